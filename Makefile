@@ -1,0 +1,47 @@
+# contextual-mt: set-up, tests and per-language-pair recipes.
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+FAIRSEQ := fairseq==0.12.2
+# fairseq 0.12.2 has no Python 3.11 wheel: it is built once, without torch in the build
+# environment (its optional C++ extensions are not needed), and cached here.
+WHEELHOUSE ?= $(HOME)/.cache/contextual-mt/wheels
+BUILD_VENV := $(WHEELHOUSE)/build-venv
+
+.PHONY: install test demo check-python fairseq-wheel clean
+
+check-python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { \
+	  echo "error: '$(PYTHON)' not found. contextual-mt needs Python 3.11; install it or run 'make install PYTHON=/path/to/python3.11'" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || { \
+	  echo "error: '$(PYTHON)' is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())'); contextual-mt needs Python 3.11" >&2; exit 1; }
+
+fairseq-wheel: check-python
+	@if ls $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl >/dev/null 2>&1; then \
+	  echo "fairseq wheel: cached in $(WHEELHOUSE)"; \
+	else \
+	  set -e; mkdir -p $(WHEELHOUSE); \
+	  $(PYTHON) -m venv $(BUILD_VENV); \
+	  $(BUILD_VENV)/bin/python -m pip install -q "numpy>=1.24,<2" cython setuptools wheel; \
+	  $(BUILD_VENV)/bin/python -m pip wheel --no-deps --no-build-isolation -w $(WHEELHOUSE) $(FAIRSEQ) \
+	    || { echo "error: building the $(FAIRSEQ) wheel failed (see above); it needs gcc/g++ and the Python 3.11 headers" >&2; exit 1; }; \
+	fi
+
+install: check-python fairseq-wheel
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
+	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
+	$(PIP) install -e ".[test]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
+	$(PY) -m contextual_mt_compat
+	$(PY) -c "import fairseq, contextual_mt; print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'is installed in $(VENV)')"
+
+test:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(PY) -m pytest -q tests
+
+demo:
+	@echo "make demo: the offline demo (issue 3) is not implemented yet" >&2; exit 1
+
+clean:
+	rm -rf $(VENV) build *.egg-info

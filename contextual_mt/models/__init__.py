@@ -1,0 +1,1 @@
+from contextual_mt.models.contextual_transformer import ContextualTransformerModel  # noqa: F401

@@ -1,0 +1,1 @@
+from contextual_mt.tasks.document_translation import DocumentTranslationTask  # noqa: F401

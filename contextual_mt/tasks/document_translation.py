@@ -1,0 +1,208 @@
+"""The ``document_translation`` task: translation with previous sentences as context."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import torch
+from fairseq import utils
+from fairseq.data import data_utils
+from fairseq.dataclass import ChoiceEnum
+from omegaconf import II
+from fairseq.tasks import register_task
+from fairseq.tasks.translation import TranslationConfig, TranslationTask
+
+from contextual_mt.context_dataset import COWORD_TYPES, ContextDataset
+from contextual_mt.docids import check_line_count, document_starts, read_docids
+from contextual_mt.errors import ContextualMTError
+
+logger = logging.getLogger(__name__)
+
+SEPARATOR = "<brk>"
+MASK = "<mask>"
+
+
+@dataclass
+class DocumentTranslationConfig(TranslationConfig):
+    source_context_size: int = field(
+        default=0, metadata={"help": "number of previous source sentences used as context"}
+    )
+    target_context_size: int = field(
+        default=0, metadata={"help": "number of previous target sentences used as context"}
+    )
+    sample_context_size: bool = field(
+        default=False,
+        metadata={"help": "draw context sizes uniformly from 0..N and 0..M per example and epoch"},
+    )
+    coword_dropout: float = field(
+        default=0.0,
+        metadata={"help": "probability of masking current-source tokens during training"},
+    )
+    coword_dropout_type: ChoiceEnum(COWORD_TYPES) = field(  # type: ignore[valid-type]
+        default="token",
+        metadata={"help": "'token': mask each token with prob p; 'whole': mask the sentence"},
+    )
+    seed: int = II("common.seed")
+    docids_path: Optional[str] = field(
+        default=None,
+        metadata={
+            "help": "docids file for each split, with '{split}' standing for the split name "
+            "(default: {split}.{src}-{tgt}.docids beside the binarized data)"
+        },
+    )
+
+
+def check_context_symbols(dictionary, path: str) -> None:
+    for symbol in (SEPARATOR, MASK):
+        if symbol not in dictionary.indices:
+            raise ContextualMTError(
+                f"{path}: dictionary has no '{symbol}' symbol; run "
+                f"'contextual-mt add-symbols {path}' (appends {SEPARATOR} and {MASK}) "
+                "before training"
+            )
+
+
+@register_task("document_translation", dataclass=DocumentTranslationConfig)
+class DocumentTranslationTask(TranslationTask):
+    """Translation of sentences in document context (concatenation or multi-encoder)."""
+
+    cfg: DocumentTranslationConfig
+
+    def __init__(self, cfg: DocumentTranslationConfig, src_dict, tgt_dict):
+        super().__init__(cfg, src_dict, tgt_dict)
+        self.multi_encoder = False
+
+    @classmethod
+    def setup_task(cls, cfg: DocumentTranslationConfig, **kwargs):
+        if cfg.source_context_size < 0 or cfg.target_context_size < 0:
+            raise ContextualMTError(
+                "--source-context-size and --target-context-size must be >= 0 "
+                f"(got {cfg.source_context_size} and {cfg.target_context_size})"
+            )
+        if not 0.0 <= cfg.coword_dropout <= 1.0:
+            raise ContextualMTError(f"--coword-dropout must be in [0, 1] (got {cfg.coword_dropout})")
+        task = super().setup_task(cfg, **kwargs)
+        data = utils.split_paths(cfg.data)[0]
+        for lang, dictionary in ((cfg.source_lang, task.src_dict), (cfg.target_lang, task.tgt_dict)):
+            check_context_symbols(dictionary, os.path.join(data, f"dict.{lang}.txt"))
+        return task
+
+    # ------------------------------------------------------------------ data
+    def docids_file(self, split: str, data_path: str) -> str:
+        if self.cfg.docids_path:
+            return self.cfg.docids_path.replace("{split}", split)
+        src, tgt = self.cfg.source_lang, self.cfg.target_lang
+        return os.path.join(data_path, f"{split}.{src}-{tgt}.docids")
+
+    def _load_side(self, data_path: str, split: str, lang: str, dictionary):
+        src, tgt = self.cfg.source_lang, self.cfg.target_lang
+        for pair in (f"{src}-{tgt}", f"{tgt}-{src}"):
+            prefix = os.path.join(data_path, f"{split}.{pair}.{lang}")
+            dataset = data_utils.load_indexed_dataset(prefix, dictionary, self.cfg.dataset_impl)
+            if dataset is not None:
+                return dataset, prefix
+        raise ContextualMTError(
+            f"{os.path.join(data_path, f'{split}.{src}-{tgt}.{lang}')}: binarized data not found "
+            "(expected .bin/.idx files written by fairseq-preprocess)"
+        )
+
+    def load_dataset(self, split: str, epoch: int = 1, combine: bool = False, **kwargs):
+        paths = utils.split_paths(self.cfg.data)
+        if split != self.cfg.train_subset:
+            paths = paths[:1]
+        data_path = paths[(epoch - 1) % len(paths)]
+        src_ds, src_prefix = self._load_side(data_path, split, self.cfg.source_lang, self.src_dict)
+        tgt_ds, tgt_prefix = self._load_side(data_path, split, self.cfg.target_lang, self.tgt_dict)
+        if len(src_ds) != len(tgt_ds):
+            raise ContextualMTError(
+                f"{src_prefix}.bin has {len(src_ds)} sentences but {tgt_prefix}.bin has "
+                f"{len(tgt_ds)}; source and target must be parallel"
+            )
+        docids_path = self.docids_file(split, data_path)
+        doc_ids = read_docids(docids_path)
+        check_line_count(doc_ids, docids_path, len(src_ds), f"{src_prefix}.bin")
+        is_train = split == self.cfg.train_subset
+        starts = document_starts(doc_ids)
+        self.datasets[split] = ContextDataset(
+            src_ds,
+            src_ds.sizes,
+            self.src_dict,
+            tgt_ds,
+            tgt_ds.sizes,
+            self.tgt_dict,
+            starts,
+            source_context_size=self.cfg.source_context_size,
+            target_context_size=self.cfg.target_context_size,
+            # Evaluation splits use the full context; sampling is a training regulariser.
+            sample_context_size=self.cfg.sample_context_size and is_train,
+            coword_dropout=self.cfg.coword_dropout if is_train else 0.0,
+            coword_dropout_type=self.cfg.coword_dropout_type,
+            seed=self.cfg.seed,
+            shuffle=split != "test",
+            left_pad_source=self.cfg.left_pad_source,
+            max_source_positions=self.cfg.max_source_positions,
+            max_target_positions=self.cfg.max_target_positions,
+            separator=SEPARATOR,
+            mask=MASK,
+            multi_encoder=self.multi_encoder,
+        )
+        logger.info(
+            "%s %s: %d sentences in %d documents",
+            data_path, split, len(src_ds), int((starts == np.arange(len(starts))).sum()),
+        )
+
+    def build_model(self, cfg, from_checkpoint: bool = False):
+        model = super().build_model(cfg, from_checkpoint)
+        self.multi_encoder = bool(getattr(model, "multi_encoder", False))
+        for dataset in self.datasets.values():
+            if isinstance(dataset, ContextDataset):
+                dataset.multi_encoder = self.multi_encoder
+        return model
+
+    # ------------------------------------------------------------------ inference
+    def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
+        if getattr(args, "score_reference", False):
+            from contextual_mt.sequence_scorer import ContextSequenceScorer
+
+            return ContextSequenceScorer(
+                self.target_dictionary,
+                compute_alignment=getattr(args, "print_alignment", False),
+            )
+        return super().build_generator(
+            models, args, seq_gen_cls=seq_gen_cls, extra_gen_cls_kwargs=extra_gen_cls_kwargs, **kwargs
+        )
+
+    def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
+        from contextual_mt.sequence_scorer import ContextSequenceScorer
+
+        if isinstance(generator, ContextSequenceScorer):
+            with torch.no_grad():
+                return generator.generate(models, sample)
+        context = sample.get("tgt_prefix")
+        if context is None:
+            return super().inference_step(generator, models, sample, prefix_tokens, constraints)
+        if prefix_tokens is not None:
+            raise ContextualMTError("--prefix-size cannot be combined with target context")
+        with torch.no_grad():
+            hypos = generator.generate(models, sample, prefix_tokens=context, constraints=constraints)
+        return strip_context(hypos, sample["prefix_lengths"], getattr(generator, "len_penalty", 1.0))
+
+
+def strip_context(hypos, prefix_lengths: torch.Tensor, len_penalty: float = 1.0):
+    """Remove the forced target-context prefix from hypotheses; rescore the current sentence."""
+    for sentence_hypos, n in zip(hypos, prefix_lengths.tolist()):
+        if n == 0:
+            continue
+        for hypo in sentence_hypos:
+            hypo["tokens"] = hypo["tokens"][n:]
+            hypo["positional_scores"] = hypo["positional_scores"][n:]
+            length = max(len(hypo["tokens"]), 1)
+            hypo["score"] = hypo["positional_scores"].sum() / length**len_penalty
+            if hypo.get("attention") is not None and hypo["attention"].dim() == 2:
+                hypo["attention"] = hypo["attention"][:, n:]
+            hypo["alignment"] = None
+        sentence_hypos.sort(key=lambda h: -float(h["score"]))
+    return hypos
