@@ -90,12 +90,12 @@ class ContextualTransformerModel(TransformerModel):
         """
         state_dict = dict(state_dict)
         own = self.state_dict()
+        from_encoder, from_scratch = [], []
         for key, value in own.items():
             if key in state_dict:
                 loaded = state_dict[key]
-                if (
-                    key.endswith("embed_tokens.weight") or key.endswith("output_projection.weight")
-                ) and loaded.dim() == 2 and loaded.size(0) < value.size(0) and loaded.size(1) == value.size(1):
+                grows = key.endswith(("embed_tokens.weight", "output_projection.weight"))
+                if grows and loaded.dim() == 2 and loaded.size(1) == value.size(1) and loaded.size(0) < value.size(0):
                     logger.warning(
                         "%s: checkpoint has %d rows, model %d; new symbols keep their "
                         "initialisation", key, loaded.size(0), value.size(0),
@@ -108,10 +108,16 @@ class ContextualTransformerModel(TransformerModel):
                 source = key.replace("encoder.context_encoder.", "encoder.", 1)
                 if source != key and source in state_dict and state_dict[source].shape == value.shape:
                     state_dict[key] = state_dict[source].clone()
+                    from_encoder.append(key)
                 else:
                     state_dict[key] = value
-                logger.info("%s: not in checkpoint, initialised from %s", key,
-                            source if state_dict[key] is not value else "scratch")
+                    from_scratch.append(key)
+        if from_encoder or from_scratch:
+            logger.info(
+                "context encoder not in checkpoint: %d tensors copied from the sentence "
+                "encoder, %d freshly initialised (%s)",
+                len(from_encoder), len(from_scratch), ", ".join(from_scratch[:4]),
+            )
         return super().load_state_dict(state_dict, strict=strict, model_cfg=model_cfg, args=args)
 
 

@@ -1,5 +1,7 @@
-"""The ``document_translation`` task: translation with previous sentences as context."""
-from __future__ import annotations
+"""The ``document_translation`` task: translation with previous sentences as context.
+
+(No ``from __future__ import annotations`` here: fairseq reads the config field types.)
+"""
 
 import logging
 import os
