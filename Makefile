@@ -8,6 +8,8 @@ FAIRSEQ := fairseq==0.12.2
 # environment (its optional C++ extensions are not needed), and cached here.
 WHEELHOUSE ?= $(HOME)/.cache/contextual-mt/wheels
 BUILD_VENV := $(WHEELHOUSE)/build-venv
+# UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
+UPGRADE_PIP ?= 0
 
 .PHONY: install test demo check-python fairseq-wheel clean
 
@@ -30,6 +32,8 @@ fairseq-wheel: check-python
 
 install: check-python fairseq-wheel
 	$(PYTHON) -m venv $(VENV)
+	@if [ "$(UPGRADE_PIP)" = 1 ]; then $(PIP) install -q --upgrade pip; fi
+	$(PIP) --version
 	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
 	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
 	$(PIP) install -e ".[test]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }

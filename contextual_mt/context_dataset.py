@@ -210,7 +210,10 @@ class ContextDataset(FairseqDataset):
         if self.multi_encoder:
             sources = [s["source"] for s in samples]
         else:
-            sources = [torch.cat([s["src_context"], s["source"]]) for s in samples]
+            sources = [
+                torch.cat([s["src_context"], s["source"]]) if len(s["src_context"]) else s["source"]
+                for s in samples
+            ]
         src_lengths = torch.LongTensor([len(s) for s in sources])
         src_tokens = merge(sources, self.left_pad_source)
         # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
@@ -229,26 +232,27 @@ class ContextDataset(FairseqDataset):
             batch["ntokens"] = int(src_lengths.sum())
             return batch
 
-        if self.multi_encoder:
-            prefixes = [torch.empty(0, dtype=torch.long) for _ in samples]
+        targets = [s["target"] for s in samples]
+        if self.multi_encoder or not any(len(s["tgt_context"]) for s in samples):
+            prefixes = None
+            full = masked = targets
         else:
             prefixes = [s["tgt_context"] for s in samples]
-        full = [torch.cat([p, s["target"]]) for p, s in zip(prefixes, samples)]
-        # Context positions are padding in `target`, so every criterion ignores them.
-        masked = [
-            torch.cat([torch.full((len(p),), pad, dtype=torch.long), s["target"]])
-            for p, s in zip(prefixes, samples)
-        ]
+            full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
+            # Context positions are padding in `target`, so every criterion ignores them.
+            masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
         net_input["prev_output_tokens"] = data_utils.collate_tokens(
             full, pad, eos, left_pad=False, move_eos_to_beginning=True
         )
         batch["target"] = merge(masked, False)
         batch["ntokens"] = sum(len(s["target"]) for s in samples)
         batch["target_lengths"] = torch.LongTensor([len(s["target"]) for s in samples])
-        batch["prefix_lengths"] = torch.LongTensor([len(p) for p in prefixes])
-        batch["tgt_prefix"] = (
-            merge(prefixes, False) if any(len(p) for p in prefixes) else None
+        batch["prefix_lengths"] = (
+            torch.LongTensor([len(p) for p in prefixes])
+            if prefixes is not None
+            else torch.zeros(len(samples), dtype=torch.long)
         )
+        batch["tgt_prefix"] = merge(prefixes, False) if prefixes is not None else None
         return batch
 
     def num_tokens(self, index: int) -> int:
