@@ -1,6 +1,7 @@
 """fairseq-preprocess -> fairseq-train -> fairseq-generate through the stock console scripts."""
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 import torch
@@ -84,13 +85,35 @@ def test_multi_encoder_trains_and_generates(data_bin, tmp_path):
     assert len(lines(out, "H")) > 0
 
 
+def hydra_train(config, data_bin, tmp_path, *overrides):
+    configs = Path(USER_DIR).parent / "hydra_configs"
+    return run([str(BIN / "fairseq-hydra-train"), "--config-dir", str(configs),
+                "--config-name", config, f"task.data={data_bin}", f"common.user_dir={USER_DIR}",
+                "common.cpu=true", "optimization.max_epoch=1", *overrides,
+                f"checkpoint.save_dir={tmp_path / 'ckpt'}", f"hydra.run.dir={tmp_path / 'hydra'}"])
+
+
 def test_finetune_from_sentence_level_transformer(data_bin, tmp_path):
-    run([str(BIN / "fairseq-train"), str(data_bin), "--task", "translation", "--arch", "transformer",
-         *SMALL, "--share-all-embeddings", "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "1000",
+    sentence = ["--arch", "transformer", "--encoder-layers", "1", "--decoder-layers", "1",
+                "--encoder-embed-dim", "64", "--decoder-embed-dim", "64", "--encoder-ffn-embed-dim",
+                "128", "--decoder-ffn-embed-dim", "128", "--encoder-attention-heads", "4",
+                "--decoder-attention-heads", "4"]
+    run([str(BIN / "fairseq-train"), str(data_bin), "--task", "translation", *sentence,
+         "--share-all-embeddings", "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "1000",
          "--max-epoch", "1", "--save-dir", str(tmp_path / "sent"), "--cpu", "--no-progress-bar"])
-    proc = train(data_bin, tmp_path / "ctx", "--target-context-size", "2", "--arch", "contextual_transformer",
-                 *SMALL, "--finetune-from-model", str(tmp_path / "sent" / "checkpoint_last.pt"), epochs=1)
+    pretrained = tmp_path / "sent" / "checkpoint_last.pt"
+    proc = train(data_bin, tmp_path / "ctx", "--target-context-size", "2", "--arch",
+                 "contextual_transformer", *sentence[2:], "--finetune-from-model", str(pretrained), epochs=1)
     assert "Loaded checkpoint" in proc.stdout + proc.stderr
+    # the papers' pretrained set-up through its Hydra config (model scaled down)
+    dims = ["+model.encoder_layers=1", "+model.decoder_layers=1", "+model.encoder_embed_dim=64",
+            "+model.decoder_embed_dim=64", "+model.encoder_ffn_embed_dim=128",
+            "+model.decoder_ffn_embed_dim=128", "+model.encoder_attention_heads=4",
+            "+model.decoder_attention_heads=4"]
+    proc = hydra_train("big_finetune", data_bin, tmp_path / "hydra_big", *dims,
+                       f"checkpoint.finetune_from_model={pretrained}")
+    assert "Loaded checkpoint" in proc.stdout + proc.stderr
+    assert (tmp_path / "hydra_big" / "ckpt" / "checkpoint_last.pt").exists()
 
 
 def test_two_process_data_parallel_training(data_bin, tmp_path):
@@ -104,12 +127,8 @@ def test_two_process_data_parallel_training(data_bin, tmp_path):
 
 
 def test_hydra_train_with_project_config(data_bin, tmp_path):
-    from pathlib import Path
-
-    configs = Path(USER_DIR).parent / "hydra_configs"
-    proc = run([str(BIN / "fairseq-hydra-train"), "--config-dir", str(configs),
-                "--config-name", "small_scratch", f"task.data={data_bin}", f"common.user_dir={USER_DIR}",
-                "common.cpu=true", "optimization.max_epoch=1", "+model.encoder_layers=1",
-                "+model.decoder_layers=1", "+model.encoder_embed_dim=64", "+model.decoder_embed_dim=64",
-                f"checkpoint.save_dir={tmp_path / 'ckpt'}", f"hydra.run.dir={tmp_path / 'hydra'}"])
+    proc = hydra_train("small_scratch", data_bin, tmp_path, "+model.encoder_layers=1",
+                       "+model.decoder_layers=1", "+model.encoder_embed_dim=64",
+                       "+model.decoder_embed_dim=64")
     assert (tmp_path / "ckpt" / "checkpoint_last.pt").exists(), proc.stderr[-2000:]
+    assert "contextual_transformer_small" in proc.stdout + proc.stderr
