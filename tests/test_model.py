@@ -95,3 +95,23 @@ def test_finetune_grows_embeddings_and_initialises_context_encoder(data_bin):
     assert torch.equal(
         got["encoder.context_encoder.layers.0.fc1.weight"], state["encoder.layers.0.fc1.weight"]
     )
+
+
+@pytest.mark.parametrize(
+    "arch,dim,ffn,layers,heads",
+    [("contextual_transformer", 512, 2048, 6, 8), ("contextual_transformer_small", 512, 1024, 6, 8),
+     ("contextual_transformer_big", 1024, 4096, 6, 16), ("contextual_transformer_tiny", 128, 256, 2, 4)],
+)
+def test_architecture_sizes(arch, dim, ffn, layers, heads):
+    from fairseq.models import ARCH_CONFIG_REGISTRY
+
+    args = Namespace()
+    ARCH_CONFIG_REGISTRY[arch](args)
+    for side in ("encoder", "decoder"):
+        assert getattr(args, f"{side}_embed_dim") == dim
+        assert getattr(args, f"{side}_ffn_embed_dim") == ffn
+        assert getattr(args, f"{side}_layers") == layers
+        assert getattr(args, f"{side}_attention_heads") == heads
+    explicit = Namespace(encoder_layers=3)
+    ARCH_CONFIG_REGISTRY[arch](explicit)
+    assert explicit.encoder_layers == 3 and explicit.context_encoder_layers == 3

@@ -132,25 +132,26 @@ def contextual_transformer(args):
     base_contextual_architecture(args)
 
 
+def _size(args, dim: int, ffn: int, layers: int, heads: int) -> None:
+    """Architecture defaults for both sides; explicit command-line values win."""
+    for side in ("encoder", "decoder"):
+        for name, value in (("embed_dim", dim), ("ffn_embed_dim", ffn), ("layers", layers),
+                            ("attention_heads", heads)):
+            key = f"{side}_{name}"
+            setattr(args, key, getattr(args, key, value))
+
+
 @register_model_architecture("contextual_transformer", "contextual_transformer_small")
 def contextual_transformer_small(args):
     """The papers' small model: hidden 512, FFN 1024, 6 layers, 8 heads."""
-    for side in ("encoder", "decoder"):
-        setattr(args, f"{side}_embed_dim", getattr(args, f"{side}_embed_dim", 512))
-        setattr(args, f"{side}_ffn_embed_dim", getattr(args, f"{side}_ffn_embed_dim", 1024))
-        setattr(args, f"{side}_layers", getattr(args, f"{side}_layers", 6))
-        setattr(args, f"{side}_attention_heads", getattr(args, f"{side}_attention_heads", 8))
+    _size(args, dim=512, ffn=1024, layers=6, heads=8)
     base_contextual_architecture(args)
 
 
 @register_model_architecture("contextual_transformer", "contextual_transformer_big")
 def contextual_transformer_big(args):
     """The papers' large model: hidden 1024, FFN 4096, 6 layers, 16 heads."""
-    for side in ("encoder", "decoder"):
-        setattr(args, f"{side}_embed_dim", getattr(args, f"{side}_embed_dim", 1024))
-        setattr(args, f"{side}_ffn_embed_dim", getattr(args, f"{side}_ffn_embed_dim", 4096))
-        setattr(args, f"{side}_layers", getattr(args, f"{side}_layers", 6))
-        setattr(args, f"{side}_attention_heads", getattr(args, f"{side}_attention_heads", 16))
+    _size(args, dim=1024, ffn=4096, layers=6, heads=16)
     args.dropout = getattr(args, "dropout", 0.3)
     base_contextual_architecture(args)
 
@@ -158,10 +159,5 @@ def contextual_transformer_big(args):
 @register_model_architecture("contextual_transformer", "contextual_transformer_tiny")
 def contextual_transformer_tiny(args):
     """A CPU-sized model for demos and tests: hidden 128, FFN 256, 2 layers, 4 heads."""
-    for side in ("encoder", "decoder"):
-        setattr(args, f"{side}_embed_dim", getattr(args, f"{side}_embed_dim", 128))
-        setattr(args, f"{side}_ffn_embed_dim", getattr(args, f"{side}_ffn_embed_dim", 256))
-        setattr(args, f"{side}_layers", getattr(args, f"{side}_layers", 2))
-        setattr(args, f"{side}_attention_heads", getattr(args, f"{side}_attention_heads", 4))
+    _size(args, dim=128, ffn=256, layers=2, heads=4)
     base_contextual_architecture(args)
-
