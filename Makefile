@@ -45,7 +45,8 @@ test:
 	$(PY) -m pytest -q tests
 
 demo:
-	@echo "make demo: the offline demo (issue 3) is not implemented yet" >&2; exit 1
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(PY) -m contextual_mt.demo --workdir demo
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -17,6 +17,54 @@ def _add_symbols(args: argparse.Namespace) -> int:
     return 0
 
 
+def _translate(args: argparse.Namespace) -> int:
+    from contextual_mt.translate import DecodingOptions, translate_files
+
+    options = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
+                              max_len_b=args.max_len_b, batch_size=args.batch_size,
+                              max_tokens=args.max_tokens)
+    hyps = translate_files(
+        args.path, args.source, args.docids, args.output, spm=args.spm, data=args.data,
+        gold_target_context=args.gold_target_context,
+        source_context_size=args.source_context_size, target_context_size=args.target_context_size,
+        options=options, cpu=args.cpu, progress=not args.quiet,
+    )
+    print(f"wrote {len(hyps)} lines to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    from contextual_mt.scoring import score_files, summary_line
+
+    result = score_files(args.hyp, args.ref, docids=args.docids, source=args.source,
+                         comet_model=args.comet_model, comet_batch_size=args.comet_batch_size,
+                         output=args.output)
+    print(summary_line(result))
+    if args.output is None:
+        import json
+
+        print(json.dumps({k: v for k, v in result.items() if k != "files"}, indent=2))
+    return 0
+
+
+def _demo_data(args: argparse.Namespace) -> int:
+    from contextual_mt.demo_data import generate_demo_data
+
+    stats = generate_demo_data(args.output, args.train_docs, args.valid_docs, args.test_docs, args.seed)
+    for split, s in stats.items():
+        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences, planted: "
+              + ", ".join(f"{p} {s[p]}" for p in ("pronouns", "formality", "lexical_choice")))
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from contextual_mt.demo import run_demo
+
+    run_demo(args.workdir, args.train_docs, sentence_epochs=args.sentence_epochs,
+             context_epochs=args.context_epochs)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -26,6 +74,55 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("dicts", nargs="+", help="dict.*.txt files written by fairseq-preprocess")
     p.set_defaults(func=_add_symbols)
+
+    p = sub.add_parser("translate", help="translate documents, with the model's own previous "
+                       "translations as target context")
+    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--source", required=True, help="source text, one sentence per line")
+    p.add_argument("--docids", required=True, help="document id of each line")
+    p.add_argument("--output", required=True, help="translations, one line per source line")
+    p.add_argument("--spm", help="sentencepiece model (default: input is already tokenized)")
+    p.add_argument("--data", help="directory with dict.*.txt (default: the checkpoint's directory, "
+                   "then the training data directory)")
+    p.add_argument("--gold-target-context", metavar="REF",
+                   help="use these references as target context instead of the model's translations")
+    p.add_argument("--source-context-size", type=int, help="default: as trained")
+    p.add_argument("--target-context-size", type=int, help="default: as trained")
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--lenpen", type=float, default=1.0)
+    p.add_argument("--max-len-a", type=float, default=0.0)
+    p.add_argument("--max-len-b", type=int, default=200)
+    p.add_argument("--batch-size", type=int, default=32, help="documents decoded together")
+    p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
+    p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_translate)
+
+    p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET")
+    p.add_argument("--hyp", required=True, help="system output, one line per reference line")
+    p.add_argument("--ref", required=True, help="references")
+    p.add_argument("--docids", help="document ids: adds d-BLEU")
+    p.add_argument("--source", help="source sentences (needed by COMET)")
+    p.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
+    p.add_argument("--comet-batch-size", type=int, default=16)
+    p.add_argument("--output", help="write the full result as JSON here")
+    p.set_defaults(func=_score)
+
+    p = sub.add_parser("demo-data", help="write the synthetic EN-FR demo corpus with planted phenomena")
+    p.add_argument("--output", required=True, help="directory")
+    p.add_argument("--train-docs", type=int, default=3000)
+    p.add_argument("--valid-docs", type=int, default=150)
+    p.add_argument("--test-docs", type=int, default=300)
+    p.add_argument("--seed", type=int, default=13)
+    p.set_defaults(func=_demo_data)
+
+    p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
+                       "on the demo corpus and compare them on the planted phenomena")
+    p.add_argument("--workdir", default="demo")
+    p.add_argument("--train-docs", type=int, default=3000)
+    p.add_argument("--sentence-epochs", type=int, default=8)
+    p.add_argument("--context-epochs", type=int, default=16)
+    p.set_defaults(func=_demo)
     return parser
 
 
