@@ -158,6 +158,8 @@ class DocumentTranslator:
         self.task, self.cfg = task, cfg
         self.options = options or DecodingOptions()
         self.device = torch.device("cuda" if torch.cuda.is_available() and not cpu else "cpu")
+        if len(models) > 1:
+            raise ContextualMTError(f"{path}: ensembles are not supported by translate; give one checkpoint")
         self.models = [m.to(self.device).eval() for m in models]
         self.multi_encoder = bool(getattr(models[0], "multi_encoder", False))
         self.src_dict, self.tgt_dict = task.source_dictionary, task.target_dictionary
@@ -167,7 +169,6 @@ class DocumentTranslator:
         self.tgt_codec = SentencePieceCodec(self.tgt_dict, spm) if spm else SentencePieceCodec(self.tgt_dict)
         self.max_src = min(cfg.task.max_source_positions, models[0].max_positions()[0])
         self.max_tgt = min(cfg.task.max_target_positions, models[0].max_positions()[1])
-        self._generator = None
 
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
@@ -193,20 +194,6 @@ class DocumentTranslator:
         return [t for s in chosen for t in (*s, brk)]
 
     # ------------------------------------------------------------------ decoding
-    def generator(self):
-        from fairseq.sequence_generator import SequenceGenerator
-
-        from contextual_mt.prefix_search import PrefixBeamSearch
-
-        if self._generator is None:
-            o = self.options
-            self._generator = SequenceGenerator(
-                self.models, self.tgt_dict, beam_size=o.beam, len_penalty=o.lenpen,
-                max_len_a=0, max_len_b=o.max_len_b,
-                search_strategy=PrefixBeamSearch(self.tgt_dict),
-            )
-        return self._generator
-
     def _batch(self, rows: List[Dict]) -> Dict:
         from fairseq.data import data_utils
 
@@ -223,43 +210,27 @@ class DocumentTranslator:
             "src_tokens": merge(src, True),
             "src_lengths": torch.tensor([len(s) for s in src], dtype=torch.long),
         }
-        prefix = None
         if self.multi_encoder:
             for side in ("src", "tgt"):
                 ctx = [r[f"{side}_ctx"] for r in rows]
                 net_input[f"{side}_ctx_tokens"] = merge(ctx, False) if any(ctx) else None
                 net_input[f"{side}_ctx_lengths"] = torch.tensor([len(c) for c in ctx], dtype=torch.long)
-        elif any(r["tgt_ctx"] for r in rows):
-            prefix = merge([r["tgt_ctx"] for r in rows], False)
-            prefix[prefix.eq(eos)] = pad  # collate_tokens pads with pad; eos never occurs in context
-        sample = {"id": torch.arange(len(rows)), "net_input": net_input}
-        return {"sample": sample, "prefix": prefix}
+        return net_input
 
     @torch.no_grad()
     def _decode(self, rows: List[Dict]) -> List[List[int]]:
         from fairseq import utils
 
-        from contextual_mt.tasks.document_translation import strip_context
+        from contextual_mt.context_beam_search import beam_search
 
-        batch = self._batch(rows)
-        sample = utils.move_to_cuda(batch["sample"]) if self.device.type == "cuda" else batch["sample"]
-        prefix = batch["prefix"]
-        prefix_lengths = torch.tensor([0 if self.multi_encoder else len(r["tgt_ctx"]) for r in rows])
-        gen = self.generator()
-        gen.search.prefix_lengths = prefix_lengths
+        net_input = self._batch(rows)
+        if self.device.type == "cuda":
+            net_input = utils.move_to_cuda(net_input)
         o = self.options
-        # one max length per batch: the longest allowance of its rows (prefix included)
-        gen.max_len_b = max(int(p + o.max_len_a * len(r["source"]) + o.max_len_b) for p, r in zip(prefix_lengths.tolist(), rows))
-        if prefix is not None and self.device.type == "cuda":
-            prefix = prefix.cuda()
-        hypos = gen.generate(self.models, sample, prefix_tokens=prefix)
-        hypos = strip_context(hypos, prefix_lengths, o.lenpen)
-        eos = self.tgt_dict.eos()
-        out = []
-        for h in hypos:
-            tokens = h[0]["tokens"].tolist()
-            out.append([t for t in tokens if t != eos])
-        return out
+        prefixes = [[] if self.multi_encoder else r["tgt_ctx"] for r in rows]
+        limits = [int(o.max_len_a * (len(r["source"]) - 1) + o.max_len_b) for r in rows]
+        return beam_search(self.models[0], net_input, prefixes, beam=o.beam, lenpen=o.lenpen,
+                           max_lengths=limits)
 
     def translate(
         self,

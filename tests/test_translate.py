@@ -127,7 +127,7 @@ def test_beam_one_and_five(translator, demo_model):
     assert len(greedy) == len(beam) == len(src)
     assert sum(a == b for a, b in zip(greedy, beam)) > len(src) // 2  # mostly the same
     b1, b5 = sentence_metrics(greedy, refs)["bleu"]["score"], sentence_metrics(beam, refs)["bleu"]["score"]
-    assert b5 >= b1 - 1.0 and b5 > 20
+    assert abs(b5 - b1) < 3.0 and min(b1, b5) > 20
 
 
 def test_cli_writes_atomically_and_reports(demo_model, tmp_path):
@@ -196,3 +196,47 @@ def test_checkpoint_from_another_task(demo_model, tmp_path):
     msg = cli_error(["--path", str(save / "checkpoint_last.pt"), "--source", str(data / "test.en"),
                      "--docids", str(data / "test.docids")], demo_model, tmp_path)
     assert "task 'translation', not 'document_translation'" in msg
+
+
+def _rows(translator, demo_model, n, context):
+    data = demo_model["data"]
+    src, ref = lines(data / "test.en")[:n], lines(data / "test.fr")[:n]
+    ids = [translator.src_codec.to_ids(translator.src_codec.encode(l)) + [translator.src_dict.eos()] for l in src]
+    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(l)) for l in ref]
+    brk = translator.tgt_dict.index("<brk>")
+    return [{"source": ids[i], "src_ctx": [],
+             "tgt_ctx": [x for j in range(max(0, i - context), i) for x in tgt[j] + [brk]]} for i in range(n)]
+
+
+@pytest.mark.parametrize("beam", [1, 5])
+def test_beam_search_equals_fairseq_without_prefix(translator, demo_model, beam):
+    from fairseq.sequence_generator import SequenceGenerator
+
+    from contextual_mt.context_beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 60, 0)
+    model, eos = translator.models[0], translator.tgt_dict.eos()
+    ours = beam_search(model, translator._batch(rows), [[]] * len(rows), beam=beam, max_lengths=[200] * len(rows))
+    gen = SequenceGenerator([model], translator.tgt_dict, beam_size=beam, max_len_b=200)
+    hypos = gen.generate([model], {"net_input": translator._batch(rows), "id": torch.arange(len(rows))})
+    assert ours == [[t for t in h[0]["tokens"].tolist() if t != eos] for h in hypos]
+
+
+def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
+    """One parallel pass over the context prefix gives exactly fairseq's step-by-step forcing."""
+    from fairseq.data import data_utils
+    from fairseq.sequence_generator import SequenceGenerator
+
+    from contextual_mt.context_beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 60, 3)
+    assert len({len(r["tgt_ctx"]) for r in rows}) > 3  # prefixes of many lengths in one batch
+    model, d = translator.models[0], translator.tgt_dict
+    ours = beam_search(model, translator._batch(rows), [r["tgt_ctx"] for r in rows], beam=1,
+                       max_lengths=[200] * len(rows))
+    prefix = data_utils.collate_tokens([torch.tensor(r["tgt_ctx"], dtype=torch.long) for r in rows], d.pad(), d.eos())
+    gen = SequenceGenerator([model], d, beam_size=1, max_len_b=400)
+    hypos = gen.generate([model], {"net_input": translator._batch(rows), "id": torch.arange(len(rows))},
+                         prefix_tokens=prefix)
+    theirs = [[t for t in h[0]["tokens"].tolist()[len(r["tgt_ctx"]):] if t != d.eos()] for h, r in zip(hypos, rows)]
+    assert ours == theirs

@@ -13,6 +13,7 @@ import torch
 from fairseq import utils
 from fairseq.data import data_utils
 from fairseq.dataclass import ChoiceEnum
+from fairseq.search import BeamSearch
 from omegaconf import II
 from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
@@ -20,6 +21,7 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 from contextual_mt.context_dataset import COWORD_TYPES, ContextDataset
 from contextual_mt.docids import check_line_count, document_starts, read_docids
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.prefix_search import PrefixBeamSearch
 
 logger = logging.getLogger(__name__)
 
@@ -173,9 +175,13 @@ class DocumentTranslationTask(TranslationTask):
                 self.target_dictionary,
                 compute_alignment=getattr(args, "print_alignment", False),
             )
-        return super().build_generator(
+        generator = super().build_generator(
             models, args, seq_gen_cls=seq_gen_cls, extra_gen_cls_kwargs=extra_gen_cls_kwargs, **kwargs
         )
+        if type(generator.search) is BeamSearch:
+            # beams stay distinct after the forced target-context prefix
+            generator.search = PrefixBeamSearch(self.target_dictionary)
+        return generator
 
     def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
         from contextual_mt.sequence_scorer import ContextSequenceScorer
@@ -188,6 +194,8 @@ class DocumentTranslationTask(TranslationTask):
             return super().inference_step(generator, models, sample, prefix_tokens, constraints)
         if prefix_tokens is not None:
             raise ContextualMTError("--prefix-size cannot be combined with target context")
+        if isinstance(getattr(generator, "search", None), PrefixBeamSearch):
+            generator.search.prefix_lengths = sample["prefix_lengths"]
         with torch.no_grad():
             hypos = generator.generate(models, sample, prefix_tokens=context, constraints=constraints)
         return strip_context(hypos, sample["prefix_lengths"], getattr(generator, "len_penalty", 1.0))

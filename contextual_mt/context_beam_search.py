@@ -1,0 +1,175 @@
+"""Beam search that starts after the target-context prefix.
+
+The prefix (``</s> y[i-M] <brk> ... y[i-1] <brk>``) goes through the decoder in one parallel,
+causally masked pass per sentence (not per beam, and not one step per token). Each
+self-attention layer's keys and values for it are written into fairseq's incremental state,
+so generation continues incrementally from there. Prefixes of different lengths are
+right-padded; the padding stays masked in the cache, and positions are computed from the
+non-pad tokens so every row continues at its own position. Hypothesis scores are normalised
+over the current sentence only.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Sequence
+
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+
+class TokenCountPositions(nn.Module):
+    """Positions from the non-pad tokens of the whole decoder input, also in incremental mode
+    (fairseq assumes no padding there). Identical to the wrapped module without padding."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+        self.max_positions = inner.max_positions
+
+    def forward(self, tokens: Tensor, incremental_state=None, timestep=None, positions=None) -> Tensor:
+        return self.inner(tokens)
+
+
+def use_token_count_positions(decoder) -> None:
+    if decoder.embed_positions is not None and not isinstance(decoder.embed_positions, TokenCountPositions):
+        decoder.embed_positions = TokenCountPositions(decoder.embed_positions)
+
+
+@torch.no_grad()
+def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: Dict) -> Tensor:
+    """Run ``prefix_tokens`` (B x T, right-padded, starting with </s>) through the decoder once,
+    store every self-attention layer's keys/values in ``incremental_state``, and return the
+    log-probabilities of the next token for each row (at its last non-pad position)."""
+    decoder = model.decoder
+    pad = decoder.padding_idx
+    captured: List[Optional[Tensor]] = [None] * len(decoder.layers)
+    hooks = []
+    for i, layer in enumerate(decoder.layers):
+        def hook(module, args, kwargs, i=i):
+            captured[i] = kwargs["key"] if "key" in kwargs else args[1]
+        hooks.append(layer.self_attn.register_forward_pre_hook(hook, with_kwargs=True))
+    try:
+        out = decoder(prefix_tokens, encoder_out=encoder_out)
+    finally:
+        for h in hooks:
+            h.remove()
+    padding = prefix_tokens.eq(pad)
+    bsz, length = prefix_tokens.shape
+    for layer, x in zip(decoder.layers, captured):
+        attn = layer.self_attn
+        k = attn.k_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
+        v = attn.v_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
+        attn._set_input_buffer(incremental_state, {
+            "prev_key": k.contiguous(), "prev_value": v.contiguous(),
+            "prev_key_padding_mask": padding if padding.any() else None,
+        })
+    last = (~padding).long().sum(1) - 1
+    logits = out[0][torch.arange(bsz, device=last.device), last]
+    return model.get_normalized_probs((logits.unsqueeze(1), out[1]), log_probs=True)[:, 0].float()
+
+
+@torch.no_grad()
+def beam_search(
+    model,
+    net_input: Dict[str, Tensor],
+    prefixes: Sequence[Sequence[int]],
+    beam: int = 5,
+    lenpen: float = 1.0,
+    max_lengths: Optional[Sequence[int]] = None,
+    min_length: int = 1,
+) -> List[List[int]]:
+    """Translate one batch; returns the best hypothesis of each row, without </s>."""
+    decoder = model.decoder
+    use_token_count_positions(decoder)
+    pad, eos = decoder.padding_idx, decoder.dictionary.eos()
+    bsz = len(prefixes)
+    device = net_input["src_tokens"].device
+    max_lengths = list(max_lengths or [200] * bsz)
+    max_steps = max(max_lengths) + 1
+
+    encoder_out = model.encoder(**net_input)
+    width = 1 + max(len(p) for p in prefixes)
+    prefix = torch.full((bsz, width), pad, dtype=torch.long, device=device)
+    for i, p in enumerate(prefixes):
+        prefix[i, 0] = eos
+        if p:
+            prefix[i, 1:1 + len(p)] = torch.tensor(p, dtype=torch.long, device=device)
+    state: Dict = {}
+    lprobs = prefill(model, encoder_out, prefix, state)  # B x V
+
+    # expand to beams: row b*beam + k
+    order = torch.arange(bsz, device=device).repeat_interleave(beam)
+    encoder_out = model.encoder.reorder_encoder_out(encoder_out, order)
+    decoder.reorder_incremental_state_scripting(state, order)
+    lprobs = lprobs.index_select(0, order)
+    tokens = prefix.index_select(0, order)
+    scores = torch.full((bsz, beam), -math.inf, device=device)
+    scores[:, 0] = 0.0  # all beams are equal at the start: expand the first only
+    limits = torch.tensor(max_lengths, device=device).repeat_interleave(beam)
+    finished: List[List[tuple]] = [[] for _ in range(bsz)]
+    done = [False] * bsz
+    generated = torch.empty((bsz * beam, 0), dtype=torch.long, device=device)
+    vocab = lprobs.size(-1)
+
+    for step in range(max_steps):
+        lprobs[:, pad] = -math.inf
+        if step < min_length:
+            lprobs[:, eos] = -math.inf
+        at_limit = limits.le(step)
+        if at_limit.any():  # force </s> where the row reached its length limit
+            eos_col = lprobs[at_limit, eos].clone()
+            lprobs[at_limit] = -math.inf
+            lprobs[at_limit, eos] = torch.where(torch.isfinite(eos_col), eos_col, torch.zeros_like(eos_col))
+        cand = (scores.view(-1, 1) + lprobs).view(bsz, beam * vocab)
+        top_scores, top_idx = cand.topk(2 * beam, dim=1)
+        top_beams, top_tokens = top_idx // vocab, top_idx % vocab
+        new_rows, new_tokens, new_scores = [], [], []
+        ts, tt, tb = top_scores.tolist(), top_tokens.tolist(), top_beams.tolist()
+        for b in range(bsz):
+            kept = 0
+            for s, t, k in zip(ts[b], tt[b], tb[b]):
+                if kept == beam:
+                    break
+                if s == -math.inf:
+                    continue
+                row = b * beam + k
+                if t == eos:
+                    if not done[b] and len(finished[b]) < beam:
+                        hyp = generated[row].tolist()
+                        finished[b].append((s / (len(hyp) + 1) ** lenpen, hyp))
+                    continue
+                new_rows.append(row)
+                new_tokens.append(t)
+                new_scores.append(s)
+                kept += 1
+            while kept < beam:  # pad with dead hypotheses
+                new_rows.append(b * beam)
+                new_tokens.append(pad)
+                new_scores.append(-math.inf)
+                kept += 1
+            if len(finished[b]) >= beam:
+                done[b] = True
+        if all(done) or step == max_steps - 1:
+            break
+        rows = torch.tensor(new_rows, device=device)
+        scores = torch.tensor(new_scores, device=device).view(bsz, beam)
+        for b in range(bsz):
+            if done[b]:
+                scores[b] = -math.inf
+        new_tok = torch.tensor(new_tokens, device=device).unsqueeze(1)
+        generated = torch.cat([generated.index_select(0, rows), new_tok], dim=1)
+        tokens = torch.cat([tokens.index_select(0, rows), new_tok], dim=1)
+        encoder_out = model.encoder.reorder_encoder_out(encoder_out, rows)
+        decoder.reorder_incremental_state_scripting(state, rows)
+        limits = limits.index_select(0, rows)
+        out = decoder(tokens, encoder_out=encoder_out, incremental_state=state)
+        lprobs = model.get_normalized_probs(out, log_probs=True)[:, -1].float()
+
+    results = []
+    for b in range(bsz):
+        if finished[b]:
+            results.append(max(finished[b], key=lambda h: h[0])[1])
+        else:  # cannot happen with a length limit, kept for safety
+            results.append(generated[b * beam].tolist())
+    return results
