@@ -42,11 +42,10 @@ def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, 
     from contextual_mt.translate import DecodingOptions, DocumentTranslator
 
     t = DocumentTranslator(str(ckpt), spm=str(work / "spm" / "spm.model"), target_context_size=context,
-                           options=DecodingOptions(beam=beam, batch_size=batch), cpu=True)
+                           options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental),
+                           cpu=True)
     src = (work / "data" / "test.en").read_text().splitlines()
     ids = (work / "data" / "test.docids").read_text().splitlines()
-    if not incremental:
-        t.generator().model.has_incremental = False  # EnsembleModel then recomputes every step
     start = time.perf_counter()
     t.translate(src, ids, progress=False)
     return len(src) / (time.perf_counter() - start)

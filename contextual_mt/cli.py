@@ -128,6 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    import logging
+
+    # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
+    logging.getLogger("fairseq").setLevel(logging.WARNING)
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
     try:
         return args.func(args)
     except ContextualMTError as e:

@@ -50,7 +50,7 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
             captured[i] = kwargs["key"] if "key" in kwargs else args[1]
         hooks.append(layer.self_attn.register_forward_pre_hook(hook, with_kwargs=True))
     try:
-        out = decoder(prefix_tokens, encoder_out=encoder_out)
+        features, extra = decoder(prefix_tokens, encoder_out=encoder_out, features_only=True)
     finally:
         for h in hooks:
             h.remove()
@@ -65,8 +65,9 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
             "prev_key_padding_mask": padding if padding.any() else None,
         })
     last = (~padding).long().sum(1) - 1
-    logits = out[0][torch.arange(bsz, device=last.device), last]
-    return model.get_normalized_probs((logits.unsqueeze(1), out[1]), log_probs=True)[:, 0].float()
+    # only each row's last position needs the output projection (the vocabulary is large)
+    logits = decoder.output_layer(features[torch.arange(bsz, device=last.device), last].unsqueeze(1))
+    return model.get_normalized_probs((logits, extra), log_probs=True)[:, 0].float()
 
 
 @torch.no_grad()
@@ -78,8 +79,12 @@ def beam_search(
     lenpen: float = 1.0,
     max_lengths: Optional[Sequence[int]] = None,
     min_length: int = 1,
+    incremental: bool = True,
 ) -> List[List[int]]:
-    """Translate one batch; returns the best hypothesis of each row, without </s>."""
+    """Translate one batch; returns the best hypothesis of each row, without </s>.
+
+    ``incremental=False`` recomputes the whole decoder input (prefix included) at every step;
+    it gives the same output and exists to measure what incremental decoding saves."""
     decoder = model.decoder
     use_token_count_positions(decoder)
     pad, eos = decoder.padding_idx, decoder.dictionary.eos()
@@ -161,9 +166,12 @@ def beam_search(
         generated = torch.cat([generated.index_select(0, rows), new_tok], dim=1)
         tokens = torch.cat([tokens.index_select(0, rows), new_tok], dim=1)
         encoder_out = model.encoder.reorder_encoder_out(encoder_out, rows)
-        decoder.reorder_incremental_state_scripting(state, rows)
         limits = limits.index_select(0, rows)
-        out = decoder(tokens, encoder_out=encoder_out, incremental_state=state)
+        if incremental:
+            decoder.reorder_incremental_state_scripting(state, rows)
+            out = decoder(tokens, encoder_out=encoder_out, incremental_state=state)
+        else:
+            out = decoder(tokens, encoder_out=encoder_out)
         lprobs = model.get_normalized_probs(out, log_probs=True)[:, -1].float()
 
     results = []

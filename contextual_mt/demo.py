@@ -97,10 +97,9 @@ def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs
         for line in proc.stdout:
             log.write(line)
             if "| valid |" in line or "| valid on" in line:
-                bar.n = min(epochs, bar.n + 1)
                 loss = line.split("| loss ")[1].split(" ")[0] if "| loss " in line else "?"
-                bar.set_postfix(valid_loss=loss)
-                bar.refresh()
+                bar.set_postfix(valid_loss=loss, refresh=False)
+                bar.update(1)
         proc.wait()
     bar.close()
     if proc.returncode != 0:
@@ -110,6 +109,13 @@ def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs
     return save_dir / "checkpoint_best.pt"
 
 
+def _quiet_logs() -> None:
+    import logging
+
+    logging.getLogger("fairseq").setLevel(logging.WARNING)
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # the demo text is tokenized on purpose
+
+
 def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300,
              sentence_epochs: int = 8, context_epochs: int = 16, beam: int = 4) -> Dict:
     from contextual_mt.demo_data import generate_demo_data
@@ -117,6 +123,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     from contextual_mt.scoring import score
     from contextual_mt.translate import DecodingOptions, translate_files
 
+    _quiet_logs()
     start = time.time()
     work = Path(workdir)
     data = work / "data"

@@ -2,8 +2,8 @@
 
 Documents are decoded in waves: wave t translates the t-th sentence of every document that
 has one, batched across documents, so each sentence's target context (its document's previous
-translations) is ready when it is decoded. The context prefix is forced through fairseq's
-incremental decoder, so it is computed once per sentence and cached, never recomputed.
+translations) is ready when it is decoded. The context prefix goes through the decoder once per
+sentence, in one parallel pass, and is cached for incremental decoding (context_beam_search).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class DecodingOptions:
     max_len_b: int = 200
     batch_size: int = 32  # documents decoded together
     max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
+    incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
 
 
 class SentencePieceCodec:
@@ -230,7 +231,7 @@ class DocumentTranslator:
         prefixes = [[] if self.multi_encoder else r["tgt_ctx"] for r in rows]
         limits = [int(o.max_len_a * (len(r["source"]) - 1) + o.max_len_b) for r in rows]
         return beam_search(self.models[0], net_input, prefixes, beam=o.beam, lenpen=o.lenpen,
-                           max_lengths=limits)
+                           max_lengths=limits, incremental=o.incremental)
 
     def translate(
         self,
@@ -277,7 +278,8 @@ class DocumentTranslator:
             empty = [r for r in rows if len(r["source"]) == 1]
             for r in empty:
                 predicted[r["index"]] = []
-            todo = [r for r in rows if len(r["source"]) > 1]
+            # similar lengths in a batch: its rows finish decoding at about the same step
+            todo = sorted((r for r in rows if len(r["source"]) > 1), key=lambda r: len(r["source"]))
             for chunk in self._chunks(todo):
                 for r, ids in zip(chunk, self._decode(chunk)):
                     predicted[r["index"]] = ids
