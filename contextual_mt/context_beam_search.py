@@ -113,11 +113,12 @@ def beam_search(
     scores[:, 0] = 0.0  # all beams are equal at the start: expand the first only
     limits = torch.tensor(max_lengths, device=device).repeat_interleave(beam)
     finished: List[List[tuple]] = [[] for _ in range(bsz)]
-    done = [False] * bsz
     generated = torch.empty((bsz * beam, 0), dtype=torch.long, device=device)
     vocab = lprobs.size(-1)
 
+    active = list(range(bsz))  # sentences still decoding; tensors hold len(active) * beam rows
     for step in range(max_steps):
+        n = len(active)
         lprobs[:, pad] = -math.inf
         if step < min_length:
             lprobs[:, eos] = -math.inf
@@ -126,42 +127,39 @@ def beam_search(
             eos_col = lprobs[at_limit, eos].clone()
             lprobs[at_limit] = -math.inf
             lprobs[at_limit, eos] = torch.where(torch.isfinite(eos_col), eos_col, torch.zeros_like(eos_col))
-        cand = (scores.view(-1, 1) + lprobs).view(bsz, beam * vocab)
+        cand = (scores.view(-1, 1) + lprobs).view(n, beam * vocab)
         top_scores, top_idx = cand.topk(2 * beam, dim=1)
-        top_beams, top_tokens = top_idx // vocab, top_idx % vocab
-        new_rows, new_tokens, new_scores = [], [], []
-        ts, tt, tb = top_scores.tolist(), top_tokens.tolist(), top_beams.tolist()
-        for b in range(bsz):
-            kept = 0
-            for s, t, k in zip(ts[b], tt[b], tb[b]):
-                if kept == beam:
+        ts, tt, tb = top_scores.tolist(), (top_idx % vocab).tolist(), (top_idx // vocab).tolist()
+        new_rows, new_tokens, new_scores, still = [], [], [], []
+        for i, b in enumerate(active):
+            rows_b, tokens_b, scores_b = [], [], []
+            for s, t, k in zip(ts[i], tt[i], tb[i]):
+                if len(rows_b) == beam or s == -math.inf:
                     break
-                if s == -math.inf:
-                    continue
-                row = b * beam + k
+                row = i * beam + k
                 if t == eos:
-                    if not done[b] and len(finished[b]) < beam:
+                    if len(finished[b]) < beam:
                         hyp = generated[row].tolist()
                         finished[b].append((s / (len(hyp) + 1) ** lenpen, hyp))
                     continue
-                new_rows.append(row)
-                new_tokens.append(t)
-                new_scores.append(s)
-                kept += 1
-            while kept < beam:  # pad with dead hypotheses
-                new_rows.append(b * beam)
-                new_tokens.append(pad)
-                new_scores.append(-math.inf)
-                kept += 1
-            if len(finished[b]) >= beam:
-                done[b] = True
-        if all(done) or step == max_steps - 1:
+                rows_b.append(row)
+                tokens_b.append(t)
+                scores_b.append(s)
+            if len(finished[b]) >= beam or not rows_b:
+                continue  # done: the sentence leaves the batch, as in fairseq
+            while len(rows_b) < beam:  # fewer live candidates than beams: pad with dead ones
+                rows_b.append(rows_b[0])
+                tokens_b.append(pad)
+                scores_b.append(-math.inf)
+            still.append(b)
+            new_rows += rows_b
+            new_tokens += tokens_b
+            new_scores += scores_b
+        active = still
+        if not active or step == max_steps - 1:
             break
         rows = torch.tensor(new_rows, device=device)
-        scores = torch.tensor(new_scores, device=device).view(bsz, beam)
-        for b in range(bsz):
-            if done[b]:
-                scores[b] = -math.inf
+        scores = torch.tensor(new_scores, device=device).view(len(active), beam)
         new_tok = torch.tensor(new_tokens, device=device).unsqueeze(1)
         generated = torch.cat([generated.index_select(0, rows), new_tok], dim=1)
         tokens = torch.cat([tokens.index_select(0, rows), new_tok], dim=1)
@@ -176,8 +174,6 @@ def beam_search(
 
     results = []
     for b in range(bsz):
-        if finished[b]:
-            results.append(max(finished[b], key=lambda h: h[0])[1])
-        else:  # cannot happen with a length limit, kept for safety
-            results.append(generated[b * beam].tolist())
+        # every sentence finishes: at its length limit only </s> is allowed
+        results.append(max(finished[b], key=lambda h: h[0])[1] if finished[b] else [])
     return results

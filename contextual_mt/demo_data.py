@@ -119,39 +119,44 @@ def greeting(rng: random.Random, formal: bool) -> Pair:
     return Pair(src, tgt, [(i, i) for i in range(6)], kind="greeting_informal")
 
 
-def antecedent(rng: random.Random) -> Pair:
-    noun = rng.choice(sorted(NOUNS))
+def _svo(subject: Tuple[str, str, str], verb: Tuple[str, str], fr_subject: Tuple[str, str],
+         fr_verb: Tuple[str, str, str], noun: str) -> Tuple[List[Token], List[Token]]:
+    """'SUBJ VERB the NOUN .' and its French, with gold annotation.
+    subject = (form, lemma, FEATS); verb = (form, lemma); fr_subject = (form, FEATS);
+    fr_verb = (form, lemma, FEATS)."""
     fr, gender = NOUNS[noun]
-    s_en, v_en, s_fr, v_fr, lemma, person, number = rng.choice(SUBJECT_VERBS)
-    src = [T(s_en, s_en.lower() if s_en != "I" else "I", "PRON", 2, "nsubj",
-             f"Case=Nom|Number={number}|Person={person}|PronType=Prs"),
-           T(v_en, v_en, "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+    src = [T(subject[0], subject[1], "PRON", 2, "nsubj", subject[2]),
+           T(verb[0], verb[1], "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
            T("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
            T(noun, noun, "NOUN", 2, "obj", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
-    tgt = [T(s_fr, s_fr.lower(), "PRON", 2, "nsubj", f"Number={number}|Person={person}|PronType=Prs"),
-           T(v_fr, lemma, "VERB", 0, "root", f"Mood=Ind|Number={number}|Person={person}|Tense=Pres|VerbForm=Fin"),
+    tgt = [T(fr_subject[0], fr_subject[0].lower(), "PRON", 2, "nsubj", fr_subject[1]),
+           T(fr_verb[0], fr_verb[1], "VERB", 0, "root", fr_verb[2]),
            _det(gender), T(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
            T(".", ".", "PUNCT", 2, "punct")]
+    return src, tgt
+
+
+def antecedent(rng: random.Random) -> Pair:
+    noun = rng.choice(sorted(NOUNS))
+    s_en, v_en, s_fr, v_fr, lemma, person, number = rng.choice(SUBJECT_VERBS)
+    src, tgt = _svo((s_en, s_en if s_en == "I" else s_en.lower(),
+                     f"Case=Nom|Number={number}|Person={person}|PronType=Prs"), (v_en, v_en),
+                    (s_fr, f"Number={number}|Person={person}|PronType=Prs"),
+                    (v_fr, lemma, f"Mood=Ind|Number={number}|Person={person}|Tense=Pres|VerbForm=Fin"), noun)
     return Pair(src, tgt, [(i, i) for i in range(5)], kind="antecedent", noun=noun, mention=(2, 3))
 
 
 def you_sentence(rng: random.Random, formal: bool) -> Pair:
     noun = rng.choice(sorted(NOUNS))
-    fr, gender = NOUNS[noun]
     verb = rng.choice(sorted(YOU_VERBS))
     lemma, tu_form, vous_form = YOU_VERBS[verb]
     pron, alt_pron = ("Vous", "Tu") if formal else ("Tu", "Vous")
     form, alt_form = (vous_form, tu_form) if formal else (tu_form, vous_form)
     number = "Plur" if formal else "Sing"
     polite = "|Polite=Form" if formal else ""
-    src = [T("You", "you", "PRON", 2, "nsubj", "Case=Nom|Person=2|PronType=Prs"),
-           T(verb, verb, "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-           T("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
-           T(noun, noun, "NOUN", 2, "obj", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
-    tgt = [T(pron, pron.lower(), "PRON", 2, "nsubj", f"Number={number}|Person=2{polite}|PronType=Prs"),
-           T(form, lemma, "VERB", 0, "root", f"Mood=Ind|Number={number}|Person=2|Tense=Pres|VerbForm=Fin"),
-           _det(gender), T(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
-           T(".", ".", "PUNCT", 2, "punct")]
+    src, tgt = _svo(("You", "you", "Case=Nom|Person=2|PronType=Prs"), (verb, verb),
+                    (pron, f"Number={number}|Person=2{polite}|PronType=Prs"),
+                    (form, lemma, f"Mood=Ind|Number={number}|Person=2|Tense=Pres|VerbForm=Fin"), noun)
     planted = [Planted(0, "formality", pron, alt_pron), Planted(1, "formality", form, alt_form)]
     return Pair(src, tgt, [(i, i) for i in range(5)], planted, kind="you", noun=noun, mention=(2, 3))
 

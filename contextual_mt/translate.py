@@ -286,6 +286,7 @@ class DocumentTranslator:
                 bar.update(len(chunk))
             bar.update(len(empty))
             wave += 1
+            bar.set_postfix(documents=f"{sum(len(d) <= wave for d in docs)}/{len(docs)}")
         bar.close()
         return [self.tgt_codec.decode(ids) for ids in predicted]
 
