@@ -16,7 +16,8 @@ from torch import Tensor
 class PrefixBeamSearch(BeamSearch):
     def __init__(self, tgt_dict, prefix_lengths: Optional[Tensor] = None):
         super().__init__(tgt_dict)
-        self.prefix_lengths = prefix_lengths  # per original batch row
+        # indexed like fairseq's original_batch_idxs (the sample ids when the batch has them)
+        self.prefix_lengths = prefix_lengths
 
     def step(
         self,

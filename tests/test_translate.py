@@ -240,3 +240,13 @@ def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
                          prefix_tokens=prefix)
     theirs = [[t for t in h[0]["tokens"].tolist()[len(r["tgt_ctx"]):] if t != d.eos()] for h, r in zip(hypos, rows)]
     assert ours == theirs
+
+
+def test_incremental_and_full_recomputation_agree(translator, demo_model):
+    from contextual_mt.context_beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 40, 3)
+    args = (translator.models[0], translator._batch(rows), [r["tgt_ctx"] for r in rows])
+    fast = beam_search(*args, beam=4, max_lengths=[60] * len(rows))
+    slow = beam_search(*args, beam=4, max_lengths=[60] * len(rows), incremental=False)
+    assert fast == slow

@@ -195,7 +195,11 @@ class DocumentTranslationTask(TranslationTask):
         if prefix_tokens is not None:
             raise ContextualMTError("--prefix-size cannot be combined with target context")
         if isinstance(getattr(generator, "search", None), PrefixBeamSearch):
-            generator.search.prefix_lengths = sample["prefix_lengths"]
+            # fairseq identifies rows by sample id (its original_batch_idxs)
+            ids = sample["id"]
+            by_id = torch.zeros(int(ids.max()) + 1, dtype=torch.long)
+            by_id[ids.cpu()] = sample["prefix_lengths"].cpu()
+            generator.search.prefix_lengths = by_id
         with torch.no_grad():
             hypos = generator.generate(models, sample, prefix_tokens=context, constraints=constraints)
         return strip_context(hypos, sample["prefix_lengths"], getattr(generator, "len_penalty", 1.0))
