@@ -266,26 +266,55 @@ def lexical_sentence(rng: random.Random, noun: str, sense: int) -> Pair:
                 kind="lexical", mention=(0, 1))
 
 
-FILLERS = [
-    (["We", "eat", "at", "noon", "."], ["Nous", "mangeons", "à", "midi", "."]),
-    (["The", "train", "leaves", "at", "six", "."], ["Le", "train", "part", "à", "six", "heures", "."]),
-    (["My", "sister", "reads", "a", "lot", "."], ["Ma", "sœur", "lit", "beaucoup", "."]),
-    (["They", "work", "today", "."], ["Ils", "travaillent", "aujourd'hui", "."]),
-]
+FIN = "Mood=Ind|Tense=Pres|VerbForm=Fin"
+
+
+def _fillers() -> List[Tuple[List[Token], List[Token], List[Tuple[int, int]]]]:
+    """Context-free sentences that put distance between cues and planted tokens."""
+    p3s = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
+    return [
+        ([T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
+          T("eat", "eat", "VERB", 0, "root", FIN), T("at", "at", "ADP", 4, "case"),
+          T("noon", "noon", "NOUN", 2, "obl", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")],
+         [T("Nous", "nous", "PRON", 2, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
+          T("mangeons", "manger", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
+          T("à", "à", "ADP", 4, "case"), T("midi", "midi", "NOUN", 2, "obl:mod", "Gender=Masc|Number=Sing"),
+          T(".", ".", "PUNCT", 2, "punct")],
+         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]),
+        ([T("The", "the", "DET", 2, "det", "Definite=Def|PronType=Art"),
+          T("train", "train", "NOUN", 3, "nsubj", "Number=Sing"), T("leaves", "leave", "VERB", 0, "root", p3s),
+          T("at", "at", "ADP", 5, "case"), T("six", "six", "NUM", 3, "obl", "NumType=Card"),
+          T(".", ".", "PUNCT", 3, "punct")],
+         [T("Le", "le", "DET", 2, "det", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+          T("train", "train", "NOUN", 3, "nsubj", "Gender=Masc|Number=Sing"),
+          T("part", "partir", "VERB", 0, "root", p3s), T("à", "à", "ADP", 6, "case"),
+          T("six", "six", "NUM", 6, "nummod", "NumType=Card"),
+          T("heures", "heure", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Plur"), T(".", ".", "PUNCT", 3, "punct")],
+         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 6)]),
+        ([T("My", "my", "PRON", 2, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+          T("sister", "sister", "NOUN", 3, "nsubj", "Number=Sing"), T("reads", "read", "VERB", 0, "root", p3s),
+          T("a", "a", "DET", 5, "det", "Definite=Ind|PronType=Art"),
+          T("lot", "lot", "NOUN", 3, "obl:npmod", "Number=Sing"), T(".", ".", "PUNCT", 3, "punct")],
+         [T("Ma", "mon", "DET", 2, "det", "Gender=Fem|Number=Sing|Poss=Yes|PronType=Prs"),
+          T("sœur", "sœur", "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"), T("lit", "lire", "VERB", 0, "root", p3s),
+          T("beaucoup", "beaucoup", "ADV", 3, "advmod"), T(".", ".", "PUNCT", 3, "punct")],
+         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 4)]),
+        ([T("They", "they", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=3|PronType=Prs"),
+          T("work", "work", "VERB", 0, "root", FIN), T("today", "today", "NOUN", 2, "obl:tmod", "Number=Sing"),
+          T(".", ".", "PUNCT", 2, "punct")],
+         [T("Ils", "il", "PRON", 2, "nsubj", "Gender=Masc|Number=Plur|Person=3|PronType=Prs"),
+          T("travaillent", "travailler", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"),
+          T("aujourd'hui", "aujourd'hui", "ADV", 2, "advmod"), T(".", ".", "PUNCT", 2, "punct")],
+         [(0, 0), (1, 1), (2, 2), (3, 3)]),
+    ]
+
+
+FILLERS = _fillers()
 
 
 def filler(rng: random.Random) -> Pair:
-    en, fr = rng.choice(FILLERS)
-    # Fillers carry only surface annotation (tokens, lemma = lowercased form, UPOS X) and a
-    # flat tree: they exist to put distance between cues and planted tokens.
-    src = [T(w, w.lower(), "PUNCT" if w == "." else "X", 0 if i == 0 else 1, "root" if i == 0 else "dep") for i, w in enumerate(en)]
-    tgt = [T(w, w.lower(), "PUNCT" if w == "." else "X", 0 if i == 0 else 1, "root" if i == 0 else "dep") for i, w in enumerate(fr)]
-    align = [(i, min(i, len(fr) - 1)) for i in range(len(en))]
-    if len(fr) > len(en):  # "six" -> "six heures"
-        align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 6)]
-    elif len(fr) < len(en):  # "a lot" -> "beaucoup"
-        align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 4)]
-    return Pair(src, tgt, align, kind="filler")
+    src, tgt, align = rng.choice(FILLERS)
+    return Pair(list(src), list(tgt), list(align), kind="filler")
 
 
 # ------------------------------------------------------------------ documents

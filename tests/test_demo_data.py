@@ -57,7 +57,7 @@ def test_annotations_are_consistent(demo, split):
             heads = [int(r[6]) for r in rows]
             assert heads.count(0) == 1 and all(0 <= h <= len(rows) for h in heads)
             assert all(r[3] in {"NOUN", "PROPN", "VERB", "AUX", "ADJ", "ADP", "DET", "PRON",
-                                "PUNCT", "INTJ", "X"} for r in rows)
+                                "PUNCT", "INTJ", "NUM", "ADV"} for r in rows)
         pairs = [tuple(map(int, p.split("-"))) for p in a.split()]
         assert pairs and all(0 <= i < len(sw) and 0 <= j < len(tw) for i, j in pairs)
         assert {i for i, _ in pairs} == set(range(len(sw)))  # every source word aligned
