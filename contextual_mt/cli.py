@@ -65,6 +65,29 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cxmi(args: argparse.Namespace) -> int:
+    from contextual_mt.cxmi import run_cxmi
+
+    summary = run_cxmi(args.path, args.source, args.reference, args.docids, args.output, spm=args.spm,
+                       data=args.data, source_context_size=args.source_context_size,
+                       target_context_size=args.target_context_size, log_base=args.log_base,
+                       random_context=args.random_context, seed=args.seed, shard=args.shard,
+                       batch_size=args.batch_size, cpu=args.cpu, resume=not args.no_resume,
+                       progress=not args.quiet)
+    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
+          f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
+    return 0
+
+
+def _cxmi_merge(args: argparse.Namespace) -> int:
+    from contextual_mt.cxmi import merge_shards
+
+    summary = merge_shards(args.shards, args.output)
+    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; "
+          f"records: {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -115,6 +138,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test-docs", type=int, default=300)
     p.add_argument("--seed", type=int, default=13)
     p.set_defaults(func=_demo_data)
+
+    p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
+                       "model trained with dynamic context size")
+    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--source", required=True)
+    p.add_argument("--reference", required=True)
+    p.add_argument("--docids", required=True)
+    p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json "
+                   "is written beside it)")
+    p.add_argument("--spm", help="sentencepiece model (default: input is already tokenized)")
+    p.add_argument("--data", help="directory with dict.*.txt")
+    p.add_argument("--source-context-size", type=int, help="default: as trained (0 = no source context)")
+    p.add_argument("--target-context-size", type=int, help="default: as trained (0 = no target context)")
+    p.add_argument("--log-base", choices=["e", "2"], default="e", help="e: nats (default); 2: bits")
+    p.add_argument("--random-context", action="store_true",
+                   help="control: take the context from random other documents")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    p.add_argument("--no-resume", action="store_true", help="ignore an interrupted run's records")
+    p.add_argument("--cpu", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_cxmi)
+
+    p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
+    p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
+    p.add_argument("--output", required=True)
+    p.set_defaults(func=_cxmi_merge)
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
                        "on the demo corpus and compare them on the planted phenomena")

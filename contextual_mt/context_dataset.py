@@ -27,11 +27,6 @@ def _strip_eos(tokens: torch.Tensor, eos: int) -> torch.Tensor:
     return tokens[:-1] if len(tokens) > 0 and tokens[-1] == eos else tokens
 
 
-def _window_sums(cumsum: np.ndarray, index: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """sum(lengths[i-k .. i]) for each i, from cumsum with a leading 0."""
-    return cumsum[index + 1] - cumsum[index - k]
-
-
 class ContextDataset(FairseqDataset):
     def __init__(
         self,
@@ -55,6 +50,7 @@ class ContextDataset(FairseqDataset):
         separator: str = "<brk>",
         mask: str = "<mask>",
         multi_encoder: bool = False,
+        context_of: Optional[np.ndarray] = None,
     ):
         if source_context_size < 0 or target_context_size < 0:
             raise ValueError("context sizes must be >= 0")
@@ -72,6 +68,11 @@ class ContextDataset(FairseqDataset):
         )
         self.doc_starts = np.asarray(doc_starts, dtype=np.int64)
         self.position = np.arange(len(self.doc_starts)) - self.doc_starts
+        # Example i takes its context from the sentences before context_of[i] (default: i).
+        # A control experiment points it into another document (random context).
+        self.context_of = (
+            np.arange(len(self.doc_starts)) if context_of is None else np.asarray(context_of, dtype=np.int64)
+        )
         self.source_context_size = source_context_size
         self.target_context_size = target_context_size
         self.sample_context_size = sample_context_size
@@ -99,9 +100,9 @@ class ContextDataset(FairseqDataset):
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
         self.src_k, self.tgt_k = self.context_sizes(epoch)
-        idx = np.arange(len(self))
-        self.src_ctx_len = _window_sums(self._src_cumsum, idx, self.src_k) - self.base_src_sizes
-        self.tgt_ctx_len = _window_sums(self._tgt_cumsum, idx, self.tgt_k) - self.base_tgt_sizes
+        at = self.context_of
+        self.src_ctx_len = self._src_cumsum[at] - self._src_cumsum[at - self.src_k]
+        self.tgt_ctx_len = self._tgt_cumsum[at] - self._tgt_cumsum[at - self.tgt_k]
         # Batching counts every token the model processes, context included.
         self.src_sizes = self.base_src_sizes + self.src_ctx_len
         self.tgt_sizes = self.base_tgt_sizes + self.tgt_ctx_len
@@ -116,8 +117,8 @@ class ContextDataset(FairseqDataset):
         else:
             src_k = np.full(n, self.source_context_size, dtype=np.int64)
             tgt_k = np.full(n, self.target_context_size, dtype=np.int64)
-        src_k = np.minimum(src_k, self.position)
-        tgt_k = np.minimum(tgt_k, self.position)
+        src_k = np.minimum(src_k, self.position[self.context_of])
+        tgt_k = np.minimum(tgt_k, self.position[self.context_of])
         # Drop the furthest context sentences that do not fit the model's positions, so that
         # a long context never removes the example itself.
         src_k = self._fit(src_k, self._src_cumsum, self.max_source_positions)
@@ -127,8 +128,10 @@ class ContextDataset(FairseqDataset):
     def _fit(self, k: np.ndarray, cumsum: np.ndarray, limit: int) -> np.ndarray:
         k = k.copy()
         idx = np.arange(len(k))
+        own = cumsum[idx + 1] - cumsum[idx]
+        at = self.context_of
         while True:
-            over = (_window_sums(cumsum, idx, k) > limit) & (k > 0)
+            over = (own + cumsum[at] - cumsum[at - k] > limit) & (k > 0)
             if not over.any():
                 return k
             k[over] -= 1
@@ -171,7 +174,8 @@ class ContextDataset(FairseqDataset):
 
     def _context(self, dataset, index: int, k: int, eos: int, brk: int) -> torch.Tensor:
         parts: List[torch.Tensor] = []
-        for j in range(index - k, index):
+        at = int(self.context_of[index])
+        for j in range(at - k, at):
             parts.append(_strip_eos(dataset[j], eos))
             parts.append(torch.tensor([brk], dtype=torch.long))
         if not parts:
