@@ -11,7 +11,28 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo check-python fairseq-wheel clean
+.PHONY: install test demo pcxmi check-python fairseq-wheel clean
+
+# Per-language-pair targets: `make pcxmi LANG=fr`. LANG is also the locale variable, so it is
+# only read from the command line (default: demo), and tools run with a UTF-8 locale.
+ifeq ($(origin LANG),command line)
+PAIR := $(LANG)
+else
+PAIR := demo
+endif
+RUN := LC_ALL=C.UTF-8 LANG=C.UTF-8
+ifeq ($(PAIR),demo)
+PAIR_DATA := demo/data
+PAIR_TGT := fr
+PAIR_CKPT := demo/checkpoints/context/checkpoint_best.pt
+PAIR_SPM := --spm demo/spm/spm.model
+else
+PAIR_DATA := data/$(PAIR)
+PAIR_TGT := $(PAIR)
+PAIR_CKPT := checkpoints/$(PAIR)/context/checkpoint_best.pt
+PAIR_SPM := $(if $(wildcard data/$(PAIR)/spm.model),--spm data/$(PAIR)/spm.model,)
+endif
+RESULTS := results/$(PAIR)
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -47,6 +68,14 @@ test:
 demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m contextual_mt.demo --workdir demo
+
+pcxmi:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	@if [ "$(PAIR)" = demo ] && [ ! -f $(PAIR_CKPT) ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
+	@test -f $(PAIR_CKPT) || { echo "error: $(PAIR_CKPT) not found: train the $(PAIR) contextual model there (README, 'make pcxmi')" >&2; exit 1; }
+	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make pcxmi')" >&2; exit 1; }; done
+	$(RUN) $(VENV)/bin/contextual-mt cxmi --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en \
+	    --reference $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids --output $(RESULTS)/pcxmi.jsonl
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -165,3 +165,28 @@ def test_warnings_and_errors(dynamic_model, raw_corpus, data_bin, tmp_path):
                 "--docids", str(raw_corpus / "test.docids"), "--output", str(tmp_path / "c.jsonl")])
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert str(short) in proc.stderr.strip().splitlines()[-1] and not (tmp_path / "c.jsonl").exists()
+
+
+def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    repo = Path(USER_DIR).parent
+    venv = Path(BIN).parent
+    data = tmp_path / "data" / "tst"
+    ckpt = tmp_path / "checkpoints" / "tst" / "context"
+    data.mkdir(parents=True)
+    ckpt.mkdir(parents=True)
+    shutil.copy(raw_corpus / "test.en", data / "test.en")
+    shutil.copy(raw_corpus / "test.fr", data / "test.tst")
+    shutil.copy(raw_corpus / "test.docids", data / "test.docids")
+    shutil.copy(dynamic_model, ckpt / "checkpoint_best.pt")
+    for d in data_bin.glob("dict.*.txt"):
+        shutil.copy(d, ckpt / d.name)
+    make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={venv}", "pcxmi"]
+    proc = subprocess.run(make + ["LANG=tst"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "results" / "tst" / "pcxmi.summary.json").read_text())
+    assert summary["sentences"] == len((raw_corpus / "test.en").read_text().splitlines())
+    proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr
