@@ -101,20 +101,17 @@ class PCXMIScorer:
             overrides["source_context_size"] = source_context_size
         if target_context_size is not None:
             overrides["target_context_size"] = target_context_size
-        from fairseq import checkpoint_utils
-
-        trained = checkpoint_utils.load_checkpoint_to_cpu(path)["cfg"].task if os.path.isfile(path) else None
         models, cfg, task = load_document_model(path, data, overrides)
         self.n_src, self.n_tgt = cfg.task.source_context_size, cfg.task.target_context_size
-        if trained is not None:
-            if not trained.sample_context_size and (trained.source_context_size or trained.target_context_size):
-                logger.warning(
-                    "%s was trained with a fixed context size, not --sample-context-size: it never "
-                    "saw sentences without context, so CXMI from it is not meaningful", path)
-            if self.n_src > trained.source_context_size or self.n_tgt > trained.target_context_size:
-                logger.warning(
-                    "context sizes %d/%d (source/target) exceed those trained (%d/%d)", self.n_src,
-                    self.n_tgt, trained.source_context_size, trained.target_context_size)
+        trained = task.trained_context
+        n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
+        if not trained["sample_context_size"] and (n_src or n_tgt):
+            logger.warning(
+                "%s was trained with a fixed context size, not --sample-context-size: it never "
+                "saw sentences without context, so CXMI from it is not meaningful", path)
+        if self.n_src > n_src or self.n_tgt > n_tgt:
+            logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)",
+                           self.n_src, self.n_tgt, n_src, n_tgt)
         self.device = torch.device("cuda" if torch.cuda.is_available() and not cpu else "cpu")
         self.models = [m.to(self.device).eval() for m in models]
         self.multi_encoder = bool(getattr(models[0], "multi_encoder", False))

@@ -127,9 +127,11 @@ def load_document_model(path: str, data: Optional[str] = None, overrides: Option
         )
     from fairseq.dataclass.utils import overwrite_args_by_name
 
+    trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **(overrides or {})})
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
+    task.trained_context = trained  # as trained, before any override
     return models, cfg, task
 
 
