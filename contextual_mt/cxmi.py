@@ -96,12 +96,7 @@ class PCXMIScorer:
                  batch_size: int = 64, cpu: bool = False):
         from contextual_mt.translate import SentencePieceCodec, load_document_model
 
-        overrides = {}
-        if source_context_size is not None:
-            overrides["source_context_size"] = source_context_size
-        if target_context_size is not None:
-            overrides["target_context_size"] = target_context_size
-        models, cfg, task = load_document_model(path, data, overrides)
+        models, cfg, task = load_document_model(path, data, source_context_size, target_context_size)
         self.n_src, self.n_tgt = cfg.task.source_context_size, cfg.task.target_context_size
         trained = task.trained_context
         n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]

@@ -76,9 +76,14 @@ class SentencePieceCodec:
         return self.sp.decode_pieces(pieces) if self.sp is not None else " ".join(pieces)
 
 
-def load_document_model(path: str, data: Optional[str] = None, overrides: Optional[Dict] = None):
-    """Load a ``document_translation`` checkpoint (ensemble of one) and its task."""
+def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
+                        target_context_size: Optional[int] = None):
+    """Load a ``document_translation`` checkpoint (ensemble of one) and its task; context
+    sizes given here replace the trained ones."""
     from fairseq import checkpoint_utils
+
+    overrides = {k: v for k, v in (("source_context_size", source_context_size),
+                                   ("target_context_size", target_context_size)) if v is not None}
 
     if not os.path.isfile(path):
         raise ContextualMTError(f"{path}: checkpoint not found")
@@ -129,7 +134,7 @@ def load_document_model(path: str, data: Optional[str] = None, overrides: Option
 
     trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
-    overwrite_args_by_name(cfg, {"data": data_dir, **(overrides or {})})
+    overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
     task.trained_context = trained  # as trained, before any override
     return models, cfg, task
@@ -152,12 +157,7 @@ class DocumentTranslator:
         options: Optional[DecodingOptions] = None,
         cpu: bool = False,
     ):
-        overrides = {}
-        if source_context_size is not None:
-            overrides["source_context_size"] = source_context_size
-        if target_context_size is not None:
-            overrides["target_context_size"] = target_context_size
-        models, cfg, task = load_document_model(path, data, overrides)
+        models, cfg, task = load_document_model(path, data, source_context_size, target_context_size)
         self.task, self.cfg = task, cfg
         self.options = options or DecodingOptions()
         self.device = torch.device("cuda" if torch.cuda.is_available() and not cpu else "cpu")
