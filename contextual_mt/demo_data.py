@@ -45,6 +45,9 @@ class Planted:
     phenomenon: str
     gold: str
     alternative: str
+    # index of an earlier token of the same sentence that already fixes this one (verb agreement):
+    # given the target prefix, such a token needs no context, so P-CXMI should not flag it
+    agrees_with: Optional[int] = None
 
 
 @dataclass
@@ -157,7 +160,7 @@ def you_sentence(rng: random.Random, formal: bool) -> Pair:
     src, tgt = _svo(("You", "you", "Case=Nom|Person=2|PronType=Prs"), (verb, verb),
                     (pron, f"Number={number}|Person=2{polite}|PronType=Prs"),
                     (form, lemma, f"Mood=Ind|Number={number}|Person=2|Tense=Pres|VerbForm=Fin"), noun)
-    planted = [Planted(0, "formality", pron, alt_pron), Planted(1, "formality", form, alt_form)]
+    planted = [Planted(0, "formality", pron, alt_pron), Planted(1, "formality", form, alt_form, agrees_with=0)]
     return Pair(src, tgt, [(i, i) for i in range(5)], planted, kind="you", noun=noun, mention=(2, 3))
 
 
@@ -410,9 +413,10 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
             src_conllu.append(_conllu(pair.src, f"{doc_id}-{s}", first, marks[s]))
             tgt_conllu.append(_conllu(pair.tgt, f"{doc_id}-{s}", first, {}))
             for p in pair.planted:
-                planted.append(json.dumps({"line": line, "doc": doc_id, "sentence": s, "index": p.index,
+                planted.append(json.dumps({"line": line + 1, "doc": doc_id, "sentence": s, "index": p.index,
                                            "phenomenon": p.phenomenon, "gold": p.gold,
-                                           "alternative": p.alternative}, ensure_ascii=False))
+                                           "alternative": p.alternative, "agrees_with": p.agrees_with},
+                                          ensure_ascii=False))
                 counts[p.phenomenon] += 1
             line += 1
     base = os.path.join(out_dir, split)

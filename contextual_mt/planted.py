@@ -23,9 +23,9 @@ def planted_accuracy(hyps: Sequence[str], planted: Sequence[Dict]) -> Dict[str, 
     gold word and not its context-dependent alternative (case-insensitive, whitespace words)."""
     totals: Dict[str, List[int]] = {}
     for rec in planted:
-        if rec["line"] >= len(hyps):
-            raise ContextualMTError(f"planted token on line {rec['line'] + 1} but only {len(hyps)} hypotheses")
-        words = {w.lower() for w in hyps[rec["line"]].split()}
+        if rec["line"] > len(hyps):
+            raise ContextualMTError(f"planted token on line {rec['line']} but only {len(hyps)} hypotheses")
+        words = {w.lower() for w in hyps[rec["line"] - 1].split()}
         right = rec["gold"].lower() in words and rec["alternative"].lower() not in words
         counts = totals.setdefault(rec["phenomenon"], [0, 0])
         counts[0] += int(right)

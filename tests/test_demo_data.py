@@ -63,9 +63,12 @@ def test_annotations_are_consistent(demo, split):
         assert {i for i, _ in pairs} == set(range(len(sw)))  # every source word aligned
     planted = [json.loads(l) for l in (out / f"{split}.planted.jsonl").read_text().splitlines()]
     for p in planted:
-        assert tgt[p["line"]].split()[p["index"]] == p["gold"]
+        assert tgt[p["line"] - 1].split()[p["index"]] == p["gold"]  # lines are 1-based
         assert p["alternative"] != p["gold"]
-        assert tgt_conllu[p["line"]][p["index"]][1] == p["gold"]
+        assert tgt_conllu[p["line"] - 1][p["index"]][1] == p["gold"]
+        if p["agrees_with"] is not None:  # the token it agrees with is an earlier planted one
+            assert p["agrees_with"] < p["index"]
+            assert any(q["line"] == p["line"] and q["index"] == p["agrees_with"] for q in planted)
     counts = defaultdict(int)
     for p in planted:
         counts[p["phenomenon"]] += 1
@@ -83,14 +86,14 @@ def test_planted_tokens_need_context(demo):
     by_phen = defaultdict(lambda: defaultdict(set))
     for p in planted:
         # the source sentence with its content word abstracted: same template, other gold
-        key = (" ".join(src[p["line"]].split()[:2]), p["index"])
+        key = (" ".join(src[p["line"] - 1].split()[:2]), p["index"])
         by_phen[p["phenomenon"]][key].add(p["gold"].lower())
     assert any(len(golds) == 2 for golds in by_phen["pronouns"].values())
     assert any(len(golds) == 2 for golds in by_phen["formality"].values())
     for noun in AMBIGUOUS:
         assert len(by_phen["lexical_choice"][(f"This {noun}", 1)]) == 2
     for p in planted:
-        line = p["line"]
+        line = p["line"] - 1
         window = [tgt[j] for j in range(max(0, line - WINDOW), line) if ids[j] == ids[line]]
         if p["phenomenon"] == "pronouns":
             gender_cue = {"il": r"\ble\b", "elle": r"\bla\b"}[p["gold"].lower()]

@@ -94,7 +94,7 @@ def test_context_changes_output_where_planted_context_demands(demo_model):
     no_ctx = DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]), target_context_size=0,
                                 options=DecodingOptions(beam=2)).translate(src, ids, progress=False)
     acc_ctx, acc_none = planted_accuracy(with_ctx, planted), planted_accuracy(no_ctx, planted)
-    assert any(with_ctx[p["line"]] != no_ctx[p["line"]] for p in planted)
+    assert any(with_ctx[p["line"] - 1] != no_ctx[p["line"] - 1] for p in planted)
     assert acc_ctx["formality"]["accuracy"] > acc_none["formality"]["accuracy"] + 15, (acc_ctx, acc_none)
 
 
