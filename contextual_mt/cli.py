@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import List, Optional
 
@@ -88,6 +89,19 @@ def _cxmi_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from contextual_mt.report import run_report
+
+    summary = run_report(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
+                         stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count, top=args.top)
+    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']}; report: {os.path.join(args.output_dir, 'report.md')}, "
+          f"viewer: {os.path.join(args.output_dir, 'viewer.html')}")
+    for row in summary["tag"]:
+        auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
+        print(f"  {row['key']:<20} {row['count']:>7} tokens, mean P-CXMI {row['mean']:.4f}{auc}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -166,6 +180,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
     p.add_argument("--output", required=True)
     p.set_defaults(func=_cxmi_merge)
+
+    p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
+                       "tag, vocabulary item and token")
+    p.add_argument("pcxmi", help="JSONL written by `contextual-mt cxmi`")
+    p.add_argument("--output-dir", required=True)
+    p.add_argument("--conllu", help="CoNLL-U of the references (UPOS and FEATS), one sentence per line")
+    p.add_argument("--stanza-lang", help="annotate the references with this stanza pipeline instead")
+    p.add_argument("--stanza-dir", help="stanza resources directory (default: $STANZA_RESOURCES_DIR or "
+                   "~/stanza_resources)")
+    p.add_argument("--tags", help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
+    p.add_argument("--min-count", type=int, default=5, help="vocabulary items seen fewer times are left out")
+    p.add_argument("--top", type=int, default=50, help="how many top tokens to list")
+    p.set_defaults(func=_report)
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
                        "on the demo corpus and compare them on the planted phenomena")

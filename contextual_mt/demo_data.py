@@ -396,15 +396,27 @@ def generate_split(n_docs: int, seed: int, prefix: str) -> List[List[Pair]]:
     return [make_document(rng) for _ in range(n_docs)]
 
 
+def _planted_tags(pair: Pair) -> List[Dict]:
+    """Planted tokens as MuDA-style tags; a token fixed by an earlier one in its sentence gets
+    '<phenomenon>-agreement', since it needs no context once that token is known."""
+    tags: List[Dict] = [{"token": t.form, "tags": []} for t in pair.tgt]
+    for p in pair.planted:
+        tags[p.index]["tags"].append(p.phenomenon + ("-agreement" if p.agrees_with is not None else ""))
+    return tags
+
+
 def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, int]:
     """Write text, docids, CoNLL-U, alignments and planted tokens for one split."""
     src_lines, tgt_lines, ids, aligns, planted, src_conllu, tgt_conllu = [], [], [], [], [], [], []
     counts = {p: 0 for p in PHENOMENA}
     line = 0
+    tags = []  # MuDA dump layout: documents -> sentences -> tokens -> {"token", "tags"}
     for d, doc in enumerate(docs):
         doc_id = f"{split}-{d:05d}"
         marks = _coref(doc)
+        tags.append([])
         for s, pair in enumerate(doc):
+            tags[-1].append(_planted_tags(pair))
             src_lines.append(" ".join(t.form for t in pair.src))
             tgt_lines.append(" ".join(t.form for t in pair.tgt))
             ids.append(doc_id)
@@ -425,6 +437,7 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
     atomic_write_lines(f"{base}.docids", ids)
     atomic_write_lines(f"{base}.align", aligns)
     atomic_write_lines(f"{base}.planted.jsonl", planted)
+    atomic_write_text(f"{base}.tags.json", json.dumps(tags, ensure_ascii=False) + "\n")
     atomic_write_text(f"{base}.en.conllu", "".join(src_conllu))
     atomic_write_text(f"{base}.fr.conllu", "".join(tgt_conllu))
     return {"sentences": len(src_lines), "documents": len(docs), **counts}

@@ -19,6 +19,12 @@ def read_lines(path: str) -> List[str]:
         raise ContextualMTError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str, text: str) -> None:
     """Write ``text`` to ``path``; readers never see a partial file."""
     directory = os.path.dirname(os.path.abspath(path))
@@ -27,6 +33,7 @@ def atomic_write_text(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

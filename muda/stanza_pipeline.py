@@ -1,0 +1,69 @@
+"""stanza as an annotator: raw or pre-tokenized lines in, one annotated Sentence per line out."""
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Sequence
+
+from contextual_mt.errors import ContextualMTError
+from muda.annotation import Sentence, Token, Word, parse_feats
+
+DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
+
+
+def default_stanza_dir() -> str:
+    return os.environ.get("STANZA_RESOURCES_DIR", os.path.join(os.path.expanduser("~"), "stanza_resources"))
+
+
+def from_stanza_sentences(sentences) -> Sentence:
+    """Merge stanza sentences (one input line may be split in several) into one Sentence."""
+    tokens: List[Token] = []
+    offset = 0
+    for sent in sentences:
+        for tok in sent.tokens:
+            words = [Word(offset + w.id, w.text, w.lemma or "_", w.upos or "_", parse_feats(w.feats or "_"),
+                          (offset + w.head) if w.head else 0, w.deprel or "_",
+                          {} if not w.misc else dict(i.partition("=")[::2] for i in w.misc.split("|")))
+                     for w in tok.words]
+            tokens.append(Token(tok.text, words))
+        offset += len(sent.words)
+    return Sentence(tokens)
+
+
+def from_stanza_document(doc) -> List[Sentence]:
+    """One Sentence per stanza sentence (e.g. a Document read with stanza's CoNLL reader)."""
+    return [from_stanza_sentences([s]) for s in doc.sentences]
+
+
+class StanzaAnnotator:
+    """A stanza pipeline loaded once; ``annotate`` batches all lines through it."""
+
+    def __init__(self, lang: str, model_dir: Optional[str] = None, processors: str = DEFAULT_PROCESSORS,
+                 pretokenized: bool = False, use_gpu: Optional[bool] = None, pipeline=None):
+        self.lang = lang
+        if pipeline is not None:  # an already built pipeline (tests, or a caller's own settings)
+            self.pipeline = pipeline
+            return
+        import stanza
+        import torch
+
+        model_dir = model_dir or default_stanza_dir()
+        try:
+            self.pipeline = stanza.Pipeline(
+                lang, dir=model_dir, processors=processors, download_method=None, logging_level="WARN",
+                tokenize_pretokenized=pretokenized,
+                use_gpu=torch.cuda.is_available() if use_gpu is None else use_gpu)
+        except (FileNotFoundError, ValueError, KeyError) as e:
+            raise ContextualMTError(
+                f"stanza model for '{lang}' not found in {model_dir} ({type(e).__name__}); get it with: "
+                f"python -c \"import stanza; stanza.download('{lang}', model_dir='{model_dir}')\"") from None
+
+    def annotate(self, lines: Sequence[str]) -> List[Sentence]:
+        import stanza
+
+        todo = [i for i, line in enumerate(lines) if line.strip()]
+        docs = self.pipeline.bulk_process([stanza.Document([], text=lines[i]) for i in todo]) if todo else []
+        out = [Sentence([], text="") for _ in lines]  # blank lines stay empty sentences
+        for i, doc in zip(todo, docs):
+            out[i] = from_stanza_sentences(doc.sentences)
+            out[i].text = lines[i]
+        return out
