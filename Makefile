@@ -11,7 +11,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo pcxmi check-python fairseq-wheel clean
+.PHONY: install test demo pcxmi check-python fairseq-wheel browser clean
 
 # Per-language-pair targets: `make pcxmi LANG=fr`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -51,7 +51,17 @@ fairseq-wheel: check-python
 	    || { echo "error: building the $(FAIRSEQ) wheel failed (see above); it needs gcc/g++ and the Python 3.11 headers" >&2; exit 1; }; \
 	fi
 
-install: check-python fairseq-wheel
+# Debian's chromium, for the HTML viewer's test (headless); installed when we may (root + apt).
+browser:
+	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(chromium --version 2>/dev/null)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium (for the HTML viewer test)"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 \
+	    || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; } \
+	    || { echo "error: could not install chromium with apt-get" >&2; exit 1; }; \
+	else echo "note: chromium not found; the viewer test needs it ('sudo apt-get install chromium'), or set CONTEXTUAL_MT_SKIP_BROWSER=1"; fi
+
+install: check-python fairseq-wheel browser
 	$(PYTHON) -m venv $(VENV)
 	@if [ "$(UPGRADE_PIP)" = 1 ]; then $(PIP) install -q --upgrade pip; fi
 	$(PIP) --version
@@ -76,6 +86,9 @@ pcxmi:
 	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make pcxmi')" >&2; exit 1; }; done
 	$(RUN) $(VENV)/bin/contextual-mt cxmi --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en \
 	    --reference $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids --output $(RESULTS)/pcxmi.jsonl
+	$(RUN) $(VENV)/bin/contextual-mt report $(RESULTS)/pcxmi.jsonl --output-dir $(RESULTS)/report \
+	    $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
+	    $(if $(wildcard $(PAIR_DATA)/test.tags.json),--tags $(PAIR_DATA)/test.tags.json,)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -92,8 +92,8 @@ def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
     return out
 
 
-def _check_same_text(what: str, forms: Sequence[str], record: Dict, words: Sequence[str]) -> None:
-    if _norm("".join(forms)) != _norm("".join(words)):
+def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -> None:
+    if _norm("".join(forms)) != text:
         raise ContextualMTError(
             f"{what}: tokens {' '.join(forms)!r} do not match the reference on line {record['line']} "
             f"({record['reference']!r})")
@@ -107,19 +107,20 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
     for r in records:
         i = r["line"] - 1
         pieces, values = r["tokens"][:-1], r["token_pcxmi"][:-1]  # the last token is EOS
-        piece_spans = _spans([_piece_text(p) for p in pieces])
+        piece_texts = [_piece_text(p) for p in pieces]
+        piece_spans, text = _spans(piece_texts), _norm("".join(piece_texts))
         ann = tag = None
         if annotations is not None:
             if i >= len(annotations):
                 raise ContextualMTError(f"{annotations_name}: has {len(annotations)} sentences; "
                                         f"no annotation for line {r['line']}")
             ann = annotations[i]
-            _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, r["words"])
+            _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, text)
         if tags is not None:
             if i >= len(tags):
                 raise ContextualMTError(f"{tags_name}: has {len(tags)} sentences; no tags for line {r['line']}")
             tag = tags[i]
-            _check_same_text(f"{tags_name}: sentence {i + 1}", [t for t, _ in tag], r, r["words"])
+            _check_same_text(f"{tags_name}: sentence {i + 1}", [t for t, _ in tag], r, text)
         if ann is not None:
             forms = ann.forms
         elif tag is not None:

@@ -188,5 +188,8 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "results" / "tst" / "pcxmi.summary.json").read_text())
     assert summary["sentences"] == len((raw_corpus / "test.en").read_text().splitlines())
+    report = json.loads((tmp_path / "results" / "tst" / "report" / "report.json").read_text())
+    assert report["cxmi"] == pytest.approx(summary["cxmi"], abs=1e-5)
+    assert (tmp_path / "results" / "tst" / "report" / "viewer.html").exists()
     proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr

@@ -250,3 +250,20 @@ def test_incremental_and_full_recomputation_agree(translator, demo_model):
     fast = beam_search(*args, beam=4, max_lengths=[60] * len(rows))
     slow = beam_search(*args, beam=4, max_lengths=[60] * len(rows), incremental=False)
     assert fast == slow
+
+
+def test_pcxmi_report_singles_out_the_planted_formality_tokens(demo_model, tmp_path):
+    """P-CXMI of the tiny demo model, joined with the demo's gold tags: T-V pronouns (which the
+    model learns to take from context) stand out; the verbs that merely agree with them do not."""
+    from contextual_mt.cxmi import run_cxmi
+    from contextual_mt.report import run_report
+
+    data = demo_model["data"]
+    run_cxmi(str(demo_model["ckpt"]), str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
+             str(tmp_path / "p.jsonl"), spm=str(demo_model["spm"]), progress=False)
+    summary = run_report(str(tmp_path / "p.jsonl"), str(tmp_path / "report"), conllu=str(data / "test.fr.conllu"),
+                         tags=str(data / "test.tags.json"))
+    tag = {r["key"]: r for r in summary["tag"]}
+    assert tag["formality"]["auc"] > 0.9, tag
+    assert tag["formality"]["mean"] > tag["formality-agreement"]["mean"] + 0.1, tag
+    assert tag["formality"]["mean"] > tag["no tag"]["mean"] + 0.1, tag
