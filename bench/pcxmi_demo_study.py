@@ -8,8 +8,8 @@ Needs `make demo` first (its data, sentencepiece model and contextual model).
    planted token of the same sentence ("-agreement") are counted apart, since the target prefix
    already fixes them.
 2. CoWord dropout: two more contextual models, identical to the demo's (target context 3,
-   dynamic size, same seed and epochs) but with --coword-dropout 0.0 and 0.2; their corpus CXMI
-   on the test split.
+   dynamic size, same epochs) but with --coword-dropout 0.0 and 0.2, for seeds 1 and 2; their
+   corpus CXMI on the test split.
 
     .venv/bin/python bench/pcxmi_demo_study.py --workdir demo --out bench/out/pcxmi_study
 """
@@ -55,27 +55,29 @@ def planted_study(work: Path, out: Path) -> dict:
             **{k: {"count": len(v), "mean": float(np.mean(v)), "auc": roc_auc(v, other)} for k, v in groups.items()}}
 
 
-def coword_study(work: Path, out: Path, epochs: int, rates) -> dict:
+def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
     results = {}
     data = work / "data"
-    for rate in rates:
-        save = out / f"coword{rate}"
+    for seed, rate in ((s, r) for s in seeds for r in rates):
+        name = f"coword{rate}" + (f"-seed{seed}" if seed != 1 else "")
+        save = out / name
         ckpt = save / "checkpoint_best.pt"
         if not ckpt.exists():
             cmd = [str(BIN / "fairseq-train"), str(work / "data-bin"), "--user-dir", USER_DIR,
                    "--task", "document_translation", *COMMON, "--source-context-size", "0",
                    "--target-context-size", "3", "--sample-context-size", "--coword-dropout", str(rate),
-                   "--max-epoch", str(epochs), "--save-dir", str(save), "--cpu", "--no-progress-bar"]
+                   "--max-epoch", str(epochs), "--save-dir", str(save), "--cpu", "--no-progress-bar",
+                   "--seed", str(seed)]  # the last --seed wins
             save.mkdir(parents=True, exist_ok=True)
             with open(save / "train.log", "w") as log:
                 subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True)
             for f in (work / "data-bin").glob("dict.*.txt"):
                 shutil.copy(f, save / f.name)
         summary = run_cxmi(str(ckpt), str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
-                           str(out / f"coword{rate}.pcxmi.jsonl"), spm=str(work / "spm/spm.model"))
+                           str(out / f"{name}.pcxmi.jsonl"), spm=str(work / "spm/spm.model"))
         log = (save / "train.log").read_text()
         best = [line for line in log.splitlines() if "| valid on" in line or "| valid |" in line][-1]
-        results[str(rate)] = {"cxmi": summary["cxmi"], "unit": summary["unit"],
+        results[name] = {"coword_dropout": rate, "seed": seed, "cxmi": summary["cxmi"], "unit": summary["unit"],
                               "last_valid": best.split("| valid ")[-1][:200]}
     return results
 
@@ -86,6 +88,7 @@ def main() -> None:
     ap.add_argument("--out", default="bench/out/pcxmi_study")
     ap.add_argument("--epochs", type=int, default=16, help="as the demo's contextual model")
     ap.add_argument("--rates", default="0.0,0.2")
+    ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--skip-coword", action="store_true")
     args = ap.parse_args()
     work, out = Path(args.workdir), Path(args.out)
@@ -93,7 +96,8 @@ def main() -> None:
     results = {"planted": planted_study(work, out)}
     print(json.dumps(results["planted"], indent=2))
     if not args.skip_coword:
-        results["coword"] = coword_study(work, out, args.epochs, [float(r) for r in args.rates.split(",")])
+        results["coword"] = coword_study(work, out, args.epochs, [float(r) for r in args.rates.split(",")],
+                                         [int(s) for s in args.seeds.split(",")])
         print(json.dumps(results["coword"], indent=2))
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import List, Optional
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, InputError
 
 
 def _add_symbols(args: argparse.Namespace) -> int:
@@ -213,7 +213,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
     try:
         return args.func(args)
-    except ContextualMTError as e:
+    except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
 

@@ -1,21 +1,11 @@
-"""User-facing errors: one clear line, no traceback, non-zero exit."""
+"""User-facing errors: one clear line, no traceback, non-zero exit (see muda.errors)."""
 from __future__ import annotations
 
-import sys
+from muda.errors import InputError, install_excepthook
 
 
-class ContextualMTError(ValueError):
-    """Bad input or set-up. Its message names the file (and line) at fault."""
+class ContextualMTError(InputError):
+    """Bad input or set-up in contextual_mt. Its message names the file (and line) at fault."""
 
 
-def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
-    if issubclass(exc_type, ContextualMTError):
-        print(f"error: {exc}", file=sys.stderr)
-        return
-    _previous(exc_type, exc, tb)
-
-
-def install_excepthook() -> None:
-    """Make an uncaught ContextualMTError print one line (exit status stays 1)."""
-    if getattr(sys.excepthook, "__name__", "") != "_excepthook":
-        sys.excepthook = _excepthook
+__all__ = ["ContextualMTError", "InputError", "install_excepthook"]

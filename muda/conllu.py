@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Iterable, List
 
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.io_utils import atomic_write_text, read_lines
+from muda.errors import InputError
+from muda.io import atomic_write_text, read_lines
 from muda.annotation import Sentence, Token, Word, format_feats, parse_feats
 
 
@@ -23,7 +23,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
     def finish(lineno: int) -> None:
         nonlocal tokens, comments, mwt_token
         if mwt_token is not None and len(mwt_token.words) == 0:
-            raise ContextualMTError(f"{path}:{lineno}: multi-word token without its words")
+            raise InputError(f"{path}:{lineno}: multi-word token without its words")
         sentences.append(Sentence(tokens, comments.get("sent_id"), comments.get("newdoc"), comments.get("text")))
         tokens, comments, mwt_token = [], {}, None
 
@@ -45,7 +45,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
             continue
         cols = line.split("\t")
         if len(cols) != 10:
-            raise ContextualMTError(f"{path}:{lineno}: expected 10 tab-separated columns, found {len(cols)}")
+            raise InputError(f"{path}:{lineno}: expected 10 tab-separated columns, found {len(cols)}")
         ident = cols[0]
         if "." in ident:  # empty node of enhanced UD
             continue
@@ -53,7 +53,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
             try:
                 lo, hi = (int(x) for x in ident.split("-"))
             except ValueError:
-                raise ContextualMTError(f"{path}:{lineno}: bad token id {ident!r}") from None
+                raise InputError(f"{path}:{lineno}: bad token id {ident!r}") from None
             mwt_token, mwt_end = Token(cols[1], []), hi
             tokens.append(mwt_token)
             continue
@@ -61,10 +61,10 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
             word = Word(int(ident), cols[1], cols[2], cols[3], parse_feats(cols[5]),
                         int(cols[6]) if cols[6] != "_" else 0, cols[7], _misc(cols[9]))
         except ValueError as e:
-            raise ContextualMTError(f"{path}:{lineno}: {e}") from None
+            raise InputError(f"{path}:{lineno}: {e}") from None
         expected = len([w for t in tokens for w in t.words]) + 1
         if word.id != expected:
-            raise ContextualMTError(f"{path}:{lineno}: word id {word.id}, expected {expected}")
+            raise InputError(f"{path}:{lineno}: word id {word.id}, expected {expected}")
         if mwt_token is not None and word.id <= mwt_end:
             mwt_token.words.append(word)
         else:
@@ -104,4 +104,4 @@ def write_conllu(path: str, sentences: Iterable[Sentence]) -> None:
 
 def check_sentence_count(sentences: List[Sentence], path: str, expected: int, other: str) -> None:
     if len(sentences) != expected:
-        raise ContextualMTError(f"{path}: has {len(sentences)} sentences but {other} has {expected} lines")
+        raise InputError(f"{path}: has {len(sentences)} sentences but {other} has {expected} lines")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError
+from muda.errors import InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
@@ -53,7 +53,7 @@ class StanzaAnnotator:
                 tokenize_pretokenized=pretokenized,
                 use_gpu=torch.cuda.is_available() if use_gpu is None else use_gpu)
         except (FileNotFoundError, ValueError, KeyError) as e:
-            raise ContextualMTError(
+            raise InputError(
                 f"stanza model for '{lang}' not found in {model_dir} ({type(e).__name__}); get it with: "
                 f"python -c \"import stanza; stanza.download('{lang}', model_dir='{model_dir}')\"") from None
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import BIN
 from contextual_mt.demo_data import generate_demo_data
 from contextual_mt.errors import ContextualMTError
+from muda.errors import InputError
 from contextual_mt.pcxmi_join import join
 from contextual_mt.pcxmi_tables import roc_auc
 from contextual_mt.pos_classes import pos_classes
@@ -77,7 +78,7 @@ def test_conllu_multiword_tokens_empty_sentences_and_round_trip():
     ("1\tIl\til\tPRON\t_\tPerson\t0\troot\t_\t_\n", "x.conllu:1: bad feature"),
 ])
 def test_conllu_errors_name_file_and_line(text, where):
-    with pytest.raises(ContextualMTError, match=where):
+    with pytest.raises(InputError, match=where):
         parse_conllu(text.splitlines(), "x.conllu")
 
 
@@ -140,7 +141,7 @@ def test_stanza_documents_convert_like_conllu():
 def test_missing_stanza_model_is_one_clear_error(tmp_path):
     from muda.stanza_pipeline import StanzaAnnotator
 
-    with pytest.raises(ContextualMTError, match=r"stanza model for 'fr' not found.*stanza.download\('fr'"):
+    with pytest.raises(InputError, match=r"stanza model for 'fr' not found.*stanza.download\('fr'"):
         StanzaAnnotator("fr", model_dir=str(tmp_path))
 
 

@@ -1,0 +1,24 @@
+"""User-facing errors shared by muda and contextual_mt: one clear line, no traceback, exit 1.
+
+Kept free of heavy imports (torch, fairseq), so that muda starts fast.
+"""
+from __future__ import annotations
+
+import sys
+
+
+class InputError(ValueError):
+    """Bad input or set-up. Its message names the file (and line) at fault."""
+
+
+def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
+    if issubclass(exc_type, InputError):
+        print(f"error: {exc}", file=sys.stderr)
+        return
+    _previous(exc_type, exc, tb)
+
+
+def install_excepthook() -> None:
+    """Make an uncaught InputError print one line (exit status stays 1)."""
+    if getattr(sys.excepthook, "__name__", "") != "_excepthook":
+        sys.excepthook = _excepthook

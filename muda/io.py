@@ -1,0 +1,48 @@
+"""Reading text files with clear errors; writing outputs atomically (temp file, rename)."""
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Iterable, List
+
+from muda.errors import InputError
+
+
+def read_lines(path: str) -> List[str]:
+    """Lines of a UTF-8 text file, without line breaks."""
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: file not found")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [line.rstrip("\r\n") for line in f]
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path``; readers never see a partial file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def atomic_write_lines(path: str, lines: Iterable[str]) -> None:
+    """One line per item, written atomically."""
+    lines = list(lines)
+    if any("\n" in line for line in lines):
+        raise ValueError(f"{path}: an output line contains a newline")
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
