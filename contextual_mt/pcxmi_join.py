@@ -72,24 +72,10 @@ def read_pcxmi(path: str) -> List[Dict]:
 
 
 def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
-    """MuDA dump layout: documents -> sentences -> tokens -> {"token": ..., "tags": [...]};
-    returned flat, one list of (token, tags) per sentence in corpus order."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            docs = json.load(f)
-    except FileNotFoundError:
-        raise ContextualMTError(f"{path}: file not found") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ContextualMTError(f"{path}: not a JSON file ({e})") from None
-    out = []
-    try:
-        for d, doc in enumerate(docs):
-            for s, sent in enumerate(doc):
-                out.append([(t["token"], list(t["tags"])) for t in sent])
-    except (TypeError, KeyError) as e:
-        raise ContextualMTError(f"{path}: document {d + 1}, sentence {s + 1}: not the MuDA tags layout "
-                                f"(documents -> sentences -> {{\"token\", \"tags\"}}): {e}") from None
-    return out
+    """MuDA tags, one list of (token, tags) per sentence in corpus order."""
+    from muda.tags_io import flat_sentences, read_tags as read_dump
+
+    return flat_sentences(read_dump(path))
 
 
 def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -> None:

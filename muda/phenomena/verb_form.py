@@ -1,0 +1,31 @@
+"""Verb form: a target verb whose tense is ambiguous for the language, when a verb of the same
+tense appeared earlier in the document."""
+from __future__ import annotations
+
+from typing import List, Set
+
+from muda.document import Document
+from muda.languages import Language
+from muda.phenomena import register
+from muda.settings import TaggerSettings
+
+
+@register("verb_form")
+def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
+    out: List[Set[int]] = []
+    seen: Set[str] = set()
+    for pair in doc.pairs:
+        tenses = []
+        for tok in pair.tgt.tokens:
+            t = next((w.feats.get("Tense") for w in tok.words
+                      if w.upos in settings.verb_upos and w.feats.get("Tense") in lang.verb_forms), None)
+            tenses.append(t)
+        tagged, local = set(), set(seen)
+        for j, t in enumerate(tenses):
+            if t and t in local:
+                tagged.add(j)
+            if t and settings.same_sentence_counts:
+                local.add(t)
+        seen.update(t for t in tenses if t)
+        out.append(tagged)
+    return out
