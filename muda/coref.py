@@ -64,3 +64,15 @@ class CorefIndex:
         m = self.mention_at(sentence, token)
         a = self.antecedent(m) if m else None
         return a is not None and a.sentence < sentence
+
+
+def add_corefud(sentences: Sequence[Sentence], mentions: Sequence[Mention]) -> None:
+    """Write mentions into the sentences' MISC as CorefUD Entity values (e.g. to store them as CoNLL-U)."""
+    for m in sorted(mentions, key=lambda m: (m.sentence, m.start, -m.end)):
+        tokens = sentences[m.sentence].tokens
+        first, last = tokens[m.start].words[0], tokens[m.end].words[-1]
+        if m.start == m.end and first is last:
+            first.misc["Entity"] = first.misc.get("Entity", "") + f"(e{m.entity})"
+        else:
+            first.misc["Entity"] = first.misc.get("Entity", "") + f"(e{m.entity}"
+            last.misc["Entity"] = f"e{m.entity})" + last.misc.get("Entity", "")

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from muda.errors import InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
+from muda.coref import Mention
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
 
@@ -38,7 +39,7 @@ class StanzaAnnotator:
     """A stanza pipeline loaded once; ``annotate`` batches all lines through it."""
 
     def __init__(self, lang: str, model_dir: Optional[str] = None, processors: str = DEFAULT_PROCESSORS,
-                 pretokenized: bool = False, use_gpu: Optional[bool] = None, pipeline=None):
+                 pretokenized: bool = False, use_gpu: Optional[bool] = None, pipeline=None, **options):
         self.lang = lang
         if pipeline is not None:  # an already built pipeline (tests, or a caller's own settings)
             self.pipeline = pipeline
@@ -50,7 +51,7 @@ class StanzaAnnotator:
         try:
             self.pipeline = stanza.Pipeline(
                 lang, dir=model_dir, processors=processors, download_method=None, logging_level="WARN",
-                tokenize_pretokenized=pretokenized,
+                tokenize_pretokenized=pretokenized, **options,
                 use_gpu=torch.cuda.is_available() if use_gpu is None else use_gpu)
         except (FileNotFoundError, ValueError, KeyError) as e:
             raise InputError(
@@ -66,4 +67,38 @@ class StanzaAnnotator:
         for i, doc in zip(todo, docs):
             out[i] = from_stanza_sentences(doc.sentences)
             out[i].text = lines[i]
+        return out
+
+    def annotate_documents(self, documents: Sequence[Sequence[str]]) -> List[Tuple[List[Sentence], List[Mention]]]:
+        """Each document in one call (a pipeline built with tokenize_no_ssplit=True and coref keeps
+        one sentence per line); returns its sentences and coreference mentions (token indices)."""
+        import stanza
+
+        out = []
+        inputs = [[line for line in doc if line.strip()] for doc in documents]
+        todo = [k for k, lines in enumerate(inputs) if lines]
+        done = self.pipeline.bulk_process([stanza.Document([], text="\n\n".join(inputs[k])) for k in todo]) if todo else []
+        by_doc = dict(zip(todo, done))
+        for k, doc in enumerate(documents):
+            sentences = [Sentence([], text="") for _ in doc]
+            mentions: List[Mention] = []
+            if k in by_doc:
+                sdoc = by_doc[k]
+                rows = [i for i, line in enumerate(doc) if line.strip()]
+                if len(sdoc.sentences) != len(rows):
+                    raise InputError(f"stanza split a document into {len(sdoc.sentences)} sentences, expected "
+                                     f"{len(rows)}: the pipeline needs tokenize_no_ssplit=True")
+                token_of = []
+                for row, sent in zip(rows, sdoc.sentences):
+                    sentences[row] = from_stanza_sentences([sent])
+                    sentences[row].text = doc[row]
+                    token_of.append({w.id - 1: t for t, tok in enumerate(sent.tokens) for w in tok.words})
+                for chain in getattr(sdoc, "coref", None) or []:
+                    for m in chain.mentions:
+                        if not isinstance(m.start_word, int):  # zero anaphora: no surface token
+                            continue
+                        tokens = token_of[m.sentence]
+                        mentions.append(Mention(str(chain.index), rows[m.sentence], tokens[m.start_word],
+                                                tokens[m.end_word - 1]))
+            out.append((sentences, mentions))
         return out

@@ -1,0 +1,105 @@
+"""The ``muda`` command: ``muda tag`` (and ``muda train-ellipsis``); a thin layer over the API."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from muda.errors import InputError, install_excepthook
+from muda.languages import PHENOMENA
+
+
+def _tag(args: argparse.Namespace) -> int:
+    from muda.languages import get_language
+    from muda.settings import TaggerSettings
+
+    get_language(args.tgt_lang)  # an unknown language fails before any model loads
+    from muda.tagger import tag_files
+
+    annotators = None
+    if not (args.src_conllu and args.tgt_conllu and args.alignments):
+        from muda.annotators import ModelAnnotators
+
+        annotators = ModelAnnotators(stanza_dir=args.stanza_dir, align_model=args.align_model,
+                                     ellipsis_model=args.ellipsis_model, cache_dir=args.cache_dir,
+                                     coref_window=args.coref_window, batch_size=args.batch_size, cpu=args.cpu)
+    settings = TaggerSettings(lexical_min_count=args.lexical_min_count,
+                              same_sentence_counts=args.same_sentence_counts)
+    summary = tag_files(args.src, args.tgt, args.docids, args.tgt_lang, args.dump_tags,
+                        src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,
+                        phenomena=args.phenomena, settings=settings, annotators=annotators)
+    counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
+    print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
+          f"{counts}; tags: {args.dump_tags}")
+    return 0
+
+
+def _train_ellipsis(args: argparse.Namespace) -> int:
+    from muda.ellipsis_classifier import train_ellipsis
+
+    r = train_ellipsis(args.ptb, args.base_model, args.output, epochs=args.epochs, batch_size=args.batch_size,
+                       lr=args.lr, positive_weight=args.positive_weight, device="cpu" if args.cpu else None)
+    print(f"trained on {r['sentences']} sentences ({r['positives']} with ellipsis); model: {r['output']}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="muda", description="MuDA: multilingual discourse-aware tagging "
+                                     "and evaluation of document-level MT")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("tag", help="tag every target token with the discourse phenomena it involves")
+    p.add_argument("--src", required=True, help="English source, one sentence per line")
+    p.add_argument("--tgt", required=True, help="target text (reference or system output), aligned to --src")
+    p.add_argument("--docids", required=True, help="document id of each line")
+    p.add_argument("--tgt-lang", required=True, help="target language: ISO code or TED variant (pt-br, zh-cn)")
+    p.add_argument("--dump-tags", required=True, metavar="OUT.json",
+                   help="tags JSON; the annotations used are written beside it (OUT.src.conllu, ...)")
+    p.add_argument("--phenomena", nargs="+", choices=PHENOMENA, help="default: all that apply to the language")
+    g = p.add_argument_group("pre-computed annotations (no model needed)")
+    g.add_argument("--src-conllu", help="CoNLL-U of --src (with CorefUD Entity in MISC for coreference)")
+    g.add_argument("--tgt-conllu", help="CoNLL-U of --tgt")
+    g.add_argument("--alignments", help="Pharaoh alignments over the CoNLL-U tokens, one line per pair")
+    g = p.add_argument_group("annotator models (used for whatever is not pre-computed)")
+    g.add_argument("--stanza-dir", help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
+    g.add_argument("--align-model", default="bert-base-multilingual-cased",
+                   help="awesome-align model: a path or a Hugging Face name already in the local cache")
+    g.add_argument("--ellipsis-model", help="classifier from `muda train-ellipsis` (default: the rule-based "
+                   "detector over the English parse)")
+    g.add_argument("--coref-window", type=int, default=0,
+                   help="sentences per coreference window (0: the whole document at once)")
+    g.add_argument("--cache-dir", help="annotation cache (default: ~/.cache/contextual-mt/muda)")
+    g.add_argument("--batch-size", type=int, default=32)
+    g.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    g = p.add_argument_group("thresholds")
+    g.add_argument("--lexical-min-count", type=int, default=3,
+                   help="lexical cohesion: earlier occurrences of the aligned lemma pair (default 3)")
+    g.add_argument("--same-sentence-counts", action="store_true",
+                   help="formality/verb form: an earlier word of the same sentence counts as previous")
+    p.set_defaults(func=_tag)
+
+    p = sub.add_parser("train-ellipsis", help="train the BERT ellipsis classifier on Penn Treebank trees "
+                       "(sentences with the *?* trace are positives)")
+    p.add_argument("ptb", nargs="+", help="PTB-format tree files (.mrg)")
+    p.add_argument("--base-model", default="bert-base-cased", help="a local path or cached model name")
+    p.add_argument("--output", required=True, help="directory for the trained model (--ellipsis-model)")
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2e-5)
+    p.add_argument("--positive-weight", type=float, default=100.0, help="loss weight of ellipsis sentences")
+    p.add_argument("--cpu", action="store_true")
+    p.set_defaults(func=_train_ellipsis)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    install_excepthook()
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
