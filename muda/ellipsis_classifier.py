@@ -76,7 +76,7 @@ def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, epoch
             optim.zero_grad()
             loss.backward()
             optim.step()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
             bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
     tmp = output.rstrip("/") + ".partial"
     model.save_pretrained(tmp)

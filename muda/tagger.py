@@ -87,8 +87,10 @@ class MudaTagger:
                         for j, tok in enumerate(pair.tgt.tokens)])
         return out
 
-    def tag(self, docs: Sequence[Document]) -> TagDump:
-        return [self.tag_document(d) for d in docs]
+    def tag(self, docs: Sequence[Document], progress: bool = False) -> TagDump:
+        from tqdm import tqdm
+
+        return [self.tag_document(d) for d in tqdm(docs, desc="tagging", unit="doc", disable=not progress)]
 
 
 def tag_files(src: str, tgt: str, docids: str, tgt_lang: str, output: str,
@@ -137,7 +139,7 @@ def tag_files(src: str, tgt: str, docids: str, tgt_lang: str, output: str,
         getattr(annotators, "has_ellipsis_model", False) else detect_ellipsis(src_sents)
     stage("ellipsis")
     docs = build_documents(ids, src_sents, tgt_sents, aligns, ellipsis, mentions)
-    dump = tagger.tag(docs)
+    dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     stage("tagging")
     write_tags(output, dump)
     stem = output[:-5] if output.endswith(".json") else output
