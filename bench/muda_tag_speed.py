@@ -1,0 +1,58 @@
+"""MuDA tagging speed on the pre-computed path, and per-stage times.
+
+Builds a demo corpus of about 3,000 sentences (gold CoNLL-U with CorefUD coreference, Pharaoh
+alignments), then runs `tag_files` on it several times and reports the median of each stage.
+"Tagging" is the five phenomena over the annotated documents; the end-to-end figure includes
+reading and validating CoNLL-U and alignments, ellipsis detection and writing the outputs.
+Run it pinned to one core:
+
+    taskset -c 0 .venv/bin/python bench/muda_tag_speed.py
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from contextual_mt.demo_data import generate_demo_data  # noqa: E402
+from muda.tagger import tag_files  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--docs", type=int, default=545, help="test documents (545 gives about 3,000 sentences)")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--out", default="bench/out/muda_tag_speed.json")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        generate_demo_data(str(d), train_docs=1, valid_docs=1, test_docs=args.docs, seed=21)
+        runs = []
+        for r in range(args.repeats):
+            s = tag_files(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(d / "tags.json"),
+                          src_conllu=str(d / "test.en.conllu"), tgt_conllu=str(d / "test.fr.conllu"),
+                          alignments=str(d / "test.align"), progress=False)
+            runs.append(s)
+        n = runs[0]["sentences"]
+    stages = {k: statistics.median(r["seconds"][k] for r in runs) for k in runs[0]["seconds"]}
+    total = sum(stages.values())
+    summary = {"sentences": n, "documents": runs[0]["documents"], "tags": runs[0]["tags"],
+               "median_seconds_per_stage": stages, "total_seconds": total,
+               "tagging_sentences_per_s": n / stages["tagging"], "end_to_end_sentences_per_s": n / total}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(summary, indent=2))
+    print(f"{n} sentences, {summary['documents']} documents; tags: {summary['tags']}")
+    for k, v in stages.items():
+        print(f"  {k:12s} {v * 1000:8.1f} ms")
+    print(f"tagging: {summary['tagging_sentences_per_s']:.0f} sentences/s; end to end: "
+          f"{summary['end_to_end_sentences_per_s']:.0f} sentences/s")
+
+
+if __name__ == "__main__":
+    main()
