@@ -1,26 +1,17 @@
 """Document ids: one id per line; a document is a maximal run of equal consecutive ids."""
 from __future__ import annotations
 
-import os
 from typing import List
 
 import numpy as np
 
 from contextual_mt.errors import ContextualMTError
+from muda.io import read_docids as _read_docids
 
 
 def read_docids(path: str) -> List[str]:
     """Read a docids file. Ids may be any non-empty string; blank lines are errors."""
-    if not os.path.exists(path):
-        raise ContextualMTError(f"{path}: docids file not found")
-    with open(path, encoding="utf-8") as f:
-        ids = [line.rstrip("\r\n") for line in f]
-    if not ids:
-        raise ContextualMTError(f"{path}: docids file is empty")
-    for lineno, doc_id in enumerate(ids, start=1):
-        if not doc_id.strip():
-            raise ContextualMTError(f"{path}:{lineno}: empty document id")
-    return ids
+    return _read_docids(path, ContextualMTError)
 
 
 def document_starts(doc_ids: List[str]) -> np.ndarray:

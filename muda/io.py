@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Iterable, List
+from typing import Iterable, List, Type
 
 from muda.errors import InputError
 
@@ -46,3 +46,16 @@ def atomic_write_lines(path: str, lines: Iterable[str]) -> None:
     if any("\n" in line for line in lines):
         raise ValueError(f"{path}: an output line contains a newline")
     atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def read_docids(path: str, error: Type[InputError] = InputError) -> List[str]:
+    """A docids file: one non-empty document id per line (blank ids and empty files are errors)."""
+    if not os.path.exists(path):
+        raise error(f"{path}: docids file not found")
+    ids = read_lines(path)
+    if not ids:
+        raise error(f"{path}: docids file is empty")
+    for lineno, doc_id in enumerate(ids, start=1):
+        if not doc_id.strip():
+            raise error(f"{path}:{lineno}: empty document id")
+    return ids

@@ -19,21 +19,11 @@ from muda.coref import CorefIndex, Mention, corefud_mentions
 from muda.document import Document, SentencePair
 from muda.ellipsis import detect as detect_ellipsis
 from muda.errors import InputError
-from muda.io import atomic_write_text, read_lines
+from muda.io import atomic_write_text, read_docids, read_lines
 from muda.languages import PHENOMENA as ALL_PHENOMENA, Language, get_language
 from muda.phenomena import PHENOMENA
 from muda.settings import TaggerSettings
 from muda.tags_io import TagDump, tag_counts, write_tags
-
-
-def read_docids(path: str) -> List[str]:
-    ids = read_lines(path)
-    if not ids:
-        raise InputError(f"{path}: docids file is empty")
-    for n, d in enumerate(ids, start=1):
-        if not d.strip():
-            raise InputError(f"{path}:{n}: empty document id")
-    return ids
 
 
 def _norm(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import List, Optional, Set
 from muda.annotation import Token
 from muda.document import Document, SentencePair
 from muda.languages import Formality, Language
-from muda.phenomena import register
+from muda.phenomena import register, seen_before
 from muda.settings import TaggerSettings
 
 
@@ -51,13 +51,5 @@ def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int
             if level is None and f.subject_drop:
                 level = _verb_level(pair, tok, j)
             levels.append(level)
-        tagged = set()
-        local = set(seen)
-        for j, level in enumerate(levels):
-            if level and level in local:
-                tagged.add(j)
-            if level and settings.same_sentence_counts:
-                local.add(level)
-        seen.update(level for level in levels if level)
-        out.append(tagged)
+        out.append(seen_before(levels, seen, settings.same_sentence_counts))
     return out

@@ -6,7 +6,7 @@ from typing import List, Set
 
 from muda.document import Document
 from muda.languages import Language
-from muda.phenomena import register
+from muda.phenomena import register, seen_before
 from muda.settings import TaggerSettings
 
 
@@ -20,12 +20,5 @@ def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int
             t = next((w.feats.get("Tense") for w in tok.words
                       if w.upos in settings.verb_upos and w.feats.get("Tense") in lang.verb_forms), None)
             tenses.append(t)
-        tagged, local = set(), set(seen)
-        for j, t in enumerate(tenses):
-            if t and t in local:
-                tagged.add(j)
-            if t and settings.same_sentence_counts:
-                local.add(t)
-        seen.update(t for t in tenses if t)
-        out.append(tagged)
+        out.append(seen_before(tenses, seen, settings.same_sentence_counts))
     return out
