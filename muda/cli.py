@@ -16,13 +16,7 @@ def _tag(args: argparse.Namespace) -> int:
     get_language(args.tgt_lang)  # an unknown language fails before any model loads
     from muda.tagger import tag_files
 
-    annotators = None
-    if not (args.src_conllu and args.tgt_conllu and args.alignments):
-        from muda.annotators import ModelAnnotators
-
-        annotators = ModelAnnotators(stanza_dir=args.stanza_dir, align_model=args.align_model,
-                                     ellipsis_model=args.ellipsis_model, cache_dir=args.cache_dir,
-                                     coref_window=args.coref_window, batch_size=args.batch_size, cpu=args.cpu)
+    annotators = None if (args.src_conllu and args.tgt_conllu and args.alignments) else _annotators(args)
     settings = TaggerSettings(lexical_min_count=args.lexical_min_count,
                               same_sentence_counts=args.same_sentence_counts)
     summary = tag_files(args.src, args.tgt, args.docids, args.tgt_lang, args.dump_tags,
@@ -32,6 +26,49 @@ def _tag(args: argparse.Namespace) -> int:
     print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
           f"{counts}; tags: {args.dump_tags}")
     return 0
+
+
+def _annotators(args: argparse.Namespace):
+    """Lexicon lookup (--lexicon) or the model annotators, for what is not pre-computed."""
+    if getattr(args, "lexicon", None):
+        from muda.lexicon_annotator import LexiconAnnotator
+
+        return LexiconAnnotator(*args.lexicon)
+    from muda.annotators import ModelAnnotators
+
+    return ModelAnnotators(stanza_dir=args.stanza_dir, align_model=args.align_model,
+                           ellipsis_model=args.ellipsis_model, cache_dir=args.cache_dir,
+                           coref_window=args.coref_window, batch_size=args.batch_size, cpu=args.cpu)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from muda.evaluation import format_table, run_eval
+    from muda.languages import get_language
+
+    get_language(args.tgt_lang)
+    result = run_eval(args.src, args.ref, args.docids, args.tgt_lang, args.hyps, output=args.output,
+                      ref_tags=args.ref_tags, src_conllu=args.src_conllu, ref_conllu=args.ref_conllu,
+                      ref_alignments=args.ref_alignments, hyp_conllu=args.hyp_conllu,
+                      hyp_alignments=args.hyp_alignments, annotators=_annotators(args), names=args.names,
+                      bootstrap=args.bootstrap, seed=args.seed, comet_model=args.comet_model, plot=args.plot)
+    print(format_table(result))
+    if args.output:
+        print(f"JSON: {args.output}")
+    return 0
+
+
+def _add_annotator_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("annotator models (used for whatever is not pre-computed)")
+    g.add_argument("--stanza-dir", help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
+    g.add_argument("--align-model", default="bert-base-multilingual-cased",
+                   help="awesome-align model: a path or a Hugging Face name already in the local cache")
+    g.add_argument("--ellipsis-model", help="classifier from `muda train-ellipsis` (default: the rule-based "
+                   "detector over the English parse)")
+    g.add_argument("--coref-window", type=int, default=0,
+                   help="sentences per coreference window (0: the whole document at once)")
+    g.add_argument("--cache-dir", help="annotation cache (default: ~/.cache/contextual-mt/muda)")
+    g.add_argument("--batch-size", type=int, default=32)
+    g.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
 
 
 def _train_ellipsis(args: argparse.Namespace) -> int:
@@ -59,23 +96,39 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--src-conllu", help="CoNLL-U of --src (with CorefUD Entity in MISC for coreference)")
     g.add_argument("--tgt-conllu", help="CoNLL-U of --tgt")
     g.add_argument("--alignments", help="Pharaoh alignments over the CoNLL-U tokens, one line per pair")
-    g = p.add_argument_group("annotator models (used for whatever is not pre-computed)")
-    g.add_argument("--stanza-dir", help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
-    g.add_argument("--align-model", default="bert-base-multilingual-cased",
-                   help="awesome-align model: a path or a Hugging Face name already in the local cache")
-    g.add_argument("--ellipsis-model", help="classifier from `muda train-ellipsis` (default: the rule-based "
-                   "detector over the English parse)")
-    g.add_argument("--coref-window", type=int, default=0,
-                   help="sentences per coreference window (0: the whole document at once)")
-    g.add_argument("--cache-dir", help="annotation cache (default: ~/.cache/contextual-mt/muda)")
-    g.add_argument("--batch-size", type=int, default=32)
-    g.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    _add_annotator_options(p)
     g = p.add_argument_group("thresholds")
     g.add_argument("--lexical-min-count", type=int, default=3,
                    help="lexical cohesion: earlier occurrences of the aligned lemma pair (default 3)")
     g.add_argument("--same-sentence-counts", action="store_true",
                    help="formality/verb form: an earlier word of the same sentence counts as previous")
     p.set_defaults(func=_tag)
+
+    p = sub.add_parser("eval", help="per-tag word precision, recall and f-measure of systems against the "
+                       "tagged reference, with BLEU and paired bootstrap")
+    p.add_argument("--src", required=True)
+    p.add_argument("--ref", required=True)
+    p.add_argument("--docids", required=True)
+    p.add_argument("--tgt-lang", required=True)
+    p.add_argument("--hyps", nargs="+", required=True,
+                   help="system outputs: plain lines or raw fairseq-generate output (re-ordered by id)")
+    p.add_argument("--names", nargs="+", help="system names (default: the file names)")
+    p.add_argument("--ref-tags", help="tags of the reference from `muda tag` (default: tag it now)")
+    p.add_argument("--output", help="JSON with every score and p-value")
+    p.add_argument("--plot", help="PNG bar chart of f-measure per tag per system")
+    p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (0: none)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--comet-model", help="also COMET (unbabel-comet): a model name or checkpoint path")
+    g = p.add_argument_group("pre-computed annotations")
+    g.add_argument("--src-conllu")
+    g.add_argument("--ref-conllu")
+    g.add_argument("--ref-alignments")
+    g.add_argument("--hyp-conllu", nargs="+", help="one per hypothesis file")
+    g.add_argument("--hyp-alignments", nargs="+", help="one per hypothesis file")
+    g.add_argument("--lexicon", nargs=3, metavar=("SRC.conllu", "TGT.conllu", "ALIGN"),
+                   help="annotate hypotheses by lookup in this annotated parallel corpus (no model)")
+    _add_annotator_options(p)
+    p.set_defaults(func=_eval)
 
     p = sub.add_parser("train-ellipsis", help="train the BERT ellipsis classifier on Penn Treebank trees "
                        "(sentences with the *?* trace are positives)")

@@ -26,6 +26,13 @@ from muda.settings import TaggerSettings
 from muda.tags_io import TagDump, tag_counts, write_tags
 
 
+def text_hash(lines: Sequence[str]) -> str:
+    """Content hash of a text, to recognise the reference a tags file was made from."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
 def _norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
 
@@ -139,6 +146,7 @@ def tag_files(src: str, tgt: str, docids: str, tgt_lang: str, output: str,
     atomic_write_text(stem + ".ellipsis", "".join(f"{int(e)}\n" for e in ellipsis))
     stage("writing")
     summary = {"output": output, "language": tagger.language.code, "phenomena": tagger.phenomena,
+               "src_sha256": text_hash(src_lines), "tgt_sha256": text_hash(tgt_lines),
                "documents": len(docs), "sentences": len(src_lines),
                "tags": tag_counts(dump, tagger.phenomena), "seconds": {k: round(v, 4) for k, v in times.items()}}
     atomic_write_text(stem + ".summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
