@@ -2,7 +2,7 @@
 
 ``fairseq-train --user-dir contextual_mt --task document_translation ...``
 Importing the package activates the fairseq compatibility layer and registers the task,
-model architectures and the reference scorer with fairseq.
+model architectures, the reference scorer and the MuDA scorer (--scoring muda) with fairseq.
 """
 import contextual_mt_compat
 
@@ -12,7 +12,7 @@ from contextual_mt.errors import ContextualMTError, install_excepthook  # noqa: 
 
 install_excepthook()
 
-from contextual_mt import models, tasks  # noqa: E402,F401
+from contextual_mt import models, muda_scorer, tasks  # noqa: E402,F401
 
 __version__ = "0.1.0"
 __all__ = ["ContextualMTError", "__version__"]

@@ -184,8 +184,10 @@ class DocumentTranslationTask(TranslationTask):
         return generator
 
     def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
+        from contextual_mt import generation_order
         from contextual_mt.sequence_scorer import ContextSequenceScorer
 
+        generation_order.record(sample["id"].tolist())  # for the MuDA scorer (--scoring muda)
         if isinstance(generator, ContextSequenceScorer):
             with torch.no_grad():
                 return generator.generate(models, sample)
