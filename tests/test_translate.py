@@ -267,3 +267,35 @@ def test_pcxmi_report_singles_out_the_planted_formality_tokens(demo_model, tmp_p
     assert tag["formality"]["auc"] > 0.9, tag
     assert tag["formality"]["mean"] > tag["formality-agreement"]["mean"] + 0.1, tag
     assert tag["formality"]["mean"] > tag["no tag"]["mean"] + 0.1, tag
+
+
+def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
+    """--scoring muda prints the MuDA table at the end of fairseq-generate; its numbers equal
+    `muda eval` on the same (shuffled, re-ordered) fairseq output."""
+    import json as _json
+
+    data = demo_model["data"]
+    tags = tmp_path / "ref.tags.json"
+    common = ["--src-conllu", str(data / "test.en.conllu")]
+    run([str(BIN / "muda"), "tag", "--src", str(data / "test.en"), "--tgt", str(data / "test.fr"), "--docids",
+         str(data / "test.docids"), "--tgt-lang", "fr", "--dump-tags", str(tags), *common, "--tgt-conllu",
+         str(data / "test.fr.conllu"), "--alignments", str(data / "test.align")])
+    lexicon = ",".join(str(data / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
+    proc = subprocess.run(
+        [str(BIN / "fairseq-generate"), str(demo_model["bin"]), "--user-dir", USER_DIR, "--task",
+         "document_translation", "-s", "en", "-t", "fr", "--target-context-size", "3", "--path",
+         str(demo_model["ckpt"]), "--gen-subset", "test", "--beam", "2", "--batch-size", "16", "--cpu",
+         "--post-process", "sentencepiece", "--scoring", "muda", "--muda-ref-tags", str(tags), "--muda-docids",
+         str(data / "test.docids"), "--muda-src", str(data / "test.en"), "--muda-tgt-lang", "fr",
+         "--muda-ref", str(data / "test.fr"), "--muda-src-conllu", str(data / "test.en.conllu"),
+         "--muda-lexicon", lexicon, "--muda-output", str(tmp_path / "scorer.json")],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "MuDA" in proc.stdout and "pronouns" in proc.stdout.split("MuDA")[-1]
+    (tmp_path / "gen.out").write_text(proc.stdout)
+    run([str(BIN / "muda"), "eval", "--src", str(data / "test.en"), "--ref", str(data / "test.fr"), "--docids",
+         str(data / "test.docids"), "--tgt-lang", "fr", "--hyps", str(tmp_path / "gen.out"), "--names", "system",
+         "--ref-tags", str(tags), *common, "--lexicon", *lexicon.split(","), "--output", str(tmp_path / "eval.json")])
+    scorer, direct = (_json.loads((tmp_path / f).read_text()) for f in ("scorer.json", "eval.json"))
+    assert scorer["systems"]["system"]["tags"] == direct["systems"]["system"]["tags"]
+    assert scorer["systems"]["system"]["bleu"] == pytest.approx(direct["systems"]["system"]["bleu"])

@@ -192,16 +192,19 @@ class DocumentTranslationTask(TranslationTask):
             with torch.no_grad():
                 return generator.generate(models, sample)
         context = sample.get("tgt_prefix")
+        search = getattr(generator, "search", None)
         if context is None:
+            if isinstance(search, PrefixBeamSearch):
+                search.prefix_lengths = None  # a batch with no context at all: forget the previous one's
             return super().inference_step(generator, models, sample, prefix_tokens, constraints)
         if prefix_tokens is not None:
             raise ContextualMTError("--prefix-size cannot be combined with target context")
-        if isinstance(getattr(generator, "search", None), PrefixBeamSearch):
+        if isinstance(search, PrefixBeamSearch):
             # fairseq identifies rows by sample id (its original_batch_idxs)
             ids = sample["id"]
             by_id = torch.zeros(int(ids.max()) + 1, dtype=torch.long)
             by_id[ids.cpu()] = sample["prefix_lengths"].cpu()
-            generator.search.prefix_lengths = by_id
+            search.prefix_lengths = by_id
         with torch.no_grad():
             hypos = generator.generate(models, sample, prefix_tokens=context, constraints=constraints)
         return strip_context(hypos, sample["prefix_lengths"], getattr(generator, "len_penalty", 1.0))
