@@ -11,7 +11,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo pcxmi check-python fairseq-wheel browser clean
+.PHONY: install test demo pcxmi muda-eval check-python fairseq-wheel browser clean
 
 # Per-language-pair targets: `make pcxmi LANG=fr`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -33,6 +33,20 @@ PAIR_CKPT := checkpoints/$(PAIR)/context/checkpoint_best.pt
 PAIR_SPM := $(if $(wildcard data/$(PAIR)/spm.model),--spm data/$(PAIR)/spm.model,)
 endif
 RESULTS := results/$(PAIR)
+# muda-eval: systems to compare, and annotation options (pre-computed files when the data has them)
+ifeq ($(PAIR),demo)
+HYPS ?= demo/outputs/sentence.test.fr demo/outputs/context.test.fr
+MUDA_ARGS ?= --lexicon demo/data/train.en.conllu demo/data/train.fr.conllu demo/data/train.align
+else
+HYPS ?= $(RESULTS)/sentence.test.$(PAIR_TGT) $(RESULTS)/context.test.$(PAIR_TGT)
+MUDA_ARGS ?=
+# model options for tagging the reference when its annotations are not in the data directory
+MUDA_TAG_ARGS ?=
+endif
+MUDA_PRE := $(if $(wildcard $(PAIR_DATA)/test.en.conllu),--src-conllu $(PAIR_DATA)/test.en.conllu,)
+MUDA_REF_PRE := $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--tgt-conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
+    $(if $(wildcard $(PAIR_DATA)/test.align),--alignments $(PAIR_DATA)/test.align,)
+MUDA_REF_TAGS := $(RESULTS)/muda/reference.tags.json
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -89,6 +103,19 @@ pcxmi:
 	$(RUN) $(VENV)/bin/contextual-mt report $(RESULTS)/pcxmi.jsonl --output-dir $(RESULTS)/report \
 	    $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
 	    $(if $(wildcard $(PAIR_DATA)/test.tags.json),--tags $(PAIR_DATA)/test.tags.json,)
+
+muda-eval:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	@if [ "$(PAIR)" = demo ] && [ ! -f demo/outputs/context.test.fr ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
+	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make muda-eval')" >&2; exit 1; }; done
+	@for h in $(HYPS); do test -f $$h || { echo "error: $$h not found: translate the test set first, or pass HYPS=\"...\" (README, 'make muda-eval')" >&2; exit 1; }; done
+	@# the reference is tagged once; muda eval checks by content hash that it is this reference
+	@if [ -f $(MUDA_REF_TAGS) ] && [ $(MUDA_REF_TAGS) -nt $(PAIR_DATA)/test.$(PAIR_TGT) ]; then echo "reference tags: $(MUDA_REF_TAGS) (cached)"; else \
+	  $(RUN) $(VENV)/bin/muda tag --src $(PAIR_DATA)/test.en --tgt $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
+	    --tgt-lang $(PAIR_TGT) --dump-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_REF_PRE) $(MUDA_TAG_ARGS) || exit 1; fi
+	$(RUN) $(VENV)/bin/muda eval --src $(PAIR_DATA)/test.en --ref $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
+	    --tgt-lang $(PAIR_TGT) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
+	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info

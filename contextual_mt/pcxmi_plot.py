@@ -1,11 +1,10 @@
 """A PNG of mean P-CXMI per POS class (and per tag, when there are tags)."""
 from __future__ import annotations
 
-import os
-import tempfile
 from typing import Sequence
 
 from contextual_mt.pcxmi_tables import Row
+from muda.io import atomic_save_figure
 
 
 def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit: str = "nats") -> None:
@@ -31,15 +30,7 @@ def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit
         if not rows:
             ax.text(0.5, 0.5, "no annotations", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=directory)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        atomic_save_figure(fig, path)
     finally:
         plt.close(fig)

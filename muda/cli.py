@@ -51,7 +51,12 @@ def _eval(args: argparse.Namespace) -> int:
                       ref_alignments=args.ref_alignments, hyp_conllu=args.hyp_conllu,
                       hyp_alignments=args.hyp_alignments, annotators=_annotators(args), names=args.names,
                       bootstrap=args.bootstrap, seed=args.seed, comet_model=args.comet_model, plot=args.plot)
-    print(format_table(result))
+    table = format_table(result)
+    print(table)
+    if args.table:
+        from muda.io import atomic_write_text
+
+        atomic_write_text(args.table, table + "\n")
     if args.output:
         print(f"JSON: {args.output}")
     return 0
@@ -116,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref-tags", help="tags of the reference from `muda tag` (default: tag it now)")
     p.add_argument("--output", help="JSON with every score and p-value")
     p.add_argument("--plot", help="PNG bar chart of f-measure per tag per system")
+    p.add_argument("--table", help="also write the table printed on stdout to this file")
     p.add_argument("--bootstrap", type=int, default=1000, help="paired bootstrap resamples (0: none)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--comet-model", help="also COMET (unbabel-comet): a model name or checkpoint path")

@@ -2,11 +2,11 @@
 '*' over tags where a pair of systems differs significantly (paired bootstrap, p < 0.05)."""
 from __future__ import annotations
 
-import os
-import tempfile
 from typing import Dict
 
 import numpy as np
+
+from muda.io import atomic_save_figure
 
 
 def plot_fmeasure(path: str, result: Dict, alpha: float = 0.05) -> None:
@@ -31,17 +31,9 @@ def plot_fmeasure(path: str, result: Dict, alpha: float = 0.05) -> None:
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("word f-measure")
     ax.set_title(f"MuDA ({result['language']}); * p < {alpha} (paired bootstrap)")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=directory)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        atomic_save_figure(fig, path)
     finally:
         plt.close(fig)

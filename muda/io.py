@@ -59,3 +59,18 @@ def read_docids(path: str, error: Type[InputError] = InputError) -> List[str]:
         if not doc_id.strip():
             raise error(f"{path}:{lineno}: empty document id")
     return ids
+
+
+def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:
+    """Save a matplotlib figure atomically (temp file, rename)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=os.path.splitext(path)[1] or ".png", dir=directory)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=dpi)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -171,3 +171,26 @@ def test_eval_bad_input(demo, tmp_path):
     args[args.index("--ref") + 1] = str(other)
     proc = subprocess.run([str(BIN / "muda"), *args], capture_output=True, text=True)
     assert proc.returncode == 1 and "made from a different reference" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    data = tmp_path / "data" / "fr"
+    data.mkdir(parents=True)
+    for f in ("test.en", "test.fr", "test.docids", "test.en.conllu", "test.fr.conllu", "test.align"):
+        shutil.copy(demo / f, data / f)
+    lexicon = " ".join(str(demo / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
+    make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={Path(BIN).parent}", "muda-eval",
+            "LANG=fr", f"HYPS={demo / 'sentence.txt'} {demo / 'context.txt'}", f"MUDA_ARGS=--lexicon {lexicon}"]
+    proc = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = tmp_path / "results" / "fr" / "muda"
+    assert {p.name for p in out.iterdir()} >= {"reference.tags.json", "eval.json", "eval.txt", "eval.png"}
+    assert json.loads((out / "eval.json").read_text())["systems"]["context.txt"]["tags"]["pronouns"]["f"] == 1.0
+    again = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
+    assert again.returncode == 0 and "(cached)" in again.stdout
+    missing = subprocess.run(make[:-2] + ["HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
+    assert missing.returncode != 0 and "nope.txt not found" in missing.stderr
