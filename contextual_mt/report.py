@@ -22,9 +22,9 @@ OUTPUTS = ("report.md", "report.json", "pos.csv", "tags.csv", "vocabulary.csv", 
 
 def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str], output_dir: str) -> List[Sentence]:
     from muda.conllu import write_conllu
-    from muda.stanza_pipeline import StanzaAnnotator
+    from muda.stanza_pipeline import MORPHOLOGY, StanzaAnnotator
 
-    annotator = StanzaAnnotator(lang, model_dir=model_dir)
+    annotator = StanzaAnnotator(lang, model_dir=model_dir, processors=MORPHOLOGY)
     n = max(r["line"] for r in records)
     refs = [""] * n
     for r in records:

@@ -60,12 +60,14 @@ class ModelAnnotators:
         return sentences, None
 
     def target(self, lines: Sequence[str], lang: str) -> List[Sentence]:
-        key = self.cache.key("target", f"stanza-{lang}:{self.stanza_dir}", lines)
+        key = self.cache.key("target", f"stanza-{lang}-morphology:{self.stanza_dir}", lines)
         cached = self.cache.get(key, ".conllu")
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache")
         if lang not in self._targets:
-            self._targets[lang] = self._stanza(lang)
+            from muda.stanza_pipeline import MORPHOLOGY
+
+            self._targets[lang] = self._stanza(lang, processors=MORPHOLOGY)
         sentences = self._targets[lang].annotate(lines)
         self.cache.put(key, ".conllu", format_conllu(sentences))
         return sentences

@@ -9,6 +9,7 @@ from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.coref import Mention
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
+MORPHOLOGY = "tokenize,pos,lemma"  # enough for the target side: its rules read UPOS, FEATS and LEMMA
 
 
 def default_stanza_dir() -> str:
