@@ -37,7 +37,7 @@ class MudaScorer(BaseScorer):
                    if not getattr(cfg, k)]
         if missing:
             raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
-        generation_order.reset()
+        generation_order.start()
         self.result = None
 
     def _evaluate(self):
