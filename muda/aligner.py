@@ -44,7 +44,10 @@ class AwesomeAligner:
         if len(src) != len(tgt):
             raise ValueError("src and tgt must have the same number of sentences")
         result: List[Alignment] = []
-        for b in range(0, len(src), self.batch_size):
+        from tqdm import tqdm
+
+        for b in tqdm(range(0, len(src), self.batch_size), desc="aligning", unit="batch",
+                      disable=len(src) <= 4 * self.batch_size):
             s_batch, t_batch = src[b:b + self.batch_size], tgt[b:b + self.batch_size]
             todo = [k for k in range(len(s_batch)) if s_batch[k] and t_batch[k]]
             aligns: List[Alignment] = [set() for _ in s_batch]

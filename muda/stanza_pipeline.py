@@ -5,10 +5,13 @@ import os
 from typing import List, Optional, Sequence, Tuple
 
 from muda.errors import InputError
+from tqdm import tqdm
+
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.coref import Mention
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
+CHUNK = 512  # lines per stanza call: large enough to batch well, small enough for a progress bar
 MORPHOLOGY = "tokenize,pos,lemma"  # enough for the target side: its rules read UPOS, FEATS and LEMMA
 
 
@@ -63,7 +66,10 @@ class StanzaAnnotator:
         import stanza
 
         todo = [i for i, line in enumerate(lines) if line.strip()]
-        docs = self.pipeline.bulk_process([stanza.Document([], text=lines[i]) for i in todo]) if todo else []
+        docs = []
+        for b in tqdm(range(0, len(todo), CHUNK), desc=f"stanza {self.lang}", unit="chunk",
+                      disable=len(todo) <= CHUNK):
+            docs.extend(self.pipeline.bulk_process([stanza.Document([], text=lines[i]) for i in todo[b:b + CHUNK]]))
         out = [Sentence([], text="") for _ in lines]  # blank lines stay empty sentences
         for i, doc in zip(todo, docs):
             out[i] = from_stanza_sentences(doc.sentences)
@@ -78,7 +84,12 @@ class StanzaAnnotator:
         out = []
         inputs = [[line for line in doc if line.strip()] for doc in documents]
         todo = [k for k, lines in enumerate(inputs) if lines]
-        done = self.pipeline.bulk_process([stanza.Document([], text="\n\n".join(inputs[k])) for k in todo]) if todo else []
+        done = []
+        step = max(1, CHUNK // 16)  # documents per call
+        for b in tqdm(range(0, len(todo), step), desc=f"stanza {self.lang} documents", unit="chunk",
+                      disable=len(todo) <= step):
+            done.extend(self.pipeline.bulk_process(
+                [stanza.Document([], text="\n\n".join(inputs[k])) for k in todo[b:b + step]]))
         by_doc = dict(zip(todo, done))
         for k, doc in enumerate(documents):
             sentences = [Sentence([], text="") for _ in doc]
