@@ -52,7 +52,10 @@ def run_report(pcxmi: str, output_dir: str, conllu: Optional[str] = None, stanza
     tag_sentences = read_tags(tags) if tags else None
     sentences = join(records, annotations, conllu or "stanza annotations", tag_sentences, tags or "tags")
     meta_path = summary_path(pcxmi)
-    meta = json.load(open(meta_path, encoding="utf-8")) if os.path.exists(meta_path) else {}
+    meta = {}
+    if os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
     unit = meta.get("unit", "nats")
     values = [u.pcxmi for s in sentences for u in s.units]
     pos_rows = T.by_pos(sentences)
