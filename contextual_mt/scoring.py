@@ -73,7 +73,12 @@ def load_comet(model: str):
 
 def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
                 batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
-    scorer = load_comet(model)
+    return comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
+
+
+def comet_predict(scorer, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str = "",
+                  batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
+    """COMET with a model already loaded (load it once for several systems)."""
     gpus = (1 if torch.cuda.is_available() else 0) if gpus is None else gpus
     data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
     out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)

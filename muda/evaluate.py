@@ -117,6 +117,18 @@ def bleu_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, samples: np.ndarray
     return float((np.sign(diffs) != np.sign(observed)).mean())
 
 
+def mean_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray) -> float:
+    """The same test for a mean of segment scores (COMET), from per-document (sum, count)."""
+    def mean(x: np.ndarray) -> float:
+        return float(x[:, 0].sum() / max(x[:, 1].sum(), 1))
+
+    observed = mean(a) - mean(b)
+    if observed == 0:
+        return 1.0
+    diffs = np.array([mean(a[s]) - mean(b[s]) for s in samples])
+    return float((np.sign(diffs) != np.sign(observed)).mean())
+
+
 def present_tags(dumps: Sequence[TagDump], order: Sequence[str]) -> List[str]:
     found = {t for dump in dumps for doc in dump for s in doc for tok in s for t in (tok["tags"] or [NO_TAG])}
     return [t for t in [*order, NO_TAG] if t in found] + sorted(found - set(order) - {NO_TAG})

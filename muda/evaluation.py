@@ -11,8 +11,8 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from muda.errors import InputError
-from muda.evaluate import NO_TAG, bootstrap_samples, bleu_bootstrap, document_counts, paired_bootstrap, prf, \
-    present_tags, scores
+from muda.evaluate import NO_TAG, bleu_bootstrap, bootstrap_samples, document_counts, mean_bootstrap, \
+    paired_bootstrap, present_tags, prf, scores
 from muda.hypotheses import read_hypotheses
 from muda.io import atomic_write_lines, atomic_write_text, read_docids, read_lines
 from muda.languages import PHENOMENA
@@ -99,11 +99,17 @@ def run_eval(src: str, ref: str, docids: str, tgt_lang: str, hyps: Sequence[str]
     for k, name in enumerate(names):
         result["systems"][name] = {"hypotheses": hyps[k], "bleu": bleu[k],
                                    "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()}}
+    comet_docs = []
     if comet_model:
-        from contextual_mt.scoring import comet_score
+        from contextual_mt.scoring import comet_predict, load_comet
 
+        model = load_comet(comet_model)  # once, for every system
+        starts = _doc_starts(ids)
         for k, name in enumerate(names):
-            result["systems"][name]["comet"] = comet_score(srcs, hyp_lines[k], refs, comet_model)["score"]
+            out = comet_predict(model, srcs, hyp_lines[k], refs, comet_model)
+            result["systems"][name]["comet"] = out["score"]
+            seg = np.asarray(out["segments"], dtype=np.float64)
+            comet_docs.append(np.stack([[seg[a:b].sum(), b - a] for a, b in zip(starts, starts[1:])]))
     if bootstrap and len(hyps) > 1:
         samples = bootstrap_samples(len(ref_docs), bootstrap, seed)
         from sacrebleu.metrics import BLEU
@@ -112,8 +118,11 @@ def run_eval(src: str, ref: str, docids: str, tgt_lang: str, hyps: Sequence[str]
         for a, b in combinations(range(len(hyps)), 2):
             p = {m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
                  for i, m in enumerate(("precision", "recall", "f"))}
+            comparison = {"a": names[a], "b": names[b]}
+            if comet_docs:
+                comparison["comet_p"] = mean_bootstrap(comet_docs[a], comet_docs[b], samples)
             result["comparisons"].append({
-                "a": names[a], "b": names[b],
+                **comparison,
                 "bleu_p": bleu_bootstrap(bleu_stats[a], bleu_stats[b], samples, metric),
                 "tags": {t: {m: float(p[m][j]) for m in p} for j, t in enumerate(tags)}})
     if output:
@@ -125,12 +134,16 @@ def run_eval(src: str, ref: str, docids: str, tgt_lang: str, hyps: Sequence[str]
     return result
 
 
+def _doc_starts(ids: Sequence[str]) -> List[int]:
+    return [n for n in range(len(ids)) if n == 0 or ids[n] != ids[n - 1]] + [len(ids)]
+
+
 def _bleu(hyps: Sequence[Sequence[str]], refs: Sequence[str], ids: Sequence[str]):
     """Corpus BLEU per system and per-document sufficient statistics for the bootstrap."""
     from sacrebleu.metrics import BLEU
 
     metric = BLEU()
-    starts = [n for n in range(len(ids)) if n == 0 or ids[n] != ids[n - 1]] + [len(ids)]
+    starts = _doc_starts(ids)
     scores_, stats = [], []
     for h in hyps:
         per_sentence = np.array(metric._extract_corpus_statistics(list(h), [list(refs)]), dtype=np.int64)
@@ -155,7 +168,8 @@ def format_table(result: Dict) -> str:
     lines.append(f"{'ref words':<{width}} {'':>6}" + "".join(f" {ref_counts[t]['ref_words']:16d}" for t in tags))
     for c in result["comparisons"]:
         sig = ", ".join(f"{t} {c['tags'][t]['f']:.3f}" for t in tags)
-        lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}; f-measure: {sig})")
+        comet = f"; COMET {c['comet_p']:.3f}" if "comet_p" in c else ""
+        lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}{comet}; f-measure: {sig})")
     return "\n".join(lines)
 
 

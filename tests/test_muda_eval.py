@@ -194,3 +194,33 @@ def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     assert again.returncode == 0 and "(cached)" in again.stdout
     missing = subprocess.run(make[:-2] + ["HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
     assert missing.returncode != 0 and "nope.txt not found" in missing.stderr
+
+
+def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypatch):
+    """COMET cannot be downloaded here: a stand-in module scores a segment 1.0 when the
+    hypothesis equals the reference, else 0.0, and counts model loads."""
+    import sys
+    import types
+
+    from muda.evaluation import format_table, run_eval
+    from muda.lexicon_annotator import LexiconAnnotator
+
+    loads = []
+
+    class Model:
+        def predict(self, data, batch_size, gpus, progress_bar):
+            scores = [float(d["mt"] == d["ref"]) for d in data]
+            return types.SimpleNamespace(scores=scores, system_score=sum(scores) / len(scores))
+
+    monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(
+        download_model=lambda name: "/models/x.ckpt", load_from_checkpoint=lambda p: loads.append(p) or Model()))
+    d = demo
+    r = run_eval(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
+                 [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
+                 src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
+                 ref_alignments=str(d / "test.align"), bootstrap=100, seed=2, comet_model="Unbabel/wmt22-comet-da",
+                 annotators=LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"),
+                                             str(d / "train.align")), work_dir=str(tmp_path / "w"))
+    assert loads == ["/models/x.ckpt"]
+    assert r["systems"]["context"]["comet"] == 1.0 and r["systems"]["sentence"]["comet"] < 1.0
+    assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_table(r)
