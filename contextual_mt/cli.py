@@ -6,7 +6,7 @@ import os
 import sys
 from typing import List, Optional
 
-from contextual_mt.errors import ContextualMTError, InputError
+from muda.errors import run_command
 
 
 def _add_symbols(args: argparse.Namespace) -> int:
@@ -211,11 +211,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    try:
-        return args.func(args)
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

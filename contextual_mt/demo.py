@@ -8,7 +8,6 @@ skipped when its output already exists, so an interrupted run resumes.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

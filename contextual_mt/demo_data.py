@@ -176,7 +176,7 @@ def pronoun_sentence(rng: random.Random, antecedent_noun: str) -> Pair:
     tgt = [T(pron, pron.lower(), "PRON", 3, "nsubj", f"Gender={gender}|Number=Sing|Person=3|PronType=Prs"),
            T(verb_fr, lemma, "AUX" if verb_fr == "est" else "VERB", 3, "cop" if verb_fr == "est" else "xcomp",
              "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-           T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", f"Number=Sing"),
+           T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
            T(".", ".", "PUNCT", 3, "punct")]
     return Pair(src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3)], [Planted(0, "pronouns", pron, alt)],
                 kind="pronoun", pronoun_at=0)

@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from muda.errors import InputError, install_excepthook
+from muda.errors import install_excepthook, run_command
 from muda.languages import PHENOMENA
 
 
@@ -153,11 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

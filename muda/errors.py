@@ -22,3 +22,12 @@ def install_excepthook() -> None:
     """Make an uncaught InputError print one line (exit status stays 1)."""
     if getattr(sys.excepthook, "__name__", "") != "_excepthook":
         sys.excepthook = _excepthook
+
+
+def run_command(func, args) -> int:
+    """Run a CLI subcommand: an InputError becomes one 'error:' line and exit status 1."""
+    try:
+        return func(args)
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1

@@ -3,7 +3,7 @@ the raw output of `fairseq-generate` (S-/T-/H-/D-/P- lines in any order, re-orde
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from muda.errors import InputError
 from muda.io import read_lines

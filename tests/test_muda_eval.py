@@ -150,6 +150,7 @@ def test_eval_end_to_end_on_demo_systems(demo, tmp_path):
                             str(demo / "context.txt"), "--names", "sentence", "context", "--output",
                             str(tmp_path / "again.json"), "--bootstrap", "200", "--seed", "5")],
                            capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
     assert json.loads((tmp_path / "again.json").read_text())["comparisons"] == r["comparisons"]
 
 

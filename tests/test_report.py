@@ -3,7 +3,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,8 +14,8 @@ from muda.errors import InputError
 from contextual_mt.pcxmi_join import join
 from contextual_mt.pcxmi_tables import roc_auc
 from contextual_mt.pos_classes import pos_classes
-from contextual_mt.report import OUTPUTS, run_report
-from muda.conllu import format_conllu, parse_conllu, read_conllu
+from contextual_mt.report import OUTPUTS
+from muda.conllu import format_conllu, parse_conllu
 
 
 def test_pos_classes_follow_table_5():
