@@ -3,7 +3,6 @@ from argparse import Namespace
 
 import pytest
 import torch
-from fairseq import checkpoint_utils
 from fairseq.sequence_generator import SequenceGenerator
 
 from contextual_mt.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask

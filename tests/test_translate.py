@@ -1,7 +1,6 @@
 """contextual-mt translate: order, predicted vs gold context, beams, and bad input."""
 import shutil
 import subprocess
-import sys
 
 import pytest
 import torch
@@ -9,7 +8,6 @@ import torch
 from conftest import BIN, USER_DIR, run
 from contextual_mt.demo import COMMON, binarize, encode_splits, train_sentencepiece
 from contextual_mt.demo_data import generate_demo_data
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.planted import planted_accuracy, read_planted
 from contextual_mt.translate import DecodingOptions, DocumentTranslator, translate_files
 
