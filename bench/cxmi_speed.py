@@ -53,7 +53,7 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--out", default="bench/out/cxmi_speed.json")
     args = p.parse_args()
-    from contextual_mt.cxmi import PCXMIScorer
+    from contextual_mt.analysis.cxmi import PCXMIScorer
 
     work = Path(args.workdir)
     ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from contextual_mt.demo_data import generate_demo_data  # noqa: E402
+from contextual_mt.demo.corpus import generate_demo_data  # noqa: E402
 from muda.tagger import tag_files  # noqa: E402
 
 

@@ -27,11 +27,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from contextual_mt.cxmi import run_cxmi  # noqa: E402
-from contextual_mt.demo import BIN, COMMON, USER_DIR  # noqa: E402
-from contextual_mt.pcxmi_join import join, read_pcxmi, read_tags  # noqa: E402
-from contextual_mt.pcxmi_tables import roc_auc  # noqa: E402
-from contextual_mt.report import run_report  # noqa: E402
+from contextual_mt.analysis.cxmi import run_cxmi  # noqa: E402
+from contextual_mt.demo.pipeline import BIN, COMMON, USER_DIR  # noqa: E402
+from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
+from contextual_mt.analysis.tables import roc_auc  # noqa: E402
+from contextual_mt.analysis.report import run_report  # noqa: E402
 
 
 def planted_study(work: Path, out: Path) -> dict:

@@ -39,7 +39,7 @@ def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
 
 
 def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, incremental: bool = True) -> float:
-    from contextual_mt.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
 
     t = DocumentTranslator(str(ckpt), spm=str(work / "spm" / "spm.model"), target_context_size=context,
                            options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental),

@@ -19,7 +19,7 @@ def _add_symbols(args: argparse.Namespace) -> int:
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from contextual_mt.translate import DecodingOptions, translate_files
+    from contextual_mt.inference.translate import DecodingOptions, translate_files
 
     options = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
                               max_len_b=args.max_len_b, batch_size=args.batch_size,
@@ -35,7 +35,7 @@ def _translate(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from contextual_mt.scoring import score_files, summary_line
+    from contextual_mt.metrics import score_files, summary_line
 
     result = score_files(args.hyp, args.ref, docids=args.docids, source=args.source,
                          comet_model=args.comet_model, comet_batch_size=args.comet_batch_size,
@@ -49,7 +49,7 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _demo_data(args: argparse.Namespace) -> int:
-    from contextual_mt.demo_data import generate_demo_data
+    from contextual_mt.demo.corpus import generate_demo_data
 
     stats = generate_demo_data(args.output, args.train_docs, args.valid_docs, args.test_docs, args.seed)
     for split, s in stats.items():
@@ -59,7 +59,7 @@ def _demo_data(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from contextual_mt.demo import run_demo
+    from contextual_mt.demo.pipeline import run_demo
 
     run_demo(args.workdir, args.train_docs, sentence_epochs=args.sentence_epochs,
              context_epochs=args.context_epochs)
@@ -67,7 +67,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _cxmi(args: argparse.Namespace) -> int:
-    from contextual_mt.cxmi import run_cxmi
+    from contextual_mt.analysis.cxmi import run_cxmi
 
     summary = run_cxmi(args.path, args.source, args.reference, args.docids, args.output, spm=args.spm,
                        data=args.data, source_context_size=args.source_context_size,
@@ -81,7 +81,7 @@ def _cxmi(args: argparse.Namespace) -> int:
 
 
 def _cxmi_merge(args: argparse.Namespace) -> int:
-    from contextual_mt.cxmi import merge_shards
+    from contextual_mt.analysis.cxmi import merge_shards
 
     summary = merge_shards(args.shards, args.output)
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; "
@@ -90,7 +90,7 @@ def _cxmi_merge(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from contextual_mt.report import run_report
+    from contextual_mt.analysis.report import run_report
 
     summary = run_report(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
                          stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count, top=args.top)

@@ -1,18 +1,20 @@
-"""Adding the context symbols (<brk>, <mask>) to a fairseq dictionary file.
-
-Appending keeps every existing index, so data binarized with the dictionary stays valid.
+"""The context symbols, defined once: ``<brk>`` closes each context sentence, ``<mask>``
+replaces source tokens under CoWord dropout. ``add_context_symbols`` appends them to a fairseq
+dictionary file; appending keeps every existing index, so binarized data stays valid.
 """
 from __future__ import annotations
 
 import os
-from typing import List
+from typing import List, Sequence
 
 from contextual_mt.errors import ContextualMTError
 
-CONTEXT_SYMBOLS = ("<brk>", "<mask>")
+BRK = "<brk>"
+MASK = "<mask>"
+CONTEXT_SYMBOLS = (BRK, MASK)
 
 
-def add_context_symbols(path: str, symbols=CONTEXT_SYMBOLS) -> List[str]:
+def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> List[str]:
     """Append the missing ``symbols`` to the dictionary at ``path``; return those added."""
     if not os.path.exists(path):
         raise ContextualMTError(f"{path}: dictionary not found")

@@ -31,10 +31,10 @@ def _tag(args: argparse.Namespace) -> int:
 def _annotators(args: argparse.Namespace):
     """Lexicon lookup (--lexicon) or the model annotators, for what is not pre-computed."""
     if getattr(args, "lexicon", None):
-        from muda.lexicon_annotator import LexiconAnnotator
+        from muda.annotators.lexicon import LexiconAnnotator
 
         return LexiconAnnotator(*args.lexicon)
-    from muda.annotators import ModelAnnotators
+    from muda.annotators.models import ModelAnnotators
 
     return ModelAnnotators(stanza_dir=args.stanza_dir, align_model=args.align_model,
                            ellipsis_model=args.ellipsis_model, cache_dir=args.cache_dir,
@@ -42,7 +42,7 @@ def _annotators(args: argparse.Namespace):
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from muda.evaluation import format_table, run_eval
+    from muda.evaluation.run import format_table, run_eval
     from muda.languages import get_language
 
     get_language(args.tgt_lang)
@@ -77,7 +77,7 @@ def _add_annotator_options(p: argparse.ArgumentParser) -> None:
 
 
 def _train_ellipsis(args: argparse.Namespace) -> int:
-    from muda.ellipsis_classifier import train_ellipsis
+    from muda.annotators.ellipsis_bert import train_ellipsis
 
     r = train_ellipsis(args.ptb, args.base_model, args.output, epochs=args.epochs, batch_size=args.batch_size,
                        lr=args.lr, positive_weight=args.positive_weight, device="cpu" if args.cpu else None)

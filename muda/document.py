@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from muda.alignment import Alignment
+from muda.formats.pharaoh import Alignment
 from muda.annotation import Sentence
-from muda.coref import CorefIndex
+from muda.formats.coref import CorefIndex
 
 
 @dataclass

@@ -1,11 +1,20 @@
-"""Reading text files with clear errors; writing outputs atomically (temp file, rename)."""
+"""The base I/O layer shared by muda and contextual_mt: text files read with clear errors,
+outputs written atomically (temp file, rename), and document ids.
+
+A document is a maximal run of equal consecutive ids (``document_spans``); a repeated id after
+another document starts a new document. Every grouping by document goes through this module.
+"""
 from __future__ import annotations
 
 import os
 import tempfile
-from typing import Iterable, List, Type
+from typing import Iterable, List, Sequence, Tuple, TypeVar
+
+import numpy as np
 
 from muda.errors import InputError
+
+T = TypeVar("T")
 
 
 def read_lines(path: str) -> List[str]:
@@ -48,17 +57,48 @@ def atomic_write_lines(path: str, lines: Iterable[str]) -> None:
     atomic_write_text(path, "".join(line + "\n" for line in lines))
 
 
-def read_docids(path: str, error: Type[InputError] = InputError) -> List[str]:
+def read_docids(path: str) -> List[str]:
     """A docids file: one non-empty document id per line (blank ids and empty files are errors)."""
     if not os.path.exists(path):
-        raise error(f"{path}: docids file not found")
+        raise InputError(f"{path}: docids file not found")
     ids = read_lines(path)
     if not ids:
-        raise error(f"{path}: docids file is empty")
+        raise InputError(f"{path}: docids file is empty")
     for lineno, doc_id in enumerate(ids, start=1):
         if not doc_id.strip():
-            raise error(f"{path}:{lineno}: empty document id")
+            raise InputError(f"{path}:{lineno}: empty document id")
     return ids
+
+
+def document_spans(ids: Sequence[str]) -> List[Tuple[int, int]]:
+    """``(start, end)`` of each document, in order: maximal runs of equal consecutive ids."""
+    spans: List[Tuple[int, int]] = []
+    for i in range(len(ids)):
+        if i == 0 or ids[i] != ids[i - 1]:
+            spans.append((i, i + 1))
+        else:
+            spans[-1] = (spans[-1][0], i + 1)
+    return spans
+
+
+def document_starts(ids: Sequence[str]) -> np.ndarray:
+    """For each sentence, the index of the first sentence of its document."""
+    starts = np.zeros(len(ids), dtype=np.int64)
+    for start, end in document_spans(ids):
+        starts[start:end] = start
+    return starts
+
+
+def group_by_document(items: Sequence[T], ids: Sequence[str]) -> List[List[T]]:
+    """``items`` (one per line) split into documents."""
+    return [list(items[a:b]) for a, b in document_spans(ids)]
+
+
+def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str) -> None:
+    """Every sentence needs exactly one document id."""
+    if len(ids) != count:
+        raise InputError(f"{docids_path}: has {len(ids)} lines but {what} has {count}; "
+                    "every sentence needs exactly one document id")
 
 
 def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:

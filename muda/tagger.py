@@ -12,18 +12,18 @@ import time
 import unicodedata
 from typing import Dict, List, Optional, Sequence
 
-from muda.alignment import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
+from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.annotation import Sentence
-from muda.conllu import read_conllu, write_conllu
-from muda.coref import CorefIndex, Mention, corefud_mentions
+from muda.formats.conllu import read_conllu, write_conllu
+from muda.formats.coref import CorefIndex, Mention, corefud_mentions
 from muda.document import Document, SentencePair
-from muda.ellipsis import detect as detect_ellipsis
+from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.errors import InputError
 from muda.io import atomic_write_text, read_docids, read_lines
 from muda.languages import PHENOMENA as ALL_PHENOMENA, Language, get_language
 from muda.phenomena import PHENOMENA
 from muda.settings import TaggerSettings
-from muda.tags_io import TagDump, tag_counts, write_tags
+from muda.formats.tags import TagDump, tag_counts, write_tags
 
 
 def text_hash(lines: Sequence[str]) -> str:

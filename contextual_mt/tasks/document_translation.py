@@ -18,15 +18,13 @@ from omegaconf import II
 from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
-from contextual_mt.context_dataset import COWORD_TYPES, ContextDataset
-from contextual_mt.docids import check_line_count, document_starts, read_docids
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.prefix_search import PrefixBeamSearch
+from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset
+from muda.io import check_line_count, document_starts, read_docids
+from contextual_mt.errors import ContextualMTError, install_excepthook_for_fairseq_cli
+from contextual_mt.generation.prefix_search import PrefixBeamSearch
+from contextual_mt.symbols import BRK, MASK
 
 logger = logging.getLogger(__name__)
-
-SEPARATOR = "<brk>"
-MASK = "<mask>"
 
 
 @dataclass
@@ -60,11 +58,11 @@ class DocumentTranslationConfig(TranslationConfig):
 
 
 def check_context_symbols(dictionary, path: str) -> None:
-    for symbol in (SEPARATOR, MASK):
+    for symbol in (BRK, MASK):
         if symbol not in dictionary.indices:
             raise ContextualMTError(
                 f"{path}: dictionary has no '{symbol}' symbol; run "
-                f"'contextual-mt add-symbols {path}' (appends {SEPARATOR} and {MASK}) "
+                f"'contextual-mt add-symbols {path}' (appends {BRK} and {MASK}) "
                 "before training"
             )
 
@@ -81,6 +79,7 @@ class DocumentTranslationTask(TranslationTask):
 
     @classmethod
     def setup_task(cls, cfg: DocumentTranslationConfig, **kwargs):
+        install_excepthook_for_fairseq_cli()
         if cfg.source_context_size < 0 or cfg.target_context_size < 0:
             raise ContextualMTError(
                 "--source-context-size and --target-context-size must be >= 0 "
@@ -149,8 +148,6 @@ class DocumentTranslationTask(TranslationTask):
             left_pad_source=self.cfg.left_pad_source,
             max_source_positions=self.cfg.max_source_positions,
             max_target_positions=self.cfg.max_target_positions,
-            separator=SEPARATOR,
-            mask=MASK,
             multi_encoder=self.multi_encoder,
         )
         logger.info(
@@ -169,7 +166,7 @@ class DocumentTranslationTask(TranslationTask):
     # ------------------------------------------------------------------ inference
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
         if getattr(args, "score_reference", False):
-            from contextual_mt.sequence_scorer import ContextSequenceScorer
+            from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
 
             return ContextSequenceScorer(
                 self.target_dictionary,
@@ -184,8 +181,8 @@ class DocumentTranslationTask(TranslationTask):
         return generator
 
     def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
-        from contextual_mt import generation_order
-        from contextual_mt.sequence_scorer import ContextSequenceScorer
+        from contextual_mt.generation import generation_order
+        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
 
         generation_order.record(sample["id"].tolist())  # for the MuDA scorer (--scoring muda)
         if isinstance(generator, ContextSequenceScorer):

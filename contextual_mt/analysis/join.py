@@ -1,0 +1,140 @@
+"""Joins P-CXMI records with target annotations (CoNLL-U or stanza) and MuDA tags.
+
+The three layers may tokenize differently (sentencepiece words, UD tokens, tagger tokens), so
+they are matched on characters: the text with whitespace removed must be the same in every layer,
+or the line is reported. The unit of analysis is the annotation token when there is one (else the
+tag token, else the subword-derived word). A unit's P-CXMI is the sum over the subwords that start
+inside it: exact by the chain rule when boundaries agree, which is the usual case.
+"""
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from contextual_mt.errors import ContextualMTError
+from muda.io import read_lines
+from contextual_mt.analysis.pos_classes import pos_classes
+from muda.annotation import Sentence
+
+
+@dataclass
+class Unit:
+    form: str
+    pcxmi: float
+    upos: Optional[str] = None
+    classes: List[str] = field(default_factory=list)
+    tags: List[str] = field(default_factory=list)
+
+
+@dataclass
+class SentenceRecord:
+    line: int
+    doc: str
+    sentence: int
+    source: str
+    reference: str
+    context: Dict[str, int]
+    sentence_pcxmi: float
+    units: List[Unit]
+
+
+def _norm(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _spans(forms: Sequence[str]) -> List[Tuple[int, int]]:
+    out, pos = [], 0
+    for f in forms:
+        n = len(_norm(f))
+        out.append((pos, pos + n))
+        pos += n
+    return out
+
+
+def _piece_text(piece: str) -> str:
+    return piece.replace("▁", "")[:-2] if piece.endswith("@@") else piece.replace("▁", "")
+
+
+def read_pcxmi(path: str) -> List[Dict]:
+    records = []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        try:
+            r = json.loads(line)
+            _ = (r["line"], r["doc"], r["tokens"], r["token_pcxmi"], r["words"])
+        except (json.JSONDecodeError, KeyError, TypeError) as e:
+            raise ContextualMTError(f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})") from None
+        records.append(r)
+    if not records:
+        raise ContextualMTError(f"{path}: no P-CXMI records")
+    return records
+
+
+def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
+    """MuDA tags, one list of (token, tags) per sentence in corpus order."""
+    from muda.formats.tags import flat_sentences, read_tags as read_dump
+
+    return flat_sentences(read_dump(path))
+
+
+def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -> None:
+    if _norm("".join(forms)) != text:
+        raise ContextualMTError(
+            f"{what}: tokens {' '.join(forms)!r} do not match the reference on line {record['line']} "
+            f"({record['reference']!r})")
+
+
+def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = None,
+         annotations_name: str = "annotations", tags: Optional[Sequence[List[Tuple[str, List[str]]]]] = None,
+         tags_name: str = "tags") -> List[SentenceRecord]:
+    """One SentenceRecord per P-CXMI record. ``annotations`` and ``tags`` are indexed by line - 1."""
+    out = []
+    for r in records:
+        i = r["line"] - 1
+        pieces, values = r["tokens"][:-1], r["token_pcxmi"][:-1]  # the last token is EOS
+        piece_texts = [_piece_text(p) for p in pieces]
+        piece_spans, text = _spans(piece_texts), _norm("".join(piece_texts))
+        ann = tag = None
+        if annotations is not None:
+            if i >= len(annotations):
+                raise ContextualMTError(f"{annotations_name}: has {len(annotations)} sentences; "
+                                        f"no annotation for line {r['line']}")
+            ann = annotations[i]
+            _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, text)
+        if tags is not None:
+            if i >= len(tags):
+                raise ContextualMTError(f"{tags_name}: has {len(tags)} sentences; no tags for line {r['line']}")
+            tag = tags[i]
+            _check_same_text(f"{tags_name}: sentence {i + 1}", [t for t, _ in tag], r, text)
+        if ann is not None:
+            forms = ann.forms
+        elif tag is not None:
+            forms = [t for t, _ in tag]
+        else:
+            forms = r["words"]
+        spans = _spans(forms)
+        units = [Unit(f, 0.0) for f in forms]
+        u = 0
+        for (start, _), v in zip(piece_spans, values):
+            while u + 1 < len(spans) and spans[u][1] <= start:
+                u += 1
+            if units:
+                units[u].pcxmi += v
+        if ann is not None:
+            for unit, tok in zip(units, ann.tokens):
+                unit.upos = tok.upos
+                unit.classes = sorted({c for w in tok.words for c in pos_classes(w.upos, w.feats)},
+                                      key=lambda c: (c.count("."), c))
+        if tag is not None:
+            tag_spans = _spans([t for t, _ in tag])
+            for unit, (a, b) in zip(units, spans):
+                found = {t for (c, d), (_, ts) in zip(tag_spans, tag) if c < b and a < d or (a == b == c)
+                         for t in ts}
+                unit.tags = sorted(found)
+        for unit in units:
+            unit.pcxmi = round(unit.pcxmi, 6)
+        out.append(SentenceRecord(r["line"], r["doc"], r["sentence"], r["source"], r["reference"],
+                                  r.get("context_sentences", {"source": 0, "target": 0}),
+                                  r["sentence_pcxmi"], units))
+    return out

@@ -1,0 +1,102 @@
+"""``contextual-mt report``: turn P-CXMI records into tables, a plot and an HTML viewer."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Optional
+
+import numpy as np
+
+from contextual_mt.analysis.cxmi import summary_path
+from contextual_mt.errors import ContextualMTError
+from muda.io import atomic_write_text
+from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags
+from contextual_mt.analysis.plot import plot_means
+from contextual_mt.analysis import tables as T
+from contextual_mt.analysis.viewer import write_viewer
+from muda.annotation import Sentence
+
+OUTPUTS = ("report.md", "report.json", "pos.csv", "tags.csv", "vocabulary.csv", "top_tokens.csv",
+           "pcxmi_by_class.png", "viewer.html")
+
+
+def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str], output_dir: str) -> List[Sentence]:
+    from muda.formats.conllu import write_conllu
+    from muda.annotators.stanza_pipeline import MORPHOLOGY, StanzaAnnotator
+
+    annotator = StanzaAnnotator(lang, model_dir=model_dir, processors=MORPHOLOGY)
+    n = max(r["line"] for r in records)
+    refs = [""] * n
+    for r in records:
+        refs[r["line"] - 1] = r["reference"]
+    sentences = annotator.annotate(refs)
+    # cached beside the report, to pass with --conllu next time
+    write_conllu(os.path.join(output_dir, "annotations.conllu"), sentences)
+    return sentences
+
+
+def run_report(pcxmi: str, output_dir: str, conllu: Optional[str] = None, stanza_lang: Optional[str] = None,
+               stanza_dir: Optional[str] = None, tags: Optional[str] = None, min_count: int = 5,
+               top: int = 50) -> Dict:
+    """Write the report files into ``output_dir``; return the numbers of report.json."""
+    if conllu and stanza_lang:
+        raise ContextualMTError("give either --conllu or --stanza-lang, not both")
+    records = read_pcxmi(pcxmi)
+    annotations = None
+    os.makedirs(output_dir, exist_ok=True)
+    if conllu:
+        from muda.formats.conllu import read_conllu
+        annotations = read_conllu(conllu)
+    elif stanza_lang:
+        annotations = _stanza_annotations(records, stanza_lang, stanza_dir, output_dir)
+    tag_sentences = read_tags(tags) if tags else None
+    sentences = join(records, annotations, conllu or "stanza annotations", tag_sentences, tags or "tags")
+    meta_path = summary_path(pcxmi)
+    meta = {}
+    if os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    unit = meta.get("unit", "nats")
+    values = [u.pcxmi for s in sentences for u in s.units]
+    pos_rows = T.by_pos(sentences)
+    tag_rows = T.by_tag(sentences) if tag_sentences is not None else []
+    vocab_rows = T.by_vocabulary(sentences, min_count)
+    tops = T.top_rows(sentences, top)
+    summary = {
+        "records": pcxmi, "unit": unit,
+        "cxmi": float(np.mean([s.sentence_pcxmi for s in sentences])),
+        "mean_token_pcxmi": float(np.mean(values)) if values else 0.0,
+        "sentences": len(sentences), "tokens": len(values),
+        "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None), "tags": tags,
+        "pos": [vars(r) for r in pos_rows], "tag": [vars(r) for r in tag_rows],
+        "vocabulary_min_count": min_count, "vocabulary": [vars(r) for r in vocab_rows],
+        "top_tokens": tops,
+    }
+    _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops)
+    return summary
+
+
+def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, tag_rows, vocab_rows, tops) -> None:
+    path = lambda name: os.path.join(out, name)  # noqa: E731
+    unit = summary["unit"]
+    md = [f"# P-CXMI report: {summary['records']}", "",
+          f"- CXMI (mean sentence P-CXMI): **{summary['cxmi']:.4f} {unit}**",
+          f"- mean token P-CXMI: {summary['mean_token_pcxmi']:.4f} {unit}",
+          f"- {summary['sentences']} sentences, {summary['tokens']} tokens; "
+          f"annotations: {summary['annotations'] or 'none'}; tags: {summary['tags'] or 'none'}", "",
+          "![mean P-CXMI per class](pcxmi_by_class.png)", ""]
+    if pos_rows:
+        md.append(T.rows_markdown(pos_rows, "Mean P-CXMI per POS class", "class"))
+    if tag_rows:
+        md.append(T.rows_markdown(tag_rows, "Mean P-CXMI per tag", "tag"))
+    md.append(T.rows_markdown(vocab_rows, f"Mean P-CXMI per vocabulary item (count ≥ {summary['vocabulary_min_count']})",
+                              "item", limit=40))
+    md.append(T.top_markdown(tops))
+    atomic_write_text(path("pos.csv"), T.rows_csv(pos_rows, "class"))
+    atomic_write_text(path("tags.csv"), T.rows_csv(tag_rows, "tag"))
+    atomic_write_text(path("vocabulary.csv"), T.rows_csv(vocab_rows, "item"))
+    atomic_write_text(path("top_tokens.csv"), T.top_csv(tops))
+    plot_means(path("pcxmi_by_class.png"), pos_rows, tag_rows, unit)
+    write_viewer(path("viewer.html"), sentences, summary)
+    atomic_write_text(path("report.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(path("report.md"), "\n".join(md))

@@ -1,0 +1,295 @@
+"""Sentence pairs with their document context, for concatenation and multi-encoder models.
+
+Example ``i`` uses up to ``N`` previous source and ``M`` previous target sentences of its
+own document (never across a document boundary). Concatenation layout, with ``<brk>``
+closing each context sentence:
+
+    source:  x[i-2] <brk> x[i-1] <brk> x[i] </s>
+    decoder: </s> y[i-2] <brk> y[i-1] <brk> y[i]          (prev_output_tokens)
+    target:  pad ... pad ... pad ... pad   y[i] </s>      (loss on the current sentence only)
+
+With ``sample_context_size`` the sizes are drawn uniformly from 0..N and 0..M, per example
+and per epoch, from ``seed``; lengths for batching and filtering are those of the sampled
+context. CoWord dropout masks tokens of the current source sentence only.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import numpy as np
+import torch
+from fairseq.data import FairseqDataset, data_utils
+
+from contextual_mt.symbols import BRK, MASK
+
+COWORD_TYPES = ("token", "whole")
+
+
+def _strip_eos(tokens: torch.Tensor, eos: int) -> torch.Tensor:
+    return tokens[:-1] if len(tokens) > 0 and tokens[-1] == eos else tokens
+
+
+class ContextDataset(FairseqDataset):
+    def __init__(
+        self,
+        src: FairseqDataset,
+        src_sizes: np.ndarray,
+        src_dict,
+        tgt: Optional[FairseqDataset],
+        tgt_sizes: Optional[np.ndarray],
+        tgt_dict,
+        doc_starts: np.ndarray,
+        source_context_size: int = 0,
+        target_context_size: int = 0,
+        sample_context_size: bool = False,
+        coword_dropout: float = 0.0,
+        coword_dropout_type: str = "token",
+        seed: int = 1,
+        shuffle: bool = True,
+        left_pad_source: bool = True,
+        max_source_positions: int = 1024,
+        max_target_positions: int = 1024,
+        multi_encoder: bool = False,
+        context_of: Optional[np.ndarray] = None,
+    ):
+        if source_context_size < 0 or target_context_size < 0:
+            raise ValueError("context sizes must be >= 0")
+        if not 0.0 <= coword_dropout <= 1.0:
+            raise ValueError("coword dropout must be in [0, 1]")
+        if coword_dropout_type not in COWORD_TYPES:
+            raise ValueError(f"coword dropout type must be one of {COWORD_TYPES}")
+        self.src, self.tgt = src, tgt
+        self.src_dict, self.tgt_dict = src_dict, tgt_dict
+        self.base_src_sizes = np.asarray(src_sizes, dtype=np.int64)
+        self.base_tgt_sizes = (
+            np.asarray(tgt_sizes, dtype=np.int64)
+            if tgt_sizes is not None
+            else np.zeros_like(self.base_src_sizes)
+        )
+        self.doc_starts = np.asarray(doc_starts, dtype=np.int64)
+        self.position = np.arange(len(self.doc_starts)) - self.doc_starts
+        # Example i takes its context from the sentences before context_of[i] (default: i).
+        # A control experiment points it into another document (random context).
+        self.context_of = (
+            np.arange(len(self.doc_starts)) if context_of is None else np.asarray(context_of, dtype=np.int64)
+        )
+        self.source_context_size = source_context_size
+        self.target_context_size = target_context_size
+        self.sample_context_size = sample_context_size
+        self.coword_dropout = coword_dropout
+        self.coword_dropout_type = coword_dropout_type
+        self.seed = seed
+        self.shuffle = shuffle
+        self.left_pad_source = left_pad_source
+        self.max_source_positions = max_source_positions
+        self.max_target_positions = max_target_positions
+        self.brk = src_dict.index(BRK)
+        self.tgt_brk = tgt_dict.index(BRK)
+        self.mask = src_dict.index(MASK)
+        self._multi_encoder = multi_encoder
+        # Symbols CoWord dropout must never touch.
+        protected = set(range(src_dict.nspecial)) | {self.brk, self.mask}
+        protected |= {src_dict.bos(), src_dict.eos(), src_dict.pad(), src_dict.unk()}
+        self._protected = torch.tensor(sorted(protected), dtype=torch.long)
+        self._src_cumsum = np.concatenate([[0], np.cumsum(self.base_src_sizes)])
+        self._tgt_cumsum = np.concatenate([[0], np.cumsum(self.base_tgt_sizes)])
+        self.epoch = 1
+        self.set_epoch(1)
+
+    # ---------------------------------------------------------------- context sizes
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.src_k, self.tgt_k = self.context_sizes(epoch)
+        at = self.context_of
+        self.src_ctx_len = self._src_cumsum[at] - self._src_cumsum[at - self.src_k]
+        self.tgt_ctx_len = self._tgt_cumsum[at] - self._tgt_cumsum[at - self.tgt_k]
+        # Batching counts every token the model processes, context included.
+        self.src_sizes = self.base_src_sizes + self.src_ctx_len
+        self.tgt_sizes = self.base_tgt_sizes + self.tgt_ctx_len
+
+    def context_sizes(self, epoch: int):
+        """Per-example (source, target) context sizes for ``epoch``."""
+        n = len(self)
+        if self.sample_context_size:
+            rng = np.random.default_rng([self.seed, epoch, 20210601])
+            src_k = rng.integers(0, self.source_context_size + 1, size=n)
+            tgt_k = rng.integers(0, self.target_context_size + 1, size=n)
+        else:
+            src_k = np.full(n, self.source_context_size, dtype=np.int64)
+            tgt_k = np.full(n, self.target_context_size, dtype=np.int64)
+        src_k = np.minimum(src_k, self.position[self.context_of])
+        tgt_k = np.minimum(tgt_k, self.position[self.context_of])
+        # Drop the furthest context sentences that do not fit the model's positions, so that
+        # a long context never removes the example itself.
+        src_k = self._fit(src_k, self._src_cumsum, self.max_source_positions)
+        tgt_k = self._fit(tgt_k, self._tgt_cumsum, self.max_target_positions)
+        return src_k.astype(np.int64), tgt_k.astype(np.int64)
+
+    def _fit(self, k: np.ndarray, cumsum: np.ndarray, limit: int) -> np.ndarray:
+        k = k.copy()
+        idx = np.arange(len(k))
+        own = cumsum[idx + 1] - cumsum[idx]
+        at = self.context_of
+        while True:
+            over = (own + cumsum[at] - cumsum[at - k] > limit) & (k > 0)
+            if not over.any():
+                return k
+            k[over] -= 1
+
+    @property
+    def multi_encoder(self) -> bool:
+        return self._multi_encoder
+
+    @multi_encoder.setter
+    def multi_encoder(self, value: bool) -> None:
+        # The task learns the model type only after loading datasets.
+        self._multi_encoder = bool(value)
+
+    @property
+    def can_reuse_epoch_itr_across_epochs(self) -> bool:
+        # Sampled sizes change every epoch, so batches must be rebuilt.
+        return not self.sample_context_size
+
+    # ---------------------------------------------------------------- items
+    def __len__(self) -> int:
+        return len(self.doc_starts)
+
+    def _rng(self, index: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, self.epoch, int(index)])
+
+    def apply_coword_dropout(self, tokens: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
+        """Replace non-special tokens of the current source by <mask>, with probability p."""
+        if self.coword_dropout <= 0:
+            return tokens
+        maskable = ~torch.isin(tokens, self._protected)
+        if self.coword_dropout_type == "whole":
+            drop = maskable if rng.random() < self.coword_dropout else torch.zeros_like(maskable)
+        else:
+            drop = maskable & torch.from_numpy(rng.random(len(tokens)) < self.coword_dropout)
+        if not drop.any():
+            return tokens
+        tokens = tokens.clone()
+        tokens[drop] = self.mask
+        return tokens
+
+    def _context(self, dataset, index: int, k: int, eos: int, brk: int) -> torch.Tensor:
+        parts: List[torch.Tensor] = []
+        at = int(self.context_of[index])
+        for j in range(at - k, at):
+            parts.append(_strip_eos(dataset[j], eos))
+            parts.append(torch.tensor([brk], dtype=torch.long))
+        if not parts:
+            return torch.empty(0, dtype=torch.long)
+        return torch.cat(parts).long()
+
+    def __getitem__(self, index: int) -> Dict:
+        src_eos, tgt_eos = self.src_dict.eos(), self.tgt_dict.eos()
+        source = self.src[index].long()
+        if self.coword_dropout > 0:
+            source = self.apply_coword_dropout(source, self._rng(index))
+        item = {
+            "id": index,
+            "source": source,
+            "src_context": self._context(self.src, index, int(self.src_k[index]), src_eos, self.brk),
+            "target": None,
+            "tgt_context": torch.empty(0, dtype=torch.long),
+        }
+        if self.tgt is not None:
+            item["target"] = self.tgt[index].long()
+            item["tgt_context"] = self._context(
+                self.tgt, index, int(self.tgt_k[index]), tgt_eos, self.tgt_brk
+            )
+        return item
+
+    # ---------------------------------------------------------------- batching
+    def collater(self, samples: List[Dict]) -> Dict:
+        if len(samples) == 0:
+            return {}
+        pad, eos = self.src_dict.pad(), self.src_dict.eos()
+        ids = torch.LongTensor([s["id"] for s in samples])
+
+        def merge(seqs, left_pad):
+            return data_utils.collate_tokens(seqs, pad, eos, left_pad=left_pad)
+
+        if self.multi_encoder:
+            sources = [s["source"] for s in samples]
+        else:
+            sources = [
+                torch.cat([s["src_context"], s["source"]]) if len(s["src_context"]) else s["source"]
+                for s in samples
+            ]
+        src_lengths = torch.LongTensor([len(s) for s in sources])
+        src_tokens = merge(sources, self.left_pad_source)
+        # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
+        src_lengths, order = src_lengths.sort(descending=True)
+        samples = [samples[i] for i in order.tolist()]
+        ids, src_tokens = ids[order], src_tokens[order]
+
+        net_input = {"src_tokens": src_tokens, "src_lengths": src_lengths}
+        batch = {"id": ids, "nsentences": len(samples), "net_input": net_input}
+        if self.multi_encoder:
+            for side in ("src", "tgt"):
+                ctx = [s[f"{side}_context"] for s in samples]
+                net_input[f"{side}_ctx_tokens"] = merge(ctx, False) if any(len(c) for c in ctx) else None
+                net_input[f"{side}_ctx_lengths"] = torch.LongTensor([len(c) for c in ctx])
+        if samples[0]["target"] is None:
+            batch["ntokens"] = int(src_lengths.sum())
+            return batch
+
+        targets = [s["target"] for s in samples]
+        if self.multi_encoder or not any(len(s["tgt_context"]) for s in samples):
+            prefixes = None
+            full = masked = targets
+        else:
+            prefixes = [s["tgt_context"] for s in samples]
+            full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
+            # Context positions are padding in `target`, so every criterion ignores them.
+            masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
+        net_input["prev_output_tokens"] = data_utils.collate_tokens(
+            full, pad, eos, left_pad=False, move_eos_to_beginning=True
+        )
+        batch["target"] = merge(masked, False)
+        batch["ntokens"] = sum(len(s["target"]) for s in samples)
+        batch["target_lengths"] = torch.LongTensor([len(s["target"]) for s in samples])
+        batch["prefix_lengths"] = (
+            torch.LongTensor([len(p) for p in prefixes])
+            if prefixes is not None
+            else torch.zeros(len(samples), dtype=torch.long)
+        )
+        batch["tgt_prefix"] = merge(prefixes, False) if prefixes is not None else None
+        return batch
+
+    def num_tokens(self, index: int) -> int:
+        return int(max(self.src_sizes[index], self.tgt_sizes[index]))
+
+    def num_tokens_vec(self, indices: np.ndarray) -> np.ndarray:
+        return np.maximum(self.src_sizes[indices], self.tgt_sizes[indices])
+
+    def size(self, index: int):
+        return (int(self.src_sizes[index]), int(self.tgt_sizes[index]))
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.vstack((self.src_sizes, self.tgt_sizes)).T
+
+    def ordered_indices(self) -> np.ndarray:
+        if self.shuffle:
+            indices = np.random.permutation(len(self)).astype(np.int64)
+        else:
+            indices = np.arange(len(self), dtype=np.int64)
+        indices = indices[np.argsort(self.tgt_sizes[indices], kind="mergesort")]
+        return indices[np.argsort(self.src_sizes[indices], kind="mergesort")]
+
+    def filter_indices_by_size(self, indices: np.ndarray, max_sizes):
+        # Actual lengths with the sampled context; context was already trimmed to the
+        # positions limit, so only a sentence too long by itself is dropped. A multi-encoder
+        # model reads its context separately, so only the sentence counts there.
+        src = self.base_src_sizes if self.multi_encoder else self.src_sizes
+        tgt = self.base_tgt_sizes if self.multi_encoder else self.tgt_sizes
+        return data_utils.filter_paired_dataset_indices_by_size(
+            src, tgt if self.tgt is not None else None, indices, max_sizes
+        )
+
+    @property
+    def supports_prefetch(self) -> bool:
+        return False  # items read their neighbours, which prefetch(indices) would miss

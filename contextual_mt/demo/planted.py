@@ -1,0 +1,33 @@
+"""Accuracy on the demo corpus's planted context-dependent target tokens."""
+from __future__ import annotations
+
+import json
+from typing import Dict, List, Sequence
+
+from contextual_mt.errors import ContextualMTError
+from muda.io import read_lines
+
+
+def read_planted(path: str) -> List[Dict]:
+    records = []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise ContextualMTError(f"{path}:{lineno}: not JSON ({e.msg})") from None
+    return records
+
+
+def planted_accuracy(hyps: Sequence[str], planted: Sequence[Dict]) -> Dict[str, Dict[str, float]]:
+    """Per phenomenon: a planted token counts as right when the hypothesis sentence contains the
+    gold word and not its context-dependent alternative (case-insensitive, whitespace words)."""
+    totals: Dict[str, List[int]] = {}
+    for rec in planted:
+        if rec["line"] > len(hyps):
+            raise ContextualMTError(f"planted token on line {rec['line']} but only {len(hyps)} hypotheses")
+        words = {w.lower() for w in hyps[rec["line"] - 1].split()}
+        right = rec["gold"].lower() in words and rec["alternative"].lower() not in words
+        counts = totals.setdefault(rec["phenomenon"], [0, 0])
+        counts[0] += int(right)
+        counts[1] += 1
+    return {p: {"accuracy": 100.0 * r / n, "correct": r, "total": n} for p, (r, n) in sorted(totals.items())}

@@ -1,0 +1,135 @@
+"""Scoring translations: sacreBLEU BLEU and chrF, document-level BLEU, and COMET."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Optional, Sequence
+
+import torch
+
+from muda.io import read_docids
+from contextual_mt.errors import ContextualMTError
+from muda.io import atomic_write_text, read_lines
+
+
+def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
+    """Concatenate the sentences of each document (maximal runs of equal ids) with spaces."""
+    docs: List[List[str]] = []
+    for i, line in enumerate(lines):
+        if i == 0 or docids[i] != docids[i - 1]:
+            docs.append([])
+        if line.strip():
+            docs[-1].append(line.strip())
+    return [" ".join(d) for d in docs]
+
+
+def sentence_metrics(hyps: Sequence[str], refs: Sequence[str]) -> Dict:
+    import sacrebleu
+
+    bleu = sacrebleu.metrics.BLEU()
+    chrf = sacrebleu.metrics.CHRF()
+    b = bleu.corpus_score(list(hyps), [list(refs)])
+    c = chrf.corpus_score(list(hyps), [list(refs)])
+    return {
+        "bleu": {"score": b.score, "signature": str(bleu.get_signature()), "text": str(b)},
+        "chrf": {"score": c.score, "signature": str(chrf.get_signature()), "text": str(c)},
+    }
+
+
+def document_bleu(hyps: Sequence[str], refs: Sequence[str], docids: Sequence[str]) -> Dict:
+    """d-BLEU: BLEU over whole documents (sentences concatenated), as in document-level MT."""
+    import sacrebleu
+
+    bleu = sacrebleu.metrics.BLEU()
+    d = bleu.corpus_score(join_documents(hyps, docids), [join_documents(refs, docids)])
+    return {"score": d.score, "signature": str(bleu.get_signature()), "text": str(d)}
+
+
+def load_comet(model: str):
+    """Load a COMET model by name (downloaded by unbabel-comet) or by checkpoint path."""
+    try:
+        import comet
+    except ImportError:
+        raise ContextualMTError(
+            "COMET needs the unbabel-comet package: .venv/bin/pip install -e '.[comet]'"
+        ) from None
+    if os.path.exists(model):
+        path = model
+    else:
+        try:
+            path = comet.download_model(model)
+        except Exception as e:
+            raise ContextualMTError(
+                f"COMET model '{model}' could not be downloaded ({type(e).__name__}). On a machine "
+                "with network access run: python -c \"import comet; print(comet.download_model("
+                f"'{model}'))\" and pass the printed checkpoint path (…/checkpoints/model.ckpt) "
+                "to --comet-model"
+            ) from None
+    try:
+        return comet.load_from_checkpoint(path)
+    except Exception as e:
+        raise ContextualMTError(f"{path}: cannot load COMET checkpoint ({type(e).__name__}: {e})") from None
+
+
+def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
+                batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
+    return comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
+
+
+def comet_predict(scorer, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str = "",
+                  batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
+    """COMET with a model already loaded (load it once for several systems)."""
+    gpus = (1 if torch.cuda.is_available() else 0) if gpus is None else gpus
+    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
+    out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
+    return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}
+
+
+def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[str]] = None,
+          srcs: Optional[Sequence[str]] = None, comet_model: Optional[str] = None,
+          comet_batch_size: int = 16) -> Dict:
+    """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``."""
+    if len(hyps) != len(refs):
+        raise ContextualMTError(f"{len(hyps)} hypotheses but {len(refs)} references")
+    result = sentence_metrics(hyps, refs)
+    if docids is not None:
+        if len(docids) != len(refs):
+            raise ContextualMTError(f"{len(docids)} document ids but {len(refs)} references")
+        result["d_bleu"] = document_bleu(hyps, refs, docids)
+    if comet_model is not None:
+        if srcs is None:
+            raise ContextualMTError("COMET needs the source sentences (--source)")
+        result["comet"] = comet_score(srcs, hyps, refs, comet_model, comet_batch_size)
+    return result
+
+
+def summary_line(result: Dict) -> str:
+    parts = [f"BLEU {result['bleu']['score']:.2f}", f"chrF {result['chrf']['score']:.2f}"]
+    if "d_bleu" in result:
+        parts.append(f"d-BLEU {result['d_bleu']['score']:.2f}")
+    if "comet" in result:
+        parts.append(f"COMET {result['comet']['score']:.4f}")
+    return " | ".join(parts)
+
+
+def score_files(hyp: str, ref: str, docids: Optional[str] = None, source: Optional[str] = None,
+                comet_model: Optional[str] = None, comet_batch_size: int = 16,
+                output: Optional[str] = None) -> Dict:
+    hyps, refs = read_lines(hyp), read_lines(ref)
+    if len(hyps) != len(refs):
+        raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}")
+    ids = None
+    if docids is not None:
+        ids = read_docids(docids)
+        if len(ids) != len(refs):
+            raise ContextualMTError(f"{docids}: has {len(ids)} lines but {ref} has {len(refs)}")
+    srcs = None
+    if source is not None:
+        srcs = read_lines(source)
+        if len(srcs) != len(refs):
+            raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}")
+    result = score(hyps, refs, ids, srcs, comet_model, comet_batch_size)
+    result["files"] = {"hyp": hyp, "ref": ref, "docids": docids, "source": source}
+    if output:
+        atomic_write_text(output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return result

@@ -1,0 +1,64 @@
+"""Annotation by lookup in an annotated parallel corpus: target words get their most frequent
+analysis (lemma, UPOS, features) and source-target pairs are aligned by how often the corpus
+aligns them. For closed-vocabulary data such as the embedded demo this annotates system
+outputs with no model; on open text it only covers words seen in the corpus."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Dict, List, Sequence, Tuple
+
+from muda.formats.pharaoh import Alignment, read_pharaoh
+from muda.annotation import Sentence, Token, Word
+from muda.formats.conllu import read_conllu
+from muda.errors import InputError
+
+
+class LexiconAnnotator:
+    def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str):
+        src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
+        if not (len(src) == len(tgt) == len(aligns)):
+            raise InputError(f"lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
+                             f"and {len(aligns)} sentences")
+        analyses: Dict[str, Counter] = defaultdict(Counter)
+        for s in tgt:
+            for t in s.tokens:
+                if len(t.words) == 1:
+                    w = t.words[0]
+                    analyses[t.form][(w.lemma, w.upos, tuple(sorted(w.feats.items())))] += 1
+        self.analysis = {form: c.most_common(1)[0][0] for form, c in analyses.items()}
+        self.pairs: Counter = Counter()
+        for s, t, a in zip(src, tgt, aligns):
+            for i, j in a:
+                if i < len(s.tokens) and j < len(t.tokens):
+                    self.pairs[(s.tokens[i].form.lower(), t.tokens[j].form.lower())] += 1
+
+    def target(self, lines: Sequence[str], lang: str = "") -> List[Sentence]:
+        out = []
+        for line in lines:
+            tokens = []
+            for k, form in enumerate(line.split(), start=1):
+                lemma, upos, feats = self.analysis.get(form, (form.lower(), "X", ()))
+                tokens.append(Token(form, [Word(k, form, lemma, upos, dict(feats), 0 if k == 1 else 1,
+                                                "root" if k == 1 else "dep")]))
+            out.append(Sentence(tokens, text=line))
+        return out
+
+    def align(self, src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]]) -> List[Alignment]:
+        """Greedy: the most frequent corpus pairs first, each target word used once, ties broken by
+        relative position."""
+        out = []
+        for s, t in zip(src, tgt):
+            cands: List[Tuple[int, float, int, int]] = []
+            for i, sw in enumerate(s):
+                for j, tw in enumerate(t):
+                    n = self.pairs.get((sw.lower(), tw.lower()), 0)
+                    if n:
+                        cands.append((-n, abs(i / max(len(s), 1) - j / max(len(t), 1)), i, j))
+            used_s, used_t, pairs = set(), set(), set()
+            for _, _, i, j in sorted(cands):
+                if i not in used_s and j not in used_t:
+                    pairs.add((i, j))
+                    used_s.add(i)
+                    used_t.add(j)
+            out.append(pairs)
+        return out

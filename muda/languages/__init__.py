@@ -1,0 +1,129 @@
+"""Registry of target languages. Each language is a data file, ``muda/languages/<code>.yaml``,
+validated on load; adding a language means adding a file (README, "Adding a language")."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Optional
+
+import yaml
+
+from muda.errors import InputError
+
+DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside this loader
+UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
+PHENOMENA = ("lexical_cohesion", "formality", "pronouns", "verb_form", "ellipsis")
+
+
+@dataclass(frozen=True)
+class Formality:
+    T: FrozenSet[str]
+    V: FrozenSet[str]
+    case_sensitive: bool = False
+    subject_drop: bool = False  # formality shows on verbs whose source subject is "you"
+    sentence_initial_needs_feats: FrozenSet[str] = frozenset()
+
+    def level(self, form: str) -> Optional[str]:
+        key = form if self.case_sensitive else form.lower()
+        return "T" if key in self.T else "V" if key in self.V else None
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    aliases: FrozenSet[str] = frozenset()
+    formality: Optional[Formality] = None
+    pronouns: Dict[str, FrozenSet[str]] = field(default_factory=dict)  # English pronoun -> target forms
+    verb_forms: FrozenSet[str] = frozenset()
+
+    @property
+    def phenomena(self) -> List[str]:
+        """The phenomena that apply (lexical cohesion and ellipsis apply everywhere)."""
+        on = {"lexical_cohesion": True, "formality": self.formality is not None,
+              "pronouns": bool(self.pronouns), "verb_form": bool(self.verb_forms), "ellipsis": True}
+        return [p for p in PHENOMENA if on[p]]
+
+
+def _strings(value, where: str) -> FrozenSet[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError(f"{where}: expected a non-empty list of words")
+    return frozenset(value)
+
+
+def _check_keys(data: dict, allowed: set, where: str) -> None:
+    unknown = set(data) - allowed
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                                f"(allowed: {', '.join(sorted(allowed))})")
+
+
+def parse_language(code: str, data: dict, path: str) -> Language:
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms"}, path)
+    if not isinstance(data.get("name"), str):
+        raise InputError(f"{path}: 'name' is required")
+    formality = None
+    if "formality" in data:
+        f = data["formality"]
+        where = f"{path}: formality"
+        if not isinstance(f, dict):
+            raise InputError(f"{where}: expected a mapping with T and V")
+        _check_keys(f, {"T", "V", "case_sensitive", "subject_drop", "sentence_initial_needs_feats"}, where)
+        case = bool(f.get("case_sensitive", False))
+        norm = (lambda ws: ws) if case else (lambda ws: frozenset(w.lower() for w in ws))
+        T, V = norm(_strings(f.get("T"), f"{where}.T")), norm(_strings(f.get("V"), f"{where}.V"))
+        if T & V:
+            raise InputError(f"{where}: words in both T and V: {', '.join(sorted(T & V))}")
+        initial = f.get("sentence_initial_needs_feats", [])
+        formality = Formality(T, V, case, bool(f.get("subject_drop", False)),
+                              _strings(initial, f"{where}.sentence_initial_needs_feats") if initial else frozenset())
+    pronouns = {}
+    for en, forms in (data.get("pronouns") or {}).items():
+        if not isinstance(en, str):
+            raise InputError(f"{path}: pronouns: keys must be English pronouns")
+        pronouns[en.lower()] = frozenset(w.lower() for w in _strings(forms, f"{path}: pronouns.{en}"))
+    verb_forms = frozenset()
+    if "verb_forms" in data:
+        verb_forms = _strings(data["verb_forms"], f"{path}: verb_forms")
+        bad = verb_forms - UD_TENSES
+        if bad:
+            raise InputError(f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense "
+                                    f"({', '.join(sorted(UD_TENSES))})")
+    aliases = frozenset(a.lower() for a in _strings(data["aliases"], f"{path}: aliases")) if data.get("aliases") else frozenset()
+    return Language(code, data["name"], aliases, formality, pronouns, verb_forms)
+
+
+def load_language_file(path: str) -> Language:
+    code = os.path.splitext(os.path.basename(path))[0]
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise InputError(f"{path}{line}: not valid YAML ({getattr(e, 'problem', e)})") from None
+    return parse_language(code, data, path)
+
+
+@lru_cache(maxsize=None)
+def registry(directory: str = DATA_DIR) -> Dict[str, Language]:
+    langs = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith((".yaml", ".yml")):
+            lang = load_language_file(os.path.join(directory, name))
+            langs[lang.code] = lang
+    return langs
+
+
+def get_language(code: str, directory: str = DATA_DIR) -> Language:
+    """A language by ISO code or alias (pt-br, zh-cn, ...), case-insensitive."""
+    langs = registry(directory)
+    key = code.lower().replace("_", "-")
+    for lang in langs.values():
+        if key == lang.code or key in {a.replace("_", "-") for a in lang.aliases}:
+            return lang
+    raise InputError(f"unknown target language {code!r}; supported: {', '.join(sorted(langs))} "
+                            f"(add one with a file in {directory})")

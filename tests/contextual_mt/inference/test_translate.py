@@ -1,0 +1,299 @@
+"""contextual-mt translate: order, predicted vs gold context, beams, and bad input."""
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from tests.helpers import BIN, USER_DIR, run
+from contextual_mt.demo.pipeline import COMMON, binarize, encode_splits, train_sentencepiece
+from contextual_mt.demo.corpus import generate_demo_data
+from contextual_mt.demo.planted import planted_accuracy, read_planted
+from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator, translate_files
+
+
+@pytest.fixture(scope="module")
+def demo_model(tmp_path_factory):
+    """A tiny contextual model trained on a small demo corpus (about half a minute)."""
+    work = tmp_path_factory.mktemp("demo")
+    data = work / "data"
+    generate_demo_data(str(data), train_docs=1500, valid_docs=40, test_docs=60, seed=3)
+    spm = train_sentencepiece(data, work)
+    encode_splits(data, work, spm)
+    data_bin = binarize(data, work, work / "bin")
+    save = work / "ckpt"
+    run([str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, "--task",
+         "document_translation", *COMMON, "--target-context-size", "3", "--sample-context-size",
+         "--max-epoch", "7", "--save-dir", str(save), "--cpu", "--no-progress-bar"])
+    for f in data_bin.glob("dict.*.txt"):
+        shutil.copy(f, save / f.name)
+    return {"ckpt": save / "checkpoint_last.pt", "spm": spm, "data": data, "bin": data_bin, "work": work}
+
+
+def lines(path):
+    return path.read_text().splitlines()
+
+
+@pytest.fixture(scope="module")
+def translator(demo_model):
+    return DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]),
+                              options=DecodingOptions(beam=4, batch_size=16))
+
+
+def test_order_and_line_count_with_uneven_documents(translator, demo_model, tmp_path):
+    data = demo_model["data"]
+    src, ids = lines(data / "test.en"), lines(data / "test.docids")
+    # documents of very different lengths, an empty line, and batches smaller than a wave
+    src, ids = src[:40] + [""] + src[40:45], ids[:40] + [ids[39]] + ids[40:45]
+    translator.options.batch_size = 3
+    hyps = translator.translate(src, ids, progress=False)
+    translator.options.batch_size = 16
+    assert len(hyps) == len(src) and hyps[40] == ""
+    # the same sentences translated one document at a time give the same lines, in order
+    alone = []
+    start = 0
+    for end in range(1, len(ids) + 1):
+        if end == len(ids) or ids[end] != ids[start]:
+            alone += translator.translate(src[start:end], ids[start:end], progress=False)
+            start = end
+    assert alone == hyps
+
+
+def test_predicted_context_is_the_models_own_translation(translator, demo_model, monkeypatch):
+    data = demo_model["data"]
+    src, ids = lines(data / "test.en")[:30], lines(data / "test.docids")[:30]
+    seen = {}
+    decode = translator._decode
+
+    def spy(rows):
+        out = decode(rows)
+        for r, ids_ in zip(rows, out):
+            seen[r["index"]] = (list(r["tgt_ctx"]), ids_)
+        return out
+
+    monkeypatch.setattr(translator, "_decode", spy)
+    translator.translate(src, ids, progress=False)
+    brk = translator.tgt_dict.index("<brk>")
+    for i in range(1, len(src)):
+        if ids[i] != ids[i - 1] or i not in seen or (i - 1) not in seen:
+            continue
+        ctx = seen[i][0]
+        assert ctx[-1] == brk
+        previous_output = seen[i - 1][1]
+        assert ctx[-1 - len(previous_output):-1] == previous_output
+
+
+def test_context_changes_output_where_planted_context_demands(demo_model):
+    data = demo_model["data"]
+    src, ids = lines(data / "test.en"), lines(data / "test.docids")
+    planted = [p for p in read_planted(str(data / "test.planted.jsonl"))]
+    with_ctx = DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]),
+                                  options=DecodingOptions(beam=2)).translate(src, ids, progress=False)
+    no_ctx = DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]), target_context_size=0,
+                                options=DecodingOptions(beam=2)).translate(src, ids, progress=False)
+    acc_ctx, acc_none = planted_accuracy(with_ctx, planted), planted_accuracy(no_ctx, planted)
+    assert any(with_ctx[p["line"] - 1] != no_ctx[p["line"] - 1] for p in planted)
+    assert acc_ctx["formality"]["accuracy"] > acc_none["formality"]["accuracy"] + 15, (acc_ctx, acc_none)
+
+
+def test_gold_target_context(translator, demo_model, monkeypatch):
+    data = demo_model["data"]
+    src, ids, refs = lines(data / "test.en")[:12], lines(data / "test.docids")[:12], lines(data / "test.fr")[:12]
+    seen = {}
+    decode = translator._decode
+    monkeypatch.setattr(translator, "_decode", lambda rows: [seen.setdefault(r["index"], list(r["tgt_ctx"])) and None or x
+                                                               for r, x in zip(rows, decode(rows))])
+    translator.translate(src, ids, gold_targets=refs, progress=False)
+    codec = translator.tgt_codec
+    brk = translator.tgt_dict.index("<brk>")
+    for i in range(1, 12):
+        if ids[i] == ids[i - 1]:
+            gold_prev = codec.to_ids(codec.encode(refs[i - 1]))
+            assert seen[i][-1 - len(gold_prev):] == gold_prev + [brk]
+
+
+def test_beam_one_and_five(translator, demo_model):
+    from contextual_mt.metrics import sentence_metrics
+
+    data = demo_model["data"]
+    src, ids, refs = lines(data / "test.en"), lines(data / "test.docids"), lines(data / "test.fr")
+    translator.options.beam = 1
+    greedy = translator.translate(src, ids, progress=False)
+    translator.options.beam = 5
+    beam = translator.translate(src, ids, progress=False)
+    translator.options.beam = 4
+    assert len(greedy) == len(beam) == len(src)
+    assert sum(a == b for a, b in zip(greedy, beam)) > len(src) // 2  # mostly the same
+    b1, b5 = sentence_metrics(greedy, refs)["bleu"]["score"], sentence_metrics(beam, refs)["bleu"]["score"]
+    assert abs(b5 - b1) < 3.0 and min(b1, b5) > 20
+
+
+def test_cli_writes_atomically_and_reports(demo_model, tmp_path):
+    data = demo_model["data"]
+    out = tmp_path / "out.fr"
+    proc = run([str(BIN / "contextual-mt"), "translate", "--path", str(demo_model["ckpt"]),
+                "--source", str(data / "test.en"), "--docids", str(data / "test.docids"),
+                "--spm", str(demo_model["spm"]), "--output", str(out), "--beam", "2", "--max-tokens", "400"])
+    assert len(lines(out)) == len(lines(data / "test.en"))
+    assert "%|" in proc.stderr  # progress bar
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fr"]  # no temp files left
+
+
+def test_interrupted_run_leaves_no_partial_output(demo_model, tmp_path, monkeypatch):
+    data = demo_model["data"]
+    out = tmp_path / "out.fr"
+    out.write_text("previous complete output\n")
+
+    def boom(self, rows):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(DocumentTranslator, "_decode", boom)
+    with pytest.raises(KeyboardInterrupt):
+        translate_files(str(demo_model["ckpt"]), str(data / "test.en"), str(data / "test.docids"),
+                        str(out), spm=str(demo_model["spm"]), progress=False)
+    assert out.read_text() == "previous complete output\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fr"]
+
+
+def cli_error(args, demo_model, tmp_path):
+    proc = subprocess.run([str(BIN / "contextual-mt"), "translate", *args, "--output", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and not (tmp_path / "o").exists()
+    assert "Traceback" not in proc.stderr
+    return proc.stderr.strip().splitlines()[-1]
+
+
+def test_bad_inputs(demo_model, tmp_path):
+    data, ck, spm = demo_model["data"], str(demo_model["ckpt"]), str(demo_model["spm"])
+    short = tmp_path / "short.docids"
+    short.write_text("\n".join(lines(data / "test.docids")[:-1]) + "\n")
+    msg = cli_error(["--path", ck, "--source", str(data / "test.en"), "--docids", str(short), "--spm", spm], demo_model, tmp_path)
+    assert str(short) in msg and "lines" in msg
+    msg = cli_error(["--path", str(tmp_path / "nope.pt"), "--source", str(data / "test.en"),
+                     "--docids", str(data / "test.docids"), "--spm", spm], demo_model, tmp_path)
+    assert "nope.pt: checkpoint not found" in msg
+    # a sentencepiece model trained on other text
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "train.en").write_text("zzz qqq xxx www\n" * 50)
+    (other / "train.fr").write_text("jjj kkk vvv\n" * 50)
+    bad_spm = train_sentencepiece(other, other, vocab_size=40)
+    msg = cli_error(["--path", ck, "--source", str(data / "test.en"), "--docids", str(data / "test.docids"),
+                     "--spm", str(bad_spm)], demo_model, tmp_path)
+    assert "does not match the dictionary" in msg and str(bad_spm) in msg
+
+
+def test_checkpoint_from_another_task(demo_model, tmp_path):
+    save = tmp_path / "sent"
+    run([str(BIN / "fairseq-train"), str(demo_model["bin"]), "--task", "translation", "--arch", "transformer",
+         "--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embed-dim", "32", "--decoder-embed-dim", "32",
+         "--encoder-ffn-embed-dim", "32", "--decoder-ffn-embed-dim", "32", "--max-update", "2",
+         "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "2000", "--save-dir", str(save), "--cpu",
+         "--no-progress-bar"])
+    data = demo_model["data"]
+    msg = cli_error(["--path", str(save / "checkpoint_last.pt"), "--source", str(data / "test.en"),
+                     "--docids", str(data / "test.docids")], demo_model, tmp_path)
+    assert "task 'translation', not 'document_translation'" in msg
+
+
+def _rows(translator, demo_model, n, context):
+    data = demo_model["data"]
+    src, ref = lines(data / "test.en")[:n], lines(data / "test.fr")[:n]
+    ids = [translator.src_codec.to_ids(translator.src_codec.encode(l)) + [translator.src_dict.eos()] for l in src]
+    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(l)) for l in ref]
+    brk = translator.tgt_dict.index("<brk>")
+    return [{"source": ids[i], "src_ctx": [],
+             "tgt_ctx": [x for j in range(max(0, i - context), i) for x in tgt[j] + [brk]]} for i in range(n)]
+
+
+@pytest.mark.parametrize("beam", [1, 5])
+def test_beam_search_equals_fairseq_without_prefix(translator, demo_model, beam):
+    from fairseq.sequence_generator import SequenceGenerator
+
+    from contextual_mt.inference.beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 60, 0)
+    model, eos = translator.models[0], translator.tgt_dict.eos()
+    ours = beam_search(model, translator._batch(rows), [[]] * len(rows), beam=beam, max_lengths=[200] * len(rows))
+    gen = SequenceGenerator([model], translator.tgt_dict, beam_size=beam, max_len_b=200)
+    hypos = gen.generate([model], {"net_input": translator._batch(rows), "id": torch.arange(len(rows))})
+    assert ours == [[t for t in h[0]["tokens"].tolist() if t != eos] for h in hypos]
+
+
+def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
+    """One parallel pass over the context prefix gives exactly fairseq's step-by-step forcing."""
+    from fairseq.data import data_utils
+    from fairseq.sequence_generator import SequenceGenerator
+
+    from contextual_mt.inference.beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 60, 3)
+    assert len({len(r["tgt_ctx"]) for r in rows}) > 3  # prefixes of many lengths in one batch
+    model, d = translator.models[0], translator.tgt_dict
+    ours = beam_search(model, translator._batch(rows), [r["tgt_ctx"] for r in rows], beam=1,
+                       max_lengths=[200] * len(rows))
+    prefix = data_utils.collate_tokens([torch.tensor(r["tgt_ctx"], dtype=torch.long) for r in rows], d.pad(), d.eos())
+    gen = SequenceGenerator([model], d, beam_size=1, max_len_b=400)
+    hypos = gen.generate([model], {"net_input": translator._batch(rows), "id": torch.arange(len(rows))},
+                         prefix_tokens=prefix)
+    theirs = [[t for t in h[0]["tokens"].tolist()[len(r["tgt_ctx"]):] if t != d.eos()] for h, r in zip(hypos, rows)]
+    assert ours == theirs
+
+
+def test_incremental_and_full_recomputation_agree(translator, demo_model):
+    from contextual_mt.inference.beam_search import beam_search
+
+    rows = _rows(translator, demo_model, 40, 3)
+    args = (translator.models[0], translator._batch(rows), [r["tgt_ctx"] for r in rows])
+    fast = beam_search(*args, beam=4, max_lengths=[60] * len(rows))
+    slow = beam_search(*args, beam=4, max_lengths=[60] * len(rows), incremental=False)
+    assert fast == slow
+
+
+def test_pcxmi_report_singles_out_the_planted_formality_tokens(demo_model, tmp_path):
+    """P-CXMI of the tiny demo model, joined with the demo's gold tags: T-V pronouns (which the
+    model learns to take from context) stand out; the verbs that merely agree with them do not."""
+    from contextual_mt.analysis.cxmi import run_cxmi
+    from contextual_mt.analysis.report import run_report
+
+    data = demo_model["data"]
+    run_cxmi(str(demo_model["ckpt"]), str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
+             str(tmp_path / "p.jsonl"), spm=str(demo_model["spm"]), progress=False)
+    summary = run_report(str(tmp_path / "p.jsonl"), str(tmp_path / "report"), conllu=str(data / "test.fr.conllu"),
+                         tags=str(data / "test.tags.json"))
+    tag = {r["key"]: r for r in summary["tag"]}
+    assert tag["formality"]["auc"] > 0.9, tag
+    assert tag["formality"]["mean"] > tag["formality-agreement"]["mean"] + 0.1, tag
+    assert tag["formality"]["mean"] > tag["no tag"]["mean"] + 0.1, tag
+
+
+def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
+    """--scoring muda prints the MuDA table at the end of fairseq-generate; its numbers equal
+    `muda eval` on the same (shuffled, re-ordered) fairseq output."""
+    import json as _json
+
+    data = demo_model["data"]
+    tags = tmp_path / "ref.tags.json"
+    common = ["--src-conllu", str(data / "test.en.conllu")]
+    run([str(BIN / "muda"), "tag", "--src", str(data / "test.en"), "--tgt", str(data / "test.fr"), "--docids",
+         str(data / "test.docids"), "--tgt-lang", "fr", "--dump-tags", str(tags), *common, "--tgt-conllu",
+         str(data / "test.fr.conllu"), "--alignments", str(data / "test.align")])
+    lexicon = ",".join(str(data / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
+    proc = subprocess.run(
+        [str(BIN / "fairseq-generate"), str(demo_model["bin"]), "--user-dir", USER_DIR, "--task",
+         "document_translation", "-s", "en", "-t", "fr", "--target-context-size", "3", "--path",
+         str(demo_model["ckpt"]), "--gen-subset", "test", "--beam", "2", "--batch-size", "16", "--cpu",
+         "--post-process", "sentencepiece", "--scoring", "muda", "--muda-ref-tags", str(tags), "--muda-docids",
+         str(data / "test.docids"), "--muda-src", str(data / "test.en"), "--muda-tgt-lang", "fr",
+         "--muda-ref", str(data / "test.fr"), "--muda-src-conllu", str(data / "test.en.conllu"),
+         "--muda-lexicon", lexicon, "--muda-output", str(tmp_path / "scorer.json")],
+        capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "MuDA" in proc.stdout and "pronouns" in proc.stdout.split("MuDA")[-1]
+    (tmp_path / "gen.out").write_text(proc.stdout)
+    run([str(BIN / "muda"), "eval", "--src", str(data / "test.en"), "--ref", str(data / "test.fr"), "--docids",
+         str(data / "test.docids"), "--tgt-lang", "fr", "--hyps", str(tmp_path / "gen.out"), "--names", "system",
+         "--ref-tags", str(tags), *common, "--lexicon", *lexicon.split(","), "--output", str(tmp_path / "eval.json")])
+    scorer, direct = (_json.loads((tmp_path / f).read_text()) for f in ("scorer.json", "eval.json"))
+    assert scorer["systems"]["system"]["tags"] == direct["systems"]["system"]["tags"]
+    assert scorer["systems"]["system"]["bleu"] == pytest.approx(direct["systems"]["system"]["bleu"])

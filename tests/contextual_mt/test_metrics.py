@@ -1,0 +1,91 @@
+"""contextual-mt score: sacreBLEU, chrF, d-BLEU, COMET (at its narrowest boundary)."""
+import json
+import sys
+import types
+
+import pytest
+import sacrebleu
+
+from tests.helpers import BIN, run
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.metrics import join_documents, score, score_files
+
+HYPS = ["the cat sat on the mat", "it was happy", "a dog barked", "", "the end"]
+REFS = ["the cat sat on a mat", "it was very happy", "a dog barked loudly", "silence", "the end"]
+DOCS = ["d1", "d1", "d2", "d2", "d1"]  # the last d1 is a new document (not adjacent)
+
+
+def test_sentence_metrics_match_sacrebleu():
+    r = score(HYPS, REFS)
+    assert r["bleu"]["score"] == pytest.approx(sacrebleu.corpus_bleu(HYPS, [REFS]).score)
+    assert r["chrf"]["score"] == pytest.approx(sacrebleu.corpus_chrf(HYPS, [REFS]).score)
+    assert r["bleu"]["signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a")
+
+
+def test_document_bleu_is_bleu_over_concatenated_documents():
+    assert join_documents(HYPS, DOCS) == ["the cat sat on the mat it was happy", "a dog barked", "the end"]
+    r = score(HYPS, REFS, DOCS)
+    manual = sacrebleu.corpus_bleu(
+        ["the cat sat on the mat it was happy", "a dog barked", "the end"],
+        [["the cat sat on a mat it was very happy", "a dog barked loudly silence", "the end"]],
+    )
+    assert r["d_bleu"]["score"] == pytest.approx(manual.score)
+    assert r["d_bleu"]["score"] != pytest.approx(r["bleu"]["score"])
+
+
+def test_comet_scoring_code_path(monkeypatch):
+    """unbabel-comet cannot download models here; the call into it is checked with a stand-in
+    module that records what contextual-mt passes and returns COMET's output structure."""
+    calls = {}
+
+    class Output:
+        scores = [0.5, 0.25, 0.75, 0.0, 1.0]
+        system_score = 0.5
+
+    class Model:
+        def predict(self, data, batch_size, gpus, progress_bar):
+            calls.update(data=data, batch_size=batch_size, gpus=gpus)
+            return Output()
+
+    fake = types.SimpleNamespace(download_model=lambda name: calls.setdefault("path", f"/models/{name}.ckpt"),
+                                 load_from_checkpoint=lambda path: calls.setdefault("loaded", path) and Model())
+    monkeypatch.setitem(sys.modules, "comet", fake)
+    r = score(HYPS, REFS, srcs=["s"] * 5, comet_model="Unbabel/wmt22-comet-da", comet_batch_size=3)
+    assert r["comet"]["score"] == 0.5 and r["comet"]["segments"][2] == 0.75
+    assert calls["loaded"] == "/models/Unbabel/wmt22-comet-da.ckpt"
+    assert calls["data"][1] == {"src": "s", "mt": "it was happy", "ref": "it was very happy"}
+    assert calls["batch_size"] == 3 and calls["gpus"] in (0, 1)
+
+
+def test_comet_offline_says_how_to_get_the_model(monkeypatch):
+    def no_network(name):
+        raise ConnectionError("no network")
+
+    monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(download_model=no_network))
+    with pytest.raises(ContextualMTError, match="could not be downloaded.*comet.download_model"):
+        score(HYPS, REFS, srcs=["s"] * 5, comet_model="Unbabel/wmt22-comet-da")
+
+
+def test_comet_not_installed(monkeypatch):
+    monkeypatch.setitem(sys.modules, "comet", None)
+    with pytest.raises(ContextualMTError, match=r"pip install -e '\.\[comet\]'"):
+        score(HYPS, REFS, srcs=["s"] * 5, comet_model="x")
+
+
+def test_cli_json_and_summary(tmp_path):
+    for name, rows in (("hyp", HYPS), ("ref", REFS), ("ids", DOCS)):
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    out = tmp_path / "scores.json"
+    proc = run([str(BIN / "contextual-mt"), "score", "--hyp", str(tmp_path / "hyp"), "--ref",
+                str(tmp_path / "ref"), "--docids", str(tmp_path / "ids"), "--output", str(out)])
+    first = proc.stdout.strip().splitlines()[0]
+    assert first.startswith("BLEU ") and "chrF" in first and "d-BLEU" in first
+    data = json.loads(out.read_text())
+    assert set(data) >= {"bleu", "chrf", "d_bleu", "files"}
+
+
+def test_mismatched_lengths_name_the_files(tmp_path):
+    (tmp_path / "hyp").write_text("a\nb\n")
+    (tmp_path / "ref").write_text("a\n")
+    with pytest.raises(ContextualMTError, match="hyp: has 2 lines but .*ref has 1"):
+        score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))

@@ -1,0 +1,70 @@
+"""Shared test helpers: a tiny document-level EN->FR corpus, running commands, training a tiny model."""
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import contextual_mt  # noqa: F401  (activates the compat layer, registers the plugin)
+
+BIN = Path(sys.executable).parent
+USER_DIR = str(Path(contextual_mt.__file__).parent)
+
+NOUNS = {"cat": ("chat", "il"), "table": ("table", "elle"), "car": ("voiture", "elle"),
+         "dog": ("chien", "il"), "house": ("maison", "elle"), "book": ("livre", "il")}
+ADJS = {"big": "grand", "small": "petit", "red": "rouge", "old": "vieux"}
+
+
+def write_corpus(directory: Path, seed: int = 0, sizes=(("train", 60), ("valid", 6), ("test", 6))):
+    """Documents alternating 'I see the ADJ NOUN .' and 'it is ADJ .' (il/elle from context)."""
+    rng = random.Random(seed)
+    for split, ndocs in sizes:
+        src, tgt, ids = [], [], []
+        for d in range(ndocs):
+            noun = rng.choice(sorted(NOUNS))
+            for s in range(rng.randint(1, 6)):
+                adj = rng.choice(sorted(ADJS))
+                if s % 2 == 0:
+                    noun = rng.choice(sorted(NOUNS))
+                    src.append(f"i see the {adj} {noun} .")
+                    tgt.append(f"je vois le {NOUNS[noun][0]} {ADJS[adj]} .")
+                else:
+                    src.append(f"it is {adj} .")
+                    tgt.append(f"{NOUNS[noun][1]} est {ADJS[adj]} .")
+                ids.append(f"{split}-doc {d}")
+        (directory / f"{split}.en").write_text("\n".join(src) + "\n")
+        (directory / f"{split}.fr").write_text("\n".join(tgt) + "\n")
+        (directory / f"{split}.docids").write_text("\n".join(ids) + "\n")
+
+
+def run(cmd, cwd=None, env=None, check=True):
+    full_env = dict(os.environ, **(env or {}))
+    proc = subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def preprocess(raw: Path, dest: Path, add_symbols: bool = True) -> Path:
+    run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--joined-dictionary",
+         "--trainpref", str(raw / "train"), "--validpref", str(raw / "valid"),
+         "--testpref", str(raw / "test"), "--destdir", str(dest), "--workers", "1"])
+    for split in ("train", "valid", "test"):
+        (dest / f"{split}.en-fr.docids").write_text((raw / f"{split}.docids").read_text())
+    if add_symbols:
+        run([str(BIN / "contextual-mt"), "add-symbols", str(dest / "dict.en.txt"), str(dest / "dict.fr.txt")])
+    return dest
+
+
+TINY_MODEL = ["--arch", "contextual_transformer_tiny", "--share-all-embeddings",
+              "--encoder-layers", "1", "--decoder-layers", "1"]
+TRAIN_OPTS = ["--optimizer", "adam", "--lr", "2e-3", "--lr-scheduler", "inverse_sqrt",
+              "--warmup-updates", "20", "--max-tokens", "1000", "--cpu", "--no-progress-bar",
+              "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1"]
+
+
+def train(data: Path, save_dir: Path, *extra: str, epochs: int = 2, launcher=None, check=True):
+    cmd = (launcher or []) + [str(BIN / "fairseq-train"), str(data), "--user-dir", USER_DIR,
+                              "--task", "document_translation", *TINY_MODEL, *TRAIN_OPTS,
+                              "--max-epoch", str(epochs), "--save-dir", str(save_dir), *extra]
+    return run(cmd, check=check)
