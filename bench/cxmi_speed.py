@@ -54,12 +54,14 @@ def main() -> None:
     p.add_argument("--out", default="bench/out/cxmi_speed.json")
     args = p.parse_args()
     from contextual_mt.analysis.cxmi import PCXMIScorer
+    from contextual_mt.inference.checkpoint import ModelOptions
 
     work = Path(args.workdir)
     ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
-    scorer = PCXMIScorer(str(ckpt), spm=str(work / "spm" / "spm.model"), batch_size=args.batch_size, cpu=True)
+    scorer = PCXMIScorer.from_checkpoint(ModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True),
+                                         batch_size=args.batch_size)
     fairseq_rates, ours = [], []
     for r in range(args.repeats):
         t0, s0 = score_reference(work, ckpt, 0, args.batch_size)

@@ -27,7 +27,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from contextual_mt.analysis.cxmi import run_cxmi  # noqa: E402
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
+from contextual_mt.inference.checkpoint import ModelOptions  # noqa: E402
 from contextual_mt.demo.pipeline import BIN, COMMON, USER_DIR  # noqa: E402
 from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
 from contextual_mt.analysis.tables import roc_auc  # noqa: E402
@@ -38,8 +39,9 @@ def planted_study(work: Path, out: Path) -> dict:
     data = work / "data"
     pcxmi = out / "context.pcxmi.jsonl"
     if not pcxmi.exists():
-        run_cxmi(str(work / "checkpoints/context/checkpoint_best.pt"), str(data / "test.en"),
-                 str(data / "test.fr"), str(data / "test.docids"), str(pcxmi), spm=str(work / "spm/spm.model"))
+        run_cxmi(CxmiOptions(ModelOptions(str(work / "checkpoints/context/checkpoint_best.pt"),
+                                          spm=str(work / "spm/spm.model")),
+                             str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), str(pcxmi)))
     run_report(str(pcxmi), str(out / "report"), conllu=str(data / "test.fr.conllu"),
                tags=str(data / "test.tags.json"))
     units = [u for s in join(read_pcxmi(str(pcxmi)), tags=read_tags(str(data / "test.tags.json"))) for u in s.units]
@@ -73,8 +75,9 @@ def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
                 subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True)
             for f in (work / "data-bin").glob("dict.*.txt"):
                 shutil.copy(f, save / f.name)
-        summary = run_cxmi(str(ckpt), str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
-                           str(out / f"{name}.pcxmi.jsonl"), spm=str(work / "spm/spm.model"))
+        summary = run_cxmi(CxmiOptions(ModelOptions(str(ckpt), spm=str(work / "spm/spm.model")), str(data / "test.en"),
+                                       str(data / "test.fr"), str(data / "test.docids"),
+                                       str(out / f"{name}.pcxmi.jsonl")))
         log = (save / "train.log").read_text()
         best = [line for line in log.splitlines() if "| valid on" in line or "| valid |" in line][-1]
         results[name] = {"coword_dropout": rate, "seed": seed, "cxmi": summary["cxmi"], "unit": summary["unit"],

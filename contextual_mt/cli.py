@@ -6,7 +6,7 @@ import os
 import sys
 from typing import List, Optional
 
-from muda.errors import run_command
+from muda.errors import install_excepthook, run_command
 
 
 def _add_symbols(args: argparse.Namespace) -> int:
@@ -18,18 +18,22 @@ def _add_symbols(args: argparse.Namespace) -> int:
     return 0
 
 
-def _translate(args: argparse.Namespace) -> int:
-    from contextual_mt.inference.translate import DecodingOptions, translate_files
+def _model_options(args: argparse.Namespace):
+    from contextual_mt.inference.checkpoint import ModelOptions
 
-    options = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
-                              max_len_b=args.max_len_b, batch_size=args.batch_size,
-                              max_tokens=args.max_tokens)
-    hyps = translate_files(
-        args.path, args.source, args.docids, args.output, spm=args.spm, data=args.data,
-        gold_target_context=args.gold_target_context,
-        source_context_size=args.source_context_size, target_context_size=args.target_context_size,
-        options=options, cpu=args.cpu, progress=not args.quiet,
-    )
+    return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
+                        target_context_size=args.target_context_size, cpu=args.cpu)
+
+
+def _translate(args: argparse.Namespace) -> int:
+    from contextual_mt.inference.translate import DecodingOptions, TranslateOptions, translate_files
+
+    decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
+                               max_len_b=args.max_len_b, batch_size=args.batch_size,
+                               max_tokens=args.max_tokens)
+    hyps = translate_files(TranslateOptions(
+        _model_options(args), args.source, args.docids, args.output,
+        gold_target_context=args.gold_target_context, decoding=decoding, progress=not args.quiet))
     print(f"wrote {len(hyps)} lines to {args.output}", file=sys.stderr)
     return 0
 
@@ -67,14 +71,12 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _cxmi(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.cxmi import run_cxmi
+    from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 
-    summary = run_cxmi(args.path, args.source, args.reference, args.docids, args.output, spm=args.spm,
-                       data=args.data, source_context_size=args.source_context_size,
-                       target_context_size=args.target_context_size, log_base=args.log_base,
-                       random_context=args.random_context, seed=args.seed, shard=args.shard,
-                       batch_size=args.batch_size, cpu=args.cpu, resume=not args.no_resume,
-                       progress=not args.quiet)
+    summary = run_cxmi(CxmiOptions(
+        _model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
+        random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
+        resume=not args.no_resume, progress=not args.quiet))
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
           f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
     return 0
@@ -205,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    install_excepthook()  # an InputError escaping a library call still prints one line
     args = build_parser().parse_args(argv)
     import logging
 

@@ -16,15 +16,16 @@ import json
 import logging
 import math
 import os
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
-from muda.io import check_line_count, document_starts, read_docids
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, atomic_write_text, read_lines
+from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend
+from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from muda.io import atomic_write_lines, atomic_write_text, check_line_count, document_starts, read_docids, read_lines
 
 logger = logging.getLogger(__name__)
 
@@ -89,57 +90,26 @@ def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
 
 
 class PCXMIScorer:
-    """Scores references with and without context using one checkpoint."""
+    """Scores references with and without context using one model (a ScoringBackend)."""
 
-    def __init__(self, path: str, spm: Optional[str] = None, data: Optional[str] = None,
-                 source_context_size: Optional[int] = None, target_context_size: Optional[int] = None,
-                 batch_size: int = 64, cpu: bool = False):
-        from contextual_mt.inference.translate import SentencePieceCodec, load_document_model
-
-        models, cfg, task = load_document_model(path, data, source_context_size, target_context_size)
-        self.n_src, self.n_tgt = cfg.task.source_context_size, cfg.task.target_context_size
-        trained = task.trained_context
-        n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
-        if not trained["sample_context_size"] and (n_src or n_tgt):
-            logger.warning(
-                "%s was trained with a fixed context size, not --sample-context-size: it never "
-                "saw sentences without context, so CXMI from it is not meaningful", path)
-        if self.n_src > n_src or self.n_tgt > n_tgt:
-            logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)",
-                           self.n_src, self.n_tgt, n_src, n_tgt)
-        self.device = torch.device("cuda" if torch.cuda.is_available() and not cpu else "cpu")
-        self.models = [m.to(self.device).eval() for m in models]
-        self.multi_encoder = bool(getattr(models[0], "multi_encoder", False))
-        self.task, self.cfg = task, cfg
-        self.src_dict, self.tgt_dict = task.source_dictionary, task.target_dictionary
-        self.src_codec = SentencePieceCodec(self.src_dict, spm)
-        self.tgt_codec = SentencePieceCodec(self.tgt_dict, spm) if spm else SentencePieceCodec(self.tgt_dict)
+    def __init__(self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model"):
+        self.backend = backend
         self.batch_size = batch_size
+        self.n_src, self.n_tgt = backend.source_context_size, backend.target_context_size
+        trained = backend.trained_context
+        if trained is not None:
+            n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
+            if not trained["sample_context_size"] and (n_src or n_tgt):
+                logger.warning(
+                    "%s was trained with a fixed context size, not --sample-context-size: it never "
+                    "saw sentences without context, so CXMI from it is not meaningful", name)
+            if self.n_src > n_src or self.n_tgt > n_tgt:
+                logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)",
+                               self.n_src, self.n_tgt, n_src, n_tgt)
 
-    def _datasets(self, src_ids, tgt_ids, doc_starts, context_of):
-        from contextual_mt.data.context_dataset import ContextDataset
-
-        src = [torch.tensor(s + [self.src_dict.eos()], dtype=torch.long) for s in src_ids]
-        tgt = [torch.tensor(t + [self.tgt_dict.eos()], dtype=torch.long) for t in tgt_ids]
-        sizes_s, sizes_t = np.array([len(s) for s in src]), np.array([len(t) for t in tgt])
-        common = dict(shuffle=False, max_source_positions=self.cfg.task.max_source_positions,
-                      max_target_positions=self.cfg.task.max_target_positions, multi_encoder=self.multi_encoder)
-        with_ctx = ContextDataset(src, sizes_s, self.src_dict, tgt, sizes_t, self.tgt_dict, doc_starts,
-                                  self.n_src, self.n_tgt, context_of=context_of, **common)
-        without = ContextDataset(src, sizes_s, self.src_dict, tgt, sizes_t, self.tgt_dict, doc_starts, 0, 0, **common)
-        return with_ctx, without
-
-    def _token_log_probs(self, dataset, indices) -> Dict[int, np.ndarray]:
-        from fairseq import utils
-
-        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
-
-        batch = dataset.collater([dataset[i] for i in indices])
-        if self.device.type == "cuda":
-            batch = utils.move_to_cuda(batch)
-        scores = ContextSequenceScorer(self.tgt_dict).token_log_probs(self.models, batch)
-        keep = batch["target"].ne(self.tgt_dict.pad())
-        return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(batch["id"].tolist())}
+    @classmethod
+    def from_checkpoint(cls, model: ModelOptions, batch_size: int = 64) -> "PCXMIScorer":
+        return cls(FairseqScoringBackend(DocumentModel.load(model)), batch_size, name=model.path)
 
     def score(self, sources: Sequence[str], references: Sequence[str], docids: Sequence[str],
               todo: Optional[Iterable[int]] = None, random_context: bool = False, seed: int = 1,
@@ -149,24 +119,22 @@ class PCXMIScorer:
             raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
         if not (len(sources) == len(references) == len(docids)):
             raise ContextualMTError(f"{len(sources)} sources, {len(references)} references, {len(docids)} docids")
-        src_ids = [self.src_codec.to_ids(self.src_codec.encode(s)) for s in sources]
-        ref_pieces = [self.tgt_codec.encode(r) for r in references]
-        tgt_ids = [self.tgt_codec.to_ids(p) for p in ref_pieces]
         starts = document_starts(list(docids))
         context_of = None
         if random_context:
             sizes = np.minimum(max(self.n_src, self.n_tgt), np.arange(len(starts)) - starts)
             context_of = random_context_sources(starts, sizes, seed)
-        with_ctx, without = self._datasets(src_ids, tgt_ids, starts, context_of)
-        todo = sorted(set(range(len(sources)) if todo is None else todo), key=lambda i: (with_ctx.num_tokens(i), i))
+        ref_pieces = self.backend.load(sources, references, starts, context_of)
+        src_k, tgt_k = self.backend.context_sentences()
+        todo = sorted(set(range(len(sources)) if todo is None else todo), key=lambda i: (self.backend.length(i), i))
         scale = LOG_BASES[log_base]
         bar = tqdm(total=len(todo), unit="sent", desc="P-CXMI", disable=not progress)
         for b in range(0, len(todo), self.batch_size):
             chunk = todo[b:b + self.batch_size]
-            lp_a = self._token_log_probs(without, chunk)
+            lp_a = self.backend.token_log_probs(chunk, context=False)
             # with no context available (document starts), q_C is q_A: no second pass
-            has_ctx = [i for i in chunk if with_ctx.src_k[i] or with_ctx.tgt_k[i]]
-            lp_c = {**lp_a, **(self._token_log_probs(with_ctx, has_ctx) if has_ctx else {})}
+            has_ctx = [i for i in chunk if src_k[i] or tgt_k[i]]
+            lp_c = {**lp_a, **(self.backend.token_log_probs(has_ctx, context=True) if has_ctx else {})}
             records = []
             for i in chunk:
                 token_values = (lp_c[i] - lp_a[i]) / scale
@@ -175,7 +143,7 @@ class PCXMIScorer:
                 records.append({
                     "doc": docids[i], "sentence": int(i - starts[i]), "line": i + 1,
                     "source": sources[i], "reference": references[i],
-                    "context_sentences": {"source": int(with_ctx.src_k[i]), "target": int(with_ctx.tgt_k[i])},
+                    "context_sentences": {"source": int(src_k[i]), "target": int(tgt_k[i])},
                     "tokens": pieces, "token_pcxmi": [round(float(v), 6) for v in token_values],
                     "words": [w for w, _ in words],
                     "word_pcxmi": [round(float(token_values[idx].sum()), 6) for _, idx in words],
@@ -215,44 +183,59 @@ def _read_partial(path: str) -> List[Dict]:
     return records
 
 
-def run_cxmi(path: str, source: str, reference: str, docids: str, output: str,
-             spm: Optional[str] = None, data: Optional[str] = None,
-             source_context_size: Optional[int] = None, target_context_size: Optional[int] = None,
-             log_base: str = "e", random_context: bool = False, seed: int = 1, shard: Optional[str] = None,
-             batch_size: int = 64, cpu: bool = False, resume: bool = True, progress: bool = True) -> Dict:
+@dataclass
+class CxmiOptions:
+    """``contextual-mt cxmi``: the model, the references to score, and how."""
+
+    model: ModelOptions
+    source: str
+    reference: str
+    docids: str
+    output: str  # JSONL, one record per sentence; the summary is written beside it
+    log_base: str = "e"  # e: nats, 2: bits
+    random_context: bool = False  # control: context from random other documents
+    seed: int = 1
+    shard: Optional[str] = None  # "i/n": the i-th of n parts of the documents
+    batch_size: int = 64  # sentences per batch
+    resume: bool = True  # continue from OUTPUT.partial
+    progress: bool = True
+
+
+def run_cxmi(options: CxmiOptions) -> Dict:
     """File-level entry point of ``contextual-mt cxmi``; returns the summary."""
-    sources, references = read_lines(source), read_lines(reference)
+    o = options
+    sources, references = read_lines(o.source), read_lines(o.reference)
     if len(sources) != len(references):
-        raise ContextualMTError(f"{reference}: has {len(references)} lines but {source} has {len(sources)}")
-    ids = read_docids(docids)
-    check_line_count(ids, docids, len(sources), source)
-    shard_i, shard_n = parse_shard(shard)
+        raise ContextualMTError(f"{o.reference}: has {len(references)} lines but {o.source} has {len(sources)}")
+    ids = read_docids(o.docids)
+    check_line_count(ids, o.docids, len(sources), o.source)
+    shard_i, shard_n = parse_shard(o.shard)
     starts = document_starts(ids)
     doc_index = np.cumsum(starts == np.arange(len(starts))) - 1
     n_docs = int(doc_index[-1]) + 1
     mine = [i for i in range(len(ids)) if doc_index[i] * shard_n // n_docs == shard_i]
-    partial = output + ".partial"
-    done = _read_partial(partial) if resume else []
+    partial = o.output + ".partial"
+    done = _read_partial(partial) if o.resume else []
     atomic_write_lines(partial, [json.dumps(r, ensure_ascii=False) for r in done])  # drop a cut-off line
     finished = {r["line"] - 1 for r in done}
     todo = [i for i in mine if i not in finished]
     if done:
         logger.warning("%s: resuming, %d of %d sentences already scored", partial, len(finished), len(mine))
-    scorer = PCXMIScorer(path, spm=spm, data=data, source_context_size=source_context_size,
-                         target_context_size=target_context_size, batch_size=batch_size, cpu=cpu)
+    scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size)
     with open(partial, "a", encoding="utf-8") as f:
-        for records in scorer.score(sources, references, ids, todo, random_context, seed, log_base, progress):
+        for records in scorer.score(sources, references, ids, todo, o.random_context, o.seed, o.log_base,
+                                    o.progress):
             for r in records:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
             f.flush()
     records = sorted(_read_partial(partial), key=lambda r: r["line"])
-    summary = summarize(records, log_base, {
-        "checkpoint": path, "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
-        "random_context": random_context, "seed": seed, "shard": f"{shard_i}/{shard_n}",
-        "records": output,
+    summary = summarize(records, o.log_base, {
+        "checkpoint": o.model.path, "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
+        "random_context": o.random_context, "seed": o.seed, "shard": f"{shard_i}/{shard_n}",
+        "records": o.output,
     })
-    atomic_write_lines(output, [json.dumps(r, ensure_ascii=False) for r in records])
-    atomic_write_text(summary_path(output), json.dumps(summary, indent=2) + "\n")
+    atomic_write_lines(o.output, [json.dumps(r, ensure_ascii=False) for r in records])
+    atomic_write_text(summary_path(o.output), json.dumps(summary, indent=2) + "\n")
     os.unlink(partial)
     return summary
 

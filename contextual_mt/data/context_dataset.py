@@ -14,12 +14,15 @@ context. CoWord dropout masks tokens of the current source sentence only.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.data.model_input import build_encoder_input, model_sources
 from contextual_mt.symbols import BRK, MASK
 
 COWORD_TYPES = ("token", "whole")
@@ -27,6 +30,36 @@ COWORD_TYPES = ("token", "whole")
 
 def _strip_eos(tokens: torch.Tensor, eos: int) -> torch.Tensor:
     return tokens[:-1] if len(tokens) > 0 and tokens[-1] == eos else tokens
+
+
+@dataclass
+class ContextOptions:
+    """How examples take their context; validated when built (the task builds one from its
+    config, so a bad value fails before any data is read)."""
+
+    source_context_size: int = 0
+    target_context_size: int = 0
+    sample_context_size: bool = False  # draw sizes uniformly from 0..N / 0..M per example and epoch
+    coword_dropout: float = 0.0
+    coword_dropout_type: str = "token"
+    seed: int = 1
+    shuffle: bool = True
+    left_pad_source: bool = True
+    max_source_positions: int = 1024
+    max_target_positions: int = 1024
+    multi_encoder: bool = False
+
+    def __post_init__(self) -> None:
+        if self.source_context_size < 0 or self.target_context_size < 0:
+            raise ContextualMTError(
+                "--source-context-size and --target-context-size must be >= 0 "
+                f"(got {self.source_context_size} and {self.target_context_size})"
+            )
+        if not 0.0 <= self.coword_dropout <= 1.0:
+            raise ContextualMTError(f"--coword-dropout must be in [0, 1] (got {self.coword_dropout})")
+        if self.coword_dropout_type not in COWORD_TYPES:
+            raise ContextualMTError(f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} "
+                                    f"(got {self.coword_dropout_type!r})")
 
 
 class ContextDataset(FairseqDataset):
@@ -39,25 +72,10 @@ class ContextDataset(FairseqDataset):
         tgt_sizes: Optional[np.ndarray],
         tgt_dict,
         doc_starts: np.ndarray,
-        source_context_size: int = 0,
-        target_context_size: int = 0,
-        sample_context_size: bool = False,
-        coword_dropout: float = 0.0,
-        coword_dropout_type: str = "token",
-        seed: int = 1,
-        shuffle: bool = True,
-        left_pad_source: bool = True,
-        max_source_positions: int = 1024,
-        max_target_positions: int = 1024,
-        multi_encoder: bool = False,
+        options: Optional[ContextOptions] = None,
         context_of: Optional[np.ndarray] = None,
     ):
-        if source_context_size < 0 or target_context_size < 0:
-            raise ValueError("context sizes must be >= 0")
-        if not 0.0 <= coword_dropout <= 1.0:
-            raise ValueError("coword dropout must be in [0, 1]")
-        if coword_dropout_type not in COWORD_TYPES:
-            raise ValueError(f"coword dropout type must be one of {COWORD_TYPES}")
+        o = options or ContextOptions()
         self.src, self.tgt = src, tgt
         self.src_dict, self.tgt_dict = src_dict, tgt_dict
         self.base_src_sizes = np.asarray(src_sizes, dtype=np.int64)
@@ -73,20 +91,20 @@ class ContextDataset(FairseqDataset):
         self.context_of = (
             np.arange(len(self.doc_starts)) if context_of is None else np.asarray(context_of, dtype=np.int64)
         )
-        self.source_context_size = source_context_size
-        self.target_context_size = target_context_size
-        self.sample_context_size = sample_context_size
-        self.coword_dropout = coword_dropout
-        self.coword_dropout_type = coword_dropout_type
-        self.seed = seed
-        self.shuffle = shuffle
-        self.left_pad_source = left_pad_source
-        self.max_source_positions = max_source_positions
-        self.max_target_positions = max_target_positions
+        self.source_context_size = o.source_context_size
+        self.target_context_size = o.target_context_size
+        self.sample_context_size = o.sample_context_size
+        self.coword_dropout = o.coword_dropout
+        self.coword_dropout_type = o.coword_dropout_type
+        self.seed = o.seed
+        self.shuffle = o.shuffle
+        self.left_pad_source = o.left_pad_source
+        self.max_source_positions = o.max_source_positions
+        self.max_target_positions = o.max_target_positions
         self.brk = src_dict.index(BRK)
         self.tgt_brk = tgt_dict.index(BRK)
         self.mask = src_dict.index(MASK)
-        self._multi_encoder = multi_encoder
+        self._multi_encoder = o.multi_encoder
         # Symbols CoWord dropout must never touch.
         protected = set(range(src_dict.nspecial)) | {self.brk, self.mask}
         protected |= {src_dict.bos(), src_dict.eos(), src_dict.pad(), src_dict.unk()}
@@ -211,27 +229,16 @@ class ContextDataset(FairseqDataset):
         def merge(seqs, left_pad):
             return data_utils.collate_tokens(seqs, pad, eos, left_pad=left_pad)
 
-        if self.multi_encoder:
-            sources = [s["source"] for s in samples]
-        else:
-            sources = [
-                torch.cat([s["src_context"], s["source"]]) if len(s["src_context"]) else s["source"]
-                for s in samples
-            ]
-        src_lengths = torch.LongTensor([len(s) for s in sources])
-        src_tokens = merge(sources, self.left_pad_source)
         # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
-        src_lengths, order = src_lengths.sort(descending=True)
+        read = model_sources([s["source"] for s in samples], [s["src_context"] for s in samples],
+                             self.multi_encoder)
+        src_lengths, order = torch.LongTensor([len(s) for s in read]).sort(descending=True)
         samples = [samples[i] for i in order.tolist()]
-        ids, src_tokens = ids[order], src_tokens[order]
-
-        net_input = {"src_tokens": src_tokens, "src_lengths": src_lengths}
+        ids = ids[order]
+        net_input = build_encoder_input(
+            [s["source"] for s in samples], [s["src_context"] for s in samples],
+            [s["tgt_context"] for s in samples], pad, eos, self.multi_encoder, self.left_pad_source)
         batch = {"id": ids, "nsentences": len(samples), "net_input": net_input}
-        if self.multi_encoder:
-            for side in ("src", "tgt"):
-                ctx = [s[f"{side}_context"] for s in samples]
-                net_input[f"{side}_ctx_tokens"] = merge(ctx, False) if any(len(c) for c in ctx) else None
-                net_input[f"{side}_ctx_lengths"] = torch.LongTensor([len(c) for c in ctx])
         if samples[0]["target"] is None:
             batch["ntokens"] = int(src_lengths.sum())
             return batch

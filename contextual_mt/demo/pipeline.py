@@ -120,7 +120,8 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     from contextual_mt.demo.corpus import generate_demo_data
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.metrics import score
-    from contextual_mt.inference.translate import DecodingOptions, translate_files
+    from contextual_mt.inference.checkpoint import ModelOptions
+    from contextual_mt.inference.translate import DecodingOptions, TranslateOptions, translate_files
 
     _quiet_logs()
     start = time.time()
@@ -143,8 +144,9 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
         ckpt = train_model(name, data_bin, work / "checkpoints" / name, work / "logs", epochs[name])
         out = work / "outputs" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model (its own previous translations as context)")
-        hyps = translate_files(str(ckpt), str(data / "test.en"), str(data / "test.docids"), str(out),
-                               spm=str(model), options=DecodingOptions(beam=beam, batch_size=64))
+        hyps = translate_files(TranslateOptions(
+            ModelOptions(str(ckpt), spm=str(model)), str(data / "test.en"), str(data / "test.docids"), str(out),
+            decoding=DecodingOptions(beam=beam, batch_size=64)))
         scores = score(hyps, refs, read_lines(str(data / "test.docids")))
         results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
                          "bleu_signature": scores["bleu"]["signature"],

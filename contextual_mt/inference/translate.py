@@ -3,21 +3,22 @@
 Documents are decoded in waves: wave t translates the t-th sentence of every document that
 has one, batched across documents, so each sentence's target context (its document's previous
 translations) is ready when it is decoded. The context prefix goes through the decoder once per
-sentence, in one parallel pass, and is cached for incremental decoding (context_beam_search).
+sentence, in one parallel pass, and is cached for incremental decoding (inference.beam_search).
 """
 from __future__ import annotations
 
 import logging
-import os
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Union
 
 import torch
 from tqdm import tqdm
 
-from muda.io import check_line_count, read_docids
+from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, read_lines
+from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.symbols import BRK
+from muda.io import atomic_write_lines, check_line_count, document_spans, read_docids, read_lines
 
 logger = logging.getLogger(__name__)
 
@@ -33,113 +34,6 @@ class DecodingOptions:
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
 
 
-class SentencePieceCodec:
-    """Text <-> dictionary ids through a sentencepiece model (or whitespace, without one)."""
-
-    def __init__(self, dictionary, model_path: Optional[str] = None):
-        self.dictionary = dictionary
-        self.sp = None
-        if model_path is not None:
-            import sentencepiece as spm
-
-            if not os.path.exists(model_path):
-                raise ContextualMTError(f"{model_path}: sentencepiece model not found")
-            try:
-                self.sp = spm.SentencePieceProcessor(model_file=model_path)
-            except Exception as e:  # sentencepiece raises plain RuntimeError/OSError
-                raise ContextualMTError(f"{model_path}: not a sentencepiece model ({e})") from None
-            # Data encoded with this model yields only its pieces, so (nearly) every regular
-            # dictionary symbol must be one. (The converse fails for BPE: merge intermediates.)
-            pieces = {self.sp.id_to_piece(i) for i in range(self.sp.get_piece_size())}
-            symbols = [w for w in dictionary.symbols[dictionary.nspecial:]
-                       if w not in ("<brk>", "<mask>") and not w.startswith("madeupword")]
-            foreign = [w for w in symbols if w not in pieces]
-            if symbols and len(foreign) > 0.1 * len(symbols):
-                raise ContextualMTError(
-                    f"{model_path}: sentencepiece model does not match the dictionary "
-                    f"({len(foreign)} of {len(symbols)} dictionary symbols are not pieces of "
-                    f"this model, e.g. {foreign[:3]})"
-                )
-
-    def encode(self, line: str) -> List[str]:
-        if not line.strip():
-            return []
-        return self.sp.encode(line, out_type=str) if self.sp is not None else line.split()
-
-    def to_ids(self, pieces: Sequence[str]) -> List[int]:
-        return [self.dictionary.index(p) for p in pieces]
-
-    def decode(self, ids: Sequence[int]) -> str:
-        d = self.dictionary
-        skip = {d.eos(), d.pad(), d.bos(), d.index("<brk>")}
-        pieces = [d[i] for i in ids if i not in skip]
-        return self.sp.decode_pieces(pieces) if self.sp is not None else " ".join(pieces)
-
-
-def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
-                        target_context_size: Optional[int] = None):
-    """Load a ``document_translation`` checkpoint (ensemble of one) and its task; context
-    sizes given here replace the trained ones."""
-    from fairseq import checkpoint_utils
-
-    overrides = {k: v for k, v in (("source_context_size", source_context_size),
-                                   ("target_context_size", target_context_size)) if v is not None}
-
-    if not os.path.isfile(path):
-        raise ContextualMTError(f"{path}: checkpoint not found")
-    try:
-        state = checkpoint_utils.load_checkpoint_to_cpu(path)
-    except Exception as e:
-        raise ContextualMTError(f"{path}: cannot read checkpoint ({type(e).__name__}: {e})") from None
-    cfg = state.get("cfg")
-    task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
-    if task_name is None and state.get("args") is not None:
-        task_name = getattr(state["args"], "task", None)
-    if task_name != "document_translation":
-        raise ContextualMTError(
-            f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation'"
-        )
-    candidates = [data] if data else [os.path.dirname(os.path.abspath(path)), cfg.task.data]
-    src, tgt = cfg.task.source_lang, cfg.task.target_lang
-    if not (src and tgt):  # trained without -s/-t: fairseq inferred them from the data files
-        from fairseq.data.data_utils import infer_language_pair
-
-        for directory in [*candidates, cfg.task.data]:
-            if directory and os.path.isdir(directory):
-                src, tgt = infer_language_pair(directory)
-                if src and tgt:
-                    break
-        if not (src and tgt):
-            raise ContextualMTError(
-                f"{path}: the checkpoint does not record its language pair (trained without "
-                "-s/-t); pass --data with the binarized data directory"
-            )
-        cfg.task.source_lang, cfg.task.target_lang = src, tgt
-    wanted = [f"dict.{src}.txt", f"dict.{tgt}.txt"] if src and tgt else []
-
-    def has_dicts(directory: Optional[str]) -> bool:
-        if not directory or not os.path.isdir(directory):
-            return False
-        if wanted:
-            return all(os.path.exists(os.path.join(directory, w)) for w in wanted)
-        return any(f.startswith("dict.") and f.endswith(".txt") for f in os.listdir(directory))
-
-    data_dir = next((c for c in candidates if has_dicts(c)), None)
-    if data_dir is None:
-        raise ContextualMTError(
-            f"{path}: dictionaries ({', '.join(wanted) or 'dict.*.txt'}) not found in "
-            f"{' or '.join(str(c) for c in candidates if c)}; pass --data DIR"
-        )
-    from fairseq.dataclass.utils import overwrite_args_by_name
-
-    trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
-    # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
-    overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
-    task.trained_context = trained  # as trained, before any override
-    return models, cfg, task
-
-
 class DocumentTranslator:
     """Translates documents with a ``document_translation`` checkpoint.
 
@@ -149,7 +43,7 @@ class DocumentTranslator:
 
     def __init__(
         self,
-        path: str,
+        path: Union[str, DocumentModel],
         spm: Optional[str] = None,
         data: Optional[str] = None,
         source_context_size: Optional[int] = None,
@@ -157,21 +51,17 @@ class DocumentTranslator:
         options: Optional[DecodingOptions] = None,
         cpu: bool = False,
     ):
-        models, cfg, task = load_document_model(path, data, source_context_size, target_context_size)
-        self.task, self.cfg = task, cfg
+        """``path``: a checkpoint (loaded with the other arguments) or an already loaded model."""
+        self.model = path if isinstance(path, DocumentModel) else DocumentModel.load(
+            ModelOptions(path, spm, data, source_context_size, target_context_size, cpu))
+        m = self.model
+        self.task, self.cfg, self.models, self.device = m.task, m.cfg, m.models, m.device
         self.options = options or DecodingOptions()
-        self.device = torch.device("cuda" if torch.cuda.is_available() and not cpu else "cpu")
-        if len(models) > 1:
-            raise ContextualMTError(f"{path}: ensembles are not supported by translate; give one checkpoint")
-        self.models = [m.to(self.device).eval() for m in models]
-        self.multi_encoder = bool(getattr(models[0], "multi_encoder", False))
-        self.src_dict, self.tgt_dict = task.source_dictionary, task.target_dictionary
-        self.n_src = cfg.task.source_context_size
-        self.n_tgt = cfg.task.target_context_size
-        self.src_codec = SentencePieceCodec(self.src_dict, spm)
-        self.tgt_codec = SentencePieceCodec(self.tgt_dict, spm) if spm else SentencePieceCodec(self.tgt_dict)
-        self.max_src = min(cfg.task.max_source_positions, models[0].max_positions()[0])
-        self.max_tgt = min(cfg.task.max_target_positions, models[0].max_positions()[1])
+        self.multi_encoder = m.multi_encoder
+        self.src_dict, self.tgt_dict = m.src_dict, m.tgt_dict
+        self.n_src, self.n_tgt = m.source_context_size, m.target_context_size
+        self.src_codec, self.tgt_codec = m.src_codec, m.tgt_codec
+        self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
 
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
@@ -198,27 +88,11 @@ class DocumentTranslator:
 
     # ------------------------------------------------------------------ decoding
     def _batch(self, rows: List[Dict]) -> Dict:
-        from fairseq.data import data_utils
+        def tensors(key: str) -> List[torch.Tensor]:
+            return [torch.tensor(r[key], dtype=torch.long) for r in rows]
 
-        pad, eos = self.src_dict.pad(), self.src_dict.eos()
-
-        def merge(seqs, left):
-            return data_utils.collate_tokens([torch.tensor(s, dtype=torch.long) for s in seqs], pad, eos, left_pad=left)
-
-        if self.multi_encoder:
-            src = [r["source"] for r in rows]
-        else:
-            src = [r["src_ctx"] + r["source"] for r in rows]
-        net_input = {
-            "src_tokens": merge(src, True),
-            "src_lengths": torch.tensor([len(s) for s in src], dtype=torch.long),
-        }
-        if self.multi_encoder:
-            for side in ("src", "tgt"):
-                ctx = [r[f"{side}_ctx"] for r in rows]
-                net_input[f"{side}_ctx_tokens"] = merge(ctx, False) if any(ctx) else None
-                net_input[f"{side}_ctx_lengths"] = torch.tensor([len(c) for c in ctx], dtype=torch.long)
-        return net_input
+        return build_encoder_input(tensors("source"), tensors("src_ctx"), tensors("tgt_ctx"), self.src_dict.pad(),
+                                   self.src_dict.eos(), self.multi_encoder, left_pad_source=True)
 
     @torch.no_grad()
     def _decode(self, rows: List[Dict]) -> List[List[int]]:
@@ -251,14 +125,10 @@ class DocumentTranslator:
         gold_ids = None
         if gold_targets is not None:
             gold_ids = [self.tgt_codec.to_ids(self.tgt_codec.encode(t)) for t in gold_targets]
-        docs: List[List[int]] = []
-        for i, doc_id in enumerate(docids):
-            if i == 0 or doc_id != docids[i - 1]:
-                docs.append([])
-            docs[-1].append(i)
+        docs = [list(range(a, b)) for a, b in document_spans(docids)]
         docs.sort(key=len, reverse=True)  # wave t is then a prefix of this list
         predicted: List[Optional[List[int]]] = [None] * len(sources)
-        brk_s, brk_t = self.src_dict.index("<brk>"), self.tgt_dict.index("<brk>")
+        brk_s, brk_t = self.src_dict.index(BRK), self.tgt_dict.index(BRK)
         eos = 1  # room for </s>
         o = self.options
         bar = tqdm(total=len(sources), unit="sent", desc=f"translating {len(docs)} documents",
@@ -307,37 +177,37 @@ class DocumentTranslator:
             yield chunk
 
 
-def translate_files(
-    path: str,
-    source: str,
-    docids: str,
-    output: str,
-    spm: Optional[str] = None,
-    data: Optional[str] = None,
-    gold_target_context: Optional[str] = None,
-    source_context_size: Optional[int] = None,
-    target_context_size: Optional[int] = None,
-    options: Optional[DecodingOptions] = None,
-    cpu: bool = False,
-    progress: bool = True,
-) -> List[str]:
-    """File-level entry point of ``contextual-mt translate``; writes ``output`` atomically."""
-    sources = read_lines(source)
-    ids = read_docids(docids)
-    check_line_count(ids, docids, len(sources), source)
+@dataclass
+class TranslateOptions:
+    """``contextual-mt translate``: which model, which documents, where to, and how to decode."""
+
+    model: ModelOptions
+    source: str
+    docids: str
+    output: str
+    gold_target_context: Optional[str] = None  # references as target context instead of predictions
+    decoding: DecodingOptions = field(default_factory=DecodingOptions)
+    progress: bool = True
+
+
+def translate_files(options: TranslateOptions) -> List[str]:
+    """File-level entry point of ``contextual-mt translate``; writes the output atomically."""
+    o = options
+    sources = read_lines(o.source)
+    ids = read_docids(o.docids)
+    check_line_count(ids, o.docids, len(sources), o.source)
     gold = None
-    if gold_target_context is not None:
-        gold = read_lines(gold_target_context)
+    if o.gold_target_context is not None:
+        gold = read_lines(o.gold_target_context)
         if len(gold) != len(sources):
             raise ContextualMTError(
-                f"{gold_target_context}: has {len(gold)} lines but {source} has {len(sources)}"
+                f"{o.gold_target_context}: has {len(gold)} lines but {o.source} has {len(sources)}"
             )
     empty = [n for n, line in enumerate(sources, start=1) if not line.strip()]
     if empty:
         logger.warning("%s: %d empty lines (first: line %d) are kept as empty output lines",
-                       source, len(empty), empty[0])
-    translator = DocumentTranslator(path, spm=spm, data=data, source_context_size=source_context_size,
-                                    target_context_size=target_context_size, options=options, cpu=cpu)
-    hyps = translator.translate(sources, ids, gold, progress=progress)
-    atomic_write_lines(output, hyps)
+                       o.source, len(empty), empty[0])
+    translator = DocumentTranslator(DocumentModel.load(o.model), options=o.decoding)
+    hyps = translator.translate(sources, ids, gold, progress=o.progress)
+    atomic_write_lines(o.output, hyps)
     return hyps

@@ -18,7 +18,7 @@ from omegaconf import II
 from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
-from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset
+from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
 from muda.io import check_line_count, document_starts, read_docids
 from contextual_mt.errors import ContextualMTError, install_excepthook_for_fairseq_cli
 from contextual_mt.generation.prefix_search import PrefixBeamSearch
@@ -57,6 +57,25 @@ class DocumentTranslationConfig(TranslationConfig):
     )
 
 
+def context_options(cfg: DocumentTranslationConfig, train: bool = True, shuffle: bool = True,
+                    multi_encoder: bool = False) -> ContextOptions:
+    """The dataset options of a split. Evaluation splits use the full context: sampling and
+    CoWord dropout are training regularisers."""
+    return ContextOptions(
+        source_context_size=cfg.source_context_size,
+        target_context_size=cfg.target_context_size,
+        sample_context_size=cfg.sample_context_size and train,
+        coword_dropout=cfg.coword_dropout if train else 0.0,
+        coword_dropout_type=cfg.coword_dropout_type,
+        seed=cfg.seed,
+        shuffle=shuffle,
+        left_pad_source=cfg.left_pad_source,
+        max_source_positions=cfg.max_source_positions,
+        max_target_positions=cfg.max_target_positions,
+        multi_encoder=multi_encoder,
+    )
+
+
 def check_context_symbols(dictionary, path: str) -> None:
     for symbol in (BRK, MASK):
         if symbol not in dictionary.indices:
@@ -80,13 +99,7 @@ class DocumentTranslationTask(TranslationTask):
     @classmethod
     def setup_task(cls, cfg: DocumentTranslationConfig, **kwargs):
         install_excepthook_for_fairseq_cli()
-        if cfg.source_context_size < 0 or cfg.target_context_size < 0:
-            raise ContextualMTError(
-                "--source-context-size and --target-context-size must be >= 0 "
-                f"(got {cfg.source_context_size} and {cfg.target_context_size})"
-            )
-        if not 0.0 <= cfg.coword_dropout <= 1.0:
-            raise ContextualMTError(f"--coword-dropout must be in [0, 1] (got {cfg.coword_dropout})")
+        context_options(cfg)  # a bad context option fails before any data is read
         task = super().setup_task(cfg, **kwargs)
         data = utils.split_paths(cfg.data)[0]
         for lang, dictionary in ((cfg.source_lang, task.src_dict), (cfg.target_lang, task.tgt_dict)):
@@ -127,28 +140,10 @@ class DocumentTranslationTask(TranslationTask):
         docids_path = self.docids_file(split, data_path)
         doc_ids = read_docids(docids_path)
         check_line_count(doc_ids, docids_path, len(src_ds), f"{src_prefix}.bin")
-        is_train = split == self.cfg.train_subset
         starts = document_starts(doc_ids)
         self.datasets[split] = ContextDataset(
-            src_ds,
-            src_ds.sizes,
-            self.src_dict,
-            tgt_ds,
-            tgt_ds.sizes,
-            self.tgt_dict,
-            starts,
-            source_context_size=self.cfg.source_context_size,
-            target_context_size=self.cfg.target_context_size,
-            # Evaluation splits use the full context; sampling is a training regulariser.
-            sample_context_size=self.cfg.sample_context_size and is_train,
-            coword_dropout=self.cfg.coword_dropout if is_train else 0.0,
-            coword_dropout_type=self.cfg.coword_dropout_type,
-            seed=self.cfg.seed,
-            shuffle=split != "test",
-            left_pad_source=self.cfg.left_pad_source,
-            max_source_positions=self.cfg.max_source_positions,
-            max_target_positions=self.cfg.max_target_positions,
-            multi_encoder=self.multi_encoder,
+            src_ds, src_ds.sizes, self.src_dict, tgt_ds, tgt_ds.sizes, self.tgt_dict, starts,
+            context_options(self.cfg, split == self.cfg.train_subset, split != "test", self.multi_encoder),
         )
         logger.info(
             "%s %s: %d sentences in %d documents",

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tests.helpers import BIN, USER_DIR, run, train
-from contextual_mt.analysis.cxmi import random_context_sources, run_cxmi, split_words
+from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
+from contextual_mt.inference.checkpoint import ModelOptions
 from muda.io import document_starts
 from contextual_mt.errors import ContextualMTError
 
@@ -25,9 +26,11 @@ def records(path):
     return [json.loads(l) for l in path.read_text().splitlines()]
 
 
-def cxmi(dynamic_model, raw_corpus, data_bin, out, **kw):
-    return run_cxmi(str(dynamic_model), str(raw_corpus / "test.en"), str(raw_corpus / "test.fr"),
-                    str(raw_corpus / "test.docids"), str(out), data=str(data_bin), progress=False, **kw)
+def cxmi(dynamic_model, raw_corpus, data_bin, out, source_context_size=None, target_context_size=None, **kw):
+    model = ModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=source_context_size,
+                         target_context_size=target_context_size)
+    return run_cxmi(CxmiOptions(model, str(raw_corpus / "test.en"), str(raw_corpus / "test.fr"),
+                                str(raw_corpus / "test.docids"), str(out), progress=False, **kw))
 
 
 def fairseq_positional_scores(data_bin, ckpt, size):
@@ -129,13 +132,13 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     partial = tmp_path / "resumed.jsonl.partial"
     partial.write_text("\n".join(full[:5]) + "\n" + full[5][:40])  # interrupted mid-line
     scored = []
-    original = module.PCXMIScorer._token_log_probs
+    original = module.FairseqScoringBackend.token_log_probs
 
-    def spy(self, dataset, indices):
+    def spy(self, indices, context):
         scored.extend(indices)
-        return original(self, dataset, indices)
+        return original(self, indices, context)
 
-    monkeypatch.setattr(module.PCXMIScorer, "_token_log_probs", spy)
+    monkeypatch.setattr(module.FairseqScoringBackend, "token_log_probs", spy)
     cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "resumed.jsonl")
     assert len(set(scored)) == len(full) - 5  # only the unfinished sentences are scored
     resumed = records(tmp_path / "resumed.jsonl")

@@ -4,7 +4,7 @@ import pytest
 import torch
 from fairseq.data import Dictionary
 
-from contextual_mt.data.context_dataset import ContextDataset
+from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 from muda.io import document_starts
 
 
@@ -34,7 +34,7 @@ def dataset(doc_ids, n_src=2, n_tgt=2, src_len=3, tgt_len=3, **kw):
     src, tgt = sentences(n, src_len), sentences(n, tgt_len, offset=100)
     return ContextDataset(
         src, np.array([len(s) for s in src]), D, tgt, np.array([len(t) for t in tgt]), D,
-        document_starts(doc_ids), source_context_size=n_src, target_context_size=n_tgt, **kw
+        document_starts(doc_ids), ContextOptions(source_context_size=n_src, target_context_size=n_tgt, **kw)
     ), src, tgt
 
 

@@ -9,7 +9,8 @@ from tests.helpers import BIN, USER_DIR, run
 from contextual_mt.demo.pipeline import COMMON, binarize, encode_splits, train_sentencepiece
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
-from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator, translate_files
+from contextual_mt.inference.checkpoint import ModelOptions
+from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator, TranslateOptions, translate_files
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +150,8 @@ def test_interrupted_run_leaves_no_partial_output(demo_model, tmp_path, monkeypa
 
     monkeypatch.setattr(DocumentTranslator, "_decode", boom)
     with pytest.raises(KeyboardInterrupt):
-        translate_files(str(demo_model["ckpt"]), str(data / "test.en"), str(data / "test.docids"),
-                        str(out), spm=str(demo_model["spm"]), progress=False)
+        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+                                         str(data / "test.en"), str(data / "test.docids"), str(out), progress=False))
     assert out.read_text() == "previous complete output\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.fr"]
 
@@ -253,12 +254,12 @@ def test_incremental_and_full_recomputation_agree(translator, demo_model):
 def test_pcxmi_report_singles_out_the_planted_formality_tokens(demo_model, tmp_path):
     """P-CXMI of the tiny demo model, joined with the demo's gold tags: T-V pronouns (which the
     model learns to take from context) stand out; the verbs that merely agree with them do not."""
-    from contextual_mt.analysis.cxmi import run_cxmi
+    from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.report import run_report
 
     data = demo_model["data"]
-    run_cxmi(str(demo_model["ckpt"]), str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
-             str(tmp_path / "p.jsonl"), spm=str(demo_model["spm"]), progress=False)
+    run_cxmi(CxmiOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])), str(data / "test.en"),
+                         str(data / "test.fr"), str(data / "test.docids"), str(tmp_path / "p.jsonl"), progress=False))
     summary = run_report(str(tmp_path / "p.jsonl"), str(tmp_path / "report"), conllu=str(data / "test.fr.conllu"),
                          tags=str(data / "test.tags.json"))
     tag = {r["key"]: r for r in summary["tag"]}

@@ -1,0 +1,152 @@
+"""Loading a ``document_translation`` checkpoint: the one loader used by translation, CXMI and
+the scoring backend. It checks the task, finds the dictionaries, applies context-size
+overrides, and puts the model on a GPU when one is present (unless ``cpu``)."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import torch
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.codec import SentencePieceCodec
+
+logger = logging.getLogger(__name__)
+
+
+def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
+                        target_context_size: Optional[int] = None):
+    """Load a ``document_translation`` checkpoint (ensemble of one) and its task; context
+    sizes given here replace the trained ones."""
+    from fairseq import checkpoint_utils
+
+    overrides = {k: v for k, v in (("source_context_size", source_context_size),
+                                   ("target_context_size", target_context_size)) if v is not None}
+
+    if not os.path.isfile(path):
+        raise ContextualMTError(f"{path}: checkpoint not found")
+    try:
+        state = checkpoint_utils.load_checkpoint_to_cpu(path)
+    except Exception as e:
+        raise ContextualMTError(f"{path}: cannot read checkpoint ({type(e).__name__}: {e})") from None
+    cfg = state.get("cfg")
+    task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
+    if task_name is None and state.get("args") is not None:
+        task_name = getattr(state["args"], "task", None)
+    if task_name != "document_translation":
+        raise ContextualMTError(
+            f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation'"
+        )
+    candidates = [data] if data else [os.path.dirname(os.path.abspath(path)), cfg.task.data]
+    src, tgt = cfg.task.source_lang, cfg.task.target_lang
+    if not (src and tgt):  # trained without -s/-t: fairseq inferred them from the data files
+        from fairseq.data.data_utils import infer_language_pair
+
+        for directory in [*candidates, cfg.task.data]:
+            if directory and os.path.isdir(directory):
+                src, tgt = infer_language_pair(directory)
+                if src and tgt:
+                    break
+        if not (src and tgt):
+            raise ContextualMTError(
+                f"{path}: the checkpoint does not record its language pair (trained without "
+                "-s/-t); pass --data with the binarized data directory"
+            )
+        cfg.task.source_lang, cfg.task.target_lang = src, tgt
+    wanted = [f"dict.{src}.txt", f"dict.{tgt}.txt"] if src and tgt else []
+
+    def has_dicts(directory: Optional[str]) -> bool:
+        if not directory or not os.path.isdir(directory):
+            return False
+        if wanted:
+            return all(os.path.exists(os.path.join(directory, w)) for w in wanted)
+        return any(f.startswith("dict.") and f.endswith(".txt") for f in os.listdir(directory))
+
+    data_dir = next((c for c in candidates if has_dicts(c)), None)
+    if data_dir is None:
+        raise ContextualMTError(
+            f"{path}: dictionaries ({', '.join(wanted) or 'dict.*.txt'}) not found in "
+            f"{' or '.join(str(c) for c in candidates if c)}; pass --data DIR"
+        )
+    from fairseq.dataclass.utils import overwrite_args_by_name
+
+    trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
+    # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
+    overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
+    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
+    task.trained_context = trained  # as trained, before any override
+    return models, cfg, task
+
+
+@dataclass
+class ModelOptions:
+    """Which checkpoint to load and how: shared by translation, CXMI and the scoring backend."""
+
+    path: str
+    spm: Optional[str] = None  # sentencepiece model (default: input is already tokenized)
+    data: Optional[str] = None  # directory with dict.*.txt (default: beside the checkpoint, then its data)
+    source_context_size: Optional[int] = None  # default: as trained
+    target_context_size: Optional[int] = None
+    cpu: bool = False  # no GPU even if one is present
+
+
+@dataclass
+class DocumentModel:
+    """A loaded checkpoint with what every consumer needs: the model on its device, the task
+    and config, the dictionaries with their codecs, context sizes and position limits."""
+
+    path: str
+    models: List[torch.nn.Module]
+    cfg: object
+    task: object
+    device: torch.device
+    src_codec: SentencePieceCodec
+    tgt_codec: SentencePieceCodec
+
+    @classmethod
+    def load(cls, options: ModelOptions) -> "DocumentModel":
+        o = options
+        models, cfg, task = load_document_model(o.path, o.data, o.source_context_size, o.target_context_size)
+        device = torch.device("cuda" if torch.cuda.is_available() and not o.cpu else "cpu")
+        src_codec = SentencePieceCodec(task.source_dictionary, o.spm)
+        tgt_codec = SentencePieceCodec(task.target_dictionary, o.spm)
+        return cls(o.path, [m.to(device).eval() for m in models], cfg, task, device, src_codec, tgt_codec)
+
+    @property
+    def model(self) -> torch.nn.Module:
+        return self.models[0]
+
+    @property
+    def src_dict(self):
+        return self.task.source_dictionary
+
+    @property
+    def tgt_dict(self):
+        return self.task.target_dictionary
+
+    @property
+    def multi_encoder(self) -> bool:
+        return bool(getattr(self.model, "multi_encoder", False))
+
+    @property
+    def source_context_size(self) -> int:
+        return self.cfg.task.source_context_size
+
+    @property
+    def target_context_size(self) -> int:
+        return self.cfg.task.target_context_size
+
+    @property
+    def trained_context(self) -> Dict:
+        """Context options as trained, before any override."""
+        return self.task.trained_context
+
+    @property
+    def max_source_positions(self) -> int:
+        return min(self.cfg.task.max_source_positions, self.model.max_positions()[0])
+
+    @property
+    def max_target_positions(self) -> int:
+        return min(self.cfg.task.max_target_positions, self.model.max_positions()[1])

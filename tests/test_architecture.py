@@ -1,0 +1,124 @@
+"""The layout rules, checked on the source tree (static imports, function-level ones included):
+no import cycles, ``muda`` never imports ``contextual_mt``, at most 8 top-level modules per
+package, and importing the packages changes no global state."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Set
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("contextual_mt", "muda")
+
+
+def module_files(root: Path, packages=PACKAGES) -> Dict[str, Path]:
+    """Dotted module name -> file, for every .py file of the packages."""
+    out = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+def imports_of(name: str, path: Path, modules: Dict[str, Path]) -> Set[str]:
+    """The package modules that ``name`` imports anywhere in its source."""
+    found: Set[str] = set()
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                here = name.split(".") if is_package else name.split(".")[:-1]
+                here = here[:len(here) - (node.level - 1)]
+                base = ".".join(here + ([base] if base else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph(root: Path, packages=PACKAGES) -> Dict[str, Set[str]]:
+    modules = module_files(root, packages)
+    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
+    """One import cycle as a list of modules (first == last), or None."""
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+    path: List[str] = []
+
+    def visit(node: str) -> Optional[List[str]]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            cycle = visit(start)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_no_import_cycles():
+    cycle = find_cycle(import_graph(ROOT))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_muda_never_imports_contextual_mt():
+    graph = import_graph(ROOT)
+    wrong = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("muda")
+                   for t in targets if t.startswith("contextual_mt"))
+    # imports_of only sees package modules it knows; check the raw source for any other form too
+    raw = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "muda").rglob("*.py")
+                 if "contextual_mt" in p.read_text(encoding="utf-8"))
+    assert wrong == [] and raw == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_at_most_eight_top_level_modules(package):
+    top = sorted(p.name for p in (ROOT / package).glob("*.py"))
+    assert len(top) <= 8, f"{package}: {len(top)} top-level modules: {', '.join(top)}"
+
+
+def test_checker_finds_cycles_and_one_way_violations(tmp_path):
+    """The checks above can fail: a planted cycle (also through a function-level and a relative
+    import) and a planted muda -> contextual_mt import are found."""
+    (tmp_path / "muda" / "sub").mkdir(parents=True)
+    (tmp_path / "contextual_mt").mkdir()
+    (tmp_path / "muda" / "__init__.py").write_text("")
+    (tmp_path / "muda" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "muda" / "a.py").write_text("from muda.sub import b\n")
+    (tmp_path / "muda" / "sub" / "b.py").write_text("def f():\n    from .c import x\n")
+    (tmp_path / "muda" / "sub" / "c.py").write_text("import muda.a\nx = 1\n")
+    (tmp_path / "contextual_mt" / "__init__.py").write_text("")
+    (tmp_path / "contextual_mt" / "d.py").write_text("y = 2\n")
+    graph = import_graph(tmp_path)
+    assert find_cycle(graph) == ["muda.a", "muda.sub.b", "muda.sub.c", "muda.a"]
+    (tmp_path / "muda" / "sub" / "c.py").write_text("from contextual_mt import d\nx = 1\n")
+    graph = import_graph(tmp_path)
+    assert find_cycle(graph) is None
+    assert graph["muda.sub.c"] == {"contextual_mt.d"}
+
+
+def test_importing_the_packages_changes_no_global_state():
+    code = ("import sys; hook = sys.excepthook; import contextual_mt, contextual_mt.cli, muda, muda.cli, "
+            "muda.tagger; assert sys.excepthook is hook, sys.excepthook; print('unchanged')")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "unchanged", proc.stderr[-2000:]
