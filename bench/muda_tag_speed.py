@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from contextual_mt.demo.corpus import generate_demo_data  # noqa: E402
-from muda.tagger import tag_files  # noqa: E402
+from muda.tagger import TagOptions, tag_files  # noqa: E402
 
 
 def main() -> None:
@@ -33,12 +33,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         generate_demo_data(str(d), train_docs=1, valid_docs=1, test_docs=args.docs, seed=21)
+        options = TagOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(d / "tags.json"),
+                             src_conllu=str(d / "test.en.conllu"), tgt_conllu=str(d / "test.fr.conllu"),
+                             alignments=str(d / "test.align"))
         runs = []
         for r in range(args.repeats):
-            s = tag_files(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(d / "tags.json"),
-                          src_conllu=str(d / "test.en.conllu"), tgt_conllu=str(d / "test.fr.conllu"),
-                          alignments=str(d / "test.align"), progress=False)
-            runs.append(s)
+            runs.append(tag_files(options, progress=False))
         n = runs[0]["sentences"]
     stages = {k: statistics.median(r["seconds"][k] for r in runs) for k in runs[0]["seconds"]}
     total = sum(stages.values())

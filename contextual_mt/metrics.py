@@ -2,25 +2,18 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Dict, List, Optional, Sequence
 
-import torch
-
-from muda.io import read_docids
-from contextual_mt.errors import ContextualMTError
+from muda.evaluation import metrics as _muda_metrics
+from muda.evaluation.metrics import comet_predict
+from muda.io import group_by_document, read_docids
+from contextual_mt.errors import ContextualMTError, InputError
 from muda.io import atomic_write_text, read_lines
 
 
 def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
     """Concatenate the sentences of each document (maximal runs of equal ids) with spaces."""
-    docs: List[List[str]] = []
-    for i, line in enumerate(lines):
-        if i == 0 or docids[i] != docids[i - 1]:
-            docs.append([])
-        if line.strip():
-            docs[-1].append(line.strip())
-    return [" ".join(d) for d in docs]
+    return [" ".join(line.strip() for line in doc if line.strip()) for doc in group_by_document(lines, docids)]
 
 
 def sentence_metrics(hyps: Sequence[str], refs: Sequence[str]) -> Dict:
@@ -46,43 +39,16 @@ def document_bleu(hyps: Sequence[str], refs: Sequence[str], docids: Sequence[str
 
 
 def load_comet(model: str):
-    """Load a COMET model by name (downloaded by unbabel-comet) or by checkpoint path."""
+    """muda's COMET loader (``muda.evaluation.metrics``), failing with contextual_mt's error type."""
     try:
-        import comet
-    except ImportError:
-        raise ContextualMTError(
-            "COMET needs the unbabel-comet package: .venv/bin/pip install -e '.[comet]'"
-        ) from None
-    if os.path.exists(model):
-        path = model
-    else:
-        try:
-            path = comet.download_model(model)
-        except Exception as e:
-            raise ContextualMTError(
-                f"COMET model '{model}' could not be downloaded ({type(e).__name__}). On a machine "
-                "with network access run: python -c \"import comet; print(comet.download_model("
-                f"'{model}'))\" and pass the printed checkpoint path (…/checkpoints/model.ckpt) "
-                "to --comet-model"
-            ) from None
-    try:
-        return comet.load_from_checkpoint(path)
-    except Exception as e:
-        raise ContextualMTError(f"{path}: cannot load COMET checkpoint ({type(e).__name__}: {e})") from None
+        return _muda_metrics.load_comet(model)
+    except InputError as e:
+        raise ContextualMTError(str(e)) from None
 
 
 def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
                 batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
     return comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
-
-
-def comet_predict(scorer, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str = "",
-                  batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
-    """COMET with a model already loaded (load it once for several systems)."""
-    gpus = (1 if torch.cuda.is_available() else 0) if gpus is None else gpus
-    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
-    out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
-    return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}
 
 
 def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[str]] = None,

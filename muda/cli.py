@@ -1,12 +1,23 @@
-"""The ``muda`` command: ``muda tag`` (and ``muda train-ellipsis``); a thin layer over the API."""
+"""The ``muda`` command: ``muda tag``, ``muda eval`` and ``muda train-ellipsis``. A thin layer over
+the API: each subcommand turns its arguments into the options object of a library call."""
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import List, Optional
+from dataclasses import fields
+from typing import List, Optional, Type, TypeVar
 
 from muda.errors import install_excepthook, run_command
-from muda.languages import PHENOMENA
+from muda.phenomena import phenomenon_names
+
+T = TypeVar("T")
+
+
+def _options(cls: Type[T], args: argparse.Namespace, **given: object) -> T:
+    """An options dataclass from the parsed arguments: each field from the argument of the same
+    name (the CLI's dest names are the fields' names), unless ``given``."""
+    taken = {f.name: getattr(args, f.name) for f in fields(cls) if f.name not in given and hasattr(args, f.name)}
+    return cls(**taken, **given)
 
 
 def _tag(args: argparse.Namespace) -> int:
@@ -14,14 +25,12 @@ def _tag(args: argparse.Namespace) -> int:
     from muda.settings import TaggerSettings
 
     get_language(args.tgt_lang)  # an unknown language fails before any model loads
-    from muda.tagger import tag_files
+    from muda.tagger import TagOptions, tag_files
 
     annotators = None if (args.src_conllu and args.tgt_conllu and args.alignments) else _annotators(args)
     settings = TaggerSettings(lexical_min_count=args.lexical_min_count,
                               same_sentence_counts=args.same_sentence_counts)
-    summary = tag_files(args.src, args.tgt, args.docids, args.tgt_lang, args.dump_tags,
-                        src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,
-                        phenomena=args.phenomena, settings=settings, annotators=annotators)
+    summary = tag_files(_options(TagOptions, args, output=args.dump_tags, settings=settings), annotators)
     counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
     print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
           f"{counts}; tags: {args.dump_tags}")
@@ -34,23 +43,18 @@ def _annotators(args: argparse.Namespace):
         from muda.annotators.lexicon import LexiconAnnotator
 
         return LexiconAnnotator(*args.lexicon)
-    from muda.annotators.models import ModelAnnotators
+    from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 
-    return ModelAnnotators(stanza_dir=args.stanza_dir, align_model=args.align_model,
-                           ellipsis_model=args.ellipsis_model, cache_dir=args.cache_dir,
-                           coref_window=args.coref_window, batch_size=args.batch_size, cpu=args.cpu)
+    return ModelAnnotators(_options(AnnotatorOptions, args))
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from muda.evaluation.run import format_table, run_eval
+    from muda.evaluation.run import EvalOptions, run_eval
+    from muda.evaluation.table import format_table
     from muda.languages import get_language
 
     get_language(args.tgt_lang)
-    result = run_eval(args.src, args.ref, args.docids, args.tgt_lang, args.hyps, output=args.output,
-                      ref_tags=args.ref_tags, src_conllu=args.src_conllu, ref_conllu=args.ref_conllu,
-                      ref_alignments=args.ref_alignments, hyp_conllu=args.hyp_conllu,
-                      hyp_alignments=args.hyp_alignments, annotators=_annotators(args), names=args.names,
-                      bootstrap=args.bootstrap, seed=args.seed, comet_model=args.comet_model, plot=args.plot)
+    result = run_eval(_options(EvalOptions, args), _annotators(args))
     table = format_table(result)
     print(table)
     if args.table:
@@ -96,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tgt-lang", required=True, help="target language: ISO code or TED variant (pt-br, zh-cn)")
     p.add_argument("--dump-tags", required=True, metavar="OUT.json",
                    help="tags JSON; the annotations used are written beside it (OUT.src.conllu, ...)")
-    p.add_argument("--phenomena", nargs="+", choices=PHENOMENA, help="default: all that apply to the language")
+    p.add_argument("--phenomena", nargs="+", choices=phenomenon_names(),
+                   help="default: all that apply to the language")
     g = p.add_argument_group("pre-computed annotations (no model needed)")
     g.add_argument("--src-conllu", help="CoNLL-U of --src (with CorefUD Entity in MISC for coreference)")
     g.add_argument("--tgt-conllu", help="CoNLL-U of --tgt")

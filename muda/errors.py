@@ -1,4 +1,4 @@
-"""User-facing errors shared by muda and contextual_mt: one clear line, no traceback, exit 1.
+"""User-facing errors, for muda and the packages built on it: one clear line, no traceback, exit 1.
 
 Kept free of heavy imports (torch, fairseq), so that muda starts fast.
 """

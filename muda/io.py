@@ -1,4 +1,4 @@
-"""The base I/O layer shared by muda and contextual_mt: text files read with clear errors,
+"""The base I/O layer, for muda and the packages built on it: text files read with clear errors,
 outputs written atomically (temp file, rename), and document ids.
 
 A document is a maximal run of equal consecutive ids (``document_spans``); a repeated id after
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Iterable, List, Sequence, Tuple, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, List, Sequence, Tuple, TypeVar
 
 from muda.errors import InputError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 T = TypeVar("T")
 
@@ -83,6 +84,8 @@ def document_spans(ids: Sequence[str]) -> List[Tuple[int, int]]:
 
 def document_starts(ids: Sequence[str]) -> np.ndarray:
     """For each sentence, the index of the first sentence of its document."""
+    import numpy as np  # here, not on top: `muda --help` and argument errors need no numpy
+
     starts = np.zeros(len(ids), dtype=np.int64)
     for start, end in document_spans(ids):
         starts[start:end] = start

@@ -1,29 +1,31 @@
 """The MuDA tagger: documents of annotated, aligned sentence pairs -> tags per target token.
 
-``tag_files`` is the file-level entry point of ``muda tag``: it reads text, document ids and
-either pre-computed annotations (CoNLL-U with CorefUD coreference, Pharaoh alignments) or runs
-the annotators (stanza, the awesome-align aligner), then writes the tags JSON and, beside it, the
-annotations it used.
+``tag_files(TagOptions(...))`` is the file-level entry point of ``muda tag``, in stages: read the
+text and document ids; take the pre-computed annotations (CoNLL-U with CorefUD coreference,
+Pharaoh alignments) or ask an ``Annotator`` for what is missing; tag; write the tags JSON and,
+beside it, the annotations it used and a summary.
 """
 from __future__ import annotations
 
 import json
 import time
 import unicodedata
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.annotation import Sentence
-from muda.formats.conllu import read_conllu, write_conllu
-from muda.formats.coref import CorefIndex, Mention, corefud_mentions
-from muda.document import Document, SentencePair
+from muda.annotators.base import Annotator, SourceMentions
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
+from muda.document import Document, SentencePair
 from muda.errors import InputError
-from muda.io import atomic_write_text, read_docids, read_lines
-from muda.languages import PHENOMENA as ALL_PHENOMENA, Language, get_language
-from muda.phenomena import PHENOMENA
-from muda.settings import TaggerSettings
+from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
+from muda.formats.coref import CorefIndex, corefud_mentions
+from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.formats.tags import TagDump, tag_counts, write_tags
+from muda.io import atomic_write_text, document_spans, read_docids, read_lines
+from muda.languages import Language, get_language
+from muda.phenomena import applicable, get_tagger, phenomenon_names
+from muda.settings import TaggerSettings
 
 
 def text_hash(lines: Sequence[str]) -> str:
@@ -38,8 +40,8 @@ def _norm(text: str) -> str:
 
 
 def check_annotations_match(sentences: Sequence[Sentence], lines: Sequence[str], conllu: str, text: str) -> None:
-    if len(sentences) != len(lines):
-        raise InputError(f"{conllu}: has {len(sentences)} sentences but {text} has {len(lines)} lines")
+    """Pre-computed annotations must be of this text: one sentence per line, with its words."""
+    check_sentence_count(sentences, conllu, len(lines), text)
     for n, (s, line) in enumerate(zip(sentences, lines), start=1):
         if _norm("".join(s.forms)) != _norm(line):
             raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{n} ({line!r})")
@@ -47,15 +49,12 @@ def check_annotations_match(sentences: Sequence[Sentence], lines: Sequence[str],
 
 def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequence[Sentence],
                     alignments: Sequence[Alignment], ellipsis: Sequence[bool],
-                    mentions: Optional[Dict[str, List[Mention]]] = None) -> List[Document]:
+                    mentions: SourceMentions = None) -> List[Document]:
     """Group consecutive lines with the same id into documents (a repeated id later starts a new
     document). Coreference comes from ``mentions`` (document id -> mentions) when given, else from
     the source CoNLL-U's CorefUD Entity values."""
-    docs: List[Document] = []
-    for n, doc_id in enumerate(docids):
-        if not docs or docs[-1].id != doc_id:
-            docs.append(Document(doc_id, []))
-        docs[-1].pairs.append(SentencePair(src[n], tgt[n], alignments[n], ellipsis[n]))
+    pairs = [SentencePair(src[n], tgt[n], alignments[n], ellipsis[n]) for n in range(len(docids))]
+    docs = [Document(docids[start], pairs[start:end]) for start, end in document_spans(docids)]
     for doc in docs:
         found = mentions.get(doc.id) if mentions is not None else \
             corefud_mentions([p.src for p in doc.pairs], f"source CoNLL-U, document {doc.id}")
@@ -69,15 +68,17 @@ class MudaTagger:
     def __init__(self, lang: str, phenomena: Optional[Sequence[str]] = None,
                  settings: Optional[TaggerSettings] = None):
         self.language: Language = get_language(lang)
-        wanted = list(phenomena) if phenomena else list(ALL_PHENOMENA)
-        unknown = [p for p in wanted if p not in PHENOMENA]
+        known = phenomenon_names()
+        wanted = list(phenomena) if phenomena else known
+        unknown = [p for p in wanted if p not in known]
         if unknown:
-            raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(ALL_PHENOMENA)}")
-        self.phenomena = [p for p in wanted if p in self.language.phenomena]
+            raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
+        applies = set(applicable(self.language))
+        self.phenomena = [p for p in wanted if p in applies]
         self.settings = settings or TaggerSettings()
 
     def tag_document(self, doc: Document) -> List[List[Dict]]:
-        per_phenomenon = {p: PHENOMENA[p](doc, self.language, self.settings) for p in self.phenomena}
+        per_phenomenon = {p: get_tagger(p)(doc, self.language, self.settings) for p in self.phenomena}
         out = []
         for s, pair in enumerate(doc.pairs):
             out.append([{"token": tok.form, "tags": [p for p in self.phenomena if j in per_phenomenon[p][s]]}
@@ -90,70 +91,130 @@ class MudaTagger:
         return [self.tag_document(d) for d in tqdm(docs, desc="tagging", unit="doc", disable=not progress)]
 
 
-def tag_files(src: str, tgt: str, docids: str, tgt_lang: str, output: str,
-              src_conllu: Optional[str] = None, tgt_conllu: Optional[str] = None,
-              alignments: Optional[str] = None, phenomena: Optional[Sequence[str]] = None,
-              settings: Optional[TaggerSettings] = None, annotators=None, progress: bool = True) -> Dict:
-    """Tag a corpus; returns a summary with tag counts and per-stage seconds."""
-    times: Dict[str, float] = {}
-    clock = time.perf_counter()
+@dataclass(frozen=True)
+class TagOptions:
+    """The inputs of ``tag_files`` (the options of ``muda tag``): the text, where the tags go, and
+    whichever annotations are pre-computed (the others come from the annotators)."""
+    src: str
+    tgt: str
+    docids: str
+    tgt_lang: str
+    output: str  # the tags JSON; the annotations used are written beside it
+    src_conllu: Optional[str] = None
+    tgt_conllu: Optional[str] = None
+    alignments: Optional[str] = None
+    phenomena: Optional[Sequence[str]] = None  # None: all that apply to the language
+    settings: Optional[TaggerSettings] = None
 
-    def stage(name: str) -> None:
-        nonlocal clock
+
+@dataclass
+class _Text:
+    src: List[str]
+    tgt: List[str]
+    ids: List[str]
+
+
+@dataclass
+class _Annotations:
+    src: List[Sentence]
+    tgt: List[Sentence]
+    mentions: SourceMentions
+    alignments: List[Alignment] = field(default_factory=list)
+    ellipsis: List[bool] = field(default_factory=list)
+
+
+class _StageClock:
+    """Seconds spent in each stage (the ``seconds`` of the summary)."""
+
+    def __init__(self) -> None:
+        self.seconds: Dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def done(self, stage: str) -> None:
         now = time.perf_counter()
-        times[name] = times.get(name, 0.0) + now - clock
-        clock = now
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + now - self._last
+        self._last = now
 
-    tagger = MudaTagger(tgt_lang, phenomena, settings)  # unknown language: fail before any work
-    src_lines, tgt_lines, ids = read_lines(src), read_lines(tgt), read_docids(docids)
-    if len(tgt_lines) != len(src_lines):
-        raise InputError(f"{tgt}: has {len(tgt_lines)} lines but {src} has {len(src_lines)}")
-    if len(ids) != len(src_lines):
-        raise InputError(f"{docids}: has {len(ids)} lines but {src} has {len(src_lines)}")
-    stage("read text")
-    mentions = None
-    if src_conllu:
-        src_sents = read_conllu(src_conllu)
-        check_annotations_match(src_sents, src_lines, src_conllu, src)
-    else:
-        src_sents, mentions = _annotators(annotators).source(src_lines, ids)
-    if tgt_conllu:
-        tgt_sents = read_conllu(tgt_conllu)
-        check_annotations_match(tgt_sents, tgt_lines, tgt_conllu, tgt)
-    else:
-        tgt_sents = _annotators(annotators).target(tgt_lines, tagger.language.code)
-    stage("annotations")
-    if alignments:
-        aligns = read_pharaoh(alignments)
-        if len(aligns) != len(src_lines):
-            raise InputError(f"{alignments}: has {len(aligns)} lines but {src} has {len(src_lines)}")
-        check_alignment_ranges(aligns, [len(s.tokens) for s in src_sents], [len(s.tokens) for s in tgt_sents],
-                               alignments)
-    else:
-        aligns = _annotators(annotators).align([s.forms for s in src_sents], [s.forms for s in tgt_sents])
-    stage("alignment")
-    ellipsis = _annotators(annotators).ellipsis(src_sents, src_lines) if annotators and \
-        getattr(annotators, "has_ellipsis_model", False) else detect_ellipsis(src_sents)
-    stage("ellipsis")
-    docs = build_documents(ids, src_sents, tgt_sents, aligns, ellipsis, mentions)
+
+def tag_files(options: TagOptions, annotators: Optional[Annotator] = None, progress: bool = True) -> Dict:
+    """Tag a corpus; returns a summary with tag counts and per-stage seconds."""
+    clock = _StageClock()
+    tagger = MudaTagger(options.tgt_lang, options.phenomena, options.settings)  # unknown language: fail before any work
+    text = _read_text(options)
+    clock.done("read text")
+    ann = _annotate(options, text, tagger.language.code, annotators)
+    clock.done("annotations")
+    ann.alignments = _align(options, text, ann, annotators)
+    clock.done("alignment")
+    ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
+    clock.done("ellipsis")
+    docs = build_documents(text.ids, ann.src, ann.tgt, ann.alignments, ann.ellipsis, ann.mentions)
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
-    stage("tagging")
-    write_tags(output, dump)
-    stem = output[:-5] if output.endswith(".json") else output
-    write_conllu(stem + ".src.conllu", src_sents)
-    write_conllu(stem + ".tgt.conllu", tgt_sents)
-    atomic_write_text(stem + ".align", "".join(format_pharaoh(a) + "\n" for a in aligns))
-    atomic_write_text(stem + ".ellipsis", "".join(f"{int(e)}\n" for e in ellipsis))
-    stage("writing")
-    summary = {"output": output, "language": tagger.language.code, "phenomena": tagger.phenomena,
-               "src_sha256": text_hash(src_lines), "tgt_sha256": text_hash(tgt_lines),
-               "documents": len(docs), "sentences": len(src_lines),
-               "tags": tag_counts(dump, tagger.phenomena), "seconds": {k: round(v, 4) for k, v in times.items()}}
-    atomic_write_text(stem + ".summary.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    clock.done("tagging")
+    _write_outputs(options.output, dump, ann)
+    clock.done("writing")
+    summary = {"output": options.output, "language": tagger.language.code, "phenomena": tagger.phenomena,
+               "src_sha256": text_hash(text.src), "tgt_sha256": text_hash(text.tgt),
+               "documents": len(docs), "sentences": len(text.src), "tags": tag_counts(dump, tagger.phenomena),
+               "seconds": {k: round(v, 4) for k, v in clock.seconds.items()}}
+    atomic_write_text(summary_path(options.output), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
 
 
-def _annotators(annotators):
+def _read_text(options: TagOptions) -> _Text:
+    text = _Text(read_lines(options.src), read_lines(options.tgt), read_docids(options.docids))
+    if len(text.tgt) != len(text.src):
+        raise InputError(f"{options.tgt}: has {len(text.tgt)} lines but {options.src} has {len(text.src)}")
+    if len(text.ids) != len(text.src):
+        raise InputError(f"{options.docids}: has {len(text.ids)} lines but {options.src} has {len(text.src)}")
+    return text
+
+
+def _annotate(options: TagOptions, text: _Text, lang: str, annotators: Optional[Annotator]) -> _Annotations:
+    """Both sides' morphology (and the source's coreference): pre-computed, or from the annotators."""
+    mentions = None
+    if options.src_conllu:
+        src = read_conllu(options.src_conllu)
+        check_annotations_match(src, text.src, options.src_conllu, options.src)
+    else:
+        src, mentions = _annotators(annotators).source(text.src, text.ids)
+    if options.tgt_conllu:
+        tgt = read_conllu(options.tgt_conllu)
+        check_annotations_match(tgt, text.tgt, options.tgt_conllu, options.tgt)
+    else:
+        tgt = _annotators(annotators).target(text.tgt, lang)
+    return _Annotations(src, tgt, mentions)
+
+
+def _align(options: TagOptions, text: _Text, ann: _Annotations, annotators: Optional[Annotator]) -> List[Alignment]:
+    if not options.alignments:
+        return _annotators(annotators).align([s.forms for s in ann.src], [s.forms for s in ann.tgt])
+    aligns = read_pharaoh(options.alignments)
+    if len(aligns) != len(text.src):
+        raise InputError(f"{options.alignments}: has {len(aligns)} lines but {options.src} has {len(text.src)}")
+    check_alignment_ranges(aligns, [len(s.tokens) for s in ann.src], [len(s.tokens) for s in ann.tgt],
+                           options.alignments)
+    return aligns
+
+
+def _ellipsis(src: List[Sentence], lines: List[str], annotators: Optional[Annotator]) -> List[bool]:
+    """The annotators' trained classifier when they have one, else the rule-based detector."""
+    if annotators is not None and annotators.has_ellipsis_model:
+        return annotators.ellipsis(src, lines)
+    return detect_ellipsis(src)
+
+
+def _write_outputs(output: str, dump: TagDump, ann: _Annotations) -> None:
+    """The tags, and beside them the annotations they were made from (to tag again without models)."""
+    paths = annotation_paths(output)
+    write_tags(output, dump)
+    write_conllu(paths["src_conllu"], ann.src)
+    write_conllu(paths["tgt_conllu"], ann.tgt)
+    atomic_write_text(paths["alignments"], "".join(format_pharaoh(a) + "\n" for a in ann.alignments))
+    atomic_write_text(paths["ellipsis"], "".join(f"{int(e)}\n" for e in ann.ellipsis))
+
+
+def _annotators(annotators: Optional[Annotator]) -> Annotator:
     if annotators is None:
         raise InputError("no pre-computed annotations given (--src-conllu, --tgt-conllu, --alignments) and no "
                          "annotator models configured: pass the CoNLL-U/Pharaoh files, or --stanza-dir and "
@@ -161,10 +222,21 @@ def _annotators(annotators):
     return annotators
 
 
+def _stem(output: str) -> str:
+    """OUT.json -> OUT: the files written beside the tags share it."""
+    return output[:-5] if output.endswith(".json") else output
+
+
+def summary_path(output: str) -> str:
+    """The summary ``tag_files`` writes beside the tags file ``output``."""
+    return _stem(output) + ".summary.json"
+
+
 def annotation_paths(output: str) -> Dict[str, str]:
-    stem = output[:-5] if output.endswith(".json") else output
+    """The annotations ``tag_files`` writes beside the tags file ``output``, by kind."""
+    stem = _stem(output)
     return {k: stem + ext for k, ext in (("src_conllu", ".src.conllu"), ("tgt_conllu", ".tgt.conllu"),
                                          ("alignments", ".align"), ("ellipsis", ".ellipsis"))}
 
 
-__all__ = ["MudaTagger", "tag_files", "build_documents", "annotation_paths"]
+__all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path"]

@@ -41,7 +41,7 @@ class MudaScorer(BaseScorer):
         self.result = None
 
     def _evaluate(self):
-        from muda.evaluation.run import run_eval
+        from muda.evaluation.run import EvalOptions, run_eval
 
         ids = generation_order.recorded()
         if len(ids) != len(self.pred):
@@ -67,10 +67,10 @@ class MudaScorer(BaseScorer):
             from muda.annotators.models import ModelAnnotators
 
             annotators = ModelAnnotators()
-        self.result = run_eval(self.cfg.muda_src, ref, self.cfg.muda_docids, self.cfg.muda_tgt_lang, [hyp],
-                               output=self.cfg.muda_output, ref_tags=self.cfg.muda_ref_tags,
-                               src_conllu=self.cfg.muda_src_conllu, annotators=annotators, names=["system"],
-                               bootstrap=0, work_dir=work)
+        options = EvalOptions(self.cfg.muda_src, ref, self.cfg.muda_docids, self.cfg.muda_tgt_lang, [hyp],
+                              output=self.cfg.muda_output, ref_tags=self.cfg.muda_ref_tags,
+                              src_conllu=self.cfg.muda_src_conllu, names=["system"], bootstrap=0, work_dir=work)
+        self.result = run_eval(options, annotators)
         return self.result
 
     def score(self) -> float:
@@ -78,6 +78,6 @@ class MudaScorer(BaseScorer):
         return result["systems"]["system"]["bleu"]
 
     def result_string(self) -> str:
-        from muda.evaluation.run import format_table
+        from muda.evaluation.table import format_table
 
         return "MuDA\n" + format_table(self.result or self._evaluate())

@@ -1,19 +1,28 @@
 """Annotation by lookup in an annotated parallel corpus: target words get their most frequent
 analysis (lemma, UPOS, features) and source-target pairs are aligned by how often the corpus
 aligns them. For closed-vocabulary data such as the embedded demo this annotates system
-outputs with no model; on open text it only covers words seen in the corpus."""
+outputs with no model; on open text it only covers words seen in the corpus.
+
+It has no parser and no coreference, so it cannot annotate the English source: that comes
+pre-computed (``--src-conllu``, or the ``.src.conllu`` that ``muda tag`` wrote beside the
+reference tags); ellipsis is then found by the rule-based detector over that parse."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, NoReturn, Sequence, Tuple
 
-from muda.formats.pharaoh import Alignment, read_pharaoh
 from muda.annotation import Sentence, Token, Word
-from muda.formats.conllu import read_conllu
+from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.errors import InputError
+from muda.formats.conllu import read_conllu
+from muda.formats.pharaoh import Alignment, read_pharaoh
 
 
 class LexiconAnnotator:
+    """An ``Annotator`` for the target side and alignments, from an annotated parallel corpus."""
+
+    has_ellipsis_model = False
+
     def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str):
         src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
         if not (len(src) == len(tgt) == len(aligns)):
@@ -31,6 +40,16 @@ class LexiconAnnotator:
             for i, j in a:
                 if i < len(s.tokens) and j < len(t.tokens):
                     self.pairs[(s.tokens[i].form.lower(), t.tokens[j].form.lower())] += 1
+
+    def source(self, lines: Sequence[str], docids: Sequence[str]) -> NoReturn:
+        """Always an error: the English source must come pre-computed."""
+        raise InputError("the --lexicon annotator cannot annotate the English source (it has no parser and no "
+                         "coreference): pass --src-conllu (CoNLL-U of --src with CorefUD coreference), or --ref-tags "
+                         "from `muda tag` with the .src.conllu it wrote beside them")
+
+    def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:
+        """No classifier: the rule-based detector over the source parse."""
+        return detect_ellipsis(sentences)
 
     def target(self, lines: Sequence[str], lang: str = "") -> List[Sentence]:
         out = []

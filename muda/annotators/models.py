@@ -1,56 +1,74 @@
-"""Model annotators behind one interface, for whatever the user did not pre-compute: stanza for
-morphology and (on the English side) coreference, awesome-align for alignments, and optionally
-the BERT ellipsis classifier. Models load once, on first use; results are cached on disk."""
+"""Model annotators behind the ``Annotator`` protocol, for whatever the user did not pre-compute:
+stanza for morphology and (on the English side) coreference, awesome-align for alignments, and
+optionally the BERT ellipsis classifier. Models load once, on first use; results are cached on
+disk."""
 from __future__ import annotations
 
-from dataclasses import replace
-from itertools import groupby
-from typing import List, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
+from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
+from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
+from muda.io import document_spans
+
+if TYPE_CHECKING:
+    from muda.annotators.awesome_align import AwesomeAligner
+    from muda.annotators.stanza_pipeline import StanzaAnnotator
+
+
+@dataclass(frozen=True)
+class AnnotatorOptions:
+    """Which models the annotators load, and how they run (the `muda` annotator options)."""
+    stanza_dir: Optional[str] = None  # default: $STANZA_RESOURCES_DIR or ~/stanza_resources
+    align_model: str = "bert-base-multilingual-cased"
+    ellipsis_model: Optional[str] = None  # None: the rule-based detector
+    cache_dir: Optional[str] = None
+    coref_window: int = 0  # sentences per coreference call; 0: whole documents
+    batch_size: int = 32
+    cpu: bool = False
 
 
 class ModelAnnotators:
-    def __init__(self, stanza_dir: Optional[str] = None, align_model: str = "bert-base-multilingual-cased",
-                 ellipsis_model: Optional[str] = None, cache_dir: Optional[str] = None, coref_window: int = 0,
-                 batch_size: int = 32, cpu: bool = False, source_annotator=None, target_annotators=None,
-                 aligner=None):
-        self.stanza_dir, self.align_model, self.ellipsis_model = stanza_dir, align_model, ellipsis_model
-        self.coref_window, self.batch_size, self.cpu = coref_window, batch_size, cpu
-        self.cache = AnnotationCache(cache_dir)
+    """The model annotators. ``source_annotator``, ``target_annotators`` (language -> annotator)
+    and ``aligner`` replace the models that would be loaded (tests pass stand-ins)."""
+
+    def __init__(self, options: AnnotatorOptions = AnnotatorOptions(),
+                 source_annotator: Optional[StanzaAnnotator] = None,
+                 target_annotators: Optional[Dict[str, StanzaAnnotator]] = None,
+                 aligner: Optional[AwesomeAligner] = None) -> None:
+        self.options = options
+        self.cache = AnnotationCache(options.cache_dir)
         self._source, self._targets, self._aligner = source_annotator, dict(target_annotators or {}), aligner
 
     @property
     def has_ellipsis_model(self) -> bool:
-        return bool(self.ellipsis_model)
+        return bool(self.options.ellipsis_model)
 
-    def _stanza(self, lang: str, **options):
+    def _stanza(self, lang: str, **pipeline_options):
         from muda.annotators.stanza_pipeline import StanzaAnnotator
 
-        return StanzaAnnotator(lang, model_dir=self.stanza_dir, use_gpu=False if self.cpu else None, **options)
+        return StanzaAnnotator(lang, model_dir=self.options.stanza_dir, use_gpu=False if self.options.cpu else None,
+                               **pipeline_options)
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> Tuple[List[Sentence], None]:
         """English source: morphology, dependencies and coreference (one call per document or
         per window of ``coref_window`` sentences); coreference goes into MISC as CorefUD Entity."""
-        producer = f"stanza-en-coref:{self.stanza_dir}:window={self.coref_window}"
+        producer = f"stanza-en-coref:{self.options.stanza_dir}:window={self.options.coref_window}"
         key = self.cache.key("source", producer, [f"{d}\t{l}" for d, l in zip(docids, lines)])
         cached = self.cache.get(key, ".conllu")
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache"), None
         if self._source is None:
             self._source = self._stanza("en", processors="tokenize,pos,lemma,depparse,coref", tokenize_no_ssplit=True)
-        chunks: List[Tuple[int, List[str]]] = []
-        start = 0
-        for _, group in groupby(docids):
-            n = len(list(group))
-            size = self.coref_window or n
-            for lo in range(0, n, size):
-                chunks.append((start + lo, list(lines[start + lo:start + min(n, lo + size)])))
-            start += n
+        chunks: List[Tuple[int, List[str]]] = []  # (first line, lines): one coreference call each
+        for start, end in document_spans(docids):
+            size = self.options.coref_window or end - start
+            for lo in range(start, end, size):
+                chunks.append((lo, list(lines[lo:min(end, lo + size)])))
         sentences: List[Sentence] = [Sentence([]) for _ in lines]
         for (offset, chunk), (sents, mentions) in zip(chunks, self._source.annotate_documents([c for _, c in chunks])):
             # chain ids restart in every window: keep the windows' entities apart
@@ -60,7 +78,7 @@ class ModelAnnotators:
         return sentences, None
 
     def target(self, lines: Sequence[str], lang: str) -> List[Sentence]:
-        key = self.cache.key("target", f"stanza-{lang}-morphology:{self.stanza_dir}", lines)
+        key = self.cache.key("target", f"stanza-{lang}-morphology:{self.options.stanza_dir}", lines)
         cached = self.cache.get(key, ".conllu")
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache")
@@ -73,7 +91,7 @@ class ModelAnnotators:
         return sentences
 
     def align(self, src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]]) -> List[Alignment]:
-        key = self.cache.key("align", f"awesome:{self.align_model}",
+        key = self.cache.key("align", f"awesome:{self.options.align_model}",
                              [" ".join(s) + "\t" + " ".join(t) for s, t in zip(src, tgt)])
         cached = self.cache.get(key, ".align")
         if cached is not None:
@@ -81,13 +99,17 @@ class ModelAnnotators:
         if self._aligner is None:
             from muda.annotators.awesome_align import AwesomeAligner
 
-            self._aligner = AwesomeAligner(self.align_model, batch_size=self.batch_size,
-                                           device="cpu" if self.cpu else None)
+            self._aligner = AwesomeAligner(self.options.align_model, batch_size=self.options.batch_size,
+                                           device="cpu" if self.options.cpu else None)
         aligns = self._aligner.align(src, tgt)
         self.cache.put(key, ".align", "".join(format_pharaoh(a) + "\n" for a in aligns))
         return aligns
 
     def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:
+        """The trained classifier on the raw lines, or without one the rule-based detector."""
+        if not self.has_ellipsis_model:
+            return detect_ellipsis(sentences)
         from muda.annotators.ellipsis_bert import EllipsisClassifier
 
-        return EllipsisClassifier(self.ellipsis_model, device="cpu" if self.cpu else None).predict(lines)
+        device = "cpu" if self.options.cpu else None
+        return EllipsisClassifier(self.options.ellipsis_model, device=device).predict(lines)

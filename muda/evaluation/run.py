@@ -1,30 +1,58 @@
-"""``muda eval``: per-tag word P/R/F of each system against the tagged reference, corpus BLEU
-(and COMET when a model is given), paired bootstrap between every pair of systems."""
+"""``muda eval`` as a library call, ``run_eval(EvalOptions(...))``: tag the reference (unless its
+tags are given) and every system output in its own document context, then score each system
+(per-tag word P/R/F, corpus BLEU, COMET when a model is given) and compare every pair of systems
+by paired bootstrap. Writes the JSON result and the plot when asked."""
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from muda.annotators.base import Annotator
 from muda.errors import InputError
-from muda.evaluation.words import NO_TAG, bleu_bootstrap, bootstrap_samples, document_counts, mean_bootstrap, \
-    paired_bootstrap, present_tags, prf, scores
+from muda.evaluation.metrics import bleu_metric, bleu_with_document_statistics, comet_document_sums, \
+    comet_predict, load_comet
+from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean_bootstrap, paired_bootstrap
+from muda.evaluation.words import document_counts, present_tags, prf, scores
 from muda.formats.hypotheses import read_hypotheses
-from muda.io import atomic_write_lines, atomic_write_text, read_docids, read_lines
-from muda.languages import PHENOMENA
 from muda.formats.tags import TagDump, read_tags
-from muda.tagger import annotation_paths, tag_files, text_hash
+from muda.io import atomic_write_lines, atomic_write_text, group_by_document, read_docids, read_lines
+from muda.phenomena import phenomenon_names
+from muda.tagger import TagOptions, annotation_paths, summary_path, tag_files, text_hash
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """The inputs of ``run_eval`` (the options of ``muda eval``)."""
+    src: str
+    ref: str
+    docids: str
+    tgt_lang: str
+    hyps: Sequence[str]
+    output: Optional[str] = None  # the JSON result
+    ref_tags: Optional[str] = None  # tags of the reference from `muda tag`; None: tag it now
+    src_conllu: Optional[str] = None
+    ref_conllu: Optional[str] = None
+    ref_alignments: Optional[str] = None
+    hyp_conllu: Optional[Sequence[str]] = None  # one per hypothesis file
+    hyp_alignments: Optional[Sequence[str]] = None  # one per hypothesis file
+    names: Optional[Sequence[str]] = None  # default: the hypothesis file names
+    bootstrap: int = 1000  # paired bootstrap resamples (0: none)
+    seed: int = 1
+    comet_model: Optional[str] = None
+    plot: Optional[str] = None  # PNG bar chart
+    work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
 
 
 def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str]) -> None:
     """A tags file must come from this reference: by the content hash its summary records, or
     (without a summary) by its tokens."""
-    stem = path[:-5] if path.endswith(".json") else path
-    meta_path = stem + ".summary.json"
+    meta_path = summary_path(path)
     if os.path.exists(meta_path):
         with open(meta_path, encoding="utf-8") as f:
             recorded = json.load(f).get("tgt_sha256")
@@ -40,137 +68,107 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str]) -> None:
                              f"reference?")
 
 
-def _split_by_docs(dump_flat: List, docids: Sequence[str]) -> TagDump:
-    docs, prev = [], None
-    for sent, d in zip(dump_flat, docids):
-        if d != prev:
-            docs.append([])
-            prev = d
-        docs[-1].append(sent)
-    return docs
-
-
-def run_eval(src: str, ref: str, docids: str, tgt_lang: str, hyps: Sequence[str], output: Optional[str] = None,
-             ref_tags: Optional[str] = None, src_conllu: Optional[str] = None, ref_conllu: Optional[str] = None,
-             ref_alignments: Optional[str] = None, hyp_conllu: Optional[Sequence[str]] = None,
-             hyp_alignments: Optional[Sequence[str]] = None, annotators=None, names: Optional[Sequence[str]] = None,
-             bootstrap: int = 1000, seed: int = 1, comet_model: Optional[str] = None, plot: Optional[str] = None,
-             work_dir: Optional[str] = None) -> Dict:
-    srcs, refs, ids = read_lines(src), read_lines(ref), read_docids(docids)
+def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Dict:
+    """Evaluate the systems ``options.hyps``; returns the result that ``output`` gets as JSON."""
+    o = options
+    srcs, refs, ids = read_lines(o.src), read_lines(o.ref), read_docids(o.docids)
     if len(refs) != len(srcs):
-        raise InputError(f"{ref}: has {len(refs)} lines but {src} has {len(srcs)}")
+        raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}")
     if len(ids) != len(srcs):
-        raise InputError(f"{docids}: has {len(ids)} lines but {src} has {len(srcs)}")
-    names = list(names) if names else [os.path.basename(h) for h in hyps]
+        raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}")
+    names = list(o.names) if o.names else [os.path.basename(h) for h in o.hyps]
     if len(set(names)) != len(names):
         raise InputError(f"system names must differ: {', '.join(names)} (use --names)")
-    for option, files in (("--hyp-conllu", hyp_conllu), ("--hyp-alignments", hyp_alignments)):
-        if files and len(files) != len(hyps):
-            raise InputError(f"{option}: {len(files)} files for {len(hyps)} hypotheses")
-    hyp_lines = [read_hypotheses(h, len(refs)) for h in hyps]  # all inputs checked before any tagging
-    work = work_dir or (os.path.splitext(output)[0] + ".work" if output else tempfile.mkdtemp(prefix="muda-eval-"))
-    os.makedirs(work, exist_ok=True)
-    common = dict(src_conllu=src_conllu, annotators=annotators, progress=False)
-    if ref_tags:
-        ref_dump = read_tags(ref_tags)
-        check_ref_tags(ref_tags, ref_dump, refs)
-    else:
-        ref_tags = os.path.join(work, "reference.tags.json")
-        tag_files(src, ref, docids, tgt_lang, ref_tags, tgt_conllu=ref_conllu, alignments=ref_alignments, **common)
-        ref_dump = read_tags(ref_tags)
+    for option, files in (("--hyp-conllu", o.hyp_conllu), ("--hyp-alignments", o.hyp_alignments)):
+        if files and len(files) != len(o.hyps):
+            raise InputError(f"{option}: {len(files)} files for {len(o.hyps)} hypotheses")
+    hyp_lines = [read_hypotheses(h, len(refs)) for h in o.hyps]  # all inputs checked before any tagging
+    # no directory is made here: the first file written makes it, so a failure leaves nothing behind
+    work = o.work_dir or (os.path.splitext(o.output)[0] + ".work" if o.output
+                          else tempfile.mkdtemp(prefix="muda-eval-"))
+    ref_tags, ref_docs = _reference_tags(o, refs, ids, work, annotators)
     # the source side the reference was tagged with serves every hypothesis
-    src_annotations = src_conllu or annotation_paths(ref_tags)["src_conllu"]
-    if os.path.exists(src_annotations):
-        common["src_conllu"] = src_annotations
-    ref_docs = _split_by_docs([s for d in ref_dump for s in d], ids)
-    hyp_docs = []
-    for k, (name, lines) in enumerate(zip(names, hyp_lines)):
-        text = os.path.join(work, f"{name}.txt")
-        atomic_write_lines(text, lines)
-        out = os.path.join(work, f"{name}.tags.json")
-        tag_files(src, text, docids, tgt_lang, out, tgt_conllu=hyp_conllu[k] if hyp_conllu else None,
-                  alignments=hyp_alignments[k] if hyp_alignments else None, **common)
-        hyp_docs.append(_split_by_docs([s for d in read_tags(out) for s in d], ids))
-    tags = present_tags([ref_docs, *hyp_docs], PHENOMENA)
+    src_conllu = o.src_conllu or annotation_paths(ref_tags)["src_conllu"]
+    if not os.path.exists(src_conllu):
+        src_conllu = o.src_conllu
+    hyp_docs = [_hypothesis_tags(o, k, name, lines, ids, work, src_conllu, annotators)
+                for k, (name, lines) in enumerate(zip(names, hyp_lines))]
+    tags = present_tags([ref_docs, *hyp_docs], phenomenon_names())
     counts = [document_counts(ref_docs, h, tags) for h in hyp_docs]
-    result: Dict = {"reference": ref, "reference_tags": ref_tags, "language": tgt_lang, "tags": tags,
-                    "bootstrap": bootstrap, "seed": seed, "systems": {}, "comparisons": []}
-    bleu, bleu_stats = _bleu(hyp_lines, refs, ids)
+    result: Dict = {"reference": o.ref, "reference_tags": ref_tags, "language": o.tgt_lang, "tags": tags,
+                    "bootstrap": o.bootstrap, "seed": o.seed, "systems": {}, "comparisons": []}
+    bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, refs, ids)
     for k, name in enumerate(names):
-        result["systems"][name] = {"hypotheses": hyps[k], "bleu": bleu[k],
+        result["systems"][name] = {"hypotheses": o.hyps[k], "bleu": bleu[k],
                                    "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()}}
     comet_docs = []
-    if comet_model:
-        from contextual_mt.metrics import comet_predict, load_comet
-
-        model = load_comet(comet_model)  # once, for every system
-        starts = _doc_starts(ids)
+    if o.comet_model:
+        model = load_comet(o.comet_model)  # once, for every system
         for k, name in enumerate(names):
-            out = comet_predict(model, srcs, hyp_lines[k], refs, comet_model)
+            out = comet_predict(model, srcs, hyp_lines[k], refs, o.comet_model)
             result["systems"][name]["comet"] = out["score"]
-            seg = np.asarray(out["segments"], dtype=np.float64)
-            comet_docs.append(np.stack([[seg[a:b].sum(), b - a] for a, b in zip(starts, starts[1:])]))
-    if bootstrap and len(hyps) > 1:
-        samples = bootstrap_samples(len(ref_docs), bootstrap, seed)
-        from sacrebleu.metrics import BLEU
-
-        metric = BLEU()
-        for a, b in combinations(range(len(hyps)), 2):
-            p = {m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
-                 for i, m in enumerate(("precision", "recall", "f"))}
-            comparison = {"a": names[a], "b": names[b]}
-            if comet_docs:
-                comparison["comet_p"] = mean_bootstrap(comet_docs[a], comet_docs[b], samples)
-            result["comparisons"].append({
-                **comparison,
-                "bleu_p": bleu_bootstrap(bleu_stats[a], bleu_stats[b], samples, metric),
-                "tags": {t: {m: float(p[m][j]) for m in p} for j, t in enumerate(tags)}})
-    if output:
-        atomic_write_text(output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    if plot:
+            comet_docs.append(comet_document_sums(out["segments"], ids))
+    if o.bootstrap and len(o.hyps) > 1:
+        result["comparisons"] = _compare(names, tags, counts, bleu_stats, comet_docs,
+                                         bootstrap_samples(len(ref_docs), o.bootstrap, o.seed))
+    if o.output:
+        atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    if o.plot:
         from muda.evaluation.plot import plot_fmeasure
 
-        plot_fmeasure(plot, result)
+        plot_fmeasure(o.plot, result)
     return result
 
 
-def _doc_starts(ids: Sequence[str]) -> List[int]:
-    return [n for n in range(len(ids)) if n == 0 or ids[n] != ids[n - 1]] + [len(ids)]
+def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str,
+                    annotators: Optional[Annotator]) -> Tuple[str, TagDump]:
+    """The reference's tags file (given, or tagged now into ``work``) and its tags by document."""
+    if o.ref_tags:
+        ref_tags = o.ref_tags
+        dump = read_tags(ref_tags)
+        check_ref_tags(ref_tags, dump, refs)
+    else:
+        ref_tags = os.path.join(work, "reference.tags.json")
+        tag_files(TagOptions(o.src, o.ref, o.docids, o.tgt_lang, ref_tags, src_conllu=o.src_conllu,
+                             tgt_conllu=o.ref_conllu, alignments=o.ref_alignments), annotators, progress=False)
+        dump = read_tags(ref_tags)
+    return ref_tags, _by_document(dump, ids)
 
 
-def _bleu(hyps: Sequence[Sequence[str]], refs: Sequence[str], ids: Sequence[str]):
-    """Corpus BLEU per system and per-document sufficient statistics for the bootstrap."""
-    from sacrebleu.metrics import BLEU
-
-    metric = BLEU()
-    starts = _doc_starts(ids)
-    scores_, stats = [], []
-    for h in hyps:
-        per_sentence = np.array(metric._extract_corpus_statistics(list(h), [list(refs)]), dtype=np.int64)
-        per_doc = np.stack([per_sentence[a:b].sum(0) for a, b in zip(starts, starts[1:])])
-        stats.append(per_doc)
-        scores_.append(metric._compute_score_from_stats(list(per_sentence.sum(0))).score)
-    return scores_, stats
+def _hypothesis_tags(o: EvalOptions, k: int, name: str, lines: Sequence[str], ids: Sequence[str], work: str,
+                     src_conllu: Optional[str], annotators: Optional[Annotator]) -> TagDump:
+    """System ``k`` tagged in its own document context (its text and tags go into ``work``)."""
+    text = os.path.join(work, f"{name}.txt")
+    atomic_write_lines(text, lines)
+    out = os.path.join(work, f"{name}.tags.json")
+    tag_files(TagOptions(o.src, text, o.docids, o.tgt_lang, out, src_conllu=src_conllu,
+                         tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
+                         alignments=o.hyp_alignments[k] if o.hyp_alignments else None), annotators, progress=False)
+    return _by_document(read_tags(out), ids)
 
 
-def format_table(result: Dict) -> str:
-    tags = result["tags"]
-    names = list(result["systems"])
-    width = max(12, *(len(n) for n in names))
-    head = f"{'system':<{width}} {'BLEU':>6}" + (" COMET " if any("comet" in s for s in result["systems"].values()) else "")
-    head += "".join(f" {t[:16]:>16}" for t in tags)
-    lines = ["word f-measure per tag (precision/recall in the JSON)", head, "-" * len(head)]
-    for name, s in result["systems"].items():
-        row = f"{name:<{width}} {s['bleu']:6.2f}" + (f" {s['comet']:6.4f}" if "comet" in s else "")
-        row += "".join(f" {s['tags'][t]['f']:16.3f}" for t in tags)
-        lines.append(row)
-    ref_counts = next(iter(result["systems"].values()))["tags"]
-    lines.append(f"{'ref words':<{width}} {'':>6}" + "".join(f" {ref_counts[t]['ref_words']:16d}" for t in tags))
-    for c in result["comparisons"]:
-        sig = ", ".join(f"{t} {c['tags'][t]['f']:.3f}" for t in tags)
-        comet = f"; COMET {c['comet_p']:.3f}" if "comet_p" in c else ""
-        lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}{comet}; f-measure: {sig})")
-    return "\n".join(lines)
+def _by_document(dump: TagDump, ids: Sequence[str]) -> TagDump:
+    """A tags dump regrouped into the documents of ``ids`` (a given reference dump may group
+    its sentences otherwise)."""
+    return group_by_document([s for d in dump for s in d], ids)
 
 
-__all__ = ["run_eval", "format_table", "check_ref_tags", "NO_TAG"]
+def _compare(names: Sequence[str], tags: Sequence[str], counts: Sequence[np.ndarray],
+             bleu_stats: Sequence[np.ndarray], comet_docs: Sequence[np.ndarray], samples: np.ndarray) -> List[Dict]:
+    """Paired bootstrap p-values for every pair of systems, all on the same resamples."""
+    metric = bleu_metric()
+    comparisons = []
+    for a, b in combinations(range(len(names)), 2):
+        p = {m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
+             for i, m in enumerate(("precision", "recall", "f"))}
+        comparison = {"a": names[a], "b": names[b]}
+        if comet_docs:
+            comparison["comet_p"] = mean_bootstrap(comet_docs[a], comet_docs[b], samples)
+        comparisons.append({
+            **comparison,
+            "bleu_p": bleu_bootstrap(bleu_stats[a], bleu_stats[b], samples, metric),
+            "tags": {t: {m: float(p[m][j]) for m in p} for j, t in enumerate(tags)}})
+    return comparisons
+
+
+__all__ = ["EvalOptions", "run_eval", "check_ref_tags"]

@@ -1,5 +1,6 @@
 """Per-tag word precision, recall and f-measure of system outputs against a tagged reference
-(the compare-mt measure the MuDA paper uses), with paired bootstrap resampling over documents.
+(the compare-mt measure the MuDA paper uses): word matching, counts per sentence and document,
+and the scores computed from them (significance tests are in ``significance``).
 
 Words are matched within a sentence by form: the k-th occurrence of a word in the hypothesis
 matches the k-th occurrence in the reference. A tagged reference word counts towards recall,
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -88,51 +89,6 @@ def scores(doc_counts: np.ndarray, tags: Sequence[str]) -> Dict[str, TagScore]:
     return {t: TagScore(*map(float, values[k]), int(total[k, REF]), int(total[k, HYP])) for k, t in enumerate(tags)}
 
 
-def bootstrap_samples(n_docs: int, n: int, seed: int) -> np.ndarray:
-    """``n`` resamples of document indices (with replacement), shared by every system and metric."""
-    return np.random.default_rng(seed).integers(0, n_docs, size=(n, n_docs))
-
-
-def paired_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray,
-                     metric=lambda c: prf(c)[..., 2]) -> np.ndarray:
-    """p-values per tag that A's and B's difference in ``metric`` is due to chance: the share of
-    resamples in which the difference does not have the sign observed on the whole set.
-    ``a``/``b``: (documents, tags, 4) counts; returns (tags,)."""
-    observed = metric(a.sum(0)) - metric(b.sum(0))
-    diffs = np.stack([metric(a[s].sum(0)) - metric(b[s].sum(0)) for s in samples])
-    sign = np.sign(observed)
-    worse = np.where(sign != 0, (np.sign(diffs) != sign).mean(axis=0), 1.0)
-    return worse
-
-
-def bleu_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, samples: np.ndarray, bleu) -> float:
-    """The same test for corpus BLEU, from per-document sufficient statistics (documents, k)."""
-    def score(stats: np.ndarray) -> float:
-        return bleu._compute_score_from_stats(list(stats)).score
-
-    observed = score(stats_a.sum(0)) - score(stats_b.sum(0))
-    if observed == 0:
-        return 1.0
-    diffs = np.array([score(stats_a[s].sum(0)) - score(stats_b[s].sum(0)) for s in samples])
-    return float((np.sign(diffs) != np.sign(observed)).mean())
-
-
-def mean_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray) -> float:
-    """The same test for a mean of segment scores (COMET), from per-document (sum, count)."""
-    def mean(x: np.ndarray) -> float:
-        return float(x[:, 0].sum() / max(x[:, 1].sum(), 1))
-
-    observed = mean(a) - mean(b)
-    if observed == 0:
-        return 1.0
-    diffs = np.array([mean(a[s]) - mean(b[s]) for s in samples])
-    return float((np.sign(diffs) != np.sign(observed)).mean())
-
-
 def present_tags(dumps: Sequence[TagDump], order: Sequence[str]) -> List[str]:
     found = {t for dump in dumps for doc in dump for s in doc for tok in s for t in (tok["tags"] or [NO_TAG])}
     return [t for t in [*order, NO_TAG] if t in found] + sorted(found - set(order) - {NO_TAG})
-
-
-def optional(x: Optional[float]) -> str:
-    return "" if x is None else f"{x:.3f}"

@@ -1,11 +1,13 @@
 """Registry of target languages. Each language is a data file, ``muda/languages/<code>.yaml``,
-validated on load; adding a language means adding a file (README, "Adding a language")."""
+validated on load; adding a language means adding a file (README, "Adding a language").
+Which phenomena apply to a language is decided by the phenomena themselves
+(``muda.phenomena.applicable``), from the data loaded here."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, Optional
 
 import yaml
 
@@ -13,7 +15,6 @@ from muda.errors import InputError
 
 DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside this loader
 UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
-PHENOMENA = ("lexical_cohesion", "formality", "pronouns", "verb_form", "ellipsis")
 
 
 @dataclass(frozen=True)
@@ -37,13 +38,6 @@ class Language:
     formality: Optional[Formality] = None
     pronouns: Dict[str, FrozenSet[str]] = field(default_factory=dict)  # English pronoun -> target forms
     verb_forms: FrozenSet[str] = frozenset()
-
-    @property
-    def phenomena(self) -> List[str]:
-        """The phenomena that apply (lexical cohesion and ellipsis apply everywhere)."""
-        on = {"lexical_cohesion": True, "formality": self.formality is not None,
-              "pronouns": bool(self.pronouns), "verb_form": bool(self.verb_forms), "ellipsis": True}
-        return [p for p in PHENOMENA if on[p]]
 
 
 def _strings(value, where: str) -> FrozenSet[str]:

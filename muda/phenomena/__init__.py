@@ -1,34 +1,15 @@
-"""Registered phenomena: each module tags one phenomenon; ``PHENOMENA`` maps names to taggers.
+"""The phenomena MuDA tags: one module per phenomenon, each registering its tagger (see
+``registry``). A tagger is a function ``(document, language, settings) -> list of sets of target
+token indices`` (one set per sentence).
 
-A tagger is a function ``(document, language, settings) -> list of sets of target token indices``
-(one set per sentence), registered with ``@register("name")``.
+The modules are imported here in canonical order (lexical cohesion, formality, pronouns, verb
+form, ellipsis): the order of registration is the order of tags in every output.
 """
-from __future__ import annotations
+from muda.phenomena.registry import applicable, get_tagger, phenomenon_names, register  # noqa: F401
+from muda.phenomena import lexical_cohesion  # noqa: F401,I001  (the order matters, see above)
+from muda.phenomena import formality  # noqa: F401
+from muda.phenomena import pronouns  # noqa: F401
+from muda.phenomena import verb_form  # noqa: F401
+from muda.phenomena import ellipsis  # noqa: F401
 
-from typing import Callable, Dict, Hashable, List, Optional, Sequence, Set
-
-PHENOMENA: Dict[str, Callable[..., List[Set[int]]]] = {}
-
-
-def register(name: str):
-    def wrap(fn):
-        PHENOMENA[name] = fn
-        return fn
-    return wrap
-
-
-def seen_before(values: Sequence[Optional[Hashable]], seen: Set, same_sentence: bool) -> Set[int]:
-    """Indices of tokens whose value (a formality level, a tense) occurred earlier in the
-    document: in previous sentences (``seen``), or earlier in this one if ``same_sentence``.
-    ``seen`` is updated with this sentence's values."""
-    tagged, local = set(), set(seen)
-    for j, value in enumerate(values):
-        if value is not None and value in local:
-            tagged.add(j)
-        if value is not None and same_sentence:
-            local.add(value)
-    seen.update(v for v in values if v is not None)
-    return tagged
-
-
-from muda.phenomena import ellipsis, formality, lexical_cohesion, pronouns, verb_form  # noqa: E402,F401
+__all__ = ["applicable", "get_tagger", "phenomenon_names", "register"]

@@ -6,7 +6,7 @@ from typing import List, Set
 
 from muda.document import Document
 from muda.languages import Language
-from muda.phenomena import register
+from muda.phenomena.registry import register
 from muda.settings import TaggerSettings
 
 
@@ -14,7 +14,7 @@ def _key(word) -> str:
     return (word.lemma if word.lemma not in ("", "_") else word.form).lower()
 
 
-@register("ellipsis")
+@register("ellipsis", applies=lambda language: True)  # decided on the English side
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()

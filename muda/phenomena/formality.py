@@ -8,7 +8,7 @@ from typing import List, Optional, Set
 from muda.annotation import Token
 from muda.document import Document, SentencePair
 from muda.languages import Formality, Language
-from muda.phenomena import register, seen_before
+from muda.phenomena.registry import register, seen_before
 from muda.settings import TaggerSettings
 
 
@@ -39,7 +39,7 @@ def _verb_level(pair: SentencePair, tok: Token, j: int) -> Optional[str]:
     return None
 
 
-@register("formality")
+@register("formality", applies=lambda language: language.formality is not None)  # T-V words listed
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     f = lang.formality
     out: List[Set[int]] = []

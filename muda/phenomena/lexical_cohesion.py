@@ -8,7 +8,7 @@ from typing import List, Optional, Set
 from muda.annotation import Token
 from muda.document import Document
 from muda.languages import Language
-from muda.phenomena import register
+from muda.phenomena.registry import register
 from muda.settings import TaggerSettings
 
 
@@ -19,7 +19,7 @@ def _content_lemma(tok: Token, upos) -> Optional[str]:
     return None
 
 
-@register("lexical_cohesion")
+@register("lexical_cohesion", applies=lambda language: True)  # needs no language data
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     counts: Counter = Counter()

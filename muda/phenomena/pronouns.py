@@ -6,7 +6,7 @@ from typing import List, Set
 
 from muda.document import Document
 from muda.languages import Language
-from muda.phenomena import register
+from muda.phenomena.registry import register
 from muda.settings import TaggerSettings
 
 
@@ -14,7 +14,7 @@ def _is_pron(tok) -> bool:
     return any(w.upos == "PRON" for w in tok.words)
 
 
-@register("pronouns")
+@register("pronouns", applies=lambda language: bool(language.pronouns))  # ambiguous pronouns listed
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     for s, pair in enumerate(doc.pairs):

@@ -6,11 +6,11 @@ from typing import List, Set
 
 from muda.document import Document
 from muda.languages import Language
-from muda.phenomena import register, seen_before
+from muda.phenomena.registry import register, seen_before
 from muda.settings import TaggerSettings
 
 
-@register("verb_form")
+@register("verb_form", applies=lambda language: bool(language.verb_forms))  # ambiguous tenses listed
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()

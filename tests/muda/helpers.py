@@ -1,4 +1,4 @@
-"""Compact builders for hand-written annotated sentences (tests only)."""
+"""Compact builders for hand-written annotated sentences, and small sample files (tests only)."""
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.document import Document, SentencePair
 from muda.formats.coref import CorefIndex, corefud_mentions
@@ -26,3 +26,11 @@ def doc(pairs, doc_id="d1"):
 def W(sentence_text, upos="X"):
     """A sentence of plain words with one UPOS (filler)."""
     return S(*[(w, upos) for w in sentence_text.split()])
+
+
+# Penn Treebank trees: two with the ellipsis trace *?*, two without
+PTB_TREES = """( (S (NP-SBJ (PRP I)) (VP (VBP do) (RB n't) (VP (-NONE- *?*) )) (. .)) )
+( (S (NP-SBJ (PRP She)) (VP (VBD ate) (NP (DT an) (NN apple))) (. .)) )
+( (S (NP-SBJ (DT Both)) (VP (VBD did) (VP (-NONE- *?*))) (. .)) )
+( (S (NP-SBJ (PRP We)) (VP (VBP like) (NP (NNS cats))) (. .)) )
+"""

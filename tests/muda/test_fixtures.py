@@ -6,7 +6,7 @@ import pytest
 
 from muda.formats.conllu import read_conllu
 from muda.formats.tags import read_tags
-from muda.tagger import tag_files
+from muda.tagger import TagOptions, tag_files
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "muda"
 
@@ -28,8 +28,8 @@ def test_hand_written_fixture(lang, tmp_path):
     src, tgt = FIXTURES / f"{lang}.src.conllu", FIXTURES / f"{lang}.tgt.conllu"
     for conllu, name in ((src, "src.txt"), (tgt, "tgt.txt")):
         (tmp_path / name).write_text("".join(" ".join(s.forms) + "\n" for s in read_conllu(str(conllu))))
-    tag_files(str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"), str(FIXTURES / f"{lang}.docids"), lang,
-              str(tmp_path / "tags.json"), src_conllu=str(src), tgt_conllu=str(tgt),
-              alignments=str(FIXTURES / f"{lang}.align"))
+    tag_files(TagOptions(str(tmp_path / "src.txt"), str(tmp_path / "tgt.txt"), str(FIXTURES / f"{lang}.docids"), lang,
+                         str(tmp_path / "tags.json"), src_conllu=str(src), tgt_conllu=str(tgt),
+                         alignments=str(FIXTURES / f"{lang}.align")))
     got = [{j: t["tags"] for j, t in enumerate(s) if t["tags"]} for d in read_tags(str(tmp_path / "tags.json")) for s in d]
     assert got == expected(FIXTURES / f"{lang}.expected")

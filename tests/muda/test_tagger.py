@@ -8,11 +8,11 @@ import pytest
 
 from tests.helpers import BIN
 from contextual_mt.demo.corpus import generate_demo_data
-from muda.annotators.models import ModelAnnotators
+from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.formats.conllu import format_conllu, read_conllu
 from muda.errors import InputError
 from muda.formats.tags import read_tags
-from muda.tagger import annotation_paths, tag_files
+from muda.tagger import TagOptions, annotation_paths, tag_files
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +54,16 @@ def test_tag_demo_corpus_finds_the_planted_pronouns(corpus, tmp_path):
 
 def test_round_trip_and_stored_annotations_reproduce_the_tags(corpus, tmp_path):
     f = files(corpus)
-    first = tag_files(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "a.json"), src_conllu=f["src_conllu"],
-                      tgt_conllu=f["tgt_conllu"], alignments=f["alignments"], progress=False)
+    first = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "a.json"),
+                                 src_conllu=f["src_conllu"], tgt_conllu=f["tgt_conllu"], alignments=f["alignments"]),
+                      progress=False)
     dump = read_tags(str(tmp_path / "a.json"))
     assert json.loads((tmp_path / "a.json").read_text()) == dump
     assert all(set(tok) == {"token", "tags"} for d in dump for s in d for tok in s)
     stored = annotation_paths(str(tmp_path / "a.json"))
-    again = tag_files(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "b.json"),
-                      src_conllu=stored["src_conllu"], tgt_conllu=stored["tgt_conllu"],
-                      alignments=stored["alignments"], progress=False)
+    again = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "b.json"),
+                                 src_conllu=stored["src_conllu"], tgt_conllu=stored["tgt_conllu"],
+                                 alignments=stored["alignments"]), progress=False)
     assert read_tags(str(tmp_path / "b.json")) == dump and again["tags"] == first["tags"]
     assert set(first["seconds"]) >= {"annotations", "alignment", "tagging"}
 
@@ -125,8 +126,8 @@ def test_blank_lines_are_empty_sentences_and_do_not_shift_alignments(corpus, tmp
     keys = ("src", "tgt", "docids", "alignments")
     lines = {k: Path(f[k]).read_text().splitlines()[:12] for k in keys}
     src_c, tgt_c = read_conllu(f["src_conllu"])[:12], read_conllu(f["tgt_conllu"])[:12]
-    plain = tag_files(*_write(tmp_path / "a", lines, src_c, tgt_c), "fr", str(tmp_path / "a.json"),
-                      **_conllu_args(tmp_path / "a"), progress=False)
+    plain = tag_files(TagOptions(*_write(tmp_path / "a", lines, src_c, tgt_c), "fr", str(tmp_path / "a.json"),
+                                 **_conllu_args(tmp_path / "a")), progress=False)
     # a blank line inside the first document, on both sides
     from muda.annotation import Sentence
 
@@ -134,7 +135,8 @@ def test_blank_lines_are_empty_sentences_and_do_not_shift_alignments(corpus, tmp
     blank = {key: v[:k] + ["" if key != "docids" else v[k - 1]] + v[k:] for key, v in lines.items()}
     _write(tmp_path / "b", blank, src_c[:k] + [Sentence([], text="")] + src_c[k:],
            tgt_c[:k] + [Sentence([], text="")] + tgt_c[k:])
-    tag_files(*_paths(tmp_path / "b"), "fr", str(tmp_path / "b.json"), **_conllu_args(tmp_path / "b"), progress=False)
+    tag_files(TagOptions(*_paths(tmp_path / "b"), "fr", str(tmp_path / "b.json"), **_conllu_args(tmp_path / "b")),
+              progress=False)
     a = [s for d in read_tags(str(tmp_path / "a.json")) for s in d]
     b = [s for d in read_tags(str(tmp_path / "b.json")) for s in d]
     assert b[k] == [] and b[:k] + b[k + 1:] == a
@@ -191,17 +193,18 @@ def test_model_annotators_are_cached_on_the_second_run(corpus, tmp_path):
     f = files(corpus)
     from muda.formats.pharaoh import read_pharaoh
 
-    gold = tag_files(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "gold.json"), src_conllu=f["src_conllu"],
-                     tgt_conllu=f["tgt_conllu"], alignments=f["alignments"], progress=False)
+    gold = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "gold.json"),
+                                src_conllu=f["src_conllu"], tgt_conllu=f["tgt_conllu"], alignments=f["alignments"]),
+                     progress=False)
     runs = []
     for attempt in range(2):
         src = CountingAnnotator(read_conllu(f["src_conllu"]))
         tgt = CountingAnnotator(read_conllu(f["tgt_conllu"]))
         aligner = CountingAnnotator(None, read_pharaoh(f["alignments"]))
-        ann = ModelAnnotators(cache_dir=str(tmp_path / "cache"), source_annotator=src,
+        ann = ModelAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache")), source_annotator=src,
                               target_annotators={"fr": tgt}, aligner=aligner)
-        s = tag_files(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / f"m{attempt}.json"), annotators=ann,
-                      progress=False)
+        s = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / f"m{attempt}.json")),
+                      annotators=ann, progress=False)
         runs.append((src.calls, tgt.calls, aligner.calls, ann.cache.hits, ann.cache.misses, s["tags"]))
     assert runs[0][:5] == (1, 1, 1, 0, 3)
     assert runs[1][:5] == (0, 0, 0, 3, 0)  # all three annotations from the cache
@@ -215,13 +218,14 @@ def test_model_annotators_are_cached_on_the_second_run(corpus, tmp_path):
     hyp_sents = parse_conllu((corpus / "test.fr.conllu").read_text().replace("\tmaison\t", "\tdemeure\t").splitlines())
     src, tgt = CountingAnnotator(read_conllu(f["src_conllu"])), CountingAnnotator(hyp_sents)
     aligner = CountingAnnotator(None, read_pharaoh(f["alignments"]))
-    ann = ModelAnnotators(cache_dir=str(tmp_path / "cache"), source_annotator=src, target_annotators={"fr": tgt},
-                          aligner=aligner)
-    tag_files(f["src"], str(hyp), f["docids"], "fr", str(tmp_path / "h.json"), annotators=ann, progress=False)
+    ann = ModelAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache")), source_annotator=src,
+                          target_annotators={"fr": tgt}, aligner=aligner)
+    tag_files(TagOptions(f["src"], str(hyp), f["docids"], "fr", str(tmp_path / "h.json")), annotators=ann,
+              progress=False)
     assert (src.calls, tgt.calls) == (0, 1)
 
 
 def test_no_annotations_and_no_models_is_a_clear_error(corpus, tmp_path):
     f = files(corpus)
     with pytest.raises(InputError, match="no pre-computed annotations"):
-        tag_files(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "x.json"))
+        tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "x.json")))

@@ -3,12 +3,7 @@
 import pytest
 
 from muda.errors import InputError
-
-TREES = """( (S (NP-SBJ (PRP I)) (VP (VBP do) (RB n't) (VP (-NONE- *?*) )) (. .)) )
-( (S (NP-SBJ (PRP She)) (VP (VBD ate) (NP (DT an) (NN apple))) (. .)) )
-( (S (NP-SBJ (DT Both)) (VP (VBD did) (VP (-NONE- *?*))) (. .)) )
-( (S (NP-SBJ (PRP We)) (VP (VBP like) (NP (NNS cats))) (. .)) )
-"""
+from tests.muda.helpers import PTB_TREES as TREES
 
 
 @pytest.fixture(scope="module")
@@ -48,18 +43,6 @@ def test_missing_align_model_is_one_clear_error(tmp_path):
 
     with pytest.raises(InputError, match=r"alignment model .* not found locally.*--alignments"):
         AwesomeAligner(str(tmp_path / "nothing-here"))
-
-
-def test_ptb_reader_labels_ellipsis_traces(tmp_path):
-    from muda.annotators.ellipsis_bert import read_ptb_trees
-
-    (tmp_path / "a.mrg").write_text(TREES)
-    got = list(read_ptb_trees(str(tmp_path / "a.mrg")))
-    assert [(s, e) for s, e, _ in got] == [("I do n't .", True), ("She ate an apple .", False),
-                                           ("Both did .", True), ("We like cats .", False)]
-    (tmp_path / "b.mrg").write_text("( (S (NP (PRP I)) \n")
-    with pytest.raises(InputError, match=r"b.mrg:1: tree not closed"):
-        list(read_ptb_trees(str(tmp_path / "b.mrg")))
 
 
 def test_train_ellipsis_saves_a_model_that_loads_and_predicts(tiny_bert, tmp_path):

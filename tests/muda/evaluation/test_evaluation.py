@@ -9,8 +9,8 @@ import pytest
 from tests.helpers import BIN
 from contextual_mt.demo.corpus import generate_demo_data
 from muda.errors import InputError
-from muda.evaluation.words import NO_TAG, bootstrap_samples, document_counts, match, paired_bootstrap, prf, scores, \
-    sentence_counts
+from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
+from muda.evaluation.words import NO_TAG, document_counts, match, prf, scores, sentence_counts
 from muda.formats.hypotheses import parse_fairseq_output, read_hypotheses
 
 
@@ -174,6 +174,21 @@ def test_eval_bad_input(demo, tmp_path):
     assert proc.returncode == 1 and "made from a different reference" in proc.stderr, proc.stderr[-2000:]
 
 
+def test_eval_lexicon_without_source_annotations_is_one_clear_error(demo, tmp_path):
+    """The lexicon has no parser and no coreference: without --src-conllu (or --ref-tags) the
+    English source cannot be annotated. One 'error:' line naming --src-conllu, nothing written."""
+    args = eval_args(demo, "--hyps", str(demo / "context.txt"), "--output", str(tmp_path / "out" / "eval.json"),
+                     "--plot", str(tmp_path / "out" / "eval.png"), "--table", str(tmp_path / "out" / "eval.txt"))
+    k = args.index("--src-conllu")
+    del args[k:k + 2]
+    proc = subprocess.run([str(BIN / "muda"), *args], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--src-conllu" in lines[0], proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "AttributeError" not in proc.stderr
+    assert not (tmp_path / "out").exists() and not list(tmp_path.iterdir())
+
+
 def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     import shutil
     from pathlib import Path
@@ -203,8 +218,9 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
     import sys
     import types
 
-    from muda.evaluation.run import format_table, run_eval
     from muda.annotators.lexicon import LexiconAnnotator
+    from muda.evaluation.run import EvalOptions, run_eval
+    from muda.evaluation.table import format_table
 
     loads = []
 
@@ -216,12 +232,13 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
     monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(
         download_model=lambda name: "/models/x.ckpt", load_from_checkpoint=lambda p: loads.append(p) or Model()))
     d = demo
-    r = run_eval(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
-                 [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
-                 src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
-                 ref_alignments=str(d / "test.align"), bootstrap=100, seed=2, comet_model="Unbabel/wmt22-comet-da",
-                 annotators=LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"),
-                                             str(d / "train.align")), work_dir=str(tmp_path / "w"))
+    options = EvalOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
+                          [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
+                          src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
+                          ref_alignments=str(d / "test.align"), bootstrap=100, seed=2,
+                          comet_model="Unbabel/wmt22-comet-da", work_dir=str(tmp_path / "w"))
+    r = run_eval(options, LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"),
+                                           str(d / "train.align")))
     assert loads == ["/models/x.ckpt"]
     assert r["systems"]["context"]["comet"] == 1.0 and r["systems"]["sentence"]["comet"] < 1.0
     assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_table(r)
