@@ -7,6 +7,7 @@ import sys
 from typing import List, Optional
 
 from muda.errors import install_excepthook, run_command
+from muda.io import command_outputs
 
 
 def _add_symbols(args: argparse.Namespace) -> int:
@@ -112,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="append <brk> and <mask> to fairseq dictionaries (indices of existing symbols unchanged)",
     )
     p.add_argument("dicts", nargs="+", help="dict.*.txt files written by fairseq-preprocess")
-    p.set_defaults(func=_add_symbols)
+    p.set_defaults(func=_add_symbols, output_args=("dicts",))
 
     p = sub.add_parser("translate", help="translate documents, with the model's own previous "
                        "translations as target context")
@@ -135,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=_translate)
+    p.set_defaults(func=_translate, output_args=("output",))
 
     p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET")
     p.add_argument("--hyp", required=True, help="system output, one line per reference line")
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
     p.add_argument("--comet-batch-size", type=int, default=16)
     p.add_argument("--output", help="write the full result as JSON here")
-    p.set_defaults(func=_score)
+    p.set_defaults(func=_score, output_args=("output",))
 
     p = sub.add_parser("demo-data", help="write the synthetic EN-FR demo corpus with planted phenomena")
     p.add_argument("--output", required=True, help="directory")
@@ -153,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--valid-docs", type=int, default=150)
     p.add_argument("--test-docs", type=int, default=300)
     p.add_argument("--seed", type=int, default=13)
-    p.set_defaults(func=_demo_data)
+    p.set_defaults(func=_demo_data, output_dir_args=("output",))
 
     p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
                        "model trained with dynamic context size")
@@ -176,12 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-resume", action="store_true", help="ignore an interrupted run's records")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=_cxmi)
+    p.set_defaults(func=_cxmi, output_args=("output",))
 
     p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
     p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
     p.add_argument("--output", required=True)
-    p.set_defaults(func=_cxmi_merge)
+    p.set_defaults(func=_cxmi_merge, output_args=("output",))
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
                        "tag, vocabulary item and token")
@@ -194,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tags", help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
     p.add_argument("--min-count", type=int, default=5, help="vocabulary items seen fewer times are left out")
     p.add_argument("--top", type=int, default=50, help="how many top tokens to list")
-    p.set_defaults(func=_report)
+    p.set_defaults(func=_report, output_dir_args=("output_dir",))
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
                        "on the demo corpus and compare them on the planted phenomena")
@@ -202,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--train-docs", type=int, default=3000)
     p.add_argument("--sentence-epochs", type=int, default=8)
     p.add_argument("--context-epochs", type=int, default=16)
-    p.set_defaults(func=_demo)
+    p.set_defaults(func=_demo, transaction=False)  # resumes step by step
     return parser
 
 
@@ -214,7 +215,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    return run_command(args.func, args)
+    return run_command(args.func, args, command_outputs(args))
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ dictionary file; appending keeps every existing index, so binarized data stays v
 """
 from __future__ import annotations
 
-import os
 from typing import List, Sequence
 
 from contextual_mt.errors import ContextualMTError
+from muda.io import atomic_write_lines, check_input_file, read_lines
 
 BRK = "<brk>"
 MASK = "<mask>"
@@ -16,10 +16,8 @@ CONTEXT_SYMBOLS = (BRK, MASK)
 
 def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> List[str]:
     """Append the missing ``symbols`` to the dictionary at ``path``; return those added."""
-    if not os.path.exists(path):
-        raise ContextualMTError(f"{path}: dictionary not found")
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
+    check_input_file(path, "dictionary")
+    lines = read_lines(path)
     present = set()
     for lineno, line in enumerate(lines, start=1):
         fields = line.rstrip().split(" ")
@@ -27,10 +25,6 @@ def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> 
             raise ContextualMTError(f"{path}:{lineno}: expected '<symbol> <count>', got {line!r}")
         present.add(fields[0])
     added = [s for s in symbols if s not in present]
-    if added:
-        tmp = f"{path}.tmp.{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("".join(f"{line}\n" for line in lines))
-            f.write("".join(f"{s} 1\n" for s in added))
-        os.replace(tmp, path)
+    if added:  # inside `outputs(...)` (the CLI): written when every dictionary has been checked
+        atomic_write_lines(path, [*lines, *(f"{s} 1" for s in added)])
     return added

@@ -8,6 +8,7 @@ from dataclasses import fields
 from typing import List, Optional, Type, TypeVar
 
 from muda.errors import install_excepthook, run_command
+from muda.io import command_outputs
 from muda.phenomena import phenomenon_names
 
 T = TypeVar("T")
@@ -112,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lexical cohesion: earlier occurrences of the aligned lemma pair (default 3)")
     g.add_argument("--same-sentence-counts", action="store_true",
                    help="formality/verb form: an earlier word of the same sentence counts as previous")
-    p.set_defaults(func=_tag)
+    p.set_defaults(func=_tag, output_args=("dump_tags",))
 
     p = sub.add_parser("eval", help="per-tag word precision, recall and f-measure of systems against the "
                        "tagged reference, with BLEU and paired bootstrap")
@@ -139,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lexicon", nargs=3, metavar=("SRC.conllu", "TGT.conllu", "ALIGN"),
                    help="annotate hypotheses by lookup in this annotated parallel corpus (no model)")
     _add_annotator_options(p)
-    p.set_defaults(func=_eval)
+    p.set_defaults(func=_eval, output_args=("output", "table", "plot"))
 
     p = sub.add_parser("train-ellipsis", help="train the BERT ellipsis classifier on Penn Treebank trees "
                        "(sentences with the *?* trace are positives)")
@@ -151,14 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--positive-weight", type=float, default=100.0, help="loss weight of ellipsis sentences")
     p.add_argument("--cpu", action="store_true")
-    p.set_defaults(func=_train_ellipsis)
+    p.set_defaults(func=_train_ellipsis, output_dir_args=("output",))
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()
     args = build_parser().parse_args(argv)
-    return run_command(args.func, args)
+    return run_command(args.func, args, command_outputs(args))
 
 
 if __name__ == "__main__":

@@ -2,13 +2,19 @@
 outputs written atomically (temp file, rename), and document ids.
 
 A document is a maximal run of equal consecutive ids (``document_spans``); a repeated id after
-another document starts a new document. Every grouping by document goes through this module.
+another document starts a new document (with a warning). Every grouping by document goes
+through this module. Every command writes through ``outputs(...)``: destinations checked before
+any computation, all files renamed into place together at the end, nothing left on failure.
 """
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import tempfile
-from typing import TYPE_CHECKING, Iterable, List, Sequence, Tuple, TypeVar
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ContextManager, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from muda.errors import InputError
 
@@ -16,59 +22,249 @@ if TYPE_CHECKING:
     import numpy as np
 
 T = TypeVar("T")
+logger = logging.getLogger("muda")
+
+
+# ----------------------------------------------------------------------------- reading
+def check_input_file(path: str, what: str = "file") -> None:
+    """An input path must be an existing file: one line naming it otherwise."""
+    real = readable_path(path)  # this command may have written it
+    if os.path.isdir(real):
+        raise InputError(f"{path}: is a directory, not a {what}")
+    if not os.path.exists(real):
+        raise InputError(f"{path}: {what} not found")
 
 
 def read_lines(path: str) -> List[str]:
     """Lines of a UTF-8 text file, without line breaks."""
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: file not found")
+    check_input_file(path)
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(readable_path(path), encoding="utf-8") as f:
             return [line.rstrip("\r\n") for line in f]
     except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise InputError(f"{path}:{_line_of_byte(path, e.start)}: not UTF-8 text ({e.reason})") from None
 
 
+def _line_of_byte(path: str, offset: int) -> int:
+    """The 1-based line holding byte ``offset`` of a file (for encoding errors)."""
+    with open(readable_path(path), "rb") as f:
+        return f.read(offset).count(b"\n") + 1
+
+
+def file_sha256(path: str) -> str:
+    """Content hash of a file, streamed (checkpoints can be large)."""
+    h = hashlib.sha256()
+    with open(readable_path(path), "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- writing
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
-def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path``; readers never see a partial file."""
+def _temp_beside(path: str, suffix: str = "") -> str:
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=suffix, dir=directory)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
+    return tmp
+
+
+class OutputTransaction:
+    """All the files one command writes: each destination is checked before any computation,
+    written to a temporary beside it, and the temporaries are renamed together at the end; on
+    failure (an error, Ctrl-C) they are removed with the directories the command created, so
+    either all of a command's outputs appear or none. Open one with ``outputs(...)``."""
+
+    def __init__(self) -> None:
+        self.staged: Dict[str, str] = {}  # destination (absolute) -> temporary
+        self.created_dirs: List[str] = []
+
+    def make_dirs(self, directory: str, for_path: str) -> None:
+        """Create ``directory`` and its missing parents, remembering them for a rollback."""
+        missing = []
+        d = os.path.abspath(directory)
+        while not os.path.exists(d):
+            missing.append(d)
+            d = os.path.dirname(d)
+        if not os.path.isdir(d):
+            raise InputError(f"{for_path}: cannot write here ({d} is a file, not a directory)")
+        for d in reversed(missing):
+            try:
+                os.mkdir(d)
+            except OSError as e:
+                raise InputError(f"{for_path}: cannot create directory {d} ({e.strerror})") from None
+            self.created_dirs.append(d)
+
+    def check(self, path: str, directory: bool = False) -> None:
+        """Fail now, with one line naming ``path``, if it cannot be written."""
+        if directory:
+            if os.path.exists(path) and not os.path.isdir(path):
+                raise InputError(f"{path}: exists and is not a directory")
+            self.make_dirs(path, path)
+            probe_dir = path
+        else:
+            if os.path.isdir(path):
+                raise InputError(f"{path}: is a directory; give a file path for this output")
+            probe_dir = os.path.dirname(os.path.abspath(path))
+            self.make_dirs(probe_dir, path)
+        try:  # the only reliable test (read-only file systems, ACLs, root)
+            fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=probe_dir)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as e:
+            raise InputError(f"{path}: cannot write here ({e.strerror})") from None
+
+    def stage(self, path: str, suffix: str = "") -> str:
+        """The temporary file to write instead of ``path``."""
+        key = os.path.abspath(path)
+        if key not in self.staged:
+            self.check(path)
+            self.staged[key] = _temp_beside(path, suffix)
+        return self.staged[key]
+
+    def commit(self) -> None:
+        for final, tmp in self.staged.items():
+            os.replace(tmp, final)
+        self.staged.clear()
+        self.created_dirs.clear()
+
+    def rollback(self) -> None:
+        for tmp in self.staged.values():
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self.staged.clear()
+        for d in reversed(self.created_dirs):
+            try:
+                os.rmdir(d)  # only if nothing else was put there
+            except OSError:
+                pass
+        self.created_dirs.clear()
+
+
+_ACTIVE: ContextVar[Optional[OutputTransaction]] = ContextVar("muda_outputs", default=None)
+
+
+@contextmanager
+def outputs(*files: Optional[str], directories: Sequence[Optional[str]] = ()) -> Iterator[OutputTransaction]:
+    """Check that ``files`` and ``directories`` can be written, then run the block with every
+    atomic write staged; commit at the end, roll back on any exception. Inside an open
+    transaction it only checks and joins it (the outermost one commits)."""
+    outer = _ACTIVE.get()
+    tx = outer or OutputTransaction()
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        for d in directories:
+            if d:
+                tx.check(d, directory=True)
+        for f in files:
+            if f:
+                tx.check(f)
+    except BaseException:
+        if outer is None:
+            tx.rollback()
+        raise
+    if outer is not None:
+        yield outer
+        return
+    token = _ACTIVE.set(tx)
+    try:
+        yield tx
+    except BaseException:
+        tx.rollback()
+        raise
+    else:
+        tx.commit()
+    finally:
+        _ACTIVE.reset(token)
+
+
+def command_outputs(args: Any) -> ContextManager:
+    """The ``outputs(...)`` of a CLI subcommand: the arguments its parser names in
+    ``output_args`` (files, or lists of files) and ``output_dir_args`` (directories). A command
+    that resumes step by step (``transaction=False``) only gets its atomic writes."""
+    if not getattr(args, "transaction", True):
+        return nullcontext()
+
+    def values(names: Sequence[str]) -> List[str]:
+        found: List[str] = []
+        for name in names:
+            value = getattr(args, name, None)
+            found.extend(value if isinstance(value, (list, tuple)) else [value] if value else [])
+        return found
+
+    return outputs(*values(getattr(args, "output_args", ())),
+                   directories=values(getattr(args, "output_dir_args", ())))
+
+
+def readable_path(path: str) -> str:
+    """Where to read ``path`` now: its staged temporary if this command has written it."""
+    tx = _ACTIVE.get()
+    if tx is not None:
+        return tx.staged.get(os.path.abspath(path), path)
+    return path
+
+
+def output_exists(path: str) -> bool:
+    """``path`` exists, or is staged by the open transaction."""
+    return os.path.exists(readable_path(path))
+
+
+def atomic_write_text(path: str, text: str, transactional: bool = True) -> None:
+    """Write ``text`` to ``path``; readers never see a partial file. Inside ``outputs(...)``
+    the file appears when the command ends (``transactional=False``: now, e.g. for caches)."""
+    tx = _ACTIVE.get() if transactional else None
+    if tx is not None:
+        with open(tx.stage(path), "w", encoding="utf-8") as f:
             f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual mode
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = _temp_beside(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
 
 
-def atomic_write_lines(path: str, lines: Iterable[str]) -> None:
+def atomic_write_lines(path: str, lines: Iterable[str], transactional: bool = True) -> None:
     """One line per item, written atomically."""
     lines = list(lines)
     if any("\n" in line for line in lines):
         raise ValueError(f"{path}: an output line contains a newline")
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    atomic_write_text(path, "".join(line + "\n" for line in lines), transactional)
 
 
 def read_docids(path: str) -> List[str]:
     """A docids file: one non-empty document id per line (blank ids and empty files are errors)."""
-    if not os.path.exists(path):
-        raise InputError(f"{path}: docids file not found")
+    check_input_file(path, "docids file")
     ids = read_lines(path)
     if not ids:
         raise InputError(f"{path}: docids file is empty")
     for lineno, doc_id in enumerate(ids, start=1):
         if not doc_id.strip():
             raise InputError(f"{path}:{lineno}: empty document id")
+    _warn_interleaved(path, ids)
     return ids
+
+
+def _warn_interleaved(path: str, ids: Sequence[str]) -> None:
+    """A document id that comes back after another document starts a second document under the
+    same id: almost always shuffled lines. Say so, naming the line."""
+    first: Dict[str, int] = {}
+    for n, doc_id in enumerate(ids):
+        if n and doc_id != ids[n - 1] and doc_id in first:
+            logger.warning("%s:%d: document id %r appears again after other documents (first at line %d); "
+                           "it starts a new document (a document is a run of equal consecutive ids)",
+                           path, n + 1, doc_id, first[doc_id] + 1)
+            return
+        first.setdefault(doc_id, n)
 
 
 def document_spans(ids: Sequence[str]) -> List[Tuple[int, int]]:
@@ -105,14 +301,16 @@ def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str
 
 
 def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:
-    """Save a matplotlib figure atomically (temp file, rename)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=os.path.splitext(path)[1] or ".png", dir=directory)
-    os.close(fd)
+    """Save a matplotlib figure atomically (temp file, rename; staged inside ``outputs``)."""
+    suffix = os.path.splitext(path)[1] or ".png"
+    tx = _ACTIVE.get()
+    if tx is not None:
+        fig.savefig(tx.stage(path, suffix), dpi=dpi)
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = _temp_beside(path, suffix)
     try:
         fig.savefig(tmp, dpi=dpi)
-        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -37,4 +37,4 @@ class AnnotationCache:
         return None
 
     def put(self, key: str, ext: str, text: str) -> None:
-        atomic_write_text(self.path(key, ext), text)
+        atomic_write_text(self.path(key, ext), text, transactional=False)  # a cache outlives a failed command

@@ -21,7 +21,7 @@ from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean
 from muda.evaluation.words import document_counts, present_tags, prf, scores
 from muda.formats.hypotheses import read_hypotheses
 from muda.formats.tags import TagDump, read_tags
-from muda.io import atomic_write_lines, atomic_write_text, group_by_document, read_docids, read_lines
+from muda.io import atomic_write_lines, atomic_write_text, group_by_document, output_exists, read_docids, read_lines, readable_path
 from muda.phenomena import phenomenon_names
 from muda.tagger import TagOptions, annotation_paths, summary_path, tag_files, text_hash
 
@@ -53,8 +53,8 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str]) -> None:
     """A tags file must come from this reference: by the content hash its summary records, or
     (without a summary) by its tokens."""
     meta_path = summary_path(path)
-    if os.path.exists(meta_path):
-        with open(meta_path, encoding="utf-8") as f:
+    if output_exists(meta_path):
+        with open(readable_path(meta_path), encoding="utf-8") as f:
             recorded = json.load(f).get("tgt_sha256")
         if recorded and recorded != text_hash(refs):
             raise InputError(f"{path}: made from a different reference (content hash {recorded[:12]} in "
@@ -89,7 +89,7 @@ def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Di
     ref_tags, ref_docs = _reference_tags(o, refs, ids, work, annotators)
     # the source side the reference was tagged with serves every hypothesis
     src_conllu = o.src_conllu or annotation_paths(ref_tags)["src_conllu"]
-    if not os.path.exists(src_conllu):
+    if not output_exists(src_conllu):
         src_conllu = o.src_conllu
     hyp_docs = [_hypothesis_tags(o, k, name, lines, ids, work, src_conllu, annotators)
                 for k, (name, lines) in enumerate(zip(names, hyp_lines))]

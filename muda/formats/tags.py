@@ -6,7 +6,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from muda.errors import InputError
-from muda.io import atomic_write_text
+from muda.io import atomic_write_text, check_input_file, readable_path
 
 TagDump = List[List[List[Dict]]]
 
@@ -16,11 +16,10 @@ def write_tags(path: str, dump: TagDump) -> None:
 
 
 def read_tags(path: str) -> TagDump:
+    check_input_file(path)
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(readable_path(path), encoding="utf-8") as f:
             docs = json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not a JSON file ({e})") from None
     d = s = 0
