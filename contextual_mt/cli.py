@@ -77,7 +77,7 @@ def _cxmi(args: argparse.Namespace) -> int:
     summary = run_cxmi(CxmiOptions(
         _model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
         random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
-        resume=not args.no_resume, progress=not args.quiet))
+        resume=not args.overwrite, progress=not args.quiet))
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
           f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
     return 0
@@ -93,10 +93,11 @@ def _cxmi_merge(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.report import run_report
+    from contextual_mt.analysis.report import ReportOptions, run_report
 
-    summary = run_report(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
-                         stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count, top=args.top)
+    summary = run_report(ReportOptions(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
+                                       stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count,
+                                       top=args.top))
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']}; report: {os.path.join(args.output_dir, 'report.md')}, "
           f"viewer: {os.path.join(args.output_dir, 'viewer.html')}")
     for row in summary["tag"]:
@@ -174,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
-    p.add_argument("--no-resume", action="store_true", help="ignore an interrupted run's records")
+    p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
+                   help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cxmi, output_args=("output",))

@@ -6,21 +6,90 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any, Dict, Optional
 
-from muda.errors import InputError, install_excepthook
+from muda.errors import InputError, check_number, install_excepthook
 
 
 class ContextualMTError(InputError):
     """Bad input or set-up in contextual_mt. Its message names the file (and line) at fault."""
 
 
+def check_option(flag: str, value: Any, **bounds: Any) -> None:
+    """``muda.errors.check_number`` (a finite number within bounds, or one line naming the
+    flag), raising contextual_mt's error type so Python callers catch one type."""
+    try:
+        check_number(flag, value, **bounds)
+    except ContextualMTError:
+        raise
+    except InputError as e:
+        raise ContextualMTError(str(e)) from None
+
+
+def _fairseq_program() -> str:
+    """The fairseq command this process runs ('fairseq-train', ...), or '' for anything else."""
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    name = os.path.basename(argv0)
+    if name.startswith("fairseq-"):
+        return name
+    if "fairseq_cli" in argv0:  # python -m fairseq_cli.train
+        return "fairseq-" + os.path.splitext(name)[0]
+    return ""
+
+
+def _argv_value(flag: str) -> Optional[str]:
+    args = sys.argv[1:]
+    for k, arg in enumerate(args):
+        if arg == flag and k + 1 < len(args):
+            return args[k + 1]
+        if arg.startswith(flag + "="):
+            return arg[len(flag) + 1:]
+    return None
+
+
+_RUN: Dict[str, Optional[str]] = {"new_save_dir": None}
+
+
+def note_fairseq_save_dir() -> None:
+    """fairseq-train creates --save-dir before our task is set up; remember whether it existed
+    (called while fairseq builds its argument parser, before that), so that a run stopped by a
+    bad input removes the empty directory it made."""
+    if _fairseq_program() != "fairseq-train":
+        return
+    save_dir = os.path.abspath(_argv_value("--save-dir") or "checkpoints")
+    _RUN["new_save_dir"] = None if os.path.exists(save_dir) else save_dir
+
+
+def _is_user_error(exc_type: type, exc: BaseException) -> bool:
+    """Errors of a fairseq command that are the user's input, not a bug: a missing or unreadable
+    file (fairseq's own OSError, naming it), a sample longer than the model's positions."""
+    if issubclass(exc_type, (InputError, KeyboardInterrupt, OSError)):
+        return True
+    return exc_type is Exception and str(exc).startswith("Size of sample #")
+
+
 def install_excepthook_for_fairseq_cli() -> None:
     """Under fairseq's own commands (fairseq-train, fairseq-generate, ...), which run our task
-    without our CLI, make an uncaught InputError print one line. Called when the task is set
-    up, never on import, and only when the running program is a fairseq command."""
-    program = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if program.startswith("fairseq-") or "fairseq_cli" in (sys.argv[0] if sys.argv else ""):
-        install_excepthook()
+    without our CLI: a bad input prints one line (exit 1; Ctrl-C: 130) and leaves no empty
+    --save-dir behind. Called when the task is set up, never on import, and only when the
+    running program is a fairseq command."""
+    if not _fairseq_program() or getattr(sys.excepthook, "__name__", "") == "_fairseq_excepthook":
+        return
+    install_excepthook()
+    inner = sys.excepthook
+
+    def _fairseq_excepthook(exc_type, exc, tb):
+        if _is_user_error(exc_type, exc):
+            new_dir = _RUN["new_save_dir"]
+            if new_dir and os.path.isdir(new_dir) and not os.listdir(new_dir):
+                os.rmdir(new_dir)
+            if not issubclass(exc_type, (InputError, KeyboardInterrupt)):
+                print(f"error: {exc}", file=sys.stderr)
+                return
+        inner(exc_type, exc, tb)
+
+    sys.excepthook = _fairseq_excepthook
 
 
-__all__ = ["ContextualMTError", "InputError", "install_excepthook_for_fairseq_cli"]
+__all__ = ["ContextualMTError", "InputError", "check_option", "install_excepthook_for_fairseq_cli",
+           "note_fairseq_save_dir"]

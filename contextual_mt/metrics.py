@@ -7,8 +7,8 @@ from typing import Dict, List, Optional, Sequence
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_predict
 from muda.io import group_by_document, read_docids
-from contextual_mt.errors import ContextualMTError, InputError
-from muda.io import atomic_write_text, read_lines
+from contextual_mt.errors import ContextualMTError, InputError, check_option
+from muda.io import atomic_write_text, outputs, read_lines
 
 
 def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
@@ -55,8 +55,11 @@ def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[st
           srcs: Optional[Sequence[str]] = None, comet_model: Optional[str] = None,
           comet_batch_size: int = 16) -> Dict:
     """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``."""
+    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
     if len(hyps) != len(refs):
         raise ContextualMTError(f"{len(hyps)} hypotheses but {len(refs)} references")
+    if not refs:
+        raise ContextualMTError("no sentences to score")
     result = sentence_metrics(hyps, refs)
     if docids is not None:
         if len(docids) != len(refs):
@@ -81,7 +84,19 @@ def summary_line(result: Dict) -> str:
 def score_files(hyp: str, ref: str, docids: Optional[str] = None, source: Optional[str] = None,
                 comet_model: Optional[str] = None, comet_batch_size: int = 16,
                 output: Optional[str] = None) -> Dict:
+    """``contextual-mt score``: the metrics of the files; ``output`` is written atomically
+    (checked writable first, nothing written on failure)."""
+    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
+    with outputs(output):
+        return _score_files(hyp, ref, docids, source, comet_model, comet_batch_size, output)
+
+
+def _score_files(hyp: str, ref: str, docids: Optional[str], source: Optional[str], comet_model: Optional[str],
+                 comet_batch_size: int, output: Optional[str]) -> Dict:
     hyps, refs = read_lines(hyp), read_lines(ref)
+    for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
+        if not lines:  # sacreBLEU has no score for no sentences
+            raise ContextualMTError(f"{path}: {what} file is empty")
     if len(hyps) != len(refs):
         raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}")
     ids = None

@@ -4,7 +4,7 @@ dictionary file; appending keeps every existing index, so binarized data stays v
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
 from muda.io import atomic_write_lines, check_input_file, read_lines
@@ -20,11 +20,30 @@ def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> 
     lines = read_lines(path)
     present = set()
     for lineno, line in enumerate(lines, start=1):
-        fields = line.rstrip().split(" ")
-        if len(fields) < 2:
+        word, count, overwrite = _dictionary_entry(line)
+        if word is None or not count.isdigit():
             raise ContextualMTError(f"{path}:{lineno}: expected '<symbol> <count>', got {line!r}")
-        present.add(fields[0])
+        if word in present and not overwrite:
+            raise ContextualMTError(f"{path}:{lineno}: symbol {word!r} appears twice; fairseq cannot load "
+                                    "this dictionary")
+        present.add(word)
     added = [s for s in symbols if s not in present]
     if added:  # inside `outputs(...)` (the CLI): written when every dictionary has been checked
         atomic_write_lines(path, [*lines, *(f"{s} 1" for s in added)])
     return added
+
+
+def _dictionary_entry(line: str) -> Tuple[Optional[str], str, bool]:
+    """A dictionary line as fairseq reads it: the word is everything before the last space (it
+    may contain spaces), then the count, then an optional '#fairseq:overwrite' flag."""
+    parts = line.rstrip().rsplit(" ", 1)
+    if len(parts) < 2:
+        return None, "", False
+    word, count = parts
+    overwrite = count == "#fairseq:overwrite"
+    if overwrite:
+        parts = word.rsplit(" ", 1)
+        if len(parts) < 2:
+            return None, "", False
+        word, count = parts
+    return word, count, overwrite

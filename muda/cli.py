@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import fields
-from typing import List, Optional, Type, TypeVar
+from typing import TYPE_CHECKING, List, Optional, Type, TypeVar
 
-from muda.errors import install_excepthook, run_command
+from muda.errors import InputError, install_excepthook, run_command
 from muda.io import command_outputs
 from muda.phenomena import phenomenon_names
+
+if TYPE_CHECKING:
+    from muda.annotators.base import Annotator
+    from muda.annotators.models import AnnotatorOptions
 
 T = TypeVar("T")
 
@@ -22,40 +26,56 @@ def _options(cls: Type[T], args: argparse.Namespace, **given: object) -> T:
 
 
 def _tag(args: argparse.Namespace) -> int:
-    from muda.languages import get_language
     from muda.settings import TaggerSettings
-
-    get_language(args.tgt_lang)  # an unknown language fails before any model loads
     from muda.tagger import TagOptions, tag_files
 
-    annotators = None if (args.src_conllu and args.tgt_conllu and args.alignments) else _annotators(args)
+    # every option value is checked (building the options) before any file is read or model loaded
     settings = TaggerSettings(lexical_min_count=args.lexical_min_count,
                               same_sentence_counts=args.same_sentence_counts)
-    summary = tag_files(_options(TagOptions, args, output=args.dump_tags, settings=settings), annotators)
+    options = _options(TagOptions, args, output=args.dump_tags, settings=settings)
+    annotator_options = _annotator_options(args)
+    # all pre-computed: no model is needed, unless a trained ellipsis classifier is asked for
+    precomputed = args.src_conllu and args.tgt_conllu and args.alignments and not args.ellipsis_model
+    annotators = None if precomputed else _annotators(args, annotator_options)
+    summary = tag_files(options, annotators)
     counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
     print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
           f"{counts}; tags: {args.dump_tags}")
     return 0
 
 
-def _annotators(args: argparse.Namespace):
+def _annotator_options(args: argparse.Namespace) -> "AnnotatorOptions":
+    from muda.annotators.models import AnnotatorOptions
+
+    return _options(AnnotatorOptions, args)
+
+
+def _annotators(args: argparse.Namespace, options: "AnnotatorOptions") -> "Annotator":
     """Lexicon lookup (--lexicon) or the model annotators, for what is not pre-computed."""
     if getattr(args, "lexicon", None):
         from muda.annotators.lexicon import LexiconAnnotator
 
+        if args.ellipsis_model:  # the lexicon has no classifier: it would be silently ignored
+            raise InputError("--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
+                             "rule-based detector: leave one of them out")
         return LexiconAnnotator(*args.lexicon)
-    from muda.annotators.models import AnnotatorOptions, ModelAnnotators
+    from muda.annotators.models import ModelAnnotators
 
-    return ModelAnnotators(_options(AnnotatorOptions, args))
+    return ModelAnnotators(options)
 
 
 def _eval(args: argparse.Namespace) -> int:
     from muda.evaluation.run import EvalOptions, run_eval
     from muda.evaluation.table import format_table
-    from muda.languages import get_language
+    from muda.io import check_distinct, check_not_inputs
 
-    get_language(args.tgt_lang)
-    result = run_eval(_options(EvalOptions, args), _annotators(args))
+    options = _options(EvalOptions, args)  # every value checked before any file is read or model loaded
+    annotator_options = _annotator_options(args)
+    check_distinct([("--output", args.output), ("--plot", args.plot), ("--table", args.table)])
+    lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(args.lexicon or ())}
+    check_not_inputs({"--table": args.table}, {**options.inputs(), **lexicon})
+    check_not_inputs({"--output": args.output, "--plot": args.plot}, lexicon)
+    result = run_eval(options, _annotators(args, annotator_options))
     table = format_table(result)
     print(table)
     if args.table:

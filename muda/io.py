@@ -11,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ContextManager, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, \
+    Tuple, TypeVar
 
 from muda.errors import InputError
 
@@ -84,6 +86,12 @@ class OutputTransaction:
     def __init__(self) -> None:
         self.staged: Dict[str, str] = {}  # destination (absolute) -> temporary
         self.created_dirs: List[str] = []
+        self.scratch: List[str] = []  # directories written directly (see ``scratch_directory``)
+
+    def is_scratch(self, path: str) -> bool:
+        """``path`` lies in a scratch directory: written at once, never staged."""
+        absolute = os.path.abspath(path)
+        return any(absolute.startswith(d + os.sep) for d in self.scratch)
 
     def make_dirs(self, directory: str, for_path: str) -> None:
         """Create ``directory`` and its missing parents, remembering them for a rollback."""
@@ -129,8 +137,14 @@ class OutputTransaction:
         return self.staged[key]
 
     def commit(self) -> None:
+        for final in self.staged:  # what changed while the command ran: fail before any rename
+            if os.path.isdir(final):
+                raise InputError(f"{final}: cannot write (a directory is there now)")
         for final, tmp in self.staged.items():
-            os.replace(tmp, final)
+            try:
+                os.replace(tmp, final)
+            except OSError as e:  # e.g. a directory put there while the command ran
+                raise InputError(f"{final}: cannot write ({e.strerror})") from None
         self.staged.clear()
         self.created_dirs.clear()
 
@@ -174,13 +188,53 @@ def outputs(*files: Optional[str], directories: Sequence[Optional[str]] = ()) ->
     token = _ACTIVE.set(tx)
     try:
         yield tx
-    except BaseException:
-        tx.rollback()
-        raise
-    else:
         tx.commit()
+    except BaseException:
+        tx.rollback()  # a failed commit too: the temporaries not yet renamed go
+        raise
     finally:
         _ACTIVE.reset(token)
+
+
+def check_distinct(outputs: Sequence[Tuple[str, Optional[str]]]) -> None:
+    """(what, path) of one command's outputs: two at the same place would silently keep only
+    the last written. One line naming both."""
+    seen: Dict[str, str] = {}
+    for what, path in outputs:
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            first = seen[key]
+            raise InputError(f"{path}: given twice as an output" if first == what else
+                             f"{path}: {first} and {what} would be the same file; give each its own path")
+        seen[key] = what
+
+
+def check_not_inputs(outputs: Mapping[str, Optional[str]], inputs: Mapping[str, Optional[str]]) -> None:
+    """No output may replace an input of the same command (``--output`` given the hypothesis
+    file would destroy it): one line naming both options. Keys name the options."""
+    where = {os.path.realpath(path): flag for flag, path in inputs.items() if path}
+    for flag, path in outputs.items():
+        if path and os.path.realpath(path) in where:
+            raise InputError(f"{path}: {flag} would overwrite the input given as {where[os.path.realpath(path)]}; "
+                             f"write it elsewhere")
+
+
+@contextmanager
+def scratch_directory(prefix: str = "muda-") -> Iterator[str]:
+    """A temporary directory for intermediate files, removed at the end whatever happens; writes
+    into it are not staged by the open transaction (nothing of it is an output)."""
+    path = os.path.abspath(tempfile.mkdtemp(prefix=prefix))
+    tx = _ACTIVE.get()
+    if tx is not None:
+        tx.scratch.append(path)
+    try:
+        yield path
+    finally:
+        if tx is not None:
+            tx.scratch.remove(path)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def command_outputs(args: Any) -> ContextManager:
@@ -218,7 +272,7 @@ def atomic_write_text(path: str, text: str, transactional: bool = True) -> None:
     """Write ``text`` to ``path``; readers never see a partial file. Inside ``outputs(...)``
     the file appears when the command ends (``transactional=False``: now, e.g. for caches)."""
     tx = _ACTIVE.get() if transactional else None
-    if tx is not None:
+    if tx is not None and not tx.is_scratch(path):
         with open(tx.stage(path), "w", encoding="utf-8") as f:
             f.write(text)
         return
@@ -304,7 +358,7 @@ def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure atomically (temp file, rename; staged inside ``outputs``)."""
     suffix = os.path.splitext(path)[1] or ".png"
     tx = _ACTIVE.get()
-    if tx is not None:
+    if tx is not None and not tx.is_scratch(path):
         fig.savefig(tx.stage(path, suffix), dpi=dpi)
         return
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

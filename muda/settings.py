@@ -1,8 +1,10 @@
 """Tagger thresholds and word classes (all configurable; defaults follow the MuDA paper)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import FrozenSet
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, FrozenSet
+
+from muda.errors import InputError, check_number
 
 
 @dataclass(frozen=True)
@@ -15,3 +17,26 @@ class TaggerSettings:
     # formality / verb form: does an earlier word in the same sentence count as "previously"?
     same_sentence_counts: bool = False
     verb_upos: FrozenSet[str] = field(default_factory=lambda: frozenset({"VERB"}))
+
+    def __post_init__(self) -> None:
+        # 0 would tag the first occurrence of every aligned content word: no cohesion at all
+        check_number("--lexical-min-count", self.lexical_min_count, minimum=1, integer=True)
+        if not isinstance(self.same_sentence_counts, bool):
+            raise InputError(f"--same-sentence-counts must be true or false (got {self.same_sentence_counts!r})")
+
+    def to_json(self) -> Dict[str, Any]:
+        """The settings as JSON values (the tags summary records them, so that ``muda eval`` tags
+        hypotheses as the reference was tagged)."""
+        return {k: sorted(v) if isinstance(v, frozenset) else v for k, v in vars(self).items()}
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any], where: str) -> "TaggerSettings":
+        """The inverse of ``to_json``; one error naming ``where`` for anything else."""
+        known = {f.name for f in fields(cls)}
+        if not isinstance(data, dict) or set(data) - known:
+            raise InputError(f"{where}: 'settings' is not a tagger settings object (known keys: "
+                             f"{', '.join(sorted(known))})")
+        try:
+            return cls(**{k: frozenset(v) if isinstance(v, list) else v for k, v in data.items()})
+        except (TypeError, InputError) as e:
+            raise InputError(f"{where}: bad 'settings' ({e})") from None

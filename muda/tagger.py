@@ -22,7 +22,8 @@ from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.formats.tags import TagDump, tag_counts, write_tags
-from muda.io import atomic_write_text, document_spans, read_docids, read_lines
+from muda.io import atomic_write_text, check_input_file, check_not_inputs, document_spans, output_exists, outputs, \
+    read_docids, read_lines, readable_path
 from muda.languages import Language, get_language
 from muda.phenomena import applicable, get_tagger, phenomenon_names
 from muda.settings import TaggerSettings
@@ -39,27 +40,43 @@ def _norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
 
 
-def check_annotations_match(sentences: Sequence[Sentence], lines: Sequence[str], conllu: str, text: str) -> None:
-    """Pre-computed annotations must be of this text: one sentence per line, with its words."""
+def check_annotations_match(sentences: Sequence[Sentence], lines: Sequence[str], conllu: str, text: str,
+                            line_numbers: Optional[Sequence[int]] = None) -> None:
+    """Pre-computed annotations must be of this text: one sentence per line, with its words.
+    ``line_numbers``: where each sentence is in ``text`` when not on line n (fairseq output)."""
     check_sentence_count(sentences, conllu, len(lines), text)
     for n, (s, line) in enumerate(zip(sentences, lines), start=1):
         if _norm("".join(s.forms)) != _norm(line):
-            raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{n} ({line!r})")
+            where = line_numbers[n - 1] if line_numbers else n
+            raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} "
+                             f"({line!r})")
 
 
 def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequence[Sentence],
                     alignments: Sequence[Alignment], ellipsis: Sequence[bool],
-                    mentions: SourceMentions = None) -> List[Document]:
+                    mentions: SourceMentions = None, src_name: str = "source CoNLL-U") -> List[Document]:
     """Group consecutive lines with the same id into documents (a repeated id later starts a new
     document). Coreference comes from ``mentions`` (document id -> mentions) when given, else from
-    the source CoNLL-U's CorefUD Entity values."""
+    the source CoNLL-U's CorefUD Entity values (errors name ``src_name`` and the sentence)."""
     pairs = [SentencePair(src[n], tgt[n], alignments[n], ellipsis[n]) for n in range(len(docids))]
-    docs = [Document(docids[start], pairs[start:end]) for start, end in document_spans(docids)]
-    for doc in docs:
+    docs = []
+    for start, end in document_spans(docids):
+        doc = Document(docids[start], pairs[start:end])
         found = mentions.get(doc.id) if mentions is not None else \
-            corefud_mentions([p.src for p in doc.pairs], f"source CoNLL-U, document {doc.id}")
+            corefud_mentions([p.src for p in doc.pairs], src_name, first_sentence=start + 1)
         doc.coref = CorefIndex(found or [])
+        docs.append(doc)
     return docs
+
+
+def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
+    """Every name must be a registered phenomenon: one error naming the first unknown one."""
+    known = phenomenon_names()
+    if isinstance(phenomena, str):  # a bare string would be read letter by letter
+        raise InputError(f"phenomena must be a list of names (got the string {phenomena!r})")
+    unknown = [p for p in phenomena or () if p not in known]
+    if unknown:
+        raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
 
 
 class MudaTagger:
@@ -68,11 +85,9 @@ class MudaTagger:
     def __init__(self, lang: str, phenomena: Optional[Sequence[str]] = None,
                  settings: Optional[TaggerSettings] = None):
         self.language: Language = get_language(lang)
-        known = phenomenon_names()
-        wanted = list(phenomena) if phenomena else known
-        unknown = [p for p in wanted if p not in known]
-        if unknown:
-            raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
+        check_phenomena(phenomena)
+        # None: all; an empty list: none (a summary that recorded none is read back as none)
+        wanted = list(phenomena) if phenomena is not None else phenomenon_names()
         applies = set(applicable(self.language))
         self.phenomena = [p for p in wanted if p in applies]
         self.settings = settings or TaggerSettings()
@@ -105,6 +120,27 @@ class TagOptions:
     alignments: Optional[str] = None
     phenomena: Optional[Sequence[str]] = None  # None: all that apply to the language
     settings: Optional[TaggerSettings] = None
+    # how messages name the target text: `muda eval` tags a copy of each system output, but the
+    # user must read the name of their file and the line there (fairseq output is re-ordered)
+    tgt_name: Optional[str] = None  # default: tgt
+    tgt_line_numbers: Optional[Sequence[int]] = None  # line in tgt_name of each sentence; default: n
+
+    def __post_init__(self) -> None:
+        # every value checked before any file is read or model loaded
+        for flag, path in (("--src", self.src), ("--tgt", self.tgt), ("--docids", self.docids),
+                           ("--dump-tags", self.output)):
+            if not isinstance(path, str) or not path:
+                raise InputError(f"{flag}: a file path is required (got {path!r})")
+        if not isinstance(self.tgt_lang, str):
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+        get_language(self.tgt_lang)
+        check_phenomena(self.phenomena)
+        if self.settings is not None and not isinstance(self.settings, TaggerSettings):
+            raise InputError(f"settings must be a TaggerSettings (got {type(self.settings).__name__})")
+
+    @property
+    def tgt_label(self) -> str:
+        return self.tgt_name or self.tgt
 
 
 @dataclass
@@ -137,7 +173,31 @@ class _StageClock:
 
 
 def tag_files(options: TagOptions, annotators: Optional[Annotator] = None, progress: bool = True) -> Dict:
-    """Tag a corpus; returns a summary with tag counts and per-stage seconds."""
+    """Tag a corpus; returns a summary with tag counts and per-stage seconds. Every output is
+    checked before any work and written together at the end (or none, on any error)."""
+    with outputs(*output_paths(options.output)):
+        _check_not_inputs(options)
+        return _tag_files(options, annotators, progress)
+
+
+def output_paths(output: str) -> List[str]:
+    """Every file ``tag_files`` writes for the tags file ``output``."""
+    return [output, summary_path(output), *annotation_paths(output).values()]
+
+
+def _check_not_inputs(o: TagOptions) -> None:
+    inputs = {"--src": o.src, "--tgt": o.tgt, "--docids": o.docids, "--src-conllu": o.src_conllu,
+              "--tgt-conllu": o.tgt_conllu, "--alignments": o.alignments}
+    check_not_inputs({"--dump-tags": o.output, "its summary": summary_path(o.output)}, inputs)
+    side = annotation_paths(o.output)
+    check_not_inputs({"its .ellipsis": side["ellipsis"]}, inputs)
+    # a side file may be the very annotation it stores again (tagging from them in place)
+    for kind, flag in (("src_conllu", "--src-conllu"), ("tgt_conllu", "--tgt-conllu"), ("alignments", "--alignments")):
+        check_not_inputs({f"the {kind} written beside --dump-tags": side[kind]},
+                         {k: v for k, v in inputs.items() if k != flag})
+
+
+def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: bool) -> Dict:
     clock = _StageClock()
     tagger = MudaTagger(options.tgt_lang, options.phenomena, options.settings)  # unknown language: fail before any work
     text = _read_text(options)
@@ -148,12 +208,14 @@ def tag_files(options: TagOptions, annotators: Optional[Annotator] = None, progr
     clock.done("alignment")
     ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
     clock.done("ellipsis")
-    docs = build_documents(text.ids, ann.src, ann.tgt, ann.alignments, ann.ellipsis, ann.mentions)
+    docs = build_documents(text.ids, ann.src, ann.tgt, ann.alignments, ann.ellipsis, ann.mentions,
+                           options.src_conllu or "source annotations")
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     clock.done("tagging")
     _write_outputs(options.output, dump, ann)
     clock.done("writing")
     summary = {"output": options.output, "language": tagger.language.code, "phenomena": tagger.phenomena,
+               "settings": tagger.settings.to_json(),
                "src_sha256": text_hash(text.src), "tgt_sha256": text_hash(text.tgt),
                "documents": len(docs), "sentences": len(text.src), "tags": tag_counts(dump, tagger.phenomena),
                "seconds": {k: round(v, 4) for k, v in clock.seconds.items()}}
@@ -164,7 +226,7 @@ def tag_files(options: TagOptions, annotators: Optional[Annotator] = None, progr
 def _read_text(options: TagOptions) -> _Text:
     text = _Text(read_lines(options.src), read_lines(options.tgt), read_docids(options.docids))
     if len(text.tgt) != len(text.src):
-        raise InputError(f"{options.tgt}: has {len(text.tgt)} lines but {options.src} has {len(text.src)}")
+        raise InputError(f"{options.tgt_label}: has {len(text.tgt)} lines but {options.src} has {len(text.src)}")
     if len(text.ids) != len(text.src):
         raise InputError(f"{options.docids}: has {len(text.ids)} lines but {options.src} has {len(text.src)}")
     return text
@@ -180,7 +242,7 @@ def _annotate(options: TagOptions, text: _Text, lang: str, annotators: Optional[
         src, mentions = _annotators(annotators).source(text.src, text.ids)
     if options.tgt_conllu:
         tgt = read_conllu(options.tgt_conllu)
-        check_annotations_match(tgt, text.tgt, options.tgt_conllu, options.tgt)
+        check_annotations_match(tgt, text.tgt, options.tgt_conllu, options.tgt_label, options.tgt_line_numbers)
     else:
         tgt = _annotators(annotators).target(text.tgt, lang)
     return _Annotations(src, tgt, mentions)
@@ -232,6 +294,24 @@ def summary_path(output: str) -> str:
     return _stem(output) + ".summary.json"
 
 
+def read_summary(tags: str) -> Optional[Dict]:
+    """The summary ``tag_files`` wrote beside the tags file ``tags``; None when there is none
+    (tags from elsewhere, e.g. the original MuDA)."""
+    path = summary_path(tags)
+    if not output_exists(path):
+        return None
+    check_input_file(path, "summary file")
+    try:
+        with open(readable_path(path), encoding="utf-8") as f:
+            data = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}") \
+            from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)")
+    return data
+
+
 def annotation_paths(output: str) -> Dict[str, str]:
     """The annotations ``tag_files`` writes beside the tags file ``output``, by kind."""
     stem = _stem(output)
@@ -239,4 +319,5 @@ def annotation_paths(output: str) -> Dict[str, str]:
                                          ("alignments", ".align"), ("ellipsis", ".ellipsis"))}
 
 
-__all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path"]
+__all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path",
+           "read_summary", "output_paths", "check_phenomena"]

@@ -22,10 +22,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 from tqdm import tqdm
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.analysis.join import read_pcxmi
+from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-from muda.io import atomic_write_lines, atomic_write_text, check_line_count, document_starts, read_docids, read_lines
+from muda.io import (atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans,
+                     document_starts, file_sha256, outputs, read_docids, read_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -78,15 +80,47 @@ def random_context_sources(doc_starts: np.ndarray, sizes: np.ndarray, seed: int)
 
 
 def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
-    if not shard:
+    """``"i/n"`` as ``(i, n)``; no shard is ``(0, 1)``."""
+    if shard is None:
         return 0, 1
     try:
-        i, n = (int(x) for x in shard.split("/"))
+        i, n = (int(x) for x in str(shard).split("/"))
     except ValueError:
         raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})") from None
     if not (n >= 1 and 0 <= i < n):
         raise ContextualMTError(f"--shard {shard}: need 0 <= i < n")
     return i, n
+
+
+def check_log_base(log_base: str) -> None:
+    if log_base not in LOG_BASES:
+        raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
+
+
+def check_references(references: Sequence[str], name: str = "reference") -> None:
+    """A blank reference would be scored as a lone </s> and counted in the corpus CXMI."""
+    for lineno, line in enumerate(references, start=1):
+        if not line.strip():
+            raise ContextualMTError(f"{name}:{lineno}: empty reference line; CXMI needs a reference "
+                                    "for every sentence (remove the line from all input files)")
+
+
+def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
+    """The control takes context from other documents: with one document there are none, and
+    the 'random' context would silently be the real one."""
+    n_docs = len(document_spans(docids))
+    if n_docs < 2:
+        raise ContextualMTError(f"{name}: --random-context needs at least two documents (found {n_docs})")
+
+
+def no_context_error(name: str, trained: Optional[Dict]) -> ContextualMTError:
+    if trained is not None and not trained["source_context_size"] and not trained["target_context_size"]:
+        why = f"{name} was trained without context (source and target context size 0)"
+    else:
+        why = "context sizes 0/0 (source/target) give the model no context"
+    return ContextualMTError(f"{why}, so its CXMI is 0 by construction; CXMI needs context: a model trained "
+                             "with context and --sample-context-size (e.g. --target-context-size 3 "
+                             "--sample-context-size), and context sizes > 0")
 
 
 class PCXMIScorer:
@@ -97,6 +131,8 @@ class PCXMIScorer:
         self.batch_size = batch_size
         self.n_src, self.n_tgt = backend.source_context_size, backend.target_context_size
         trained = backend.trained_context
+        if not self.n_src and not self.n_tgt:
+            raise no_context_error(name, trained)
         if trained is not None:
             n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
             if not trained["sample_context_size"] and (n_src or n_tgt):
@@ -113,18 +149,22 @@ class PCXMIScorer:
 
     def score(self, sources: Sequence[str], references: Sequence[str], docids: Sequence[str],
               todo: Optional[Iterable[int]] = None, random_context: bool = False, seed: int = 1,
-              log_base: str = "e", progress: bool = True) -> Iterable[List[Dict]]:
-        """Yield lists of per-sentence records, one list per batch, for sentences ``todo``."""
-        if log_base not in LOG_BASES:
-            raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
+              log_base: str = "e", progress: bool = True,
+              names: Tuple[str, str, str] = ("source", "reference", "docids")) -> Iterable[List[Dict]]:
+        """Yield lists of per-sentence records, one list per batch, for sentences ``todo``.
+        ``names`` (the files of sources, references and docids) are what errors name."""
+        check_log_base(log_base)
         if not (len(sources) == len(references) == len(docids)):
             raise ContextualMTError(f"{len(sources)} sources, {len(references)} references, {len(docids)} docids")
+        check_references(references, names[1])
+        if random_context:
+            check_random_context(docids, names[2])
         starts = document_starts(list(docids))
         context_of = None
         if random_context:
             sizes = np.minimum(max(self.n_src, self.n_tgt), np.arange(len(starts)) - starts)
             context_of = random_context_sources(starts, sizes, seed)
-        ref_pieces = self.backend.load(sources, references, starts, context_of)
+        ref_pieces = self.backend.load(sources, references, starts, context_of, names=names[:2])
         src_k, tgt_k = self.backend.context_sentences()
         todo = sorted(set(range(len(sources)) if todo is None else todo), key=lambda i: (self.backend.length(i), i))
         scale = LOG_BASES[log_base]
@@ -167,25 +207,13 @@ def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = No
     }
 
 
-def _read_partial(path: str) -> List[Dict]:
-    """Complete records of an interrupted run (a cut-off last line is dropped)."""
-    if not os.path.exists(path):
-        return []
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.endswith("\n"):
-                break
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-    return records
+FINGERPRINT_KEY = "cxmi_fingerprint"  # the first line of OUTPUT.partial: {"cxmi_fingerprint": {...}}
 
 
 @dataclass
 class CxmiOptions:
-    """``contextual-mt cxmi``: the model, the references to score, and how."""
+    """``contextual-mt cxmi``: the model, the references to score, and how. Validated when
+    built, so a bad option fails before any file is read or model loaded."""
 
     model: ModelOptions
     source: str
@@ -197,46 +225,198 @@ class CxmiOptions:
     seed: int = 1
     shard: Optional[str] = None  # "i/n": the i-th of n parts of the documents
     batch_size: int = 64  # sentences per batch
-    resume: bool = True  # continue from OUTPUT.partial
+    resume: bool = True  # continue from OUTPUT.partial (False: --overwrite, discard it)
     progress: bool = True
 
+    def __post_init__(self) -> None:
+        check_log_base(self.log_base)
+        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--seed", self.seed, integer=True)
+        parse_shard(self.shard)
+        if self.model.source_context_size == 0 and self.model.target_context_size == 0:
+            raise no_context_error(self.model.path, None)
 
-def run_cxmi(options: CxmiOptions) -> Dict:
-    """File-level entry point of ``contextual-mt cxmi``; returns the summary."""
-    o = options
+
+def _dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
+    """Content hashes of the dict.*.txt files where the loader looks first: ``--data``, else
+    beside the checkpoint (the training data directory, recorded in the checkpoint, is covered
+    by the checkpoint's own hash)."""
+    directory = model.data or os.path.dirname(os.path.abspath(model.path))
+    if model.data and not os.path.isdir(model.data):
+        raise ContextualMTError(f"{model.data}: --data directory not found")
+    return {name: file_sha256(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
+            if name.startswith("dict.") and name.endswith(".txt")}
+
+
+def fingerprint(options: CxmiOptions) -> Dict:
+    """Everything the records depend on, by content: a partial run resumes, and shards merge,
+    only when these agree. Computed without loading the model."""
+    o, m = options, options.model
+    if not os.path.isfile(m.path):
+        raise ContextualMTError(f"{m.path}: checkpoint not found")
+    if m.spm is not None:
+        check_input_file(m.spm, "sentencepiece model")
+    shard_i, shard_n = parse_shard(o.shard)
+    return {
+        "source": file_sha256(o.source), "reference": file_sha256(o.reference), "docids": file_sha256(o.docids),
+        "checkpoint": file_sha256(m.path), "spm": file_sha256(m.spm) if m.spm else None,
+        "dictionaries": _dictionary_hashes(m),
+        # as requested: None = as trained (the checkpoint's hash covers what was trained)
+        "source_context_size": m.source_context_size, "target_context_size": m.target_context_size,
+        "log_base": o.log_base, "random_context": o.random_context,
+        "seed": o.seed if o.random_context else None,  # the seed only draws the random context
+        "shard": f"{shard_i}/{shard_n}",
+    }
+
+
+def fingerprint_differences(old: Dict, new: Dict, labels: Tuple[str, str], ignore: Sequence[str] = ()) -> List[str]:
+    """The fields that differ, with both values (named by ``labels``) where they are short
+    (not content hashes)."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key in ignore or old.get(key) == new.get(key):
+            continue
+        a, b = old.get(key), new.get(key)
+        short = all(v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 20)
+                    for v in (a, b))
+        out.append(f"{key} ({labels[0]} {a!r}, {labels[1]} {b!r})" if short else key)
+    return out
+
+
+def _read_partial(path: str) -> Tuple[Optional[Dict], List[Dict]]:
+    """The fingerprint and the complete records of an interrupted run (a cut-off last line is
+    dropped; a file with no complete line holds nothing)."""
+    if not os.path.exists(path):
+        return None, []
+    header, records = None, []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f):
+                if not line.endswith("\n"):
+                    break
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError:
+                    break  # damage: the rest is scored again
+                if n == 0:
+                    header = value.get(FINGERPRINT_KEY) if isinstance(value, dict) else None
+                    if not isinstance(header, dict):
+                        raise ContextualMTError(
+                            f"{path}: has no fingerprint on its first line (left by an older version, or not by "
+                            "`contextual-mt cxmi`), so it cannot be trusted; rerun with --overwrite to discard it")
+                elif isinstance(value, dict) and isinstance(value.get("line"), int):
+                    records.append(value)
+                else:
+                    break
+    except UnicodeDecodeError:
+        raise ContextualMTError(f"{path}: not a partial CXMI run (not UTF-8 text); rerun with --overwrite "
+                                "to discard it") from None
+    return header, records
+
+
+def resumable_records(path: str, fp: Dict, lines: Iterable[int]) -> List[Dict]:
+    """The records of ``path`` to keep, if it was left by this very computation; an error
+    naming what differs if it was not. ``lines``: the 1-based lines this run scores."""
+    header, records = _read_partial(path)
+    if header is None:
+        return []
+    differ = fingerprint_differences(header, fp, ("partial", "now"))
+    if differ:
+        raise ContextualMTError(f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
+                                "rerun with --overwrite to discard it")
+    wanted, kept = set(lines), {}
+    for r in records:
+        if r["line"] in wanted:
+            kept[r["line"]] = r
+    return list(kept.values())
+
+
+class PartialFile:
+    """``OUTPUT.partial``: the fingerprint line, then records as batches finish. It lives outside
+    the output transaction on purpose (it must survive an interruption, for resuming), and is
+    created only when the first records arrive, so a run failing before scoring leaves none."""
+
+    def __init__(self, path: str, fp: Dict, resumed: Sequence[Dict]):
+        self.path, self.fp, self.resumed = path, fp, list(resumed)
+        self.file = None
+
+    def write(self, records: Sequence[Dict]) -> None:
+        lines = [json.dumps(r, ensure_ascii=False) for r in records]
+        if self.file is None:
+            # replaces any earlier file: the fingerprint, what was resumed (without a cut-off line)
+            head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
+            atomic_write_lines(self.path, head + lines, transactional=False)
+            self.file = open(self.path, "a", encoding="utf-8")
+            return
+        self.file.write("".join(line + "\n" for line in lines))
+        self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def read_cxmi_inputs(o: CxmiOptions) -> Tuple[List[str], List[str], List[str]]:
+    """Sources, references and docids, checked against each other."""
     sources, references = read_lines(o.source), read_lines(o.reference)
     if len(sources) != len(references):
         raise ContextualMTError(f"{o.reference}: has {len(references)} lines but {o.source} has {len(sources)}")
     ids = read_docids(o.docids)
     check_line_count(ids, o.docids, len(sources), o.source)
-    shard_i, shard_n = parse_shard(o.shard)
-    starts = document_starts(ids)
-    doc_index = np.cumsum(starts == np.arange(len(starts))) - 1
-    n_docs = int(doc_index[-1]) + 1
-    mine = [i for i in range(len(ids)) if doc_index[i] * shard_n // n_docs == shard_i]
+    check_references(references, o.reference)
+    if o.random_context:
+        check_random_context(ids, o.docids)
+    return sources, references, ids
+
+
+def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "docids") -> List[int]:
+    """The 0-based sentences of the shard: whole documents, in n parts of about equal count."""
+    shard_i, shard_n = parse_shard(shard)
+    spans = document_spans(ids)
+    if shard_n > len(spans):
+        raise ContextualMTError(f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than "
+                                f"{shard_n} shards")
+    return [i for d, (a, b) in enumerate(spans) if d * shard_n // len(spans) == shard_i for i in range(a, b)]
+
+
+def run_cxmi(options: CxmiOptions) -> Dict:
+    """File-level entry point of ``contextual-mt cxmi``; returns the summary. The records and
+    the summary appear together at the end (nothing on failure)."""
+    with outputs(options.output, summary_path(options.output)):
+        summary = _run_cxmi(options)
+    partial = options.output + ".partial"
+    if os.path.exists(partial):
+        os.unlink(partial)
+    return summary
+
+
+def _run_cxmi(o: CxmiOptions) -> Dict:
+    sources, references, ids = read_cxmi_inputs(o)
+    mine = shard_lines(ids, o.shard, o.docids)
     partial = o.output + ".partial"
-    done = _read_partial(partial) if o.resume else []
-    atomic_write_lines(partial, [json.dumps(r, ensure_ascii=False) for r in done])  # drop a cut-off line
+    fp = fingerprint(o)  # before the model is loaded: a stale partial fails fast
+    done = resumable_records(partial, fp, (i + 1 for i in mine)) if o.resume else []
     finished = {r["line"] - 1 for r in done}
     todo = [i for i in mine if i not in finished]
     if done:
         logger.warning("%s: resuming, %d of %d sentences already scored", partial, len(finished), len(mine))
     scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size)
-    with open(partial, "a", encoding="utf-8") as f:
+    writer, new = PartialFile(partial, fp, done), []
+    try:
         for records in scorer.score(sources, references, ids, todo, o.random_context, o.seed, o.log_base,
-                                    o.progress):
-            for r in records:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-            f.flush()
-    records = sorted(_read_partial(partial), key=lambda r: r["line"])
+                                    o.progress, names=(o.source, o.reference, o.docids)):
+            writer.write(records)
+            new.extend(records)
+    finally:
+        writer.close()
+    records = sorted(done + new, key=lambda r: r["line"])
     summary = summarize(records, o.log_base, {
         "checkpoint": o.model.path, "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
-        "random_context": o.random_context, "seed": o.seed, "shard": f"{shard_i}/{shard_n}",
-        "records": o.output,
+        "random_context": o.random_context, "seed": o.seed, "shard": fp["shard"],
+        "records": o.output, "fingerprint": fp,
     })
     atomic_write_lines(o.output, [json.dumps(r, ensure_ascii=False) for r in records])
     atomic_write_text(summary_path(o.output), json.dumps(summary, indent=2) + "\n")
-    os.unlink(partial)
     return summary
 
 
@@ -244,28 +424,85 @@ def summary_path(output: str) -> str:
     return (output[:-6] if output.endswith(".jsonl") else output) + ".summary.json"
 
 
+def read_summary(path: str) -> Dict:
+    """A ``.summary.json``: one line naming the file (and line) if it is not JSON."""
+    check_input_file(path, "summary")
+    text = "\n".join(read_lines(path))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+    if not isinstance(value, dict):
+        raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
+    return value
+
+
+def _shard_summary(path: str) -> Dict:
+    meta_path = summary_path(path)
+    if not os.path.exists(meta_path):
+        raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")
+    meta = read_summary(meta_path)
+    if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
+        raise ContextualMTError(f"{meta_path}: has no fingerprint (written by an older version); "
+                                "score that shard again")
+    return meta
+
+
+def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
+    """Shards merge only if they are parts of one computation (same fingerprint but for the
+    shard) and are all its parts 0..n-1, once each."""
+    first, first_path = metas[0]["fingerprint"], summary_path(shards[0])
+    for path, meta in zip(shards[1:], metas[1:]):
+        differ = fingerprint_differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
+        if differ:
+            raise ContextualMTError(f"{summary_path(path)}: not a shard of the same computation as {first_path} "
+                                    f"(differs in: {', '.join(differ)})")
+    parts: Dict[int, str] = {}
+    n = None
+    for path, meta in zip(shards, metas):
+        try:
+            i, n_here = parse_shard(meta["fingerprint"].get("shard"))
+        except ContextualMTError as e:
+            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})") from None
+        if n is not None and n_here != n:
+            raise ContextualMTError(f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards")
+        n = n_here
+        if i in parts:
+            raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}")
+        parts[i] = path
+    missing = [f"{i}/{n}" for i in range(n) if i not in parts]
+    if missing:
+        raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards")
+
+
 def merge_shards(shards: Sequence[str], output: str) -> Dict:
     """Merge the JSONL outputs of ``--shard i/n`` runs into one file and one summary."""
-    records, seen, base, extra = [], set(), None, {}
-    for path in shards:
-        meta_path = summary_path(path)
-        if not os.path.exists(meta_path):
-            raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")
-        meta = json.loads(open(meta_path, encoding="utf-8").read())
-        if base is None:
-            base = meta["log_base"]
-            extra = {k: meta[k] for k in ("checkpoint", "source_context_size", "target_context_size",
-                                          "random_context", "seed")}
-        elif meta["log_base"] != base:
-            raise ContextualMTError(f"{meta_path}: log base {meta['log_base']} differs from {base}")
-        for lineno, line in enumerate(read_lines(path), start=1):
-            r = json.loads(line)
+    with outputs(output, summary_path(output)):
+        return _merge_shards(shards, output)
+
+
+def _merge_shards(shards: Sequence[str], output: str) -> Dict:
+    metas = [_shard_summary(path) for path in shards]
+    check_shards(shards, metas)
+    records, seen = [], set()
+    for path, meta in zip(shards, metas):
+        shard_records = read_pcxmi(path)
+        if len(shard_records) != meta["sentences"]:
+            raise ContextualMTError(f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
+                                    f"{meta['sentences']}; the file is incomplete or not this shard's")
+        for lineno, r in enumerate(shard_records, start=1):
             if r["line"] in seen:
                 raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} appears in two shards")
             seen.add(r["line"])
             records.append(r)
     records.sort(key=lambda r: r["line"])
-    summary = summarize(records, base or "e", {**extra, "merged_from": list(shards), "records": output})
+    first = metas[0]
+    extra = {k: first.get(k) for k in ("checkpoint", "source_context_size", "target_context_size",
+                                       "random_context", "seed")}
+    fp = {**first["fingerprint"], "shard": None}  # the merged whole
+    log_base = fp.get("log_base", first.get("log_base", "e"))
+    summary = summarize(records, log_base, {**extra, "fingerprint": fp, "merged_from": list(shards),
+                                            "records": output})
     atomic_write_lines(output, [json.dumps(r, ensure_ascii=False) for r in records])
     atomic_write_text(summary_path(output), json.dumps(summary, indent=2) + "\n")
     return summary

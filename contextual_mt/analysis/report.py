@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict, List, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from contextual_mt.analysis.cxmi import summary_path
-from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_text
+from contextual_mt.analysis.cxmi import read_summary, summary_path
+from contextual_mt.errors import ContextualMTError, check_option
+from muda.io import atomic_write_text, outputs
 from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T
@@ -35,33 +36,54 @@ def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str]
     return sentences
 
 
-def run_report(pcxmi: str, output_dir: str, conllu: Optional[str] = None, stanza_lang: Optional[str] = None,
-               stanza_dir: Optional[str] = None, tags: Optional[str] = None, min_count: int = 5,
-               top: int = 50) -> Dict:
-    """Write the report files into ``output_dir``; return the numbers of report.json."""
-    if conllu and stanza_lang:
-        raise ContextualMTError("give either --conllu or --stanza-lang, not both")
+@dataclass
+class ReportOptions:
+    """``contextual-mt report``: the P-CXMI records, where to write, and what to join them with.
+    Validated when built, before anything is read."""
+
+    pcxmi: str  # JSONL written by `contextual-mt cxmi`
+    output_dir: str
+    conllu: Optional[str] = None  # CoNLL-U of the references
+    stanza_lang: Optional[str] = None  # or: annotate the references with stanza
+    stanza_dir: Optional[str] = None
+    tags: Optional[str] = None  # MuDA tags of the references
+    min_count: int = 5  # vocabulary items seen fewer times are left out
+    top: int = 50  # how many top tokens to list
+
+    def __post_init__(self) -> None:
+        if self.conllu and self.stanza_lang:
+            raise ContextualMTError("give either --conllu or --stanza-lang, not both")
+        check_option("--min-count", self.min_count, minimum=1, integer=True)
+        check_option("--top", self.top, minimum=0, integer=True)
+
+
+def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = None, **kwargs: Any) -> Dict:
+    """Write the report files into the output directory (all of them, or none on failure);
+    return the numbers of report.json. Takes ``ReportOptions``, or its fields as arguments."""
+    o = options if isinstance(options, ReportOptions) else ReportOptions(options, output_dir, **kwargs)
+    with outputs(directories=[o.output_dir]):
+        return _run_report(o)
+
+
+def _run_report(o: ReportOptions) -> Dict:
+    pcxmi, output_dir, conllu, stanza_lang, tags = o.pcxmi, o.output_dir, o.conllu, o.stanza_lang, o.tags
     records = read_pcxmi(pcxmi)
     annotations = None
-    os.makedirs(output_dir, exist_ok=True)
     if conllu:
         from muda.formats.conllu import read_conllu
         annotations = read_conllu(conllu)
     elif stanza_lang:
-        annotations = _stanza_annotations(records, stanza_lang, stanza_dir, output_dir)
+        annotations = _stanza_annotations(records, stanza_lang, o.stanza_dir, output_dir)
     tag_sentences = read_tags(tags) if tags else None
     sentences = join(records, annotations, conllu or "stanza annotations", tag_sentences, tags or "tags")
     meta_path = summary_path(pcxmi)
-    meta = {}
-    if os.path.exists(meta_path):
-        with open(meta_path, encoding="utf-8") as f:
-            meta = json.load(f)
+    meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
     unit = meta.get("unit", "nats")
     values = [u.pcxmi for s in sentences for u in s.units]
     pos_rows = T.by_pos(sentences)
     tag_rows = T.by_tag(sentences) if tag_sentences is not None else []
-    vocab_rows = T.by_vocabulary(sentences, min_count)
-    tops = T.top_rows(sentences, top)
+    vocab_rows = T.by_vocabulary(sentences, o.min_count)
+    tops = T.top_rows(sentences, o.top)
     summary = {
         "records": pcxmi, "unit": unit,
         "cxmi": float(np.mean([s.sentence_pcxmi for s in sentences])),
@@ -69,7 +91,7 @@ def run_report(pcxmi: str, output_dir: str, conllu: Optional[str] = None, stanza
         "sentences": len(sentences), "tokens": len(values),
         "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None), "tags": tags,
         "pos": [vars(r) for r in pos_rows], "tag": [vars(r) for r in tag_rows],
-        "vocabulary_min_count": min_count, "vocabulary": [vars(r) for r in vocab_rows],
+        "vocabulary_min_count": o.min_count, "vocabulary": [vars(r) for r in vocab_rows],
         "top_tokens": tops,
     }
     _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops)

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.data.model_input import build_encoder_input, model_sources
 from contextual_mt.symbols import BRK, MASK
 
@@ -50,13 +50,9 @@ class ContextOptions:
     multi_encoder: bool = False
 
     def __post_init__(self) -> None:
-        if self.source_context_size < 0 or self.target_context_size < 0:
-            raise ContextualMTError(
-                "--source-context-size and --target-context-size must be >= 0 "
-                f"(got {self.source_context_size} and {self.target_context_size})"
-            )
-        if not 0.0 <= self.coword_dropout <= 1.0:
-            raise ContextualMTError(f"--coword-dropout must be in [0, 1] (got {self.coword_dropout})")
+        check_option("--source-context-size", self.source_context_size, minimum=0, integer=True)
+        check_option("--target-context-size", self.target_context_size, minimum=0, integer=True)
+        check_option("--coword-dropout", self.coword_dropout, minimum=0, maximum=1)
         if self.coword_dropout_type not in COWORD_TYPES:
             raise ContextualMTError(f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} "
                                     f"(got {self.coword_dropout_type!r})")

@@ -4,15 +4,17 @@ gives scorers strings only, in generation order).
 (No `from __future__ import annotations`: fairseq reads the config field types at run time.)"""
 
 import os
-import tempfile
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from fairseq.dataclass import FairseqDataclass
 from fairseq.scoring import BaseScorer, register_scorer
 
 from contextual_mt.generation import generation_order
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, InputError
+from muda.io import atomic_write_lines, scratch_directory
 
 
 @dataclass
@@ -29,6 +31,70 @@ class MudaScorerConfig(FairseqDataclass):
     muda_output: Optional[str] = field(default=None, metadata={"help": "write the JSON result here"})
 
 
+# muda's messages name `muda eval` flags; under fairseq-generate they are --muda-*
+_MUDA_FLAGS = re.compile(r"(?<![\w-])--(src-conllu|lexicon|ref-tags|docids|src|ref|tgt-lang|output)(?![\w-])")
+
+
+def as_scorer_flags(message: str) -> str:
+    return _MUDA_FLAGS.sub(lambda m: f"--muda-{m.group(1)}", message)
+
+
+@contextmanager
+def scorer_flags() -> Iterator[None]:
+    """Errors from muda, with the flag names of this scorer."""
+    try:
+        yield
+    except InputError as e:
+        raise ContextualMTError(as_scorer_flags(str(e))) from None
+
+
+def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
+    """Everything --scoring muda reads, checked when the scorer is built (before generation);
+    returns the --muda-lexicon annotator, if one is asked for."""
+    from muda.evaluation.run import check_ref_tags
+    from muda.formats.tags import read_tags
+    from muda.io import check_input_file, read_docids, read_lines
+    from muda.languages import get_language
+
+    get_language(cfg.muda_tgt_lang)
+    srcs, ids = read_lines(cfg.muda_src), read_docids(cfg.muda_docids)
+    if len(ids) != len(srcs):
+        raise InputError(f"{cfg.muda_docids}: has {len(ids)} lines but {cfg.muda_src} has {len(srcs)}")
+    dump = read_tags(cfg.muda_ref_tags)
+    if cfg.muda_ref:
+        refs = read_lines(cfg.muda_ref)
+        if len(refs) != len(srcs):
+            raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {cfg.muda_src} has {len(srcs)}")
+        check_ref_tags(cfg.muda_ref_tags, dump, refs)
+    elif sum(len(doc) for doc in dump) != len(srcs):
+        raise InputError(f"{cfg.muda_ref_tags}: has {sum(len(doc) for doc in dump)} sentences but "
+                         f"{cfg.muda_src} has {len(srcs)} lines")
+    if cfg.muda_src_conllu:
+        check_input_file(cfg.muda_src_conllu, "CoNLL-U file")
+    if not cfg.muda_lexicon:
+        return None
+    files = cfg.muda_lexicon.split(",")
+    if len(files) != 3:
+        raise InputError(f"--muda-lexicon takes three files, SRC.conllu,TGT.conllu,ALIGN (got {len(files)})")
+    _check_source_annotations(cfg)
+    from muda.annotators.lexicon import LexiconAnnotator
+
+    return LexiconAnnotator(*files)
+
+
+def _check_source_annotations(cfg: MudaScorerConfig) -> None:
+    """The lexicon cannot parse the English source: it must come as CoNLL-U, given or beside
+    the reference tags (where `muda tag` writes it)."""
+    from muda.io import output_exists
+    from muda.tagger import annotation_paths
+
+    beside = annotation_paths(cfg.muda_ref_tags)["src_conllu"]
+    if not cfg.muda_src_conllu and not output_exists(beside):
+        raise InputError("--muda-lexicon cannot annotate the English source (it has no parser and no coreference): "
+                         f"pass --muda-src-conllu (CoNLL-U of --muda-src with CorefUD coreference), or --muda-ref-tags "
+                         f"from `muda tag` with the .src.conllu it wrote beside them ({beside} not found)")
+
+
 @register_scorer("muda", dataclass=MudaScorerConfig)
 class MudaScorer(BaseScorer):
     def __init__(self, cfg):
@@ -37,10 +103,16 @@ class MudaScorer(BaseScorer):
                    if not getattr(cfg, k)]
         if missing:
             raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
+        with scorer_flags():  # fail now, not after the whole generation
+            self.lexicon = check_inputs(cfg)
         generation_order.start()
         self.result = None
 
     def _evaluate(self):
+        with scorer_flags():
+            return self._run_eval()
+
+    def _run_eval(self):
         from muda.evaluation.run import EvalOptions, run_eval
 
         ids = generation_order.recorded()
@@ -51,26 +123,21 @@ class MudaScorer(BaseScorer):
         if [ids[k] for k in order] != list(range(len(ids))):
             raise ContextualMTError(f"--scoring muda: sample ids are not 0..{len(ids) - 1}; score the whole subset "
                                     "(no --max-sentences cut-off)")
-        work = tempfile.mkdtemp(prefix="muda-scorer-")
-        hyp, ref = os.path.join(work, "hypotheses"), self.cfg.muda_ref or os.path.join(work, "reference")
-        with open(hyp, "w", encoding="utf-8") as f:
-            f.writelines(self.pred[k] + "\n" for k in order)
-        if not self.cfg.muda_ref:
-            with open(ref, "w", encoding="utf-8") as f:
-                f.writelines(self.ref[k] + "\n" for k in order)
-        annotators = None
-        if self.cfg.muda_lexicon:
-            from muda.annotators.lexicon import LexiconAnnotator
+        with scratch_directory("muda-scorer-") as work:  # intermediate files, removed at the end
+            hyp, ref = os.path.join(work, "hypotheses"), self.cfg.muda_ref or os.path.join(work, "reference")
+            atomic_write_lines(hyp, [self.pred[k] for k in order], transactional=False)
+            if not self.cfg.muda_ref:
+                atomic_write_lines(ref, [self.ref[k] for k in order], transactional=False)
+            annotators = self.lexicon
+            if annotators is None:
+                from muda.annotators.models import ModelAnnotators
 
-            annotators = LexiconAnnotator(*self.cfg.muda_lexicon.split(","))
-        else:
-            from muda.annotators.models import ModelAnnotators
-
-            annotators = ModelAnnotators()
-        options = EvalOptions(self.cfg.muda_src, ref, self.cfg.muda_docids, self.cfg.muda_tgt_lang, [hyp],
-                              output=self.cfg.muda_output, ref_tags=self.cfg.muda_ref_tags,
-                              src_conllu=self.cfg.muda_src_conllu, names=["system"], bootstrap=0, work_dir=work)
-        self.result = run_eval(options, annotators)
+                annotators = ModelAnnotators()
+            options = EvalOptions(self.cfg.muda_src, ref, self.cfg.muda_docids, self.cfg.muda_tgt_lang, [hyp],
+                                  output=self.cfg.muda_output, ref_tags=self.cfg.muda_ref_tags,
+                                  src_conllu=self.cfg.muda_src_conllu, names=["system"], bootstrap=0,
+                                  work_dir=os.path.join(work, "tags"))
+            self.result = run_eval(options, annotators)
         return self.result
 
     def score(self) -> float:

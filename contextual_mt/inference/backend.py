@@ -28,9 +28,11 @@ class ScoringBackend(Protocol):
     trained_context: Optional[Dict]  # sample_context_size / source / target sizes as trained, if known
 
     def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None) -> List[List[str]]:
+             context_of: Optional[np.ndarray] = None,
+             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
         """Encode a corpus (later calls refer to its sentences by index); return the subword
-        pieces of each reference, without EOS."""
+        pieces of each reference, without EOS. A sentence the model cannot read whole is an
+        error naming its line in ``names`` (the files of sources and references)."""
 
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
         """Per sentence, how many (source, target) context sentences it is scored with."""
@@ -54,7 +56,8 @@ class FairseqScoringBackend:
         self._without: Optional[ContextDataset] = None
 
     def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None) -> List[List[str]]:
+             context_of: Optional[np.ndarray] = None,
+             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
         m = self.model
         src_eos, tgt_eos = m.src_dict.eos(), m.tgt_dict.eos()
         src = [torch.tensor(m.src_codec.to_ids(m.src_codec.encode(s)) + [src_eos], dtype=torch.long)
@@ -62,6 +65,9 @@ class FairseqScoringBackend:
         pieces = [m.tgt_codec.encode(r) for r in references]
         tgt = [torch.tensor(m.tgt_codec.to_ids(p) + [tgt_eos], dtype=torch.long) for p in pieces]
         sizes_s, sizes_t = np.array([len(s) for s in src]), np.array([len(t) for t in tgt])
+        # context is trimmed to fit; the sentence itself cannot be
+        m.check_fits(sizes_s.tolist(), names[0], "source")
+        m.check_fits(sizes_t.tolist(), names[1], "target")
 
         def dataset(n_src: int, n_tgt: int, at: Optional[np.ndarray]) -> ContextDataset:
             options = ContextOptions(source_context_size=n_src, target_context_size=n_tgt, shuffle=False,

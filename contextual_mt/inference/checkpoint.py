@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 import torch
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.codec import SentencePieceCodec
 
 logger = logging.getLogger(__name__)
@@ -25,6 +25,8 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     overrides = {k: v for k, v in (("source_context_size", source_context_size),
                                    ("target_context_size", target_context_size)) if v is not None}
 
+    if os.path.isdir(path):
+        raise ContextualMTError(f"{path}: is a directory, not a checkpoint file")
     if not os.path.isfile(path):
         raise ContextualMTError(f"{path}: checkpoint not found")
     try:
@@ -91,6 +93,11 @@ class ModelOptions:
     target_context_size: Optional[int] = None
     cpu: bool = False  # no GPU even if one is present
 
+    def __post_init__(self) -> None:
+        # None keeps the trained size; a given size must be a sentence count
+        check_option("--source-context-size", self.source_context_size, minimum=0, integer=True, optional=True)
+        check_option("--target-context-size", self.target_context_size, minimum=0, integer=True, optional=True)
+
 
 @dataclass
 class DocumentModel:
@@ -150,3 +157,14 @@ class DocumentModel:
     @property
     def max_target_positions(self) -> int:
         return min(self.cfg.task.max_target_positions, self.model.max_positions()[1])
+
+    def check_fits(self, lengths: Sequence[int], path: str, side: str = "source") -> None:
+        """Every sentence (its length counts </s>) must fit the model's ``side`` positions by
+        itself: beyond them the model reads garbage positions, so an over-long line is an
+        error naming it, never a silent wrong translation or score. Context is trimmed instead."""
+        limit = self.max_source_positions if side == "source" else self.max_target_positions
+        for lineno, n in enumerate(lengths, start=1):
+            if n > limit:
+                raise ContextualMTError(
+                    f"{path}:{lineno}: {n} subword pieces (with </s>), but the model takes at most "
+                    f"{limit} {side} positions; split the line")

@@ -15,10 +15,10 @@ import torch
 from tqdm import tqdm
 
 from contextual_mt.data.model_input import build_encoder_input
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
 from contextual_mt.symbols import BRK
-from muda.io import atomic_write_lines, check_line_count, document_spans, read_docids, read_lines
+from muda.io import atomic_write_lines, check_line_count, document_spans, outputs, read_docids, read_lines
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +32,16 @@ class DecodingOptions:
     batch_size: int = 32  # documents decoded together
     max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
+
+    def __post_init__(self) -> None:
+        # fairseq would fail deep inside the search (beam 0) or silently change the output
+        # (a NaN length penalty); say which option is wrong before any model is loaded
+        check_option("--beam", self.beam, minimum=1, integer=True)
+        check_option("--lenpen", self.lenpen)
+        check_option("--max-len-a", self.max_len_a, minimum=0)
+        check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
+        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
 
 
 class DocumentTranslator:
@@ -65,6 +75,8 @@ class DocumentTranslator:
 
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
+        """Dictionary ids of each source line (without </s>). ``name`` (the file) is what
+        warnings and errors name: a line too long for the model is an error."""
         unk = self.src_dict.unk()
         encoded, unk_lines = [], []
         for lineno, line in enumerate(lines, start=1):
@@ -72,6 +84,7 @@ class DocumentTranslator:
             if unk in ids:
                 unk_lines.append(lineno)
             encoded.append(ids)
+        self.model.check_fits([len(ids) + 1 for ids in encoded], name, "source")
         if unk_lines:
             logger.warning(
                 "%s: %d lines contain pieces missing from the dictionary (mapped to <unk>), "
@@ -115,13 +128,15 @@ class DocumentTranslator:
         docids: Sequence[str],
         gold_targets: Optional[Sequence[str]] = None,
         progress: bool = True,
+        source_name: str = "source",
     ) -> List[str]:
-        """Translate ``sources`` (one sentence per item, documents given by ``docids``)."""
+        """Translate ``sources`` (one sentence per item, documents given by ``docids``);
+        ``source_name`` (their file) is what messages name."""
         if len(sources) != len(docids):
             raise ContextualMTError(f"{len(sources)} source sentences but {len(docids)} document ids")
         if gold_targets is not None and len(gold_targets) != len(sources):
             raise ContextualMTError(f"{len(gold_targets)} gold targets but {len(sources)} sources")
-        src_ids = self.encode_sources(sources)
+        src_ids = self.encode_sources(sources, source_name)
         gold_ids = None
         if gold_targets is not None:
             gold_ids = [self.tgt_codec.to_ids(self.tgt_codec.encode(t)) for t in gold_targets]
@@ -191,7 +206,13 @@ class TranslateOptions:
 
 
 def translate_files(options: TranslateOptions) -> List[str]:
-    """File-level entry point of ``contextual-mt translate``; writes the output atomically."""
+    """File-level entry point of ``contextual-mt translate``; writes the output atomically
+    (checked writable before anything is computed; nothing written on failure)."""
+    with outputs(options.output):
+        return _translate_files(options)
+
+
+def _translate_files(options: TranslateOptions) -> List[str]:
     o = options
     sources = read_lines(o.source)
     ids = read_docids(o.docids)
@@ -208,6 +229,6 @@ def translate_files(options: TranslateOptions) -> List[str]:
         logger.warning("%s: %d empty lines (first: line %d) are kept as empty output lines",
                        o.source, len(empty), empty[0])
     translator = DocumentTranslator(DocumentModel.load(o.model), options=o.decoding)
-    hyps = translator.translate(sources, ids, gold, progress=o.progress)
+    hyps = translator.translate(sources, ids, gold, progress=o.progress, source_name=o.source)
     atomic_write_lines(o.output, hyps)
     return hyps

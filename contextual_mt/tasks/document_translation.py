@@ -20,7 +20,8 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
 from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
 from muda.io import check_line_count, document_starts, read_docids
-from contextual_mt.errors import ContextualMTError, install_excepthook_for_fairseq_cli
+from contextual_mt.errors import (ContextualMTError, check_option, install_excepthook_for_fairseq_cli,
+                                  note_fairseq_save_dir)
 from contextual_mt.generation.prefix_search import PrefixBeamSearch
 from contextual_mt.symbols import BRK, MASK
 
@@ -86,6 +87,49 @@ def check_context_symbols(dictionary, path: str) -> None:
             )
 
 
+def check_dictionaries(cfg: DocumentTranslationConfig) -> None:
+    """The data directory and its dict.LANG.txt files exist (one line naming what is missing)."""
+    paths = utils.split_paths(cfg.data) if cfg.data else []
+    if not paths:
+        raise ContextualMTError("no data directory given (the binarized data of fairseq-preprocess)")
+    data = paths[0]
+    if not os.path.isdir(data):
+        raise ContextualMTError(f"{data}: data directory not found")
+    src, tgt = cfg.source_lang, cfg.target_lang
+    if src is None or tgt is None:
+        src, tgt = data_utils.infer_language_pair(data)
+        if src is None or tgt is None:
+            raise ContextualMTError(f"{data}: cannot tell the language pair from the file names; pass -s and -t")
+    for flag, lang in (("-s", src), ("-t", tgt)):
+        path = os.path.join(data, f"dict.{lang}.txt")
+        if not os.path.isfile(path):
+            raise ContextualMTError(f"{path}: dictionary not found (for {flag} {lang}); "
+                                    "fairseq-preprocess writes dict.LANG.txt into the data directory")
+
+
+def check_contextual_model(cfg) -> None:
+    """A checkpoint loaded for generation must hold a contextual_transformer: a stock model
+    would be fed context it was never trained on and translate it as garbage, silently."""
+    from fairseq.models import ARCH_MODEL_REGISTRY, MODEL_REGISTRY
+
+    from contextual_mt.models.contextual_transformer import ContextualTransformerModel
+
+    name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
+    model_class = ARCH_MODEL_REGISTRY.get(name) or MODEL_REGISTRY.get(name)
+    if model_class is not None and not issubclass(model_class, ContextualTransformerModel):
+        raise ContextualMTError(
+            f"--path: the checkpoint holds a '{name}' model, not a contextual_transformer, so "
+            "--task document_translation cannot use it; fine-tune it into one first (fairseq-train "
+            "--task document_translation --arch contextual_transformer --finetune-from-model CHECKPOINT)")
+
+
+def check_generation_args(args) -> None:
+    """Decoding options, before fairseq fails deep inside the search (e.g. --beam 0)."""
+    check_option("--beam", getattr(args, "beam", 5), minimum=1, integer=True)
+    check_option("--lenpen", getattr(args, "lenpen", 1.0))
+    check_option("--max-len-a", getattr(args, "max_len_a", 0.0), minimum=0)
+
+
 @register_task("document_translation", dataclass=DocumentTranslationConfig)
 class DocumentTranslationTask(TranslationTask):
     """Translation of sentences in document context (concatenation or multi-encoder)."""
@@ -97,9 +141,15 @@ class DocumentTranslationTask(TranslationTask):
         self.multi_encoder = False
 
     @classmethod
+    def add_args(cls, parser):
+        super().add_args(parser)
+        note_fairseq_save_dir()  # fairseq-train parses its options before it makes --save-dir
+
+    @classmethod
     def setup_task(cls, cfg: DocumentTranslationConfig, **kwargs):
         install_excepthook_for_fairseq_cli()
         context_options(cfg)  # a bad context option fails before any data is read
+        check_dictionaries(cfg)  # fairseq would fail with a traceback
         task = super().setup_task(cfg, **kwargs)
         data = utils.split_paths(cfg.data)[0]
         for lang, dictionary in ((cfg.source_lang, task.src_dict), (cfg.target_lang, task.tgt_dict)):
@@ -151,6 +201,8 @@ class DocumentTranslationTask(TranslationTask):
         )
 
     def build_model(self, cfg, from_checkpoint: bool = False):
+        if from_checkpoint:  # loading for generation or scoring (fine-tuning builds the new model)
+            check_contextual_model(cfg)
         model = super().build_model(cfg, from_checkpoint)
         self.multi_encoder = bool(getattr(model, "multi_encoder", False))
         for dataset in self.datasets.values():
@@ -167,6 +219,7 @@ class DocumentTranslationTask(TranslationTask):
                 self.target_dictionary,
                 compute_alignment=getattr(args, "print_alignment", False),
             )
+        check_generation_args(args)
         generator = super().build_generator(
             models, args, seq_gen_cls=seq_gen_cls, extra_gen_cls_kwargs=extra_gen_cls_kwargs, **kwargs
         )

@@ -3,10 +3,13 @@ same source side is annotated once however many hypothesis files are tagged."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from typing import Optional, Sequence
 
 from muda.io import atomic_write_text
+
+logger = logging.getLogger("muda")
 
 
 def default_cache_dir() -> str:
@@ -17,6 +20,7 @@ class AnnotationCache:
     def __init__(self, directory: Optional[str] = None):
         self.directory = directory or default_cache_dir()
         self.hits = self.misses = 0
+        self.warned = False
 
     def key(self, kind: str, producer: str, lines: Sequence[str]) -> str:
         h = hashlib.sha256(f"{kind}\0{producer}\0".encode())
@@ -29,12 +33,24 @@ class AnnotationCache:
 
     def get(self, key: str, ext: str) -> Optional[str]:
         p = self.path(key, ext)
-        if os.path.exists(p):
-            self.hits += 1
-            with open(p, encoding="utf-8") as f:
-                return f.read()
+        if os.path.isfile(p):
+            try:
+                with open(p, encoding="utf-8") as f:
+                    text = f.read()
+                self.hits += 1
+                return text
+            except (OSError, UnicodeDecodeError) as e:  # an unreadable entry is a miss: annotate again
+                logger.warning("annotation cache: cannot read %s (%s); annotating again", p, e)
         self.misses += 1
         return None
 
     def put(self, key: str, ext: str, text: str) -> None:
-        atomic_write_text(self.path(key, ext), text, transactional=False)  # a cache outlives a failed command
+        """Store an entry; a cache that cannot be written costs time on the next run, not this
+        run's result, so it is a warning, not an error."""
+        try:
+            atomic_write_text(self.path(key, ext), text, transactional=False)  # a cache outlives a failed command
+        except OSError as e:
+            if not self.warned:
+                logger.warning("annotation cache %s cannot be written (%s); annotations will not be reused "
+                               "(--cache-dir)", self.directory, e.strerror or e)
+                self.warned = True

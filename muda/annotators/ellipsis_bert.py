@@ -4,42 +4,101 @@ whose tree contains the ellipsis trace ``*?*`` is a positive; positives' loss is
 from __future__ import annotations
 
 import os
+import shutil
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from muda.errors import InputError
+from muda.errors import InputError, check_number
 from muda.formats.ptb import read_ptb_trees
+
+
+@dataclass(frozen=True)
+class TrainEllipsisOptions:
+    """The training settings of ``train_ellipsis`` (the options of ``muda train-ellipsis``),
+    checked when built: before the trees are read or the base model loaded."""
+    epochs: int = 1
+    batch_size: int = 16
+    lr: float = 2e-5
+    positive_weight: float = 100.0  # loss weight of the (rare) ellipsis sentences
+    max_length: int = 128
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        check_number("--epochs", self.epochs, minimum=1, integer=True)
+        check_number("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_number("--lr", self.lr)
+        if self.lr <= 0:
+            raise InputError(f"--lr must be > 0 (got {self.lr!r})")
+        check_number("--positive-weight", self.positive_weight)
+        if self.positive_weight <= 0:
+            raise InputError(f"--positive-weight must be > 0 (got {self.positive_weight!r})")
+        check_number("max_length", self.max_length, minimum=2, integer=True)  # [CLS] and [SEP]
+        check_number("seed", self.seed, minimum=0, integer=True)
 
 
 def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, epochs: int = 1, batch_size: int = 16,
                    lr: float = 2e-5, positive_weight: float = 100.0, max_length: int = 128, seed: int = 1,
                    device: Optional[str] = None, progress: bool = True) -> dict:
-    import torch
-    from tqdm import tqdm
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
+    options = TrainEllipsisOptions(epochs, batch_size, lr, positive_weight, max_length, seed)
+    _check_output_dir(output)
     examples = [(s, int(e)) for f in ptb_files for s, e, _ in read_ptb_trees(f)]
     if not examples:
         raise InputError(f"no trees found in {', '.join(ptb_files)}")
-    positives = sum(label for _, label in examples)
+    tokenizer, model = _load_base_model(base_model)
+    losses = _train(model, tokenizer, examples, options, device, progress)
+    _save(model, tokenizer, output)
+    return {"sentences": len(examples), "positives": sum(label for _, label in examples), "epochs": epochs,
+            "final_loss": losses[-1], "output": output}
+
+
+def _check_output_dir(output: str) -> None:
+    """The model replaces ``output``: only an empty directory or an earlier model may be there
+    (a directory holding anything else would be deleted)."""
+    if os.path.isfile(output):
+        raise InputError(f"{output}: exists and is not a directory")
+    if os.path.isdir(output) and os.listdir(output) and not os.path.exists(os.path.join(output, "config.json")):
+        raise InputError(f"{output}: a directory with other files in it (no model config.json); give a new or "
+                         "empty directory for the model")
+
+
+def _is_missing_path(model: str) -> bool:
+    """A model given as a path (absolute, or ./...) that is not a directory: said before
+    importing transformers, whose message would tell to download a hub name."""
+    return (os.path.isabs(model) or model.startswith(".")) and not os.path.isdir(model)
+
+
+def _load_base_model(base_model: str):
+    if _is_missing_path(base_model):
+        raise InputError(f"{base_model}: base model directory not found (--base-model)")
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
     try:
         tokenizer = AutoTokenizer.from_pretrained(base_model, local_files_only=True)
         model = AutoModelForSequenceClassification.from_pretrained(base_model, num_labels=2, local_files_only=True)
     except (OSError, ValueError) as e:
         raise InputError(f"base model {base_model!r} not found locally ({type(e).__name__}); download it on a "
                          f"machine with network (`huggingface-cli download {base_model}`) and pass its path") from None
+    return tokenizer, model
+
+
+def _train(model, tokenizer, examples, o: TrainEllipsisOptions, device: Optional[str], progress: bool) -> List[float]:
+    """Weighted cross-entropy fine-tuning; returns the loss of every batch."""
+    import torch
+    from tqdm import tqdm
+
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model.to(dev).train()
-    torch.manual_seed(seed)
-    optim = torch.optim.AdamW(model.parameters(), lr=lr)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor([1.0, positive_weight], device=dev))
-    gen = torch.Generator().manual_seed(seed)
-    losses = []
-    for epoch in range(epochs):
+    torch.manual_seed(o.seed)
+    optim = torch.optim.AdamW(model.parameters(), lr=o.lr)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor([1.0, o.positive_weight], device=dev))
+    gen = torch.Generator().manual_seed(o.seed)
+    losses: List[float] = []
+    for epoch in range(o.epochs):
         order = torch.randperm(len(examples), generator=gen).tolist()
-        bar = tqdm(range(0, len(order), batch_size), desc=f"ellipsis epoch {epoch + 1}", disable=not progress)
+        bar = tqdm(range(0, len(order), o.batch_size), desc=f"ellipsis epoch {epoch + 1}", disable=not progress)
         for b in bar:
-            batch = [examples[i] for i in order[b:b + batch_size]]
-            enc = tokenizer([s for s, _ in batch], padding=True, truncation=True, max_length=max_length,
+            batch = [examples[i] for i in order[b:b + o.batch_size]]
+            enc = tokenizer([s for s, _ in batch], padding=True, truncation=True, max_length=o.max_length,
                             return_tensors="pt").to(dev)
             logits = model(**enc).logits
             loss = loss_fn(logits, torch.tensor([y for _, y in batch], device=dev))
@@ -48,20 +107,28 @@ def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, epoch
             optim.step()
             losses.append(float(loss.detach()))
             bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
-    tmp = output.rstrip("/") + ".partial"
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    if os.path.exists(output):
-        import shutil
+    return losses
 
+
+def _save(model, tokenizer, output: str) -> None:
+    """Saved beside ``output`` first, then moved into place: a failure leaves no half model."""
+    tmp = output.rstrip("/") + ".partial"
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if os.path.exists(output):
         shutil.rmtree(output)
     os.replace(tmp, output)
-    return {"sentences": len(examples), "positives": positives, "epochs": epochs, "final_loss": losses[-1],
-            "output": output}
 
 
 class EllipsisClassifier:
     def __init__(self, path: str, batch_size: int = 64, device: Optional[str] = None):
+        if _is_missing_path(path):
+            raise InputError(f"{path}: ellipsis model directory not found (--ellipsis-model); train one with "
+                             "`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector")
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 

@@ -26,8 +26,8 @@ class LexiconAnnotator:
     def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str):
         src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
         if not (len(src) == len(tgt) == len(aligns)):
-            raise InputError(f"lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
-                             f"and {len(aligns)} sentences")
+            raise InputError(f"--lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
+                             f"and {len(aligns)} sentences; they must be one annotated parallel corpus")
         analyses: Dict[str, Counter] = defaultdict(Counter)
         for s in tgt:
             for t in s.tokens:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
+from muda.errors import InputError, check_number
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
 from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
@@ -30,6 +31,13 @@ class AnnotatorOptions:
     coref_window: int = 0  # sentences per coreference call; 0: whole documents
     batch_size: int = 32
     cpu: bool = False
+
+    def __post_init__(self) -> None:
+        # checked when the options are built, before any model loads
+        check_number("--coref-window", self.coref_window, minimum=0, integer=True)
+        check_number("--batch-size", self.batch_size, minimum=1, integer=True)
+        if not isinstance(self.align_model, str) or not self.align_model:
+            raise InputError(f"--align-model: a model name or path is required (got {self.align_model!r})")
 
 
 class ModelAnnotators:

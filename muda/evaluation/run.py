@@ -6,24 +6,32 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from muda.annotators.base import Annotator
-from muda.errors import InputError
+from muda.errors import InputError, check_number
 from muda.evaluation.metrics import bleu_metric, bleu_with_document_statistics, comet_document_sums, \
     comet_predict, load_comet
 from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean_bootstrap, paired_bootstrap
 from muda.evaluation.words import document_counts, present_tags, prf, scores
-from muda.formats.hypotheses import read_hypotheses
+from muda.formats.hypotheses import Hypotheses, load_hypotheses
 from muda.formats.tags import TagDump, read_tags
-from muda.io import atomic_write_lines, atomic_write_text, group_by_document, output_exists, read_docids, read_lines, readable_path
+from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check_not_inputs, group_by_document, output_exists, \
+    outputs, read_docids, read_lines, scratch_directory
+from muda.languages import get_language
 from muda.phenomena import phenomenon_names
-from muda.tagger import TagOptions, annotation_paths, summary_path, tag_files, text_hash
+from muda.settings import TaggerSettings
+from muda.tagger import TagOptions, annotation_paths, check_phenomena, output_paths, read_summary, summary_path, \
+    tag_files, text_hash
+
+# p-values have a resolution of 1/N; past this, more resamples only fill memory (N x documents)
+MAX_BOOTSTRAP = 100_000
+REFERENCE = "reference"  # the reference's files in the work directory: reference.tags.json, ...
 
 
 @dataclass(frozen=True)
@@ -48,16 +56,79 @@ class EvalOptions:
     plot: Optional[str] = None  # PNG bar chart
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
 
+    def __post_init__(self) -> None:
+        # every value checked before any file is read or model loaded
+        for flag, path in (("--src", self.src), ("--ref", self.ref), ("--docids", self.docids)):
+            if not isinstance(path, str) or not path:
+                raise InputError(f"{flag}: a file path is required (got {path!r})")
+        if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
+            raise InputError(f"--hyps: give one or more system output files (got {self.hyps!r})")
+        if not isinstance(self.tgt_lang, str):
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+        get_language(self.tgt_lang)
+        check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+        check_number("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
+        for flag, values in (("--names", self.names), ("--hyp-conllu", self.hyp_conllu),
+                             ("--hyp-alignments", self.hyp_alignments)):
+            _check_one_per_system(flag, values, len(self.hyps))
+        _check_names(self.system_names, self.names is not None, self.ref_tags is None)
 
-def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str]) -> None:
-    """A tags file must come from this reference: by the content hash its summary records, or
-    (without a summary) by its tokens."""
-    meta_path = summary_path(path)
-    if output_exists(meta_path):
-        with open(readable_path(meta_path), encoding="utf-8") as f:
-            recorded = json.load(f).get("tgt_sha256")
+    @property
+    def system_names(self) -> List[str]:
+        """``names``, or the hypothesis file names."""
+        return list(self.names) if self.names is not None else [os.path.basename(h) for h in self.hyps]
+
+    @property
+    def work(self) -> Optional[str]:
+        """The work directory kept after the run: ``work_dir``, or OUTPUT.work beside ``output``
+        (None: a temporary one, removed at the end)."""
+        return self.work_dir or (os.path.splitext(self.output)[0] + ".work" if self.output else None)
+
+    def inputs(self) -> Dict[str, str]:
+        """Every input file, by the option that names it (no output may replace one)."""
+        found = {"--src": self.src, "--ref": self.ref, "--docids": self.docids, "--ref-tags": self.ref_tags,
+                 "--src-conllu": self.src_conllu, "--ref-conllu": self.ref_conllu,
+                 "--ref-alignments": self.ref_alignments}
+        for flag, files in (("--hyps", self.hyps), ("--hyp-conllu", self.hyp_conllu),
+                            ("--hyp-alignments", self.hyp_alignments)):
+            found.update({f"{flag} ({k + 1})": f for k, f in enumerate(files or ())})
+        return {k: v for k, v in found.items() if v}
+
+
+def _check_one_per_system(flag: str, values: Optional[Sequence[str]], systems: int) -> None:
+    if values is None:
+        return
+    if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
+        raise InputError(f"{flag}: give a list of non-empty strings (got {values!r})")
+    if len(values) != systems:
+        raise InputError(f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the "
+                         "same order")
+
+
+def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> None:
+    """System names name files in the work directory: distinct, and no path."""
+    flag = "--names" if given else "--hyps (their file names are the system names)"
+    if len(set(names)) != len(names):
+        raise InputError(f"system names must differ: {', '.join(names)} (use --names)")
+    for name in names:
+        if name in (".", "..") or "/" in name or os.sep in name or "\0" in name:
+            raise InputError(f"{flag}: {name!r} cannot be a system name (it names files in the work directory)")
+        if reference_in_work and name == REFERENCE:
+            raise InputError(f"{flag}: {name!r} is taken by the reference's tags in the work directory; give the "
+                             "system another name (--names), or --ref-tags")
+
+
+def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Optional[str] = None) -> None:
+    """A tags file must come from this reference, and for this language: by the content hash and
+    the language its summary records, or (without a summary) by its tokens."""
+    summary = read_summary(path)
+    if summary is not None:
+        meta_path = summary_path(path)
+        if tgt_lang is not None:
+            _check_language(path, summary, tgt_lang)
+        recorded = summary.get("tgt_sha256")
         if recorded and recorded != text_hash(refs):
-            raise InputError(f"{path}: made from a different reference (content hash {recorded[:12]} in "
+            raise InputError(f"{path}: made from a different reference (content hash {str(recorded)[:12]} in "
                              f"{meta_path}, the reference's is {text_hash(refs)[:12]}); tag this reference again")
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
@@ -68,56 +139,162 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str]) -> None:
                              f"reference?")
 
 
+def _check_language(path: str, summary: Dict[str, Any], tgt_lang: str) -> None:
+    """Tags made for another language score every language-specific tag (formality, pronouns)
+    as 0 against hypotheses tagged for --tgt-lang: compare the canonical codes (pt-br = pt)."""
+    recorded = summary.get("language")
+    if recorded is None:
+        return
+    meta_path = summary_path(path)
+    try:
+        made_for = get_language(str(recorded)).code
+    except InputError:
+        raise InputError(f"{meta_path}: records the language {recorded!r}, which muda does not know; tag the "
+                         f"reference again with --tgt-lang {tgt_lang}") from None
+    wanted = get_language(tgt_lang).code
+    if made_for != wanted:
+        given = tgt_lang if tgt_lang.lower() == wanted else f"{tgt_lang} ({wanted})"
+        raise InputError(f"{path}: tags made for language '{made_for}' (in {meta_path}) but --tgt-lang is {given}; "
+                         f"tag the reference again with `muda tag --tgt-lang {tgt_lang}`, or pass the right "
+                         f"--tgt-lang")
+
+
+@dataclass(frozen=True)
+class _Tagging:
+    """How the hypotheses are tagged: as the reference was (its summary's phenomena and
+    settings), so that a tag the reference lacks is not counted as every system's error."""
+    phenomena: Optional[List[str]] = None
+    settings: Optional[TaggerSettings] = None
+
+
+def _tagging_of(ref_tags: str) -> _Tagging:
+    summary = read_summary(ref_tags)
+    if summary is None:
+        return _Tagging()
+    where = summary_path(ref_tags)
+    phenomena = summary.get("phenomena")
+    if phenomena is not None:
+        if not isinstance(phenomena, list) or not all(isinstance(p, str) for p in phenomena):
+            raise InputError(f"{where}: 'phenomena' is not a list of names")
+        try:
+            check_phenomena(phenomena)
+        except InputError as e:
+            raise InputError(f"{where}: {e}") from None
+    settings = summary.get("settings")
+    return _Tagging(phenomena, TaggerSettings.from_json(settings, where) if settings is not None else None)
+
+
 def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Dict:
-    """Evaluate the systems ``options.hyps``; returns the result that ``output`` gets as JSON."""
+    """Evaluate the systems ``options.hyps``; returns the result that ``output`` gets as JSON.
+    Every output (the JSON, the plot, the work directory) is checked before any work and
+    written together at the end, or nothing on any error."""
     o = options
+    with outputs(o.output, o.plot, directories=[o.work] if o.work else ()):
+        with _work_directory(o) as work:
+            written = _work_outputs(o, work)
+            check_not_inputs(written, o.inputs())
+            check_distinct(list(written.items()))
+            return _run_eval(o, work, annotators)
+
+
+@contextmanager
+def _work_directory(o: EvalOptions) -> Iterator[str]:
+    """``o.work``, or a temporary directory removed at the end (nothing to keep without --output)."""
+    if o.work:
+        yield o.work
+        return
+    with scratch_directory("muda-eval-") as work:
+        yield work
+
+
+def _work_outputs(o: EvalOptions, work: str) -> Dict[str, str]:
+    """Every file the run writes, by what it is."""
+    found = {"--output": o.output, "--plot": o.plot}
+    if not o.ref_tags:
+        found.update({f"the work file {os.path.basename(p)} of the reference": p
+                      for p in output_paths(_ref_tags_path(work))})
+    for name in o.system_names:
+        text, tags = _system_paths(work, name)
+        found.update({f"the work file {os.path.basename(p)} of system {name!r}": p
+                      for p in (text, *output_paths(tags))})
+    return {k: v for k, v in found.items() if v}
+
+
+def _ref_tags_path(work: str) -> str:
+    return os.path.join(work, f"{REFERENCE}.tags.json")
+
+
+def _system_paths(work: str, name: str) -> Tuple[str, str]:
+    """A system's text and tags file in the work directory."""
+    return os.path.join(work, f"{name}.txt"), os.path.join(work, f"{name}.tags.json")
+
+
+@dataclass
+class _Texts:
+    srcs: List[str]
+    refs: List[str]
+    ids: List[str]
+    hyps: List[Hypotheses]
+
+
+def _read_texts(o: EvalOptions) -> _Texts:
+    """Every text, checked (line counts, fairseq ids) before any tagging."""
     srcs, refs, ids = read_lines(o.src), read_lines(o.ref), read_docids(o.docids)
     if len(refs) != len(srcs):
         raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}")
     if len(ids) != len(srcs):
         raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}")
-    names = list(o.names) if o.names else [os.path.basename(h) for h in o.hyps]
-    if len(set(names)) != len(names):
-        raise InputError(f"system names must differ: {', '.join(names)} (use --names)")
-    for option, files in (("--hyp-conllu", o.hyp_conllu), ("--hyp-alignments", o.hyp_alignments)):
-        if files and len(files) != len(o.hyps):
-            raise InputError(f"{option}: {len(files)} files for {len(o.hyps)} hypotheses")
-    hyp_lines = [read_hypotheses(h, len(refs)) for h in o.hyps]  # all inputs checked before any tagging
-    # no directory is made here: the first file written makes it, so a failure leaves nothing behind
-    work = o.work_dir or (os.path.splitext(o.output)[0] + ".work" if o.output
-                          else tempfile.mkdtemp(prefix="muda-eval-"))
-    ref_tags, ref_docs = _reference_tags(o, refs, ids, work, annotators)
+    return _Texts(srcs, refs, ids, [load_hypotheses(h, len(refs)) for h in o.hyps])
+
+
+def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
+    texts = _read_texts(o)
+    comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
+    ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)
+    tagging = _tagging_of(ref_tags) if o.ref_tags else _Tagging()
     # the source side the reference was tagged with serves every hypothesis
     src_conllu = o.src_conllu or annotation_paths(ref_tags)["src_conllu"]
     if not output_exists(src_conllu):
         src_conllu = o.src_conllu
-    hyp_docs = [_hypothesis_tags(o, k, name, lines, ids, work, src_conllu, annotators)
-                for k, (name, lines) in enumerate(zip(names, hyp_lines))]
+    hyp_docs = [_hypothesis_tags(o, k, name, texts.hyps[k], texts.ids, work, src_conllu, tagging, annotators)
+                for k, name in enumerate(o.system_names)]
+    kept = o.ref_tags or o.work  # a temporary work directory is gone after the run
+    result = _score(o, texts, ref_docs, hyp_docs, comet)
+    result["reference_tags"] = ref_tags if kept else None
+    _write_result(o, result)
+    return result
+
+
+def _score(o: EvalOptions, texts: _Texts, ref_docs: TagDump, hyp_docs: Sequence[TagDump], comet: Any) -> Dict:
+    """Per-tag P/R/F, BLEU and COMET of every system, and the paired bootstrap between them."""
+    names, hyp_lines = o.system_names, [h.texts for h in texts.hyps]
     tags = present_tags([ref_docs, *hyp_docs], phenomenon_names())
     counts = [document_counts(ref_docs, h, tags) for h in hyp_docs]
-    result: Dict = {"reference": o.ref, "reference_tags": ref_tags, "language": o.tgt_lang, "tags": tags,
+    result: Dict = {"reference": o.ref, "reference_tags": None, "language": o.tgt_lang, "tags": tags,
                     "bootstrap": o.bootstrap, "seed": o.seed, "systems": {}, "comparisons": []}
-    bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, refs, ids)
+    bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, texts.refs, texts.ids)
     for k, name in enumerate(names):
         result["systems"][name] = {"hypotheses": o.hyps[k], "bleu": bleu[k],
                                    "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()}}
     comet_docs = []
-    if o.comet_model:
-        model = load_comet(o.comet_model)  # once, for every system
+    if comet is not None:  # loaded once, for every system
         for k, name in enumerate(names):
-            out = comet_predict(model, srcs, hyp_lines[k], refs, o.comet_model)
+            out = comet_predict(comet, texts.srcs, hyp_lines[k], texts.refs, o.comet_model)
             result["systems"][name]["comet"] = out["score"]
-            comet_docs.append(comet_document_sums(out["segments"], ids))
+            comet_docs.append(comet_document_sums(out["segments"], texts.ids))
     if o.bootstrap and len(o.hyps) > 1:
         result["comparisons"] = _compare(names, tags, counts, bleu_stats, comet_docs,
                                          bootstrap_samples(len(ref_docs), o.bootstrap, o.seed))
+    return result
+
+
+def _write_result(o: EvalOptions, result: Dict) -> None:
     if o.output:
         atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     if o.plot:
         from muda.evaluation.plot import plot_fmeasure
 
         plot_fmeasure(o.plot, result)
-    return result
 
 
 def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str,
@@ -126,24 +303,26 @@ def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], wor
     if o.ref_tags:
         ref_tags = o.ref_tags
         dump = read_tags(ref_tags)
-        check_ref_tags(ref_tags, dump, refs)
+        check_ref_tags(ref_tags, dump, refs, o.tgt_lang)
     else:
-        ref_tags = os.path.join(work, "reference.tags.json")
+        ref_tags = _ref_tags_path(work)
         tag_files(TagOptions(o.src, o.ref, o.docids, o.tgt_lang, ref_tags, src_conllu=o.src_conllu,
                              tgt_conllu=o.ref_conllu, alignments=o.ref_alignments), annotators, progress=False)
         dump = read_tags(ref_tags)
     return ref_tags, _by_document(dump, ids)
 
 
-def _hypothesis_tags(o: EvalOptions, k: int, name: str, lines: Sequence[str], ids: Sequence[str], work: str,
-                     src_conllu: Optional[str], annotators: Optional[Annotator]) -> TagDump:
-    """System ``k`` tagged in its own document context (its text and tags go into ``work``)."""
-    text = os.path.join(work, f"{name}.txt")
-    atomic_write_lines(text, lines)
-    out = os.path.join(work, f"{name}.tags.json")
+def _hypothesis_tags(o: EvalOptions, k: int, name: str, hyp: Hypotheses, ids: Sequence[str], work: str,
+                     src_conllu: Optional[str], tagging: _Tagging, annotators: Optional[Annotator]) -> TagDump:
+    """System ``k`` tagged in its own document context (its text and tags go into ``work``);
+    messages about its text name the user's file and line, not the copy."""
+    text, out = _system_paths(work, name)
+    atomic_write_lines(text, hyp.texts)
     tag_files(TagOptions(o.src, text, o.docids, o.tgt_lang, out, src_conllu=src_conllu,
                          tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
-                         alignments=o.hyp_alignments[k] if o.hyp_alignments else None), annotators, progress=False)
+                         alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
+                         phenomena=tagging.phenomena, settings=tagging.settings,
+                         tgt_name=o.hyps[k], tgt_line_numbers=hyp.line_numbers), annotators, progress=False)
     return _by_document(read_tags(out), ids)
 
 

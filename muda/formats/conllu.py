@@ -13,6 +13,16 @@ def _misc(text: str) -> dict:
     return {} if text in ("", "_") else dict(item.partition("=")[::2] for item in text.split("|"))
 
 
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # int() would also take '-3', ' 3', '3_0' and '³'
+
+
+def _integer(text: str, column: str, where: str) -> int:
+    if not _is_number(text):
+        raise InputError(f"{where}: {column} {text!r} is not a word number")
+    return int(text)
+
+
 def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]:
     """Sentences of a CoNLL-U text. Empty nodes (ids like 3.1) are skipped."""
     sentences: List[Sentence] = []
@@ -50,18 +60,19 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
         if "." in ident:  # empty node of enhanced UD
             continue
         if "-" in ident:
-            try:
-                lo, hi = (int(x) for x in ident.split("-"))
-            except ValueError:
-                raise InputError(f"{path}:{lineno}: bad token id {ident!r}") from None
-            mwt_token, mwt_end = Token(cols[1], []), hi
+            lo, sep, hi = ident.partition("-")
+            if not (_is_number(lo) and _is_number(hi)) or int(hi) < int(lo):
+                raise InputError(f"{path}:{lineno}: bad multi-word token id {ident!r} (expected a range like 3-4)")
+            mwt_token, mwt_end = Token(cols[1], []), int(hi)
             tokens.append(mwt_token)
             continue
+        where = f"{path}:{lineno}"
         try:
-            word = Word(int(ident), cols[1], cols[2], cols[3], parse_feats(cols[5]),
-                        int(cols[6]) if cols[6] != "_" else 0, cols[7], _misc(cols[9]))
+            feats = parse_feats(cols[5])
         except ValueError as e:
-            raise InputError(f"{path}:{lineno}: {e}") from None
+            raise InputError(f"{where}: {e}") from None
+        word = Word(_integer(ident, "word id (ID)", where), cols[1], cols[2], cols[3], feats,
+                    _integer(cols[6], "HEAD", where) if cols[6] != "_" else 0, cols[7], _misc(cols[9]))
         expected = len([w for t in tokens for w in t.words]) + 1
         if word.id != expected:
             raise InputError(f"{path}:{lineno}: word id {word.id}, expected {expected}")

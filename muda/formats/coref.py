@@ -19,10 +19,13 @@ class Mention:
     end: int
 
 
-def corefud_mentions(doc: Sequence[Sentence], where: str = "CoNLL-U") -> List[Mention]:
-    """Mentions of a document's sentences; entity ids are only meaningful within the document."""
+def corefud_mentions(doc: Sequence[Sentence], where: str = "CoNLL-U", first_sentence: int = 1) -> List[Mention]:
+    """Mentions of a document's sentences; entity ids are only meaningful within the document.
+    Errors name ``where`` and the sentence, numbered from ``first_sentence`` (the document's
+    first sentence in the file)."""
     mentions: List[Mention] = []
     for s, sent in enumerate(doc):
+        n = first_sentence + s
         open_: Dict[str, List[int]] = {}
         for t, tok in enumerate(sent.tokens):
             for word in tok.words:
@@ -37,10 +40,10 @@ def corefud_mentions(doc: Sequence[Sentence], where: str = "CoNLL-U") -> List[Me
                         open_.setdefault(eid, []).append(t)
                     else:
                         if not open_.get(eid):
-                            raise InputError(f"{where}: sentence {s + 1}: entity {eid} closed but not opened")
+                            raise InputError(f"{where}: sentence {n}: entity {eid} closed but not opened")
                         mentions.append(Mention(eid, s, open_[eid].pop(), t))
         if any(open_.values()):
-            raise InputError(f"{where}: sentence {s + 1}: entity mention not closed within the sentence")
+            raise InputError(f"{where}: sentence {n}: entity mention not closed within the sentence")
     return mentions
 
 

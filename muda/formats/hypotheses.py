@@ -3,31 +3,81 @@ the raw output of `fairseq-generate` (S-/T-/H-/D-/P- lines in any order, re-orde
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 from muda.errors import InputError
 from muda.io import read_lines
 
 _FAIRSEQ = re.compile(r"^([STHDP])-(\d+)\t")
+_ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-, I-...)
+
+
+@dataclass(frozen=True)
+class Hypotheses:
+    """A system's hypotheses, one per reference line, and the line of the file each came from
+    (fairseq output is re-ordered: messages must name the line the user can find)."""
+    texts: List[str]
+    line_numbers: List[int]
 
 
 def is_fairseq_output(lines: List[str]) -> bool:
     return any(_FAIRSEQ.match(line) for line in lines[:200])
 
 
-def parse_fairseq_output(lines: List[str], path: str, expected: Optional[int] = None) -> List[str]:
-    """The hypotheses by sample id: the detokenized D- line where present, else H-; the first
-    (best) one when fairseq printed several (--nbest)."""
-    kinds = {"D": {}, "H": {}}
-    for line in lines:
-        m = _FAIRSEQ.match(line)
-        if not m or m.group(1) not in kinds:
+def _blocks(lines: List[str]) -> List[Tuple[int, List[Tuple[int, str, str]]]]:
+    """The per-sample blocks of fairseq output: (sample id, [(line number, kind, text), ...]).
+    A block is a run of lines of one sample id; an S- line always starts a new one."""
+    blocks: List[Tuple[int, List[Tuple[int, str, str]]]] = []
+    previous: Optional[int] = None
+    for lineno, line in enumerate(lines, start=1):
+        m = _ANY_ID.match(line)
+        if not m:
             continue
-        fields = line.split("\t")
-        if len(fields) < 3:
-            fields.append("")  # an empty hypothesis: "H-3\t-1.2\t"
-        i = int(m.group(2))
-        kinds[m.group(1)].setdefault(i, fields[2])
+        i = int(m.group(1))
+        if i != previous or line.startswith("S-"):
+            blocks.append((i, []))
+        previous = i
+        kind = line[0]
+        if kind in "HD":
+            fields = line.split("\t")
+            blocks[-1][1].append((lineno, kind, fields[2] if len(fields) > 2 else ""))  # "H-3\t-1.2\t": empty
+    return blocks
+
+
+def _best(lines: List[str], path: str) -> Dict[str, Dict[int, Tuple[str, int]]]:
+    """kind (D, H) -> sample id -> (best hypothesis, its line).
+
+    The rule: fairseq prints one block per sample (S-, T-, then for each of the ``--nbest``
+    hypotheses H-, D-, P- lines), so within a block the first H- (D-) line is the best and the
+    next ones are the n-best alternatives. The same id in another block means another run was
+    appended (or the file was re-ordered line by line): its best hypothesis must be the same text
+    (the same run twice is harmless), or the file holds two different outputs for one sentence,
+    an error naming the line of the second. Limits: without S- lines, a second run whose first
+    sample repeats the last sample of the first run cannot be told from an n-best list (it is read
+    as one); an n-best file re-ordered line by line has lost which line was best, so its
+    alternatives are reported as conflicts."""
+    best: Dict[str, Dict[int, Tuple[str, int]]] = {"D": {}, "H": {}}
+    for i, entries in _blocks(lines):
+        for kind in "DH":
+            first = next(((n, text) for n, k, text in entries if k == kind), None)
+            if first is None:
+                continue
+            lineno, text = first
+            known = best[kind].get(i)
+            if known is None:
+                best[kind][i] = (text, lineno)
+            elif known[0] != text:
+                raise InputError(f"{path}:{lineno}: sample id {i} again, with another hypothesis than at line "
+                                 f"{known[1]} ({text[:40]!r} vs {known[0][:40]!r}): two different fairseq-generate "
+                                 "outputs in one file? Give each its own file")
+    return best
+
+
+def parse_fairseq(lines: List[str], path: str, expected: Optional[int] = None) -> Hypotheses:
+    """The hypotheses by sample id: the detokenized D- line where present, else H-; the first
+    (best) one of each sample's n-best list (see ``_best`` for the rule)."""
+    kinds = _best(lines, path)
     best = kinds["D"] or kinds["H"]
     if not best:
         raise InputError(f"{path}: no H- or D- lines: is it fairseq-generate output?")
@@ -36,16 +86,26 @@ def parse_fairseq_output(lines: List[str], path: str, expected: Optional[int] = 
     if missing:
         shown = ", ".join(str(i) for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(f"{path}: hypotheses missing for {len(missing)} sample ids ({shown}) of {n}")
-    extra = [i for i in best if i >= n]
+    extra = sorted(i for i in best if i >= n)
     if extra:
-        raise InputError(f"{path}: sample id {extra[0]} but the reference has only {n} lines")
-    return [best[i] for i in range(n)]
+        raise InputError(f"{path}:{best[extra[0]][1]}: sample id {extra[0]} but the reference has only {n} lines")
+    return Hypotheses([best[i][0] for i in range(n)], [best[i][1] for i in range(n)])
+
+
+def parse_fairseq_output(lines: List[str], path: str, expected: Optional[int] = None) -> List[str]:
+    """The hypotheses of fairseq-generate output, in sample id order."""
+    return parse_fairseq(lines, path, expected).texts
+
+
+def load_hypotheses(path: str, expected: int) -> Hypotheses:
+    """A system output file (plain lines or fairseq-generate output) with the line of each hypothesis."""
+    lines = read_lines(path)
+    if is_fairseq_output(lines):
+        return parse_fairseq(lines, path, expected)
+    if len(lines) != expected:
+        raise InputError(f"{path}: has {len(lines)} lines but the reference has {expected}")
+    return Hypotheses(lines, list(range(1, expected + 1)))
 
 
 def read_hypotheses(path: str, expected: int) -> List[str]:
-    lines = read_lines(path)
-    if is_fairseq_output(lines):
-        return parse_fairseq_output(lines, path, expected)
-    if len(lines) != expected:
-        raise InputError(f"{path}: has {len(lines)} lines but the reference has {expected}")
-    return lines
+    return load_hypotheses(path, expected).texts

@@ -9,11 +9,15 @@ from muda.io import read_lines
 Alignment = Set[Tuple[int, int]]
 
 
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()  # str.isdigit alone takes '²', which int() does not
+
+
 def parse_pharaoh(line: str, where: str) -> Alignment:
     pairs = set()
     for item in line.split():
         i, sep, j = item.partition("-")
-        if not sep or not i.isdigit() or not j.isdigit():
+        if not sep or not _is_number(i) or not _is_number(j):
             raise InputError(f"{where}: {item!r} is not a Pharaoh pair like '3-4'")
         pairs.add((int(i), int(j)))
     return pairs

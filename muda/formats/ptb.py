@@ -6,17 +6,14 @@ import re
 from typing import Iterator, Tuple
 
 from muda.errors import InputError
+from muda.io import read_lines
 
 _LEAF = re.compile(r"\(([^()\s]+)\s+([^()\s]+)\)")
 
 
 def read_ptb_trees(path: str) -> Iterator[Tuple[str, bool, int]]:
     """(sentence text, has ellipsis, line number) for each top-level tree of a .mrg-style file."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    text = "\n".join(read_lines(path))  # a missing file, a directory, non-UTF-8 bytes: one line naming it
     depth, start, line, start_line = 0, None, 1, 1
     for pos, ch in enumerate(text):
         if ch == "\n":

@@ -16,23 +16,49 @@ def write_tags(path: str, dump: TagDump) -> None:
 
 
 def read_tags(path: str) -> TagDump:
-    check_input_file(path)
+    check_input_file(path, "tags file")
     try:
         with open(readable_path(path), encoding="utf-8") as f:
             docs = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not a JSON file ({e})") from None
-    d = s = 0
-    try:
-        for d, doc in enumerate(docs):
-            for s, sent in enumerate(doc):
-                for tok in sent:
-                    if not isinstance(tok["token"], str) or not all(isinstance(t, str) for t in tok["tags"]):
-                        raise TypeError("token and tags must be strings")
-    except (TypeError, KeyError) as e:
-        raise InputError(f"{path}: document {d + 1}, sentence {s + 1}: not the MuDA tags layout "
-                         f"(documents -> sentences -> {{\"token\", \"tags\"}}): {e}") from None
+    _check_layout(docs, path)
     return docs
+
+
+_LAYOUT = 'the MuDA tags layout: documents -> sentences -> {"token": "...", "tags": ["...", ...]}'
+
+
+def _check_layout(docs: object, path: str) -> None:
+    """Every level of the dump, so that a string where a list belongs (read letter by letter)
+    is an error naming its place, not a silent wrong count."""
+    if not isinstance(docs, list):
+        raise InputError(f"{path}: not {_LAYOUT} (the top level is {_kind(docs)})")
+    for d, doc in enumerate(docs, start=1):
+        if not isinstance(doc, list):
+            raise InputError(f"{path}: document {d} is {_kind(doc)}, not a list of sentences ({_LAYOUT})")
+        for s, sent in enumerate(doc, start=1):
+            if not isinstance(sent, list):
+                raise InputError(f"{path}: document {d}, sentence {s} is {_kind(sent)}, not a list of "
+                                 f"tokens ({_LAYOUT})")
+            for t, tok in enumerate(sent, start=1):
+                if not _is_token(tok):
+                    raise InputError(f"{path}: document {d}, sentence {s}, token {t}: {json.dumps(tok)[:60]} is "
+                                     f"not a token of {_LAYOUT}")
+
+
+def _kind(value: object) -> str:
+    """What a JSON value is, in JSON's words."""
+    for t, name in ((bool, "true/false"), (dict, "an object"), (list, "a list"), (str, "a string"),
+                    ((int, float), "a number")):
+        if isinstance(value, t):
+            return name
+    return "null"
+
+
+def _is_token(tok: object) -> bool:
+    return (isinstance(tok, dict) and isinstance(tok.get("token"), str) and isinstance(tok.get("tags"), list)
+            and all(isinstance(t, str) for t in tok["tags"]))
 
 
 def flat_sentences(dump: TagDump) -> List[List[Tuple[str, List[str]]]]:

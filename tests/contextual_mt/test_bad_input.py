@@ -72,3 +72,24 @@ def test_add_symbols_keeps_indices(tmp_path):
     bad.write_text("hello 5\nnocount\n")
     proc = run([str(BIN / "contextual-mt"), "add-symbols", str(bad)], check=False)
     assert proc.returncode == 1 and f"{bad}:2" in proc.stderr
+
+
+def test_missing_dictionary_for_the_language(data_bin, tmp_path):
+    proc = train(data_bin, tmp_path / "ck", "-s", "de", "-t", "fr", epochs=1, check=False)
+    assert_clean_failure(proc, f"{data_bin / 'dict.de.txt'}: dictionary not found (for -s de)",
+                         save_dir=tmp_path / "ck")
+    proc = train(tmp_path / "nowhere", tmp_path / "ck", epochs=1, check=False)
+    assert_clean_failure(proc, f"{tmp_path / 'nowhere'}: data directory not found", save_dir=tmp_path / "ck")
+
+
+def test_add_symbols_on_a_directory_or_latin1_file(tmp_path):
+    latin = tmp_path / "dict.xx.txt"
+    latin.write_bytes("hello 5\nnaïve 3\n".encode("latin-1"))
+    proc = run([str(BIN / "contextual-mt"), "add-symbols", str(latin)], check=False)
+    assert_clean_failure(proc, f"{latin}:2: not UTF-8 text")
+    assert proc.returncode == 1 and latin.read_bytes() == "hello 5\nnaïve 3\n".encode("latin-1")
+    folder = tmp_path / "dict.yy.txt"
+    folder.mkdir()
+    proc = run([str(BIN / "contextual-mt"), "add-symbols", str(folder)], check=False)
+    assert_clean_failure(proc, f"{folder}: is a directory")
+    assert proc.returncode == 1 and not list(folder.iterdir())

@@ -93,15 +93,25 @@ def hydra_train(config, data_bin, tmp_path, *overrides):
                 f"checkpoint.save_dir={tmp_path / 'ckpt'}", f"hydra.run.dir={tmp_path / 'hydra'}"])
 
 
-def test_finetune_from_sentence_level_transformer(data_bin, tmp_path):
-    sentence = ["--arch", "transformer", "--encoder-layers", "1", "--decoder-layers", "1",
-                "--encoder-embed-dim", "64", "--decoder-embed-dim", "64", "--encoder-ffn-embed-dim",
-                "128", "--decoder-ffn-embed-dim", "128", "--encoder-attention-heads", "4",
-                "--decoder-attention-heads", "4"]
-    run([str(BIN / "fairseq-train"), str(data_bin), "--task", "translation", *sentence,
+SENTENCE = ["--arch", "transformer", "--encoder-layers", "1", "--decoder-layers", "1",
+            "--encoder-embed-dim", "64", "--decoder-embed-dim", "64", "--encoder-ffn-embed-dim",
+            "128", "--decoder-ffn-embed-dim", "128", "--encoder-attention-heads", "4",
+            "--decoder-attention-heads", "4"]
+
+
+@pytest.fixture(scope="module")
+def stock_checkpoint(data_bin, tmp_path_factory):
+    """A stock fairseq sentence-level checkpoint (--task translation --arch transformer)."""
+    save = tmp_path_factory.mktemp("sent")
+    run([str(BIN / "fairseq-train"), str(data_bin), "--task", "translation", *SENTENCE,
          "--share-all-embeddings", "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "1000",
-         "--max-epoch", "1", "--save-dir", str(tmp_path / "sent"), "--cpu", "--no-progress-bar"])
-    pretrained = tmp_path / "sent" / "checkpoint_last.pt"
+         "--max-epoch", "1", "--save-dir", str(save), "--cpu", "--no-progress-bar"])
+    return save / "checkpoint_last.pt"
+
+
+def test_finetune_from_sentence_level_transformer(data_bin, tmp_path, stock_checkpoint):
+    sentence = SENTENCE
+    pretrained = stock_checkpoint
     proc = train(data_bin, tmp_path / "ctx", "--target-context-size", "2", "--arch",
                  "contextual_transformer", *sentence[2:], "--finetune-from-model", str(pretrained), epochs=1)
     assert "Loaded checkpoint" in proc.stdout + proc.stderr
@@ -132,3 +142,42 @@ def test_hydra_train_with_project_config(data_bin, tmp_path):
                        "+model.decoder_embed_dim=64")
     assert (tmp_path / "ckpt" / "checkpoint_last.pt").exists(), proc.stderr[-2000:]
     assert "contextual_transformer_small" in proc.stdout + proc.stderr
+
+
+def one_error(proc):
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), last
+    return last
+
+
+def test_generate_refuses_a_stock_checkpoint(data_bin, stock_checkpoint):
+    proc = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task",
+                "document_translation", *CONTEXT, "--path", str(stock_checkpoint), "--batch-size", "8", "--cpu",
+                "--gen-subset", "test"], check=False)
+    last = one_error(proc)
+    assert "'transformer' model, not a contextual_transformer" in last and "--finetune-from-model" in last
+    assert "\nH-" not in proc.stdout  # nothing generated
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--beam", "0"], "error: --beam must be >= 1 (got 0)"),
+    (["--beam", "-3"], "error: --beam must be >= 1 (got -3)"),
+    (["--lenpen", "nan"], "error: --lenpen must be a finite number (got nan)"),
+])
+def test_generate_checks_decoding_options(data_bin, trained, args, message):
+    proc = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task",
+                "document_translation", *CONTEXT, "--path", str(trained), "--batch-size", "8", "--cpu",
+                "--gen-subset", "test", *args], check=False)
+    assert one_error(proc) == message
+
+
+def test_generate_checks_muda_scorer_inputs_before_generating(data_bin, raw_corpus, trained, tmp_path):
+    proc = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task",
+                "document_translation", *CONTEXT, "--path", str(trained), "--batch-size", "8", "--cpu",
+                "--gen-subset", "test", "--scoring", "muda", "--muda-ref-tags", str(tmp_path / "ref.tags.json"),
+                "--muda-docids", str(tmp_path / "missing.docids"), "--muda-src", str(raw_corpus / "test.en"),
+                "--muda-tgt-lang", "fr"], check=False)
+    assert one_error(proc) == f"error: {tmp_path / 'missing.docids'}: docids file not found"
+    assert "\nH-" not in proc.stdout and not proc.stdout.startswith("H-")  # nothing was generated

@@ -89,3 +89,38 @@ def test_mismatched_lengths_name_the_files(tmp_path):
     (tmp_path / "ref").write_text("a\n")
     with pytest.raises(ContextualMTError, match="hyp: has 2 lines but .*ref has 1"):
         score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))
+
+
+def score_cli(*args):
+    import subprocess
+
+    proc = subprocess.run([str(BIN / "contextual-mt"), "score", *map(str, args)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), last
+    return last
+
+
+def test_empty_files_are_one_clear_error(tmp_path):
+    (tmp_path / "hyp").write_text("")
+    (tmp_path / "ref").write_text("")
+    assert score_cli("--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref") == \
+        f"error: {tmp_path / 'hyp'}: hypothesis file is empty"
+    (tmp_path / "hyp").write_text("a b c\n")
+    with pytest.raises(ContextualMTError, match=f"^{tmp_path / 'ref'}: reference file is empty$"):
+        score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))
+    with pytest.raises(ContextualMTError, match="no sentences to score"):
+        score([], [])
+
+
+def test_bad_comet_batch_size_and_unwritable_outputs(tmp_path):
+    for name, rows in (("hyp", HYPS), ("ref", REFS)):
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    files = ["--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref"]
+    assert score_cli(*files, "--comet-batch-size", "0") == "error: --comet-batch-size must be >= 1 (got 0)"
+    with pytest.raises(ContextualMTError, match=r"--comet-batch-size must be >= 1 \(got -1\)"):
+        score(HYPS, REFS, comet_batch_size=-1)
+    assert score_cli(*files, "--output", tmp_path).startswith(f"error: {tmp_path}: is a directory")
+    under_file = tmp_path / "hyp" / "scores.json"
+    assert score_cli(*files, "--output", under_file).startswith(f"error: {under_file}: cannot write here")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hyp", "ref"]

@@ -34,3 +34,41 @@ PTB_TREES = """( (S (NP-SBJ (PRP I)) (VP (VBP do) (RB n't) (VP (-NONE- *?*) )) (
 ( (S (NP-SBJ (DT Both)) (VP (VBD did) (VP (-NONE- *?*))) (. .)) )
 ( (S (NP-SBJ (PRP We)) (VP (VBP like) (NP (NNS cats))) (. .)) )
 """
+
+
+# ----------------------------------------------------------------------------- the muda command
+def muda(*args, env=None):
+    """Run the `muda` command of this venv."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    return subprocess.run([str(Path(sys.executable).parent / "muda"), *map(str, args)], capture_output=True,
+                          text=True, env=env)
+
+
+def assert_one_error(proc, *needles):
+    """Exit status 1 and exactly one stderr line, 'error: ...', holding every needle; no traceback."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-3000:])
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr[-3000:]
+    for needle in needles:
+        assert str(needle) in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def tag_args(d, out, lang="fr", split="test"):
+    """`muda tag` on the demo corpus ``d`` with its gold annotations."""
+    return [str(a) for a in ("tag", "--src", d / f"{split}.en", "--tgt", d / f"{split}.fr", "--docids",
+                             d / f"{split}.docids", "--tgt-lang", lang, "--dump-tags", out,
+                             "--src-conllu", d / f"{split}.en.conllu", "--tgt-conllu", d / f"{split}.fr.conllu",
+                             "--alignments", d / f"{split}.align")]
+
+
+def eval_args(d, *extra, lang="fr"):
+    """`muda eval` on the demo corpus ``d``: gold reference annotations, lexicon for hypotheses."""
+    return [str(a) for a in ("eval", "--src", d / "test.en", "--ref", d / "test.fr", "--docids", d / "test.docids",
+                             "--tgt-lang", lang, "--src-conllu", d / "test.en.conllu", "--ref-conllu",
+                             d / "test.fr.conllu", "--ref-alignments", d / "test.align", "--lexicon",
+                             d / "train.en.conllu", d / "train.fr.conllu", d / "train.align", *extra)]

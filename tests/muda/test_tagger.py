@@ -229,3 +229,24 @@ def test_no_annotations_and_no_models_is_a_clear_error(corpus, tmp_path):
     f = files(corpus)
     with pytest.raises(InputError, match="no pre-computed annotations"):
         tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "x.json")))
+
+
+def test_an_unwritable_cache_is_a_warning_not_an_error(corpus, tmp_path, caplog):
+    """The cache only saves time: a --cache-dir that cannot be written (under a file) must not
+    stop the command after all the annotation work, nor change its result."""
+    f = files(corpus)
+    from muda.formats.pharaoh import read_pharaoh
+
+    (tmp_path / "file").write_text("")
+    ann = ModelAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "file" / "cache")),
+                          source_annotator=CountingAnnotator(read_conllu(f["src_conllu"])),
+                          target_annotators={"fr": CountingAnnotator(read_conllu(f["tgt_conllu"]))},
+                          aligner=CountingAnnotator(None, read_pharaoh(f["alignments"])))
+    with caplog.at_level("WARNING", logger="muda"):
+        got = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "m.json")),
+                        annotators=ann, progress=False)
+    gold = tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "gold.json"),
+                                src_conllu=f["src_conllu"], tgt_conllu=f["tgt_conllu"], alignments=f["alignments"]),
+                     progress=False)
+    assert got["tags"] == gold["tags"]
+    assert sum("cannot be written" in r.getMessage() for r in caplog.records) == 1  # said once

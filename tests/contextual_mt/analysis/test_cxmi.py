@@ -57,10 +57,23 @@ def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data
 
 
 def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tmp_path):
-    summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0,
-                   target_context_size=0)
-    assert summary["cxmi"] == 0.0
-    assert all(v == 0.0 for r in records(tmp_path / "z.jsonl") for v in r["token_pcxmi"])
+    # asking CXMI for context sizes 0/0 is an error (0 by construction); the backend still
+    # scores exactly alike with and without "context" then
+    with pytest.raises(ContextualMTError, match="0/0.*CXMI is 0 by construction"):
+        cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0,
+             target_context_size=0)
+    assert not list(tmp_path.iterdir())
+    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.checkpoint import DocumentModel
+
+    backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
+        str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)))
+    src, ref = (raw_corpus / "test.en").read_text().splitlines(), (raw_corpus / "test.fr").read_text().splitlines()
+    backend.load(src, ref, document_starts((raw_corpus / "test.docids").read_text().splitlines()))
+    assert not backend.context_sentences()[0].any() and not backend.context_sentences()[1].any()
+    everything = list(range(len(src)))
+    with_ctx, without = backend.token_log_probs(everything, True), backend.token_log_probs(everything, False)
+    assert all(np.array_equal(with_ctx[i], without[i]) for i in everything)
 
 
 def test_words_sentences_units_and_corpus_value(dynamic_model, raw_corpus, data_bin, tmp_path):
@@ -118,7 +131,8 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
         assert np.allclose(m["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     merged = json.loads((tmp_path / "merged.summary.json").read_text())
     assert merged["cxmi"] == pytest.approx(full["cxmi"])
-    with pytest.raises(ContextualMTError, match="appears in two shards"):
+    assert merged["fingerprint"] == dict(full["fingerprint"], shard=None)
+    with pytest.raises(ContextualMTError, match="shard 0/3 given twice"):
         from contextual_mt.analysis.cxmi import merge_shards
 
         merge_shards([str(tmp_path / "s0.jsonl"), str(tmp_path / "s0.jsonl")], str(tmp_path / "m2.jsonl"))
@@ -127,10 +141,11 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
 def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tmp_path, monkeypatch):
     from contextual_mt.analysis import cxmi as module
 
-    cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
+    summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
     full = (tmp_path / "full.jsonl").read_text().splitlines()
     partial = tmp_path / "resumed.jsonl.partial"
-    partial.write_text("\n".join(full[:5]) + "\n" + full[5][:40])  # interrupted mid-line
+    header = json.dumps({"cxmi_fingerprint": summary["fingerprint"]})  # the same computation
+    partial.write_text("\n".join([header] + full[:5]) + "\n" + full[5][:40])  # interrupted mid-line
     scored = []
     original = module.FairseqScoringBackend.token_log_probs
 
@@ -196,3 +211,263 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     assert (tmp_path / "results" / "tst" / "report" / "viewer.html").exists()
     proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr
+
+
+# ------------------------------------------------------------------ no wrong number, ever
+def options(dynamic_model, raw_corpus, data_bin, out, source=None, reference=None, docids=None, **kw):
+    return CxmiOptions(ModelOptions(str(dynamic_model), data=str(data_bin)), str(source or raw_corpus / "test.en"),
+                       str(reference or raw_corpus / "test.fr"), str(docids or raw_corpus / "test.docids"), str(out),
+                       progress=False, **kw)
+
+
+@pytest.fixture
+def no_model_load(monkeypatch):
+    """Fail the test if the checkpoint is loaded: the error must come before."""
+    from contextual_mt.analysis import cxmi as module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the model was loaded before the error")
+
+    monkeypatch.setattr(module.PCXMIScorer, "from_checkpoint", refuse)
+
+
+def interrupted(monkeypatch, options_, after_calls=2):
+    """Run cxmi until the backend's ``after_calls``-th call, then Ctrl-C: the partial survives."""
+    from contextual_mt.analysis import cxmi as module
+
+    original, calls = module.FairseqScoringBackend.token_log_probs, []
+
+    def flaky(self, indices, context):
+        calls.append(1)
+        if len(calls) > after_calls:
+            raise KeyboardInterrupt
+        return original(self, indices, context)
+
+    with monkeypatch.context() as m:
+        m.setattr(module.FairseqScoringBackend, "token_log_probs", flaky)
+        with pytest.raises(KeyboardInterrupt):
+            run_cxmi(options_)
+
+
+def test_resume_refuses_a_partial_of_another_computation(dynamic_model, raw_corpus, data_bin, tmp_path,
+                                                         monkeypatch):
+    out = tmp_path / "p.jsonl"
+    partial = tmp_path / "p.jsonl.partial"
+    interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, batch_size=4, log_base="2",
+                                     random_context=True, seed=5))
+    lines = partial.read_text().splitlines()
+    assert json.loads(lines[0])["cxmi_fingerprint"]["log_base"] == "2" and len(lines) > 1
+    assert not out.exists()
+    with monkeypatch.context() as m:  # resumed without --log-base 2 --random-context
+        m.setattr("contextual_mt.analysis.cxmi.PCXMIScorer.from_checkpoint",
+                  lambda *a, **k: pytest.fail("the model was loaded before the fingerprint check"))
+        with pytest.raises(ContextualMTError) as e:
+            run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
+    msg = str(e.value)
+    assert msg.startswith(f"{partial}: left by a different computation")
+    assert "log_base (partial '2', now 'e')" in msg and "random_context (partial True, now False)" in msg and "--overwrite" in msg
+    assert "source" not in msg.split("differs in:")[1]  # the same inputs
+    # the same command resumes; --overwrite (resume=False) starts again
+    summary = run_cxmi(options(dynamic_model, raw_corpus, data_bin, out, log_base="2", random_context=True, seed=5))
+    assert summary["unit"] == "bits" and summary["random_context"] and not partial.exists()
+    fresh = run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "fresh.jsonl", log_base="2",
+                             random_context=True, seed=5))
+    assert summary["cxmi"] == pytest.approx(fresh["cxmi"], abs=1e-4)
+    assert summary["fingerprint"] == fresh["fingerprint"]
+
+
+def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, data_bin, tmp_path, monkeypatch):
+    out = tmp_path / "p.jsonl"
+    big = tmp_path / "big"
+    big.mkdir()
+    for ext in ("en", "fr", "docids"):  # a larger input: the test set five times
+        text = (raw_corpus / f"test.{ext}").read_text()
+        (big / f"test.{ext}").write_text("".join(text.replace("test-doc", f"copy{k}") for k in range(5)))
+    n = len((raw_corpus / "test.en").read_text().splitlines())
+    interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, source=big / "test.en",
+                                     reference=big / "test.fr", docids=big / "test.docids", batch_size=20), 4)
+    assert len((tmp_path / "p.jsonl.partial").read_text().splitlines()) == 41 > n  # "resuming, 40 of 13"
+    with pytest.raises(ContextualMTError, match=r"differs in: docids, reference, source\)"):
+        run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
+    for flag in ("--overwrite", "--no-resume"):  # both discard the partial
+        proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
+                    "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
+                    "--output", str(out), "--quiet", flag])
+        assert proc.returncode == 0 and "resuming" not in proc.stderr, proc.stderr[-2000:]
+        assert len(records(out)) == n and f"over {n} sentences" in proc.stdout
+        assert not (tmp_path / "p.jsonl.partial").exists()
+        interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, source=big / "test.en",
+                                         reference=big / "test.fr", docids=big / "test.docids", batch_size=20), 4)
+    # a partial from an older version (no fingerprint line) is not trusted either
+    (tmp_path / "p.jsonl.partial").write_text((out).read_text())
+    with pytest.raises(ContextualMTError, match="has no fingerprint on its first line.*--overwrite"):
+        run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
+
+
+def test_summary_records_the_fingerprint(dynamic_model, raw_corpus, data_bin, tmp_path):
+    from muda.io import file_sha256
+
+    summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", target_context_size=1, shard="1/2")
+    fp = json.loads((tmp_path / "p.summary.json").read_text())["fingerprint"]
+    assert fp == summary["fingerprint"]
+    assert fp["checkpoint"] == file_sha256(str(dynamic_model)) and fp["source"] == file_sha256(str(raw_corpus / "test.en"))
+    assert set(fp["dictionaries"]) == {"dict.en.txt", "dict.fr.txt"}
+    assert (fp["source_context_size"], fp["target_context_size"], fp["shard"]) == (None, 1, "1/2")
+    assert (fp["log_base"], fp["random_context"], fp["seed"], fp["spm"]) == ("e", False, None, None)
+
+
+def test_no_empty_partial_when_failing_before_scoring(dynamic_model, raw_corpus, data_bin, tmp_path):
+    ref = tmp_path / "long.fr"
+    lines = (raw_corpus / "test.fr").read_text().splitlines()
+    lines[2] = " ".join(["chat"] * 1100)  # longer than the 1024 target positions
+    ref.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out" / "p.jsonl"
+    with pytest.raises(ContextualMTError) as e:
+        run_cxmi(options(dynamic_model, raw_corpus, data_bin, out, reference=ref))
+    assert str(e.value) == (f"{ref}:3: 1101 subword pieces (with </s>), but the model takes at most 1024 target "
+                            "positions; split the line")
+    assert not (tmp_path / "out").exists()  # no records, no summary, no partial, no directory
+
+
+def test_over_long_source_line_is_an_error(dynamic_model, raw_corpus, data_bin, tmp_path):
+    src = tmp_path / "long.en"
+    lines = (raw_corpus / "test.en").read_text().splitlines()
+    lines[-1] = " ".join(["cat"] * 5000)
+    src.write_text("\n".join(lines) + "\n")
+    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(src), "--reference",
+                str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"), "--output",
+                str(tmp_path / "p.jsonl"), "--quiet"])
+    assert_one_error(proc, f"{src}:{len(lines)}: 5001 subword pieces (with </s>), but the model takes at most 1024 "
+                           "source positions; split the line")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.en"]
+
+
+def assert_one_error(proc, *needles):
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), last
+    for needle in needles:
+        assert needle in last, last
+    return last
+
+
+def test_blank_reference_line_is_an_error(dynamic_model, raw_corpus, data_bin, tmp_path, no_model_load):
+    ref = tmp_path / "blank.fr"
+    lines = (raw_corpus / "test.fr").read_text().splitlines()
+    lines[3] = "  "
+    ref.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ContextualMTError, match=f"^{ref}:4: empty reference line"):
+        run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", reference=ref))
+
+
+def test_random_context_needs_two_documents(dynamic_model, raw_corpus, data_bin, tmp_path, no_model_load):
+    ids = (raw_corpus / "test.docids").read_text().splitlines()
+    n = ids.count(ids[0])
+    one = tmp_path / "one"
+    one.mkdir()
+    for ext in ("en", "fr", "docids"):
+        (one / ext).write_text("\n".join((raw_corpus / f"test.{ext}").read_text().splitlines()[:n]) + "\n")
+    with pytest.raises(ContextualMTError, match=f"^{one / 'docids'}: --random-context needs at least two documents "
+                                                r"\(found 1\)"):
+        run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", source=one / "en",
+                         reference=one / "fr", docids=one / "docids", random_context=True))
+    assert not (tmp_path / "p.jsonl.partial").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--batch-size", "0"], "error: --batch-size must be >= 1 (got 0)"),
+    (["--batch-size", "-2"], "error: --batch-size must be >= 1 (got -2)"),
+    (["--shard", "2"], "error: --shard must look like 'i/n' (got '2')"),
+    (["--shard", "3/3"], "error: --shard 3/3: need 0 <= i < n"),
+    (["--shard", "0/50"], "has only"),
+    (["--target-context-size", "-1"], "error: --target-context-size must be >= 0 (got -1)"),
+    (["--source-context-size", "0", "--target-context-size", "0"], "CXMI is 0 by construction"),
+])
+def test_bad_options_are_one_line(dynamic_model, raw_corpus, data_bin, tmp_path, args, message):
+    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
+                "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
+                "--output", str(tmp_path / "p.jsonl"), "--quiet", *args])
+    assert_one_error(proc, message)
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-directory"])
+def test_unwritable_output_is_one_line_before_scoring(dynamic_model, raw_corpus, data_bin, tmp_path, where):
+    (tmp_path / "afile").write_text("x\n")
+    output = tmp_path / "afile" / "p.jsonl" if where == "a-file" else tmp_path
+    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
+                "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
+                "--output", str(output), "--quiet"])
+    assert_one_error(proc, str(output))
+    assert "P-CXMI" not in proc.stderr  # no scoring started
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_sentence_level_checkpoint_is_an_error(data_bin, raw_corpus, tmp_path):
+    save = tmp_path / "sentence"
+    train(data_bin, save, "-s", "en", "-t", "fr", epochs=1)  # context 0/0
+    proc = cli(["--path", str(save / "checkpoint_last.pt"), "--data", str(data_bin), "--source",
+                str(raw_corpus / "test.en"), "--reference", str(raw_corpus / "test.fr"), "--docids",
+                str(raw_corpus / "test.docids"), "--output", str(tmp_path / "p.jsonl"), "--quiet"])
+    assert_one_error(proc, "was trained without context", "CXMI is 0 by construction", "--sample-context-size")
+    assert not (tmp_path / "p.jsonl").exists() and not (tmp_path / "p.jsonl.partial").exists()
+
+
+# ------------------------------------------------------------------ cxmi-merge
+@pytest.fixture(scope="module")
+def shard_runs(dynamic_model, raw_corpus, data_bin, tmp_path_factory):
+    """Shards of one computation (0/2, 1/2) and shards that do not belong with them."""
+    work = tmp_path_factory.mktemp("shards")
+    runs = {"0/2": {}, "1/2": {}, "1/2 ctx1": {"target_context_size": 1}, "1/3": {}, "1/2 bits": {"log_base": "2"}}
+    paths = {}
+    for name, kw in runs.items():
+        path = work / (name.replace("/", "of").replace(" ", "-") + ".jsonl")
+        cxmi(dynamic_model, raw_corpus, data_bin, path, shard=name.split()[0], **kw)
+        paths[name] = path
+    return paths
+
+
+def merge_cli(*args):
+    return run([str(BIN / "contextual-mt"), "cxmi-merge", *map(str, args)], check=False)
+
+
+@pytest.mark.parametrize("names, message", [
+    (["0/2"], "shard(s) 1/2 missing: merge all 2 shards"),
+    (["0/2", "1/2 ctx1"], "not a shard of the same computation as {0}.summary.json (differs in: "
+                          "target_context_size (there None, here 1))"),
+    (["0/2", "1/3"], "shard 1/3, but {0}.summary.json is one of 2 shards"),
+    (["0/2", "1/2 bits"], "differs in: log_base (there 'e', here '2')"),
+    (["1/2", "1/2"], "shard 1/2 given twice"),
+])
+def test_merge_refuses_shards_that_do_not_belong_together(shard_runs, tmp_path, names, message):
+    paths = [shard_runs[n] for n in names]
+    proc = merge_cli(*paths, "--output", tmp_path / "m.jsonl")
+    assert_one_error(proc, message.format(str(paths[0])[:-6]))
+    assert not list(tmp_path.iterdir())
+
+
+def test_merge_refuses_other_checkpoints_and_broken_files(shard_runs, tmp_path):
+    import shutil
+
+    for name in ("0of2", "1of2"):
+        for suffix in (".jsonl", ".summary.json"):
+            shutil.copy(shard_runs["0/2"].parent / (name + suffix), tmp_path / (name + suffix))
+    a, b = tmp_path / "0of2.jsonl", tmp_path / "1of2.jsonl"
+    assert merge_cli(a, b, "--output", tmp_path / "ok.jsonl").returncode == 0
+    meta = tmp_path / "1of2.summary.json"
+    good = meta.read_text()
+    meta.write_text(good.replace(json.loads(good)["fingerprint"]["checkpoint"], "0" * 64))
+    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"), "differs in: checkpoint)")
+    meta.write_text(good[: len(good) // 2])  # a truncated summary
+    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"), f"{meta}:", "not JSON")
+    meta.write_text("not json at all\n")
+    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"), f"{meta}:1: not JSON")
+    meta.write_text(good)
+    recs = b.read_text().splitlines()
+    b.write_text("\n".join(recs[:-1]) + "\n" + recs[-1][:30])  # cut mid-line
+    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"), f"{b}:{len(recs)}: not a P-CXMI record")
+    b.write_text("\n".join(recs[:-1]) + "\n")  # cut at a line end
+    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"),
+                     f"{b}: has {len(recs) - 1} records but {meta} counts {len(recs)}")
+    assert not (tmp_path / "m.jsonl").exists() and not (tmp_path / "m.summary.json").exists()

@@ -243,3 +243,44 @@ def test_viewer_renders_in_headless_chromium(planted_report, tmp_path):
     assert f'id="line-{top["line"]}"' in dom
     n_rows = dom.count('<tr class="row">')
     assert n_rows == min(500, summary["tokens"])
+
+
+def report_error(*args):
+    proc = subprocess.run([str(BIN / "contextual-mt"), "report", *map(str, args)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: "), last
+    return last
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--top", "-3"], "error: --top must be >= 0 (got -3)"),
+    (["--min-count", "-5"], "error: --min-count must be >= 1 (got -5)"),
+    (["--min-count", "0"], "error: --min-count must be >= 1 (got 0)"),
+])
+def test_report_options_are_checked(planted_report, tmp_path, args, message):
+    assert report_error(planted_report["work"] / "p.jsonl", "--output-dir", tmp_path / "out", *args) == message
+    assert not list(tmp_path.iterdir())
+
+
+def test_report_options_dataclass():
+    from contextual_mt.analysis.report import ReportOptions
+
+    with pytest.raises(ContextualMTError, match=r"--top must be >= 0 \(got -1\)"):
+        ReportOptions("p.jsonl", "out", top=-1)
+    with pytest.raises(ContextualMTError, match="either --conllu or --stanza-lang"):
+        ReportOptions("p.jsonl", "out", conllu="x.conllu", stanza_lang="fr")
+
+
+def test_report_unwritable_output_dir_and_broken_summary(planted_report, tmp_path):
+    records = planted_report["work"] / "p.jsonl"
+    (tmp_path / "afile").write_text("x\n")
+    assert report_error(records, "--output-dir", tmp_path / "afile").startswith(f"error: {tmp_path / 'afile'}: ")
+    under = tmp_path / "afile" / "report"
+    assert report_error(records, "--output-dir", under).startswith(f"error: {under}: cannot write here")
+    copy = tmp_path / "p.jsonl"
+    shutil.copy(records, copy)
+    (tmp_path / "p.summary.json").write_text('{"unit": "nats",\n  "cxmi": }\n')
+    assert report_error(copy, "--output-dir", tmp_path / "out") == \
+        f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.jsonl", "p.summary.json"]

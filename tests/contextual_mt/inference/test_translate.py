@@ -298,3 +298,87 @@ def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
     scorer, direct = (_json.loads((tmp_path / f).read_text()) for f in ("scorer.json", "eval.json"))
     assert scorer["systems"]["system"]["tags"] == direct["systems"]["system"]["tags"]
     assert scorer["systems"]["system"]["bleu"] == pytest.approx(direct["systems"]["system"]["bleu"])
+
+
+# ------------------------------------------------------------------ no wrong number, ever
+@pytest.mark.parametrize("field, value, message", [
+    ("beam", 0, "--beam must be >= 1 (got 0)"),
+    ("beam", -3, "--beam must be >= 1 (got -3)"),
+    ("lenpen", float("nan"), "--lenpen must be a finite number (got nan)"),
+    ("lenpen", float("inf"), "--lenpen must be a finite number (got inf)"),
+    ("max_len_a", -1.0, "--max-len-a must be >= 0 (got -1.0)"),
+    ("max_len_a", float("nan"), "--max-len-a must be a finite number (got nan)"),
+    ("max_len_b", 0, "--max-len-b must be >= 1 (got 0)"),
+    ("batch_size", 0, "--batch-size must be >= 1 (got 0)"),
+    ("max_tokens", 0, "--max-tokens must be >= 1 (got 0)"),
+])
+def test_decoding_options_are_checked_when_built(field, value, message):
+    from contextual_mt.errors import ContextualMTError
+
+    with pytest.raises(ContextualMTError) as e:
+        DecodingOptions(**{field: value})
+    assert str(e.value) == message
+    DecodingOptions(max_tokens=None, lenpen=0.6, max_len_a=1.2)  # the valid ones pass
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--beam", "0"], "error: --beam must be >= 1 (got 0)"),
+    (["--beam", "-3"], "error: --beam must be >= 1 (got -3)"),
+    (["--lenpen", "nan"], "error: --lenpen must be a finite number (got nan)"),
+    (["--target-context-size", "-2"], "error: --target-context-size must be >= 0 (got -2)"),
+])
+def test_bad_decoding_options_fail_before_the_model_loads(tmp_path, args, message):
+    # the checkpoint does not exist: the option is reported first, so nothing was loaded
+    msg = cli_error(["--path", str(tmp_path / "nope.pt"), "--source", str(tmp_path / "src"),
+                     "--docids", str(tmp_path / "ids"), *args], None, tmp_path)
+    assert msg == message
+
+
+def test_over_long_source_line_is_an_error(demo_model, tmp_path, monkeypatch):
+    data = demo_model["data"]
+    src = tmp_path / "long.en"
+    lines = lines_of(data / "test.en")[:3]
+    lines[1] = " ".join(["the", "bank"] * 2600)
+    src.write_text("\n".join(lines) + "\n")
+    ids = tmp_path / "ids"
+    ids.write_text("d\n" * 3)
+    monkeypatch.setattr(DocumentTranslator, "_decode", lambda self, rows: pytest.fail("decoding started"))
+    from contextual_mt.errors import ContextualMTError
+
+    with pytest.raises(ContextualMTError, match=rf"^{src}:2: \d{{4}} subword pieces \(with </s>\), but the model "
+                                                r"takes at most 1024 source positions; split the line$"):
+        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+                                         str(src), str(ids), str(tmp_path / "out"), progress=False))
+    assert not (tmp_path / "out").exists()
+
+
+def lines_of(path):
+    return path.read_text().splitlines()
+
+
+def test_unknown_pieces_warning_names_the_file(demo_model, tmp_path, caplog):
+    src = tmp_path / "odd.en"
+    src.write_text("I see the bank .\nЖЖЖ ЩЩЩ .\n")
+    ids = tmp_path / "ids"
+    ids.write_text("d\nd\n")
+    with caplog.at_level("WARNING", logger="contextual_mt.inference.translate"):
+        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+                                         str(src), str(ids), str(tmp_path / "out"),
+                                         decoding=DecodingOptions(beam=1), progress=False))
+    assert f"{src}: 1 lines contain pieces missing from the dictionary (mapped to <unk>), first at line 2" \
+        in caplog.text
+    assert "source:" not in caplog.text
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "a-directory"])
+def test_unwritable_output_is_one_line(demo_model, tmp_path, where):
+    data = demo_model["data"]
+    (tmp_path / "afile").write_text("x\n")
+    output = tmp_path / "afile" / "out.fr" if where == "under-a-file" else tmp_path
+    proc = subprocess.run([str(BIN / "contextual-mt"), "translate", "--path", str(demo_model["ckpt"]),
+                           "--spm", str(demo_model["spm"]), "--source", str(data / "test.en"), "--docids",
+                           str(data / "test.docids"), "--output", str(output)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {output}: ") and "translating" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from tests.helpers import BIN
-from contextual_mt.demo.corpus import generate_demo_data
 from muda.errors import InputError
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 from muda.evaluation.words import NO_TAG, document_counts, match, prf, scores, sentence_counts
@@ -106,21 +105,6 @@ def test_fairseq_output_with_missing_ids_is_an_error(tmp_path):
     (tmp_path / "plain").write_text("a\nb\n")
     with pytest.raises(InputError, match="plain: has 2 lines but the reference has 3"):
         read_hypotheses(str(tmp_path / "plain"), 3)
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    d = tmp_path_factory.mktemp("eval")
-    generate_demo_data(str(d), train_docs=150, valid_docs=2, test_docs=30, seed=8)
-    refs = (d / "test.fr").read_text().splitlines()
-    planted = [json.loads(l) for l in (d / "test.planted.jsonl").read_text().splitlines()]
-    # "context": the reference; "sentence": every planted word replaced by its wrong alternative
-    wrong = [line.split() for line in refs]
-    for p in planted:
-        wrong[p["line"] - 1][p["index"]] = p["alternative"]
-    (d / "context.txt").write_text("\n".join(refs) + "\n")
-    (d / "sentence.txt").write_text("\n".join(" ".join(w) for w in wrong) + "\n")
-    return d
 
 
 def eval_args(d, *extra):

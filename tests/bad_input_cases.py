@@ -1,0 +1,978 @@
+"""The cases of the bad-input matrix (tests/test_bad_input_matrix.py).
+
+A case is an id (``<command>-<what is wrong>``) and a ``build(c)`` that fills a ``Ctx``: the
+command line (``c.argv``), the fragments the error line must hold (``c.expect``: a string, or a
+tuple of alternatives), the exit status, the outputs that must not exist, and the files whose
+content must not change. Each case writes its bad inputs under ``c.inp`` and its outputs go
+under ``c.out``; both must be exactly as before when the command has failed.
+
+Expected behaviour comes from the project's rule (README "Errors"), not from today's code.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Sequence, Tuple, Union
+
+from tests.helpers import USER_DIR
+
+Fragment = Union[str, Tuple[str, ...]]
+
+# key words (any of them)
+NOT_FOUND = ("not found", "no such", "does not exist", "missing", "not exist")
+DIRECTORY = ("directory",)
+UTF8 = ("utf-8", "utf8")
+LINES = ("lines", "line count", "sentences")
+EMPTY = ("empty", "lines", "no records", "no sentences", "nothing", "0 ")
+MUST = ("must", "invalid", "out of range", ">=", "<=", "at least", "positive", "not allowed", "between", "need")
+DIRECTORY_OR_FILE = ("directory", "is a file", "not a dir")
+
+
+def at_line(name: str, n: int) -> Tuple[str, ...]:
+    return (f"{name}:{n}", f"line {n}", f"sentence {n}")
+
+
+@dataclass
+class Case:
+    id: str
+    build: Callable[["Ctx"], None]
+    status: int = 1
+
+
+class Ctx:
+    """One case's world: its directories, command line and expectations."""
+
+    def __init__(self, case: Case, w, root: Path):
+        self.case, self.w = case, w
+        self.status = case.status
+        self.inp, self.out = root / "in", root / "out"
+        self.inp.mkdir()
+        self.out.mkdir()
+        self.command = ""
+        self.argv: List[str] = []
+        self.expect: List[Fragment] = []
+        self.absent: List[str] = []
+        self.unchanged: List[str] = []
+        self.allow_new: List[str] = []
+        self.wait_for = ""
+
+    # ------------------------------------------------------------------ paths
+    def o(self, name: str) -> str:
+        return str(self.out / name)
+
+    def write(self, name: str, content: Union[str, bytes]) -> str:
+        p = self.inp / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content, encoding="utf-8")
+        return str(p)
+
+    def write_lines(self, name: str, lines: Sequence[str]) -> str:
+        return self.write(name, "".join(line + "\n" for line in lines))
+
+    def missing(self, name: str) -> str:
+        return str(self.inp / name)
+
+    def mkdir(self, name: str) -> str:
+        p = self.inp / name
+        p.mkdir(parents=True)
+        return str(p)
+
+    def latin1(self, name: str, original: str, line: int = 2) -> str:
+        """``original`` with a Latin-1 (not UTF-8) word added to line ``line``."""
+        lines = Path(original).read_bytes().split(b"\n")
+        lines[line - 1] = lines[line - 1] + " caf\xe9".encode("latin-1")
+        return self.write(name, b"\n".join(lines))
+
+    def existing_dir_output(self, name: str = "odir") -> str:
+        p = self.out / name
+        p.mkdir()
+        return str(p)
+
+    def under_file(self, name: str) -> str:
+        """An output path below an existing FILE ``out/afile``."""
+        (self.out / "afile").write_text("I am a file\n")
+        return str(self.out / "afile" / name)
+
+    # ------------------------------------------------------------------ argv
+    def set(self, flag: str, *values: str) -> None:
+        """Give ``flag`` these values (added when absent; all its old values replaced)."""
+        values = [str(v) for v in values]
+        if flag in self.argv:
+            k = self.argv.index(flag)
+            end = k + 1
+            while end < len(self.argv) and not self.argv[end].startswith("--"):
+                end += 1
+            self.argv[k + 1:end] = values
+        else:
+            self.argv += [flag, *values]
+
+    def drop(self, flag: str) -> None:
+        k = self.argv.index(flag)
+        end = k + 1
+        while end < len(self.argv) and not self.argv[end].startswith("--"):
+            end += 1
+        del self.argv[k:end]
+
+    def value(self, flag: str) -> str:
+        return self.argv[self.argv.index(flag) + 1]
+
+
+def lines_of(path: str) -> List[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def write_big_input(raw, directory: Path, reps: int = 5):
+    """The tiny training split repeated: large enough to interrupt cxmi in the middle."""
+    src, ref, ids = ((Path(raw) / f"train.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
+    paths = []
+    for ext, lines in (("en", src * reps), ("fr", ref * reps),
+                       ("docids", [f"r{k}-{d}" for k in range(reps) for d in ids])):
+        paths.append(directory / f"big.{ext}")
+        paths[-1].write_text("".join(line + "\n" for line in lines))
+    return paths
+
+
+CASES: List[Case] = []
+
+
+def add(cid: str, base: Callable[[Ctx], None], mutate: Callable[[Ctx], Sequence[Fragment]], status: int = 1):
+    def build(c: Ctx) -> None:
+        base(c)
+        c.expect = list(mutate(c))
+
+    CASES.append(Case(cid, build, status))
+
+
+def slug(flag: str) -> str:
+    return flag.strip("-").replace("-", "_")
+
+
+def bad_file(c: Ctx, flag: str, original: str, kind: str, ext: str = ".txt") -> List[Fragment]:
+    """Replace the file given with ``flag`` by a missing file, a directory, an empty file or a
+    Latin-1 copy of ``original``; the fragments the error must hold."""
+    name = f"{kind}_{slug(flag)}{ext}"
+    if kind == "missing":
+        c.set(flag, c.missing(name))
+        return [(name, flag), NOT_FOUND]
+    if kind == "dir":
+        c.set(flag, c.mkdir(name))
+        return [(name, flag), DIRECTORY]
+    if kind == "empty":
+        c.set(flag, c.write(name, ""))
+        return [(name, flag), EMPTY]
+    if kind == "latin1":
+        c.set(flag, c.latin1(name, original, 2))
+        return [(name, flag), UTF8, at_line(name, 2)]
+    raise ValueError(kind)
+
+
+def file_cases(prefix: str, base, flag: str, original: Callable[[object], str],
+               kinds=("missing", "dir", "empty", "latin1"), ext: str = ".txt"):
+    for kind in kinds:
+        add(f"{prefix}-{slug(flag).replace('_', '-')}-{kind}", base,
+            lambda c, kind=kind: bad_file(c, flag, original(c.w), kind, ext))
+
+
+def edited(c: Ctx, flag: str, name: str, edit: Callable[[List[str]], List[str]], start: str = None) -> str:
+    """``flag``'s current file (or ``start``), copied to ``name`` with its lines edited; set as
+    the value of ``flag``."""
+    path = c.write_lines(name, edit(lines_of(start or c.value(flag))))
+    c.set(flag, path)
+    return name
+
+
+def do(action: Callable[["Ctx"], object], *fragments: Fragment):
+    """A mutation: ``action(c)``; the error must hold ``fragments``."""
+    def mutate(c: Ctx) -> List[Fragment]:
+        action(c)
+        return list(fragments)
+    return mutate
+
+
+def opt(flag: str, value, *fragments: Fragment):
+    """A mutation: give ``flag`` the value ``value`` (or ``value(c)``); the error must hold
+    ``fragments``."""
+    return do(lambda c: c.set(flag, value(c) if callable(value) else value), *fragments)
+
+
+def option_cases(prefix: str, base, values: Sequence[Tuple[str, str]]):
+    """Values of the right type but out of range: exit 1 and an error naming the option."""
+    for flag, value in values:
+        word = {"-": "neg", "n": "nan", "i": "inf"}.get(value[0], value.replace("/", "of").replace(".", "_"))
+        add(f"{prefix}-{slug(flag).replace('_', '-')}-{word}", base,
+            opt(flag, value, flag, MUST))
+
+
+def output_cases(prefix: str, base, flag: str, name: str, directory_output: bool = False):
+    """An output that is an existing directory, and one below an existing file."""
+    if not directory_output:
+        add(f"{prefix}-{slug(flag).replace('_', '-')}-is-a-directory", base,
+            opt(flag, lambda c: c.existing_dir_output(), "odir", DIRECTORY))
+    else:  # a directory output that is an existing file
+        def is_file(c):
+            (c.out / "afile").write_text("I am a file\n")
+            c.set(flag, c.o("afile"))
+            return ["afile", DIRECTORY_OR_FILE]
+        add(f"{prefix}-{slug(flag).replace('_', '-')}-is-a-file", base, is_file)
+    add(f"{prefix}-{slug(flag).replace('_', '-')}-under-a-file", base,
+        opt(flag, lambda c: c.under_file(name), "afile", DIRECTORY_OR_FILE))
+
+
+def drop_last(lines):
+    return lines[:-1]
+
+
+def add_line(lines):
+    return lines + [lines[-1]]
+
+
+def blank_line(k):
+    def edit(lines):
+        lines = list(lines)
+        lines[k - 1] = ""
+        return lines
+    return edit
+
+
+def overlong_line(k, word):
+    def edit(lines):
+        lines = list(lines)
+        lines[k - 1] = " ".join([word] * 3000)
+        return lines
+    return edit
+
+
+# ============================================================================ contextual-mt translate
+def T(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["translate", "--path", w.ckpt, "--source", w.src, "--docids", w.ids, "--output", c.o("hyp.fr"),
+              "--cpu", "--quiet", "--beam", "2"]
+    c.absent = [c.o("hyp.fr")]
+
+
+file_cases("translate", T, "--source", lambda w: w.src, ext=".en")
+file_cases("translate", T, "--docids", lambda w: w.ids, ext=".docids")
+file_cases("translate", T, "--gold-target-context", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
+add("translate-docids-blank-line", T,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3)])
+add("translate-docids-fewer-lines", T, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("translate-docids-more-lines", T, lambda c: [edited(c, "--docids", "long.docids", add_line), LINES])
+add("translate-gold-target-context-fewer-lines", T,
+    lambda c: [edited(c, "--gold-target-context", "short.fr", drop_last, start=c.w.ref), LINES])
+add("translate-source-overlong-line", T,
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3)])
+add("translate-path-missing", T,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add("translate-path-directory", T, opt("--path", lambda c: c.mkdir("ckdir.pt"), ("ckdir.pt", "--path"), DIRECTORY))
+add("translate-path-text-file", T,
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
+add("translate-path-empty-file", T,
+    opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty")))
+add("translate-path-stock-translation-checkpoint", T,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
+add("translate-spm-not-a-model", T,
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
+add("translate-spm-missing", T,
+    opt("--spm", lambda c: c.missing("nothere.model"), ("nothere.model", "--spm"), NOT_FOUND))
+add("translate-spm-other-dictionary", T,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
+add("translate-data-missing", T, opt("--data", lambda c: c.missing("nodata"), ("nodata", "--data"), NOT_FOUND))
+add("translate-data-without-dictionaries", T,
+    opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
+option_cases("translate", T, [("--beam", "0"), ("--beam", "-1"), ("--lenpen", "nan"), ("--lenpen", "inf"),
+                              ("--max-len-a", "nan"), ("--max-len-a", "inf"), ("--max-len-a", "-1"),
+                              ("--max-len-b", "-1"), ("--batch-size", "0"), ("--batch-size", "-2"),
+                              ("--max-tokens", "0"), ("--max-tokens", "-5"), ("--source-context-size", "-1"),
+                              ("--target-context-size", "-1")])
+output_cases("translate", T, "--output", "hyp.fr")
+
+
+# ============================================================================ contextual-mt score
+def S(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["score", "--hyp", w.hyp, "--ref", w.ref, "--docids", w.ids, "--output", c.o("scores.json")]
+    c.absent = [c.o("scores.json")]
+
+
+file_cases("score", S, "--hyp", lambda w: w.hyp, ext=".fr")
+file_cases("score", S, "--ref", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
+file_cases("score", S, "--docids", lambda w: w.ids, ext=".docids")
+file_cases("score", S, "--source", lambda w: w.src, kinds=("missing", "latin1"), ext=".en")
+
+
+def score_both_empty(c):
+    c.drop("--docids")
+    c.set("--hyp", c.write("empty_hyp.fr", ""))
+    c.set("--ref", c.write("empty_ref.fr", ""))
+    return [("empty_hyp.fr", "empty_ref.fr"), ("empty", "no lines", "0 lines", "nothing")]
+
+
+add("score-hyp-and-ref-empty", S, score_both_empty)
+add("score-hyp-fewer-lines", S, lambda c: [edited(c, "--hyp", "short.fr", drop_last), LINES])
+add("score-hyp-more-lines", S, lambda c: [edited(c, "--hyp", "long.fr", add_line), LINES])
+add("score-docids-fewer-lines", S, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("score-docids-blank-line", S,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
+add("score-source-fewer-lines", S,
+    lambda c: [edited(c, "--source", "short.en", drop_last, start=c.w.src), LINES])
+add("score-comet-model-without-source", S,
+    opt("--comet-model", "Unbabel/wmt22-comet-da", "--source"))
+def with_comet(model="Unbabel/wmt22-comet-da"):
+    def action(c):
+        c.set("--comet-model", model(c) if callable(model) else model)
+        c.set("--source", c.w.src)
+    return action
+
+
+add("score-comet-batch-size-0", S,
+    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "0")), "--comet-batch-size", MUST))
+add("score-comet-batch-size-neg", S,
+    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "-4")), "--comet-batch-size", MUST))
+add("score-comet-model-missing-path", S, do(with_comet(lambda c: c.missing("nothere.ckpt")), "comet"))
+output_cases("score", S, "--output", "scores.json")
+
+
+# ============================================================================ contextual-mt cxmi
+def C(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["cxmi", "--path", w.ckpt, "--source", w.src, "--reference", w.ref, "--docids", w.ids,
+              "--output", c.o("p.jsonl"), "--cpu", "--quiet"]
+    c.absent = [c.o("p.jsonl"), c.o("p.summary.json"), c.o("p.jsonl.partial")]
+
+
+file_cases("cxmi", C, "--source", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".en")
+file_cases("cxmi", C, "--reference", lambda w: w.ref, ext=".fr")
+file_cases("cxmi", C, "--docids", lambda w: w.ids, kinds=("missing", "empty", "latin1"), ext=".docids")
+add("cxmi-reference-fewer-lines", C, lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
+add("cxmi-reference-more-lines", C, lambda c: [edited(c, "--reference", "long.fr", add_line), LINES])
+add("cxmi-docids-fewer-lines", C, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("cxmi-docids-blank-line", C,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
+add("cxmi-reference-blank-line", C,
+    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+add("cxmi-source-overlong-line", C,
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)])
+add("cxmi-path-missing", C, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add("cxmi-path-text-file", C,
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
+add("cxmi-path-stock-translation-checkpoint", C,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
+add("cxmi-path-sentence-level-checkpoint", C,
+    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"))
+add("cxmi-spm-not-a-model", C,
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
+add("cxmi-spm-other-dictionary", C,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
+add("cxmi-data-without-dictionaries", C, opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
+option_cases("cxmi", C, [("--batch-size", "0"), ("--batch-size", "-1"), ("--source-context-size", "-1"),
+                         ("--target-context-size", "-1")])
+for shard, word in (("3/2", "3of2"), ("2/2", "2of2"), ("x", "x"), ("1/0", "1of0"), ("1/2/3", "three-parts"),
+                    ("", "empty")):
+    add(f"cxmi-shard-{word}", C, opt("--shard", shard, "--shard", MUST + ("i/n",)))
+add("cxmi-shard-negative", C, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", MUST + ("i/n",)))
+
+
+def single_document(c):
+    c.set("--docids", c.write_lines("one_doc.docids", ["d1"] * len(lines_of(c.w.src))))
+    c.argv.append("--random-context")
+    return ["--random-context", "document"]
+
+
+add("cxmi-random-context-single-document", C, single_document)
+
+
+def resume_from(c, records):
+    partial = c.o("p.jsonl.partial")
+    Path(partial).write_text("".join(json.dumps(r) + "\n" for r in records))
+    c.unchanged = [partial]
+    c.absent = [c.o("p.jsonl"), c.o("p.summary.json")]
+    return ["--overwrite"]
+
+
+add("cxmi-resume-partial-of-finished-run-in-other-log-base", C,
+    lambda c: resume_from(c, [json.loads(x) for x in lines_of(c.w.pcxmi_bits)][:3]))
+
+
+def resume_genuine(c, partial_key, lines=None):
+    """OUTPUT.partial of an interrupted run on the large input (fixture ``mx_partials``); this
+    run scores the large input (``lines`` None) or its first ``lines`` lines."""
+    w = c.w
+    for flag, key, ext in (("--source", "big_src", "en"), ("--reference", "big_ref", "fr"),
+                           ("--docids", "big_ids", "docids")):
+        path = getattr(w, key)
+        if lines is not None:
+            path = c.write_lines(f"prefix.{ext}", lines_of(path)[:lines])
+        c.set(flag, path)
+    partial = c.o("p.jsonl.partial")
+    shutil.copy(getattr(w, partial_key), partial)
+    c.unchanged = [partial]
+    c.absent = [c.o("p.jsonl"), c.o("p.summary.json")]
+    return ["--overwrite"]
+
+
+add("cxmi-resume-interrupted-partial-of-other-log-base", C, lambda c: resume_genuine(c, "partial_bits"))
+
+
+def prefix_lines(c):
+    """The first two documents of the large input."""
+    ids = lines_of(c.w.big_ids)
+    second = next(i for i, d in enumerate(ids) if d != ids[0])
+    return next(i for i in range(second, len(ids)) if ids[i] != ids[second])
+
+
+add("cxmi-resume-interrupted-partial-of-larger-input", C,
+    lambda c: resume_genuine(c, "partial_nats", lines=prefix_lines(c)))
+
+
+def preexisting(c, name, directory=True):
+    """A secondary output path that already exists as a directory (or a file): it must stay."""
+    p = c.out / name
+    p.mkdir() if directory else p.write_text("a file\n")
+    c.absent = [a for a in c.absent if a != str(p)]
+
+
+add("cxmi-summary-path-is-a-directory", C,
+    do(lambda c: preexisting(c, "p.summary.json"), "p.summary.json", DIRECTORY))
+output_cases("cxmi", C, "--output", "p.jsonl")
+
+
+def cxmi_interrupted(c):
+    """Ctrl-C while scoring a large input: one line, exit 130, no output (the .partial may stay
+    for resuming)."""
+    src, ref, ids = write_big_input(c.w.raw, c.inp)
+    c.set("--source", str(src))
+    c.set("--reference", str(ref))
+    c.set("--docids", str(ids))
+    c.argv += ["--batch-size", "1"]
+    c.command = "interrupt"
+    c.wait_for = c.o("p.jsonl.partial")
+    c.allow_new = ["p.jsonl.partial"]
+    c.absent = [c.o("p.jsonl"), c.o("p.summary.json")]
+    return ["interrupt"]
+
+
+add("cxmi-interrupted-by-ctrl-c", C, cxmi_interrupted, status=130)
+
+
+# ============================================================================ contextual-mt cxmi-merge
+def M(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["cxmi-merge", w.s0, w.s1, "--output", c.o("all.jsonl")]
+    c.absent = [c.o("all.jsonl"), c.o("all.summary.json")]
+
+
+def copy_shard(c, shard, name, records=None, summary=None, with_summary=True):
+    """Shard ``shard`` (a path) copied into in/ as ``name``.jsonl; its records and summary
+    replaced when given (records as text)."""
+    text = Path(shard).read_text(encoding="utf-8") if records is None else records
+    path = c.write(f"{name}.jsonl", text)
+    if with_summary:
+        meta = Path(shard[:-6] + ".summary.json").read_text() if summary is None else summary
+        c.write(f"{name}.summary.json", meta)
+    return path
+
+
+def shards(c, *paths):
+    c.argv = ["cxmi-merge", *paths, "--output", c.o("all.jsonl")]
+
+
+add("merge-one-shard-of-two", M,
+    do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only")))
+add("merge-same-shard-twice", M,
+    do(lambda c: shards(c, c.w.s0, c.w.s0),
+       "s0.jsonl", ("twice", "two", "duplicate", "same", "again", "more than once", "already")))
+add("merge-shards-of-different-checkpoints", M,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint"))
+add("merge-shards-of-different-context-sizes", M,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context"))
+add("merge-shards-of-different-log-bases", M,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats")))
+
+
+add("merge-shards-of-real-and-random-context", M,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random"))
+add("merge-shard-not-json", M,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "garbage", records="this is not json\n")),
+       "garbage.jsonl", ("json", "record")))
+add("merge-shard-without-summary", M,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary"))
+add("merge-shard-summary-not-json", M,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json"))
+add("merge-shard-missing", M,
+    do(lambda c: shards(c, c.w.s0, c.missing("nothere.jsonl")), "nothere", NOT_FOUND))
+
+
+def shard_dir(c):
+    d = c.mkdir("dirshard.jsonl")
+    c.write("dirshard.summary.json", Path(c.w.s1[:-6] + ".summary.json").read_text())
+    shards(c, c.w.s0, d)
+    return ["dirshard", DIRECTORY]
+
+
+add("merge-shard-directory", M, shard_dir)
+add("merge-shard-empty", M,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "emptyshard", records="")),
+       "emptyshard", ("empty", "records", "sentences", "lines", "summary")))
+add("merge-shard-truncated", M,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "truncated",
+                                              records="".join(x + "\n" for x in lines_of(c.w.s1)[:-1]))),
+       "truncated", ("records", "sentences", "lines", "summary", "incomplete", "missing")))
+
+
+def shard_latin1(c):
+    path = copy_shard(c, c.w.s1, "latin1shard")
+    data = Path(path).read_bytes().replace(b'"reference": "', b'"reference": "caf\xe9 ', 1)
+    Path(path).write_bytes(data)
+    shards(c, c.w.s0, path)
+    return ["latin1shard", UTF8]
+
+
+add("merge-shard-latin1", M, shard_latin1)
+output_cases("merge", M, "--output", "all.jsonl")
+add("merge-summary-path-is-a-directory", M,
+    do(lambda c: preexisting(c, "all.summary.json"), "all.summary.json", DIRECTORY))
+
+
+# ============================================================================ contextual-mt report
+def R(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["report", w.pcxmi, "--output-dir", c.o("report")]
+    c.absent = [c.o("report")]
+
+
+def pcxmi_file(c, name, content):
+    path = c.write(name, content)
+    c.argv[1] = path
+    return name
+
+
+add("report-pcxmi-missing", R, do(lambda c: c.argv.__setitem__(1, c.missing("nothere.jsonl")),
+                                   "nothere.jsonl", NOT_FOUND))
+add("report-pcxmi-directory", R, do(lambda c: c.argv.__setitem__(1, c.mkdir("dir.jsonl")), "dir.jsonl", DIRECTORY))
+add("report-pcxmi-empty", R, lambda c: [pcxmi_file(c, "empty.jsonl", ""), EMPTY])
+add("report-pcxmi-latin1", R,
+    lambda c: [pcxmi_file(c, "latin1.jsonl", Path(c.w.pcxmi).read_bytes().replace(
+        b'"reference": "', b'"reference": "caf\xe9 ', 1)), UTF8])
+add("report-pcxmi-not-json", R,
+    lambda c: [pcxmi_file(c, "garbage.jsonl", lines_of(c.w.pcxmi)[0] + "\nnot json at all\n"),
+               at_line("garbage.jsonl", 2)])
+add("report-pcxmi-not-pcxmi-records", R,
+    lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")])
+add("report-conllu-missing", R,
+    opt("--conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
+
+
+def report_conllu(c, name, edit):
+    c.set("--conllu", c.w.ref_conllu)
+    return edited(c, "--conllu", name, edit)
+
+
+def change_form(sentence: int, new: str = "Zzz"):
+    def edit(lines):
+        out, k = [], 0
+        for line in lines:
+            if line.startswith("# sent_id"):
+                k += 1
+            cols = line.split("\t")
+            if k == sentence and len(cols) == 10 and cols[0] == "1":
+                cols[1] = new
+                line = "\t".join(cols)
+            out.append(line)
+        return out
+    return edit
+
+
+def drop_last_sentence(lines):
+    blocks, block = [], []
+    for line in lines:
+        if line.strip():
+            block.append(line)
+        elif block:
+            blocks.append(block)
+            block = []
+    if block:
+        blocks.append(block)
+    return [line for b in blocks[:-1] for line in b + [""]]
+
+
+def nine_columns(lines):
+    lines = list(lines)
+    k = next(i for i, line in enumerate(lines) if line.count("\t") == 9)
+    lines[k] = "\t".join(lines[k].split("\t")[:9])
+    return lines
+
+
+add("report-conllu-does-not-match", R,
+    lambda c: [report_conllu(c, "mismatch.conllu", change_form(3)), ("match", "differ"),
+               ("line 3", "sentence 3", ":3")])
+add("report-conllu-fewer-sentences", R,
+    lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), LINES + ("no annotation",)])
+add("report-conllu-malformed", R,
+    lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3)])
+add("report-conllu-latin1", R,
+    opt("--conllu", lambda c: c.latin1("latin1.conllu", c.w.ref_conllu, 3),
+        "latin1.conllu", UTF8, at_line("latin1.conllu", 3)))
+add("report-conllu-with-stanza-lang", R,
+    do(lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")), "--conllu", "--stanza-lang"))
+add("report-stanza-model-missing", R,
+    do(lambda c: (c.set("--stanza-lang", "fr"), c.set("--stanza-dir", c.mkdir("no_stanza"))),
+       "stanza", NOT_FOUND + ("download", "get it")))
+add("report-tags-of-another-reference", R,
+    opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another")))
+add("report-tags-not-json", R,
+    opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json"))
+add("report-tags-wrong-layout", R,
+    opt("--tags", lambda c: c.write("layout.tags.json", '{"documents": 3}'),
+        "layout.tags.json", ("layout", "format", "token", "list")))
+add("report-tags-missing", R,
+    opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND))
+add("report-tags-latin1", R,
+    opt("--tags", lambda c: c.write("latin1.tags.json", Path(c.w.ref_tags).read_bytes().replace(
+        b'"token": "', b'"token": "caf\xe9', 1)), "latin1.tags.json", UTF8))
+option_cases("report", R, [("--top", "-1"), ("--min-count", "0"), ("--min-count", "-2")])
+output_cases("report", R, "--output-dir", "report", directory_output=True)
+
+
+# ============================================================================ contextual-mt add-symbols
+GOOD_DICT = "hello 5\nworld 3\n"
+
+
+def A(c: Ctx) -> None:
+    c.command = "contextual-mt"
+    good = c.write("dict.good.txt", GOOD_DICT)
+    c.argv = ["add-symbols", good]
+    c.unchanged = [good]
+
+
+def dicts(c, second: str):
+    c.argv.append(second)
+    if os.path.isfile(second):
+        c.unchanged.append(second)
+
+
+def only(c, path):
+    c.argv = ["add-symbols", path]
+    c.unchanged = [path] if os.path.isfile(path) else []
+
+
+add("addsym-missing", A, do(lambda c: only(c, c.missing("nothere.txt")), "nothere.txt", NOT_FOUND))
+add("addsym-directory", A, do(lambda c: only(c, c.mkdir("dictdir")), "dictdir", DIRECTORY))
+add("addsym-latin1", A,
+    do(lambda c: only(c, c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n")), "latin1.txt", UTF8, at_line("latin1.txt", 2)))
+add("addsym-line-without-count", A,
+    do(lambda c: only(c, c.write("nocount.txt", "hello 5\nnocount\n")), at_line("nocount.txt", 2)))
+add("addsym-count-not-a-number", A,
+    do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)))
+add("addsym-duplicate-symbol", A,
+    do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3)))
+add("addsym-blank-line", A,
+    do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2)))
+add("addsym-second-file-bad-line", A,
+    do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2)))
+add("addsym-second-file-missing", A,
+    do(lambda c: dicts(c, c.missing("second_missing.txt")), "second_missing.txt", NOT_FOUND))
+add("addsym-second-file-directory", A, do(lambda c: dicts(c, c.mkdir("second_dir")), "second_dir", DIRECTORY))
+add("addsym-second-file-latin1", A,
+    do(lambda c: dicts(c, c.write("second_latin1.txt", b"caf\xe9 3\n")), "second_latin1.txt", UTF8))
+add("addsym-second-file-count-not-a-number", A,
+    do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1)))
+
+
+# ============================================================================ muda tag
+def G(c: Ctx) -> None:
+    w = c.w
+    c.command = "muda"
+    c.argv = ["tag", "--src", w.d_src, "--tgt", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
+              "--dump-tags", c.o("tags.json"), "--src-conllu", w.d_src_conllu, "--tgt-conllu", w.d_ref_conllu,
+              "--alignments", w.d_align]
+    c.absent = [c.o("tags.json"), c.o("tags.summary.json"), c.o("tags.src.conllu")]
+
+
+file_cases("tag", G, "--src", lambda w: w.d_src, ext=".en")
+file_cases("tag", G, "--tgt", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
+file_cases("tag", G, "--docids", lambda w: w.d_ids, kinds=("missing", "empty", "latin1"), ext=".docids")
+add("tag-tgt-fewer-lines", G, lambda c: [edited(c, "--tgt", "short.fr", drop_last), LINES])
+add("tag-docids-fewer-lines", G, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("tag-docids-blank-line", G,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4)])
+add("tag-unknown-language", G, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+add("tag-unknown-phenomenon", G, lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
+    status=2)
+add("tag-src-conllu-does-not-match", G,
+    lambda c: [edited(c, "--src-conllu", "mismatch.en.conllu", change_form_demo(2)), ("match",),
+               ("sentence 2", "line 2", ":2")])
+add("tag-src-conllu-fewer-sentences", G,
+    lambda c: [edited(c, "--src-conllu", "fewer.en.conllu", drop_last_sentence), LINES])
+add("tag-tgt-conllu-malformed", G,
+    lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",)])
+add("tag-tgt-conllu-bad-token-id", G,
+    lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",)])
+add("tag-tgt-conllu-of-another-text", G,
+    opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
+add("tag-src-conllu-bad-coreference", G,
+    lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref")])
+add("tag-src-conllu-missing", G,
+    opt("--src-conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
+add("tag-alignments-out-of-range", G,
+    lambda c: [edited(c, "--alignments", "range.align", set_line(2, "0-99")), at_line("range.align", 2), "range"])
+add("tag-alignments-garbage", G,
+    lambda c: [edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")), at_line("garbage.align", 1)])
+add("tag-alignments-negative-index", G,
+    lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3)])
+add("tag-alignments-fewer-lines", G, lambda c: [edited(c, "--alignments", "short.align", drop_last), LINES])
+add("tag-stanza-model-missing", G,
+    do(lambda c: (c.drop("--src-conllu"), c.set("--stanza-dir", c.mkdir("no_stanza")),
+                  c.set("--cache-dir", str(c.inp.parent / "cache"))),
+       "stanza", NOT_FOUND + ("download", "get it")))
+option_cases("tag", G, [("--lexical-min-count", "0"), ("--lexical-min-count", "-1"), ("--coref-window", "-1"),
+                        ("--batch-size", "0")])
+output_cases("tag", G, "--dump-tags", "tags.json")
+add("tag-annotation-file-beside-tags-is-a-directory", G,
+    do(lambda c: preexisting(c, "tags.src.conllu"), "tags.src.conllu", DIRECTORY))
+
+
+def change_form_demo(sentence: int):
+    def edit(lines):
+        out, k = [], 0
+        for line in lines:
+            cols = line.split("\t")
+            if len(cols) == 10 and cols[0] == "1":
+                k += 1
+                if k == sentence:
+                    cols[1] = "Zzz"
+                    line = "\t".join(cols)
+            out.append(line)
+        return out
+    return edit
+
+
+def bad_token_id(lines):
+    lines = list(lines)
+    k = [i for i, line in enumerate(lines) if line.count("\t") == 9][3]
+    lines[k] = "\t".join(["x"] + lines[k].split("\t")[1:])
+    return lines
+
+
+def bad_entity(lines):
+    """An entity closed but never opened ('e9)')."""
+    lines = list(lines)
+    k = next(i for i, line in enumerate(lines) if "Entity=(e1-object)" in line)
+    lines[k] = lines[k].replace("Entity=(e1-object)", "Entity=e9)")
+    return lines
+
+
+def set_line(k, text):
+    def edit(lines):
+        lines = list(lines)
+        lines[k - 1] = text
+        return lines
+    return edit
+
+
+# ============================================================================ muda eval
+def E(c: Ctx) -> None:
+    w = c.w
+    c.command = "muda"
+    c.argv = ["eval", "--src", w.d_src, "--ref", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
+              "--hyps", w.sys_a, "--ref-tags", w.d_tags, "--src-conllu", w.d_src_conllu, "--lexicon", *w.lex,
+              "--output", c.o("eval.json"), "--bootstrap", "10"]
+    c.absent = [c.o("eval.json"), c.o("eval.work")]
+
+
+file_cases("eval", E, "--hyps", lambda w: w.sys_a, ext=".hyp")
+file_cases("eval", E, "--ref", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
+file_cases("eval", E, "--src", lambda w: w.d_src, kinds=("latin1",), ext=".en")
+file_cases("eval", E, "--ref-tags", lambda w: w.d_tags, kinds=("missing", "dir"), ext=".json")
+add("eval-hyps-fewer-lines", E, lambda c: [edited(c, "--hyps", "short.hyp", drop_last), LINES])
+add("eval-hyps-more-lines", E, lambda c: [edited(c, "--hyps", "long.hyp", add_line), LINES])
+add("eval-ref-fewer-lines", E, lambda c: [edited(c, "--ref", "short.fr", drop_last), LINES])
+add("eval-docids-fewer-lines", E, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("eval-docids-blank-line", E,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5)])
+
+
+def fairseq_output(refs, skip=(), twice=None):
+    out = []
+    for i, ref in enumerate(refs):
+        if i in skip:
+            continue
+        out += [f"S-{i}\tsource {i}", f"T-{i}\t{ref}", f"H-{i}\t-0.25\t{ref}", f"D-{i}\t-0.25\t{ref}",
+                f"P-{i}\t-0.1 -0.2"]
+    if twice is not None:  # the same id again, from another run: other source, other text
+        out += [f"S-{twice}\tanother source", f"T-{twice}\tanother reference", f"H-{twice}\t-0.5\tautre chose .",
+                f"D-{twice}\t-0.5\tautre chose ."]
+    return out + ["Generate test with beam=2: BLEU4 = 50.0"]
+
+
+add("eval-hyps-fairseq-output-missing-ids", E,
+    opt("--hyps", lambda c: c.write_lines("gen_missing.out", fairseq_output(lines_of(c.w.d_ref), skip=(3, 7))),
+        "gen_missing.out", ("missing", "3")))
+add("eval-hyps-fairseq-output-id-twice-different-text", E,
+    opt("--hyps", lambda c: c.write_lines("gen_twice.out", fairseq_output(lines_of(c.w.d_ref), twice=2)),
+        "gen_twice.out", ("twice", "duplicate", "again", "more than once", "two", "repeated", "differ", "conflict")))
+add("eval-hyps-fairseq-output-id-beyond-reference", E,
+    opt("--hyps", lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
+        "gen_beyond.out", ("lines", "reference", "id")))
+add("eval-names-fewer-than-hyps", E,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"))
+add("eval-names-more-than-hyps", E, do(lambda c: c.set("--names", "a", "b"), "--names"))
+add("eval-hyp-conllu-count-wrong", E,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu"))
+add("eval-hyp-alignments-count-wrong", E,
+    do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu), c.set("--hyp-alignments", c.w.d_align, c.w.d_align)),
+       "--hyp-alignments"))
+add("eval-hyp-conllu-of-another-text", E,
+    opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
+add("eval-hyp-alignments-out-of-range", E,
+    do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu),
+                  edited(c, "--hyp-alignments", "range.align", set_line(2, "0-99"), start=c.w.d_align)),
+       "range.align", at_line("range.align", 2), "range"))
+
+
+def lexicon_without_source(c):
+    c.drop("--src-conllu")
+    c.drop("--ref-tags")
+    return ["--src-conllu"]
+
+
+add("eval-lexicon-without-src-conllu-and-ref-tags", E, lambda c: lexicon_without_source(c))
+
+
+def lexicon_file(c, k, path):
+    lex = list(c.w.lex)
+    lex[k] = path
+    c.set("--lexicon", *lex)
+
+
+add("eval-lexicon-alignments-missing", E,
+    do(lambda c: lexicon_file(c, 2, c.missing("nothere.align")), "nothere.align", NOT_FOUND))
+add("eval-lexicon-alignments-garbage", E,
+    do(lambda c: lexicon_file(c, 2, c.write("garbage.align", "zero-one\n")),
+       "garbage.align", at_line("garbage.align", 1)))
+add("eval-lexicon-conllu-malformed", E,
+    do(lambda c: lexicon_file(c, 1, c.write_lines("malformed.fr.conllu",
+                                                    nine_columns(lines_of(c.w.lex[1])))),
+       "malformed.fr.conllu:"))
+add("eval-ref-tags-of-another-reference", E,
+    opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")))
+
+
+def ref_tags_other_no_summary(c):
+    c.set("--ref-tags", c.write("copied.tags.json", Path(c.w.d_tags_other).read_text()))
+    return ["copied.tags.json", ("reference", "match")]
+
+
+add("eval-ref-tags-of-another-reference-without-summary", E, ref_tags_other_no_summary)
+add("eval-ref-tags-for-another-language", E,
+    opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es")))
+add("eval-ref-tags-not-json", E,
+    opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json"))
+add("eval-ref-tags-wrong-layout", E,
+    opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")))
+add("eval-unknown-language", E, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+option_cases("eval", E, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
+output_cases("eval", E, "--output", "eval.json")
+
+
+def eval_dir_output(flag):
+    def mutate(c):
+        c.set(flag, c.existing_dir_output())
+        return ["odir", DIRECTORY]
+    return mutate
+
+
+add("eval-table-is-a-directory", E, eval_dir_output("--table"))
+add("eval-work-directory-is-a-file", E,
+    do(lambda c: preexisting(c, "eval.work", directory=False), "eval.work", DIRECTORY_OR_FILE))
+add("eval-names-not-distinct", E,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names"))
+add("eval-plot-is-a-directory", E, eval_dir_output("--plot"))
+add("eval-plot-under-a-file", E, opt("--plot", lambda c: c.under_file("eval.png"), "afile", DIRECTORY_OR_FILE))
+
+
+# ============================================================================ fairseq-train / fairseq-generate
+def F(c: Ctx) -> None:
+    """fairseq-train (through tests.helpers.train): argv = [data, save_dir, extra...]."""
+    c.command = "fairseq-train"
+    c.argv = [c.w.bin, c.o("ckpt"), "-s", "en", "-t", "fr", "--target-context-size", "1"]
+    c.absent = [c.o("ckpt")]
+
+
+def copy_bin(c):
+    dest = c.inp / "bin"
+    shutil.copytree(c.w.bin, dest)
+    c.argv[0] = str(dest)
+    return dest
+
+
+add("train-negative-source-context-size", F,
+    do(lambda c: c.argv.extend(["--source-context-size", "-1"]), "--source-context-size", MUST))
+add("train-negative-target-context-size", F,
+    opt("--target-context-size", "-2", "--target-context-size", MUST))
+add("train-coword-dropout-above-1", F,
+    do(lambda c: c.argv.extend(["--coword-dropout", "1.5"]), "--coword-dropout", MUST))
+add("train-missing-dictionary-for-source-language", F,
+    do(lambda c: c.argv.__setitem__(c.argv.index("-s") + 1, "de"), "dict.de.txt", NOT_FOUND))
+
+
+def train_docids_short(c):
+    dest = copy_bin(c)
+    p = dest / "valid.en-fr.docids"
+    p.write_text("".join(x + "\n" for x in p.read_text().splitlines()[:-1]))
+    return ["valid.en-fr.docids", LINES]
+
+
+def train_docids_blank(c):
+    dest = copy_bin(c)
+    p = dest / "train.en-fr.docids"
+    lines = p.read_text().splitlines()
+    lines[4] = ""
+    p.write_text("".join(x + "\n" for x in lines))
+    return [at_line("train.en-fr.docids", 5)]
+
+
+def train_no_brk(c):
+    dest = copy_bin(c)
+    p = dest / "dict.fr.txt"
+    p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith("<brk>")))
+    return ["dict.fr.txt", "<brk>"]
+
+
+add("train-docids-fewer-lines", F, train_docids_short)
+add("train-docids-blank-line", F, train_docids_blank)
+add("train-dictionary-without-brk", F, train_no_brk)
+
+
+def GEN(c: Ctx) -> None:
+    c.command = "fairseq-generate"
+    c.argv = [c.w.bin, "--user-dir", USER_DIR, "--task", "document_translation", "-s", "en", "-t", "fr",
+              "--target-context-size", "2", "--path", c.w.ckpt, "--gen-subset", "test", "--cpu",
+              "--batch-size", "8", "--beam", "2"]
+
+
+add("generate-beam-0", GEN, opt("--beam", "0", "--beam", MUST))
+add("generate-stock-translation-checkpoint", GEN,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
+add("generate-checkpoint-missing", GEN,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+
+
+def generate_docids_short(c):
+    dest = copy_bin(c)
+    p = dest / "test.en-fr.docids"
+    p.write_text("".join(x + "\n" for x in p.read_text().splitlines()[:-1]))
+    return ["test.en-fr.docids", LINES]
+
+
+add("generate-docids-fewer-lines", GEN, generate_docids_short)

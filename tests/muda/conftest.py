@@ -1,0 +1,21 @@
+"""The demo corpus that the evaluation and error tests share (built once per session): the
+reference as the "context" system, and a "sentence" system with every planted word wrong."""
+import json
+
+import pytest
+
+from contextual_mt.demo.corpus import generate_demo_data
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory):
+    d = tmp_path_factory.mktemp("eval")
+    generate_demo_data(str(d), train_docs=150, valid_docs=2, test_docs=30, seed=8)
+    refs = (d / "test.fr").read_text().splitlines()
+    planted = [json.loads(l) for l in (d / "test.planted.jsonl").read_text().splitlines()]
+    wrong = [line.split() for line in refs]
+    for p in planted:
+        wrong[p["line"] - 1][p["index"]] = p["alternative"]
+    (d / "context.txt").write_text("\n".join(refs) + "\n")
+    (d / "sentence.txt").write_text("\n".join(" ".join(w) for w in wrong) + "\n")
+    return d

@@ -1,0 +1,108 @@
+"""The library calls `tag_files` and `run_eval` give Python callers the CLI's guarantees: every
+output checked before any annotation or tagging, all written together at the end, nothing left
+behind on an error (no partial JSON, no work directory, no temporary directory)."""
+import pytest
+
+from muda.annotators.lexicon import LexiconAnnotator
+from muda.errors import InputError
+from muda.evaluation.run import EvalOptions, run_eval
+from muda.tagger import TagOptions, tag_files
+
+
+class NoWork:
+    """An annotator that must not be reached: outputs are checked before any annotation."""
+    has_ellipsis_model = False
+
+    def __getattr__(self, step):
+        raise AssertionError(f"annotator called ({step}) before the outputs were checked")
+
+
+def tag_options(d, output, **more):
+    return TagOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(output), **more)
+
+
+def lexicon(d):
+    return LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"), str(d / "train.align"))
+
+
+def eval_options(d, **more):
+    return EvalOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
+                       [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
+                       src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
+                       ref_alignments=str(d / "test.align"), bootstrap=10, **more)
+
+
+@pytest.mark.parametrize("where", ["summary", "annotation", "under_a_file"])
+def test_tag_files_checks_every_output_before_annotating(demo, tmp_path, where):
+    out = tmp_path / "x.json"
+    if where == "summary":
+        (tmp_path / "x.summary.json").mkdir()
+    elif where == "annotation":
+        (tmp_path / "x.tgt.conllu").mkdir()
+    else:
+        (tmp_path / "file").write_text("")
+        out = tmp_path / "file" / "x.json"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(InputError, match="is a directory|cannot write here"):
+        tag_files(tag_options(demo, out), NoWork(), progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_tag_files_writes_all_or_nothing(demo, tmp_path):
+    """An error after the annotations were read (coreference) leaves none of the six files."""
+    bad = tmp_path / "entity.conllu"
+    bad.write_text((demo / "test.en.conllu").read_text().replace("_\n", "Entity=e99)\n", 1))
+    with pytest.raises(InputError, match="entity.conllu: sentence 1: entity e99 closed but not opened"):
+        tag_files(tag_options(demo, tmp_path / "out" / "x.json", src_conllu=str(bad),
+                              tgt_conllu=str(demo / "test.fr.conllu"), alignments=str(demo / "test.align")),
+                  progress=False)
+    assert [p.name for p in tmp_path.iterdir()] == ["entity.conllu"]  # not even out/
+
+
+def test_run_eval_checks_the_plot_before_tagging_and_writes_nothing(demo, tmp_path):
+    (tmp_path / "plot.png").mkdir()
+    with pytest.raises(InputError, match="plot.png: is a directory"):
+        run_eval(eval_options(demo, output=str(tmp_path / "e.json"), plot=str(tmp_path / "plot.png")), NoWork())
+    assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]  # no e.json, no e.work/
+
+
+def test_run_eval_error_in_a_system_leaves_no_work_directory(demo, tmp_path):
+    """The reference is tagged (into OUTPUT.work) before the second system fails."""
+    options = eval_options(demo, output=str(tmp_path / "e.json"),
+                           hyp_conllu=[str(demo / "test.fr.conllu"), str(demo / "test.fr.conllu")])
+    with pytest.raises(InputError, match=r"does not match .*sentence.txt:\d+"):
+        run_eval(options, lexicon(demo))
+    assert not list(tmp_path.iterdir())
+
+
+def test_run_eval_without_output_leaves_no_temporary_directory(demo, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = run_eval(eval_options(demo), lexicon(demo))
+    assert not list(tmp_path.iterdir())
+    assert result["systems"]["context"]["tags"]["pronouns"]["f"] == 1.0
+    assert result["reference_tags"] is None  # it was in the temporary directory, now gone
+    with pytest.raises(InputError):
+        run_eval(eval_options(demo, hyp_conllu=[str(demo / "test.fr.conllu")] * 2), lexicon(demo))
+    assert not list(tmp_path.iterdir())
+
+
+def test_run_eval_keeps_the_work_directory_on_success(demo, tmp_path):
+    run_eval(eval_options(demo, output=str(tmp_path / "e.json")), lexicon(demo))
+    work = {p.name for p in (tmp_path / "e.work").iterdir()}
+    assert {"reference.tags.json", "sentence.txt", "context.tags.json", "context.tags.summary.json"} <= work
+    assert not [n for n in work if n.startswith(".")]  # no temporary left
+
+
+def test_run_eval_outputs_may_not_collide_with_inputs_or_each_other(demo, tmp_path):
+    """A plot written over a system's work file, or a system's tags over the given reference
+    tags: each would silently replace the other."""
+    work = tmp_path / "e.work"
+    with pytest.raises(InputError, match=r"context.txt: --plot and the work file context.txt of system 'context'"):
+        run_eval(eval_options(demo, output=str(tmp_path / "e.json"), plot=str(work / "context.txt")), NoWork())
+    with pytest.raises(InputError, match=r"the work file context.tags.json of system 'context' would overwrite the "
+                                         r"input given as --ref-tags"):
+        run_eval(eval_options(demo, output=str(tmp_path / "e.json"), ref_tags=str(work / "context.tags.json")),
+                 NoWork())
+    assert not list(tmp_path.iterdir())
