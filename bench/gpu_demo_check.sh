@@ -3,11 +3,15 @@
 # demo model on the GPU (fairseq-train, --fp16) -> bench/gpu_check.py (the same checkpoint on
 # CUDA and on CPU: identical translations? same P-CXMI?). Writes $OUT_DIR/gpu_check.json.
 #   bash bench/gpu_demo_check.sh OUT_DIR [EPOCHS]
+# Environment: WORK (keep the corpus, data and checkpoint there; default: a temporary directory),
+# TRAIN_EXTRA (more fairseq-train options, e.g. '--arch contextual_transformer_small --lr 1e-3'),
+# SKIP_CHECK=1 (train only).
 set -euo pipefail
 OUT_DIR=${1:?usage: gpu_demo_check.sh OUT_DIR [EPOCHS]}
 EPOCHS=${2:-12}
 PY=${PYTHON:-python3}
-W=$(mktemp -d)
+W=${WORK:-$(mktemp -d)}
+mkdir -p "$W"
 mkdir -p "$OUT_DIR"
 $PY -m contextual_mt.cli demo-data --output "$W/data" --train-docs 3000 --test-docs 300
 $PY - "$W" <<'PYEOF'
@@ -25,8 +29,9 @@ for s in train valid test; do cp "$W/data/$s.docids" "$W/bin/$s.en-fr.docids"; d
 COMMON=$($PY -c "from contextual_mt.demo.pipeline import COMMON, MODELS; import shlex; print(shlex.join(COMMON + MODELS['context']))" 2>/dev/null | tail -1)
 start=$(date +%s)
 eval $PY -m fairseq_cli.train "$W/bin" --user-dir contextual_mt --task document_translation $COMMON \
-    --max-epoch "$EPOCHS" --save-dir "$W/ckpt" --fp16 --no-progress-bar > "$OUT_DIR/train.log" 2>&1
+    --max-epoch "$EPOCHS" --save-dir "$W/ckpt" --fp16 --no-progress-bar ${TRAIN_EXTRA:-} > "$OUT_DIR/train.log" 2>&1
 echo "training: $(( $(date +%s) - start )) s on the GPU; last valid line:"; grep "valid on" "$OUT_DIR/train.log" | tail -1
 cp "$W"/bin/dict.*.txt "$W/ckpt/"
+[ "${SKIP_CHECK:-0}" = 1 ] && exit 0
 $PY bench/gpu_check.py --path "$W/ckpt/checkpoint_best.pt" --spm "$W/spm/spm.model" --source "$W/data/test.en" \
     --reference "$W/data/test.fr" --docids "$W/data/test.docids" --out "$OUT_DIR/gpu_check.json"

@@ -133,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lenpen", type=float, default=1.0)
     p.add_argument("--max-len-a", type=float, default=0.0)
     p.add_argument("--max-len-b", type=int, default=200)
-    p.add_argument("--batch-size", type=int, default=32, help="documents decoded together")
+    p.add_argument("--batch-size", type=int, default=32,
+                   help="sentences decoded together (with predicted context: one per document in a wave)")
     p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -32,6 +32,7 @@ class DecodingOptions:
     batch_size: int = 32  # documents decoded together
     max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
+    free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
 
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
@@ -146,15 +147,18 @@ class DocumentTranslator:
         brk_s, brk_t = self.src_dict.index(BRK), self.tgt_dict.index(BRK)
         eos = 1  # room for </s>
         o = self.options
+        if (gold_ids is None and self.n_tgt > 0) or not o.free_batching:
+            # the t-th sentences of all documents wait for the (t-1)-th: decode in waves
+            waves = [[(d, t) for d in docs if len(d) > t] for t in range(len(docs[0]) if docs else 0)]
+        else:
+            # no sentence waits for another's translation: one wave, batched freely by length
+            waves = [[(d, t) for d in docs for t in range(len(d))]]
         bar = tqdm(total=len(sources), unit="sent", desc=f"translating {len(docs)} documents",
                    disable=not progress)
-        wave = 0
-        while docs and wave < len(docs[0]):
-            active = [d for d in docs if len(d) > wave]
+        for wave in waves:
             rows = []
-            for doc in active:
-                i = doc[wave]
-                prev = doc[:wave]
+            for doc, t in wave:
+                i, prev = doc[t], doc[:t]
                 tgt_prev = [gold_ids[j] for j in prev] if gold_ids is not None else [predicted[j] for j in prev]
                 row = {"index": i, "source": src_ids[i] + [self.src_dict.eos()]}
                 row["src_ctx"] = self._context([src_ids[j] for j in prev], self.n_src, brk_s,
@@ -172,8 +176,6 @@ class DocumentTranslator:
                     predicted[r["index"]] = ids
                 bar.update(len(chunk))
             bar.update(len(empty))
-            wave += 1
-            bar.set_postfix(documents=f"{sum(len(d) <= wave for d in docs)}/{len(docs)}")
         bar.close()
         return [self.tgt_codec.decode(ids) for ids in predicted]
 

@@ -113,6 +113,24 @@ def test_gold_target_context(translator, demo_model, monkeypatch):
             assert seen[i][-1 - len(gold_prev):] == gold_prev + [brk]
 
 
+def test_without_predicted_context_sentences_are_batched_freely(translator, demo_model, monkeypatch):
+    """Gold context (and no target context) makes no sentence wait for another: one pass, batches
+    that mix positions of a document; the result equals the wave-by-wave computation it replaces
+    (the model's own translations given back as gold context reproduce them)."""
+    data = demo_model["data"]
+    src, ids = lines(data / "test.en")[:40], lines(data / "test.docids")[:40]
+    waves = []
+    decode = translator._decode
+    monkeypatch.setattr(translator, "_decode", lambda rows: waves.append([r["index"] for r in rows]) or decode(rows))
+    predicted = translator.translate(src, ids, progress=False)
+    assert all(len({ids[i] for i in batch}) == len(batch) for batch in waves)  # one sentence per document
+    waves.clear()
+    again = translator.translate(src, ids, gold_targets=predicted, progress=False)
+    assert any(len({ids[i] for i in batch}) < len(batch) for batch in waves)  # positions mixed
+    assert sum(len(b) for b in waves) == sum(1 for s in src if s.strip())
+    assert again == predicted
+
+
 def test_beam_one_and_five(translator, demo_model):
     from contextual_mt.metrics import sentence_metrics
 
