@@ -11,9 +11,9 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo pcxmi muda-eval check-python fairseq-wheel browser clean
+.PHONY: install test demo pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score all table check-python fairseq-wheel browser clean
 
-# Per-language-pair targets: `make pcxmi LANG=fr`. LANG is also the locale variable, so it is
+# Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
 ifeq ($(origin LANG),command line)
 PAIR := $(LANG)
@@ -21,25 +21,55 @@ else
 PAIR := demo
 endif
 RUN := LC_ALL=C.UTF-8 LANG=C.UTF-8
+CMT := $(RUN) $(VENV)/bin/contextual-mt
+# The study's folders: WORK/data/xx, WORK/checkpoints/xx/{sentence,context}, WORK/results/xx.
+WORK ?= .
+# make data: exactly one input (TED: ted_talks.tar.gz or its folder; IWSLT: the en-xx release
+# folder; TEXT: {train,valid,test}.{en,xx,docids}); joint sentencepiece vocabulary size
+TED ?=
+IWSLT ?=
+TEXT ?=
+IWSLT_DEV ?=
+IWSLT_TEST ?=
+SPM_VOCAB ?= 16000
+# make train: PRESET tiny|small|big, MODEL sentence|context (default both), GPUS (default: all
+# visible; 0 = CPU), EPOCHS / MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big)
+PRESET ?= small
+MODEL ?=
+GPUS ?=
+EPOCHS ?=
+MAX_UPDATE ?=
+PRETRAINED ?=
+# make translate / score: beam size; COMET_MODEL adds COMET (needs the comet extra)
+BEAM ?= 5
+COMET_MODEL ?=
+# OVERWRITE=1: redo a stage whose earlier outputs were made from other inputs or settings
+OVERWRITE ?=
+# make table LANGS="de fr ja"
+LANGS ?=
 ifeq ($(PAIR),demo)
 PAIR_DATA := demo/data
 PAIR_TGT := fr
 PAIR_CKPT := demo/checkpoints/context/checkpoint_best.pt
 PAIR_SPM := --spm demo/spm/spm.model
+RESULTS := results/demo
 else
-PAIR_DATA := data/$(PAIR)
+PAIR_DATA := $(WORK)/data/$(PAIR)
 PAIR_TGT := $(PAIR)
-PAIR_CKPT := checkpoints/$(PAIR)/context/checkpoint_best.pt
-PAIR_SPM := $(if $(wildcard data/$(PAIR)/spm.model),--spm data/$(PAIR)/spm.model,)
+PAIR_CKPT := $(WORK)/checkpoints/$(PAIR)/context/checkpoint_best.pt
+PAIR_SPM := $(if $(wildcard $(PAIR_DATA)/spm.model),--spm $(PAIR_DATA)/spm.model,)
+RESULTS := $(WORK)/results/$(PAIR)
 endif
-RESULTS := results/$(PAIR)
-# muda-eval: systems to compare, and annotation options (pre-computed files when the data has them)
+# MuDA's language: pt for pt-br, zh for zh-cn
+MUDA_LANG := $(firstword $(subst -, ,$(PAIR_TGT)))
+# muda-eval: systems to compare (the first is the baseline), and annotation options
+# (pre-computed files when the data has them)
 ifeq ($(PAIR),demo)
 HYPS ?= demo/outputs/sentence.test.fr demo/outputs/context.test.fr
 MUDA_ARGS ?= --lexicon demo/data/train.en.conllu demo/data/train.fr.conllu demo/data/train.align
 else
-HYPS ?= $(RESULTS)/sentence.test.$(PAIR_TGT) $(RESULTS)/context.test.$(PAIR_TGT)
-MUDA_ARGS ?=
+HYPS ?= $(RESULTS)/sentence.test.$(PAIR_TGT) $(RESULTS)/context.test.$(PAIR_TGT) $(RESULTS)/context-gold.test.$(PAIR_TGT)
+MUDA_ARGS ?= $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
 # model options for tagging the reference when its annotations are not in the data directory
 MUDA_TAG_ARGS ?=
 endif
@@ -47,6 +77,18 @@ MUDA_PRE := $(if $(wildcard $(PAIR_DATA)/test.en.conllu),--src-conllu $(PAIR_DAT
 MUDA_REF_PRE := $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--tgt-conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
     $(if $(wildcard $(PAIR_DATA)/test.align),--alignments $(PAIR_DATA)/test.align,)
 MUDA_REF_TAGS := $(RESULTS)/muda/reference.tags.json
+# pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
+SHARD ?=
+SHARDS ?= 4
+PCXMI := $(RESULTS)/pcxmi.jsonl
+PCXMI_SHARDS := $(foreach i,$(shell seq 1 $(SHARDS) 2>/dev/null),$(RESULTS)/pcxmi.shard-$(i)-of-$(SHARDS).jsonl)
+# the targets that need LANG=xx (not the demo)
+define need_pair
+@if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (README, 'The study on a language pair')" >&2; exit 1; fi
+endef
+define need_venv
+@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+endef
 
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -93,29 +135,91 @@ demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m contextual_mt.demo --workdir demo
 
-pcxmi:
-	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+data:
+	$(need_venv)
+	$(need_pair)
+	$(CMT) pipeline data --lang $(PAIR) --output $(PAIR_DATA) --vocab-size $(SPM_VOCAB) \
+	    $(if $(TED),--ted $(TED),) $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) \
+	    $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) \
+	    $(if $(OVERWRITE),--overwrite,)
+
+train:
+	$(need_venv)
+	$(need_pair)
+	$(CMT) pipeline train --lang $(PAIR) --root $(WORK) --preset $(PRESET) $(if $(MODEL),--model $(MODEL),) \
+	    $(if $(GPUS),--gpus $(GPUS),) $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
+	    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(OVERWRITE),--overwrite,)
+
+translate:
+	$(need_venv)
+	$(need_pair)
+	$(CMT) pipeline translate --lang $(PAIR) --root $(WORK) --beam $(BEAM)
+
+score:
+	$(need_venv)
+	$(need_pair)
+	$(CMT) pipeline score --lang $(PAIR) --root $(WORK) $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+
+all:
+	$(need_pair)
+	$(RUN) $(MAKE) --no-print-directory data LANG=$(PAIR)
+	$(RUN) $(MAKE) --no-print-directory train LANG=$(PAIR)
+	$(RUN) $(MAKE) --no-print-directory translate LANG=$(PAIR)
+	$(RUN) $(MAKE) --no-print-directory score LANG=$(PAIR)
+	$(RUN) $(MAKE) --no-print-directory pcxmi LANG=$(PAIR)
+	$(RUN) $(MAKE) --no-print-directory muda-eval LANG=$(PAIR)
+
+table:
+	$(need_venv)
+	@test -n "$(LANGS)" || { echo 'error: make table needs LANGS="xx yy ..." (pairs with results in $(WORK)/results)' >&2; exit 1; }
+	$(CMT) pipeline table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
+
+pcxmi-inputs:
+	$(need_venv)
 	@if [ "$(PAIR)" = demo ] && [ ! -f $(PAIR_CKPT) ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
-	@test -f $(PAIR_CKPT) || { echo "error: $(PAIR_CKPT) not found: train the $(PAIR) contextual model there (README, 'make pcxmi')" >&2; exit 1; }
+	@test -f $(PAIR_CKPT) || { echo "error: $(PAIR_CKPT) not found: train the $(PAIR) context model first ('make train LANG=$(PAIR) MODEL=context')" >&2; exit 1; }
 	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make pcxmi')" >&2; exit 1; }; done
-	$(RUN) $(VENV)/bin/contextual-mt cxmi --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en \
-	    --reference $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids --output $(RESULTS)/pcxmi.jsonl
-	$(RUN) $(VENV)/bin/contextual-mt report $(RESULTS)/pcxmi.jsonl --output-dir $(RESULTS)/report \
+
+CXMI_ARGS = --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en --reference $(PAIR_DATA)/test.$(PAIR_TGT) \
+    --docids $(PAIR_DATA)/test.docids --skip-up-to-date
+
+pcxmi: pcxmi-inputs
+	$(CMT) cxmi $(CXMI_ARGS) --output $(PCXMI)
+	@$(RUN) $(MAKE) --no-print-directory report LANG=$(PAIR)
+
+pcxmi-shard: pcxmi-inputs
+	@echo "$(SHARD)" | grep -Eq '^[0-9]+/[0-9]+$$' || { echo "error: make pcxmi-shard needs SHARD=i/n (e.g. SHARD=1/4)" >&2; exit 1; }
+	$(CMT) cxmi $(CXMI_ARGS) --shard $(SHARD) --output $(RESULTS)/pcxmi.shard-$(subst /,-of-,$(SHARD)).jsonl
+
+pcxmi-merge: pcxmi-inputs
+	@if [ -f $(PCXMI) ] && [ -f $(RESULTS)/pcxmi.summary.json ] && [ -z "$$(find $(PCXMI_SHARDS) -newer $(PCXMI) 2>/dev/null)" ]; then \
+	  echo "$(PCXMI): up to date (newer than its shards)"; else \
+	  $(CMT) cxmi-merge $(PCXMI_SHARDS) --output $(PCXMI) || exit 1; fi
+	@$(RUN) $(MAKE) --no-print-directory report LANG=$(PAIR)
+
+# the P-CXMI report, remade when the records are newer
+report:
+	@if [ -f $(RESULTS)/report/report.md ] && [ $(RESULTS)/report/report.md -nt $(PCXMI) ]; then echo "$(RESULTS)/report: up to date"; else \
+	$(CMT) report $(PCXMI) --output-dir $(RESULTS)/report \
 	    $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
-	    $(if $(wildcard $(PAIR_DATA)/test.tags.json),--tags $(PAIR_DATA)/test.tags.json,)
+	    $(if $(wildcard $(PAIR_DATA)/test.tags.json),--tags $(PAIR_DATA)/test.tags.json,$(if $(wildcard $(MUDA_REF_TAGS)),--tags $(MUDA_REF_TAGS),)) || exit 1; fi
 
 muda-eval:
-	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(need_venv)
 	@if [ "$(PAIR)" = demo ] && [ ! -f demo/outputs/context.test.fr ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
 	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make muda-eval')" >&2; exit 1; }; done
-	@for h in $(HYPS); do test -f $$h || { echo "error: $$h not found: translate the test set first, or pass HYPS=\"...\" (README, 'make muda-eval')" >&2; exit 1; }; done
+	@for h in $(HYPS); do test -f $$h || { echo "error: $$h not found: translate the test set first ('make translate LANG=$(PAIR)'), or pass HYPS=\"...\" (README, 'make muda-eval')" >&2; exit 1; }; done
 	@# the reference is tagged once; muda eval checks by content hash that it is this reference
 	@if [ -f $(MUDA_REF_TAGS) ] && [ $(MUDA_REF_TAGS) -nt $(PAIR_DATA)/test.$(PAIR_TGT) ]; then echo "reference tags: $(MUDA_REF_TAGS) (cached)"; else \
 	  $(RUN) $(VENV)/bin/muda tag --src $(PAIR_DATA)/test.en --tgt $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
-	    --tgt-lang $(PAIR_TGT) --dump-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_REF_PRE) $(MUDA_TAG_ARGS) || exit 1; fi
+	    --tgt-lang $(MUDA_LANG) --dump-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_REF_PRE) $(MUDA_TAG_ARGS) || exit 1; fi
+	@if [ -f $(RESULTS)/muda/eval.json ] && [ -z "$$(find $(HYPS) $(MUDA_REF_TAGS) -newer $(RESULTS)/muda/eval.json 2>/dev/null)" ]; then \
+	  echo "$(RESULTS)/muda/eval.json: up to date (newer than the translations and the reference tags)"; else \
 	$(RUN) $(VENV)/bin/muda eval --src $(PAIR_DATA)/test.en --ref $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
-	    --tgt-lang $(PAIR_TGT) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
-	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png
+	    --tgt-lang $(MUDA_LANG) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
+	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png || exit 1; fi
+
+-include recipes/slurm/slurm.mk
 
 clean:
 	rm -rf $(VENV) build *.egg-info

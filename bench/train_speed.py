@@ -49,9 +49,15 @@ def preprocess(raw: Path, dest: Path) -> None:
                     str(dest / "dict.fr.txt")], check=True, capture_output=True)
 
 
-MODEL = ["--encoder-layers", "3", "--decoder-layers", "3", "--encoder-embed-dim", "256",
-         "--decoder-embed-dim", "256", "--encoder-ffn-embed-dim", "512", "--decoder-ffn-embed-dim", "512",
-         "--encoder-attention-heads", "4", "--decoder-attention-heads", "4", "--share-all-embeddings"]
+def dims(dim: int, ffn: int, layers: int, heads: int):
+    return ["--encoder-layers", str(layers), "--decoder-layers", str(layers), "--encoder-embed-dim", str(dim),
+            "--decoder-embed-dim", str(dim), "--encoder-ffn-embed-dim", str(ffn), "--decoder-ffn-embed-dim", str(ffn),
+            "--encoder-attention-heads", str(heads), "--decoder-attention-heads", str(heads), "--share-all-embeddings"]
+
+
+# --size medium: the issue-2 figure; --size small: PRESET=small, the papers' transformer-small
+SIZES = {"medium": dims(256, 512, 3, 4), "small": dims(512, 1024, 6, 8)}
+MODEL = SIZES["medium"]
 
 CONFIGS = {
     "transformer (stock, translation task)": ["--task", "translation", "--arch", "transformer"],
@@ -61,6 +67,10 @@ CONFIGS = {
         "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer",
         "--source-context-size", "3", "--target-context-size", "3", "--sample-context-size"],
 }
+# the study's context model (make train MODEL=context): target context 0-3, dynamic, CoWord 0.1
+STUDY_CONTEXT = ("contextual_transformer, target 0-3 dynamic + CoWord 0.1 (the study's context model)", [
+    "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer",
+    "--source-context-size", "0", "--target-context-size", "3", "--sample-context-size", "--coword-dropout", "0.1"])
 
 
 def run_once(data: Path, extra, updates: int, max_tokens: int) -> float:
@@ -89,7 +99,13 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=2048)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="bench/out/train_speed.json")
+    parser.add_argument("--size", choices=sorted(SIZES), default="medium",
+                        help="medium: 256/512, 3 layers; small: 512/1024, 6 layers, 8 heads (PRESET=small)")
     args = parser.parse_args()
+    global MODEL
+    MODEL = SIZES[args.size]
+    if args.size == "small":
+        CONFIGS[STUDY_CONTEXT[0]] = STUDY_CONTEXT[1]
     with tempfile.TemporaryDirectory() as tmp:
         raw, data = Path(tmp) / "raw", Path(tmp) / "bin"
         raw.mkdir()
@@ -107,6 +123,7 @@ def main() -> None:
         "median_wps": medians,
         "ratio_context0_vs_stock": medians[names[1]] / medians[names[0]],
         "ratio_dynamic3_vs_stock_per_current_token": medians[names[2]] / medians[names[0]],
+        **({"ratio_study_context_vs_stock": medians[names[3]] / medians[names[0]]} if len(names) > 3 else {}),
         "settings": vars(args),
         "torch_threads": os.environ.get("OMP_NUM_THREADS", "default"),
     }
@@ -117,6 +134,8 @@ def main() -> None:
     print(f"context 0 / stock: {summary['ratio_context0_vs_stock']:.3f}")
     print(f"N=M=3 dynamic / stock (per current-sentence target token): "
           f"{summary['ratio_dynamic3_vs_stock_per_current_token']:.3f}")
+    if len(names) > 3:
+        print(f"target 0-3 dynamic + CoWord / stock: {summary['ratio_study_context_vs_stock']:.3f}")
 
 
 if __name__ == "__main__":

@@ -60,6 +60,13 @@ def _demo_data(args: argparse.Namespace) -> int:
     for split, s in stats.items():
         print(f"{split}: {s['documents']} documents, {s['sentences']} sentences, planted: "
               + ", ".join(f"{p} {s[p]}" for p in ("pronouns", "formality", "lexical_choice")))
+    if args.ted:
+        from contextual_mt.demo.ted_layout import write_ted_layout
+
+        tarball = os.path.join(args.output, "ted_talks.tar.gz")
+        nulls = write_ted_layout(args.output, tarball, seed=args.seed)
+        print(f"TED layout: {tarball} (missing-translation rows inserted: "
+              + ", ".join(f"{split} {n}" for split, n in nulls.items()) + ")")
     return 0
 
 
@@ -77,7 +84,7 @@ def _cxmi(args: argparse.Namespace) -> int:
     summary = run_cxmi(CxmiOptions(
         _model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
         random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
-        resume=not args.overwrite, progress=not args.quiet))
+        resume=not args.overwrite, progress=not args.quiet, skip_up_to_date=args.skip_up_to_date))
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
           f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
     return 0
@@ -156,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--valid-docs", type=int, default=150)
     p.add_argument("--test-docs", type=int, default=300)
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--ted", action="store_true", help="also write OUTPUT/ted_talks.tar.gz: the corpus in the "
+                   "layout of the multilingual TED talks release, for `make all LANG=fr TED=...`")
     p.set_defaults(func=_demo_data, output_dir_args=("output",))
 
     p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
@@ -178,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
+    p.add_argument("--skip-up-to-date", action="store_true",
+                   help="do nothing when OUTPUT and its summary were made from these inputs and options "
+                   "(same content hashes); what `make pcxmi` uses")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_cxmi, output_args=("output",))
@@ -207,7 +219,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sentence-epochs", type=int, default=8)
     p.add_argument("--context-epochs", type=int, default=16)
     p.set_defaults(func=_demo, transaction=False)  # resumes step by step
+
+    add_pipeline_parsers(sub)
     return parser
+
+
+def add_pipeline_parsers(sub) -> None:
+    """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``."""
+    from contextual_mt.pipeline import prepare, study_table, systems, train
+
+    p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
+                       "`make train`, `make translate`, `make score` and `make table` run)")
+    stages = p.add_subparsers(dest="stage", required=True)
+    prepare.add_parser(stages)
+    train.add_parser(stages)
+    systems.add_parsers(stages)
+    study_table.add_parser(stages)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

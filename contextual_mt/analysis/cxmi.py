@@ -227,6 +227,7 @@ class CxmiOptions:
     batch_size: int = 64  # sentences per batch
     resume: bool = True  # continue from OUTPUT.partial (False: --overwrite, discard it)
     progress: bool = True
+    skip_up_to_date: bool = False  # outputs already made from these inputs and options: keep them
 
     def __post_init__(self) -> None:
         check_log_base(self.log_base)
@@ -390,11 +391,32 @@ def run_cxmi(options: CxmiOptions) -> Dict:
     return summary
 
 
+def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
+    """The existing summary when OUTPUT and its summary were made from exactly these inputs and
+    options (same fingerprint, same number of records); else None."""
+    path = summary_path(o.output)
+    if not (os.path.isfile(o.output) and os.path.isfile(path)):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+        with open(o.output, encoding="utf-8") as f:
+            n = sum(1 for line in f if line.strip())
+    except (OSError, ValueError):
+        return None
+    return summary if summary.get("fingerprint") == fp and summary.get("sentences") == n else None
+
+
 def _run_cxmi(o: CxmiOptions) -> Dict:
     sources, references, ids = read_cxmi_inputs(o)
     mine = shard_lines(ids, o.shard, o.docids)
     partial = o.output + ".partial"
     fp = fingerprint(o)  # before the model is loaded: a stale partial fails fast
+    if o.skip_up_to_date:
+        summary = up_to_date(o, fp)
+        if summary is not None:
+            logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
+            return summary
     done = resumable_records(partial, fp, (i + 1 for i in mine)) if o.resume else []
     finished = {r["line"] - 1 for r in done}
     todo = [i for i in mine if i not in finished]

@@ -1,0 +1,221 @@
+"""``make translate`` and ``make score``: the study's three systems on the test set.
+
+``sentence`` (the sentence-level model), ``context`` (the context model with its own previous
+translations as target context) and ``context-gold`` (the context model with the references as
+target context). Each translation records what it was made from (checkpoint, sentencepiece
+model, test set and decoding options, by content) in ``results/xx/translate.json``; a re-run
+only translates what is missing or stale. ``scores.json`` holds BLEU, chrF, d-BLEU (and COMET
+with a model) of every system.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, read_json, require_data
+from muda.io import atomic_write_lines, atomic_write_text, file_sha256, outputs
+
+TRANSLATE_RECORD = "translate.json"
+
+
+@dataclass
+class SystemsOptions:
+    lang: str
+    root: str = "."
+    systems: Sequence[str] = tuple(SYSTEMS)
+    beam: int = 5
+    lenpen: float = 1.0
+    batch_size: int = 64
+    max_tokens: Optional[int] = None
+    cpu: bool = False
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        from contextual_mt.inference.translate import DecodingOptions
+
+        self.layout = PairLayout(self.lang, self.root)
+        unknown = [s for s in self.systems if s not in SYSTEMS]
+        if unknown or not self.systems:
+            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+        self.decoding = DecodingOptions(beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size,
+                                        max_tokens=self.max_tokens)  # validates them
+
+
+def _test_files(layout: PairLayout) -> Dict[str, str]:
+    files = {"source": layout.text("test", SOURCE_LANG), "reference": layout.text("test", layout.lang),
+             "docids": layout.text("test", "docids")}
+    for path in files.values():
+        if not os.path.isfile(path):
+            raise ContextualMTError(f"{path}: not found; prepare the data first ('make data LANG={layout.lang} ...')")
+    return files
+
+
+def _checkpoint(layout: PairLayout, model: str) -> str:
+    path = layout.checkpoint(model)
+    if not os.path.isfile(path) or not os.path.exists(os.path.join(layout.checkpoints(model), "train.done")):
+        raise ContextualMTError(f"{path}: no finished training; train it first "
+                                f"('make train LANG={layout.lang} MODEL={model}')")
+    return path
+
+
+def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) -> Dict:
+    model, context = SYSTEMS[system]
+    ckpt = o.layout.checkpoint(model)
+    return {"checkpoint": file_sha256(ckpt), "spm": file_sha256(o.layout.spm),
+            "dictionaries": {n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
+                             for n in sorted(os.listdir(os.path.dirname(ckpt))) if n.startswith("dict.")},
+            "source": file_sha256(files["source"]), "docids": file_sha256(files["docids"]),
+            "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted",
+            "decoding": {k: v for k, v in asdict(o.decoding).items() if k not in ("incremental", "free_batching")}}
+
+
+def translate_systems(options: SystemsOptions) -> Dict[str, str]:
+    """Translate the test set with each system that is missing or stale; returns system -> file."""
+    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.inference.translate import DocumentTranslator
+    from muda.io import read_docids, read_lines
+
+    o = options
+    require_data(o.layout)
+    files = _test_files(o.layout)
+    for system in o.systems:  # every missing model named before any decoding
+        _checkpoint(o.layout, SYSTEMS[system][0])
+    record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)
+    record = read_json(record_path) or {}
+    todo = {}
+    for system in o.systems:
+        fp = system_fingerprint(o, system, files)
+        out = o.layout.translation(system)
+        if record.get(system, {}).get("fingerprint") == fp and os.path.exists(out) \
+                and file_sha256(out) == record[system].get("output"):
+            print(f"{system}: up to date ({out})", file=sys.stderr)
+        else:
+            todo[system] = fp
+    if not todo:
+        return {s: o.layout.translation(s) for s in o.systems}
+    sources, ids = read_lines(files["source"]), read_docids(files["docids"])
+    refs = read_lines(files["reference"])
+    loaded: Dict[str, DocumentTranslator] = {}
+    with outputs(*[o.layout.translation(s) for s in todo], record_path):
+        for system, fp in todo.items():
+            model, context = SYSTEMS[system]
+            if model not in loaded:  # context and context-gold share one loaded model
+                loaded[model] = DocumentTranslator(DocumentModel.load(ModelOptions(
+                    o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu)), options=o.decoding)
+            print(f"{system}: translating {len(sources)} sentences with the {model} model "
+                  f"({'reference' if context == 'gold' else 'its own'} target context)", file=sys.stderr)
+            hyps = loaded[model].translate(sources, ids, refs if context == "gold" else None,
+                                           progress=o.progress, source_name=files["source"])
+            atomic_write_lines(o.layout.translation(system), hyps)
+            # file_sha256 reads the staged file: what will appear when the transaction commits
+            record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system))}
+        atomic_write_text(record_path, json.dumps(record, indent=2) + "\n")
+    return {s: o.layout.translation(s) for s in o.systems}
+
+
+@dataclass
+class ScoreOptions:
+    lang: str
+    root: str = "."
+    systems: Sequence[str] = tuple(SYSTEMS)
+    comet_model: Optional[str] = None
+    comet_batch_size: int = 16
+
+    def __post_init__(self) -> None:
+        self.layout = PairLayout(self.lang, self.root)
+        unknown = [s for s in self.systems if s not in SYSTEMS]
+        if unknown or not self.systems:
+            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+        check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
+
+
+def score_systems(options: ScoreOptions) -> Dict:
+    """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
+    (a re-run with the same translations and references does nothing)."""
+    from contextual_mt.metrics import load_comet, score
+    from muda.evaluation.metrics import comet_predict
+    from muda.io import read_docids, read_lines
+
+    o = options
+    files = _test_files(o.layout)
+    hyp_files = {s: o.layout.translation(s) for s in o.systems}
+    for system, path in hyp_files.items():
+        if not os.path.isfile(path):
+            raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
+    inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
+    settings = {"comet_model": o.comet_model, "inputs": inputs}
+    old = read_json(o.layout.scores)
+    if old is not None and old.get("settings") == settings:
+        print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
+        return old
+    with outputs(o.layout.scores):
+        comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
+        srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
+        result: Dict = {"systems": {}, "settings": settings}
+        for system, path in hyp_files.items():
+            hyps = read_lines(path)
+            if len(hyps) != len(refs):
+                raise ContextualMTError(f"{path}: has {len(hyps)} lines but {files['reference']} has {len(refs)}")
+            r = score(hyps, refs, ids)
+            if comet is not None:
+                r["comet"] = comet_predict(comet, srcs, hyps, refs, o.comet_model, o.comet_batch_size)
+                r["comet"].pop("segments", None)
+            r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
+            result["systems"][system] = r
+        atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return result
+
+
+def format_scores(result: Dict) -> str:
+    has_comet = any("comet" in r for r in result["systems"].values())
+    head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + (f" {'COMET':>7s}" if has_comet else "")
+    rows = [head]
+    for name, r in result["systems"].items():
+        row = f"{name:14s} {r['bleu']['score']:6.2f} {r['chrf']['score']:6.2f} {r['d_bleu']['score']:7.2f}"
+        if has_comet:
+            row += f" {r['comet']['score']:7.4f}" if "comet" in r else f" {'-':>7s}"
+        rows.append(row)
+    return "\n".join(rows)
+
+
+def _translate(args: argparse.Namespace) -> int:
+    out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
+                                           lenpen=args.lenpen, batch_size=args.batch_size,
+                                           max_tokens=args.max_tokens, cpu=args.cpu, progress=not args.quiet))
+    for system, path in out.items():
+        print(f"{system}: {path}")
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    result = score_systems(ScoreOptions(args.lang, args.root, systems=args.systems, comet_model=args.comet_model,
+                                        comet_batch_size=args.comet_batch_size))
+    print(format_scores(result))
+    return 0
+
+
+def add_parsers(sub) -> List[argparse.ArgumentParser]:
+    p = sub.add_parser("translate", help="translate the test set with the sentence, context and context-gold systems")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--lenpen", type=float, default=1.0)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--cpu", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_translate, transaction=False)  # its own transaction, after the up-to-date check
+    q = sub.add_parser("score", help="BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json")
+    q.add_argument("--lang", required=True)
+    q.add_argument("--root", default=".")
+    q.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    q.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
+    q.add_argument("--comet-batch-size", type=int, default=16)
+    q.set_defaults(func=_score, transaction=False)
+    return [p, q]

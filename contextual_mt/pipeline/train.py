@@ -1,0 +1,274 @@
+"""``make train LANG=xx [MODEL=sentence|context] PRESET=tiny|small|big``: the study's two models.
+
+``sentence`` has no context; ``context`` is the P-CXMI model of Fernandes et al. 2023 (§3.1):
+target context of 0-3 previous sentences with the size drawn per example, plus CoWord dropout.
+The preset is a Hydra config in ``hydra_configs/`` (``tiny``: CPU tests; ``small``:
+transformer-small from scratch; ``big``: fine-tunes a sentence-level checkpoint). fairseq runs
+on every visible GPU (torchrun when more than one, fp16 where the GPU has fast half precision)
+or on CPU with the same command.
+
+A stage record (``train.json`` in the checkpoint directory) holds what the checkpoints were
+trained from; re-running resumes from ``checkpoint_last.pt`` only when that still holds, and
+``train.done`` marks a finished run (nothing to do on the next call).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, read_json, require_data
+from muda.io import atomic_write_text, file_sha256
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "hydra_configs"
+USER_DIR = str(Path(__file__).resolve().parents[1])
+PRESETS = {"tiny": "tiny", "small": "small_scratch", "big": "big_finetune"}
+# the model kinds of the study, as task overrides (the same keys for both, so neither inherits
+# a preset's context settings by accident)
+KINDS = {
+    "sentence": ["task.source_context_size=0", "task.target_context_size=0",
+                 "task.sample_context_size=false", "task.coword_dropout=0.0"],
+    "context": ["task.source_context_size=0", "task.target_context_size=3",
+                "task.sample_context_size=true", "task.coword_dropout=0.1"],
+}
+DONE, RECORD, LOG = "train.done", "train.json", "train.log"
+
+
+@dataclass
+class TrainOptions:
+    lang: str
+    model: str  # sentence | context
+    preset: str = "small"
+    root: str = "."
+    pretrained: Optional[str] = None  # PRESET=big: the sentence-level checkpoint to fine-tune
+    gpus: Optional[int] = None  # None: every visible GPU (0 = CPU)
+    fp16: Optional[bool] = None  # None: on GPUs with compute capability >= 7.0
+    max_epoch: Optional[int] = None  # None: the preset's
+    max_update: Optional[int] = None
+    overrides: List[str] = field(default_factory=list)  # extra Hydra overrides, key=value
+    overwrite: bool = False  # discard checkpoints trained from something else
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        self.layout = PairLayout(self.lang, self.root)
+        if self.model not in MODELS:
+            raise ContextualMTError(f"--model {self.model!r}: expected one of {', '.join(MODELS)}")
+        if self.preset not in PRESETS:
+            raise ContextualMTError(f"--preset {self.preset!r}: expected one of {', '.join(PRESETS)}")
+        check_option("--gpus", self.gpus, minimum=0, integer=True, optional=True)
+        check_option("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
+        check_option("--max-update", self.max_update, minimum=1, integer=True, optional=True)
+        for item in self.overrides:
+            if "=" not in item or item.startswith("="):
+                raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
+        if self.preset == "big":
+            if not self.pretrained:
+                raise ContextualMTError("--preset big fine-tunes a sentence-level checkpoint: give it with "
+                                        "--pretrained PATH (make: PRETRAINED=PATH)")
+            if not os.path.isfile(self.pretrained):
+                raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found")
+        elif self.pretrained:
+            raise ContextualMTError(f"--pretrained is for --preset big (fine-tuning); --preset {self.preset} "
+                                    "trains from scratch")
+
+
+def visible_gpus() -> int:
+    import torch
+
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def _fast_fp16() -> bool:
+    import torch
+
+    return all(torch.cuda.get_device_capability(i)[0] >= 7 for i in range(torch.cuda.device_count()))
+
+
+def data_fingerprint(layout: PairLayout) -> Dict[str, str]:
+    """The binarized data by content: the dictionaries, the index files (sentence sizes) and
+    the document ids of every split."""
+    out = {}
+    for name in sorted(os.listdir(layout.bin)):
+        if name.startswith("dict.") or name.endswith((".idx", ".docids")):
+            out[name] = file_sha256(os.path.join(layout.bin, name))
+    return out
+
+
+def fingerprint(o: TrainOptions) -> Dict:
+    """What the checkpoints depend on. The stopping criterion is apart: training longer resumes."""
+    return {
+        "data": data_fingerprint(o.layout),
+        "preset": o.preset,
+        "config": file_sha256(str(CONFIG_DIR / f"{PRESETS[o.preset]}.yaml")),
+        "model": o.model,
+        "pretrained": file_sha256(o.pretrained) if o.pretrained else None,
+        "overrides": list(o.overrides),
+    }
+
+
+def train_command(o: TrainOptions, gpus: int, fp16: bool) -> List[str]:
+    bin_dir = Path(sys.executable).parent
+    save = os.path.abspath(o.layout.checkpoints(o.model))
+    cmd = [str(bin_dir / "fairseq-hydra-train"), "--config-dir", str(CONFIG_DIR), "--config-name", PRESETS[o.preset],
+           f"task.data={os.path.abspath(o.layout.bin)}", f"task.source_lang={SOURCE_LANG}",
+           f"task.target_lang={o.lang}", f"common.user_dir={USER_DIR}", f"checkpoint.save_dir={save}",
+           f"hydra.run.dir={os.path.join(save, 'hydra')}", "hydra.output_subdir=null", *KINDS[o.model]]
+    if gpus == 0:
+        cmd.append("common.cpu=true")
+    if fp16:
+        cmd.append("common.fp16=true")
+    if o.max_epoch is not None:
+        cmd.append(f"optimization.max_epoch={o.max_epoch}")
+    if o.max_update is not None:
+        cmd.append(f"optimization.max_update={o.max_update}")
+    if o.pretrained:
+        cmd.append(f"checkpoint.finetune_from_model={os.path.abspath(o.pretrained)}")
+    cmd += o.overrides
+    if gpus > 1:  # one process per GPU; fairseq reads the rank from torchrun's environment
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}", *cmd]
+    return cmd
+
+
+_EPOCH = re.compile(r"epoch (\d+) \| valid on '?valid'? subset \| loss ([\d.]+)")
+_TRAIN = re.compile(r"epoch (\d+) \| loss ([\d.]+) .*\| wps ([\d.]+) .*\| num_updates (\d+)")
+
+
+def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
+    """The finished run's record when it matches; None when there is training to do. Checkpoints
+    from other data or settings are an error (or are removed with ``overwrite``)."""
+    save = o.layout.checkpoints(o.model)
+    record = read_json(os.path.join(save, RECORD))
+    has_checkpoints = os.path.exists(os.path.join(save, "checkpoint_last.pt"))
+    if record is not None and record.get("fingerprint") != fp or record is None and has_checkpoints:
+        if not o.overwrite:
+            what = ("were trained from other data or settings"
+                    if record is not None else "have no record of what they were trained from")
+            changed = "" if record is None else " (changed: " + ", ".join(
+                k for k in sorted(set(fp) | set(record.get("fingerprint", {})))
+                if fp.get(k) != record.get("fingerprint", {}).get(k)) + ")"
+            raise ContextualMTError(f"{save}: the checkpoints there {what}{changed}; resuming would mix them. "
+                                    "Re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
+        shutil.rmtree(save)
+        return None
+    done = read_json(os.path.join(save, DONE))
+    if done is not None and done.get("fingerprint") == fp and done.get("max_epoch") == o.max_epoch \
+            and done.get("max_update") == o.max_update and os.path.exists(o.layout.checkpoint(o.model)):
+        return done
+    return None
+
+
+def train_model(options: TrainOptions) -> Dict:
+    """Train (or resume, or skip) one model of the study; returns the ``train.done`` record."""
+    o = options
+    require_data(o.layout)
+    fp = fingerprint(o)
+    done = _state(o, fp)
+    save = o.layout.checkpoints(o.model)
+    if done is not None:
+        print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
+        return done
+    gpus = visible_gpus() if o.gpus is None else o.gpus
+    if gpus > visible_gpus():
+        raise ContextualMTError(f"--gpus {gpus}: only {visible_gpus()} GPU(s) visible")
+    fp16 = (gpus > 0 and _fast_fp16()) if o.fp16 is None else o.fp16
+    if fp16 and gpus == 0:
+        raise ContextualMTError("--fp16 needs a GPU")
+    os.makedirs(save, exist_ok=True)
+    for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
+        if name.startswith("dict."):
+            shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
+    done_path = os.path.join(save, DONE)
+    if os.path.exists(done_path):
+        os.unlink(done_path)  # training longer: not done until this run ends
+    atomic_write_text(os.path.join(save, RECORD), json.dumps({"fingerprint": fp}, indent=2) + "\n",
+                      transactional=False)
+    cmd = train_command(o, gpus, fp16)
+    stats = _run(cmd, os.path.join(save, LOG), o)
+    if not os.path.exists(o.layout.checkpoint(o.model)):
+        raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
+    record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
+              "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd, **stats}
+    atomic_write_text(done_path, json.dumps(record, indent=2) + "\n", transactional=False)
+    return record
+
+
+def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
+    """fairseq-hydra-train with its log in ``log_path``; one line per epoch on the terminal."""
+    start = time.time()
+    stats: Dict = {"epochs": 0, "num_updates": 0, "train_wps": [], "valid_loss": None}
+    env = dict(os.environ, HYDRA_FULL_ERROR="1")
+    with open(log_path, "a", encoding="utf-8") as log:
+        log.write("$ " + " ".join(cmd) + "\n")
+        log.flush()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        for line in proc.stdout:
+            log.write(line)
+            m = _TRAIN.search(line)
+            if m and "valid on" not in line:
+                stats["epochs"], stats["num_updates"] = int(m.group(1)), int(m.group(4))
+                stats["train_wps"].append(float(m.group(3)))
+                train_loss = m.group(2)
+            m = _EPOCH.search(line)
+            if m:
+                stats["valid_loss"] = float(m.group(2))
+                if o.progress:
+                    print(f"[train {o.lang} {o.model}] epoch {int(m.group(1))}: valid loss {m.group(2)}, "
+                          f"{stats['num_updates']} updates, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+        proc.wait()
+    if proc.returncode != 0:
+        tail = _last_error(log_path)
+        raise ContextualMTError(f"training the {o.model} model failed{': ' + tail if tail else ''}; see {log_path}")
+    stats["seconds"] = round(time.time() - start, 1)
+    return stats
+
+
+def _last_error(log_path: str) -> str:
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    for line in reversed(lines[-40:]):
+        if line.startswith("error:") or "Error" in line.split(":")[0]:
+            return line[:300]
+    return ""
+
+
+def _train(args: argparse.Namespace) -> int:
+    models = [args.model] if args.model else list(MODELS)
+    options = [TrainOptions(args.lang, m, preset=args.preset, root=args.root, pretrained=args.pretrained,
+                            gpus=args.gpus, fp16=args.fp16, max_epoch=args.max_epoch, max_update=args.max_update,
+                            overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
+               for m in models]  # every option checked before anything trains
+    for o in options:
+        record = train_model(o)
+        print(f"{o.model} model: {o.layout.checkpoint(o.model)} ({record.get('num_updates', '?')} updates, "
+              f"valid loss {record.get('valid_loss')})")
+    return 0
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("train", help="train the study's sentence-level and context models of a language pair")
+    p.add_argument("--lang", required=True, help="target language (source: English)")
+    p.add_argument("--model", choices=MODELS, help="default: both")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="small",
+                   help="tiny: CPU tests; small: transformer-small from scratch; big: fine-tune --pretrained")
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--pretrained", help="sentence-level checkpoint to fine-tune (--preset big)")
+    p.add_argument("--gpus", type=int, help="default: every visible GPU; 0 = CPU")
+    p.add_argument("--fp16", action=argparse.BooleanOptionalAction, default=None,
+                   help="default: on GPUs with compute capability >= 7.0")
+    p.add_argument("--max-epoch", type=int, help="default: the preset's")
+    p.add_argument("--max-update", type=int)
+    p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
+    p.add_argument("--overwrite", action="store_true", help="discard checkpoints trained from other data or settings")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_train, transaction=False)  # resumable: manages its own files
+    return p

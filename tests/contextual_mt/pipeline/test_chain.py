@@ -1,0 +1,138 @@
+"""The whole study on one language pair through make, on CPU: a synthetic TED-format corpus ->
+make data -> make train PRESET=tiny (both models) -> make translate -> make score -> make pcxmi
+-> make muda-eval -> make table; then `make all` again does nothing, and stale state is refused."""
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import BIN, run
+
+ROOT = Path(__file__).resolve().parents[3]
+SYSTEMS = ("sentence", "context", "context-gold")
+
+
+def make(*args, check=True):
+    return run(["make", "-C", str(ROOT), "--no-print-directory", *args], env={"LC_ALL": "C.UTF-8"}, check=check)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("study")
+    work, demo = root / "work", root / "demo"
+    # the demo corpus (with its annotations) and the same text in the TED release's layout
+    proc = run([str(BIN / "contextual-mt"), "demo-data", "--output", str(demo), "--train-docs", "300",
+                "--valid-docs", "20", "--test-docs", "30", "--seed", "3", "--ted"])
+    nulls = {split: int(n) for split, n in re.findall(r"(train|valid|test) (\d+)", proc.stdout.split("TED layout")[1])}
+    # the same variables for every stage (and for `make all`): a stage re-run with other
+    # settings is a different experiment
+    variables = ["LANG=fr", f"WORK={work}", f"TED={demo / 'ted_talks.tar.gz'}", "SPM_VOCAB=400", "PRESET=tiny",
+                 "EPOCHS=3", "GPUS=0", "BEAM=2",
+                 f"MUDA_ARGS=--lexicon {demo}/train.en.conllu {demo}/train.fr.conllu {demo}/train.align"]
+    logs = {"data": make("data", *variables)}
+    for name in ("test.en.conllu", "test.fr.conllu", "test.align"):  # annotations a user puts beside the data
+        shutil.copy(demo / name, work / "data" / "fr" / name)
+    for stage in ("train", "translate", "score", "pcxmi", "muda-eval"):
+        logs[stage] = make(stage, *variables)
+    logs["table"] = make("table", "LANGS=fr", f"WORK={work}")
+    return {"root": root, "work": work, "demo": demo, "nulls": nulls, "logs": logs, "variables": variables}
+
+
+def lines(path):
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
+def test_data_stage(study):
+    data, demo = study["work"] / "data" / "fr", study["demo"]
+    for split in ("train", "valid", "test"):
+        for side in ("en", "fr", "docids"):
+            assert len(lines(data / f"{split}.{side}")) == len(lines(demo / f"{split}.en")), (split, side)
+    # Moses tokenization undone: the demo's 'Hi Paul , my friend .' is 'Hi Paul, my friend.'
+    first = lines(demo / "test.en")[0]
+    assert lines(data / "test.en")[0] == first.replace(" ,", ",").replace(" .", ".")
+    assert (data / "spm.model").exists()
+    vocab = lines(data / "bin" / "dict.fr.txt")
+    assert any(v.startswith("<brk> ") for v in vocab) and any(v.startswith("<mask> ") for v in vocab)
+    assert (data / "bin" / "test.en-fr.docids").read_text() == (data / "test.docids").read_text()
+    summary = json.loads((data / "summary.json").read_text())
+    assert {split: summary["splits"][split]["dropped"] for split in study["nulls"]} == study["nulls"]
+    assert summary["input"]["detokenized"]["tool"].startswith("sacremoses")
+
+
+def test_training_stage(study):
+    import torch
+
+    for model, size, sample in (("sentence", 0, False), ("context", 3, True)):
+        save = study["work"] / "checkpoints" / "fr" / model
+        done = json.loads((save / "train.done").read_text())
+        assert done["preset"] == "tiny" and done["gpus"] == 0 and done["num_updates"] > 0
+        assert "common.cpu=true" in done["command"]
+        task = torch.load(save / "checkpoint_best.pt", map_location="cpu", weights_only=False)["cfg"]["task"]
+        assert task["target_context_size"] == size and task["sample_context_size"] is sample
+        assert task["coword_dropout"] == (0.1 if sample else 0.0)
+        assert (save / "dict.fr.txt").exists()
+
+
+def test_translation_and_scores(study):
+    work = study["work"]
+    n = len(lines(work / "data" / "fr" / "test.en"))
+    for system in SYSTEMS:
+        hyps = lines(work / "results" / "fr" / f"{system}.test.fr")
+        assert len(hyps) == n and sum(bool(h.strip()) for h in hyps) > n // 2
+    scores = json.loads((work / "results" / "fr" / "scores.json").read_text())
+    assert list(scores["systems"]) == list(SYSTEMS)
+    for r in scores["systems"].values():
+        assert {"bleu", "chrf", "d_bleu"} <= set(r) and 0 <= r["bleu"]["score"] <= 100
+    assert "BLEU" in study["logs"]["score"].stdout
+
+
+def test_pcxmi_and_muda(study):
+    results = study["work"] / "results" / "fr"
+    n = len(lines(study["work"] / "data" / "fr" / "test.en"))
+    assert len(lines(results / "pcxmi.jsonl")) == n
+    assert (results / "report" / "report.md").exists() and (results / "report" / "viewer.html").exists()
+    evaluation = json.loads((results / "muda" / "eval.json").read_text())
+    assert len(evaluation["systems"]) == 3
+    assert (results / "muda" / "eval.png").exists()
+
+
+def test_table(study):
+    table = study["work"] / "results" / "table"
+    text = (table / "table.md").read_text()
+    assert "fr" in text and "context-gold" in text
+    assert (table / "table.csv").exists() and (table / "table.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_make_all_again_does_nothing(study):
+    work = study["work"]
+    outputs = [work / "data" / "fr" / "bin" / "train.en-fr.fr.bin", work / "data" / "fr" / "spm.model",
+               *(work / "checkpoints" / "fr" / m / "checkpoint_best.pt" for m in ("sentence", "context")),
+               *(work / "results" / "fr" / f"{s}.test.fr" for s in SYSTEMS),
+               work / "results" / "fr" / "scores.json", work / "results" / "fr" / "pcxmi.jsonl",
+               work / "results" / "fr" / "muda" / "eval.json"]
+    before = {p: p.stat().st_mtime_ns for p in outputs}
+    proc = make("all", *study["variables"])
+    log = proc.stdout + proc.stderr
+    assert {p: p.stat().st_mtime_ns for p in outputs} == before
+    assert "already trained" in log and "up to date" in log
+
+
+def test_stale_state_is_refused(study):
+    work = study["work"]
+    # other settings than the checkpoints were trained with: refused before any training
+    proc = run([str(BIN / "contextual-mt"), "pipeline", "train", "--lang", "fr", "--root", str(work),
+                "--preset", "small", "--model", "sentence"], check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: ") and "other data or settings" in last and "--overwrite" in last
+    # a translation edited by hand is stale: translated again, the others are kept
+    sentence = work / "results" / "fr" / "sentence.test.fr"
+    context = work / "results" / "fr" / "context.test.fr"
+    good, kept = sentence.read_text(), context.stat().st_mtime_ns
+    sentence.write_text("edited\n" * len(good.splitlines()))
+    proc = make("translate", *study["variables"])
+    assert sentence.read_text() == good and context.stat().st_mtime_ns == kept
+    assert "context: up to date" in proc.stderr
