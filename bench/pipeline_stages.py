@@ -1,0 +1,104 @@
+"""Wall time of every stage of `make all` on the demo corpus in the TED layout, and the
+training words/s fairseq reports (mean over epochs), with the preset given (tiny on CPU).
+
+    .venv/bin/python bench/pipeline_stages.py --train-docs 3000 --preset tiny --out bench/out/pipeline_tiny.json
+
+On a GPU machine, e.g. `--preset small --max-update 3000`. Each stage runs through make in a
+fresh WORK folder; peak GPU memory is read with nvidia-smi when it is there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+STAGES = ("data", "train", "translate", "score", "pcxmi", "muda-eval")
+
+
+class GpuMemory(threading.Thread):
+    """Peak memory in use on the GPUs while a stage runs (nvidia-smi every 0.5 s)."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peak_mib, self.stop = 0, threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                                     capture_output=True, text=True, timeout=5).stdout
+                self.peak_mib = max([self.peak_mib, *(int(x) for x in out.split() if x.isdigit())])
+            except (OSError, subprocess.SubprocessError):
+                return
+            self.stop.wait(0.5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--train-docs", type=int, default=3000)
+    parser.add_argument("--preset", default="tiny")
+    parser.add_argument("--epochs", type=int, help="default: the preset's")
+    parser.add_argument("--max-update", type=int)
+    parser.add_argument("--spm-vocab", type=int, default=1000)
+    parser.add_argument("--beam", type=int, default=5)
+    parser.add_argument("--out", default="bench/out/pipeline_stages.json")
+    parser.add_argument("--keep", help="keep the work folder here")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
+    demo, work = tmp / "demo", Path(args.keep) if args.keep else tmp / "work"
+    subprocess.run([str(BIN / "contextual-mt"), "demo-data", "--output", str(demo), "--train-docs",
+                    str(args.train_docs), "--ted"], check=True, capture_output=True)
+    variables = ["LANG=fr", f"WORK={work}", f"TED={demo / 'ted_talks.tar.gz'}", f"SPM_VOCAB={args.spm_vocab}",
+                 f"PRESET={args.preset}", f"BEAM={args.beam}",
+                 f"MUDA_ARGS=--lexicon {demo}/train.en.conllu {demo}/train.fr.conllu {demo}/train.align"]
+    if args.epochs:
+        variables.append(f"EPOCHS={args.epochs}")
+    if args.max_update:
+        variables.append(f"MAX_UPDATE={args.max_update}")
+    result = {"settings": vars(args), "stages": {}}
+    for stage in STAGES:
+        if stage == "pcxmi":
+            for name in ("test.en.conllu", "test.fr.conllu", "test.align"):
+                shutil.copy(demo / name, work / "data" / "fr" / name)
+        gpu = GpuMemory()
+        gpu.start()
+        start = time.time()
+        proc = subprocess.run(["make", "-C", str(ROOT), "--no-print-directory", stage, *variables],
+                              capture_output=True, text=True)
+        seconds = time.time() - start
+        gpu.stop.set()
+        if proc.returncode != 0:
+            raise SystemExit(f"make {stage} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        result["stages"][stage] = {"seconds": round(seconds, 1), "gpu_peak_mib": gpu.peak_mib or None}
+        print(f"{stage:10s} {seconds:8.1f} s", flush=True)
+    summary = json.loads((work / "data" / "fr" / "summary.json").read_text())
+    result["data"] = {split: {k: summary["splits"][split][k] for k in ("documents", "sentences")}
+                      for split in summary["splits"]}
+    for model in ("sentence", "context"):
+        done = json.loads((work / "checkpoints" / "fr" / model / "train.done").read_text())
+        wps = done["train_wps"]
+        result["train_" + model] = {"seconds": done["seconds"], "updates": done["num_updates"],
+                                    "epochs": done["epochs"], "mean_wps": round(sum(wps) / len(wps), 1) if wps else None,
+                                    "valid_loss": done["valid_loss"], "gpus": done["gpus"], "fp16": done["fp16"]}
+        print(f"train {model:8s} {done['seconds']:7.1f} s, {done['num_updates']} updates, "
+              f"{result['train_' + model]['mean_wps']} target words/s (fairseq wps)")
+    result["scores"] = {s: {k: r[k]["score"] for k in ("bleu", "chrf", "d_bleu")}
+                        for s, r in json.loads((work / "results" / "fr" / "scores.json").read_text())["systems"].items()}
+    print(json.dumps(result["scores"], indent=1))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    if not args.keep:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,745 @@
+"""The data stage of the per-language-pair study (``make data LANG=xx``): one corpus -> text
+splits, a joint sentencepiece model and fairseq-binarized data for ``--task document_translation``.
+
+``prepare_data(DataOptions(lang="fr", output="data/fr", ted="ted_talks.tar.gz"))`` writes into
+``output``:
+
+* ``{train,valid,test}.{en,xx,docids}``: detokenized text, one sentence per line, one document
+  id per line (each document one contiguous run);
+* ``spm.model``, ``spm.vocab``: one sentencepiece model for both languages, trained on
+  ``train.en`` + ``train.xx``;
+* ``bin/``: ``fairseq-preprocess --joined-dictionary`` of the sentencepiece-encoded splits, the
+  dictionaries already holding ``<brk>`` and ``<mask>``, and ``{split}.en-xx.docids`` beside the
+  binaries (where ``--task document_translation`` reads them);
+* ``summary.json``: the input, per split documents / sentences / dropped rows / tokens, the
+  sentencepiece settings, the detokenization, the fingerprint, and the seconds of each step.
+
+The stage runs in three steps (text, spm, bin), each written to a scratch folder inside
+``output`` and renamed into place when it is complete, then recorded with a fingerprint of the
+inputs and options in ``output/.prepare-state.json``. A re-run with the same inputs and options
+skips the finished steps (a finished step whose files were changed or removed since is redone,
+with the later ones); a run with other inputs or options into the same folder is refused unless
+``overwrite``. An error leaves the finished steps and nothing half-written.
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline import corpora
+from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
+from contextual_mt.symbols import CONTEXT_SYMBOLS
+from muda.io import atomic_write_text
+
+FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
+STATE = ".prepare-state.json"
+SCRATCH = ".prepare-tmp"
+SUMMARY = "summary.json"
+STEPS = ("text", "spm", "bin")
+SPM_TYPES = ("bpe", "unigram")
+CJK = {"ja", "zh", "ko"}  # character_coverage 0.9995 by default: rare characters become <unk>
+INPUT_KINDS = ("ted", "iwslt", "text")
+ENCODE_CHUNK = 20_000
+
+
+def default_workers() -> int:
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+@dataclass
+class DataOptions:
+    """What ``prepare_data`` reads and how. Exactly one of ``ted`` / ``iwslt`` / ``text``."""
+    lang: str
+    output: str
+    ted: Optional[str] = None
+    iwslt: Optional[str] = None
+    text: Optional[str] = None
+    vocab_size: int = 16000
+    # bpe: on TED-sized data it trains ~10x faster than unigram and gives ~15% shorter
+    # sequences (documents with context are long); fairseq uses one fixed segmentation anyway
+    spm_type: str = "bpe"
+    character_coverage: Optional[float] = None  # None: 0.9995 for ja/zh/ko, else 1.0
+    input_sentence_size: int = 1_000_000  # spm trains on at most this many sentences (a random sample)
+    iwslt_dev: Optional[str] = None  # None: dev2010
+    iwslt_test: Optional[str] = None  # None: tst2015 if present, else the newest tst set
+    workers: int = 0  # 0: default_workers()
+    overwrite: bool = False
+    seed: int = 1  # of the sentencepiece training sample
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.lang, str) or not re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*", self.lang):
+            raise ContextualMTError(f"--lang must be a language code such as fr, pt-br or zh-cn (got {self.lang!r})")
+        if self.lang == SOURCE_LANG:
+            raise ContextualMTError(f"--lang is the target language; the source is always {SOURCE_LANG}")
+        given = [k for k in INPUT_KINDS if getattr(self, k)]
+        if len(given) != 1:
+            raise ContextualMTError("give exactly one of --ted, --iwslt, --text (got "
+                                    + (" and ".join(f"--{k}" for k in given) or "none") + ")")
+        if not self.output:
+            raise ContextualMTError("--output: give the folder to write")
+        if self.kind != "iwslt":
+            for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
+                if value is not None:
+                    raise ContextualMTError(f"{flag} only applies to --iwslt input (the input is --{self.kind})")
+        check_option("--vocab-size", self.vocab_size, minimum=10, integer=True)
+        if self.spm_type not in SPM_TYPES:
+            raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
+        check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
+        check_option("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
+        check_option("--workers", self.workers, minimum=0, integer=True)
+        check_option("--seed", self.seed, integer=True)
+        if self.workers == 0:
+            self.workers = default_workers()
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in INPUT_KINDS if getattr(self, k))
+
+    @property
+    def input_path(self) -> str:
+        return getattr(self, self.kind)
+
+    @property
+    def coverage(self) -> float:
+        if self.character_coverage is not None:
+            return float(self.character_coverage)
+        return 0.9995 if corpora.base_language(self.lang) in CJK else 1.0
+
+
+# ============================================================================ helpers
+def _log(progress: bool, msg: str) -> None:
+    if progress:
+        print(f"[data] {msg}", file=sys.stderr, flush=True)
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _tree_hashes(out: str, names: Sequence[str]) -> Dict[str, str]:
+    """sha256 of the files at ``names`` (relative to ``out``; a folder: every file in it)."""
+    hashes: Dict[str, str] = {}
+    for name in names:
+        path = os.path.join(out, name)
+        if os.path.isdir(path):
+            for root, _dirs, files in os.walk(path):
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    hashes[os.path.relpath(full, out)] = _sha256(full)
+        elif os.path.isfile(path):
+            hashes[name] = _sha256(path)
+    return hashes
+
+
+def _write_lines(path: str, lines: Sequence[str]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for line in lines:
+            if "\n" in line or "\r" in line:
+                raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
+            f.write(line)
+            f.write("\n")
+
+
+def _read_lines(path: str) -> List[str]:
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def _documents(ids: Sequence[str]) -> int:
+    return sum(1 for i, d in enumerate(ids) if i == 0 or d != ids[i - 1])
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    elif os.path.lexists(path):
+        os.unlink(path)
+
+
+def _versions() -> Dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in ("sacremoses", "sentencepiece", "fairseq"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
+class _Bar:
+    """A tqdm bar when ``progress``, else nothing."""
+
+    def __init__(self, progress: bool, total: int, desc: str):
+        self.bar = None
+        if progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=f"[data] {desc}", unit="sent", file=sys.stderr,
+                            mininterval=1.0, leave=False)
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ============================================================================ the plan
+@dataclass
+class _Plan:
+    options: DataOptions
+    out: str
+    files: List[str]  # the input files read
+    settings: Dict[str, Any]  # everything the outputs depend on (hashed into the fingerprint)
+    fingerprint: str
+    iwslt_sets: Optional[Dict[str, List[str]]]
+
+    def text_names(self) -> List[str]:
+        lang = self.options.lang
+        return [f"{split}.{ext}" for split in SPLITS for ext in (SOURCE_LANG, lang, "docids")]
+
+    def step_outputs(self, step: str) -> List[str]:
+        return {"text": self.text_names(), "spm": ["spm.model", "spm.vocab"], "bin": ["bin"]}[step]
+
+    def all_outputs(self) -> List[str]:
+        return [name for step in STEPS for name in self.step_outputs(step)] + [SUMMARY]
+
+
+def _plan(options: DataOptions) -> _Plan:
+    """Resolve the input files and compute the fingerprint; fails before anything is written."""
+    kind, path, lang = options.kind, os.path.abspath(options.input_path), options.lang
+    sets = None
+    if kind == "ted":
+        files = corpora.ted_files(path)
+        languages = corpora.ted_languages(path)  # a header: fail now, not after hashing the corpus
+        for code in (SOURCE_LANG, lang):
+            if code not in languages:
+                raise ContextualMTError(f"{options.input_path}: the TED corpus has no '{code}' column; the "
+                                        f"languages are: {' '.join(languages)}")
+    elif kind == "iwslt":
+        dev = options.iwslt_dev or "dev2010"
+        sets = corpora.resolve_iwslt_sets(path, lang, dev, options.iwslt_test)
+        files = corpora.iwslt_files(path, lang, dev, options.iwslt_test)
+    else:
+        files = corpora.text_files(path, lang)
+        for f in files:
+            if not os.path.isfile(f):
+                raise ContextualMTError(f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, "
+                                        f".{lang} and .docids)" if not os.path.exists(f) else f"{f}: not a file")
+    out = os.path.abspath(options.output)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ContextualMTError(f"{options.output}: exists and is not a folder")
+    if kind == "text" and os.path.realpath(path) == os.path.realpath(out):
+        raise ContextualMTError(f"{options.output}: --output is the --text folder; write the prepared data elsewhere")
+    settings = {
+        "format": FORMAT,
+        "source_lang": SOURCE_LANG,
+        "target_lang": lang,
+        "input_kind": kind,
+        # inputs by content: moving the corpus does not invalidate the outputs, editing it does
+        "input_sha256": {os.path.relpath(f, path) if f != path else "(archive)": _sha256(f) for f in files},
+        "detokenize": kind == "ted",
+        "iwslt_sets": sets,
+        "spm": {"model_type": options.spm_type, "vocab_size": options.vocab_size,
+                "character_coverage": options.coverage, "input_sentence_size": options.input_sentence_size,
+                "seed": options.seed},
+    }
+    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+    return _Plan(options, out, files, settings, fingerprint, sets)
+
+
+def _describe_change(old: Dict[str, Any], new: Dict[str, Any]) -> str:
+    changes = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict) and key != "input_sha256":
+            changes += [f"{key}.{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b))
+                        if a.get(k) != b.get(k)]
+        elif key == "input_sha256":
+            changes.append("the input files differ")
+        else:
+            changes.append(f"{key} {a!r} -> {b!r}")
+    return "; ".join(changes[:4]) or "a different format"
+
+
+# ============================================================================ state
+class _State:
+    """``output/.prepare-state.json``: the fingerprint, and per finished step its files' sha256,
+    its statistics and its seconds."""
+
+    def __init__(self, plan: _Plan, data: Optional[Dict[str, Any]] = None):
+        self.plan = plan
+        self.data = data or {"format": FORMAT, "fingerprint": plan.fingerprint, "settings": plan.settings,
+                             "steps": {}}
+
+    @property
+    def path(self) -> str:
+        return os.path.join(self.plan.out, STATE)
+
+    def done(self, step: str) -> Optional[Dict[str, Any]]:
+        return self.data["steps"].get(step)
+
+    def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
+        files = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
+        self.data["steps"][step] = {"files": files, "stats": stats, "seconds": seconds}
+        self.data["versions"] = _versions()  # of the libraries that wrote the outputs
+        self.save()
+
+    def forget(self, steps: Sequence[str]) -> None:
+        if any(self.data["steps"].pop(step, None) is not None for step in list(steps)):
+            self.save()
+
+    def save(self) -> None:
+        atomic_write_text(self.path, json.dumps(self.data, indent=1) + "\n", transactional=False)
+
+    def stale(self, step: str) -> Optional[str]:
+        """The first output of a finished step that is missing or changed since, if any."""
+        record = self.done(step)
+        now = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
+        for name, digest in record["files"].items():
+            if now.get(name) != digest:
+                return name
+        for name in now:
+            if name not in record["files"]:
+                return name
+        return None
+
+
+def _load_state(plan: _Plan) -> Tuple[Optional[_State], Optional[str]]:
+    """The state in the output folder, or (None, why it cannot be used)."""
+    path = os.path.join(plan.out, STATE)
+    if not os.path.exists(path):
+        return None, None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        fingerprint, settings, steps = data["fingerprint"], data["settings"], data["steps"]
+        if not isinstance(steps, dict):
+            raise TypeError("steps")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, f"{path} is unreadable"
+    if not steps:  # nothing finished: nothing to keep or to protect
+        return None, None
+    if data.get("format") != FORMAT:
+        return None, f"it was written by another version of this command (format {data.get('format')})"
+    if fingerprint != plan.fingerprint:
+        return None, f"it holds the data of other inputs or options ({_describe_change(settings, plan.settings)})"
+    return _State(plan, data), None
+
+
+def _clear(plan: _Plan, old_names: Sequence[str] = ()) -> None:
+    for name in [*plan.all_outputs(), *old_names, STATE, SCRATCH]:
+        _remove(os.path.join(plan.out, name))
+
+
+def _old_output_names(plan: _Plan) -> List[str]:
+    """What an earlier run (another target language) recorded in the state file."""
+    try:
+        with open(os.path.join(plan.out, STATE), encoding="utf-8") as f:
+            data = json.load(f)
+        names = set()
+        for record in data.get("steps", {}).values():
+            for rel in record.get("files", {}):
+                name = rel.split("/")[0]
+                if re.fullmatch(r"(train|valid|test)\.[A-Za-z0-9_-]+|spm\.(model|vocab)|bin", name):
+                    names.add(name)  # only what this command writes: the state file may be edited
+        return sorted(names)
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+@dataclass
+class _Lock:
+    fd: int
+
+
+def _lock(out: str) -> _Lock:
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ContextualMTError(f"{out}: another data run is writing this folder; wait for it to end") from None
+    return _Lock(fd)
+
+
+def _unlock(lock: _Lock) -> None:
+    fcntl.flock(lock.fd, fcntl.LOCK_UN)
+    os.close(lock.fd)
+
+
+# ============================================================================ the steps
+def _scratch(plan: _Plan, step: str) -> str:
+    path = os.path.join(plan.out, SCRATCH, step)
+    _remove(path)
+    os.makedirs(path)
+    return path
+
+
+def _move_into_place(plan: _Plan, scratch: str, names: Sequence[str]) -> None:
+    for name in names:
+        target = os.path.join(plan.out, name)
+        _remove(target)
+        os.replace(os.path.join(scratch, name), target)
+    _remove(scratch)
+
+
+def _step_text(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    options, lang = plan.options, plan.options.lang
+    t0 = time.time()
+    info: Dict[str, Any] = {}
+    if options.kind == "ted":
+        _log(progress, f"reading the TED corpus {options.input_path} ({SOURCE_LANG}-{lang})")
+        corpus = corpora.read_ted(options.input_path, lang, detokenize=False)
+    elif options.kind == "iwslt":
+        _log(progress, f"reading the IWSLT folder {options.input_path} ({SOURCE_LANG}-{lang}; valid: "
+             f"{','.join(plan.iwslt_sets['valid'])}, test: {','.join(plan.iwslt_sets['test'])})")
+        corpus = corpora.read_iwslt(options.input_path, lang, options.iwslt_dev or "dev2010", options.iwslt_test)
+    else:
+        _log(progress, f"reading the text files in {options.input_path}")
+        corpus = corpora.read_text(options.input_path, lang)
+    seconds = {"read": time.time() - t0}
+    if options.kind == "ted":
+        total = sum(2 * len(s) for s in corpus.values())
+        _log(progress, f"Moses-detokenizing {total} sentences with {options.workers} worker(s)")
+        t1 = time.time()
+        bar = _Bar(progress, total, "detokenize")
+        langs = corpora.moses_detokenize(corpus, lang, workers=options.workers, progress=bar.update)
+        bar.close()
+        seconds["detokenize"] = time.time() - t1
+        info["detokenized"] = {"tool": "sacremoses MosesDetokenizer", "languages": langs,
+                               "note": "the TED corpus text is Moses-tokenized; each side was detokenized "
+                                       "with the detokenizer of its base language"}
+    else:
+        seconds["detokenize"] = 0.0
+        info["detokenized"] = None
+        info["note"] = ("IWSLT text is not Moses-tokenized: used as it is, not detokenized" if options.kind == "iwslt"
+                        else "text files used as they are, not detokenized")
+    scratch = _scratch(plan, "text")
+    splits: Dict[str, Any] = {}
+    for split in SPLITS:
+        data: Split = corpus[split]
+        _write_lines(os.path.join(scratch, f"{split}.{SOURCE_LANG}"), data.src)
+        _write_lines(os.path.join(scratch, f"{split}.{lang}"), data.tgt)
+        _write_lines(os.path.join(scratch, f"{split}.docids"), data.docids)
+        splits[split] = {"documents": _documents(data.docids), "sentences": len(data.src), "dropped": data.dropped,
+                         "words": {SOURCE_LANG: sum(len(s.split()) for s in data.src),
+                                   lang: sum(len(s.split()) for s in data.tgt)}}
+    _move_into_place(plan, scratch, plan.text_names())
+    seconds["read"] = time.time() - t0 - seconds["detokenize"]  # reading + writing the text
+    _log(progress, "text: " + ", ".join(f"{s} {splits[s]['sentences']} sentences in {splits[s]['documents']} "
+                                         f"documents ({splits[s]['dropped']} dropped)" for s in SPLITS))
+    return {"splits": splits, "input": info}, seconds
+
+
+def _spm_sample(plan: _Plan) -> Tuple[List[str], int]:
+    lines: List[str] = []
+    for lang in (SOURCE_LANG, plan.options.lang):
+        lines += _read_lines(os.path.join(plan.out, f"train.{lang}"))
+    total = len(lines)
+    lines = [line for line in lines if line.strip()]
+    if len(lines) > plan.options.input_sentence_size:  # a uniform random sample, in corpus order
+        keep = sorted(random.Random(plan.options.seed).sample(range(len(lines)), plan.options.input_sentence_size))
+        lines = [lines[i] for i in keep]
+    return lines, total
+
+
+def _step_spm(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    import sentencepiece as spm
+
+    options = plan.options
+    t0 = time.time()
+    sample, total = _spm_sample(plan)
+    _log(progress, f"training a {options.spm_type} sentencepiece model ({options.vocab_size} pieces) on "
+         f"{len(sample)} of the {total} sentences of train.{SOURCE_LANG} + train.{options.lang}")
+    scratch = _scratch(plan, "spm")
+    settings = {"model_type": options.spm_type, "vocab_size": options.vocab_size,
+                "character_coverage": options.coverage, "hard_vocab_limit": False}
+    try:
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sample), model_prefix=os.path.join(scratch, "spm"), input_sentence_size=0,
+            shuffle_input_sentence=False, num_threads=options.workers, minloglevel=2, **settings)
+    except (RuntimeError, OSError) as e:
+        raise ContextualMTError(f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training "
+                                f"failed ({str(e).strip().splitlines()[-1] if str(e).strip() else e})") from None
+    pieces = spm.SentencePieceProcessor(model_file=os.path.join(scratch, "spm.model")).get_piece_size()
+    _move_into_place(plan, scratch, ["spm.model", "spm.vocab"])
+    stats = {**settings, "pieces": pieces, "input_sentence_size": options.input_sentence_size,
+             "shuffle_input_sentence": True, "seed": options.seed, "training_sentences": len(sample),
+             "trained_on": [f"train.{SOURCE_LANG}", f"train.{options.lang}"],
+             "sampling": "a uniform random sample (seed) of the non-blank lines of both files when they hold "
+                         "more than input_sentence_size"}
+    _log(progress, f"spm: {pieces} pieces")
+    return stats, {"spm_train": time.time() - t0}
+
+
+def _encode(plan: _Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]:
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(plan.out, "spm.model"))
+    lang, workers = plan.options.lang, plan.options.workers
+    jobs = [(split, side) for split in SPLITS for side in (SOURCE_LANG, lang)]
+    texts = {job: _read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
+    bar = _Bar(progress, sum(len(t) for t in texts.values()), "encode")
+    tokens: Dict[str, Dict[str, int]] = {split: {} for split in SPLITS}
+    for (split, side), lines in texts.items():
+        count = 0
+        with open(os.path.join(dest, f"{split}.{side}"), "w", encoding="utf-8") as f:
+            for start in range(0, len(lines), ENCODE_CHUNK):
+                chunk = sp.encode(lines[start:start + ENCODE_CHUNK], out_type=str, num_threads=workers)
+                for pieces in chunk:
+                    count += len(pieces)
+                    f.write(" ".join(pieces))
+                    f.write("\n")
+                bar.update(len(chunk))
+        tokens[split][side] = count
+    bar.close()
+    return tokens
+
+
+def _binarize(plan: _Plan, encoded: str, dest: str) -> List[str]:
+    lang = plan.options.lang
+    cmd = [sys.executable, "-m", "fairseq_cli.preprocess", "-s", SOURCE_LANG, "-t", lang, "--joined-dictionary",
+           "--trainpref", os.path.join(encoded, "train"), "--validpref", os.path.join(encoded, "valid"),
+           "--testpref", os.path.join(encoded, "test"), "--destdir", dest, "--workers", str(plan.options.workers)]
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
+        raise ContextualMTError(f"{dest}: fairseq-preprocess failed (exit {proc.returncode}): "
+                                + (lines[-1].strip() if lines else "no output"))
+    return cmd
+
+
+def _step_bin(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    from contextual_mt.symbols import add_context_symbols
+
+    lang, pair = plan.options.lang, f"{SOURCE_LANG}-{plan.options.lang}"
+    scratch = _scratch(plan, "bin")
+    encoded, binary = os.path.join(scratch, "encoded"), os.path.join(scratch, "bin")
+    os.makedirs(encoded)
+    t0 = time.time()
+    _log(progress, "encoding the splits with spm.model")
+    tokens = _encode(plan, encoded, progress)
+    t1 = time.time()
+    _log(progress, f"binarizing with fairseq-preprocess --joined-dictionary ({plan.options.workers} workers)")
+    cmd = _binarize(plan, encoded, binary)
+    for side in (SOURCE_LANG, lang):
+        add_context_symbols(os.path.join(binary, f"dict.{side}.txt"))
+    for split in SPLITS:
+        shutil.copyfile(os.path.join(plan.out, f"{split}.docids"), os.path.join(binary, f"{split}.{pair}.docids"))
+    with open(os.path.join(binary, f"dict.{SOURCE_LANG}.txt"), encoding="utf-8") as f:
+        dict_size = sum(1 for _ in f)
+    _remove(encoded)
+    _move_into_place(plan, scratch, ["bin"])
+    shown = {encoded: "ENCODED", binary: "bin"}  # the scratch paths, as the reader knows them
+    command = ["fairseq-preprocess"] + [next((arg.replace(k, v, 1) for k, v in shown.items() if arg.startswith(k)), arg)
+                                        for arg in cmd[3:]]
+    stats = {"tokens": tokens, "dictionary_size": dict_size, "command": command,
+             "encoded": "ENCODED/{split}.{lang}: the splits encoded with spm.model (removed after binarizing)"}
+    _log(progress, f"bin: dictionary of {dict_size} symbols (4 special + pieces + {' '.join(CONTEXT_SYMBOLS)})")
+    return stats, {"encode": t1 - t0, "binarize": time.time() - t1}
+
+
+_STEP_FUNCS: Dict[str, Callable[[_Plan, bool], Tuple[Dict[str, Any], Dict[str, float]]]] = {
+    "text": _step_text, "spm": _step_spm, "bin": _step_bin}
+
+
+# ============================================================================ the summary
+def _summary(plan: _Plan, state: _State) -> Dict[str, Any]:
+    options, lang = plan.options, plan.options.lang
+    text, spm_stats, bin_stats = (state.done(s)["stats"] for s in STEPS)
+    splits = {}
+    for split in SPLITS:
+        s = text["splits"][split]
+        splits[split] = {"documents": s["documents"], "sentences": s["sentences"], "dropped": s["dropped"],
+                         "tokens": bin_stats["tokens"][split], "words": s["words"]}
+    seconds: Dict[str, float] = {}
+    for step in STEPS:
+        seconds.update({k: round(v, 2) for k, v in state.done(step)["seconds"].items()})
+    pair = f"{SOURCE_LANG}-{lang}"
+    input_info = {"kind": options.kind, "path": os.path.abspath(options.input_path),
+                  "files": [os.path.abspath(f) for f in plan.files], "sha256": plan.settings["input_sha256"],
+                  **text["input"]}
+    if plan.iwslt_sets:
+        input_info["iwslt_sets"] = plan.iwslt_sets
+    return {
+        "source_lang": SOURCE_LANG,
+        "target_lang": lang,
+        "input": input_info,
+        "splits": splits,
+        "dropped_rows": "rows whose source or target was missing (TED __NULL__ / _ _ NULL _ _, or blank); "
+                        "words: whitespace-separated, tokens: sentencepiece pieces",
+        "spm": {"model": "spm.model", "vocab": "spm.vocab", **spm_stats},
+        "bin": {"path": "bin", "dictionary": [f"bin/dict.{SOURCE_LANG}.txt", f"bin/dict.{lang}.txt"],
+                "joined_dictionary": True, "dictionary_size": bin_stats["dictionary_size"],
+                "context_symbols": list(CONTEXT_SYMBOLS),
+                "docids": [f"bin/{split}.{pair}.docids" for split in SPLITS], "command": bin_stats["command"]},
+        "fingerprint": plan.fingerprint,
+        "options": plan.settings,
+        "versions": state.data.get("versions", {}),
+        "seconds": seconds,
+    }
+
+
+# ============================================================================ the stage
+def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
+    """Prepare ``options.output`` (see the module's doc) and return the summary. Finished steps
+    of an earlier run with the same inputs and options are skipped."""
+    plan = _plan(options)
+    created = not os.path.exists(plan.out)
+    os.makedirs(plan.out, exist_ok=True)
+    lock = _lock(plan.out)
+    try:
+        return _prepare_locked(plan, progress, created)
+    finally:
+        _unlock(lock)
+
+
+def _prepare_locked(plan: _Plan, progress: bool, created: bool) -> Dict[str, Any]:
+    options, out = plan.options, plan.out
+    state, why = _load_state(plan)
+    if options.overwrite:
+        if os.path.exists(os.path.join(out, STATE)) or any(os.path.lexists(os.path.join(out, n))
+                                                           for n in plan.all_outputs()):
+            _log(progress, f"--overwrite: removing the earlier outputs in {out}")
+        _clear(plan, _old_output_names(plan))
+        state = None
+    elif state is None:
+        present = [n for n in plan.all_outputs() if os.path.lexists(os.path.join(out, n))]
+        if why:
+            raise ContextualMTError(f"{options.output}: {why}; use --overwrite to replace it, or another --output")
+        if present:
+            raise ContextualMTError(f"{options.output}: already holds {', '.join(present[:4])}"
+                                    + (", ..." if len(present) > 4 else "")
+                                    + " not written by this command; use --overwrite to replace them, "
+                                      "or another --output")
+    if state is None:
+        state = _State(plan)
+        _remove(os.path.join(out, STATE))  # an unusable one (e.g. of a run that finished no step)
+    _remove(os.path.join(out, SCRATCH))  # what an interrupted run left
+    ran_any = False
+    try:
+        redo = False
+        for step in STEPS:
+            if not redo and state.done(step):
+                changed = state.stale(step)
+                if changed is None:
+                    _log(progress, f"{step}: done already (same inputs and options), skipped")
+                    continue
+                _log(progress, f"{step}: {os.path.join(out, changed)} was changed or removed since it was "
+                               f"written; redoing this step and the later ones")
+            if not redo:  # the summary of the earlier outputs no longer holds
+                _remove(os.path.join(out, SUMMARY))
+            redo = True
+            state.forget(STEPS[STEPS.index(step):])
+            stats, seconds = _STEP_FUNCS[step](plan, progress)
+            state.finish(step, stats, seconds)
+            ran_any = True
+    except BaseException:
+        _remove(os.path.join(out, SCRATCH))
+        if not state.data["steps"]:  # nothing finished: leave nothing behind
+            _remove(os.path.join(out, STATE))
+            if created:
+                shutil.rmtree(out, ignore_errors=True)
+        raise
+    _remove(os.path.join(out, SCRATCH))
+    summary = _summary(plan, state)
+    summary_path = os.path.join(out, SUMMARY)
+    text = json.dumps(summary, indent=1, ensure_ascii=False) + "\n"
+    old = None
+    try:
+        with open(summary_path, encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        pass
+    if ran_any or old != json.loads(text):
+        atomic_write_text(summary_path, text, transactional=False)
+    _log(progress, f"done: {out} (summary: {summary_path})")
+    return summary
+
+
+# ============================================================================ command line
+def _run(args: argparse.Namespace) -> int:
+    options = DataOptions(lang=args.lang, output=args.output, ted=args.ted, iwslt=args.iwslt, text=args.text,
+                          vocab_size=args.vocab_size, spm_type=args.spm_type,
+                          character_coverage=args.character_coverage,
+                          input_sentence_size=args.input_sentence_size, iwslt_dev=args.iwslt_dev,
+                          iwslt_test=args.iwslt_test, workers=args.workers, overwrite=args.overwrite)
+    summary = prepare_data(options, progress=not args.quiet)
+    for split in SPLITS:
+        s = summary["splits"][split]
+        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
+              + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items()))
+    print(f"wrote {options.output}: text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ "
+          f"(dictionary {summary['bin']['dictionary_size']}), summary.json")
+    return 0
+
+
+CLI_DESCRIPTION = """\
+Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
+  {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
+  spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
+  bin/                                 fairseq-preprocess --joined-dictionary output, with <brk> and
+                                       <mask> in the dictionaries and {split}.en-LANG.docids
+  summary.json                         counts per split, settings, fingerprint, seconds per step
+Each step is renamed into place when complete; a re-run with the same inputs and options skips
+the finished steps, one with other inputs or options is refused unless --overwrite."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``data`` subcommand to ``subparsers`` (of ``contextual-mt pipeline``)."""
+    p = subparsers.add_parser(
+        "data", help="prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
+        description=CLI_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lang", required=True, help="target language code (the source is en), e.g. fr, de, pt-br")
+    source = p.add_argument_group("input (exactly one)")
+    source.add_argument("--ted", metavar="PATH", help="the TED talks corpus of Qi et al. 2018: ted_talks.tar.gz or "
+                        "the folder it unpacks to (Moses-tokenized: detokenized with sacremoses)")
+    source.add_argument("--iwslt", metavar="DIR", help="an IWSLT17 en-XX release folder (train.tags.* and "
+                        "IWSLT17.TED.*.xml)")
+    source.add_argument("--text", metavar="DIR", help="a folder with {train,valid,test}.{en,XX,docids}, used as is")
+    p.add_argument("--output", required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
+    p.add_argument("--vocab-size", type=int, default=16000, help="sentencepiece pieces (default: 16000)")
+    p.add_argument("--spm-type", choices=SPM_TYPES, default="bpe", help="sentencepiece model type (default: bpe)")
+    p.add_argument("--character-coverage", type=float,
+                   help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)")
+    p.add_argument("--input-sentence-size", type=int, default=1_000_000,
+                   help="sentencepiece trains on a random sample of at most this many sentences (default: 1000000)")
+    p.add_argument("--iwslt-dev", metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated "
+                   "(default: dev2010)")
+    p.add_argument("--iwslt-test", metavar="SETS", help="IWSLT set(s) for the test split, comma-separated "
+                   "(default: tst2015 if present, else the newest tst set)")
+    p.add_argument("--workers", type=int, default=0,
+                   help=f"processes for detokenization, encoding and binarization (default: {default_workers()})")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace what OUTPUT holds (by default, a run with other inputs or options is refused, "
+                        "and a run with the same ones skips the finished steps)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_run, transaction=False)  # the stage writes and resumes step by step
+    return p
+
+
+__all__ = ["DataOptions", "add_parser", "default_workers", "prepare_data"]
