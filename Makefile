@@ -189,7 +189,9 @@ pcxmi: pcxmi-inputs
 
 pcxmi-shard: pcxmi-inputs
 	@echo "$(SHARD)" | grep -Eq '^[0-9]+/[0-9]+$$' || { echo "error: make pcxmi-shard needs SHARD=i/n (e.g. SHARD=1/4)" >&2; exit 1; }
-	$(CMT) cxmi $(CXMI_ARGS) --shard $(SHARD) --output $(RESULTS)/pcxmi.shard-$(subst /,-of-,$(SHARD)).jsonl
+	@# SHARD is 1-based (as the Slurm array and the file names count); cxmi --shard counts from 0
+	$(CMT) cxmi $(CXMI_ARGS) --shard $$(( $(word 1,$(subst /, ,$(SHARD))) - 1 ))/$(word 2,$(subst /, ,$(SHARD))) \
+	    --output $(RESULTS)/pcxmi.shard-$(subst /,-of-,$(SHARD)).jsonl
 
 pcxmi-merge: pcxmi-inputs
 	@if [ -f $(PCXMI) ] && [ -f $(RESULTS)/pcxmi.summary.json ] && [ -z "$$(find $(PCXMI_SHARDS) -newer $(PCXMI) 2>/dev/null)" ]; then \
@@ -219,7 +221,7 @@ muda-eval:
 	    --tgt-lang $(MUDA_LANG) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
 	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png || exit 1; fi
 
--include recipes/slurm/slurm.mk
+include recipes/slurm/slurm.mk
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -121,6 +121,8 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
         if code not in columns:
             raise ContextualMTError(f"{name}: no '{code}' column; the languages are: "
                                     + " ".join(sorted(_languages(columns))))
+        if columns.count(code) > 1:  # which one holds the translation is anyone's guess
+            raise ContextualMTError(f"{name}:1: the header has {columns.count(code)} '{code}' columns")
     width = len(columns)
     i_doc, i_src, i_tgt = columns.index(TED_DOC_COLUMN), columns.index(SOURCE_LANG), columns.index(lang)
     talks: Dict[str, List[Tuple[str, str]]] = {}  # insertion-ordered: first appearance
@@ -183,8 +185,34 @@ def _open_ted_tar(path: str) -> tarfile.TarFile:
         raise ContextualMTError(f"{path}: not a readable tar archive ({e})") from None
 
 
+def _check_gzip(path: str) -> None:
+    """A gzip file read to its end, so that its checksum and length trailer are verified: the tar
+    reader stops at the archive's end marker and would take a download cut just before the
+    trailer for a whole one."""
+    import gzip
+
+    stat = os.stat(path)
+    key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
+    if key in _GZIP_CHECKED:  # the header is read first, the whole corpus after
+        return
+    with open(path, "rb") as f:
+        if f.read(2) != b"\x1f\x8b":
+            return
+    try:
+        with gzip.open(path, "rb") as g:
+            while g.read(1 << 24):
+                pass
+    except (OSError, EOFError, zlib.error) as e:
+        raise ContextualMTError(f"{path}: damaged or incomplete gzip file ({e}); download it again") from None
+    _GZIP_CHECKED.add(key)
+
+
+_GZIP_CHECKED: set = set()
+
+
 def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
     """(split, display name, raw lines) of the TSV files of a tarball, in archive order."""
+    _check_gzip(path)
     wanted = {f: s for s, f in TED_FILES.items()}
     seen: Dict[str, str] = {}
     try:

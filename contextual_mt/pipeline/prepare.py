@@ -40,6 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
+from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.symbols import CONTEXT_SYMBOLS
 from muda.io import atomic_write_text
 
@@ -48,6 +49,8 @@ STATE = ".prepare-state.json"
 SCRATCH = ".prepare-tmp"
 SUMMARY = "summary.json"
 STEPS = ("text", "spm", "bin")
+_TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
+STEP_SETTINGS = {"text": _TEXT_SETTINGS, "spm": _TEXT_SETTINGS + ("spm",), "bin": _TEXT_SETTINGS + ("spm",)}
 SPM_TYPES = ("bpe", "unigram")
 CJK = {"ja", "zh", "ko"}  # character_coverage 0.9995 by default: rare characters become <unk>
 INPUT_KINDS = ("ted", "iwslt", "text")
@@ -79,10 +82,7 @@ class DataOptions:
     seed: int = 1  # of the sentencepiece training sample
 
     def __post_init__(self) -> None:
-        if not isinstance(self.lang, str) or not re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]+)*", self.lang):
-            raise ContextualMTError(f"--lang must be a language code such as fr, pt-br or zh-cn (got {self.lang!r})")
-        if self.lang == SOURCE_LANG:
-            raise ContextualMTError(f"--lang is the target language; the source is always {SOURCE_LANG}")
+        check_lang(self.lang)  # the same codes as the later stages
         given = [k for k in INPUT_KINDS if getattr(self, k)]
         if len(given) != 1:
             raise ContextualMTError("give exactly one of --ted, --iwslt, --text (got "
@@ -213,6 +213,7 @@ class _Plan:
     settings: Dict[str, Any]  # everything the outputs depend on (hashed into the fingerprint)
     fingerprint: str
     iwslt_sets: Optional[Dict[str, List[str]]]
+    created_root: Optional[str] = None
 
     def text_names(self) -> List[str]:
         lang = self.options.lang
@@ -345,7 +346,13 @@ def _load_state(plan: _Plan) -> Tuple[Optional[_State], Optional[str]]:
     if data.get("format") != FORMAT:
         return None, f"it was written by another version of this command (format {data.get('format')})"
     if fingerprint != plan.fingerprint:
-        return None, f"it holds the data of other inputs or options ({_describe_change(settings, plan.settings)})"
+        changed = {k for k in set(settings) | set(plan.settings) if settings.get(k) != plan.settings.get(k)}
+        affected = [step for step in STEPS if step in steps and changed & set(STEP_SETTINGS[step])]
+        if affected:
+            return None, f"it holds the data of other inputs or options ({_describe_change(settings, plan.settings)})"
+        # only settings of steps that never finished changed (e.g. a --vocab-size that failed):
+        # the finished steps stand, under the new fingerprint
+        data = {**data, "fingerprint": plan.fingerprint, "settings": plan.settings}
     return _State(plan, data), None
 
 
@@ -482,8 +489,12 @@ def _step_spm(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
             sentence_iterator=iter(sample), model_prefix=os.path.join(scratch, "spm"), input_sentence_size=0,
             shuffle_input_sentence=False, num_threads=options.workers, minloglevel=2, **settings)
     except (RuntimeError, OSError) as e:
+        why = str(e).strip().splitlines()[-1] if str(e).strip() else str(e)
+        if "vocab" in why.lower():  # e.g. fewer pieces asked for than the corpus has characters
+            raise ContextualMTError(f"--vocab-size {options.vocab_size}: sentencepiece cannot build it from "
+                                    f"train.{SOURCE_LANG} + train.{options.lang} ({why})") from None
         raise ContextualMTError(f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training "
-                                f"failed ({str(e).strip().splitlines()[-1] if str(e).strip() else e})") from None
+                                f"failed ({why})") from None
     pieces = spm.SentencePieceProcessor(model_file=os.path.join(scratch, "spm.model")).get_piece_size()
     _move_into_place(plan, scratch, ["spm.model", "spm.vocab"])
     stats = {**settings, "pieces": pieces, "input_sentence_size": options.input_sentence_size,
@@ -610,7 +621,14 @@ def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
     of an earlier run with the same inputs and options are skipped."""
     plan = _plan(options)
     created = not os.path.exists(plan.out)
-    os.makedirs(plan.out, exist_ok=True)
+    top = plan.out  # the outermost folder this run creates: what a bad input removes
+    while not os.path.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    plan.created_root = top if created else None
+    try:
+        os.makedirs(plan.out, exist_ok=True)
+    except OSError as e:
+        raise ContextualMTError(f"{options.output}: cannot create the output folder ({e.strerror})") from None
     lock = _lock(plan.out)
     try:
         return _prepare_locked(plan, progress, created)
@@ -658,9 +676,13 @@ def _prepare_locked(plan: _Plan, progress: bool, created: bool) -> Dict[str, Any
             stats, seconds = _STEP_FUNCS[step](plan, progress)
             state.finish(step, stats, seconds)
             ran_any = True
-    except BaseException:
+    except BaseException as e:
         _remove(os.path.join(out, SCRATCH))
-        if not state.data["steps"]:  # nothing finished: leave nothing behind
+        # a bad input leaves nothing in a folder this run created; an interruption keeps the
+        # finished steps for the next run
+        if created and isinstance(e, ContextualMTError):
+            shutil.rmtree(plan.created_root or out, ignore_errors=True)
+        elif not state.data["steps"]:  # nothing finished: leave nothing behind
             _remove(os.path.join(out, STATE))
             if created:
                 shutil.rmtree(out, ignore_errors=True)

@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, read_json, require_data
-from muda.io import atomic_write_lines, atomic_write_text, file_sha256, outputs
+from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
 
 TRANSLATE_RECORD = "translate.json"
 
@@ -56,21 +56,36 @@ def _test_files(layout: PairLayout) -> Dict[str, str]:
 
 
 def _checkpoint(layout: PairLayout, model: str) -> str:
+    """The model's checkpoint, when its training finished on the data now in ``data/xx``."""
+    from contextual_mt.pipeline.train import DONE, data_fingerprint
+
     path = layout.checkpoint(model)
-    if not os.path.isfile(path) or not os.path.exists(os.path.join(layout.checkpoints(model), "train.done")):
+    done = read_json(os.path.join(layout.checkpoints(model), DONE))
+    if not os.path.isfile(path) or done is None:
         raise ContextualMTError(f"{path}: no finished training; train it first "
                                 f"('make train LANG={layout.lang} MODEL={model}')")
+    if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):
+        raise ContextualMTError(f"{path}: trained on other data than {layout.bin} holds now; train it again "
+                                f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
+    if done.get("checkpoint_sha256") != file_sha256(path):
+        raise ContextualMTError(f"{path}: changed since its training finished; train it again "
+                                f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
     return path
 
 
-def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) -> Dict:
+def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dict:
+    """What a system's translation is made from, by content (without the decoding options)."""
     model, context = SYSTEMS[system]
-    ckpt = o.layout.checkpoint(model)
-    return {"checkpoint": file_sha256(ckpt), "spm": file_sha256(o.layout.spm),
+    ckpt = _checkpoint(layout, model)
+    return {"checkpoint": file_sha256(ckpt), "spm": file_sha256(layout.spm),
             "dictionaries": {n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
                              for n in sorted(os.listdir(os.path.dirname(ckpt))) if n.startswith("dict.")},
             "source": file_sha256(files["source"]), "docids": file_sha256(files["docids"]),
-            "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted",
+            "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted"}
+
+
+def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) -> Dict:
+    return {**system_inputs(o.layout, system, files),
             "decoding": {k: v for k, v in asdict(o.decoding).items() if k not in ("incremental", "free_batching")}}
 
 
@@ -100,6 +115,9 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
         return {s: o.layout.translation(s) for s in o.systems}
     sources, ids = read_lines(files["source"]), read_docids(files["docids"])
     refs = read_lines(files["reference"])
+    check_line_count(ids, files["docids"], len(sources), files["source"])
+    if len(refs) != len(sources):
+        raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
     loaded: Dict[str, DocumentTranslator] = {}
     with outputs(*[o.layout.translation(s) for s in todo], record_path):
         for system, fp in todo.items():
@@ -144,9 +162,20 @@ def score_systems(options: ScoreOptions) -> Dict:
     o = options
     files = _test_files(o.layout)
     hyp_files = {s: o.layout.translation(s) for s in o.systems}
+    record = read_json(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
     for system, path in hyp_files.items():
         if not os.path.isfile(path):
             raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
+        made = record.get(system, {})
+        if made.get("output") != file_sha256(path):
+            raise ContextualMTError(f"{path}: not the file `make translate` wrote (edited, or not recorded in "
+                                    f"{TRANSLATE_RECORD}); translate again ('make translate LANG={o.lang}')")
+        now = system_inputs(o.layout, system, files)
+        was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
+        if was != now:
+            changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
+            raise ContextualMTError(f"{path}: made from another {changed} than there is now; translate again "
+                                    f"('make translate LANG={o.lang}')")
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
     settings = {"comet_model": o.comet_model, "inputs": inputs}
     old = read_json(o.layout.scores)

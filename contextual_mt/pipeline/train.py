@@ -144,25 +144,48 @@ _TRAIN = re.compile(r"epoch (\d+) \| loss ([\d.]+) .*\| wps ([\d.]+) .*\| num_up
 
 def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
     """The finished run's record when it matches; None when there is training to do. Checkpoints
-    from other data or settings are an error (or are removed with ``overwrite``)."""
+    from other data or settings, or damaged ones, are an error; ``overwrite`` removes them and
+    training starts from scratch."""
     save = o.layout.checkpoints(o.model)
-    record = read_json(os.path.join(save, RECORD))
-    has_checkpoints = os.path.exists(os.path.join(save, "checkpoint_last.pt"))
-    if record is not None and record.get("fingerprint") != fp or record is None and has_checkpoints:
-        if not o.overwrite:
-            what = ("were trained from other data or settings"
-                    if record is not None else "have no record of what they were trained from")
-            changed = "" if record is None else " (changed: " + ", ".join(
-                k for k in sorted(set(fp) | set(record.get("fingerprint", {})))
-                if fp.get(k) != record.get("fingerprint", {}).get(k)) + ")"
-            raise ContextualMTError(f"{save}: the checkpoints there {what}{changed}; resuming would mix them. "
-                                    "Re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
-        shutil.rmtree(save)
-        return None
     done = read_json(os.path.join(save, DONE))
     if done is not None and done.get("fingerprint") == fp and done.get("max_epoch") == o.max_epoch \
-            and done.get("max_update") == o.max_update and os.path.exists(o.layout.checkpoint(o.model)):
+            and done.get("max_update") == o.max_update and os.path.exists(o.layout.checkpoint(o.model)) \
+            and done.get("checkpoint_sha256") == file_sha256(o.layout.checkpoint(o.model)):
         return done
+    if not os.path.isdir(save):
+        return None
+    if o.overwrite:
+        shutil.rmtree(save)
+        return None
+    problem = _resume_problem(o, fp)
+    if problem:
+        raise ContextualMTError(f"{save}: {problem}; resuming would build on them. Re-run with --overwrite "
+                                "(make: OVERWRITE=1) to train again from scratch")
+    return None
+
+
+def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
+    """Why the checkpoints in the save directory cannot be resumed from, if they cannot."""
+    save = o.layout.checkpoints(o.model)
+    record = read_json(os.path.join(save, RECORD))
+    last = os.path.join(save, "checkpoint_last.pt")
+    if record is None:
+        return "the checkpoints there have no record of what they were trained from" if os.path.exists(last) else None
+    if record.get("fingerprint") != fp:
+        old = record.get("fingerprint", {})
+        changed = ", ".join(k for k in sorted(set(fp) | set(old)) if fp.get(k) != old.get(k))
+        return f"the checkpoints there were trained from other data or settings (changed: {changed})"
+    done = read_json(os.path.join(save, DONE))
+    best = o.layout.checkpoint(o.model)
+    if done is not None and (not os.path.exists(best) or done.get("checkpoint_sha256") != file_sha256(best)):
+        return f"{os.path.basename(best)} is missing or was changed since training finished"
+    if os.path.exists(last):
+        import torch
+
+        try:  # fairseq would fail on it after start-up, with a message that names no file
+            torch.load(last, map_location="cpu", weights_only=False)
+        except Exception as e:  # noqa: BLE001 (torch raises many types for a damaged file)
+            return f"{last} is unreadable ({str(e).splitlines()[0][:120]})"
     return None
 
 
@@ -196,7 +219,8 @@ def train_model(options: TrainOptions) -> Dict:
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
     record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
-              "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd, **stats}
+              "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd,
+              "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats}
     atomic_write_text(done_path, json.dumps(record, indent=2) + "\n", transactional=False)
     return record
 
@@ -216,10 +240,12 @@ def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
             if m and "valid on" not in line:
                 stats["epochs"], stats["num_updates"] = int(m.group(1)), int(m.group(4))
                 stats["train_wps"].append(float(m.group(3)))
-                train_loss = m.group(2)
             m = _EPOCH.search(line)
             if m:
                 stats["valid_loss"] = float(m.group(2))
+                updates = re.search(r"num_updates (\d+)", line)  # validation is logged before the epoch's line
+                if updates:
+                    stats["num_updates"] = int(updates.group(1))
                 if o.progress:
                     print(f"[train {o.lang} {o.model}] epoch {int(m.group(1))}: valid loss {m.group(2)}, "
                           f"{stats['num_updates']} updates, {time.time() - start:.0f} s", file=sys.stderr, flush=True)

@@ -177,6 +177,10 @@ def test_failed_step_leaves_finished_steps_only_and_resumes(prepared, tmp_path, 
         raise ContextualMTError("fairseq-preprocess failed (simulated)")
 
     monkeypatch.setattr(prepare_module, "_binarize", broken)
+    with pytest.raises(ContextualMTError, match="simulated"):  # into a folder this run creates
+        prepare_data(options(out, text=str(prepared[0])), progress=False)
+    assert not out.exists()  # a failed command leaves nothing
+    out.mkdir()  # a folder that was there before: the finished steps stay, for the next run
     with pytest.raises(ContextualMTError, match="simulated"):
         prepare_data(options(out, text=str(prepared[0])), progress=False)
     assert not (out / "bin").exists() and not (out / "summary.json").exists()
@@ -232,8 +236,8 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
 @pytest.mark.parametrize("kw, message", [
     ({}, "give exactly one of --ted, --iwslt, --text (got none)"),
     ({"ted": "a", "text": "b"}, "got --ted and --text"),
-    ({"ted": "a", "lang": "en"}, "the source is always en"),
-    ({"ted": "a", "lang": "f r"}, "--lang must be a language code"),
+    ({"ted": "a", "lang": "en"}, "the source is English"),
+    ({"ted": "a", "lang": "f r"}, "expected a language code"),
     ({"ted": "a", "vocab_size": 0}, "--vocab-size must be >= 10"),
     ({"ted": "a", "vocab_size": 1.5}, "--vocab-size must be an integer"),
     ({"ted": "a", "spm_type": "word"}, "--spm-type must be one of bpe, unigram"),
