@@ -1,4 +1,6 @@
 # contextual-mt: set-up, tests and per-language-pair recipes.
+# this file, wherever make runs (make -f .../Makefile): for includes and recursive calls
+THIS_MAKEFILE := $(abspath $(lastword $(MAKEFILE_LIST)))
 PYTHON ?= python3.11
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -21,6 +23,7 @@ else
 PAIR := demo
 endif
 RUN := LC_ALL=C.UTF-8 LANG=C.UTF-8
+SUBMAKE := $(RUN) $(MAKE) --no-print-directory -f $(THIS_MAKEFILE)
 CMT := $(RUN) $(VENV)/bin/contextual-mt
 # The study's folders: WORK/data/xx, WORK/checkpoints/xx/{sentence,context}, WORK/results/xx.
 WORK ?= .
@@ -162,12 +165,12 @@ score:
 
 all:
 	$(need_pair)
-	$(RUN) $(MAKE) --no-print-directory data LANG=$(PAIR)
-	$(RUN) $(MAKE) --no-print-directory train LANG=$(PAIR)
-	$(RUN) $(MAKE) --no-print-directory translate LANG=$(PAIR)
-	$(RUN) $(MAKE) --no-print-directory score LANG=$(PAIR)
-	$(RUN) $(MAKE) --no-print-directory pcxmi LANG=$(PAIR)
-	$(RUN) $(MAKE) --no-print-directory muda-eval LANG=$(PAIR)
+	$(SUBMAKE) data LANG=$(PAIR)
+	$(SUBMAKE) train LANG=$(PAIR)
+	$(SUBMAKE) translate LANG=$(PAIR)
+	$(SUBMAKE) score LANG=$(PAIR)
+	$(SUBMAKE) pcxmi LANG=$(PAIR)
+	$(SUBMAKE) muda-eval LANG=$(PAIR)
 
 table:
 	$(need_venv)
@@ -176,7 +179,7 @@ table:
 
 pcxmi-inputs:
 	$(need_venv)
-	@if [ "$(PAIR)" = demo ] && [ ! -f $(PAIR_CKPT) ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
+	@if [ "$(PAIR)" = demo ] && [ ! -f $(PAIR_CKPT) ]; then $(SUBMAKE) demo; fi
 	@test -f $(PAIR_CKPT) || { echo "error: $(PAIR_CKPT) not found: train the $(PAIR) context model first ('make train LANG=$(PAIR) MODEL=context')" >&2; exit 1; }
 	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make pcxmi')" >&2; exit 1; }; done
 
@@ -185,7 +188,7 @@ CXMI_ARGS = --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en --refe
 
 pcxmi: pcxmi-inputs
 	$(CMT) cxmi $(CXMI_ARGS) --output $(PCXMI)
-	@$(RUN) $(MAKE) --no-print-directory report LANG=$(PAIR)
+	@$(SUBMAKE) report LANG=$(PAIR)
 
 pcxmi-shard: pcxmi-inputs
 	@echo "$(SHARD)" | grep -Eq '^[0-9]+/[0-9]+$$' || { echo "error: make pcxmi-shard needs SHARD=i/n (e.g. SHARD=1/4)" >&2; exit 1; }
@@ -197,7 +200,7 @@ pcxmi-merge: pcxmi-inputs
 	@if [ -f $(PCXMI) ] && [ -f $(RESULTS)/pcxmi.summary.json ] && [ -z "$$(find $(PCXMI_SHARDS) -newer $(PCXMI) 2>/dev/null)" ]; then \
 	  echo "$(PCXMI): up to date (newer than its shards)"; else \
 	  $(CMT) cxmi-merge $(PCXMI_SHARDS) --output $(PCXMI) || exit 1; fi
-	@$(RUN) $(MAKE) --no-print-directory report LANG=$(PAIR)
+	@$(SUBMAKE) report LANG=$(PAIR)
 
 # the P-CXMI report, remade when the records are newer
 report:
@@ -208,7 +211,7 @@ report:
 
 muda-eval:
 	$(need_venv)
-	@if [ "$(PAIR)" = demo ] && [ ! -f demo/outputs/context.test.fr ]; then $(RUN) $(MAKE) --no-print-directory demo; fi
+	@if [ "$(PAIR)" = demo ] && [ ! -f demo/outputs/context.test.fr ]; then $(SUBMAKE) demo; fi
 	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make muda-eval')" >&2; exit 1; }; done
 	@for h in $(HYPS); do test -f $$h || { echo "error: $$h not found: translate the test set first ('make translate LANG=$(PAIR)'), or pass HYPS=\"...\" (README, 'make muda-eval')" >&2; exit 1; }; done
 	@# the reference is tagged once; muda eval checks by content hash that it is this reference
@@ -221,7 +224,7 @@ muda-eval:
 	    --tgt-lang $(MUDA_LANG) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
 	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png || exit 1; fi
 
-include recipes/slurm/slurm.mk
+include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 
 clean:
 	rm -rf $(VENV) build *.egg-info
