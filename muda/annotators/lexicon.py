@@ -51,11 +51,33 @@ class LexiconAnnotator:
         """No classifier: the rule-based detector over the source parse."""
         return detect_ellipsis(sentences)
 
+    def words(self, line: str) -> List[str]:
+        """Whitespace words, with punctuation and elided articles split off where the corpus
+        knows the pieces and not the whole (detokenized text: 'ami.' -> 'ami' '.', "l'homme" ->
+        "l'" 'homme'); tokenized text is left as it is."""
+        out: List[str] = []
+        for form in line.split():
+            head: List[str] = []
+            tail: List[str] = []
+            while len(form) > 1 and form not in self.analysis and not form[0].isalnum():
+                head.append(form[0])
+                form = form[1:]
+            while len(form) > 1 and form not in self.analysis and not form[-1].isalnum():
+                tail.insert(0, form[-1])
+                form = form[:-1]
+            cut = max(form.find("'"), form.find("\u2019"))
+            if form not in self.analysis and 0 < cut < len(form) - 1 \
+                    and form[:cut + 1] in self.analysis and form[cut + 1:] in self.analysis:
+                out += head + [form[:cut + 1], form[cut + 1:]] + tail
+            else:
+                out += head + [form] + tail
+        return out
+
     def target(self, lines: Sequence[str], lang: str = "") -> List[Sentence]:
         out = []
         for line in lines:
             tokens = []
-            for k, form in enumerate(line.split(), start=1):
+            for k, form in enumerate(self.words(line), start=1):
                 lemma, upos, feats = self.analysis.get(form, (form.lower(), "X", ()))
                 tokens.append(Token(form, [Word(k, form, lemma, upos, dict(feats), 0 if k == 1 else 1,
                                                 "root" if k == 1 else "dep")]))
