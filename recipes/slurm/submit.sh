@@ -39,12 +39,12 @@
 #   TED= IWSLT= TEXT= SPM_VOCAB=   for the data stage, given to `make data` when set; one of
 #                    TED/IWSLT/TEXT is needed when the data is not there yet
 #   PARTITION=       sbatch --partition for the GPU stages (empty: the cluster's default)
-#   CPU_PARTITION=   --partition for the CPU-only stages (data, pcxmi-merge, muda; and all when
+#   CPU_PARTITION=   --partition for the CPU-only stages (data, pcxmi-merge; and all when
 #                    no GPUs); empty: PARTITION
 #   ACCOUNT=         sbatch --account (empty: none)
 #   GPUS=1           GPUs of each training job (--gres=gpu:GPUS; a typed count such as a100:2 works);
 #                    0 or empty: no --gres at all (CPU-only clusters)
-#   STAGE_GPUS=      GPUs of translate, score and each pcxmi task; default 1 (a100:1 for GPUS=a100:N),
+#   STAGE_GPUS=      GPUs of translate, score, muda (stanza, the aligner) and each pcxmi task; default 1 (a100:1 for GPUS=a100:N),
 #                    0 when GPUS=0
 #   TRAIN_TIME=48:00:00   --time of the training jobs (they requeue themselves near the limit)
 #   STAGE_TIME=4:00:00    --time of the other jobs
@@ -324,7 +324,7 @@ stage translate "train-sentence train-context" translate.sbatch "$STAGE_GPUS" "$
 stage score translate score.sbatch "$STAGE_GPUS" "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
 stage pcxmi train-context pcxmi.sbatch "$STAGE_GPUS" "$STAGE_TIME" "$(missing_shards)" -- "${COMMON_VARS[@]}" SHARDS="$SHARDS"
 stage pcxmi-merge pcxmi pcxmi-merge.sbatch 0 "$STAGE_TIME" "" -- "${COMMON_VARS[@]}" SHARDS="$SHARDS"
-stage muda translate muda.sbatch 0 "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
+stage muda translate muda.sbatch "$STAGE_GPUS" "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
 
 if [ "$DRY_RUN" = 1 ]; then
     note "dry run: $SUBMITTED job(s) would be submitted"

@@ -242,10 +242,10 @@ def test_resources_and_gpus(stubs, tmp_path):
         assert s.option(st, "gres") == "gpu:2" and s.option(st, "partition") == "gpu"
         assert s.option(st, "time") == "12:00:00"
         assert s.make_vars(st)[1][-1] == "GPUS=2"
-    for st in ("translate", "score", "pcxmi"):
+    for st in ("translate", "score", "pcxmi", "muda"):  # muda: stanza and the aligner on the GPU
         assert s.option(st, "gres") == "gpu:1" and s.option(st, "partition") == "gpu"
         assert s.option(st, "time") == "1:00:00"
-    for st in ("data", "pcxmi-merge", "muda"):
+    for st in ("data", "pcxmi-merge"):
         assert s.option(st, "gres") is None and s.option(st, "partition") == "cpu"
     assert s.option("pcxmi", "array") == "0-2"
 
