@@ -196,8 +196,10 @@ def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: in
     send SIGINT as Ctrl-C would. (After 20 s, anything written under ``watch`` will do.)
     Returns the exit status."""
     with open(stderr_path, "w") as err_file:
+        # SIGINT back to its default in the child: a shell that starts the suite in the
+        # background (`make test &`) ignores it, and the child would inherit that
         proc = subprocess.Popen([str(BIN / "contextual-mt"), *map(str, argv)], stdout=subprocess.DEVNULL,
-                                stderr=err_file)
+                                stderr=err_file, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             start = time.time()
             while proc.poll() is None and time.time() - start < 60:
