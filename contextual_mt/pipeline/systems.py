@@ -14,7 +14,7 @@ import json
 import os
 import sys
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, read_json, require_data
@@ -55,8 +55,9 @@ def _test_files(layout: PairLayout) -> Dict[str, str]:
     return files
 
 
-def _checkpoint(layout: PairLayout, model: str) -> str:
-    """The model's checkpoint, when its training finished on the data now in ``data/xx``."""
+def _checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
+    """The model's checkpoint and its content hash, when its training finished on the data now
+    in ``data/xx`` and the file is still the one it wrote."""
     from contextual_mt.pipeline.train import DONE, data_fingerprint
 
     path = layout.checkpoint(model)
@@ -67,17 +68,18 @@ def _checkpoint(layout: PairLayout, model: str) -> str:
     if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):
         raise ContextualMTError(f"{path}: trained on other data than {layout.bin} holds now; train it again "
                                 f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
-    if done.get("checkpoint_sha256") != file_sha256(path):
+    sha = file_sha256(path)
+    if done.get("checkpoint_sha256") != sha:
         raise ContextualMTError(f"{path}: changed since its training finished; train it again "
                                 f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
-    return path
+    return path, sha
 
 
 def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dict:
     """What a system's translation is made from, by content (without the decoding options)."""
     model, context = SYSTEMS[system]
-    ckpt = _checkpoint(layout, model)
-    return {"checkpoint": file_sha256(ckpt), "spm": file_sha256(layout.spm),
+    ckpt, sha = _checkpoint(layout, model)
+    return {"checkpoint": sha, "spm": file_sha256(layout.spm),
             "dictionaries": {n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
                              for n in sorted(os.listdir(os.path.dirname(ckpt))) if n.startswith("dict.")},
             "source": file_sha256(files["source"]), "docids": file_sha256(files["docids"]),
@@ -98,12 +100,10 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     o = options
     require_data(o.layout)
     files = _test_files(o.layout)
-    for system in o.systems:  # every missing model named before any decoding
-        _checkpoint(o.layout, SYSTEMS[system][0])
     record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)
     record = read_json(record_path) or {}
     todo = {}
-    for system in o.systems:
+    for system in o.systems:  # every model checked (system_fingerprint) before any decoding
         fp = system_fingerprint(o, system, files)
         out = o.layout.translation(system)
         if record.get(system, {}).get("fingerprint") == fp and os.path.exists(out) \
