@@ -22,7 +22,7 @@ import torch
 from fairseq.data import FairseqDataset, data_utils
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.data.model_input import build_encoder_input, model_sources
+from contextual_mt.data.model_input import build_decoder_input, build_encoder_input, model_sources
 from contextual_mt.symbols import BRK, MASK
 
 COWORD_TYPES = ("token", "whole")
@@ -221,10 +221,6 @@ class ContextDataset(FairseqDataset):
             return {}
         pad, eos = self.src_dict.pad(), self.src_dict.eos()
         ids = torch.LongTensor([s["id"] for s in samples])
-
-        def merge(seqs, left_pad):
-            return data_utils.collate_tokens(seqs, pad, eos, left_pad=left_pad)
-
         # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
         read = model_sources([s["source"] for s in samples], [s["src_context"] for s in samples],
                              self.multi_encoder)
@@ -239,27 +235,14 @@ class ContextDataset(FairseqDataset):
             batch["ntokens"] = int(src_lengths.sum())
             return batch
 
-        targets = [s["target"] for s in samples]
-        if self.multi_encoder or not any(len(s["tgt_context"]) for s in samples):
-            prefixes = None
-            full = masked = targets
-        else:
-            prefixes = [s["tgt_context"] for s in samples]
-            full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
-            # Context positions are padding in `target`, so every criterion ignores them.
-            masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
-        net_input["prev_output_tokens"] = data_utils.collate_tokens(
-            full, pad, eos, left_pad=False, move_eos_to_beginning=True
-        )
-        batch["target"] = merge(masked, False)
+        decoder = build_decoder_input([s["target"] for s in samples], [s["tgt_context"] for s in samples],
+                                      pad, eos, self.multi_encoder)
+        net_input["prev_output_tokens"] = decoder["prev_output_tokens"]
+        batch["target"] = decoder["target"]
         batch["ntokens"] = sum(len(s["target"]) for s in samples)
         batch["target_lengths"] = torch.LongTensor([len(s["target"]) for s in samples])
-        batch["prefix_lengths"] = (
-            torch.LongTensor([len(p) for p in prefixes])
-            if prefixes is not None
-            else torch.zeros(len(samples), dtype=torch.long)
-        )
-        batch["tgt_prefix"] = merge(prefixes, False) if prefixes is not None else None
+        batch["prefix_lengths"] = decoder["prefix_lengths"]
+        batch["tgt_prefix"] = decoder["tgt_prefix"]
         return batch
 
     def num_tokens(self, index: int) -> int:

@@ -3,11 +3,19 @@
 Concatenation models read ``x[i-k] <brk> ... x[i-1] <brk> x[i] </s>`` as one left-padded source;
 multi-encoder models read the sentence alone and take both contexts as separate, right-padded
 inputs (``src_ctx_tokens`` / ``tgt_ctx_tokens``, None when no row has any). Used by the
-training/scoring collater (ContextDataset) and by translation (DocumentTranslator).
+training/scoring collater (ContextDataset), by translation (DocumentTranslator) and by pair
+scoring (contrastive evaluation).
+
+Teacher forcing (``build_decoder_input``) feeds concatenation models the target context as a
+decoder prefix, with padding in ``target`` at its positions, so only the current sentence is
+scored:
+
+    prev_output_tokens:  </s> y[i-1] <brk> y[i]
+    target:              pad  pad    pad   y[i] </s>
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import torch
 from fairseq.data import data_utils
@@ -38,3 +46,25 @@ def build_encoder_input(sources: Sequence[torch.Tensor], src_contexts: Sequence[
             )
             net_input[f"{side}_ctx_lengths"] = torch.LongTensor([len(c) for c in ctx])
     return net_input
+
+
+def build_decoder_input(targets: Sequence[torch.Tensor], tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int,
+                        multi_encoder: bool) -> Dict[str, Optional[torch.Tensor]]:
+    """Teacher-forcing tensors for targets (each ending in </s>): ``prev_output_tokens``,
+    ``target`` (context positions padded), ``prefix_lengths`` and ``tgt_prefix`` (None when no
+    row has a target-context prefix). Multi-encoder models read their target context in the
+    encoder, so their decoder sees the sentence alone."""
+    if multi_encoder or not any(len(c) for c in tgt_contexts):
+        prefixes = None
+        full = masked = list(targets)
+    else:
+        prefixes = list(tgt_contexts)
+        full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
+        masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
+    return {
+        "prev_output_tokens": data_utils.collate_tokens(full, pad, eos, left_pad=False, move_eos_to_beginning=True),
+        "target": data_utils.collate_tokens(masked, pad, eos, left_pad=False),
+        "prefix_lengths": (torch.LongTensor([len(p) for p in prefixes]) if prefixes is not None
+                           else torch.zeros(len(targets), dtype=torch.long)),
+        "tgt_prefix": data_utils.collate_tokens(prefixes, pad, eos, left_pad=False) if prefixes is not None else None,
+    }
