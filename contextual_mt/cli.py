@@ -99,6 +99,19 @@ def _cxmi_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _contrastive(args: argparse.Namespace) -> int:
+    from contextual_mt.contrastive.run import ContrastiveOptions, format_table, run_contrastive
+
+    summary = run_contrastive(ContrastiveOptions(
+        _model_options(args), args.format, args.input, args.output, args.summary,
+        context_files=tuple(args.context_files or ()), normalize=args.normalize, detokenize=args.detokenize,
+        batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
+        progress=not args.quiet))
+    print(format_table(summary))
+    print(f"scores: {args.output} (for: {summary['official_scorer']}); summary: {args.summary}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.report import ReportOptions, run_report
 
@@ -198,6 +211,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
     p.add_argument("--output", required=True)
     p.set_defaults(func=_cxmi_merge, output_args=("output",))
+
+    p = sub.add_parser("contrastive", help="accuracy on a contrastive test set (Voita, Bawden, ContraPro, "
+                       "SCAT): score every candidate and write the scores file the set's own scorer reads")
+    p.add_argument("--format", required=True, help="voita | bawden | contrapro | scat")
+    p.add_argument("--input", required=True, help="the test set (voita: *.json; bawden: anaphora.json or "
+                   "lexical-choice.json; contrapro: contrapro.json; scat: see the README)")
+    p.add_argument("--context-files", nargs="+", metavar="FILE",
+                   help="contrapro: the text and context files of json2text_and_context.pl; bawden: the four "
+                   "*.{prev,current}.{en,fr} files, to score their (preprocessed) text")
+    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--spm", help="sentencepiece model (default: the text is already tokenized as the model's)")
+    p.add_argument("--data", help="directory with dict.*.txt")
+    p.add_argument("--source-context-size", type=int, help="default: as trained (0 and 0: the model without context)")
+    p.add_argument("--target-context-size", type=int, help="default: as trained")
+    p.add_argument("--output", required=True, help="scores file: one loss per candidate, in the order the "
+                   "set's scorer reads")
+    p.add_argument("--summary", required=True, help="JSON: accuracy overall and by category, and the settings")
+    p.add_argument("--normalize", action="store_true", help="loss per token instead of the sentence's sum")
+    p.add_argument("--detokenize", choices=("auto", "yes", "no"), default="auto",
+                   help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)")
+    p.add_argument("--batch-size", type=int, default=64, help="candidates per batch")
+    p.add_argument("--max-tokens", type=int, help="tokens (with context) per batch")
+    p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
+    p.add_argument("--cpu", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_contrastive, output_args=("output", "summary"))
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
                        "tag, vocabulary item and token")

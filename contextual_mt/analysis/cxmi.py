@@ -238,7 +238,7 @@ class CxmiOptions:
             raise no_context_error(self.model.path, None)
 
 
-def _dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
+def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
     """Content hashes of the dict.*.txt files where the loader looks first: ``--data``, else
     beside the checkpoint (the training data directory, recorded in the checkpoint, is covered
     by the checkpoint's own hash)."""
@@ -261,7 +261,7 @@ def fingerprint(options: CxmiOptions) -> Dict:
     return {
         "source": file_sha256(o.source), "reference": file_sha256(o.reference), "docids": file_sha256(o.docids),
         "checkpoint": file_sha256(m.path), "spm": file_sha256(m.spm) if m.spm else None,
-        "dictionaries": _dictionary_hashes(m),
+        "dictionaries": dictionary_hashes(m),
         # as requested: None = as trained (the checkpoint's hash covers what was trained)
         "source_context_size": m.source_context_size, "target_context_size": m.target_context_size,
         "log_base": o.log_base, "random_context": o.random_context,

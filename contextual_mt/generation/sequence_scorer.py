@@ -22,12 +22,24 @@ class ContextSequenceScorer:
     @torch.no_grad()
     def token_log_probs(self, models, sample) -> torch.Tensor:
         """log p(target_t | ...) for every target position (padding positions included)."""
-        target = sample["target"]
+        return self._ensemble(models, sample["target"], lambda model: model(**sample["net_input"]))
+
+    @torch.no_grad()
+    def shared_encoder_log_probs(self, models, encoder_input: Dict, expand: torch.Tensor,
+                                 prev_output_tokens: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        """The same, with each distinct source encoded once: row r of the target reads encoder
+        row ``expand[r]`` (contrastive candidates of one source share its encoding)."""
+        def forward(model):
+            encoder_out = model.encoder.reorder_encoder_out(model.encoder(**encoder_input), expand)
+            return model.decoder(prev_output_tokens, encoder_out=encoder_out)
+        return self._ensemble(models, target, forward)
+
+    @staticmethod
+    def _ensemble(models, target: torch.Tensor, forward) -> torch.Tensor:
         avg = None
         for model in models:
             model.eval()
-            net_output = model(**sample["net_input"])
-            lprobs = model.get_normalized_probs(net_output, log_probs=True, sample=sample)
+            lprobs = model.get_normalized_probs(forward(model), log_probs=True, sample={"target": target})
             scores = lprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1).float()
             avg = scores if avg is None else torch.logaddexp(avg, scores)
         if len(models) > 1:

@@ -1,17 +1,36 @@
 """The scoring backend: token log-probabilities of reference targets given their source, with
-and without document context, for batches of sentences. CXMI / P-CXMI (and contrastive scoring)
+and without document context, for batches of sentences. CXMI / P-CXMI and contrastive scoring
 are written against the ``ScoringBackend`` protocol; ``FairseqScoringBackend`` implements it for
 ``document_translation`` checkpoints (a Hugging Face backend can implement it too).
+
+Two ways in: a corpus of documents (``load``: each sentence's context is the sentences before
+it), or free-standing pairs that carry their own context (``load_pairs``: contrastive sets,
+where every candidate translation has its own target context).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from dataclasses import dataclass
+from typing import Callable, Dict, Hashable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 import torch
 
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
+from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel
+from contextual_mt.symbols import BRK
+
+
+@dataclass(frozen=True)
+class ContextPair:
+    """A source sentence and a target to score, each with the sentences before it (oldest
+    first). The backend uses at most its context sizes of them, the nearest ones."""
+
+    source: str
+    target: str
+    source_context: Tuple[str, ...] = ()
+    target_context: Tuple[str, ...] = ()
 
 
 @runtime_checkable
@@ -43,6 +62,21 @@ class ScoringBackend(Protocol):
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
         """log p(y_t | y_<t, x[, C]) for every reference token of each sentence, EOS included."""
 
+    def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
+        """Encode free-standing pairs (later calls refer to them by index). A pair the model
+        cannot read whole is an error naming ``where(index)`` (its file and entry)."""
+
+    def pair_length(self, index: int) -> int:
+        """Tokens of the pair with its context, to batch similar lengths together."""
+
+    def pair_source_key(self, index: int) -> Hashable:
+        """Pairs with equal keys share their encoder input: sorting by it lets a batch encode
+        each distinct source once."""
+
+    def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
+        """log p(y_t | y_<t, x, C) for every target token of each pair, EOS included, with the
+        pair's own context (up to the backend's context sizes)."""
+
 
 class FairseqScoringBackend:
     """A ``document_translation`` checkpoint as a scoring backend (one model, teacher forcing)."""
@@ -54,6 +88,7 @@ class FairseqScoringBackend:
         self.trained_context = model.trained_context
         self._with: Optional[ContextDataset] = None
         self._without: Optional[ContextDataset] = None
+        self._pairs: List[Dict[str, torch.Tensor]] = []
 
     def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
              context_of: Optional[np.ndarray] = None,
@@ -101,3 +136,85 @@ class FairseqScoringBackend:
         scores = ContextSequenceScorer(tgt_dict).token_log_probs(self.model.models, batch)
         keep = batch["target"].ne(tgt_dict.pad())
         return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(batch["id"].tolist())}
+
+    # ------------------------------------------------------------------ free-standing pairs
+    def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
+        m = self.model
+        src_ids = _memo(lambda text: m.src_codec.to_ids(m.src_codec.encode(text)))
+        tgt_ids = _memo(lambda text: m.tgt_codec.to_ids(m.tgt_codec.encode(text)))
+        src_brk, tgt_brk = m.src_dict.index(BRK), m.tgt_dict.index(BRK)
+        max_src, max_tgt = m.max_source_positions, m.max_target_positions
+        encoded = []
+        for i, pair in enumerate(pairs):
+            source = src_ids(pair.source) + [m.src_dict.eos()]
+            target = tgt_ids(pair.target) + [m.tgt_dict.eos()]
+            for side, tokens, limit in (("source", source, max_src), ("target", target, max_tgt)):
+                if len(tokens) > limit:
+                    raise ContextualMTError(f"{where(i)}: the {side} sentence has {len(tokens)} subword pieces "
+                                            f"(with </s>), but the model takes at most {limit} {side} positions")
+            # the nearest sentences that fit beside the sentence itself, as ContextDataset trims
+            src_ctx = _context(pair.source_context, self.source_context_size, src_ids, src_brk, max_src - len(source))
+            tgt_ctx = _context(pair.target_context, self.target_context_size, tgt_ids, tgt_brk, max_tgt - len(target))
+            encoded.append({"source": torch.tensor(source), "target": torch.tensor(target),
+                            "src_context": torch.tensor(src_ctx, dtype=torch.long),
+                            "tgt_context": torch.tensor(tgt_ctx, dtype=torch.long)})
+        self._pairs = encoded
+
+    def pair_length(self, index: int) -> int:
+        p = self._pairs[index]
+        return max(len(p["source"]) + len(p["src_context"]), len(p["target"]) + len(p["tgt_context"]))
+
+    def pair_source_key(self, index: int) -> Hashable:
+        p = self._pairs[index]
+        key = (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()))
+        # a multi-encoder model also encodes the target context
+        return key + (tuple(p["tgt_context"].tolist()),) if self.model.multi_encoder else key
+
+    @torch.no_grad()
+    def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
+        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
+
+        m = self.model
+        pad, eos = m.src_dict.pad(), m.src_dict.eos()
+        rows = [self._pairs[i] for i in indices]
+        # each distinct encoder input once; rows take theirs by index
+        first: Dict[Hashable, int] = {}
+        owner = [first.setdefault(self.pair_source_key(i), len(first)) for i in indices]
+        unique = [rows[owner.index(u)] for u in range(len(first))]
+        encoder_input = build_encoder_input([r["source"] for r in unique], [r["src_context"] for r in unique],
+                                            [r["tgt_context"] for r in unique], pad, eos, m.multi_encoder)
+        decoder_input = build_decoder_input([r["target"] for r in rows], [r["tgt_context"] for r in rows],
+                                            m.tgt_dict.pad(), m.tgt_dict.eos(), m.multi_encoder)
+        expand = torch.tensor(owner, dtype=torch.long)
+        if m.device.type == "cuda":
+            from fairseq import utils
+
+            encoder_input, decoder_input, expand = utils.move_to_cuda((encoder_input, decoder_input, expand))
+        target = decoder_input["target"]
+        scores = ContextSequenceScorer(m.tgt_dict).shared_encoder_log_probs(
+            m.models, encoder_input, expand, decoder_input["prev_output_tokens"], target)
+        keep = target.ne(m.tgt_dict.pad())
+        return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(indices)}
+
+
+def _memo(encode: Callable[[str], List[int]]) -> Callable[[str], List[int]]:
+    """Contrastive candidates repeat their sources and contexts: encode each text once."""
+    cache: Dict[str, List[int]] = {}
+
+    def cached(text: str) -> List[int]:
+        if text not in cache:
+            cache[text] = encode(text)
+        return cache[text]
+    return cached
+
+
+def _context(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]], brk: int, room: int) -> List[int]:
+    """``x[-k] <brk> ... x[-1] <brk>`` for the nearest k <= size sentences that fit in ``room``
+    positions (the furthest are dropped first)."""
+    kept: List[int] = []
+    for text in reversed(list(sentences)[max(0, len(sentences) - size):] if size else []):
+        piece = ids(text) + [brk]
+        if len(kept) + len(piece) > room:
+            break
+        kept = piece + kept
+    return kept

@@ -1,0 +1,127 @@
+"""Bawden et al. (2018): the EN-FR anaphora and lexical-choice sets (DiscEvalMT).
+
+``anaphora.json``: entries with ``src`` (previous, current) and ``trg``, a list of blocks each
+holding a ``correct`` (or ``semi-correct``) and an ``incorrect`` (previous, current) translation
+and a ``type`` (m.sg, f.pl, ...). ``lexical-choice.json``: entries with a ``type`` (repet,
+disambig) and ``examples``, each with ``src`` and ``trg`` holding ``correct``/``incorrect``.
+Every block is one contrastive pair, one previous sentence of context on each side; the text
+files written by the authors' ``json2rawtext.py`` (``*.current.{en,fr}``, ``*.prev.{en,fr}``)
+list the correct candidate then the incorrect one, block after block, and ``scripts/evaluate.py``
+reads one score per line in that order. ``--context-files`` may give those four files (e.g.
+after your own preprocessing): their text is then scored, on the JSON's structure.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Sequence, Tuple
+
+from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.backend import ContextPair
+from muda.io import read_lines
+
+TEXT_ROLES = ("prev.en", "current.en", "prev.fr", "current.fr")
+Block = Tuple[str, Dict[str, str], List[Tuple[Tuple[str, str], Tuple[str, str]]]]  # where, categories, candidates
+
+
+def _load_json(path: str) -> Dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            value = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+    except UnicodeDecodeError:
+        raise ContextualMTError(f"{path}: not UTF-8 text") from None
+    if not isinstance(value, dict) or not value:
+        raise ContextualMTError(f"{path}: not a Bawden et al. test set (expected a JSON object of numbered entries)")
+    return value
+
+
+def _two(path: str, key: str, what: str, value) -> Tuple[str, str]:
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(s, str) for s in value)):
+        raise ContextualMTError(f"{path}: entry {key}: {what} must be a list of two sentences (previous, current)")
+    return value[0], value[1]
+
+
+def _blocks(path: str, data: Dict) -> List[Block]:
+    blocks: List[Block] = []
+    for key, entry in data.items():
+        if not isinstance(entry, dict):
+            raise ContextualMTError(f"{path}: entry {key}: not an object")
+        if "examples" in entry:  # lexical choice
+            examples = entry["examples"]
+            items = [(ex.get("src"), ex.get("trg"), entry.get("type")) if isinstance(ex, dict) else (None, None, None)
+                     for ex in (examples if isinstance(examples, list) else [])]
+        elif "trg" in entry:  # anaphora
+            trg = entry["trg"]
+            items = [(entry.get("src"), t, t.get("type") if isinstance(t, dict) else None)
+                     for t in (trg if isinstance(trg, list) else [])]
+        else:
+            raise ContextualMTError(f"{path}: entry {key}: has neither 'trg' (anaphora) nor 'examples' "
+                                    "(lexical choice)")
+        if not items:
+            raise ContextualMTError(f"{path}: entry {key}: no examples")
+        for n, (src, trg, kind) in enumerate(items):
+            where = f"{path}: entry {key}, example {n}"
+            if not isinstance(trg, dict):
+                raise ContextualMTError(f"{where}: 'trg' must be an object with 'correct' and 'incorrect'")
+            good = "correct" if "correct" in trg else "semi-correct" if "semi-correct" in trg else None
+            if good is None or "incorrect" not in trg:
+                raise ContextualMTError(f"{where}: needs a 'correct' (or 'semi-correct') and an 'incorrect' translation")
+            source = _two(path, key, "src", src)
+            candidates = [(source, _two(path, key, good, trg[good])), (source, _two(path, key, "incorrect", trg["incorrect"]))]
+            categories = {"type": str(kind) if kind is not None else "?"}
+            if good == "semi-correct":
+                categories["correct translation"] = "semi-correct"
+            elif "examples" not in entry:
+                categories["correct translation"] = "correct"
+            blocks.append((where, categories, candidates))
+    return blocks
+
+
+def _text_files(files: Sequence[str], n_lines: int) -> Dict[str, List[str]]:
+    """The four json2rawtext files, recognised by their endings, each with ``n_lines`` lines."""
+    found: Dict[str, str] = {}
+    for path in files:
+        role = next((r for r in TEXT_ROLES if os.path.basename(path).endswith("." + r)), None)
+        if role is None:
+            raise ContextualMTError(f"{path}: a Bawden context file must end in one of "
+                                    f"{', '.join('.' + r for r in TEXT_ROLES)}")
+        if role in found:
+            raise ContextualMTError(f"{path}: a second *.{role} file (first: {found[role]})")
+        found[role] = path
+    missing = [r for r in TEXT_ROLES if r not in found]
+    if missing:
+        raise ContextualMTError(f"--context-files: give all four text files; missing *.{', *.'.join(missing)}")
+    texts = {}
+    for role, path in found.items():
+        lines = read_lines(path)
+        if len(lines) != n_lines:
+            raise ContextualMTError(f"{path}: has {len(lines)} lines, but the test set has {n_lines} candidates")
+        texts[role] = lines
+    return texts
+
+
+@register_format
+class BawdenFormat:
+    name = "bawden"
+    source_lang, target_lang = "en", "fr"
+    tokenized = False
+    rule = "beats_all"  # per block: the correct translation's score beats the incorrect one's
+    scorer = "python3 scripts/evaluate.py {set} {{anaphora|lexical_choice}} {scores}"
+
+    def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
+        blocks = _blocks(path, _load_json(path))
+        texts = _text_files(context_files, 2 * len(blocks)) if context_files else None
+        groups, line = [], 0
+        for where, categories, candidates in blocks:
+            pairs = []
+            for (src_prev, src_cur), (tgt_prev, tgt_cur) in candidates:
+                if texts is not None:
+                    src_prev, src_cur = texts["prev.en"][line], texts["current.en"][line]
+                    tgt_prev, tgt_cur = texts["prev.fr"][line], texts["current.fr"][line]
+                pairs.append(ContextPair(src_cur, tgt_cur, (src_prev,), (tgt_prev,)))
+                line += 1
+            groups.append(Group(pairs, 0, categories, where))
+        return groups

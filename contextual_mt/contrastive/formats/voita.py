@@ -1,0 +1,78 @@
+"""Voita et al. (2019): the EN-RU deixis, lexical cohesion and ellipsis sets.
+
+A JSON list of ``{"src": ..., "dst": [candidates], "true_ind": k, "ctx_dist": d}``; ``src`` and
+every candidate hold the context sentences and the current one joined by ``_eos`` (3 + 1 in
+the published sets), Moses-tokenized. The authors' ``scripts/evaluate_consistency.py`` reads one
+loss per line for every candidate in order, and predicts the argmin of each group. A set's
+file name (``deixis_test``, ``lex_cohesion_dev``, ...) is its phenomenon; an entry's own
+``phenomenon`` key (the demo's planted set) takes precedence.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Dict, List, Sequence, Tuple
+
+from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.backend import ContextPair
+
+EOS = re.compile(r"\s*(?<!\S)_eos(?!\S)\s*")
+
+
+def split_eos(text: str) -> Tuple[Tuple[str, ...], str]:
+    """``"c1 _eos c2 _eos current"`` as ``(("c1", "c2"), "current")``."""
+    parts = [p.strip() for p in EOS.split(text.strip())]
+    return tuple(parts[:-1]), parts[-1]
+
+
+def phenomenon_of(path: str) -> str:
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return re.sub(r"[_-](test|dev|valid)$", "", stem)
+
+
+@register_format
+class VoitaFormat:
+    name = "voita"
+    source_lang, target_lang = "en", "ru"
+    tokenized = True
+    rule = "argmin"
+    scorer = "python scripts/evaluate_consistency.py --repo-dir . --test {set} --scores {scores}"
+
+    def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
+        if context_files:
+            raise ContextualMTError("--context-files: the voita format keeps its context inside the JSON (_eos)")
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+        except UnicodeDecodeError:
+            raise ContextualMTError(f"{path}: not UTF-8 text") from None
+        if not isinstance(data, list):
+            raise ContextualMTError(f"{path}: not a Voita et al. test set (expected a JSON list of entries)")
+        default_phenomenon = phenomenon_of(path)
+        groups = []
+        for n, entry in enumerate(data):
+            where = f"{path}: entry {n}"
+            if not isinstance(entry, dict) or not isinstance(entry.get("src"), str):
+                raise ContextualMTError(f"{where}: needs 'src', a string")
+            dst = entry.get("dst")
+            if not isinstance(dst, list) or not all(isinstance(d, str) for d in dst):
+                raise ContextualMTError(f"{where}: 'dst' must be a list of candidate strings")
+            if not dst:
+                raise ContextualMTError(f"{where}: empty group ('dst' has no candidates)")
+            true_ind = entry.get("true_ind", 0)
+            if isinstance(true_ind, bool) or not isinstance(true_ind, int) or not 0 <= true_ind < len(dst):
+                raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
+            src_context, source = split_eos(entry["src"])
+            candidates = []
+            for k, d in enumerate(dst):
+                tgt_context, target = split_eos(d)
+                candidates.append(ContextPair(source, target, src_context, tgt_context))
+            categories: Dict[str, str] = {"phenomenon": str(entry.get("phenomenon", default_phenomenon))}
+            if "ctx_dist" in entry:
+                categories["context distance"] = str(entry["ctx_dist"])
+            groups.append(Group(candidates, true_ind, categories, where))
+        return groups

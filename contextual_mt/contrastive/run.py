@@ -1,0 +1,244 @@
+"""``contextual-mt contrastive``: score every candidate of a contrastive test set with one model
+and write the scores file its authors' scorer reads, plus a summary with the accuracy.
+
+A candidate's loss is the negative sum of the natural-log probabilities of its current target
+sentence's tokens (EOS included), given the source and the candidate's own context; with
+``normalize`` the per-token mean. Candidates are batched across groups, sorted by length and
+source, so that the candidates of one source share its encoding. Finished candidates stream to
+``SCORES.partial`` (resumed by a rerun made from the same inputs); the scores file and the summary
+appear together at the end, and the accuracy is computed from the very numbers written.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from tqdm import tqdm
+
+from contextual_mt.analysis.cxmi import PartialFile, dictionary_hashes, resumable_records
+from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, check_groups, get_format,
+                                            group_is_right)
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.backend import ContextPair, FairseqScoringBackend, ScoringBackend
+from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs
+
+logger = logging.getLogger(__name__)
+
+DETOKENIZE = ("auto", "yes", "no")
+LOSS = {False: "negative sum of the natural-log probabilities of the current target sentence's tokens, "
+               "</s> included (lower = better)",
+        True: "negative mean natural-log probability per token of the current target sentence, "
+              "</s> included (lower = better)"}
+
+
+@dataclass
+class ContrastiveOptions:
+    """``contextual-mt contrastive``; validated when built, before any file is read."""
+
+    model: ModelOptions
+    format: str
+    input: str
+    output: str  # the scores file, one loss per candidate in the authors' order
+    summary: str  # JSON: accuracy overall and by category, settings
+    context_files: Tuple[str, ...] = ()
+    normalize: bool = False  # per-token mean instead of the sum
+    detokenize: str = "auto"  # auto: a tokenized set is detokenized when --spm is given
+    batch_size: int = 64  # candidates per batch
+    max_tokens: Optional[int] = None  # (source or target, with context) tokens per batch
+    resume: bool = True
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        get_format(self.format)
+        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        if self.detokenize not in DETOKENIZE:
+            raise ContextualMTError(f"--detokenize must be one of {', '.join(DETOKENIZE)} (got {self.detokenize!r})")
+        self.context_files = tuple(self.context_files)
+        check_distinct([("--output", self.output), ("--summary", self.summary)])
+        inputs = {os.path.realpath(p) for p in (self.input, *self.context_files)}
+        for flag, path in (("--output", self.output), ("--summary", self.summary)):
+            if os.path.realpath(path) in inputs:
+                raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
+
+    @property
+    def set_name(self) -> str:
+        return os.path.splitext(os.path.basename(self.input))[0]
+
+
+def read_set(o: ContrastiveOptions) -> ContrastiveSet:
+    fmt = get_format(o.format)
+    check_input_file(o.input, f"{o.format} test set")
+    for path in o.context_files:
+        check_input_file(path, "context file")
+    groups = fmt.read(o.input, o.context_files)
+    if not groups:
+        raise ContextualMTError(f"{o.input}: no test instances")
+    check_groups(groups)
+    return ContrastiveSet(o.set_name, fmt.name, groups, fmt.rule, fmt.source_lang, fmt.target_lang,
+                          fmt.tokenized, fmt.scorer)
+
+
+def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
+    if o.detokenize == "auto":
+        return test_set.tokenized and o.model.spm is not None
+    return o.detokenize == "yes"
+
+
+def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str) -> List[ContextPair]:
+    """sacremoses detokenization of every sentence (each distinct text once)."""
+    from sacremoses import MosesDetokenizer
+
+    tools = {side: MosesDetokenizer(lang=lang) for side, lang in (("src", source_lang), ("tgt", target_lang))}
+    cache: Dict[Tuple[str, str], str] = {}
+
+    def detok(side: str, text: str) -> str:
+        if (side, text) not in cache:
+            cache[(side, text)] = tools[side].detokenize(text.split())
+        return cache[(side, text)]
+
+    return [ContextPair(detok("src", p.source), detok("tgt", p.target),
+                        tuple(detok("src", s) for s in p.source_context),
+                        tuple(detok("tgt", s) for s in p.target_context)) for p in pairs]
+
+
+def fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
+    """Everything the scores depend on, by content, computed without loading the model."""
+    m = o.model
+    if not os.path.isfile(m.path):
+        raise ContextualMTError(f"{m.path}: checkpoint not found")
+    if m.spm is not None:
+        check_input_file(m.spm, "sentencepiece model")
+    return {
+        "format": o.format, "input": file_sha256(o.input),
+        "context_files": [file_sha256(p) for p in o.context_files],
+        "checkpoint": file_sha256(m.path), "spm": file_sha256(m.spm) if m.spm else None,
+        "dictionaries": dictionary_hashes(m),
+        "source_context_size": m.source_context_size, "target_context_size": m.target_context_size,
+        "detokenized": detok,
+    }
+
+
+def batches(backend: ScoringBackend, todo: Sequence[int], batch_size: int,
+            max_tokens: Optional[int]) -> List[List[int]]:
+    """Candidates sorted by length, then by source (candidates of one source side by side, so a
+    batch encodes it once), cut into batches of at most ``batch_size`` candidates and
+    ``max_tokens`` padded tokens."""
+    order = sorted(todo, key=lambda i: (backend.pair_length(i), backend.pair_source_key(i), i))
+    out: List[List[int]] = []
+    current: List[int] = []
+    longest = 0
+    for i in order:
+        n = backend.pair_length(i)
+        if current and (len(current) >= batch_size or (max_tokens and max(longest, n) * (len(current) + 1) > max_tokens)):
+            out.append(current)
+            current, longest = [], 0
+        current.append(i)
+        longest = max(longest, n)
+    if current:
+        out.append(current)
+    return out
+
+
+def score_candidates(backend: ScoringBackend, todo: Sequence[int], batch_size: int = 64,
+                     max_tokens: Optional[int] = None, progress: bool = True):
+    """Yield lists of records ``{"line", "logprob", "tokens"}`` (line: 1-based candidate number
+    in the scores file), one list per batch."""
+    bar = tqdm(total=len(todo), unit="cand", desc="contrastive", disable=not progress)
+    for chunk in batches(backend, todo, batch_size, max_tokens):
+        log_probs = backend.pair_log_probs(chunk)
+        bar.update(len(chunk))
+        yield [{"line": i + 1, "logprob": float(log_probs[i].sum()), "tokens": int(len(log_probs[i]))}
+               for i in chunk]
+    bar.close()
+
+
+def loss_text(record: Dict, normalize: bool) -> str:
+    loss = -record["logprob"] / record["tokens"] if normalize else -record["logprob"]
+    return f"{loss:.6f}"
+
+
+def run_contrastive(options: ContrastiveOptions) -> Dict:
+    """File-level entry point; returns the summary. Nothing is written on failure."""
+    with outputs(options.output, options.summary):
+        summary = _run(options)
+    partial = options.output + ".partial"
+    if os.path.exists(partial):
+        os.unlink(partial)
+    return summary
+
+
+def _run(o: ContrastiveOptions) -> Dict:
+    test_set = read_set(o)
+    detok = detokenizes(o, test_set)
+    pairs = [c for g in test_set.groups for c in g.candidates]
+    owner = [(g, k) for g in test_set.groups for k in range(len(g.candidates))]
+    if detok:
+        pairs = detokenized(pairs, test_set.source_lang, test_set.target_lang)
+    fp = fingerprint(o, detok)
+    partial = o.output + ".partial"
+    done = resumable_records(partial, fp, range(1, len(pairs) + 1)) if o.resume else []
+    finished = {r["line"] - 1 for r in done}
+    if done:
+        logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
+    model = DocumentModel.load(o.model)
+    backend = FairseqScoringBackend(model)
+    backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
+    writer, new = PartialFile(partial, fp, done), []
+    try:
+        todo = [i for i in range(len(pairs)) if i not in finished]
+        for records in score_candidates(backend, todo, o.batch_size, o.max_tokens, o.progress):
+            writer.write(records)
+            new.extend(records)
+    finally:
+        writer.close()
+    by_line = {r["line"]: r for r in done + new}
+    lines = [loss_text(by_line[n], o.normalize) for n in range(1, len(pairs) + 1)]
+    summary = summarize(test_set, [float(x) for x in lines], {
+        "input": o.input, "context_files": list(o.context_files), "scores": o.output,
+        "loss": LOSS[o.normalize], "normalize": o.normalize, "detokenized": detok,
+        "checkpoint": o.model.path, "source_context_size": backend.source_context_size,
+        "target_context_size": backend.target_context_size, "trained_context": backend.trained_context,
+        "official_scorer": test_set.scorer.format(scores=o.output, set=o.input),
+        "fingerprint": fp,
+    })
+    atomic_write_lines(o.output, lines)
+    atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return summary
+
+
+def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:
+    """Accuracy (a fraction) overall and by each category of the set, from the losses in the
+    scores file's order."""
+    right, at = [], 0
+    for g in test_set.groups:
+        n = len(g.candidates)
+        right.append(group_is_right(losses[at:at + n], g.correct, test_set.rule))
+        at += n
+    if at != len(losses):
+        raise ContextualMTError(f"{len(losses)} scores for {at} candidates")
+    return {
+        "set": test_set.name, "format": test_set.format, "rule": test_set.rule,
+        "accuracy": sum(right) / len(right), "groups": len(right), "right": int(sum(right)),
+        "candidates": at, "by": accuracy_by(test_set.groups, right), **(extra or {}),
+    }
+
+
+def format_table(summary: Dict) -> str:
+    rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
+            f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
+            f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target)"]
+    for name, values in summary["by"].items():
+        rows.append(f"  by {name}:")
+        for value, r in values.items():
+            rows.append(f"    {value:<24} {r['accuracy']:.4f}  ({r['right']}/{r['groups']})")
+    return "\n".join(rows)
+
+
+def with_context_sizes(o: ContrastiveOptions, source: Optional[int], target: Optional[int]) -> ContrastiveOptions:
+    """The same run with other context sizes (e.g. 0/0: the model as a sentence-level one)."""
+    return replace(o, model=replace(o.model, source_context_size=source, target_context_size=target))

@@ -1,0 +1,124 @@
+"""Contrastive test sets: groups of candidate translations of one source, one candidate correct
+in its context; and the registry of the formats they are published in.
+
+A format reads its authors' files into ``Group``s, in the order in which the authors' scorer
+reads the scores file (one line per candidate, group after group), and names the rule that
+scorer applies:
+
+- ``argmin``: the group is right when the first candidate of lowest loss is the correct one
+  (Voita et al. 2019's ``evaluate_consistency.py``);
+- ``beats_all``: right when the correct candidate's loss is strictly lower than every other
+  (ContraPro's ``evaluate.py``; Bawden et al.'s pairs of correct and incorrect translations).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
+
+import numpy as np
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.backend import ContextPair
+
+RULES = ("argmin", "beats_all")
+
+
+@dataclass
+class Group:
+    """The candidates of one test instance, in the order their scores are written."""
+
+    candidates: List[ContextPair]
+    correct: int  # index of the correct candidate
+    categories: Dict[str, str] = field(default_factory=dict)  # e.g. {"antecedent distance": "1"}
+    where: str = ""  # "FILE: entry K", what an error about this group names
+
+
+@dataclass
+class ContrastiveSet:
+    name: str  # e.g. "deixis_test"
+    format: str
+    groups: List[Group]
+    rule: str
+    source_lang: str
+    target_lang: str
+    tokenized: bool  # Moses-tokenized text: detokenized before a sentencepiece model reads it
+    scorer: str  # the authors' scorer, as a command line
+
+    @property
+    def candidates(self) -> int:
+        return sum(len(g.candidates) for g in self.groups)
+
+
+class SetFormat(Protocol):
+    """What a test-set format declares and provides."""
+
+    name: str
+    source_lang: str
+    target_lang: str
+    tokenized: bool
+    rule: str
+    scorer: str  # the official scorer's command line, {set} and {scores} standing for the files
+
+    def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
+        """The groups of ``path`` (with its companion files, if the format has any); one error
+        naming the file and entry for anything malformed."""
+
+
+FORMATS: Dict[str, SetFormat] = {}
+
+
+def register_format(cls: type) -> type:
+    """Class decorator: make a format available to ``--format``."""
+    instance = cls()
+    if instance.rule not in RULES:
+        raise ValueError(f"format {instance.name}: unknown rule {instance.rule!r}")
+    FORMATS[instance.name] = instance
+    return cls
+
+
+def get_format(name: str) -> SetFormat:
+    from contextual_mt.contrastive import formats  # noqa: F401  (registers the formats)
+
+    if name not in FORMATS:
+        raise ContextualMTError(f"--format {name!r}: unknown test-set format (known: {', '.join(sorted(FORMATS))})")
+    return FORMATS[name]
+
+
+def check_groups(groups: Sequence[Group]) -> None:
+    """What every format guarantees: at least two candidates, a correct index within them, and
+    a non-empty current sentence on both sides."""
+    for g in groups:
+        if len(g.candidates) < 2:
+            raise ContextualMTError(f"{g.where}: {len(g.candidates)} candidate(s); a contrastive group needs the "
+                                    "correct translation and at least one contrastive one")
+        if not 0 <= g.correct < len(g.candidates):
+            raise ContextualMTError(f"{g.where}: correct candidate {g.correct} is out of range "
+                                    f"(0..{len(g.candidates) - 1})")
+        for k, c in enumerate(g.candidates):
+            if not c.source.strip() or not c.target.strip():
+                side = "source" if not c.source.strip() else "target"
+                raise ContextualMTError(f"{g.where}: candidate {k} has an empty {side} sentence")
+
+
+def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
+    """The authors' decision for one group (lower loss = better)."""
+    losses = np.asarray(losses, dtype=float)
+    if rule == "argmin":
+        return int(np.argmin(losses)) == correct
+    others = np.delete(losses, correct)
+    return bool((losses[correct] < others).all())
+
+
+def accuracy_by(groups: Sequence[Group], right: Sequence[bool],
+                order: Optional[Callable[[str, str], Tuple]] = None) -> Dict[str, Dict[str, Dict]]:
+    """Per category name, per value: groups, right, accuracy (a fraction)."""
+    table: Dict[str, Dict[str, List[int]]] = {}
+    for g, ok in zip(groups, right):
+        for name, value in g.categories.items():
+            counts = table.setdefault(name, {}).setdefault(str(value), [0, 0])
+            counts[0] += int(ok)
+            counts[1] += 1
+    key = order or (lambda name, value: (len(value), value))
+    return {name: {v: {"groups": n, "right": r, "accuracy": r / n}
+                   for v, (r, n) in sorted(values.items(), key=lambda kv: key(name, kv[0]))}
+            for name, values in sorted(table.items())}
