@@ -14,14 +14,6 @@ from muda.io import document_starts
 from contextual_mt.errors import ContextualMTError
 
 
-@pytest.fixture(scope="module")
-def dynamic_model(data_bin, tmp_path_factory):
-    save = tmp_path_factory.mktemp("cxmi_ckpt")
-    train(data_bin, save, "-s", "en", "-t", "fr", "--source-context-size", "2", "--target-context-size", "2",
-          "--sample-context-size", "--seed", "2", epochs=3)
-    return save / "checkpoint_last.pt"
-
-
 def records(path):
     return [json.loads(l) for l in path.read_text().splitlines()]
 

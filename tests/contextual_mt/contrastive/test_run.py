@@ -1,0 +1,166 @@
+"""contextual-mt contrastive: losses equal fairseq-generate --score-reference on the same pairs,
+the accuracy follows the authors' rules (computed here independently from the scores file),
+context sizes, normalisation, resuming."""
+import json
+import math
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.checkpoint import ModelOptions
+from muda.io import document_starts
+from tests.helpers import BIN, USER_DIR, run
+
+SWAP = {"il": "elle", "elle": "il"}
+
+
+def variant(target: str) -> str:
+    """A fluent alternative: the other pronoun, else another adjective."""
+    words = target.split()
+    if words[0] in SWAP:
+        words[0] = SWAP[words[0]]
+    else:
+        words[-2] = "rouge" if words[-2] != "rouge" else "grand"
+    return " ".join(words)
+
+
+def planted_like_set(raw_corpus, context: int = 2):
+    """Voita-format groups from the test split: every sentence with a previous one, the
+    reference and a variant, in random order; context = the previous ``context`` sentences."""
+    src = (raw_corpus / "test.en").read_text().splitlines()
+    ref = (raw_corpus / "test.fr").read_text().splitlines()
+    starts = document_starts((raw_corpus / "test.docids").read_text().splitlines())
+    rng = np.random.default_rng(0)
+    entries = []
+    for i in range(len(src)):
+        if i == starts[i]:
+            continue
+        lo = max(int(starts[i]), i - context)
+        dst = [ref[i], variant(ref[i])]
+        true_ind = int(rng.integers(2))
+        if true_ind:
+            dst.reverse()
+        entries.append({"src": " _eos ".join(src[lo:i] + [src[i]]),
+                        "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                        "true_ind": true_ind, "ctx_dist": i - lo})
+    return entries
+
+
+def fairseq_scores(entries, data_bin, ckpt, tmp_path, size=2):
+    """Sum of fairseq-generate --score-reference positional scores for every candidate: each
+    candidate is a document of its context sentences and itself; its last sentence is scored."""
+    raw = tmp_path / "fs-raw"
+    raw.mkdir()
+    src, tgt, ids, last = [], [], [], []
+    for n, e in enumerate(entries):
+        s_parts = e["src"].split(" _eos ")
+        for k, d in enumerate(e["dst"]):
+            t_parts = d.split(" _eos ")
+            src += s_parts
+            tgt += t_parts
+            ids += [f"{n}-{k}"] * len(s_parts)
+            last.append(len(src) - 1)
+    for name, lines in (("test.en", src), ("test.fr", tgt), ("test.docids", ids)):
+        (raw / name).write_text("\n".join(lines) + "\n")
+    dest = tmp_path / "fs-bin"
+    run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--srcdict", str(data_bin / "dict.en.txt"),
+         "--tgtdict", str(data_bin / "dict.fr.txt"), "--testpref", str(raw / "test"), "--destdir", str(dest),
+         "--workers", "1"])
+    shutil.copy(raw / "test.docids", dest / "test.en-fr.docids")
+    out = run([str(BIN / "fairseq-generate"), str(dest), "--user-dir", USER_DIR, "--task", "document_translation",
+               "--source-context-size", str(size), "--target-context-size", str(size), "--path", str(ckpt),
+               "--score-reference", "--batch-size", "7", "--cpu", "--gen-subset", "test"]).stdout
+    # fairseq-generate prints base-2 log-probabilities
+    scores = {int(m.group(1)): sum(float(x) for x in m.group(2).split()) * math.log(2)
+              for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)}
+    return [scores[i] for i in last]
+
+
+def contrastive(tmp_path, ckpt, data_bin, test_set, name="s", fmt="voita", **kw):
+    model = ModelOptions(str(ckpt), data=str(data_bin), source_context_size=kw.pop("src", None),
+                         target_context_size=kw.pop("tgt", None))
+    options = ContrastiveOptions(model, fmt, str(test_set), str(tmp_path / f"{name}.scores"),
+                                 str(tmp_path / f"{name}.json"), progress=False, **kw)
+    return run_contrastive(options), [float(x) for x in (tmp_path / f"{name}.scores").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def voita_set(raw_corpus, tmp_path_factory):
+    entries = planted_like_set(raw_corpus)
+    path = tmp_path_factory.mktemp("voita") / "pronoun_test.json"
+    path.write_text(json.dumps(entries))
+    return path, entries
+
+
+def test_losses_equal_fairseq_score_reference(dynamic_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, batch_size=5)
+    expected = fairseq_scores(entries, data_bin, dynamic_model, tmp_path)
+    assert len(losses) == len(expected) == sum(len(e["dst"]) for e in entries)
+    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3  # loss = -sum log p
+    assert summary["source_context_size"] == summary["target_context_size"] == 2
+    assert "negative sum" in summary["loss"] and summary["normalize"] is False
+
+
+def test_accuracy_is_the_argmin_rule_on_the_written_scores(dynamic_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path)
+    at, right, by_dist = 0, [], {}
+    for e in entries:  # the official rule, recomputed from the file
+        n = len(e["dst"])
+        ok = int(np.argmin(losses[at:at + n])) == e["true_ind"]
+        right.append(ok)
+        by_dist.setdefault(str(e["ctx_dist"]), []).append(ok)
+        at += n
+    assert summary["groups"] == len(entries) and summary["candidates"] == at
+    assert summary["accuracy"] == pytest.approx(np.mean(right))
+    assert {k: v["accuracy"] for k, v in summary["by"]["context distance"].items()} == pytest.approx(
+        {k: np.mean(v) for k, v in by_dist.items()})
+    assert list(summary["by"]["phenomenon"]) == ["pronoun"]  # from the file name
+    assert summary["accuracy"] > 0.5  # the model has learnt il/elle from context
+
+
+def test_context_zero_is_the_sentence_level_model(dynamic_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, src=0, tgt=0)
+    assert summary["source_context_size"] == summary["target_context_size"] == 0
+    # without context the two candidates' scores do not depend on where the set puts context
+    bare = [{"src": e["src"].split(" _eos ")[-1], "dst": [d.split(" _eos ")[-1] for d in e["dst"]],
+             "true_ind": e["true_ind"]} for e in entries]
+    (tmp_path / "bare_set.json").write_text(json.dumps(bare))
+    _, bare_losses = contrastive(tmp_path, dynamic_model, data_bin, tmp_path / "bare_set.json", name="bare")
+    assert losses == bare_losses
+    expected = fairseq_scores(bare, data_bin, dynamic_model, tmp_path, size=0)
+    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3
+
+
+def test_normalize_divides_by_the_token_count(dynamic_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    _, sums = contrastive(tmp_path, dynamic_model, data_bin, path, name="sum")
+    summary, means = contrastive(tmp_path, dynamic_model, data_bin, path, name="mean", normalize=True)
+    lengths = [len(d.split(" _eos ")[-1].split()) + 1 for e in entries for d in e["dst"]]  # words + </s>
+    assert means == pytest.approx([s / n for s, n in zip(sums, lengths)], abs=2e-6)
+    assert summary["normalize"] is True and "mean" in summary["loss"]
+
+
+def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    _, full = contrastive(tmp_path, dynamic_model, data_bin, path, name="full")
+    partial = tmp_path / "r.scores.partial"
+    from contextual_mt.contrastive.run import fingerprint
+
+    model = ModelOptions(str(dynamic_model), data=str(data_bin))
+    fp = fingerprint(ContrastiveOptions(model, "voita", str(path), "x", "y"), False)
+    planted = {"line": 1, "logprob": -123.0, "tokens": 5}  # a value no model gives: was it kept?
+    partial.write_text(json.dumps({"cxmi_fingerprint": fp}) + "\n" + json.dumps(planted) + "\n")
+    _, resumed = contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
+    assert resumed[0] == 123.0 and resumed[1:] == full[1:] and not partial.exists()
+    partial.write_text(json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n")
+    with pytest.raises(ContextualMTError, match="different computation.*detokenized"):
+        contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
+    _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
+    assert fresh == full
