@@ -1,0 +1,154 @@
+"""Contrastive scoring throughput: `contextual-mt contrastive`'s scorer against stock
+`fairseq-generate --score-reference` on the same candidate pairs, in one run.
+
+The pairs: every sentence of the demo's test split (run `make demo` first), with its gold
+context (up to 3 previous sentences), twice: the reference, and the reference with its first two
+words swapped (the same subword pieces, so both candidates cost exactly what the reference
+does). fairseq-generate scores the test split (the references with their gold context) and a
+copy whose target side has every sentence so swapped: the same number of pairs, of the same
+lengths. Ours scores the groups [reference, swapped] of one contrastive set.
+
+The model: `contextual_transformer_small` (512/1024, 6 layers, 8 heads; target context 3),
+made with one training update on the demo data: speed does not depend on the weights. Timings
+exclude model loading: fairseq-generate's own "Translated N sentences (T tokens) in Xs", and the
+wall time of encoding the pairs plus `score_candidates` for ours. Same batch size for both.
+
+    .venv/bin/python bench/contrastive_speed.py --workdir demo [--repeats 3] [--batch-size 64]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+USER_DIR = str(REPO / "contextual_mt")
+
+
+def swapped(line: str) -> str:
+    words = line.split()
+    if len(words) > 1:
+        words[0], words[1] = words[1], words[0]
+    return " ".join(words)
+
+
+def small_model(work: Path, out: Path) -> Path:
+    cmd = [str(BIN / "fairseq-train"), str(work / "data-bin"), "--user-dir", USER_DIR, "--task",
+           "document_translation", "-s", "en", "-t", "fr", "--arch", "contextual_transformer_small",
+           "--share-all-embeddings", "--source-context-size", "0", "--target-context-size", "3",
+           "--sample-context-size", "--optimizer", "adam", "--lr", "1e-4", "--max-tokens", "2048",
+           "--max-update", "1", "--save-dir", str(out), "--cpu", "--no-progress-bar", "--no-epoch-checkpoints"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-2000:])
+    for d in (work / "data-bin").glob("dict.*.txt"):
+        shutil.copy(d, out / d.name)
+    return out / "checkpoint_last.pt"
+
+
+def swapped_bin(work: Path, tmp: Path) -> Path:
+    """The demo's binarized data with the test split's targets word-swapped."""
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(work / "spm" / "spm.model"))
+    raw = tmp / "raw"
+    raw.mkdir()
+    src = (work / "data" / "test.en").read_text().splitlines()
+    tgt = [swapped(x) for x in (work / "data" / "test.fr").read_text().splitlines()]
+    (raw / "test.en").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in src))
+    (raw / "test.fr").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in tgt))
+    dest = tmp / "bin"
+    subprocess.run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--srcdict",
+                    str(work / "data-bin" / "dict.en.txt"), "--tgtdict", str(work / "data-bin" / "dict.fr.txt"),
+                    "--testpref", str(raw / "test"), "--destdir", str(dest), "--workers", "2"],
+                   check=True, capture_output=True)
+    shutil.copy(work / "data-bin" / "test.en-fr.docids", dest / "test.en-fr.docids")
+    return dest
+
+
+def score_reference(data: Path, ckpt: Path, batch: int):
+    proc = subprocess.run(
+        [str(BIN / "fairseq-generate"), str(data), "--user-dir", USER_DIR, "--task", "document_translation",
+         "-s", "en", "-t", "fr", "--source-context-size", "0", "--target-context-size", "3", "--path", str(ckpt),
+         "--score-reference", "--batch-size", str(batch), "--gen-subset", "test", "--cpu"],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-2000:])
+    m = re.search(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s", proc.stdout + proc.stderr)
+    return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")), float(m.group(3))
+
+
+def groups(work: Path):
+    from contextual_mt.inference.backend import ContextPair
+    from muda.io import document_starts
+
+    data = work / "data"
+    src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()
+    starts = document_starts((data / "test.docids").read_text().splitlines())
+    pairs = []
+    for i in range(len(src)):
+        lo = max(int(starts[i]), i - 3)
+        ctx_s, ctx_t = tuple(src[lo:i]), tuple(ref[lo:i])
+        pairs += [ContextPair(src[i], ref[i], ctx_s, ctx_t), ContextPair(src[i], swapped(ref[i]), ctx_s, ctx_t)]
+    return pairs
+
+
+def ours(backend, pairs, batch: int):
+    from contextual_mt.contrastive.run import score_candidates
+
+    start = time.perf_counter()
+    backend.load_pairs(pairs, where=str)
+    tokens = sum(r["tokens"] for records in score_candidates(backend, range(len(pairs)), batch, progress=False)
+                 for r in records)
+    return len(pairs), tokens, time.perf_counter() - start
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workdir", default="demo")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--out", help="write the figures as JSON here")
+    args = p.parse_args()
+    import torch
+
+    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+
+    work = Path(args.workdir)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        ckpt = small_model(work, tmp / "ckpt")
+        swapped_data = swapped_bin(work, tmp)
+        backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
+            str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True)))
+        pairs = groups(work)
+        rows = {"fairseq": [], "ours": []}
+        for _ in range(args.repeats):  # interleaved, so that both see the same machine load
+            n1, t1, s1 = score_reference(work / "data-bin", ckpt, args.batch_size)
+            n2, t2, s2 = score_reference(swapped_data, ckpt, args.batch_size)
+            rows["fairseq"].append({"candidates": n1 + n2, "tokens": t1 + t2, "seconds": s1 + s2})
+            n, t, s = ours(backend, pairs, args.batch_size)
+            rows["ours"].append({"candidates": n, "tokens": t, "seconds": s})
+    result = {"threads": torch.get_num_threads(), "batch_size": args.batch_size}
+    for name, runs in rows.items():
+        rates = [r["candidates"] / r["seconds"] for r in runs]
+        result[name] = {"runs": runs, "candidates_per_s": [round(x, 1) for x in rates],
+                        "median": round(statistics.median(rates), 1)}
+    result["ratio"] = round(result["ours"]["median"] / result["fairseq"]["median"], 3)
+    print(json.dumps(result, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
