@@ -2,8 +2,10 @@
 
 Trains a sentence-level baseline and a contextual model (target context, dynamic size, CoWord
 dropout) on CPU, translates the test documents with each model's own previous translations as
-context, and prints BLEU and accuracy on the planted tokens per phenomenon. Every step is
-skipped when its output already exists, so an interrupted run resumes.
+context, and prints BLEU and accuracy on the planted tokens per phenomenon; then the accuracy
+of both models (and of the contextual one without context) on a contrastive set built from the
+planted tokens. Every step is skipped when its output already exists, so an interrupted run
+resumes.
 """
 from __future__ import annotations
 
@@ -151,9 +153,40 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
         results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
                          "bleu_signature": scores["bleu"]["signature"],
                          "planted": planted_accuracy(hyps, planted), "output": str(out)}
+    results["contrastive"] = planted_contrastive(work, data, model)
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(str(work / "results.json"), json.dumps(results, indent=2) + "\n")
     print(format_table(results))
+    return results
+
+
+CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", None),
+                       "context at 0/0": ("context", 0)}
+
+
+def planted_contrastive(work: Path, data: Path, spm_model: Path) -> Dict:
+    """Accuracy on the planted contrastive set (written beside the corpus, Voita format) of the
+    sentence model, the context model, and the context model with context sizes 0/0."""
+    from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+    from contextual_mt.demo.contrastive_set import write_planted_contrastive
+    from contextual_mt.inference.checkpoint import ModelOptions
+
+    test_set = data / "test.contrastive.json"
+    if not test_set.exists():
+        write_planted_contrastive(str(data), str(test_set))
+    out = work / "outputs" / "contrastive"
+    results = {}
+    for label, (name, size) in CONTRASTIVE_SYSTEMS.items():
+        _log(f"contrastive set: {label} model")
+        stem = label.replace(" ", "_").replace("/", "-")
+        # the demo text is tokenized as the models were trained: no detokenization
+        summary = run_contrastive(ContrastiveOptions(
+            ModelOptions(str(work / "checkpoints" / name / "checkpoint_best.pt"), spm=str(spm_model),
+                         source_context_size=size, target_context_size=size),
+            "voita", str(test_set), str(out / f"{stem}.scores"), str(out / f"{stem}.json"), detokenize="no",
+            progress=False))
+        results[label] = {"accuracy": summary["accuracy"], "groups": summary["groups"],
+                          "by_phenomenon": {k: v["accuracy"] for k, v in summary["by"]["phenomenon"].items()}}
     return results
 
 
@@ -167,5 +200,14 @@ def format_table(results: Dict) -> str:
         rows.append(f"{name:10s} {r['bleu']:6.2f} {r['d_bleu']:7.2f} {cells}")
     total = results["sentence"]["planted"]
     rows.append("planted tokens: " + ", ".join(f"{p} {total[p]['total']}" for p in phenomena)
-                + f"; accuracy = right context-dependent word; {results['seconds']} s in all")
+                + "; accuracy = right context-dependent word")
+    contrastive = results.get("contrastive")
+    if contrastive:
+        groups = next(iter(contrastive.values()))["groups"]
+        rows += ["", f"contrastive set ({groups} groups: the reference against its planted tokens swapped)",
+                 f"{'model':16s} {'all':>6s} " + " ".join(f"{p:>15s}" for p in phenomena)]
+        for label, r in contrastive.items():
+            rows.append(f"{label:16s} {r['accuracy']:6.3f} "
+                        + " ".join(f"{r['by_phenomenon'].get(p, float('nan')):15.3f}" for p in phenomena))
+    rows.append(f"{results['seconds']} s in all")
     return "\n".join(rows)
