@@ -13,7 +13,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score all table check-python fairseq-wheel browser clean
+.PHONY: install test demo pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -50,6 +50,8 @@ COMET_MODEL ?=
 OVERWRITE ?=
 # make table LANGS="de fr ja"
 LANGS ?=
+# make contrastive: the test sets, FORMAT:FILE[,CONTEXT_FILE...] each
+SETS ?=
 ifeq ($(PAIR),demo)
 PAIR_DATA := demo/data
 PAIR_TGT := fr
@@ -162,6 +164,13 @@ score:
 	$(need_venv)
 	$(need_pair)
 	$(CMT) pipeline score --lang $(PAIR) --root $(WORK) $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+
+# make contrastive LANG=xx SETS="voita:deixis_test.json bawden:anaphora.json contrapro:contrapro.json,ctx..."
+contrastive:
+	$(need_venv)
+	$(need_pair)
+	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
+	$(CMT) pipeline contrastive --lang $(PAIR) --root $(WORK) --sets $(SETS)
 
 all:
 	$(need_pair)

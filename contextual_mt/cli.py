@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_pipeline_parsers(sub) -> None:
     """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``."""
-    from contextual_mt.pipeline import prepare, study_table, systems, train
+    from contextual_mt.pipeline import contrastive_sets, prepare, study_table, systems, train
 
     p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
                        "`make train`, `make translate`, `make score` and `make table` run)")
@@ -273,6 +273,7 @@ def add_pipeline_parsers(sub) -> None:
     prepare.add_parser(stages)
     train.add_parser(stages)
     systems.add_parsers(stages)
+    contrastive_sets.add_parser(stages)
     study_table.add_parser(stages)
 
 

@@ -51,6 +51,7 @@ class ContrastiveOptions:
     max_tokens: Optional[int] = None  # (source or target, with context) tokens per batch
     resume: bool = True
     progress: bool = True
+    skip_up_to_date: bool = False  # scores and summary already made from these inputs and options: keep them
 
     def __post_init__(self) -> None:
         get_format(self.format)
@@ -180,6 +181,11 @@ def _run(o: ContrastiveOptions) -> Dict:
     if detok:
         pairs = detokenized(pairs, test_set.source_lang, test_set.target_lang)
     fp = fingerprint(o, detok)
+    if o.skip_up_to_date:
+        summary = up_to_date(o, fp, test_set.candidates)
+        if summary is not None:
+            logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
+            return summary
     partial = o.output + ".partial"
     done = resumable_records(partial, fp, range(1, len(pairs) + 1)) if o.resume else []
     finished = {r["line"] - 1 for r in done}
@@ -209,6 +215,22 @@ def _run(o: ContrastiveOptions) -> Dict:
     atomic_write_lines(o.output, lines)
     atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
+
+
+def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dict]:
+    """The existing summary when the scores file and the summary were made from exactly these
+    inputs and options (same fingerprint and loss, one line per candidate); else None."""
+    if not (os.path.isfile(o.output) and os.path.isfile(o.summary)):
+        return None
+    try:
+        with open(o.summary, encoding="utf-8") as f:
+            summary = json.load(f)
+        with open(o.output, encoding="utf-8") as f:
+            n = sum(1 for line in f if line.strip())
+    except (OSError, ValueError):
+        return None
+    same = summary.get("fingerprint") == fp and summary.get("normalize") == o.normalize
+    return summary if same and summary.get("candidates") == n == candidates else None
 
 
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:

@@ -55,7 +55,7 @@ def _test_files(layout: PairLayout) -> Dict[str, str]:
     return files
 
 
-def _checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
+def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     """The model's checkpoint and its content hash, when its training finished on the data now
     in ``data/xx`` and the file is still the one it wrote."""
     from contextual_mt.pipeline.train import DONE, data_fingerprint
@@ -78,7 +78,7 @@ def _checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
 def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dict:
     """What a system's translation is made from, by content (without the decoding options)."""
     model, context = SYSTEMS[system]
-    ckpt, sha = _checkpoint(layout, model)
+    ckpt, sha = finished_checkpoint(layout, model)
     return {"checkpoint": sha, "spm": file_sha256(layout.spm),
             "dictionaries": {n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
                              for n in sorted(os.listdir(os.path.dirname(ckpt))) if n.startswith("dict.")},
