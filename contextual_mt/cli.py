@@ -56,10 +56,15 @@ def _score(args: argparse.Namespace) -> int:
 def _demo_data(args: argparse.Namespace) -> int:
     from contextual_mt.demo.corpus import generate_demo_data
 
+    from contextual_mt.demo.contrastive_set import write_planted_contrastive
+
     stats = generate_demo_data(args.output, args.train_docs, args.valid_docs, args.test_docs, args.seed)
     for split, s in stats.items():
         print(f"{split}: {s['documents']} documents, {s['sentences']} sentences, planted: "
               + ", ".join(f"{p} {s[p]}" for p in ("pronouns", "formality", "lexical_choice")))
+    contrastive = os.path.join(args.output, "test.contrastive.json")
+    n = write_planted_contrastive(args.output, contrastive)
+    print(f"contrastive set (Voita format): {contrastive}, {n} groups")
     if args.ted:
         from contextual_mt.demo.ted_layout import write_ted_layout
 

@@ -38,7 +38,11 @@ def study(tmp_path_factory):
     for stage in ("train", "translate", "score", "pcxmi", "muda-eval"):
         logs[stage] = make(stage, *variables)
     logs["table"] = make("table", "LANGS=fr", f"WORK={work}")
-    return {"root": root, "work": work, "demo": demo, "nulls": nulls, "logs": logs, "variables": variables}
+    sets = f"SETS=voita:{demo / 'test.contrastive.json'}"
+    logs["contrastive"] = make("contrastive", "LANG=fr", f"WORK={work}", sets)
+    study_sets = {"sets": sets}
+    return {"root": root, "work": work, "demo": demo, "nulls": nulls, "logs": logs, "variables": variables,
+            **study_sets}
 
 
 def lines(path):
@@ -104,6 +108,23 @@ def test_table(study):
     text = (table / "table.md").read_text()
     assert "fr" in text and "context-gold" in text
     assert (table / "table.csv").exists() and (table / "table.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_contrastive_stage(study):
+    folder = study["work"] / "results" / "fr" / "contrastive"
+    entries = json.loads((study["demo"] / "test.contrastive.json").read_text())
+    n = sum(len(e["dst"]) for e in entries)
+    for system in ("sentence", "context", "context-0"):
+        assert len(lines(folder / f"test.contrastive.{system}.scores")) == n
+        summary = json.loads((folder / f"test.contrastive.{system}.json").read_text())
+        assert summary["groups"] == len(entries) and summary["detokenized"] is True  # as the data stage did
+    assert json.loads((folder / "test.contrastive.context-0.json").read_text())["target_context_size"] == 0
+    assert json.loads((folder / "test.contrastive.context.json").read_text())["target_context_size"] == 3
+    table = json.loads((folder / "summary.json").read_text())
+    assert set(table["test.contrastive"]) >= {"sentence", "context", "context-0"}
+    before = {p: p.stat().st_mtime_ns for p in folder.glob("*.scores")}
+    proc = make("contrastive", "LANG=fr", f"WORK={study['work']}", study["sets"])
+    assert "up to date" in proc.stderr and {p: p.stat().st_mtime_ns for p in folder.glob("*.scores")} == before
 
 
 def test_make_all_again_does_nothing(study):
