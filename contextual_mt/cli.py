@@ -105,8 +105,21 @@ def _cxmi_merge(args: argparse.Namespace) -> int:
 
 
 def _contrastive(args: argparse.Namespace) -> int:
-    from contextual_mt.contrastive.run import ContrastiveOptions, format_table, run_contrastive
+    from contextual_mt.contrastive.run import (ContrastiveOptions, ScoresOptions, evaluate_scores, format_table,
+                                               run_contrastive)
+    from contextual_mt.errors import ContextualMTError
 
+    if args.scores is not None:
+        if args.path or args.output:
+            raise ContextualMTError("--scores evaluates existing scores: give it without --path and --output")
+        summary = evaluate_scores(ScoresOptions(args.format, args.input, args.scores, args.summary,
+                                                tuple(args.context_files or ()), maximize=args.maximize))
+        print(format_table(summary))
+        return 0
+    if not (args.path and args.output):
+        raise ContextualMTError("give --path and --output (score with a model), or --scores (evaluate existing scores)")
+    if args.maximize:
+        raise ContextualMTError("--maximize applies to --scores only (this command writes losses: lower is better)")
     summary = run_contrastive(ContrastiveOptions(
         _model_options(args), args.format, args.input, args.output, args.summary,
         context_files=tuple(args.context_files or ()), normalize=args.normalize, detokenize=args.detokenize,
@@ -225,13 +238,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-files", nargs="+", metavar="FILE",
                    help="contrapro: the text and context files of json2text_and_context.pl; bawden: the four "
                    "*.{prev,current}.{en,fr} files, to score their (preprocessed) text")
-    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--path", help="document_translation checkpoint")
     p.add_argument("--spm", help="sentencepiece model (default: the text is already tokenized as the model's)")
     p.add_argument("--data", help="directory with dict.*.txt")
     p.add_argument("--source-context-size", type=int, help="default: as trained (0 and 0: the model without context)")
     p.add_argument("--target-context-size", type=int, help="default: as trained")
-    p.add_argument("--output", required=True, help="scores file: one loss per candidate, in the order the "
-                   "set's scorer reads")
+    p.add_argument("--output", help="scores file: one loss per candidate, in the order the set's scorer reads")
+    p.add_argument("--scores", help="instead of a model: the accuracy of this scores file (one per candidate, in "
+                   "the set's order; lower = better unless --maximize)")
+    p.add_argument("--maximize", action="store_true", help="with --scores: higher scores are better")
     p.add_argument("--summary", required=True, help="JSON: accuracy overall and by category, and the settings")
     p.add_argument("--normalize", action="store_true", help="loss per token instead of the sentence's sum")
     p.add_argument("--detokenize", choices=("auto", "yes", "no"), default="auto",

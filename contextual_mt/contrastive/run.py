@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
 from contextual_mt.analysis.cxmi import PartialFile, dictionary_hashes, resumable_records
-from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, check_groups, get_format,
-                                            group_is_right)
+from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, blocks_right, check_groups,
+                                            get_format, group_is_right)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.backend import ContextPair, FairseqScoringBackend, ScoringBackend
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs
+from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
+                     read_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +83,7 @@ def read_set(o: ContrastiveOptions) -> ContrastiveSet:
         raise ContextualMTError(f"{o.input}: no test instances")
     check_groups(groups)
     return ContrastiveSet(o.set_name, fmt.name, groups, fmt.rule, fmt.source_lang, fmt.target_lang,
-                          fmt.tokenized, fmt.scorer)
+                          fmt.tokenized, fmt.scorer(o.input, o.output))
 
 
 def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
@@ -209,7 +211,7 @@ def _run(o: ContrastiveOptions) -> Dict:
         "loss": LOSS[o.normalize], "normalize": o.normalize, "detokenized": detok,
         "checkpoint": o.model.path, "source_context_size": backend.source_context_size,
         "target_context_size": backend.target_context_size, "trained_context": backend.trained_context,
-        "official_scorer": test_set.scorer.format(scores=o.output, set=o.input),
+        "official_scorer": test_set.scorer,
         "fingerprint": fp,
     })
     atomic_write_lines(o.output, lines)
@@ -246,7 +248,8 @@ def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional
     return {
         "set": test_set.name, "format": test_set.format, "rule": test_set.rule,
         "accuracy": sum(right) / len(right), "groups": len(right), "right": int(sum(right)),
-        "candidates": at, "by": accuracy_by(test_set.groups, right), **(extra or {}),
+        "candidates": at, "by": accuracy_by(test_set.groups, right),
+        **({"blocks": blocks} if (blocks := blocks_right(test_set.groups, right)) else {}), **(extra or {}),
     }
 
 
@@ -254,6 +257,9 @@ def format_table(summary: Dict) -> str:
     rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
             f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
             f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target)"]
+    if "blocks" in summary:
+        b = summary["blocks"]
+        rows.append(f"  entries with every pair right: {b['all_right']}/{b['blocks']} ({b['accuracy']:.4f})")
     for name, values in summary["by"].items():
         rows.append(f"  by {name}:")
         for value, r in values.items():
@@ -261,6 +267,63 @@ def format_table(summary: Dict) -> str:
     return "\n".join(rows)
 
 
-def with_context_sizes(o: ContrastiveOptions, source: Optional[int], target: Optional[int]) -> ContrastiveOptions:
-    """The same run with other context sizes (e.g. 0/0: the model as a sentence-level one)."""
-    return replace(o, model=replace(o.model, source_context_size=source, target_context_size=target))
+@dataclass
+class ScoresOptions:
+    """``contextual-mt contrastive --scores``: the accuracy of scores made elsewhere (one per
+    candidate, in the authors' order), without a model."""
+
+    format: str
+    input: str
+    scores: str
+    summary: str
+    context_files: Tuple[str, ...] = ()
+    maximize: bool = False  # higher scores are better (log-probabilities rather than losses)
+
+    def __post_init__(self) -> None:
+        get_format(self.format)
+        self.context_files = tuple(self.context_files)
+        if os.path.realpath(self.summary) in {os.path.realpath(p) for p in (self.input, self.scores, *self.context_files)}:
+            raise ContextualMTError(f"{self.summary}: --summary would overwrite an input; write it elsewhere")
+
+    @property
+    def set_name(self) -> str:
+        return os.path.splitext(os.path.basename(self.input))[0]
+
+
+def read_scores(path: str, expected: int) -> List[float]:
+    """One finite number per line, as many as the set has candidates."""
+    check_input_file(path, "scores file")
+    values = []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        try:
+            value = float(line)
+        except ValueError:
+            raise ContextualMTError(f"{path}:{lineno}: not a number ({line.strip()[:40]!r})") from None
+        if not math.isfinite(value):
+            raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score")
+        values.append(value)
+    if len(values) != expected:
+        raise ContextualMTError(f"{path}: has {len(values)} scores, but the test set has {expected} candidates "
+                                "(one score per candidate, in the set's order)")
+    return values
+
+
+def evaluate_scores(options: ScoresOptions) -> Dict:
+    """The summary of an existing scores file; written atomically, nothing on failure."""
+    o = options
+    with outputs(o.summary):
+        fmt = get_format(o.format)
+        check_input_file(o.input, f"{o.format} test set")
+        groups = fmt.read(o.input, o.context_files)
+        if not groups:
+            raise ContextualMTError(f"{o.input}: no test instances")
+        check_groups(groups)
+        test_set = ContrastiveSet(o.set_name, fmt.name, groups, fmt.rule, fmt.source_lang, fmt.target_lang,
+                                  fmt.tokenized, fmt.scorer(o.input, o.scores))
+        values = read_scores(o.scores, test_set.candidates)
+        losses = [-v for v in values] if o.maximize else values
+        summary = summarize(test_set, losses, {"input": o.input, "context_files": list(o.context_files),
+                                               "scores": o.scores, "maximize": o.maximize,
+                                               "official_scorer": test_set.scorer})
+        atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return summary

@@ -31,6 +31,7 @@ class Group:
     correct: int  # index of the correct candidate
     categories: Dict[str, str] = field(default_factory=dict)  # e.g. {"antecedent distance": "1"}
     where: str = ""  # "FILE: entry K", what an error about this group names
+    block: Optional[str] = None  # groups made from one entry (Bawden's blocks): also scored together
 
 
 @dataclass
@@ -42,7 +43,7 @@ class ContrastiveSet:
     source_lang: str
     target_lang: str
     tokenized: bool  # Moses-tokenized text: detokenized before a sentencepiece model reads it
-    scorer: str  # the authors' scorer, as a command line
+    scorer: str  # the authors' scorer, as a command line for this set and scores file
 
     @property
     def candidates(self) -> int:
@@ -57,7 +58,9 @@ class SetFormat(Protocol):
     target_lang: str
     tokenized: bool
     rule: str
-    scorer: str  # the official scorer's command line, {set} and {scores} standing for the files
+
+    def scorer(self, path: str, scores: str) -> str:
+        """The authors' scorer as a command line for the set ``path`` and a scores file."""
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         """The groups of ``path`` (with its companion files, if the format has any); one error
@@ -107,6 +110,18 @@ def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
         return int(np.argmin(losses)) == correct
     others = np.delete(losses, correct)
     return bool((losses[correct] < others).all())
+
+
+def blocks_right(groups: Sequence[Group], right: Sequence[bool]) -> Optional[Dict]:
+    """Entries whose groups are all right (Bawden et al.'s "example blocks entirely correct")."""
+    blocks: Dict[str, bool] = {}
+    for g, ok in zip(groups, right):
+        if g.block is not None:
+            blocks[g.block] = blocks.get(g.block, True) and bool(ok)
+    if not blocks:
+        return None
+    n = sum(blocks.values())
+    return {"blocks": len(blocks), "all_right": n, "accuracy": n / len(blocks)}
 
 
 def accuracy_by(groups: Sequence[Group], right: Sequence[bool],

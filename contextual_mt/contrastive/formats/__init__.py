@@ -1,2 +1,2 @@
 """The registered test-set formats, one module each (importing registers them)."""
-from contextual_mt.contrastive.formats import bawden, voita  # noqa: F401
+from contextual_mt.contrastive.formats import bawden, contrapro, scat, voita  # noqa: F401

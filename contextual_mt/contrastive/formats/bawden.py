@@ -6,8 +6,10 @@ and a ``type`` (m.sg, f.pl, ...). ``lexical-choice.json``: entries with a ``type
 disambig) and ``examples``, each with ``src`` and ``trg`` holding ``correct``/``incorrect``.
 Every block is one contrastive pair, one previous sentence of context on each side; the text
 files written by the authors' ``json2rawtext.py`` (``*.current.{en,fr}``, ``*.prev.{en,fr}``)
-list the correct candidate then the incorrect one, block after block, and ``scripts/evaluate.py``
-reads one score per line in that order. ``--context-files`` may give those four files (e.g.
+list the correct candidate then the incorrect one, pair after pair, entries in the numeric order
+of their keys; ``scripts/evaluate.py`` reads one score per line in that order and counts a pair
+right when the correct translation's score is strictly lower. It also counts the entries whose
+pairs are all right ("blocks"); so does the summary here. ``--context-files`` may give those four files (e.g.
 after your own preprocessing): their text is then scored, on the JSON's structure.
 """
 from __future__ import annotations
@@ -22,7 +24,15 @@ from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
 
 TEXT_ROLES = ("prev.en", "current.en", "prev.fr", "current.fr")
-Block = Tuple[str, Dict[str, str], List[Tuple[Tuple[str, str], Tuple[str, str]]]]  # where, categories, candidates
+# where, categories, candidates, entry key
+Block = Tuple[str, Dict[str, str], List[Tuple[Tuple[str, str], Tuple[str, str]]], str]
+
+
+def _number(path: str, key: str) -> int:
+    try:
+        return int(key)
+    except ValueError:
+        raise ContextualMTError(f"{path}: entry key {key!r} is not a number (the scorer orders entries by it)") from None
 
 
 def _load_json(path: str) -> Dict:
@@ -46,7 +56,8 @@ def _two(path: str, key: str, what: str, value) -> Tuple[str, str]:
 
 def _blocks(path: str, data: Dict) -> List[Block]:
     blocks: List[Block] = []
-    for key, entry in data.items():
+    # the scorer reads the entries in the numeric order of their keys
+    for key, entry in sorted(data.items(), key=lambda kv: _number(path, kv[0])):
         if not isinstance(entry, dict):
             raise ContextualMTError(f"{path}: entry {key}: not an object")
         if "examples" in entry:  # lexical choice
@@ -76,7 +87,7 @@ def _blocks(path: str, data: Dict) -> List[Block]:
                 categories["correct translation"] = "semi-correct"
             elif "examples" not in entry:
                 categories["correct translation"] = "correct"
-            blocks.append((where, categories, candidates))
+            blocks.append((where, categories, candidates, key))
     return blocks
 
 
@@ -108,14 +119,17 @@ class BawdenFormat:
     name = "bawden"
     source_lang, target_lang = "en", "fr"
     tokenized = False
-    rule = "beats_all"  # per block: the correct translation's score beats the incorrect one's
-    scorer = "python3 scripts/evaluate.py {set} {{anaphora|lexical_choice}} {scores}"
+    rule = "beats_all"  # per pair: the correct translation's score is strictly lower
+
+    def scorer(self, path: str, scores: str) -> str:
+        kind = "lexical_choice" if "examples" in next(iter(_load_json(path).values()), {}) else "anaphora"
+        return f"python3 scripts/evaluate.py {path} {kind} {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         blocks = _blocks(path, _load_json(path))
         texts = _text_files(context_files, 2 * len(blocks)) if context_files else None
         groups, line = [], 0
-        for where, categories, candidates in blocks:
+        for where, categories, candidates, key in blocks:
             pairs = []
             for (src_prev, src_cur), (tgt_prev, tgt_cur) in candidates:
                 if texts is not None:
@@ -123,5 +137,5 @@ class BawdenFormat:
                     tgt_prev, tgt_cur = texts["prev.fr"][line], texts["current.fr"][line]
                 pairs.append(ContextPair(src_cur, tgt_cur, (src_prev,), (tgt_prev,)))
                 line += 1
-            groups.append(Group(pairs, 0, categories, where))
+            groups.append(Group(pairs, 0, categories, where, block=key))
         return groups

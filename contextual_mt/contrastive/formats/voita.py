@@ -38,7 +38,11 @@ class VoitaFormat:
     source_lang, target_lang = "en", "ru"
     tokenized = True
     rule = "argmin"
-    scorer = "python scripts/evaluate_consistency.py --repo-dir . --test {set} --scores {scores}"
+
+    def scorer(self, path: str, scores: str) -> str:
+        # it reads REPO/consistency_testsets/NAME.json itself
+        name = os.path.splitext(os.path.basename(path))[0]
+        return f"python scripts/evaluate_consistency.py --repo-dir REPO --test {name} --scores {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         if context_files:
@@ -63,7 +67,9 @@ class VoitaFormat:
                 raise ContextualMTError(f"{where}: 'dst' must be a list of candidate strings")
             if not dst:
                 raise ContextualMTError(f"{where}: empty group ('dst' has no candidates)")
-            true_ind = entry.get("true_ind", 0)
+            if "true_ind" not in entry:
+                raise ContextualMTError(f"{where}: no 'true_ind' (the index of the correct candidate)")
+            true_ind = entry["true_ind"]
             if isinstance(true_ind, bool) or not isinstance(true_ind, int) or not 0 <= true_ind < len(dst):
                 raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
             src_context, source = split_eos(entry["src"])

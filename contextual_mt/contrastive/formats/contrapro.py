@@ -1,0 +1,148 @@
+"""ContraPro (Müller et al. 2018): EN-DE pronoun translation, from OpenSubtitles.
+
+``contrapro.json``: a list of objects with ``document id``, ``segment id``, ``src segment``,
+``ref segment``, ``src pronoun``, ``ref pronoun``, ``ante distance`` (sentences between pronoun
+and antecedent), ``intrasegmental`` and ``errors``, a list of objects whose ``contrastive`` is a
+wrong translation. The authors' ``json2text_and_context.pl --context N`` writes, for the
+reference and then each error of each entry, one line to ``*.text.{en,de}`` and N lines (the
+previous segments of the document, oldest first) to ``*.context.{en,de}``; ``evaluate.py`` reads
+one score per line in that order and counts an entry right only when the reference's score is
+strictly lower than every error's. It reports accuracy by antecedent distance (0, 1, 2, 3, >3),
+by ``src pronoun:ref pronoun`` and by ``intrasegmental``; so does the summary here. Without
+``--context-files`` the segments of the JSON are scored without context.
+
+Near a document's start the script writes an empty line, or its placeholder ``null`` (line 0),
+for a context sentence that does not exist: both are dropped here.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, List, Optional, Sequence
+
+from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.backend import ContextPair
+from muda.io import read_lines
+
+ROLES = ("text.en", "text.de", "context.en", "context.de")
+
+
+def distance_bucket(value) -> str:
+    """The authors' antecedent-distance bins: 0, 1, 2, 3 and >3 sentences."""
+    d = int(value)
+    return str(d) if d <= 3 else ">3"
+
+
+def _context(lines: Sequence[str]) -> tuple:
+    """Context lines without the script's stand-ins for sentences before the document's start."""
+    return tuple(s for s in lines if s.strip() and s.strip() != "null")
+
+
+def _files(files: Sequence[str]) -> Dict[str, str]:
+    found: Dict[str, str] = {}
+    for path in files:
+        role = next((r for r in ROLES if os.path.basename(path).endswith("." + r)), None)
+        if role is None:
+            raise ContextualMTError(f"{path}: a ContraPro context file must end in one of {', '.join(ROLES)} "
+                                    "(as json2text_and_context.pl names them)")
+        if role in found:
+            raise ContextualMTError(f"{path}: a second *{role} file (first: {found[role]})")
+        found[role] = path
+    missing = [r for r in ROLES if r not in found]
+    if missing:
+        raise ContextualMTError(f"--context-files: give the four files of json2text_and_context.pl; missing "
+                                f"*{', *'.join(missing)}")
+    return found
+
+
+def _load(path: str) -> List:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+    except UnicodeDecodeError:
+        raise ContextualMTError(f"{path}: not UTF-8 text") from None
+    if not isinstance(data, list):
+        raise ContextualMTError(f"{path}: not a ContraPro test set (expected a JSON list of entries)")
+    return data
+
+
+@register_format
+class ContraProFormat:
+    name = "contrapro"
+    source_lang, target_lang = "en", "de"
+    tokenized = False
+    rule = "beats_all"
+
+    def scorer(self, path: str, scores: str) -> str:
+        return f"python evaluate.py --reference {path} --scores {scores}"
+
+    def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
+        data = _load(path)
+        entries = []
+        for n, entry in enumerate(data):
+            where = f"{path}: entry {n}"
+            if not isinstance(entry, dict):
+                raise ContextualMTError(f"{where}: not an object")
+            needed = ("ante distance", "errors") if context_files else ("src segment", "ref segment", "ante distance",
+                                                                          "errors")
+            for key in needed:
+                if key not in entry:
+                    raise ContextualMTError(f"{where}: no '{key}'")
+            errors = entry["errors"]
+            if not isinstance(errors, list) or not all(isinstance(e, dict) and isinstance(e.get("contrastive"), str)
+                                                       for e in errors):
+                raise ContextualMTError(f"{where}: 'errors' must be a list of objects with a 'contrastive' string")
+            if not errors:
+                raise ContextualMTError(f"{where}: empty group ('errors' has no contrastive translation)")
+            try:
+                bucket = distance_bucket(entry["ante distance"])
+            except (TypeError, ValueError):
+                raise ContextualMTError(f"{where}: 'ante distance' {entry['ante distance']!r} is not a number") from None
+            entries.append((where, entry, bucket))
+        texts, per = self._texts(context_files, sum(1 + len(e["errors"]) for _, e, _ in entries))
+        groups, line = [], 0
+        for where, entry, bucket in entries:
+            targets = [entry["ref segment"]] + [e["contrastive"] for e in entry["errors"]]
+            pairs = []
+            for target in targets:
+                if texts is None:
+                    pairs.append(ContextPair(entry["src segment"], target))
+                else:
+                    ctx = slice(line * per, (line + 1) * per)
+                    pairs.append(ContextPair(texts["text.en"][line], texts["text.de"][line],
+                                             _context(texts["context.en"][ctx]), _context(texts["context.de"][ctx])))
+                line += 1
+            categories = {"antecedent distance": bucket}
+            if "src pronoun" in entry and "ref pronoun" in entry:
+                categories["pronoun"] = f"{str(entry['src pronoun']).lower()}:{str(entry['ref pronoun']).lower()}"
+            if "intrasegmental" in entry:
+                categories["intrasegmental"] = str(entry["intrasegmental"])
+            groups.append(Group(pairs, 0, categories, where))
+        return groups
+
+    @staticmethod
+    def _texts(context_files: Sequence[str], candidates: int):
+        """The four files' lines, checked against the JSON: one text line per candidate and the
+        same number N of context lines for each."""
+        if not context_files:
+            return None, 0
+        files = _files(context_files)
+        texts = {role: read_lines(p) for role, p in files.items()}
+        for role in ("text.en", "text.de"):
+            if len(texts[role]) != candidates:
+                raise ContextualMTError(f"{files[role]}: has {len(texts[role])} lines, but the test set has "
+                                        f"{candidates} candidates (the reference and each error of every entry)")
+        per: Optional[int] = None
+        for role in ("context.en", "context.de"):
+            n = len(texts[role])
+            if n % candidates:
+                raise ContextualMTError(f"{files[role]}: has {n} lines, not a multiple of the {candidates} "
+                                        "candidates (json2text_and_context.pl writes N lines per candidate)")
+            if per is not None and n // candidates != per:
+                raise ContextualMTError(f"{files[role]}: {n // candidates} context lines per candidate, but "
+                                        f"{files['context.en']} has {per}")
+            per = n // candidates
+        return texts, per
