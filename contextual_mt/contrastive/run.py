@@ -20,8 +20,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from tqdm import tqdm
 
 from contextual_mt.analysis.cxmi import PartialFile, dictionary_hashes, resumable_records
-from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, blocks_right, check_groups,
-                                            get_format, group_is_right)
+from contextual_mt.contrastive.formats import get_format
+from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.backend import ContextPair, FairseqScoringBackend, ScoringBackend
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions

@@ -12,6 +12,7 @@ scorer applies:
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
+from muda.io import read_lines
 
 RULES = ("argmin", "beats_all")
 
@@ -79,12 +81,17 @@ def register_format(cls: type) -> type:
     return cls
 
 
-def get_format(name: str) -> SetFormat:
-    from contextual_mt.contrastive import formats  # noqa: F401  (registers the formats)
-
-    if name not in FORMATS:
-        raise ContextualMTError(f"--format {name!r}: unknown test-set format (known: {', '.join(sorted(FORMATS))})")
-    return FORMATS[name]
+def load_json(path: str, kind: type, what: str):
+    """A test set's JSON file: UTF-8 errors and syntax errors name the line; the top-level value
+    must be a ``kind`` (list or dict), else one line saying what the format expects."""
+    text = "\n".join(read_lines(path))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+    if not isinstance(value, kind) or not value:
+        raise ContextualMTError(f"{path}: not {what}")
+    return value
 
 
 def check_groups(groups: Sequence[Group]) -> None:

@@ -25,7 +25,7 @@ CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", No
 
 def parse_set(spec: str) -> Tuple[str, str, Tuple[str, ...]]:
     """``FORMAT:FILE[,CONTEXT_FILE...]`` as (format, file, context files)."""
-    from contextual_mt.contrastive.sets import get_format
+    from contextual_mt.contrastive.formats import get_format
 
     fmt, sep, rest = spec.partition(":")
     if not sep or not rest:

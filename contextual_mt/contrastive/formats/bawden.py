@@ -14,11 +14,10 @@ after your own preprocessing): their text is then scored, on the JSON's structur
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, List, Sequence, Tuple
 
-from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
@@ -36,16 +35,7 @@ def _number(path: str, key: str) -> int:
 
 
 def _load_json(path: str) -> Dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
-    except UnicodeDecodeError:
-        raise ContextualMTError(f"{path}: not UTF-8 text") from None
-    if not isinstance(value, dict) or not value:
-        raise ContextualMTError(f"{path}: not a Bawden et al. test set (expected a JSON object of numbered entries)")
-    return value
+    return load_json(path, dict, "a Bawden et al. test set (expected a JSON object of numbered entries)")
 
 
 def _two(path: str, key: str, what: str, value) -> Tuple[str, str]:

@@ -16,11 +16,10 @@ for a context sentence that does not exist: both are dropped here.
 """
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, List, Optional, Sequence
 
-from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
@@ -56,19 +55,6 @@ def _files(files: Sequence[str]) -> Dict[str, str]:
     return found
 
 
-def _load(path: str) -> List:
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
-    except UnicodeDecodeError:
-        raise ContextualMTError(f"{path}: not UTF-8 text") from None
-    if not isinstance(data, list):
-        raise ContextualMTError(f"{path}: not a ContraPro test set (expected a JSON list of entries)")
-    return data
-
-
 @register_format
 class ContraProFormat:
     name = "contrapro"
@@ -80,7 +66,7 @@ class ContraProFormat:
         return f"python evaluate.py --reference {path} --scores {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
-        data = _load(path)
+        data = load_json(path, list, "a ContraPro test set (expected a non-empty JSON list of entries)")
         entries = []
         for n, entry in enumerate(data):
             where = f"{path}: entry {n}"

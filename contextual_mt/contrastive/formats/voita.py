@@ -9,12 +9,11 @@ file name (``deixis_test``, ``lex_cohesion_dev``, ...) is its phenomenon; an ent
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Dict, List, Sequence, Tuple
 
-from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 
@@ -47,15 +46,7 @@ class VoitaFormat:
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         if context_files:
             raise ContextualMTError("--context-files: the voita format keeps its context inside the JSON (_eos)")
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
-        except UnicodeDecodeError:
-            raise ContextualMTError(f"{path}: not UTF-8 text") from None
-        if not isinstance(data, list):
-            raise ContextualMTError(f"{path}: not a Voita et al. test set (expected a JSON list of entries)")
+        data = load_json(path, list, "a Voita et al. test set (expected a non-empty JSON list of entries)")
         default_phenomenon = phenomenon_of(path)
         groups = []
         for n, entry in enumerate(data):

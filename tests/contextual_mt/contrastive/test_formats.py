@@ -7,7 +7,8 @@ import pytest
 
 from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
 from contextual_mt.contrastive.run import ScoresOptions, evaluate_scores
-from contextual_mt.contrastive.sets import get_format, group_is_right
+from contextual_mt.contrastive.formats import get_format
+from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError
 
 
