@@ -463,6 +463,75 @@ def cxmi_interrupted(c):
 add("cxmi-interrupted-by-ctrl-c", C, cxmi_interrupted, status=130)
 
 
+# ============================================================================ contextual-mt contrastive
+def voita_set(w, n: int = 6, context: int = 2) -> list:
+    """A Voita-format set from the test corpus: each sentence, with up to ``context`` previous
+    lines as context, against itself with its last word repeated."""
+    src, ref = lines_of(w.src)[:n], lines_of(w.ref)[:n]
+    entries = []
+    for i in range(n):
+        lo = max(0, i - context)
+        dst = [ref[i], ref[i] + " " + ref[i].split()[-1]]
+        entries.append({"src": " _eos ".join(src[lo:i + 1]), "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                        "true_ind": 0, "ctx_dist": 1})
+    return entries
+
+
+def K(c: Ctx) -> None:
+    c.command = "contextual-mt"
+    path = c.write("set.json", json.dumps(voita_set(c.w)))
+    c.argv = ["contrastive", "--format", "voita", "--input", path, "--path", c.w.ckpt, "--output", c.o("s.scores"),
+              "--summary", c.o("s.json"), "--cpu", "--quiet"]
+    c.absent = [c.o("s.scores"), c.o("s.json"), c.o("s.scores.partial")]
+
+
+def contrastive_entry(name: str, edit: Callable[[list], None], *fragments: Fragment):
+    def mutate(c: Ctx) -> List[Fragment]:
+        entries = voita_set(c.w)
+        edit(entries)
+        c.set("--input", c.write(f"{name}.json", json.dumps(entries)))
+        return [f"{name}.json", *fragments]
+    return mutate
+
+
+file_cases("contrastive", K, "--input", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".json")
+add("contrastive-input-empty", K, opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)))
+add("contrastive-input-not-json", K, opt("--input", lambda c: c.write("bad.json", "[{\"src\": 1,\n"), "bad.json:", "JSON"))
+add("contrastive-format-unknown", K, opt("--format", "xyz", "--format", "unknown"))
+add("contrastive-true-ind-out-of-range", K,
+    contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range"))
+add("contrastive-empty-group", K, contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"))
+add("contrastive-one-candidate", K,
+    contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate"))
+add("contrastive-empty-candidate", K,
+    contrastive_entry("blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty"))
+add("contrastive-overlong-candidate", K,
+    contrastive_entry("long", lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)), "entry 2",
+                      "candidate 1", "positions"))
+add("contrastive-contrapro-context-count", K, do(lambda c: (
+    c.set("--format", "contrapro"),
+    c.set("--input", c.write("contrapro.json", json.dumps([{"src segment": "it is big .", "ref segment": "il est grand .",
+                                                            "ante distance": 1, "errors": [{"contrastive": "elle est grand ."}]}]))),
+    c.set("--context-files", c.write_lines("cp.text.en", ["it is big ."] * 2), c.write_lines("cp.text.de", ["a"] * 2),
+          c.write_lines("cp.context.en", ["x"] * 3), c.write_lines("cp.context.de", ["y"] * 2))),
+    "context", ("multiple", "candidates")))
+add("contrastive-scores-wrong-length", K, do(lambda c: (
+    c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("short.scores", ["1.0"] * 11))),
+    "short.scores", "12 candidates"))
+add("contrastive-scores-not-a-number", K, do(lambda c: (
+    c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("nan.scores", ["1.0"] * 5 + ["x"] + ["1"] * 6))),
+    at_line("nan.scores", 6), "number"))
+add("contrastive-no-path-no-scores", K, do(lambda c: c.drop("--path"), "--path", "--scores"))
+add("contrastive-path-missing", K, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add("contrastive-path-stock-translation-checkpoint", K,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
+add("contrastive-summary-same-as-output", K, opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")))
+add("contrastive-output-overwrites-input", K, opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")))
+option_cases("contrastive", K, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")])
+output_cases("contrastive", K, "--output", "s.scores")
+output_cases("contrastive", K, "--summary", "s.json")
+
+
 # ============================================================================ contextual-mt cxmi-merge
 def M(c: Ctx) -> None:
     w = c.w

@@ -30,7 +30,7 @@ from typing import Dict
 
 import pytest
 
-from tests.bad_input_cases import CASES, Ctx, write_big_input
+from tests.bad_input_cases import CASES, Ctx, voita_set, write_big_input
 from tests.helpers import BIN, run, train
 
 
@@ -388,7 +388,7 @@ def test_matrix_covers_every_command_with_enough_cases():
     for case in CASES:
         counts[case.id.split("-")[0]] = counts.get(case.id.split("-")[0], 0) + 1
     assert set(counts) >= {"translate", "score", "cxmi", "merge", "report", "addsym", "tag", "eval", "train",
-                           "generate"}, counts
+                           "generate", "contrastive"}, counts
     assert len(CASES) >= 130 and len({c.id for c in CASES}) == len(CASES)
 
 
@@ -404,6 +404,10 @@ def test_fixtures_are_good_input(request, tmp_path, capsys):
     assert _cmt(["report", w.pcxmi, "--output-dir", out / "rep", "--conllu", w.ref_conllu, "--tags", w.ref_tags,
                  "--min-count", "1", "--top", "5"]) == 0
     assert _cmt(["cxmi-merge", w.s0, w.s1, "--output", out / "m.jsonl"]) == 0
+    (out / "set.json").write_text(json.dumps(voita_set(w)))
+    assert _cmt(["contrastive", "--format", "voita", "--input", out / "set.json", "--path", w.ckpt, "--output",
+                 out / "c.scores", "--summary", out / "c.json", "--cpu", "--quiet"]) == 0
+    assert len((out / "c.scores").read_text().splitlines()) == 12
     shutil.copy(w.bin + "/dict.en.txt", out / "dict.txt")
     assert _cmt(["add-symbols", out / "dict.txt"]) == 0
     assert _muda(["eval", "--src", w.d_src, "--ref", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr", "--hyps",
