@@ -109,6 +109,26 @@ def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str
                         tuple(detok("tgt", s) for s in p.target_context)) for p in pairs]
 
 
+def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> None:
+    """Candidates the model reads as the same tokens score exactly alike, and the group's
+    decision would be the tie-breaking rule, not the model: refused, naming the first."""
+    bad, at = [], 0
+    for g in test_set.groups:
+        seen: Dict = {}
+        for k in range(len(g.candidates)):
+            first = seen.setdefault(backend.pair_identity(at + k), k)
+            if first != k:
+                bad.append((g, first, k))
+                break
+        at += len(g.candidates)
+    if bad:
+        g, a, b = bad[0]
+        raise ContextualMTError(
+            f"{g.where}: candidates {a} and {b} are the same tokens to the model (they differ only in what its "
+            f"vocabulary cannot represent: a test set of another language or script?), so their scores tie; "
+            f"{len(bad)} of {len(test_set.groups)} groups are like this")
+
+
 def fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
     """Everything the scores depend on, by content, computed without loading the model."""
     m = o.model
@@ -196,6 +216,7 @@ def _run(o: ContrastiveOptions) -> Dict:
     model = DocumentModel.load(o.model)
     backend = FairseqScoringBackend(model)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
+    check_distinguishable(test_set, backend)
     writer, new = PartialFile(partial, fp, done), []
     try:
         todo = [i for i in range(len(pairs)) if i not in finished]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, Hashable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
+import logging
+
 import numpy as np
 import torch
 
@@ -20,6 +22,8 @@ from contextual_mt.data.model_input import build_decoder_input, build_encoder_in
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel
 from contextual_mt.symbols import BRK
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,10 @@ class ScoringBackend(Protocol):
     def pair_source_key(self, index: int) -> Hashable:
         """Pairs with equal keys share their encoder input: sorting by it lets a batch encode
         each distinct source once."""
+
+    def pair_identity(self, index: int) -> Hashable:
+        """Everything the model reads of the pair: equal identities score alike (two candidates
+        that differ only in characters the model cannot represent)."""
 
     def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
         """log p(y_t | y_<t, x, C) for every target token of each pair, EOS included, with the
@@ -144,7 +152,8 @@ class FairseqScoringBackend:
         tgt_ids = _memo(lambda text: m.tgt_codec.to_ids(m.tgt_codec.encode(text)))
         src_brk, tgt_brk = m.src_dict.index(BRK), m.tgt_dict.index(BRK)
         max_src, max_tgt = m.max_source_positions, m.max_target_positions
-        encoded = []
+        encoded, with_unk = [], []
+        unk = (m.src_dict.unk(), m.tgt_dict.unk())
         for i, pair in enumerate(pairs):
             source = src_ids(pair.source) + [m.src_dict.eos()]
             target = tgt_ids(pair.target) + [m.tgt_dict.eos()]
@@ -155,9 +164,14 @@ class FairseqScoringBackend:
             # the nearest sentences that fit beside the sentence itself, as ContextDataset trims
             src_ctx = _context(pair.source_context, self.source_context_size, src_ids, src_brk, max_src - len(source))
             tgt_ctx = _context(pair.target_context, self.target_context_size, tgt_ids, tgt_brk, max_tgt - len(target))
+            if unk[0] in source or unk[0] in src_ctx or unk[1] in target or unk[1] in tgt_ctx:
+                with_unk.append(i)
             encoded.append({"source": torch.tensor(source), "target": torch.tensor(target),
                             "src_context": torch.tensor(src_ctx, dtype=torch.long),
                             "tgt_context": torch.tensor(tgt_ctx, dtype=torch.long)})
+        if with_unk:
+            logger.warning("%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
+                           len(with_unk), len(pairs), where(with_unk[0]))
         self._pairs = encoded
 
     def pair_length(self, index: int) -> int:
@@ -169,6 +183,11 @@ class FairseqScoringBackend:
         key = (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()))
         # a multi-encoder model also encodes the target context
         return key + (tuple(p["tgt_context"].tolist()),) if self.model.multi_encoder else key
+
+    def pair_identity(self, index: int) -> Hashable:
+        p = self._pairs[index]
+        return (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()), tuple(p["tgt_context"].tolist()),
+                tuple(p["target"].tolist()))
 
     @torch.no_grad()
     def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:

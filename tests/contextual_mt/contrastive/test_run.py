@@ -164,3 +164,19 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
     assert fresh == full
+
+
+def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_bin, tmp_path, caplog):
+    # both wrong words are outside the tiny vocabulary: the two candidates become the same tokens
+    entries = [{"src": "i see the cat . _eos it is big .", "dst": ["je vois le chat . _eos il est grand .",
+                                                                 "je vois le chat . _eos il est grand ."],
+                "true_ind": 0},
+               {"src": "it is big .", "dst": ["il est zzyzx .", "il est qwvkj ."], "true_ind": 1}]
+    entries[0]["dst"][1] = entries[0]["dst"][1].replace("grand", "petit")
+    path = tmp_path / "oov_set.json"
+    path.write_text(json.dumps(entries))
+    with pytest.raises(ContextualMTError, match=r"oov_set.json: entry 1: candidates 0 and 1 are the same tokens.*"
+                                                r"1 of 2 groups"):
+        contrastive(tmp_path, dynamic_model, data_bin, path)
+    assert "2 of 4 pairs contain pieces missing from the dictionary" in caplog.text
+    assert not list(tmp_path.glob("s.*"))
