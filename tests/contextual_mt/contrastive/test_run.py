@@ -51,6 +51,7 @@ def planted_like_set(raw_corpus, context: int = 2):
 
 
 def fairseq_scores(entries, data_bin, ckpt, tmp_path, size=2):
+    """``size``: both context sizes, or (source, target)."""
     """Sum of fairseq-generate --score-reference positional scores for every candidate: each
     candidate is a document of its context sentences and itself; its last sentence is scored."""
     raw = tmp_path / "fs-raw"
@@ -71,9 +72,11 @@ def fairseq_scores(entries, data_bin, ckpt, tmp_path, size=2):
          "--tgtdict", str(data_bin / "dict.fr.txt"), "--testpref", str(raw / "test"), "--destdir", str(dest),
          "--workers", "1"])
     shutil.copy(raw / "test.docids", dest / "test.en-fr.docids")
+    src_size, tgt_size = size if isinstance(size, tuple) else (size, size)
+    sizes = ["--source-context-size", str(src_size), "--target-context-size", str(tgt_size)]
     out = run([str(BIN / "fairseq-generate"), str(dest), "--user-dir", USER_DIR, "--task", "document_translation",
-               "--source-context-size", str(size), "--target-context-size", str(size), "--path", str(ckpt),
-               "--score-reference", "--batch-size", "7", "--cpu", "--gen-subset", "test"]).stdout
+               *sizes, "--path", str(ckpt), "--score-reference", "--batch-size", "7", "--cpu",
+               "--gen-subset", "test"]).stdout
     # fairseq-generate prints base-2 log-probabilities
     scores = {int(m.group(1)): sum(float(x) for x in m.group(2).split()) * math.log(2)
               for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)}
@@ -180,3 +183,48 @@ def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_
         contrastive(tmp_path, dynamic_model, data_bin, path)
     assert "2 of 4 pairs contain pieces missing from the dictionary" in caplog.text
     assert not list(tmp_path.glob("s.*"))
+
+
+@pytest.fixture(scope="module")
+def multi_encoder_model(data_bin, tmp_path_factory):
+    from tests.helpers import train
+
+    save = tmp_path_factory.mktemp("multi_ckpt")
+    train(data_bin, save, "-s", "en", "-t", "fr", "--multi-encoder", "--source-context-size", "1",
+          "--target-context-size", "2", "--sample-context-size", epochs=1)
+    return save / "checkpoint_last.pt"
+
+
+def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita_set, tmp_path):
+    path, entries = voita_set
+    summary, losses = contrastive(tmp_path, multi_encoder_model, data_bin, path, batch_size=4)
+    assert (summary["source_context_size"], summary["target_context_size"]) == (1, 2)
+    expected = fairseq_scores(entries, data_bin, multi_encoder_model, tmp_path, size=(1, 2))
+    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3
+
+
+def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
+    from contextual_mt.contrastive.run import score_candidates
+    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.checkpoint import DocumentModel
+    from contextual_mt.contrastive.formats import get_format
+
+    groups = get_format("voita").read(str(voita_set[0]), ())
+    pairs = [c for g in groups for c in g.candidates]
+    backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin), cpu=True)))
+    backend.load_pairs(pairs, where=str)
+    encoder = backend.model.model.encoder
+    rows, original = [], encoder.forward
+
+    def counting(src_tokens, *args, **kwargs):
+        rows.append(src_tokens.size(0))
+        return original(src_tokens, *args, **kwargs)
+
+    encoder.forward = counting
+    try:
+        scored = [r for records in score_candidates(backend, range(len(pairs)), 64, progress=False) for r in records]
+    finally:
+        encoder.forward = original
+    assert len(scored) == len(pairs) == 2 * len(groups)
+    distinct = len({(p.source, p.source_context[-2:]) for p in pairs})
+    assert sum(rows) == distinct < len(pairs)  # both candidates of a group read one encoding
