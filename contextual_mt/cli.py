@@ -301,7 +301,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()  # an InputError escaping a library call still prints one line
     args = build_parser().parse_args(argv)
     import logging
+    import warnings
 
+    # torch's deprecation notice about fairseq 0.12's attention masks, printed on every run
+    warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)

@@ -13,6 +13,7 @@ scorer applies:
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
@@ -92,6 +93,27 @@ def load_json(path: str, kind: type, what: str):
     if not isinstance(value, kind) or not value:
         raise ContextualMTError(f"{path}: not {what}")
     return value
+
+
+def files_by_role(files: Sequence[str], roles: Sequence[str], written_by: str) -> Dict[str, str]:
+    """``--context-files`` recognised by their endings (``X.context.en`` is the ``context.en``
+    role): one file per role, all roles given."""
+    found: Dict[str, str] = {}
+    for path in files:
+        name = os.path.basename(path)
+        # the longest matching ending: "x.context.en" is context.en, not en
+        role = max((r for r in roles if name.endswith("." + r)), key=len, default=None)
+        if role is None:
+            raise ContextualMTError(f"{path}: a context file of this format ends in one of "
+                                    f"{', '.join('.' + r for r in roles)} (as {written_by} names them)")
+        if role in found:
+            raise ContextualMTError(f"{path}: a second *.{role} file (first: {found[role]})")
+        found[role] = path
+    missing = [r for r in roles if r not in found]
+    if missing:
+        raise ContextualMTError(f"--context-files: give the {len(roles)} files {written_by} writes; missing "
+                                f"*.{', *.'.join(missing)}")
+    return found
 
 
 def check_groups(groups: Sequence[Group]) -> None:

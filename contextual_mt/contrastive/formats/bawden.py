@@ -14,10 +14,9 @@ after your own preprocessing): their text is then scored, on the JSON's structur
 """
 from __future__ import annotations
 
-import os
 from typing import Dict, List, Sequence, Tuple
 
-from contextual_mt.contrastive.sets import Group, load_json, register_format
+from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
@@ -82,21 +81,9 @@ def _blocks(path: str, data: Dict) -> List[Block]:
 
 
 def _text_files(files: Sequence[str], n_lines: int) -> Dict[str, List[str]]:
-    """The four json2rawtext files, recognised by their endings, each with ``n_lines`` lines."""
-    found: Dict[str, str] = {}
-    for path in files:
-        role = next((r for r in TEXT_ROLES if os.path.basename(path).endswith("." + r)), None)
-        if role is None:
-            raise ContextualMTError(f"{path}: a Bawden context file must end in one of "
-                                    f"{', '.join('.' + r for r in TEXT_ROLES)}")
-        if role in found:
-            raise ContextualMTError(f"{path}: a second *.{role} file (first: {found[role]})")
-        found[role] = path
-    missing = [r for r in TEXT_ROLES if r not in found]
-    if missing:
-        raise ContextualMTError(f"--context-files: give all four text files; missing *.{', *.'.join(missing)}")
+    """The four json2rawtext files, each with ``n_lines`` lines."""
     texts = {}
-    for role, path in found.items():
+    for role, path in files_by_role(files, TEXT_ROLES, "json2rawtext.py").items():
         lines = read_lines(path)
         if len(lines) != n_lines:
             raise ContextualMTError(f"{path}: has {len(lines)} lines, but the test set has {n_lines} candidates")

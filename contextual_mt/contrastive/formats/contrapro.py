@@ -16,10 +16,9 @@ for a context sentence that does not exist: both are dropped here.
 """
 from __future__ import annotations
 
-import os
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
-from contextual_mt.contrastive.sets import Group, load_json, register_format
+from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
@@ -36,23 +35,6 @@ def distance_bucket(value) -> str:
 def _context(lines: Sequence[str]) -> tuple:
     """Context lines without the script's stand-ins for sentences before the document's start."""
     return tuple(s for s in lines if s.strip() and s.strip() != "null")
-
-
-def _files(files: Sequence[str]) -> Dict[str, str]:
-    found: Dict[str, str] = {}
-    for path in files:
-        role = next((r for r in ROLES if os.path.basename(path).endswith("." + r)), None)
-        if role is None:
-            raise ContextualMTError(f"{path}: a ContraPro context file must end in one of {', '.join(ROLES)} "
-                                    "(as json2text_and_context.pl names them)")
-        if role in found:
-            raise ContextualMTError(f"{path}: a second *{role} file (first: {found[role]})")
-        found[role] = path
-    missing = [r for r in ROLES if r not in found]
-    if missing:
-        raise ContextualMTError(f"--context-files: give the four files of json2text_and_context.pl; missing "
-                                f"*{', *'.join(missing)}")
-    return found
 
 
 @register_format
@@ -115,7 +97,7 @@ class ContraProFormat:
         same number N of context lines for each."""
         if not context_files:
             return None, 0
-        files = _files(context_files)
+        files = files_by_role(context_files, ROLES, "json2text_and_context.pl")
         texts = {role: read_lines(p) for role, p in files.items()}
         for role in ("text.en", "text.de"):
             if len(texts[role]) != candidates:

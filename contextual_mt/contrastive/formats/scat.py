@@ -20,7 +20,7 @@ import os
 import re
 from typing import Dict, List, Sequence
 
-from contextual_mt.contrastive.sets import Group, register_format
+from contextual_mt.contrastive.sets import Group, files_by_role, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.backend import ContextPair
 from muda.io import read_lines
@@ -53,16 +53,7 @@ def swap_marked_pronouns(text: str) -> str:
 
 def _companions(path: str, context_files: Sequence[str]) -> Dict[str, str]:
     if context_files:
-        found: Dict[str, str] = {}
-        for f in context_files:
-            role = next((r for r in ROLES if os.path.basename(f).endswith("." + r)), None)
-            if role is None or role in found:
-                raise ContextualMTError(f"{f}: SCAT context files are X.en, X.context.en and X.context.fr (one each)")
-            found[role] = f
-        missing = [r for r in ROLES if r not in found]
-        if missing:
-            raise ContextualMTError(f"--context-files: missing the *.{', *.'.join(missing)} file")
-        return found
+        return files_by_role(context_files, ROLES, "the SCAT release")
     if not path.endswith(".fr"):
         raise ContextualMTError(f"{path}: --input for scat is the French file (highlighted.SPLIT.fr)")
     stem = path[:-len(".fr")]
