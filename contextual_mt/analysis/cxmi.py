@@ -135,7 +135,10 @@ class PCXMIScorer:
             raise no_context_error(name, trained)
         if trained is not None:
             n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
-            if not trained["sample_context_size"] and (n_src or n_tgt):
+            if trained.get("cadec"):
+                logger.info("%s is CADec: without context it reads only the base translation of the sentence, "
+                            "as it was trained on the first sentences of documents", name)
+            elif not trained["sample_context_size"] and (n_src or n_tgt):
                 logger.warning(
                     "%s was trained with a fixed context size, not --sample-context-size: it never "
                     "saw sentences without context, so CXMI from it is not meaningful", name)

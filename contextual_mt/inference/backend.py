@@ -97,6 +97,7 @@ class FairseqScoringBackend:
         self._with: Optional[ContextDataset] = None
         self._without: Optional[ContextDataset] = None
         self._pairs: List[Dict[str, torch.Tensor]] = []
+        self._first: Optional[List[torch.Tensor]] = None  # CADec: base translations of the corpus
 
     def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
              context_of: Optional[np.ndarray] = None,
@@ -122,6 +123,7 @@ class FairseqScoringBackend:
 
         self._with = dataset(self.source_context_size, self.target_context_size, context_of)
         self._without = dataset(0, 0, None)
+        self._first = self._first_passes([s[:-1].tolist() for s in src]) if m.cadec else None
         return pieces
 
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -129,6 +131,25 @@ class FairseqScoringBackend:
 
     def length(self, index: int) -> int:
         return self._with.num_tokens(index)
+
+    def _first_passes(self, sources: List[List[int]]) -> List[torch.Tensor]:
+        """CADec's first pass, as its authors score test sets: the frozen base model's beam
+        translation (beam 4, their setting) of each distinct source, with </s>."""
+        from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+
+        distinct = {tuple(s): None for s in sources}
+        keys = list(distinct)
+        translated = DocumentTranslator(self.model, options=DecodingOptions(beam=4)).first_pass(
+            [list(k) for k in keys], progress=False)
+        eos = self.model.tgt_dict.eos()
+        by_source = {k: torch.tensor(t + [eos], dtype=torch.long) for k, t in zip(keys, translated)}
+        return [by_source[tuple(s)] for s in sources]
+
+    def _collate_first(self, rows: List[torch.Tensor]) -> torch.Tensor:
+        from fairseq.data import data_utils
+
+        d = self.model.tgt_dict
+        return data_utils.collate_tokens(rows, d.pad(), d.eos(), left_pad=False)
 
     @torch.no_grad()
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
@@ -138,6 +159,8 @@ class FairseqScoringBackend:
 
         dataset = self._with if context else self._without
         batch = dataset.collater([dataset[i] for i in indices])
+        if self._first is not None:  # CADec reads the base translation of each sentence
+            batch["net_input"]["first_pass"] = self._collate_first([self._first[i] for i in batch["id"].tolist()])
         if self.model.device.type == "cuda":
             batch = utils.move_to_cuda(batch)
         tgt_dict = self.model.tgt_dict
@@ -172,6 +195,10 @@ class FairseqScoringBackend:
         if with_unk:
             logger.warning("%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
                            len(with_unk), len(pairs), where(with_unk[0]))
+        if m.cadec:  # the base translation of each distinct source, shared by its candidates
+            first = self._first_passes([p["source"][:-1].tolist() for p in encoded])
+            for p, f in zip(encoded, first):
+                p["first_pass"] = f
         self._pairs = encoded
 
     def pair_length(self, index: int) -> int:
@@ -204,6 +231,8 @@ class FairseqScoringBackend:
                                             [r["tgt_context"] for r in unique], pad, eos, m.multi_encoder)
         decoder_input = build_decoder_input([r["target"] for r in rows], [r["tgt_context"] for r in rows],
                                             m.tgt_dict.pad(), m.tgt_dict.eos(), m.multi_encoder)
+        if m.cadec:
+            encoder_input["first_pass"] = self._collate_first([r["first_pass"] for r in unique])
         expand = torch.tensor(owner, dtype=torch.long)
         if m.device.type == "cuda":
             from fairseq import utils

@@ -16,6 +16,9 @@ from contextual_mt.inference.codec import SentencePieceCodec
 logger = logging.getLogger(__name__)
 
 
+DOCUMENT_TASKS = ("document_translation", "cadec_translation")
+
+
 def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
                         target_context_size: Optional[int] = None):
     """Load a ``document_translation`` checkpoint (ensemble of one) and its task; context
@@ -37,9 +40,10 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
     if task_name is None and state.get("args") is not None:
         task_name = getattr(state["args"], "task", None)
-    if task_name != "document_translation":
+    if task_name not in DOCUMENT_TASKS:
         raise ContextualMTError(
-            f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation'"
+            f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation' "
+            "(or 'cadec_translation')"
         )
     candidates = [data] if data else [os.path.dirname(os.path.abspath(path)), cfg.task.data]
     src, tgt = cfg.task.source_lang, cfg.task.target_lang
@@ -75,6 +79,15 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     from fairseq.dataclass.utils import overwrite_args_by_name
 
     trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
+    if task_name == "cadec_translation":
+        # CADec reads K previous sentences with their translations: one size for both sides
+        trained.update(source_context_size=cfg.task.context_size, target_context_size=cfg.task.context_size,
+                       cadec=True)
+        sizes = {v for v in (source_context_size, target_context_size) if v is not None}
+        if len(sizes) > 1:
+            raise ContextualMTError(f"{path}: a CADec model reads as many source as target context sentences; "
+                                    "give --source-context-size and --target-context-size the same value")
+        overrides = {"context_size": sizes.pop()} if sizes else {}
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
@@ -134,16 +147,21 @@ class DocumentModel:
         return self.task.target_dictionary
 
     @property
+    def cadec(self) -> bool:
+        """A two-pass CADec model (its first pass is its frozen base model)."""
+        return hasattr(self.model, "base") and getattr(self.cfg.task, "_name", None) == "cadec_translation"
+
+    @property
     def multi_encoder(self) -> bool:
         return bool(getattr(self.model, "multi_encoder", False))
 
     @property
     def source_context_size(self) -> int:
-        return self.cfg.task.source_context_size
+        return self.task.cfg.source_context_size  # the task's own config: what its datasets use
 
     @property
     def target_context_size(self) -> int:
-        return self.cfg.task.target_context_size
+        return self.task.cfg.target_context_size
 
     @property
     def trained_context(self) -> Dict:

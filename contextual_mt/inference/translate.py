@@ -4,6 +4,11 @@ Documents are decoded in waves: wave t translates the t-th sentence of every doc
 has one, batched across documents, so each sentence's target context (its document's previous
 translations) is ready when it is decoded. The context prefix goes through the decoder once per
 sentence, in one parallel pass, and is cached for incremental decoding (inference.beam_search).
+
+A CADec checkpoint decodes in two passes (Voita et al. 2019, §5.2): its frozen base model
+translates every sentence first (one pass, batched by length); then, in waves, CADec refines
+each sentence that has context, reading the base translation and the two-pass translations of
+the previous sentences. A sentence without context keeps its base translation.
 """
 from __future__ import annotations
 
@@ -73,6 +78,7 @@ class DocumentTranslator:
         self.n_src, self.n_tgt = m.source_context_size, m.target_context_size
         self.src_codec, self.tgt_codec = m.src_codec, m.tgt_codec
         self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
+        self.cadec = m.cadec  # two passes: the frozen base model, then CADec's refinement
 
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
@@ -111,10 +117,15 @@ class DocumentTranslator:
     @torch.no_grad()
     def _decode(self, rows: List[Dict]) -> List[List[int]]:
         from fairseq import utils
+        from fairseq.data import data_utils
 
         from contextual_mt.inference.beam_search import beam_search
 
         net_input = self._batch(rows)
+        if self.cadec:
+            net_input["first_pass"] = data_utils.collate_tokens(
+                [torch.tensor(r["first_pass"], dtype=torch.long) for r in rows], self.tgt_dict.pad(),
+                self.tgt_dict.eos(), left_pad=False)
         if self.device.type == "cuda":
             net_input = utils.move_to_cuda(net_input)
         o = self.options
@@ -122,6 +133,33 @@ class DocumentTranslator:
         limits = [int(o.max_len_a * (len(r["source"]) - 1) + o.max_len_b) for r in rows]
         return beam_search(self.models[0], net_input, prefixes, beam=o.beam, lenpen=o.lenpen,
                            max_lengths=limits, incremental=o.incremental)
+
+    @torch.no_grad()
+    def first_pass(self, src_ids: List[List[int]], progress: bool = True) -> List[List[int]]:
+        """CADec's first pass: the frozen base model's beam translation of every sentence, in one
+        pass batched by length (no sentence waits for another)."""
+        from fairseq import utils
+
+        from contextual_mt.inference.beam_search import beam_search
+
+        base, o, eos = self.models[0].base, self.options, self.src_dict.eos()
+        out: List[List[int]] = [[] for _ in src_ids]
+        todo = sorted((i for i in range(len(src_ids)) if src_ids[i]), key=lambda i: len(src_ids[i]))
+        rows = [{"index": i, "source": src_ids[i] + [eos], "src_ctx": [], "tgt_ctx": []} for i in todo]
+        bar = tqdm(total=len(rows), unit="sent", desc="first pass (base model)", disable=not progress)
+        for chunk in self._chunks(rows):
+            net_input = build_encoder_input([torch.tensor(r["source"]) for r in chunk], [torch.empty(0, dtype=torch.long)] * len(chunk),
+                                            [torch.empty(0, dtype=torch.long)] * len(chunk), self.src_dict.pad(), eos,
+                                            multi_encoder=False, left_pad_source=True)
+            if self.device.type == "cuda":
+                net_input = utils.move_to_cuda(net_input)
+            limits = [int(o.max_len_a * (len(r["source"]) - 1) + o.max_len_b) for r in chunk]
+            for r, ids in zip(chunk, beam_search(base, net_input, [[]] * len(chunk), beam=o.beam, lenpen=o.lenpen,
+                                                 max_lengths=limits, incremental=o.incremental)):
+                out[r["index"]] = ids
+            bar.update(len(chunk))
+        bar.close()
+        return out
 
     def translate(
         self,
@@ -144,6 +182,7 @@ class DocumentTranslator:
         docs = [list(range(a, b)) for a, b in document_spans(docids)]
         docs.sort(key=len, reverse=True)  # wave t is then a prefix of this list
         predicted: List[Optional[List[int]]] = [None] * len(sources)
+        first = self.first_pass(src_ids, progress) if self.cadec else None
         brk_s, brk_t = self.src_dict.index(BRK), self.tgt_dict.index(BRK)
         eos = 1  # room for </s>
         o = self.options
@@ -166,6 +205,15 @@ class DocumentTranslator:
                 row["tgt_ctx"] = self._context(tgt_prev, self.n_tgt, brk_t,
                                                self.max_tgt - len(src_ids[i]) - o.max_len_b - eos)
                 rows.append(row)
+            if first is not None:
+                # CADec refines sentences that have context; the others keep the base translation
+                kept = [r for r in rows if not (r["src_ctx"] or r["tgt_ctx"]) and len(r["source"]) > 1]
+                for r in kept:
+                    predicted[r["index"]] = first[r["index"]]
+                bar.update(len(kept))
+                rows = [r for r in rows if r not in kept]
+                for r in rows:
+                    r["first_pass"] = first[r["index"]] + [self.tgt_dict.eos()]
             empty = [r for r in rows if len(r["source"]) == 1]
             for r in empty:
                 predicted[r["index"]] = []

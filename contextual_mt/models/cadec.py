@@ -214,6 +214,7 @@ class CADecDecoder(FairseqIncrementalDecoder):
 
     def __init__(self, args, dictionary, base_decoder, memory_dim: int):
         super().__init__(dictionary)
+        self.padding_idx = dictionary.pad()
         dim = base_decoder.embed_tokens.embedding_dim
         heads = args.decoder_attention_heads or base_decoder.layers[0].self_attn.num_heads
         ffn = args.decoder_ffn_embed_dim or base_decoder.layers[0].fc1.out_features
@@ -340,10 +341,13 @@ def _build_base(config: Dict, task, where: str) -> nn.Module:
 
 @register_model("cadec_transformer")
 class CADecModel(FairseqEncoderDecoderModel):
+    # contexts reach the encoder as separate inputs, as for multi-encoder models (the data layout)
+    multi_encoder = True
     @staticmethod
     def add_args(parser):
         parser.add_argument("--base-model", metavar="PATH", help="the frozen sentence-level base checkpoint")
         parser.add_argument("--base-model-config", help=argparse.SUPPRESS)
+        parser.add_argument("--cadec-max-distance", type=int, help=argparse.SUPPRESS)
         parser.add_argument("--decoder-layers", type=int, metavar="N", help="CADec decoder layers")
         parser.add_argument("--decoder-attention-heads", type=int, metavar="N")
         parser.add_argument("--decoder-ffn-embed-dim", type=int, metavar="N")
@@ -361,7 +365,9 @@ class CADecModel(FairseqEncoderDecoderModel):
         else:
             base, config = load_base_model(getattr(args, "base_model", None), task)
             args.base_model_config = json.dumps(config)  # saved with the checkpoint
-        context_size = int(getattr(task.cfg, "context_size", 0))
+        if getattr(args, "cadec_max_distance", None) is None:  # K as trained, fixed in the checkpoint
+            args.cadec_max_distance = int(getattr(task.cfg, "context_size", 0))
+        context_size = int(args.cadec_max_distance)
         encoder = CADecEncoder(base, task.source_dictionary, context_size, task.source_dictionary.index(BRK))
         decoder = CADecDecoder(args, task.target_dictionary, base.decoder, encoder.memory_dim)
         return cls(encoder, decoder)
@@ -387,6 +393,7 @@ def cadec_transformer(args):
     args.attention_dropout = getattr(args, "attention_dropout", None) or 0.0
     args.base_model_config = getattr(args, "base_model_config", None)
     args.base_model = getattr(args, "base_model", None)
+    args.cadec_max_distance = getattr(args, "cadec_max_distance", None)
 
 
 @register_model_architecture("cadec_transformer", "cadec_transformer_tiny")

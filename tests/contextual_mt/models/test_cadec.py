@@ -175,3 +175,27 @@ def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corp
     proc = train_cadec(data_bin, tmp_path / "c2", other / "checkpoint_last.pt", check=False)
     assert proc.returncode == 1 and "source dictionary" in proc.stderr.splitlines()[-1], proc.stderr[-800:]
     assert "differs from the data" in proc.stderr.splitlines()[-1]
+
+
+def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus):
+    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from muda.io import document_starts
+
+    src = (raw_corpus / "test.en").read_text().splitlines()
+    ids = (raw_corpus / "test.docids").read_text().splitlines()
+    model = DocumentModel.load(ModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True))
+    assert model.cadec and model.source_context_size == model.target_context_size == 2
+    two_pass = DocumentTranslator(model, options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
+    full = DocumentTranslator(model, options=DecodingOptions(beam=3, incremental=False)).translate(
+        src, ids, progress=False)
+    assert two_pass == full  # incremental decoding of both passes = recomputing everything
+    base = DocumentTranslator(str(base_model), data=str(data_bin), options=DecodingOptions(beam=3),
+                              cpu=True).translate(src, ids, progress=False)
+    starts = document_starts(ids)
+    first = [i for i in range(len(src)) if starts[i] == i]
+    # a document's first sentence has no context: it keeps the base translation
+    assert [two_pass[i] for i in first] == [base[i] for i in first]
+    no_context = DocumentTranslator(str(cadec_checkpoint), data=str(data_bin), source_context_size=0,
+                                    target_context_size=0, options=DecodingOptions(beam=3), cpu=True)
+    assert no_context.translate(src, ids, progress=False) == base
