@@ -83,6 +83,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cadec_demo(args: argparse.Namespace) -> int:
+    from contextual_mt.demo.cadec import run_cadec_demo
+
+    run_cadec_demo(args.workdir, epochs=args.epochs)
+    return 0
+
+
 def _cxmi(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 
@@ -278,6 +285,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sentence-epochs", type=int, default=8)
     p.add_argument("--context-epochs", type=int, default=16)
     p.set_defaults(func=_demo, transaction=False)  # resumes step by step
+
+    p = sub.add_parser("cadec-demo", help="after the demo: train CADec on its sentence-level model and compare "
+                       "the two-pass translations with the base model's")
+    p.add_argument("--workdir", default="demo")
+    p.add_argument("--epochs", type=int, default=10)
+    p.set_defaults(func=_cadec_demo, transaction=False)  # resumes step by step
 
     add_pipeline_parsers(sub)
     return parser

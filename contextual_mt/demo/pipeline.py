@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List, Optional
 
 from tqdm import tqdm
 
@@ -25,8 +25,8 @@ from muda.io import atomic_write_lines, atomic_write_text, read_lines
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
 
-COMMON = ["-s", "en", "-t", "fr", "--arch", "contextual_transformer_tiny", "--share-all-embeddings",
-          "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
+ARCH = ["--task", "document_translation", "--arch", "contextual_transformer_tiny", "--share-all-embeddings"]
+COMMON = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
           "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
           "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
           "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
@@ -84,11 +84,13 @@ def binarize(data: Path, spm_dir: Path, out: Path) -> Path:
     return out
 
 
-def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs: int) -> Path:
-    """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt."""
-    cmd = [str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, "--task",
-           "document_translation", *COMMON, *MODELS[name], "--max-epoch", str(epochs),
-           "--save-dir", str(save_dir), "--cpu", "--no-progress-bar"]
+def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs: int,
+                model_args: Optional[List[str]] = None) -> Path:
+    """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt.
+    ``model_args``: task, architecture and their options (default: the demo model ``name``)."""
+    model_args = model_args if model_args is not None else [*ARCH, *MODELS[name]]
+    cmd = [str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, *model_args, *COMMON,
+           "--max-epoch", str(epochs), "--save-dir", str(save_dir), "--cpu", "--no-progress-bar"]
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"train_{name}.log"
     bar = tqdm(total=epochs, desc=f"training {name} model", unit="epoch")

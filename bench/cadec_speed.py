@@ -1,0 +1,118 @@
+"""CADec speed on the demo corpus (after `make demo` and `make cadec-demo`), in one run:
+
+1. Training throughput, target words/s (fairseq's `wps`, median of the `train_inner` logs after
+   the first), interleaved repeats: the base model (`contextual_transformer_tiny`, context 0),
+   CADec with `--cadec-p 0.5` (half the first passes sampled from the base on the fly) and CADec
+   with `--cadec-p 1.0` (no sampling: what training costs when the samples are precomputed,
+   since a precomputed sample costs what a corrupted reference does).
+2. The cost of precomputing: base-model sampling throughput (sentences/s) over training batches.
+3. Translation of the test documents, model loading excluded: one pass of the base model
+   against CADec's two passes, same beam and batch size.
+
+    .venv/bin/python bench/cadec_speed.py --workdir demo [--updates 60] [--repeats 2] [--out result.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+USER_DIR = str(REPO / "contextual_mt")
+TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-scheduler", "inverse_sqrt",
+         "--warmup-updates", "20", "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
+         "--max-tokens", "4096", "--cpu", "--no-progress-bar", "--log-format", "simple", "--log-interval", "10",
+         "--no-save", "--disable-validation", "--seed", "1"]
+
+
+def wps(work: Path, model_args, updates: int) -> float:
+    proc = subprocess.run([str(BIN / "fairseq-train"), str(work / "data-bin"), "--user-dir", USER_DIR, *model_args,
+                           *TRAIN, "--max-update", str(updates)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-2000:])
+    values = [float(m.group(1)) for m in re.finditer(r"train_inner .* wps=([\d.]+)", proc.stdout + proc.stderr)]
+    return statistics.median(values[1:] or values)
+
+
+def sampling_rate(work: Path, batches: int = 10) -> float:
+    import torch
+
+    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.tasks.cadec_translation import sample_translations
+
+    m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"), cpu=True))
+    task = m.task
+    task.load_dataset("train")
+    dataset = task.datasets["train"]
+    itr = task.get_batch_iterator(dataset, max_tokens=4096, seed=1).next_epoch_itr(shuffle=True)
+    n, seconds = 0, 0.0
+    for k, sample in enumerate(itr):
+        if k == batches:
+            break
+        start = time.perf_counter()
+        drawn = sample_translations(m.model.base, sample["net_input"]["src_tokens"], sample["net_input"]["src_lengths"],
+                                    task.tgt_dict.eos(), task.tgt_dict.pad(), 1024, torch.Generator().manual_seed(k))
+        seconds += time.perf_counter() - start
+        n += len(drawn)
+    return n / seconds
+
+
+def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
+    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+
+    data = work / "data"
+    src, ids = (data / "test.en").read_text().splitlines(), (data / "test.docids").read_text().splitlines()
+    translator = DocumentTranslator(str(checkpoint), spm=str(work / "spm" / "spm.model"), cpu=True,
+                                    options=DecodingOptions(beam=beam, batch_size=64))
+    start = time.perf_counter()
+    translator.translate(src, ids, progress=False)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workdir", default="demo")
+    p.add_argument("--updates", type=int, default=60)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--beam", type=int, default=4)
+    p.add_argument("--out")
+    args = p.parse_args()
+    import torch
+
+    work = Path(args.workdir)
+    base = work / "checkpoints" / "sentence" / "checkpoint_best.pt"
+    cadec = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
+             "--base-model", str(base)]
+    configs = {
+        "base (contextual_transformer_tiny, context 0)": ["--task", "document_translation", "--arch",
+                                                          "contextual_transformer_tiny", "--share-all-embeddings"],
+        "CADec, cadec-p 0.5 (sampling on the fly)": [*cadec, "--cadec-p", "0.5"],
+        "CADec, cadec-p 1.0 (no sampling: precomputed samples' cost)": [*cadec, "--cadec-p", "1.0"],
+    }
+    runs = {name: [] for name in configs}
+    with tempfile.TemporaryDirectory():
+        for _ in range(args.repeats):
+            for name, model_args in configs.items():
+                runs[name].append(round(wps(work, model_args, args.updates), 1))
+    result = {"threads": torch.get_num_threads(), "updates": args.updates,
+              "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()}}
+    result["sampling_sentences_per_s"] = round(sampling_rate(work), 1)
+    t_base = translation_seconds(work, base, args.beam)
+    t_cadec = translation_seconds(work, work / "checkpoints" / "cadec" / "checkpoint_best.pt", args.beam)
+    result["translation_seconds"] = {"base, one pass": round(t_base, 2), "CADec, two passes": round(t_cadec, 2),
+                                     "ratio": round(t_cadec / t_base, 2)}
+    print(json.dumps(result, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
