@@ -19,7 +19,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -48,7 +47,8 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.tasks.cadec_translation import sample_translations
 
-    m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"), cpu=True))
+    m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
+                                        data=str(work / "data-bin"), cpu=True))
     task = m.task
     task.load_dataset("train")
     dataset = task.datasets["train"]
@@ -98,10 +98,10 @@ def main() -> None:
         "CADec, cadec-p 1.0 (no sampling: precomputed samples' cost)": [*cadec, "--cadec-p", "1.0"],
     }
     runs = {name: [] for name in configs}
-    with tempfile.TemporaryDirectory():
-        for _ in range(args.repeats):
-            for name, model_args in configs.items():
-                runs[name].append(round(wps(work, model_args, args.updates), 1))
+    for _ in range(args.repeats):  # interleaved, so that all see the same machine load
+        for name, model_args in configs.items():
+            runs[name].append(round(wps(work, model_args, args.updates), 1))
+            print(f"{name}: {runs[name][-1]} wps", file=sys.stderr, flush=True)
     result = {"threads": torch.get_num_threads(), "updates": args.updates,
               "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()}}
     result["sampling_sentences_per_s"] = round(sampling_rate(work), 1)

@@ -125,6 +125,10 @@ class CADecTranslationTask(DocumentTranslationTask):
             dataset.multi_encoder = True
         return model
 
+    def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
+        raise ContextualMTError("fairseq-generate cannot run CADec's two passes; translate with `contextual-mt "
+                                "translate --path CADEC.pt` and score with `contextual-mt contrastive` or `cxmi`")
+
     # ------------------------------------------------------------------ the first pass
     def first_pass(self, sample, model, seed: int) -> torch.Tensor:
         """Per row of the batch: the corrupted reference (probability cadec_p) or a translation

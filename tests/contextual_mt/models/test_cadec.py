@@ -199,3 +199,10 @@ def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus
     no_context = DocumentTranslator(str(cadec_checkpoint), data=str(data_bin), source_context_size=0,
                                     target_context_size=0, options=DecodingOptions(beam=3), cpu=True)
     assert no_context.translate(src, ids, progress=False) == base
+
+
+def test_fairseq_generate_points_to_the_two_pass_commands(cadec_checkpoint, data_bin):
+    proc = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task", "cadec_translation",
+                "-s", "en", "-t", "fr", "--path", str(cadec_checkpoint), "--gen-subset", "test", "--cpu"], check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "contextual-mt translate" in proc.stderr.splitlines()[-1]
