@@ -25,12 +25,14 @@ from muda.io import atomic_write_lines, atomic_write_text, read_lines
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
 
-ARCH = ["--task", "document_translation", "--arch", "contextual_transformer_tiny", "--share-all-embeddings"]
-COMMON = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
-          "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
-          "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
-          "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
-          "--log-format", "simple", "--log-interval", "100"]
+LANGS = ["-s", "en", "-t", "fr"]
+ARCH = ["--arch", "contextual_transformer_tiny", "--share-all-embeddings"]
+TRAINING = ["--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
+            "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
+            "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
+            "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
+            "--log-format", "simple", "--log-interval", "100"]
+COMMON = [*LANGS, *ARCH, *TRAINING]  # the demo models' options (benchmarks and tests use them too)
 MODELS = {
     "sentence": ["--source-context-size", "0", "--target-context-size", "0"],
     "context": ["--source-context-size", "0", "--target-context-size", "3", "--sample-context-size",
@@ -88,8 +90,9 @@ def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs
                 model_args: Optional[List[str]] = None) -> Path:
     """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt.
     ``model_args``: task, architecture and their options (default: the demo model ``name``)."""
-    model_args = model_args if model_args is not None else [*ARCH, *MODELS[name]]
-    cmd = [str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, *model_args, *COMMON,
+    options = ([*model_args, *LANGS, *TRAINING] if model_args is not None
+               else ["--task", "document_translation", *COMMON, *MODELS[name]])
+    cmd = [str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, *options,
            "--max-epoch", str(epochs), "--save-dir", str(save_dir), "--cpu", "--no-progress-bar"]
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"train_{name}.log"
