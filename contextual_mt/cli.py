@@ -19,11 +19,50 @@ def _add_symbols(args: argparse.Namespace) -> int:
     return 0
 
 
+HF_ONLY = ("hf_separator", "src_lang", "tgt_lang", "prompt_template", "device_map")
+FAIRSEQ_ONLY = ("spm", "data")
+
+
 def _model_options(args: argparse.Namespace):
+    """A fairseq checkpoint (--path) or a Hugging Face model (--hf-model), the other's options refused."""
+    from contextual_mt.errors import ContextualMTError
+
+    if bool(args.path) == bool(args.hf_model):
+        raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
+    flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
+    if args.hf_model:
+        from contextual_mt.hf.options import HFModelOptions
+
+        given = [flag(n) for n in FAIRSEQ_ONLY if getattr(args, n, None) is not None]
+        if given:
+            raise ContextualMTError(f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer")
+        sizes = {k: 1 if getattr(args, k) is None else getattr(args, k)
+                 for k in ("source_context_size", "target_context_size")}
+        return HFModelOptions(args.hf_model, src_lang=args.src_lang, tgt_lang=args.tgt_lang,
+                              separator=args.hf_separator if args.hf_separator is not None else " ",
+                              prompt_template=args.prompt_template, dtype=args.dtype or "float32",
+                              device_map=args.device_map, cpu=args.cpu, **sizes)
+    given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None] + (["--dtype"] if args.dtype else [])
+    if given:
+        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
     from contextual_mt.inference.checkpoint import ModelOptions
 
     return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
                         target_context_size=args.target_context_size, cpu=args.cpu)
+
+
+def _add_hf_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Hugging Face models (instead of --path)")
+    g.add_argument("--hf-model", metavar="FOLDER_OR_NAME", help="a seq2seq MT model (Marian, mBART-50, NLLB, M2M100) "
+                   "or a decoder-only LM: a local folder or a name in the local Hugging Face cache")
+    g.add_argument("--hf-separator", help="seq2seq: joins the context sentences and the current one (default: a space)")
+    g.add_argument("--src-lang", help="language code of the tokenizer (mBART-50: en_XX, NLLB: eng_Latn, M2M100: en), "
+                   "or a language name for prompt templates")
+    g.add_argument("--tgt-lang", help="as --src-lang; also the >>xx<< token of multi-target Marian models")
+    g.add_argument("--prompt-template", help="decoder-only: a JSON template file, 'plain' or 'chat' (default: the "
+                   "tokenizer's chat template if it has one, else 'plain')")
+    g.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), help="default float32")
+    g.add_argument("--device-map", choices=("auto",), help="spread a model too large for one GPU over the GPUs")
 
 
 def _translate(args: argparse.Namespace) -> int:
@@ -96,7 +135,7 @@ def _cxmi(args: argparse.Namespace) -> int:
     summary = run_cxmi(CxmiOptions(
         _model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
         random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
-        resume=not args.overwrite, progress=not args.quiet, skip_up_to_date=args.skip_up_to_date))
+        max_tokens=args.max_tokens, resume=not args.overwrite, progress=not args.quiet, skip_up_to_date=args.skip_up_to_date))
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
           f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
     return 0
@@ -117,14 +156,15 @@ def _contrastive(args: argparse.Namespace) -> int:
     from contextual_mt.errors import ContextualMTError
 
     if args.scores is not None:
-        if args.path or args.output:
-            raise ContextualMTError("--scores evaluates existing scores: give it without --path and --output")
+        if args.path or args.hf_model or args.output:
+            raise ContextualMTError("--scores evaluates existing scores: give it without --path/--hf-model and --output")
         summary = evaluate_scores(ScoresOptions(args.format, args.input, args.scores, args.summary,
                                                 tuple(args.context_files or ()), maximize=args.maximize))
         print(format_table(summary))
         return 0
-    if not (args.path and args.output):
-        raise ContextualMTError("give --path and --output (score with a model), or --scores (evaluate existing scores)")
+    if not ((args.path or args.hf_model) and args.output):
+        raise ContextualMTError("give --path or --hf-model, and --output (score with a model), or --scores (evaluate "
+                                "existing scores)")
     if args.maximize:
         raise ContextualMTError("--maximize applies to --scores only (this command writes losses: lower is better)")
     summary = run_contrastive(ContrastiveOptions(
@@ -163,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("translate", help="translate documents, with the model's own previous "
                        "translations as target context")
-    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--path", help="document_translation checkpoint")
     p.add_argument("--source", required=True, help="source text, one sentence per line")
     p.add_argument("--docids", required=True, help="document id of each line")
     p.add_argument("--output", required=True, help="translations, one line per source line")
@@ -172,8 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "then the training data directory)")
     p.add_argument("--gold-target-context", metavar="REF",
                    help="use these references as target context instead of the model's translations")
-    p.add_argument("--source-context-size", type=int, help="default: as trained")
-    p.add_argument("--target-context-size", type=int, help="default: as trained")
+    p.add_argument("--source-context-size", type=int, help="default: as trained (--hf-model: 1)")
+    p.add_argument("--target-context-size", type=int, help="default: as trained (--hf-model: 1)")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--lenpen", type=float, default=1.0)
     p.add_argument("--max-len-a", type=float, default=0.0)
@@ -183,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_hf_arguments(p)
     p.set_defaults(func=_translate, output_args=("output",))
 
     p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET")
@@ -207,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
                        "model trained with dynamic context size")
-    p.add_argument("--path", required=True, help="document_translation checkpoint")
+    p.add_argument("--path", help="document_translation checkpoint")
     p.add_argument("--source", required=True)
     p.add_argument("--reference", required=True)
     p.add_argument("--docids", required=True)
@@ -215,14 +256,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "is written beside it)")
     p.add_argument("--spm", help="sentencepiece model (default: input is already tokenized)")
     p.add_argument("--data", help="directory with dict.*.txt")
-    p.add_argument("--source-context-size", type=int, help="default: as trained (0 = no source context)")
-    p.add_argument("--target-context-size", type=int, help="default: as trained (0 = no target context)")
+    p.add_argument("--source-context-size", type=int, help="default: as trained, --hf-model: 1 (0 = no source context)")
+    p.add_argument("--target-context-size", type=int, help="default: as trained, --hf-model: 1 (0 = no target context)")
     p.add_argument("--log-base", choices=["e", "2"], default="e", help="e: nats (default); 2: bits")
     p.add_argument("--random-context", action="store_true",
                    help="control: take the context from random other documents")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 4096)")
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
     p.add_argument("--skip-up-to-date", action="store_true",
@@ -230,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(same content hashes); what `make pcxmi` uses")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
+    _add_hf_arguments(p)
     p.set_defaults(func=_cxmi, output_args=("output",))
 
     p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
@@ -263,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
+    _add_hf_arguments(p)
     p.set_defaults(func=_contrastive, output_args=("output", "summary"))
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "

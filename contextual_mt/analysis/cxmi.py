@@ -23,9 +23,9 @@ import numpy as np
 from tqdm import tqdm
 
 from contextual_mt.analysis.join import read_pcxmi
+from contextual_mt.backends import ModelSpec, model_fingerprint, model_name, model_summary, open_backend
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend
-from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend, length_batches  # noqa: F401
 from muda.io import (atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans,
                      document_starts, file_sha256, outputs, read_docids, read_lines)
 
@@ -126,9 +126,11 @@ def no_context_error(name: str, trained: Optional[Dict]) -> ContextualMTError:
 class PCXMIScorer:
     """Scores references with and without context using one model (a ScoringBackend)."""
 
-    def __init__(self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model"):
+    def __init__(self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model",
+                 max_tokens: Optional[int] = None):
         self.backend = backend
         self.batch_size = batch_size
+        self.max_tokens = max_tokens
         self.n_src, self.n_tgt = backend.source_context_size, backend.target_context_size
         trained = backend.trained_context
         if not self.n_src and not self.n_tgt:
@@ -147,8 +149,16 @@ class PCXMIScorer:
                                self.n_src, self.n_tgt, n_src, n_tgt)
 
     @classmethod
-    def from_checkpoint(cls, model: ModelOptions, batch_size: int = 64) -> "PCXMIScorer":
-        return cls(FairseqScoringBackend(DocumentModel.load(model)), batch_size, name=model.path)
+    def from_checkpoint(cls, model: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None) -> "PCXMIScorer":
+        """The scorer of a fairseq checkpoint or a Hugging Face model (``--hf-model``)."""
+        return cls(open_backend(model, max_tokens), batch_size, name=model_name(model), max_tokens=max_tokens)
+
+    def _both_passes(self, chunk: Sequence[int], has_ctx: Sequence[int]) -> Tuple[Dict, Dict]:
+        both = getattr(self.backend, "token_log_probs_both", None)
+        if both is not None:  # one set of batches for both passes
+            return both(chunk, has_ctx)
+        return (self.backend.token_log_probs(chunk, context=False),
+                self.backend.token_log_probs(has_ctx, context=True) if has_ctx else {})
 
     def score(self, sources: Sequence[str], references: Sequence[str], docids: Sequence[str],
               todo: Optional[Iterable[int]] = None, random_context: bool = False, seed: int = 1,
@@ -172,12 +182,11 @@ class PCXMIScorer:
         todo = sorted(set(range(len(sources)) if todo is None else todo), key=lambda i: (self.backend.length(i), i))
         scale = LOG_BASES[log_base]
         bar = tqdm(total=len(todo), unit="sent", desc="P-CXMI", disable=not progress)
-        for b in range(0, len(todo), self.batch_size):
-            chunk = todo[b:b + self.batch_size]
-            lp_a = self.backend.token_log_probs(chunk, context=False)
+        for chunk in length_batches(todo, self.backend.length, self.batch_size, self.max_tokens):
             # with no context available (document starts), q_C is q_A: no second pass
             has_ctx = [i for i in chunk if src_k[i] or tgt_k[i]]
-            lp_c = {**lp_a, **(self.backend.token_log_probs(has_ctx, context=True) if has_ctx else {})}
+            lp_a, lp_c = self._both_passes(chunk, has_ctx)
+            lp_c = {**lp_a, **lp_c}
             records = []
             for i in chunk:
                 token_values = (lp_c[i] - lp_a[i]) / scale
@@ -218,7 +227,7 @@ class CxmiOptions:
     """``contextual-mt cxmi``: the model, the references to score, and how. Validated when
     built, so a bad option fails before any file is read or model loaded."""
 
-    model: ModelOptions
+    model: ModelSpec  # a fairseq checkpoint (ModelOptions) or a Hugging Face model (HFModelOptions)
     source: str
     reference: str
     docids: str
@@ -228,6 +237,7 @@ class CxmiOptions:
     seed: int = 1
     shard: Optional[str] = None  # "i/n": the i-th of n parts of the documents
     batch_size: int = 64  # sentences per batch
+    max_tokens: Optional[int] = None  # padded tokens (with context) per batch; --hf-model: default 4096
     resume: bool = True  # continue from OUTPUT.partial (False: --overwrite, discard it)
     progress: bool = True
     skip_up_to_date: bool = False  # outputs already made from these inputs and options: keep them
@@ -235,38 +245,21 @@ class CxmiOptions:
     def __post_init__(self) -> None:
         check_log_base(self.log_base)
         check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
         check_option("--seed", self.seed, integer=True)
         parse_shard(self.shard)
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None)
 
 
-def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
-    """Content hashes of the dict.*.txt files where the loader looks first: ``--data``, else
-    beside the checkpoint (the training data directory, recorded in the checkpoint, is covered
-    by the checkpoint's own hash)."""
-    directory = model.data or os.path.dirname(os.path.abspath(model.path))
-    if model.data and not os.path.isdir(model.data):
-        raise ContextualMTError(f"{model.data}: --data directory not found")
-    return {name: file_sha256(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
-            if name.startswith("dict.") and name.endswith(".txt")}
-
-
 def fingerprint(options: CxmiOptions) -> Dict:
     """Everything the records depend on, by content: a partial run resumes, and shards merge,
     only when these agree. Computed without loading the model."""
-    o, m = options, options.model
-    if not os.path.isfile(m.path):
-        raise ContextualMTError(f"{m.path}: checkpoint not found")
-    if m.spm is not None:
-        check_input_file(m.spm, "sentencepiece model")
+    o = options
     shard_i, shard_n = parse_shard(o.shard)
     return {
         "source": file_sha256(o.source), "reference": file_sha256(o.reference), "docids": file_sha256(o.docids),
-        "checkpoint": file_sha256(m.path), "spm": file_sha256(m.spm) if m.spm else None,
-        "dictionaries": dictionary_hashes(m),
-        # as requested: None = as trained (the checkpoint's hash covers what was trained)
-        "source_context_size": m.source_context_size, "target_context_size": m.target_context_size,
+        **model_fingerprint(o.model),
         "log_base": o.log_base, "random_context": o.random_context,
         "seed": o.seed if o.random_context else None,  # the seed only draws the random context
         "shard": f"{shard_i}/{shard_n}",
@@ -425,7 +418,7 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
     todo = [i for i in mine if i not in finished]
     if done:
         logger.warning("%s: resuming, %d of %d sentences already scored", partial, len(finished), len(mine))
-    scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size)
+    scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size, max_tokens=o.max_tokens)
     writer, new = PartialFile(partial, fp, done), []
     try:
         for records in scorer.score(sources, references, ids, todo, o.random_context, o.seed, o.log_base,
@@ -436,7 +429,7 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
         writer.close()
     records = sorted(done + new, key=lambda r: r["line"])
     summary = summarize(records, o.log_base, {
-        "checkpoint": o.model.path, "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
+        **model_summary(o.model), "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
         "random_context": o.random_context, "seed": o.seed, "shard": fp["shard"],
         "records": o.output, "fingerprint": fp,
     })
@@ -522,8 +515,8 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
             records.append(r)
     records.sort(key=lambda r: r["line"])
     first = metas[0]
-    extra = {k: first.get(k) for k in ("checkpoint", "source_context_size", "target_context_size",
-                                       "random_context", "seed")}
+    extra = {k: first.get(k) for k in ("checkpoint", "hf_model", "hf_settings", "source_context_size",
+                                       "target_context_size", "random_context", "seed") if k in first}
     fp = {**first["fingerprint"], "shard": None}  # the merged whole
     log_base = fp.get("log_base", first.get("log_base", "e"))
     summary = summarize(records, log_base, {**extra, "fingerprint": fp, "merged_from": list(shards),

@@ -19,12 +19,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from contextual_mt.analysis.cxmi import PartialFile, dictionary_hashes, resumable_records
+from contextual_mt.analysis.cxmi import PartialFile, resumable_records
+from contextual_mt.backends import ModelSpec, is_hf, model_fingerprint, model_summary, open_backend
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import ContextPair, FairseqScoringBackend, ScoringBackend
-from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.inference.backend import ContextPair, ScoringBackend, length_batches
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
 
@@ -41,14 +41,14 @@ LOSS = {False: "negative sum of the natural-log probabilities of the current tar
 class ContrastiveOptions:
     """``contextual-mt contrastive``; validated when built, before any file is read."""
 
-    model: ModelOptions
+    model: ModelSpec  # a fairseq checkpoint (ModelOptions) or a Hugging Face model (HFModelOptions)
     format: str
     input: str
     output: str  # the scores file, one loss per candidate in the authors' order
     summary: str  # JSON: accuracy overall and by category, settings
     context_files: Tuple[str, ...] = ()
     normalize: bool = False  # per-token mean instead of the sum
-    detokenize: str = "auto"  # auto: a tokenized set is detokenized when --spm is given
+    detokenize: str = "auto"  # auto: a tokenized set is detokenized when --spm or --hf-model is given
     batch_size: int = 64  # candidates per batch
     max_tokens: Optional[int] = None  # (source or target, with context) tokens per batch
     resume: bool = True
@@ -87,8 +87,8 @@ def read_set(o: ContrastiveOptions) -> ContrastiveSet:
 
 
 def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
-    if o.detokenize == "auto":
-        return test_set.tokenized and o.model.spm is not None
+    if o.detokenize == "auto":  # models that read raw text: --spm, and every Hugging Face model
+        return test_set.tokenized and (is_hf(o.model) or o.model.spm is not None)
     return o.detokenize == "yes"
 
 
@@ -131,17 +131,10 @@ def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> 
 
 def fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
     """Everything the scores depend on, by content, computed without loading the model."""
-    m = o.model
-    if not os.path.isfile(m.path):
-        raise ContextualMTError(f"{m.path}: checkpoint not found")
-    if m.spm is not None:
-        check_input_file(m.spm, "sentencepiece model")
     return {
         "format": o.format, "input": file_sha256(o.input),
         "context_files": [file_sha256(p) for p in o.context_files],
-        "checkpoint": file_sha256(m.path), "spm": file_sha256(m.spm) if m.spm else None,
-        "dictionaries": dictionary_hashes(m),
-        "source_context_size": m.source_context_size, "target_context_size": m.target_context_size,
+        **model_fingerprint(o.model),
         "detokenized": detok,
     }
 
@@ -151,20 +144,7 @@ def batches(backend: ScoringBackend, todo: Sequence[int], batch_size: int,
     """Candidates sorted by length, then by source (candidates of one source side by side, so a
     batch encodes it once), cut into batches of at most ``batch_size`` candidates and
     ``max_tokens`` padded tokens."""
-    order = sorted(todo, key=lambda i: (backend.pair_length(i), backend.pair_source_key(i), i))
-    out: List[List[int]] = []
-    current: List[int] = []
-    longest = 0
-    for i in order:
-        n = backend.pair_length(i)
-        if current and (len(current) >= batch_size or (max_tokens and max(longest, n) * (len(current) + 1) > max_tokens)):
-            out.append(current)
-            current, longest = [], 0
-        current.append(i)
-        longest = max(longest, n)
-    if current:
-        out.append(current)
-    return out
+    return length_batches(todo, backend.pair_length, batch_size, max_tokens, key=backend.pair_source_key)
 
 
 def score_candidates(backend: ScoringBackend, todo: Sequence[int], batch_size: int = 64,
@@ -213,8 +193,7 @@ def _run(o: ContrastiveOptions) -> Dict:
     finished = {r["line"] - 1 for r in done}
     if done:
         logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
-    model = DocumentModel.load(o.model)
-    backend = FairseqScoringBackend(model)
+    backend = open_backend(o.model, o.max_tokens)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
     check_distinguishable(test_set, backend)
     writer, new = PartialFile(partial, fp, done), []
@@ -230,7 +209,7 @@ def _run(o: ContrastiveOptions) -> Dict:
     summary = summarize(test_set, [float(x) for x in lines], {
         "input": o.input, "context_files": list(o.context_files), "scores": o.output,
         "loss": LOSS[o.normalize], "normalize": o.normalize, "detokenized": detok,
-        "checkpoint": o.model.path, "source_context_size": backend.source_context_size,
+        **model_summary(o.model), "source_context_size": backend.source_context_size,
         "target_context_size": backend.target_context_size, "trained_context": backend.trained_context,
         "official_scorer": test_set.scorer,
         "fingerprint": fp,

@@ -1,0 +1,222 @@
+"""A Hugging Face model as a ``ScoringBackend``: the same CXMI / P-CXMI records and contrastive
+scores as the fairseq backend, from ``transformers`` seq2seq MT models and decoder-only LMs.
+
+Rows (``layout.Row``) are scored in batches padded on the right (exact: every scored position
+sees only the tokens before it). A seq2seq batch encodes each distinct encoder input once. The
+output layer is applied only at the scored positions (not at the forced target context or the
+prompt), which is checked against the model's own logits when the backend is built; a model
+for which the two differ is scored through its full forward instead.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.hf.layout import Layout, Row, lm_context_sizes
+from contextual_mt.hf.model import HFModel
+from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.inference.backend import ContextPair
+
+logger = logging.getLogger(__name__)
+
+
+class HFScoringBackend:
+    """Teacher-forced log-probabilities of targets from a ``transformers`` model."""
+
+    trained_context = None  # these models were not trained with a context size
+
+    def __init__(self, hf: HFModel, max_tokens: int = 4096):
+        self.hf = hf
+        self.layout = Layout(hf)
+        self.max_tokens = max_tokens
+        self.source_context_size, self.target_context_size = lm_context_sizes(
+            hf, hf.options.source_context_size, hf.options.target_context_size)
+        self._with: List[Row] = []
+        self._without: List[Row] = []
+        self._pairs: List[Row] = []
+        self.pad = self._pad_id()
+        self.fast_head = self._check_fast_head()
+
+    @classmethod
+    def open(cls, options: HFModelOptions, max_tokens: int = 4096) -> "HFScoringBackend":
+        return cls(HFModel.load(options), max_tokens)
+
+    def _pad_id(self) -> int:
+        tok = self.hf.tokenizer
+        for value in (tok.pad_token_id, getattr(self.hf.model.config, "pad_token_id", None), tok.eos_token_id, 0):
+            if value is not None:
+                return int(value)
+        return 0
+
+    # ------------------------------------------------------------------ corpus
+    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
+             context_of: Optional[np.ndarray] = None,
+             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
+        at = np.arange(len(sources)) if context_of is None else np.asarray(context_of)
+        starts = np.asarray(doc_starts)
+        self._with, self._without = [], []
+        for i, (source, reference) in enumerate(zip(sources, references)):
+            a = int(at[i])
+            first = int(starts[a])
+            k = min(max(self.source_context_size, self.target_context_size), a - first)
+            where = lambda i=i: f"{names[0]}:{i + 1}"  # noqa: E731
+            self._without.append(self.layout.row(source, reference, (), (), 0, 0, where))
+            self._with.append(self.layout.row(source, reference, sources[a - k:a], references[a - k:a],
+                                              self.source_context_size, self.target_context_size, where))
+        self._warn_unknown(self._with, lambda i: f"{names[0]}:{i + 1}")
+        return [self._record_pieces(r) for r in self._without]
+
+    def _record_pieces(self, r: Row) -> List[str]:
+        return list(r.pieces)
+
+    def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
+        return (np.array([r.context[0] for r in self._with], dtype=np.int64),
+                np.array([r.context[1] for r in self._with], dtype=np.int64))
+
+    def length(self, index: int) -> int:
+        return self._with[index].length
+
+    def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
+        rows = self._with if context else self._without
+        scores = self.score_rows([rows[i] for i in indices])
+        return {int(i): self._merge_end(rows[i], s) for i, s in zip(indices, scores)}
+
+    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
+                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+        """Both passes in shared batches: (without context for ``indices``, with context for
+        ``with_context``)."""
+        rows = [self._without[i] for i in indices] + [self._with[i] for i in with_context]
+        scores = self.score_rows(rows)
+        n = len(indices)
+        without = {int(i): self._merge_end(self._without[i], s) for i, s in zip(indices, scores[:n])}
+        within = {int(i): self._merge_end(self._with[i], s) for i, s in zip(with_context, scores[n:])}
+        return without, within
+
+    def _merge_end(self, r: Row, scores: np.ndarray) -> np.ndarray:
+        """The tokens that end the target (EOS, with a language code or a template's end string)
+        become one final value, as the fairseq records have one '</s>'."""
+        n = len(r.pieces)
+        return np.append(scores[:n], scores[n:].sum())
+
+    # ------------------------------------------------------------------ free-standing pairs
+    def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
+        self._pairs = [self.layout.row(p.source, p.target, p.source_context, p.target_context,
+                                       self.source_context_size, self.target_context_size, lambda i=i: where(i))
+                       for i, p in enumerate(pairs)]
+        self._warn_unknown(self._pairs, where)
+
+    def pair_length(self, index: int) -> int:
+        return self._pairs[index].length
+
+    def pair_source_key(self, index: int) -> Hashable:
+        r = self._pairs[index]
+        return r.encoder if r.encoder is not None else r.prefix
+
+    def pair_identity(self, index: int) -> Hashable:
+        r = self._pairs[index]
+        return (r.encoder, r.prefix, r.target)
+
+    def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
+        return {int(i): s for i, s in zip(indices, self.score_rows([self._pairs[i] for i in indices]))}
+
+    def _warn_unknown(self, rows: Sequence[Row], where: Callable[[int], str]) -> None:
+        tok = self.hf.tokenizer
+        unk = tok.unk_token_id
+        if unk is None or unk in (tok.eos_token_id, tok.bos_token_id, tok.pad_token_id):
+            return  # byte-level BPE (GPT-2) has no unknown token: its 'unk' is its end token
+        bad = [i for i, r in enumerate(rows) if unk in r.target or unk in r.prefix or (r.encoder and unk in r.encoder)]
+        if bad:
+            logger.warning("%d of %d sentences contain text the tokenizer maps to its unknown token, first: %s",
+                           len(bad), len(rows), where(bad[0]))
+
+    # ------------------------------------------------------------------ the computation
+    def score_rows(self, rows: Sequence[Row]) -> List[np.ndarray]:
+        """log p of every target token of each row (natural log), in batches of at most
+        ``max_tokens`` padded positions, sorted by length."""
+        order = sorted(range(len(rows)), key=lambda k: (rows[k].length, rows[k].encoder or (), k))
+        out: List[Optional[np.ndarray]] = [None] * len(rows)
+        batch: List[int] = []
+        longest = 0
+        for k in order + [None]:
+            if k is not None and (not batch or max(longest, rows[k].length) * (len(batch) + 1) <= self.max_tokens):
+                batch.append(k)
+                longest = max(longest, rows[k].length)
+                continue
+            for b, scores in zip(batch, self._forward([rows[b] for b in batch])):
+                out[b] = scores
+            batch, longest = ([k], rows[k].length) if k is not None else ([], 0)
+        return out  # type: ignore[return-value]
+
+    @torch.no_grad()
+    def _forward(self, rows: Sequence[Row], fast: Optional[bool] = None) -> List[np.ndarray]:
+        fast = self.fast_head if fast is None else fast
+        device = self.hf.device
+        decoder = [r.prefix + r.target[:-1] for r in rows]
+        ids, mask = self._pad(decoder, device)
+        # position p predicts token p + 1: the target's tokens from the last prefix position on
+        starts = [len(r.prefix) - 1 for r in rows]
+        lengths = [len(r.target) for r in rows]
+        row_index = torch.tensor([b for b, n in enumerate(lengths) for _ in range(n)], device=device)
+        pos_index = torch.tensor([s + t for s, n in zip(starts, lengths) for t in range(n)], device=device)
+        labels = torch.tensor([tok for r in rows for tok in r.target], device=device)
+        model = self.hf.model
+        if self.hf.seq2seq:
+            unique: Dict[Tuple[int, ...], int] = {}
+            owner = [unique.setdefault(r.encoder, len(unique)) for r in rows]
+            enc_ids, enc_mask = self._pad(list(unique), device)
+            encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
+            expand = torch.tensor(owner, device=device)
+            inputs = dict(encoder_outputs=(encoded.index_select(0, expand),),
+                          attention_mask=enc_mask.index_select(0, expand), decoder_input_ids=ids)
+        else:
+            inputs = dict(input_ids=ids, attention_mask=mask)
+        if fast:
+            hidden = model.base_model(**inputs, use_cache=False).last_hidden_state
+            logits = self._head(hidden[row_index, pos_index])
+        else:
+            logits = model(**inputs, use_cache=False).logits[row_index, pos_index]
+        log_probs = torch.log_softmax(logits.float(), dim=-1).gather(-1, labels.unsqueeze(-1)).squeeze(-1)
+        flat = log_probs.double().cpu().numpy()
+        return list(np.split(flat, np.cumsum(lengths)[:-1]))
+
+    def _pad(self, sequences: Sequence[Sequence[int]], device) -> Tuple[torch.Tensor, torch.Tensor]:
+        n = max(len(s) for s in sequences)
+        ids = torch.full((len(sequences), n), self.pad, dtype=torch.long)
+        mask = torch.zeros((len(sequences), n), dtype=torch.long)
+        for b, s in enumerate(sequences):
+            ids[b, :len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[b, :len(s)] = 1
+        return ids.to(device), mask.to(device)
+
+    def _head(self, hidden: torch.Tensor) -> torch.Tensor:
+        model = self.hf.model
+        logits = model.get_output_embeddings()(hidden)
+        bias = getattr(model, "final_logits_bias", None)  # Marian, mBART, BART
+        return logits + bias.to(logits.dtype).squeeze(0) if bias is not None else logits
+
+    def _check_fast_head(self) -> bool:
+        """Applying the output layer at the scored positions only is exact for models whose
+        logits are output_embeddings(base_model(...)) (+ final_logits_bias); checked here on a
+        short input against the model's own forward. Others take the full forward."""
+        text = "Context, checked once."
+        try:
+            row = self.layout.row(text, text, (text,), (text,), self.source_context_size, self.target_context_size,
+                                  lambda: "check")
+            if self.hf.model.base_model is self.hf.model or self.hf.model.get_output_embeddings() is None:
+                return False
+            fast, full = self._forward([row], fast=True)[0], self._forward([row], fast=False)[0]
+        except ContextualMTError:
+            raise
+        except Exception as e:  # a model whose base model takes other inputs
+            logger.info("scoring through the full forward (%s: %s)", type(e).__name__, e)
+            return False
+        tolerance = 1e-4 if self.hf.options.dtype == "float32" else 5e-2
+        same = bool(np.allclose(fast, full, atol=tolerance, rtol=0))
+        if not same:
+            logger.info("scoring through the full forward (the output layer alone differs by %.3g)",
+                        float(np.abs(fast - full).max()))
+        return same

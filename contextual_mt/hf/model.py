@@ -1,0 +1,253 @@
+"""Loading a Hugging Face model for scoring and translation: a local folder or a name in the local
+cache (never a download), seq2seq MT model or decoder-only LM, with its tokenizer set to the
+language pair, on the GPU when there is one. Every failure is one line saying how to fix it."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import torch
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.hf.templates import PromptTemplate, load_template
+
+logger = logging.getLogger(__name__)
+
+HOW_TO_GET = ("download it where there is network (`huggingface-cli download NAME --local-dir DIR`, or "
+              "`save_pretrained(DIR)`) and give the folder")
+
+
+def resolve_model_folder(path: str) -> str:
+    """The folder holding the model's files: ``path`` itself, or its snapshot in the local
+    Hugging Face cache. Nothing is downloaded."""
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            raise ContextualMTError(f"{path}: not a Hugging Face model folder (no config.json); {HOW_TO_GET}")
+        return path
+    if os.path.exists(path):
+        raise ContextualMTError(f"{path}: is a file; --hf-model takes a model folder or a model name")
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(path, local_files_only=True)
+    except Exception:  # not a valid repo id, or not in the cache
+        folder = None
+    if not folder or not os.path.isfile(os.path.join(folder, "config.json")):
+        raise ContextualMTError(f"{path}: no such model folder, and not in the local Hugging Face cache "
+                                f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}); {HOW_TO_GET}")
+    return folder
+
+
+def model_files(folder: str) -> List[str]:
+    """The files a model is made of (what a fingerprint hashes), sorted."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out += [os.path.join(root, f) for f in sorted(files) if not f.startswith(".")]
+    return out
+
+
+def model_kind(config, folder: str) -> str:
+    """'seq2seq' or 'causal' from the config; anything else is refused."""
+    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                                                        MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES)
+
+    def names(mapping) -> set:
+        out = set()
+        for v in mapping.values():
+            out.update(v if isinstance(v, (list, tuple)) else [v])
+        return out
+
+    seq2seq, causal = names(MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES), names(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+    archs = list(getattr(config, "architectures", None) or [])
+    if archs:
+        if any(a in seq2seq for a in archs):
+            return "seq2seq"
+        if any(a in causal for a in archs):
+            return "causal"
+    elif config.model_type in MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES and config.is_encoder_decoder:
+        return "seq2seq"
+    elif config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not config.is_encoder_decoder:
+        return "causal"
+    what = archs[0] if archs else f"a '{config.model_type}' model"
+    raise ContextualMTError(f"{folder}: is {what}, not a seq2seq translation model (AutoModelForSeq2SeqLM) or a "
+                            "decoder-only LM (AutoModelForCausalLM)")
+
+
+def language_token(tokenizer, code: str) -> Optional[str]:
+    """The vocabulary token of a language code: 'fr_XX' (mBART-50), 'fra_Latn' (NLLB), '__fr__'
+    (M2M100), '>>fra<<' (multi-target Marian); None when the tokenizer has none of them."""
+    vocab = tokenizer.get_vocab()
+    for token in (code, f"__{code}__", f">>{code}<<"):
+        if token in vocab and token != tokenizer.unk_token:
+            return token
+    return None
+
+
+def language_codes(tokenizer) -> List[str]:
+    """The language codes a tokenizer knows, if it has any (for error messages and checks)."""
+    codes = getattr(tokenizer, "lang_code_to_id", None) or getattr(tokenizer, "lang_code_to_token", None)
+    if codes:
+        return sorted(codes)
+    marian = getattr(tokenizer, "supported_language_codes", None)
+    if marian:
+        return sorted(c[2:-2] for c in marian)
+    special = [t for t in getattr(tokenizer, "additional_special_tokens", []) or []
+               if len(t) in (5, 8) and t[2:3] == "_" or (t.startswith("__") and t.endswith("__"))]
+    return sorted(special)
+
+
+def _torch_dtype(name: str) -> torch.dtype:
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+@dataclass
+class HFModel:
+    """A loaded model with what the scoring backend and translation need."""
+
+    options: HFModelOptions
+    folder: str
+    model: torch.nn.Module
+    tokenizer: object
+    kind: str  # seq2seq | causal
+    template: Optional[PromptTemplate]  # decoder-only models
+    target_language_token: Optional[str]  # forced at the start of the target (mBART-50, NLLB, M2M100)
+    marian_prefix: str  # multi-target Marian: ">>fra<< " before the source
+
+    @property
+    def seq2seq(self) -> bool:
+        return self.kind == "seq2seq"
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
+    def max_positions(self) -> int:
+        c = self.model.config
+        limits = [getattr(c, k) for k in ("max_position_embeddings", "n_positions", "max_target_positions")
+                  if isinstance(getattr(c, k, None), int)]
+        n = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(n, int) and n < 1_000_000:
+            limits.append(n)
+        return min(limits) if limits else 1_000_000
+
+    @classmethod
+    def load(cls, options: HFModelOptions) -> "HFModel":
+        o = options
+        folder = resolve_model_folder(o.path)
+        try:
+            from transformers import AutoConfig, AutoTokenizer
+            from transformers import logging as hf_logging
+        except ImportError:
+            raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
+        hf_logging.set_verbosity_error()
+        try:
+            config = AutoConfig.from_pretrained(folder, local_files_only=True)
+        except Exception as e:  # unknown model_type, malformed JSON
+            raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({_first_line(e)})") from None
+        kind = model_kind(config, folder)
+        cuda = torch.cuda.is_available() and not o.cpu
+        if o.dtype == "float16" and not cuda:
+            raise ContextualMTError("--dtype float16 needs a GPU (on CPU use bfloat16 or float32)")
+        if o.device_map and not cuda:
+            raise ContextualMTError("--device-map auto needs a GPU; none is visible")
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        except Exception as e:
+            raise ContextualMTError(f"{folder}: no usable tokenizer ({_first_line(e)}); the folder needs the model's "
+                                    "tokenizer files (save_pretrained of the tokenizer)") from None
+        target_token, marian_prefix, template = None, "", None
+        if kind == "seq2seq":
+            target_token, marian_prefix = _set_languages(tokenizer, o, folder)
+        else:
+            template = _causal_template(o, tokenizer, folder)
+        kwargs: Dict = {"local_files_only": True}
+        kwargs["dtype" if _has_dtype_kwarg() else "torch_dtype"] = _torch_dtype(o.dtype)
+        if o.device_map:
+            try:
+                import accelerate  # noqa: F401
+            except ImportError:
+                raise ContextualMTError("--device-map auto needs accelerate: pip install accelerate") from None
+            kwargs["device_map"] = "auto"
+        from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM
+
+        auto = AutoModelForSeq2SeqLM if kind == "seq2seq" else AutoModelForCausalLM
+        try:
+            model = auto.from_pretrained(folder, **kwargs)
+        except Exception as e:
+            raise ContextualMTError(f"{folder}: cannot load the model weights ({_first_line(e)})") from None
+        if not o.device_map:
+            model = model.to("cuda" if cuda else "cpu")
+        model.eval()
+        return cls(o, folder, model, tokenizer, kind, template, target_token, marian_prefix)
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def _has_dtype_kwarg() -> bool:
+    import transformers
+
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+    return (major, minor) >= (4, 56)  # torch_dtype was renamed dtype
+
+
+def _set_languages(tokenizer, o: HFModelOptions, folder: str):
+    """Point the tokenizer at the language pair; return the forced target language token (if
+    the model has one) and Marian's target-language prefix of the source."""
+    marian_codes = getattr(tokenizer, "supported_language_codes", None)
+    if type(tokenizer).__name__.startswith("Marian"):
+        if o.src_lang:
+            logger.warning("--src-lang %s: Marian models read any source language; ignored", o.src_lang)
+        if marian_codes and not o.tgt_lang:
+            raise ContextualMTError(f"{folder}: this Marian model translates into several languages: give --tgt-lang "
+                                    f"(one of {', '.join(language_codes(tokenizer)[:12])})")
+        if o.tgt_lang:
+            token = f">>{o.tgt_lang}<<"
+            if not marian_codes or token not in marian_codes:
+                known = ", ".join(language_codes(tokenizer)[:12]) or "none: it has one target language"
+                raise ContextualMTError(f"{folder}: the tokenizer has no target language token {token} "
+                                        f"(its codes: {known})")
+            return None, token + " "
+        return None, ""
+    has_codes = hasattr(tokenizer, "src_lang")
+    if not has_codes:
+        for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
+            if value:
+                raise ContextualMTError(f"{flag} {value}: the tokenizer of {folder} has no language codes "
+                                        "(leave the option out)")
+        return None, ""
+    for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
+        if not value:
+            raise ContextualMTError(f"{folder}: a multilingual model; give {flag} (a language code of its tokenizer, "
+                                    f"e.g. {', '.join(language_codes(tokenizer)[:6])})")
+        if language_token(tokenizer, value) is None:
+            raise ContextualMTError(f"{flag} {value}: not a language code of the tokenizer of {folder} (it has e.g. "
+                                    f"{', '.join(language_codes(tokenizer)[:8])})")
+    tokenizer.src_lang = o.src_lang
+    tokenizer.tgt_lang = o.tgt_lang
+    return language_token(tokenizer, o.tgt_lang), ""
+
+
+def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplate:
+    if o.prompt_template is None:
+        if getattr(tokenizer, "chat_template", None):
+            return load_template("chat", o.src_lang, o.tgt_lang)
+        if not (o.src_lang and o.tgt_lang):
+            raise ContextualMTError(f"{folder}: a decoder-only LM without a chat template: give --src-lang and "
+                                    "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE")
+        return load_template("plain", o.src_lang, o.tgt_lang)
+    template = o.template()
+    if template.chat and not getattr(tokenizer, "chat_template", None):
+        raise ContextualMTError(f"--prompt-template chat: the tokenizer of {folder} has no chat template; give "
+                                "--prompt-template plain or a template file")
+    if tokenizer.eos_token_id is None and template.end == "eos":
+        raise ContextualMTError(f"{o.prompt_template}: ends the target with 'eos', but the tokenizer of {folder} "
+                                "has no end token; set \"end\" to a string such as \"\\n\"")
+    return template

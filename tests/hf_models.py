@@ -1,0 +1,94 @@
+"""Small Hugging Face models built offline with random weights and real tokenizers trained on a
+few sentences (a Marian with SentencePiece, a GPT-2 with byte-level BPE, an M2M100 with
+language codes), saved with ``save_pretrained``: what the HF backend's tests and benchmark load."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, Sequence
+
+EN = ["I see the small cat .", "It is green .", "The house is big and old .", "She sees a red car .",
+      "We eat bread at home .", "It is very nice .", "They read the long book .", "He is tired today .",
+      "My friend lives in Paris .", "The weather is cold .", "Where is the station ?", "I like music ."]
+FR = ["Je vois le petit chat .", "Il est vert .", "La maison est grande et vieille .",
+      "Elle voit une voiture rouge .", "Nous mangeons du pain à la maison .", "C'est très joli .",
+      "Ils lisent le long livre .", "Il est fatigué aujourd'hui .", "Mon ami habite à Paris .",
+      "Le temps est froid .", "Où est la gare ?", "J'aime la musique ."]
+
+
+def _spm(path: Path, lines: Sequence[str], vocab_size: int) -> Path:
+    import sentencepiece as spm
+
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(list(lines) * 4), model_prefix=str(path),
+                                   vocab_size=vocab_size, character_coverage=1.0, model_type="unigram",
+                                   bos_id=-1, eos_id=-1, unk_id=0, pad_id=-1, hard_vocab_limit=False, minloglevel=2)
+    return path.with_suffix(".model")
+
+
+def build_marian(folder: Path, d_model: int = 32, layers: int = 2, heads: int = 2, ffn: int = 64,
+                 vocab_size: int = 0, lines_src: Sequence[str] = EN, lines_tgt: Sequence[str] = FR,
+                 spm_vocab: int = 120, max_positions: int = 128, seed: int = 0, marian_codes: bool = False) -> Path:
+    """A Marian EN->FR model; ``vocab_size`` larger than the tokenizer's pads the embedding
+    (a realistic output layer for benchmarks). ``marian_codes``: a multi-target model whose
+    source starts with >>fra<< or >>spa<<."""
+    import sentencepiece as spm
+    import torch
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    work = folder / "spm"
+    work.mkdir(exist_ok=True)
+    src = _spm(work / "source", lines_src, spm_vocab)
+    tgt = _spm(work / "target", lines_tgt, spm_vocab)
+    vocab: Dict[str, int] = {"</s>": 0, "<unk>": 1}
+    if marian_codes:
+        vocab.update({">>fra<<": 2, ">>spa<<": 3})
+    for model in (src, tgt):
+        proc = spm.SentencePieceProcessor(model_file=str(model))
+        for i in range(proc.get_piece_size()):
+            vocab.setdefault(proc.id_to_piece(i), len(vocab))
+    vocab["<pad>"] = len(vocab)
+    (work / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False))
+    tok = MarianTokenizer(str(src), str(tgt), str(work / "vocab.json"), model_max_length=max_positions)
+    tok.save_pretrained(folder)
+    torch.manual_seed(seed)
+    config = MarianConfig(vocab_size=max(vocab_size, len(vocab)), d_model=d_model, encoder_layers=layers,
+                          decoder_layers=layers, encoder_attention_heads=heads, decoder_attention_heads=heads,
+                          encoder_ffn_dim=ffn, decoder_ffn_dim=ffn, max_position_embeddings=max_positions,
+                          pad_token_id=vocab["<pad>"], eos_token_id=0, decoder_start_token_id=vocab["<pad>"],
+                          forced_eos_token_id=0, share_encoder_decoder_embeddings=True)
+    model = MarianMTModel(config)
+    with torch.no_grad():  # random but not tiny logits: scores differ clearly between contexts
+        model.final_logits_bias.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+def build_gpt2(folder: Path, n_embd: int = 32, layers: int = 2, heads: int = 2, vocab_size: int = 400,
+               max_positions: int = 256, seed: int = 0, chat_template: str = "") -> Path:
+    """A GPT-2 with a byte-level BPE tokenizer trained on the EN and FR sentences."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2TokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(EN + FR + ["Translate from English to French.", "English: French:"],
+                            vocab_size=vocab_size, min_frequency=1, special_tokens=["<|endoftext|>"])
+    work = folder / "bpe"
+    work.mkdir(exist_ok=True)
+    bpe.save_model(str(work))
+    tok = GPT2TokenizerFast(vocab_file=str(work / "vocab.json"), merges_file=str(work / "merges.txt"),
+                            model_max_length=max_positions)
+    if chat_template:
+        tok.chat_template = chat_template
+    tok.save_pretrained(folder)
+    torch.manual_seed(seed)
+    config = GPT2Config(vocab_size=len(tok), n_positions=max_positions, n_embd=n_embd, n_layer=layers,
+                        n_head=heads, bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id)
+    GPT2LMHeadModel(config).save_pretrained(folder)
+    return folder
+
+
+CHAT = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}")
