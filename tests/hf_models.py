@@ -92,3 +92,30 @@ def build_gpt2(folder: Path, n_embd: int = 32, layers: int = 2, heads: int = 2, 
 
 CHAT = ("{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
         "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+
+
+def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0) -> Path:
+    """An M2M100 (one SentencePiece model, language codes __en__, __fr__, ...): the target
+    starts with its language code, forced and not scored."""
+    import sentencepiece as spm
+    import torch
+    from transformers import M2M100Config, M2M100ForConditionalGeneration, M2M100Tokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    work = folder / "spm"
+    work.mkdir(exist_ok=True)
+    model = _spm(work / "joint", list(EN) + list(FR), 160)
+    vocab: Dict[str, int] = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+    proc = spm.SentencePieceProcessor(model_file=str(model))
+    for i in range(proc.get_piece_size()):
+        vocab.setdefault(proc.id_to_piece(i), len(vocab))
+    (work / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False))
+    tok = M2M100Tokenizer(str(work / "vocab.json"), str(model), src_lang="en", tgt_lang="fr", model_max_length=128)
+    tok.save_pretrained(folder)
+    torch.manual_seed(seed)
+    config = M2M100Config(vocab_size=max([*tok.get_vocab().values(), *tok.lang_token_to_id.values()]) + 1, d_model=d_model, encoder_layers=layers, decoder_layers=layers,
+                          encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+                          decoder_ffn_dim=64, max_position_embeddings=128, pad_token_id=1, bos_token_id=0,
+                          eos_token_id=2, decoder_start_token_id=2)
+    M2M100ForConditionalGeneration(config).save_pretrained(folder)
+    return folder

@@ -206,11 +206,17 @@ class HFScoringBackend:
         try:
             row = self.layout.row(text, text, (text,), (text,), self.source_context_size, self.target_context_size,
                                   lambda: "check")
+        except ContextualMTError as e:
+            raise ContextualMTError(f"{self.hf.folder}: cannot lay out a short test sentence ({e})") from None
+        try:
+            full = self._forward([row], fast=False)[0]
+        except Exception as e:  # tokenizer and model disagree (token ids beyond the embeddings, ...)
+            raise ContextualMTError(f"{self.hf.folder}: the model fails on a short test sentence "
+                                    f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?") from None
+        try:
             if self.hf.model.base_model is self.hf.model or self.hf.model.get_output_embeddings() is None:
                 return False
-            fast, full = self._forward([row], fast=True)[0], self._forward([row], fast=False)[0]
-        except ContextualMTError:
-            raise
+            fast = self._forward([row], fast=True)[0]
         except Exception as e:  # a model whose base model takes other inputs
             logger.info("scoring through the full forward (%s: %s)", type(e).__name__, e)
             return False

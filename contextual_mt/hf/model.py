@@ -80,9 +80,10 @@ def model_kind(config, folder: str) -> str:
 def language_token(tokenizer, code: str) -> Optional[str]:
     """The vocabulary token of a language code: 'fr_XX' (mBART-50), 'fra_Latn' (NLLB), '__fr__'
     (M2M100), '>>fra<<' (multi-target Marian); None when the tokenizer has none of them."""
-    vocab = tokenizer.get_vocab()
-    for token in (code, f"__{code}__", f">>{code}<<"):
-        if token in vocab and token != tokenizer.unk_token:
+    mapped = getattr(tokenizer, "lang_code_to_token", None) or {}  # M2M100: 'fr' -> '__fr__'
+    unk = tokenizer.unk_token_id
+    for token in (mapped.get(code), code, f"__{code}__", f">>{code}<<"):
+        if token and token != tokenizer.unk_token and tokenizer.convert_tokens_to_ids(token) not in (None, unk):
             return token
     return None
 
@@ -95,9 +96,8 @@ def language_codes(tokenizer) -> List[str]:
     marian = getattr(tokenizer, "supported_language_codes", None)
     if marian:
         return sorted(c[2:-2] for c in marian)
-    special = [t for t in getattr(tokenizer, "additional_special_tokens", []) or []
-               if len(t) in (5, 8) and t[2:3] == "_" or (t.startswith("__") and t.endswith("__"))]
-    return sorted(special)
+    return sorted(t for t in getattr(tokenizer, "additional_special_tokens", []) or []
+                  if language_token(tokenizer, t) == t)
 
 
 def _torch_dtype(name: str) -> torch.dtype:
@@ -169,7 +169,7 @@ class HFModel:
         kwargs["dtype" if _has_dtype_kwarg() else "torch_dtype"] = _torch_dtype(o.dtype)
         if o.device_map:
             try:
-                import accelerate  # noqa: F401
+                import accelerate  # noqa: F401  (device_map needs it)
             except ImportError:
                 raise ContextualMTError("--device-map auto needs accelerate: pip install accelerate") from None
             kwargs["device_map"] = "auto"

@@ -20,34 +20,13 @@ import torch
 from tqdm import tqdm
 
 from contextual_mt.data.model_input import build_encoder_input
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.inference.decoding import DecodingOptions  # noqa: F401  (re-exported)
 from contextual_mt.symbols import BRK
 from muda.io import atomic_write_lines, check_line_count, document_spans, outputs, read_docids, read_lines
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class DecodingOptions:
-    beam: int = 5
-    lenpen: float = 1.0
-    max_len_a: float = 0.0  # max length = a * source length + b, for the current sentence
-    max_len_b: int = 200
-    batch_size: int = 32  # documents decoded together
-    max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
-    incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
-    free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
-
-    def __post_init__(self) -> None:
-        # fairseq would fail deep inside the search (beam 0) or silently change the output
-        # (a NaN length penalty); say which option is wrong before any model is loaded
-        check_option("--beam", self.beam, minimum=1, integer=True)
-        check_option("--lenpen", self.lenpen)
-        check_option("--max-len-a", self.max_len_a, minimum=0)
-        check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
-        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
-        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
 
 
 class DocumentTranslator:
@@ -246,7 +225,7 @@ class DocumentTranslator:
 class TranslateOptions:
     """``contextual-mt translate``: which model, which documents, where to, and how to decode."""
 
-    model: ModelOptions
+    model: ModelOptions  # or HFModelOptions: a Hugging Face model
     source: str
     docids: str
     output: str
@@ -278,7 +257,13 @@ def _translate_files(options: TranslateOptions) -> List[str]:
     if empty:
         logger.warning("%s: %d empty lines (first: line %d) are kept as empty output lines",
                        o.source, len(empty), empty[0])
-    translator = DocumentTranslator(DocumentModel.load(o.model), options=o.decoding)
+    if isinstance(o.model, ModelOptions):
+        translator = DocumentTranslator(DocumentModel.load(o.model), options=o.decoding)
+    else:
+        from contextual_mt.hf.model import HFModel
+        from contextual_mt.hf.translate import HFDocumentTranslator
+
+        translator = HFDocumentTranslator(HFModel.load(o.model), o.decoding)
     hyps = translator.translate(sources, ids, gold, progress=o.progress, source_name=o.source)
     atomic_write_lines(o.output, hyps)
     return hyps

@@ -1,0 +1,151 @@
+"""Document translation with a Hugging Face model: the t-th sentence of every document in one
+wave, its context the previous sources and the model's own previous translations (or the
+references), laid out as for scoring (``layout``). ``generate`` decodes each batch with beam
+search and incremental decoding; a seq2seq batch holds forced target prefixes of one length (no
+padding inside the decoder), a decoder-only batch is padded on the left."""
+from __future__ import annotations
+
+import logging
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import torch
+from tqdm import tqdm
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.hf.layout import Layout, lm_context_sizes
+from contextual_mt.hf.model import HFModel
+from contextual_mt.inference.decoding import DecodingOptions
+from muda.io import group_by_document
+
+logger = logging.getLogger(__name__)
+
+
+class HFDocumentTranslator:
+    def __init__(self, hf: HFModel, options: Optional[DecodingOptions] = None):
+        self.hf = hf
+        self.options = options or DecodingOptions()
+        self.layout = Layout(hf)
+        self.n_src, self.n_tgt = lm_context_sizes(hf, hf.options.source_context_size, hf.options.target_context_size)
+        tok = hf.tokenizer
+        self.pad = tok.pad_token_id if tok.pad_token_id is not None else (tok.eos_token_id or 0)
+        if hf.seq2seq:
+            self.lead = self.layout.target_parts("x")[0]  # the target language code, if any
+
+    def translate(self, sources: Sequence[str], docids: Sequence[str], gold: Optional[Sequence[str]] = None,
+                  progress: bool = True, source_name: str = "source") -> List[str]:
+        docs = group_by_document(list(range(len(sources))), list(docids))
+        predicted: List[Optional[str]] = [None] * len(sources)
+        bar = tqdm(total=len(sources), unit="sent", desc="translate", disable=not progress)
+        for t in range(max((len(d) for d in docs), default=0)):
+            requests = []
+            for doc in docs:
+                if t >= len(doc):
+                    continue
+                i, prev = doc[t], doc[:t]
+                if not sources[i].strip():
+                    predicted[i] = ""
+                    bar.update(1)
+                    continue
+                targets = [gold[j] if gold is not None else predicted[j] for j in prev]
+                requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
+            for chunk in self._chunks(requests):
+                for (i, _), text in zip(chunk, self._generate([p for _, p in chunk])):
+                    predicted[i] = text
+                bar.update(len(chunk))
+        bar.close()
+        return [p or "" for p in predicted]
+
+    def max_new_tokens(self, source_length: int) -> int:
+        o = self.options
+        return max(1, int(o.max_len_a * source_length + o.max_len_b))
+
+    def _prompt(self, i: int, sources: Sequence[str], prev: Sequence[int], targets: Sequence[str],
+                source_name: str) -> Tuple:
+        """(encoder ids or None, forced decoder ids / prompt, new tokens allowed), the nearest
+        context that leaves room for the translation."""
+        lay, limit = self.layout, self.layout.limit
+        src_ctx = [sources[j] for j in prev]
+        n_src, n_tgt = min(self.n_src, len(prev)), min(self.n_tgt, len(prev))
+        while True:
+            sc, tc = src_ctx[len(src_ctx) - n_src:], list(targets)[len(targets) - n_tgt:]
+            if self.hf.seq2seq:
+                encoder = lay.source_ids(self.hf.options.separator.join(sc + [sources[i]]))
+                prefix = lay.start + self.lead + lay.target_context_ids(tc)
+                room = limit - len(prefix)
+                fits = len(encoder) <= limit and room >= 1
+                length = len(lay.source_ids(sources[i]))
+            else:
+                row = lay.row(sources[i], "", sc, tc, n_src, n_tgt, lambda: f"{source_name}:{i + 1}")
+                encoder, prefix = None, row.prefix
+                room = limit - len(prefix)
+                fits = room >= 1
+                length = len(lay.lm_ids(sources[i], special=False))
+            new = min(self.max_new_tokens(length), room)
+            if fits and (new == self.max_new_tokens(length) or (n_src == 0 and n_tgt == 0)):
+                return encoder, prefix, new
+            if n_src == 0 and n_tgt == 0:
+                raise ContextualMTError(f"{source_name}:{i + 1}: the sentence does not fit in the {limit} positions "
+                                        f"of {self.hf.folder}; split the line")
+            if n_src >= n_tgt:
+                n_src -= 1
+            else:
+                n_tgt -= 1
+
+    def _chunks(self, requests: List[Tuple[int, Tuple]]):
+        """Batches of similar length; a seq2seq batch shares the length of its forced prefix."""
+        o = self.options
+        key = (lambda r: (len(r[1][1]), len(r[1][0]))) if self.hf.seq2seq else (lambda r: (len(r[1][1]), 0))
+        chunk: List = []
+        tokens = 0
+        for r in sorted(requests, key=key):
+            size = len(r[1][0] or ()) + len(r[1][1])
+            split = chunk and self.hf.seq2seq and len(chunk[-1][1][1]) != len(r[1][1])
+            if chunk and (split or len(chunk) >= o.batch_size or (o.max_tokens and tokens + size > o.max_tokens)):
+                yield chunk
+                chunk, tokens = [], 0
+            chunk.append(r)
+            tokens += size
+        if chunk:
+            yield chunk
+
+    @torch.no_grad()
+    def _generate(self, prompts: Sequence[Tuple]) -> List[str]:
+        hf, o, device = self.hf, self.options, self.hf.device
+        new = min(p[2] for p in prompts)  # one limit per batch: the tightest room
+        new = max(new, 1)
+        kwargs: Dict = dict(num_beams=o.beam, max_new_tokens=new, length_penalty=o.lenpen, do_sample=False,
+                            early_stopping=True if o.beam > 1 else False, pad_token_id=self.pad)
+        if hf.seq2seq:
+            enc = [p[0] for p in prompts]
+            width = max(len(e) for e in enc)
+            ids = torch.tensor([list(e) + [self.pad] * (width - len(e)) for e in enc], device=device)
+            mask = torch.tensor([[1] * len(e) + [0] * (width - len(e)) for e in enc], device=device)
+            decoder = torch.tensor([list(p[1]) for p in prompts], device=device)
+            out = hf.model.generate(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder, **kwargs)
+            cut = decoder.shape[1]
+        else:
+            width = max(len(p[1]) for p in prompts)
+            ids = torch.tensor([[self.pad] * (width - len(p[1])) + list(p[1]) for p in prompts], device=device)
+            mask = torch.tensor([[0] * (width - len(p[1])) + [1] * len(p[1]) for p in prompts], device=device)
+            end = self._end_ids()
+            if end:
+                kwargs["eos_token_id"] = end
+            out = hf.model.generate(input_ids=ids, attention_mask=mask, **kwargs)
+            cut = width
+        texts = hf.tokenizer.batch_decode(out[:, cut:], skip_special_tokens=True)
+        return [self._clean(t) for t in texts]
+
+    def _end_ids(self) -> List[int]:
+        t, tok = self.hf.template, self.hf.tokenizer
+        ids = [tok.eos_token_id] if tok.eos_token_id is not None else []
+        if not t.chat and t.end not in ("eos", ""):
+            end = list(self.layout.lm_ids(t.end, special=False))
+            if len(end) == 1:  # a one-token end string (a newline) stops generation; longer ones are cut after
+                ids.append(end[0])
+        return ids
+
+    def _clean(self, text: str) -> str:
+        t = self.hf.template
+        if t is not None and not t.chat and t.end not in ("eos", "") and t.end in text:
+            text = text[:text.index(t.end)]
+        return " ".join(text.split())

@@ -1,0 +1,29 @@
+"""Decoding options shared by the fairseq and the Hugging Face translators."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from contextual_mt.errors import check_option
+
+
+@dataclass
+class DecodingOptions:
+    beam: int = 5
+    lenpen: float = 1.0
+    max_len_a: float = 0.0  # max length = a * source length + b, for the current sentence
+    max_len_b: int = 200
+    batch_size: int = 32  # documents decoded together
+    max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
+    incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
+    free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
+
+    def __post_init__(self) -> None:
+        # fairseq would fail deep inside the search (beam 0) or silently change the output
+        # (a NaN length penalty); say which option is wrong before any model is loaded
+        check_option("--beam", self.beam, minimum=1, integer=True)
+        check_option("--lenpen", self.lenpen)
+        check_option("--max-len-a", self.max_len_a, minimum=0)
+        check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
+        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
