@@ -1,0 +1,62 @@
+"""translate --hf-model: batched waves give what one-sentence-at-a-time generate gives with the
+same context (the previous translations), for a seq2seq model and a decoder-only LM."""
+import pytest
+import torch
+
+from contextual_mt.hf.model import HFModel
+from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.hf.translate import HFDocumentTranslator
+from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.translate import TranslateOptions, translate_files
+from tests.hf_models import EN, FR
+
+DOCS = ["a"] * 6 + ["b"] * 6
+
+
+@torch.no_grad()
+def one_by_one_seq2seq(folder, beam, new_tokens):
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForSeq2SeqLM.from_pretrained(folder).eval()
+    out = []
+    for i, src in enumerate(EN):
+        first = i in (0, 6)
+        text = src if first else f"{EN[i - 1]} {src}"
+        forced = [model.config.decoder_start_token_id]
+        if not first:
+            forced += tok(text_target=out[-1], add_special_tokens=False).input_ids if out[-1] else []
+        ids = model.generate(input_ids=tok(text, return_tensors="pt").input_ids, decoder_input_ids=torch.tensor([forced]),
+                             num_beams=beam, max_new_tokens=new_tokens, do_sample=False, early_stopping=beam > 1)
+        out.append(" ".join(tok.decode(ids[0, len(forced):], skip_special_tokens=True).split()))
+    return out
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_seq2seq_waves_equal_one_sentence_at_a_time(marian, beam):
+    translator = HFDocumentTranslator(HFModel.load(HFModelOptions(str(marian))),
+                                      DecodingOptions(beam=beam, max_len_b=6, batch_size=4))
+    assert translator.translate(EN, DOCS, progress=False) == one_by_one_seq2seq(marian, beam, 6)
+
+
+def test_decoder_only_with_gold_context_and_the_cli(gpt2, corpus, tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    options = HFModelOptions(str(gpt2), src_lang="English", tgt_lang="French")
+    hyps = HFDocumentTranslator(HFModel.load(options), DecodingOptions(beam=1, max_len_b=5)).translate(
+        EN, DOCS, gold=FR, progress=False)
+    tok = AutoTokenizer.from_pretrained(gpt2)
+    model = AutoModelForCausalLM.from_pretrained(gpt2).eval()
+    newline = tok("\n", add_special_tokens=False).input_ids[0]
+    for i in (0, 4):
+        pairs = f"English: {EN[i - 1]}\nFrench: {FR[i - 1]}\n" if i else ""
+        prompt = tok(f"Translate from English to French.\n{pairs}English: {EN[i]}\nFrench:", return_tensors="pt")
+        ids = model.generate(**prompt, max_new_tokens=5, do_sample=False, num_beams=1,
+                             eos_token_id=[tok.eos_token_id, newline], pad_token_id=tok.eos_token_id)
+        text = tok.decode(ids[0, prompt.input_ids.shape[1]:], skip_special_tokens=True).split("\n")[0]
+        assert hyps[i] == " ".join(text.split())
+    out = tmp_path / "hyp.fr"
+    written = translate_files(TranslateOptions(options, str(corpus / "src.en"), str(corpus / "docids"), str(out),
+                                               gold_target_context=str(corpus / "ref.fr"),
+                                               decoding=DecodingOptions(beam=1, max_len_b=5), progress=False))
+    assert written == hyps and out.read_text().splitlines() == hyps
