@@ -28,7 +28,7 @@ def open_backend(spec: ModelSpec, max_tokens: Optional[int] = None):
     if is_hf(spec):
         from contextual_mt.hf.backend import HFScoringBackend
 
-        return HFScoringBackend.open(spec, max_tokens=max_tokens or 4096)
+        return HFScoringBackend.open(spec, max_tokens=max_tokens)
     from contextual_mt.inference.backend import FairseqScoringBackend
     from contextual_mt.inference.checkpoint import DocumentModel
 

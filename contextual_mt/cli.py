@@ -264,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
-    p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 4096)")
+    p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 1024 on CPU, 8192 on GPU)")
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
     p.add_argument("--skip-up-to-date", action="store_true",
