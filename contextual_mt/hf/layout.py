@@ -16,12 +16,13 @@ does not fit by itself is an error naming it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.hf.model import HFModel
 
 Ids = Tuple[int, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -119,20 +120,16 @@ class Layout:
             where: Callable[[], str]) -> Row:
         """The row of ``target`` given ``source`` and the nearest ``n_src``/``n_tgt`` context
         sentences (fewer when they do not fit)."""
-        n_src, n_tgt = min(n_src, len(src_ctx)), min(n_tgt, len(tgt_ctx))
         make = self._seq2seq_row if self.hf.seq2seq else self._lm_row
-        while True:
-            r = make(source, target, list(src_ctx)[len(src_ctx) - n_src:], list(tgt_ctx)[len(tgt_ctx) - n_tgt:])
-            if self._fits(r):
-                return r
-            if n_src == 0 and n_tgt == 0:
-                raise ContextualMTError(f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
-                                        f"{self.limit} positions; split the line")
-            # drop the furthest sentence of the longer side first
-            if n_src >= n_tgt:
-                n_src -= 1
-            else:
-                n_tgt -= 1
+
+        def attempt(k_src: int, k_tgt: int) -> Tuple[bool, Row]:
+            r = make(source, target, list(src_ctx)[len(src_ctx) - k_src:], list(tgt_ctx)[len(tgt_ctx) - k_tgt:])
+            return self._fits(r), r
+
+        def error(r: Row) -> ContextualMTError:
+            return ContextualMTError(f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
+                                     f"{self.limit} positions; split the line")
+        return nearest_fitting(min(n_src, len(src_ctx)), min(n_tgt, len(tgt_ctx)), attempt, error)
 
     def _size(self, r: Row) -> int:
         return r.length if r.encoder is not None else len(r.prefix) + len(r.target)
@@ -170,6 +167,23 @@ class Layout:
         """How many of the row's scored tokens end the target (EOS, a language code, a
         template's end): the records show them as one '</s>'."""
         return len(r.target) - len(r.pieces)
+
+
+def nearest_fitting(n_src: int, n_tgt: int, attempt: Callable[[int, int], Tuple[bool, T]],
+                    error: Callable[[T], Exception]) -> T:
+    """``attempt(n_src, n_tgt)`` -> (fits, value) with fewer and fewer context sentences, the
+    furthest of the longer side dropped first, until it fits; ``error(value)`` if even no
+    context does not fit."""
+    while True:
+        fits, value = attempt(n_src, n_tgt)
+        if fits:
+            return value
+        if n_src == 0 and n_tgt == 0:
+            raise error(value)
+        if n_src >= n_tgt:
+            n_src -= 1
+        else:
+            n_tgt -= 1
 
 
 def lm_context_sizes(hf: HFModel, n_src: int, n_tgt: int) -> Tuple[int, int]:

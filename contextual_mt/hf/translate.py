@@ -12,8 +12,9 @@ import torch
 from tqdm import tqdm
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.layout import Layout, lm_context_sizes
+from contextual_mt.hf.layout import Layout, lm_context_sizes, nearest_fitting
 from contextual_mt.hf.model import HFModel
+from contextual_mt.inference.backend import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from muda.io import group_by_document
 
@@ -65,48 +66,40 @@ class HFDocumentTranslator:
         context that leaves room for the translation."""
         lay, limit = self.layout, self.layout.limit
         src_ctx = [sources[j] for j in prev]
-        n_src, n_tgt = min(self.n_src, len(prev)), min(self.n_tgt, len(prev))
-        while True:
+        where = f"{source_name}:{i + 1}"
+
+        def attempt(n_src: int, n_tgt: int) -> Tuple[bool, Tuple]:
             sc, tc = src_ctx[len(src_ctx) - n_src:], list(targets)[len(targets) - n_tgt:]
             if self.hf.seq2seq:
                 encoder = lay.source_ids(self.hf.options.separator.join(sc + [sources[i]]))
                 prefix = lay.start + self.lead + lay.target_context_ids(tc)
-                room = limit - len(prefix)
-                fits = len(encoder) <= limit and room >= 1
-                length = len(lay.source_ids(sources[i]))
+                fits = len(encoder) <= limit
+                wanted = self.max_new_tokens(len(lay.source_ids(sources[i])))
             else:
-                row = lay.row(sources[i], "", sc, tc, n_src, n_tgt, lambda: f"{source_name}:{i + 1}")
-                encoder, prefix = None, row.prefix
-                room = limit - len(prefix)
-                fits = room >= 1
-                length = len(lay.lm_ids(sources[i], special=False))
-            new = min(self.max_new_tokens(length), room)
-            if fits and (new == self.max_new_tokens(length) or (n_src == 0 and n_tgt == 0)):
-                return encoder, prefix, new
-            if n_src == 0 and n_tgt == 0:
-                raise ContextualMTError(f"{source_name}:{i + 1}: the sentence does not fit in the {limit} positions "
-                                        f"of {self.hf.folder}; split the line")
-            if n_src >= n_tgt:
-                n_src -= 1
-            else:
-                n_tgt -= 1
+                encoder, prefix = None, lay.row(sources[i], "", sc, tc, n_src, n_tgt, lambda: where).prefix
+                fits = True
+                wanted = self.max_new_tokens(len(lay.lm_ids(sources[i], special=False)))
+            room = limit - len(prefix)
+            # context goes before the translation's room; without context, what room is left
+            fits = fits and room >= 1 and (room >= wanted or (n_src == 0 and n_tgt == 0))
+            return fits, (encoder, prefix, min(wanted, room))
+
+        def error(_) -> ContextualMTError:
+            return ContextualMTError(f"{where}: the sentence does not fit in the {limit} positions of "
+                                     f"{self.hf.folder}; split the line")
+        return nearest_fitting(min(self.n_src, len(prev)), min(self.n_tgt, len(prev)), attempt, error)
 
     def _chunks(self, requests: List[Tuple[int, Tuple]]):
-        """Batches of similar length; a seq2seq batch shares the length of its forced prefix."""
+        """Batches of similar length (``--batch-size``, ``--max-tokens``); the rows of a seq2seq
+        batch share the length of their forced prefix (no padding inside the decoder)."""
         o = self.options
-        key = (lambda r: (len(r[1][1]), len(r[1][0]))) if self.hf.seq2seq else (lambda r: (len(r[1][1]), 0))
-        chunk: List = []
-        tokens = 0
-        for r in sorted(requests, key=key):
-            size = len(r[1][0] or ()) + len(r[1][1])
-            split = chunk and self.hf.seq2seq and len(chunk[-1][1][1]) != len(r[1][1])
-            if chunk and (split or len(chunk) >= o.batch_size or (o.max_tokens and tokens + size > o.max_tokens)):
-                yield chunk
-                chunk, tokens = [], 0
-            chunk.append(r)
-            tokens += size
-        if chunk:
-            yield chunk
+        size = [len(r[1][0] or ()) + len(r[1][1]) for r in requests]
+        groups: Dict[int, List[int]] = {}
+        for k, r in enumerate(requests):
+            groups.setdefault(len(r[1][1]) if self.hf.seq2seq else 0, []).append(k)
+        for _, members in sorted(groups.items()):
+            for batch in length_batches(members, size.__getitem__, o.batch_size, o.max_tokens):
+                yield [requests[k] for k in batch]
 
     @torch.no_grad()
     def _generate(self, prompts: Sequence[Tuple]) -> List[str]:

@@ -222,3 +222,25 @@ def test_pieces_rebuild_the_reference_for_sentencepiece_and_byte_level(marian, g
         for p, t in zip(pieces, text):
             assert "".join(x.replace("▁", "") for x in p) == t.replace(" ", "")
             assert [w for w, _ in split_words(p)] == t.split()
+
+
+def test_each_distinct_source_is_encoded_once_per_batch(marian):
+    """Contrastive candidates of one source share its encoder pass."""
+    from contextual_mt.inference.backend import ContextPair
+
+    backend = HFScoringBackend.open(HFModelOptions(str(marian)), max_tokens=100000)
+    pairs = [ContextPair(EN[i], t, (EN[i - 1],), (FR[i - 1],)) for i in (1, 2, 3) for t in (FR[i], FR[i] + " !")]
+    backend.load_pairs(pairs, where=str)
+    encoder, rows = backend.hf.model.get_encoder(), []
+    original = encoder.forward
+
+    def counting(*args, **kwargs):
+        rows.append(kwargs["input_ids"].shape[0])
+        return original(*args, **kwargs)
+
+    encoder.forward = counting
+    scores = backend.pair_log_probs(range(6))
+    assert rows == [3]
+    for k, p in enumerate(pairs):
+        expected = seq2seq_reference(marian, p.source, p.target, p.source_context[0], p.target_context[0])
+        np.testing.assert_allclose(scores[k], expected, atol=1e-4)
