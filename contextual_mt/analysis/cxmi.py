@@ -25,7 +25,8 @@ from tqdm import tqdm
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.backends import ModelSpec, model_fingerprint, model_name, model_summary, open_backend
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend, length_batches  # noqa: F401
+from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend  # noqa: F401  (tests patch it here)
+from contextual_mt.inference.batching import length_batches
 from muda.io import (atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans,
                      document_starts, file_sha256, outputs, read_docids, read_lines)
 

@@ -24,7 +24,8 @@ from contextual_mt.backends import ModelSpec, is_hf, model_fingerprint, model_su
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import ContextPair, ScoringBackend, length_batches
+from contextual_mt.inference.backend import ContextPair, ScoringBackend
+from contextual_mt.inference.batching import length_batches
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
 

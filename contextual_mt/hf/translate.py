@@ -14,7 +14,7 @@ from tqdm import tqdm
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.hf.layout import Layout, lm_context_sizes, nearest_fitting
 from contextual_mt.hf.model import HFModel
-from contextual_mt.inference.backend import length_batches
+from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from muda.io import group_by_document
 
