@@ -122,3 +122,55 @@ def test_importing_the_packages_changes_no_global_state():
             "muda.tagger; assert sys.excepthook is hook, sys.excepthook; print('unchanged')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.strip() == "unchanged", proc.stderr[-2000:]
+
+
+# Distributions whose import name is not their name with "-" read as "_".
+IMPORT_NAMES = {"pyyaml": "yaml", "hydra-core": "hydra", "unbabel-comet": "comet"}
+# Declared and not imported by the project: fairseq 0.12.2's own requirements (fairseq is
+# installed with --no-deps), and spaCy, declared ahead of its annotator (issue 30).
+FAIRSEQ_REQUIREMENTS = {"hydra-core", "bitarray", "regex"}
+NOT_IMPORTED_YET = {"spacy"}
+
+
+def distribution_name(requirement: str) -> str:
+    import re
+
+    return re.split(r"[\s<>=!~;\[]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def third_party_imports(root: Path) -> Set[str]:
+    """Top-level names of the non-standard-library, non-project modules imported anywhere in
+    the packages and the compatibility layer (function-level imports included)."""
+    own = set(PACKAGES) | {"contextual_mt_compat"}
+    files = [p for package in PACKAGES for p in sorted((root / package).rglob("*.py"))]
+    found: Set[str] = set()
+    for path in files + [root / "contextual_mt_compat.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module.split(".")[0])
+    return {name for name in found if name not in sys.stdlib_module_names and name not in own}
+
+
+def test_declared_dependencies_are_the_imported_ones():
+    """Every distribution in pyproject.toml (its extras but `test` included) is imported by the project,
+    except fairseq's own requirements, which must be fairseq's; and every third-party import is
+    declared (fairseq itself is installed by `make install`, see pyproject.toml)."""
+    import importlib.metadata
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = [r for name, rs in project["optional-dependencies"].items() if name != "test" for r in rs]
+    declared = {distribution_name(r) for r in project["dependencies"] + extras}
+    imported = third_party_imports(ROOT)
+    import_name = {d: IMPORT_NAMES.get(d, d.replace("-", "_")) for d in declared}
+
+    unused = sorted(d for d in declared - FAIRSEQ_REQUIREMENTS - NOT_IMPORTED_YET if import_name[d] not in imported)
+    assert unused == [], f"declared in pyproject.toml and never imported: {', '.join(unused)}"
+    undeclared = sorted(imported - set(import_name.values()) - {"fairseq"})
+    assert undeclared == [], f"imported and not declared in pyproject.toml: {', '.join(undeclared)}"
+    fairseq = {distribution_name(r) for r in importlib.metadata.requires("fairseq") or ()}
+    assert FAIRSEQ_REQUIREMENTS <= declared and FAIRSEQ_REQUIREMENTS <= fairseq, FAIRSEQ_REQUIREMENTS - fairseq
+    assert not {d for d in FAIRSEQ_REQUIREMENTS | NOT_IMPORTED_YET if import_name[d] in imported}, \
+        "imported now: move it out of FAIRSEQ_REQUIREMENTS / NOT_IMPORTED_YET"
