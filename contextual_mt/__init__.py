@@ -5,17 +5,23 @@ Importing the package activates the fairseq compatibility layer and registers th
 model architectures and the MuDA scorer (``--scoring muda``) with fairseq; it changes no other
 global state (the one-line error handling is installed by the commands, see ``cli.main``).
 
-Layout (one job per folder; imports go down this list, never up):
-  symbols, errors   the context symbols; the error type (on muda.errors and muda.io)
+Layout, one job per folder, from the base up (no module imports one that imports it back:
+tests/test_architecture.py):
+  symbols, errors   the context symbols and add-symbols; the error type (on muda.errors and muda.io)
   data/             ContextDataset and the one builder of model inputs
-  models/, tasks/   fairseq registrations
+  models/, tasks/   fairseq registrations: the contextual transformer, CADec, their tasks
   generation/       fairseq-generate hooks: prefix search, --score-reference, --scoring muda
-  inference/        checkpoint loading, sentencepiece codec, beam search, translation,
-                    the scoring backend (token log-probs with and without context)
-  analysis/         CXMI / P-CXMI on the backend, and its report
-  metrics           ``contextual-mt score``
-  demo/             the offline demo
-  cli               argparse -> library calls
+  inference/        checkpoint loading, sentencepiece codec, batching, beam search, document
+                    translation, the scoring backend (token log-probs with and without context)
+  hf/               Hugging Face models (--hf-model) as scoring and translation backends
+  analysis/         CXMI / P-CXMI on a scoring backend, and its report (tables, plot, viewer)
+  contrastive/      contrastive test sets in their authors' formats, scored on a backend
+  metrics           ``contextual-mt score``: BLEU, chrF, d-BLEU, COMET
+  pipeline/         the study per language pair: ``contextual-mt pipeline STAGE``, ``make all``
+  demo/             the offline demo (synthetic corpus with planted phenomena) and the CADec demo
+  cli               argparse -> options object -> library call
+The other top-level modules each hold one idea that several folders share (e.g. which scoring
+backend a model option selects).
 """
 import contextual_mt_compat
 

@@ -78,12 +78,6 @@ def comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: S
     return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}
 
 
-def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
-                batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
-    """COMET of one system: load the model, then score."""
-    return comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
-
-
 def comet_document_sums(segments: Sequence[float], ids: Sequence[str]) -> np.ndarray:
     """(documents, 2): the sum of segment scores and the segment count of each document, from
     which the bootstrap recomputes the mean on resampled documents."""
