@@ -28,13 +28,14 @@ CMT := $(RUN) $(VENV)/bin/contextual-mt
 # The study's folders: WORK/data/xx, WORK/checkpoints/xx/{sentence,context}, WORK/results/xx.
 WORK ?= .
 # make data: exactly one input (TED: ted_talks.tar.gz or its folder; IWSLT: the en-xx release
-# folder; TEXT: {train,valid,test}.{en,xx,docids}); joint sentencepiece vocabulary size
+# folder; TEXT: {train,valid,test}.{en,xx,docids}); joint sentencepiece vocabulary size (empty:
+# the default of `contextual-mt pipeline data --vocab-size`)
 TED ?=
 IWSLT ?=
 TEXT ?=
 IWSLT_DEV ?=
 IWSLT_TEST ?=
-SPM_VOCAB ?= 16000
+SPM_VOCAB ?=
 # make train: PRESET tiny|small|big, MODEL sentence|context (default both), GPUS (default: all
 # visible; 0 = CPU), EPOCHS / MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big)
 PRESET ?= small
@@ -148,7 +149,7 @@ cadec-demo:
 data:
 	$(need_venv)
 	$(need_pair)
-	$(CMT) pipeline data --lang $(PAIR) --output $(PAIR_DATA) --vocab-size $(SPM_VOCAB) \
+	$(CMT) pipeline data --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) \
 	    $(if $(TED),--ted $(TED),) $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) \
 	    $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) \
 	    $(if $(OVERWRITE),--overwrite,)

@@ -51,6 +51,19 @@ def _model_options(args: argparse.Namespace):
                         target_context_size=args.target_context_size, cpu=args.cpu)
 
 
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The model options of translate, cxmi and contrastive, declared once (read by ``_model_options``)."""
+    g = p.add_argument_group("the model: a fairseq checkpoint (or --hf-model, below)")
+    g.add_argument("--path", help="document_translation checkpoint")
+    g.add_argument("--spm", help="sentencepiece model (default: the text is already tokenized as the model's)")
+    g.add_argument("--data", help="directory with dict.*.txt (default: the checkpoint's directory, "
+                   "then the training data directory)")
+    g.add_argument("--source-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no source context")
+    g.add_argument("--target-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no target context")
+    g.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    _add_hf_arguments(p)
+
+
 def _add_hf_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Hugging Face models (instead of --path)")
     g.add_argument("--hf-model", metavar="FOLDER_OR_NAME", help="a seq2seq MT model (Marian, mBART-50, NLLB, M2M100) "
@@ -203,17 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("translate", help="translate documents, with the model's own previous "
                        "translations as target context")
-    p.add_argument("--path", help="document_translation checkpoint")
     p.add_argument("--source", required=True, help="source text, one sentence per line")
     p.add_argument("--docids", required=True, help="document id of each line")
     p.add_argument("--output", required=True, help="translations, one line per source line")
-    p.add_argument("--spm", help="sentencepiece model (default: input is already tokenized)")
-    p.add_argument("--data", help="directory with dict.*.txt (default: the checkpoint's directory, "
-                   "then the training data directory)")
     p.add_argument("--gold-target-context", metavar="REF",
                    help="use these references as target context instead of the model's translations")
-    p.add_argument("--source-context-size", type=int, help="default: as trained (--hf-model: 1)")
-    p.add_argument("--target-context-size", type=int, help="default: as trained (--hf-model: 1)")
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--lenpen", type=float, default=1.0)
     p.add_argument("--max-len-a", type=float, default=0.0)
@@ -221,9 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=32,
                    help="sentences decoded together (with predicted context: one per document in a wave)")
     p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
-    p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    _add_hf_arguments(p)
+    _add_model_arguments(p)
     p.set_defaults(func=_translate, output_args=("output",))
 
     p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET")
@@ -248,16 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
                        "model trained with dynamic context size")
-    p.add_argument("--path", help="document_translation checkpoint")
     p.add_argument("--source", required=True)
     p.add_argument("--reference", required=True)
     p.add_argument("--docids", required=True)
     p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json "
                    "is written beside it)")
-    p.add_argument("--spm", help="sentencepiece model (default: input is already tokenized)")
-    p.add_argument("--data", help="directory with dict.*.txt")
-    p.add_argument("--source-context-size", type=int, help="default: as trained, --hf-model: 1 (0 = no source context)")
-    p.add_argument("--target-context-size", type=int, help="default: as trained, --hf-model: 1 (0 = no target context)")
     p.add_argument("--log-base", choices=["e", "2"], default="e", help="e: nats (default); 2: bits")
     p.add_argument("--random-context", action="store_true",
                    help="control: take the context from random other documents")
@@ -270,9 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-up-to-date", action="store_true",
                    help="do nothing when OUTPUT and its summary were made from these inputs and options "
                    "(same content hashes); what `make pcxmi` uses")
-    p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
-    _add_hf_arguments(p)
+    _add_model_arguments(p)
     p.set_defaults(func=_cxmi, output_args=("output",))
 
     p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
@@ -288,11 +288,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context-files", nargs="+", metavar="FILE",
                    help="contrapro: the text and context files of json2text_and_context.pl; bawden: the four "
                    "*.{prev,current}.{en,fr} files, to score their (preprocessed) text")
-    p.add_argument("--path", help="document_translation checkpoint")
-    p.add_argument("--spm", help="sentencepiece model (default: the text is already tokenized as the model's)")
-    p.add_argument("--data", help="directory with dict.*.txt")
-    p.add_argument("--source-context-size", type=int, help="default: as trained (0 and 0: the model without context)")
-    p.add_argument("--target-context-size", type=int, help="default: as trained")
     p.add_argument("--output", help="scores file: one loss per candidate, in the order the set's scorer reads")
     p.add_argument("--scores", help="instead of a model: the accuracy of this scores file (one per candidate, in "
                    "the set's order; lower = better unless --maximize)")
@@ -304,9 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=64, help="candidates per batch")
     p.add_argument("--max-tokens", type=int, help="tokens (with context) per batch")
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
-    p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
-    _add_hf_arguments(p)
+    _add_model_arguments(p)
     p.set_defaults(func=_contrastive, output_args=("output", "summary"))
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "

@@ -744,7 +744,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "IWSLT17.TED.*.xml)")
     source.add_argument("--text", metavar="DIR", help="a folder with {train,valid,test}.{en,XX,docids}, used as is")
     p.add_argument("--output", required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
-    p.add_argument("--vocab-size", type=int, default=16000, help="sentencepiece pieces (default: 16000)")
+    p.add_argument("--vocab-size", type=int, default=DataOptions.vocab_size,
+                   help=f"sentencepiece pieces (default: {DataOptions.vocab_size})")
     p.add_argument("--spm-type", choices=SPM_TYPES, default="bpe", help="sentencepiece model type (default: bpe)")
     p.add_argument("--character-coverage", type=float,
                    help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)")
