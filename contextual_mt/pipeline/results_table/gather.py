@@ -1,0 +1,97 @@
+"""The numbers of the table (what table.json holds): its columns, each language's values and
+p-values against the sentence-level system, and which values are significantly better."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
+from contextual_mt.pipeline.results_table.read import LanguageResults
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # in table.json and table.csv
+    label: str  # in table.md
+    digits: int
+    tested: bool  # has a significance test (from eval.json's comparisons)
+    source: str
+
+
+def _tag_columns(languages: Sequence[LanguageResults]) -> List[str]:
+    """MuDA tags with tagged reference words in some language: the registry's order, then any
+    other tag the results name."""
+    from muda.phenomena.registry import phenomenon_names
+
+    order = phenomenon_names()
+    applying = {t for lr in languages for t in lr.tags if lr.ref_words.get(t, 0) > 0}
+    return [t for t in order if t in applying] + sorted(applying - set(order))
+
+
+def _comet(lr: LanguageResults, key: str) -> Tuple[Optional[float], Optional[str]]:
+    """A system's COMET: muda eval's (tested), else score_files' (untested), else none."""
+    s = lr.evaluation["systems"][lr.eval_names[key]]
+    if "comet" in s:
+        return float(s["comet"]), "eval.json"
+    if "comet" in lr.scores[key]:
+        return float(lr.scores[key]["comet"]["score"]), "scores.json"
+    return None, None
+
+
+def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
+    """The numbers of the table (what table.json holds)."""
+    tags = _tag_columns(languages)
+    with_comet = any(_comet(lr, k)[0] is not None for lr in languages for k in lr.systems)
+    with_dbleu = any("d_bleu" in lr.scores[k] for lr in languages for k in lr.systems)
+    columns = [Column("bleu", "BLEU", 2, True, "eval.json")]
+    if with_comet:
+        columns.append(Column("comet", "COMET", 4, True, "eval.json (scores.json when eval.json has none)"))
+    columns += [Column(t, t, 3, True, "eval.json") for t in tags]
+    columns.append(Column("chrf", "chrF", 2, False, "scores.json"))
+    if with_dbleu:
+        columns.append(Column("d_bleu", "d-BLEU", 2, False, "scores.json"))
+
+    rows, langs_info = [], {}
+    for lr in languages:
+        comet_from = {k: _comet(lr, k)[1] for k in lr.systems}
+        values = {k: _values(lr, k, tags, with_comet, with_dbleu) for k in lr.systems}
+        base = values[BASELINE]
+        for k in lr.systems:
+            p: Dict[str, Optional[float]] = {c.key: None for c in columns}
+            c = lr.comparisons.get(k)
+            if k != BASELINE and c is not None:
+                p["bleu"] = float(c["bleu_p"])
+                if with_comet and comet_from[k] == "eval.json" and comet_from[BASELINE] == "eval.json":
+                    p["comet"] = float(c["comet_p"]) if "comet_p" in c else None
+                for t in tags:
+                    if values[k][t] is not None:
+                        p[t] = float(c["tags"][t]["f"])
+            significant = {col.key: bool(p[col.key] is not None and p[col.key] < options.alpha
+                                         and values[k][col.key] is not None and base[col.key] is not None
+                                         and values[k][col.key] > base[col.key]) for col in columns}
+            rows.append({"language": lr.lang, "system": k, "eval_name": lr.eval_names[k], "baseline": k == BASELINE,
+                         "values": values[k], "p": p, "significant": significant})
+        tested = all(k in lr.comparisons for k in lr.systems if k != BASELINE)
+        langs_info[lr.lang] = {
+            "eval": lr.eval_path, "scores": lr.scores_path, "systems": lr.systems,
+            "bootstrap": lr.evaluation.get("bootstrap"), "tested": tested,
+            "tags": lr.tags, "ref_words": lr.ref_words,
+            "comet_from": sorted({v for v in comet_from.values() if v})}
+    return {"langs": list(options.langs), "baseline": BASELINE, "alpha": options.alpha,
+            "results_dir": options.results_dir, "tags": tags,
+            "columns": [vars(c) for c in columns], "rows": rows, "languages": langs_info,
+            "files": {name: options.output_path(name) for name in OUTPUT_FILES}}
+
+
+def _values(lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool,
+            with_dbleu: bool) -> Dict[str, Optional[float]]:
+    s, r = lr.evaluation["systems"][lr.eval_names[key]], lr.scores[key]
+    values: Dict[str, Optional[float]] = {"bleu": float(s["bleu"])}
+    if with_comet:
+        values["comet"] = _comet(lr, key)[0]
+    for t in tags:  # None: the tag does not apply here (no tagged reference words)
+        values[t] = float(s["tags"][t]["f"]) if t in lr.tags and lr.ref_words[t] > 0 else None
+    values["chrf"] = float(r["chrf"]["score"])
+    if with_dbleu:
+        values["d_bleu"] = float(r["d_bleu"]["score"]) if "d_bleu" in r else None
+    return values

@@ -1,0 +1,69 @@
+"""What ``contextual-mt pipeline table`` gathers and where it writes: ``TableOptions``, validated
+when built, and the constants every part of the table shares."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence
+
+from contextual_mt.errors import ContextualMTError, check_option
+
+BASELINE = "sentence"  # the sentence-level system every other system is compared with
+OUTPUT_FILES = ("table.md", "table.csv", "table.json", "table.png")
+NO_TAG = "no tag"  # muda eval's count of untagged words: not a phenomenon
+_LANG_CODE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+@dataclass
+class TableOptions:
+    """The languages to gather (``LANGS``), where their results are, where to write the table,
+    and the significance level. Validated when built, before any file is read."""
+
+    langs: Sequence[str]
+    results_dir: str = "results"
+    output_dir: Optional[str] = None  # default: RESULTS_DIR/table
+    alpha: float = 0.05  # a p-value below this, with a better value, is marked
+
+    def __post_init__(self) -> None:
+        self.langs = _language_list(self.langs)
+        if not isinstance(self.results_dir, str) or not self.results_dir:
+            raise ContextualMTError(f"--results-dir: give a directory (got {self.results_dir!r})")
+        if self.output_dir is None:
+            self.output_dir = os.path.join(self.results_dir, "table")
+        if not isinstance(self.output_dir, str) or not self.output_dir:
+            raise ContextualMTError(f"--output-dir: give a directory (got {self.output_dir!r})")
+        check_option("--alpha", self.alpha, minimum=0, maximum=1)
+        if self.alpha == 0:
+            raise ContextualMTError("--alpha must be > 0 (got 0: no difference could be significant)")
+
+    def eval_path(self, lang: str) -> str:
+        return os.path.join(self.results_dir, lang, "muda", "eval.json")
+
+    def scores_path(self, lang: str) -> str:
+        return os.path.join(self.results_dir, lang, "scores.json")
+
+    def output_path(self, name: str) -> str:
+        return os.path.join(self.output_dir, name)
+
+
+def _language_list(langs: Any) -> List[str]:
+    """LANGS as a list of codes: a list, or one string of codes separated by spaces or commas
+    (``--langs "de fr"`` quoted). Empty lists and repeated codes are errors."""
+    if isinstance(langs, str):
+        langs = [langs]
+    if not isinstance(langs, (list, tuple)) or not all(isinstance(x, str) for x in langs):
+        raise ContextualMTError(f"--langs: give a list of target language codes (got {langs!r})")
+    codes = [code for item in langs for code in re.split(r"[\s,]+", item) if code]
+    if not codes:
+        raise ContextualMTError('--langs: no target language given; list the pairs to gather, e.g. '
+                                'make table LANGS="de fr ja"')
+    seen = set()
+    for code in codes:
+        if not _LANG_CODE.match(code):
+            raise ContextualMTError(f"--langs: {code!r} is not a language code (it names the directory "
+                                    f"RESULTS_DIR/{code})")
+        if code in seen:
+            raise ContextualMTError(f"--langs: language {code!r} given twice ({' '.join(codes)})")
+        seen.add(code)
+    return codes

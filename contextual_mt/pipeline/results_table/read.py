@@ -1,0 +1,174 @@
+"""Reading one language's results (``eval.json`` of ``make muda-eval``, ``scores.json`` of
+``make score``): every value the table uses is checked, and a bad file is one line naming it and
+the make target that writes it."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Sequence
+
+from contextual_mt.errors import ContextualMTError, InputError
+from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
+from muda.io import check_input_file, read_lines
+
+
+def _read_json(path: str, make_target: str) -> Any:
+    """A results file, or one line naming it (and the line of a JSON error, and the make target
+    that writes it)."""
+    again = f"run `{make_target}` to produce it"
+    try:
+        check_input_file(path, "results file")
+        text = "\n".join(read_lines(path))
+    except InputError as e:
+        message = str(e)
+        if message.endswith("not found"):
+            message += f"; {again}"
+        raise ContextualMTError(message) from None
+    if not text.strip():
+        raise ContextualMTError(f"{path}: empty file; {again} again")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno}); {again} "
+                                f"again") from None
+
+
+def _number(value: Any, path: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ContextualMTError(f"{path}: {where} is not a number (got {value!r})")
+    return float(value)
+
+
+def _mapping(value: Any, path: str, where: str) -> Dict:
+    if not isinstance(value, dict):
+        raise ContextualMTError(f"{path}: {where} is not an object (got {type(value).__name__})")
+    return value
+
+
+def system_key(name: str, lang: str) -> str:
+    """The system a ``muda eval`` name stands for: the hypothesis file name without its
+    ``.test.xx`` (or ``.xx``) ending, so ``sentence.test.de`` and ``sentence`` are one system."""
+    for suffix in (f".test.{lang}", f".{lang}"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _same_language(a: str, b: str) -> bool:
+    from muda.languages import get_language
+
+    try:
+        return get_language(a).code == get_language(b).code
+    except InputError:
+        return a.lower().replace("_", "-") == b.lower().replace("_", "-")
+
+
+@dataclass
+class LanguageResults:
+    """One language's results, checked: systems by their key, baseline first."""
+
+    lang: str
+    eval_path: str
+    scores_path: str
+    systems: List[str]  # keys, the baseline first, then as muda eval lists them
+    eval_names: Dict[str, str]  # key -> the name in eval.json
+    evaluation: Dict  # eval.json
+    scores: Dict[str, Dict]  # key -> score_files' result
+    tags: List[str]  # eval.json's tags (phenomena only)
+    ref_words: Dict[str, int]  # tagged reference words per tag
+    comparisons: Dict[str, Dict] = field(default_factory=dict)  # key -> its comparison with the baseline
+
+
+def read_language(options: TableOptions, lang: str) -> LanguageResults:
+    """Read and check ``eval.json`` and ``scores.json`` of one language."""
+    eval_path, scores_path = options.eval_path(lang), options.scores_path(lang)
+    ev = _mapping(_read_json(eval_path, f"make muda-eval LANG={lang}"), eval_path, "the file")
+    sc = _mapping(_read_json(scores_path, f"make score LANG={lang}"), scores_path, "the file")
+    again = f"run `make muda-eval LANG={lang}` again"
+    for key in ("systems", "tags"):
+        if key not in ev:
+            raise ContextualMTError(f"{eval_path}: no {key!r}; not a `muda eval` result? {again}")
+    recorded = ev.get("language")
+    if isinstance(recorded, str) and not _same_language(recorded, lang):
+        raise ContextualMTError(f"{eval_path}: evaluates target language {recorded!r}, not {lang!r}; {again}")
+    systems = _mapping(ev["systems"], eval_path, "'systems'")
+    if not isinstance(ev["tags"], list) or not all(isinstance(t, str) for t in ev["tags"]):
+        raise ContextualMTError(f"{eval_path}: 'tags' is not a list of tag names")
+    tags = [t for t in ev["tags"] if t != NO_TAG]
+
+    eval_names: Dict[str, str] = {}
+    for name, s in systems.items():
+        key = system_key(name, lang)
+        if key in eval_names:
+            raise ContextualMTError(f"{eval_path}: systems {eval_names[key]!r} and {name!r} are both system "
+                                    f"{key!r}")
+        eval_names[key] = name
+        s = _mapping(s, eval_path, f"system {name!r}")
+        _number(s.get("bleu"), eval_path, f"the BLEU of system {name!r}")
+        if "comet" in s:
+            _number(s["comet"], eval_path, f"the COMET of system {name!r}")
+        stags = _mapping(s.get("tags"), eval_path, f"the tags of system {name!r}")
+        for t in tags:
+            score = _mapping(stags.get(t), eval_path, f"tag {t!r} of system {name!r}")
+            _number(score.get("f"), eval_path, f"the f-measure of tag {t!r} of system {name!r}")
+            _number(score.get("ref_words"), eval_path, f"the reference words of tag {t!r} of system {name!r}")
+    if BASELINE not in eval_names:
+        raise ContextualMTError(f"{eval_path}: no sentence-level baseline system {BASELINE!r} (or "
+                                f"'{BASELINE}.test.{lang}'); its systems are {', '.join(systems) or 'none'}; "
+                                f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others (`make muda-eval "
+                                f"LANG={lang}`)")
+    keys = [BASELINE] + [system_key(n, lang) for n in systems if system_key(n, lang) != BASELINE]
+
+    if "systems" not in sc:
+        raise ContextualMTError(f"{scores_path}: no 'systems'; run `make score LANG={lang}` again")
+    scored = _mapping(sc["systems"], scores_path, "'systems'")
+    if set(scored) != set(keys):
+        only_eval = [k for k in keys if k not in scored]
+        only_scores = [k for k in scored if k not in eval_names]
+        differences = ([f"{', '.join(only_eval)} only in {eval_path}"] if only_eval else []) + \
+                      ([f"{', '.join(only_scores)} only in {scores_path}"] if only_scores else [])
+        raise ContextualMTError(f"{scores_path}: its systems ({', '.join(scored) or 'none'}) differ from those of "
+                                f"{eval_path} ({', '.join(keys)}): {'; '.join(differences)}; score and evaluate the "
+                                f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)")
+    for key, r in scored.items():
+        r = _mapping(r, scores_path, f"system {key!r}")
+        for metric in ("bleu", "chrf", "d_bleu", "comet"):
+            if metric in ("bleu", "chrf") or metric in r:
+                m = _mapping(r.get(metric), scores_path, f"{metric!r} of system {key!r}")
+                _number(m.get("score"), scores_path, f"the {metric} score of system {key!r}")
+
+    baseline_tags = systems[eval_names[BASELINE]]["tags"]
+    result = LanguageResults(lang, eval_path, scores_path, keys, eval_names, ev, scored, tags,
+                             {t: int(baseline_tags[t]["ref_words"]) for t in tags})
+    result.comparisons = _baseline_comparisons(ev, eval_path, eval_names, tags)
+    return result
+
+
+def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags: Sequence[str]) -> Dict[str, Dict]:
+    """Each system's comparison with the baseline (either order in eval.json's pairs)."""
+    comparisons = ev.get("comparisons") or []
+    if not isinstance(comparisons, list):
+        raise ContextualMTError(f"{path}: 'comparisons' is not a list")
+    base = eval_names[BASELINE]
+    by_name = {name: key for key, name in eval_names.items()}
+    found: Dict[str, Dict] = {}
+    for n, c in enumerate(comparisons, start=1):
+        c = _mapping(c, path, f"comparison {n}")
+        pair = {c.get("a"), c.get("b")}
+        if base not in pair or len(pair) != 2:
+            continue
+        other = (pair - {base}).pop()
+        if other not in by_name:
+            raise ContextualMTError(f"{path}: comparison {n} names system {other!r}, which is not in 'systems'")
+        where = f"comparison {n} ({c.get('a')} vs {c.get('b')})"
+        _number(c.get("bleu_p"), path, f"the BLEU p-value of {where}")
+        if "comet_p" in c:
+            _number(c["comet_p"], path, f"the COMET p-value of {where}")
+        ctags = _mapping(c.get("tags"), path, f"the tags of {where}")
+        for t in tags:
+            _number(_mapping(ctags.get(t), path, f"tag {t!r} of {where}").get("f"), path,
+                    f"the f-measure p-value of tag {t!r} of {where}")
+        found[by_name[other]] = c
+    return found
