@@ -5,4 +5,4 @@ verb form, ellipsis) in English->X translation (Fernandes et al., 2023).
 f-measure, BLEU, COMET, paired bootstrap); ``phenomena/`` holds one tagger per phenomenon,
 ``annotators/`` the models and look-ups that annotate the text, ``formats/`` the files read and
 written, ``languages/`` the per-language word lists. ``errors`` and ``io`` are the base layer of
-both packages; ``muda`` never imports ``contextual_mt``."""
+both packages; muda stands alone: the document-MT package builds on it, never the reverse."""
