@@ -60,7 +60,7 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
                    "then the training data directory)")
     g.add_argument("--source-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no source context")
     g.add_argument("--target-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no target context")
-    g.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     _add_hf_arguments(p)
 
 
