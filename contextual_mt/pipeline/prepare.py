@@ -746,16 +746,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--output", required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
     p.add_argument("--vocab-size", type=int, default=DataOptions.vocab_size,
                    help=f"sentencepiece pieces (default: {DataOptions.vocab_size})")
-    p.add_argument("--spm-type", choices=SPM_TYPES, default="bpe", help="sentencepiece model type (default: bpe)")
+    p.add_argument("--spm-type", choices=SPM_TYPES, default=DataOptions.spm_type,
+                   help=f"sentencepiece model type (default: {DataOptions.spm_type})")
     p.add_argument("--character-coverage", type=float,
                    help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)")
-    p.add_argument("--input-sentence-size", type=int, default=1_000_000,
-                   help="sentencepiece trains on a random sample of at most this many sentences (default: 1000000)")
+    p.add_argument("--input-sentence-size", type=int, default=DataOptions.input_sentence_size,
+                   help="sentencepiece trains on a random sample of at most this many sentences "
+                        f"(default: {DataOptions.input_sentence_size})")
     p.add_argument("--iwslt-dev", metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated "
                    "(default: dev2010)")
     p.add_argument("--iwslt-test", metavar="SETS", help="IWSLT set(s) for the test split, comma-separated "
                    "(default: tst2015 if present, else the newest tst set)")
-    p.add_argument("--workers", type=int, default=0,
+    p.add_argument("--workers", type=int, default=DataOptions.workers,
                    help=f"processes for detokenization, encoding and binarization (default: {default_workers()})")
     p.add_argument("--overwrite", action="store_true",
                    help="replace what OUTPUT holds (by default, a run with other inputs or options is refused, "
