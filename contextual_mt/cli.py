@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import os
 import sys
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from muda.errors import install_excepthook, run_command
 from muda.io import command_outputs
@@ -17,6 +19,14 @@ def _add_symbols(args: argparse.Namespace) -> int:
         added = add_context_symbols(path)
         print(f"{path}: " + (f"added {' '.join(added)}" if added else "already has the context symbols"))
     return 0
+
+
+def _defaults(declared: Any) -> Dict[str, Any]:
+    """The defaults of an options dataclass, or of a function's keyword arguments: declared there
+    once, and read here for argparse."""
+    if dataclasses.is_dataclass(declared):
+        return {f.name: f.default for f in dataclasses.fields(declared) if f.default is not dataclasses.MISSING}
+    return {name: q.default for name, q in inspect.signature(declared).parameters.items() if q.default is not q.empty}
 
 
 HF_ONLY = ("hf_separator", "src_lang", "tgt_lang", "prompt_template", "device_map")
@@ -205,6 +215,13 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.analysis.report import ReportOptions
+    from contextual_mt.contrastive.run import ContrastiveOptions
+    from contextual_mt.demo.corpus import generate_demo_data
+    from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.metrics import score_files
+
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser(
@@ -221,11 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", required=True, help="translations, one line per source line")
     p.add_argument("--gold-target-context", metavar="REF",
                    help="use these references as target context instead of the model's translations")
-    p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--lenpen", type=float, default=1.0)
-    p.add_argument("--max-len-a", type=float, default=0.0)
-    p.add_argument("--max-len-b", type=int, default=200)
-    p.add_argument("--batch-size", type=int, default=32,
+    default = _defaults(DecodingOptions)
+    p.add_argument("--beam", type=int, default=default["beam"])
+    p.add_argument("--lenpen", type=float, default=default["lenpen"])
+    p.add_argument("--max-len-a", type=float, default=default["max_len_a"])
+    p.add_argument("--max-len-b", type=int, default=default["max_len_b"])
+    p.add_argument("--batch-size", type=int, default=default["batch_size"],
                    help="sentences decoded together (with predicted context: one per document in a wave)")
     p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -238,16 +256,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docids", help="document ids: adds d-BLEU")
     p.add_argument("--source", help="source sentences (needed by COMET)")
     p.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
-    p.add_argument("--comet-batch-size", type=int, default=16)
+    p.add_argument("--comet-batch-size", type=int, default=_defaults(score_files)["comet_batch_size"])
     p.add_argument("--output", help="write the full result as JSON here")
     p.set_defaults(func=_score, output_args=("output",))
 
     p = sub.add_parser("demo-data", help="write the synthetic EN-FR demo corpus with planted phenomena")
     p.add_argument("--output", required=True, help="directory")
-    p.add_argument("--train-docs", type=int, default=3000)
-    p.add_argument("--valid-docs", type=int, default=150)
-    p.add_argument("--test-docs", type=int, default=300)
-    p.add_argument("--seed", type=int, default=13)
+    default = _defaults(generate_demo_data)
+    p.add_argument("--train-docs", type=int, default=default["train_docs"])
+    p.add_argument("--valid-docs", type=int, default=default["valid_docs"])
+    p.add_argument("--test-docs", type=int, default=default["test_docs"])
+    p.add_argument("--seed", type=int, default=default["seed"])
     p.add_argument("--ted", action="store_true", help="also write OUTPUT/ted_talks.tar.gz: the corpus in the "
                    "layout of the multilingual TED talks release, for `make all LANG=fr TED=...`")
     p.set_defaults(func=_demo_data, output_dir_args=("output",))
@@ -259,12 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docids", required=True)
     p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json "
                    "is written beside it)")
-    p.add_argument("--log-base", choices=["e", "2"], default="e", help="e: nats (default); 2: bits")
+    default = _defaults(CxmiOptions)
+    p.add_argument("--log-base", choices=["e", "2"], default=default["log_base"], help="e: nats (default); 2: bits")
     p.add_argument("--random-context", action="store_true",
                    help="control: take the context from random other documents")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=default["seed"])
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
-    p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
+    p.add_argument("--batch-size", type=int, default=default["batch_size"], help="sentences per batch")
     p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 1024 on CPU, 8192 on GPU)")
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
@@ -294,9 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--maximize", action="store_true", help="with --scores: higher scores are better")
     p.add_argument("--summary", required=True, help="JSON: accuracy overall and by category, and the settings")
     p.add_argument("--normalize", action="store_true", help="loss per token instead of the sentence's sum")
-    p.add_argument("--detokenize", choices=("auto", "yes", "no"), default="auto",
+    default = _defaults(ContrastiveOptions)
+    p.add_argument("--detokenize", choices=("auto", "yes", "no"), default=default["detokenize"],
                    help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)")
-    p.add_argument("--batch-size", type=int, default=64, help="candidates per batch")
+    p.add_argument("--batch-size", type=int, default=default["batch_size"], help="candidates per batch")
     p.add_argument("--max-tokens", type=int, help="tokens (with context) per batch")
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
     p.add_argument("--quiet", action="store_true")
@@ -312,8 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stanza-dir", help="stanza resources directory (default: $STANZA_RESOURCES_DIR or "
                    "~/stanza_resources)")
     p.add_argument("--tags", help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
-    p.add_argument("--min-count", type=int, default=5, help="vocabulary items seen fewer times are left out")
-    p.add_argument("--top", type=int, default=50, help="how many top tokens to list")
+    default = _defaults(ReportOptions)
+    p.add_argument("--min-count", type=int, default=default["min_count"],
+                   help="vocabulary items seen fewer times are left out")
+    p.add_argument("--top", type=int, default=default["top"], help="how many top tokens to list")
     p.set_defaults(func=_report, output_dir_args=("output_dir",))
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
