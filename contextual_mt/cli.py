@@ -6,6 +6,7 @@ import os
 import sys
 from typing import List, Optional
 
+from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from muda.errors import install_excepthook, run_command
 from muda.io import command_outputs
 
@@ -220,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-len-b", type=int, default=200)
     p.add_argument("--batch-size", type=int, default=32,
                    help="sentences decoded together (with predicted context: one per document in a wave)")
-    p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_hf_arguments(p)
@@ -264,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
     p.add_argument("--batch-size", type=int, default=64, help="sentences per batch")
-    p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 1024 on CPU, 8192 on GPU)")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
     p.add_argument("--skip-up-to-date", action="store_true",
@@ -302,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--detokenize", choices=("auto", "yes", "no"), default="auto",
                    help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)")
     p.add_argument("--batch-size", type=int, default=64, help="candidates per batch")
-    p.add_argument("--max-tokens", type=int, help="tokens (with context) per batch")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
