@@ -17,7 +17,7 @@ from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel
-from contextual_mt.inference.fairseq_translate import base_translations, collate_first_passes
+from contextual_mt.inference.fairseq_translator import base_translations, collate_first_passes
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.symbols import BRK
 
@@ -198,7 +198,7 @@ def _last(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]]) 
 
 class CADecScoringBackend(FairseqScoringBackend):
     """A CADec checkpoint: it also reads the frozen base model's translation of each sentence
-    (``fairseq_translate.base_translations``), computed once per distinct source."""
+    (``fairseq_translator.base_translations``), computed once per distinct source."""
 
     def __init__(self, model: DocumentModel):
         super().__init__(model)

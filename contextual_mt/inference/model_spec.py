@@ -39,7 +39,7 @@ class FairseqFamily:
 
     def open_translator(self, spec: ModelOptions, decoding) -> Translator:
         from contextual_mt.inference.checkpoint import DocumentModel
-        from contextual_mt.inference.fairseq_translate import DocumentTranslator
+        from contextual_mt.inference.fairseq_translator import DocumentTranslator
 
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
 
@@ -71,7 +71,7 @@ class HFFamily:
 
     def open_translator(self, spec: HFModelOptions, decoding) -> Translator:
         from contextual_mt.hf.model import HFModel
-        from contextual_mt.hf.translate import HFDocumentTranslator
+        from contextual_mt.hf.translator import HFDocumentTranslator
 
         return HFDocumentTranslator(HFModel.load(spec), decoding)
 

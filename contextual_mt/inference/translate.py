@@ -1,7 +1,7 @@
 """``contextual-mt translate``: document translation of files, by any model (``ModelSpec``),
 with the model's own previous translations (or the references) as target context. The
-translators are ``inference.fairseq_translate.DocumentTranslator`` (fairseq and CADec
-checkpoints) and ``hf.translate.HFDocumentTranslator``, both decoding in the waves of
+translators are ``inference.fairseq_translator.DocumentTranslator`` (fairseq and CADec
+checkpoints) and ``hf.translator.HFDocumentTranslator``, both decoding in the waves of
 ``inference.waves``."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import List, Optional
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions  # noqa: F401  (re-exported)
-from contextual_mt.inference.fairseq_translate import DocumentTranslator  # noqa: F401  (re-exported)
+from contextual_mt.inference.fairseq_translator import DocumentTranslator  # noqa: F401  (re-exported)
 from contextual_mt.inference.model_spec import ModelSpec, family
 from muda.io import atomic_write_lines, check_line_count, outputs, read_docids, read_lines
 

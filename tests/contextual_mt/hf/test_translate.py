@@ -5,7 +5,7 @@ import torch
 
 from contextual_mt.hf.model import HFModel
 from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.translate import HFDocumentTranslator
+from contextual_mt.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.translate import TranslateOptions, translate_files
 from tests.hf_models import EN, FR
