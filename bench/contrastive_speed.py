@@ -88,7 +88,7 @@ def score_reference(data: Path, ckpt: Path, batch: int):
 
 
 def groups(work: Path):
-    from contextual_mt.inference.backend import ContextPair
+    from contextual_mt.inference.interface import ContextPair
     from muda.io import document_starts
 
     data = work / "data"
@@ -121,7 +121,7 @@ def main() -> None:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
 
     work = Path(args.workdir)

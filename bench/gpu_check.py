@@ -19,7 +19,7 @@ import torch
 
 def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
 

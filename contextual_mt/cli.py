@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any, Dict, List, Optional
 
+from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from muda.errors import install_excepthook, run_command
 from muda.io import command_outputs
 
@@ -245,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-len-b", type=int, default=default["max_len_b"])
     p.add_argument("--batch-size", type=int, default=default["batch_size"],
                    help="sentences decoded together (with predicted context: one per document in a wave)")
-    p.add_argument("--max-tokens", type=int, help="source+context tokens per batch")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_model_arguments(p)
     p.set_defaults(func=_translate, output_args=("output",))
@@ -285,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=default["seed"])
     p.add_argument("--shard", help="i/n: score the i-th of n parts of the documents")
     p.add_argument("--batch-size", type=int, default=default["batch_size"], help="sentences per batch")
-    p.add_argument("--max-tokens", type=int, help="padded tokens (with context) per batch (--hf-model: default 1024 on CPU, 8192 on GPU)")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
                    help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
     p.add_argument("--skip-up-to-date", action="store_true",
@@ -318,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--detokenize", choices=("auto", "yes", "no"), default=default["detokenize"],
                    help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)")
     p.add_argument("--batch-size", type=int, default=default["batch_size"], help="candidates per batch")
-    p.add_argument("--max-tokens", type=int, help="tokens (with context) per batch")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
     p.add_argument("--quiet", action="store_true")
     _add_model_arguments(p)

@@ -23,9 +23,10 @@ import numpy as np
 from tqdm import tqdm
 
 from contextual_mt.analysis.join import read_pcxmi
-from contextual_mt.backends import ModelSpec, model_fingerprint, model_name, model_summary, open_backend
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import FairseqScoringBackend, ScoringBackend  # noqa: F401  (tests patch it here)
+from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend  # noqa: F401  (tests patch it here)
+from contextual_mt.inference.interface import ScoringBackend
+from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_name, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
 from muda.io import (atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans,
                      document_starts, file_sha256, outputs, read_docids, read_lines)
@@ -154,13 +155,6 @@ class PCXMIScorer:
         """The scorer of a fairseq checkpoint or a Hugging Face model (``--hf-model``)."""
         return cls(open_backend(model, max_tokens), batch_size, name=model_name(model), max_tokens=max_tokens)
 
-    def _both_passes(self, chunk: Sequence[int], has_ctx: Sequence[int]) -> Tuple[Dict, Dict]:
-        both = getattr(self.backend, "token_log_probs_both", None)
-        if both is not None:  # one set of batches for both passes
-            return both(chunk, has_ctx)
-        return (self.backend.token_log_probs(chunk, context=False),
-                self.backend.token_log_probs(has_ctx, context=True) if has_ctx else {})
-
     def score(self, sources: Sequence[str], references: Sequence[str], docids: Sequence[str],
               todo: Optional[Iterable[int]] = None, random_context: bool = False, seed: int = 1,
               log_base: str = "e", progress: bool = True,
@@ -186,7 +180,7 @@ class PCXMIScorer:
         for chunk in length_batches(todo, self.backend.length, self.batch_size, self.max_tokens):
             # with no context available (document starts), q_C is q_A: no second pass
             has_ctx = [i for i in chunk if src_k[i] or tgt_k[i]]
-            lp_a, lp_c = self._both_passes(chunk, has_ctx)
+            lp_a, lp_c = self.backend.token_log_probs_both(chunk, has_ctx)
             lp_c = {**lp_a, **lp_c}
             records = []
             for i in chunk:

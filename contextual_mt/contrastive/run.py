@@ -20,11 +20,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from tqdm import tqdm
 
 from contextual_mt.analysis.cxmi import PartialFile, resumable_records
-from contextual_mt.backends import ModelSpec, is_hf, model_fingerprint, model_summary, open_backend
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.backend import ContextPair, ScoringBackend
+from contextual_mt.inference.interface import ContextPair, ScoringBackend
+from contextual_mt.inference.model_spec import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
@@ -89,7 +89,7 @@ def read_set(o: ContrastiveOptions) -> ContrastiveSet:
 
 def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
     if o.detokenize == "auto":  # models that read raw text: --spm, and every Hugging Face model
-        return test_set.tokenized and (is_hf(o.model) or o.model.spm is not None)
+        return test_set.tokenized and family(o.model).reads_raw_text(o.model)
     return o.detokenize == "yes"
 
 

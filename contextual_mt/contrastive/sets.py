@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 import numpy as np
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.backend import ContextPair
+from contextual_mt.inference.interface import ContextPair
 from muda.io import read_lines
 
 RULES = ("argmin", "beats_all")

@@ -23,6 +23,7 @@ from fairseq.data import FairseqDataset, data_utils
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input, model_sources
+from contextual_mt.data.context_trim import nearest_fitting_sizes
 from contextual_mt.symbols import BRK, MASK
 
 COWORD_TYPES = ("token", "whole")
@@ -140,15 +141,10 @@ class ContextDataset(FairseqDataset):
         return src_k.astype(np.int64), tgt_k.astype(np.int64)
 
     def _fit(self, k: np.ndarray, cumsum: np.ndarray, limit: int) -> np.ndarray:
-        k = k.copy()
         idx = np.arange(len(k))
         own = cumsum[idx + 1] - cumsum[idx]
         at = self.context_of
-        while True:
-            over = (own + cumsum[at] - cumsum[at - k] > limit) & (k > 0)
-            if not over.any():
-                return k
-            k[over] -= 1
+        return nearest_fitting_sizes(k, lambda k: own + cumsum[at] - cumsum[at - k], limit)
 
     @property
     def multi_encoder(self) -> bool:

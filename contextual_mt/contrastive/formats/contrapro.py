@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.backend import ContextPair
+from contextual_mt.inference.interface import ContextPair
 from muda.io import read_lines
 
 ROLES = ("text.en", "text.de", "context.en", "context.de")

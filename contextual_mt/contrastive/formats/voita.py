@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.backend import ContextPair
+from contextual_mt.inference.interface import ContextPair
 
 EOS = re.compile(r"\s*(?<!\S)_eos(?!\S)\s*")
 

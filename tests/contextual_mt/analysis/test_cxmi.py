@@ -55,7 +55,7 @@ def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tm
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0,
              target_context_size=0)
     assert not list(tmp_path.iterdir())
-    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
     from contextual_mt.inference.checkpoint import DocumentModel
 
     backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(

@@ -205,7 +205,7 @@ def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita
 
 def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
     from contextual_mt.contrastive.run import score_candidates
-    from contextual_mt.inference.backend import FairseqScoringBackend
+    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
     from contextual_mt.inference.checkpoint import DocumentModel
     from contextual_mt.contrastive.formats import get_format
 

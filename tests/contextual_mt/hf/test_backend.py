@@ -10,7 +10,7 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
-from contextual_mt.hf.backend import HFScoringBackend
+from contextual_mt.hf.scoring import HFScoringBackend
 from contextual_mt.hf.options import HFModelOptions
 from tests.hf_models import EN, FR
 
@@ -226,7 +226,7 @@ def test_pieces_rebuild_the_reference_for_sentencepiece_and_byte_level(marian, g
 
 def test_each_distinct_source_is_encoded_once_per_batch(marian):
     """Contrastive candidates of one source share its encoder pass."""
-    from contextual_mt.inference.backend import ContextPair
+    from contextual_mt.inference.interface import ContextPair
 
     backend = HFScoringBackend.open(HFModelOptions(str(marian)), max_tokens=100000)
     pairs = [ContextPair(EN[i], t, (EN[i - 1],), (FR[i - 1],)) for i in (1, 2, 3) for t in (FR[i], FR[i] + " !")]

@@ -6,7 +6,7 @@ import pytest
 
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.backend import HFScoringBackend
+from contextual_mt.hf.scoring import HFScoringBackend
 from contextual_mt.hf.model import HFModel
 from contextual_mt.hf.options import HFModelOptions
 from contextual_mt.hf.templates import load_template

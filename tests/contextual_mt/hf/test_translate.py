@@ -5,7 +5,7 @@ import torch
 
 from contextual_mt.hf.model import HFModel
 from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.translate import HFDocumentTranslator
+from contextual_mt.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.translate import TranslateOptions, translate_files
 from tests.hf_models import EN, FR
@@ -44,7 +44,7 @@ def test_decoder_only_with_gold_context_and_the_cli(gpt2, corpus, tmp_path):
 
     options = HFModelOptions(str(gpt2), src_lang="English", tgt_lang="French")
     hyps = HFDocumentTranslator(HFModel.load(options), DecodingOptions(beam=1, max_len_b=5)).translate(
-        EN, DOCS, gold=FR, progress=False)
+        EN, DOCS, gold_targets=FR, progress=False)
     tok = AutoTokenizer.from_pretrained(gpt2)
     model = AutoModelForCausalLM.from_pretrained(gpt2).eval()
     newline = tok("\n", add_special_tokens=False).input_ids[0]

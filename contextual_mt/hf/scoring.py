@@ -1,7 +1,7 @@
 """A Hugging Face model as a ``ScoringBackend``: the same CXMI / P-CXMI records and contrastive
 scores as the fairseq backend, from ``transformers`` seq2seq MT models and decoder-only LMs.
 
-Rows (``layout.Row``) are scored in batches padded on the right (exact: every scored position
+Rows (``inputs.Row``) are scored in batches padded on the right (exact: every scored position
 sees only the tokens before it). A seq2seq batch encodes each distinct encoder input once. The
 output layer is applied only at the scored positions (not at the forced target context or the
 prompt), which is checked against the model's own logits when the backend is built; a model
@@ -16,10 +16,11 @@ import numpy as np
 import torch
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.layout import Layout, Row, lm_context_sizes
+from contextual_mt.hf.inputs import Layout, Row, lm_context_sizes
 from contextual_mt.hf.model import HFModel
 from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.inference.backend import ContextPair
+from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)
 
@@ -138,18 +139,11 @@ class HFScoringBackend:
     def score_rows(self, rows: Sequence[Row]) -> List[np.ndarray]:
         """log p of every target token of each row (natural log), in batches of at most
         ``max_tokens`` padded positions, sorted by length."""
-        order = sorted(range(len(rows)), key=lambda k: (rows[k].length, rows[k].encoder or (), k))
         out: List[Optional[np.ndarray]] = [None] * len(rows)
-        batch: List[int] = []
-        longest = 0
-        for k in order + [None]:
-            if k is not None and (not batch or max(longest, rows[k].length) * (len(batch) + 1) <= self.max_tokens):
-                batch.append(k)
-                longest = max(longest, rows[k].length)
-                continue
+        for batch in length_batches(range(len(rows)), lambda k: rows[k].length, max(1, len(rows)), self.max_tokens,
+                                    key=lambda k: rows[k].encoder or ()):
             for b, scores in zip(batch, self._forward([rows[b] for b in batch])):
                 out[b] = scores
-            batch, longest = ([k], rows[k].length) if k is not None else ([], 0)
         return out  # type: ignore[return-value]
 
     @torch.no_grad()

@@ -10,19 +10,19 @@ tokens are the same with and without context; it is scored with the tokens that 
 decoder-only: the prompt template lays out the previous pairs and the current source; the
 current target follows, tokenized on its own, and is scored with the template's end.
 
-Context is trimmed to fit the model's positions, the furthest sentences first; a sentence that
-does not fit by itself is an error naming it.
+Context is trimmed to fit the model's positions by the one rule of ``data.context_trim`` (the
+furthest sentences first); a sentence that does not fit by itself is an error naming it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from contextual_mt.data.context_trim import nearest_fitting
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.hf.model import HFModel
 
 Ids = Tuple[int, ...]
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -167,23 +167,6 @@ class Layout:
         """How many of the row's scored tokens end the target (EOS, a language code, a
         template's end): the records show them as one '</s>'."""
         return len(r.target) - len(r.pieces)
-
-
-def nearest_fitting(n_src: int, n_tgt: int, attempt: Callable[[int, int], Tuple[bool, T]],
-                    error: Callable[[T], Exception]) -> T:
-    """``attempt(n_src, n_tgt)`` -> (fits, value) with fewer and fewer context sentences, the
-    furthest of the longer side dropped first, until it fits; ``error(value)`` if even no
-    context does not fit."""
-    while True:
-        fits, value = attempt(n_src, n_tgt)
-        if fits:
-            return value
-        if n_src == 0 and n_tgt == 0:
-            raise error(value)
-        if n_src >= n_tgt:
-            n_src -= 1
-        else:
-            n_tgt -= 1
 
 
 def lm_context_sizes(hf: HFModel, n_src: int, n_tgt: int) -> Tuple[int, int]:

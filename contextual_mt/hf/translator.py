@@ -1,21 +1,22 @@
-"""Document translation with a Hugging Face model: the t-th sentence of every document in one
-wave, its context the previous sources and the model's own previous translations (or the
-references), laid out as for scoring (``layout``). ``generate`` decodes each batch with beam
+"""Document translation with a Hugging Face model, in the waves of ``inference.waves`` (the
+t-th sentence of every document in one wave), its context the previous sources and the model's
+own previous translations (or the references), laid out as for scoring (``inputs``). ``generate`` decodes each batch with beam
 search and incremental decoding; a seq2seq batch holds forced target prefixes of one length (no
 padding inside the decoder), a decoder-only batch is padded on the left."""
 from __future__ import annotations
 
 import logging
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
-from tqdm import tqdm
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.layout import Layout, lm_context_sizes, nearest_fitting
+from contextual_mt.data.context_trim import nearest_fitting
+from contextual_mt.hf.inputs import Layout, lm_context_sizes
 from contextual_mt.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.waves import Item, translate_in_waves
 from muda.io import group_by_document
 
 logger = logging.getLogger(__name__)
@@ -32,28 +33,21 @@ class HFDocumentTranslator:
         if hf.seq2seq:
             self.lead = self.layout.target_parts("x")[0]  # the target language code, if any
 
-    def translate(self, sources: Sequence[str], docids: Sequence[str], gold: Optional[Sequence[str]] = None,
+    def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
                   progress: bool = True, source_name: str = "source") -> List[str]:
         docs = group_by_document(list(range(len(sources))), list(docids))
-        predicted: List[Optional[str]] = [None] * len(sources)
-        bar = tqdm(total=len(sources), unit="sent", desc="translate", disable=not progress)
-        for t in range(max((len(d) for d in docs), default=0)):
+
+        def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
             requests = []
-            for doc in docs:
-                if t >= len(doc):
-                    continue
-                i, prev = doc[t], doc[:t]
+            for i, prev in wave:
                 if not sources[i].strip():
-                    predicted[i] = ""
-                    bar.update(1)
+                    yield [(i, "")]
                     continue
-                targets = [gold[j] if gold is not None else predicted[j] for j in prev]
+                targets = [gold_targets[j] if gold_targets is not None else predicted[j] for j in prev]
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
-                for (i, _), text in zip(chunk, self._generate([p for _, p in chunk])):
-                    predicted[i] = text
-                bar.update(len(chunk))
-        bar.close()
+                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
+        predicted = translate_in_waves(docs, len(sources), decode_wave, desc="translate", progress=progress)
         return [p or "" for p in predicted]
 
     def max_new_tokens(self, source_length: int) -> int:

@@ -1,16 +1,11 @@
-"""The scoring backend: token log-probabilities of reference targets given their source, with
-and without document context, for batches of sentences. CXMI / P-CXMI and contrastive scoring
-are written against the ``ScoringBackend`` protocol; ``FairseqScoringBackend`` implements it for
-``document_translation`` checkpoints (a Hugging Face backend can implement it too).
-
-Two ways in: a corpus of documents (``load``: each sentence's context is the sentences before
-it), or free-standing pairs that carry their own context (``load_pairs``: contrastive sets,
-where every candidate translation has its own target context).
+"""A fairseq ``document_translation`` checkpoint as a ``ScoringBackend`` (``inference.interface``):
+token log-probabilities of reference targets given their source, with and without document
+context, by teacher forcing; ``CADecScoringBackend`` for CADec checkpoints, which also read the
+base model's translation of each sentence. ``scoring_backend`` picks the one for a loaded model.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, Hashable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
 import logging
 
@@ -18,72 +13,15 @@ import numpy as np
 import torch
 
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
+from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel
+from contextual_mt.inference.fairseq_translator import base_translations, collate_first_passes
+from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.symbols import BRK
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ContextPair:
-    """A source sentence and a target to score, each with the sentences before it (oldest
-    first). The backend uses at most its context sizes of them, the nearest ones."""
-
-    source: str
-    target: str
-    source_context: Tuple[str, ...] = ()
-    target_context: Tuple[str, ...] = ()
-
-
-@runtime_checkable
-class ScoringBackend(Protocol):
-    """What an analysis needs from a model.
-
-    ``load`` fixes a corpus: sentences, references, where each document starts, and optionally,
-    for each sentence, the position whose preceding sentences serve as its context (a control
-    that takes context from another document). Then ``token_log_probs`` scores any subset of it.
-    """
-
-    source_context_size: int  # the context the model reads, in sentences (0: none)
-    target_context_size: int
-    trained_context: Optional[Dict]  # sample_context_size / source / target sizes as trained, if known
-
-    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None,
-             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
-        """Encode a corpus (later calls refer to its sentences by index); return the subword
-        pieces of each reference, without EOS. A sentence the model cannot read whole is an
-        error naming its line in ``names`` (the files of sources and references)."""
-
-    def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
-        """Per sentence, how many (source, target) context sentences it is scored with."""
-
-    def length(self, index: int) -> int:
-        """Tokens of the sentence with its context, to batch similar lengths together."""
-
-    def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
-        """log p(y_t | y_<t, x[, C]) for every reference token of each sentence, EOS included."""
-
-    def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
-        """Encode free-standing pairs (later calls refer to them by index). A pair the model
-        cannot read whole is an error naming ``where(index)`` (its file and entry)."""
-
-    def pair_length(self, index: int) -> int:
-        """Tokens of the pair with its context, to batch similar lengths together."""
-
-    def pair_source_key(self, index: int) -> Hashable:
-        """Pairs with equal keys share their encoder input: sorting by it lets a batch encode
-        each distinct source once."""
-
-    def pair_identity(self, index: int) -> Hashable:
-        """Everything the model reads of the pair: equal identities score alike (two candidates
-        that differ only in characters the model cannot represent)."""
-
-    def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
-        """log p(y_t | y_<t, x, C) for every target token of each pair, EOS included, with the
-        pair's own context (up to the backend's context sizes)."""
 
 
 class FairseqScoringBackend:
@@ -97,7 +35,6 @@ class FairseqScoringBackend:
         self._with: Optional[ContextDataset] = None
         self._without: Optional[ContextDataset] = None
         self._pairs: List[Dict[str, torch.Tensor]] = []
-        self._first: Optional[List[torch.Tensor]] = None  # CADec: base translations of the corpus
 
     def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
              context_of: Optional[np.ndarray] = None,
@@ -123,8 +60,21 @@ class FairseqScoringBackend:
 
         self._with = dataset(self.source_context_size, self.target_context_size, context_of)
         self._without = dataset(0, 0, None)
-        self._first = self._first_passes([s[:-1].tolist() for s in src]) if m.cadec else None
+        self._corpus_loaded(src)
         return pieces
+
+    # hooks of a model that reads more than its source and context (CADec)
+    def _corpus_loaded(self, src: List[torch.Tensor]) -> None:
+        """After ``load``: ``src`` are the corpus sources, with </s>."""
+
+    def _corpus_inputs(self, net_input: Dict, ids: List[int]) -> None:
+        """Extra encoder inputs of a batch of corpus sentences ``ids``."""
+
+    def _pairs_loaded(self, encoded: List[Dict[str, torch.Tensor]]) -> None:
+        """After ``load_pairs``: the encoded pairs, which may take more inputs."""
+
+    def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:
+        """Extra encoder inputs of the distinct encoder rows of a batch of pairs."""
 
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
         return self._with.src_k, self._with.tgt_k
@@ -132,24 +82,12 @@ class FairseqScoringBackend:
     def length(self, index: int) -> int:
         return self._with.num_tokens(index)
 
-    def _first_passes(self, sources: List[List[int]]) -> List[torch.Tensor]:
-        """CADec's first pass, as its authors score test sets: the frozen base model's beam
-        translation (beam 4, their setting) of each distinct source, with </s>."""
-        from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
-
-        distinct = {tuple(s): None for s in sources}
-        keys = list(distinct)
-        translated = DocumentTranslator(self.model, options=DecodingOptions(beam=4)).first_pass(
-            [list(k) for k in keys], progress=False)
-        eos = self.model.tgt_dict.eos()
-        by_source = {k: torch.tensor(t + [eos], dtype=torch.long) for k, t in zip(keys, translated)}
-        return [by_source[tuple(s)] for s in sources]
-
-    def _collate_first(self, rows: List[torch.Tensor]) -> torch.Tensor:
-        from fairseq.data import data_utils
-
-        d = self.model.tgt_dict
-        return data_utils.collate_tokens(rows, d.pad(), d.eos(), left_pad=False)
+    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
+                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+        """The two passes one after the other (each batch of a pass holds its own dataset's
+        sentences)."""
+        return (self.token_log_probs(indices, context=False),
+                self.token_log_probs(with_context, context=True) if with_context else {})
 
     @torch.no_grad()
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
@@ -159,8 +97,7 @@ class FairseqScoringBackend:
 
         dataset = self._with if context else self._without
         batch = dataset.collater([dataset[i] for i in indices])
-        if self._first is not None:  # CADec reads the base translation of each sentence
-            batch["net_input"]["first_pass"] = self._collate_first([self._first[i] for i in batch["id"].tolist()])
+        self._corpus_inputs(batch["net_input"], batch["id"].tolist())
         if self.model.device.type == "cuda":
             batch = utils.move_to_cuda(batch)
         tgt_dict = self.model.tgt_dict
@@ -185,8 +122,10 @@ class FairseqScoringBackend:
                     raise ContextualMTError(f"{where(i)}: the {side} sentence has {len(tokens)} subword pieces "
                                             f"(with </s>), but the model takes at most {limit} {side} positions")
             # the nearest sentences that fit beside the sentence itself, as ContextDataset trims
-            src_ctx = _context(pair.source_context, self.source_context_size, src_ids, src_brk, max_src - len(source))
-            tgt_ctx = _context(pair.target_context, self.target_context_size, tgt_ids, tgt_brk, max_tgt - len(target))
+            src_ctx = nearest_context(_last(pair.source_context, self.source_context_size, src_ids),
+                                      self.source_context_size, src_brk, max_src - len(source))
+            tgt_ctx = nearest_context(_last(pair.target_context, self.target_context_size, tgt_ids),
+                                      self.target_context_size, tgt_brk, max_tgt - len(target))
             if unk[0] in source or unk[0] in src_ctx or unk[1] in target or unk[1] in tgt_ctx:
                 with_unk.append(i)
             encoded.append({"source": torch.tensor(source), "target": torch.tensor(target),
@@ -195,10 +134,7 @@ class FairseqScoringBackend:
         if with_unk:
             logger.warning("%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
                            len(with_unk), len(pairs), where(with_unk[0]))
-        if m.cadec:  # the base translation of each distinct source, shared by its candidates
-            first = self._first_passes([p["source"][:-1].tolist() for p in encoded])
-            for p, f in zip(encoded, first):
-                p["first_pass"] = f
+        self._pairs_loaded(encoded)
         self._pairs = encoded
 
     def pair_length(self, index: int) -> int:
@@ -231,8 +167,7 @@ class FairseqScoringBackend:
                                             [r["tgt_context"] for r in unique], pad, eos, m.multi_encoder)
         decoder_input = build_decoder_input([r["target"] for r in rows], [r["tgt_context"] for r in rows],
                                             m.tgt_dict.pad(), m.tgt_dict.eos(), m.multi_encoder)
-        if m.cadec:
-            encoder_input["first_pass"] = self._collate_first([r["first_pass"] for r in unique])
+        self._pair_inputs(encoder_input, unique)
         expand = torch.tensor(owner, dtype=torch.long)
         if m.device.type == "cuda":
             from fairseq import utils
@@ -256,13 +191,34 @@ def _memo(encode: Callable[[str], List[int]]) -> Callable[[str], List[int]]:
     return cached
 
 
-def _context(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]], brk: int, room: int) -> List[int]:
-    """``x[-k] <brk> ... x[-1] <brk>`` for the nearest k <= size sentences that fit in ``room``
-    positions (the furthest are dropped first)."""
-    kept: List[int] = []
-    for text in reversed(list(sentences)[max(0, len(sentences) - size):] if size else []):
-        piece = ids(text) + [brk]
-        if len(kept) + len(piece) > room:
-            break
-        kept = piece + kept
-    return kept
+def _last(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]]) -> List[List[int]]:
+    """The ids of the last ``size`` sentences (the only ones that can be read)."""
+    return [ids(text) for text in list(sentences)[max(0, len(sentences) - size):]] if size > 0 else []
+
+
+class CADecScoringBackend(FairseqScoringBackend):
+    """A CADec checkpoint: it also reads the frozen base model's translation of each sentence
+    (``fairseq_translator.base_translations``), computed once per distinct source."""
+
+    def __init__(self, model: DocumentModel):
+        super().__init__(model)
+        self._first: List[torch.Tensor] = []  # base translations of the corpus, with </s>
+
+    def _corpus_loaded(self, src: List[torch.Tensor]) -> None:
+        self._first = base_translations(self.model, [s[:-1].tolist() for s in src])
+
+    def _corpus_inputs(self, net_input: Dict, ids: List[int]) -> None:
+        net_input["first_pass"] = collate_first_passes(self.model.tgt_dict, [self._first[i] for i in ids])
+
+    def _pairs_loaded(self, encoded: List[Dict[str, torch.Tensor]]) -> None:
+        # the base translation of each distinct source, shared by its candidates
+        for p, f in zip(encoded, base_translations(self.model, [p["source"][:-1].tolist() for p in encoded])):
+            p["first_pass"] = f
+
+    def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:
+        encoder_input["first_pass"] = collate_first_passes(self.model.tgt_dict, [r["first_pass"] for r in rows])
+
+
+def scoring_backend(model: DocumentModel) -> ScoringBackend:
+    """The scoring backend of a loaded checkpoint: CADec's, or the plain one."""
+    return CADecScoringBackend(model) if model.cadec else FairseqScoringBackend(model)

@@ -1,0 +1,111 @@
+"""The one interface every model backend implements (fairseq ``document_translation``, CADec
+and Hugging Face): how CXMI / P-CXMI and contrastive scoring read a model (``ScoringBackend``),
+how ``translate`` reads one (``Translator``), and what a model specification tells the runners
+without loading anything (``ModelFamily``). Runners are written against these protocols only:
+they never ask which kind of model they hold.
+
+Scoring has two ways in: a corpus of documents (``load``: each sentence's context is the
+sentences before it), or free-standing pairs that carry their own context (``load_pairs``:
+contrastive sets, where every candidate translation has its own target context).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Hashable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ContextPair:
+    """A source sentence and a target to score, each with the sentences before it (oldest
+    first). The backend uses at most its context sizes of them, the nearest ones."""
+
+    source: str
+    target: str
+    source_context: Tuple[str, ...] = ()
+    target_context: Tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ScoringBackend(Protocol):
+    """What an analysis needs from a model.
+
+    ``load`` fixes a corpus: sentences, references, where each document starts, and optionally,
+    for each sentence, the position whose preceding sentences serve as its context (a control
+    that takes context from another document). Then ``token_log_probs`` scores any subset of it.
+    """
+
+    source_context_size: int  # the context the model reads, in sentences (0: none)
+    target_context_size: int
+    trained_context: Optional[Dict]  # sample_context_size / source / target sizes as trained, if known
+
+    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
+             context_of: Optional[np.ndarray] = None,
+             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
+        """Encode a corpus (later calls refer to its sentences by index); return the subword
+        pieces of each reference, without EOS. A sentence the model cannot read whole is an
+        error naming its line in ``names`` (the files of sources and references)."""
+
+    def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Per sentence, how many (source, target) context sentences it is scored with."""
+
+    def length(self, index: int) -> int:
+        """Tokens of the sentence with its context (its longer side), what ``--max-tokens`` counts."""
+
+    def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
+        """log p(y_t | y_<t, x[, C]) for every reference token of each sentence, EOS included."""
+
+    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
+                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+        """Both passes of P-CXMI: (without context for ``indices``, with context for
+        ``with_context``). A backend may share batches between them."""
+
+    def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
+        """Encode free-standing pairs (later calls refer to them by index). A pair the model
+        cannot read whole is an error naming ``where(index)`` (its file and entry)."""
+
+    def pair_length(self, index: int) -> int:
+        """Tokens of the pair with its context (its longer side), what ``--max-tokens`` counts."""
+
+    def pair_source_key(self, index: int) -> Hashable:
+        """Pairs with equal keys share their encoder input: sorting by it lets a batch encode
+        each distinct source once."""
+
+    def pair_identity(self, index: int) -> Hashable:
+        """Everything the model reads of the pair: equal identities score alike (two candidates
+        that differ only in characters the model cannot represent)."""
+
+    def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
+        """log p(y_t | y_<t, x, C) for every target token of each pair, EOS included, with the
+        pair's own context (up to the backend's context sizes)."""
+
+
+@runtime_checkable
+class Translator(Protocol):
+    """Document translation with the model's own previous translations (or given references)
+    as target context, decoded in waves (``inference.waves``)."""
+
+    def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
+                  progress: bool = True, source_name: str = "source") -> List[str]:
+        """One translation per source line; ``source_name`` (the file) is what messages name."""
+
+
+class ModelFamily(Protocol):
+    """What a kind of model specification (``ModelOptions``, ``HFModelOptions``) knows about
+    itself: how to open its backends, what its numbers depend on, how summaries name it."""
+
+    def open_scorer(self, spec, max_tokens: Optional[int] = None) -> ScoringBackend:
+        """The scoring backend of the model (loaded once)."""
+
+    def open_translator(self, spec, decoding) -> Translator:
+        """The translator of the model with these ``DecodingOptions``."""
+
+    def fingerprint(self, spec) -> Dict:
+        """What scores depend on in the model, by content, without loading it."""
+
+    def summary(self, spec) -> Dict:
+        """How a summary names the model."""
+
+    def reads_raw_text(self, spec) -> bool:
+        """Whether the model reads untokenized text (then Moses-tokenized sets are detokenized)."""
