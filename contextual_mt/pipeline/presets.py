@@ -37,8 +37,7 @@ PRESETS: Dict[str, Preset] = {p.name: p for p in (
            "sentence-level checkpoint (`PRETRAINED`)", pretrained=True),
     # the demo's models as they always were: tiny, logged every 100 updates, sentence 8 / context
     # 16 epochs, on a 500-piece vocabulary
-    Preset("demo", "tiny", "the offline demo (`make demo`): tiny, sentence 8 / context 16 epochs, "
-           "500 sentencepiece pieces", overrides=("common.log_interval=100",),
+    Preset("demo", "tiny", "the offline demo's two models (`make demo`)", overrides=("common.log_interval=100",),
            max_epoch={"sentence": 8, "context": 16}, vocab_size=500),
 )}
 DEFAULT = "small"
@@ -60,11 +59,23 @@ def config_file(name: str) -> str:
     return os.path.join(config_dir(), f"{get_preset(name).config}.yaml")
 
 
+def config_epochs(name: str) -> Optional[int]:
+    """``optimization.max_epoch`` of the preset's Hydra config."""
+    import yaml
+
+    with open(config_file(name), encoding="utf-8") as f:
+        return (yaml.safe_load(f).get("optimization") or {}).get("max_epoch")
+
+
 def markdown_table() -> str:
     """The README's table of the presets."""
-    rows = ["| preset | Hydra config | what it is |", "|---|---|---|"]
+    rows = ["| preset | Hydra config | epochs | extra overrides | what it is |", "|---|---|---|---|---|"]
     for p in PRESETS.values():
-        rows.append(f"| `{p.name}` | `{p.config}.yaml` | {p.about} |")
+        epochs = (", ".join(f"{model} {n}" for model, n in p.max_epoch.items()) if p.max_epoch
+                  else str(config_epochs(p.name)))
+        extra = ", ".join(f"`{o}`" for o in p.overrides) or "none"
+        about = p.about + (f"; its data: {p.vocab_size} sentencepiece pieces" if p.vocab_size else "")
+        rows.append(f"| `{p.name}` | `{p.config}.yaml` | {epochs} | {extra} | {about} |")
     return "\n".join(rows)
 
 
