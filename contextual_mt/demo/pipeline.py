@@ -1,10 +1,13 @@
-"""The offline demo: planted-phenomena corpus -> sentencepiece -> two models -> scores.
+"""The offline demo: planted-phenomena corpus -> the study's data and train stages -> scores.
 
-Trains a sentence-level baseline and a contextual model (target context, dynamic size, CoWord
-dropout) on CPU, translates the test documents with each model's own previous translations as
-context, and prints BLEU and accuracy on the planted tokens per phenomenon; then the accuracy
-of both models (and of the contextual one without context) on a contrastive set built from the
-planted tokens. Every step is skipped when its output already exists, so an interrupted run
+On the demo corpus, runs the same data stage (sentencepiece, binarization) and train stage as
+``make all`` (``pipeline.prepare.prepare_data``, ``pipeline.train.train_model``) with the
+``demo`` preset (``pipeline/presets.py``): a sentence-level baseline and a contextual model
+(target context, dynamic size, CoWord dropout) on CPU. Then translates the test documents with
+each model's own previous translations as context, and prints BLEU and accuracy on the planted
+tokens per phenomenon; then the accuracy of both models (and of the contextual one without
+context) on a contrastive set built from the planted tokens. The corpus is written once and
+the stages skip what they finished with the same inputs and settings, so an interrupted run
 resumes.
 """
 from __future__ import annotations

@@ -72,8 +72,8 @@ class TrainOptions:
                 raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
         if preset.pretrained:
             if not self.pretrained:
-                raise ContextualMTError("--preset big fine-tunes a sentence-level checkpoint: give it with "
-                                        "--pretrained PATH (make: PRETRAINED=PATH)")
+                raise ContextualMTError(f"--preset {self.preset} fine-tunes a sentence-level checkpoint: give it "
+                                        "with --pretrained PATH (make: PRETRAINED=PATH)")
             if not os.path.isfile(self.pretrained):
                 raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found")
         elif self.pretrained:
