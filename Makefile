@@ -36,9 +36,10 @@ TEXT ?=
 IWSLT_DEV ?=
 IWSLT_TEST ?=
 SPM_VOCAB ?=
-# make train: PRESET tiny|small|big, MODEL sentence|context (default both), GPUS (default: all
-# visible; 0 = CPU), EPOCHS / MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big)
-PRESET ?= small
+# make train: PRESET (one of contextual_mt/pipeline/presets.py's; default: its DEFAULT, small),
+# MODEL sentence|context (default both), GPUS (default: all visible; 0 = CPU), EPOCHS /
+# MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big)
+PRESET ?=
 MODEL ?=
 GPUS ?=
 EPOCHS ?=
@@ -137,6 +138,7 @@ test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m pytest -q tests
 
+# the demo corpus through the study's data and train stages (PRESET=demo), then its comparison
 demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m contextual_mt.demo --workdir demo
@@ -157,7 +159,7 @@ data:
 train:
 	$(need_venv)
 	$(need_pair)
-	$(CMT) pipeline train --lang $(PAIR) --root $(WORK) --preset $(PRESET) $(if $(MODEL),--model $(MODEL),) \
+	$(CMT) pipeline train --lang $(PAIR) --root $(WORK) $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) \
 	    $(if $(GPUS),--gpus $(GPUS),) $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
 	    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(OVERWRITE),--overwrite,)
 

@@ -8,7 +8,7 @@ Needs `make demo` first (its data, sentencepiece model and contextual model).
    planted token of the same sentence ("-agreement") are counted apart, since the target prefix
    already fixes them.
 2. CoWord dropout: two more contextual models, identical to the demo's (target context 3,
-   dynamic size, same epochs) but with --coword-dropout 0.0 and 0.2, for seeds 1 and 2; their
+   dynamic size, same epochs) but with CoWord dropout 0.0 and 0.2, for seeds 1 and 2; their
    corpus CXMI on the test split.
 
     .venv/bin/python bench/pcxmi_demo_study.py --workdir demo --out bench/out/pcxmi_study
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +28,8 @@ sys.path.insert(0, str(REPO))
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
 from contextual_mt.inference.checkpoint import ModelOptions  # noqa: E402
-from contextual_mt.demo.pipeline import BIN, COMMON, USER_DIR  # noqa: E402
+from contextual_mt.demo.pipeline import LANG, PRESET, DemoFolders  # noqa: E402
+from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
 from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
 from contextual_mt.analysis.tables import roc_auc  # noqa: E402
 from contextual_mt.analysis.report import run_report  # noqa: E402
@@ -39,8 +39,8 @@ def planted_study(work: Path, out: Path) -> dict:
     data = work / "data"
     pcxmi = out / "context.pcxmi.jsonl"
     if not pcxmi.exists():
-        run_cxmi(CxmiOptions(ModelOptions(str(work / "checkpoints/context/checkpoint_best.pt"),
-                                          spm=str(work / "spm/spm.model")),
+        folders = DemoFolders(LANG, str(work))
+        run_cxmi(CxmiOptions(ModelOptions(folders.checkpoint("context"), spm=folders.spm),
                              str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), str(pcxmi)))
     run_report(str(pcxmi), str(out / "report"), conllu=str(data / "test.fr.conllu"),
                tags=str(data / "test.tags.json"))
@@ -57,25 +57,27 @@ def planted_study(work: Path, out: Path) -> dict:
             **{k: {"count": len(v), "mean": float(np.mean(v)), "auc": roc_auc(v, other)} for k, v in groups.items()}}
 
 
+@dataclass(frozen=True)
+class VariantFolders(DemoFolders):
+    """The demo's prepared data; the variant's checkpoints in ``save``."""
+    save: str = ""
+
+    def checkpoints(self, model: str) -> str:
+        return self.save
+
+
 def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
     results = {}
     data = work / "data"
     for seed, rate in ((s, r) for s in seeds for r in rates):
         name = f"coword{rate}" + (f"-seed{seed}" if seed != 1 else "")
         save = out / name
-        ckpt = save / "checkpoint_best.pt"
-        if not ckpt.exists():
-            cmd = [str(BIN / "fairseq-train"), str(work / "data-bin"), "--user-dir", USER_DIR,
-                   "--task", "document_translation", *COMMON, "--source-context-size", "0",
-                   "--target-context-size", "3", "--sample-context-size", "--coword-dropout", str(rate),
-                   "--max-epoch", str(epochs), "--save-dir", str(save), "--cpu", "--no-progress-bar",
-                   "--seed", str(seed)]  # the last --seed wins
-            save.mkdir(parents=True, exist_ok=True)
-            with open(save / "train.log", "w") as log:
-                subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True)
-            for f in (work / "data-bin").glob("dict.*.txt"):
-                shutil.copy(f, save / f.name)
-        summary = run_cxmi(CxmiOptions(ModelOptions(str(ckpt), spm=str(work / "spm/spm.model")), str(data / "test.en"),
+        # the demo's contextual model (the study's train stage, demo preset) with another rate and seed
+        folders = VariantFolders(LANG, str(work), save=str(save))
+        train_model(TrainOptions(LANG, "context", preset=PRESET, root=str(work), layout=folders, gpus=0,
+                                 max_epoch=epochs, overrides=[f"task.coword_dropout={rate}", f"common.seed={seed}"]))
+        ckpt = Path(folders.checkpoint("context"))
+        summary = run_cxmi(CxmiOptions(ModelOptions(str(ckpt), spm=folders.spm), str(data / "test.en"),
                                        str(data / "test.fr"), str(data / "test.docids"),
                                        str(out / f"{name}.pcxmi.jsonl")))
         log = (save / "train.log").read_text()
@@ -89,7 +91,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workdir", default="demo")
     ap.add_argument("--out", default="bench/out/pcxmi_study")
-    ap.add_argument("--epochs", type=int, default=16, help="as the demo's contextual model")
+    ap.add_argument("--epochs", type=int, help="default: the demo's contextual model's (the demo preset's)")
     ap.add_argument("--rates", default="0.0,0.2")
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--skip-coword", action="store_true")

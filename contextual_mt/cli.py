@@ -344,8 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "on the demo corpus and compare them on the planted phenomena")
     p.add_argument("--workdir", default="demo")
     p.add_argument("--train-docs", type=int, default=3000)
-    p.add_argument("--sentence-epochs", type=int, default=8)
-    p.add_argument("--context-epochs", type=int, default=16)
+    p.add_argument("--sentence-epochs", type=int, help="default: the demo preset's")
+    p.add_argument("--context-epochs", type=int, help="default: the demo preset's")
     p.set_defaults(func=_demo, transaction=False)  # resumes step by step
 
     p = sub.add_parser("cadec-demo", help="after the demo: train CADec on its sentence-level model and compare "

@@ -1,3 +1,4 @@
-"""The offline demo: a synthetic EN-FR corpus with planted phenomena (``corpus``), the pipeline
-that trains and compares two models on it (``pipeline``), and accuracy on the planted tokens
-(``planted``). ``python -m contextual_mt.demo`` runs ``contextual-mt demo``."""
+"""The offline demo: a synthetic EN-FR corpus with planted phenomena (``corpus``), the demo that
+runs the study's data and train stages on it with the demo preset and compares the two models
+(``pipeline``), and accuracy on the planted tokens (``planted``). ``python -m contextual_mt.demo``
+runs ``contextual-mt demo``."""

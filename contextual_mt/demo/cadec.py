@@ -6,16 +6,55 @@ accuracy on the planted tokens, and the planted contrastive set. Steps resume li
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
-from contextual_mt.demo.pipeline import _log, _quiet_logs, train_model
+from tqdm import tqdm
+
+from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs
 from contextual_mt.errors import ContextualMTError
 from muda.io import atomic_write_text, read_lines
 
 CADEC_ARGS = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
               "--cadec-p", "0.5", "--cadec-corrupt", "0.2"]
+# the demo preset's optimisation (pipeline/presets.py, hydra_configs/tiny.yaml) as fairseq-train
+# options: CADec is no model kind of the study's train stage, so it is trained here
+TRAINING = ["-s", "en", "-t", LANG, "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
+            "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
+            "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
+            "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
+            "--log-format", "simple", "--log-interval", "100"]
+
+
+def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, model_args: List[str]) -> Path:
+    """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt."""
+    user_dir = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
+    cmd = [str(Path(sys.executable).parent / "fairseq-train"), str(data_bin), "--user-dir", user_dir,
+           *model_args, *TRAINING, "--max-epoch", str(epochs), "--save-dir", str(save_dir), "--cpu",
+           "--no-progress-bar"]
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / "train_cadec.log"
+    bar = tqdm(total=epochs, desc="training cadec model", unit="epoch")
+    with open(log_path, "w") as log:
+        log.write(" ".join(cmd) + "\n")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout:
+            log.write(line)
+            if "| valid |" in line or "| valid on" in line:
+                loss = line.split("| loss ")[1].split(" ")[0] if "| loss " in line else "?"
+                bar.set_postfix(valid_loss=loss, refresh=False)
+                bar.update(1)
+        proc.wait()
+    bar.close()
+    if proc.returncode != 0:
+        raise ContextualMTError(f"training the cadec model failed; see {log_path}")
+    for dict_file in data_bin.glob("dict.*.txt"):  # translate finds them beside the checkpoint
+        shutil.copy(dict_file, save_dir / dict_file.name)
+    return save_dir / "checkpoint_best.pt"
 
 
 def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4) -> Dict:
@@ -29,11 +68,13 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4) -> Di
     _quiet_logs()
     start = time.time()
     work = Path(workdir)
-    data, spm, base = work / "data", work / "spm" / "spm.model", work / "checkpoints" / "sentence" / "checkpoint_best.pt"
-    for needed in (base, spm, work / "data-bin" / "dict.fr.txt"):
+    folders = DemoFolders(LANG, str(work))
+    data, spm, base = work / "data", Path(folders.spm), Path(folders.checkpoint("sentence"))
+    data_bin = Path(folders.bin)
+    for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
             raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)")
-    ckpt = train_model("cadec", work / "data-bin", work / "checkpoints" / "cadec", work / "logs", epochs,
+    ckpt = train_cadec(data_bin, Path(folders.checkpoints("cadec")), work / "logs", epochs,
                        model_args=[*CADEC_ARGS, "--base-model", str(base)])
     refs, ids = read_lines(str(data / "test.fr")), read_lines(str(data / "test.docids"))
     planted = read_planted(str(data / "test.planted.jsonl"))

@@ -1,118 +1,72 @@
-"""The offline demo: planted-phenomena corpus -> sentencepiece -> two models -> scores.
+"""The offline demo: planted-phenomena corpus -> the study's data and train stages -> scores.
 
-Trains a sentence-level baseline and a contextual model (target context, dynamic size, CoWord
-dropout) on CPU, translates the test documents with each model's own previous translations as
-context, and prints BLEU and accuracy on the planted tokens per phenomenon; then the accuracy
-of both models (and of the contextual one without context) on a contrastive set built from the
-planted tokens. Every step is skipped when its output already exists, so an interrupted run
+On the demo corpus, runs the same data stage (sentencepiece, binarization) and train stage as
+``make all`` (``pipeline.prepare.prepare_data``, ``pipeline.train.train_model``) with the
+``demo`` preset (``pipeline/presets.py``): a sentence-level baseline and a contextual model
+(target context, dynamic size, CoWord dropout) on CPU. Then translates the test documents with
+each model's own previous translations as context, and prints BLEU and accuracy on the planted
+tokens per phenomenon; then the accuracy of both models (and of the contextual one without
+context) on a contrastive set built from the planted tokens. The corpus is written once and
+the stages skip what they finished with the same inputs and settings, so an interrupted run
 resumes.
 """
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
+import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
-
-from tqdm import tqdm
+from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, atomic_write_text, read_lines
+from contextual_mt.pipeline.layout import PairLayout
+from muda.io import atomic_write_text, read_lines
 
-BIN = Path(sys.executable).parent
-USER_DIR = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
+LANG = "fr"
+PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
+MODELS = ("sentence", "context")
 
-LANGS = ["-s", "en", "-t", "fr"]
-ARCH = ["--arch", "contextual_transformer_tiny", "--share-all-embeddings"]
-TRAINING = ["--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
-            "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
-            "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
-            "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
-            "--log-format", "simple", "--log-interval", "100"]
-COMMON = [*LANGS, *ARCH, *TRAINING]  # the demo models' options (benchmarks and tests use them too)
-MODELS = {
-    "sentence": ["--source-context-size", "0", "--target-context-size", "0"],
-    "context": ["--source-context-size", "0", "--target-context-size", "3", "--sample-context-size",
-                "--coword-dropout", "0.1"],
-}
+
+@dataclass(frozen=True)
+class DemoFolders(PairLayout):
+    """Where the demo's stages write, as before it ran the study's stages: the prepared data
+    (text, ``spm.model``, ``bin/``) in ``WORK/spm``, the models in ``WORK/checkpoints/MODEL``."""
+
+    @property
+    def data(self) -> str:
+        return os.path.join(self.root, "spm")
+
+    def checkpoints(self, model: str) -> str:
+        return os.path.join(self.root, "checkpoints", model)
 
 
 def _log(msg: str) -> None:
     print(f"[demo] {msg}", flush=True)
 
 
-def train_sentencepiece(data: Path, out: Path, vocab_size: int = 500) -> Path:
-    import sentencepiece as spm
+def prepare(work: Path, data: Path) -> DemoFolders:
+    """The study's data stage on the demo corpus: sentencepiece and binarized data."""
+    from contextual_mt.pipeline.prepare import DataOptions, prepare_data
+    from contextual_mt.pipeline.presets import get_preset
 
-    model = out / "spm.model"
-    if not model.exists():
-        spm.SentencePieceTrainer.train(
-            input=f"{data / 'train.en'},{data / 'train.fr'}", model_prefix=str(out / "spm"),
-            vocab_size=vocab_size, model_type="bpe", character_coverage=1.0,
-            hard_vocab_limit=False, minloglevel=2,
-        )
-    return model
-
-
-def encode_splits(data: Path, out: Path, model: Path) -> None:
-    import sentencepiece as spm
-
-    sp = spm.SentencePieceProcessor(model_file=str(model))
-    for split in ("train", "valid", "test"):
-        for lang in ("en", "fr"):
-            target = out / f"{split}.spm.{lang}"
-            if not target.exists():
-                lines = read_lines(str(data / f"{split}.{lang}"))
-                atomic_write_lines(str(target), [" ".join(sp.encode(l, out_type=str)) for l in lines])
+    if (work / "data-bin").exists():  # the folders of the demo before it ran the study's stages
+        raise ContextualMTError(f"{work}: written by an earlier version of the demo (it holds data-bin/); "
+                                "remove it or give another --workdir")
+    folders = DemoFolders(LANG, str(work))
+    _log("training sentencepiece and binarizing")
+    prepare_data(DataOptions(lang=LANG, output=folders.data, text=str(data),
+                             vocab_size=get_preset(PRESET).vocab_size))
+    return folders
 
 
-def binarize(data: Path, spm_dir: Path, out: Path) -> Path:
-    if not (out / "test.en-fr.fr.bin").exists():
-        subprocess.run(
-            [str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--joined-dictionary",
-             "--trainpref", str(spm_dir / "train.spm"), "--validpref", str(spm_dir / "valid.spm"),
-             "--testpref", str(spm_dir / "test.spm"), "--destdir", str(out), "--workers", "2"],
-            check=True, capture_output=True,
-        )
-        from contextual_mt.symbols import add_context_symbols
+def train(folders: DemoFolders, name: str, epochs: Optional[int] = None) -> Path:
+    """The study's train stage with the demo preset, on CPU; resumes or skips like ``make train``."""
+    from contextual_mt.pipeline.train import TrainOptions, train_model
 
-        for lang in ("en", "fr"):
-            add_context_symbols(str(out / f"dict.{lang}.txt"))
-    for split in ("train", "valid", "test"):
-        shutil.copy(data / f"{split}.docids", out / f"{split}.en-fr.docids")
-    return out
-
-
-def train_model(name: str, data_bin: Path, save_dir: Path, log_dir: Path, epochs: int,
-                model_args: Optional[List[str]] = None) -> Path:
-    """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt.
-    ``model_args``: task, architecture and their options (default: the demo model ``name``)."""
-    options = ([*model_args, *LANGS, *TRAINING] if model_args is not None
-               else ["--task", "document_translation", *COMMON, *MODELS[name]])
-    cmd = [str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, *options,
-           "--max-epoch", str(epochs), "--save-dir", str(save_dir), "--cpu", "--no-progress-bar"]
-    log_dir.mkdir(parents=True, exist_ok=True)
-    log_path = log_dir / f"train_{name}.log"
-    bar = tqdm(total=epochs, desc=f"training {name} model", unit="epoch")
-    with open(log_path, "w") as log:
-        log.write(" ".join(cmd) + "\n")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for line in proc.stdout:
-            log.write(line)
-            if "| valid |" in line or "| valid on" in line:
-                loss = line.split("| loss ")[1].split(" ")[0] if "| loss " in line else "?"
-                bar.set_postfix(valid_loss=loss, refresh=False)
-                bar.update(1)
-        proc.wait()
-    bar.close()
-    if proc.returncode != 0:
-        raise ContextualMTError(f"training the {name} model failed; see {log_path}")
-    for dict_file in data_bin.glob("dict.*.txt"):  # translate finds them beside the checkpoint
-        shutil.copy(dict_file, save_dir / dict_file.name)
-    return save_dir / "checkpoint_best.pt"
+    train_model(TrainOptions(LANG, name, preset=PRESET, root=folders.root, layout=folders, gpus=0,
+                             max_epoch=epochs))
+    return Path(folders.checkpoint(name))
 
 
 def _quiet_logs() -> None:
@@ -123,7 +77,8 @@ def _quiet_logs() -> None:
 
 
 def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300,
-             sentence_epochs: int = 8, context_epochs: int = 16, beam: int = 4) -> Dict:
+             sentence_epochs: Optional[int] = None, context_epochs: Optional[int] = None, beam: int = 4) -> Dict:
+    """``sentence_epochs`` / ``context_epochs``: None for the demo preset's."""
     from contextual_mt.demo.corpus import generate_demo_data
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.metrics import score
@@ -137,18 +92,14 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     if not (data / "stats.json").exists():
         _log(f"writing the demo corpus to {data}")
         generate_demo_data(str(data), train_docs=train_docs, test_docs=test_docs)
-    spm_dir = work / "spm"
-    spm_dir.mkdir(parents=True, exist_ok=True)
-    _log("training sentencepiece and binarizing")
-    model = train_sentencepiece(data, spm_dir)
-    encode_splits(data, spm_dir, model)
-    data_bin = binarize(data, spm_dir, work / "data-bin")
-    epochs = {"sentence": sentence_epochs, "context": context_epochs}
+    folders = prepare(work, data)
+    model = Path(folders.spm)
+    epochs = {"sentence": sentence_epochs, "context": context_epochs}  # None: the preset's
     refs = read_lines(str(data / "test.fr"))
     planted = read_planted(str(data / "test.planted.jsonl"))
     results = {}
     for name in MODELS:
-        ckpt = train_model(name, data_bin, work / "checkpoints" / name, work / "logs", epochs[name])
+        ckpt = train(folders, name, epochs[name])
         out = work / "outputs" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model (its own previous translations as context)")
         hyps = translate_files(TranslateOptions(
@@ -158,7 +109,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
         results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
                          "bleu_signature": scores["bleu"]["signature"],
                          "planted": planted_accuracy(hyps, planted), "output": str(out)}
-    results["contrastive"] = planted_contrastive(work, data, model)
+    results["contrastive"] = planted_contrastive(work, data, model, folders)
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(str(work / "results.json"), json.dumps(results, indent=2) + "\n")
     print(format_table(results))
@@ -169,7 +120,7 @@ CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", No
                        "context at 0/0": ("context", 0)}
 
 
-def planted_contrastive(work: Path, data: Path, spm_model: Path) -> Dict:
+def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFolders) -> Dict:
     """Accuracy on the planted contrastive set (written beside the corpus, Voita format) of the
     sentence model, the context model, and the context model with context sizes 0/0."""
     from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
@@ -186,7 +137,7 @@ def planted_contrastive(work: Path, data: Path, spm_model: Path) -> Dict:
         stem = label.replace(" ", "_").replace("/", "-")
         # the demo text is tokenized as the models were trained: no detokenization
         summary = run_contrastive(ContrastiveOptions(
-            ModelOptions(str(work / "checkpoints" / name / "checkpoint_best.pt"), spm=str(spm_model),
+            ModelOptions(folders.checkpoint(name), spm=str(spm_model),
                          source_context_size=size, target_context_size=size),
             "voita", str(test_set), str(out / f"{stem}.scores"), str(out / f"{stem}.json"), detokenize="no",
             progress=False))

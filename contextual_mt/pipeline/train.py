@@ -2,8 +2,9 @@
 
 ``sentence`` has no context; ``context`` is the P-CXMI model of Fernandes et al. 2023 (§3.1):
 target context of 0-3 previous sentences with the size drawn per example, plus CoWord dropout.
-The preset is a Hydra config in ``hydra_configs/`` (``tiny``: CPU tests; ``small``:
-transformer-small from scratch; ``big``: fine-tunes a sentence-level checkpoint). fairseq runs
+The preset (``pipeline/presets.py``) is a Hydra config shipped in ``contextual_mt/hydra_configs/``
+(``tiny``: CPU tests; ``small``: transformer-small from scratch; ``big``: fine-tunes a
+sentence-level checkpoint; ``demo``: the offline demo's models). fairseq runs
 on every visible GPU (torchrun when more than one, fp16 where the GPU has fast half precision)
 or on CPU with the same command.
 
@@ -27,11 +28,10 @@ from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, read_json, require_data
+from contextual_mt.pipeline.presets import DEFAULT, PRESETS, config_dir, config_file, get_preset
 from muda.io import atomic_write_text, file_sha256
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "hydra_configs"
 USER_DIR = str(Path(__file__).resolve().parents[1])
-PRESETS = {"tiny": "tiny", "small": "small_scratch", "big": "big_finetune"}
 # the model kinds of the study, as task overrides (the same keys for both, so neither inherits
 # a preset's context settings by accident)
 KINDS = {
@@ -47,7 +47,7 @@ DONE, RECORD, LOG = "train.done", "train.json", "train.log"
 class TrainOptions:
     lang: str
     model: str  # sentence | context
-    preset: str = "small"
+    preset: str = DEFAULT
     root: str = "."
     pretrained: Optional[str] = None  # PRESET=big: the sentence-level checkpoint to fine-tune
     gpus: Optional[int] = None  # None: every visible GPU (0 = CPU)
@@ -57,23 +57,23 @@ class TrainOptions:
     overrides: List[str] = field(default_factory=list)  # extra Hydra overrides, key=value
     overwrite: bool = False  # discard checkpoints trained from something else
     progress: bool = True
+    layout: Optional[PairLayout] = None  # None: PairLayout(lang, root); the demo keeps its own folders
 
     def __post_init__(self) -> None:
-        self.layout = PairLayout(self.lang, self.root)
+        self.layout = self.layout or PairLayout(self.lang, self.root)
         if self.model not in MODELS:
             raise ContextualMTError(f"--model {self.model!r}: expected one of {', '.join(MODELS)}")
-        if self.preset not in PRESETS:
-            raise ContextualMTError(f"--preset {self.preset!r}: expected one of {', '.join(PRESETS)}")
+        preset = get_preset(self.preset)
         check_option("--gpus", self.gpus, minimum=0, integer=True, optional=True)
         check_option("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
         check_option("--max-update", self.max_update, minimum=1, integer=True, optional=True)
         for item in self.overrides:
             if "=" not in item or item.startswith("="):
                 raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
-        if self.preset == "big":
+        if preset.pretrained:
             if not self.pretrained:
-                raise ContextualMTError("--preset big fine-tunes a sentence-level checkpoint: give it with "
-                                        "--pretrained PATH (make: PRETRAINED=PATH)")
+                raise ContextualMTError(f"--preset {self.preset} fine-tunes a sentence-level checkpoint: give it "
+                                        "with --pretrained PATH (make: PRETRAINED=PATH)")
             if not os.path.isfile(self.pretrained):
                 raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found")
         elif self.pretrained:
@@ -108,7 +108,7 @@ def fingerprint(o: TrainOptions) -> Dict:
     return {
         "data": data_fingerprint(o.layout),
         "preset": o.preset,
-        "config": file_sha256(str(CONFIG_DIR / f"{PRESETS[o.preset]}.yaml")),
+        "config": file_sha256(config_file(o.preset)),
         "model": o.model,
         "pretrained": file_sha256(o.pretrained) if o.pretrained else None,
         "overrides": list(o.overrides),
@@ -118,16 +118,19 @@ def fingerprint(o: TrainOptions) -> Dict:
 def train_command(o: TrainOptions, gpus: int, fp16: bool) -> List[str]:
     bin_dir = Path(sys.executable).parent
     save = os.path.abspath(o.layout.checkpoints(o.model))
-    cmd = [str(bin_dir / "fairseq-hydra-train"), "--config-dir", str(CONFIG_DIR), "--config-name", PRESETS[o.preset],
+    preset = get_preset(o.preset)
+    cmd = [str(bin_dir / "fairseq-hydra-train"), "--config-dir", config_dir(), "--config-name", preset.config,
            f"task.data={os.path.abspath(o.layout.bin)}", f"task.source_lang={SOURCE_LANG}",
            f"task.target_lang={o.lang}", f"common.user_dir={USER_DIR}", f"checkpoint.save_dir={save}",
-           f"hydra.run.dir={os.path.join(save, 'hydra')}", "hydra.output_subdir=null", *KINDS[o.model]]
+           f"hydra.run.dir={os.path.join(save, 'hydra')}", "hydra.output_subdir=null", *KINDS[o.model],
+           *preset.overrides]
     if gpus == 0:
         cmd.append("common.cpu=true")
     if fp16:
         cmd.append("common.fp16=true")
-    if o.max_epoch is not None:
-        cmd.append(f"optimization.max_epoch={o.max_epoch}")
+    max_epoch = o.max_epoch if o.max_epoch is not None else preset.max_epoch.get(o.model)
+    if max_epoch is not None:
+        cmd.append(f"optimization.max_epoch={max_epoch}")
     if o.max_update is not None:
         cmd.append(f"optimization.max_update={o.max_update}")
     if o.pretrained:
@@ -283,14 +286,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train the study's sentence-level and context models of a language pair")
     p.add_argument("--lang", required=True, help="target language (source: English)")
     p.add_argument("--model", choices=MODELS, help="default: both")
-    p.add_argument("--preset", choices=sorted(PRESETS), default="small",
-                   help="tiny: CPU tests; small: transformer-small from scratch; big: fine-tune --pretrained")
+    p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT,
+                   help="; ".join(f"{p.name}: {p.about}" for p in PRESETS.values()).replace("%", "%%"))
     p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
     p.add_argument("--pretrained", help="sentence-level checkpoint to fine-tune (--preset big)")
     p.add_argument("--gpus", type=int, help="default: every visible GPU; 0 = CPU")
     p.add_argument("--fp16", action=argparse.BooleanOptionalAction, default=None,
                    help="default: on GPUs with compute capability >= 7.0")
-    p.add_argument("--max-epoch", type=int, help="default: the preset's")
+    p.add_argument("--max-epoch", type=int, help="default: the preset's (per model kind for the demo preset)")
     p.add_argument("--max-update", type=int)
     p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
                    help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")

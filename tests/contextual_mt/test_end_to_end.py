@@ -1,7 +1,6 @@
 """fairseq-preprocess -> fairseq-train -> fairseq-generate through the stock console scripts."""
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 import torch
@@ -86,8 +85,9 @@ def test_multi_encoder_trains_and_generates(data_bin, tmp_path):
 
 
 def hydra_train(config, data_bin, tmp_path, *overrides):
-    configs = Path(USER_DIR).parent / "hydra_configs"
-    return run([str(BIN / "fairseq-hydra-train"), "--config-dir", str(configs),
+    from contextual_mt.pipeline.presets import config_dir
+
+    return run([str(BIN / "fairseq-hydra-train"), "--config-dir", config_dir(),
                 "--config-name", config, f"task.data={data_bin}", f"common.user_dir={USER_DIR}",
                 "common.cpu=true", "optimization.max_epoch=1", *overrides,
                 f"checkpoint.save_dir={tmp_path / 'ckpt'}", f"hydra.run.dir={tmp_path / 'hydra'}"])

@@ -1,34 +1,36 @@
 """contextual-mt translate: order, predicted vs gold context, beams, and bad input."""
-import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
 
 from tests.helpers import BIN, USER_DIR, run
-from contextual_mt.demo.pipeline import COMMON, binarize, encode_splits, train_sentencepiece
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
 from contextual_mt.inference.checkpoint import ModelOptions
 from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator, TranslateOptions, translate_files
+from contextual_mt.pipeline.layout import PairLayout
+from contextual_mt.pipeline.prepare import DataOptions, prepare_data
+from contextual_mt.pipeline.presets import get_preset
+from contextual_mt.pipeline.train import TrainOptions, train_model
 
 
 @pytest.fixture(scope="module")
 def demo_model(tmp_path_factory):
-    """A tiny contextual model trained on a small demo corpus (about half a minute)."""
+    """A tiny contextual model trained on a small demo corpus by the study's data and train
+    stages with the demo preset (about half a minute)."""
     work = tmp_path_factory.mktemp("demo")
-    data = work / "data"
+    data = work / "corpus"
     generate_demo_data(str(data), train_docs=1500, valid_docs=40, test_docs=60, seed=3)
-    spm = train_sentencepiece(data, work)
-    encode_splits(data, work, spm)
-    data_bin = binarize(data, work, work / "bin")
-    save = work / "ckpt"
-    run([str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, "--task",
-         "document_translation", *COMMON, "--target-context-size", "3", "--sample-context-size",
-         "--max-epoch", "7", "--save-dir", str(save), "--cpu", "--no-progress-bar"])
-    for f in data_bin.glob("dict.*.txt"):
-        shutil.copy(f, save / f.name)
-    return {"ckpt": save / "checkpoint_last.pt", "spm": spm, "data": data, "bin": data_bin, "work": work}
+    layout = PairLayout("fr", str(work))
+    prepare_data(DataOptions(lang="fr", output=layout.data, text=str(data), vocab_size=get_preset("demo").vocab_size),
+                 progress=False)
+    # the demo context model without CoWord dropout (target context 0-3, 7 epochs)
+    train_model(TrainOptions("fr", "context", preset="demo", root=str(work), gpus=0, max_epoch=7,
+                             overrides=["task.coword_dropout=0.0"], progress=False))
+    return {"ckpt": Path(layout.checkpoints("context")) / "checkpoint_last.pt", "spm": Path(layout.spm),
+            "data": data, "bin": Path(layout.bin), "work": work}
 
 
 def lines(path):
@@ -196,7 +198,12 @@ def test_bad_inputs(demo_model, tmp_path):
     other.mkdir()
     (other / "train.en").write_text("zzz qqq xxx www\n" * 50)
     (other / "train.fr").write_text("jjj kkk vvv\n" * 50)
-    bad_spm = train_sentencepiece(other, other, vocab_size=40)
+    import sentencepiece
+
+    sentencepiece.SentencePieceTrainer.train(input=f"{other / 'train.en'},{other / 'train.fr'}",
+                                             model_prefix=str(other / "spm"), vocab_size=40, model_type="bpe",
+                                             character_coverage=1.0, hard_vocab_limit=False, minloglevel=2)
+    bad_spm = other / "spm.model"
     msg = cli_error(["--path", ck, "--source", str(data / "test.en"), "--docids", str(data / "test.docids"),
                      "--spm", str(bad_spm)], demo_model, tmp_path)
     assert "does not match the dictionary" in msg and str(bad_spm) in msg

@@ -1,0 +1,83 @@
+"""The training presets (``make train PRESET=...``, ``contextual-mt pipeline train --preset``, and
+the offline demo), declared once: train.py, the demo, the command line and the README's table
+read them from here.
+
+A preset names a Hydra config shipped inside the package (``contextual_mt/hydra_configs/``, so a
+non-editable install trains too), plus what it adds on top: Hydra overrides, the epochs of each
+model kind when the config's one value does not fit both, and the sentencepiece vocabulary its
+data is made with (the demo's; the study's data stage has its own ``--vocab-size``).
+
+``python -m contextual_mt.pipeline.presets`` prints the README's table.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Dict, Optional, Tuple
+
+from contextual_mt.errors import ContextualMTError
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    config: str  # the Hydra config: contextual_mt/hydra_configs/CONFIG.yaml
+    about: str  # one line, for --help and the README
+    overrides: Tuple[str, ...] = ()  # Hydra overrides on top of the config
+    max_epoch: Dict[str, int] = field(default_factory=dict)  # per model kind; absent: the config's
+    vocab_size: Optional[int] = None  # the sentencepiece vocabulary of its data (the demo's)
+    pretrained: bool = False  # fine-tunes a sentence-level checkpoint (--pretrained)
+
+
+PRESETS: Dict[str, Preset] = {p.name: p for p in (
+    Preset("tiny", "tiny", "CPU tests and smoke runs: 2 layers, 128/256, 4 heads (not for results)"),
+    Preset("small", "small_scratch", "transformer-small (512/1024, 6 layers, 8 heads) from scratch"),
+    Preset("big", "big_finetune", "transformer-big (1024/4096, 6 layers, 16 heads) fine-tuned from a "
+           "sentence-level checkpoint (`PRETRAINED`)", pretrained=True),
+    # the demo's models as they always were: tiny, logged every 100 updates, sentence 8 / context
+    # 16 epochs, on a 500-piece vocabulary
+    Preset("demo", "tiny", "the offline demo's two models (`make demo`)", overrides=("common.log_interval=100",),
+           max_epoch={"sentence": 8, "context": 16}, vocab_size=500),
+)}
+DEFAULT = "small"
+
+
+def get_preset(name: str) -> Preset:
+    if name not in PRESETS:
+        raise ContextualMTError(f"--preset {name!r}: expected one of {', '.join(PRESETS)}")
+    return PRESETS[name]
+
+
+def config_dir() -> str:
+    """The folder of the Hydra configs, inside the installed package (editable or not)."""
+    return os.fspath(resources.files("contextual_mt") / "hydra_configs")
+
+
+def config_file(name: str) -> str:
+    """The Hydra config file of preset ``name``."""
+    return os.path.join(config_dir(), f"{get_preset(name).config}.yaml")
+
+
+def config_epochs(name: str) -> Optional[int]:
+    """``optimization.max_epoch`` of the preset's Hydra config."""
+    import yaml
+
+    with open(config_file(name), encoding="utf-8") as f:
+        return (yaml.safe_load(f).get("optimization") or {}).get("max_epoch")
+
+
+def markdown_table() -> str:
+    """The README's table of the presets."""
+    rows = ["| preset | Hydra config | epochs | extra overrides | what it is |", "|---|---|---|---|---|"]
+    for p in PRESETS.values():
+        epochs = (", ".join(f"{model} {n}" for model, n in p.max_epoch.items()) if p.max_epoch
+                  else str(config_epochs(p.name)))
+        extra = ", ".join(f"`{o}`" for o in p.overrides) or "none"
+        about = p.about + (f"; its data: {p.vocab_size} sentencepiece pieces" if p.vocab_size else "")
+        rows.append(f"| `{p.name}` | `{p.config}.yaml` | {epochs} | {extra} | {about} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
