@@ -5,13 +5,13 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict
 
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.stage_record import read_record
 
 SOURCE_LANG = "en"
 MODELS = ("sentence", "context")
@@ -76,20 +76,9 @@ class PairLayout:
         return os.path.join(self.results, "scores.json")
 
 
-def read_json(path: str) -> Optional[Dict]:
-    """A JSON state file, or None when absent; a broken one is an error naming it."""
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ContextualMTError(f"{path}: unreadable state file ({e}); delete it to start that stage again") from None
-
-
 def require_data(layout: PairLayout) -> Dict:
     """The data stage's summary; a missing one says which command makes it."""
-    summary = read_json(layout.data_summary)
+    summary = read_record(layout.data_summary)
     if summary is None or not os.path.exists(os.path.join(layout.bin, f"dict.{layout.lang}.txt")):
         raise ContextualMTError(f"{layout.data_summary}: not found; prepare the data first "
                                 f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import os
 import random
@@ -41,8 +40,9 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
 from contextual_mt.pipeline.layout import check_lang
+from contextual_mt.stage_record import digest, stale_error, tree_hashes
 from contextual_mt.symbols import CONTEXT_SYMBOLS
-from muda.io import atomic_write_text
+from muda.io import atomic_write_lines, atomic_write_text, file_sha256, read_lines
 
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
 STATE = ".prepare-state.json"
@@ -124,41 +124,12 @@ def _log(progress: bool, msg: str) -> None:
         print(f"[data] {msg}", file=sys.stderr, flush=True)
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _tree_hashes(out: str, names: Sequence[str]) -> Dict[str, str]:
-    """sha256 of the files at ``names`` (relative to ``out``; a folder: every file in it)."""
-    hashes: Dict[str, str] = {}
-    for name in names:
-        path = os.path.join(out, name)
-        if os.path.isdir(path):
-            for root, _dirs, files in os.walk(path):
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    hashes[os.path.relpath(full, out)] = _sha256(full)
-        elif os.path.isfile(path):
-            hashes[name] = _sha256(path)
-    return hashes
-
-
 def _write_lines(path: str, lines: Sequence[str]) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        for line in lines:
-            if "\n" in line or "\r" in line:
-                raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
-            f.write(line)
-            f.write("\n")
-
-
-def _read_lines(path: str) -> List[str]:
-    with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f]
+    """muda.io's atomic write, refusing (as bad input) a sentence that holds a line break."""
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
+    atomic_write_lines(path, lines, transactional=False)
 
 
 def _documents(ids: Sequence[str]) -> int:
@@ -258,14 +229,14 @@ def _plan(options: DataOptions) -> _Plan:
         "target_lang": lang,
         "input_kind": kind,
         # inputs by content: moving the corpus does not invalidate the outputs, editing it does
-        "input_sha256": {os.path.relpath(f, path) if f != path else "(archive)": _sha256(f) for f in files},
+        "input_sha256": {os.path.relpath(f, path) if f != path else "(archive)": file_sha256(f) for f in files},
         "detokenize": kind == "ted",
         "iwslt_sets": sets,
         "spm": {"model_type": options.spm_type, "vocab_size": options.vocab_size,
                 "character_coverage": options.coverage, "input_sentence_size": options.input_sentence_size,
                 "seed": options.seed},
     }
-    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+    fingerprint = digest(settings)
     return _Plan(options, out, files, settings, fingerprint, sets)
 
 
@@ -303,7 +274,7 @@ class _State:
         return self.data["steps"].get(step)
 
     def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
-        files = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
+        files = tree_hashes(self.plan.out, self.plan.step_outputs(step))
         self.data["steps"][step] = {"files": files, "stats": stats, "seconds": seconds}
         self.data["versions"] = _versions()  # of the libraries that wrote the outputs
         self.save()
@@ -318,7 +289,7 @@ class _State:
     def stale(self, step: str) -> Optional[str]:
         """The first output of a finished step that is missing or changed since, if any."""
         record = self.done(step)
-        now = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
+        now = tree_hashes(self.plan.out, self.plan.step_outputs(step))
         for name, digest in record["files"].items():
             if now.get(name) != digest:
                 return name
@@ -464,7 +435,7 @@ def _step_text(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, f
 def _spm_sample(plan: _Plan) -> Tuple[List[str], int]:
     lines: List[str] = []
     for lang in (SOURCE_LANG, plan.options.lang):
-        lines += _read_lines(os.path.join(plan.out, f"train.{lang}"))
+        lines += read_lines(os.path.join(plan.out, f"train.{lang}"))
     total = len(lines)
     lines = [line for line in lines if line.strip()]
     if len(lines) > plan.options.input_sentence_size:  # a uniform random sample, in corpus order
@@ -512,7 +483,7 @@ def _encode(plan: _Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]
     sp = spm.SentencePieceProcessor(model_file=os.path.join(plan.out, "spm.model"))
     lang, workers = plan.options.lang, plan.options.workers
     jobs = [(split, side) for split in SPLITS for side in (SOURCE_LANG, lang)]
-    texts = {job: _read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
+    texts = {job: read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
     bar = _Bar(progress, sum(len(t) for t in texts.values()), "encode")
     tokens: Dict[str, Dict[str, int]] = {split: {} for split in SPLITS}
     for (split, side), lines in texts.items():
@@ -648,7 +619,7 @@ def _prepare_locked(plan: _Plan, progress: bool, created: bool) -> Dict[str, Any
     elif state is None:
         present = [n for n in plan.all_outputs() if os.path.lexists(os.path.join(out, n))]
         if why:
-            raise ContextualMTError(f"{options.output}: {why}; use --overwrite to replace it, or another --output")
+            raise stale_error(options.output, why, "use --overwrite to replace it, or another --output")
         if present:
             raise ContextualMTError(f"{options.output}: already holds {', '.join(present[:4])}"
                                     + (", ..." if len(present) > 4 else "")
