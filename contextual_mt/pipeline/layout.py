@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import read_record
@@ -83,3 +83,45 @@ def require_data(layout: PairLayout) -> Dict:
         raise ContextualMTError(f"{layout.data_summary}: not found; prepare the data first "
                                 f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')")
     return summary
+
+
+DEMO = "demo"  # the pair of `make demo` (LANG unset): its own folders, target fr
+
+
+@dataclass(frozen=True)
+class EvalPaths:
+    """What the evaluation stages (pcxmi, report, muda-eval) read and write: the pair's layout,
+    or the demo's (``make pcxmi`` without LANG)."""
+
+    pair: str  # the language code, or DEMO
+    data: str
+    target: str  # the target language's file extension
+    checkpoint: str  # the context model
+    spm: Optional[str]
+    results: str
+    translations: Tuple[str, ...]  # the systems compared by muda-eval (the first is the baseline)
+
+    def test(self, side: str) -> str:
+        return os.path.join(self.data, f"test.{side}")
+
+    @property
+    def muda_lang(self) -> str:
+        """MuDA's language: pt for pt-br, zh for zh-cn."""
+        return self.target.split("-")[0]
+
+    def optional(self, name: str) -> Optional[str]:
+        """A file the user may put beside the data (annotations): its path when it is there."""
+        path = os.path.join(self.data, name)
+        return path if os.path.isfile(path) else None
+
+
+def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
+    if lang in (None, DEMO):
+        return EvalPaths(DEMO, os.path.join("demo", "data"), "fr",
+                         os.path.join("demo", "checkpoints", "context", "checkpoint_best.pt"),
+                         os.path.join("demo", "spm", "spm.model"), os.path.join("results", "demo"),
+                         tuple(os.path.join("demo", "outputs", f"{s}.test.fr") for s in ("sentence", "context")))
+    layout = PairLayout(lang, root)
+    return EvalPaths(lang, layout.data, lang, layout.checkpoint("context"),
+                     layout.spm if os.path.isfile(layout.spm) else None, layout.results,
+                     tuple(layout.translation(s) for s in SYSTEMS))

@@ -1,0 +1,131 @@
+"""The study's stages, declared once: what each is called, which stages it needs, what it reads
+and writes, and whether it wants a GPU (as stanza's processors declare what they require and
+provide). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
+``contextual-mt pipeline plan`` prints the job graph that ``recipes/slurm/submit.sh`` submits.
+
+Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}``
+(WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
+a per-model stage), ``{shard}`` / ``{shards}`` (a task of a sharded stage).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import asdict, dataclass
+from typing import Dict, List, Optional, Tuple
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # the `contextual-mt pipeline` command (and make target)
+    needs: Tuple[str, ...]  # the jobs whose outputs it reads
+    inputs: Tuple[str, ...]
+    outputs: Tuple[str, ...]
+    device: str  # "gpu" or "cpu"
+    make: str  # the make target a job runs
+    script: str  # its Slurm script (recipes/slurm/)
+    group: str  # what STAGES= selects it by
+    per_model: bool = False  # one job per model (train-sentence, train-context)
+    sharded: bool = False  # a job array, one task per shard
+
+
+_TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
+_TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
+_CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
+STAGES: Tuple[Stage, ...] = (
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json", "{data}/bin/dict.{lang}.txt", *_TEST),
+          "cpu", "data", "data.sbatch", "data"),
+    Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/checkpoint_best.pt", "{ckpt}/{model}/train.done"),
+          "gpu", "train", "train.sbatch", "train", per_model=True),
+    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST),
+          (*_TRANSLATIONS, "{results}/translate.json"), "gpu", "translate", "translate.sbatch", "translate"),
+    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
+          "score.sbatch", "score"),
+    Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
+          ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl", "{results}/pcxmi.shard-{shard}-of-{shards}.summary.json"),
+          "gpu", "pcxmi-shard", "pcxmi.sbatch", "pcxmi", sharded=True),
+    Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
+          ("{results}/pcxmi.jsonl", "{results}/pcxmi.summary.json", "{results}/report/report.md"),
+          "cpu", "pcxmi-merge", "pcxmi-merge.sbatch", "pcxmi"),
+    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST),
+          ("{results}/muda/reference.tags.json", "{results}/muda/eval.json"), "gpu", "muda-eval", "muda.sbatch",
+          "muda"),
+)
+# the stages that are not jobs of the chain: run by hand or by `make table` over several pairs
+EXTRA = {"contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
+         "report": "the P-CXMI report (part of pcxmi)"}
+
+
+def stage(name: str) -> Stage:
+    for s in STAGES:
+        if s.name == name:
+            return s
+    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in STAGES)}")
+
+
+@dataclass
+class Job:
+    """One job of the chain: a stage, for one model or all the shards."""
+    name: str
+    stage: str
+    needs: List[str]
+    make: str
+    script: str
+    group: str
+    device: str
+    model: Optional[str]
+    shards: Optional[int]
+    outputs: List[str]
+
+
+def _paths(layout: PairLayout) -> Dict[str, str]:
+    return {"data": layout.data, "ckpt": os.path.dirname(layout.checkpoints("context")), "results": layout.results,
+            "lang": layout.lang}
+
+
+def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
+    """The job graph of one pair: per-model stages split by model, outputs resolved."""
+    check_option("--shards", shards, minimum=1, integer=True)
+    paths = _paths(PairLayout(lang, root))
+    out = []
+    for s in STAGES:
+        needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
+                                                 else [need])]
+        for model in (MODELS if s.per_model else (None,)):
+            fields = {**paths, "model": model or "", "shards": str(shards), "shard": "{shard}"}
+            outputs = [t.format(**fields) for t in s.outputs]
+            name = f"{s.name}-{model}" if model else s.name
+            out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, model,
+                           shards if s.sharded else None, outputs))
+    return out
+
+
+def stage_is_per_model(name: str) -> bool:
+    return any(s.name == name and s.per_model for s in STAGES)
+
+
+def format_plan(job_list: List[Job], as_json: bool) -> str:
+    """JSON lines, or one line per job: NAME NEEDS(,-separated or -) MAKE SCRIPT DEVICE SHARDS(or -)."""
+    if as_json:
+        return "\n".join(json.dumps(asdict(j)) for j in job_list)
+    return "\n".join(f"{j.name} {','.join(j.needs) or '-'} {j.make} {j.script} {j.device} {j.shards or '-'} "
+                     f"{j.group}" for j in job_list)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
+    return 0
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("plan", help="print the job graph of a language pair (what recipes/slurm/submit.sh submits)")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--shards", type=int, default=4, help="tasks of the P-CXMI job array (default: 4)")
+    p.add_argument("--json", action="store_true", help="one JSON object per job (default: one line of words)")
+    p.set_defaults(func=_plan, transaction=False)
+    return p
