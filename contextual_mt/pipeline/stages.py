@@ -21,14 +21,15 @@ from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
 
 @dataclass(frozen=True)
 class Stage:
-    name: str  # the `contextual-mt pipeline` command (and make target)
+    name: str  # the job's name (and, but for muda, the `contextual-mt pipeline` command)
     needs: Tuple[str, ...]  # the jobs whose outputs it reads
     inputs: Tuple[str, ...]
-    outputs: Tuple[str, ...]
-    device: str  # "gpu" or "cpu"
+    finished: Tuple[str, ...]  # the outputs whose presence marks the stage finished for the job chain
+    device: str  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
     make: str  # the make target a job runs
     script: str  # its Slurm script (recipes/slurm/)
-    group: str  # what STAGES= selects it by
+    group: str  # what submit.sh's STAGES= selects it by
+    make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
     per_model: bool = False  # one job per model (train-sentence, train-context)
     sharded: bool = False  # a job array, one task per shard
 
@@ -37,27 +38,26 @@ _TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
 _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
 STAGES: Tuple[Stage, ...] = (
-    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json", "{data}/bin/dict.{lang}.txt", *_TEST),
-          "cpu", "data", "data.sbatch", "data"),
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
+          "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB")),
     Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/checkpoint_best.pt", "{ckpt}/{model}/train.done"),
-          "gpu", "train", "train.sbatch", "train", per_model=True),
-    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST),
-          (*_TRANSLATIONS, "{results}/translate.json"), "gpu", "translate", "translate.sbatch", "translate"),
+          "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True),
+    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), _TRANSLATIONS,
+          "gpu", "translate", "translate.sbatch", "translate"),
     Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
           "score.sbatch", "score"),
     Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
-          ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl", "{results}/pcxmi.shard-{shard}-of-{shards}.summary.json"),
-          "gpu", "pcxmi-shard", "pcxmi.sbatch", "pcxmi", sharded=True),
+          ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
+          "pcxmi", make_vars=("SHARDS",), sharded=True),
     Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
-          ("{results}/pcxmi.jsonl", "{results}/pcxmi.summary.json", "{results}/report/report.md"),
-          "cpu", "pcxmi-merge", "pcxmi-merge.sbatch", "pcxmi"),
-    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST),
-          ("{results}/muda/reference.tags.json", "{results}/muda/eval.json"), "gpu", "muda-eval", "muda.sbatch",
-          "muda"),
+          ("{results}/pcxmi.summary.json", "{results}/report/report.md"), "cpu", "pcxmi-merge",
+          "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",)),
+    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/muda/eval.json",), "gpu", "muda-eval",
+          "muda.sbatch", "muda"),
 )
-# the stages that are not jobs of the chain: run by hand or by `make table` over several pairs
+# the stages that are not jobs of the chain: run by hand, or by `make table` over several pairs
 EXTRA = {"contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
-         "report": "the P-CXMI report (part of pcxmi)"}
+         "report": "the P-CXMI report (part of pcxmi and pcxmi-merge)"}
 
 
 def stage(name: str) -> Stage:
@@ -69,7 +69,8 @@ def stage(name: str) -> Stage:
 
 @dataclass
 class Job:
-    """One job of the chain: a stage, for one model or all the shards."""
+    """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
+    not finished yet (a sharded stage), ``finished``: every marker output is there."""
     name: str
     stage: str
     needs: List[str]
@@ -77,9 +78,11 @@ class Job:
     script: str
     group: str
     device: str
+    make_vars: List[str]
     model: Optional[str]
     shards: Optional[int]
-    outputs: List[str]
+    finished: bool
+    todo: List[int]
 
 
 def _paths(layout: PairLayout) -> Dict[str, str]:
@@ -87,8 +90,12 @@ def _paths(layout: PairLayout) -> Dict[str, str]:
             "lang": layout.lang}
 
 
+def _present(path: str) -> bool:
+    return os.path.isfile(path) and os.path.getsize(path) > 0
+
+
 def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
-    """The job graph of one pair: per-model stages split by model, outputs resolved."""
+    """The job graph of one pair: per-model stages split by model, each with its state."""
     check_option("--shards", shards, minimum=1, integer=True)
     paths = _paths(PairLayout(lang, root))
     out = []
@@ -96,11 +103,17 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
         needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
                                                  else [need])]
         for model in (MODELS if s.per_model else (None,)):
-            fields = {**paths, "model": model or "", "shards": str(shards), "shard": "{shard}"}
-            outputs = [t.format(**fields) for t in s.outputs]
+            def done(shard: int = 0) -> bool:
+                fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
+                return all(_present(t.format(**fields)) for t in s.finished)
+
+            todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name
-            out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, model,
-                           shards if s.sharded else None, outputs))
+            out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, list(s.make_vars), model,
+                           shards if s.sharded else None, not todo if s.sharded else done(), todo))
+    for j in out:  # shards are intermediate: done once what merges them is
+        if j.shards and all(k.finished for k in out if j.name in k.needs):
+            j.finished, j.todo = True, []
     return out
 
 
@@ -109,11 +122,13 @@ def stage_is_per_model(name: str) -> bool:
 
 
 def format_plan(job_list: List[Job], as_json: bool) -> str:
-    """JSON lines, or one line per job: NAME NEEDS(,-separated or -) MAKE SCRIPT DEVICE SHARDS(or -)."""
+    """JSON lines, or one line per job: NAME NEEDS SCRIPT DEVICE GROUP MAKE_VARS STATE TODO, lists
+    comma-separated and ``-`` for none; STATE ``done`` or ``todo``, TODO the shards still to do."""
     if as_json:
         return "\n".join(json.dumps(asdict(j)) for j in job_list)
-    return "\n".join(f"{j.name} {','.join(j.needs) or '-'} {j.make} {j.script} {j.device} {j.shards or '-'} "
-                     f"{j.group}" for j in job_list)
+    words = lambda xs: ",".join(str(x) for x in xs) or "-"  # noqa: E731
+    return "\n".join(f"{j.name} {words(j.needs)} {j.script} {j.device} {j.group} {words(j.make_vars)} "
+                     f"{'done' if j.finished else 'todo'} {words(j.todo)}" for j in job_list)
 
 
 def _plan(args: argparse.Namespace) -> int:
