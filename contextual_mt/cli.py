@@ -339,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_pipeline_parsers(sub) -> None:
     """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``
     (the stages are declared in ``pipeline/stages.py``)."""
-    from contextual_mt.pipeline import contrastive_sets, muda_eval, pcxmi, prepare, stages, study_table, systems, train
+    from contextual_mt.pipeline import contrastive_stage, muda_eval, pcxmi, prepare, stages, study_table, systems, train
 
     p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
                        "`make train`, `make translate`, `make score`, `make pcxmi`, `make muda-eval`, "
@@ -350,7 +350,7 @@ def add_pipeline_parsers(sub) -> None:
     systems.add_parsers(commands)
     pcxmi.add_parsers(commands)
     muda_eval.add_parser(commands)
-    contrastive_sets.add_parser(commands)
+    contrastive_stage.add_parser(commands)
     study_table.add_parser(commands)
     stages.add_parser(commands)
 
