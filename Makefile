@@ -54,47 +54,52 @@ OVERWRITE ?=
 LANGS ?=
 # make contrastive: the test sets, FORMAT:FILE[,CONTEXT_FILE...] each
 SETS ?=
-ifeq ($(PAIR),demo)
-PAIR_DATA := demo/data
-PAIR_TGT := fr
-PAIR_CKPT := demo/checkpoints/context/checkpoint_best.pt
-PAIR_SPM := --spm demo/spm/spm.model
-RESULTS := results/demo
-else
-PAIR_DATA := $(WORK)/data/$(PAIR)
-PAIR_TGT := $(PAIR)
-PAIR_CKPT := $(WORK)/checkpoints/$(PAIR)/context/checkpoint_best.pt
-PAIR_SPM := $(if $(wildcard $(PAIR_DATA)/spm.model),--spm $(PAIR_DATA)/spm.model,)
-RESULTS := $(WORK)/results/$(PAIR)
-endif
-# MuDA's language: pt for pt-br, zh for zh-cn
-MUDA_LANG := $(firstword $(subst -, ,$(PAIR_TGT)))
-# muda-eval: systems to compare (the first is the baseline), and annotation options
-# (pre-computed files when the data has them)
-ifeq ($(PAIR),demo)
-HYPS ?= demo/outputs/sentence.test.fr demo/outputs/context.test.fr
-MUDA_ARGS ?= --lexicon demo/data/train.en.conllu demo/data/train.fr.conllu demo/data/train.align
-else
-HYPS ?= $(RESULTS)/sentence.test.$(PAIR_TGT) $(RESULTS)/context.test.$(PAIR_TGT) $(RESULTS)/context-gold.test.$(PAIR_TGT)
-MUDA_ARGS ?= $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
-# model options for tagging the reference when its annotations are not in the data directory
-MUDA_TAG_ARGS ?=
-endif
-MUDA_PRE := $(if $(wildcard $(PAIR_DATA)/test.en.conllu),--src-conllu $(PAIR_DATA)/test.en.conllu,)
-MUDA_REF_PRE := $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--tgt-conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
-    $(if $(wildcard $(PAIR_DATA)/test.align),--alignments $(PAIR_DATA)/test.align,)
-MUDA_REF_TAGS := $(RESULTS)/muda/reference.tags.json
+# muda-eval: HYPS="..." systems to compare (the first is the baseline; default: the pair's
+# translations, for the demo demo/outputs/{sentence,context}.test.fr), MUDA_ARGS more `muda eval`
+# options (default: for the demo its lexicon, else --comet-model COMET_MODEL when given), MUDA_TAG_ARGS
+# more `muda tag` options for the reference (pre-computed annotations in the data folder are used)
 # pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
 SHARD ?=
 SHARDS ?= 4
-PCXMI := $(RESULTS)/pcxmi.jsonl
-PCXMI_SHARDS := $(foreach i,$(shell seq 1 $(SHARDS) 2>/dev/null),$(RESULTS)/pcxmi.shard-$(i)-of-$(SHARDS).jsonl)
-# the targets that need LANG=xx (not the demo)
+# The pair's folders: LANG unset is the demo pair (demo/data, demo/checkpoints, results/demo);
+# where each stage reads and writes is declared once, in contextual_mt/pipeline/ (stages.py, layout.py).
+ifeq ($(PAIR),demo)
+PAIR_DATA := demo/data
+PAIR_OPTS :=
+else
+PAIR_DATA := $(WORK)/data/$(PAIR)
+PAIR_OPTS := --lang $(PAIR) --root $(WORK)
+endif
+quote = '$(subst ','\'',$(1))'
+given = $(filter-out undefined,$(origin $(1)))
+OVERWRITE_OPT := $(if $(OVERWRITE),--overwrite,)
+DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(TED),--ted $(TED),) \
+    $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) \
+    $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
+TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
+    $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
+    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(OVERWRITE_OPT)
+COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
+    $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
 @if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (README, 'The study on a language pair')" >&2; exit 1; fi
 endef
 define need_venv
 @test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+endef
+# a stage of the pair: `contextual-mt pipeline STAGE OPTIONS` (LANG=xx needed; its records decide what is
+# up to date: OVERWRITE=1 discards outputs made from other inputs or settings)
+define pair_stage
+$(need_venv)
+$(need_pair)
+$(CMT) pipeline $(1)
+endef
+# an evaluation stage: also on the demo pair (made first by `make demo` when it is not there yet)
+define eval_stage
+$(need_venv)
+@if [ "$(PAIR)" = demo ] && [ ! -f $(2) ]; then $(SUBMAKE) demo; fi
+$(CMT) pipeline $(1)
 endef
 
 check-python:
@@ -149,97 +154,46 @@ cadec-demo:
 	$(CMT) cadec-demo --workdir demo
 
 data:
-	$(need_venv)
-	$(need_pair)
-	$(CMT) pipeline data --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) \
-	    $(if $(TED),--ted $(TED),) $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) \
-	    $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) \
-	    $(if $(OVERWRITE),--overwrite,)
+	$(call pair_stage,data $(DATA_OPTS))
 
 train:
-	$(need_venv)
-	$(need_pair)
-	$(CMT) pipeline train --lang $(PAIR) --root $(WORK) $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) \
-	    $(if $(GPUS),--gpus $(GPUS),) $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
-	    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(OVERWRITE),--overwrite,)
+	$(call pair_stage,train $(PAIR_OPTS) $(TRAIN_OPTS))
 
 translate:
-	$(need_venv)
-	$(need_pair)
-	$(CMT) pipeline translate --lang $(PAIR) --root $(WORK) --beam $(BEAM)
+	$(call pair_stage,translate $(PAIR_OPTS) --beam $(BEAM))
 
 score:
-	$(need_venv)
-	$(need_pair)
-	$(CMT) pipeline score --lang $(PAIR) --root $(WORK) $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT))
 
 # make contrastive LANG=xx SETS="voita:deixis_test.json bawden:anaphora.json contrapro:contrapro.json,ctx..."
 contrastive:
-	$(need_venv)
-	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
-	$(CMT) pipeline contrastive --lang $(PAIR) --root $(WORK) --sets $(SETS)
+	$(call pair_stage,contrastive $(PAIR_OPTS) --sets $(SETS))
 
 all:
 	$(need_pair)
-	$(SUBMAKE) data LANG=$(PAIR)
-	$(SUBMAKE) train LANG=$(PAIR)
-	$(SUBMAKE) translate LANG=$(PAIR)
-	$(SUBMAKE) score LANG=$(PAIR)
-	$(SUBMAKE) pcxmi LANG=$(PAIR)
-	$(SUBMAKE) muda-eval LANG=$(PAIR)
+	$(foreach stage,data train translate score pcxmi muda-eval,$(SUBMAKE) $(stage) LANG=$(PAIR) &&) true
 
 table:
 	$(need_venv)
 	@test -n "$(LANGS)" || { echo 'error: make table needs LANGS="xx yy ..." (pairs with results in $(WORK)/results)' >&2; exit 1; }
 	$(CMT) pipeline table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
-pcxmi-inputs:
-	$(need_venv)
-	@if [ "$(PAIR)" = demo ] && [ ! -f $(PAIR_CKPT) ]; then $(SUBMAKE) demo; fi
-	@test -f $(PAIR_CKPT) || { echo "error: $(PAIR_CKPT) not found: train the $(PAIR) context model first ('make train LANG=$(PAIR) MODEL=context')" >&2; exit 1; }
-	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make pcxmi')" >&2; exit 1; }; done
+pcxmi:
+	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT),demo/checkpoints/context/checkpoint_best.pt)
 
-CXMI_ARGS = --path $(PAIR_CKPT) $(PAIR_SPM) --source $(PAIR_DATA)/test.en --reference $(PAIR_DATA)/test.$(PAIR_TGT) \
-    --docids $(PAIR_DATA)/test.docids --skip-up-to-date
+pcxmi-shard:
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT),demo/checkpoints/context/checkpoint_best.pt)
 
-pcxmi: pcxmi-inputs
-	$(CMT) cxmi $(CXMI_ARGS) --output $(PCXMI)
-	@$(SUBMAKE) report LANG=$(PAIR)
+pcxmi-merge:
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards $(SHARDS),demo/checkpoints/context/checkpoint_best.pt)
 
-pcxmi-shard: pcxmi-inputs
-	@echo "$(SHARD)" | grep -Eq '^[0-9]+/[0-9]+$$' || { echo "error: make pcxmi-shard needs SHARD=i/n (e.g. SHARD=1/4)" >&2; exit 1; }
-	@# SHARD is 1-based (as the Slurm array and the file names count); cxmi --shard counts from 0
-	$(CMT) cxmi $(CXMI_ARGS) --shard $$(( $(word 1,$(subst /, ,$(SHARD))) - 1 ))/$(word 2,$(subst /, ,$(SHARD))) \
-	    --output $(RESULTS)/pcxmi.shard-$(subst /,-of-,$(SHARD)).jsonl
-
-pcxmi-merge: pcxmi-inputs
-	@if [ -f $(PCXMI) ] && [ -f $(RESULTS)/pcxmi.summary.json ] && [ -z "$$(find $(PCXMI_SHARDS) -newer $(PCXMI) 2>/dev/null)" ]; then \
-	  echo "$(PCXMI): up to date (newer than its shards)"; else \
-	  $(CMT) cxmi-merge $(PCXMI_SHARDS) --output $(PCXMI) || exit 1; fi
-	@$(SUBMAKE) report LANG=$(PAIR)
-
-# the P-CXMI report, remade when the records are newer
+# the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
 report:
-	@if [ -f $(RESULTS)/report/report.md ] && [ $(RESULTS)/report/report.md -nt $(PCXMI) ]; then echo "$(RESULTS)/report: up to date"; else \
-	$(CMT) report $(PCXMI) --output-dir $(RESULTS)/report \
-	    $(if $(wildcard $(PAIR_DATA)/test.$(PAIR_TGT).conllu),--conllu $(PAIR_DATA)/test.$(PAIR_TGT).conllu,) \
-	    $(if $(wildcard $(PAIR_DATA)/test.tags.json),--tags $(PAIR_DATA)/test.tags.json,$(if $(wildcard $(MUDA_REF_TAGS)),--tags $(MUDA_REF_TAGS),)) || exit 1; fi
+	$(call eval_stage,report $(PAIR_OPTS),demo/checkpoints/context/checkpoint_best.pt)
 
 muda-eval:
-	$(need_venv)
-	@if [ "$(PAIR)" = demo ] && [ ! -f demo/outputs/context.test.fr ]; then $(SUBMAKE) demo; fi
-	@for f in test.en test.$(PAIR_TGT) test.docids; do test -f $(PAIR_DATA)/$$f || { echo "error: $(PAIR_DATA)/$$f not found (README, 'make muda-eval')" >&2; exit 1; }; done
-	@for h in $(HYPS); do test -f $$h || { echo "error: $$h not found: translate the test set first ('make translate LANG=$(PAIR)'), or pass HYPS=\"...\" (README, 'make muda-eval')" >&2; exit 1; }; done
-	@# the reference is tagged once; muda eval checks by content hash that it is this reference
-	@if [ -f $(MUDA_REF_TAGS) ] && [ $(MUDA_REF_TAGS) -nt $(PAIR_DATA)/test.$(PAIR_TGT) ]; then echo "reference tags: $(MUDA_REF_TAGS) (cached)"; else \
-	  $(RUN) $(VENV)/bin/muda tag --src $(PAIR_DATA)/test.en --tgt $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
-	    --tgt-lang $(MUDA_LANG) --dump-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_REF_PRE) $(MUDA_TAG_ARGS) || exit 1; fi
-	@if [ -f $(RESULTS)/muda/eval.json ] && [ -z "$$(find $(HYPS) $(MUDA_REF_TAGS) -newer $(RESULTS)/muda/eval.json 2>/dev/null)" ]; then \
-	  echo "$(RESULTS)/muda/eval.json: up to date (newer than the translations and the reference tags)"; else \
-	$(RUN) $(VENV)/bin/muda eval --src $(PAIR_DATA)/test.en --ref $(PAIR_DATA)/test.$(PAIR_TGT) --docids $(PAIR_DATA)/test.docids \
-	    --tgt-lang $(MUDA_LANG) --hyps $(HYPS) --ref-tags $(MUDA_REF_TAGS) $(MUDA_PRE) $(MUDA_ARGS) \
-	    --output $(RESULTS)/muda/eval.json --table $(RESULTS)/muda/eval.txt --plot $(RESULTS)/muda/eval.png || exit 1; fi
+	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS),demo/outputs/context.test.fr)
 
 include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 

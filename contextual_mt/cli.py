@@ -202,16 +202,12 @@ def _contrastive(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.report import ReportOptions, run_report
+    from contextual_mt.analysis.report import ReportOptions, report_lines, run_report
 
     summary = run_report(ReportOptions(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
                                        stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count,
                                        top=args.top))
-    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']}; report: {os.path.join(args.output_dir, 'report.md')}, "
-          f"viewer: {os.path.join(args.output_dir, 'viewer.html')}")
-    for row in summary["tag"]:
-        auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
-        print(f"  {row['key']:<20} {row['count']:>7} tokens, mean P-CXMI {row['mean']:.4f}{auc}")
+    print("\n".join(report_lines(summary, args.output_dir)))
     return 0
 
 
@@ -359,17 +355,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_pipeline_parsers(sub) -> None:
-    """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``."""
-    from contextual_mt.pipeline import contrastive_sets, prepare, study_table, systems, train
+    """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``
+    (the stages are declared in ``pipeline/stages.py``)."""
+    from contextual_mt.pipeline import contrastive_stage, muda_eval, pcxmi, prepare, stages, study_table, systems, train
 
     p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
-                       "`make train`, `make translate`, `make score` and `make table` run)")
-    stages = p.add_subparsers(dest="stage", required=True)
-    prepare.add_parser(stages)
-    train.add_parser(stages)
-    systems.add_parsers(stages)
-    contrastive_sets.add_parser(stages)
-    study_table.add_parser(stages)
+                       "`make train`, `make translate`, `make score`, `make pcxmi`, `make muda-eval`, "
+                       "`make contrastive` and `make table` run)")
+    commands = p.add_subparsers(dest="stage", required=True)
+    prepare.add_parser(commands)
+    train.add_parser(commands)
+    systems.add_parsers(commands)
+    pcxmi.add_parsers(commands)
+    muda_eval.add_parser(commands)
+    contrastive_stage.add_parser(commands)
+    study_table.add_parser(commands)
+    stages.add_parser(commands)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -28,6 +28,8 @@ from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend  # noq
 from contextual_mt.inference.interface import ScoringBackend
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_name, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
+from contextual_mt.stage_record import (PartialFile, differences, remove_partial, resumable_records,
+                                        summary_if_current)
 from muda.io import (atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans,
                      document_starts, file_sha256, outputs, read_docids, read_lines)
 
@@ -214,9 +216,6 @@ def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = No
     }
 
 
-FINGERPRINT_KEY = "cxmi_fingerprint"  # the first line of OUTPUT.partial: {"cxmi_fingerprint": {...}}
-
-
 @dataclass
 class CxmiOptions:
     """``contextual-mt cxmi``: the model, the references to score, and how. Validated when
@@ -261,93 +260,6 @@ def fingerprint(options: CxmiOptions) -> Dict:
     }
 
 
-def fingerprint_differences(old: Dict, new: Dict, labels: Tuple[str, str], ignore: Sequence[str] = ()) -> List[str]:
-    """The fields that differ, with both values (named by ``labels``) where they are short
-    (not content hashes)."""
-    out = []
-    for key in sorted(set(old) | set(new)):
-        if key in ignore or old.get(key) == new.get(key):
-            continue
-        a, b = old.get(key), new.get(key)
-        short = all(v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 20)
-                    for v in (a, b))
-        out.append(f"{key} ({labels[0]} {a!r}, {labels[1]} {b!r})" if short else key)
-    return out
-
-
-def _read_partial(path: str) -> Tuple[Optional[Dict], List[Dict]]:
-    """The fingerprint and the complete records of an interrupted run (a cut-off last line is
-    dropped; a file with no complete line holds nothing)."""
-    if not os.path.exists(path):
-        return None, []
-    header, records = None, []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f):
-                if not line.endswith("\n"):
-                    break
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError:
-                    break  # damage: the rest is scored again
-                if n == 0:
-                    header = value.get(FINGERPRINT_KEY) if isinstance(value, dict) else None
-                    if not isinstance(header, dict):
-                        raise ContextualMTError(
-                            f"{path}: has no fingerprint on its first line (left by an older version, or not by "
-                            "`contextual-mt cxmi`), so it cannot be trusted; rerun with --overwrite to discard it")
-                elif isinstance(value, dict) and isinstance(value.get("line"), int):
-                    records.append(value)
-                else:
-                    break
-    except UnicodeDecodeError:
-        raise ContextualMTError(f"{path}: not a partial CXMI run (not UTF-8 text); rerun with --overwrite "
-                                "to discard it") from None
-    return header, records
-
-
-def resumable_records(path: str, fp: Dict, lines: Iterable[int]) -> List[Dict]:
-    """The records of ``path`` to keep, if it was left by this very computation; an error
-    naming what differs if it was not. ``lines``: the 1-based lines this run scores."""
-    header, records = _read_partial(path)
-    if header is None:
-        return []
-    differ = fingerprint_differences(header, fp, ("partial", "now"))
-    if differ:
-        raise ContextualMTError(f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
-                                "rerun with --overwrite to discard it")
-    wanted, kept = set(lines), {}
-    for r in records:
-        if r["line"] in wanted:
-            kept[r["line"]] = r
-    return list(kept.values())
-
-
-class PartialFile:
-    """``OUTPUT.partial``: the fingerprint line, then records as batches finish. It lives outside
-    the output transaction on purpose (it must survive an interruption, for resuming), and is
-    created only when the first records arrive, so a run failing before scoring leaves none."""
-
-    def __init__(self, path: str, fp: Dict, resumed: Sequence[Dict]):
-        self.path, self.fp, self.resumed = path, fp, list(resumed)
-        self.file = None
-
-    def write(self, records: Sequence[Dict]) -> None:
-        lines = [json.dumps(r, ensure_ascii=False) for r in records]
-        if self.file is None:
-            # replaces any earlier file: the fingerprint, what was resumed (without a cut-off line)
-            head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
-            atomic_write_lines(self.path, head + lines, transactional=False)
-            self.file = open(self.path, "a", encoding="utf-8")
-            return
-        self.file.write("".join(line + "\n" for line in lines))
-        self.file.flush()
-
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
-
-
 def read_cxmi_inputs(o: CxmiOptions) -> Tuple[List[str], List[str], List[str]]:
     """Sources, references and docids, checked against each other."""
     sources, references = read_lines(o.source), read_lines(o.reference)
@@ -376,26 +288,14 @@ def run_cxmi(options: CxmiOptions) -> Dict:
     the summary appear together at the end (nothing on failure)."""
     with outputs(options.output, summary_path(options.output)):
         summary = _run_cxmi(options)
-    partial = options.output + ".partial"
-    if os.path.exists(partial):
-        os.unlink(partial)
+    remove_partial(options.output)
     return summary
 
 
 def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
     """The existing summary when OUTPUT and its summary were made from exactly these inputs and
     options (same fingerprint, same number of records); else None."""
-    path = summary_path(o.output)
-    if not (os.path.isfile(o.output) and os.path.isfile(path)):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            summary = json.load(f)
-        with open(o.output, encoding="utf-8") as f:
-            n = sum(1 for line in f if line.strip())
-    except (OSError, ValueError):
-        return None
-    return summary if summary.get("fingerprint") == fp and summary.get("sentences") == n else None
+    return summary_if_current(o.output, summary_path(o.output), fp, "sentences")
 
 
 def _run_cxmi(o: CxmiOptions) -> Dict:
@@ -466,7 +366,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     shard) and are all its parts 0..n-1, once each."""
     first, first_path = metas[0]["fingerprint"], summary_path(shards[0])
     for path, meta in zip(shards[1:], metas[1:]):
-        differ = fingerprint_differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
+        differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
         if differ:
             raise ContextualMTError(f"{summary_path(path)}: not a shard of the same computation as {first_path} "
                                     f"(differs in: {', '.join(differ)})")

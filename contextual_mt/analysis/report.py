@@ -65,6 +65,16 @@ def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = N
         return _run_report(o)
 
 
+def report_lines(summary: Dict, output_dir: str) -> List[str]:
+    """What ``contextual-mt report`` prints: the CXMI, where the report is, a line per tag."""
+    out = [f"CXMI {summary['cxmi']:.4f} {summary['unit']}; report: {os.path.join(output_dir, 'report.md')}, "
+           f"viewer: {os.path.join(output_dir, 'viewer.html')}"]
+    for row in summary["tag"]:
+        auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
+        out.append(f"  {row['key']:<20} {row['count']:>7} tokens, mean P-CXMI {row['mean']:.4f}{auc}")
+    return out
+
+
 def _run_report(o: ReportOptions) -> Dict:
     pcxmi, output_dir, conllu, stanza_lang, tags = o.pcxmi, o.output_dir, o.conllu, o.stanza_lang, o.tags
     records = read_pcxmi(pcxmi)

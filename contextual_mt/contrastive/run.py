@@ -19,13 +19,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from contextual_mt.analysis.cxmi import PartialFile, resumable_records
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.model_spec import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
+from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
 
@@ -170,9 +170,7 @@ def run_contrastive(options: ContrastiveOptions) -> Dict:
     """File-level entry point; returns the summary. Nothing is written on failure."""
     with outputs(options.output, options.summary):
         summary = _run(options)
-    partial = options.output + ".partial"
-    if os.path.exists(partial):
-        os.unlink(partial)
+    remove_partial(options.output)
     return summary
 
 
@@ -190,7 +188,7 @@ def _run(o: ContrastiveOptions) -> Dict:
             logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
             return summary
     partial = o.output + ".partial"
-    done = resumable_records(partial, fp, range(1, len(pairs) + 1)) if o.resume else []
+    done = resumable_records(partial, fp, range(1, len(pairs) + 1), "contrastive") if o.resume else []
     finished = {r["line"] - 1 for r in done}
     if done:
         logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
@@ -223,17 +221,7 @@ def _run(o: ContrastiveOptions) -> Dict:
 def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dict]:
     """The existing summary when the scores file and the summary were made from exactly these
     inputs and options (same fingerprint and loss, one line per candidate); else None."""
-    if not (os.path.isfile(o.output) and os.path.isfile(o.summary)):
-        return None
-    try:
-        with open(o.summary, encoding="utf-8") as f:
-            summary = json.load(f)
-        with open(o.output, encoding="utf-8") as f:
-            n = sum(1 for line in f if line.strip())
-    except (OSError, ValueError):
-        return None
-    same = summary.get("fingerprint") == fp and summary.get("normalize") == o.normalize
-    return summary if same and summary.get("candidates") == n == candidates else None
+    return summary_if_current(o.output, o.summary, fp, "candidates", candidates, normalize=o.normalize)
 
 
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:

@@ -5,13 +5,13 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.stage_record import read_record
 
 SOURCE_LANG = "en"
 MODELS = ("sentence", "context")
@@ -76,21 +76,52 @@ class PairLayout:
         return os.path.join(self.results, "scores.json")
 
 
-def read_json(path: str) -> Optional[Dict]:
-    """A JSON state file, or None when absent; a broken one is an error naming it."""
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ContextualMTError(f"{path}: unreadable state file ({e}); delete it to start that stage again") from None
-
-
 def require_data(layout: PairLayout) -> Dict:
     """The data stage's summary; a missing one says which command makes it."""
-    summary = read_json(layout.data_summary)
+    summary = read_record(layout.data_summary)
     if summary is None or not os.path.exists(os.path.join(layout.bin, f"dict.{layout.lang}.txt")):
         raise ContextualMTError(f"{layout.data_summary}: not found; prepare the data first "
                                 f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')")
     return summary
+
+
+DEMO = "demo"  # the pair of `make demo` (LANG unset): its own folders, target fr
+
+
+@dataclass(frozen=True)
+class EvalPaths:
+    """What the evaluation stages (pcxmi, report, muda-eval) read and write: the pair's layout,
+    or the demo's (``make pcxmi`` without LANG)."""
+
+    pair: str  # the language code, or DEMO
+    data: str
+    target: str  # the target language's file extension
+    checkpoint: str  # the context model
+    spm: Optional[str]
+    results: str
+    translations: Tuple[str, ...]  # the systems compared by muda-eval (the first is the baseline)
+
+    def test(self, side: str) -> str:
+        return os.path.join(self.data, f"test.{side}")
+
+    @property
+    def muda_lang(self) -> str:
+        """MuDA's language: pt for pt-br, zh for zh-cn."""
+        return self.target.split("-")[0]
+
+    def optional(self, name: str) -> Optional[str]:
+        """A file the user may put beside the data (annotations): its path when it is there."""
+        path = os.path.join(self.data, name)
+        return path if os.path.isfile(path) else None
+
+
+def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
+    if lang in (None, DEMO):
+        return EvalPaths(DEMO, os.path.join("demo", "data"), "fr",
+                         os.path.join("demo", "checkpoints", "context", "checkpoint_best.pt"),
+                         os.path.join("demo", "spm", "spm.model"), os.path.join("results", "demo"),
+                         tuple(os.path.join("demo", "outputs", f"{s}.test.fr") for s in ("sentence", "context")))
+    layout = PairLayout(lang, root)
+    return EvalPaths(lang, layout.data, lang, layout.checkpoint("context"),
+                     layout.spm if os.path.isfile(layout.spm) else None, layout.results,
+                     tuple(layout.translation(s) for s in SYSTEMS))

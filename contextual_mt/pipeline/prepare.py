@@ -19,103 +19,31 @@ The stage runs in three steps (text, spm, bin), each written to a scratch folder
 inputs and options in ``output/.prepare-state.json``. A re-run with the same inputs and options
 skips the finished steps (a finished step whose files were changed or removed since is redone,
 with the later ones); a run with other inputs or options into the same folder is refused unless
-``overwrite``. An error leaves the finished steps and nothing half-written.
+``overwrite``. An error leaves the finished steps and nothing half-written. The options, the
+fingerprint and that record live in ``data_plan.py``; this module runs the steps.
 """
 from __future__ import annotations
 
 import argparse
-import fcntl
-import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
-from contextual_mt.pipeline.layout import check_lang
+from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, SCRATCH, SPM_TYPES, STATE, STEPS, SUMMARY, DataOptions,
+                                               DataState, Plan, clear_outputs, default_workers, load_state,
+                                               lock_folder, make_plan, old_output_names, remove_path,
+                                               unlock_folder)
+from contextual_mt.stage_record import stale_error
 from contextual_mt.symbols import CONTEXT_SYMBOLS
-from muda.io import atomic_write_text
-
-FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
-STATE = ".prepare-state.json"
-SCRATCH = ".prepare-tmp"
-SUMMARY = "summary.json"
-STEPS = ("text", "spm", "bin")
-_TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
-STEP_SETTINGS = {"text": _TEXT_SETTINGS, "spm": _TEXT_SETTINGS + ("spm",), "bin": _TEXT_SETTINGS + ("spm",)}
-SPM_TYPES = ("bpe", "unigram")
-CJK = {"ja", "zh", "ko"}  # character_coverage 0.9995 by default: rare characters become <unk>
-INPUT_KINDS = ("ted", "iwslt", "text")
-ENCODE_CHUNK = 20_000
-
-
-def default_workers() -> int:
-    return max(1, min(8, os.cpu_count() or 1))
-
-
-@dataclass
-class DataOptions:
-    """What ``prepare_data`` reads and how. Exactly one of ``ted`` / ``iwslt`` / ``text``."""
-    lang: str
-    output: str
-    ted: Optional[str] = None
-    iwslt: Optional[str] = None
-    text: Optional[str] = None
-    vocab_size: int = 16000
-    # bpe: on TED-sized data it trains ~10x faster than unigram and gives ~15% shorter
-    # sequences (documents with context are long); fairseq uses one fixed segmentation anyway
-    spm_type: str = "bpe"
-    character_coverage: Optional[float] = None  # None: 0.9995 for ja/zh/ko, else 1.0
-    input_sentence_size: int = 1_000_000  # spm trains on at most this many sentences (a random sample)
-    iwslt_dev: Optional[str] = None  # None: dev2010
-    iwslt_test: Optional[str] = None  # None: tst2015 if present, else the newest tst set
-    workers: int = 0  # 0: default_workers()
-    overwrite: bool = False
-    seed: int = 1  # of the sentencepiece training sample
-
-    def __post_init__(self) -> None:
-        check_lang(self.lang)  # the same codes as the later stages
-        given = [k for k in INPUT_KINDS if getattr(self, k)]
-        if len(given) != 1:
-            raise ContextualMTError("give exactly one of --ted, --iwslt, --text (got "
-                                    + (" and ".join(f"--{k}" for k in given) or "none") + ")")
-        if not self.output:
-            raise ContextualMTError("--output: give the folder to write")
-        if self.kind != "iwslt":
-            for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
-                if value is not None:
-                    raise ContextualMTError(f"{flag} only applies to --iwslt input (the input is --{self.kind})")
-        check_option("--vocab-size", self.vocab_size, minimum=10, integer=True)
-        if self.spm_type not in SPM_TYPES:
-            raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
-        check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
-        check_option("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
-        check_option("--workers", self.workers, minimum=0, integer=True)
-        check_option("--seed", self.seed, integer=True)
-        if self.workers == 0:
-            self.workers = default_workers()
-
-    @property
-    def kind(self) -> str:
-        return next(k for k in INPUT_KINDS if getattr(self, k))
-
-    @property
-    def input_path(self) -> str:
-        return getattr(self, self.kind)
-
-    @property
-    def coverage(self) -> float:
-        if self.character_coverage is not None:
-            return float(self.character_coverage)
-        return 0.9995 if corpora.base_language(self.lang) in CJK else 1.0
+from muda.io import atomic_write_lines, atomic_write_text, read_lines
 
 
 # ============================================================================ helpers
@@ -124,64 +52,16 @@ def _log(progress: bool, msg: str) -> None:
         print(f"[data] {msg}", file=sys.stderr, flush=True)
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _tree_hashes(out: str, names: Sequence[str]) -> Dict[str, str]:
-    """sha256 of the files at ``names`` (relative to ``out``; a folder: every file in it)."""
-    hashes: Dict[str, str] = {}
-    for name in names:
-        path = os.path.join(out, name)
-        if os.path.isdir(path):
-            for root, _dirs, files in os.walk(path):
-                for f in sorted(files):
-                    full = os.path.join(root, f)
-                    hashes[os.path.relpath(full, out)] = _sha256(full)
-        elif os.path.isfile(path):
-            hashes[name] = _sha256(path)
-    return hashes
-
-
 def _write_lines(path: str, lines: Sequence[str]) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        for line in lines:
-            if "\n" in line or "\r" in line:
-                raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
-            f.write(line)
-            f.write("\n")
-
-
-def _read_lines(path: str) -> List[str]:
-    with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f]
+    """muda.io's atomic write, refusing (as bad input) a sentence that holds a line break."""
+    for line in lines:
+        if "\n" in line or "\r" in line:
+            raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
+    atomic_write_lines(path, lines, transactional=False)
 
 
 def _documents(ids: Sequence[str]) -> int:
     return sum(1 for i, d in enumerate(ids) if i == 0 or d != ids[i - 1])
-
-
-def _remove(path: str) -> None:
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path)
-    elif os.path.lexists(path):
-        os.unlink(path)
-
-
-def _versions() -> Dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {}
-    for package in ("sacremoses", "sentencepiece", "fairseq"):
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            found[package] = "not installed"
-    return found
 
 
 class _Bar:
@@ -204,216 +84,23 @@ class _Bar:
             self.bar.close()
 
 
-# ============================================================================ the plan
-@dataclass
-class _Plan:
-    options: DataOptions
-    out: str
-    files: List[str]  # the input files read
-    settings: Dict[str, Any]  # everything the outputs depend on (hashed into the fingerprint)
-    fingerprint: str
-    iwslt_sets: Optional[Dict[str, List[str]]]
-    created_root: Optional[str] = None
-
-    def text_names(self) -> List[str]:
-        lang = self.options.lang
-        return [f"{split}.{ext}" for split in SPLITS for ext in (SOURCE_LANG, lang, "docids")]
-
-    def step_outputs(self, step: str) -> List[str]:
-        return {"text": self.text_names(), "spm": ["spm.model", "spm.vocab"], "bin": ["bin"]}[step]
-
-    def all_outputs(self) -> List[str]:
-        return [name for step in STEPS for name in self.step_outputs(step)] + [SUMMARY]
-
-
-def _plan(options: DataOptions) -> _Plan:
-    """Resolve the input files and compute the fingerprint; fails before anything is written."""
-    kind, path, lang = options.kind, os.path.abspath(options.input_path), options.lang
-    sets = None
-    if kind == "ted":
-        files = corpora.ted_files(path)
-        languages = corpora.ted_languages(path)  # a header: fail now, not after hashing the corpus
-        for code in (SOURCE_LANG, lang):
-            if code not in languages:
-                raise ContextualMTError(f"{options.input_path}: the TED corpus has no '{code}' column; the "
-                                        f"languages are: {' '.join(languages)}")
-    elif kind == "iwslt":
-        dev = options.iwslt_dev or "dev2010"
-        sets = corpora.resolve_iwslt_sets(path, lang, dev, options.iwslt_test)
-        files = corpora.iwslt_files(path, lang, dev, options.iwslt_test)
-    else:
-        files = corpora.text_files(path, lang)
-        for f in files:
-            if not os.path.isfile(f):
-                raise ContextualMTError(f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, "
-                                        f".{lang} and .docids)" if not os.path.exists(f) else f"{f}: not a file")
-    out = os.path.abspath(options.output)
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise ContextualMTError(f"{options.output}: exists and is not a folder")
-    if kind == "text" and os.path.realpath(path) == os.path.realpath(out):
-        raise ContextualMTError(f"{options.output}: --output is the --text folder; write the prepared data elsewhere")
-    settings = {
-        "format": FORMAT,
-        "source_lang": SOURCE_LANG,
-        "target_lang": lang,
-        "input_kind": kind,
-        # inputs by content: moving the corpus does not invalidate the outputs, editing it does
-        "input_sha256": {os.path.relpath(f, path) if f != path else "(archive)": _sha256(f) for f in files},
-        "detokenize": kind == "ted",
-        "iwslt_sets": sets,
-        "spm": {"model_type": options.spm_type, "vocab_size": options.vocab_size,
-                "character_coverage": options.coverage, "input_sentence_size": options.input_sentence_size,
-                "seed": options.seed},
-    }
-    fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
-    return _Plan(options, out, files, settings, fingerprint, sets)
-
-
-def _describe_change(old: Dict[str, Any], new: Dict[str, Any]) -> str:
-    changes = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        if isinstance(a, dict) and isinstance(b, dict) and key != "input_sha256":
-            changes += [f"{key}.{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b))
-                        if a.get(k) != b.get(k)]
-        elif key == "input_sha256":
-            changes.append("the input files differ")
-        else:
-            changes.append(f"{key} {a!r} -> {b!r}")
-    return "; ".join(changes[:4]) or "a different format"
-
-
-# ============================================================================ state
-class _State:
-    """``output/.prepare-state.json``: the fingerprint, and per finished step its files' sha256,
-    its statistics and its seconds."""
-
-    def __init__(self, plan: _Plan, data: Optional[Dict[str, Any]] = None):
-        self.plan = plan
-        self.data = data or {"format": FORMAT, "fingerprint": plan.fingerprint, "settings": plan.settings,
-                             "steps": {}}
-
-    @property
-    def path(self) -> str:
-        return os.path.join(self.plan.out, STATE)
-
-    def done(self, step: str) -> Optional[Dict[str, Any]]:
-        return self.data["steps"].get(step)
-
-    def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
-        files = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
-        self.data["steps"][step] = {"files": files, "stats": stats, "seconds": seconds}
-        self.data["versions"] = _versions()  # of the libraries that wrote the outputs
-        self.save()
-
-    def forget(self, steps: Sequence[str]) -> None:
-        if any(self.data["steps"].pop(step, None) is not None for step in list(steps)):
-            self.save()
-
-    def save(self) -> None:
-        atomic_write_text(self.path, json.dumps(self.data, indent=1) + "\n", transactional=False)
-
-    def stale(self, step: str) -> Optional[str]:
-        """The first output of a finished step that is missing or changed since, if any."""
-        record = self.done(step)
-        now = _tree_hashes(self.plan.out, self.plan.step_outputs(step))
-        for name, digest in record["files"].items():
-            if now.get(name) != digest:
-                return name
-        for name in now:
-            if name not in record["files"]:
-                return name
-        return None
-
-
-def _load_state(plan: _Plan) -> Tuple[Optional[_State], Optional[str]]:
-    """The state in the output folder, or (None, why it cannot be used)."""
-    path = os.path.join(plan.out, STATE)
-    if not os.path.exists(path):
-        return None, None
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        fingerprint, settings, steps = data["fingerprint"], data["settings"], data["steps"]
-        if not isinstance(steps, dict):
-            raise TypeError("steps")
-    except (OSError, ValueError, KeyError, TypeError):
-        return None, f"{path} is unreadable"
-    if not steps:  # nothing finished: nothing to keep or to protect
-        return None, None
-    if data.get("format") != FORMAT:
-        return None, f"it was written by another version of this command (format {data.get('format')})"
-    if fingerprint != plan.fingerprint:
-        changed = {k for k in set(settings) | set(plan.settings) if settings.get(k) != plan.settings.get(k)}
-        affected = [step for step in STEPS if step in steps and changed & set(STEP_SETTINGS[step])]
-        if affected:
-            return None, f"it holds the data of other inputs or options ({_describe_change(settings, plan.settings)})"
-        # only settings of steps that never finished changed (e.g. a --vocab-size that failed):
-        # the finished steps stand, under the new fingerprint
-        data = {**data, "fingerprint": plan.fingerprint, "settings": plan.settings}
-    return _State(plan, data), None
-
-
-def _clear(plan: _Plan, old_names: Sequence[str] = ()) -> None:
-    for name in [*plan.all_outputs(), *old_names, STATE, SCRATCH]:
-        _remove(os.path.join(plan.out, name))
-
-
-def _old_output_names(plan: _Plan) -> List[str]:
-    """What an earlier run (another target language) recorded in the state file."""
-    try:
-        with open(os.path.join(plan.out, STATE), encoding="utf-8") as f:
-            data = json.load(f)
-        names = set()
-        for record in data.get("steps", {}).values():
-            for rel in record.get("files", {}):
-                name = rel.split("/")[0]
-                if re.fullmatch(r"(train|valid|test)\.[A-Za-z0-9_-]+|spm\.(model|vocab)|bin", name):
-                    names.add(name)  # only what this command writes: the state file may be edited
-        return sorted(names)
-    except (OSError, ValueError, AttributeError):
-        return []
-
-
-@dataclass
-class _Lock:
-    fd: int
-
-
-def _lock(out: str) -> _Lock:
-    fd = os.open(out, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise ContextualMTError(f"{out}: another data run is writing this folder; wait for it to end") from None
-    return _Lock(fd)
-
-
-def _unlock(lock: _Lock) -> None:
-    fcntl.flock(lock.fd, fcntl.LOCK_UN)
-    os.close(lock.fd)
-
-
 # ============================================================================ the steps
-def _scratch(plan: _Plan, step: str) -> str:
+def _scratch(plan: Plan, step: str) -> str:
     path = os.path.join(plan.out, SCRATCH, step)
-    _remove(path)
+    remove_path(path)
     os.makedirs(path)
     return path
 
 
-def _move_into_place(plan: _Plan, scratch: str, names: Sequence[str]) -> None:
+def _move_into_place(plan: Plan, scratch: str, names: Sequence[str]) -> None:
     for name in names:
         target = os.path.join(plan.out, name)
-        _remove(target)
+        remove_path(target)
         os.replace(os.path.join(scratch, name), target)
-    _remove(scratch)
+    remove_path(scratch)
 
 
-def _step_text(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+def _step_text(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
     options, lang = plan.options, plan.options.lang
     t0 = time.time()
     info: Dict[str, Any] = {}
@@ -461,10 +148,10 @@ def _step_text(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, f
     return {"splits": splits, "input": info}, seconds
 
 
-def _spm_sample(plan: _Plan) -> Tuple[List[str], int]:
+def _spm_sample(plan: Plan) -> Tuple[List[str], int]:
     lines: List[str] = []
     for lang in (SOURCE_LANG, plan.options.lang):
-        lines += _read_lines(os.path.join(plan.out, f"train.{lang}"))
+        lines += read_lines(os.path.join(plan.out, f"train.{lang}"))
     total = len(lines)
     lines = [line for line in lines if line.strip()]
     if len(lines) > plan.options.input_sentence_size:  # a uniform random sample, in corpus order
@@ -473,7 +160,7 @@ def _spm_sample(plan: _Plan) -> Tuple[List[str], int]:
     return lines, total
 
 
-def _step_spm(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
     import sentencepiece as spm
 
     options = plan.options
@@ -506,13 +193,13 @@ def _step_spm(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
     return stats, {"spm_train": time.time() - t0}
 
 
-def _encode(plan: _Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]:
+def _encode(plan: Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]:
     import sentencepiece as spm
 
     sp = spm.SentencePieceProcessor(model_file=os.path.join(plan.out, "spm.model"))
     lang, workers = plan.options.lang, plan.options.workers
     jobs = [(split, side) for split in SPLITS for side in (SOURCE_LANG, lang)]
-    texts = {job: _read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
+    texts = {job: read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
     bar = _Bar(progress, sum(len(t) for t in texts.values()), "encode")
     tokens: Dict[str, Dict[str, int]] = {split: {} for split in SPLITS}
     for (split, side), lines in texts.items():
@@ -530,7 +217,7 @@ def _encode(plan: _Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]
     return tokens
 
 
-def _binarize(plan: _Plan, encoded: str, dest: str) -> List[str]:
+def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
     lang = plan.options.lang
     cmd = [sys.executable, "-m", "fairseq_cli.preprocess", "-s", SOURCE_LANG, "-t", lang, "--joined-dictionary",
            "--trainpref", os.path.join(encoded, "train"), "--validpref", os.path.join(encoded, "valid"),
@@ -544,7 +231,7 @@ def _binarize(plan: _Plan, encoded: str, dest: str) -> List[str]:
     return cmd
 
 
-def _step_bin(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
     from contextual_mt.symbols import add_context_symbols
 
     lang, pair = plan.options.lang, f"{SOURCE_LANG}-{plan.options.lang}"
@@ -563,7 +250,7 @@ def _step_bin(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
         shutil.copyfile(os.path.join(plan.out, f"{split}.docids"), os.path.join(binary, f"{split}.{pair}.docids"))
     with open(os.path.join(binary, f"dict.{SOURCE_LANG}.txt"), encoding="utf-8") as f:
         dict_size = sum(1 for _ in f)
-    _remove(encoded)
+    remove_path(encoded)
     _move_into_place(plan, scratch, ["bin"])
     shown = {encoded: "ENCODED", binary: "bin"}  # the scratch paths, as the reader knows them
     command = ["fairseq-preprocess"] + [next((arg.replace(k, v, 1) for k, v in shown.items() if arg.startswith(k)), arg)
@@ -574,12 +261,12 @@ def _step_bin(plan: _Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
     return stats, {"encode": t1 - t0, "binarize": time.time() - t1}
 
 
-_STEP_FUNCS: Dict[str, Callable[[_Plan, bool], Tuple[Dict[str, Any], Dict[str, float]]]] = {
+_STEP_FUNCS: Dict[str, Callable[[Plan, bool], Tuple[Dict[str, Any], Dict[str, float]]]] = {
     "text": _step_text, "spm": _step_spm, "bin": _step_bin}
 
 
 # ============================================================================ the summary
-def _summary(plan: _Plan, state: _State) -> Dict[str, Any]:
+def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
     options, lang = plan.options, plan.options.lang
     text, spm_stats, bin_stats = (state.done(s)["stats"] for s in STEPS)
     splits = {}
@@ -619,7 +306,7 @@ def _summary(plan: _Plan, state: _State) -> Dict[str, Any]:
 def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
     """Prepare ``options.output`` (see the module's doc) and return the summary. Finished steps
     of an earlier run with the same inputs and options are skipped."""
-    plan = _plan(options)
+    plan = make_plan(options)
     created = not os.path.exists(plan.out)
     top = plan.out  # the outermost folder this run creates: what a bad input removes
     while not os.path.exists(os.path.dirname(top)) and os.path.dirname(top) != top:
@@ -629,35 +316,35 @@ def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
         os.makedirs(plan.out, exist_ok=True)
     except OSError as e:
         raise ContextualMTError(f"{options.output}: cannot create the output folder ({e.strerror})") from None
-    lock = _lock(plan.out)
+    lock = lock_folder(plan.out)
     try:
         return _prepare_locked(plan, progress, created)
     finally:
-        _unlock(lock)
+        unlock_folder(lock)
 
 
-def _prepare_locked(plan: _Plan, progress: bool, created: bool) -> Dict[str, Any]:
+def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]:
     options, out = plan.options, plan.out
-    state, why = _load_state(plan)
+    state, why = load_state(plan)
     if options.overwrite:
         if os.path.exists(os.path.join(out, STATE)) or any(os.path.lexists(os.path.join(out, n))
                                                            for n in plan.all_outputs()):
             _log(progress, f"--overwrite: removing the earlier outputs in {out}")
-        _clear(plan, _old_output_names(plan))
+        clear_outputs(plan, old_output_names(plan))
         state = None
     elif state is None:
         present = [n for n in plan.all_outputs() if os.path.lexists(os.path.join(out, n))]
         if why:
-            raise ContextualMTError(f"{options.output}: {why}; use --overwrite to replace it, or another --output")
+            raise stale_error(options.output, why, "use --overwrite to replace it, or another --output")
         if present:
             raise ContextualMTError(f"{options.output}: already holds {', '.join(present[:4])}"
                                     + (", ..." if len(present) > 4 else "")
                                     + " not written by this command; use --overwrite to replace them, "
                                       "or another --output")
     if state is None:
-        state = _State(plan)
-        _remove(os.path.join(out, STATE))  # an unusable one (e.g. of a run that finished no step)
-    _remove(os.path.join(out, SCRATCH))  # what an interrupted run left
+        state = DataState(plan)
+        remove_path(os.path.join(out, STATE))  # an unusable one (e.g. of a run that finished no step)
+    remove_path(os.path.join(out, SCRATCH))  # what an interrupted run left
     ran_any = False
     try:
         redo = False
@@ -670,24 +357,24 @@ def _prepare_locked(plan: _Plan, progress: bool, created: bool) -> Dict[str, Any
                 _log(progress, f"{step}: {os.path.join(out, changed)} was changed or removed since it was "
                                f"written; redoing this step and the later ones")
             if not redo:  # the summary of the earlier outputs no longer holds
-                _remove(os.path.join(out, SUMMARY))
+                remove_path(os.path.join(out, SUMMARY))
             redo = True
             state.forget(STEPS[STEPS.index(step):])
             stats, seconds = _STEP_FUNCS[step](plan, progress)
             state.finish(step, stats, seconds)
             ran_any = True
     except BaseException as e:
-        _remove(os.path.join(out, SCRATCH))
+        remove_path(os.path.join(out, SCRATCH))
         # a bad input leaves nothing in a folder this run created; an interruption keeps the
         # finished steps for the next run
         if created and isinstance(e, ContextualMTError):
             shutil.rmtree(plan.created_root or out, ignore_errors=True)
         elif not state.data["steps"]:  # nothing finished: leave nothing behind
-            _remove(os.path.join(out, STATE))
+            remove_path(os.path.join(out, STATE))
             if created:
                 shutil.rmtree(out, ignore_errors=True)
         raise
-    _remove(os.path.join(out, SCRATCH))
+    remove_path(os.path.join(out, SCRATCH))
     summary = _summary(plan, state)
     summary_path = os.path.join(out, SUMMARY)
     text = json.dumps(summary, indent=1, ensure_ascii=False) + "\n"

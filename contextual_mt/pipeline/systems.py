@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, read_json, require_data
+from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
+from contextual_mt.stage_record import read_record, write_record
 from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
 
 TRANSLATE_RECORD = "translate.json"
@@ -61,7 +62,7 @@ def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     from contextual_mt.pipeline.train import DONE, data_fingerprint
 
     path = layout.checkpoint(model)
-    done = read_json(os.path.join(layout.checkpoints(model), DONE))
+    done = read_record(os.path.join(layout.checkpoints(model), DONE))
     if not os.path.isfile(path) or done is None:
         raise ContextualMTError(f"{path}: no finished training; train it first "
                                 f"('make train LANG={layout.lang} MODEL={model}')")
@@ -101,7 +102,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     require_data(o.layout)
     files = _test_files(o.layout)
     record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)
-    record = read_json(record_path) or {}
+    record = read_record(record_path) or {}
     todo = {}
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
         fp = system_fingerprint(o, system, files)
@@ -132,7 +133,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             atomic_write_lines(o.layout.translation(system), hyps)
             # file_sha256 reads the staged file: what will appear when the transaction commits
             record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system))}
-        atomic_write_text(record_path, json.dumps(record, indent=2) + "\n")
+        write_record(record_path, record, transactional=True)
     return {s: o.layout.translation(s) for s in o.systems}
 
 
@@ -162,7 +163,7 @@ def score_systems(options: ScoreOptions) -> Dict:
     o = options
     files = _test_files(o.layout)
     hyp_files = {s: o.layout.translation(s) for s in o.systems}
-    record = read_json(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
+    record = read_record(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
     for system, path in hyp_files.items():
         if not os.path.isfile(path):
             raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
@@ -178,7 +179,7 @@ def score_systems(options: ScoreOptions) -> Dict:
                                     f"('make translate LANG={o.lang}')")
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
     settings = {"comet_model": o.comet_model, "inputs": inputs}
-    old = read_json(o.layout.scores)
+    old = read_record(o.layout.scores)
     if old is not None and old.get("settings") == settings:
         print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
         return old

@@ -15,7 +15,6 @@ trained from; re-running resumes from ``checkpoint_last.pt`` only when that stil
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -27,9 +26,10 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, read_json, require_data
+from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS, config_dir, config_file, get_preset
-from muda.io import atomic_write_text, file_sha256
+from contextual_mt.stage_record import read_record, stale_error, write_record
+from muda.io import file_sha256
 
 USER_DIR = str(Path(__file__).resolve().parents[1])
 # the model kinds of the study, as task overrides (the same keys for both, so neither inherits
@@ -150,7 +150,7 @@ def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
     from other data or settings, or damaged ones, are an error; ``overwrite`` removes them and
     training starts from scratch."""
     save = o.layout.checkpoints(o.model)
-    done = read_json(os.path.join(save, DONE))
+    done = read_record(os.path.join(save, DONE))
     if done is not None and done.get("fingerprint") == fp and done.get("max_epoch") == o.max_epoch \
             and done.get("max_update") == o.max_update and os.path.exists(o.layout.checkpoint(o.model)) \
             and done.get("checkpoint_sha256") == file_sha256(o.layout.checkpoint(o.model)):
@@ -162,15 +162,15 @@ def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
         return None
     problem = _resume_problem(o, fp)
     if problem:
-        raise ContextualMTError(f"{save}: {problem}; resuming would build on them. Re-run with --overwrite "
-                                "(make: OVERWRITE=1) to train again from scratch")
+        raise stale_error(save, f"{problem}; resuming would build on them",
+                          "re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
     return None
 
 
 def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
     """Why the checkpoints in the save directory cannot be resumed from, if they cannot."""
     save = o.layout.checkpoints(o.model)
-    record = read_json(os.path.join(save, RECORD))
+    record = read_record(os.path.join(save, RECORD))
     last = os.path.join(save, "checkpoint_last.pt")
     if record is None:
         return "the checkpoints there have no record of what they were trained from" if os.path.exists(last) else None
@@ -178,7 +178,7 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
         old = record.get("fingerprint", {})
         changed = ", ".join(k for k in sorted(set(fp) | set(old)) if fp.get(k) != old.get(k))
         return f"the checkpoints there were trained from other data or settings (changed: {changed})"
-    done = read_json(os.path.join(save, DONE))
+    done = read_record(os.path.join(save, DONE))
     best = o.layout.checkpoint(o.model)
     if done is not None and (not os.path.exists(best) or done.get("checkpoint_sha256") != file_sha256(best)):
         return f"{os.path.basename(best)} is missing or was changed since training finished"
@@ -215,8 +215,7 @@ def train_model(options: TrainOptions) -> Dict:
     done_path = os.path.join(save, DONE)
     if os.path.exists(done_path):
         os.unlink(done_path)  # training longer: not done until this run ends
-    atomic_write_text(os.path.join(save, RECORD), json.dumps({"fingerprint": fp}, indent=2) + "\n",
-                      transactional=False)
+    write_record(os.path.join(save, RECORD), {"fingerprint": fp})
     cmd = train_command(o, gpus, fp16)
     stats = _run(cmd, os.path.join(save, LOG), o)
     if not os.path.exists(o.layout.checkpoint(o.model)):
@@ -224,7 +223,7 @@ def train_model(options: TrainOptions) -> Dict:
     record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
               "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd,
               "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats}
-    atomic_write_text(done_path, json.dumps(record, indent=2) + "\n", transactional=False)
+    write_record(done_path, record)
     return record
 
 

@@ -27,7 +27,7 @@ SLURM_FORWARD := $(strip $(foreach v,$(SLURM_MAKE_VARS),$(if $(call slurm_given,
 
 slurm:
 	@if [ "$(PAIR)" = demo ]; then echo "error: make slurm needs the language pair: make slurm LANG=xx (see recipes/slurm/submit.sh --help)" >&2; exit 2; fi
-	@bash recipes/slurm/submit.sh LANG=$(PAIR) \
+	@CTXMT_CLI=$(abspath $(VENV))/bin/contextual-mt bash recipes/slurm/submit.sh LANG=$(PAIR) \
 	    $(foreach v,$(filter-out MAKE_ARGS,$(SLURM_SUBMIT_VARS)),$(if $(call slurm_given,$(v)),$(call slurm_quote,$(v)=$($(v))))) \
 	    $(if $(or $(call slurm_given,MAKE_ARGS),$(SLURM_FORWARD)),$(call slurm_quote,MAKE_ARGS=$(strip $(if $(call slurm_given,MAKE_ARGS),$(MAKE_ARGS)) $(SLURM_FORWARD))))
 

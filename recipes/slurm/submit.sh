@@ -19,14 +19,9 @@
 # not wait for it; a stage with a live job named JOB_PREFIX-LANG-STAGE (squeue, this user) is not
 # submitted twice, its dependents wait for that job. A pending job whose dependency failed
 # (DependencyNeverSatisfied) is cancelled and submitted again. To redo a finished stage, delete its
-# outputs (and those of the stages after it). Complete means:
-#   data          WORK/data/LANG/bin/dict.LANG.txt and WORK/data/LANG/summary.json
-#   train-MODEL   WORK/checkpoints/LANG/MODEL/checkpoint_best.pt and .../MODEL/train.done
-#   translate     WORK/results/LANG/{sentence,context,context-gold}.test.LANG
-#   score         WORK/results/LANG/scores.json
-#   pcxmi         shard i: WORK/results/LANG/pcxmi.shard-i-of-SHARDS.summary.json (or pcxmi-merge done)
-#   pcxmi-merge   WORK/results/LANG/pcxmi.summary.json and WORK/results/LANG/report/report.md
-#   muda          WORK/results/LANG/muda/eval.json
+# outputs (and those of the stages after it). The stages, what each needs, its script, GPU or CPU,
+# the Make variables its job gets and whether it is complete come from one declaration:
+# `contextual-mt pipeline plan --lang LANG --root WORK --shards SHARDS` (contextual_mt/pipeline/stages.py).
 #
 # Variables: VAR=value arguments, else environment variables of the same name, else the default.
 #   LANG=xx          target language (source: en). Required, and only as an argument (the
@@ -60,6 +55,7 @@
 #                    MUDA_ARGS and MUDA_TAG_ARGS when they are given
 #   DRY_RUN=0        1: print the sbatch commands (stderr) instead of running them; submits and
 #                    cancels nothing
+#   CTXMT_CLI=.venv/bin/contextual-mt   the command that prints the plan (`make slurm`: VENV's)
 # Logs: WORK/logs/LANG/JOB_NAME-JOBID.out (created here: sbatch opens them).
 set -euo pipefail
 
@@ -111,10 +107,6 @@ DRY_RUN=${DRY_RUN:-0}
 [ "$PAIR" != demo ] && [ "$PAIR" != en ] || die "LANG=$PAIR: give the target language of an en-xx pair"
 case $PRESET in tiny|small|big) ;; *) die "PRESET=$PRESET: expected tiny, small or big";; esac
 case $MODEL in ''|sentence|context) ;; *) die "MODEL=$MODEL: expected sentence, context or nothing (both)";; esac
-for s in $STAGES; do
-    case $s in data|train|translate|score|pcxmi|muda) ;;
-        *) die "STAGES: unknown stage '$s' (expected some of: data train translate score pcxmi muda)";; esac
-done
 [[ $SHARDS =~ ^[1-9][0-9]*$ ]] || die "SHARDS=$SHARDS: expected a positive number"
 [[ $CPUS =~ ^[1-9][0-9]*$ ]] || die "CPUS=$CPUS: expected a positive number"
 [[ $GPUS =~ ^([A-Za-z0-9_.-]+:)?[0-9]+$ || -z $GPUS ]] || die "GPUS=$GPUS: expected a number (or type:number, e.g. a100:2)"
@@ -138,31 +130,24 @@ SCRIPTS=recipes/slurm
 LOGS=$WORK/logs/$PAIR   # made before the first sbatch: sbatch opens the logs
 USER_NAME=$(id -un)
 
-D=$WORK/data/$PAIR
-C=$WORK/checkpoints/$PAIR
-R=$WORK/results/$PAIR
-complete() {  # complete STAGE: its outputs are all there
-    case $1 in
-        data) [ -s "$D/bin/dict.$PAIR.txt" ] && [ -s "$D/summary.json" ];;
-        train-sentence|train-context) [ -s "$C/${1#train-}/checkpoint_best.pt" ] && [ -e "$C/${1#train-}/train.done" ];;
-        translate) [ -s "$R/sentence.test.$PAIR" ] && [ -s "$R/context.test.$PAIR" ] && [ -s "$R/context-gold.test.$PAIR" ];;
-        score) [ -s "$R/scores.json" ];;
-        pcxmi) complete pcxmi-merge || [ -z "$(missing_shards)" ];;
-        pcxmi-merge) [ -s "$R/pcxmi.summary.json" ] && [ -s "$R/report/report.md" ];;
-        muda) [ -s "$R/muda/eval.json" ];;
-    esac
-}
-missing_shards() {  # the shards (1..SHARDS) whose summary is not written yet, comma-separated
-    local i out=()
-    for ((i = 1; i <= SHARDS; i++)); do
-        [ -s "$R/pcxmi.shard-$i-of-$SHARDS.summary.json" ] || out+=("$i")
-    done
-    local IFS=,
-    printf '%s' "${out[*]}"
-}
-selected() {  # selected STAGE: asked for by STAGES and MODEL
-    local group=${1%%-*}
-    [[ " $STAGES " == *" $group "* ]] || return 1
+# the job graph: NAME NEEDS SCRIPT DEVICE GROUP MAKE_VARS STATE TODO per line (`pipeline plan`)
+CTXMT_CLI=${CTXMT_CLI:-$ROOT/.venv/bin/contextual-mt}
+[ -x "$CTXMT_CLI" ] || die "$CTXMT_CLI not found: run 'make install' first (or set CTXMT_CLI)"
+PLAN=$(LC_ALL=C.UTF-8 "$CTXMT_CLI" pipeline plan --lang "$PAIR" --root "$WORK" --shards "$SHARDS" 2>&1) \
+    || die "$(printf '%s\n' "$PLAN" | grep -v '| INFO |' | tail -n 1)"
+PLAN=$(printf '%s\n' "$PLAN" | grep -v '| INFO |')  # fairseq's import notes on stderr
+declare -A NEEDS SCRIPT DEVICE GROUP JOB_VARS STATE TODO
+ORDER=()
+while read -r name needs script device group vars state todo; do
+    ORDER+=("$name"); NEEDS[$name]=${needs//,/ }; NEEDS[$name]=${NEEDS[$name]#-}; SCRIPT[$name]=$script; DEVICE[$name]=$device
+    GROUP[$name]=$group; JOB_VARS[$name]=${vars//,/ }; JOB_VARS[$name]=${JOB_VARS[$name]#-}; STATE[$name]=$state; TODO[$name]=${todo#-}
+done <<<"$PLAN"
+GROUPS_ALL=$(printf '%s\n' "${GROUP[@]}" | awk '!seen[$0]++' | paste -sd' ' -)
+for s in $STAGES; do
+    [[ " $GROUPS_ALL " == *" $s "* ]] || die "STAGES: unknown stage '$s' (expected some of: $GROUPS_ALL)"
+done
+selected() {  # selected JOB: asked for by STAGES and MODEL
+    [[ " $STAGES " == *" ${GROUP[$1]} "* ]] || return 1
     case $1 in
         train-sentence) [ "$MODEL" != context ];;
         train-context) [ "$MODEL" != sentence ];;
@@ -223,11 +208,17 @@ resources() {  # resources GPUS TIME -> RES (array)
 split_words EXTRA_VARS "$MAKE_ARGS" || die "MAKE_ARGS: unbalanced quotes in: $MAKE_ARGS"
 for v in "${EXTRA_VARS[@]}"; do [[ $v == [A-Za-z_]*=* ]] || die "MAKE_ARGS: '$v' is not VAR=value"; done
 COMMON_VARS=(LANG="$PAIR" WORK="$WORK" "${EXTRA_VARS[@]}")
-DATA_VARS=("${COMMON_VARS[@]}")
-[ -z "$TED" ] || DATA_VARS+=(TED="$TED")
-[ -z "$IWSLT" ] || DATA_VARS+=(IWSLT="$IWSLT")
-[ -z "$TEXT" ] || DATA_VARS+=(TEXT="$TEXT")
-[ -z "$SPM_VOCAB" ] || DATA_VARS+=(SPM_VOCAB="$SPM_VOCAB")
+job_vars() {  # job_vars JOB -> JOB_MAKE_VARS (array): the Make variables its job gets
+    local v
+    JOB_MAKE_VARS=("${COMMON_VARS[@]}")
+    for v in ${JOB_VARS[$1]}; do
+        case $v in
+            MODEL) JOB_MAKE_VARS+=(MODEL="${1#*-}");;   # train-MODEL
+            GPUS) JOB_MAKE_VARS+=(GPUS="${GPUS##*:}");;
+            *) [ -z "${!v}" ] || JOB_MAKE_VARS+=("$v=${!v}");;
+        esac
+    done
+}
 
 ranges() {  # ranges 0 1 2 5 -> 0-2,5
     local out= start=$1 prev=$1 i
@@ -270,7 +261,7 @@ stage() {
         STATUS[$name]=queued; WAIT[$name]=$ids
         echo "$name $ids queued"; return
     fi
-    if complete "$name"; then
+    if [ "${STATE[$name]}" = done ]; then
         STATUS[$name]=done; WAIT[$name]=
         echo "$name - done"; return
     fi
@@ -282,8 +273,8 @@ stage() {
     if [ -n "$blocked" ]; then
         STATUS[$name]=blocked; echo "$name - blocked (needs $blocked)"; return
     fi
-    if [ "$name" = data ] && [ -z "$TED$IWSLT$TEXT" ]; then
-        die "$D is not prepared yet: give the corpus with TED=PATH, IWSLT=PATH or TEXT=DIR"
+    if [[ " ${JOB_VARS[$name]} " == *" TED "* ]] && [ -z "$TED$IWSLT$TEXT" ]; then
+        die "$WORK/data/$PAIR is not prepared yet: give the corpus with TED=PATH, IWSLT=PATH or TEXT=DIR"
     fi
     resources "$gpus" "$time"
     local cmd=(sbatch --parsable --job-name="$job" "${RES[@]}")
@@ -316,15 +307,16 @@ stage() {
     echo "$name $id submitted$detail"
 }
 
-stage data "" data.sbatch 0 "$STAGE_TIME" "" -- "${DATA_VARS[@]}"
-for m in sentence context; do
-    stage "train-$m" data train.sbatch "$GPUS" "$TRAIN_TIME" "" -- "${COMMON_VARS[@]}" PRESET="$PRESET" MODEL="$m" GPUS="${GPUS##*:}"
+# GPUs and time by the plan's device: gpus = the training jobs' GPUS, gpu = STAGE_GPUS, cpu = none
+for name in "${ORDER[@]}"; do
+    case ${DEVICE[$name]} in
+        gpus) gpus=$GPUS; time=$TRAIN_TIME;;
+        gpu) gpus=$STAGE_GPUS; time=$STAGE_TIME;;
+        *) gpus=0; time=$STAGE_TIME;;
+    esac
+    job_vars "$name"
+    stage "$name" "${NEEDS[$name]}" "${SCRIPT[$name]}" "$gpus" "$time" "${TODO[$name]}" -- "${JOB_MAKE_VARS[@]}"
 done
-stage translate "train-sentence train-context" translate.sbatch "$STAGE_GPUS" "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
-stage score translate score.sbatch "$STAGE_GPUS" "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
-stage pcxmi train-context pcxmi.sbatch "$STAGE_GPUS" "$STAGE_TIME" "$(missing_shards)" -- "${COMMON_VARS[@]}" SHARDS="$SHARDS"
-stage pcxmi-merge pcxmi pcxmi-merge.sbatch 0 "$STAGE_TIME" "" -- "${COMMON_VARS[@]}" SHARDS="$SHARDS"
-stage muda translate muda.sbatch "$STAGE_GPUS" "$STAGE_TIME" "" -- "${COMMON_VARS[@]}"
 
 if [ "$DRY_RUN" = 1 ]; then
     note "dry run: $SUBMITTED job(s) would be submitted"

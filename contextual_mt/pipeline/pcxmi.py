@@ -1,0 +1,173 @@
+"""``make pcxmi|pcxmi-shard|pcxmi-merge|report``: P-CXMI of the test references with the context
+model, and its report (``contextual-mt pipeline pcxmi`` / ``pipeline report``).
+
+``results/xx/pcxmi.jsonl`` (+ ``pcxmi.summary.json``) is ``contextual-mt cxmi`` on the test set;
+``--shard i/n`` (1-based, as the Slurm array counts) writes ``pcxmi.shard-i-of-n.jsonl`` instead,
+and ``--merge-shards n`` joins the n shards. ``results/xx/report/`` is ``contextual-mt report`` of
+the records, with the references' CoNLL-U and MuDA tags when the data folder (or muda-eval) has
+them. Each output is kept while its stage record says it was made from the same inputs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths
+from contextual_mt.stage_record import StageRecord, file_hashes, project_version
+
+
+def record_path(paths: EvalPaths, stage: str) -> str:
+    """Where the evaluation stages keep their done-records."""
+    return os.path.join(paths.results, ".stage", f"{stage}.json")
+
+
+def pcxmi_output(paths: EvalPaths) -> str:
+    return os.path.join(paths.results, "pcxmi.jsonl")
+
+
+def shard_output(paths: EvalPaths, i: int, n: int) -> str:
+    return os.path.join(paths.results, f"pcxmi.shard-{i}-of-{n}.jsonl")
+
+
+def parse_stage_shard(shard: str) -> tuple:
+    """``i/n``, 1-based (the Slurm array's and the file names' count)."""
+    try:
+        i, n = (int(x) for x in shard.split("/"))
+    except ValueError:
+        raise ContextualMTError(f"--shard must be i/n (e.g. 1/4), got {shard!r} (make: SHARD=i/n)") from None
+    if not 1 <= i <= n:
+        raise ContextualMTError(f"--shard {shard}: need 1 <= i <= n")
+    return i, n
+
+
+@dataclass
+class PcxmiStageOptions:
+    lang: Optional[str]  # None: the demo pair
+    root: str = "."
+    shard: Optional[str] = None  # "i/n", 1-based: only that shard, no report
+    merge_shards: Optional[int] = None  # join the n shards, then the report
+    overwrite: bool = False  # discard an interrupted run's records (OUTPUT.partial)
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        self.paths = eval_paths(self.lang, self.root)
+        if self.shard is not None and self.merge_shards is not None:
+            raise ContextualMTError("give --shard or --merge-shards, not both")
+        if self.shard is not None:
+            parse_stage_shard(self.shard)
+        check_option("--merge-shards", self.merge_shards, minimum=1, integer=True, optional=True)
+
+
+def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
+    """The context model and the test set, or one line saying which stage makes them."""
+    if not os.path.isfile(paths.checkpoint):
+        raise ContextualMTError(f"{paths.checkpoint} not found: train the {paths.pair} context model first "
+                                f"('make train LANG={paths.pair} MODEL=context')")
+    for side in ("en", paths.target, "docids"):
+        if not os.path.isfile(paths.test(side)):
+            raise ContextualMTError(f"{paths.test(side)} not found (README, 'make {stage}')")
+
+
+def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
+    from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+    from contextual_mt.inference.checkpoint import ModelOptions
+
+    p = o.paths
+    check_inputs(p)
+    if o.merge_shards is not None:
+        merge_stage(p, o.merge_shards)
+        report_stage(p)
+        return
+    output = pcxmi_output(p)
+    shard = None
+    if o.shard is not None:
+        i, n = parse_stage_shard(o.shard)
+        output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
+    summary = run_cxmi(CxmiOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test(p.target),
+                                   p.test("docids"), output, shard=shard, resume=not o.overwrite,
+                                   progress=o.progress, skip_up_to_date=True))
+    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
+          f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {output}")
+    if o.shard is None:
+        report_stage(p)
+
+
+def merge_stage(p: EvalPaths, n: int) -> None:
+    """``pcxmi.jsonl`` from the n shards, unless it was made from these very shards."""
+    from contextual_mt.analysis.cxmi import merge_shards, summary_path
+
+    shards = [shard_output(p, i, n) for i in range(1, n + 1)]
+    output = pcxmi_output(p)
+    present = [s for s in shards if os.path.isfile(s)]
+    fp = {"shards": file_hashes({s: s for s in present}), "version": project_version()}
+    record = StageRecord(record_path(p, "pcxmi-merge"), "pcxmi-merge")
+    if len(present) == n and record.current(fp):
+        print(f"{output}: up to date (made from its shards)")
+        return
+    summary = merge_shards(shards, output)
+    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; records: {output}")
+    record.save(fp, [output, summary_path(output)])
+
+
+def report_inputs(p: EvalPaths) -> Dict[str, Optional[str]]:
+    """The records, and what the report joins them with when it is there."""
+    from contextual_mt.pipeline.muda_eval import reference_tags
+
+    tags = p.optional("test.tags.json")
+    if tags is None and os.path.isfile(reference_tags(p)):
+        tags = reference_tags(p)
+    return {"pcxmi": pcxmi_output(p), "conllu": p.optional(f"test.{p.target}.conllu"), "tags": tags}
+
+
+def report_stage(p: EvalPaths) -> None:
+    """``results/xx/report``, remade when the records or the annotations changed."""
+    from contextual_mt.analysis.report import ReportOptions, report_lines, run_report
+
+    inputs = report_inputs(p)
+    if not os.path.isfile(inputs["pcxmi"]):
+        raise ContextualMTError(f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
+                                + ("" if p.pair == DEMO else f" LANG={p.pair}") + "')")
+    folder = os.path.join(p.results, "report")
+    fp = {**file_hashes(inputs), "tags_file": inputs["tags"], "version": project_version()}
+    record = StageRecord(record_path(p, "report"), "report")
+    if record.current(fp):
+        print(f"{folder}: up to date")
+        return
+    summary = run_report(ReportOptions(inputs["pcxmi"], folder, conllu=inputs["conllu"], tags=inputs["tags"]))
+    print("\n".join(report_lines(summary, folder)))
+    record.save(fp, [os.path.join(folder, name) for name in ("report.md", "report.json")])
+
+
+def _pcxmi(args: argparse.Namespace) -> int:
+    run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
+                                      overwrite=args.overwrite, progress=not args.quiet))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    report_stage(eval_paths(args.lang, args.root))
+    return 0
+
+
+def add_pair_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", help="target language (source: English); default: the demo pair (demo/, results/demo)")
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+
+
+def add_parsers(sub) -> List[argparse.ArgumentParser]:
+    p = sub.add_parser("pcxmi", help="P-CXMI of the test references with the context model, and its report")
+    add_pair_options(p)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based; no report): the Slurm array's task")
+    g.add_argument("--merge-shards", type=int, metavar="N", help="join the N shards, then the report")
+    p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
+                   "from other inputs or settings (OUTPUT.partial)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_pcxmi, transaction=False)  # each output is its own transaction
+    q = sub.add_parser("report", help="the P-CXMI report (tables, plot, viewer) of results/xx/pcxmi.jsonl")
+    add_pair_options(q)
+    q.set_defaults(func=_report, transaction=False)
+    return [p, q]

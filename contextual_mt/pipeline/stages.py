@@ -1,0 +1,146 @@
+"""The study's stages, declared once: what each is called, which stages it needs, what it reads
+and writes, and whether it wants a GPU (as stanza's processors declare what they require and
+provide). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
+``contextual-mt pipeline plan`` prints the job graph that ``recipes/slurm/submit.sh`` submits.
+
+Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}``
+(WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
+a per-model stage), ``{shard}`` / ``{shards}`` (a task of a sharded stage).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import asdict, dataclass
+from typing import Dict, List, Optional, Tuple
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # the job's name (and, but for muda, the `contextual-mt pipeline` command)
+    needs: Tuple[str, ...]  # the jobs whose outputs it reads
+    inputs: Tuple[str, ...]
+    finished: Tuple[str, ...]  # the outputs whose presence marks the stage finished for the job chain
+    device: str  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
+    make: str  # the make target a job runs
+    script: str  # its Slurm script (recipes/slurm/)
+    group: str  # what submit.sh's STAGES= selects it by
+    make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
+    per_model: bool = False  # one job per model (train-sentence, train-context)
+    sharded: bool = False  # a job array, one task per shard
+
+
+_TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
+_TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
+_CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
+STAGES: Tuple[Stage, ...] = (
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
+          "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB")),
+    Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/checkpoint_best.pt", "{ckpt}/{model}/train.done"),
+          "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True),
+    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), _TRANSLATIONS,
+          "gpu", "translate", "translate.sbatch", "translate"),
+    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
+          "score.sbatch", "score"),
+    Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
+          ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
+          "pcxmi", make_vars=("SHARDS",), sharded=True),
+    Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
+          ("{results}/pcxmi.summary.json", "{results}/report/report.md"), "cpu", "pcxmi-merge",
+          "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",)),
+    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/muda/eval.json",), "gpu", "muda-eval",
+          "muda.sbatch", "muda"),
+)
+# the stages that are not jobs of the chain: run by hand, or by `make table` over several pairs
+EXTRA = {"contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
+         "report": "the P-CXMI report (part of pcxmi and pcxmi-merge)"}
+
+
+def stage(name: str) -> Stage:
+    for s in STAGES:
+        if s.name == name:
+            return s
+    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in STAGES)}")
+
+
+@dataclass
+class Job:
+    """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
+    not finished yet (a sharded stage), ``finished``: every marker output is there."""
+    name: str
+    stage: str
+    needs: List[str]
+    make: str
+    script: str
+    group: str
+    device: str
+    make_vars: List[str]
+    model: Optional[str]
+    shards: Optional[int]
+    finished: bool
+    todo: List[int]
+
+
+def _paths(layout: PairLayout) -> Dict[str, str]:
+    return {"data": layout.data, "ckpt": os.path.dirname(layout.checkpoints("context")), "results": layout.results,
+            "lang": layout.lang}
+
+
+def _present(path: str) -> bool:
+    return os.path.isfile(path) and os.path.getsize(path) > 0
+
+
+def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
+    """The job graph of one pair: per-model stages split by model, each with its state."""
+    check_option("--shards", shards, minimum=1, integer=True)
+    paths = _paths(PairLayout(lang, root))
+    out = []
+    for s in STAGES:
+        needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
+                                                 else [need])]
+        for model in (MODELS if s.per_model else (None,)):
+            def done(shard: int = 0) -> bool:
+                fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
+                return all(_present(t.format(**fields)) for t in s.finished)
+
+            todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
+            name = f"{s.name}-{model}" if model else s.name
+            out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, list(s.make_vars), model,
+                           shards if s.sharded else None, not todo if s.sharded else done(), todo))
+    for j in out:  # shards are intermediate: done once what merges them is
+        if j.shards and all(k.finished for k in out if j.name in k.needs):
+            j.finished, j.todo = True, []
+    return out
+
+
+def stage_is_per_model(name: str) -> bool:
+    return any(s.name == name and s.per_model for s in STAGES)
+
+
+def format_plan(job_list: List[Job], as_json: bool) -> str:
+    """JSON lines, or one line per job: NAME NEEDS SCRIPT DEVICE GROUP MAKE_VARS STATE TODO, lists
+    comma-separated and ``-`` for none; STATE ``done`` or ``todo``, TODO the shards still to do."""
+    if as_json:
+        return "\n".join(json.dumps(asdict(j)) for j in job_list)
+    words = lambda xs: ",".join(str(x) for x in xs) or "-"  # noqa: E731
+    return "\n".join(f"{j.name} {words(j.needs)} {j.script} {j.device} {j.group} {words(j.make_vars)} "
+                     f"{'done' if j.finished else 'todo'} {words(j.todo)}" for j in job_list)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
+    return 0
+
+
+def add_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("plan", help="print the job graph of a language pair (what recipes/slurm/submit.sh submits)")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--shards", type=int, default=4, help="tasks of the P-CXMI job array (default: 4)")
+    p.add_argument("--json", action="store_true", help="one JSON object per job (default: one line of words)")
+    p.set_defaults(func=_plan, transaction=False)
+    return p

@@ -1,0 +1,227 @@
+"""One record of "this stage is done", for every stage of every command.
+
+A stage is up to date when the record it wrote holds the same *fingerprint* (what its outputs
+depend on, by content: sha256 of the input files, the settings, and the project version where
+the code decides the numbers) and its outputs are still the files it wrote. This module owns:
+
+* the fingerprint helpers (``file_hashes``, ``tree_hashes``, ``digest``, ``differences``);
+* the done-record (``StageRecord``: JSON, written atomically, read with a one-line error);
+* the ``.partial`` resume rule (``PartialFile``, ``resumable_records``): a stage that streams
+  records keeps them in ``OUTPUT.partial`` behind a fingerprint line, and a rerun resumes only
+  when that fingerprint is this computation's;
+* the one refusal for outputs made from something else (``stale_error``, ``OVERWRITE_HINT``):
+  ``--overwrite`` (make: ``OVERWRITE=1``) discards them, everywhere.
+
+It sits below analysis/, contrastive/ and pipeline/ and imports only errors and muda.io.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from contextual_mt.errors import ContextualMTError
+from muda.io import atomic_write_lines, atomic_write_text, file_sha256
+
+# what every refusal of earlier outputs ends with: the one way to discard them
+OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
+# the first line of OUTPUT.partial: {"cxmi_fingerprint": {...}} (the name kept from the first
+# stage that streamed records: partial files of earlier runs stay readable)
+FINGERPRINT_KEY = "cxmi_fingerprint"
+
+
+def stale_error(path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
+                ) -> ContextualMTError:
+    """The refusal of outputs at ``path`` that this run did not make: one line, naming the path."""
+    return ContextualMTError(f"{path}: {what}; {hint}")
+
+
+# ============================================================================ fingerprints
+def digest(value: object) -> str:
+    """sha256 of a JSON value (keys sorted): a fingerprint in one string."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def file_hashes(paths: Mapping[str, Optional[str]]) -> Dict[str, Optional[str]]:
+    """name -> sha256 of the file (None for an option not given)."""
+    return {name: (file_sha256(path) if path else None) for name, path in paths.items()}
+
+
+def tree_hashes(root: str, names: Sequence[str]) -> Dict[str, str]:
+    """sha256 of the files at ``names`` (relative to ``root``; a folder: every file in it); what
+    is absent is left out."""
+    hashes: Dict[str, str] = {}
+    for name in names:
+        path = os.path.join(root, name)
+        if os.path.isdir(path):
+            for folder, _dirs, files in os.walk(path):
+                for f in sorted(files):
+                    full = os.path.join(folder, f)
+                    hashes[os.path.relpath(full, root)] = file_sha256(full)
+        elif os.path.isfile(path):
+            hashes[name] = file_sha256(path)
+    return hashes
+
+
+def project_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("contextual-mt")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def differences(old: Dict, new: Dict, labels: Tuple[str, str], ignore: Sequence[str] = ()) -> List[str]:
+    """The fields that differ, with both values (named by ``labels``) where they are short
+    (not content hashes)."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key in ignore or old.get(key) == new.get(key):
+            continue
+        a, b = old.get(key), new.get(key)
+        short = all(v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 20)
+                    for v in (a, b))
+        out.append(f"{key} ({labels[0]} {a!r}, {labels[1]} {b!r})" if short else key)
+    return out
+
+
+# ============================================================================ done-records
+def read_record(path: str) -> Optional[Dict]:
+    """A JSON record, or None when absent; a broken one is an error naming it."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ContextualMTError(f"{path}: unreadable state file ({e}); delete it to start that stage again") from None
+
+
+def write_record(path: str, data: Dict, transactional: bool = False) -> None:
+    """Atomically (``transactional``: inside the running output transaction)."""
+    atomic_write_text(path, json.dumps(data, indent=2) + "\n", transactional=transactional)
+
+
+class StageRecord:
+    """``path``: ``{"stage", "fingerprint", "outputs": {file: sha256}}``. The stage is done when
+    the fingerprint is the same and every output is still the file it wrote."""
+
+    def __init__(self, path: str, stage: str):
+        self.path, self.stage = path, stage
+
+    def current(self, fingerprint: Dict) -> bool:
+        record = read_record(self.path)
+        if not record or record.get("fingerprint") != fingerprint or not record.get("outputs"):
+            return False
+        return all(os.path.isfile(p) and file_sha256(p) == h for p, h in record["outputs"].items())
+
+    def save(self, fingerprint: Dict, outputs: Iterable[str]) -> None:
+        write_record(self.path, {"stage": self.stage, "fingerprint": fingerprint,
+                                 "outputs": {p: file_sha256(p) for p in outputs}})
+
+    def forget(self) -> None:
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+
+def summary_if_current(output: str, summary: str, fingerprint: Dict, count_key: str,
+                       expected: Optional[int] = None, **same: object) -> Optional[Dict]:
+    """The summary of a finished run when ``output`` and ``summary`` were made from exactly this
+    fingerprint (and ``same`` fields) and ``output`` has as many records as it counts; else None."""
+    if not (os.path.isfile(output) and os.path.isfile(summary)):
+        return None
+    try:
+        with open(summary, encoding="utf-8") as f:
+            value = json.load(f)
+        with open(output, encoding="utf-8") as f:
+            n = sum(1 for line in f if line.strip())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("fingerprint") != fingerprint:
+        return None
+    if any(value.get(k) != v for k, v in same.items()) or value.get(count_key) != n:
+        return None
+    return value if expected is None or n == expected else None
+
+
+# ============================================================================ .partial files
+def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
+    """The fingerprint and the complete records of an interrupted run (a cut-off last line is
+    dropped; a file with no complete line holds nothing). ``command`` names who writes it."""
+    if not os.path.exists(path):
+        return None, []
+    header, records = None, []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f):
+                if not line.endswith("\n"):
+                    break
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError:
+                    break  # damage: the rest is scored again
+                if n == 0:
+                    header = value.get(FINGERPRINT_KEY) if isinstance(value, dict) else None
+                    if not isinstance(header, dict):
+                        raise ContextualMTError(
+                            f"{path}: has no fingerprint on its first line (left by an older version, or not by "
+                            f"`contextual-mt {command}`), so it cannot be trusted; rerun with --overwrite to discard it")
+                elif isinstance(value, dict) and isinstance(value.get("line"), int):
+                    records.append(value)
+                else:
+                    break
+    except UnicodeDecodeError:
+        raise ContextualMTError(f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite "
+                                "to discard it") from None
+    return header, records
+
+
+def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = "cxmi") -> List[Dict]:
+    """The records of ``path`` to keep, if it was left by this very computation; an error
+    naming what differs if it was not. ``lines``: the 1-based lines this run computes."""
+    header, records = read_partial(path, command)
+    if header is None:
+        return []
+    differ = differences(header, fp, ("partial", "now"))
+    if differ:
+        raise ContextualMTError(f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
+                                "rerun with --overwrite to discard it")
+    wanted, kept = set(lines), {}
+    for r in records:
+        if r["line"] in wanted:
+            kept[r["line"]] = r
+    return list(kept.values())
+
+
+def remove_partial(output: str) -> None:
+    """After the outputs are in place, the partial file has served."""
+    partial = output + ".partial"
+    if os.path.exists(partial):
+        os.unlink(partial)
+
+
+class PartialFile:
+    """``OUTPUT.partial``: the fingerprint line, then records as batches finish. It lives outside
+    the output transaction on purpose (it must survive an interruption, for resuming), and is
+    created only when the first records arrive, so a run failing before scoring leaves none."""
+
+    def __init__(self, path: str, fp: Dict, resumed: Sequence[Dict]):
+        self.path, self.fp, self.resumed = path, fp, list(resumed)
+        self.file = None
+
+    def write(self, records: Sequence[Dict]) -> None:
+        lines = [json.dumps(r, ensure_ascii=False) for r in records]
+        if self.file is None:
+            # replaces any earlier file: the fingerprint, what was resumed (without a cut-off line)
+            head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
+            atomic_write_lines(self.path, head + lines, transactional=False)
+            self.file = open(self.path, "a", encoding="utf-8")
+            return
+        self.file.write("".join(line + "\n" for line in lines))
+        self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()

@@ -1,0 +1,99 @@
+"""The one stage record (contextual_mt/stage_record.py) and the stage declarations
+(contextual_mt/pipeline/stages.py, `contextual-mt pipeline plan`)."""
+import json
+
+import pytest
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
+from contextual_mt.stage_record import (PartialFile, StageRecord, differences, read_record, resumable_records,
+                                        stale_error, summary_if_current)
+
+
+def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
+    out = tmp_path / "eval.json"
+    out.write_text("{}\n")
+    record = StageRecord(str(tmp_path / ".stage" / "eval.json"), "eval")
+    assert not record.current({"a": 1})  # no record yet
+    record.save({"a": 1}, [str(out)])
+    assert json.loads((tmp_path / ".stage" / "eval.json").read_text())["stage"] == "eval"
+    assert record.current({"a": 1})
+    assert not record.current({"a": 2})  # other inputs or settings
+    out.write_text('{"edited": true}\n')
+    assert not record.current({"a": 1})  # the output is not the file the stage wrote
+    out.unlink()
+    assert not record.current({"a": 1})
+
+
+def test_a_broken_record_is_one_error_naming_it(tmp_path):
+    path = tmp_path / "train.done"
+    path.write_text("{not json")
+    with pytest.raises(ContextualMTError, match="train.done: unreadable state file"):
+        read_record(str(path))
+    assert read_record(str(tmp_path / "absent.json")) is None
+
+
+def test_summary_if_current(tmp_path):
+    out, summary = tmp_path / "x.jsonl", tmp_path / "x.summary.json"
+    out.write_text('{"line": 1}\n{"line": 2}\n')
+    summary.write_text(json.dumps({"fingerprint": {"k": 1}, "sentences": 2, "normalize": False}))
+    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences")["sentences"] == 2
+    assert summary_if_current(str(out), str(summary), {"k": 2}, "sentences") is None
+    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", normalize=True) is None
+    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", expected=3) is None
+    out.write_text('{"line": 1}\n')  # fewer records than the summary counts
+    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences") is None
+
+
+def test_partial_resume_rule(tmp_path):
+    path = tmp_path / "out.partial"
+    writer = PartialFile(str(path), {"log_base": "e"}, [])
+    writer.write([{"line": 1}, {"line": 2}])
+    writer.close()
+    assert json.loads(path.read_text().splitlines()[0]) == {"cxmi_fingerprint": {"log_base": "e"}}
+    assert sorted(r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])) == [1, 2]
+    with pytest.raises(ContextualMTError, match=r"left by a different computation \(differs in: log_base "
+                                                r"\(partial 'e', now '2'\)\).*--overwrite"):
+        resumable_records(str(path), {"log_base": "2"}, [1])
+    path.write_text('{"line": 1}\n')
+    with pytest.raises(ContextualMTError, match="no fingerprint on its first line.*`contextual-mt contrastive`"
+                                                ".*--overwrite"):
+        resumable_records(str(path), {}, [1], "contrastive")
+
+
+def test_differences_and_the_overwrite_message():
+    assert differences({"a": 1, "h": "x" * 64}, {"a": 2, "h": "y" * 64}, ("was", "now")) == ["a (was 1, now 2)", "h"]
+    message = str(stale_error("results/fr", "made from other inputs or settings"))
+    assert message.startswith("results/fr: made from other inputs or settings; use --overwrite")
+    assert "OVERWRITE=1" in message
+
+
+def test_plan_declares_the_job_chain(tmp_path):
+    graph = {j.name: j for j in jobs("pt-br", str(tmp_path), shards=3)}
+    assert list(graph) == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
+                           "pcxmi-merge", "muda"]
+    assert graph["translate"].needs == ["train-sentence", "train-context"]
+    assert graph["pcxmi"].needs == ["train-context"] and graph["pcxmi"].todo == [1, 2, 3]
+    assert graph["train-context"].device == "gpus" and graph["data"].device == "cpu"
+    assert graph["pcxmi-merge"].device == "cpu" and graph["muda"].make == "muda-eval"
+    assert graph["train-sentence"].make_vars == ["PRESET", "MODEL", "GPUS"]
+    assert not any(j.finished for j in graph.values())
+    assert {s.group for s in STAGES} == {"data", "train", "translate", "score", "pcxmi", "muda"}
+    lines = format_plan(list(graph.values()), as_json=False).splitlines()
+    assert lines[3] == "translate train-sentence,train-context translate.sbatch gpu translate - todo -"
+    assert json.loads(format_plan(list(graph.values()), as_json=True).splitlines()[0])["name"] == "data"
+
+
+def test_plan_states_follow_the_outputs(tmp_path):
+    results = tmp_path / "results" / "fr"
+    results.mkdir(parents=True)
+    (results / "pcxmi.shard-2-of-2.summary.json").write_text("{}")
+    graph = {j.name: j for j in jobs("fr", str(tmp_path), shards=2)}
+    assert graph["pcxmi"].todo == [1] and not graph["pcxmi"].finished
+    (results / "report").mkdir()
+    (results / "pcxmi.summary.json").write_text("{}")
+    (results / "report" / "report.md").write_text("# report\n")
+    graph = {j.name: j for j in jobs("fr", str(tmp_path), shards=2)}
+    assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
+    with pytest.raises(ContextualMTError, match="--lang 'FR'"):
+        jobs("FR", str(tmp_path))
