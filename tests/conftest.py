@@ -1,9 +1,30 @@
-"""Shared fixtures: a tiny document-level EN->FR corpus, binarized with fairseq-preprocess."""
+"""Shared fixtures of the whole run: a tiny document-level EN->FR corpus, binarized with
+fairseq-preprocess, and the synthetic demo corpora."""
 from pathlib import Path
 
 import pytest
 
+from contextual_mt.demo.corpus import generate_demo_data
 from tests.helpers import preprocess, train, write_corpus
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(tmp_path_factory):
+    """``demo_corpus(train_docs=, valid_docs=, test_docs=, seed=)``: the folder of that synthetic
+    demo corpus (text, CoNLL-U annotations, alignments, planted words), made once per run and
+    shared, so tests must not write into it. tests/muda gets its demo data from here: the
+    generator belongs to contextual_mt, which tests/muda does not import."""
+    made = {}
+
+    def folder(*, train_docs: int, valid_docs: int, test_docs: int, seed: int) -> Path:
+        key = (train_docs, valid_docs, test_docs, seed)
+        if key not in made:
+            made[key] = tmp_path_factory.mktemp("demo-corpus-{}-{}-{}-seed{}".format(*key))
+            generate_demo_data(str(made[key]), train_docs=train_docs, valid_docs=valid_docs, test_docs=test_docs,
+                               seed=seed)
+        return made[key]
+
+    return folder
 
 
 @pytest.fixture(scope="session")
