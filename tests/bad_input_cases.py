@@ -735,12 +735,25 @@ def only(c, path):
     c.unchanged = [path] if os.path.isfile(path) else []
 
 
+def addsym_only(make_path: Callable[[Ctx], str], *fragments: Callable[[str], Fragment]):
+    """A mutation: add-symbols on the one file ``make_path(c)``; the error must hold each
+    ``fragment(path)``."""
+    def mutate(c: Ctx) -> List[Fragment]:
+        path = make_path(c)
+        only(c, path)
+        return [fragment(path) for fragment in fragments]
+    return mutate
+
+
 add("addsym-missing", add_symbols_command, do(lambda c: only(c, c.missing("nothere.txt")), "nothere.txt", NOT_FOUND))
-add("addsym-directory", add_symbols_command, do(lambda c: only(c, c.mkdir("dictdir")), "dictdir", DIRECTORY))
+add("addsym-directory", add_symbols_command,
+    addsym_only(lambda c: c.mkdir("dictdir"), lambda p: "dictdir", lambda p: DIRECTORY, lambda p: f"{p}: is a directory"))
 add("addsym-latin1", add_symbols_command,
-    do(lambda c: only(c, c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n")), "latin1.txt", UTF8, at_line("latin1.txt", 2)))
+    addsym_only(lambda c: c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n"), lambda p: "latin1.txt", lambda p: UTF8,
+                lambda p: at_line("latin1.txt", 2), lambda p: f"{p}:2: not UTF-8 text"))
 add("addsym-line-without-count", add_symbols_command,
-    do(lambda c: only(c, c.write("nocount.txt", "hello 5\nnocount\n")), at_line("nocount.txt", 2)))
+    addsym_only(lambda c: c.write("nocount.txt", "hello 5\nnocount\n"), lambda p: at_line("nocount.txt", 2),
+                lambda p: f"{p}:2"))
 add("addsym-count-not-a-number", add_symbols_command,
     do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)))
 add("addsym-duplicate-symbol", add_symbols_command,
@@ -991,15 +1004,39 @@ add("train-negative-target-context-size", train_command,
     opt("--target-context-size", "-2", "--target-context-size", MUST))
 add("train-coword-dropout-above-1", train_command,
     do(lambda c: c.argv.extend(["--coword-dropout", "1.5"]), "--coword-dropout", MUST))
-add("train-missing-dictionary-for-source-language", train_command,
-    do(lambda c: c.argv.__setitem__(c.argv.index("-s") + 1, "de"), "dict.de.txt", NOT_FOUND))
+def train_no_source_dictionary(c):
+    c.argv[c.argv.index("-s") + 1] = "de"
+    return ["dict.de.txt", NOT_FOUND, f"{c.w.bin}/dict.de.txt: dictionary not found (for -s de)"]
+
+
+def train_no_data_directory(c):
+    c.argv[0] = c.missing("nowhere")
+    return [f"{c.argv[0]}: data directory not found"]
+
+
+add("train-missing-dictionary-for-source-language", train_command, train_no_source_dictionary)
+add("train-data-directory-missing", train_command, train_no_data_directory)
 
 
 def train_docids_short(c):
     dest = copy_bin(c)
     p = dest / "valid.en-fr.docids"
     p.write_text("".join(x + "\n" for x in p.read_text().splitlines()[:-1]))
-    return ["valid.en-fr.docids", LINES]
+    return ["valid.en-fr.docids", LINES, str(p), "lines"]
+
+
+def train_docids_empty(c):
+    dest = copy_bin(c)
+    (dest / "train.en-fr.docids").write_text("")
+    return ["train.en-fr.docids", "empty"]
+
+
+def train_valid_count_mismatch(c):
+    """The valid split's target side replaced by the test split's (another sentence count)."""
+    dest = copy_bin(c)
+    for ext in ("bin", "idx"):
+        shutil.copy(dest / f"test.en-fr.fr.{ext}", dest / f"valid.en-fr.fr.{ext}")
+    return ["valid.en-fr.en.bin", "valid.en-fr.fr.bin"]
 
 
 def train_docids_blank(c):
@@ -1011,16 +1048,21 @@ def train_docids_blank(c):
     return [at_line("train.en-fr.docids", 5)]
 
 
-def train_no_brk(c):
-    dest = copy_bin(c)
-    p = dest / "dict.fr.txt"
-    p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith("<brk>")))
-    return ["dict.fr.txt", "<brk>"]
+def train_without_symbol(symbol: str):
+    def mutate(c):
+        dest = copy_bin(c)
+        p = dest / "dict.fr.txt"
+        p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith(symbol)))
+        return ["dict.fr.txt", symbol, str(p), "contextual-mt add-symbols"]
+    return mutate
 
 
 add("train-docids-fewer-lines", train_command, train_docids_short)
 add("train-docids-blank-line", train_command, train_docids_blank)
-add("train-dictionary-without-brk", train_command, train_no_brk)
+add("train-docids-empty", train_command, train_docids_empty)
+add("train-valid-source-target-count-mismatch", train_command, train_valid_count_mismatch)
+add("train-dictionary-without-brk", train_command, train_without_symbol("<brk>"))
+add("train-dictionary-without-mask", train_command, train_without_symbol("<mask>"))
 
 
 def generate_command(c: Ctx) -> None:
