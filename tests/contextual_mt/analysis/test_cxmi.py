@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN, USER_DIR, run, train
+from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run, train
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
 from contextual_mt.inference.checkpoint import ModelOptions
 from muda.io import document_starts
@@ -156,7 +156,8 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
 
 
 def cli(args):
-    return subprocess.run([str(BIN / "contextual-mt"), "cxmi", *args], capture_output=True, text=True)
+    """``contextual-mt cxmi ARGS``, in this process."""
+    return contextual_mt_cli("cxmi", *args)
 
 
 def test_warnings_and_errors(dynamic_model, raw_corpus, data_bin, tmp_path):
@@ -421,7 +422,8 @@ def shard_runs(dynamic_model, raw_corpus, data_bin, tmp_path_factory):
 
 
 def merge_cli(*args):
-    return run([str(BIN / "contextual-mt"), "cxmi-merge", *map(str, args)], check=False)
+    """``contextual-mt cxmi-merge ARGS``, in this process."""
+    return contextual_mt_cli("cxmi-merge", *args)
 
 
 @pytest.mark.parametrize("names, message", [
