@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from contextual_mt.demo.corpus import generate_demo_data
-from tests.helpers import preprocess, train, write_corpus
+from tests.helpers import preprocess, write_corpus
+from tests.zoo import Zoo
 
 
 @pytest.fixture(scope="session")
@@ -40,10 +41,13 @@ def data_bin(tmp_path_factory, raw_corpus) -> Path:
 
 
 @pytest.fixture(scope="session")
-def dynamic_model(data_bin, tmp_path_factory) -> Path:
+def zoo(data_bin, tmp_path_factory) -> Zoo:
+    """The tiny models the tests share (tests/zoo.py), each trained once per run on first use."""
+    return Zoo(data_bin, tmp_path_factory.mktemp("zoo"))
+
+
+@pytest.fixture(scope="session")
+def dynamic_model(zoo) -> Path:
     """A tiny model with 2 source and 2 target context sentences, trained with dynamic context
     size (so it also works without context): CXMI and contrastive scoring use it."""
-    save = tmp_path_factory.mktemp("dynamic_ckpt")
-    train(data_bin, save, "-s", "en", "-t", "fr", "--source-context-size", "2", "--target-context-size", "2",
-          "--sample-context-size", "--seed", "2", epochs=3)
-    return save / "checkpoint_last.pt"
+    return zoo.checkpoint("dynamic")
