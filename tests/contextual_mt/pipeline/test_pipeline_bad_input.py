@@ -5,8 +5,8 @@ The rule (README, "Errors"): a bad input stops the command with ONE line ``error
 file (and line) or the option at fault, exit status 1, and no output left behind; never a
 traceback, never exit 0 with numbers computed from stale or mismatched state.
 
-Data-stage tests build tiny inputs directly. The stale-state tests share one module-scoped
-study (demo corpus of 60 documents, PRESET=tiny EPOCHS=1 on CPU), copied per test.
+Data-stage tests build tiny inputs directly. The stale-state tests work on copies of the make
+chain that test_chain.py inspects (conftest.py: built once per run, PRESET=tiny on CPU).
 """
 import json
 import os
@@ -317,20 +317,18 @@ def test_make_data_pt_br(tmp_path):
 
 
 # ============================================================================ the trained study
+def setting(study, name):
+    """The value of the chain's make variable ``name`` (e.g. EPOCHS)."""
+    return next(v.split("=", 1)[1] for v in study["variables"] if v.startswith(name + "="))
+
+
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    """A 60-document TED corpus through make data/train (tiny, 1 epoch, CPU)/translate/score; and
-    the data of the same corpus without its last training talk (what `make data OVERWRITE=1`
-    with an edited corpus writes)."""
-    root = tmp_path_factory.mktemp("study")
-    corpus, work = root / "corpus", root / "work"
-    ok(cmt("demo-data", "--output", corpus, "--train-docs", "60", "--valid-docs", "8", "--test-docs", "8", "--ted"))
-    tarball = corpus / "ted_talks.tar.gz"
-    variables = ["LANG=fr", f"WORK={work}", "SPM_VOCAB=300", "PRESET=tiny", "EPOCHS=1", "GPUS=0", "BEAM=2"]
-    ok(make("data", *variables, f"TED={tarball}"))
-    for stage in ("train", "translate", "score"):
-        ok(make(stage, *variables))
-    # the same corpus without its last training talk
+def study(make_chain, tmp_path_factory):
+    """The shared make chain (conftest.py: a TED corpus through make data/train (tiny, CPU)/
+    translate/score/...), which the tests below copy; and the data of the same corpus without its
+    last training talk (what `make data OVERWRITE=1` with an edited corpus writes)."""
+    root = tmp_path_factory.mktemp("edited")
+    tarball = make_chain["demo"] / "ted_talks.tar.gz"
     edited = root / "edited"
     with tarfile.open(tarball) as tar:
         tar.extractall(edited)
@@ -339,8 +337,10 @@ def study(tmp_path_factory):
     last = rows[-1].split("\t")[0]
     train_tsv.write_text("\n".join(r for r in rows if not r.startswith(last + "\t")) + "\n", encoding="utf-8")
     other = root / "other"
-    ok(make("data", "LANG=fr", f"WORK={other}", f"TED={train_tsv.parent}", "SPM_VOCAB=300"))
-    return {"root": root, "work": work, "other_data": other / "data" / "fr", "variables": variables}
+    ok(make("data", "LANG=fr", f"WORK={other}", f"TED={train_tsv.parent}",
+            f"SPM_VOCAB={setting(make_chain, 'SPM_VOCAB')}"))
+    return {"root": root, "work": make_chain["work"], "other_data": other / "data" / "fr",
+            "variables": make_chain["variables"]}
 
 
 @pytest.fixture
@@ -412,7 +412,7 @@ def test_translate_refuses_checkpoints_trained_on_other_data(study, work):
     shutil.rmtree(work / "data" / "fr")
     shutil.copytree(study["other_data"], work / "data" / "fr")
     one_error(cmt("pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-                  "--max-epoch", "1", "--model", "sentence"), "other data or settings")
+                  "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence"), "other data or settings")
     before = {s: (work / "results" / "fr" / f"{s}.test.fr").read_bytes() for s in SYSTEMS}
     one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet",
                   "--systems", "sentence"), "sentence")
@@ -426,7 +426,7 @@ def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
     save = work / "checkpoints" / "fr" / "sentence"
     (save / "checkpoint_best.pt").unlink()
     args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-            "--max-epoch", "1", "--model", "sentence", "--quiet"]
+            "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence", "--quiet"]  # the chain's settings
     first = cmt(*args)
     if first.returncode != 0:  # refusing is fine if it says how to get out ...
         one_error(first)
