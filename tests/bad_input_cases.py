@@ -249,7 +249,7 @@ def overlong_line(k, word):
 
 
 # ============================================================================ contextual-mt translate
-def T(c: Ctx) -> None:
+def translate_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = ["translate", "--path", w.ckpt, "--source", w.src, "--docids", w.ids, "--output", c.o("hyp.fr"),
@@ -257,55 +257,55 @@ def T(c: Ctx) -> None:
     c.absent = [c.o("hyp.fr")]
 
 
-file_cases("translate", T, "--source", lambda w: w.src, ext=".en")
-file_cases("translate", T, "--docids", lambda w: w.ids, ext=".docids")
-file_cases("translate", T, "--gold-target-context", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
-add("translate-docids-blank-line", T,
+file_cases("translate", translate_command, "--source", lambda w: w.src, ext=".en")
+file_cases("translate", translate_command, "--docids", lambda w: w.ids, ext=".docids")
+file_cases("translate", translate_command, "--gold-target-context", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
+add("translate-docids-blank-line", translate_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3)])
-add("translate-docids-fewer-lines", T, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("translate-docids-more-lines", T, lambda c: [edited(c, "--docids", "long.docids", add_line), LINES])
-add("translate-gold-target-context-fewer-lines", T,
+add("translate-docids-fewer-lines", translate_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("translate-docids-more-lines", translate_command, lambda c: [edited(c, "--docids", "long.docids", add_line), LINES])
+add("translate-gold-target-context-fewer-lines", translate_command,
     lambda c: [edited(c, "--gold-target-context", "short.fr", drop_last, start=c.w.ref), LINES])
-add("translate-source-overlong-line", T,
+add("translate-source-overlong-line", translate_command,
     lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3)])
-add("translate-path-missing", T,
+add("translate-path-missing", translate_command,
     opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("translate-path-directory", T, opt("--path", lambda c: c.mkdir("ckdir.pt"), ("ckdir.pt", "--path"), DIRECTORY))
-add("translate-path-text-file", T,
+add("translate-path-directory", translate_command, opt("--path", lambda c: c.mkdir("ckdir.pt"), ("ckdir.pt", "--path"), DIRECTORY))
+add("translate-path-text-file", translate_command,
     opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
-add("translate-path-empty-file", T,
+add("translate-path-empty-file", translate_command,
     opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty")))
-add("translate-path-stock-translation-checkpoint", T,
+add("translate-path-stock-translation-checkpoint", translate_command,
     opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("translate-spm-not-a-model", T,
+add("translate-spm-not-a-model", translate_command,
     opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
-add("translate-spm-missing", T,
+add("translate-spm-missing", translate_command,
     opt("--spm", lambda c: c.missing("nothere.model"), ("nothere.model", "--spm"), NOT_FOUND))
-add("translate-spm-other-dictionary", T,
+add("translate-spm-other-dictionary", translate_command,
     opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
-add("translate-data-missing", T, opt("--data", lambda c: c.missing("nodata"), ("nodata", "--data"), NOT_FOUND))
-add("translate-data-without-dictionaries", T,
+add("translate-data-missing", translate_command, opt("--data", lambda c: c.missing("nodata"), ("nodata", "--data"), NOT_FOUND))
+add("translate-data-without-dictionaries", translate_command,
     opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
-option_cases("translate", T, [("--beam", "0"), ("--beam", "-1"), ("--lenpen", "nan"), ("--lenpen", "inf"),
+option_cases("translate", translate_command, [("--beam", "0"), ("--beam", "-1"), ("--lenpen", "nan"), ("--lenpen", "inf"),
                               ("--max-len-a", "nan"), ("--max-len-a", "inf"), ("--max-len-a", "-1"),
                               ("--max-len-b", "-1"), ("--batch-size", "0"), ("--batch-size", "-2"),
                               ("--max-tokens", "0"), ("--max-tokens", "-5"), ("--source-context-size", "-1"),
                               ("--target-context-size", "-1")])
-output_cases("translate", T, "--output", "hyp.fr")
+output_cases("translate", translate_command, "--output", "hyp.fr")
 
 
 # ============================================================================ contextual-mt score
-def S(c: Ctx) -> None:
+def score_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = ["score", "--hyp", w.hyp, "--ref", w.ref, "--docids", w.ids, "--output", c.o("scores.json")]
     c.absent = [c.o("scores.json")]
 
 
-file_cases("score", S, "--hyp", lambda w: w.hyp, ext=".fr")
-file_cases("score", S, "--ref", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
-file_cases("score", S, "--docids", lambda w: w.ids, ext=".docids")
-file_cases("score", S, "--source", lambda w: w.src, kinds=("missing", "latin1"), ext=".en")
+file_cases("score", score_command, "--hyp", lambda w: w.hyp, ext=".fr")
+file_cases("score", score_command, "--ref", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
+file_cases("score", score_command, "--docids", lambda w: w.ids, ext=".docids")
+file_cases("score", score_command, "--source", lambda w: w.src, kinds=("missing", "latin1"), ext=".en")
 
 
 def score_both_empty(c):
@@ -315,15 +315,15 @@ def score_both_empty(c):
     return [("empty_hyp.fr", "empty_ref.fr"), ("empty", "no lines", "0 lines", "nothing")]
 
 
-add("score-hyp-and-ref-empty", S, score_both_empty)
-add("score-hyp-fewer-lines", S, lambda c: [edited(c, "--hyp", "short.fr", drop_last), LINES])
-add("score-hyp-more-lines", S, lambda c: [edited(c, "--hyp", "long.fr", add_line), LINES])
-add("score-docids-fewer-lines", S, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("score-docids-blank-line", S,
+add("score-hyp-and-ref-empty", score_command, score_both_empty)
+add("score-hyp-fewer-lines", score_command, lambda c: [edited(c, "--hyp", "short.fr", drop_last), LINES])
+add("score-hyp-more-lines", score_command, lambda c: [edited(c, "--hyp", "long.fr", add_line), LINES])
+add("score-docids-fewer-lines", score_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("score-docids-blank-line", score_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
-add("score-source-fewer-lines", S,
+add("score-source-fewer-lines", score_command,
     lambda c: [edited(c, "--source", "short.en", drop_last, start=c.w.src), LINES])
-add("score-comet-model-without-source", S,
+add("score-comet-model-without-source", score_command,
     opt("--comet-model", "Unbabel/wmt22-comet-da", "--source"))
 def with_comet(model="Unbabel/wmt22-comet-da"):
     def action(c):
@@ -332,16 +332,16 @@ def with_comet(model="Unbabel/wmt22-comet-da"):
     return action
 
 
-add("score-comet-batch-size-0", S,
+add("score-comet-batch-size-0", score_command,
     do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "0")), "--comet-batch-size", MUST))
-add("score-comet-batch-size-neg", S,
+add("score-comet-batch-size-neg", score_command,
     do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "-4")), "--comet-batch-size", MUST))
-add("score-comet-model-missing-path", S, do(with_comet(lambda c: c.missing("nothere.ckpt")), "comet"))
-output_cases("score", S, "--output", "scores.json")
+add("score-comet-model-missing-path", score_command, do(with_comet(lambda c: c.missing("nothere.ckpt")), "comet"))
+output_cases("score", score_command, "--output", "scores.json")
 
 
 # ============================================================================ contextual-mt cxmi
-def C(c: Ctx) -> None:
+def cxmi_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = ["cxmi", "--path", w.ckpt, "--source", w.src, "--reference", w.ref, "--docids", w.ids,
@@ -349,36 +349,36 @@ def C(c: Ctx) -> None:
     c.absent = [c.o("p.jsonl"), c.o("p.summary.json"), c.o("p.jsonl.partial")]
 
 
-file_cases("cxmi", C, "--source", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".en")
-file_cases("cxmi", C, "--reference", lambda w: w.ref, ext=".fr")
-file_cases("cxmi", C, "--docids", lambda w: w.ids, kinds=("missing", "empty", "latin1"), ext=".docids")
-add("cxmi-reference-fewer-lines", C, lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
-add("cxmi-reference-more-lines", C, lambda c: [edited(c, "--reference", "long.fr", add_line), LINES])
-add("cxmi-docids-fewer-lines", C, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("cxmi-docids-blank-line", C,
+file_cases("cxmi", cxmi_command, "--source", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".en")
+file_cases("cxmi", cxmi_command, "--reference", lambda w: w.ref, ext=".fr")
+file_cases("cxmi", cxmi_command, "--docids", lambda w: w.ids, kinds=("missing", "empty", "latin1"), ext=".docids")
+add("cxmi-reference-fewer-lines", cxmi_command, lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
+add("cxmi-reference-more-lines", cxmi_command, lambda c: [edited(c, "--reference", "long.fr", add_line), LINES])
+add("cxmi-docids-fewer-lines", cxmi_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("cxmi-docids-blank-line", cxmi_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
-add("cxmi-reference-blank-line", C,
+add("cxmi-reference-blank-line", cxmi_command,
     lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
-add("cxmi-source-overlong-line", C,
+add("cxmi-source-overlong-line", cxmi_command,
     lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)])
-add("cxmi-path-missing", C, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("cxmi-path-text-file", C,
+add("cxmi-path-missing", cxmi_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add("cxmi-path-text-file", cxmi_command,
     opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
-add("cxmi-path-stock-translation-checkpoint", C,
+add("cxmi-path-stock-translation-checkpoint", cxmi_command,
     opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("cxmi-path-sentence-level-checkpoint", C,
+add("cxmi-path-sentence-level-checkpoint", cxmi_command,
     opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"))
-add("cxmi-spm-not-a-model", C,
+add("cxmi-spm-not-a-model", cxmi_command,
     opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
-add("cxmi-spm-other-dictionary", C,
+add("cxmi-spm-other-dictionary", cxmi_command,
     opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
-add("cxmi-data-without-dictionaries", C, opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
-option_cases("cxmi", C, [("--batch-size", "0"), ("--batch-size", "-1"), ("--source-context-size", "-1"),
+add("cxmi-data-without-dictionaries", cxmi_command, opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
+option_cases("cxmi", cxmi_command, [("--batch-size", "0"), ("--batch-size", "-1"), ("--source-context-size", "-1"),
                          ("--target-context-size", "-1")])
 for shard, word in (("3/2", "3of2"), ("2/2", "2of2"), ("x", "x"), ("1/0", "1of0"), ("1/2/3", "three-parts"),
                     ("", "empty")):
-    add(f"cxmi-shard-{word}", C, opt("--shard", shard, "--shard", MUST + ("i/n",)))
-add("cxmi-shard-negative", C, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", MUST + ("i/n",)))
+    add(f"cxmi-shard-{word}", cxmi_command, opt("--shard", shard, "--shard", MUST + ("i/n",)))
+add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", MUST + ("i/n",)))
 
 
 def single_document(c):
@@ -387,7 +387,7 @@ def single_document(c):
     return ["--random-context", "document"]
 
 
-add("cxmi-random-context-single-document", C, single_document)
+add("cxmi-random-context-single-document", cxmi_command, single_document)
 
 
 def resume_from(c, records):
@@ -398,7 +398,7 @@ def resume_from(c, records):
     return ["--overwrite"]
 
 
-add("cxmi-resume-partial-of-finished-run-in-other-log-base", C,
+add("cxmi-resume-partial-of-finished-run-in-other-log-base", cxmi_command,
     lambda c: resume_from(c, [json.loads(x) for x in lines_of(c.w.pcxmi_bits)][:3]))
 
 
@@ -419,7 +419,7 @@ def resume_genuine(c, partial_key, lines=None):
     return ["--overwrite"]
 
 
-add("cxmi-resume-interrupted-partial-of-other-log-base", C, lambda c: resume_genuine(c, "partial_bits"))
+add("cxmi-resume-interrupted-partial-of-other-log-base", cxmi_command, lambda c: resume_genuine(c, "partial_bits"))
 
 
 def prefix_lines(c):
@@ -429,7 +429,7 @@ def prefix_lines(c):
     return next(i for i in range(second, len(ids)) if ids[i] != ids[second])
 
 
-add("cxmi-resume-interrupted-partial-of-larger-input", C,
+add("cxmi-resume-interrupted-partial-of-larger-input", cxmi_command,
     lambda c: resume_genuine(c, "partial_nats", lines=prefix_lines(c)))
 
 
@@ -440,9 +440,9 @@ def preexisting(c, name, directory=True):
     c.absent = [a for a in c.absent if a != str(p)]
 
 
-add("cxmi-summary-path-is-a-directory", C,
+add("cxmi-summary-path-is-a-directory", cxmi_command,
     do(lambda c: preexisting(c, "p.summary.json"), "p.summary.json", DIRECTORY))
-output_cases("cxmi", C, "--output", "p.jsonl")
+output_cases("cxmi", cxmi_command, "--output", "p.jsonl")
 
 
 def cxmi_interrupted(c):
@@ -460,7 +460,7 @@ def cxmi_interrupted(c):
     return ["interrupt"]
 
 
-add("cxmi-interrupted-by-ctrl-c", C, cxmi_interrupted, status=130)
+add("cxmi-interrupted-by-ctrl-c", cxmi_command, cxmi_interrupted, status=130)
 
 
 # ============================================================================ contextual-mt contrastive
@@ -477,7 +477,7 @@ def voita_set(w, n: int = 6, context: int = 2) -> list:
     return entries
 
 
-def K(c: Ctx) -> None:
+def contrastive_command(c: Ctx) -> None:
     c.command = "contextual-mt"
     path = c.write("set.json", json.dumps(voita_set(c.w)))
     c.argv = ["contrastive", "--format", "voita", "--input", path, "--path", c.w.ckpt, "--output", c.o("s.scores"),
@@ -494,46 +494,46 @@ def contrastive_entry(name: str, edit: Callable[[list], None], *fragments: Fragm
     return mutate
 
 
-file_cases("contrastive", K, "--input", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".json")
-add("contrastive-input-empty", K, opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)))
-add("contrastive-input-not-json", K, opt("--input", lambda c: c.write("bad.json", "[{\"src\": 1,\n"), "bad.json:", "JSON"))
-add("contrastive-format-unknown", K, opt("--format", "xyz", "--format", "unknown"))
-add("contrastive-true-ind-out-of-range", K,
+file_cases("contrastive", contrastive_command, "--input", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".json")
+add("contrastive-input-empty", contrastive_command, opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)))
+add("contrastive-input-not-json", contrastive_command, opt("--input", lambda c: c.write("bad.json", "[{\"src\": 1,\n"), "bad.json:", "JSON"))
+add("contrastive-format-unknown", contrastive_command, opt("--format", "xyz", "--format", "unknown"))
+add("contrastive-true-ind-out-of-range", contrastive_command,
     contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range"))
-add("contrastive-empty-group", K, contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"))
-add("contrastive-one-candidate", K,
+add("contrastive-empty-group", contrastive_command, contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"))
+add("contrastive-one-candidate", contrastive_command,
     contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate"))
-add("contrastive-empty-candidate", K,
+add("contrastive-empty-candidate", contrastive_command,
     contrastive_entry("blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty"))
-add("contrastive-overlong-candidate", K,
+add("contrastive-overlong-candidate", contrastive_command,
     contrastive_entry("long", lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)), "entry 2",
                       "candidate 1", "positions"))
-add("contrastive-contrapro-context-count", K, do(lambda c: (
+add("contrastive-contrapro-context-count", contrastive_command, do(lambda c: (
     c.set("--format", "contrapro"),
     c.set("--input", c.write("contrapro.json", json.dumps([{"src segment": "it is big .", "ref segment": "il est grand .",
                                                             "ante distance": 1, "errors": [{"contrastive": "elle est grand ."}]}]))),
     c.set("--context-files", c.write_lines("cp.text.en", ["it is big ."] * 2), c.write_lines("cp.text.de", ["a"] * 2),
           c.write_lines("cp.context.en", ["x"] * 3), c.write_lines("cp.context.de", ["y"] * 2))),
     "context", ("multiple", "candidates")))
-add("contrastive-scores-wrong-length", K, do(lambda c: (
+add("contrastive-scores-wrong-length", contrastive_command, do(lambda c: (
     c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("short.scores", ["1.0"] * 11))),
     "short.scores", "12 candidates"))
-add("contrastive-scores-not-a-number", K, do(lambda c: (
+add("contrastive-scores-not-a-number", contrastive_command, do(lambda c: (
     c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("nan.scores", ["1.0"] * 5 + ["x"] + ["1"] * 6))),
     at_line("nan.scores", 6), "number"))
-add("contrastive-no-path-no-scores", K, do(lambda c: c.drop("--path"), "--path", "--scores"))
-add("contrastive-path-missing", K, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("contrastive-path-stock-translation-checkpoint", K,
+add("contrastive-no-path-no-scores", contrastive_command, do(lambda c: c.drop("--path"), "--path", "--scores"))
+add("contrastive-path-missing", contrastive_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add("contrastive-path-stock-translation-checkpoint", contrastive_command,
     opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("contrastive-summary-same-as-output", K, opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")))
-add("contrastive-output-overwrites-input", K, opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")))
-option_cases("contrastive", K, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")])
-output_cases("contrastive", K, "--output", "s.scores")
-output_cases("contrastive", K, "--summary", "s.json")
+add("contrastive-summary-same-as-output", contrastive_command, opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")))
+add("contrastive-output-overwrites-input", contrastive_command, opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")))
+option_cases("contrastive", contrastive_command, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")])
+output_cases("contrastive", contrastive_command, "--output", "s.scores")
+output_cases("contrastive", contrastive_command, "--summary", "s.json")
 
 
 # ============================================================================ contextual-mt cxmi-merge
-def M(c: Ctx) -> None:
+def merge_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = ["cxmi-merge", w.s0, w.s1, "--output", c.o("all.jsonl")]
@@ -555,29 +555,29 @@ def shards(c, *paths):
     c.argv = ["cxmi-merge", *paths, "--output", c.o("all.jsonl")]
 
 
-add("merge-one-shard-of-two", M,
+add("merge-one-shard-of-two", merge_command,
     do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only")))
-add("merge-same-shard-twice", M,
+add("merge-same-shard-twice", merge_command,
     do(lambda c: shards(c, c.w.s0, c.w.s0),
        "s0.jsonl", ("twice", "two", "duplicate", "same", "again", "more than once", "already")))
-add("merge-shards-of-different-checkpoints", M,
+add("merge-shards-of-different-checkpoints", merge_command,
     do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint"))
-add("merge-shards-of-different-context-sizes", M,
+add("merge-shards-of-different-context-sizes", merge_command,
     do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context"))
-add("merge-shards-of-different-log-bases", M,
+add("merge-shards-of-different-log-bases", merge_command,
     do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats")))
 
 
-add("merge-shards-of-real-and-random-context", M,
+add("merge-shards-of-real-and-random-context", merge_command,
     do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random"))
-add("merge-shard-not-json", M,
+add("merge-shard-not-json", merge_command,
     do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "garbage", records="this is not json\n")),
        "garbage.jsonl", ("json", "record")))
-add("merge-shard-without-summary", M,
+add("merge-shard-without-summary", merge_command,
     do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary"))
-add("merge-shard-summary-not-json", M,
+add("merge-shard-summary-not-json", merge_command,
     do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json"))
-add("merge-shard-missing", M,
+add("merge-shard-missing", merge_command,
     do(lambda c: shards(c, c.w.s0, c.missing("nothere.jsonl")), "nothere", NOT_FOUND))
 
 
@@ -588,11 +588,11 @@ def shard_dir(c):
     return ["dirshard", DIRECTORY]
 
 
-add("merge-shard-directory", M, shard_dir)
-add("merge-shard-empty", M,
+add("merge-shard-directory", merge_command, shard_dir)
+add("merge-shard-empty", merge_command,
     do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "emptyshard", records="")),
        "emptyshard", ("empty", "records", "sentences", "lines", "summary")))
-add("merge-shard-truncated", M,
+add("merge-shard-truncated", merge_command,
     do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "truncated",
                                               records="".join(x + "\n" for x in lines_of(c.w.s1)[:-1]))),
        "truncated", ("records", "sentences", "lines", "summary", "incomplete", "missing")))
@@ -606,14 +606,14 @@ def shard_latin1(c):
     return ["latin1shard", UTF8]
 
 
-add("merge-shard-latin1", M, shard_latin1)
-output_cases("merge", M, "--output", "all.jsonl")
-add("merge-summary-path-is-a-directory", M,
+add("merge-shard-latin1", merge_command, shard_latin1)
+output_cases("merge", merge_command, "--output", "all.jsonl")
+add("merge-summary-path-is-a-directory", merge_command,
     do(lambda c: preexisting(c, "all.summary.json"), "all.summary.json", DIRECTORY))
 
 
 # ============================================================================ contextual-mt report
-def R(c: Ctx) -> None:
+def report_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = ["report", w.pcxmi, "--output-dir", c.o("report")]
@@ -626,19 +626,19 @@ def pcxmi_file(c, name, content):
     return name
 
 
-add("report-pcxmi-missing", R, do(lambda c: c.argv.__setitem__(1, c.missing("nothere.jsonl")),
+add("report-pcxmi-missing", report_command, do(lambda c: c.argv.__setitem__(1, c.missing("nothere.jsonl")),
                                    "nothere.jsonl", NOT_FOUND))
-add("report-pcxmi-directory", R, do(lambda c: c.argv.__setitem__(1, c.mkdir("dir.jsonl")), "dir.jsonl", DIRECTORY))
-add("report-pcxmi-empty", R, lambda c: [pcxmi_file(c, "empty.jsonl", ""), EMPTY])
-add("report-pcxmi-latin1", R,
+add("report-pcxmi-directory", report_command, do(lambda c: c.argv.__setitem__(1, c.mkdir("dir.jsonl")), "dir.jsonl", DIRECTORY))
+add("report-pcxmi-empty", report_command, lambda c: [pcxmi_file(c, "empty.jsonl", ""), EMPTY])
+add("report-pcxmi-latin1", report_command,
     lambda c: [pcxmi_file(c, "latin1.jsonl", Path(c.w.pcxmi).read_bytes().replace(
         b'"reference": "', b'"reference": "caf\xe9 ', 1)), UTF8])
-add("report-pcxmi-not-json", R,
+add("report-pcxmi-not-json", report_command,
     lambda c: [pcxmi_file(c, "garbage.jsonl", lines_of(c.w.pcxmi)[0] + "\nnot json at all\n"),
                at_line("garbage.jsonl", 2)])
-add("report-pcxmi-not-pcxmi-records", R,
+add("report-pcxmi-not-pcxmi-records", report_command,
     lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")])
-add("report-conllu-missing", R,
+add("report-conllu-missing", report_command,
     opt("--conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
 
 
@@ -682,42 +682,42 @@ def nine_columns(lines):
     return lines
 
 
-add("report-conllu-does-not-match", R,
+add("report-conllu-does-not-match", report_command,
     lambda c: [report_conllu(c, "mismatch.conllu", change_form(3)), ("match", "differ"),
                ("line 3", "sentence 3", ":3")])
-add("report-conllu-fewer-sentences", R,
+add("report-conllu-fewer-sentences", report_command,
     lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), LINES + ("no annotation",)])
-add("report-conllu-malformed", R,
+add("report-conllu-malformed", report_command,
     lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3)])
-add("report-conllu-latin1", R,
+add("report-conllu-latin1", report_command,
     opt("--conllu", lambda c: c.latin1("latin1.conllu", c.w.ref_conllu, 3),
         "latin1.conllu", UTF8, at_line("latin1.conllu", 3)))
-add("report-conllu-with-stanza-lang", R,
+add("report-conllu-with-stanza-lang", report_command,
     do(lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")), "--conllu", "--stanza-lang"))
-add("report-stanza-model-missing", R,
+add("report-stanza-model-missing", report_command,
     do(lambda c: (c.set("--stanza-lang", "fr"), c.set("--stanza-dir", c.mkdir("no_stanza"))),
        "stanza", NOT_FOUND + ("download", "get it")))
-add("report-tags-of-another-reference", R,
+add("report-tags-of-another-reference", report_command,
     opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another")))
-add("report-tags-not-json", R,
+add("report-tags-not-json", report_command,
     opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json"))
-add("report-tags-wrong-layout", R,
+add("report-tags-wrong-layout", report_command,
     opt("--tags", lambda c: c.write("layout.tags.json", '{"documents": 3}'),
         "layout.tags.json", ("layout", "format", "token", "list")))
-add("report-tags-missing", R,
+add("report-tags-missing", report_command,
     opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND))
-add("report-tags-latin1", R,
+add("report-tags-latin1", report_command,
     opt("--tags", lambda c: c.write("latin1.tags.json", Path(c.w.ref_tags).read_bytes().replace(
         b'"token": "', b'"token": "caf\xe9', 1)), "latin1.tags.json", UTF8))
-option_cases("report", R, [("--top", "-1"), ("--min-count", "0"), ("--min-count", "-2")])
-output_cases("report", R, "--output-dir", "report", directory_output=True)
+option_cases("report", report_command, [("--top", "-1"), ("--min-count", "0"), ("--min-count", "-2")])
+output_cases("report", report_command, "--output-dir", "report", directory_output=True)
 
 
 # ============================================================================ contextual-mt add-symbols
 GOOD_DICT = "hello 5\nworld 3\n"
 
 
-def A(c: Ctx) -> None:
+def add_symbols_command(c: Ctx) -> None:
     c.command = "contextual-mt"
     good = c.write("dict.good.txt", GOOD_DICT)
     c.argv = ["add-symbols", good]
@@ -735,31 +735,44 @@ def only(c, path):
     c.unchanged = [path] if os.path.isfile(path) else []
 
 
-add("addsym-missing", A, do(lambda c: only(c, c.missing("nothere.txt")), "nothere.txt", NOT_FOUND))
-add("addsym-directory", A, do(lambda c: only(c, c.mkdir("dictdir")), "dictdir", DIRECTORY))
-add("addsym-latin1", A,
-    do(lambda c: only(c, c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n")), "latin1.txt", UTF8, at_line("latin1.txt", 2)))
-add("addsym-line-without-count", A,
-    do(lambda c: only(c, c.write("nocount.txt", "hello 5\nnocount\n")), at_line("nocount.txt", 2)))
-add("addsym-count-not-a-number", A,
+def addsym_only(make_path: Callable[[Ctx], str], *fragments: Callable[[str], Fragment]):
+    """A mutation: add-symbols on the one file ``make_path(c)``; the error must hold each
+    ``fragment(path)``."""
+    def mutate(c: Ctx) -> List[Fragment]:
+        path = make_path(c)
+        only(c, path)
+        return [fragment(path) for fragment in fragments]
+    return mutate
+
+
+add("addsym-missing", add_symbols_command, do(lambda c: only(c, c.missing("nothere.txt")), "nothere.txt", NOT_FOUND))
+add("addsym-directory", add_symbols_command,
+    addsym_only(lambda c: c.mkdir("dictdir"), lambda p: "dictdir", lambda p: DIRECTORY, lambda p: f"{p}: is a directory"))
+add("addsym-latin1", add_symbols_command,
+    addsym_only(lambda c: c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n"), lambda p: "latin1.txt", lambda p: UTF8,
+                lambda p: at_line("latin1.txt", 2), lambda p: f"{p}:2: not UTF-8 text"))
+add("addsym-line-without-count", add_symbols_command,
+    addsym_only(lambda c: c.write("nocount.txt", "hello 5\nnocount\n"), lambda p: at_line("nocount.txt", 2),
+                lambda p: f"{p}:2"))
+add("addsym-count-not-a-number", add_symbols_command,
     do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)))
-add("addsym-duplicate-symbol", A,
+add("addsym-duplicate-symbol", add_symbols_command,
     do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3)))
-add("addsym-blank-line", A,
+add("addsym-blank-line", add_symbols_command,
     do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2)))
-add("addsym-second-file-bad-line", A,
+add("addsym-second-file-bad-line", add_symbols_command,
     do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2)))
-add("addsym-second-file-missing", A,
+add("addsym-second-file-missing", add_symbols_command,
     do(lambda c: dicts(c, c.missing("second_missing.txt")), "second_missing.txt", NOT_FOUND))
-add("addsym-second-file-directory", A, do(lambda c: dicts(c, c.mkdir("second_dir")), "second_dir", DIRECTORY))
-add("addsym-second-file-latin1", A,
+add("addsym-second-file-directory", add_symbols_command, do(lambda c: dicts(c, c.mkdir("second_dir")), "second_dir", DIRECTORY))
+add("addsym-second-file-latin1", add_symbols_command,
     do(lambda c: dicts(c, c.write("second_latin1.txt", b"caf\xe9 3\n")), "second_latin1.txt", UTF8))
-add("addsym-second-file-count-not-a-number", A,
+add("addsym-second-file-count-not-a-number", add_symbols_command,
     do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1)))
 
 
 # ============================================================================ muda tag
-def G(c: Ctx) -> None:
+def tag_command(c: Ctx) -> None:
     w = c.w
     c.command = "muda"
     c.argv = ["tag", "--src", w.d_src, "--tgt", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
@@ -768,46 +781,46 @@ def G(c: Ctx) -> None:
     c.absent = [c.o("tags.json"), c.o("tags.summary.json"), c.o("tags.src.conllu")]
 
 
-file_cases("tag", G, "--src", lambda w: w.d_src, ext=".en")
-file_cases("tag", G, "--tgt", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
-file_cases("tag", G, "--docids", lambda w: w.d_ids, kinds=("missing", "empty", "latin1"), ext=".docids")
-add("tag-tgt-fewer-lines", G, lambda c: [edited(c, "--tgt", "short.fr", drop_last), LINES])
-add("tag-docids-fewer-lines", G, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("tag-docids-blank-line", G,
+file_cases("tag", tag_command, "--src", lambda w: w.d_src, ext=".en")
+file_cases("tag", tag_command, "--tgt", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
+file_cases("tag", tag_command, "--docids", lambda w: w.d_ids, kinds=("missing", "empty", "latin1"), ext=".docids")
+add("tag-tgt-fewer-lines", tag_command, lambda c: [edited(c, "--tgt", "short.fr", drop_last), LINES])
+add("tag-docids-fewer-lines", tag_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("tag-docids-blank-line", tag_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4)])
-add("tag-unknown-language", G, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
-add("tag-unknown-phenomenon", G, lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
+add("tag-unknown-language", tag_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+add("tag-unknown-phenomenon", tag_command, lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
     status=2)
-add("tag-src-conllu-does-not-match", G,
+add("tag-src-conllu-does-not-match", tag_command,
     lambda c: [edited(c, "--src-conllu", "mismatch.en.conllu", change_form_demo(2)), ("match",),
                ("sentence 2", "line 2", ":2")])
-add("tag-src-conllu-fewer-sentences", G,
+add("tag-src-conllu-fewer-sentences", tag_command,
     lambda c: [edited(c, "--src-conllu", "fewer.en.conllu", drop_last_sentence), LINES])
-add("tag-tgt-conllu-malformed", G,
+add("tag-tgt-conllu-malformed", tag_command,
     lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",)])
-add("tag-tgt-conllu-bad-token-id", G,
+add("tag-tgt-conllu-bad-token-id", tag_command,
     lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",)])
-add("tag-tgt-conllu-of-another-text", G,
+add("tag-tgt-conllu-of-another-text", tag_command,
     opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
-add("tag-src-conllu-bad-coreference", G,
+add("tag-src-conllu-bad-coreference", tag_command,
     lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref")])
-add("tag-src-conllu-missing", G,
+add("tag-src-conllu-missing", tag_command,
     opt("--src-conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
-add("tag-alignments-out-of-range", G,
+add("tag-alignments-out-of-range", tag_command,
     lambda c: [edited(c, "--alignments", "range.align", set_line(2, "0-99")), at_line("range.align", 2), "range"])
-add("tag-alignments-garbage", G,
+add("tag-alignments-garbage", tag_command,
     lambda c: [edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")), at_line("garbage.align", 1)])
-add("tag-alignments-negative-index", G,
+add("tag-alignments-negative-index", tag_command,
     lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3)])
-add("tag-alignments-fewer-lines", G, lambda c: [edited(c, "--alignments", "short.align", drop_last), LINES])
-add("tag-stanza-model-missing", G,
+add("tag-alignments-fewer-lines", tag_command, lambda c: [edited(c, "--alignments", "short.align", drop_last), LINES])
+add("tag-stanza-model-missing", tag_command,
     do(lambda c: (c.drop("--src-conllu"), c.set("--stanza-dir", c.mkdir("no_stanza")),
                   c.set("--cache-dir", str(c.inp.parent / "cache"))),
        "stanza", NOT_FOUND + ("download", "get it")))
-option_cases("tag", G, [("--lexical-min-count", "0"), ("--lexical-min-count", "-1"), ("--coref-window", "-1"),
+option_cases("tag", tag_command, [("--lexical-min-count", "0"), ("--lexical-min-count", "-1"), ("--coref-window", "-1"),
                         ("--batch-size", "0")])
-output_cases("tag", G, "--dump-tags", "tags.json")
-add("tag-annotation-file-beside-tags-is-a-directory", G,
+output_cases("tag", tag_command, "--dump-tags", "tags.json")
+add("tag-annotation-file-beside-tags-is-a-directory", tag_command,
     do(lambda c: preexisting(c, "tags.src.conllu"), "tags.src.conllu", DIRECTORY))
 
 
@@ -850,7 +863,7 @@ def set_line(k, text):
 
 
 # ============================================================================ muda eval
-def E(c: Ctx) -> None:
+def eval_command(c: Ctx) -> None:
     w = c.w
     c.command = "muda"
     c.argv = ["eval", "--src", w.d_src, "--ref", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
@@ -859,15 +872,15 @@ def E(c: Ctx) -> None:
     c.absent = [c.o("eval.json"), c.o("eval.work")]
 
 
-file_cases("eval", E, "--hyps", lambda w: w.sys_a, ext=".hyp")
-file_cases("eval", E, "--ref", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
-file_cases("eval", E, "--src", lambda w: w.d_src, kinds=("latin1",), ext=".en")
-file_cases("eval", E, "--ref-tags", lambda w: w.d_tags, kinds=("missing", "dir"), ext=".json")
-add("eval-hyps-fewer-lines", E, lambda c: [edited(c, "--hyps", "short.hyp", drop_last), LINES])
-add("eval-hyps-more-lines", E, lambda c: [edited(c, "--hyps", "long.hyp", add_line), LINES])
-add("eval-ref-fewer-lines", E, lambda c: [edited(c, "--ref", "short.fr", drop_last), LINES])
-add("eval-docids-fewer-lines", E, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("eval-docids-blank-line", E,
+file_cases("eval", eval_command, "--hyps", lambda w: w.sys_a, ext=".hyp")
+file_cases("eval", eval_command, "--ref", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".fr")
+file_cases("eval", eval_command, "--src", lambda w: w.d_src, kinds=("latin1",), ext=".en")
+file_cases("eval", eval_command, "--ref-tags", lambda w: w.d_tags, kinds=("missing", "dir"), ext=".json")
+add("eval-hyps-fewer-lines", eval_command, lambda c: [edited(c, "--hyps", "short.hyp", drop_last), LINES])
+add("eval-hyps-more-lines", eval_command, lambda c: [edited(c, "--hyps", "long.hyp", add_line), LINES])
+add("eval-ref-fewer-lines", eval_command, lambda c: [edited(c, "--ref", "short.fr", drop_last), LINES])
+add("eval-docids-fewer-lines", eval_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+add("eval-docids-blank-line", eval_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5)])
 
 
@@ -884,26 +897,26 @@ def fairseq_output(refs, skip=(), twice=None):
     return out + ["Generate test with beam=2: BLEU4 = 50.0"]
 
 
-add("eval-hyps-fairseq-output-missing-ids", E,
+add("eval-hyps-fairseq-output-missing-ids", eval_command,
     opt("--hyps", lambda c: c.write_lines("gen_missing.out", fairseq_output(lines_of(c.w.d_ref), skip=(3, 7))),
         "gen_missing.out", ("missing", "3")))
-add("eval-hyps-fairseq-output-id-twice-different-text", E,
+add("eval-hyps-fairseq-output-id-twice-different-text", eval_command,
     opt("--hyps", lambda c: c.write_lines("gen_twice.out", fairseq_output(lines_of(c.w.d_ref), twice=2)),
         "gen_twice.out", ("twice", "duplicate", "again", "more than once", "two", "repeated", "differ", "conflict")))
-add("eval-hyps-fairseq-output-id-beyond-reference", E,
+add("eval-hyps-fairseq-output-id-beyond-reference", eval_command,
     opt("--hyps", lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
         "gen_beyond.out", ("lines", "reference", "id")))
-add("eval-names-fewer-than-hyps", E,
+add("eval-names-fewer-than-hyps", eval_command,
     do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"))
-add("eval-names-more-than-hyps", E, do(lambda c: c.set("--names", "a", "b"), "--names"))
-add("eval-hyp-conllu-count-wrong", E,
+add("eval-names-more-than-hyps", eval_command, do(lambda c: c.set("--names", "a", "b"), "--names"))
+add("eval-hyp-conllu-count-wrong", eval_command,
     do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu"))
-add("eval-hyp-alignments-count-wrong", E,
+add("eval-hyp-alignments-count-wrong", eval_command,
     do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu), c.set("--hyp-alignments", c.w.d_align, c.w.d_align)),
        "--hyp-alignments"))
-add("eval-hyp-conllu-of-another-text", E,
+add("eval-hyp-conllu-of-another-text", eval_command,
     opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
-add("eval-hyp-alignments-out-of-range", E,
+add("eval-hyp-alignments-out-of-range", eval_command,
     do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu),
                   edited(c, "--hyp-alignments", "range.align", set_line(2, "0-99"), start=c.w.d_align)),
        "range.align", at_line("range.align", 2), "range"))
@@ -915,7 +928,7 @@ def lexicon_without_source(c):
     return ["--src-conllu"]
 
 
-add("eval-lexicon-without-src-conllu-and-ref-tags", E, lambda c: lexicon_without_source(c))
+add("eval-lexicon-without-src-conllu-and-ref-tags", eval_command, lambda c: lexicon_without_source(c))
 
 
 def lexicon_file(c, k, path):
@@ -924,16 +937,16 @@ def lexicon_file(c, k, path):
     c.set("--lexicon", *lex)
 
 
-add("eval-lexicon-alignments-missing", E,
+add("eval-lexicon-alignments-missing", eval_command,
     do(lambda c: lexicon_file(c, 2, c.missing("nothere.align")), "nothere.align", NOT_FOUND))
-add("eval-lexicon-alignments-garbage", E,
+add("eval-lexicon-alignments-garbage", eval_command,
     do(lambda c: lexicon_file(c, 2, c.write("garbage.align", "zero-one\n")),
        "garbage.align", at_line("garbage.align", 1)))
-add("eval-lexicon-conllu-malformed", E,
+add("eval-lexicon-conllu-malformed", eval_command,
     do(lambda c: lexicon_file(c, 1, c.write_lines("malformed.fr.conllu",
                                                     nine_columns(lines_of(c.w.lex[1])))),
        "malformed.fr.conllu:"))
-add("eval-ref-tags-of-another-reference", E,
+add("eval-ref-tags-of-another-reference", eval_command,
     opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")))
 
 
@@ -942,16 +955,16 @@ def ref_tags_other_no_summary(c):
     return ["copied.tags.json", ("reference", "match")]
 
 
-add("eval-ref-tags-of-another-reference-without-summary", E, ref_tags_other_no_summary)
-add("eval-ref-tags-for-another-language", E,
+add("eval-ref-tags-of-another-reference-without-summary", eval_command, ref_tags_other_no_summary)
+add("eval-ref-tags-for-another-language", eval_command,
     opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es")))
-add("eval-ref-tags-not-json", E,
+add("eval-ref-tags-not-json", eval_command,
     opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json"))
-add("eval-ref-tags-wrong-layout", E,
+add("eval-ref-tags-wrong-layout", eval_command,
     opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")))
-add("eval-unknown-language", E, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
-option_cases("eval", E, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
-output_cases("eval", E, "--output", "eval.json")
+add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+option_cases("eval", eval_command, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
+output_cases("eval", eval_command, "--output", "eval.json")
 
 
 def eval_dir_output(flag):
@@ -961,17 +974,17 @@ def eval_dir_output(flag):
     return mutate
 
 
-add("eval-table-is-a-directory", E, eval_dir_output("--table"))
-add("eval-work-directory-is-a-file", E,
+add("eval-table-is-a-directory", eval_command, eval_dir_output("--table"))
+add("eval-work-directory-is-a-file", eval_command,
     do(lambda c: preexisting(c, "eval.work", directory=False), "eval.work", DIRECTORY_OR_FILE))
-add("eval-names-not-distinct", E,
+add("eval-names-not-distinct", eval_command,
     do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names"))
-add("eval-plot-is-a-directory", E, eval_dir_output("--plot"))
-add("eval-plot-under-a-file", E, opt("--plot", lambda c: c.under_file("eval.png"), "afile", DIRECTORY_OR_FILE))
+add("eval-plot-is-a-directory", eval_command, eval_dir_output("--plot"))
+add("eval-plot-under-a-file", eval_command, opt("--plot", lambda c: c.under_file("eval.png"), "afile", DIRECTORY_OR_FILE))
 
 
 # ============================================================================ fairseq-train / fairseq-generate
-def F(c: Ctx) -> None:
+def train_command(c: Ctx) -> None:
     """fairseq-train (through tests.helpers.train): argv = [data, save_dir, extra...]."""
     c.command = "fairseq-train"
     c.argv = [c.w.bin, c.o("ckpt"), "-s", "en", "-t", "fr", "--target-context-size", "1"]
@@ -985,21 +998,45 @@ def copy_bin(c):
     return dest
 
 
-add("train-negative-source-context-size", F,
+add("train-negative-source-context-size", train_command,
     do(lambda c: c.argv.extend(["--source-context-size", "-1"]), "--source-context-size", MUST))
-add("train-negative-target-context-size", F,
+add("train-negative-target-context-size", train_command,
     opt("--target-context-size", "-2", "--target-context-size", MUST))
-add("train-coword-dropout-above-1", F,
+add("train-coword-dropout-above-1", train_command,
     do(lambda c: c.argv.extend(["--coword-dropout", "1.5"]), "--coword-dropout", MUST))
-add("train-missing-dictionary-for-source-language", F,
-    do(lambda c: c.argv.__setitem__(c.argv.index("-s") + 1, "de"), "dict.de.txt", NOT_FOUND))
+def train_no_source_dictionary(c):
+    c.argv[c.argv.index("-s") + 1] = "de"
+    return ["dict.de.txt", NOT_FOUND, f"{c.w.bin}/dict.de.txt: dictionary not found (for -s de)"]
+
+
+def train_no_data_directory(c):
+    c.argv[0] = c.missing("nowhere")
+    return [f"{c.argv[0]}: data directory not found"]
+
+
+add("train-missing-dictionary-for-source-language", train_command, train_no_source_dictionary)
+add("train-data-directory-missing", train_command, train_no_data_directory)
 
 
 def train_docids_short(c):
     dest = copy_bin(c)
     p = dest / "valid.en-fr.docids"
     p.write_text("".join(x + "\n" for x in p.read_text().splitlines()[:-1]))
-    return ["valid.en-fr.docids", LINES]
+    return ["valid.en-fr.docids", LINES, str(p), "lines"]
+
+
+def train_docids_empty(c):
+    dest = copy_bin(c)
+    (dest / "train.en-fr.docids").write_text("")
+    return ["train.en-fr.docids", "empty"]
+
+
+def train_valid_count_mismatch(c):
+    """The valid split's target side replaced by the test split's (another sentence count)."""
+    dest = copy_bin(c)
+    for ext in ("bin", "idx"):
+        shutil.copy(dest / f"test.en-fr.fr.{ext}", dest / f"valid.en-fr.fr.{ext}")
+    return ["valid.en-fr.en.bin", "valid.en-fr.fr.bin"]
 
 
 def train_docids_blank(c):
@@ -1011,29 +1048,34 @@ def train_docids_blank(c):
     return [at_line("train.en-fr.docids", 5)]
 
 
-def train_no_brk(c):
-    dest = copy_bin(c)
-    p = dest / "dict.fr.txt"
-    p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith("<brk>")))
-    return ["dict.fr.txt", "<brk>"]
+def train_without_symbol(symbol: str):
+    def mutate(c):
+        dest = copy_bin(c)
+        p = dest / "dict.fr.txt"
+        p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith(symbol)))
+        return ["dict.fr.txt", symbol, str(p), "contextual-mt add-symbols"]
+    return mutate
 
 
-add("train-docids-fewer-lines", F, train_docids_short)
-add("train-docids-blank-line", F, train_docids_blank)
-add("train-dictionary-without-brk", F, train_no_brk)
+add("train-docids-fewer-lines", train_command, train_docids_short)
+add("train-docids-blank-line", train_command, train_docids_blank)
+add("train-docids-empty", train_command, train_docids_empty)
+add("train-valid-source-target-count-mismatch", train_command, train_valid_count_mismatch)
+add("train-dictionary-without-brk", train_command, train_without_symbol("<brk>"))
+add("train-dictionary-without-mask", train_command, train_without_symbol("<mask>"))
 
 
-def GEN(c: Ctx) -> None:
+def generate_command(c: Ctx) -> None:
     c.command = "fairseq-generate"
     c.argv = [c.w.bin, "--user-dir", USER_DIR, "--task", "document_translation", "-s", "en", "-t", "fr",
               "--target-context-size", "2", "--path", c.w.ckpt, "--gen-subset", "test", "--cpu",
               "--batch-size", "8", "--beam", "2"]
 
 
-add("generate-beam-0", GEN, opt("--beam", "0", "--beam", MUST))
-add("generate-stock-translation-checkpoint", GEN,
+add("generate-beam-0", generate_command, opt("--beam", "0", "--beam", MUST))
+add("generate-stock-translation-checkpoint", generate_command,
     opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("generate-checkpoint-missing", GEN,
+add("generate-checkpoint-missing", generate_command,
     opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
 
 
@@ -1044,4 +1086,4 @@ def generate_docids_short(c):
     return ["test.en-fr.docids", LINES]
 
 
-add("generate-docids-fewer-lines", GEN, generate_docids_short)
+add("generate-docids-fewer-lines", generate_command, generate_docids_short)

@@ -1,9 +1,31 @@
-"""Shared fixtures: a tiny document-level EN->FR corpus, binarized with fairseq-preprocess."""
+"""Shared fixtures of the whole run: a tiny document-level EN->FR corpus, binarized with
+fairseq-preprocess, and the synthetic demo corpora."""
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import preprocess, train, write_corpus
+from contextual_mt.demo.corpus import generate_demo_data
+from tests.helpers import preprocess, write_corpus
+from tests.zoo import Zoo
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(tmp_path_factory):
+    """``demo_corpus(train_docs=, valid_docs=, test_docs=, seed=)``: the folder of that synthetic
+    demo corpus (text, CoNLL-U annotations, alignments, planted words), made once per run and
+    shared, so tests must not write into it. tests/muda gets its demo data from here: the
+    generator belongs to contextual_mt, which tests/muda does not import."""
+    made = {}
+
+    def folder(*, train_docs: int, valid_docs: int, test_docs: int, seed: int) -> Path:
+        key = (train_docs, valid_docs, test_docs, seed)
+        if key not in made:
+            made[key] = tmp_path_factory.mktemp("demo-corpus-{}-{}-{}-seed{}".format(*key))
+            generate_demo_data(str(made[key]), train_docs=train_docs, valid_docs=valid_docs, test_docs=test_docs,
+                               seed=seed)
+        return made[key]
+
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -19,10 +41,13 @@ def data_bin(tmp_path_factory, raw_corpus) -> Path:
 
 
 @pytest.fixture(scope="session")
-def dynamic_model(data_bin, tmp_path_factory) -> Path:
+def zoo(data_bin, tmp_path_factory) -> Zoo:
+    """The tiny models the tests share (tests/zoo.py), each trained once per run on first use."""
+    return Zoo(data_bin, tmp_path_factory.mktemp("zoo"))
+
+
+@pytest.fixture(scope="session")
+def dynamic_model(zoo) -> Path:
     """A tiny model with 2 source and 2 target context sentences, trained with dynamic context
     size (so it also works without context): CXMI and contrastive scoring use it."""
-    save = tmp_path_factory.mktemp("dynamic_ckpt")
-    train(data_bin, save, "-s", "en", "-t", "fr", "--source-context-size", "2", "--target-context-size", "2",
-          "--sample-context-size", "--seed", "2", epochs=3)
-    return save / "checkpoint_last.pt"
+    return zoo.checkpoint("dynamic")

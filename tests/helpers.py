@@ -1,4 +1,8 @@
-"""Shared test helpers: a tiny document-level EN->FR corpus, running commands, training a tiny model."""
+"""Shared test helpers: a tiny document-level EN->FR corpus, running commands (as subprocesses or
+in this process), training a tiny model."""
+import contextlib
+import io
+import logging
 import os
 import random
 import subprocess
@@ -43,6 +47,42 @@ def run(cmd, cwd=None, env=None, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"{cmd[0]} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
+
+
+def run_in_process(main, argv, env=None) -> subprocess.CompletedProcess:
+    """A console script's ``main(argv)`` (``contextual_mt.cli.main``, ``muda.cli.main``) in this
+    process, as the CompletedProcess its subprocess would give: the exit status (argparse's
+    SystemExit included), stdout and stderr (log records included, as the script's stderr has
+    them). Saves the seconds of a new interpreter importing torch and fairseq. An exception
+    escaping ``main`` fails the calling test, as a traceback would. ``env``: variables set while
+    it runs."""
+    argv = [str(a) for a in argv]
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    log = logging.StreamHandler(err)
+    log.setFormatter(logging.Formatter("%(levelname)s | %(name)s | %(message)s"))
+    logging.getLogger().addHandler(log)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv)
+            except SystemExit as e:
+                if isinstance(e.code, str):
+                    print(e.code, file=sys.stderr)
+                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        logging.getLogger().removeHandler(log)
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(argv, status, out.getvalue(), err.getvalue())
+
+
+def contextual_mt_cli(*args, env=None) -> subprocess.CompletedProcess:
+    """``contextual-mt ARGS``, in this process (see run_in_process)."""
+    from contextual_mt.cli import main
+
+    return run_in_process(main, args, env=env)
 
 
 def preprocess(raw: Path, dest: Path, add_symbols: bool = True) -> Path:

@@ -1,6 +1,6 @@
 """The layout rules, checked on the source tree (static imports, function-level ones included):
-no import cycles, ``muda`` never imports ``contextual_mt``, at most 8 top-level modules per
-package, and importing the packages changes no global state."""
+no import cycles, ``muda`` never imports ``contextual_mt`` (nor do its tests, ``tests/muda``), at
+most 8 top-level modules per package, and importing the packages changes no global state."""
 import ast
 import subprocess
 import sys
@@ -89,6 +89,46 @@ def test_muda_never_imports_contextual_mt():
     raw = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "muda").rglob("*.py")
                  if "contextual_mt" in p.read_text(encoding="utf-8"))
     assert wrong == [] and raw == []
+
+
+def upward_test_imports(tests_root: Path) -> List[str]:
+    """The imports in ``tests_root/muda`` (every .py file, function-level imports included) of
+    ``contextual_mt`` or of a test module outside ``tests.muda`` (tests.helpers and the other
+    shared test modules import contextual_mt): 'FILE:LINE imports NAME'."""
+    found = []
+    for path in sorted((tests_root / "muda").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:  # relative imports stay inside tests/muda
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top == "contextual_mt" or top == "tests" and not (name + ".").startswith("tests.muda."):
+                    found.append(f"{path.relative_to(tests_root.parent)}:{node.lineno} imports {name}")
+    return found
+
+
+def test_muda_tests_never_import_contextual_mt():
+    """tests/muda follows the package layers: it imports muda and tests.muda only (a shared
+    corpus comes through a fixture of tests/conftest.py)."""
+    tests_root = ROOT / "tests"
+    raw = sorted(str(p.relative_to(ROOT)) for p in (tests_root / "muda").rglob("*.py")
+                 if "contextual_mt" in p.read_text(encoding="utf-8"))
+    assert upward_test_imports(tests_root) == [] and raw == []
+
+
+def test_muda_tests_checker_finds_upward_imports(tmp_path):
+    """The check above can fail: a function-level contextual_mt import and an import of a shared
+    test module are found; imports of muda and tests.muda are not."""
+    (tmp_path / "tests" / "muda" / "sub").mkdir(parents=True)
+    (tmp_path / "tests" / "muda" / "ok.py").write_text("import muda.cli\nfrom tests.muda.helpers import muda\n")
+    (tmp_path / "tests" / "muda" / "sub" / "bad.py").write_text(
+        "def f():\n    from contextual_mt.demo import corpus\n\nfrom tests.helpers import BIN\n")
+    assert sorted(upward_test_imports(tmp_path / "tests")) == [
+        "tests/muda/sub/bad.py:2 imports contextual_mt.demo", "tests/muda/sub/bad.py:4 imports tests.helpers"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -92,33 +92,18 @@ def mx_base(tmp_path_factory, raw_corpus, data_bin) -> Dict:
             "ref_tags": root / "ref.tags.json", "other_spm": root / "other_spm.model"}
 
 
-STOCK = ["--task", "translation", "--arch", "transformer", "-s", "en", "-t", "fr", "--encoder-layers", "1",
-         "--decoder-layers", "1", "--encoder-embed-dim", "32", "--decoder-embed-dim", "32",
-         "--encoder-ffn-embed-dim", "64", "--decoder-ffn-embed-dim", "64", "--encoder-attention-heads", "2",
-         "--decoder-attention-heads", "2", "--share-all-embeddings", "--optimizer", "adam", "--lr", "1e-3",
-         "--max-tokens", "1000", "--cpu", "--no-progress-bar", "--max-epoch", "1"]
-
-
 @pytest.fixture(scope="session")
-def mx_models(tmp_path_factory, mx_base) -> Dict:
-    """Three tiny checkpoints, trained side by side: the contextual one (--sample-context-size,
-    target context 2, 2 epochs) shared by translate/cxmi, a sentence-level document_translation
-    one (context 0) and a stock ``--task translation --arch transformer`` one."""
+def mx_models(tmp_path_factory, zoo) -> Dict:
+    """Three tiny checkpoints of the model zoo (tests/zoo.py), trained side by side: the
+    contextual one (--sample-context-size, target context 2, 2 epochs) shared by translate/cxmi, a
+    sentence-level document_translation one (context 0) and a stock ``--task translation --arch
+    transformer`` one."""
     root = tmp_path_factory.mktemp("matrix_models")
-    data = mx_base["bin"]
-    jobs = {
-        "ctx": lambda: train(data, root / "ctx", "-s", "en", "-t", "fr", "--target-context-size", "2",
-                             "--sample-context-size", "--seed", "2", epochs=2),
-        "sent": lambda: train(data, root / "sent", "-s", "en", "-t", "fr", "--no-epoch-checkpoints", epochs=1),
-        "stock": lambda: run([str(BIN / "fairseq-train"), str(data), *STOCK, "--save-dir", str(root / "stock"),
-                              "--no-epoch-checkpoints"]),
-    }
-    with ThreadPoolExecutor(len(jobs)) as pool:
-        for future in [pool.submit(job) for job in jobs.values()]:
-            future.result()
-    shutil.copy(root / "sent" / "checkpoint_last.pt", root / "sentence_level.pt")
-    shutil.copy(root / "stock" / "checkpoint_last.pt", root / "stock_translation.pt")
-    return {"ckpt": root / "ctx" / "checkpoint_last.pt", "ckpt_epoch1": root / "ctx" / "checkpoint1.pt",
+    zoo.train_side_by_side(["target_context_dynamic", "sentence", "stock_transformer"])
+    shutil.copy(zoo.checkpoint("sentence"), root / "sentence_level.pt")
+    shutil.copy(zoo.checkpoint("stock_transformer"), root / "stock_translation.pt")
+    ctx = zoo.folder("target_context_dynamic")
+    return {"ckpt": ctx / "checkpoint_last.pt", "ckpt_epoch1": ctx / "checkpoint1.pt",
             "ckpt_sent": root / "sentence_level.pt", "ckpt_stock": root / "stock_translation.pt"}
 
 

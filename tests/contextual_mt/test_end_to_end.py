@@ -7,6 +7,7 @@ import torch
 from fairseq import checkpoint_utils
 
 from tests.helpers import BIN, USER_DIR, run, train
+from tests.zoo import STOCK_ARCH
 
 CONTEXT = ["--source-context-size", "2", "--target-context-size", "2"]
 SMALL = ["--encoder-layers", "2", "--decoder-layers", "2", "--encoder-embed-dim", "64",
@@ -93,20 +94,13 @@ def hydra_train(config, data_bin, tmp_path, *overrides):
                 f"checkpoint.save_dir={tmp_path / 'ckpt'}", f"hydra.run.dir={tmp_path / 'hydra'}"])
 
 
-SENTENCE = ["--arch", "transformer", "--encoder-layers", "1", "--decoder-layers", "1",
-            "--encoder-embed-dim", "64", "--decoder-embed-dim", "64", "--encoder-ffn-embed-dim",
-            "128", "--decoder-ffn-embed-dim", "128", "--encoder-attention-heads", "4",
-            "--decoder-attention-heads", "4"]
+SENTENCE = list(STOCK_ARCH)  # the stock model's architecture options
 
 
 @pytest.fixture(scope="module")
-def stock_checkpoint(data_bin, tmp_path_factory):
+def stock_checkpoint(zoo):
     """A stock fairseq sentence-level checkpoint (--task translation --arch transformer)."""
-    save = tmp_path_factory.mktemp("sent")
-    run([str(BIN / "fairseq-train"), str(data_bin), "--task", "translation", *SENTENCE,
-         "--share-all-embeddings", "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "1000",
-         "--max-epoch", "1", "--save-dir", str(save), "--cpu", "--no-progress-bar"])
-    return save / "checkpoint_last.pt"
+    return zoo.checkpoint("stock_transformer")
 
 
 def test_finetune_from_sentence_level_transformer(data_bin, tmp_path, stock_checkpoint):

@@ -6,7 +6,7 @@ import types
 import pytest
 import sacrebleu
 
-from tests.helpers import BIN, run
+from tests.helpers import BIN, contextual_mt_cli, run
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import join_documents, score, score_files
 
@@ -92,9 +92,7 @@ def test_mismatched_lengths_name_the_files(tmp_path):
 
 
 def score_cli(*args):
-    import subprocess
-
-    proc = subprocess.run([str(BIN / "contextual-mt"), "score", *map(str, args)], capture_output=True, text=True)
+    proc = contextual_mt_cli("score", *args)  # in this process
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: "), last

@@ -1,11 +1,15 @@
 """Compact builders for hand-written annotated sentences, and small sample files (tests only)."""
+import subprocess
+import sys
+from pathlib import Path
+
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.document import Document, SentencePair
 from muda.formats.coref import CorefIndex, corefud_mentions
 
 
-def S(*tokens):
-    """S(("Tu", "PRON", "Person=2|Number=Sing", 2, "nsubj"), ...): head/deprel default to a flat
+def sentence(*tokens):
+    """sentence(("Tu", "PRON", "Person=2|Number=Sing", 2, "nsubj"), ...): head/deprel default to a flat
     tree; a sixth item is MISC (e.g. "Entity=(e1)"), a seventh the lemma (default: lowercase form)."""
     toks = []
     for i, t in enumerate(tokens, start=1):
@@ -23,9 +27,9 @@ def doc(pairs, doc_id="d1"):
     return Document(doc_id, sp, CorefIndex(corefud_mentions([p.src for p in sp])))
 
 
-def W(sentence_text, upos="X"):
+def filler(sentence_text, upos="X"):
     """A sentence of plain words with one UPOS (filler)."""
-    return S(*[(w, upos) for w in sentence_text.split()])
+    return sentence(*[(w, upos) for w in sentence_text.split()])
 
 
 # Penn Treebank trees: two with the ellipsis trace *?*, two without
@@ -37,14 +41,13 @@ PTB_TREES = """( (S (NP-SBJ (PRP I)) (VP (VBP do) (RB n't) (VP (-NONE- *?*) )) (
 
 
 # ----------------------------------------------------------------------------- the muda command
+# the `muda` console script of this venv
+MUDA_SCRIPT = Path(sys.executable).parent / "muda"
+
+
 def muda(*args, env=None):
     """Run the `muda` command of this venv."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    return subprocess.run([str(Path(sys.executable).parent / "muda"), *map(str, args)], capture_output=True,
-                          text=True, env=env)
+    return subprocess.run([str(MUDA_SCRIPT), *map(str, args)], capture_output=True, text=True, env=env)
 
 
 def assert_one_error(proc, *needles):

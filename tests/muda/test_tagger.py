@@ -6,20 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BIN
-from contextual_mt.demo.corpus import generate_demo_data
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.formats.conllu import format_conllu, read_conllu
 from muda.errors import InputError
 from muda.formats.tags import read_tags
 from muda.tagger import TagOptions, annotation_paths, tag_files
+from tests.muda.helpers import MUDA_SCRIPT
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    d = tmp_path_factory.mktemp("muda")
-    generate_demo_data(str(d), train_docs=2, valid_docs=2, test_docs=40, seed=11)
-    return d
+def corpus(demo_corpus):
+    return demo_corpus(train_docs=2, valid_docs=2, test_docs=40, seed=11)
 
 
 def files(d, split="test"):
@@ -29,7 +26,7 @@ def files(d, split="test"):
 
 
 def muda(*args):
-    return subprocess.run([str(BIN / "muda"), *args], capture_output=True, text=True)
+    return subprocess.run([str(MUDA_SCRIPT), *args], capture_output=True, text=True)
 
 
 def cli_args(f, out, lang="fr"):

@@ -97,7 +97,7 @@ def test_run_eval_keeps_the_work_directory_on_success(demo, tmp_path):
 
 def test_run_eval_outputs_may_not_collide_with_inputs_or_each_other(demo, tmp_path):
     """A plot written over a system's work file, or a system's tags over the given reference
-    tags: each would silently replace the other."""
+    tags, is refused before anything is written (one would replace the other)."""
     work = tmp_path / "e.work"
     with pytest.raises(InputError, match=r"context.txt: --plot and the work file context.txt of system 'context'"):
         run_eval(eval_options(demo, output=str(tmp_path / "e.json"), plot=str(work / "context.txt")), NoWork())

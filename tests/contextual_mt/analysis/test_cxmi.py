@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN, USER_DIR, run, train
+from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
 from contextual_mt.inference.checkpoint import ModelOptions
 from muda.io import document_starts
@@ -156,18 +156,18 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
 
 
 def cli(args):
-    return subprocess.run([str(BIN / "contextual-mt"), "cxmi", *args], capture_output=True, text=True)
+    """``contextual-mt cxmi ARGS``, in this process."""
+    return contextual_mt_cli("cxmi", *args)
 
 
-def test_warnings_and_errors(dynamic_model, raw_corpus, data_bin, tmp_path):
+def test_warnings_and_errors(dynamic_model, raw_corpus, data_bin, tmp_path, zoo):
     files = ["--source", str(raw_corpus / "test.en"), "--reference", str(raw_corpus / "test.fr"),
              "--docids", str(raw_corpus / "test.docids"), "--data", str(data_bin), "--quiet"]
     proc = cli(["--path", str(dynamic_model), *files, "--output", str(tmp_path / "a.jsonl"),
                 "--target-context-size", "4"])
     assert proc.returncode == 0 and "exceed those trained (2/2)" in proc.stderr
-    fixed = tmp_path / "fixed"
-    train(data_bin, fixed, "-s", "en", "-t", "fr", "--target-context-size", "2", epochs=1)
-    proc = cli(["--path", str(fixed / "checkpoint_last.pt"), *files, "--output", str(tmp_path / "b.jsonl")])
+    fixed = zoo.checkpoint("target_context_2")  # trained with a fixed context size
+    proc = cli(["--path", str(fixed), *files, "--output", str(tmp_path / "b.jsonl")])
     assert proc.returncode == 0 and "CXMI from it is not meaningful" in proc.stderr
     short = tmp_path / "short.fr"
     short.write_text("\n".join((raw_corpus / "test.fr").read_text().splitlines()[:-1]) + "\n")
@@ -396,10 +396,8 @@ def test_unwritable_output_is_one_line_before_scoring(dynamic_model, raw_corpus,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
-def test_sentence_level_checkpoint_is_an_error(data_bin, raw_corpus, tmp_path):
-    save = tmp_path / "sentence"
-    train(data_bin, save, "-s", "en", "-t", "fr", epochs=1)  # context 0/0
-    proc = cli(["--path", str(save / "checkpoint_last.pt"), "--data", str(data_bin), "--source",
+def test_sentence_level_checkpoint_is_an_error(data_bin, raw_corpus, tmp_path, zoo):
+    proc = cli(["--path", str(zoo.checkpoint("sentence")), "--data", str(data_bin), "--source",
                 str(raw_corpus / "test.en"), "--reference", str(raw_corpus / "test.fr"), "--docids",
                 str(raw_corpus / "test.docids"), "--output", str(tmp_path / "p.jsonl"), "--quiet"])
     assert_one_error(proc, "was trained without context", "CXMI is 0 by construction", "--sample-context-size")
@@ -421,7 +419,8 @@ def shard_runs(dynamic_model, raw_corpus, data_bin, tmp_path_factory):
 
 
 def merge_cli(*args):
-    return run([str(BIN / "contextual-mt"), "cxmi-merge", *map(str, args)], check=False)
+    """``contextual-mt cxmi-merge ARGS``, in this process."""
+    return contextual_mt_cli("cxmi-merge", *args)
 
 
 @pytest.mark.parametrize("names, message", [

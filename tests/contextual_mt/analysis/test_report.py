@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN
+from tests.helpers import BIN, contextual_mt_cli
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
 from muda.errors import InputError
@@ -199,9 +199,8 @@ def test_report_rejects_mismatched_annotations(planted_report, tmp_path):
     conllu = (work / "test.fr.conllu").read_text().replace("\tTu\t", "\tToi\t", 1)
     (tmp_path / "bad.conllu").write_text(conllu)
     line = next(r["line"] for r in planted_report["records"] if r["reference"].split()[0] == "Tu")
-    proc = subprocess.run([str(BIN / "contextual-mt"), "report", str(work / "p.jsonl"), "--output-dir",
-                           str(tmp_path / "out"), "--conllu", str(tmp_path / "bad.conllu")],
-                          capture_output=True, text=True)
+    proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "out", "--conllu",
+                             tmp_path / "bad.conllu")  # in this process
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1].startswith("error: ")
     assert f"do not match the reference on line {line} " in proc.stderr and "Traceback" not in proc.stderr
@@ -246,7 +245,7 @@ def test_viewer_renders_in_headless_chromium(planted_report, tmp_path):
 
 
 def report_error(*args):
-    proc = subprocess.run([str(BIN / "contextual-mt"), "report", *map(str, args)], capture_output=True, text=True)
+    proc = contextual_mt_cli("report", *args)  # in this process
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: "), last

@@ -17,14 +17,14 @@ def make_dict():
     return d
 
 
-D = make_dict()
-BRK, MASK, EOS, PAD = D.index("<brk>"), D.index("<mask>"), D.eos(), D.pad()
+DICTIONARY = make_dict()
+BRK, MASK, EOS, PAD = DICTIONARY.index("<brk>"), DICTIONARY.index("<mask>"), DICTIONARY.eos(), DICTIONARY.pad()
 
 
 def sentences(n, length=3, offset=0):
     """Sentence i is [w(i*len)..] + </s>, so every token names its sentence."""
     return [
-        torch.tensor([D.index(f"w{(offset + i * length + j) % 200}") for j in range(length)] + [EOS])
+        torch.tensor([DICTIONARY.index(f"w{(offset + i * length + j) % 200}") for j in range(length)] + [EOS])
         for i in range(n)
     ]
 
@@ -33,7 +33,7 @@ def dataset(doc_ids, n_src=2, n_tgt=2, src_len=3, tgt_len=3, **kw):
     n = len(doc_ids)
     src, tgt = sentences(n, src_len), sentences(n, tgt_len, offset=100)
     return ContextDataset(
-        src, np.array([len(s) for s in src]), D, tgt, np.array([len(t) for t in tgt]), D,
+        src, np.array([len(s) for s in src]), DICTIONARY, tgt, np.array([len(t) for t in tgt]), DICTIONARY,
         document_starts(doc_ids), ContextOptions(source_context_size=n_src, target_context_size=n_tgt, **kw)
     ), src, tgt
 
@@ -127,9 +127,9 @@ def test_coword_dropout_rate_and_scope():
 
 def test_coword_dropout_never_masks_special_symbols():
     ds, _, _ = dataset(["d"] * 3, coword_dropout=1.0)
-    tokens = torch.tensor([BRK, D.unk(), D.bos(), D.index("w5"), EOS])
+    tokens = torch.tensor([BRK, DICTIONARY.unk(), DICTIONARY.bos(), DICTIONARY.index("w5"), EOS])
     out = ds.apply_coword_dropout(tokens, np.random.default_rng(0))
-    assert out.tolist() == [BRK, D.unk(), D.bos(), MASK, EOS]
+    assert out.tolist() == [BRK, DICTIONARY.unk(), DICTIONARY.bos(), MASK, EOS]
 
 
 def test_coword_dropout_whole_sentence():
@@ -174,7 +174,7 @@ def test_loss_only_on_current_sentence():
 
     ds, _, tgt = dataset(["d"] * 4, n_src=1, n_tgt=2)
     batch = ds.collater([ds[i] for i in range(4)])
-    vocab = len(D)
+    vocab = len(DICTIONARY)
     torch.manual_seed(0)
     steps = batch["net_input"]["prev_output_tokens"].shape[1]
     logits = torch.randn(4, steps, vocab)
@@ -189,7 +189,7 @@ def test_loss_only_on_current_sentence():
         def get_targets(self, sample, net_output):
             return sample["target"]
 
-    task = Namespace(target_dictionary=D)
+    task = Namespace(target_dictionary=DICTIONARY)
     crit = CrossEntropyCriterion(task, sentence_avg=False)
     loss, sample_size, _ = crit(Model(), batch, reduce=True)
     lp = torch.log_softmax(logits, -1)

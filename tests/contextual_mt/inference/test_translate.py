@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.helpers import BIN, USER_DIR, run
+from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
 from contextual_mt.inference.checkpoint import ModelOptions
@@ -177,8 +177,7 @@ def test_interrupted_run_leaves_no_partial_output(demo_model, tmp_path, monkeypa
 
 
 def cli_error(args, demo_model, tmp_path):
-    proc = subprocess.run([str(BIN / "contextual-mt"), "translate", *args, "--output", str(tmp_path / "o")],
-                          capture_output=True, text=True)
+    proc = contextual_mt_cli("translate", *args, "--output", str(tmp_path / "o"))  # in this process
     assert proc.returncode != 0 and not (tmp_path / "o").exists()
     assert "Traceback" not in proc.stderr
     return proc.stderr.strip().splitlines()[-1]
@@ -400,9 +399,9 @@ def test_unwritable_output_is_one_line(demo_model, tmp_path, where):
     data = demo_model["data"]
     (tmp_path / "afile").write_text("x\n")
     output = tmp_path / "afile" / "out.fr" if where == "under-a-file" else tmp_path
-    proc = subprocess.run([str(BIN / "contextual-mt"), "translate", "--path", str(demo_model["ckpt"]),
-                           "--spm", str(demo_model["spm"]), "--source", str(data / "test.en"), "--docids",
-                           str(data / "test.docids"), "--output", str(output)], capture_output=True, text=True)
+    proc = contextual_mt_cli("translate", "--path", str(demo_model["ckpt"]), "--spm", str(demo_model["spm"]),
+                             "--source", str(data / "test.en"), "--docids", str(data / "test.docids"),
+                             "--output", str(output))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith(f"error: {output}: ") and "translating" not in proc.stderr

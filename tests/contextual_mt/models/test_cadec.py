@@ -19,10 +19,9 @@ def train_cadec(data_bin, save, base, *extra, check=True):
 
 
 @pytest.fixture(scope="module")
-def base_model(data_bin, tmp_path_factory):
-    save = tmp_path_factory.mktemp("cadec_base")
-    train(data_bin, save, "-s", "en", "-t", "fr", "--no-epoch-checkpoints", epochs=2)
-    return save / "checkpoint_last.pt"
+def base_model(zoo):
+    """A context-agnostic base (context 0/0, two epochs)."""
+    return zoo.checkpoint("sentence_2_epochs")
 
 
 @pytest.fixture(scope="module")
@@ -156,12 +155,10 @@ def test_bad_inputs_are_one_line(data_bin, base_model, cadec_checkpoint, tmp_pat
         assert not (tmp_path / "ckpt").exists()
 
 
-def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corpus, tmp_path):
+def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corpus, tmp_path, zoo):
     from tests.helpers import preprocess, write_corpus
 
-    ctx = tmp_path / "ctx"
-    train(data_bin, ctx, "-s", "en", "-t", "fr", "--target-context-size", "1", epochs=1)
-    proc = train_cadec(data_bin, tmp_path / "c1", ctx / "checkpoint_last.pt", check=False)
+    proc = train_cadec(data_bin, tmp_path / "c1", zoo.checkpoint("target_context_1"), check=False)
     assert proc.returncode == 1 and "must be context-agnostic" in proc.stderr.splitlines()[-1]
     other_raw = tmp_path / "raw2"
     other_raw.mkdir()

@@ -1,48 +1,22 @@
-"""The whole study on one language pair through make, on CPU: a synthetic TED-format corpus ->
-make data -> make train PRESET=tiny (both models) -> make translate -> make score -> make pcxmi
--> make muda-eval -> make table; then `make all` again does nothing, and stale state is refused."""
+"""The whole study on one language pair through make, on CPU (the shared chain of conftest.py): a
+synthetic TED-format corpus -> make data -> make train PRESET=tiny (both models) -> make translate
+-> make score -> make pcxmi -> make muda-eval -> make table -> make contrastive; then `make all`
+again does nothing, and stale state is refused."""
 import json
-import os
-import re
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.contextual_mt.pipeline.chain import make
 from tests.helpers import BIN, run
 
-ROOT = Path(__file__).resolve().parents[3]
 SYSTEMS = ("sentence", "context", "context-gold")
 
 
-def make(*args, check=True):
-    return run(["make", "-C", str(ROOT), "--no-print-directory", *args], env={"LC_ALL": "C.UTF-8"}, check=check)
-
-
-@pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    root = tmp_path_factory.mktemp("study")
-    work, demo = root / "work", root / "demo"
-    # the demo corpus (with its annotations) and the same text in the TED release's layout
-    proc = run([str(BIN / "contextual-mt"), "demo-data", "--output", str(demo), "--train-docs", "300",
-                "--valid-docs", "20", "--test-docs", "30", "--seed", "3", "--ted"])
-    nulls = {split: int(n) for split, n in re.findall(r"(train|valid|test) (\d+)", proc.stdout.split("TED layout")[1])}
-    # the same variables for every stage (and for `make all`): a stage re-run with other
-    # settings is a different experiment
-    variables = ["LANG=fr", f"WORK={work}", f"TED={demo / 'ted_talks.tar.gz'}", "SPM_VOCAB=400", "PRESET=tiny",
-                 "EPOCHS=3", "GPUS=0", "BEAM=2",
-                 f"MUDA_ARGS=--lexicon {demo}/train.en.conllu {demo}/train.fr.conllu {demo}/train.align"]
-    logs = {"data": make("data", *variables)}
-    for name in ("test.en.conllu", "test.fr.conllu", "test.align"):  # annotations a user puts beside the data
-        shutil.copy(demo / name, work / "data" / "fr" / name)
-    for stage in ("train", "translate", "score", "pcxmi", "muda-eval"):
-        logs[stage] = make(stage, *variables)
-    logs["table"] = make("table", "LANGS=fr", f"WORK={work}")
-    sets = f"SETS=voita:{demo / 'test.contrastive.json'}"
-    logs["contrastive"] = make("contrastive", "LANG=fr", f"WORK={work}", sets)
-    study_sets = {"sets": sets}
-    return {"root": root, "work": work, "demo": demo, "nulls": nulls, "logs": logs, "variables": variables,
-            **study_sets}
+@pytest.fixture
+def study(make_chain):
+    """The make chain of this run (conftest.py, chain.py), shared with the stale-state tests."""
+    return make_chain
 
 
 def lines(path):

@@ -5,8 +5,8 @@ The rule (README, "Errors"): a bad input stops the command with ONE line ``error
 file (and line) or the option at fault, exit status 1, and no output left behind; never a
 traceback, never exit 0 with numbers computed from stale or mismatched state.
 
-Data-stage tests build tiny inputs directly. The stale-state tests share one module-scoped
-study (demo corpus of 60 documents, PRESET=tiny EPOCHS=1 on CPU), copied per test.
+Data-stage tests build tiny inputs directly. The stale-state tests work on copies of the make
+chain that test_chain.py inspects (conftest.py: built once per run, PRESET=tiny on CPU).
 """
 import json
 import os
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BIN
+from tests.helpers import BIN, contextual_mt_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 CMT = str(BIN / "contextual-mt")
@@ -31,6 +31,12 @@ def run(cmd, cwd=None):
 
 
 def cmt(*args):
+    """``contextual-mt ARGS`` in this process (a subprocess would only add its start-up)."""
+    return contextual_mt_cli(*args)
+
+
+def cmt_script(*args):
+    """``contextual-mt ARGS`` through the real console script."""
     return run([CMT, *args])
 
 
@@ -109,9 +115,9 @@ def data(out, *args, lang="fr", vocab=50):
     return cmt("pipeline", "data", "--lang", lang, "--output", out, "--vocab-size", str(vocab), "--quiet", *args)
 
 
-# ============================================================================ data stage: bugs
+# ============================================================================ data stage: refusals
 def test_data_output_under_a_file_is_one_line_error(tmp_path):
-    """--output below a regular file: today a NotADirectoryError traceback from os.makedirs."""
+    """--output below a regular file: one error line naming the file, which is left as it was."""
     corpus = write_ted_folder(tmp_path / "ted")
     (tmp_path / "afile").write_text("x\n")
     proc = data(tmp_path / "afile" / "sub", "--ted", corpus)
@@ -121,8 +127,8 @@ def test_data_output_under_a_file_is_one_line_error(tmp_path):
 
 def test_data_vocab_size_too_small_names_the_option_and_leaves_nothing(tmp_path):
     """A --vocab-size below the corpus's character count fails in sentencepiece after the text
-    step: today the new output folder is left with the text splits and a state file, and the
-    message names OUTPUT/train.en instead of --vocab-size."""
+    step: the message names --vocab-size, and the new output folder is removed (no text splits,
+    no state file)."""
     corpus = write_ted_folder(tmp_path / "ted")
     out = tmp_path / "out"
     proc = data(out, "--ted", corpus, vocab=12)
@@ -131,9 +137,8 @@ def test_data_vocab_size_too_small_names_the_option_and_leaves_nothing(tmp_path)
 
 
 def test_data_rerun_with_a_fixed_vocab_size_is_not_refused(tmp_path):
-    """After the --vocab-size failure above, the corrected command is refused today ('holds the
-    data of other inputs or options (spm.vocab_size 12 -> 300); use --overwrite'), although the
-    folder holds nothing the user asked for."""
+    """After the --vocab-size failure above, the corrected command runs: the failed run left no
+    state of other options to refuse."""
     corpus = write_ted_folder(tmp_path / "ted")
     out = tmp_path / "out"
     assert data(out, "--ted", corpus, vocab=12).returncode == 1
@@ -142,7 +147,7 @@ def test_data_rerun_with_a_fixed_vocab_size_is_not_refused(tmp_path):
 
 
 def test_data_duplicate_language_column_is_refused(tmp_path):
-    """A header with the target column twice is ambiguous; today the first one is used silently."""
+    """A header with the target column twice is ambiguous: refused, naming the file."""
     def dup(split, raw):
         return raw.replace(b"talk_name\ten\tfr", b"talk_name\ten\tfr\tfr").replace(b" .\n", b" .\tautre\n")
 
@@ -153,8 +158,8 @@ def test_data_duplicate_language_column_is_refused(tmp_path):
 
 
 def test_data_gzip_without_its_trailer_is_refused(tmp_path):
-    """A ted_talks.tar.gz cut before its CRC trailer (an interrupted download) is read as if
-    whole: the gzip checksum is never verified."""
+    """A ted_talks.tar.gz cut before its CRC trailer (an interrupted download) is refused: the
+    gzip checksum is verified."""
     folder = write_ted_folder(tmp_path / "ted")
     good = write_ted_tarball(tmp_path / "good.tar.gz", folder)
     cut = tmp_path / "cut.tar.gz"
@@ -165,8 +170,8 @@ def test_data_gzip_without_its_trailer_is_refused(tmp_path):
 
 
 def test_data_refuses_language_codes_the_later_stages_refuse(tmp_path):
-    """`pipeline data --lang FR` succeeds, then `pipeline train --lang FR` says '--lang 'FR':
-    expected a language code'; the data stage should refuse it up front (layout.check_lang)."""
+    """`pipeline data --lang FR` is refused up front, as the later stages refuse it
+    (layout.check_lang), and nothing is written."""
     corpus = tmp_path / "text"
     write_text_folder(corpus, lang="FR")
     out = tmp_path / "data" / "FR"
@@ -174,7 +179,7 @@ def test_data_refuses_language_codes_the_later_stages_refuse(tmp_path):
     assert not (tmp_path / "data").exists()
 
 
-# ============================================================================ data stage: regressions
+# ============================================================================ data stage: malformed corpora
 @pytest.mark.parametrize("kind, fragment", [
     ("ragged", "all_talks_test.tsv:5: 4 tab-separated fields"),
     ("noheader", "all_talks_test.tsv:1: no 'talk_name' column"),
@@ -287,7 +292,9 @@ def test_make_data_with_two_inputs_is_refused(tmp_path):
 def test_data_output_that_is_a_file_is_refused(tmp_path):
     corpus = write_ted_folder(tmp_path / "ted")
     (tmp_path / "afile").write_text("x\n")
-    one_error(data(tmp_path / "afile", "--ted", corpus), "exists and is not a folder")
+    # through the console script: exit status 1 and one line, no traceback
+    one_error(cmt_script("pipeline", "data", "--lang", "fr", "--output", tmp_path / "afile", "--vocab-size", "50",
+                         "--quiet", "--ted", corpus), "exists and is not a folder")
 
 
 def test_data_rerun_with_a_changed_input_is_refused(tmp_path):
@@ -310,20 +317,18 @@ def test_make_data_pt_br(tmp_path):
 
 
 # ============================================================================ the trained study
+def setting(study, name):
+    """The value of the chain's make variable ``name`` (e.g. EPOCHS)."""
+    return next(v.split("=", 1)[1] for v in study["variables"] if v.startswith(name + "="))
+
+
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    """A 60-document TED corpus through make data/train (tiny, 1 epoch, CPU)/translate/score; and
-    the data of the same corpus without its last training talk (what `make data OVERWRITE=1`
-    with an edited corpus writes)."""
-    root = tmp_path_factory.mktemp("study")
-    corpus, work = root / "corpus", root / "work"
-    ok(cmt("demo-data", "--output", corpus, "--train-docs", "60", "--valid-docs", "8", "--test-docs", "8", "--ted"))
-    tarball = corpus / "ted_talks.tar.gz"
-    variables = ["LANG=fr", f"WORK={work}", "SPM_VOCAB=300", "PRESET=tiny", "EPOCHS=1", "GPUS=0", "BEAM=2"]
-    ok(make("data", *variables, f"TED={tarball}"))
-    for stage in ("train", "translate", "score"):
-        ok(make(stage, *variables))
-    # the same corpus without its last training talk
+def study(make_chain, tmp_path_factory):
+    """The shared make chain (conftest.py: a TED corpus through make data/train (tiny, CPU)/
+    translate/score/...), which the tests below copy; and the data of the same corpus without its
+    last training talk (what `make data OVERWRITE=1` with an edited corpus writes)."""
+    root = tmp_path_factory.mktemp("edited")
+    tarball = make_chain["demo"] / "ted_talks.tar.gz"
     edited = root / "edited"
     with tarfile.open(tarball) as tar:
         tar.extractall(edited)
@@ -332,8 +337,10 @@ def study(tmp_path_factory):
     last = rows[-1].split("\t")[0]
     train_tsv.write_text("\n".join(r for r in rows if not r.startswith(last + "\t")) + "\n", encoding="utf-8")
     other = root / "other"
-    ok(make("data", "LANG=fr", f"WORK={other}", f"TED={train_tsv.parent}", "SPM_VOCAB=300"))
-    return {"root": root, "work": work, "other_data": other / "data" / "fr", "variables": variables}
+    ok(make("data", "LANG=fr", f"WORK={other}", f"TED={train_tsv.parent}",
+            f"SPM_VOCAB={setting(make_chain, 'SPM_VOCAB')}"))
+    return {"root": root, "work": make_chain["work"], "other_data": other / "data" / "fr",
+            "variables": make_chain["variables"]}
 
 
 @pytest.fixture
@@ -352,8 +359,8 @@ def scores_text(work):
 
 
 def test_score_refuses_a_hand_edited_translation(study, work):
-    """Today `make score` rescores the edited file (exit 0, new BLEU): its hash no longer matches
-    what translate.json recorded for that system."""
+    """A translation edited by hand no longer matches the hash translate.json recorded for its
+    system: score refuses it, naming the file, and the scores stay as they were."""
     hyp = work / "results" / "fr" / "context.test.fr"
     lines = hyp.read_text(encoding="utf-8").splitlines()
     lines[0] = "Le chat voit le chien."
@@ -364,8 +371,8 @@ def test_score_refuses_a_hand_edited_translation(study, work):
 
 
 def test_score_refuses_translations_of_another_checkpoint(study, work):
-    """The context model changed since its translations were made (trained again): today `make
-    score` answers 'scores: up to date' and prints the old model's numbers."""
+    """The context model changed since its translations were made (trained again): score
+    refuses them, naming the system, and never answers 'up to date'."""
     import torch
 
     ckpt = work / "checkpoints" / "fr" / "context" / "checkpoint_best.pt"
@@ -379,8 +386,8 @@ def test_score_refuses_translations_of_another_checkpoint(study, work):
 
 
 def test_score_refuses_translations_of_another_source(study, work):
-    """data/fr/test.en changed after translating: today `make score` exits 0 with numbers of
-    translations of the old source."""
+    """data/fr/test.en changed after translating: score refuses the translations of the old
+    source."""
     src = work / "data" / "fr" / "test.en"
     lines = src.read_text(encoding="utf-8").splitlines()
     lines[0] = "A completely different source sentence."
@@ -389,8 +396,8 @@ def test_score_refuses_translations_of_another_source(study, work):
 
 
 def test_score_after_a_failed_translate_on_a_corrupt_checkpoint(study, work):
-    """translate refuses a truncated checkpoint (one line: correct), but `make score` then says
-    'up to date' with the numbers of the checkpoint that no longer exists."""
+    """translate refuses a truncated checkpoint with one line naming it; score then refuses too
+    (no numbers of a checkpoint that no longer exists)."""
     ckpt = work / "checkpoints" / "fr" / "context" / "checkpoint_best.pt"
     ckpt.write_bytes(ckpt.read_bytes()[:100_000])
     one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet"),
@@ -399,13 +406,13 @@ def test_score_after_a_failed_translate_on_a_corrupt_checkpoint(study, work):
 
 
 def test_translate_refuses_checkpoints_trained_on_other_data(study, work):
-    """data/fr re-prepared from an edited corpus (OVERWRITE=1): `make train` refuses the old
-    checkpoints ('trained from other data'), but `make translate` uses them with the new
-    spm.model (exit 0, only a warning about <unk> pieces) and `make score` reports numbers."""
+    """data/fr re-prepared from an edited corpus (OVERWRITE=1): train refuses the old
+    checkpoints ('other data or settings'), and so does translate, leaving the old translation
+    as it was."""
     shutil.rmtree(work / "data" / "fr")
     shutil.copytree(study["other_data"], work / "data" / "fr")
     one_error(cmt("pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-                  "--max-epoch", "1", "--model", "sentence"), "other data or settings")
+                  "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence"), "other data or settings")
     before = {s: (work / "results" / "fr" / f"{s}.test.fr").read_bytes() for s in SYSTEMS}
     one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet",
                   "--systems", "sentence"), "sentence")
@@ -413,14 +420,13 @@ def test_translate_refuses_checkpoints_trained_on_other_data(study, work):
 
 
 def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
-    """checkpoint_best.pt deleted (train.done and checkpoint_last.pt kept): `make train` fails
-    with 'training ended without checkpoint_best.pt', deletes train.done, and OVERWRITE=1 does
-    not help (it only discards checkpoints of other data): the model is stuck until its folder is
-    removed by hand."""
+    """checkpoint_best.pt deleted (train.done and checkpoint_last.pt kept): train either trains
+    again, or refuses with one line naming --overwrite and --overwrite trains again; either way
+    checkpoint_best.pt and train.done are back."""
     save = work / "checkpoints" / "fr" / "sentence"
     (save / "checkpoint_best.pt").unlink()
     args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-            "--max-epoch", "1", "--model", "sentence", "--quiet"]
+            "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence", "--quiet"]  # the chain's settings
     first = cmt(*args)
     if first.returncode != 0:  # refusing is fine if it says how to get out ...
         one_error(first)
@@ -430,8 +436,7 @@ def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
 
 
 def test_translate_source_docids_mismatch_names_the_file(study, work):
-    """data/fr/test.en one line short: the error is '42 source sentences but 43 document ids',
-    naming neither file."""
+    """data/fr/test.en one line short: the error names test.en or test.docids."""
     src = work / "data" / "fr" / "test.en"
     lines = src.read_text(encoding="utf-8").splitlines()
     src.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
@@ -440,7 +445,7 @@ def test_translate_source_docids_mismatch_names_the_file(study, work):
     assert "test.en" in err or "test.docids" in err, err
 
 
-# ----------------------------------------------------------------------------- regressions
+# ----------------------------------------------------------------------------- missing and edited state
 def test_translate_and_train_refuse_a_deleted_bin(study, work):
     shutil.rmtree(work / "data" / "fr" / "bin")
     one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--quiet"), "make data LANG=fr")
@@ -459,6 +464,7 @@ def test_translate_again_after_an_edited_translation(study, work):
 
 def test_table_with_a_missing_language(study, work):
     out = work / "results" / "table"
+    shutil.rmtree(out)  # the shared chain made the table of fr: this test starts without one
     one_error(cmt("pipeline", "table", "--langs", "fr", "de", "--results-dir", work / "results",
                   "--output-dir", out), "eval.json")
     assert not out.exists()

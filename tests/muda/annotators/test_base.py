@@ -7,15 +7,15 @@ from muda.annotators.lexicon import LexiconAnnotator
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.errors import InputError
 from muda.formats.conllu import format_conllu
-from tests.muda.helpers import S
+from tests.muda.helpers import sentence
 
 STEPS = ("source", "target", "align", "ellipsis")
 
 
 @pytest.fixture
 def lexicon(tmp_path):
-    src = [S(("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), (".", "PUNCT", None, 2, "punct"))]
-    tgt = [S(("Je", "PRON"), ("fais", "VERB"), (".", "PUNCT"))]
+    src = [sentence(("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), (".", "PUNCT", None, 2, "punct"))]
+    tgt = [sentence(("Je", "PRON"), ("fais", "VERB"), (".", "PUNCT"))]
     (tmp_path / "src.conllu").write_text(format_conllu(src))
     (tmp_path / "tgt.conllu").write_text(format_conllu(tgt))
     (tmp_path / "align").write_text("0-0 1-1 2-2\n")
@@ -41,8 +41,8 @@ def test_lexicon_annotator_cannot_do_the_source_and_says_what_to_pass(lexicon):
 
 
 def test_without_a_model_ellipsis_is_the_rule_based_detector(lexicon, tmp_path):
-    i_dont = S(("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), ("n't", "PART", None, 2, "advmod"))
-    i_eat = S(("I", "PRON", None, 2, "nsubj"), ("eat", "VERB", None, 0, "root"))
+    i_dont = sentence(("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), ("n't", "PART", None, 2, "advmod"))
+    i_eat = sentence(("I", "PRON", None, 2, "nsubj"), ("eat", "VERB", None, 0, "root"))
     models = ModelAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache")))
     for annotator in (lexicon, models):
         assert annotator.ellipsis([i_dont, i_eat], ["I do n't", "I eat"]) == [True, False]

@@ -53,7 +53,8 @@ def test_language_check_compares_canonical_codes(tmp_path):
 
 
 def test_reference_tags_without_summary_are_checked_by_their_tokens(demo, ref_tags, tmp_path):
-    """Tags from elsewhere (no summary): no language to check, today's behaviour."""
+    """Tags from elsewhere (no summary): there is no language to check; they are checked by their
+    tokens and accepted."""
     bare = tmp_path / "bare" / "ref.json"
     bare.parent.mkdir()
     bare.write_text(ref_tags.read_text())

@@ -6,11 +6,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN
 from muda.errors import InputError
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 from muda.evaluation.words import NO_TAG, document_counts, match, prf, scores, sentence_counts
 from muda.formats.hypotheses import parse_fairseq_output, read_hypotheses
+from tests.muda.helpers import MUDA_SCRIPT
 
 
 def toks(spec):
@@ -116,7 +116,7 @@ def eval_args(d, *extra):
 
 def test_eval_end_to_end_on_demo_systems(demo, tmp_path):
     out = tmp_path / "eval.json"
-    proc = subprocess.run([str(BIN / "muda"), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
+    proc = subprocess.run([str(MUDA_SCRIPT), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
                            str(demo / "context.txt"), "--names", "sentence", "context", "--output", str(out),
                            "--plot", str(tmp_path / "eval.png"), "--bootstrap", "200", "--seed", "5")],
                           capture_output=True, text=True)
@@ -130,7 +130,7 @@ def test_eval_end_to_end_on_demo_systems(demo, tmp_path):
     assert "sentence vs context" in proc.stdout and "pronouns" in proc.stdout
     assert (tmp_path / "eval.png").stat().st_size > 1000
     # the same seed gives the same p-values
-    again = subprocess.run([str(BIN / "muda"), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
+    again = subprocess.run([str(MUDA_SCRIPT), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
                             str(demo / "context.txt"), "--names", "sentence", "context", "--output",
                             str(tmp_path / "again.json"), "--bootstrap", "200", "--seed", "5")],
                            capture_output=True, text=True)
@@ -141,20 +141,20 @@ def test_eval_end_to_end_on_demo_systems(demo, tmp_path):
 def test_eval_bad_input(demo, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("\n".join((demo / "context.txt").read_text().splitlines()[:-1]) + "\n")
-    proc = subprocess.run([str(BIN / "muda"), *eval_args(demo, "--hyps", str(short))], capture_output=True, text=True)
+    proc = subprocess.run([str(MUDA_SCRIPT), *eval_args(demo, "--hyps", str(short))], capture_output=True, text=True)
     assert proc.returncode == 1 and "short.txt: has" in proc.stderr and "Traceback" not in proc.stderr
     # reference tags made from another reference: detected by the content hash in its summary
     other = tmp_path / "other.fr"
     other.write_text((demo / "test.fr").read_text().replace("maison", "demeure"))
     tagged = tmp_path / "other.tags.json"
-    proc = subprocess.run([str(BIN / "muda"), "tag", "--src", str(demo / "test.en"), "--tgt", str(demo / "test.fr"),
+    proc = subprocess.run([str(MUDA_SCRIPT), "tag", "--src", str(demo / "test.en"), "--tgt", str(demo / "test.fr"),
                            "--docids", str(demo / "test.docids"), "--tgt-lang", "fr", "--dump-tags", str(tagged),
                            "--src-conllu", str(demo / "test.en.conllu"), "--tgt-conllu", str(demo / "test.fr.conllu"),
                            "--alignments", str(demo / "test.align")], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     args = eval_args(demo, "--hyps", str(demo / "context.txt"), "--ref-tags", str(tagged))
     args[args.index("--ref") + 1] = str(other)
-    proc = subprocess.run([str(BIN / "muda"), *args], capture_output=True, text=True)
+    proc = subprocess.run([str(MUDA_SCRIPT), *args], capture_output=True, text=True)
     assert proc.returncode == 1 and "made from a different reference" in proc.stderr, proc.stderr[-2000:]
 
 
@@ -165,7 +165,7 @@ def test_eval_lexicon_without_source_annotations_is_one_clear_error(demo, tmp_pa
                      "--plot", str(tmp_path / "out" / "eval.png"), "--table", str(tmp_path / "out" / "eval.txt"))
     k = args.index("--src-conllu")
     del args[k:k + 2]
-    proc = subprocess.run([str(BIN / "muda"), *args], capture_output=True, text=True)
+    proc = subprocess.run([str(MUDA_SCRIPT), *args], capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr[-3000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "--src-conllu" in lines[0], proc.stderr[-3000:]
@@ -183,7 +183,7 @@ def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     for f in ("test.en", "test.fr", "test.docids", "test.en.conllu", "test.fr.conllu", "test.align"):
         shutil.copy(demo / f, data / f)
     lexicon = " ".join(str(demo / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
-    make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={Path(BIN).parent}", "muda-eval",
+    make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={MUDA_SCRIPT.parent.parent}", "muda-eval",
             "LANG=fr", f"HYPS={demo / 'sentence.txt'} {demo / 'context.txt'}", f"MUDA_ARGS=--lexicon {lexicon}"]
     proc = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]

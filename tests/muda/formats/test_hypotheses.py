@@ -40,8 +40,9 @@ def test_the_same_run_twice_is_accepted():
 
 @pytest.mark.parametrize("order", [None, [2, 1, 0], [2, 0, 1]])
 def test_two_runs_with_different_outputs_are_an_error_naming_the_second(order):
-    """The first was kept silently. Also when the second run starts with the sample that ended
-    the first (its S- line starts a new block)."""
+    """Two fairseq-generate runs in one file whose hypotheses differ: an error naming the second
+    one's line. Also when the second run starts with the sample that ended the first (its S- line
+    starts a new block)."""
     other = ["a b .", "C D .", "e f ."]
     first = run(HYPS, order=[0, 2, 1] if order == [2, 0, 1] else None)
     lines = first + run(other, order=order)
