@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from contextual_mt.analysis.cxmi import read_summary, summary_path
+from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
 from contextual_mt.errors import ContextualMTError, check_option
 from muda.io import atomic_write_text, outputs
 from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags

@@ -1,0 +1,105 @@
+"""``--shard i/n``: which sentences a shard scores (whole documents), and merging the shards'
+outputs into one file and one summary (only all the parts of one computation)."""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
+from contextual_mt.analysis.join import read_pcxmi
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.stage_record import differences
+from muda.io import document_spans, outputs
+
+
+def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
+    """``"i/n"`` as ``(i, n)``; no shard is ``(0, 1)``."""
+    if shard is None:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in str(shard).split("/"))
+    except ValueError:
+        raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise ContextualMTError(f"--shard {shard}: need 0 <= i < n")
+    return i, n
+
+
+def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "docids") -> List[int]:
+    """The 0-based sentences of the shard: whole documents, in n parts of about equal count."""
+    shard_i, shard_n = parse_shard(shard)
+    spans = document_spans(ids)
+    if shard_n > len(spans):
+        raise ContextualMTError(f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than "
+                                f"{shard_n} shards")
+    return [i for d, (a, b) in enumerate(spans) if d * shard_n // len(spans) == shard_i for i in range(a, b)]
+
+
+def _shard_summary(path: str) -> Dict:
+    meta_path = summary_path(path)
+    if not os.path.exists(meta_path):
+        raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")
+    meta = read_summary(meta_path)
+    if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
+        raise ContextualMTError(f"{meta_path}: has no fingerprint (written by an older version); "
+                                "score that shard again")
+    return meta
+
+
+def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
+    """Shards merge only if they are parts of one computation (same fingerprint but for the
+    shard) and are all its parts 0..n-1, once each."""
+    first, first_path = metas[0]["fingerprint"], summary_path(shards[0])
+    for path, meta in zip(shards[1:], metas[1:]):
+        differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
+        if differ:
+            raise ContextualMTError(f"{summary_path(path)}: not a shard of the same computation as {first_path} "
+                                    f"(differs in: {', '.join(differ)})")
+    parts: Dict[int, str] = {}
+    n = None
+    for path, meta in zip(shards, metas):
+        try:
+            i, n_here = parse_shard(meta["fingerprint"].get("shard"))
+        except ContextualMTError as e:
+            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})") from None
+        if n is not None and n_here != n:
+            raise ContextualMTError(f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards")
+        n = n_here
+        if i in parts:
+            raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}")
+        parts[i] = path
+    missing = [f"{i}/{n}" for i in range(n) if i not in parts]
+    if missing:
+        raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards")
+
+
+def merge_shards(shards: Sequence[str], output: str) -> Dict:
+    """Merge the JSONL outputs of ``--shard i/n`` runs into one file and one summary."""
+    with outputs(output, summary_path(output)):
+        return _merge_shards(shards, output)
+
+
+def _merge_shards(shards: Sequence[str], output: str) -> Dict:
+    metas = [_shard_summary(path) for path in shards]
+    check_shards(shards, metas)
+    records, seen = [], set()
+    for path, meta in zip(shards, metas):
+        shard_records = read_pcxmi(path)
+        if len(shard_records) != meta["sentences"]:
+            raise ContextualMTError(f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
+                                    f"{meta['sentences']}; the file is incomplete or not this shard's")
+        for lineno, r in enumerate(shard_records, start=1):
+            if r["line"] in seen:
+                raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} appears in two shards")
+            seen.add(r["line"])
+            records.append(r)
+    records.sort(key=lambda r: r["line"])
+    first = metas[0]
+    extra = {k: first.get(k) for k in ("checkpoint", "hf_model", "hf_settings", "source_context_size",
+                                       "target_context_size", "random_context", "seed") if k in first}
+    fp = {**first["fingerprint"], "shard": None}  # the merged whole
+    log_base = fp.get("log_base", first.get("log_base", "e"))
+    summary = summarize(records, log_base, {**extra, "fingerprint": fp, "merged_from": list(shards),
+                                            "records": output})
+    write_records(output, records, summary)
+    return summary

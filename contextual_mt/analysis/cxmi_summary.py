@@ -1,0 +1,48 @@
+"""A P-CXMI run's outputs: the JSONL records and the summary beside them (corpus CXMI and what
+made it), written together; reading a summary back."""
+from __future__ import annotations
+
+import json
+from typing import Dict, Optional, Sequence
+
+import numpy as np
+
+from contextual_mt.analysis.pcxmi_scorer import UNITS
+from contextual_mt.errors import ContextualMTError
+from muda.io import atomic_write_lines, atomic_write_text, check_input_file, read_lines
+
+
+def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:
+    sentence = [r["sentence_pcxmi"] for r in records]
+    tokens = [v for r in records for v in r["token_pcxmi"]]
+    return {
+        "cxmi": float(np.mean(sentence)) if sentence else 0.0,
+        "mean_token_pcxmi": float(np.mean(tokens)) if tokens else 0.0,
+        "unit": UNITS[log_base], "log_base": log_base,
+        "sentences": len(sentence), "tokens": len(tokens), **(extra or {}),
+    }
+
+
+def summary_path(output: str) -> str:
+    return (output[:-6] if output.endswith(".jsonl") else output) + ".summary.json"
+
+
+def write_records(output: str, records: Sequence[Dict], summary: Dict) -> None:
+    """The records (one JSON line each) and the summary, each written atomically."""
+    atomic_write_lines(output, [json.dumps(r, ensure_ascii=False) for r in records])
+    atomic_write_text(summary_path(output), json.dumps(summary, indent=2) + "\n")
+
+
+def read_summary(path: str) -> Dict:
+    """A ``.summary.json``: one line naming the file (and line) if it is not JSON."""
+    check_input_file(path, "summary")
+    text = "\n".join(read_lines(path))
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+    if not isinstance(value, dict):
+        raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
+    return value
+
+
