@@ -115,6 +115,16 @@ class EvalPaths:
         return path if os.path.isfile(path) else None
 
 
+def muda_folder(p: EvalPaths) -> str:
+    """muda-eval's outputs."""
+    return os.path.join(p.results, "muda")
+
+
+def reference_tags(p: EvalPaths) -> str:
+    """The reference's MuDA tags (muda-eval writes them; the report reads them)."""
+    return os.path.join(muda_folder(p), "reference.tags.json")
+
+
 def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
     if lang in (None, DEMO):
         return EvalPaths(DEMO, os.path.join("demo", "data"), "fr",

@@ -15,17 +15,9 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags
 from contextual_mt.pipeline.pcxmi import add_pair_options, record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
-
-
-def muda_folder(p: EvalPaths) -> str:
-    return os.path.join(p.results, "muda")
-
-
-def reference_tags(p: EvalPaths) -> str:
-    return os.path.join(muda_folder(p), "reference.tags.json")
 
 
 def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:

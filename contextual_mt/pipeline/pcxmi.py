@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, reference_tags
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -114,8 +114,6 @@ def merge_stage(p: EvalPaths, n: int) -> None:
 
 def report_inputs(p: EvalPaths) -> Dict[str, Optional[str]]:
     """The records, and what the report joins them with when it is there."""
-    from contextual_mt.pipeline.muda_eval import reference_tags
-
     tags = p.optional("test.tags.json")
     if tags is None and os.path.isfile(reference_tags(p)):
         tags = reference_tags(p)
