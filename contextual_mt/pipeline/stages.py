@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
+from contextual_mt.pipeline.presets import PRESETS
 
 
 @dataclass(frozen=True)
@@ -142,5 +143,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
     p.add_argument("--shards", type=int, default=4, help="tasks of the P-CXMI job array (default: 4)")
     p.add_argument("--json", action="store_true", help="one JSON object per job (default: one line of words)")
+    # the plan does not depend on the preset; submit.sh passes PRESET here so that the presets
+    # module, not the script, says which names exist
+    p.add_argument("--preset", choices=sorted(PRESETS), help="check that the train jobs' preset exists (submit.sh's "
+                   "PRESET); the plan is the same for every preset")
     p.set_defaults(func=_plan, transaction=False)
     return p

@@ -26,7 +26,8 @@
 # Variables: VAR=value arguments, else environment variables of the same name, else the default.
 #   LANG=xx          target language (source: en). Required, and only as an argument (the
 #                    environment's LANG is the locale)
-#   PRESET=small     model preset for `make train` (tiny|small|big)
+#   PRESET=          model preset for `make train`: one of contextual_mt/pipeline/presets.py's, checked
+#                    by `pipeline plan --preset`; empty: make train's default (that module's DEFAULT)
 #   MODEL=           sentence|context: train only that model; empty: both
 #   STAGES=          the stages to run, of: data train translate score pcxmi muda (pcxmi includes
 #                    the merge); empty: all
@@ -83,7 +84,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 # `make slurm LANG=fr` exports LANG=fr, which is no locale: the jobs get a UTF-8 one
 if [ "${LANG:-}" = "$PAIR" ]; then export LANG=C.UTF-8; fi
 
-PRESET=${PRESET:-small}
+PRESET=${PRESET:-}
 MODEL=${MODEL:-}
 STAGES=${STAGES:-data train translate score pcxmi muda}
 WORK=${WORK:-.}
@@ -105,7 +106,6 @@ DRY_RUN=${DRY_RUN:-0}
 [ -n "$PAIR" ] || die "give the target language: LANG=xx (e.g. LANG=fr)"
 [[ $PAIR =~ ^[A-Za-z][A-Za-z_-]*$ ]] || die "LANG=$PAIR: not a language code"
 [ "$PAIR" != demo ] && [ "$PAIR" != en ] || die "LANG=$PAIR: give the target language of an en-xx pair"
-case $PRESET in tiny|small|big) ;; *) die "PRESET=$PRESET: expected tiny, small or big";; esac
 case $MODEL in ''|sentence|context) ;; *) die "MODEL=$MODEL: expected sentence, context or nothing (both)";; esac
 [[ $SHARDS =~ ^[1-9][0-9]*$ ]] || die "SHARDS=$SHARDS: expected a positive number"
 [[ $CPUS =~ ^[1-9][0-9]*$ ]] || die "CPUS=$CPUS: expected a positive number"
@@ -133,8 +133,10 @@ USER_NAME=$(id -un)
 # the job graph: NAME NEEDS SCRIPT DEVICE GROUP MAKE_VARS STATE TODO per line (`pipeline plan`)
 CTXMT_CLI=${CTXMT_CLI:-$ROOT/.venv/bin/contextual-mt}
 [ -x "$CTXMT_CLI" ] || die "$CTXMT_CLI not found: run 'make install' first (or set CTXMT_CLI)"
-PLAN=$(LC_ALL=C.UTF-8 "$CTXMT_CLI" pipeline plan --lang "$PAIR" --root "$WORK" --shards "$SHARDS" 2>&1) \
-    || die "$(printf '%s\n' "$PLAN" | grep -v '| INFO |' | tail -n 1)"
+# (PRESET is checked there too, against the presets module: no job is submitted with a bad one)
+PLAN=$(LC_ALL=C.UTF-8 "$CTXMT_CLI" pipeline plan --lang "$PAIR" --root "$WORK" --shards "$SHARDS" \
+       ${PRESET:+--preset "$PRESET"} 2>&1) \
+    || die "LANG=$PAIR SHARDS=$SHARDS${PRESET:+ PRESET=$PRESET}: $(printf '%s\n' "$PLAN" | grep -v '| INFO |' | tail -n 1)"
 PLAN=$(printf '%s\n' "$PLAN" | grep -v '| INFO |')  # fairseq's import notes on stderr
 declare -A NEEDS SCRIPT DEVICE GROUP JOB_VARS STATE TODO
 ORDER=()
