@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
 from contextual_mt.stage_record import read_record, write_record
 from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
@@ -237,7 +238,7 @@ def add_parsers(sub) -> List[argparse.ArgumentParser]:
     p.add_argument("--beam", type=int, default=5)
     p.add_argument("--lenpen", type=float, default=1.0)
     p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--cpu", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_translate, transaction=False)  # its own transaction, after the up-to-date check
