@@ -95,10 +95,10 @@ $(need_venv)
 $(need_pair)
 $(CMT) pipeline $(1)
 endef
-# an evaluation stage: also on the demo pair (made first by `make demo` when it is not there yet)
+# an evaluation stage: also on the demo pair (the stage runs the demo first when its outputs are not
+# there yet)
 define eval_stage
 $(need_venv)
-@if [ "$(PAIR)" = demo ] && [ ! -f $(2) ]; then $(SUBMAKE) demo; fi
 $(CMT) pipeline $(1)
 endef
 
@@ -150,8 +150,7 @@ demo:
 
 cadec-demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
-	@test -f demo/checkpoints/sentence/checkpoint_best.pt || $(SUBMAKE) demo
-	$(CMT) cadec-demo --workdir demo
+	$(CMT) cadec-demo --workdir demo --demo-first
 
 data:
 	$(call pair_stage,data $(DATA_OPTS))
@@ -180,20 +179,20 @@ table:
 	$(CMT) pipeline table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
 pcxmi:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT),demo/checkpoints/context/checkpoint_best.pt)
+	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT))
 
 pcxmi-shard:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT),demo/checkpoints/context/checkpoint_best.pt)
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT))
 
 pcxmi-merge:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards $(SHARDS),demo/checkpoints/context/checkpoint_best.pt)
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards $(SHARDS))
 
 # the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
 report:
-	$(call eval_stage,report $(PAIR_OPTS),demo/checkpoints/context/checkpoint_best.pt)
+	$(call eval_stage,report $(PAIR_OPTS))
 
 muda-eval:
-	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS),demo/outputs/context.test.fr)
+	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))
 
 include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 

@@ -149,7 +149,7 @@ def _demo(args: argparse.Namespace) -> int:
 def _cadec_demo(args: argparse.Namespace) -> int:
     from contextual_mt.demo.cadec import run_cadec_demo
 
-    run_cadec_demo(args.workdir, epochs=args.epochs)
+    run_cadec_demo(args.workdir, epochs=args.epochs, demo_first=args.demo_first)
     return 0
 
 
@@ -348,6 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the two-pass translations with the base model's")
     p.add_argument("--workdir", default="demo")
     p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--demo-first", action="store_true", help="run the demo first when its sentence-level model "
+                   "is not there yet (make cadec-demo); without it, that is an error")
     p.set_defaults(func=_cadec_demo, transaction=False)  # resumes step by step
 
     add_pipeline_parsers(sub)

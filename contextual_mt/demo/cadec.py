@@ -15,7 +15,7 @@ from typing import Dict, List
 
 from tqdm import tqdm
 
-from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs
+from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs, run_demo_first
 from contextual_mt.errors import ContextualMTError
 from muda.io import atomic_write_text, read_lines
 
@@ -57,7 +57,8 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
     return save_dir / "checkpoint_best.pt"
 
 
-def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4) -> Dict:
+def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_first: bool = False) -> Dict:
+    """``demo_first``: run the demo first when its sentence-level model is not there yet (``make cadec-demo``)."""
     from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
@@ -71,6 +72,8 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4) -> Di
     folders = DemoFolders(LANG, str(work))
     data, spm, base = work / "data", Path(folders.spm), Path(folders.checkpoint("sentence"))
     data_bin = Path(folders.bin)
+    if demo_first:
+        run_demo_first(str(base), workdir)
     for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
             raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)")

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags
-from contextual_mt.pipeline.pcxmi import add_pair_options, record_path
+from contextual_mt.pipeline.pcxmi import add_pair_options, demo_first, record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -127,6 +127,8 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    paths = eval_paths(args.lang, args.root)
+    demo_first(paths, paths.translations[-1])  # the demo's context model's translation
     run_muda_eval(MudaEvalOptions(args.lang, args.root, hyps=args.hyps or (), muda_args=args.muda_args,
                                   muda_tag_args=args.muda_tag_args or "", comet_model=args.comet_model))
     return 0

@@ -71,11 +71,21 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
             raise ContextualMTError(f"{paths.test(side)} not found (README, 'make {stage}')")
 
 
+def demo_first(p: EvalPaths, needed: str) -> None:
+    """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` is not
+    there yet (other pairs' stages only check their inputs)."""
+    if p.pair == DEMO:
+        from contextual_mt.demo.pipeline import run_demo_first
+
+        run_demo_first(needed)
+
+
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.inference.checkpoint import ModelOptions
 
     p = o.paths
+    demo_first(p, p.checkpoint)
     check_inputs(p)
     if o.merge_shards is not None:
         merge_stage(p, o.merge_shards)
@@ -146,7 +156,9 @@ def _pcxmi(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    report_stage(eval_paths(args.lang, args.root))
+    paths = eval_paths(args.lang, args.root)
+    demo_first(paths, paths.checkpoint)
+    report_stage(paths)
     return 0
 
 
