@@ -126,6 +126,21 @@ class StageRecord:
             os.unlink(self.path)
 
 
+def record_finished(path: str) -> bool:
+    """Whether the done-record at ``path`` says its stage finished: it is there, it is a JSON
+    object (stages write it atomically, last), and every output it names (``outputs``: file ->
+    sha256, as ``StageRecord`` writes) is still that file. The settings are not compared: the job
+    chain asks "finished?", the stage itself "made from these inputs and settings?"."""
+    try:
+        record = read_record(path)
+    except ContextualMTError:
+        return False  # unreadable: not finished; the stage reruns and says what is wrong
+    if not isinstance(record, dict):
+        return False
+    made = record.get("outputs", {})
+    return isinstance(made, dict) and all(os.path.isfile(p) and file_sha256(p) == h for p, h in made.items())
+
+
 def summary_if_current(output: str, summary: str, fingerprint: Dict, count_key: str,
                        expected: Optional[int] = None, **same: object) -> Optional[Dict]:
     """The summary of a finished run when ``output`` and ``summary`` were made from exactly this

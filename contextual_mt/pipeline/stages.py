@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
 from contextual_mt.pipeline.presets import PRESETS
+from contextual_mt.stage_record import record_finished
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Stage:
     name: str  # the job's name (and, but for muda, the `contextual-mt pipeline` command)
     needs: Tuple[str, ...]  # the jobs whose outputs it reads
     inputs: Tuple[str, ...]
-    finished: Tuple[str, ...]  # the outputs whose presence marks the stage finished for the job chain
+    records: Tuple[str, ...]  # the done-records it writes when it finishes (the job chain's "finished")
     device: str  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
     make: str  # the make target a job runs
     script: str  # its Slurm script (recipes/slurm/)
@@ -39,11 +40,11 @@ _TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
 _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
 STAGES: Tuple[Stage, ...] = (
-    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json",),
           "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB")),
-    Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/checkpoint_best.pt", "{ckpt}/{model}/train.done"),
+    Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/train.done",),
           "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True),
-    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), _TRANSLATIONS,
+    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), ("{results}/translate.json",),
           "gpu", "translate", "translate.sbatch", "translate"),
     Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
           "score.sbatch", "score"),
@@ -51,9 +52,9 @@ STAGES: Tuple[Stage, ...] = (
           ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
           "pcxmi", make_vars=("SHARDS",), sharded=True),
     Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
-          ("{results}/pcxmi.summary.json", "{results}/report/report.md"), "cpu", "pcxmi-merge",
+          ("{results}/pcxmi.summary.json", "{results}/.stage/report.json"), "cpu", "pcxmi-merge",
           "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",)),
-    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/muda/eval.json",), "gpu", "muda-eval",
+    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/muda-eval.json",), "gpu", "muda-eval",
           "muda.sbatch", "muda"),
 )
 # the stages that are not jobs of the chain: run by hand, or by `make table` over several pairs
@@ -71,7 +72,8 @@ def stage(name: str) -> Stage:
 @dataclass
 class Job:
     """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
-    not finished yet (a sharded stage), ``finished``: every marker output is there."""
+    not finished yet (a sharded stage), ``finished``: every done-record of the stage says so
+    (``stage_record.record_finished``)."""
     name: str
     stage: str
     needs: List[str]
@@ -84,15 +86,12 @@ class Job:
     shards: Optional[int]
     finished: bool
     todo: List[int]
+    records: List[str] = field(default_factory=list)  # its done-records (delete them to redo the stage)
 
 
 def _paths(layout: PairLayout) -> Dict[str, str]:
     return {"data": layout.data, "ckpt": os.path.dirname(layout.checkpoints("context")), "results": layout.results,
             "lang": layout.lang}
-
-
-def _present(path: str) -> bool:
-    return os.path.isfile(path) and os.path.getsize(path) > 0
 
 
 def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
@@ -104,14 +103,18 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
         needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
                                                  else [need])]
         for model in (MODELS if s.per_model else (None,)):
-            def done(shard: int = 0) -> bool:
+            def records(shard: int = 0) -> List[str]:
                 fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
-                return all(_present(t.format(**fields)) for t in s.finished)
+                return [t.format(**fields) for t in s.records]
+
+            def done(shard: int = 0) -> bool:
+                return all(record_finished(r) for r in records(shard))
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name
             out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, list(s.make_vars), model,
-                           shards if s.sharded else None, not todo if s.sharded else done(), todo))
+                           shards if s.sharded else None, not todo if s.sharded else done(), todo,
+                           [r for i in (range(1, shards + 1) if s.sharded else (0,)) for r in records(i)]))
     for j in out:  # shards are intermediate: done once what merges them is
         if j.shards and all(k.finished for k in out if j.name in k.needs):
             j.finished, j.todo = True, []

@@ -11,16 +11,17 @@
 # It prints one line per stage on stdout: `STAGE JOBID STATUS`, STATUS being
 #   submitted  a job was submitted now (pcxmi: `submitted shards=1,3/4`, the shards still to do)
 #   queued     a job of this stage (same job name) is already pending or running: it is reused
-#   done       the stage's outputs are complete (JOBID is `-`); nothing is submitted
+#   done       the stage's done-records say it finished (JOBID is `-`); nothing is submitted
 #   off        not selected (STAGES, MODEL) and not done (JOBID `-`)
 #   blocked    needs a stage that is off or blocked (JOBID `-`)
 #
-# Safe to re-run: a stage whose outputs are complete is not submitted again, and its dependents do
+# Safe to re-run: a stage whose done-records say it finished is not submitted again, and its dependents do
 # not wait for it; a stage with a live job named JOB_PREFIX-LANG-STAGE (squeue, this user) is not
 # submitted twice, its dependents wait for that job. A pending job whose dependency failed
 # (DependencyNeverSatisfied) is cancelled and submitted again. To redo a finished stage, delete its
-# outputs (and those of the stages after it). The stages, what each needs, its script, GPU or CPU,
-# the Make variables its job gets and whether it is complete come from one declaration:
+# done-records (`pipeline plan --json` lists them as `records`; and those of the stages after it).
+# The stages, what each needs, its script, GPU or CPU, the Make variables its job gets and whether it
+# is finished (by the records the stages write) come from one declaration:
 # `contextual-mt pipeline plan --lang LANG --root WORK --shards SHARDS` (contextual_mt/pipeline/stages.py).
 #
 # Variables: VAR=value arguments, else environment variables of the same name, else the default.

@@ -7,6 +7,8 @@ synthetic corpus; installs Slurm with apt-get as root when missing), wherever it
 installed, or root with apt-get. CONTEXTUAL_MT_TEST_SLURM=0 skips it; =1 runs it even where it
 looks impossible (to see why it fails).
 """
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -143,8 +145,14 @@ def _touch(path: Path, text: str = "x\n") -> None:
     path.write_text(text)
 
 
+def _record(path: Path, stage: str, *made: Path) -> None:
+    """A done-record as the stages write it (stage_record.StageRecord): the outputs with their sha256."""
+    _touch(path, json.dumps({"stage": stage, "fingerprint": {},
+                             "outputs": {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in made}}))
+
+
 def finish(work: Path, *stages: str, shards: int = 4) -> None:
-    """Write the completion files of these stages (as submit.sh checks them)."""
+    """Write the outputs and the done-records of these stages (`pipeline plan` reads the records)."""
     d, c, r = work / "data" / "fr", work / "checkpoints" / "fr", work / "results" / "fr"
     for stage in stages:
         if stage == "data":
@@ -153,16 +161,21 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
             model = stage[len("train-"):]
             _touch(c / model / "checkpoint_best.pt"), _touch(c / model / "train.done", "{}")
         elif stage == "translate":
+            record = {}
             for s in ("sentence", "context", "context-gold"):
                 _touch(r / f"{s}.test.fr")
+                record[s] = {"fingerprint": {}, "output": hashlib.sha256(b"x\n").hexdigest()}
+            _touch(r / "translate.json", json.dumps(record))
         elif stage == "score":
             _touch(r / "scores.json", "{}")
         elif stage.startswith("shard-"):
             _touch(r / f"pcxmi.shard-{stage[len('shard-'):]}-of-{shards}.summary.json", "{}")
         elif stage == "pcxmi-merge":
             _touch(r / "pcxmi.summary.json", "{}"), _touch(r / "report" / "report.md")
+            _record(r / ".stage" / "report.json", "report", r / "report" / "report.md")
         elif stage == "muda":
             _touch(r / "muda" / "eval.json", "{}")
+            _record(r / ".stage" / "muda-eval.json", "muda-eval", r / "muda" / "eval.json")
         else:
             raise ValueError(stage)
 

@@ -6,8 +6,8 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
-from contextual_mt.stage_record import (PartialFile, StageRecord, differences, read_record, resumable_records,
-                                        stale_error, summary_if_current)
+from contextual_mt.stage_record import (PartialFile, StageRecord, differences, read_record, record_finished,
+                                        resumable_records, stale_error, summary_if_current)
 
 
 def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
@@ -68,6 +68,21 @@ def test_differences_and_the_overwrite_message():
     assert "OVERWRITE=1" in message
 
 
+def test_a_stage_is_finished_when_its_done_record_says_so(tmp_path):
+    out, record = tmp_path / "eval.json", tmp_path / ".stage" / "muda-eval.json"
+    out.write_text("{}\n")
+    assert not record_finished(str(record))  # never finished
+    record.parent.mkdir()
+    StageRecord(str(record), "muda-eval").save({"lang": "fr"}, [str(out)])
+    assert record_finished(str(record))  # whatever the settings: the chain asks "finished?"
+    out.write_text("{\"edited\": 1}\n")
+    assert not record_finished(str(record))  # an output is no longer the file the stage wrote
+    record.write_text("{not json")
+    assert not record_finished(str(record))  # unreadable: the stage reruns and says so
+    (tmp_path / "train.done").write_text("{}")
+    assert record_finished(str(tmp_path / "train.done"))  # a record that lists no outputs
+
+
 def test_plan_declares_the_job_chain(tmp_path):
     graph = {j.name: j for j in jobs("pt-br", str(tmp_path), shards=3)}
     assert list(graph) == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
@@ -93,6 +108,8 @@ def test_plan_states_follow_the_outputs(tmp_path):
     (results / "report").mkdir()
     (results / "pcxmi.summary.json").write_text("{}")
     (results / "report" / "report.md").write_text("# report\n")
+    (results / ".stage").mkdir()  # the report's done-record, as StageRecord writes it
+    StageRecord(str(results / ".stage" / "report.json"), "report").save({}, [str(results / "report" / "report.md")])
     graph = {j.name: j for j in jobs("fr", str(tmp_path), shards=2)}
     assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
     with pytest.raises(ContextualMTError, match="--lang 'FR'"):
