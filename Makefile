@@ -166,8 +166,10 @@ score:
 
 # make contrastive LANG=xx SETS="voita:deixis_test.json bawden:anaphora.json contrapro:contrapro.json,ctx..."
 contrastive:
+	$(need_venv)
+	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
-	$(call pair_stage,contrastive $(PAIR_OPTS) --sets $(SETS))
+	$(CMT) pipeline contrastive $(PAIR_OPTS) --sets $(SETS)
 
 all:
 	$(need_pair)

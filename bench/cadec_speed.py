@@ -26,6 +26,7 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
+from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
 TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-scheduler", "inverse_sqrt",
          "--warmup-updates", "20", "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
          "--max-tokens", "4096", "--cpu", "--no-progress-bar", "--log-format", "simple", "--log-interval", "10",
@@ -33,7 +34,7 @@ TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-sc
 
 
 def wps(work: Path, model_args, updates: int) -> float:
-    proc = subprocess.run([str(BIN / "fairseq-train"), str(work / "data-bin"), "--user-dir", USER_DIR, *model_args,
+    proc = subprocess.run([str(BIN / "fairseq-train"), demo_bin(work), "--user-dir", USER_DIR, *model_args,
                            *TRAIN, "--max-update", str(updates)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
@@ -48,7 +49,7 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     from contextual_mt.tasks.cadec_translation import sample_translations
 
     m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
-                                        data=str(work / "data-bin"), cpu=True))
+                                        data=demo_bin(work), cpu=True))
     task = m.task
     task.load_dataset("train")
     dataset = task.datasets["train"]

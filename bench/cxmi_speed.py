@@ -23,11 +23,12 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
+from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
 
 
 def score_reference(work: Path, ckpt: Path, context: int, batch: int):
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), str(work / "data-bin"), "--user-dir", USER_DIR,
+        [str(BIN / "fairseq-generate"), demo_bin(work), "--user-dir", USER_DIR,
          "--task", "document_translation", "-s", "en", "-t", "fr", "--source-context-size", "0",
          "--target-context-size", str(context), "--path", str(ckpt), "--score-reference",
          "--batch-size", str(batch), "--gen-subset", "test", "--cpu"], capture_output=True, text=True)

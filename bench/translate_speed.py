@@ -24,11 +24,12 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
+from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
 
 
 def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), str(work / "data-bin"), "--user-dir", USER_DIR,
+        [str(BIN / "fairseq-generate"), demo_bin(work), "--user-dir", USER_DIR,
          "--task", "document_translation", "-s", "en", "-t", "fr", "--target-context-size", "0",
          "--path", str(ckpt), "--beam", str(beam), "--batch-size", str(batch), "--gen-subset", "test",
          "--cpu"], capture_output=True, text=True)

@@ -8,20 +8,24 @@ global state (the one-line error handling is installed by the commands, see ``cl
 Layout, one job per folder, from the base up (no module imports one that imports it back:
 tests/test_architecture.py):
   symbols, errors   the context symbols and add-symbols; the error type (on muda.errors and muda.io)
-  data/             ContextDataset and the one builder of model inputs
+  data/             ContextDataset, the one builder of model inputs, the one context-trimming rule
   models/, tasks/   fairseq registrations: the contextual transformer, CADec, their tasks
   generation/       fairseq-generate hooks: prefix search, --score-reference, --scoring muda
-  inference/        checkpoint loading, sentencepiece codec, batching, beam search, document
-                    translation, the scoring backend (token log-probs with and without context)
+  stage_record      a stage's fingerprint, done-record, .partial resume rule and --overwrite refusal
+  inference/        the model interface (scoring and translation backends, model families),
+                    checkpoint loading, sentencepiece codec, batching (one --max-tokens rule),
+                    beam search, the waves loop, fairseq document translation and scoring
   hf/               Hugging Face models (--hf-model) as scoring and translation backends
   analysis/         CXMI / P-CXMI on a scoring backend, and its report (tables, plot, viewer)
   contrastive/      contrastive test sets in their authors' formats, scored on a backend
   metrics           ``contextual-mt score``: BLEU, chrF, d-BLEU, COMET
-  pipeline/         the study per language pair: ``contextual-mt pipeline STAGE``, ``make all``
+  pipeline/         the study per language pair: ``contextual-mt pipeline STAGE``, ``make all``;
+                    the stages and presets declared once
+  hydra_configs/    the presets' Hydra configs (package data)
   demo/             the offline demo (synthetic corpus with planted phenomena) and the CADec demo
   cli               argparse -> options object -> library call
-The other top-level modules each hold one idea that several folders share (e.g. which scoring
-backend a model option selects).
+The other top-level modules each hold one idea that several folders share (the symbols, the
+error type, the stage record).
 """
 import contextual_mt_compat
 

@@ -113,9 +113,9 @@ class StageRecord:
 
     def current(self, fingerprint: Dict) -> bool:
         record = read_record(self.path)
-        if not record or record.get("fingerprint") != fingerprint or not record.get("outputs"):
+        if not isinstance(record, dict) or record.get("fingerprint") != fingerprint or not record.get("outputs"):
             return False
-        return all(os.path.isfile(p) and file_sha256(p) == h for p, h in record["outputs"].items())
+        return outputs_intact(record)
 
     def save(self, fingerprint: Dict, outputs: Iterable[str]) -> None:
         write_record(self.path, {"stage": self.stage, "fingerprint": fingerprint,
@@ -135,8 +135,11 @@ def record_finished(path: str) -> bool:
         record = read_record(path)
     except ContextualMTError:
         return False  # unreadable: not finished; the stage reruns and says what is wrong
-    if not isinstance(record, dict):
-        return False
+    return isinstance(record, dict) and outputs_intact(record)
+
+
+def outputs_intact(record: Dict) -> bool:
+    """Every output a record lists (``outputs``: file -> sha256) is still the file it wrote."""
     made = record.get("outputs", {})
     return isinstance(made, dict) and all(os.path.isfile(p) and file_sha256(p) == h for p, h in made.items())
 

@@ -41,6 +41,11 @@ class DemoFolders(PairLayout):
         return os.path.join(self.root, "checkpoints", model)
 
 
+def demo_bin(workdir: str) -> str:
+    """The demo's binarized data (for the benchmarks that read it after `make demo`)."""
+    return DemoFolders(LANG, str(workdir)).bin
+
+
 def _log(msg: str) -> None:
     print(f"[demo] {msg}", flush=True)
 

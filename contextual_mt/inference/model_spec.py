@@ -96,7 +96,10 @@ FAMILIES: Dict[type, ModelFamily] = {ModelOptions: FairseqFamily(), HFModelOptio
 
 def family(spec: ModelSpec) -> ModelFamily:
     """The family of a model specification: what opens, fingerprints and names it."""
-    return FAMILIES[type(spec)]
+    for kind in type(spec).__mro__:  # a subclass of an option class is of its family
+        if kind in FAMILIES:
+            return FAMILIES[kind]
+    raise TypeError(f"not a model specification: {type(spec).__name__}")
 
 
 def model_name(spec: ModelSpec) -> str:

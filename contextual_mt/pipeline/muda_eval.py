@@ -87,12 +87,18 @@ def _flags(files: Dict[str, Optional[str]]) -> List[str]:
     return out
 
 
+def _arg_files(args: str) -> Dict[str, Optional[str]]:
+    """Content hashes of the files named in pass-through muda options (a lexicon's CoNLL-U and
+    alignments, ...), so that changing one remakes the stage; model folders are named, not hashed."""
+    return file_hashes({token: token for token in shlex.split(args) if os.path.isfile(token)})
+
+
 def tag_reference(o: MudaEvalOptions) -> str:
     p = o.paths
     tags, pre = reference_tags(p), _annotations(p)
     inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
     fp = {**file_hashes({**inputs, **pre}), "lang": p.muda_lang, "args": o.muda_tag_args,
-          "version": project_version()}
+          "arg_files": _arg_files(o.muda_tag_args), "version": project_version()}
     record = StageRecord(record_path(p, "muda-tags"), "muda-tags")
     if record.current(fp):
         print(f"reference tags: {tags} (cached)")
@@ -114,7 +120,8 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     files = {"src": p.test("en"), "ref": p.test(p.target), "docids": p.test("docids"), "ref_tags": tags,
              "src_conllu": src_conllu}
     fp = {**file_hashes(files), "hyps": [file_hashes({"h": h})["h"] for h in o.hyps], "hyp_files": list(o.hyps),
-          "lang": p.muda_lang, "args": o.muda_args, "version": project_version()}
+          "lang": p.muda_lang, "args": o.muda_args, "arg_files": _arg_files(o.muda_args),
+          "version": project_version()}
     record = StageRecord(record_path(p, "muda-eval"), "muda-eval")
     if record.current(fp):
         print(f"{out['output']}: up to date (made from these translations and reference tags)")

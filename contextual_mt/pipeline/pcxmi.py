@@ -156,9 +156,7 @@ def _pcxmi(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    paths = eval_paths(args.lang, args.root)
-    demo_first(paths, paths.checkpoint)
-    report_stage(paths)
+    report_stage(eval_paths(args.lang, args.root))
     return 0
 
 

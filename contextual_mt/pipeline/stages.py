@@ -34,6 +34,9 @@ class Stage:
     make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
     per_model: bool = False  # one job per model (train-sentence, train-context)
     sharded: bool = False  # a job array, one task per shard
+    # outputs a finished stage must still have (non-empty) beside its records, for the records that
+    # do not list their outputs' hashes (train.done, translate.json, the data summary, ...)
+    outputs: Tuple[str, ...] = ()
 
 
 _TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
@@ -41,11 +44,13 @@ _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
 STAGES: Tuple[Stage, ...] = (
     Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json",),
-          "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB")),
+          "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
+          outputs=("{data}/bin/dict.{lang}.txt",)),
     Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/train.done",),
-          "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True),
+          "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True,
+          outputs=("{ckpt}/{model}/checkpoint_best.pt",)),
     Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), ("{results}/translate.json",),
-          "gpu", "translate", "translate.sbatch", "translate"),
+          "gpu", "translate", "translate.sbatch", "translate", outputs=_TRANSLATIONS),
     Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
           "score.sbatch", "score"),
     Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
@@ -103,12 +108,16 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
         needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
                                                  else [need])]
         for model in (MODELS if s.per_model else (None,)):
-            def records(shard: int = 0) -> List[str]:
+            def fill(templates: Tuple[str, ...], shard: int = 0) -> List[str]:
                 fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
-                return [t.format(**fields) for t in s.records]
+                return [t.format(**fields) for t in templates]
+
+            def records(shard: int = 0) -> List[str]:
+                return fill(s.records, shard)
 
             def done(shard: int = 0) -> bool:
-                return all(record_finished(r) for r in records(shard))
+                return (all(record_finished(r) for r in records(shard))
+                        and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)))
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name

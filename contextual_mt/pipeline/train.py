@@ -111,7 +111,8 @@ def fingerprint(o: TrainOptions) -> Dict:
         "config": file_sha256(config_file(o.preset)),
         "model": o.model,
         "pretrained": file_sha256(o.pretrained) if o.pretrained else None,
-        "overrides": list(o.overrides),
+        # the preset's own overrides first, as the command line has them
+        "overrides": [*get_preset(o.preset).overrides, *o.overrides],
     }
 
 
