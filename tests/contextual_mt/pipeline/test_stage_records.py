@@ -83,6 +83,25 @@ def test_a_stage_is_finished_when_its_done_record_says_so(tmp_path):
     assert record_finished(str(tmp_path / "train.done"))  # a record that lists no outputs
 
 
+def test_a_job_is_not_finished_without_the_outputs_its_record_does_not_list(tmp_path):
+    """train.done and translate.json name no output hashes: the checkpoint and the three
+    translations must still be there for the chain to count the job as done."""
+    ckpt = tmp_path / "checkpoints" / "pt-br" / "sentence"
+    ckpt.mkdir(parents=True)
+    (ckpt / "train.done").write_text("{}")
+    assert not {j.name: j for j in jobs("pt-br", str(tmp_path))}["train-sentence"].finished
+    (ckpt / "checkpoint_best.pt").write_bytes(b"x")
+    assert {j.name: j for j in jobs("pt-br", str(tmp_path))}["train-sentence"].finished
+    results = tmp_path / "results" / "pt-br"
+    results.mkdir(parents=True)
+    (results / "translate.json").write_text("{}")
+    for system in ("sentence", "context"):
+        (results / f"{system}.test.pt-br").write_text("x\n")
+    assert not {j.name: j for j in jobs("pt-br", str(tmp_path))}["translate"].finished  # context-gold missing
+    (results / "context-gold.test.pt-br").write_text("x\n")
+    assert {j.name: j for j in jobs("pt-br", str(tmp_path))}["translate"].finished
+
+
 def test_plan_declares_the_job_chain(tmp_path):
     graph = {j.name: j for j in jobs("pt-br", str(tmp_path), shards=3)}
     assert list(graph) == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
