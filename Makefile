@@ -139,9 +139,12 @@ install: check-python fairseq-wheel browser
 	$(PY) -m contextual_mt_compat
 	$(PY) -c "import fairseq, contextual_mt; print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'is installed in $(VENV)')"
 
+# make test: one pytest process per core (pytest-xdist), each test file in one of them, the
+# longest files first (tests/conftest.py); TEST_WORKERS=0 runs them all in this process
+TEST_WORKERS ?= auto
 test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 # the demo corpus through the study's data and train stages (PRESET=demo), then its comparison
 demo:

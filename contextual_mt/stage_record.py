@@ -12,6 +12,11 @@ the code decides the numbers) and its outputs are still the files it wrote. This
 * the one refusal for outputs made from something else (``stale_error``, ``OVERWRITE_HINT``):
   ``--overwrite`` (make: ``OVERWRITE=1``) discards them, everywhere.
 
+The rule every stage follows: a finished output whose fingerprint is not this run's is made
+again (translations, scores, the report, muda-eval, finished CXMI records); what a stage builds on
+or resumes from (a prepared data folder, checkpoints, an interrupted run's ``.partial``) is
+refused when it was made from something else, until ``--overwrite`` discards it.
+
 It sits below analysis/, contrastive/ and pipeline/ and imports only errors and muda.io.
 """
 from __future__ import annotations

@@ -4,12 +4,13 @@ most once per run (on first use), on the tiny corpus of tests/conftest.py (``dat
 Tests get a model through the session fixture ``zoo`` (``zoo.checkpoint("sentence")``); they read
 its files and never write into its folder. A test whose subject is training itself (resuming,
 fine-tuning, data-parallel, Hydra configs, refusals of fairseq-train) still trains its own."""
-import threading
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Tuple
 
 from tests.helpers import BIN, run, train
+from tests.run_once import run_lock
 
 PAIR = ("-s", "en", "-t", "fr")
 # a stock fairseq sentence-level model (--task translation --arch transformer), 64-dimensional
@@ -49,23 +50,24 @@ MODELS: Dict[str, TinyModel] = {
 
 
 class Zoo:
-    """Trains the MODELS on ``data_bin`` under ``root`` on first use; thread-safe (a fixture may
-    train several side by side)."""
+    """Trains the MODELS on ``data_bin`` under ``root`` on first use; safe for threads (a fixture
+    may train several side by side) and for the processes of pytest-xdist (a file lock each)."""
 
     def __init__(self, data_bin: Path, root: Path):
         self.data_bin, self.root = data_bin, root
-        self._locks = {name: threading.Lock() for name in MODELS}
 
     def folder(self, name: str) -> Path:
         """The save directory of model ``name`` (trained first if needed)."""
         model = MODELS[name]
         save = self.root / name
-        with self._locks[name]:
-            if not (save / "checkpoint_last.pt").exists():
+        with run_lock(self.root / f"{name}.lock"):
+            if not (self.root / f"{name}.trained").exists():
+                shutil.rmtree(save, ignore_errors=True)  # a cut-off training starts again from scratch
                 if model.stock:
                     run([str(BIN / "fairseq-train"), str(self.data_bin), *model.stock, "--save-dir", str(save)])
                 else:
                     train(self.data_bin, save, *model.options, epochs=model.epochs)
+                (self.root / f"{name}.trained").touch()
         return save
 
     def checkpoint(self, name: str) -> Path:

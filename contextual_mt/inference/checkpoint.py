@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence
 
 import torch
 
+from contextual_mt.checkpoint_file import read_checkpoint
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.codec import SentencePieceCodec
 
@@ -30,12 +31,7 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
 
     if os.path.isdir(path):
         raise ContextualMTError(f"{path}: is a directory, not a checkpoint file")
-    if not os.path.isfile(path):
-        raise ContextualMTError(f"{path}: checkpoint not found")
-    try:
-        state = checkpoint_utils.load_checkpoint_to_cpu(path)
-    except Exception as e:
-        raise ContextualMTError(f"{path}: cannot read checkpoint ({type(e).__name__}: {e})") from None
+    state = read_checkpoint(path)
     cfg = state.get("cfg")
     task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
     if task_name is None and state.get("args") is not None:

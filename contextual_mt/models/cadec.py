@@ -31,6 +31,7 @@ from fairseq.models import (FairseqEncoder, FairseqEncoderDecoderModel, FairseqI
 from fairseq.modules import MultiheadAttention, PositionalEmbedding
 from torch import Tensor
 
+from contextual_mt.checkpoint_file import read_checkpoint
 from contextual_mt.errors import ContextualMTError
 
 logger = logging.getLogger(__name__)
@@ -263,16 +264,9 @@ class CADecDecoder(FairseqIncrementalDecoder):
 def load_base_model(path: str, task) -> Tuple[nn.Module, Dict]:
     """The base checkpoint's model, checked: a sentence-level translation model whose
     dictionaries are the task's. Returns it and its model config (stored in CADec's)."""
-    from fairseq import checkpoint_utils
-
     if not path:
         raise ContextualMTError("--base-model: give the sentence-level base checkpoint CADec refines")
-    if not os.path.isfile(path):
-        raise ContextualMTError(f"{path}: --base-model checkpoint not found")
-    try:
-        state = checkpoint_utils.load_checkpoint_to_cpu(path)
-    except Exception as e:
-        raise ContextualMTError(f"{path}: cannot read --base-model checkpoint ({type(e).__name__}: {e})") from None
+    state = read_checkpoint(path, "--base-model checkpoint")
     cfg = state.get("cfg")
     task_name = getattr(cfg.task, "_name", None) if cfg is not None else None
     if task_name not in ("translation", "document_translation"):

@@ -122,7 +122,8 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
         assert m["tokens"] == f["tokens"] and m["doc"] == f["doc"]
         assert np.allclose(m["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     merged = json.loads((tmp_path / "merged.summary.json").read_text())
-    assert merged["cxmi"] == pytest.approx(full["cxmi"])
+    # the merge reads the records, whose values are rounded to 6 decimals
+    assert merged["cxmi"] == pytest.approx(full["cxmi"], abs=1e-6)
     assert merged["fingerprint"] == dict(full["fingerprint"], shard=None)
     with pytest.raises(ContextualMTError, match="shard 0/3 given twice"):
         from contextual_mt.analysis.cxmi import merge_shards

@@ -6,9 +6,10 @@ make table -> make contrastive, on CPU."""
 import pytest
 
 from tests.contextual_mt.pipeline.chain import build_make_chain
+from tests.run_once import build_once
 
 
 @pytest.fixture(scope="session")
 def make_chain(tmp_path_factory):
     """The make chain, once per run (chain.py): tests read it, or work on a copy of it."""
-    return build_make_chain(tmp_path_factory.mktemp("study"))
+    return build_once(tmp_path_factory, "study", build_make_chain)
