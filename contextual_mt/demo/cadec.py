@@ -17,17 +17,14 @@ from tqdm import tqdm
 
 from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs, run_demo_first
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.presets import fairseq_train_options
 from muda.io import atomic_write_text, read_lines
 
 CADEC_ARGS = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
               "--cadec-p", "0.5", "--cadec-corrupt", "0.2"]
-# the demo preset's optimisation (pipeline/presets.py, hydra_configs/tiny.yaml) as fairseq-train
-# options: CADec is no model kind of the study's train stage, so it is trained here
-TRAINING = ["-s", "en", "-t", LANG, "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", "2e-3",
-            "--lr-scheduler", "inverse_sqrt", "--warmup-updates", "200",
-            "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
-            "--dropout", "0.1", "--max-tokens", "4096", "--no-epoch-checkpoints", "--seed", "1",
-            "--log-format", "simple", "--log-interval", "100"]
+# CADec is no model kind of the study's train stage, so it is trained here, with the demo
+# preset's settings (pipeline/presets.py, hydra_configs/tiny.yaml) as fairseq-train options
+TRAINING = ["-s", "en", "-t", LANG, *fairseq_train_options("demo", skip=("max_epoch",))]
 
 
 def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, model_args: List[str]) -> Path:

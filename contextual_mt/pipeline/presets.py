@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError
 
@@ -65,6 +65,41 @@ def config_epochs(name: str) -> Optional[int]:
 
     with open(config_file(name), encoding="utf-8") as f:
         return (yaml.safe_load(f).get("optimization") or {}).get("max_epoch")
+
+
+# the config sections that become fairseq-train options (task and model belong to the caller)
+_TRAIN_SECTIONS = ("common", "optimization", "optimizer", "lr_scheduler", "criterion", "dataset", "checkpoint")
+
+
+def fairseq_train_options(name: str, skip: Tuple[str, ...] = ()) -> List[str]:
+    """The preset's Hydra config, with its overrides, as ``fairseq-train`` options: for a model
+    that the train stage does not train (the CADec demo) to be trained with the same settings.
+    ``skip``: keys the caller sets itself (e.g. ``max_epoch``); the model's dropout is included,
+    values left to the caller (``???``) are not."""
+    import yaml
+
+    with open(config_file(name), encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    for override in get_preset(name).overrides:
+        key, value = override.split("=", 1)
+        section, field_name = key.split(".", 1)
+        config.setdefault(section, {})[field_name] = yaml.safe_load(value)
+    items = [(k, v) for section in _TRAIN_SECTIONS for k, v in (config.get(section) or {}).items()]
+    items += [(k, v) for k, v in (config.get("model") or {}).items() if k == "dropout"]
+    options: List[str] = []
+    for key, value in items:
+        if key == "_name" or key in skip or value == "???" or value is False or value is None:
+            continue  # a section's _name is its component, named below
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            options.append(flag)
+        else:
+            options += [flag, " ".join(str(v) for v in value) if isinstance(value, list) else str(value)]
+    for section in ("optimizer", "lr_scheduler", "criterion"):
+        component = (config.get(section) or {}).get("_name")
+        if component:
+            options += ["--" + section.replace("_", "-"), component]
+    return options
 
 
 def markdown_table() -> str:
