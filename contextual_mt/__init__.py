@@ -23,9 +23,10 @@ tests/test_architecture.py):
                     the stages and presets declared once
   hydra_configs/    the presets' Hydra configs (package data)
   demo/             the offline demo (synthetic corpus with planted phenomena) and the CADec demo
-  cli               argparse -> options object -> library call
+  cli               argparse -> options object -> library call (pipeline_cli: the pipeline's
+                    stages); no other module parses arguments
 The other top-level modules each hold one idea that several folders share (the symbols, the
-error type, the stage record).
+error type, the stage record, the checkpoint reader).
 """
 import contextual_mt_compat
 

@@ -359,20 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
 def add_pipeline_parsers(sub) -> None:
     """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``
     (the stages are declared in ``pipeline/stages.py``)."""
-    from contextual_mt.pipeline import contrastive_stage, muda_eval, pcxmi, prepare, stages, study_table, systems, train
+    from contextual_mt.pipeline_cli import add_stage_parsers
 
     p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
                        "`make train`, `make translate`, `make score`, `make pcxmi`, `make muda-eval`, "
                        "`make contrastive` and `make table` run)")
     commands = p.add_subparsers(dest="stage", required=True)
-    prepare.add_parser(commands)
-    train.add_parser(commands)
-    systems.add_parsers(commands)
-    pcxmi.add_parsers(commands)
-    muda_eval.add_parser(commands)
-    contrastive_stage.add_parser(commands)
-    study_table.add_parser(commands)
-    stages.add_parser(commands)
+    add_stage_parsers(commands)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

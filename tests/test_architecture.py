@@ -137,6 +137,19 @@ def test_at_most_eight_top_level_modules(package):
     assert len(top) <= 8, f"{package}: {len(top)} top-level modules: {', '.join(top)}"
 
 
+# argparse belongs to the command-line layer (CADec also imports it for fairseq's plugin API,
+# which hands each registered model a parser in add_args)
+ARGPARSE_MODULES = {"contextual_mt.cli", "contextual_mt.pipeline_cli", "muda.cli", "contextual_mt.models.cadec"}
+
+
+def test_argument_parsing_lives_in_the_cli_layer():
+    parsing = {name for name, path in module_files(ROOT).items()
+               if any(isinstance(node, (ast.Import, ast.ImportFrom))
+                      and "argparse" in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module])
+                      for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert parsing == ARGPARSE_MODULES
+
+
 def test_checker_finds_cycles_and_one_way_violations(tmp_path):
     """The checks above can fail: a planted cycle (also through a function-level and a relative
     import) and a planted muda -> contextual_mt import are found."""

@@ -9,7 +9,6 @@ accuracies side by side. A re-run scores only what is missing or made from other
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import dataclass
@@ -102,23 +101,3 @@ def markdown(table: Dict, systems: Sequence[str]) -> str:
         rows.append(f"| {name} | {r['format']} | {r['groups']} | "
                     + " | ".join(f"{r[s]['accuracy']:.3f}" for s in systems) + " |")
     return "Contrastive accuracy (fraction of groups where the correct translation wins)\n\n" + "\n".join(rows) + "\n"
-
-
-def _run(args: argparse.Namespace) -> int:
-    table = run_stage(ContrastiveStageOptions(args.lang, args.sets, args.root, systems=args.systems,
-                                              batch_size=args.batch_size, cpu=args.cpu, progress=not args.quiet))
-    print(markdown(table, args.systems))
-    return 0
-
-
-def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("contrastive", help="accuracy of the sentence and context models on contrastive test sets")
-    p.add_argument("--lang", required=True)
-    p.add_argument("--root", default=".")
-    p.add_argument("--sets", nargs="+", required=True, metavar="FORMAT:FILE[,CONTEXT_FILE...]")
-    p.add_argument("--systems", nargs="+", default=list(CONTRASTIVE_SYSTEMS), choices=list(CONTRASTIVE_SYSTEMS))
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--cpu", action="store_true")
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=_run, transaction=False)  # one transaction per set and system, kept as each ends
-    return p

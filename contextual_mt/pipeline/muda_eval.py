@@ -8,7 +8,6 @@ step is kept while its stage record says it was made from the same inputs and op
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags
-from contextual_mt.pipeline.pcxmi import add_pair_options, demo_first, record_path
+from contextual_mt.pipeline.pcxmi import record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -131,24 +130,3 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
            *_flags({"src_conllu": src_conllu}), *shlex.split(o.muda_args),
            "--output", out["output"], "--table", out["table"], "--plot", out["plot"]])
     record.save(fp, list(out.values()))
-
-
-def _run(args: argparse.Namespace) -> int:
-    paths = eval_paths(args.lang, args.root)
-    demo_first(paths, paths.translations[-1])  # the demo's context model's translation
-    run_muda_eval(MudaEvalOptions(args.lang, args.root, hyps=args.hyps or (), muda_args=args.muda_args,
-                                  muda_tag_args=args.muda_tag_args or "", comet_model=args.comet_model))
-    return 0
-
-
-def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("muda-eval", help="MuDA evaluation of the translations (the reference tagged once)")
-    add_pair_options(p)
-    p.add_argument("--hyps", nargs="+", help="systems to compare, the first the baseline (default: the study's "
-                   "translations)")
-    p.add_argument("--muda-args", help="more `muda eval` options, as one string (default: the demo's lexicon, or "
-                   "--comet-model)")
-    p.add_argument("--muda-tag-args", help="more `muda tag` options for tagging the reference, as one string")
-    p.add_argument("--comet-model", help="also COMET in `muda eval` (when --muda-args is not given)")
-    p.set_defaults(func=_run, transaction=False)  # muda's commands run their own transactions
-    return p

@@ -9,10 +9,9 @@ them. Each output is kept while its stage record says it was made from the same 
 """
 from __future__ import annotations
 
-import argparse
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, reference_tags
@@ -147,35 +146,3 @@ def report_stage(p: EvalPaths) -> None:
     summary = run_report(ReportOptions(inputs["pcxmi"], folder, conllu=inputs["conllu"], tags=inputs["tags"]))
     print("\n".join(report_lines(summary, folder)))
     record.save(fp, [os.path.join(folder, name) for name in ("report.md", "report.json")])
-
-
-def _pcxmi(args: argparse.Namespace) -> int:
-    run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
-                                      overwrite=args.overwrite, progress=not args.quiet))
-    return 0
-
-
-def _report(args: argparse.Namespace) -> int:
-    report_stage(eval_paths(args.lang, args.root))
-    return 0
-
-
-def add_pair_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lang", help="target language (source: English); default: the demo pair (demo/, results/demo)")
-    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
-
-
-def add_parsers(sub) -> List[argparse.ArgumentParser]:
-    p = sub.add_parser("pcxmi", help="P-CXMI of the test references with the context model, and its report")
-    add_pair_options(p)
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based; no report): the Slurm array's task")
-    g.add_argument("--merge-shards", type=int, metavar="N", help="join the N shards, then the report")
-    p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
-                   "from other inputs or settings (OUTPUT.partial)")
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=_pcxmi, transaction=False)  # each output is its own transaction
-    q = sub.add_parser("report", help="the P-CXMI report (tables, plot, viewer) of results/xx/pcxmi.jsonl")
-    add_pair_options(q)
-    q.set_defaults(func=_report, transaction=False)
-    return [p, q]

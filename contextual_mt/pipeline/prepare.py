@@ -24,7 +24,6 @@ fingerprint and that record live in ``data_plan.py``; this module runs the steps
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -37,7 +36,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
-from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, SCRATCH, SPM_TYPES, STATE, STEPS, SUMMARY, DataOptions,
+from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, SCRATCH, STATE, STEPS, SUMMARY, DataOptions,
                                                DataState, Plan, clear_outputs, default_workers, load_state,
                                                lock_folder, make_plan, old_output_names, remove_path,
                                                unlock_folder)
@@ -391,67 +390,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]
 
 
 # ============================================================================ command line
-def _run(args: argparse.Namespace) -> int:
-    options = DataOptions(lang=args.lang, output=args.output, ted=args.ted, iwslt=args.iwslt, text=args.text,
-                          vocab_size=args.vocab_size, spm_type=args.spm_type,
-                          character_coverage=args.character_coverage,
-                          input_sentence_size=args.input_sentence_size, iwslt_dev=args.iwslt_dev,
-                          iwslt_test=args.iwslt_test, workers=args.workers, overwrite=args.overwrite)
-    summary = prepare_data(options, progress=not args.quiet)
-    for split in SPLITS:
-        s = summary["splits"][split]
-        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
-              + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items()))
-    print(f"wrote {options.output}: text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ "
-          f"(dictionary {summary['bin']['dictionary_size']}), summary.json")
-    return 0
 
 
-CLI_DESCRIPTION = """\
-Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
-  {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
-  spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
-  bin/                                 fairseq-preprocess --joined-dictionary output, with <brk> and
-                                       <mask> in the dictionaries and {split}.en-LANG.docids
-  summary.json                         counts per split, settings, fingerprint, seconds per step
-Each step is renamed into place when complete; a re-run with the same inputs and options skips
-the finished steps, one with other inputs or options is refused unless --overwrite."""
 
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``data`` subcommand to ``subparsers`` (of ``contextual-mt pipeline``)."""
-    p = subparsers.add_parser(
-        "data", help="prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
-        description=CLI_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--lang", required=True, help="target language code (the source is en), e.g. fr, de, pt-br")
-    source = p.add_argument_group("input (exactly one)")
-    source.add_argument("--ted", metavar="PATH", help="the TED talks corpus of Qi et al. 2018: ted_talks.tar.gz or "
-                        "the folder it unpacks to (Moses-tokenized: detokenized with sacremoses)")
-    source.add_argument("--iwslt", metavar="DIR", help="an IWSLT17 en-XX release folder (train.tags.* and "
-                        "IWSLT17.TED.*.xml)")
-    source.add_argument("--text", metavar="DIR", help="a folder with {train,valid,test}.{en,XX,docids}, used as is")
-    p.add_argument("--output", required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
-    p.add_argument("--vocab-size", type=int, default=DataOptions.vocab_size,
-                   help=f"sentencepiece pieces (default: {DataOptions.vocab_size})")
-    p.add_argument("--spm-type", choices=SPM_TYPES, default=DataOptions.spm_type,
-                   help=f"sentencepiece model type (default: {DataOptions.spm_type})")
-    p.add_argument("--character-coverage", type=float,
-                   help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)")
-    p.add_argument("--input-sentence-size", type=int, default=DataOptions.input_sentence_size,
-                   help="sentencepiece trains on a random sample of at most this many sentences "
-                        f"(default: {DataOptions.input_sentence_size})")
-    p.add_argument("--iwslt-dev", metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated "
-                   "(default: dev2010)")
-    p.add_argument("--iwslt-test", metavar="SETS", help="IWSLT set(s) for the test split, comma-separated "
-                   "(default: tst2015 if present, else the newest tst set)")
-    p.add_argument("--workers", type=int, default=DataOptions.workers,
-                   help=f"processes for detokenization, encoding and binarization (default: {default_workers()})")
-    p.add_argument("--overwrite", action="store_true",
-                   help="replace what OUTPUT holds (by default, a run with other inputs or options is refused, "
-                        "and a run with the same ones skips the finished steps)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
-    p.set_defaults(func=_run, transaction=False)  # the stage writes and resumes step by step
-    return p
-
-
-__all__ = ["DataOptions", "add_parser", "default_workers", "prepare_data"]
+__all__ = ["DataOptions", "default_workers", "prepare_data"]

@@ -9,7 +9,6 @@ a per-model stage), ``{shard}`` / ``{shards}`` (a task of a sharded stage).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -17,7 +16,6 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
-from contextual_mt.pipeline.presets import PRESETS
 from contextual_mt.stage_record import record_finished
 
 
@@ -142,22 +140,3 @@ def format_plan(job_list: List[Job], as_json: bool) -> str:
     words = lambda xs: ",".join(str(x) for x in xs) or "-"  # noqa: E731
     return "\n".join(f"{j.name} {words(j.needs)} {j.script} {j.device} {j.group} {words(j.make_vars)} "
                      f"{'done' if j.finished else 'todo'} {words(j.todo)}" for j in job_list)
-
-
-def _plan(args: argparse.Namespace) -> int:
-    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
-    return 0
-
-
-def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("plan", help="print the job graph of a language pair (what recipes/slurm/submit.sh submits)")
-    p.add_argument("--lang", required=True)
-    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
-    p.add_argument("--shards", type=int, default=4, help="tasks of the P-CXMI job array (default: 4)")
-    p.add_argument("--json", action="store_true", help="one JSON object per job (default: one line of words)")
-    # the plan does not depend on the preset; submit.sh passes PRESET here so that the presets
-    # module, not the script, says which names exist
-    p.add_argument("--preset", choices=sorted(PRESETS), help="check that the train jobs' preset exists (submit.sh's "
-                   "PRESET); the plan is the same for every preset")
-    p.set_defaults(func=_plan, transaction=False)
-    return p

@@ -21,9 +21,8 @@ This module is the command; reading, gathering, the text formats and the figure 
 """
 from __future__ import annotations
 
-import argparse
 import json
-from typing import Any, Dict
+from typing import Dict
 
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.gather import gather
@@ -54,27 +53,6 @@ def build_table(options: TableOptions) -> Dict:
         raise ContextualMTError(str(e)) from None
 
 
-def _table_command(args: argparse.Namespace) -> int:
-    table = build_table(TableOptions(args.langs, args.results_dir, args.output_dir, args.alpha))
-    print(format_markdown(table))
-    print("wrote " + ", ".join(table["files"].values()))
-    return 0
 
-
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """The ``table`` subcommand (``contextual-mt pipeline table``)."""
-    p = subparsers.add_parser("table", help="the cross-language results table (BLEU, COMET, word f-measure per "
-                              "MuDA tag; significance against the sentence-level system)")
-    p.add_argument("--langs", nargs="+", required=True, help="target languages, e.g. --langs de fr ja")
-    p.add_argument("--results-dir", default="results",
-                   help="where RESULTS/xx/muda/eval.json and RESULTS/xx/scores.json are (default: results)")
-    p.add_argument("--output-dir", default=None,
-                   help="where table.md, table.csv, table.json and table.png go (default: RESULTS_DIR/table, "
-                        "i.e. results/table)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    p.set_defaults(func=_table_command, output_dir_args=("output_dir",))
-    return p
-
-
-__all__ = ["TableOptions", "build_table", "add_parser", "read_language", "gather", "format_markdown",
+__all__ = ["TableOptions", "build_table", "read_language", "gather", "format_markdown",
            "format_csv", "plot_table", "system_key", "LanguageResults", "BASELINE", "OUTPUT_FILES"]

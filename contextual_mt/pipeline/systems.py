@@ -9,15 +9,13 @@ with a model) of every system.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from dataclasses import asdict, dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
 from contextual_mt.stage_record import read_record, write_record
 from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
@@ -212,41 +210,3 @@ def format_scores(result: Dict) -> str:
             row += f" {r['comet']['score']:7.4f}" if "comet" in r else f" {'-':>7s}"
         rows.append(row)
     return "\n".join(rows)
-
-
-def _translate(args: argparse.Namespace) -> int:
-    out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
-                                           lenpen=args.lenpen, batch_size=args.batch_size,
-                                           max_tokens=args.max_tokens, cpu=args.cpu, progress=not args.quiet))
-    for system, path in out.items():
-        print(f"{system}: {path}")
-    return 0
-
-
-def _score(args: argparse.Namespace) -> int:
-    result = score_systems(ScoreOptions(args.lang, args.root, systems=args.systems, comet_model=args.comet_model,
-                                        comet_batch_size=args.comet_batch_size))
-    print(format_scores(result))
-    return 0
-
-
-def add_parsers(sub) -> List[argparse.ArgumentParser]:
-    p = sub.add_parser("translate", help="translate the test set with the sentence, context and context-gold systems")
-    p.add_argument("--lang", required=True)
-    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
-    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--lenpen", type=float, default=1.0)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
-    p.add_argument("--cpu", action="store_true")
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=_translate, transaction=False)  # its own transaction, after the up-to-date check
-    q = sub.add_parser("score", help="BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json")
-    q.add_argument("--lang", required=True)
-    q.add_argument("--root", default=".")
-    q.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    q.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
-    q.add_argument("--comet-batch-size", type=int, default=16)
-    q.set_defaults(func=_score, transaction=False)
-    return [p, q]

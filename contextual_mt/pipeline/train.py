@@ -14,7 +14,6 @@ trained from; re-running resumes from ``checkpoint_last.pt`` only when that stil
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -27,7 +26,7 @@ from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
-from contextual_mt.pipeline.presets import DEFAULT, PRESETS, config_dir, config_file, get_preset
+from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset
 from contextual_mt.stage_record import read_record, stale_error, write_record
 from muda.io import file_sha256
 
@@ -267,37 +266,3 @@ def _last_error(log_path: str) -> str:
         if line.startswith("error:") or "Error" in line.split(":")[0]:
             return line[:300]
     return ""
-
-
-def _train(args: argparse.Namespace) -> int:
-    models = [args.model] if args.model else list(MODELS)
-    options = [TrainOptions(args.lang, m, preset=args.preset, root=args.root, pretrained=args.pretrained,
-                            gpus=args.gpus, fp16=args.fp16, max_epoch=args.max_epoch, max_update=args.max_update,
-                            overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
-               for m in models]  # every option checked before anything trains
-    for o in options:
-        record = train_model(o)
-        print(f"{o.model} model: {o.layout.checkpoint(o.model)} ({record.get('num_updates', '?')} updates, "
-              f"valid loss {record.get('valid_loss')})")
-    return 0
-
-
-def add_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("train", help="train the study's sentence-level and context models of a language pair")
-    p.add_argument("--lang", required=True, help="target language (source: English)")
-    p.add_argument("--model", choices=MODELS, help="default: both")
-    p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT,
-                   help="; ".join(f"{p.name}: {p.about}" for p in PRESETS.values()).replace("%", "%%"))
-    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
-    p.add_argument("--pretrained", help="sentence-level checkpoint to fine-tune (--preset big)")
-    p.add_argument("--gpus", type=int, help="default: every visible GPU; 0 = CPU")
-    p.add_argument("--fp16", action=argparse.BooleanOptionalAction, default=None,
-                   help="default: on GPUs with compute capability >= 7.0")
-    p.add_argument("--max-epoch", type=int, help="default: the preset's (per model kind for the demo preset)")
-    p.add_argument("--max-update", type=int)
-    p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
-    p.add_argument("--overwrite", action="store_true", help="discard checkpoints trained from other data or settings")
-    p.add_argument("--quiet", action="store_true")
-    p.set_defaults(func=_train, transaction=False)  # resumable: manages its own files
-    return p

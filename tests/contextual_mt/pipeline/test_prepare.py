@@ -10,7 +10,8 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
-from contextual_mt.pipeline.prepare import DataOptions, add_parser, prepare_data
+from contextual_mt.pipeline.prepare import DataOptions, prepare_data
+from contextual_mt.pipeline_cli import add_data_parser
 from muda.errors import run_command
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 
@@ -261,7 +262,7 @@ def test_character_coverage_default():
 def cli(argv):
     parser = argparse.ArgumentParser(prog="contextual-mt pipeline")
     sub = parser.add_subparsers(dest="command", required=True)
-    assert add_parser(sub).prog.endswith("data")
+    assert add_data_parser(sub).prog.endswith("data")
     args = parser.parse_args(argv)
     assert args.transaction is False
     return run_command(args.func, args, None)

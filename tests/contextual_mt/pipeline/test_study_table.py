@@ -26,7 +26,8 @@ import types
 import pytest
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, add_parser, build_table, system_key
+from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, build_table, system_key
+from contextual_mt.pipeline_cli import add_table_parser
 from muda.phenomena.registry import phenomenon_names
 
 SYSTEMS = ("sentence", "context", "context-gold")
@@ -505,7 +506,7 @@ def test_an_unwritable_output_is_found_before_reading(tmp_path):
 # ----------------------------------------------------------------------------- the command
 def _parser():
     parser = argparse.ArgumentParser(prog="contextual-mt pipeline")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    add_table_parser(parser.add_subparsers(dest="command", required=True))
     return parser
 
 

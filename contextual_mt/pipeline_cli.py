@@ -1,0 +1,290 @@
+"""``contextual-mt pipeline STAGE``: the argument parsers of the study's stages, each a thin
+layer over its library call (argparse -> options object -> function of pipeline/). The stages
+themselves (pipeline/) know nothing of argparse; ``make`` and submit.sh call these commands."""
+from __future__ import annotations
+
+import argparse
+from typing import Any, List
+
+from contextual_mt.inference.batching import MAX_TOKENS_HELP
+from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
+from contextual_mt.pipeline.layout import eval_paths
+from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
+from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, demo_first, report_stage, run_pcxmi_stage
+from contextual_mt.pipeline.data_plan import SPM_TYPES
+from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data
+from contextual_mt.pipeline.presets import DEFAULT, PRESETS
+from contextual_mt.pipeline.stages import format_plan, jobs
+from contextual_mt.pipeline.study_table import TableOptions, build_table, format_markdown
+from contextual_mt.pipeline.systems import (SYSTEMS, ScoreOptions, SystemsOptions, format_scores, score_systems,
+                                            translate_systems)
+from contextual_mt.pipeline.train import MODELS, TrainOptions, train_model
+
+
+def add_stage_parsers(commands: Any) -> None:
+    """Every stage's subcommand, in the order of the study."""
+    add_data_parser(commands)
+    add_train_parser(commands)
+    add_translate_score_parsers(commands)
+    add_pcxmi_parsers(commands)
+    add_muda_eval_parser(commands)
+    add_contrastive_parser(commands)
+    add_table_parser(commands)
+    add_plan_parser(commands)
+
+
+# ---------------------------------------------------------------- prepare.py
+def _data(args: argparse.Namespace) -> int:
+    options = DataOptions(lang=args.lang, output=args.output, ted=args.ted, iwslt=args.iwslt, text=args.text,
+                          vocab_size=args.vocab_size, spm_type=args.spm_type,
+                          character_coverage=args.character_coverage,
+                          input_sentence_size=args.input_sentence_size, iwslt_dev=args.iwslt_dev,
+                          iwslt_test=args.iwslt_test, workers=args.workers, overwrite=args.overwrite)
+    summary = prepare_data(options, progress=not args.quiet)
+    for split in SPLITS:
+        s = summary["splits"][split]
+        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
+              + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items()))
+    print(f"wrote {options.output}: text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ "
+          f"(dictionary {summary['bin']['dictionary_size']}), summary.json")
+    return 0
+
+
+DATA_DESCRIPTION = """\
+Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
+  {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
+  spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
+  bin/                                 fairseq-preprocess --joined-dictionary output, with <brk> and
+                                       <mask> in the dictionaries and {split}.en-LANG.docids
+  summary.json                         counts per split, settings, fingerprint, seconds per step
+Each step is renamed into place when complete; a re-run with the same inputs and options skips
+the finished steps, one with other inputs or options is refused unless --overwrite."""
+
+
+def add_data_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``data`` subcommand to ``subparsers`` (of ``contextual-mt pipeline``)."""
+    p = subparsers.add_parser(
+        "data", help="prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
+        description=DATA_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lang", required=True, help="target language code (the source is en), e.g. fr, de, pt-br")
+    source = p.add_argument_group("input (exactly one)")
+    source.add_argument("--ted", metavar="PATH", help="the TED talks corpus of Qi et al. 2018: ted_talks.tar.gz or "
+                        "the folder it unpacks to (Moses-tokenized: detokenized with sacremoses)")
+    source.add_argument("--iwslt", metavar="DIR", help="an IWSLT17 en-XX release folder (train.tags.* and "
+                        "IWSLT17.TED.*.xml)")
+    source.add_argument("--text", metavar="DIR", help="a folder with {train,valid,test}.{en,XX,docids}, used as is")
+    p.add_argument("--output", required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
+    p.add_argument("--vocab-size", type=int, default=DataOptions.vocab_size,
+                   help=f"sentencepiece pieces (default: {DataOptions.vocab_size})")
+    p.add_argument("--spm-type", choices=SPM_TYPES, default=DataOptions.spm_type,
+                   help=f"sentencepiece model type (default: {DataOptions.spm_type})")
+    p.add_argument("--character-coverage", type=float,
+                   help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)")
+    p.add_argument("--input-sentence-size", type=int, default=DataOptions.input_sentence_size,
+                   help="sentencepiece trains on a random sample of at most this many sentences "
+                        f"(default: {DataOptions.input_sentence_size})")
+    p.add_argument("--iwslt-dev", metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated "
+                   "(default: dev2010)")
+    p.add_argument("--iwslt-test", metavar="SETS", help="IWSLT set(s) for the test split, comma-separated "
+                   "(default: tst2015 if present, else the newest tst set)")
+    p.add_argument("--workers", type=int, default=DataOptions.workers,
+                   help=f"processes for detokenization, encoding and binarization (default: {default_workers()})")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace what OUTPUT holds (by default, a run with other inputs or options is refused, "
+                        "and a run with the same ones skips the finished steps)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_data, transaction=False)  # the stage writes and resumes step by step
+    return p
+
+
+# ---------------------------------------------------------------- train.py
+def _train(args: argparse.Namespace) -> int:
+    models = [args.model] if args.model else list(MODELS)
+    options = [TrainOptions(args.lang, m, preset=args.preset, root=args.root, pretrained=args.pretrained,
+                            gpus=args.gpus, fp16=args.fp16, max_epoch=args.max_epoch, max_update=args.max_update,
+                            overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
+               for m in models]  # every option checked before anything trains
+    for o in options:
+        record = train_model(o)
+        print(f"{o.model} model: {o.layout.checkpoint(o.model)} ({record.get('num_updates', '?')} updates, "
+              f"valid loss {record.get('valid_loss')})")
+    return 0
+
+
+def add_train_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("train", help="train the study's sentence-level and context models of a language pair")
+    p.add_argument("--lang", required=True, help="target language (source: English)")
+    p.add_argument("--model", choices=MODELS, help="default: both")
+    p.add_argument("--preset", choices=sorted(PRESETS), default=DEFAULT,
+                   help="; ".join(f"{p.name}: {p.about}" for p in PRESETS.values()).replace("%", "%%"))
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--pretrained", help="sentence-level checkpoint to fine-tune (--preset big)")
+    p.add_argument("--gpus", type=int, help="default: every visible GPU; 0 = CPU")
+    p.add_argument("--fp16", action=argparse.BooleanOptionalAction, default=None,
+                   help="default: on GPUs with compute capability >= 7.0")
+    p.add_argument("--max-epoch", type=int, help="default: the preset's (per model kind for the demo preset)")
+    p.add_argument("--max-update", type=int)
+    p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
+    p.add_argument("--overwrite", action="store_true", help="discard checkpoints trained from other data or settings")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_train, transaction=False)  # resumable: manages its own files
+    return p
+
+
+# ---------------------------------------------------------------- systems.py
+def _translate(args: argparse.Namespace) -> int:
+    out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
+                                           lenpen=args.lenpen, batch_size=args.batch_size,
+                                           max_tokens=args.max_tokens, cpu=args.cpu, progress=not args.quiet))
+    for system, path in out.items():
+        print(f"{system}: {path}")
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    result = score_systems(ScoreOptions(args.lang, args.root, systems=args.systems, comet_model=args.comet_model,
+                                        comet_batch_size=args.comet_batch_size))
+    print(format_scores(result))
+    return 0
+
+
+def add_translate_score_parsers(sub) -> List[argparse.ArgumentParser]:
+    p = sub.add_parser("translate", help="translate the test set with the sentence, context and context-gold systems")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    p.add_argument("--beam", type=int, default=5)
+    p.add_argument("--lenpen", type=float, default=1.0)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
+    p.add_argument("--cpu", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_translate, transaction=False)  # its own transaction, after the up-to-date check
+    q = sub.add_parser("score", help="BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json")
+    q.add_argument("--lang", required=True)
+    q.add_argument("--root", default=".")
+    q.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    q.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
+    q.add_argument("--comet-batch-size", type=int, default=16)
+    q.set_defaults(func=_score, transaction=False)
+    return [p, q]
+
+
+# ---------------------------------------------------------------- pcxmi.py
+def _pcxmi(args: argparse.Namespace) -> int:
+    run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
+                                      overwrite=args.overwrite, progress=not args.quiet))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    report_stage(eval_paths(args.lang, args.root))
+    return 0
+
+
+def add_pair_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", help="target language (source: English); default: the demo pair (demo/, results/demo)")
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+
+
+def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
+    p = sub.add_parser("pcxmi", help="P-CXMI of the test references with the context model, and its report")
+    add_pair_options(p)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based; no report): the Slurm array's task")
+    g.add_argument("--merge-shards", type=int, metavar="N", help="join the N shards, then the report")
+    p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
+                   "from other inputs or settings (OUTPUT.partial)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_pcxmi, transaction=False)  # each output is its own transaction
+    q = sub.add_parser("report", help="the P-CXMI report (tables, plot, viewer) of results/xx/pcxmi.jsonl")
+    add_pair_options(q)
+    q.set_defaults(func=_report, transaction=False)
+    return [p, q]
+
+
+# ---------------------------------------------------------------- muda_eval.py
+def _muda_eval(args: argparse.Namespace) -> int:
+    paths = eval_paths(args.lang, args.root)
+    demo_first(paths, paths.translations[-1])  # the demo's context model's translation
+    run_muda_eval(MudaEvalOptions(args.lang, args.root, hyps=args.hyps or (), muda_args=args.muda_args,
+                                  muda_tag_args=args.muda_tag_args or "", comet_model=args.comet_model))
+    return 0
+
+
+def add_muda_eval_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("muda-eval", help="MuDA evaluation of the translations (the reference tagged once)")
+    add_pair_options(p)
+    p.add_argument("--hyps", nargs="+", help="systems to compare, the first the baseline (default: the study's "
+                   "translations)")
+    p.add_argument("--muda-args", help="more `muda eval` options, as one string (default: the demo's lexicon, or "
+                   "--comet-model)")
+    p.add_argument("--muda-tag-args", help="more `muda tag` options for tagging the reference, as one string")
+    p.add_argument("--comet-model", help="also COMET in `muda eval` (when --muda-args is not given)")
+    p.set_defaults(func=_muda_eval, transaction=False)  # muda's commands run their own transactions
+    return p
+
+
+# ---------------------------------------------------------------- contrastive_stage.py
+def _contrastive(args: argparse.Namespace) -> int:
+    table = run_stage(ContrastiveStageOptions(args.lang, args.sets, args.root, systems=args.systems,
+                                              batch_size=args.batch_size, cpu=args.cpu, progress=not args.quiet))
+    print(markdown(table, args.systems))
+    return 0
+
+
+def add_contrastive_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("contrastive", help="accuracy of the sentence and context models on contrastive test sets")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".")
+    p.add_argument("--sets", nargs="+", required=True, metavar="FORMAT:FILE[,CONTEXT_FILE...]")
+    p.add_argument("--systems", nargs="+", default=list(CONTRASTIVE_SYSTEMS), choices=list(CONTRASTIVE_SYSTEMS))
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--cpu", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_contrastive, transaction=False)  # one transaction per set and system, kept as each ends
+    return p
+
+
+# ---------------------------------------------------------------- study_table.py
+def _table(args: argparse.Namespace) -> int:
+    table = build_table(TableOptions(args.langs, args.results_dir, args.output_dir, args.alpha))
+    print(format_markdown(table))
+    print("wrote " + ", ".join(table["files"].values()))
+    return 0
+
+
+def add_table_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """The ``table`` subcommand (``contextual-mt pipeline table``)."""
+    p = subparsers.add_parser("table", help="the cross-language results table (BLEU, COMET, word f-measure per "
+                              "MuDA tag; significance against the sentence-level system)")
+    p.add_argument("--langs", nargs="+", required=True, help="target languages, e.g. --langs de fr ja")
+    p.add_argument("--results-dir", default="results",
+                   help="where RESULTS/xx/muda/eval.json and RESULTS/xx/scores.json are (default: results)")
+    p.add_argument("--output-dir", default=None,
+                   help="where table.md, table.csv, table.json and table.png go (default: RESULTS_DIR/table, "
+                        "i.e. results/table)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    p.set_defaults(func=_table, output_dir_args=("output_dir",))
+    return p
+
+
+# ---------------------------------------------------------------- stages.py
+def _plan(args: argparse.Namespace) -> int:
+    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
+    return 0
+
+
+def add_plan_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("plan", help="print the job graph of a language pair (what recipes/slurm/submit.sh submits)")
+    p.add_argument("--lang", required=True)
+    p.add_argument("--root", default=".", help="the folder holding data/, checkpoints/ and results/")
+    p.add_argument("--shards", type=int, default=4, help="tasks of the P-CXMI job array (default: 4)")
+    p.add_argument("--json", action="store_true", help="one JSON object per job (default: one line of words)")
+    # the plan does not depend on the preset; submit.sh passes PRESET here so that the presets
+    # module, not the script, says which names exist
+    p.add_argument("--preset", choices=sorted(PRESETS), help="check that the train jobs' preset exists (submit.sh's "
+                   "PRESET); the plan is the same for every preset")
+    p.set_defaults(func=_plan, transaction=False)
+    return p
