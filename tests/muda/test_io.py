@@ -187,3 +187,13 @@ def test_muda_tag_on_a_full_disk(demo, tmp_path, monkeypatch):
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {out}") and "No space left on device" in lines[0], lines
     assert not out.exists()
+
+
+def test_lines_streamed_from_an_archive_follow_the_same_rules():
+    from muda.io import decoded_lines
+
+    assert list(decoded_lines([b"\xef\xbb\xbfa\r\n", b"\xef\xbb\xbfb\n"], "m.tsv")) == [(1, "a"), (2, "\ufeffb")]
+    with pytest.raises(InputError, match=r"m.tsv:2: a NUL byte"):
+        list(decoded_lines([b"a\n", b"b\x00\n"], "m.tsv"))
+    with pytest.raises(InputError, match=r"m.tsv:2: not UTF-8"):
+        list(decoded_lines([b"a\n", b"caf\xe9\n"], "m.tsv"))
