@@ -47,6 +47,8 @@ def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
     ``first_line``: the line number of ``data``'s first line (1: the start of the file)."""
     if first_line == 1 and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
+    elif first_line == 1 and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)")
     try:  # all of it at once: the offset of a bad byte is the data's, not a buffer's
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -116,6 +116,9 @@ def test_the_reader_drops_a_bom_and_refuses_nul_bytes(tmp_path):
     (tmp_path / "nul").write_bytes(b"one\ntwo\nth\x00ree\n")
     with pytest.raises(InputError, match=r"nul:3: a NUL byte"):
         read_lines(str(tmp_path / "nul"))
+    (tmp_path / "utf16").write_bytes("talk 1\n".encode("utf-16"))
+    with pytest.raises(InputError, match=r"utf16:1: not UTF-8 text \(UTF-16: save it as UTF-8\)"):
+        read_lines(str(tmp_path / "utf16"))
 
 
 def test_a_bad_byte_is_named_at_its_line_far_into_a_file(tmp_path):
