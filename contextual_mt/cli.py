@@ -370,7 +370,8 @@ def add_pipeline_parsers(sub) -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()  # an InputError escaping a library call still prints one line
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     import logging
     import warnings
 
@@ -379,7 +380,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    return run_command(args.func, args, command_outputs(args))
+    return run_command(args.func, args, command_outputs(args, parser))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import os
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, atomic_write_text, file_sha256
+from muda.io import atomic_write_lines, atomic_write_text, file_sha256, writing
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
@@ -240,10 +240,12 @@ class PartialFile:
             # replaces any earlier file: the fingerprint, what was resumed (without a cut-off line)
             head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
             atomic_write_lines(self.path, head + lines, transactional=False)
-            self.file = open(self.path, "a", encoding="utf-8")
+            with writing(self.path):
+                self.file = open(self.path, "a", encoding="utf-8")
             return
-        self.file.write("".join(line + "\n" for line in lines))
-        self.file.flush()
+        with writing(self.path):  # a full disk: one line naming the file
+            self.file.write("".join(line + "\n" for line in lines))
+            self.file.flush()
 
     def close(self) -> None:
         if self.file is not None:

@@ -178,8 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()
-    args = build_parser().parse_args(argv)
-    return run_command(args.func, args, command_outputs(args))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return run_command(args.func, args, command_outputs(args, parser))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Kept free of heavy imports (torch, fairseq), so that muda starts fast.
 """
 from __future__ import annotations
 
+import errno
 import math
 import sys
 from contextlib import nullcontext
@@ -15,6 +16,28 @@ class InputError(ValueError):
 
 
 INTERRUPTED = 130  # the shell's status for a command stopped by Ctrl-C (128 + SIGINT)
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class WriteError(OSError, InputError):
+    """An output that cannot be written (a full disk above all): one line naming it, like any
+    InputError, and still an OSError for callers that handle failed writes (caches)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def write_error(path: str, e: OSError) -> WriteError:
+    """One line for an OSError while writing ``path``, keeping its errno."""
+    hint = "; free some space and run again" if e.errno in DISK_FULL else ""
+    return WriteError(e.errno, f"{path}: cannot write ({e.strerror or e}){hint}")
+
+
+def _disk_full_line(e: OSError) -> str:
+    """A full disk met outside the writers of ``muda.io`` (which name their output): the file
+    the error names, if any."""
+    where = f"{e.filename}: " if e.filename else ""
+    return f"error: {where}cannot write ({e.strerror or e}); free some space and run again"
 
 
 def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
@@ -24,6 +47,9 @@ def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
     if issubclass(exc_type, KeyboardInterrupt):
         print("error: interrupted", file=sys.stderr)
         sys.exit(INTERRUPTED)
+    if issubclass(exc_type, OSError) and exc.errno in DISK_FULL:
+        print(_disk_full_line(exc), file=sys.stderr)
+        return
     _previous(exc_type, exc, tb)
 
 
@@ -36,7 +62,7 @@ def install_excepthook() -> None:
 def run_command(func: Callable[[Any], int], args: Any,
                 guard: Optional[ContextManager] = None) -> int:
     """Run a CLI subcommand inside ``guard`` (its outputs, see ``muda.io.outputs``): an InputError
-    becomes one 'error:' line and exit status 1; Ctrl-C one line and status 130."""
+    becomes one 'error:' line and exit status 1 (a full disk too); Ctrl-C one line and status 130."""
     try:
         with guard or nullcontext():
             return func(args)
@@ -46,6 +72,11 @@ def run_command(func: Callable[[Any], int], args: Any,
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except OSError as e:
+        if e.errno not in DISK_FULL:
+            raise
+        print(_disk_full_line(e), file=sys.stderr)
+        return 1
 
 
 def check_number(flag: str, value: Any, minimum: Optional[float] = None, maximum: Optional[float] = None,

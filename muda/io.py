@@ -8,6 +8,8 @@ any computation, all files renamed into place together at the end, nothing left 
 """
 from __future__ import annotations
 
+import argparse
+import codecs
 import hashlib
 import logging
 import os
@@ -15,15 +17,16 @@ import shutil
 import tempfile
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, \
-    Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, \
+    Tuple, TypeVar, Union
 
-from muda.errors import InputError
+from muda.errors import InputError, WriteError, write_error
 
 if TYPE_CHECKING:
     import numpy as np
 
 T = TypeVar("T")
+Pairs = Union[Mapping[str, Optional[str]], Sequence[Tuple[str, Optional[str]]]]  # option -> path
 logger = logging.getLogger("muda")
 
 
@@ -37,20 +40,48 @@ def check_input_file(path: str, what: str = "file") -> None:
         raise InputError(f"{path}: {what} not found")
 
 
-def read_lines(path: str) -> List[str]:
-    """Lines of a UTF-8 text file, without line breaks."""
-    check_input_file(path)
-    try:
-        with open(readable_path(path), encoding="utf-8") as f:
-            return [line.rstrip("\r\n") for line in f]
+def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
+    """The one decoder of user text (files, and lines streamed from archives): UTF-8, a
+    byte-order mark at the start of a file dropped (it would stick to the first document id or
+    sentence), bytes that are not UTF-8 and NUL characters refused with ``name:LINE``.
+    ``first_line``: the line number of ``data``'s first line (1: the start of the file)."""
+    if first_line == 1 and data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    elif first_line == 1 and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)")
+    try:  # all of it at once: the offset of a bad byte is the data's, not a buffer's
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputError(f"{path}:{_line_of_byte(path, e.start)}: not UTF-8 text ({e.reason})") from None
+        line = first_line + data.count(b"\n", 0, e.start)
+        raise InputError(f"{name}:{line}: not UTF-8 text ({e.reason})") from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = first_line + text.count("\n", 0, nul)
+        raise InputError(f"{name}:{line}: a NUL byte inside the line (is this a text file?)")
+    return text
 
 
-def _line_of_byte(path: str, offset: int) -> int:
-    """The 1-based line holding byte ``offset`` of a file (for encoding errors)."""
+def decoded_lines(raw: Iterable[bytes], name: str) -> Iterator[Tuple[int, str]]:
+    """(line number, line without its break) of byte lines, e.g. an archive member's, each
+    through ``decode_text``."""
+    for lineno, line in enumerate(raw, start=1):
+        yield lineno, decode_text(line, name, lineno).rstrip("\r\n")
+
+
+def read_text(path: str) -> str:
+    """The text of a UTF-8 file given by the user (see ``decode_text``): what every line reader
+    and JSON input reads through. Line breaks as in Python's text mode (CR LF and CR become LF)."""
+    check_input_file(path)
     with open(readable_path(path), "rb") as f:
-        return f.read(offset).count(b"\n") + 1
+        text = decode_text(f.read(), path)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def read_lines(path: str) -> List[str]:
+    """Lines of a UTF-8 text file, without line breaks (see ``read_text``)."""
+    text = read_text(path)
+    lines = text.split("\n")
+    return lines[:-1] if text.endswith("\n") or not text else lines
 
 
 def file_sha256(path: str) -> str:
@@ -211,13 +242,24 @@ def check_distinct(outputs: Sequence[Tuple[str, Optional[str]]]) -> None:
         seen[key] = what
 
 
-def check_not_inputs(outputs: Mapping[str, Optional[str]], inputs: Mapping[str, Optional[str]]) -> None:
+def _pairs(items: Pairs) -> List[Tuple[str, Optional[str]]]:
+    return list(items.items()) if isinstance(items, Mapping) else list(items)
+
+
+def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
     """No output may replace an input of the same command (``--output`` given the hypothesis
-    file would destroy it): one line naming both options. Keys name the options."""
-    where = {os.path.realpath(path): flag for flag, path in inputs.items() if path}
-    for flag, path in outputs.items():
-        if path and os.path.realpath(path) in where:
-            raise InputError(f"{path}: {flag} would overwrite the input given as {where[os.path.realpath(path)]}; "
+    file would destroy it), whatever the path's spelling or links: one line naming both paths
+    and both options. Each is a mapping option -> path, or (option, path) pairs."""
+    where = {}
+    for flag, path in _pairs(inputs):
+        if path:
+            where.setdefault(os.path.realpath(path), (flag, path))
+    for flag, path in _pairs(outputs):
+        hit = where.get(os.path.realpath(path)) if path else None
+        if hit:
+            input_flag, input_path = hit
+            given = "" if input_path == path else f" ({input_path})"
+            raise InputError(f"{path}: {flag} would overwrite the input given as {input_flag}{given}; "
                              f"write it elsewhere")
 
 
@@ -237,22 +279,60 @@ def scratch_directory(prefix: str = "muda-") -> Iterator[str]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def command_outputs(args: Any) -> ContextManager:
+_NOT_FILES = ("command", "stage", "func", "output_args", "output_dir_args", "transaction")  # set by the parsers
+
+
+def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None) -> ContextManager:
     """The ``outputs(...)`` of a CLI subcommand: the arguments its parser names in
-    ``output_args`` (files, or lists of files) and ``output_dir_args`` (directories). A command
-    that resumes step by step (``transaction=False``) only gets its atomic writes."""
+    ``output_args`` (files, or lists of files) and ``output_dir_args`` (directories). Every other
+    argument that names an existing file is an input, which no output may replace: one rule for
+    every command, checked before any work (``parser``, when given, names the options in the
+    error). A command that resumes step by step (``transaction=False``) only gets its atomic
+    writes."""
     if not getattr(args, "transaction", True):
         return nullcontext()
+    names = _option_names(parser, args) if parser is not None else {}
 
-    def values(names: Sequence[str]) -> List[str]:
-        found: List[str] = []
-        for name in names:
-            value = getattr(args, name, None)
-            found.extend(value if isinstance(value, (list, tuple)) else [value] if value else [])
+    def given(dests: Iterable[str]) -> List[Tuple[str, str]]:
+        found: List[Tuple[str, str]] = []
+        for dest in dests:
+            value = getattr(args, dest, None)
+            flag = names.get(dest, "--" + dest.replace("_", "-"))
+            found += [(flag, v) for v in (value if isinstance(value, (list, tuple)) else [value])
+                      if isinstance(v, str) and v]
         return found
 
-    return outputs(*values(getattr(args, "output_args", ())),
-                   directories=values(getattr(args, "output_dir_args", ())))
+    written = (*getattr(args, "output_args", ()), *getattr(args, "output_dir_args", ()))
+    inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
+              if os.path.isfile(path)]
+    return _command_transaction(given(getattr(args, "output_args", ())),
+                                [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs)
+
+
+@contextmanager
+def _command_transaction(files: List[Tuple[str, str]], directories: List[str],
+                         inputs: List[Tuple[str, str]]) -> Iterator[OutputTransaction]:
+    check_not_inputs(files, inputs)  # here, inside the command's guard: one 'error:' line
+    with outputs(*(path for _, path in files), directories=directories) as tx:
+        yield tx
+
+
+def _option_names(parser: argparse.ArgumentParser, args: Any) -> Dict[str, str]:
+    """dest -> how the user wrote it (``--dump-tags``, ``SHARDS``), along the chosen subcommands."""
+    names: Dict[str, str] = {}
+    while parser is not None:
+        chosen = None
+        for action in parser._actions:
+            if action.nargs == argparse.PARSER:  # the subcommands: follow the chosen one
+                chosen = action.choices.get(getattr(args, action.dest, None))
+            elif action.option_strings:
+                names.setdefault(action.dest, next((o for o in action.option_strings if o.startswith("--")),
+                                                   action.option_strings[0]))
+            else:
+                names.setdefault(action.dest, action.metavar if isinstance(action.metavar, str)
+                                 else action.dest.upper())
+        parser = chosen
+    return names
 
 
 def readable_path(path: str) -> str:
@@ -268,23 +348,45 @@ def output_exists(path: str) -> bool:
     return os.path.exists(readable_path(path))
 
 
+@contextmanager
+def writing(path: str) -> Iterator[None]:
+    """Around every write of ``path``: an OSError (a full disk above all) becomes one line naming
+    it, instead of a traceback naming a temporary file or nothing."""
+    try:
+        yield
+    except WriteError:
+        raise  # named already, by an inner write
+    except OSError as e:
+        raise write_error(path, e) from None
+
+
+def _atomic_write(path: str, write: Callable[[str], None], suffix: str = "", transactional: bool = True) -> None:
+    """The one writer of outputs: ``write(temporary)``, then the temporary renamed to ``path``
+    (inside ``outputs(...)``: staged, renamed when the command ends); any OSError names ``path``."""
+    tx = _ACTIVE.get() if transactional else None
+    with writing(path):
+        if tx is not None and not tx.is_scratch(path):
+            write(tx.stage(path, suffix))
+            return
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        tmp = _temp_beside(path, suffix)
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
 def atomic_write_text(path: str, text: str, transactional: bool = True) -> None:
     """Write ``text`` to ``path``; readers never see a partial file. Inside ``outputs(...)``
     the file appears when the command ends (``transactional=False``: now, e.g. for caches)."""
-    tx = _ACTIVE.get() if transactional else None
-    if tx is not None and not tx.is_scratch(path):
-        with open(tx.stage(path), "w", encoding="utf-8") as f:
-            f.write(text)
-        return
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = _temp_beside(path)
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    _atomic_write(path, lambda tmp: _write_text(tmp, text), transactional=transactional)
 
 
 def atomic_write_lines(path: str, lines: Iterable[str], transactional: bool = True) -> None:
@@ -356,16 +458,4 @@ def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str
 
 def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure atomically (temp file, rename; staged inside ``outputs``)."""
-    suffix = os.path.splitext(path)[1] or ".png"
-    tx = _ACTIVE.get()
-    if tx is not None and not tx.is_scratch(path):
-        fig.savefig(tx.stage(path, suffix), dpi=dpi)
-        return
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = _temp_beside(path, suffix)
-    try:
-        fig.savefig(tmp, dpi=dpi)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    _atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi), suffix=os.path.splitext(path)[1] or ".png")

@@ -23,7 +23,7 @@ from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.formats.tags import TagDump, tag_counts, write_tags
 from muda.io import atomic_write_text, check_input_file, check_not_inputs, document_spans, output_exists, outputs, \
-    read_docids, read_lines, readable_path
+    read_docids, read_lines, read_text
 from muda.languages import Language, get_language
 from muda.phenomena import applicable, get_tagger, phenomenon_names
 from muda.settings import TaggerSettings
@@ -301,10 +301,10 @@ def read_summary(tags: str) -> Optional[Dict]:
     if not output_exists(path):
         return None
     check_input_file(path, "summary file")
+    text = read_text(path)
     try:
-        with open(readable_path(path), encoding="utf-8") as f:
-            data = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
         raise InputError(f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}") \
             from None
     if not isinstance(data, dict):

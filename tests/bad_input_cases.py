@@ -1087,3 +1087,64 @@ def generate_docids_short(c):
 
 
 add("generate-docids-fewer-lines", generate_command, generate_docids_short)
+
+
+# ---- issue 27: file reading and writing rules (no output over an input, NUL bytes)
+def output_over_input(out_flag: str, in_flag: str, name: str, link: bool = False):
+    """``out_flag`` given the file of ``in_flag`` (copied into in/ as ``name``), or with ``link``
+    a symbolic link to it in out/: refused before any work, naming both options; the input is
+    unchanged (in/ and out/ are checked as they were)."""
+    def mutate(c: Ctx) -> List[Fragment]:
+        path = c.write(name, Path(c.value(in_flag)).read_bytes())
+        c.set(in_flag, path)
+        target = path
+        if link:
+            target = c.o("link_to_" + name)
+            os.symlink(path, target)
+        c.set(out_flag, target)
+        return [os.path.basename(target), name, out_flag, in_flag, "overwrite"]
+    return mutate
+
+
+add("cxmi-output-is-the-reference", cxmi_command, output_over_input("--output", "--reference", "ref.fr"))
+add("cxmi-output-is-the-docids", cxmi_command, output_over_input("--output", "--docids", "test.docids"))
+add("translate-output-is-the-source", translate_command, output_over_input("--output", "--source", "src.en"))
+add("translate-output-is-a-link-to-the-source", translate_command,
+    output_over_input("--output", "--source", "src.en", link=True))
+add("score-output-is-the-hyp", score_command, output_over_input("--output", "--hyp", "hyp.fr"))
+add("score-output-is-a-link-to-the-docids", score_command,
+    output_over_input("--output", "--docids", "test.docids", link=True))
+add("eval-output-is-the-ref", eval_command, output_over_input("--output", "--ref", "ref.fr"))
+add("eval-plot-is-a-link-to-the-hyps", eval_command, output_over_input("--plot", "--hyps", "sys.hyp", link=True))
+add("tag-dump-tags-is-the-src", tag_command, output_over_input("--dump-tags", "--src", "src.en"))
+
+
+def merge_output_is_a_shard(c: Ctx) -> List[Fragment]:
+    shard = c.write("shard0.jsonl", Path(c.w.s0).read_bytes())
+    c.argv[1] = shard
+    c.set("--output", shard)
+    return ["shard0.jsonl", "--output", "SHARDS", "overwrite"]
+
+
+add("merge-output-is-a-shard", merge_command, merge_output_is_a_shard)
+
+
+def nul_byte(line: int):
+    """A NUL byte inside line ``line`` (the rest of the file as it was)."""
+    def edit(lines):
+        lines = list(lines)
+        lines[line - 1] = lines[line - 1][:2] + "\0" + lines[line - 1][2:]
+        return lines
+    return edit
+
+
+add("translate-source-nul-byte", translate_command,
+    lambda c: [edited(c, "--source", "nul.en", nul_byte(3)), at_line("nul.en", 3), "NUL"])
+add("cxmi-docids-nul-byte", cxmi_command,
+    lambda c: [edited(c, "--docids", "nul.docids", nul_byte(2)), at_line("nul.docids", 2), "NUL"])
+add("score-ref-nul-byte", score_command,
+    lambda c: [edited(c, "--ref", "nul.fr", nul_byte(1), start=c.w.ref), at_line("nul.fr", 1), "NUL"])
+add("tag-tgt-nul-byte", tag_command,
+    lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL"])
+add("eval-ref-tags-nul-byte", eval_command,
+    lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"])

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
+from muda.io import read_text
 
 FIELDS = {"prompt": ({"context", "source"}, {"src_lang", "tgt_lang"}),
           "example": ({"source", "target"}, {"src_lang", "tgt_lang"}),
@@ -125,13 +126,11 @@ def load_template(name_or_path: str, src_lang: Optional[str] = None,
         if not os.path.isfile(name_or_path):
             raise ContextualMTError(f"{name_or_path}: prompt template not found (give a JSON file or one of: "
                                     f"{', '.join(NAMED)})")
+        text = read_text(name_or_path)
         try:
-            with open(name_or_path, encoding="utf-8") as f:
-                spec = json.load(f)
+            spec = json.loads(text)
         except json.JSONDecodeError as e:
             raise ContextualMTError(f"{name_or_path}:{e.lineno}: not JSON ({e.msg})") from None
-        except UnicodeDecodeError:
-            raise ContextualMTError(f"{name_or_path}: not UTF-8 text") from None
         if not isinstance(spec, dict):
             raise ContextualMTError(f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, "
                                     "end)")

@@ -55,8 +55,9 @@ def _muda(argv: List[str]) -> None:
     from muda.errors import run_command
     from muda.io import command_outputs
 
-    args = build_parser().parse_args(argv)
-    rc = run_command(args.func, args, command_outputs(args))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    rc = run_command(args.func, args, command_outputs(args, parser))
     if rc != 0:
         raise SystemExit(rc)
 

@@ -6,7 +6,7 @@ import json
 from typing import Dict, List, Sequence, Tuple
 
 from muda.errors import InputError
-from muda.io import atomic_write_text, check_input_file, readable_path
+from muda.io import atomic_write_text, check_input_file, read_text
 
 TagDump = List[List[List[Dict]]]
 
@@ -17,10 +17,10 @@ def write_tags(path: str, dump: TagDump) -> None:
 
 def read_tags(path: str) -> TagDump:
     check_input_file(path, "tags file")
+    text = read_text(path)
     try:
-        with open(readable_path(path), encoding="utf-8") as f:
-            docs = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        docs = json.loads(text)
+    except json.JSONDecodeError as e:
         raise InputError(f"{path}: not a JSON file ({e})") from None
     _check_layout(docs, path)
     return docs

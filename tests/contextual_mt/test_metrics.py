@@ -122,3 +122,16 @@ def test_bad_comet_batch_size_and_unwritable_outputs(tmp_path):
     under_file = tmp_path / "hyp" / "scores.json"
     assert score_cli(*files, "--output", under_file).startswith(f"error: {under_file}: cannot write here")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hyp", "ref"]
+
+
+def test_a_byte_order_mark_changes_no_score(tmp_path):
+    """Hypotheses, references and document ids saved with a UTF-8 BOM score as without (the BOM
+    once made line 1 a document of its own, and a word of its own)."""
+    plain, bom = tmp_path / "plain", tmp_path / "bom"
+    for folder, head in ((plain, ""), (bom, "\ufeff")):
+        folder.mkdir()
+        for name, rows in (("hyp", HYPS), ("ref", REFS), ("ids", ["d1"] * 2 + DOCS[2:])):
+            (folder / name).write_text(head + "\n".join(rows) + "\n", encoding="utf-8")
+    a, b = (score_files(str(d / "hyp"), str(d / "ref"), docids=str(d / "ids")) for d in (plain, bom))
+    for metric in ("bleu", "chrf", "d_bleu"):
+        assert b[metric]["score"] == a[metric]["score"], metric

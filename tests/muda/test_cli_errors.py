@@ -127,7 +127,7 @@ CASES = {
                               ["nope.json: tags file not found"]),
     "eval-ref-tags-directory": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "adir"), ["adir: is a directory"]),
     "eval-ref-tags-empty": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "empty"), ["empty: not a JSON file"]),
-    "eval-ref-tags-non-utf8": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "nonutf8"), ["nonutf8: not a JSON"]),
+    "eval-ref-tags-non-utf8": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
     "eval-ref-tags-object": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "dict.json"),
                              ["dict.json: not the MuDA tags layout", "top level is an object"]),
     "eval-ref-tags-string-tags": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "string_tags.json"),

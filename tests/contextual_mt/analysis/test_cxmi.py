@@ -463,3 +463,16 @@ def test_merge_refuses_other_checkpoints_and_broken_files(shard_runs, tmp_path):
     assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"),
                      f"{b}: has {len(recs) - 1} records but {meta} counts {len(recs)}")
     assert not (tmp_path / "m.jsonl").exists() and not (tmp_path / "m.summary.json").exists()
+
+
+def test_a_byte_order_mark_changes_no_number(dynamic_model, raw_corpus, data_bin, tmp_path):
+    """Source, references and document ids saved with a UTF-8 BOM: the same CXMI and records as
+    without (the BOM once made line 1 a document of its own and changed CXMI)."""
+    bom = tmp_path / "bom"
+    bom.mkdir()
+    for name in ("test.en", "test.fr", "test.docids"):
+        (bom / name).write_bytes(b"\xef\xbb\xbf" + (raw_corpus / name).read_bytes())
+    plain = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "plain.jsonl")
+    with_bom = cxmi(dynamic_model, bom, data_bin, tmp_path / "bom.jsonl")
+    assert with_bom["cxmi"] == plain["cxmi"] and with_bom["sentences"] == plain["sentences"]
+    assert records(tmp_path / "bom.jsonl") == records(tmp_path / "plain.jsonl")

@@ -133,3 +133,24 @@ def test_plan_states_follow_the_outputs(tmp_path):
     assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
     with pytest.raises(ContextualMTError, match="--lang 'FR'"):
         jobs("FR", str(tmp_path))
+
+
+def test_a_full_disk_while_journaling_names_the_partial_file(tmp_path):
+    """OUTPUT.partial is appended to outside the output transaction: a full disk there is one
+    line naming it too (no traceback naming nothing)."""
+    import errno
+
+    from muda.errors import InputError
+
+    path = tmp_path / "out.partial"
+    writer = PartialFile(str(path), {"log_base": "e"}, [])
+    writer.write([{"line": 1}])
+
+    class FullDisk:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer.file.close()
+    writer.file = FullDisk()
+    with pytest.raises(InputError, match=r"out.partial: cannot write \(No space left on device\); free some space"):
+        writer.write([{"line": 2}])
