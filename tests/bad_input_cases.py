@@ -1087,3 +1087,14 @@ def generate_docids_short(c):
 
 
 add("generate-docids-fewer-lines", generate_command, generate_docids_short)
+
+
+# ---- issue 27: contrastive sets, cxmi options, make variables, shard merging
+def same_tokens(entries: list) -> None:
+    """Entry 1: two different strings that differ only in words outside the tiny vocabulary."""
+    reference = entries[1]["dst"][0]
+    entries[1]["dst"] = [reference + " zzyzx", reference + " qwvkj"]
+
+
+add("contrastive-different-strings-same-tokens", contrastive_command,
+    contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"))
