@@ -249,6 +249,18 @@ def test_data_text_folder_mismatches_are_one_line_errors(tmp_path):
     assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
 
 
+def test_data_text_document_in_two_splits_is_refused(tmp_path):
+    # refused for TED input already; the same rule for text (and IWSLT) input
+    corpus = write_text_folder(tmp_path / "text")
+    ids = (corpus / "test.docids").read_text().splitlines()
+    ids[4:8] = ["train-b"] * 4
+    (corpus / "test.docids").write_text("\n".join(ids) + "\n")
+    out = tmp_path / "out"
+    one_error(data(out, "--text", corpus, vocab=40), "test.docids:5: document 'train-b' is also in",
+              "train.docids", "one split only")
+    assert not out.exists()
+
+
 def test_data_iwslt_segment_mismatch_is_one_line_error(tmp_path):
     iw = tmp_path / "iwslt"
     iw.mkdir()
