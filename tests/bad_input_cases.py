@@ -1098,3 +1098,5 @@ def same_tokens(entries: list) -> None:
 
 add("contrastive-different-strings-same-tokens", contrastive_command,
     contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"))
+add("cxmi-random-context-seed-neg", cxmi_command,
+    do(lambda c: c.argv.extend(["--random-context", "--seed", "-1"]), "--seed", MUST))
