@@ -297,7 +297,7 @@ def test_make_data_with_two_inputs_is_refused(tmp_path):
     text = write_text_folder(tmp_path / "text")
     proc = make("data", "LANG=fr", f"WORK={tmp_path / 'w'}", f"TED={corpus}", f"TEXT={text}", "SPM_VOCAB=50")
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    assert "give exactly one of --ted, --iwslt, --text (got --ted and --text)" in proc.stderr
+    assert "give exactly one of TED=, IWSLT=, TEXT= (got TED= and TEXT=)" in proc.stderr  # the Make variables
     assert not (tmp_path / "w").exists()
 
 
