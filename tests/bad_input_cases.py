@@ -1100,3 +1100,14 @@ add("contrastive-different-strings-same-tokens", contrastive_command,
     contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"))
 add("cxmi-random-context-seed-neg", cxmi_command,
     do(lambda c: c.argv.extend(["--random-context", "--seed", "-1"]), "--seed", MUST))
+
+
+def shard_without_records(c):
+    """A shard whose summary is there but whose .jsonl is not (deleted, or never finished)."""
+    path = copy_shard(c, c.w.s1, "gone")
+    os.unlink(path)
+    shards(c, c.w.s0, path)
+    return ["gone.jsonl", "does not exist"]
+
+
+add("merge-shard-jsonl-absent", merge_command, shard_without_records)

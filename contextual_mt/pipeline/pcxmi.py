@@ -133,6 +133,11 @@ def merge_stage(p: EvalPaths, n: int) -> None:
     if len(present) == n and record.current(fp):
         print(f"{output}: up to date (made from its shards)")
         return
+    absent = [i for i, s in enumerate(shards, start=1) if not os.path.isfile(s)]
+    if absent:
+        raise ContextualMTError(f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
+                                f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
+                                "shard i)")
     summary = merge_shards(shards, output)
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; records: {output}")
     record.save(fp, [output, summary_path(output)])

@@ -1,5 +1,6 @@
 """Errors of the stages run by make name the Make variables the user typed (SHARD=, SHARDS=,
 TED=/IWSLT=/TEXT=), run by hand the options; all before any model loads."""
+import os
 import re
 
 import pytest
@@ -52,3 +53,18 @@ def test_make_pcxmi_shard_names_shard(tmp_path):
         assert proc.returncode != 0 and "Traceback" not in proc.stderr and "usage:" not in proc.stderr
         assert f"error: {fragment}" in proc.stderr, proc.stderr[-2000:]
     assert not list(tmp_path.iterdir())
+
+
+def test_pcxmi_merge_names_the_shards_not_scored_yet(tmp_path, monkeypatch):
+    from contextual_mt.pipeline.layout import eval_paths
+
+    p = eval_paths("fr", str(tmp_path))
+    for path in (p.checkpoint, p.test("en"), p.test("fr"), p.test("docids")):  # present; never read here
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w").close()
+    os.makedirs(p.results)
+    open(os.path.join(p.results, "pcxmi.shard-2-of-3.jsonl"), "w").close()
+    monkeypatch.setenv(MAKE_ENV, "1")
+    one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--merge-shards", "3"),
+              "pcxmi.shard-1-of-3.jsonl: does not exist", "2 of 3 shards not scored yet: 1/3, 3/3", "SHARD=i/n")
+    assert sorted(os.listdir(p.results)) == ["pcxmi.shard-2-of-3.jsonl"]
