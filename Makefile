@@ -88,18 +88,21 @@ endef
 define need_venv
 @test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 endef
+# a pipeline stage run by make: its errors name the Make variables (SHARD=, TED=, ...) instead of the
+# options they set (contextual_mt/pipeline/make_names.py)
+STAGE := CONTEXTUAL_MT_MAKE=1 $(CMT) pipeline
 # a stage of the pair: `contextual-mt pipeline STAGE OPTIONS` (LANG=xx needed; its records decide what is
 # up to date: OVERWRITE=1 discards outputs made from other inputs or settings)
 define pair_stage
 $(need_venv)
 $(need_pair)
-$(CMT) pipeline $(1)
+$(STAGE) $(1)
 endef
 # an evaluation stage: also on the demo pair (the stage runs the demo first when its outputs are not
 # there yet)
 define eval_stage
 $(need_venv)
-$(CMT) pipeline $(1)
+$(STAGE) $(1)
 endef
 
 check-python:
@@ -172,7 +175,7 @@ contrastive:
 	$(need_venv)
 	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
-	$(CMT) pipeline contrastive $(PAIR_OPTS) --sets $(SETS)
+	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS)
 
 all:
 	$(need_pair)
@@ -181,7 +184,7 @@ all:
 table:
 	$(need_venv)
 	@test -n "$(LANGS)" || { echo 'error: make table needs LANGS="xx yy ..." (pairs with results in $(WORK)/results)' >&2; exit 1; }
-	$(CMT) pipeline table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
+	$(STAGE) table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
 pcxmi:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT))
@@ -190,7 +193,7 @@ pcxmi-shard:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT))
 
 pcxmi-merge:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards $(SHARDS))
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS))
 
 # the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
 report:

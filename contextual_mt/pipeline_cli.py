@@ -193,7 +193,7 @@ def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
     add_pair_options(p)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--shard", metavar="I/N", help="only shard I of N (1-based; no report): the Slurm array's task")
-    g.add_argument("--merge-shards", type=int, metavar="N", help="join the N shards, then the report")
+    g.add_argument("--merge-shards", metavar="N", help="join the N shards, then the report")
     p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
                    "from other inputs or settings (OUTPUT.partial)")
     p.add_argument("--quiet", action="store_true")

@@ -1148,3 +1148,26 @@ add("tag-tgt-nul-byte", tag_command,
     lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL"])
 add("eval-ref-tags-nul-byte", eval_command,
     lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"])
+
+# ---- issue 27: contrastive sets, cxmi options, make variables, shard merging
+def same_tokens(entries: list) -> None:
+    """Entry 1: two different strings that differ only in words outside the tiny vocabulary."""
+    reference = entries[1]["dst"][0]
+    entries[1]["dst"] = [reference + " zzyzx", reference + " qwvkj"]
+
+
+add("contrastive-different-strings-same-tokens", contrastive_command,
+    contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"))
+add("cxmi-random-context-seed-neg", cxmi_command,
+    do(lambda c: c.argv.extend(["--random-context", "--seed", "-1"]), "--seed", MUST))
+
+
+def shard_without_records(c):
+    """A shard whose summary is there but whose .jsonl is not (deleted, or never finished)."""
+    path = copy_shard(c, c.w.s1, "gone")
+    os.unlink(path)
+    shards(c, c.w.s0, path)
+    return ["gone.jsonl", "does not exist"]
+
+
+add("merge-shard-jsonl-absent", merge_command, shard_without_records)

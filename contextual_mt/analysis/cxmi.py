@@ -53,7 +53,7 @@ class CxmiOptions:
         check_log_base(self.log_base)
         check_option("--batch-size", self.batch_size, minimum=1, integer=True)
         check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
-        check_option("--seed", self.seed, integer=True)
+        check_option("--seed", self.seed, minimum=0, integer=True)  # numpy's generators take no negative seed
         parse_shard(self.shard)
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None)

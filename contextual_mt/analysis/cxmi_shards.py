@@ -9,7 +9,7 @@ from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import differences
-from muda.io import document_spans, outputs
+from muda.io import check_input_file, document_spans, outputs
 
 
 def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
@@ -36,6 +36,10 @@ def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "do
 
 
 def _shard_summary(path: str) -> Dict:
+    if not os.path.exists(path):  # the records first: a summary without them is no shard either
+        raise ContextualMTError(f"{path}: does not exist (no such shard file: give the JSONL that "
+                                "'cxmi --shard i/n' wrote)")
+    check_input_file(path, "shard (the JSONL of 'cxmi --shard i/n')")
     meta_path = summary_path(path)
     if not os.path.exists(meta_path):
         raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")

@@ -6,7 +6,8 @@ sentence's tokens (EOS included), given the source and the candidate's own conte
 ``normalize`` the per-token mean. Candidates are batched across groups, sorted by length and
 source, so that the candidates of one source share its encoding. Finished candidates stream to
 ``SCORES.partial`` (resumed by a rerun made from the same inputs); the scores file and the summary
-appear together at the end, and the accuracy is computed from the very numbers written.
+appear together at the end, and the accuracy is computed from the very numbers written. A
+candidate listed twice in its group is scored once; both lines get its score.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from tqdm import tqdm
 
 from contextual_mt.contrastive.formats import get_format
-from contextual_mt.contrastive.sets import ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right
+from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right,
+                                            repeated_candidates)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.model_spec import ModelSpec, family, model_fingerprint, model_summary, open_backend
@@ -111,23 +113,34 @@ def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str
 
 
 def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> None:
-    """Candidates the model reads as the same tokens score exactly alike, and the group's
-    decision would be the tie-breaking rule, not the model: refused, naming the first."""
+    """Different candidate strings the model reads as the same tokens score exactly alike, and
+    the group's decision would be the tie-breaking rule, not the model: refused, naming the
+    first. A candidate listed twice string for string is legitimate (``repeated_candidates``)."""
     bad, at = [], 0
     for g in test_set.groups:
         seen: Dict = {}
         for k in range(len(g.candidates)):
             first = seen.setdefault(backend.pair_identity(at + k), k)
-            if first != k:
+            if g.candidates[first] != g.candidates[k]:
                 bad.append((g, first, k))
                 break
         at += len(g.candidates)
     if bad:
         g, a, b = bad[0]
         raise ContextualMTError(
-            f"{g.where}: candidates {a} and {b} are the same tokens to the model (they differ only in what its "
-            f"vocabulary cannot represent: a test set of another language or script?), so their scores tie; "
-            f"{len(bad)} of {len(test_set.groups)} groups are like this")
+            f"{g.where}: candidates {a} and {b} are the same tokens to the model (different strings that differ only "
+            f"in what its vocabulary cannot represent: a test set of another language or script?), so their scores "
+            f"tie; {len(bad)} of {len(test_set.groups)} groups are like this")
+
+
+def repeats(test_set: ContrastiveSet) -> Dict[int, int]:
+    """Candidates (0-based, over the whole set) that repeat one of their group string for string
+    -> the first listing: scored once, so that the copies' scores are equal, not merely close."""
+    copies, at = {}, 0
+    for g in test_set.groups:
+        copies.update({at + k: at + j for k, j in repeated_candidates(g).items()})
+        at += len(g.candidates)
+    return copies
 
 
 def fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
@@ -195,15 +208,17 @@ def _run(o: ContrastiveOptions) -> Dict:
     backend = open_backend(o.model, o.max_tokens)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
     check_distinguishable(test_set, backend)
+    copies = repeats(test_set)
     writer, new = PartialFile(partial, fp, done), []
     try:
-        todo = [i for i in range(len(pairs)) if i not in finished]
+        todo = [i for i in range(len(pairs)) if i not in finished and i not in copies]
         for records in score_candidates(backend, todo, o.batch_size, o.max_tokens, o.progress):
             writer.write(records)
             new.extend(records)
     finally:
         writer.close()
     by_line = {r["line"]: r for r in done + new}
+    by_line.update({i + 1: {**by_line[j + 1], "line": i + 1} for i, j in copies.items()})
     lines = [loss_text(by_line[n], o.normalize) for n in range(1, len(pairs) + 1)]
     summary = summarize(test_set, [float(x) for x in lines], {
         "input": o.input, "context_files": list(o.context_files), "scores": o.output,
@@ -227,17 +242,18 @@ def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dic
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:
     """Accuracy (a fraction) overall and by each category of the set, from the losses in the
     scores file's order."""
-    right, at = [], 0
+    right, at, repeating = [], 0, 0
     for g in test_set.groups:
         n = len(g.candidates)
         right.append(group_is_right(losses[at:at + n], g.correct, test_set.rule))
+        repeating += bool(repeated_candidates(g))
         at += n
     if at != len(losses):
         raise ContextualMTError(f"{len(losses)} scores for {at} candidates")
     return {
         "set": test_set.name, "format": test_set.format, "rule": test_set.rule,
         "accuracy": sum(right) / len(right), "groups": len(right), "right": int(sum(right)),
-        "candidates": at, "by": accuracy_by(test_set.groups, right),
+        "candidates": at, "groups_with_identical_candidates": repeating, "by": accuracy_by(test_set.groups, right),
         **({"blocks": blocks} if (blocks := blocks_right(test_set.groups, right)) else {}), **(extra or {}),
     }
 
@@ -246,6 +262,9 @@ def format_table(summary: Dict) -> str:
     rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
             f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
             f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target)"]
+    if summary.get("groups_with_identical_candidates"):
+        rows.append(f"  groups listing a candidate string twice: {summary['groups_with_identical_candidates']} "
+                    f"(equal scores; decided by the {summary['rule']} rule)")
     if "blocks" in summary:
         b = summary["blocks"]
         rows.append(f"  entries with every pair right: {b['all_right']}/{b['blocks']} ({b['accuracy']:.4f})")

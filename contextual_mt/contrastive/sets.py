@@ -132,8 +132,23 @@ def check_groups(groups: Sequence[Group]) -> None:
                 raise ContextualMTError(f"{g.where}: candidate {k} has an empty {side} sentence")
 
 
+def repeated_candidates(group: Group) -> Dict[int, int]:
+    """Candidates listed again in their group, string for string (Voita et al.'s ellipsis_infl
+    gives one surface form for two grammatical cases): index -> the first listing's index. They
+    are legitimate; they score alike and the rule decides among equal scores as the authors' do."""
+    first: Dict[ContextPair, int] = {}
+    repeats = {}
+    for k, c in enumerate(group.candidates):
+        j = first.setdefault(c, k)
+        if j != k:
+            repeats[k] = j
+    return repeats
+
+
 def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
-    """The authors' decision for one group (lower loss = better)."""
+    """The authors' decision for one group (lower loss = better); with ``argmin`` the first of
+    equal losses wins (``np.argmin``), so a correct candidate tied with a wrong one listed before it
+    is wrong."""
     losses = np.asarray(losses, dtype=float)
     if rule == "argmin":
         return int(np.argmin(losses)) == correct

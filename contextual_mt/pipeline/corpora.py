@@ -1,7 +1,8 @@
 """Readers of the parallel corpora of the per-language-pair study: English source, target ``lang``.
 
 Each reader returns ``{"train": Split, "valid": Split, "test": Split}``: parallel sentence lists
-with one document id per line, each document one contiguous run of lines.
+with one document id per line, each document one contiguous run of lines. Every reader applies
+one rule: a document is in one split only (``check_one_split_per_document``).
 
 * ``read_ted``: the multilingual TED talks corpus of Qi et al. (2018), ``ted_talks.tar.gz`` or
   the folder it unpacks to (``all_talks_{train,dev,test}.tsv``). Its text is Moses-tokenized;
@@ -273,14 +274,9 @@ def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
             raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
     corpus: Corpus = {}
     names: Dict[str, str] = {}
-    talk_split: Dict[str, str] = {}
     for split, name, data in sources:
         corpus[split], names[split] = data, name
-        for talk in dict.fromkeys(data.docids):
-            if talk in talk_split:
-                raise ContextualMTError(f"{name}: talk {talk!r} is also in {names[talk_split[talk]]}; "
-                                        "a talk must be in one split only")
-            talk_split[talk] = split
+    check_one_split_per_document([(split, name, data.docids) for split, name, data in sources], "talk")
     for split in SPLITS:
         if not corpus[split].src:
             raise ContextualMTError(f"{names[split]}: no row with both '{SOURCE_LANG}' and '{lang}' text "
@@ -289,6 +285,21 @@ def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
     if detokenize:
         moses_detokenize(corpus, lang, workers=workers, progress=progress)
     return corpus
+
+
+def check_one_split_per_document(sources: Iterable[Tuple[str, str, Sequence[str]]], what: str = "document",
+                                 numbered: bool = False) -> None:
+    """The rule of every corpus format: a document (talk) is in one split only, else test scores
+    would be measured on training text. ``sources``: (split, file name, document id of each line
+    or document); ``numbered``: the ids are the file's lines, so the error names the line."""
+    first: Dict[str, Tuple[str, str]] = {}  # document id -> (split, file) where first seen
+    for split, name, docids in sources:
+        for k, docid in enumerate(docids):
+            seen_split, seen_name = first.setdefault(docid, (split, name))
+            if seen_split != split:
+                where = f"{name}:{k + 1}" if numbered else name
+                raise ContextualMTError(f"{where}: {what} {docid!r} is also in {seen_name}; "
+                                        f"a {what} must be in one split only")
 
 
 # ============================================================================ detokenization
@@ -575,12 +586,17 @@ def read_iwslt(path: str, lang: str, dev: str = "dev2010", test: Optional[str] =
     sets = iwslt_sets(path, lang)
     chosen = resolve_iwslt_sets(path, lang, dev, test)
     corpus: Corpus = {split: Split() for split in SPLITS}
-    _pair_docs(_read_train_tags(files[0]), _read_train_tags(files[1]), files[0], files[1], "", corpus["train"])
+    train = _read_train_tags(files[0])
+    _pair_docs(train, _read_train_tags(files[1]), files[0], files[1], "", corpus["train"])
+    talks = [("train", files[0], [d.docid for d in train])]  # talk ids before any set-name prefix
     for split in ("valid", "test"):
         for name in chosen[split]:
             src_path, tgt_path = sets[name][SOURCE_LANG], sets[name][lang]
             prefix = f"{name}:" if len(chosen[split]) > 1 else ""
-            _pair_docs(_read_xml_set(src_path), _read_xml_set(tgt_path), src_path, tgt_path, prefix, corpus[split])
+            docs = _read_xml_set(src_path)
+            _pair_docs(docs, _read_xml_set(tgt_path), src_path, tgt_path, prefix, corpus[split])
+            talks.append((split, src_path, [d.docid for d in docs]))
+    check_one_split_per_document(talks, "talk")
     for split in SPLITS:
         if not corpus[split].src:
             where = files[0] if split == "train" else ", ".join(chosen[split])
@@ -596,7 +612,8 @@ def text_files(path: str, lang: str) -> List[str]:
 @_ours
 def read_text(path: str, lang: str) -> Corpus:
     """``{train,valid,test}.{en,lang,docids}`` in folder ``path``, used as they are; the three
-    files of a split must have the same number of lines, and no document id may be blank."""
+    files of a split must have the same number of lines, no document id may be blank, and a
+    document is in one split only."""
     if not os.path.isdir(path):
         raise ContextualMTError(f"{path}: text folder not found" if not os.path.exists(path)
                                 else f"{path}: not a folder (give the folder with train.{SOURCE_LANG}, ...)")
@@ -610,6 +627,8 @@ def read_text(path: str, lang: str) -> Corpus:
                 raise ContextualMTError(f"{other}: has {len(lines)} lines but {src_path} has {len(src)}; "
                                         "the files of a split must be parallel")
         corpus[split] = Split(src, tgt, ids)
+    check_one_split_per_document([(split, os.path.join(path, f"{split}.docids"), corpus[split].docids)
+                                  for split in SPLITS], numbered=True)
     return corpus
 
 

@@ -16,6 +16,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
+from contextual_mt.pipeline.make_names import given, option_name
 from contextual_mt.stage_record import digest, tree_hashes
 from muda.io import atomic_write_text, file_sha256
 
@@ -58,17 +59,18 @@ class DataOptions:
 
     def __post_init__(self) -> None:
         check_lang(self.lang)  # the same codes as the later stages
-        given = [k for k in INPUT_KINDS if getattr(self, k)]
-        if len(given) != 1:
-            raise ContextualMTError("give exactly one of --ted, --iwslt, --text (got "
-                                    + (" and ".join(f"--{k}" for k in given) or "none") + ")")
+        inputs = [given(f"--{k}") for k in INPUT_KINDS if getattr(self, k)]
+        if len(inputs) != 1:  # under make: TED=, IWSLT=, TEXT=
+            raise ContextualMTError(f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
+                                    + (" and ".join(inputs) or "none") + ")")
         if not self.output:
             raise ContextualMTError("--output: give the folder to write")
         if self.kind != "iwslt":
             for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
                 if value is not None:
-                    raise ContextualMTError(f"{flag} only applies to --iwslt input (the input is --{self.kind})")
-        check_option("--vocab-size", self.vocab_size, minimum=10, integer=True)
+                    raise ContextualMTError(f"{given(flag)} only applies to {given('--iwslt')} input (the input "
+                                            f"is {given('--' + self.kind)})")
+        check_option(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
         if self.spm_type not in SPM_TYPES:
             raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
         check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)

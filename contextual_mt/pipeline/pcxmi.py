@@ -15,6 +15,7 @@ from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, reference_tags
+from contextual_mt.pipeline.make_names import given, option_name
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -32,14 +33,28 @@ def shard_output(paths: EvalPaths, i: int, n: int) -> str:
 
 
 def parse_stage_shard(shard: str) -> tuple:
-    """``i/n``, 1-based (the Slurm array's and the file names' count)."""
+    """``i/n``, 1-based (the Slurm array's and the file names' count); errors name ``SHARD=``
+    under make."""
     try:
         i, n = (int(x) for x in shard.split("/"))
     except ValueError:
-        raise ContextualMTError(f"--shard must be i/n (e.g. 1/4), got {shard!r} (make: SHARD=i/n)") from None
+        raise ContextualMTError(f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 "
+                                "(e.g. 1/4)") from None
     if not 1 <= i <= n:
-        raise ContextualMTError(f"--shard {shard}: need 1 <= i <= n")
+        raise ContextualMTError(f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
+                                f"to {max(n, 1)}/{max(n, 1)})")
     return i, n
+
+
+def parse_merge_shards(value) -> Optional[int]:
+    """``--merge-shards N`` (a string from the command line, so that ``SHARDS=x`` is one line)."""
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise ContextualMTError(f"{given('--merge-shards', value or repr(value))}: give the number of shards "
+                                "(e.g. 4)") from None
 
 
 @dataclass
@@ -54,10 +69,11 @@ class PcxmiStageOptions:
     def __post_init__(self) -> None:
         self.paths = eval_paths(self.lang, self.root)
         if self.shard is not None and self.merge_shards is not None:
-            raise ContextualMTError("give --shard or --merge-shards, not both")
+            raise ContextualMTError(f"give {given('--shard')} or {given('--merge-shards')}, not both")
         if self.shard is not None:
             parse_stage_shard(self.shard)
-        check_option("--merge-shards", self.merge_shards, minimum=1, integer=True, optional=True)
+        self.merge_shards = parse_merge_shards(self.merge_shards)
+        check_option(option_name("--merge-shards"), self.merge_shards, minimum=1, integer=True, optional=True)
 
 
 def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
@@ -116,6 +132,11 @@ def merge_stage(p: EvalPaths, n: int) -> None:
     if len(present) == n and record.current(fp):
         print(f"{output}: up to date (made from its shards)")
         return
+    absent = [i for i, s in enumerate(shards, start=1) if not os.path.isfile(s)]
+    if absent:
+        raise ContextualMTError(f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
+                                f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
+                                "shard i)")
     summary = merge_shards(shards, output)
     print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; records: {output}")
     record.save(fp, [output, summary_path(output)])

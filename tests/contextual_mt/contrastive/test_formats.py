@@ -6,7 +6,7 @@ import json
 import pytest
 
 from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
-from contextual_mt.contrastive.run import ScoresOptions, evaluate_scores
+from contextual_mt.contrastive.run import ScoresOptions, evaluate_scores, format_table
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError
@@ -216,6 +216,35 @@ def test_voita_accuracy_from_scores_matches_the_official_argmin(tmp_path):
     expected = [int(np.argmin(scores[0:2]) == 0), int(np.argmin(scores[2:5]) == 2)]
     assert summary["accuracy"] == np.mean(expected) == 1.0
     assert "--test deixis_test" in summary["official_scorer"]
+
+
+# the official ellipsis_infl lists one surface form twice in 13 of its 500 groups
+ELLIPSIS = [{"src": "a . _eos what ?", "dst": ["A . _eos Аварии .", "A . _eos Аварий .", "A . _eos Аварии ."],
+             "true_ind": 0},
+            {"src": "b . _eos what ?", "dst": ["B . _eos Аварии .", "B . _eos Аварии .", "B . _eos Авариям ."],
+             "true_ind": 1},
+            {"src": "c . _eos who ?", "dst": ["C . _eos Он .", "C . _eos Она ."], "true_ind": 1}]
+
+
+def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
+    import numpy as np
+
+    from contextual_mt.contrastive.sets import repeated_candidates
+
+    path = write(tmp_path / "ellipsis_infl.json", ELLIPSIS)
+    groups = get_format("voita").read(str(path), ())
+    assert [repeated_candidates(g) for g in groups] == [{2: 0}, {1: 0}, {}]
+    scores = [1.0, 2.0, 1.0, 0.5, 0.5, 3.0, 2.0, 1.0]  # identical strings, equal scores
+    lines(tmp_path / "s.txt", [str(s) for s in scores])
+    summary = evaluate_scores(ScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
+    # np.argmin: group 0's correct candidate is listed first and wins; group 1's ties with its
+    # copy listed before it and loses, as in evaluate_consistency.py
+    official = [int(np.argmin(scores[0:3])) == 0, int(np.argmin(scores[3:6])) == 1, int(np.argmin(scores[6:8])) == 1]
+    assert official == [True, False, True]
+    assert (summary["right"], summary["groups"]) == (2, 3)
+    assert summary["groups_with_identical_candidates"] == 2
+    assert "groups listing a candidate string twice: 2" in format_table(summary)
+    assert group_is_right([0.5, 0.5], 1, "beats_all") is False  # ContraPro's strict rule: a tie is wrong
 
 
 def test_unknown_format(tmp_path):

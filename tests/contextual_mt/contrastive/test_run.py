@@ -185,6 +185,22 @@ def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_
     assert not list(tmp_path.glob("s.*"))
 
 
+def test_a_candidate_listed_twice_is_scored_once_and_ties(dynamic_model, data_bin, tmp_path):
+    # as in Voita et al.'s ellipsis_infl: one string twice (two grammatical cases, one surface form)
+    entries = [{"src": "i see the cat . _eos it is big .",
+                "dst": ["je vois le chat . _eos il est grand .", "je vois le chat . _eos il est petit .",
+                        "je vois le chat . _eos il est grand ."], "true_ind": 2},
+               {"src": "it is big .", "dst": ["il est grand .", "elle est grande .", "il est grand ."],
+                "true_ind": 0}]
+    path = tmp_path / "ellipsis_infl.json"
+    path.write_text(json.dumps(entries))
+    summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, batch_size=1)  # copies in other batches
+    assert losses[0] == losses[2] and losses[3] == losses[5] and losses[0] != losses[1]
+    assert summary["groups_with_identical_candidates"] == 2 and summary["candidates"] == 6
+    right = [int(np.argmin(losses[0:3])) == 2, int(np.argmin(losses[3:6])) == 0]  # the official rule
+    assert right[0] is False and summary["right"] == sum(right)
+
+
 @pytest.fixture(scope="module")
 def multi_encoder_model(data_bin, tmp_path_factory):
     from tests.helpers import train

@@ -310,7 +310,8 @@ def test_iwslt_errors(tmp_path):
 def write_text(folder, lang="fr"):
     os.makedirs(folder, exist_ok=True)
     for split in SPLITS:
-        for ext, lines in (("en", ["Hello.", "World."]), (lang, ["Bonjour.", "Monde."]), ("docids", ["d1", "d1"])):
+        ids = [f"{split}-d1"] * 2  # a document is in one split only
+        for ext, lines in (("en", ["Hello.", "World."]), (lang, ["Bonjour.", "Monde."]), ("docids", ids)):
             with open(os.path.join(folder, f"{split}.{ext}"), "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
     return folder
@@ -319,7 +320,7 @@ def write_text(folder, lang="fr"):
 def test_text(tmp_path):
     folder = write_text(str(tmp_path / "text"))
     corpus = read_text(folder, "fr")
-    assert corpus["test"].src == ["Hello.", "World."] and corpus["test"].docids == ["d1", "d1"]
+    assert corpus["test"].src == ["Hello.", "World."] and corpus["test"].docids == ["test-d1", "test-d1"]
     with open(os.path.join(folder, "valid.fr"), "a", encoding="utf-8") as f:
         f.write("extra\n")
     with pytest.raises(ContextualMTError) as e:
@@ -332,3 +333,23 @@ def test_text(tmp_path):
         read_text(folder, "fr")
     with pytest.raises(ContextualMTError, match=r"other/train\.de: file not found"):
         read_text(write_text(str(tmp_path / "other")), "de")
+
+
+def test_a_document_in_two_splits_is_refused_in_every_format(tmp_path):
+    """One rule for TED (test_ted_errors), IWSLT and text: a document id is in one split only."""
+    folder = write_text(str(tmp_path / "text"))
+    with open(os.path.join(folder, "test.docids"), "w", encoding="utf-8") as f:
+        f.write("test-d1\ntrain-d1\n")
+    with pytest.raises(ContextualMTError) as e:
+        read_text(folder, "fr")
+    assert "test.docids:2: document 'train-d1' is also in" in one_line(e) and "train.docids" in one_line(e)
+    assert "one split only" in one_line(e)
+
+    sets = dict(IWSLT_SETS, tst2015={side: [("2", rows)] for side, rows in (("en", ["a", "b"]), ("fr", ["c", "d"]))})
+    with pytest.raises(ContextualMTError) as e:
+        read_iwslt(write_iwslt(str(tmp_path / "iwslt"), sets=sets), "fr")
+    assert "IWSLT17.TED.tst2015.en-fr.en.xml: talk '2' is also in" in one_line(e) and "train.tags" in one_line(e)
+    # several sets prefix their ids with the set name: the talk ids themselves are compared
+    with pytest.raises(ContextualMTError, match="talk '2' is also in"):
+        read_iwslt(write_iwslt(str(tmp_path / "iwslt2"), sets=sets), "fr", test="tst2014,tst2015")
+

@@ -249,6 +249,18 @@ def test_data_text_folder_mismatches_are_one_line_errors(tmp_path):
     assert not (tmp_path / "o1").exists() and not (tmp_path / "o2").exists()
 
 
+def test_data_text_document_in_two_splits_is_refused(tmp_path):
+    # refused for TED input already; the same rule for text (and IWSLT) input
+    corpus = write_text_folder(tmp_path / "text")
+    ids = (corpus / "test.docids").read_text().splitlines()
+    ids[4:8] = ["train-b"] * 4
+    (corpus / "test.docids").write_text("\n".join(ids) + "\n")
+    out = tmp_path / "out"
+    one_error(data(out, "--text", corpus, vocab=40), "test.docids:5: document 'train-b' is also in",
+              "train.docids", "one split only")
+    assert not out.exists()
+
+
 def test_data_iwslt_segment_mismatch_is_one_line_error(tmp_path):
     iw = tmp_path / "iwslt"
     iw.mkdir()
@@ -285,7 +297,7 @@ def test_make_data_with_two_inputs_is_refused(tmp_path):
     text = write_text_folder(tmp_path / "text")
     proc = make("data", "LANG=fr", f"WORK={tmp_path / 'w'}", f"TED={corpus}", f"TEXT={text}", "SPM_VOCAB=50")
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    assert "give exactly one of --ted, --iwslt, --text (got --ted and --text)" in proc.stderr
+    assert "give exactly one of TED=, IWSLT=, TEXT= (got TED= and TEXT=)" in proc.stderr  # the Make variables
     assert not (tmp_path / "w").exists()
 
 

@@ -1,0 +1,33 @@
+"""Errors in the words the user typed: a pipeline stage run by make names the Make variable that
+gave an option (``SHARD=3/2``), run by hand the option itself (``--shard 3/2``).
+
+The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``pair_stage``,
+``eval_stage``); ``MAKE_VARIABLES`` is the Makefile's own mapping from variable to option
+(tests/contextual_mt/pipeline/test_make_names.py checks it against the Makefile).
+"""
+from __future__ import annotations
+
+import os
+
+MAKE_ENV = "CONTEXTUAL_MT_MAKE"
+MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt-dev": "IWSLT_DEV",
+                  "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
+                  "--merge-shards": "SHARDS"}
+
+
+def under_make() -> bool:
+    return os.environ.get(MAKE_ENV) == "1"
+
+
+def option_name(flag: str) -> str:
+    """``--shard`` by hand, ``SHARD`` under make."""
+    return MAKE_VARIABLES[flag] if under_make() and flag in MAKE_VARIABLES else flag
+
+
+def given(flag: str, value: object = None) -> str:
+    """How the user gave ``flag``: ``--shard 3/2`` by hand, ``SHARD=3/2`` under make (no value:
+    ``--shard`` / ``SHARD=``)."""
+    name = option_name(flag)
+    if name == flag:
+        return flag if value is None else f"{flag} {value}"
+    return f"{name}=" if value is None else f"{name}={value}"

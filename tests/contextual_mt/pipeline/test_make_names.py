@@ -1,0 +1,70 @@
+"""Errors of the stages run by make name the Make variables the user typed (SHARD=, SHARDS=,
+TED=/IWSLT=/TEXT=), run by hand the options; all before any model loads."""
+import os
+import re
+
+import pytest
+
+from contextual_mt.pipeline.make_names import MAKE_ENV, MAKE_VARIABLES, given, option_name
+from tests.contextual_mt.pipeline.chain import ROOT, make
+from tests.contextual_mt.pipeline.test_pipeline_bad_input import cmt, one_error
+
+
+def test_the_mapping_is_the_makefiles():
+    makefile = (ROOT / "Makefile").read_text()
+    for flag, var in MAKE_VARIABLES.items():
+        assert re.search(rf"{re.escape(flag)}[ =]\$\({var}\)", makefile), (flag, var)
+    assert f"STAGE := {MAKE_ENV}=1 " in makefile
+
+
+def test_spelling_by_hand_and_under_make(monkeypatch):
+    monkeypatch.delenv(MAKE_ENV, raising=False)
+    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == ("--shard 3/2", "--ted",
+                                                                                      "--vocab-size")
+    monkeypatch.setenv(MAKE_ENV, "1")
+    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == ("SHARD=3/2", "TED=",
+                                                                                      "SPM_VOCAB")
+    assert given("--lang", "fr") == "--lang fr"  # no Make variable of its own
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--shard", "0/2"], ["SHARD=0/2", "need 1 <= i <= n", "count from 1"]),
+    (["--shard", "3/2"], ["SHARD=3/2", "need 1 <= i <= n"]),
+    (["--shard", ""], ["SHARD=''", "i/n"]),
+    (["--merge-shards", ""], ["SHARDS=''", "number of shards"]),
+    (["--merge-shards", "x"], ["SHARDS=x", "number of shards"]),
+    (["--merge-shards", "0"], ["SHARDS must be >= 1"]),
+])
+def test_pcxmi_stage_errors_name_make_variables(tmp_path, monkeypatch, args, fragments):
+    monkeypatch.setenv(MAKE_ENV, "1")
+    line = one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, *args), *fragments)
+    assert "--shard" not in line and "--merge-shards" not in line
+
+
+def test_pcxmi_stage_by_hand_names_the_option(tmp_path, monkeypatch):
+    monkeypatch.delenv(MAKE_ENV, raising=False)
+    one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--shard", "3/2"), "--shard 3/2", "1 <= i")
+
+
+def test_make_pcxmi_shard_names_shard(tmp_path):
+    for target, var, fragment in (("pcxmi-shard", "SHARD=0/2", "SHARD=0/2: need 1 <= i <= n"),
+                                  ("pcxmi-merge", "SHARDS=", "SHARDS='': give the number of shards")):
+        proc = make(target, "LANG=fr", f"WORK={tmp_path}", var, check=False)
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr and "usage:" not in proc.stderr
+        assert f"error: {fragment}" in proc.stderr, proc.stderr[-2000:]
+    assert not list(tmp_path.iterdir())
+
+
+def test_pcxmi_merge_names_the_shards_not_scored_yet(tmp_path, monkeypatch):
+    from contextual_mt.pipeline.layout import eval_paths
+
+    p = eval_paths("fr", str(tmp_path))
+    for path in (p.checkpoint, p.test("en"), p.test("fr"), p.test("docids")):  # present; never read here
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w").close()
+    os.makedirs(p.results)
+    open(os.path.join(p.results, "pcxmi.shard-2-of-3.jsonl"), "w").close()
+    monkeypatch.setenv(MAKE_ENV, "1")
+    one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--merge-shards", "3"),
+              "pcxmi.shard-1-of-3.jsonl: does not exist", "2 of 3 shards not scored yet: 1/3, 3/3", "SHARD=i/n")
+    assert sorted(os.listdir(p.results)) == ["pcxmi.shard-2-of-3.jsonl"]
