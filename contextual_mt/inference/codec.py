@@ -41,10 +41,11 @@ def check_vocabulary(sp, model_path: str, dictionary, dictionary_path: str) -> N
     if foreign:
         found.append(f"{len(foreign)} of the {len(symbols)} dictionary symbols are not pieces of the model (e.g. "
                      f"{', '.join(map(repr, foreign[:4]))})")
-    raise ContextualMTError(
-        f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: "
-        f"{'; '.join(found)}; give the sentencepiece model the data was encoded with (data prepared before "
-        "the data stage put every piece into the dictionary: prepare it again and retrain)")
+    fix = ("give the sentencepiece model the data was encoded with" if foreign else
+           "they would become <unk>: binarize with a dictionary of every piece (the data stage does; or "
+           "fairseq-preprocess --srcdict) and train again, or give the model the data was encoded with")
+    raise ContextualMTError(f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: "
+                            f"{'; '.join(found)}; {fix}")
 
 
 class SentencePieceCodec:

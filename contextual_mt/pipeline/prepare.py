@@ -9,8 +9,9 @@ splits, a joint sentencepiece model and fairseq-binarized data for ``--task docu
 * ``spm.model``, ``spm.vocab``: one sentencepiece model for both languages, trained on
   ``train.en`` + ``train.xx``;
 * ``bin/``: ``fairseq-preprocess --joined-dictionary`` of the sentencepiece-encoded splits, the
-  dictionaries already holding ``<brk>`` and ``<mask>``, and ``{split}.en-xx.docids`` beside the
-  binaries (where ``--task document_translation`` reads them);
+  dictionaries holding every piece of ``spm.model`` (also those the training text never
+  produces: else they would be ``<unk>`` when translating) and ``<brk>``, ``<mask>``, and
+  ``{split}.en-xx.docids`` beside the binaries (where ``--task document_translation`` reads them);
 * ``summary.json``: the input, per split documents / sentences / dropped rows / tokens, the
   sentencepiece settings, the detokenization, the fingerprint, and the seconds of each step.
 
@@ -442,8 +443,9 @@ CLI_DESCRIPTION = """\
 Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
   {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
   spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
-  bin/                                 fairseq-preprocess --joined-dictionary output, with <brk> and
-                                       <mask> in the dictionaries and {split}.en-LANG.docids
+  bin/                                 fairseq-preprocess --joined-dictionary output, the dictionaries
+                                       holding every piece of spm.model, <brk> and <mask>, and
+                                       {split}.en-LANG.docids
   summary.json                         counts per split, settings, fingerprint, seconds per step
 Each step is renamed into place when complete; a re-run with the same inputs and options skips
 the finished steps, one with other inputs or options is refused unless --overwrite."""
