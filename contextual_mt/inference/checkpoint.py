@@ -87,7 +87,7 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
         overrides = {"context_size": sizes.pop()} if sizes else {}
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
-    task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the weights load
+    task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the model is built
     codecs = [SentencePieceCodec(d, spm, os.path.join(data_dir, f"dict.{lang}.txt"))
               for d, lang in ((task.source_dictionary, src), (task.target_dictionary, tgt))]
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], task=task, state=state)
