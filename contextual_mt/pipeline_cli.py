@@ -54,8 +54,9 @@ DATA_DESCRIPTION = """\
 Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
   {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
   spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
-  bin/                                 fairseq-preprocess --joined-dictionary output, with <brk> and
-                                       <mask> in the dictionaries and {split}.en-LANG.docids
+  bin/                                 fairseq-preprocess --joined-dictionary output, the dictionaries
+                                       holding every piece of spm.model, <brk> and <mask>, and
+                                       {split}.en-LANG.docids
   summary.json                         counts per split, settings, fingerprint, seconds per step
 Each step is renamed into place when complete; a re-run with the same inputs and options skips
 the finished steps, one with other inputs or options is refused unless --overwrite."""

@@ -12,6 +12,10 @@ from muda.io import atomic_write_lines, check_input_file, read_lines
 BRK = "<brk>"
 MASK = "<mask>"
 CONTEXT_SYMBOLS = (BRK, MASK)
+# fairseq's own: the special symbols every dictionary starts with (not written in its file), and
+# the filler it pads a dictionary it builds with (madeupword0000, madeupword0001, ...)
+FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
+FILLER = "madeupword"
 
 
 def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> List[str]:

@@ -1171,3 +1171,55 @@ def shard_without_records(c):
 
 
 add("merge-shard-jsonl-absent", merge_command, shard_without_records)
+
+# ---- issue 27: the sentencepiece model and the dictionary (items 3 and 4)
+def spm_of_the_corpus(c: Ctx, drop: int = 0, extra: Sequence[str] = ()) -> List[Fragment]:
+    """--spm: a sentencepiece model of the tiny corpus; --data: dictionaries holding its pieces
+    but the last ``drop``, and the symbols ``extra`` (both fail before the weights load)."""
+    import sentencepiece as spm
+
+    from contextual_mt.inference.codec import model_pieces
+
+    raw = Path(c.w.raw)
+    prefix = c.inp / "corpus_spm"
+    spm.SentencePieceTrainer.train(input=f"{raw / 'train.en'},{raw / 'train.fr'}", model_prefix=str(prefix),
+                                   vocab_size=60, model_type="bpe", hard_vocab_limit=False, minloglevel=2)
+    pieces = model_pieces(spm.SentencePieceProcessor(model_file=f"{prefix}.model"))
+    entries = pieces[:len(pieces) - drop] + list(extra) + ["<brk>", "<mask>"]
+    for lang in ("en", "fr"):
+        c.write_lines(f"data/dict.{lang}.txt", [f"{w} 1" for w in entries])
+    c.set("--spm", f"{prefix}.model")
+    c.set("--data", str(c.inp / "data"))
+    found = (f"{drop} of its {len(pieces)} pieces", "not in the dictionary") if drop else \
+        (f"{len(extra)} of the {len(entries)} dictionary symbols", "not pieces of the model")
+    return ["corpus_spm.model", "dict.en.txt", *found]
+
+
+for _prefix, _base in (("translate", translate_command), ("cxmi", cxmi_command), ("contrastive", contrastive_command)):
+    add(f"{_prefix}-spm-more-pieces-than-the-dictionary", _base, lambda c: spm_of_the_corpus(c, drop=3))
+    add(f"{_prefix}-spm-dictionary-symbols-not-pieces", _base,
+        lambda c: spm_of_the_corpus(c, extra=["▁zebra", "quokka"]))
+add("contrastive-spm-other-dictionary", contrastive_command,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
+
+
+def data_folder_of_an_older_dictionary(c: Ctx) -> List[Fragment]:
+    """`pipeline data` into a folder prepared before the dictionary held every piece of the
+    sentencepiece model: its record lacks that setting, and the folder is refused as made with
+    other options (its models map unseen pieces to <unk>), not reused."""
+    from contextual_mt.pipeline.data_plan import STATE, DataOptions, make_plan
+
+    c.command = "contextual-mt"
+    out = c.out / "data"
+    c.argv = ["pipeline", "data", "--lang", "fr", "--text", c.w.raw, "--output", str(out), "--vocab-size", "50",
+              "--workers", "1", "--quiet"]
+    settings = make_plan(DataOptions(lang="fr", output=str(out), text=c.w.raw, vocab_size=50, workers=1)).settings
+    settings.pop("dictionary")
+    done = {"files": {}, "stats": {}, "seconds": {}}
+    out.mkdir()
+    (out / STATE).write_text(json.dumps({"format": 1, "fingerprint": "0" * 64, "settings": settings,
+                                         "steps": {step: done for step in ("text", "spm", "bin")}}) + "\n")
+    return ["data", "dictionary", "--overwrite"]
+
+
+add("pipeline-data-folder-of-an-older-dictionary", lambda c: None, data_folder_of_an_older_dictionary)

@@ -21,10 +21,11 @@ DOCUMENT_TASKS = ("document_translation", "cadec_translation")
 
 
 def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
-                        target_context_size: Optional[int] = None):
-    """Load a ``document_translation`` checkpoint (ensemble of one) and its task; context
+                        target_context_size: Optional[int] = None, spm: Optional[str] = None):
+    """Load a ``document_translation`` checkpoint (ensemble of one), its task and the source and
+    target codecs (``spm``, checked against the dictionaries before the weights are read); context
     sizes given here replace the trained ones."""
-    from fairseq import checkpoint_utils
+    from fairseq import checkpoint_utils, tasks
 
     overrides = {k: v for k, v in (("source_context_size", source_context_size),
                                    ("target_context_size", target_context_size)) if v is not None}
@@ -86,9 +87,12 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
         overrides = {"context_size": sizes.pop()} if sizes else {}
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], state=state)
+    task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the model is built
+    codecs = [SentencePieceCodec(d, spm, os.path.join(data_dir, f"dict.{lang}.txt"))
+              for d, lang in ((task.source_dictionary, src), (task.target_dictionary, tgt))]
+    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], task=task, state=state)
     task.trained_context = trained  # as trained, before any override
-    return models, cfg, task
+    return models, cfg, task, codecs
 
 
 @dataclass
@@ -124,10 +128,9 @@ class DocumentModel:
     @classmethod
     def load(cls, options: ModelOptions) -> "DocumentModel":
         o = options
-        models, cfg, task = load_document_model(o.path, o.data, o.source_context_size, o.target_context_size)
+        models, cfg, task, (src_codec, tgt_codec) = load_document_model(
+            o.path, o.data, o.source_context_size, o.target_context_size, o.spm)
         device = torch.device("cuda" if torch.cuda.is_available() and not o.cpu else "cpu")
-        src_codec = SentencePieceCodec(task.source_dictionary, o.spm)
-        tgt_codec = SentencePieceCodec(task.target_dictionary, o.spm)
         return cls(o.path, [m.to(device).eval() for m in models], cfg, task, device, src_codec, tgt_codec)
 
     @property

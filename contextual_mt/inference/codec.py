@@ -5,13 +5,53 @@ import os
 from typing import List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.symbols import BRK, CONTEXT_SYMBOLS
+from contextual_mt.symbols import BRK, CONTEXT_SYMBOLS, FILLER
+
+
+def model_pieces(sp) -> List[str]:
+    """The pieces ``sp`` can put into encoded text, in id order (not its control, unknown or
+    unused ones): what a dictionary of text encoded with it must hold."""
+    return [sp.id_to_piece(i) for i in range(sp.get_piece_size())
+            if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i))]
+
+
+def unknown_characters(sp, symbol: str) -> bool:
+    """Whether ``symbol`` is what ``sp`` writes for a run of characters it does not know (their
+    surface form: a dictionary built from encoded text may hold it, e.g. rare CJK characters)."""
+    unk = sp.unk_id()
+    return all(sp.piece_to_id(ch) == unk for ch in symbol)
+
+
+def check_vocabulary(sp, model_path: str, dictionary, dictionary_path: str) -> None:
+    """The sentencepiece model and the dictionary belong together, both ways: every piece of the
+    model has an id (else it silently becomes <unk>), and every dictionary symbol is a piece
+    (beyond fairseq's special symbols and fillers, the context symbols and unknown characters)."""
+    pieces = model_pieces(sp)
+    known = set(pieces)
+    missing = [p for p in pieces if p not in dictionary.indices]
+    symbols = dictionary.symbols[dictionary.nspecial:]
+    foreign = [w for w in symbols if w not in known and w not in CONTEXT_SYMBOLS and not w.startswith(FILLER)
+               and not unknown_characters(sp, w)]
+    if not (missing or foreign):
+        return
+    found = []
+    if missing:
+        found.append(f"{len(missing)} of its {len(pieces)} pieces are not in the dictionary (e.g. "
+                     f"{', '.join(map(repr, missing[:4]))})")
+    if foreign:
+        found.append(f"{len(foreign)} of the {len(symbols)} dictionary symbols are not pieces of the model (e.g. "
+                     f"{', '.join(map(repr, foreign[:4]))})")
+    fix = ("give the sentencepiece model the data was encoded with" if foreign else
+           "they would become <unk>: binarize with a dictionary of every piece (the data stage does; or "
+           "fairseq-preprocess --srcdict) and train again, or give the model the data was encoded with")
+    raise ContextualMTError(f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: "
+                            f"{'; '.join(found)}; {fix}")
 
 
 class SentencePieceCodec:
     """Text <-> dictionary ids through a sentencepiece model (or whitespace, without one)."""
 
-    def __init__(self, dictionary, model_path: Optional[str] = None):
+    def __init__(self, dictionary, model_path: Optional[str] = None, dictionary_path: str = "the dictionary"):
         self.dictionary = dictionary
         self.sp = None
         if model_path is not None:
@@ -23,18 +63,7 @@ class SentencePieceCodec:
                 self.sp = spm.SentencePieceProcessor(model_file=model_path)
             except Exception as e:  # sentencepiece raises plain RuntimeError/OSError
                 raise ContextualMTError(f"{model_path}: not a sentencepiece model ({e})") from None
-            # Data encoded with this model yields only its pieces, so (nearly) every regular
-            # dictionary symbol must be one. (The converse fails for BPE: merge intermediates.)
-            pieces = {self.sp.id_to_piece(i) for i in range(self.sp.get_piece_size())}
-            symbols = [w for w in dictionary.symbols[dictionary.nspecial:]
-                       if w not in CONTEXT_SYMBOLS and not w.startswith("madeupword")]
-            foreign = [w for w in symbols if w not in pieces]
-            if symbols and len(foreign) > 0.1 * len(symbols):
-                raise ContextualMTError(
-                    f"{model_path}: sentencepiece model does not match the dictionary "
-                    f"({len(foreign)} of {len(symbols)} dictionary symbols are not pieces of "
-                    f"this model, e.g. {foreign[:3]})"
-                )
+            check_vocabulary(self.sp, model_path, dictionary, dictionary_path)
 
     def encode(self, line: str) -> List[str]:
         if not line.strip():

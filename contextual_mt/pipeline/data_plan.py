@@ -26,11 +26,15 @@ SCRATCH = ".prepare-tmp"
 SUMMARY = "summary.json"
 STEPS = ("text", "spm", "bin")
 _TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
-STEP_SETTINGS = {"text": _TEXT_SETTINGS, "spm": _TEXT_SETTINGS + ("spm",), "bin": _TEXT_SETTINGS + ("spm",)}
+STEP_SETTINGS = {"text": _TEXT_SETTINGS, "spm": _TEXT_SETTINGS + ("spm",),
+                 "bin": _TEXT_SETTINGS + ("spm", "dictionary")}
+# what bin/dict.*.txt holds; data made before it held every piece recorded none, and is refused
+DICTIONARY = "every piece of spm.model"
 SPM_TYPES = ("bpe", "unigram")
 CJK = {"ja", "zh", "ko"}  # character_coverage 0.9995 by default: rare characters become <unk>
 INPUT_KINDS = ("ted", "iwslt", "text")
 ENCODE_CHUNK = 20_000
+PADDING_FACTOR = 8  # fairseq-preprocess pads the dictionary it builds to a multiple of this
 
 
 def default_workers() -> int:
@@ -174,6 +178,7 @@ def make_plan(options: DataOptions) -> Plan:
         "spm": {"model_type": options.spm_type, "vocab_size": options.vocab_size,
                 "character_coverage": options.coverage, "input_sentence_size": options.input_sentence_size,
                 "seed": options.seed},
+        "dictionary": DICTIONARY,
     }
     fingerprint = digest(settings)
     return Plan(options, out, files, settings, fingerprint, sets)

@@ -9,8 +9,9 @@ splits, a joint sentencepiece model and fairseq-binarized data for ``--task docu
 * ``spm.model``, ``spm.vocab``: one sentencepiece model for both languages, trained on
   ``train.en`` + ``train.xx``;
 * ``bin/``: ``fairseq-preprocess --joined-dictionary`` of the sentencepiece-encoded splits, the
-  dictionaries already holding ``<brk>`` and ``<mask>``, and ``{split}.en-xx.docids`` beside the
-  binaries (where ``--task document_translation`` reads them);
+  dictionaries holding every piece of ``spm.model`` (also those the training text never
+  produces: else they would be ``<unk>`` when translating) and ``<brk>``, ``<mask>``, and
+  ``{split}.en-xx.docids`` beside the binaries (where ``--task document_translation`` reads them);
 * ``summary.json``: the input, per split documents / sentences / dropped rows / tokens, the
   sentencepiece settings, the detokenization, the fingerprint, and the seconds of each step.
 
@@ -31,18 +32,23 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.codec import model_pieces
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
-from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, SCRATCH, STATE, STEPS, SUMMARY, DataOptions,
-                                               DataState, Plan, clear_outputs, default_workers, load_state,
-                                               lock_folder, make_plan, old_output_names, remove_path,
+from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, PADDING_FACTOR, SCRATCH, STATE, STEPS, SUMMARY,
+                                               DataOptions, DataState, Plan, clear_outputs, default_workers,
+                                               load_state, lock_folder, make_plan, old_output_names, remove_path,
                                                unlock_folder)
 from contextual_mt.stage_record import stale_error
-from contextual_mt.symbols import CONTEXT_SYMBOLS
+from contextual_mt.symbols import CONTEXT_SYMBOLS, FAIRSEQ_SPECIALS as SPECIALS, FILLER
 from muda.io import atomic_write_lines, atomic_write_text, read_lines
+
+
+DICTIONARY_FILE = "dict.txt"  # in the scratch folder of the encoded splits: fairseq-preprocess --srcdict
 
 
 # ============================================================================ helpers
@@ -192,15 +198,15 @@ def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     return stats, {"spm_train": time.time() - t0}
 
 
-def _encode(plan: Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]:
-    import sentencepiece as spm
-
-    sp = spm.SentencePieceProcessor(model_file=os.path.join(plan.out, "spm.model"))
+def _encode(plan: Plan, sp, dest: str, progress: bool) -> Tuple[Dict[str, Dict[str, int]], Counter]:
+    """Encode the splits into ``dest``; the token counts per split and side, and the count of
+    each token of the training text (both sides: the joined dictionary's counts)."""
     lang, workers = plan.options.lang, plan.options.workers
     jobs = [(split, side) for split in SPLITS for side in (SOURCE_LANG, lang)]
     texts = {job: read_lines(os.path.join(plan.out, f"{job[0]}.{job[1]}")) for job in jobs}
     bar = _Bar(progress, sum(len(t) for t in texts.values()), "encode")
     tokens: Dict[str, Dict[str, int]] = {split: {} for split in SPLITS}
+    counts: Counter = Counter()
     for (split, side), lines in texts.items():
         count = 0
         with open(os.path.join(dest, f"{split}.{side}"), "w", encoding="utf-8") as f:
@@ -208,17 +214,35 @@ def _encode(plan: Plan, dest: str, progress: bool) -> Dict[str, Dict[str, int]]:
                 chunk = sp.encode(lines[start:start + ENCODE_CHUNK], out_type=str, num_threads=workers)
                 for pieces in chunk:
                     count += len(pieces)
-                    f.write(" ".join(pieces))
+                    line = " ".join(pieces)
+                    if split == "train":
+                        counts.update(line.split())  # split as fairseq reads the line
+                    f.write(line)
                     f.write("\n")
                 bar.update(len(chunk))
         tokens[split][side] = count
     bar.close()
-    return tokens
+    return tokens, counts
+
+
+def _dictionary_lines(sp, counts: Counter) -> Tuple[List[str], int]:
+    """The joined dictionary, every piece of the model in it whatever the data: the one fairseq
+    builds from the training text (counts descending, ties in code point order), the pieces that
+    text never produced after it (count 0, in the model's order), padded as fairseq pads (to a
+    multiple of 8 with madeupwordNNNN). Where the text produces every piece, it is fairseq's.
+    Also returns how many pieces the text never produced."""
+    seen = [(w, n) for w, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if w not in SPECIALS]
+    unseen = [(p, 0) for p in model_pieces(sp) if p not in counts and p not in SPECIALS]
+    entries = seen + unseen
+    entries += [(f"{FILLER}{k:04d}", 0) for k in range(-(len(SPECIALS) + len(entries)) % PADDING_FACTOR)]
+    return [f"{w} {n}" for w, n in entries], len(unseen)
 
 
 def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
+    """fairseq-preprocess of the encoded splits with the dictionary written beside them."""
     lang = plan.options.lang
     cmd = [sys.executable, "-m", "fairseq_cli.preprocess", "-s", SOURCE_LANG, "-t", lang, "--joined-dictionary",
+           "--srcdict", os.path.join(encoded, DICTIONARY_FILE),
            "--trainpref", os.path.join(encoded, "train"), "--validpref", os.path.join(encoded, "valid"),
            "--testpref", os.path.join(encoded, "test"), "--destdir", dest, "--workers", str(plan.options.workers)]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
@@ -231,6 +255,8 @@ def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
 
 
 def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, float]]:
+    import sentencepiece as spm
+
     from contextual_mt.symbols import add_context_symbols
 
     lang, pair = plan.options.lang, f"{SOURCE_LANG}-{plan.options.lang}"
@@ -239,9 +265,13 @@ def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     os.makedirs(encoded)
     t0 = time.time()
     _log(progress, "encoding the splits with spm.model")
-    tokens = _encode(plan, encoded, progress)
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(plan.out, "spm.model"))
+    tokens, counts = _encode(plan, sp, encoded, progress)
+    dictionary, unseen = _dictionary_lines(sp, counts)
+    atomic_write_lines(os.path.join(encoded, DICTIONARY_FILE), dictionary, transactional=False)
     t1 = time.time()
-    _log(progress, f"binarizing with fairseq-preprocess --joined-dictionary ({plan.options.workers} workers)")
+    _log(progress, f"binarizing with fairseq-preprocess --joined-dictionary --srcdict (every piece of spm.model; "
+                   f"{plan.options.workers} workers)")
     cmd = _binarize(plan, encoded, binary)
     for side in (SOURCE_LANG, lang):
         add_context_symbols(os.path.join(binary, f"dict.{side}.txt"))
@@ -254,9 +284,11 @@ def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     shown = {encoded: "ENCODED", binary: "bin"}  # the scratch paths, as the reader knows them
     command = ["fairseq-preprocess"] + [next((arg.replace(k, v, 1) for k, v in shown.items() if arg.startswith(k)), arg)
                                         for arg in cmd[3:]]
-    stats = {"tokens": tokens, "dictionary_size": dict_size, "command": command,
-             "encoded": "ENCODED/{split}.{lang}: the splits encoded with spm.model (removed after binarizing)"}
-    _log(progress, f"bin: dictionary of {dict_size} symbols (4 special + pieces + {' '.join(CONTEXT_SYMBOLS)})")
+    stats = {"tokens": tokens, "dictionary_size": dict_size, "pieces_not_in_train": unseen, "command": command,
+             "encoded": "ENCODED/{split}.{lang}: the splits encoded with spm.model, and ENCODED/dict.txt: the "
+                        "joined dictionary, every piece of spm.model in it (removed after binarizing)"}
+    _log(progress, f"bin: dictionary of {dict_size} symbols: every piece of spm.model ({unseen} of them never in "
+                   f"the training text), fairseq's fillers, {' '.join(CONTEXT_SYMBOLS)}")
     return stats, {"encode": t1 - t0, "binarize": time.time() - t1}
 
 
@@ -292,7 +324,7 @@ def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
         "spm": {"model": "spm.model", "vocab": "spm.vocab", **spm_stats},
         "bin": {"path": "bin", "dictionary": [f"bin/dict.{SOURCE_LANG}.txt", f"bin/dict.{lang}.txt"],
                 "joined_dictionary": True, "dictionary_size": bin_stats["dictionary_size"],
-                "context_symbols": list(CONTEXT_SYMBOLS),
+                "context_symbols": list(CONTEXT_SYMBOLS), "pieces_not_in_train": bin_stats["pieces_not_in_train"],
                 "docids": [f"bin/{split}.{pair}.docids" for split in SPLITS], "command": bin_stats["command"]},
         "fingerprint": plan.fingerprint,
         "options": plan.settings,
@@ -387,10 +419,6 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]
         atomic_write_text(summary_path, text, transactional=False)
     _log(progress, f"done: {out} (summary: {summary_path})")
     return summary
-
-
-# ============================================================================ command line
-
 
 
 __all__ = ["DataOptions", "default_workers", "prepare_data"]

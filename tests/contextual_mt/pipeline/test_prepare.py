@@ -117,6 +117,31 @@ def test_fairseq_task_loads_the_binaries(prepared):
         assert sp.decode(line.split()) == (out / "train.fr").read_text().splitlines()[n]
 
 
+def test_dictionary_holds_every_piece_in_fairseqs_order(prepared):
+    """A vocabulary larger than the data produces: every piece of spm.model is in the dictionary
+    (else it would be <unk> at translation time); the pieces the training text produces come
+    first, in the order fairseq-preprocess gives them (its binaries, and models, unchanged)."""
+    import sentencepiece as spm
+    from fairseq.data import Dictionary
+
+    from contextual_mt.inference.codec import SentencePieceCodec, model_pieces
+
+    out, summary, _ = prepared
+    sp = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))
+    dictionary = Dictionary.load(str(out / "bin" / "dict.en.txt"))
+    assert all(piece in dictionary.indices for piece in model_pieces(sp))
+    assert summary["bin"]["pieces_not_in_train"] > 0  # the tiny corpus does not produce them all
+    SentencePieceCodec(dictionary, str(out / "spm.model"), "dict.en.txt")  # the loaders' check passes
+    built = Dictionary()  # what fairseq-preprocess --joined-dictionary builds from the training text
+    for lang in ("en", "fr"):
+        for line in (out / f"train.{lang}").read_text().splitlines():
+            for token in " ".join(sp.encode(line, out_type=str)).split():
+                built.add_symbol(token)
+    built.finalize(padding_factor=1)
+    assert dictionary.symbols[:len(built)] == built.symbols
+    assert len(dictionary) % 8 == 2  # padded as fairseq pads, then <brk> and <mask>
+
+
 def test_rerun_skips_every_step(prepared, tmp_path):
     out = copy_of(prepared, tmp_path)
     before = mtimes(out)
