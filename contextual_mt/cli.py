@@ -381,6 +381,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     import logging
     import warnings
 
+    # the log format fairseq sets when it is imported, set here because the commands import it late
+    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s", datefmt="%Y-%m-%d %H:%M:%S",
+                        level=logging.INFO)
     # torch's deprecation notice about fairseq 0.12's attention masks, printed on every run
     warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
