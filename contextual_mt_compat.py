@@ -16,6 +16,11 @@ targeted at fairseq's own modules, and never edits fairseq's installed files:
    assertion). It is switched off on every encoder layer.
 4. ``numpy_aliases``: numpy >= 1.24 removed ``np.float`` and ``np.int``, still used in
    fairseq code paths; the builtin aliases are restored.
+5. ``quiet_import``: fairseq's speech tasks log "Please install tensorboardX" (INFO) on every
+   import, for a package only their training uses; that one message is dropped.
+
+``register_plugins`` imports a package's fairseq registrations (task, models) once fairseq has
+been imported, so that the package itself (and its commands) can start without torch and fairseq.
 
 The stock console scripts (``fairseq-train`` ...) import fairseq before any ``--user-dir``,
 so ``activate()`` must run at interpreter start-up: ``make install`` writes a
@@ -32,7 +37,7 @@ import sys
 
 _FAIRSEQ_PREFIXES = ("fairseq", "fairseq_cli")
 _TRUSTED_CALLERS = ("fairseq", "fairseq_cli", "contextual_mt")
-_state = {"dataclasses": False, "post_import": False, "hook": None}
+_state = {"dataclasses": False, "post_import": False, "hook": None, "plugins": []}
 
 
 def _from_module(name: str | None, prefixes: tuple[str, ...]) -> bool:
@@ -119,6 +124,22 @@ def patch_numpy_aliases() -> None:
             setattr(numpy, name, value)
 
 
+# 5. import-time noise ---------------------------------------------------------------------
+_NOISE = ("fairseq.tasks.text_to_speech", "Please install tensorboardX")
+
+
+def _not_noise(record) -> bool:
+    return not str(record.msg).startswith(_NOISE[1])
+
+
+def quiet_import() -> None:
+    import logging
+
+    logger = logging.getLogger(_NOISE[0])
+    if _not_noise not in logger.filters:
+        logger.addFilter(_not_noise)
+
+
 def _post_import() -> None:
     if _state["post_import"]:
         return
@@ -126,6 +147,8 @@ def _post_import() -> None:
     patch_numpy_aliases()
     patch_checkpoint_loading()
     patch_encoder_fastpath()
+    for plugins in list(_state["plugins"]):
+        plugins.register()
 
 
 class _FairseqImportHook(importlib.abc.MetaPathFinder):
@@ -142,6 +165,7 @@ class _FairseqImportHook(importlib.abc.MetaPathFinder):
         exec_module = spec.loader.exec_module
 
         def exec_and_patch(module):
+            quiet_import()
             exec_module(module)
             _post_import()
 
@@ -157,6 +181,67 @@ def activate() -> None:
     elif _state["hook"] is None:
         _state["hook"] = _FairseqImportHook()
         sys.meta_path.insert(0, _state["hook"])
+
+
+def _next_spec(finder, fullname, path, target):
+    """The spec the finders after ``finder`` on sys.meta_path give for ``fullname``."""
+    after = sys.meta_path[sys.meta_path.index(finder) + 1:] if finder in sys.meta_path else sys.meta_path
+    for other in after:
+        find_spec = getattr(other, "find_spec", None)
+        spec = find_spec(fullname, path, target) if find_spec else None
+        if spec is not None:
+            return spec
+    return None
+
+
+class _Plugins(importlib.abc.MetaPathFinder):
+    """Imports a package's registration modules once fairseq has been imported and no module of
+    the package is being imported: the module that imported fairseq may be one the registration
+    modules import from, and is complete only when its import ends."""
+
+    def __init__(self, package: str, modules: tuple[str, ...]):
+        self.package, self.modules, self.importing, self.done = package, modules, 0, False
+
+    def find_spec(self, fullname, path, target=None):
+        if not fullname.startswith(self.package + "."):
+            return None
+        spec = _next_spec(self, fullname, path, target)
+        exec_module = getattr(spec and spec.loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_then_register(module):
+            self.importing += 1
+            try:
+                exec_module(module)
+            finally:
+                self.importing -= 1
+            self.register()
+
+        spec.loader.exec_module = exec_then_register  # type: ignore[union-attr]
+        return spec
+
+    def register(self) -> None:
+        if self.done or self.importing or not _state["post_import"]:
+            return
+        self.done = True
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        _state["plugins"].remove(self)
+        for name in self.modules:
+            importlib.import_module(name)
+
+
+def register_plugins(package: str, modules: tuple[str, ...]) -> None:
+    """Import ``modules`` (``package``'s fairseq registrations) now if fairseq is imported (as
+    under ``--user-dir``), else right after fairseq is."""
+    activate()
+    plugins = _Plugins(package, modules)
+    _state["plugins"].append(plugins)
+    if _state["post_import"]:
+        plugins.register()
+    else:
+        sys.meta_path.insert(0, plugins)
 
 
 PTH_NAME = "contextual_mt_compat.pth"

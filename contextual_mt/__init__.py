@@ -2,8 +2,10 @@
 
 ``fairseq-train --user-dir contextual_mt --task document_translation ...``
 Importing the package activates the fairseq compatibility layer and registers the task, the
-model architectures and the MuDA scorer (``--scoring muda``) with fairseq; it changes no other
-global state (the one-line error handling is installed by the commands, see ``cli.main``).
+model architectures and the MuDA scorer (``--scoring muda``) with fairseq: at once when fairseq is
+already imported (``--user-dir``), else as soon as it is, so that the package and its commands start
+without torch and fairseq. It changes no other global state (the one-line error handling is
+installed by the commands, see ``cli.main``).
 
 Layout, one job per folder, from the base up (no module imports one that imports it back:
 tests/test_architecture.py):
@@ -30,11 +32,10 @@ error type, the stage record, the checkpoint reader).
 """
 import contextual_mt_compat
 
-contextual_mt_compat.activate()
+from contextual_mt.errors import ContextualMTError
 
-from contextual_mt.errors import ContextualMTError  # noqa: E402
-from contextual_mt import models, tasks  # noqa: E402,F401
-from contextual_mt.generation import muda_scorer  # noqa: E402,F401
+contextual_mt_compat.register_plugins(
+    "contextual_mt", ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation.muda_scorer"))
 
 __version__ = "0.1.0"
 __all__ = ["ContextualMTError", "__version__"]

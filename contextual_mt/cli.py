@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
+import logging
 import os
 import sys
 from typing import Any, Dict, List, Optional
@@ -368,13 +369,21 @@ def add_pipeline_parsers(sub) -> None:
     add_stage_parsers(commands)
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to sys.stderr as it is when a record comes (a caller running main in-process may swap it)."""
+
+    stream = property(lambda self: sys.stderr, lambda self, value: None)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()  # an InputError escaping a library call still prints one line
     parser = build_parser()
     args = parser.parse_args(argv)
-    import logging
     import warnings
 
+    # the log set-up fairseq makes when imported, made here because the commands import it late
+    logging.basicConfig(handlers=[_StderrHandler()], format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
+                        datefmt="%Y-%m-%d %H:%M:%S", level=logging.INFO)
     # torch's deprecation notice about fairseq 0.12's attention masks, printed on every run
     warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results

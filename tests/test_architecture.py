@@ -227,3 +227,25 @@ def test_declared_dependencies_are_the_imported_ones():
     assert FAIRSEQ_REQUIREMENTS <= declared and FAIRSEQ_REQUIREMENTS <= fairseq, FAIRSEQ_REQUIREMENTS - fairseq
     assert not {d for d in FAIRSEQ_REQUIREMENTS | NOT_IMPORTED_YET if import_name[d] in imported}, \
         "imported now: move it out of FAIRSEQ_REQUIREMENTS / NOT_IMPORTED_YET"
+
+
+HEAVY = ("torch", "fairseq", "transformers")
+
+
+def test_commands_check_their_input_before_loading_torch_or_fairseq():
+    """`--help` and an option or file error answer in well under a second: the packages, the
+    parsers and the checks of the inputs load none of torch, fairseq or transformers."""
+    code = ("import sys; import contextual_mt, contextual_mt.cli, muda.cli; contextual_mt.cli.build_parser(); "
+            "muda.cli.build_parser(); "
+            "rc = contextual_mt.cli.main(['translate', '--path', 'missing.pt', '--source', 'missing.en', "
+            "'--docids', 'missing.docids', '--output', 'out.fr']); "
+            f"print(rc, *sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.split() == ["1"], proc.stderr[-2000:]
+    assert proc.stderr.strip() == "error: missing.en: file not found"
+
+
+def test_help_prints_no_import_noise():
+    proc = subprocess.run([str(Path(sys.executable).parent / "contextual-mt"), "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "usage: contextual-mt" in proc.stdout, proc.stderr[-2000:]
+    assert "tensorboardX" not in proc.stdout + proc.stderr and proc.stderr == ""

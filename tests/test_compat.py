@@ -43,6 +43,8 @@ def test_fairseq_console_scripts_start():
 
 
 def test_fairseq_checkpoint_with_namespace_loads(tmp_path):
+    import fairseq  # noqa: F401  (the fix is applied when fairseq is imported)
+
     path = tmp_path / "ckpt.pt"
     torch.save({"args": argparse.Namespace(arch="transformer"), "model": {}}, path)
     # torch.load as called from inside fairseq (a full checkpoint round trip through
@@ -83,3 +85,31 @@ def test_numpy_aliases_restored_for_fairseq_code_paths():
     # no_overlap=True is the branch that calls np.fromiter(..., np.int)
     mask = compute_mask_indices((2, 40), None, 0.3, 4, no_overlap=True, min_space=1)
     assert mask.shape == (2, 40) and mask.any()
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+REGISTERED = ("from fairseq.tasks import TASK_REGISTRY; from fairseq.models import ARCH_MODEL_REGISTRY; "
+              "from fairseq.registry import REGISTRIES; "
+              "print('document_translation' in TASK_REGISTRY, 'cadec_translation' in TASK_REGISTRY, "
+              "'contextual_transformer' in ARCH_MODEL_REGISTRY, 'muda' in REGISTRIES['scoring']['registry'])")
+
+
+@pytest.mark.parametrize("first", [
+    "import fairseq; import contextual_mt",  # fairseq-train --user-dir contextual_mt
+    "import contextual_mt; import fairseq",  # the package, then a command that loads a model
+    # fairseq first imported by a module the registrations import themselves, halfway through it
+    "from contextual_mt.data.context_dataset import ContextDataset",
+    "from contextual_mt.models.contextual_transformer import ContextualTransformerModel",
+])
+def test_plugins_registered_whenever_fairseq_is_imported(first):
+    proc = _python(f"{first}; {REGISTERED}")
+    assert proc.returncode == 0 and proc.stdout.split() == ["True"] * 4, proc.stderr[-2000:]
+
+
+def test_fairseq_import_noise_dropped_and_its_other_logs_kept():
+    proc = _python("import logging, fairseq.tasks; logging.getLogger('fairseq.tasks.text_to_speech').warning('kept')")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "tensorboardX" not in proc.stderr and "kept" in proc.stderr

@@ -21,7 +21,6 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
                                                  check_random_context, check_references, no_context_error,
                                                  random_context_sources, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend  # noqa: F401  (tests patch it here)
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
 from muda.io import check_line_count, file_sha256, outputs, read_docids, read_lines

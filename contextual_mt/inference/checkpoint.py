@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
-
-import torch
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from contextual_mt.checkpoint_file import read_checkpoint
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.codec import SentencePieceCodec
+
+if TYPE_CHECKING:  # torch is imported when a model is loaded: the commands start without it
+    import torch
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ class DocumentModel:
 
     @classmethod
     def load(cls, options: ModelOptions) -> "DocumentModel":
+        import torch
+
         o = options
         models, cfg, task, (src_codec, tgt_codec) = load_document_model(
             o.path, o.data, o.source_context_size, o.target_context_size, o.spm)

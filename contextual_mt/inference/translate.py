@@ -11,9 +11,18 @@ from typing import List, Optional
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions  # noqa: F401  (re-exported)
-from contextual_mt.inference.fairseq_translator import DocumentTranslator  # noqa: F401  (re-exported)
 from contextual_mt.inference.model_spec import ModelSpec, family
 from muda.io import atomic_write_lines, check_line_count, outputs, read_docids, read_lines
+
+
+def __getattr__(name: str):
+    # DocumentTranslator is re-exported on first use, so that this module loads without torch
+    if name == "DocumentTranslator":
+        from contextual_mt.inference.fairseq_translator import DocumentTranslator
+
+        return DocumentTranslator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 logger = logging.getLogger(__name__)
 

@@ -132,7 +132,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
 
 
 def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tmp_path, monkeypatch):
-    from contextual_mt.analysis import cxmi as module
+    from contextual_mt.inference import fairseq_scoring as module
 
     summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
     full = (tmp_path / "full.jsonl").read_text().splitlines()
@@ -226,7 +226,7 @@ def no_model_load(monkeypatch):
 
 def interrupted(monkeypatch, options_, after_calls=2):
     """Run cxmi until the backend's ``after_calls``-th call, then Ctrl-C: the partial survives."""
-    from contextual_mt.analysis import cxmi as module
+    from contextual_mt.inference import fairseq_scoring as module
 
     original, calls = module.FairseqScoringBackend.token_log_probs, []
 
