@@ -26,7 +26,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 from contextual_mt.errors import ContextualMTError
 from muda.errors import InputError
-from muda.io import check_input_file, read_docids, read_lines
+from muda.io import check_input_file, decoded_lines, read_docids, read_lines
 
 SOURCE_LANG = "en"
 SPLITS = ("train", "valid", "test")
@@ -88,15 +88,6 @@ def base_language(lang: str) -> str:
 def _is_null(cell: str) -> bool:
     compact = "".join(cell.split())
     return not compact or compact in TED_NULLS
-
-
-def _decoded_lines(raw: Iterable[bytes], name: str) -> Iterator[Tuple[int, str]]:
-    for lineno, line in enumerate(raw, start=1):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ContextualMTError(f"{name}:{lineno}: not UTF-8 text ({e.reason})") from None
-        yield lineno, text.rstrip("\r\n")
 
 
 def _ted_header(header: Optional[str], name: str) -> List[str]:
@@ -242,11 +233,11 @@ def ted_languages(path: str) -> List[str]:
     if os.path.isdir(path):
         name = _ted_folder_files(path)["train"]
         with open(name, "rb") as f:
-            first = next(_decoded_lines(f, name), None)
+            first = next(decoded_lines(f, name), None)
         return sorted(_languages(_ted_header(first[1] if first else None, name)))
     check_input_file(path, "TED corpus (ted_talks.tar.gz or its folder)")
     for _split, name, raw in _ted_members(path):
-        first = next(_decoded_lines(raw, name), None)
+        first = next(decoded_lines(raw, name), None)
         return sorted(_languages(_ted_header(first[1] if first else None, name)))
     return []  # not reached: _ted_members raises when a file is missing
 
@@ -264,11 +255,11 @@ def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
         for split in SPLITS:
             name = files[split]
             with open(name, "rb") as f:
-                sources.append((split, name, _parse_ted_tsv(_decoded_lines(f, name), name, lang)))
+                sources.append((split, name, _parse_ted_tsv(decoded_lines(f, name), name, lang)))
     else:
         check_input_file(path, "TED corpus (ted_talks.tar.gz or its folder)")
         try:
-            sources = [(split, name, _parse_ted_tsv(_decoded_lines(raw, name), name, lang))
+            sources = [(split, name, _parse_ted_tsv(decoded_lines(raw, name), name, lang))
                        for split, name, raw in _ted_members(path)]
         except (tarfile.TarError, EOFError, OSError, zlib.error) as e:  # a damaged archive
             raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
@@ -420,16 +411,10 @@ def default_iwslt_test(sets: Iterable[str]) -> Optional[str]:
     return max(tests, key=_set_year) if tests else None
 
 
-def _read_text(path: str) -> List[str]:
-    check_input_file(path)
-    with open(path, "rb") as f:
-        return [line for _, line in _decoded_lines(f, path)]
-
-
 def _read_train_tags(path: str) -> List[_Doc]:
     """The documents of a train.tags file: one per <doc> block, or (without <doc> markup) one per
     <talkid> line; metadata lines skipped."""
-    lines = _read_text(path)
+    lines = read_lines(path)
     has_docs = any(_DOC_OPEN.match(line.lstrip()) for line in lines)
     docs: List[_Doc] = []
     inside = False
@@ -480,7 +465,7 @@ def _read_train_tags(path: str) -> List[_Doc]:
 
 def _read_xml_set(path: str) -> List[_Doc]:
     """The documents of an IWSLT dev/test xml file: ``<doc docid=...>`` with ``<seg>`` lines."""
-    text = "\n".join(_read_text(path))
+    text = "\n".join(read_lines(path))
     opens = list(_DOC_OPEN.finditer(text))
     if not opens:
         raise ContextualMTError(f"{path}: no <doc docid=...> elements")
