@@ -271,9 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("cxmi", help="corpus CXMI and token-level P-CXMI of references, with one "
                        "model trained with dynamic context size")
-    p.add_argument("--source", required=True)
-    p.add_argument("--reference", required=True)
-    p.add_argument("--docids", required=True)
+    p.add_argument("--source", required=True, help="source text, one sentence per line")
+    p.add_argument("--reference", required=True, help="the reference translation, line by line: what is scored")
+    p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
     p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json "
                    "is written beside it)")
     default = _defaults(CxmiOptions)

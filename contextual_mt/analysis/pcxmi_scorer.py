@@ -122,9 +122,6 @@ class PCXMIScorer:
                 logger.warning(
                     "%s was trained with a fixed context size, not --sample-context-size: it never "
                     "saw sentences without context, so CXMI from it is not meaningful", name)
-            if self.n_src > n_src or self.n_tgt > n_tgt:
-                logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)",
-                               self.n_src, self.n_tgt, n_src, n_tgt)
 
     @classmethod
     def from_checkpoint(cls, model: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None) -> "PCXMIScorer":

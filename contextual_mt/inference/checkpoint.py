@@ -86,6 +86,12 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
             raise ContextualMTError(f"{path}: a CADec model reads as many source as target context sentences; "
                                     "give --source-context-size and --target-context-size the same value")
         overrides = {"context_size": sizes.pop()} if sizes else {}
+    asked = (trained["source_context_size"] if source_context_size is None else source_context_size,
+             trained["target_context_size"] if target_context_size is None else target_context_size)
+    if asked[0] > trained["source_context_size"] or asked[1] > trained["target_context_size"]:
+        # every command that loads a model says so (translate, cxmi, contrastive, the pipeline)
+        logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)", *asked,
+                       trained["source_context_size"], trained["target_context_size"])
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
     task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the model is built

@@ -125,8 +125,8 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             if model not in loaded:  # context and context-gold share one loaded model
                 loaded[model] = DocumentTranslator(DocumentModel.load(ModelOptions(
                     o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu)), options=o.decoding)
-            print(f"{system}: translating {len(sources)} sentences with the {model} model "
-                  f"({'reference' if context == 'gold' else 'its own'} target context)", file=sys.stderr)
+            how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
+            print(f"{system}: translating {len(sources)} sentences with the {model} model{how}", file=sys.stderr)
             hyps = loaded[model].translate(sources, ids, refs if context == "gold" else None,
                                            progress=o.progress, source_name=files["source"])
             atomic_write_lines(o.layout.translation(system), hyps)

@@ -406,3 +406,17 @@ def test_unwritable_output_is_one_line(demo_model, tmp_path, where):
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith(f"error: {output}: ") and "translating" not in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_context_beyond_the_trained_sizes_is_warned(demo_model, tmp_path):
+    """As cxmi does: the demo model was trained with target context up to 3."""
+    data = tmp_path / "in"
+    data.mkdir()
+    (data / "test.en").write_text("\n".join(lines(demo_model["data"] / "test.en")[:4]) + "\n")
+    (data / "test.docids").write_text("\n".join(lines(demo_model["data"] / "test.docids")[:4]) + "\n")
+    args = ["translate", "--path", str(demo_model["ckpt"]), "--spm", str(demo_model["spm"]),
+            "--source", str(data / "test.en"), "--docids", str(data / "test.docids"), "--beam", "1"]
+    proc = contextual_mt_cli(*args, "--target-context-size", "5", "--output", str(tmp_path / "o5"))
+    assert proc.returncode == 0 and "context sizes 0/5 (source/target) exceed those trained (0/3)" in proc.stderr
+    proc = contextual_mt_cli(*args, "--target-context-size", "2", "--output", str(tmp_path / "o2"))
+    assert proc.returncode == 0 and "exceed those trained" not in proc.stderr
