@@ -3,8 +3,9 @@
 #
 #  1. recipes/slurm/local_cluster.sh up TMP/cluster (installs Slurm with apt-get as root when missing)
 #  2. a small synthetic corpus (contextual-mt demo-data: 200/20/20 documents) in TMP/corpus
-#  3. make slurm LANG=fr PRESET=tiny GPUS=0 SHARDS=2 CPUS=1 TEXT=TMP/corpus SPM_VOCAB=500 WORK=TMP/work
-#     MUDA_TAG_ARGS=... MUDA_ARGS=... (MuDA annotates with the corpus' CoNLL-U and alignments:
+#  3. make slurm LANG=fr PRESET=tiny EPOCHS=3 GPUS=0 SHARDS=2 CPUS=1 TEXT=TMP/corpus SPM_VOCAB=500
+#     WORK=TMP/work MUDA_TAG_ARGS=... (EPOCHS: the recipes are under test, not the models; it also
+#     checks that a stage's Make variables reach the jobs) MUDA_ARGS=... (MuDA annotates with the corpus' CoNLL-U and alignments:
 #     no stanza models needed); WORK: nothing is written to the repository's data/, checkpoints/,
 #     results/ or logs/
 #  4. waits for the jobs; each must end COMPLETED with exit code 0, and every stage's outputs exist
@@ -69,7 +70,7 @@ LC_ALL=C.UTF-8 .venv/bin/contextual-mt demo-data --output "$CORPUS" --train-docs
 # the variables of both `make slurm` runs (the second must find everything done)
 read -r -a EXTRA <<<"${TEST_SLURM_ARGS:-}"
 # MuDA annotates offline with the corpus' own annotations (no stanza models needed)
-SLURM_VARS=(LANG=$PAIR PRESET=tiny GPUS=0 SHARDS=$SHARDS CPUS=1 MEM=2G STAGE_TIME=2:00:00 TRAIN_TIME=4:00:00
+SLURM_VARS=(LANG=$PAIR PRESET=tiny EPOCHS=3 GPUS=0 SHARDS=$SHARDS CPUS=1 MEM=2G STAGE_TIME=2:00:00 TRAIN_TIME=4:00:00
             TEXT="$CORPUS" SPM_VOCAB=500 WORK="$WORK"
             MUDA_TAG_ARGS="--src-conllu $CORPUS/test.en.conllu --tgt-conllu $CORPUS/test.$PAIR.conllu --alignments $CORPUS/test.align"
             MUDA_ARGS="--src-conllu $CORPUS/test.en.conllu --lexicon $CORPUS/train.en.conllu $CORPUS/train.$PAIR.conllu $CORPUS/train.align"
@@ -144,6 +145,9 @@ for f in "$D/bin/dict.$PAIR.txt" "$D/summary.json" \
          "$R/pcxmi.shard-1-of-$SHARDS.jsonl" "$R/pcxmi.shard-$SHARDS-of-$SHARDS.jsonl" "$R/pcxmi.jsonl" \
          "$R/pcxmi.summary.json" "$R/report/report.md" "$R/muda/eval.json"; do
     if [ "${f##*/}" = train.done ]; then [ -e "$f" ]; else [ -s "$f" ]; fi || fail "missing output: ${f#"$WORK"/}"
+done
+for m in sentence context; do  # EPOCHS=3 went through MAKE_ARGS to the training jobs
+    grep -q '"max_epoch": 3,' "$C/$m/train.done" 2>/dev/null || fail "the $m model was not trained with EPOCHS=3"
 done
 for d in data checkpoints results logs; do
     [ ! -e "$ROOT/$d/$PAIR" ] || [ "$ROOT/$d/$PAIR" -ot "$TMP" ] || fail "$ROOT/$d/$PAIR was written: WORK= not honoured"
