@@ -46,7 +46,7 @@ def _tag(args: argparse.Namespace) -> int:
 
 
 def _check_tag_models(args: argparse.Namespace) -> None:
-    from muda.required_models import check_models, required_models
+    from muda.annotators.required_models import check_models, required_models
 
     models = required_models(args.tgt_lang, args.phenomena, src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu,
                              alignments=args.alignments, stanza_dir=args.stanza_dir, align_model=args.align_model)
@@ -54,7 +54,7 @@ def _check_tag_models(args: argparse.Namespace) -> None:
 
 
 def _download(args: argparse.Namespace) -> int:
-    from muda.download import DownloadOptions, download
+    from muda.annotators.download import DownloadOptions, download
 
     plan = download(_options(DownloadOptions, args))
     print(f"{len(plan)} model(s) ready for muda tag --tgt-lang {args.tgt_lang}" +

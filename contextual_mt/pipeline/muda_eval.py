@@ -128,7 +128,7 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     hypotheses' annotation in ``muda eval`` unless --lexicon or pre-computed), checked before either
     runs: one error listing all that are missing, with the command that gets them and the Make
     variables that give pre-computed annotations instead."""
-    from muda.required_models import RequiredModel, missing_message, missing_models, required_models
+    from muda.annotators.required_models import RequiredModel, missing_message, missing_models, required_models
 
     p = o.paths
     needed: Dict[str, RequiredModel] = {}

@@ -15,7 +15,7 @@ from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
 from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
 from muda.io import document_spans
-from muda.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
+from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
 
 if TYPE_CHECKING:
     from muda.annotators.awesome_align import AwesomeAligner

@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.formats.coref import Mention
-from muda.required_models import TARGET_PROCESSORS, default_stanza_dir  # noqa: F401  (one place says where)
+from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # noqa: F401  (one place says where)
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
 CHUNK = 512  # lines per stanza call: large enough to batch well, small enough for a progress bar
