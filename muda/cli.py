@@ -1,4 +1,4 @@
-"""The ``muda`` command: ``muda tag``, ``muda eval`` and ``muda train-ellipsis``. A thin layer over
+"""The ``muda`` command: ``muda tag``, ``muda eval``, ``muda download`` and ``muda train-ellipsis``. A thin layer over
 the API: each subcommand turns its arguments into the options object of a library call."""
 from __future__ import annotations
 
@@ -36,11 +36,29 @@ def _tag(args: argparse.Namespace) -> int:
     annotator_options = _annotator_options(args)
     # all pre-computed: no model is needed, unless a trained ellipsis classifier is asked for
     precomputed = args.src_conllu and args.tgt_conllu and args.alignments and not args.ellipsis_model
+    _check_tag_models(args)  # every missing model in one error, before any loads
     annotators = None if precomputed else _annotators(args, annotator_options)
     summary = tag_files(options, annotators)
     counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
     print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
           f"{counts}; tags: {args.dump_tags}")
+    return 0
+
+
+def _check_tag_models(args: argparse.Namespace) -> None:
+    from muda.annotators.required_models import check_models, required_models
+
+    models = required_models(args.tgt_lang, args.phenomena, src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu,
+                             alignments=args.alignments, stanza_dir=args.stanza_dir, align_model=args.align_model)
+    check_models("muda tag", models, args.tgt_lang, args.stanza_dir, args.align_model)
+
+
+def _download(args: argparse.Namespace) -> int:
+    from muda.annotators.download import DownloadOptions, download
+
+    plan = download(_options(DownloadOptions, args))
+    print(f"{len(plan)} model(s) ready for muda tag --tgt-lang {args.tgt_lang}" +
+          (f" --stanza-dir {args.stanza_dir}" if args.stanza_dir else ""))
     return 0
 
 
@@ -161,6 +179,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="annotate hypotheses by lookup in this annotated parallel corpus (no model)")
     _add_annotator_options(p)
     p.set_defaults(func=_eval, output_args=("output", "table", "plot"))
+
+    p = sub.add_parser("download", help="get every model `muda tag` needs for a language (stanza for English and "
+                       "the target, the aligner); needs network")
+    p.add_argument("--tgt-lang", required=True, help="target language: ISO code or TED variant (pt-br, zh-cn)")
+    p.add_argument("--phenomena", nargs="+", choices=phenomenon_names(), help="default: all")
+    p.add_argument("--stanza-dir", help="where to put stanza's models (default: $STANZA_RESOURCES_DIR or "
+                   "~/stanza_resources); give `muda tag` the same")
+    p.add_argument("--align-model", default="bert-base-multilingual-cased",
+                   help="the awesome-align model (a Hugging Face name), into the Hugging Face cache")
+    p.add_argument("--no-source", action="store_true", help="not the English models (--src-conllu is pre-computed)")
+    p.add_argument("--no-target", action="store_true", help="not the target's (--tgt-conllu is pre-computed)")
+    p.add_argument("--no-aligner", action="store_true", help="not the aligner (--alignments are pre-computed)")
+    p.set_defaults(func=_download)
 
     p = sub.add_parser("train-ellipsis", help="train the BERT ellipsis classifier on Penn Treebank trees "
                        "(sentences with the *?* trace are positives)")

@@ -93,36 +93,96 @@ def _arg_files(args: str) -> Dict[str, Optional[str]]:
     return file_hashes({token: token for token in shlex.split(args) if os.path.isfile(token)})
 
 
-def tag_reference(o: MudaEvalOptions) -> str:
+def _tag_step(o: MudaEvalOptions):
+    """The reference's ``muda tag``: its argv, its fingerprint and its stage record."""
     p = o.paths
     tags, pre = reference_tags(p), _annotations(p)
     inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
     fp = {**file_hashes({**inputs, **pre}), "lang": p.muda_lang, "args": o.muda_tag_args,
           "arg_files": _arg_files(o.muda_tag_args), "version": project_version()}
-    record = StageRecord(record_path(p, "muda-tags"), "muda-tags")
+    argv = ["tag", "--src", inputs["src"], "--tgt", inputs["tgt"], "--docids", inputs["docids"],
+            "--tgt-lang", p.muda_lang, "--dump-tags", tags, *_flags(pre), *shlex.split(o.muda_tag_args)]
+    return argv, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
+
+
+def tag_reference(o: MudaEvalOptions) -> str:
+    tags = reference_tags(o.paths)
+    argv, fp, record = _tag_step(o)
     if record.current(fp):
         print(f"reference tags: {tags} (cached)")
         return tags
-    _muda(["tag", "--src", inputs["src"], "--tgt", inputs["tgt"], "--docids", inputs["docids"],
-           "--tgt-lang", p.muda_lang, "--dump-tags", tags, *_flags(pre), *shlex.split(o.muda_tag_args)])
+    _muda(argv)
     record.save(fp, [tags])
     return tags
+
+
+def _parse_muda(argv: List[str]):
+    """``muda ARGV``'s parsed options (a bad option is muda's own usage error, as when it runs)."""
+    from muda.cli import build_parser
+
+    return build_parser().parse_args(argv)
+
+
+def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) -> None:
+    """Every model the steps still to run need (the reference's ``muda tag`` unless cached, the
+    hypotheses' annotation in ``muda eval`` unless --lexicon or pre-computed), checked before either
+    runs: one error listing all that are missing, with the command that gets them and the Make
+    variables that give pre-computed annotations instead."""
+    from muda.annotators.required_models import RequiredModel, missing_message, missing_models, required_models
+
+    p = o.paths
+    needed: Dict[str, RequiredModel] = {}
+    stanza_dir, align_model = None, None
+    if tag:
+        t = _parse_muda(_tag_step(o)[0])
+        stanza_dir, align_model = t.stanza_dir, t.align_model
+        for m in required_models(p.muda_lang, t.phenomena, src_conllu=t.src_conllu, tgt_conllu=t.tgt_conllu,
+                                 alignments=t.alignments, stanza_dir=t.stanza_dir, align_model=t.align_model):
+            needed.setdefault(m.label, m)
+    if evaluate:
+        e = _parse_muda(["eval", "--src", "S", "--ref", "R", "--docids", "D", "--tgt-lang", p.muda_lang,
+                         "--hyps", *o.hyps, "--ref-tags", "T", *shlex.split(o.muda_args or "")])
+        stanza_dir, align_model = stanza_dir or e.stanza_dir, align_model or e.align_model
+        # the source side comes from the reference's tags (the CoNLL-U written beside them)
+        for m in required_models(p.muda_lang, src_conllu="from the reference tags", tgt_conllu=e.hyp_conllu,
+                                 alignments=e.hyp_alignments, stanza_dir=e.stanza_dir, align_model=e.align_model,
+                                 lexicon=bool(e.lexicon)):
+            needed.setdefault(m.label, m)
+    missing = missing_models(list(needed.values()))
+    if not missing:
+        return
+    pre = f"test.en.conllu, test.{p.target}.conllu, test.align in {p.data}, or " \
+          'MUDA_TAG_ARGS="--src-conllu FILE --tgt-conllu FILE --alignments FILE"'
+    if evaluate and any(m.name != "en" for m in missing):
+        pre += ' with MUDA_ARGS="--lexicon SRC.conllu TGT.conllu ALIGN" for the systems'
+    where = "" if p.pair == DEMO else f" LANG={p.pair}"
+    raise ContextualMTError(missing_message(f"make muda-eval{where}", missing, p.muda_lang, stanza_dir,
+                                            align_model or "bert-base-multilingual-cased", pre))
 
 
 def run_muda_eval(o: MudaEvalOptions) -> None:
     p = o.paths
     check_inputs(o)
-    tags = tag_reference(o)
+    tags = reference_tags(p)
     folder = muda_folder(p)
     out = {"output": os.path.join(folder, "eval.json"), "table": os.path.join(folder, "eval.txt"),
            "plot": os.path.join(folder, "eval.png")}
     src_conllu = _annotations(p)["src_conllu"]
     files = {"src": p.test("en"), "ref": p.test(p.target), "docids": p.test("docids"), "ref_tags": tags,
              "src_conllu": src_conllu}
-    fp = {**file_hashes(files), "hyps": [file_hashes({"h": h})["h"] for h in o.hyps], "hyp_files": list(o.hyps),
-          "lang": p.muda_lang, "args": o.muda_args, "arg_files": _arg_files(o.muda_args),
-          "version": project_version()}
+
+    def fingerprint() -> Dict:
+        return {**file_hashes(files), "hyps": [file_hashes({"h": h})["h"] for h in o.hyps],
+                "hyp_files": list(o.hyps), "lang": p.muda_lang, "args": o.muda_args,
+                "arg_files": _arg_files(o.muda_args), "version": project_version()}
+
     record = StageRecord(record_path(p, "muda-eval"), "muda-eval")
+    _, tag_fp, tag_record = _tag_step(o)
+    tag_cached = tag_record.current(tag_fp)
+    # the models of the steps that will run, all checked before either runs
+    check_models(o, tag=not tag_cached, evaluate=not (tag_cached and record.current(fingerprint())))
+    tag_reference(o)
+    fp = fingerprint()
     if record.current(fp):
         print(f"{out['output']}: up to date (made from these translations and reference tags)")
         return

@@ -11,6 +11,9 @@ Inputs, per target language ``xx`` (the source is English):
 - ``RESULTS/xx/scores.json`` (``make score LANG=xx``): sacreBLEU BLEU, chrF, d-BLEU (and COMET)
   of each system, from ``contextual_mt.metrics.score_files``.
 
+A language without ``eval.json`` (MuDA not run) still gets its rows, from ``scores.json``: its
+MuDA columns are marked missing, with a note in table.md and a warning on stderr.
+
 ``muda eval`` names a system by its hypothesis file (``sentence.test.xx``) unless given
 ``--names``; both name the same system here (``sentence``). Outputs, in ``output_dir``:
 ``table.md``, ``table.csv``, ``table.json`` and ``table.png`` (a figure like the paper's
@@ -22,6 +25,7 @@ This module is the command; reading, gathering, the text formats and the figure 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Dict
 
 from contextual_mt.errors import ContextualMTError, InputError
@@ -29,7 +33,7 @@ from contextual_mt.pipeline.results_table.gather import gather
 from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format_markdown
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.plot import plot_table
-from contextual_mt.pipeline.results_table.read import LanguageResults, read_language, system_key
+from contextual_mt.pipeline.results_table.read import LanguageResults, muda_missing_note, read_language, system_key
 from muda.io import atomic_write_text, outputs
 
 
@@ -41,6 +45,10 @@ def build_table(options: TableOptions) -> Dict:
     try:
         with outputs(*(o.output_path(name) for name in OUTPUT_FILES), directories=[o.output_dir]):
             languages = [read_language(o, lang) for lang in o.langs]
+            for lr in languages:
+                if not lr.muda:  # built anyway, but said where it is seen: on stderr
+                    print(f"warning: {lr.eval_path} not found: {muda_missing_note(lr.lang)}; its MuDA columns "
+                          "are marked missing", file=sys.stderr)
             table = gather(o, languages)
             atomic_write_text(o.output_path("table.md"), format_markdown(table))
             atomic_write_text(o.output_path("table.csv"), format_csv(table))

@@ -15,6 +15,7 @@ from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
 from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
 from muda.io import document_spans
+from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
 
 if TYPE_CHECKING:
     from muda.annotators.awesome_align import AwesomeAligner
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 class AnnotatorOptions:
     """Which models the annotators load, and how they run (the `muda` annotator options)."""
     stanza_dir: Optional[str] = None  # default: $STANZA_RESOURCES_DIR or ~/stanza_resources
-    align_model: str = "bert-base-multilingual-cased"
+    align_model: str = DEFAULT_ALIGN_MODEL
     ellipsis_model: Optional[str] = None  # None: the rule-based detector
     cache_dir: Optional[str] = None
     coref_window: int = 0  # sentences per coreference call; 0: whole documents
@@ -71,7 +72,7 @@ class ModelAnnotators:
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache"), None
         if self._source is None:
-            self._source = self._stanza("en", processors="tokenize,pos,lemma,depparse,coref", tokenize_no_ssplit=True)
+            self._source = self._stanza("en", processors=SOURCE_PROCESSORS, tokenize_no_ssplit=True)
         chunks: List[Tuple[int, List[str]]] = []  # (first line, lines): one coreference call each
         for start, end in document_spans(docids):
             size = self.options.coref_window or end - start

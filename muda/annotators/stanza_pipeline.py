@@ -1,7 +1,6 @@
 """stanza as an annotator: raw or pre-tokenized lines in, one annotated Sentence per line out."""
 from __future__ import annotations
 
-import os
 from typing import List, Optional, Sequence, Tuple
 
 from muda.errors import InputError
@@ -9,14 +8,11 @@ from tqdm import tqdm
 
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.formats.coref import Mention
+from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # noqa: F401  (one place says where)
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
 CHUNK = 512  # lines per stanza call: large enough to batch well, small enough for a progress bar
-MORPHOLOGY = "tokenize,pos,lemma"  # enough for the target side: its rules read UPOS, FEATS and LEMMA
-
-
-def default_stanza_dir() -> str:
-    return os.environ.get("STANZA_RESOURCES_DIR", os.path.join(os.path.expanduser("~"), "stanza_resources"))
+MORPHOLOGY = TARGET_PROCESSORS  # enough for the target side: its rules read UPOS, FEATS and LEMMA
 
 
 def from_stanza_sentences(sentences) -> Sentence:

@@ -71,12 +71,12 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
                                          and values[k][col.key] > base[col.key]) for col in columns}
             rows.append({"language": lr.lang, "system": k, "eval_name": lr.eval_names[k], "baseline": k == BASELINE,
                          "values": values[k], "p": p, "significant": significant})
-        tested = all(k in lr.comparisons for k in lr.systems if k != BASELINE)
+        tested = lr.muda and all(k in lr.comparisons for k in lr.systems if k != BASELINE)
         langs_info[lr.lang] = {
             "eval": lr.eval_path, "scores": lr.scores_path, "systems": lr.systems,
             "bootstrap": lr.evaluation.get("bootstrap"), "tested": tested,
             "tags": lr.tags, "ref_words": lr.ref_words,
-            "comet_from": sorted({v for v in comet_from.values() if v})}
+            "comet_from": sorted({v for v in comet_from.values() if v}), "muda": lr.muda}
     return {"langs": list(options.langs), "baseline": BASELINE, "alpha": options.alpha,
             "results_dir": options.results_dir, "tags": tags,
             "columns": [vars(c) for c in columns], "rows": rows, "languages": langs_info,
@@ -86,7 +86,8 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
 def _values(lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool,
             with_dbleu: bool) -> Dict[str, Optional[float]]:
     s, r = lr.evaluation["systems"][lr.eval_names[key]], lr.scores[key]
-    values: Dict[str, Optional[float]] = {"bleu": float(s["bleu"])}
+    # without MuDA results, sacreBLEU's BLEU of scores.json (the same corpus BLEU, untested)
+    values: Dict[str, Optional[float]] = {"bleu": float(s["bleu"] if lr.muda else r["bleu"]["score"])}
     if with_comet:
         values["comet"] = _comet(lr, key)[0]
     for t in tags:  # None: the tag does not apply here (no tagged reference words)

@@ -6,6 +6,13 @@ import io
 from typing import Dict
 
 from contextual_mt.pipeline.results_table.gather import Column
+from contextual_mt.pipeline.results_table.read import muda_missing_note
+
+MISSING = "—"  # a MuDA column of a language whose MuDA evaluation was not run (not: does not apply)
+
+
+def _is_missing(table: Dict, row: Dict, c: Column) -> bool:
+    return c.key in table["tags"] and not table["languages"][row["language"]].get("muda", True)
 
 
 def format_markdown(table: Dict) -> str:
@@ -19,10 +26,11 @@ def format_markdown(table: Dict) -> str:
         cells = []
         for c in columns:
             value = row["values"][c.key]
-            text = "-" if value is None else f"{value:.{c.digits}f}"
+            text = MISSING if _is_missing(table, row, c) else "-" if value is None else f"{value:.{c.digits}f}"
             cells.append(f"**{text}**" if row["significant"][c.key] else text)
         lines.append(f"| {row['language']} | {row['system']} | " + " | ".join(cells) + " |")
-    tagged = "; ".join(f"{lang}: " + (", ".join(f"{t} {n}" for t, n in info["ref_words"].items()) or "none")
+    tagged = "; ".join(f"{lang}: " + ("MuDA not run" if not info.get("muda", True) else
+                                      ", ".join(f"{t} {n}" for t, n in info["ref_words"].items()) or "none")
                        for lang, info in table["languages"].items())
     lines += ["", f"**Bold**: significantly better than the `{table['baseline']}` system of the same language "
                   f"(paired bootstrap over documents, p < {alpha:g}, from `muda eval`). "
@@ -31,7 +39,11 @@ def format_markdown(table: Dict) -> str:
               "BLEU, COMET and word f-measure: `RESULTS/xx/muda/eval.json`; chrF and d-BLEU: "
               "`RESULTS/xx/scores.json` (no significance test).", "",
               f"Tagged reference words: {tagged}."]
-    untested = [lang for lang, info in table["languages"].items() if not info["tested"]]
+    no_muda = [lang for lang, info in table["languages"].items() if not info.get("muda", True)]
+    for lang in no_muda:
+        lines.append(f"{muda_missing_note(lang)}: `{MISSING}` in its MuDA columns; its BLEU (and COMET) from "
+                     "scores.json, untested.")
+    untested = [lang for lang, info in table["languages"].items() if not info["tested"] and lang not in no_muda]
     if untested:
         lines.append(f"No paired bootstrap in eval.json (`muda eval --bootstrap 0`) for {', '.join(untested)}: "
                      "nothing marked there.")
@@ -41,7 +53,7 @@ def format_markdown(table: Dict) -> str:
 
 def format_csv(table: Dict) -> str:
     """table.csv: one row per language and system; each value at full precision ('-': does not
-    apply), and beside each tested value a ``_sig`` column ('*': significantly better)."""
+    apply; 'missing': MuDA not run for the language), and beside each tested value a ``_sig`` column ('*': significantly better)."""
     columns = [Column(**c) for c in table["columns"]]
     header = ["language", "system"]
     for c in columns:
@@ -53,7 +65,7 @@ def format_csv(table: Dict) -> str:
         cells = [row["language"], row["system"]]
         for c in columns:
             value = row["values"][c.key]
-            cells.append("-" if value is None else repr(value))
+            cells.append("missing" if _is_missing(table, row, c) else "-" if value is None else repr(value))
             if c.tested:
                 cells.append("*" if row["significant"][c.key] else "")
         writer.writerow(cells)

@@ -79,11 +79,19 @@ class LanguageResults:
     tags: List[str]  # eval.json's tags (phenomena only)
     ref_words: Dict[str, int]  # tagged reference words per tag
     comparisons: Dict[str, Dict] = field(default_factory=dict)  # key -> its comparison with the baseline
+    muda: bool = True  # False: no eval.json (muda-eval not run): BLEU and COMET from scores.json, no tags
+
+
+def muda_missing_note(lang: str) -> str:
+    """What the table says of a language whose MuDA evaluation was not run."""
+    return f"MuDA: not run for {lang} (make muda-eval LANG={lang})"
 
 
 def read_language(options: TableOptions, lang: str) -> LanguageResults:
     """Read and check ``eval.json`` and ``scores.json`` of one language."""
     eval_path, scores_path = options.eval_path(lang), options.scores_path(lang)
+    if not os.path.lexists(eval_path):  # not run (yet): the other columns are still worth a table
+        return _without_muda(options, lang)
     ev = _mapping(_read_json(eval_path, f"make muda-eval LANG={lang}"), eval_path, "the file")
     sc = _mapping(_read_json(scores_path, f"make score LANG={lang}"), scores_path, "the file")
     again = f"run `make muda-eval LANG={lang}` again"
@@ -121,9 +129,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
                                 f"LANG={lang}`)")
     keys = [BASELINE] + [system_key(n, lang) for n in systems if system_key(n, lang) != BASELINE]
 
-    if "systems" not in sc:
-        raise ContextualMTError(f"{scores_path}: no 'systems'; run `make score LANG={lang}` again")
-    scored = _mapping(sc["systems"], scores_path, "'systems'")
+    scored = _scored_systems(sc, scores_path, lang)
     if set(scored) != set(keys):
         only_eval = [k for k in keys if k not in scored]
         only_scores = [k for k in scored if k not in eval_names]
@@ -132,18 +138,43 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
         raise ContextualMTError(f"{scores_path}: its systems ({', '.join(scored) or 'none'}) differ from those of "
                                 f"{eval_path} ({', '.join(keys)}): {'; '.join(differences)}; score and evaluate the "
                                 f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)")
-    for key, r in scored.items():
-        r = _mapping(r, scores_path, f"system {key!r}")
-        for metric in ("bleu", "chrf", "d_bleu", "comet"):
-            if metric in ("bleu", "chrf") or metric in r:
-                m = _mapping(r.get(metric), scores_path, f"{metric!r} of system {key!r}")
-                _number(m.get("score"), scores_path, f"the {metric} score of system {key!r}")
 
     baseline_tags = systems[eval_names[BASELINE]]["tags"]
     result = LanguageResults(lang, eval_path, scores_path, keys, eval_names, ev, scored, tags,
                              {t: int(baseline_tags[t]["ref_words"]) for t in tags})
     result.comparisons = _baseline_comparisons(ev, eval_path, eval_names, tags)
     return result
+
+
+def _scored_systems(sc: Any, scores_path: str, lang: str) -> Dict[str, Dict]:
+    """scores.json's systems, every score the table uses checked."""
+    if "systems" not in sc:
+        raise ContextualMTError(f"{scores_path}: no 'systems'; run `make score LANG={lang}` again")
+    scored = _mapping(sc["systems"], scores_path, "'systems'")
+    for key, r in scored.items():
+        r = _mapping(r, scores_path, f"system {key!r}")
+        for metric in ("bleu", "chrf", "d_bleu", "comet"):
+            if metric in ("bleu", "chrf") or metric in r:
+                m = _mapping(r.get(metric), scores_path, f"{metric!r} of system {key!r}")
+                _number(m.get("score"), scores_path, f"the {metric} score of system {key!r}")
+    return scored
+
+
+def _without_muda(options: TableOptions, lang: str) -> LanguageResults:
+    """A language with scores.json but no eval.json: its rows from scores.json alone (BLEU, chrF,
+    d-BLEU, COMET when scored; nothing tested), its MuDA columns marked missing."""
+    eval_path, scores_path = options.eval_path(lang), options.scores_path(lang)
+    try:
+        sc = _mapping(_read_json(scores_path, f"make score LANG={lang}"), scores_path, "the file")
+    except ContextualMTError as e:  # neither file: both make targets are to run
+        raise ContextualMTError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)") from None
+    scored = _scored_systems(sc, scores_path, lang)
+    if BASELINE not in scored:
+        raise ContextualMTError(f"{scores_path}: no sentence-level baseline system {BASELINE!r}; its systems are "
+                                f"{', '.join(scored) or 'none'}; score it with the others (`make score LANG={lang}`)")
+    keys = [BASELINE] + [k for k in scored if k != BASELINE]
+    return LanguageResults(lang, eval_path, scores_path, keys, {k: k for k in keys},
+                           {"systems": {k: {} for k in keys}}, scored, [], {}, muda=False)
 
 
 def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags: Sequence[str]) -> Dict[str, Dict]:

@@ -401,11 +401,49 @@ def _fails(options_or_langs, tmp_path, match, results=None):
 
 def test_missing_results_name_the_file_and_the_make_target(study, tmp_path):
     results = _copy_results(study, tmp_path)
-    (results / "ja" / "muda" / "eval.json").unlink()
-    _fails(["de", "ja"], tmp_path, r"results/ja/muda/eval\.json: .*not found.*make muda-eval LANG=ja", results)
     (results / "de" / "scores.json").unlink()
     _fails(["de"], tmp_path, r"results/de/scores\.json: .*not found.*make score LANG=de", results)
-    _fails(["xx"], tmp_path, r"results/xx/muda/eval\.json: .*not found.*make muda-eval LANG=xx", results)
+    # neither file: both make targets named
+    _fails(["xx"], tmp_path, r"results/xx/scores\.json: .*not found.*make score LANG=xx.*make muda-eval LANG=xx",
+           results)
+    # eval.json there but broken is still refused (only a MuDA run not made is tolerated)
+    (results / "ja" / "muda" / "eval.json").write_text("")
+    _fails(["ja"], tmp_path, r"results/ja/muda/eval\.json: empty file.*make muda-eval LANG=ja", results)
+
+
+def test_a_language_without_muda_results_gets_its_other_columns(study, table, tmp_path, capsys):
+    results = _copy_results(study, tmp_path)
+    (results / "fr" / "muda" / "eval.json").unlink()
+    built = build_table(TableOptions(LANGS, str(results), str(tmp_path / "out")))
+    warning = capsys.readouterr().err.strip()
+    assert warning.count("\n") == 0 and warning.startswith("warning: ") and "make muda-eval LANG=fr" in warning
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(OUTPUT_FILES)
+    full, _ = table
+    scores = json.loads((results / "fr" / "scores.json").read_text())["systems"]
+    for system in SYSTEMS:
+        row = _row(built, "fr", system)
+        assert row["values"]["bleu"] == scores[system]["bleu"]["score"]  # sacreBLEU's, from scores.json
+        assert row["values"]["chrf"] == scores[system]["chrf"]["score"]
+        assert row["values"]["comet"] == scores[system]["comet"]["score"]
+        assert all(row["values"][t] is None for t in built["tags"]) and not any(row["significant"].values())
+        before = _row(full, "de", system)  # the other languages as before (in the columns still there)
+        assert all(_row(built, "de", system)[part][k] == before[part][k]
+                   for part in ("values", "p", "significant") for k in _row(built, "de", system)[part])
+    assert built["languages"]["fr"]["muda"] is False and built["languages"]["de"]["muda"] is True
+    md = (tmp_path / "out" / "table.md").read_text()
+    fr_rows = [line for line in md.splitlines() if line.startswith("| fr |")]
+    assert len(fr_rows) == 3 and all(line.count("—") == len(built["tags"]) for line in fr_rows)
+    assert "MuDA: not run for fr (make muda-eval LANG=fr)" in md
+    assert not any(line.startswith("| de |") and "—" in line for line in md.splitlines())
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "out" / "table.csv").read_text())))
+    fr = [r for r in rows if r["language"] == "fr"]
+    assert all(r[t] == "missing" for r in fr for t in built["tags"])
+    # no language with MuDA results: the table has no MuDA column, only the notes
+    for lang in LANGS:
+        (results / lang / "muda" / "eval.json").unlink(missing_ok=True)
+    only = build_table(TableOptions(LANGS, str(results), str(tmp_path / "out2")))
+    assert only["tags"] == [] and [c["key"] for c in only["columns"]] == ["bleu", "comet", "chrf", "d_bleu"]
+    assert capsys.readouterr().err.count("warning: ") == 3
 
 
 def test_malformed_json_names_the_file_and_line(study, tmp_path):

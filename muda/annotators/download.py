@@ -1,0 +1,80 @@
+"""``muda download``: get every model a ``muda tag`` run needs (``required_models``) in one go,
+where the tagger will look for them: stanza's models into ``--stanza-dir``, the aligner into the
+Hugging Face cache. Needs network; without it, one error line naming what could not be got."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence
+
+from muda.errors import InputError
+from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, RequiredModel, default_stanza_dir, missing_models, \
+    required_models
+
+
+@dataclass(frozen=True)
+class DownloadOptions:
+    tgt_lang: str
+    phenomena: Optional[Sequence[str]] = None
+    stanza_dir: Optional[str] = None
+    align_model: str = DEFAULT_ALIGN_MODEL
+    no_source: bool = False  # the English side is pre-computed (--src-conllu)
+    no_target: bool = False  # the target side is pre-computed (--tgt-conllu)
+    no_aligner: bool = False  # alignments are pre-computed (--alignments)
+
+
+def download_plan(o: DownloadOptions) -> List[RequiredModel]:
+    """The models ``download`` gets: those of ``required_models`` less the parts left out."""
+    # a pre-computed part is a part whose model is not needed: say so with a stand-in file name
+    given = {"src_conllu": o.no_source, "tgt_conllu": o.no_target, "alignments": o.no_aligner}
+    return required_models(o.tgt_lang, o.phenomena, stanza_dir=o.stanza_dir, align_model=o.align_model,
+                           **{k: "given" if v else None for k, v in given.items()})
+
+
+def stanza_download(model: RequiredModel) -> None:
+    """The stanza models of one language, then one pipeline built from them: a processor that
+    builds on a transformer (English coreference) fetches it into the Hugging Face cache then."""
+    import stanza
+
+    stanza.download(model.name, model_dir=model.where, processors=model.processors, logging_level="WARN")
+    stanza.Pipeline(model.name, dir=model.where, processors=model.processors, download_method="reuse_resources",
+                    logging_level="WARN", use_gpu=False)
+
+
+def aligner_download(model: RequiredModel) -> None:
+    """The aligner's tokenizer and weights, into the Hugging Face cache."""
+    from transformers import AutoModel, AutoTokenizer
+
+    AutoTokenizer.from_pretrained(model.name)
+    AutoModel.from_pretrained(model.name)
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
+
+
+def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[RequiredModel]:
+    """Get every model of the plan that is missing (those already here are kept); returns the
+    plan. Any failure (no network above all) is one InputError naming the model."""
+    plan = download_plan(o)
+    for m in plan:
+        if m.present:
+            log(f"{m.label}: already in {m.where}")
+            continue
+        if not m.downloadable:
+            raise InputError(f"{m.label}: folder not found or without config.json and weights; give a model folder "
+                             f"or a Hugging Face name to --align-model")
+        try:
+            (stanza_download if m.kind == "stanza" else aligner_download)(m)
+        except Exception as e:  # network, disk, unknown name: stanza and transformers raise many kinds
+            raise InputError(f"muda download: cannot get {m.label} ({_one_line(e)}); this needs network: run it on a "
+                             f"machine that has it and copy {m.where} here") from None
+        log(f"{m.label}: got it into {m.where}")
+    still = missing_models(download_plan(o))
+    if still:  # downloaded, yet not where the tagger looks: say so now rather than at `muda tag`
+        raise InputError(f"muda download: {', '.join(m.label for m in still)} still not found after downloading "
+                         f"(looked in {', '.join(sorted({m.where for m in still}))})")
+    return plan
+
+
+__all__ = ["DownloadOptions", "download_plan", "download", "default_stanza_dir"]
