@@ -58,6 +58,9 @@ SETS ?=
 # translations, for the demo demo/outputs/{sentence,context}.test.fr), MUDA_ARGS more `muda eval`
 # options (default: for the demo its lexicon, else --comet-model COMET_MODEL when given), MUDA_TAG_ARGS
 # more `muda tag` options for the reference (pre-computed annotations in the data folder are used)
+# pcxmi, pcxmi-merge, report: REPORT_ARGS what the report joins P-CXMI with, e.g. "--stanza" (POS
+# classes from stanza) or "--conllu FILE --tags FILE" (contextual-mt pipeline report --help)
+REPORT_ARGS ?=
 # pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
 SHARD ?=
 SHARDS ?= 4
@@ -187,17 +190,17 @@ table:
 	$(STAGE) table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
 pcxmi:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT))
+	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT) $(REPORT_ARGS))
 
 pcxmi-shard:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT))
 
 pcxmi-merge:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS))
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))
 
 # the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
 report:
-	$(call eval_stage,report $(PAIR_OPTS))
+	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
 
 muda-eval:
 	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))

@@ -156,22 +156,21 @@ def _cadec_demo(args: argparse.Namespace) -> int:
 
 def _cxmi(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+    from contextual_mt.analysis.cxmi_summary import summary_line
 
     summary = run_cxmi(CxmiOptions(
         _model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
         random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
         max_tokens=args.max_tokens, resume=not args.overwrite, progress=not args.quiet, skip_up_to_date=args.skip_up_to_date))
-    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
-          f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {args.output}")
+    print(summary_line(summary, args.output))
     return 0
 
 
 def _cxmi_merge(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.cxmi import merge_shards
+    from contextual_mt.analysis.cxmi_summary import summary_line
 
-    summary = merge_shards(args.shards, args.output)
-    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; "
-          f"records: {args.output}")
+    print(summary_line(merge_shards(args.shards, args.output), args.output))
     return 0
 
 
@@ -206,8 +205,8 @@ def _report(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.report import ReportOptions, report_lines, run_report
 
     summary = run_report(ReportOptions(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
-                                       stanza_dir=args.stanza_dir, tags=args.tags, min_count=args.min_count,
-                                       top=args.top))
+                                       stanza_dir=args.stanza_dir, tags=args.tags, lang=args.lang,
+                                       min_count=args.min_count, top=args.top))
     print("\n".join(report_lines(summary, args.output_dir)))
     return 0
 
@@ -331,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stanza-dir", help="stanza resources directory (default: $STANZA_RESOURCES_DIR or "
                    "~/stanza_resources)")
     p.add_argument("--tags", help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
+    p.add_argument("--lang", help="the references' language: without --conllu/--stanza-lang/--tags, words are "
+                   "split off their punctuation by its Moses rules (default: --stanza-lang, else generic rules)")
     default = _defaults(ReportOptions)
     p.add_argument("--min-count", type=int, default=default["min_count"],
                    help="vocabulary items seen fewer times are left out")

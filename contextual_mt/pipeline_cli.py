@@ -10,7 +10,7 @@ from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
 from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
-from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, demo_first, report_stage, run_pcxmi_stage
+from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, demo_first, report_stage, run_pcxmi_stage
 from contextual_mt.pipeline.data_plan import SPM_TYPES
 from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS
@@ -175,13 +175,27 @@ def add_translate_score_parsers(sub) -> List[argparse.ArgumentParser]:
 # ---------------------------------------------------------------- pcxmi.py
 def _pcxmi(args: argparse.Namespace) -> int:
     run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
-                                      overwrite=args.overwrite, progress=not args.quiet))
+                                      overwrite=args.overwrite, progress=not args.quiet, report=_report_inputs(args)))
     return 0
+
+
+def _report_inputs(args: argparse.Namespace) -> ReportInputs:
+    return ReportInputs(conllu=args.conllu, stanza=args.stanza, stanza_dir=args.stanza_dir, tags=args.tags)
 
 
 def _report(args: argparse.Namespace) -> int:
-    report_stage(eval_paths(args.lang, args.root))
+    report_stage(eval_paths(args.lang, args.root), _report_inputs(args))
     return 0
+
+
+def add_report_input_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("what the report joins P-CXMI with (make: REPORT_ARGS=\"...\"); by default "
+                             "data/xx/test.xx.conllu and the MuDA tags of the reference when they are there")
+    g.add_argument("--conllu", help="CoNLL-U of the test references: P-CXMI per POS class")
+    g.add_argument("--stanza", action="store_true", help="annotate the test references with stanza (the target "
+                   "language's model; cached in the report folder as annotations.conllu)")
+    g.add_argument("--stanza-dir", help="stanza's model folder (with --stanza)")
+    g.add_argument("--tags", help="MuDA tags of the test references (muda tag's JSON): P-CXMI per phenomenon")
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:
@@ -198,9 +212,11 @@ def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
     p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
                    "from other inputs or settings (OUTPUT.partial)")
     p.add_argument("--quiet", action="store_true")
+    add_report_input_options(p)
     p.set_defaults(func=_pcxmi, transaction=False)  # each output is its own transaction
     q = sub.add_parser("report", help="the P-CXMI report (tables, plot, viewer) of results/xx/pcxmi.jsonl")
     add_pair_options(q)
+    add_report_input_options(q)
     q.set_defaults(func=_report, transaction=False)
     return [p, q]
 

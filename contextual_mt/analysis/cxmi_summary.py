@@ -13,14 +13,28 @@ from muda.io import atomic_write_lines, atomic_write_text, check_input_file, rea
 
 
 def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:
+    """Corpus CXMI is the mean over sentences of the sentence's P-CXMI (the sum over its subword
+    tokens); the mean over subword tokens (EOS included) is another number, named apart. The
+    report's mean is per word (contextual_mt.analysis.report)."""
     sentence = [r["sentence_pcxmi"] for r in records]
     tokens = [v for r in records for v in r["token_pcxmi"]]
     return {
         "cxmi": float(np.mean(sentence)) if sentence else 0.0,
-        "mean_token_pcxmi": float(np.mean(tokens)) if tokens else 0.0,
+        "mean_subword_pcxmi": float(np.mean(tokens)) if tokens else 0.0,
         "unit": UNITS[log_base], "log_base": log_base,
-        "sentences": len(sentence), "tokens": len(tokens), **(extra or {}),
+        "sentences": len(sentence), "subword_tokens": len(tokens), **(extra or {}),
     }
+
+
+def summary_line(summary: Dict, output: str) -> str:
+    """What ``cxmi`` (and the pipeline's pcxmi stage) prints: each number with its unit."""
+    unit = summary["unit"]
+    # a summary written before the keys were renamed (same numbers) is still read
+    mean = summary.get("mean_subword_pcxmi", summary.get("mean_token_pcxmi"))
+    count = summary.get("subword_tokens", summary.get("tokens"))
+    return (f"CXMI {summary['cxmi']:.4f} {unit} per sentence over {summary['sentences']} sentences "
+            f"(mean P-CXMI per subword token {mean:.4f} {unit} over {count} tokens, EOS included); "
+            f"records: {output}")
 
 
 def summary_path(output: str) -> str:

@@ -2,9 +2,10 @@
 
 The three layers may tokenize differently (sentencepiece words, UD tokens, tagger tokens), so
 they are matched on characters: the text with whitespace removed must be the same in every layer,
-or the line is reported. The unit of analysis is the annotation token when there is one (else the
-tag token, else the subword-derived word). A unit's P-CXMI is the sum over the subwords that start
-inside it: exact by the chain rule when boundaries agree, which is the usual case.
+or the line is reported. The unit of analysis is the word: the annotation token when there is one
+(else the tag token, else the reference's words split off their punctuation by sacremoses'
+Moses tokenizer, so that "wurde," counts as "wurde" and ","). A unit's P-CXMI is the sum over the
+subwords that start inside it: exact by the chain rule when boundaries agree, the usual case.
 """
 from __future__ import annotations
 
@@ -57,6 +58,34 @@ def _piece_text(piece: str) -> str:
     return piece.replace("▁", "")[:-2] if piece.endswith("@@") else piece.replace("▁", "")
 
 
+_MOSES: Dict[str, object] = {}
+
+
+def moses_words(words: Sequence[str], lang: str) -> List[str]:
+    """``words`` (whitespace-split) with punctuation split off by the Moses tokenizer of ``lang``
+    (sacremoses; unknown languages get its generic rules). A word whose tokens would not spell it
+    exactly (Moses rewrites a few characters) is kept whole, so the join on characters holds."""
+    from sacremoses import MosesTokenizer
+
+    tok = _MOSES.get(lang)
+    if tok is None:
+        tok = _MOSES[lang] = MosesTokenizer(lang=lang)
+    out = []
+    for w in words:
+        parts = tok.tokenize(w, escape=False)
+        out.extend(parts if parts and "".join(parts) == w else [w])
+    return out
+
+
+def word_unit(annotations_name: Optional[str], tags_name: Optional[str], lang: Optional[str]) -> str:
+    """What a report's word is, in words (report.md and report.json say it)."""
+    if annotations_name:
+        return f"tokens of {annotations_name}"
+    if tags_name:
+        return f"tokens of the MuDA tags {tags_name}"
+    return f"words of the references, punctuation split off (Moses tokenizer, {lang or 'generic'} rules)"
+
+
 def read_pcxmi(path: str) -> List[Dict]:
     records = []
     for lineno, line in enumerate(read_lines(path), start=1):
@@ -87,8 +116,9 @@ def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -
 
 def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = None,
          annotations_name: str = "annotations", tags: Optional[Sequence[List[Tuple[str, List[str]]]]] = None,
-         tags_name: str = "tags") -> List[SentenceRecord]:
-    """One SentenceRecord per P-CXMI record. ``annotations`` and ``tags`` are indexed by line - 1."""
+         tags_name: str = "tags", lang: Optional[str] = None) -> List[SentenceRecord]:
+    """One SentenceRecord per P-CXMI record. ``annotations`` and ``tags`` are indexed by line - 1.
+    Without either, the words are Moses-tokenized with ``lang``'s rules (None: generic)."""
     out = []
     for r in records:
         i = r["line"] - 1
@@ -112,7 +142,7 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
         elif tag is not None:
             forms = [t for t, _ in tag]
         else:
-            forms = r["words"]
+            forms = moses_words(r["words"], lang or "en")
         spans = _spans(forms)
         units = [Unit(f, 0.0) for f in forms]
         u = 0

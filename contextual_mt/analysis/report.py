@@ -11,7 +11,7 @@ import numpy as np
 from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
 from contextual_mt.errors import ContextualMTError, check_option
 from muda.io import atomic_write_text, outputs
-from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags
+from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags, word_unit
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.viewer import write_viewer
@@ -47,6 +47,7 @@ class ReportOptions:
     stanza_lang: Optional[str] = None  # or: annotate the references with stanza
     stanza_dir: Optional[str] = None
     tags: Optional[str] = None  # MuDA tags of the references
+    lang: Optional[str] = None  # the references' language: Moses rules for words (None: generic)
     min_count: int = 5  # vocabulary items seen fewer times are left out
     top: int = 50  # how many top tokens to list
 
@@ -67,11 +68,13 @@ def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = N
 
 def report_lines(summary: Dict, output_dir: str) -> List[str]:
     """What ``contextual-mt report`` prints: the CXMI, where the report is, a line per tag."""
-    out = [f"CXMI {summary['cxmi']:.4f} {summary['unit']}; report: {os.path.join(output_dir, 'report.md')}, "
+    unit = summary["unit"]
+    out = [f"CXMI {summary['cxmi']:.4f} {unit} per sentence; mean P-CXMI per word {summary['mean_word_pcxmi']:.4f} "
+           f"{unit} over {summary['words']} words; report: {os.path.join(output_dir, 'report.md')}, "
            f"viewer: {os.path.join(output_dir, 'viewer.html')}"]
     for row in summary["tag"]:
         auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
-        out.append(f"  {row['key']:<20} {row['count']:>7} tokens, mean P-CXMI {row['mean']:.4f}{auc}")
+        out.append(f"  {row['key']:<20} {row['count']:>7} words, mean P-CXMI {row['mean']:.4f} {unit}{auc}")
     return out
 
 
@@ -85,7 +88,9 @@ def _run_report(o: ReportOptions) -> Dict:
     elif stanza_lang:
         annotations = _stanza_annotations(records, stanza_lang, o.stanza_dir, output_dir)
     tag_sentences = read_tags(tags) if tags else None
-    sentences = join(records, annotations, conllu or "stanza annotations", tag_sentences, tags or "tags")
+    annotations_name = conllu or (f"stanza {stanza_lang}" if stanza_lang else None)
+    sentences = join(records, annotations, annotations_name or "annotations", tag_sentences, tags or "tags",
+                     lang=o.lang or stanza_lang)
     meta_path = summary_path(pcxmi)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
     unit = meta.get("unit", "nats")
@@ -97,8 +102,11 @@ def _run_report(o: ReportOptions) -> Dict:
     summary = {
         "records": pcxmi, "unit": unit,
         "cxmi": float(np.mean([s.sentence_pcxmi for s in sentences])),
-        "mean_token_pcxmi": float(np.mean(values)) if values else 0.0,
-        "sentences": len(sentences), "tokens": len(values),
+        # a word's P-CXMI is the sum over its subword tokens; EOS belongs to no word
+        "mean_word_pcxmi": float(np.mean(values)) if values else 0.0,
+        "sentences": len(sentences), "words": len(values),
+        "word_unit": word_unit(annotations_name if annotations is not None else None,
+                               tags if tag_sentences is not None else None, o.lang or stanza_lang),
         "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None), "tags": tags,
         "pos": [vars(r) for r in pos_rows], "tag": [vars(r) for r in tag_rows],
         "vocabulary_min_count": o.min_count, "vocabulary": [vars(r) for r in vocab_rows],
@@ -112,9 +120,11 @@ def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, t
     path = lambda name: os.path.join(out, name)  # noqa: E731
     unit = summary["unit"]
     md = [f"# P-CXMI report: {summary['records']}", "",
-          f"- CXMI (mean sentence P-CXMI): **{summary['cxmi']:.4f} {unit}**",
-          f"- mean token P-CXMI: {summary['mean_token_pcxmi']:.4f} {unit}",
-          f"- {summary['sentences']} sentences, {summary['tokens']} tokens; "
+          f"- CXMI (mean over sentences of the sentence's P-CXMI): **{summary['cxmi']:.4f} {unit} per sentence**",
+          f"- mean P-CXMI per word: {summary['mean_word_pcxmi']:.4f} {unit} (a word's P-CXMI is the sum over its "
+          "subword tokens; the end-of-sentence token belongs to no word)",
+          f"- words: {summary['word_unit']}",
+          f"- {summary['sentences']} sentences, {summary['words']} words; "
           f"annotations: {summary['annotations'] or 'none'}; tags: {summary['tags'] or 'none'}", "",
           "![mean P-CXMI per class](pcxmi_by_class.png)", ""]
     if pos_rows:

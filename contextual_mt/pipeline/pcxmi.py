@@ -5,12 +5,13 @@ model, and its report (``contextual-mt pipeline pcxmi`` / ``pipeline report``).
 ``--shard i/n`` (1-based, as the Slurm array counts) writes ``pcxmi.shard-i-of-n.jsonl`` instead,
 and ``--merge-shards n`` joins the n shards. ``results/xx/report/`` is ``contextual-mt report`` of
 the records, with the references' CoNLL-U and MuDA tags when the data folder (or muda-eval) has
-them. Each output is kept while its stage record says it was made from the same inputs.
+them, or with what ``ReportInputs`` asks for (``make pcxmi REPORT_ARGS="--stanza"``). Each output is
+kept while its stage record says it was made from the same inputs.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
@@ -58,6 +59,26 @@ def parse_merge_shards(value) -> Optional[int]:
 
 
 @dataclass
+class ReportInputs:
+    """What the report joins the records with, beyond what it finds beside the data
+    (``test.xx.conllu``, ``test.tags.json``, muda-eval's tags of the reference)."""
+
+    conllu: Optional[str] = None  # CoNLL-U of the test references (instead of test.xx.conllu)
+    stanza: bool = False  # annotate the references with stanza (the pair's target language)
+    stanza_dir: Optional[str] = None  # stanza's model folder
+    tags: Optional[str] = None  # MuDA tags of the references
+
+    def __post_init__(self) -> None:
+        if self.conllu and self.stanza:
+            raise ContextualMTError(f"give {given('--conllu')} or {given('--stanza')}, not both")
+        for option, path in (("--conllu", self.conllu), ("--tags", self.tags)):
+            if path is not None and not os.path.isfile(path):
+                raise ContextualMTError(f"{given(option, path)}: {path} not found")
+        if self.stanza_dir is not None and not self.stanza:
+            raise ContextualMTError(f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}")
+
+
+@dataclass
 class PcxmiStageOptions:
     lang: Optional[str]  # None: the demo pair
     root: str = "."
@@ -65,6 +86,7 @@ class PcxmiStageOptions:
     merge_shards: Optional[int] = None  # join the n shards, then the report
     overwrite: bool = False  # discard an interrupted run's records (OUTPUT.partial)
     progress: bool = True
+    report: ReportInputs = field(default_factory=ReportInputs)
 
     def __post_init__(self) -> None:
         self.paths = eval_paths(self.lang, self.root)
@@ -97,6 +119,7 @@ def demo_first(p: EvalPaths, needed: str) -> None:
 
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+    from contextual_mt.analysis.cxmi_summary import summary_line
     from contextual_mt.inference.checkpoint import ModelOptions
 
     p = o.paths
@@ -104,7 +127,7 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     check_inputs(p)
     if o.merge_shards is not None:
         merge_stage(p, o.merge_shards)
-        report_stage(p)
+        report_stage(p, o.report)
         return
     output = pcxmi_output(p)
     shard = None
@@ -114,15 +137,15 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     summary = run_cxmi(CxmiOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test(p.target),
                                    p.test("docids"), output, shard=shard, resume=not o.overwrite,
                                    progress=o.progress, skip_up_to_date=True))
-    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences "
-          f"(mean token P-CXMI {summary['mean_token_pcxmi']:.4f}); records: {output}")
+    print(summary_line(summary, output))
     if o.shard is None:
-        report_stage(p)
+        report_stage(p, o.report)
 
 
 def merge_stage(p: EvalPaths, n: int) -> None:
     """``pcxmi.jsonl`` from the n shards, unless it was made from these very shards."""
     from contextual_mt.analysis.cxmi import merge_shards, summary_path
+    from contextual_mt.analysis.cxmi_summary import summary_line
 
     shards = [shard_output(p, i, n) for i in range(1, n + 1)]
     output = pcxmi_output(p)
@@ -138,32 +161,39 @@ def merge_stage(p: EvalPaths, n: int) -> None:
                                 f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
                                 "shard i)")
     summary = merge_shards(shards, output)
-    print(f"CXMI {summary['cxmi']:.4f} {summary['unit']} over {summary['sentences']} sentences; records: {output}")
+    print(summary_line(summary, output))
     record.save(fp, [output, summary_path(output)])
 
 
-def report_inputs(p: EvalPaths) -> Dict[str, Optional[str]]:
-    """The records, and what the report joins them with when it is there."""
-    tags = p.optional("test.tags.json")
+def report_inputs(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> Dict[str, Optional[str]]:
+    """The records, and what the report joins them with: what the options name, else what is
+    there (the data folder's CoNLL-U and tags, muda-eval's tags of the reference)."""
+    a = given_inputs or ReportInputs()
+    tags = a.tags or p.optional("test.tags.json")
     if tags is None and os.path.isfile(reference_tags(p)):
         tags = reference_tags(p)
-    return {"pcxmi": pcxmi_output(p), "conllu": p.optional(f"test.{p.target}.conllu"), "tags": tags}
+    conllu = a.conllu or (None if a.stanza else p.optional(f"test.{p.target}.conllu"))
+    return {"pcxmi": pcxmi_output(p), "conllu": conllu, "tags": tags}
 
 
-def report_stage(p: EvalPaths) -> None:
-    """``results/xx/report``, remade when the records or the annotations changed."""
+def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> None:
+    """``results/xx/report``, remade when the records, the annotations or the options changed."""
     from contextual_mt.analysis.report import ReportOptions, report_lines, run_report
 
-    inputs = report_inputs(p)
+    a = given_inputs or ReportInputs()
+    inputs = report_inputs(p, a)
     if not os.path.isfile(inputs["pcxmi"]):
         raise ContextualMTError(f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
                                 + ("" if p.pair == DEMO else f" LANG={p.pair}") + "')")
     folder = os.path.join(p.results, "report")
-    fp = {**file_hashes(inputs), "tags_file": inputs["tags"], "version": project_version()}
+    stanza_lang = p.muda_lang if a.stanza else None
+    fp = {**file_hashes(inputs), "tags_file": inputs["tags"], "stanza": stanza_lang, "words": p.muda_lang,
+          "version": project_version()}
     record = StageRecord(record_path(p, "report"), "report")
     if record.current(fp):
         print(f"{folder}: up to date")
         return
-    summary = run_report(ReportOptions(inputs["pcxmi"], folder, conllu=inputs["conllu"], tags=inputs["tags"]))
+    summary = run_report(ReportOptions(inputs["pcxmi"], folder, conllu=inputs["conllu"], tags=inputs["tags"],
+                                       stanza_lang=stanza_lang, stanza_dir=a.stanza_dir, lang=p.muda_lang))
     print("\n".join(report_lines(summary, folder)))
     record.save(fp, [os.path.join(folder, name) for name in ("report.md", "report.json")])

@@ -202,6 +202,17 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     report = json.loads((tmp_path / "results" / "tst" / "report" / "report.json").read_text())
     assert report["cxmi"] == pytest.approx(summary["cxmi"], abs=1e-5)
     assert (tmp_path / "results" / "tst" / "report" / "viewer.html").exists()
+    assert report["word_unit"].startswith("words of the references") and report["annotations"] is None
+    report_make = make[:-1] + ["report", "LANG=tst"]
+    proc = subprocess.run(report_make, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and "report: up to date" in proc.stdout, proc.stderr[-2000:]
+    # REPORT_ARGS reach the report: a missing file, and stanza without its models, are one line each
+    for args, message in (("--conllu missing.conllu", "missing.conllu not found"),
+                          (f"--stanza --stanza-dir {tmp_path / 'no-stanza'}", "stanza")):
+        proc = subprocess.run(report_make + [f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert proc.returncode != 0 and len(errors) == 1 and message in errors[0], proc.stderr[-2000:]
+        assert "Traceback" not in proc.stderr
     proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr
 

@@ -11,7 +11,8 @@ from tests.helpers import BIN, contextual_mt_cli
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
 from muda.errors import InputError
-from contextual_mt.analysis.join import join
+from contextual_mt.analysis.join import join, moses_words, word_unit
+from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.tables import roc_auc
 from contextual_mt.analysis.pos_classes import pos_classes
 from contextual_mt.analysis.report import OUTPUTS
@@ -105,6 +106,39 @@ def test_join_sums_subwords_into_annotation_tokens():
     assert [u.tags for u in out[0].units] == [["pronouns"], [], [], ["lexical_cohesion"], ["lexical_cohesion"]]
 
 
+def test_without_annotations_words_are_split_off_their_punctuation():
+    # "wurde," and "wurde." are the word "wurde" in the vocabulary table, not three items
+    r = record(1, "Er wurde, sagte er, gut.", ["▁Er", "▁wurde", ",", "▁sagte", "▁er", ",", "▁gut", "."],
+               [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    r["words"] = r["reference"].split()
+    out = join([r], lang="de")
+    assert [(u.form, u.pcxmi) for u in out[0].units] == [
+        ("Er", 1.0), ("wurde", 2.0), (",", 4.0), ("sagte", 8.0), ("er", 16.0), (",", 32.0), ("gut", 64.0),
+        (".", 128.0)]
+    rows = {row.key: row for row in T.by_vocabulary(out, min_count=1)}
+    assert rows["wurde"].count == 1 and rows[","].count == 2 and "wurde," not in rows
+    # the language's rules: French keeps the elided article's apostrophe on it
+    assert moses_words(["l'homme", "Dr."], "fr") == ["l'", "homme", "Dr", "."]
+    assert moses_words(["Dr."], "de") == ["Dr."]
+    assert word_unit(None, None, "de").startswith("words of the references, punctuation split off")
+
+
+def test_each_mean_names_its_unit(planted_report):
+    from contextual_mt.analysis.cxmi_summary import summarize, summary_line
+
+    summary = summarize(planted_report["records"], "e")
+    n_subwords = sum(len(r["tokens"]) for r in planted_report["records"])
+    assert summary["subword_tokens"] == n_subwords and "tokens" not in summary
+    line = summary_line(summary, "p.jsonl")
+    assert "nats per sentence" in line and "per subword token" in line and f"{n_subwords} tokens, EOS included" in line
+    report = json.loads((planted_report["out"] / "report.json").read_text())
+    assert report["word_unit"].startswith("tokens of ") and report["words"] < n_subwords
+    first = planted_report["stdout"].splitlines()[0]
+    assert "per sentence" in first and "mean P-CXMI per word" in first and f"over {report['words']} words" in first
+    md = (planted_report["out"] / "report.md").read_text()
+    assert "mean P-CXMI per word" in md and "mean token" not in md
+
+
 def test_annotation_that_does_not_match_the_reference_names_the_line():
     sents = parse_conllu(CONLLU.splitlines())
     r = record(3, "Tu l'avais.", ["▁Tu", "▁l", "'", "avais", "."], [0.0] * 5)
@@ -178,7 +212,7 @@ def test_report_numbers_on_known_values(planted_report):
     tag = {r["key"]: r for r in summary["tag"]}
     assert tag["formality"]["mean"] == 1.0 and tag["formality"]["auc"] == 1.0
     assert tag["formality-agreement"]["mean"] == 0.5 and tag["no tag"]["mean"] == 0.0
-    assert tag["with tag"]["count"] + tag["no tag"]["count"] == summary["tokens"]
+    assert tag["with tag"]["count"] + tag["no tag"]["count"] == summary["words"]
     pos = {r["key"]: r for r in summary["pos"]}
     assert pos["PRON.3.Sing"]["mean"] == 1.0  # every 3rd-person singular pronoun is a planted one
     assert pos["PUNCT"]["mean"] == 0.0
@@ -241,7 +275,7 @@ def test_viewer_renders_in_headless_chromium(planted_report, tmp_path):
     assert m.group(2) == top["token"] and f"P-CXMI {top['pcxmi']:.4f}" in m.group(1)
     assert f'id="line-{top["line"]}"' in dom
     n_rows = dom.count('<tr class="row">')
-    assert n_rows == min(500, summary["tokens"])
+    assert n_rows == min(500, summary["words"])
 
 
 def report_error(*args):
