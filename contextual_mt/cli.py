@@ -10,7 +10,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
-from muda.errors import install_excepthook, run_command
+from muda.errors import configure_logging, console_run, install_excepthook, run_command
 from muda.io import command_outputs
 
 
@@ -370,21 +370,15 @@ def add_pipeline_parsers(sub) -> None:
     add_stage_parsers(commands)
 
 
-class _StderrHandler(logging.StreamHandler):
-    """Writes to sys.stderr as it is when a record comes (a caller running main in-process may swap it)."""
-
-    stream = property(lambda self: sys.stderr, lambda self, value: None)
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()  # an InputError escaping a library call still prints one line
     parser = build_parser()
     args = parser.parse_args(argv)
     import warnings
 
-    # the log set-up fairseq makes when imported, made here because the commands import it late
-    logging.basicConfig(handlers=[_StderrHandler()], format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        datefmt="%Y-%m-%d %H:%M:%S", level=logging.INFO)
+    # fairseq's log set-up, made here because the commands import it late; warnings, whoever
+    # logs them (muda's readers, fairseq), read "warning: ..."
+    configure_logging(logging.INFO)
     # torch's deprecation notice about fairseq 0.12's attention masks, printed on every run
     warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
@@ -393,5 +387,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     return run_command(args.func, args, command_outputs(args, parser))
 
 
+def console() -> None:
+    """The ``contextual-mt`` console script."""
+    console_run(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -3,11 +3,10 @@ the API: each subcommand turns its arguments into the options object of a librar
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import fields
 from typing import TYPE_CHECKING, List, Optional, Type, TypeVar
 
-from muda.errors import InputError, install_excepthook, run_command
+from muda.errors import InputError, configure_logging, console_run, install_excepthook, run_command
 from muda.io import command_outputs
 from muda.phenomena import phenomenon_names
 
@@ -211,8 +210,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     install_excepthook()
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging()
     return run_command(args.func, args, command_outputs(args, parser))
 
 
+def console() -> None:
+    """The ``muda`` console script."""
+    console_run(main)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -5,7 +5,10 @@ Kept free of heavy imports (torch, fairseq), so that muda starts fast.
 from __future__ import annotations
 
 import errno
+import logging
 import math
+import os
+import signal
 import sys
 from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Optional
@@ -96,3 +99,45 @@ def check_number(flag: str, value: Any, minimum: Optional[float] = None, maximum
         raise InputError(f"{flag} must be >= {minimum:g} (got {value!r})")
     if maximum is not None and value > maximum:
         raise InputError(f"{flag} must be <= {maximum:g} (got {value!r})")
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to sys.stderr as it is when a record comes (a caller running main in-process may swap it)."""
+
+    stream = property(lambda self: sys.stderr, lambda self, value: None)
+
+
+class _UserFormatter(logging.Formatter):
+    """Warnings and errors as the user reads them (``warning: ...``), whichever library logs
+    them; progress (INFO) with its time and source, when shown."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.levelno >= logging.WARNING:
+            return f"{record.levelname.lower()}: {record.getMessage()}"
+        return super().format(record)
+
+
+def configure_logging(level: int = logging.WARNING) -> None:
+    """The commands' log set-up: one handler on stderr, warnings as ``warning: ...`` lines
+    (nothing changes where logging is set up already, e.g. by a program running main in-process)."""
+    handler = _StderrHandler()
+    handler.setFormatter(_UserFormatter("%(asctime)s | %(levelname)s | %(name)s | %(message)s",
+                                        datefmt="%Y-%m-%d %H:%M:%S"))
+    logging.basicConfig(handlers=[handler], level=level)
+
+
+def _exit_interrupted(signum, frame) -> None:  # noqa: ARG001
+    print("error: interrupted", file=sys.stderr, flush=True)
+    os._exit(INTERRUPTED)
+
+
+def console_run(main: Callable[[], int]) -> None:
+    """A console script: ``main()``'s status, and a Ctrl-C after it has returned (while Python
+    waits for worker threads to end) exits at once with status 130 and one line, instead of
+    Python's "Exception ignored in: <module 'threading'>" and a traceback."""
+    code = main()
+    try:
+        signal.signal(signal.SIGINT, _exit_interrupted)
+    except ValueError:  # not the main thread
+        pass
+    sys.exit(code)

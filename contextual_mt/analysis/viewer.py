@@ -90,7 +90,7 @@ function renderList() {
   const key = ([i, t]) => S[i].u[t][1];
   if (F.sort === 'desc') hits.sort((a, b) => key(b) - key(a) || S[a[0]].l - S[b[0]].l);
   else if (F.sort === 'asc') hits.sort((a, b) => key(a) - key(b) || S[a[0]].l - S[b[0]].l);
-  document.getElementById('count').textContent = `${hits.length} tokens match` + (hits.length > D.listLimit ? ` (first ${D.listLimit} listed)` : '');
+  document.getElementById('count').textContent = `${hits.length} words match` + (hits.length > D.listLimit ? ` (first ${D.listLimit} listed)` : '');
   const tb = document.getElementById('rows'); tb.replaceChildren();
   hits.slice(0, D.listLimit).forEach(([i, t], n) => {
     const s = S[i], u = s.u[t], tr = el('tr', {className: 'row'});
@@ -134,7 +134,7 @@ def viewer_html(sentences: Sequence[SentenceRecord], summary: Dict, list_limit: 
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     cxmi = summary.get("cxmi")
     facts = (f"CXMI {cxmi:.4f} {data['unit']} · " if isinstance(cxmi, float) else "") + \
-        f"{len(sentences)} sentences · {sum(len(s.units) for s in sentences)} tokens"
+        f"{len(sentences)} sentences · {sum(len(s.units) for s in sentences)} words"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>P-CXMI viewer</title><style>{_CSS}</style></head>
 <body>

@@ -2,6 +2,10 @@
 naming the file (and line) or the option, exit status 1, no traceback, and nothing written."""
 import importlib.util
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -214,3 +218,28 @@ def test_train_ellipsis_keeps_a_directory_of_other_files(bad, tmp_path):
     shutil.copytree(bad / "user_dir", target)
     assert_one_error(muda(*_train(bad, tmp_path)[:-2], "--output", target), "a directory with other files")
     assert (target / "keep.txt").read_text() == "mine\n"
+
+
+def _python(code: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_warnings_read_as_warning_lines_whoever_logs_them():
+    proc = _python("import logging\nfrom muda.errors import configure_logging\nconfigure_logging()\n"
+                   "logging.getLogger('muda').warning('a.docids:3: document id %r appears again', 'd1')\n"
+                   "logging.getLogger('fairseq.x').info('not shown at WARNING')\n")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == "warning: a.docids:3: document id 'd1' appears again\n", err
+
+
+def test_ctrl_c_while_python_waits_for_threads_is_one_line():
+    # a worker thread still running when main() returns: Python waits for it, and a Ctrl-C then
+    # used to print "Exception ignored in: <module 'threading'>" and a traceback
+    proc = _python("import threading, time\nfrom muda.errors import console_run\n"
+                   "def main():\n    threading.Thread(target=time.sleep, args=(30,)).start()\n"
+                   "    print('ready', flush=True)\n    return 0\nconsole_run(main)\n")
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "error: interrupted\n", err
