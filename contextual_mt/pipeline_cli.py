@@ -12,7 +12,7 @@ from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, demo_first, report_stage, run_pcxmi_stage
 from contextual_mt.pipeline.data_plan import SPM_TYPES
-from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data
+from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data_steps
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS
 from contextual_mt.pipeline.stages import format_plan, jobs
 from contextual_mt.pipeline.study_table import TableOptions, build_table, format_markdown
@@ -40,13 +40,17 @@ def _data(args: argparse.Namespace) -> int:
                           character_coverage=args.character_coverage,
                           input_sentence_size=args.input_sentence_size, iwslt_dev=args.iwslt_dev,
                           iwslt_test=args.iwslt_test, workers=args.workers, overwrite=args.overwrite)
-    summary = prepare_data(options, progress=not args.quiet)
+    summary, ran = prepare_data_steps(options, progress=not args.quiet)
     for split in SPLITS:
         s = summary["splits"][split]
         print(f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
               + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items()))
-    print(f"wrote {options.output}: text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ "
-          f"(dictionary {summary['bin']['dictionary_size']}), summary.json")
+    what = (f"text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ (dictionary "
+            f"{summary['bin']['dictionary_size']}), summary.json")
+    if ran:
+        print(f"wrote {options.output}: {what}")
+    else:
+        print(f"{options.output}: up to date (made from these inputs and options): {what}")
     return 0
 
 

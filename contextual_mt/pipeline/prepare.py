@@ -337,6 +337,11 @@ def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
 def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
     """Prepare ``options.output`` (see the module's doc) and return the summary. Finished steps
     of an earlier run with the same inputs and options are skipped."""
+    return prepare_data_steps(options, progress)[0]
+
+
+def prepare_data_steps(options: DataOptions, progress: bool = True) -> Tuple[Dict[str, Any], List[str]]:
+    """``prepare_data``, and the steps this run did (none: the folder was up to date)."""
     plan = make_plan(options)
     created = not os.path.exists(plan.out)
     top = plan.out  # the outermost folder this run creates: what a bad input removes
@@ -354,7 +359,7 @@ def prepare_data(options: DataOptions, progress: bool = True) -> Dict[str, Any]:
         unlock_folder(lock)
 
 
-def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]:
+def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str, Any], List[str]]:
     options, out = plan.options, plan.out
     state, why = load_state(plan)
     if options.overwrite:
@@ -376,7 +381,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]
         state = DataState(plan)
         remove_path(os.path.join(out, STATE))  # an unusable one (e.g. of a run that finished no step)
     remove_path(os.path.join(out, SCRATCH))  # what an interrupted run left
-    ran_any = False
+    ran: List[str] = []
     try:
         redo = False
         for step in STEPS:
@@ -393,7 +398,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]
             state.forget(STEPS[STEPS.index(step):])
             stats, seconds = _STEP_FUNCS[step](plan, progress)
             state.finish(step, stats, seconds)
-            ran_any = True
+            ran.append(step)
     except BaseException as e:
         remove_path(os.path.join(out, SCRATCH))
         # a bad input leaves nothing in a folder this run created; an interruption keeps the
@@ -415,10 +420,10 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Dict[str, Any]
             old = json.load(f)
     except (OSError, ValueError):
         pass
-    if ran_any or old != json.loads(text):
+    if ran or old != json.loads(text):
         atomic_write_text(summary_path, text, transactional=False)
     _log(progress, f"done: {out} (summary: {summary_path})")
-    return summary
+    return summary, ran
 
 
-__all__ = ["DataOptions", "default_workers", "prepare_data"]
+__all__ = ["DataOptions", "default_workers", "prepare_data", "prepare_data_steps"]

@@ -113,6 +113,7 @@ def test_make_all_again_does_nothing(study):
     log = proc.stdout + proc.stderr
     assert {p: p.stat().st_mtime_ns for p in outputs} == before
     assert "already trained" in log and "up to date" in log
+    assert f"{work / 'data' / 'fr'}: up to date" in proc.stdout and "wrote " not in proc.stdout  # the data stage
 
 
 def test_stale_state_is_refused(study):
