@@ -361,12 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
 def add_pipeline_parsers(sub) -> None:
     """``contextual-mt pipeline STAGE``: the per-language-pair study behind ``make data|train|...``
     (the stages are declared in ``pipeline/stages.py``)."""
-    from contextual_mt.pipeline_cli import add_stage_parsers
+    from contextual_mt.pipeline_cli import StageParser, add_stage_parsers
 
     p = sub.add_parser("pipeline", help="the per-language-pair study, stage by stage (what `make data LANG=xx`, "
                        "`make train`, `make translate`, `make score`, `make pcxmi`, `make muda-eval`, "
                        "`make contrastive` and `make table` run)")
-    commands = p.add_subparsers(dest="stage", required=True)
+    commands = p.add_subparsers(dest="stage", required=True, parser_class=StageParser)
     add_stage_parsers(commands)
 
 

@@ -4,11 +4,13 @@ themselves (pipeline/) know nothing of argparse; ``make`` and submit.sh call the
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, List
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
 from contextual_mt.pipeline.layout import eval_paths
+from contextual_mt.pipeline.make_names import make_usage_error, under_make
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, demo_first, report_stage, run_pcxmi_stage
 from contextual_mt.pipeline.data_plan import SPM_TYPES
@@ -19,6 +21,18 @@ from contextual_mt.pipeline.study_table import TableOptions, build_table, format
 from contextual_mt.pipeline.systems import (SYSTEMS, ScoreOptions, SystemsOptions, format_scores, score_systems,
                                             translate_systems)
 from contextual_mt.pipeline.train import MODELS, TrainOptions, train_model
+
+
+class StageParser(argparse.ArgumentParser):
+    """A stage's parser: run by make, a bad option value is one line naming the Make variable
+    (``error: SPM_VOCAB: invalid int value: 'x'``, exit 1) instead of a usage dump naming an
+    option the user never typed."""
+
+    def error(self, message: str):
+        if under_make():
+            print(f"error: {make_usage_error(message)}", file=sys.stderr)
+            sys.exit(1)
+        super().error(message)
 
 
 def add_stage_parsers(commands: Any) -> None:

@@ -12,7 +12,9 @@ import os
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
 MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt-dev": "IWSLT_DEV",
                   "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
-                  "--merge-shards": "SHARDS"}
+                  "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
+                  "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--pretrained": "PRETRAINED",
+                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS"}
 
 
 def under_make() -> bool:
@@ -31,3 +33,12 @@ def given(flag: str, value: object = None) -> str:
     if name == flag:
         return flag if value is None else f"{flag} {value}"
     return f"{name}=" if value is None else f"{name}={value}"
+
+
+def make_usage_error(message: str) -> str:
+    """An argparse message (``argument --vocab-size: invalid int value: 'x'``) in the words of
+    make (``SPM_VOCAB: invalid int value: 'x'``)."""
+    import re
+
+    message = re.sub(r"argument (--[\w-]+)(/[-\w]+)*", lambda m: option_name(m.group(1)), message)
+    return message.replace("expected one argument", "needs a value (it is empty)")

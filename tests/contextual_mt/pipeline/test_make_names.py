@@ -68,3 +68,19 @@ def test_pcxmi_merge_names_the_shards_not_scored_yet(tmp_path, monkeypatch):
     one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--merge-shards", "3"),
               "pcxmi.shard-1-of-3.jsonl: does not exist", "2 of 3 shards not scored yet: 1/3, 3/3", "SHARD=i/n")
     assert sorted(os.listdir(p.results)) == ["pcxmi.shard-2-of-3.jsonl"]
+
+
+def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
+    # argparse's own errors (a value of the wrong type, an unknown choice, an empty value), under
+    # make: no usage dump, no option the user never typed
+    for target, variables, fragment in (
+            ("data", ["SPM_VOCAB=x", f"TEXT={tmp_path}"], "SPM_VOCAB: invalid int value: 'x'"),
+            ("translate", ["BEAM=abc"], "BEAM: invalid int value: 'abc'"),
+            ("translate", ["BEAM="], "BEAM: needs a value (it is empty)"),
+            ("train", ["PRESET=huge"], "PRESET: invalid choice: 'huge'")):
+        proc = make(target, "LANG=fr", f"WORK={tmp_path}", *variables, check=False)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert proc.returncode != 0 and len(errors) == 1 and errors[0].startswith(f"error: {fragment}"), \
+            proc.stderr[-2000:]
+        assert "usage:" not in proc.stderr
+    assert not list(tmp_path.iterdir())
