@@ -1,9 +1,11 @@
 """Reading a fairseq checkpoint file with one-line errors: the one reader behind the document
-model loader (inference/checkpoint.py) and CADec's base model (models/cadec.py)."""
+model loader (inference/checkpoint.py) and CADec's base model (models/cadec.py); and what the
+file records of its training (validation loss, label smoothing)."""
 from __future__ import annotations
 
+import math
 import os
-from typing import Dict
+from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
 
@@ -19,3 +21,25 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
         return checkpoint_utils.load_checkpoint_to_cpu(path)
     except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
         raise ContextualMTError(f"{path}: cannot read {label} ({type(e).__name__}: {e})") from None
+
+
+def validation_loss(state: Dict) -> Optional[float]:
+    """The validation loss of the weights in ``state`` as fairseq saved it (``extra_state``:
+    ``val_loss`` of the epoch that wrote the file, else the run's ``best``); None when absent."""
+    extra = state.get("extra_state") or {}
+    for key in ("val_loss", "best"):
+        value = extra.get(key)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            return float(value)
+    return None
+
+
+def label_smoothing(state: Dict) -> float:
+    """The criterion's label smoothing (0 for plain cross entropy), from the config or the old
+    argparse namespace."""
+    cfg = state.get("cfg")
+    criterion = getattr(cfg, "criterion", None) if cfg is not None else None
+    value = getattr(criterion, "label_smoothing", None) if criterion is not None else None
+    if value is None and state.get("args") is not None:
+        value = getattr(state["args"], "label_smoothing", None)
+    return float(value or 0.0)

@@ -1,6 +1,7 @@
 """Loading a ``document_translation`` checkpoint: the one loader used by translation, CXMI and
 the scoring backend. It checks the task, finds the dictionaries, applies context-size
-overrides, and puts the model on a GPU when one is present (unless ``cpu``)."""
+overrides, warns when the model looks untrained (``model_health``), and puts the model on a GPU
+when one is present (unless ``cpu``)."""
 from __future__ import annotations
 
 import logging
@@ -8,9 +9,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from contextual_mt.checkpoint_file import read_checkpoint
+from contextual_mt.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.codec import SentencePieceCodec
+from contextual_mt.inference.model_health import warn_if_untrained
 
 if TYPE_CHECKING:  # torch is imported when a model is loaded: the commands start without it
     import torch
@@ -97,6 +99,8 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the model is built
     codecs = [SentencePieceCodec(d, spm, os.path.join(data_dir, f"dict.{lang}.txt"))
               for d, lang in ((task.source_dictionary, src), (task.target_dictionary, tgt))]
+    # every command that loads a model says so when it looks untrained (once per load)
+    warn_if_untrained(path, validation_loss(state), task.target_dictionary.count, label_smoothing(state))
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], task=task, state=state)
     task.trained_context = trained  # as trained, before any override
     return models, cfg, task, codecs

@@ -12,6 +12,7 @@ from typing import List, Optional
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions  # noqa: F401  (re-exported)
 from contextual_mt.inference.model_spec import ModelSpec, family
+from contextual_mt.inference.model_health import warn_if_degenerate
 from muda.io import atomic_write_lines, check_line_count, outputs, read_docids, read_lines
 
 
@@ -66,4 +67,5 @@ def _translate_files(options: TranslateOptions) -> List[str]:
     translator = family(o.model).open_translator(o.model, o.decoding)
     hyps = translator.translate(sources, ids, gold, progress=o.progress, source_name=o.source)
     atomic_write_lines(o.output, hyps)
+    warn_if_degenerate(o.output, hyps, sources)
     return hyps

@@ -95,6 +95,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.inference.translate import DocumentTranslator
+    from contextual_mt.inference.model_health import warn_if_degenerate
     from muda.io import read_docids, read_lines
 
     o = options
@@ -130,6 +131,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             hyps = loaded[model].translate(sources, ids, refs if context == "gold" else None,
                                            progress=o.progress, source_name=files["source"])
             atomic_write_lines(o.layout.translation(system), hyps)
+            warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
             record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system))}
         write_record(record_path, record, transactional=True)

@@ -15,7 +15,6 @@ trained from; re-running resumes from ``checkpoint_last.pt`` only when that stil
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from typing import Dict, List, Optional
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset
+from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.stage_record import read_record, stale_error, write_record
 from muda.io import file_sha256
 
@@ -141,10 +141,6 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool) -> List[str]:
     return cmd
 
 
-_EPOCH = re.compile(r"epoch (\d+) \| valid on '?valid'? subset \| loss ([\d.]+)")
-_TRAIN = re.compile(r"epoch (\d+) \| loss ([\d.]+) .*\| wps ([\d.]+) .*\| num_updates (\d+)")
-
-
 def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
     """The finished run's record when it matches; None when there is training to do. Checkpoints
     from other data or settings, or damaged ones, are an error; ``overwrite`` removes them and
@@ -222,41 +218,51 @@ def train_model(options: TrainOptions) -> Dict:
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
     record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
               "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd,
-              "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats}
+              "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats, **_health(o, stats)}
     write_record(done_path, record)
     return record
 
 
+def _health(o: TrainOptions, stats: Dict) -> Dict:
+    """Warn when checkpoint_best.pt is no better than a unigram model of the target (the loader
+    warns again on every later load); the figures go into ``train.done``."""
+    from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
+
+    loss = stats["best_valid_loss"] if stats.get("best_valid_loss") is not None else stats.get("valid_loss")
+    counts = dictionary_counts(os.path.join(o.layout.checkpoints(o.model), f"dict.{o.lang}.txt"))
+    check = warn_if_untrained(o.layout.checkpoint(o.model), loss, counts, stats.get("label_smoothing") or 0.0)
+    return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
+
+
 def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
-    """fairseq-hydra-train with its log in ``log_path``; one line per epoch on the terminal."""
+    """fairseq-hydra-train with its log in ``log_path``; on the terminal a bar per epoch and one
+    line per validation (``train_progress``)."""
     start = time.time()
-    stats: Dict = {"epochs": 0, "num_updates": 0, "train_wps": [], "valid_loss": None}
+    progress = TrainProgress(f"[train {o.lang} {o.model}]", max_epoch=_max_epoch(cmd), show=o.progress)
     env = dict(os.environ, HYDRA_FULL_ERROR="1")
-    with open(log_path, "a", encoding="utf-8") as log:
-        log.write("$ " + " ".join(cmd) + "\n")
-        log.flush()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        for line in proc.stdout:
-            log.write(line)
-            m = _TRAIN.search(line)
-            if m and "valid on" not in line:
-                stats["epochs"], stats["num_updates"] = int(m.group(1)), int(m.group(4))
-                stats["train_wps"].append(float(m.group(3)))
-            m = _EPOCH.search(line)
-            if m:
-                stats["valid_loss"] = float(m.group(2))
-                updates = re.search(r"num_updates (\d+)", line)  # validation is logged before the epoch's line
-                if updates:
-                    stats["num_updates"] = int(updates.group(1))
-                if o.progress:
-                    print(f"[train {o.lang} {o.model}] epoch {int(m.group(1))}: valid loss {m.group(2)}, "
-                          f"{stats['num_updates']} updates, {time.time() - start:.0f} s", file=sys.stderr, flush=True)
-        proc.wait()
+    try:
+        with open(log_path, "a", encoding="utf-8") as log:
+            log.write("$ " + " ".join(cmd) + "\n")
+            log.flush()
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            for line in proc.stdout:
+                log.write(line)
+                progress.feed(line)
+            proc.wait()
+    finally:
+        progress.close()
     if proc.returncode != 0:
         tail = _last_error(log_path)
         raise ContextualMTError(f"training the {o.model} model failed{': ' + tail if tail else ''}; see {log_path}")
+    stats = progress.stats.as_dict()
     stats["seconds"] = round(time.time() - start, 1)
     return stats
+
+
+def _max_epoch(cmd: List[str]) -> Optional[int]:
+    """The command's max_epoch, until fairseq logs the one it uses (the preset's when not given)."""
+    found = [int(a.split("=", 1)[1]) for a in cmd if a.startswith("optimization.max_epoch=")]
+    return found[-1] if found else None
 
 
 def _last_error(log_path: str) -> str:
