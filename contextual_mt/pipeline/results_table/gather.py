@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.read import LanguageResults
 
@@ -50,11 +52,19 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
     columns.append(Column("chrf", "chrF", 2, False, "scores.json"))
     if with_dbleu:
         columns.append(Column("d_bleu", "d-BLEU", 2, False, "scores.json"))
+    units = {lr.cxmi_unit for lr in languages if lr.cxmi is not None}
+    if len(units) > 1:
+        raise ContextualMTError("the languages' CXMI are in different units (" + ", ".join(
+            f"{lr.lang} {lr.cxmi_unit}" for lr in languages if lr.cxmi is not None) + "); run `make pcxmi` again")
+    with_cxmi = bool(units)
+    if with_cxmi:
+        columns.append(Column("cxmi", f"CXMI ({units.pop()})", 4, False,
+                              "pcxmi.summary.json: the context model's, on the rows of its translations"))
 
     rows, langs_info = [], {}
     for lr in languages:
         comet_from = {k: _comet(lr, k)[1] for k in lr.systems}
-        values = {k: _values(lr, k, tags, with_comet, with_dbleu) for k in lr.systems}
+        values = {k: _values(lr, k, tags, with_comet, with_dbleu, with_cxmi) for k in lr.systems}
         base = values[BASELINE]
         for k in lr.systems:
             p: Dict[str, Optional[float]] = {c.key: None for c in columns}
@@ -84,7 +94,7 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
 
 
 def _values(lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool,
-            with_dbleu: bool) -> Dict[str, Optional[float]]:
+            with_dbleu: bool, with_cxmi: bool = False) -> Dict[str, Optional[float]]:
     s, r = lr.evaluation["systems"][lr.eval_names[key]], lr.scores[key]
     # without MuDA results, sacreBLEU's BLEU of scores.json (the same corpus BLEU, untested)
     values: Dict[str, Optional[float]] = {"bleu": float(s["bleu"] if lr.muda else r["bleu"]["score"])}
@@ -95,4 +105,6 @@ def _values(lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool
     values["chrf"] = float(r["chrf"]["score"])
     if with_dbleu:
         values["d_bleu"] = float(r["d_bleu"]["score"]) if "d_bleu" in r else None
+    if with_cxmi:  # a property of the context model: on the rows of the systems it translated
+        values["cxmi"] = lr.cxmi if SYSTEMS.get(key, (None,))[0] == "context" else None
     return values

@@ -37,7 +37,10 @@ def format_markdown(table: Dict) -> str:
                   "Tag columns: word f-measure per MuDA tag; `-`: the tag does not apply to the language "
                   "(no tagged reference words), or the metric was not computed.",
               "BLEU, COMET and word f-measure: `RESULTS/xx/muda/eval.json`; chrF and d-BLEU: "
-              "`RESULTS/xx/scores.json` (no significance test).", "",
+              "`RESULTS/xx/scores.json` (no significance test)."
+              + (" CXMI: the context model's corpus CXMI (mean over sentences; `RESULTS/xx/pcxmi.summary.json`, "
+                 "`make pcxmi`), on the rows of the systems that model translated."
+                 if any(c.key == "cxmi" for c in columns) else ""), "",
               f"Tagged reference words: {tagged}."]
     no_muda = [lang for lang, info in table["languages"].items() if not info.get("muda", True)]
     for lang in no_muda:

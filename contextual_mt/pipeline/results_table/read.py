@@ -7,7 +7,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
@@ -80,6 +80,22 @@ class LanguageResults:
     ref_words: Dict[str, int]  # tagged reference words per tag
     comparisons: Dict[str, Dict] = field(default_factory=dict)  # key -> its comparison with the baseline
     muda: bool = True  # False: no eval.json (muda-eval not run): BLEU and COMET from scores.json, no tags
+    cxmi: Optional[float] = None  # the context model's corpus CXMI (pcxmi.summary.json), when computed
+    cxmi_unit: Optional[str] = None
+
+
+def read_cxmi(options: TableOptions, lang: str) -> Tuple[Optional[float], Optional[str]]:
+    """The context model's CXMI and its unit from ``make pcxmi``'s summary; (None, None) when
+    P-CXMI was not computed for the language."""
+    path = os.path.join(options.results_dir, lang, "pcxmi.summary.json")
+    if not os.path.lexists(path):
+        return None, None
+    summary = _mapping(_read_json(path, f"make pcxmi LANG={lang}"), path, "the file")
+    unit = summary.get("unit")
+    if not isinstance(unit, str):
+        raise ContextualMTError(f"{path}: no 'unit'; not a `contextual-mt cxmi` summary? run `make pcxmi "
+                                f"LANG={lang}` again")
+    return _number(summary.get("cxmi"), path, "'cxmi'"), unit
 
 
 def muda_missing_note(lang: str) -> str:
@@ -143,6 +159,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
     result = LanguageResults(lang, eval_path, scores_path, keys, eval_names, ev, scored, tags,
                              {t: int(baseline_tags[t]["ref_words"]) for t in tags})
     result.comparisons = _baseline_comparisons(ev, eval_path, eval_names, tags)
+    result.cxmi, result.cxmi_unit = read_cxmi(options, lang)
     return result
 
 
@@ -173,8 +190,10 @@ def _without_muda(options: TableOptions, lang: str) -> LanguageResults:
         raise ContextualMTError(f"{scores_path}: no sentence-level baseline system {BASELINE!r}; its systems are "
                                 f"{', '.join(scored) or 'none'}; score it with the others (`make score LANG={lang}`)")
     keys = [BASELINE] + [k for k in scored if k != BASELINE]
-    return LanguageResults(lang, eval_path, scores_path, keys, {k: k for k in keys},
-                           {"systems": {k: {} for k in keys}}, scored, [], {}, muda=False)
+    result = LanguageResults(lang, eval_path, scores_path, keys, {k: k for k in keys},
+                             {"systems": {k: {} for k in keys}}, scored, [], {}, muda=False)
+    result.cxmi, result.cxmi_unit = read_cxmi(options, lang)
+    return result
 
 
 def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags: Sequence[str]) -> Dict[str, Dict]:

@@ -578,3 +578,24 @@ def test_command_errors_are_one_line(tmp_path, capsys):
     assert err.count("\n") == 0 and "make muda-eval LANG=fr" in err
     assert not (tmp_path / "t").exists()
     assert _parser().parse_args(["table", "--langs", "de"]).output_dir is None  # -> results/table
+
+
+def test_cxmi_column_from_the_pcxmi_summaries(study, tmp_path):
+    results = _copy_results(study, tmp_path)
+    (results / "fr" / "muda" / "eval.json").unlink()  # the column comes with or without MuDA
+    for lang, cxmi in (("de", 0.0123), ("fr", -0.0042)):
+        (results / lang / "pcxmi.summary.json").write_text(json.dumps({"cxmi": cxmi, "unit": "nats",
+                                                                       "sentences": 10}))
+    built = build_table(TableOptions(LANGS, str(results), str(tmp_path / "out")))
+    assert [c["key"] for c in built["columns"]][-1] == "cxmi" and built["columns"][-1]["label"] == "CXMI (nats)"
+    for lang, cxmi in (("de", 0.0123), ("fr", -0.0042), ("ja", None)):
+        got = {s: _row(built, lang, s)["values"]["cxmi"] for s in SYSTEMS}
+        # the context model's number, on the rows of the systems it translated
+        assert got == {s: (cxmi if s in ("context", "context-gold") else None) for s in SYSTEMS}, (lang, got)
+    md = (tmp_path / "out" / "table.md").read_text()
+    assert "| CXMI (nats) |" in md and "0.0123" in md and "-0.0042" in md and "context model's corpus CXMI" in md
+    # a broken summary is refused, naming it and the make target
+    (results / "ja" / "pcxmi.summary.json").write_text(json.dumps({"cxmi": "high", "unit": "nats"}))
+    _fails(["ja"], tmp_path / "a", r"results/ja/pcxmi\.summary\.json: 'cxmi' is not a number", results)
+    (results / "ja" / "pcxmi.summary.json").write_text(json.dumps({"cxmi": 0.1, "unit": "bits"}))
+    _fails(LANGS, tmp_path / "b", r"different units", results)
