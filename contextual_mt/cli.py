@@ -7,7 +7,7 @@ import inspect
 import logging
 import os
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from muda.errors import configure_logging, console_run, install_excepthook, run_command
@@ -166,6 +166,19 @@ def _cxmi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cxmi_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
+    """What cxmi writes or removes beside --output (an input may be none of them)."""
+    from contextual_mt.analysis.cxmi_summary import summary_path
+
+    return [("--output's summary", summary_path(args.output)), ("--output's .partial", args.output + ".partial")]
+
+
+def _report_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
+    from contextual_mt.analysis.report import OUTPUTS
+
+    return [(f"the report's {name}", os.path.join(args.output_dir, name)) for name in (*OUTPUTS, "annotations.conllu")]
+
+
 def _cxmi_merge(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.cxmi import merge_shards
     from contextual_mt.analysis.cxmi_summary import summary_line
@@ -290,12 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "(same content hashes); what `make pcxmi` uses")
     p.add_argument("--quiet", action="store_true")
     _add_model_arguments(p)
-    p.set_defaults(func=_cxmi, output_args=("output",))
+    p.set_defaults(func=_cxmi, output_args=("output",), side_outputs=_cxmi_side_outputs)
 
     p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
     p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
     p.add_argument("--output", required=True)
-    p.set_defaults(func=_cxmi_merge, output_args=("output",))
+    p.set_defaults(func=_cxmi_merge, output_args=("output",), side_outputs=_cxmi_side_outputs)
 
     p = sub.add_parser("contrastive", help="accuracy on a contrastive test set (Voita, Bawden, ContraPro, "
                        "SCAT): score every candidate and write the scores file the set's own scorer reads")
@@ -319,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="discard OUTPUT.partial instead of resuming from it")
     p.add_argument("--quiet", action="store_true")
     _add_model_arguments(p)
-    p.set_defaults(func=_contrastive, output_args=("output", "summary"))
+    p.set_defaults(func=_contrastive, output_args=("output", "summary"),
+                   side_outputs=lambda a: [("--output's .partial", a.output + ".partial")])
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
                        "tag, vocabulary item and token")
@@ -336,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-count", type=int, default=default["min_count"],
                    help="vocabulary items seen fewer times are left out")
     p.add_argument("--top", type=int, default=default["top"], help="how many top tokens to list")
-    p.set_defaults(func=_report, output_dir_args=("output_dir",))
+    p.set_defaults(func=_report, output_dir_args=("output_dir",), side_outputs=_report_side_outputs)
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "
                        "on the demo corpus and compare them on the planted phenomena")

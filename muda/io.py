@@ -305,14 +305,18 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
     written = (*getattr(args, "output_args", ()), *getattr(args, "output_dir_args", ()))
     inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
               if os.path.isfile(path)]
+    # the files a command writes or removes beside its outputs (OUTPUT.partial, a summary, a
+    # report folder's files), as (what, path): no input may be one of them either
+    side = getattr(args, "side_outputs", None)
     return _command_transaction(given(getattr(args, "output_args", ())),
-                                [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs)
+                                [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs,
+                                list(side(args)) if side else [])
 
 
 @contextmanager
-def _command_transaction(files: List[Tuple[str, str]], directories: List[str],
-                         inputs: List[Tuple[str, str]]) -> Iterator[OutputTransaction]:
-    check_not_inputs(files, inputs)  # here, inside the command's guard: one 'error:' line
+def _command_transaction(files: List[Tuple[str, str]], directories: List[str], inputs: List[Tuple[str, str]],
+                         side: List[Tuple[str, str]]) -> Iterator[OutputTransaction]:
+    check_not_inputs(files + side, inputs)  # here, inside the command's guard: one 'error:' line
     with outputs(*(path for _, path in files), directories=directories) as tx:
         yield tx
 

@@ -8,6 +8,7 @@ beside it, the annotations it used and a summary.
 from __future__ import annotations
 
 import json
+import os
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -212,7 +213,7 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
                            options.src_conllu or "source annotations")
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     clock.done("tagging")
-    _write_outputs(options.output, dump, ann)
+    _write_outputs(options.output, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments])
     clock.done("writing")
     summary = {"output": options.output, "language": tagger.language.code, "phenomena": tagger.phenomena,
                "settings": tagger.settings.to_json(),
@@ -266,13 +267,19 @@ def _ellipsis(src: List[Sentence], lines: List[str], annotators: Optional[Annota
     return detect_ellipsis(src)
 
 
-def _write_outputs(output: str, dump: TagDump, ann: _Annotations) -> None:
-    """The tags, and beside them the annotations they were made from (to tag again without models)."""
+def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequence[Optional[str]]) -> None:
+    """The tags, and beside them the annotations they were made from (to tag again without models).
+    A side file that is the very input it would store (tagging from them in place) is left as
+    the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing)."""
     paths = annotation_paths(output)
+    given = {os.path.realpath(p) for p in inputs if p}
     write_tags(output, dump)
-    write_conllu(paths["src_conllu"], ann.src)
-    write_conllu(paths["tgt_conllu"], ann.tgt)
-    atomic_write_text(paths["alignments"], "".join(format_pharaoh(a) + "\n" for a in ann.alignments))
+    for kind, write in (("src_conllu", lambda path: write_conllu(path, ann.src)),
+                        ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),
+                        ("alignments", lambda path: atomic_write_text(
+                            path, "".join(format_pharaoh(a) + "\n" for a in ann.alignments)))):
+        if os.path.realpath(paths[kind]) not in given:
+            write(paths[kind])
     atomic_write_text(paths["ellipsis"], "".join(f"{int(e)}\n" for e in ann.ellipsis))
 
 

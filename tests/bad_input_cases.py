@@ -1119,6 +1119,38 @@ add("eval-plot-is-a-link-to-the-hyps", eval_command, output_over_input("--plot",
 add("tag-dump-tags-is-the-src", tag_command, output_over_input("--dump-tags", "--src", "src.en"))
 
 
+def input_is_a_side_output(in_flag: str, name: str, output: str, out_flag: str = "--output"):
+    """The file of ``in_flag`` copied into in/ as ``name``, a file the command writes or removes
+    beside ``out_flag`` = in/``output`` (OUTPUT.partial, its summary): refused before any work."""
+    def mutate(c: Ctx) -> List[Fragment]:
+        source = c.value(in_flag) if in_flag.startswith("--") else c.argv[1]
+        path = c.write(name, Path(source).read_bytes())
+        if in_flag.startswith("--"):
+            c.set(in_flag, path)
+        else:
+            c.argv[1] = path
+        c.set(out_flag, str(c.inp / output))
+        return [name, in_flag, "overwrite"]
+    return mutate
+
+
+add("cxmi-source-is-the-outputs-partial", cxmi_command, input_is_a_side_output("--source", "p.jsonl.partial", "p.jsonl"))
+add("cxmi-docids-is-the-outputs-summary", cxmi_command,
+    input_is_a_side_output("--docids", "p.summary.json", "p.jsonl"))
+add("contrastive-input-is-the-outputs-partial", contrastive_command,
+    input_is_a_side_output("--input", "s.scores.partial", "s.scores"))
+
+
+def report_pcxmi_in_the_output_dir(c: Ctx) -> List[Fragment]:
+    path = c.write("rep/report.json", Path(c.w.pcxmi).read_bytes())
+    c.argv[1] = path
+    c.set("--output-dir", str(c.inp / "rep"))
+    return ["report.json", "PCXMI", "overwrite"]
+
+
+add("report-pcxmi-is-a-file-the-report-writes", report_command, report_pcxmi_in_the_output_dir)
+
+
 def merge_output_is_a_shard(c: Ctx) -> List[Fragment]:
     shard = c.write("shard0.jsonl", Path(c.w.s0).read_bytes())
     c.argv[1] = shard

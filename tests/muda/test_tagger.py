@@ -63,6 +63,16 @@ def test_round_trip_and_stored_annotations_reproduce_the_tags(corpus, tmp_path):
                                  alignments=stored["alignments"]), progress=False)
     assert read_tags(str(tmp_path / "b.json")) == dump and again["tags"] == first["tags"]
     assert set(first["seconds"]) >= {"annotations", "alignment", "tagging"}
+    # in place (the side files of the output are the inputs): they are left as they were, byte
+    # for byte, even with what our writer would not keep (a comment)
+    with open(stored["tgt_conllu"], "a", encoding="utf-8") as handle:
+        handle.write("# a note of the user's\n")
+    before = {k: Path(stored[k]).read_bytes() for k in ("src_conllu", "tgt_conllu", "alignments")}
+    tag_files(TagOptions(f["src"], f["tgt"], f["docids"], "fr", str(tmp_path / "a.json"),
+                         src_conllu=stored["src_conllu"], tgt_conllu=stored["tgt_conllu"],
+                         alignments=stored["alignments"]), progress=False)
+    assert {k: Path(stored[k]).read_bytes() for k in before} == before
+    assert read_tags(str(tmp_path / "a.json")) == dump
 
 
 def bad(corpus, tmp_path, **changes):
