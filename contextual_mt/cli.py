@@ -398,7 +398,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    return run_command(args.func, args, command_outputs(args, parser))
+    return run_command(_memory_error_as_one_line(args.func), args, command_outputs(args, parser))
+
+
+def _memory_error_as_one_line(func):
+    """torch's allocation failures (CPU: "can't allocate memory", CUDA: "out of memory") are a
+    setting too large for the machine, not a bug: one line saying which settings to lower."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (MemoryError, RuntimeError) as e:
+            text = str(e)
+            if not isinstance(e, MemoryError) and "out of memory" not in text and "allocate memory" not in text:
+                raise
+            from contextual_mt.errors import ContextualMTError
+
+            first = next((line.strip() for line in text.splitlines() if "memory" in line), text)[:160]
+            raise ContextualMTError(f"out of memory ({first or type(e).__name__}); lower --batch-size, --max-tokens "
+                                    "or --beam, or use a larger machine") from None
+    return run
 
 
 def console() -> None:

@@ -638,6 +638,23 @@ add("report-pcxmi-not-json", report_command,
                at_line("garbage.jsonl", 2)])
 add("report-pcxmi-not-pcxmi-records", report_command,
     lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")])
+def pcxmi_records_edited(name: str, edit: Callable[[List[str]], List[str]]):
+    def mutate(c: Ctx) -> List[Fragment]:
+        lines = Path(c.w.pcxmi).read_text(encoding="utf-8").splitlines()
+        return [f"{pcxmi_file(c, name, ''.join(x + chr(10) for x in edit(lines)))}:"]
+    return mutate
+
+
+def nan_value(lines: List[str]) -> List[str]:
+    r = json.loads(lines[1])
+    r["token_pcxmi"][0] = float("nan")
+    return [lines[0], json.dumps(r), *lines[2:]]
+
+
+add("report-pcxmi-duplicated-record", report_command,
+    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: ls + [ls[0]])(c), "again"])
+add("report-pcxmi-nan-value", report_command,
+    lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite"])
 add("report-conllu-missing", report_command,
     opt("--conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
 

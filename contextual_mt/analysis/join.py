@@ -10,6 +10,7 @@ subwords that start inside it: exact by the chain rule when boundaries agree, th
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -87,13 +88,24 @@ def word_unit(annotations_name: Optional[str], tags_name: Optional[str], lang: O
 
 
 def read_pcxmi(path: str) -> List[Dict]:
-    records = []
+    """The records of ``contextual-mt cxmi``, checked: each sentence once, every value a finite
+    number (a duplicated or damaged record would change every mean silently)."""
+    records, seen = [], {}
     for lineno, line in enumerate(read_lines(path), start=1):
         try:
             r = json.loads(line)
             _ = (r["line"], r["doc"], r["tokens"], r["token_pcxmi"], r["words"])
+            values = [r["sentence_pcxmi"], *r["token_pcxmi"]]
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise ContextualMTError(f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})") from None
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            bad = next(v for v in values if not (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 and math.isfinite(v)))
+            raise ContextualMTError(f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})")
+        if r["line"] in seen:
+            raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} again (first on line {seen[r['line']]}); "
+                                    "every sentence is one record")
+        seen[r["line"]] = lineno
         records.append(r)
     if not records:
         raise ContextualMTError(f"{path}: no P-CXMI records")

@@ -7,6 +7,9 @@ from typing import Optional
 from contextual_mt.errors import check_option
 
 
+MAX_BEAM = 1000
+
+
 @dataclass
 class DecodingOptions:
     beam: int = 5
@@ -21,7 +24,8 @@ class DecodingOptions:
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
         # (a NaN length penalty); say which option is wrong before any model is loaded
-        check_option("--beam", self.beam, minimum=1, integer=True)
+        # wider than MAX_BEAM is a typo: the search would ask for terabytes before failing
+        check_option("--beam", self.beam, minimum=1, maximum=MAX_BEAM, integer=True)
         check_option("--lenpen", self.lenpen)
         check_option("--max-len-a", self.max_len_a, minimum=0)
         check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)

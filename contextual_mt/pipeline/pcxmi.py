@@ -108,6 +108,17 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
             raise ContextualMTError(f"{paths.test(side)} not found (README, 'make {stage}')")
 
 
+def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
+    """n shards of the test documents: no more than there are documents (in the words the user
+    typed: SHARD=i/n under make)."""
+    from muda.io import document_spans, read_docids
+
+    documents = len(document_spans(read_docids(p.test("docids"))))
+    if n > documents:
+        raise ContextualMTError(f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, "
+                                f"fewer than {n} shards")
+
+
 def demo_first(p: EvalPaths, needed: str) -> None:
     """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` is not
     there yet (other pairs' stages only check their inputs)."""
@@ -133,6 +144,7 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     shard = None
     if o.shard is not None:
         i, n = parse_stage_shard(o.shard)
+        check_shard_count(p, o.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
     summary = run_cxmi(CxmiOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test(p.target),
                                    p.test("docids"), output, shard=shard, resume=not o.overwrite,

@@ -97,9 +97,13 @@ def _paths(layout: PairLayout) -> Dict[str, str]:
             "lang": layout.lang}
 
 
+MAX_SHARDS = 10_000
+
+
 def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
     """The job graph of one pair: per-model stages split by model, each with its state."""
-    check_option("--shards", shards, minimum=1, integer=True)
+    # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
+    check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
     paths = _paths(PairLayout(lang, root))
     out = []
     for s in STAGES:

@@ -330,6 +330,7 @@ def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
 @pytest.mark.parametrize("field, value, message", [
     ("beam", 0, "--beam must be >= 1 (got 0)"),
     ("beam", -3, "--beam must be >= 1 (got -3)"),
+    ("beam", 99999999999, "--beam must be <= 1000 (got 99999999999)"),
     ("lenpen", float("nan"), "--lenpen must be a finite number (got nan)"),
     ("lenpen", float("inf"), "--lenpen must be a finite number (got inf)"),
     ("max_len_a", -1.0, "--max-len-a must be >= 0 (got -1.0)"),
@@ -422,3 +423,23 @@ def test_context_beyond_the_trained_sizes_is_warned(demo_model, tmp_path):
     assert proc.returncode == 0 and "context sizes 0/5 (source/target) exceed those trained (0/3)" in proc.stderr
     proc = contextual_mt_cli(*args, "--target-context-size", "2", "--output", str(tmp_path / "o2"))
     assert proc.returncode == 0 and "exceed those trained" not in proc.stderr
+
+
+def test_an_allocation_failure_is_one_line(monkeypatch, capsys):
+    """torch's "can't allocate memory" (a setting too large for the machine) is one line naming
+    the settings to lower, exit 1; any other RuntimeError stays a bug with its traceback."""
+    from contextual_mt import cli
+
+    def alloc(args):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: "
+                           "you tried to allocate 2400000000000 bytes.")
+    monkeypatch.setattr(cli, "_score", alloc)
+    assert cli.main(["score", "--hyp", __file__, "--ref", __file__]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("error: out of memory (") and "--batch-size" in err
+
+    def bug(args):
+        raise RuntimeError("shape mismatch")
+    monkeypatch.setattr(cli, "_score", bug)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        cli.main(["score", "--hyp", __file__, "--ref", __file__])
