@@ -33,6 +33,8 @@ logger = logging.getLogger("muda")
 # ----------------------------------------------------------------------------- reading
 def check_input_file(path: str, what: str = "file") -> None:
     """An input path must be an existing file: one line naming it otherwise."""
+    if not path:
+        raise InputError(f"an empty path was given for the {what}")
     real = readable_path(path)  # this command may have written it
     if os.path.isdir(real):
         raise InputError(f"{path}: is a directory, not a {what}")
@@ -303,6 +305,9 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
         return found
 
     written = (*getattr(args, "output_args", ()), *getattr(args, "output_dir_args", ()))
+    for dest in written:  # '' would be read as "no output" and the results silently dropped
+        if getattr(args, dest, None) == "":
+            return _refuse(f"{names.get(dest, '--' + dest.replace('_', '-'))}: an empty path was given")
     inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
               if os.path.isfile(path)]
     # the files a command writes or removes beside its outputs (OUTPUT.partial, a summary, a
@@ -311,6 +316,13 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
     return _command_transaction(given(getattr(args, "output_args", ())),
                                 [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs,
                                 list(side(args)) if side else [])
+
+
+@contextmanager
+def _refuse(message: str) -> Iterator[None]:
+    """An error raised inside the command's guard (one 'error:' line, exit 1)."""
+    raise InputError(message)
+    yield  # pragma: no cover (a generator, for contextmanager)
 
 
 @contextmanager

@@ -1294,3 +1294,17 @@ def download_command(c: Ctx) -> None:
 add("download-unknown-language", download_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
 add("download-unknown-phenomenon", download_command,
     lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1], status=2)
+
+
+# ---- the fresh bad-input run after issue 27's fixes: what it found
+def demo_data_command(c: Ctx) -> None:
+    c.command = "contextual-mt"
+    c.argv = ["demo-data", "--output", c.o("corpus"), "--train-docs", "5", "--valid-docs", "2", "--test-docs", "2"]
+    c.absent = [c.o("corpus")]
+
+
+option_cases("demo-data", demo_data_command, [("--train-docs", "0"), ("--test-docs", "100000000000")])
+add("score-output-empty-path", score_command, opt("--output", "", "--output", "empty path"))
+add("plan-shards-a-billion", lambda c: (setattr(c, "command", "contextual-mt"), setattr(
+    c, "argv", ["pipeline", "plan", "--lang", "fr", "--root", str(c.out), "--shards", "1000000000"]))[-1],
+    opt("--shards", "1000000000", "--shards", MUST))

@@ -446,6 +446,11 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
 def generate_demo_data(out_dir: str, train_docs: int = 3000, valid_docs: int = 150,
                        test_docs: int = 300, seed: int = 13) -> Dict[str, Dict[str, int]]:
     """Write the demo corpus into ``out_dir``; returns per-split counts. Deterministic."""
+    from contextual_mt.errors import check_option
+
+    # every split needs a document; more than a million is a typo (it would run for hours)
+    for flag, n in (("--train-docs", train_docs), ("--valid-docs", valid_docs), ("--test-docs", test_docs)):
+        check_option(flag, n, minimum=1, maximum=1_000_000, integer=True)
     os.makedirs(out_dir, exist_ok=True)
     stats = {}
     for k, (split, n) in enumerate((("train", train_docs), ("valid", valid_docs), ("test", test_docs))):

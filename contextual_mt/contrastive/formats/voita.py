@@ -61,7 +61,10 @@ class VoitaFormat:
             if "true_ind" not in entry:
                 raise ContextualMTError(f"{where}: no 'true_ind' (the index of the correct candidate)")
             true_ind = entry["true_ind"]
-            if isinstance(true_ind, bool) or not isinstance(true_ind, int) or not 0 <= true_ind < len(dst):
+            if isinstance(true_ind, bool) or not isinstance(true_ind, int):
+                raise ContextualMTError(f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index "
+                                        "of the correct candidate)")
+            if not 0 <= true_ind < len(dst):
                 raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
             src_context, source = split_eos(entry["src"])
             candidates = []

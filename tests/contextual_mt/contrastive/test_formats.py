@@ -42,6 +42,8 @@ def test_voita_reads_context_and_candidates(tmp_path):
 
 @pytest.mark.parametrize("entry, message", [
     ({"src": "a", "dst": ["b", "c"], "true_ind": 2}, "entry 0: true_ind 2 is out of range for 2 candidates"),
+    ({"src": "a", "dst": ["b", "c"], "true_ind": "0"}, "entry 0: true_ind '0' is not a whole number"),
+    ({"src": "a", "dst": ["b", "c"], "true_ind": True}, "entry 0: true_ind True is not a whole number"),
     ({"src": "a", "dst": ["b", "c"]}, "entry 0: no 'true_ind'"),
     ({"src": "a", "dst": [], "true_ind": 0}, "entry 0: empty group"),
     ({"src": "a", "dst": "b", "true_ind": 0}, "entry 0: 'dst' must be a list"),
