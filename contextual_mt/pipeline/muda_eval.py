@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags
+from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.pcxmi import record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
@@ -49,14 +50,16 @@ class MudaEvalOptions:
                 raise ContextualMTError(f"{flag} {value!r}: {e}") from None
 
 
+class _MudaOptionError(Exception):
+    pass
+
+
 def _muda(argv: List[str]) -> None:
     """``muda ARGV`` in this process; its error line is printed by muda, then this stage stops."""
-    from muda.cli import build_parser
     from muda.errors import run_command
     from muda.io import command_outputs
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, args = _parse_muda(argv)
     rc = run_command(args.func, args, command_outputs(args, parser))
     if rc != 0:
         raise SystemExit(rc)
@@ -117,10 +120,22 @@ def tag_reference(o: MudaEvalOptions) -> str:
 
 
 def _parse_muda(argv: List[str]):
-    """``muda ARGV``'s parsed options (a bad option is muda's own usage error, as when it runs)."""
+    """muda's parser and ``muda ARGV``'s options. A bad option comes from the user's MUDA_ARGS /
+    MUDA_TAG_ARGS: one line naming them (not muda's usage text, which names neither)."""
     from muda.cli import build_parser
 
-    return build_parser().parse_args(argv)
+    parser = build_parser()
+
+    def refuse(message: str):
+        raise _MudaOptionError(message)
+    for q in (parser, *(parser._subparsers._group_actions[0].choices.values() if parser._subparsers else ())):
+        q.error = refuse  # type: ignore[method-assign]
+    try:
+        return parser, parser.parse_args(argv)
+    except _MudaOptionError as e:
+        flag = "--muda-tag-args" if argv[0] == "tag" else "--muda-args"
+        name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
+        raise ContextualMTError(f"{name}: muda {argv[0]} refuses it: {e}") from None
 
 
 def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) -> None:
@@ -134,14 +149,14 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     needed: Dict[str, RequiredModel] = {}
     stanza_dir, align_model = None, None
     if tag:
-        t = _parse_muda(_tag_step(o)[0])
+        t = _parse_muda(_tag_step(o)[0])[1]
         stanza_dir, align_model = t.stanza_dir, t.align_model
         for m in required_models(p.muda_lang, t.phenomena, src_conllu=t.src_conllu, tgt_conllu=t.tgt_conllu,
                                  alignments=t.alignments, stanza_dir=t.stanza_dir, align_model=t.align_model):
             needed.setdefault(m.label, m)
     if evaluate:
         e = _parse_muda(["eval", "--src", "S", "--ref", "R", "--docids", "D", "--tgt-lang", p.muda_lang,
-                         "--hyps", *o.hyps, "--ref-tags", "T", *shlex.split(o.muda_args or "")])
+                         "--hyps", *o.hyps, "--ref-tags", "T", *shlex.split(o.muda_args or "")])[1]
         stanza_dir, align_model = stanza_dir or e.stanza_dir, align_model or e.align_model
         # the source side comes from the reference's tags (the CoNLL-U written beside them)
         for m in required_models(p.muda_lang, src_conllu="from the reference tags", tgt_conllu=e.hyp_conllu,

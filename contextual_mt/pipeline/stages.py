@@ -104,6 +104,8 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
     """The job graph of one pair: per-model stages split by model, each with its state."""
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
     check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise ContextualMTError(f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/")
     paths = _paths(PairLayout(lang, root))
     out = []
     for s in STAGES:

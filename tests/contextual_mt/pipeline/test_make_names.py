@@ -84,3 +84,18 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
             proc.stderr[-2000:]
         assert "usage:" not in proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_a_bad_muda_option_names_muda_args(monkeypatch):
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.pipeline.muda_eval import _parse_muda
+
+    argv = ["eval", "--src", "S", "--ref", "R", "--docids", "D", "--tgt-lang", "fr", "--hyps", "H", "--frobnicate", "3"]
+    monkeypatch.setenv(MAKE_ENV, "1")
+    with pytest.raises(ContextualMTError, match=r"^MUDA_ARGS: muda eval refuses it: unrecognized arguments: "
+                                                r"--frobnicate 3$"):
+        _parse_muda(argv)
+    monkeypatch.delenv(MAKE_ENV)
+    with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):
+        _parse_muda(["tag", "--src", "S", "--tgt"])
+    assert _parse_muda(argv[:-2])[1].hyps == ["H"]
