@@ -10,7 +10,8 @@ from typing import Any, List
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
 from contextual_mt.pipeline.layout import eval_paths
-from contextual_mt.pipeline.make_names import make_usage_error, under_make
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.make_names import in_make_words, make_usage_error, under_make
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, demo_first, report_stage, run_pcxmi_stage
 from contextual_mt.pipeline.data_plan import SPM_TYPES
@@ -45,6 +46,21 @@ def add_stage_parsers(commands: Any) -> None:
     add_contrastive_parser(commands)
     add_table_parser(commands)
     add_plan_parser(commands)
+    for parser in commands.choices.values():
+        parser.set_defaults(func=_in_make_words(parser.get_default("func")))
+
+
+def _in_make_words(func):
+    """A stage's errors, under make, name the Make variables (BEAM, EPOCHS, ...) the user typed."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except ContextualMTError as e:
+            words = in_make_words(str(e))
+            if words == str(e):
+                raise
+            raise ContextualMTError(words) from None
+    return run
 
 
 # ---------------------------------------------------------------- prepare.py

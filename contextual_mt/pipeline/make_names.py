@@ -42,3 +42,15 @@ def make_usage_error(message: str) -> str:
 
     message = re.sub(r"argument (--[\w-]+)(/[-\w]+)*", lambda m: option_name(m.group(1)), message)
     return message.replace("expected one argument", "needs a value (it is empty)")
+
+
+def in_make_words(message: str) -> str:
+    """An error message with each option the Makefile fills from a variable named as that
+    variable (``--beam must be >= 1`` -> ``BEAM must be >= 1``), under make; as it is otherwise."""
+    import re
+
+    if not under_make():
+        return message
+    for flag, var in MAKE_VARIABLES.items():
+        message = re.sub(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", var, message)
+    return message

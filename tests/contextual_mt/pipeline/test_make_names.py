@@ -77,7 +77,11 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
             ("data", ["SPM_VOCAB=x", f"TEXT={tmp_path}"], "SPM_VOCAB: invalid int value: 'x'"),
             ("translate", ["BEAM=abc"], "BEAM: invalid int value: 'abc'"),
             ("translate", ["BEAM="], "BEAM: needs a value (it is empty)"),
-            ("train", ["PRESET=huge"], "PRESET: invalid choice: 'huge'")):
+            ("train", ["PRESET=huge"], "PRESET: invalid choice: 'huge'"),
+            # and the stages' own checks of the values
+            ("translate", ["BEAM=0"], "BEAM must be >= 1 (got 0)"),
+            ("train", ["EPOCHS=0"], "EPOCHS must be >= 1 (got 0)"),
+            ("train", ["GPUS=-1"], "GPUS must be >= 0 (got -1)")):
         proc = make(target, "LANG=fr", f"WORK={tmp_path}", *variables, check=False)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1 and errors[0].startswith(f"error: {fragment}"), \
