@@ -131,13 +131,23 @@ def _exit_interrupted(signum, frame) -> None:  # noqa: ARG001
     os._exit(INTERRUPTED)
 
 
+def _terminated(signum, frame) -> None:  # noqa: ARG001
+    raise KeyboardInterrupt  # the same clean stop as Ctrl-C: no temporary file left behind
+
+
 def console_run(main: Callable[[], int]) -> None:
-    """A console script: ``main()``'s status, and a Ctrl-C after it has returned (while Python
-    waits for worker threads to end) exits at once with status 130 and one line, instead of
-    Python's "Exception ignored in: <module 'threading'>" and a traceback."""
+    """A console script: ``main()``'s status. SIGTERM (kill, timeout, scancel) stops it as Ctrl-C
+    does, cleaning up its temporary files (Python's default would end it on the spot); a Ctrl-C
+    after main has returned (while Python waits for worker threads to end) exits at once with
+    status 130 and one line, instead of "Exception ignored in: <module 'threading'>"."""
+    try:
+        signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread
+        pass
     code = main()
     try:
         signal.signal(signal.SIGINT, _exit_interrupted)
-    except ValueError:  # not the main thread
+        signal.signal(signal.SIGTERM, _exit_interrupted)
+    except ValueError:
         pass
     sys.exit(code)

@@ -3,6 +3,7 @@ where the tagger will look for them: stanza's models into ``--stanza-dir``, the 
 Hugging Face cache. Needs network; without it, one error line naming what could not be got."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
@@ -64,9 +65,12 @@ def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[Req
         if not m.downloadable:
             raise InputError(f"{m.label}: folder not found or without config.json and weights; give a model folder "
                              f"or a Hugging Face name to --align-model")
+        created = m.kind == "stanza" and not os.path.exists(m.where)
         try:
             (stanza_download if m.kind == "stanza" else aligner_download)(m)
         except Exception as e:  # network, disk, unknown name: stanza and transformers raise many kinds
+            if created and os.path.isdir(m.where) and not any(os.scandir(m.where)):
+                os.rmdir(m.where)  # nothing got there: leave no empty folder behind
             raise InputError(f"muda download: cannot get {m.label} ({_one_line(e)}); this needs network: run it on a "
                              f"machine that has it and copy {m.where} here") from None
         log(f"{m.label}: got it into {m.where}")

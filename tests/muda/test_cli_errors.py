@@ -243,3 +243,17 @@ def test_ctrl_c_while_python_waits_for_threads_is_one_line():
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "error: interrupted\n", err
+
+
+def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
+    # kill / timeout / scancel: the command's clean-up runs (Python's default would end it on
+    # the spot, leaving its temporary files)
+    marker = tmp_path / "cleaned"
+    proc = _python("import time\nfrom muda.errors import console_run, run_command\n"
+                   "def work(args):\n    try:\n        print('ready', flush=True)\n        time.sleep(30)\n"
+                   f"    finally:\n        open({str(marker)!r}, 'w').close()\n"
+                   "console_run(lambda: run_command(work, None))\n")
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "error: interrupted\n" and marker.exists(), err
