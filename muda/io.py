@@ -355,7 +355,7 @@ def readable_path(path: str) -> str:
     """Where to read ``path`` now: its staged temporary if this command has written it."""
     tx = _ACTIVE.get()
     if tx is not None:
-        return tx.staged.get(os.path.abspath(path), path)
+        return tx.staged.get(os.path.abspath(_through_link(path)), path)
     return path
 
 
@@ -376,10 +376,17 @@ def writing(path: str) -> Iterator[None]:
         raise write_error(path, e) from None
 
 
+def _through_link(path: str) -> str:
+    """An output given as a symbolic link is written where the link points (renaming the new
+    file onto the link would replace the link and leave its target as it was)."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def _atomic_write(path: str, write: Callable[[str], None], suffix: str = "", transactional: bool = True) -> None:
     """The one writer of outputs: ``write(temporary)``, then the temporary renamed to ``path``
     (inside ``outputs(...)``: staged, renamed when the command ends); any OSError names ``path``."""
     tx = _ACTIVE.get() if transactional else None
+    path = _through_link(path)
     with writing(path):
         if tx is not None and not tx.is_scratch(path):
             write(tx.stage(path, suffix))

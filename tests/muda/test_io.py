@@ -200,3 +200,16 @@ def test_lines_streamed_from_an_archive_follow_the_same_rules():
         list(decoded_lines([b"a\n", b"b\x00\n"], "m.tsv"))
     with pytest.raises(InputError, match=r"m.tsv:2: not UTF-8"):
         list(decoded_lines([b"a\n", b"caf\xe9\n"], "m.tsv"))
+
+
+def test_an_output_given_as_a_link_is_written_where_it_points(tmp_path):
+    from muda.io import atomic_write_text, outputs
+
+    target, link = tmp_path / "results" / "scores.json", tmp_path / "scores.json"
+    target.parent.mkdir()
+    os.symlink(target, link)  # dangling: the target is made
+    atomic_write_text(str(link), "one\n")
+    assert link.is_symlink() and target.read_text() == "one\n"
+    with outputs(str(link)):  # inside a command's transaction too
+        atomic_write_text(str(link), "two\n")
+    assert link.is_symlink() and target.read_text() == "two\n"
