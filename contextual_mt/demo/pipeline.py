@@ -106,7 +106,8 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     for name in MODELS:
         ckpt = train(folders, name, epochs[name])
         out = work / "outputs" / f"{name}.test.fr"
-        _log(f"translating the test documents with the {name} model (its own previous translations as context)")
+        context = " (its own previous translations as context)" if name == "context" else " (no context)"
+        _log(f"translating the test documents with the {name} model{context}")
         hyps = translate_files(TranslateOptions(
             ModelOptions(str(ckpt), spm=str(model)), str(data / "test.en"), str(data / "test.docids"), str(out),
             decoding=DecodingOptions(beam=beam, batch_size=64)))
