@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     _add_model_arguments(p)
     p.set_defaults(func=_contrastive, output_args=("output", "summary"),
-                   side_outputs=lambda a: [("--output's .partial", a.output + ".partial")])
+                   side_outputs=lambda a: [("--output's .partial", a.output + ".partial")] if a.output else [])
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
                        "tag, vocabulary item and token")
