@@ -95,7 +95,7 @@ def _translate(args: argparse.Namespace) -> int:
 
     decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
                                max_len_b=args.max_len_b, batch_size=args.batch_size,
-                               max_tokens=args.max_tokens)
+                               max_tokens=args.max_tokens, decoding=args.decoding, window=args.parallel_window)
     hyps = translate_files(TranslateOptions(
         _model_options(args), args.source, args.docids, args.output,
         gold_target_context=args.gold_target_context, decoding=decoding, progress=not args.quiet))
@@ -256,6 +256,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=default["batch_size"],
                    help="sentences decoded together (with predicted context: one per document in a wave)")
     p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
+    p.add_argument("--decoding", default=default["decoding"],
+                   help="with predicted target context: 'sequential' (waves: the t-th sentence of every document "
+                   "at once), 'parallel' (rounds of up to --parallel-window sentences per document, re-translating "
+                   "those whose context changed; the same output), 'auto' (parallel on a GPU, sequential on CPU)")
+    p.add_argument("--parallel-window", type=int, default=default["window"],
+                   help="sentences per document a parallel round may translate")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_model_arguments(p)
     p.set_defaults(func=_translate, output_args=("output",))

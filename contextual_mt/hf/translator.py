@@ -16,7 +16,7 @@ from contextual_mt.hf.inputs import Layout, lm_context_sizes
 from contextual_mt.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
-from contextual_mt.inference.waves import Item, translate_in_waves
+from contextual_mt.inference.waves import Item, translate_in_rounds, translate_in_waves
 from muda.io import group_by_document
 
 logger = logging.getLogger(__name__)
@@ -26,6 +26,7 @@ class HFDocumentTranslator:
     def __init__(self, hf: HFModel, options: Optional[DecodingOptions] = None):
         self.hf = hf
         self.options = options or DecodingOptions()
+        self.rounds = None  # the last parallel decoding's RoundStats
         self.layout = Layout(hf)
         self.n_src, self.n_tgt = lm_context_sizes(hf, hf.options.source_context_size, hf.options.target_context_size)
         tok = hf.tokenizer
@@ -47,7 +48,11 @@ class HFDocumentTranslator:
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
                 yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
-        predicted = translate_in_waves(docs, len(sources), decode_wave, desc="translate", progress=progress)
+        if gold_targets is None and self.n_tgt > 0 and self.options.parallel(torch.device(self.hf.device).type):
+            predicted, self.rounds = translate_in_rounds(docs, len(sources), decode_wave, self.n_tgt,
+                                                         self.options.window, "", desc="translate", progress=progress)
+        else:
+            predicted = translate_in_waves(docs, len(sources), decode_wave, desc="translate", progress=progress)
         return [p or "" for p in predicted]
 
     def max_new_tokens(self, source_length: int) -> int:

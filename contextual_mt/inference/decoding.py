@@ -4,10 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from contextual_mt.errors import check_option
+from contextual_mt.errors import ContextualMTError, check_option
 
 
 MAX_BEAM = 1000
+DECODINGS = ("auto", "parallel", "sequential")
 
 
 @dataclass
@@ -20,7 +21,12 @@ class DecodingOptions:
     max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
     free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
-
+    # predicted target context: "sequential" decodes in waves (the t-th sentence of every document
+    # at once); "parallel" in rounds of up to ``window`` sentences per document, re-translating
+    # those whose context changed (inference.waves.translate_in_rounds: the same output); "auto":
+    # parallel on a GPU, sequential on CPU (bench/RESULTS.md, "Parallel predicted-context decoding")
+    decoding: str = "auto"
+    window: int = 8
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
         # (a NaN length penalty); say which option is wrong before any model is loaded
@@ -31,3 +37,10 @@ class DecodingOptions:
         check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
         check_option("--batch-size", self.batch_size, minimum=1, integer=True)
         check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        if self.decoding not in DECODINGS:
+            raise ContextualMTError(f"--decoding {self.decoding}: expected one of {', '.join(DECODINGS)}")
+        check_option("--parallel-window", self.window, minimum=1, integer=True)
+
+    def parallel(self, device_type: str) -> bool:
+        """Whether predicted-context decoding goes in rounds on this device."""
+        return self.decoding == "parallel" or (self.decoding == "auto" and device_type == "cuda")

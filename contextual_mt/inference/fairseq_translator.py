@@ -23,7 +23,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
 from contextual_mt.inference.decoding import DecodingOptions
-from contextual_mt.inference.waves import Item, translate_in_waves
+from contextual_mt.inference.waves import Item, translate_in_rounds, translate_in_waves
 from contextual_mt.symbols import BRK
 from muda.io import document_spans
 
@@ -74,7 +74,7 @@ class DocumentTranslator:
         self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
         # a CADec checkpoint decodes in two passes: the frozen base model, then CADec's refinement
         self.passes = CADecPasses(self) if m.cadec else SinglePass()
-
+        self.rounds = None  # the last parallel decoding's RoundStats
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
         """Dictionary ids of each source line (without </s>). ``name`` (the file) is what
@@ -167,9 +167,17 @@ class DocumentTranslator:
 
         # the t-th sentences of all documents wait for the (t-1)-th (predicted target context):
         # decode in waves; otherwise in one wave, batched freely by length
-        sequential = (gold_ids is None and self.n_tgt > 0) or not self.options.free_batching
-        predicted = translate_in_waves(docs, len(sources), decode_wave, sequential,
-                                       desc=f"translating {len(docs)} documents", progress=progress)
+        predicted_context = gold_ids is None and self.n_tgt > 0
+        desc = f"translating {len(docs)} documents"
+        if predicted_context and self.options.parallel(self.device.type):
+            predicted, self.rounds = translate_in_rounds(docs, len(sources), decode_wave, self.n_tgt,
+                                                         self.options.window, [], desc=desc, progress=progress)
+            logger.info("parallel decoding: %d rounds, %d sentences translated again", self.rounds.rounds,
+                        self.rounds.retranslated)
+        else:
+            predicted = translate_in_waves(docs, len(sources), decode_wave,
+                                           predicted_context or not self.options.free_batching, desc=desc,
+                                           progress=progress)
         return [self.tgt_codec.decode(ids) for ids in predicted]
 
     def _chunks(self, rows: List[Dict]) -> Iterator[List[Dict]]:

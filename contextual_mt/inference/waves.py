@@ -5,7 +5,8 @@ When no sentence waits for another's translation (references as target context, 
 context), the translator may ask for one wave of all sentences, batched freely by length."""
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from tqdm import tqdm
 
@@ -36,3 +37,72 @@ def translate_in_waves(docs: Sequence[Sequence[int]], total: int,
             bar.update(len(done))
     bar.close()
     return predicted
+
+
+@dataclass
+class RoundStats:
+    """What a parallel decoding did: its rounds and how many sentences each translated (the
+    first round's are the sentences' first translations; the rest re-translations)."""
+
+    rounds: int = 0
+    translated: List[int] = field(default_factory=list)
+
+    @property
+    def retranslated(self) -> int:
+        return sum(self.translated) - (self.translated[0] if self.translated else 0)
+
+
+def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
+                        decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+                        context_size: int, window: int, empty: T, desc: str = "translate",
+                        progress: bool = True) -> Tuple[List[Optional[T]], RoundStats]:
+    """The waves' output, with fewer, fuller batches: each round translates, in every document,
+    the first sentence not yet final and up to ``window`` - 1 after it, each with the context the
+    translations of the round before give it, and only those whose context changed since they
+    were last translated. A sentence is final once its predecessors are and its context was
+    theirs: then it holds exactly what the waves would give it, so when every sentence is final
+    the output is the waves' (for a decoder whose output depends on its own row only). At least
+    one sentence per document becomes final each round: never more rounds than waves; each
+    round translates at most ``window`` sentences per document (``window`` 1: the waves). A
+    predecessor not translated yet reads as ``empty`` (an empty translation of the backend)."""
+    predicted: List[Optional[T]] = [None] * total
+    used: Dict[int, tuple] = {}  # sentence -> the context it was last translated with
+    final = [0] * len(docs)  # per document: how many leading sentences are final
+    stats = RoundStats()
+
+    def view(j: int) -> T:
+        return empty if predicted[j] is None else predicted[j]
+
+    def key(prev: Sequence[int]) -> tuple:
+        # the predictions the context is made of (the last ``context_size``): equal keys, equal rows
+        return tuple(_frozen(view(j)) for j in (prev[len(prev) - context_size:] if context_size > 0 else []))
+
+    bar = tqdm(total=total, unit="sent", desc=desc, disable=not progress)
+    while True:
+        todo: List[Item] = []
+        for d, doc in enumerate(docs):
+            for t in range(final[d], min(final[d] + window, len(doc))):
+                if doc[t] not in used or used[doc[t]] != key(doc[:t]):  # new, or its context changed
+                    todo.append((doc[t], doc[:t]))
+        if not todo:
+            break
+        snapshot = [view(j) for j in range(total)]  # every row of a round reads the round's start
+        keys = {i: key(prev) for i, prev in todo}
+        for done in decode_wave(todo, snapshot):
+            for i, output in done:
+                predicted[i] = output
+                used[i] = keys[i]
+        stats.rounds += 1
+        stats.translated.append(len(todo))
+        before = sum(final)
+        for d, doc in enumerate(docs):
+            while final[d] < len(doc) and doc[final[d]] in used and used[doc[final[d]]] == key(doc[:final[d]]):
+                final[d] += 1
+        bar.update(sum(final) - before)
+    bar.close()
+    return predicted, stats
+
+
+def _frozen(value):
+    """A prediction as a dictionary key (token lists become tuples)."""
+    return tuple(value) if isinstance(value, list) else value

@@ -39,6 +39,16 @@ def test_seq2seq_waves_equal_one_sentence_at_a_time(marian, beam):
     assert translator.translate(EN, DOCS, progress=False) == one_by_one_seq2seq(marian, beam, 6)
 
 
+@pytest.mark.parametrize("window", [2, 6])
+def test_seq2seq_parallel_decoding_equals_one_sentence_at_a_time(marian, window):
+    # rounds of `window` sentences per document: the sequential output exactly
+    translator = HFDocumentTranslator(HFModel.load(HFModelOptions(str(marian))),
+                                      DecodingOptions(beam=3, max_len_b=6, batch_size=4, decoding="parallel",
+                                                      window=window))
+    assert translator.translate(EN, DOCS, progress=False) == one_by_one_seq2seq(marian, 3, 6)
+    assert translator.rounds.rounds <= 6 and translator.rounds.translated[0] == 2 * window
+
+
 def test_decoder_only_with_gold_context_and_the_cli(gpt2, corpus, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -62,6 +62,26 @@ def test_order_and_line_count_with_uneven_documents(translator, demo_model, tmp_
     assert alone == hyps
 
 
+def test_parallel_decoding_gives_the_sequential_output(translator, demo_model):
+    """The demo's test split regrouped into 4 long documents (longer than any batch), with an
+    empty line: rounds of 3 and of 8 sentences per document give the waves' lines exactly."""
+    data = demo_model["data"]
+    src = lines(data / "test.en")[:120]
+    src[50] = ""
+    ids = [f"talk{i // 30}" for i in range(len(src))]
+    o = translator.options
+    o.decoding, o.batch_size = "sequential", 7
+    sequential = translator.translate(src, ids, progress=False)
+    try:
+        for window in (3, 8):
+            o.decoding, o.window = "parallel", window
+            assert translator.translate(src, ids, progress=False) == sequential, window
+            stats = translator.rounds
+            assert stats.rounds <= 30 and stats.translated[0] == 4 * window
+    finally:
+        o.decoding, o.window, o.batch_size = "auto", 8, 16
+
+
 def test_predicted_context_is_the_models_own_translation(translator, demo_model, monkeypatch):
     data = demo_model["data"]
     src, ids = lines(data / "test.en")[:30], lines(data / "test.docids")[:30]
@@ -331,6 +351,8 @@ def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
     ("beam", 0, "--beam must be >= 1 (got 0)"),
     ("beam", -3, "--beam must be >= 1 (got -3)"),
     ("beam", 99999999999, "--beam must be <= 1000 (got 99999999999)"),
+    ("decoding", "fast", "--decoding fast: expected one of auto, parallel, sequential"),
+    ("window", 0, "--parallel-window must be >= 1 (got 0)"),
     ("lenpen", float("nan"), "--lenpen must be a finite number (got nan)"),
     ("lenpen", float("inf"), "--lenpen must be a finite number (got inf)"),
     ("max_len_a", -1.0, "--max-len-a must be >= 0 (got -1.0)"),
