@@ -41,15 +41,12 @@ def translate_in_waves(docs: Sequence[Sequence[int]], total: int,
 
 @dataclass
 class RoundStats:
-    """What a parallel decoding did: its rounds and how many sentences each translated (the
-    first round's are the sentences' first translations; the rest re-translations)."""
+    """What a parallel decoding did: its rounds, how many sentences each translated, and how
+    many of those translations were of a sentence translated before (its context had changed)."""
 
     rounds: int = 0
     translated: List[int] = field(default_factory=list)
-
-    @property
-    def retranslated(self) -> int:
-        return sum(self.translated) - (self.translated[0] if self.translated else 0)
+    retranslated: int = 0
 
 
 def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
@@ -88,6 +85,7 @@ def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
             break
         snapshot = [view(j) for j in range(total)]  # every row of a round reads the round's start
         keys = {i: key(prev) for i, prev in todo}
+        stats.retranslated += sum(i in used for i, _ in todo)
         for done in decode_wave(todo, snapshot):
             for i, output in done:
                 predicted[i] = output

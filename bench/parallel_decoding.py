@@ -1,0 +1,88 @@
+"""Predicted-context decoding: waves (``--decoding sequential``) against rounds
+(``--decoding parallel``, several windows), side by side in one run on one model.
+
+The test split's documents are regrouped into ``--talks`` long documents (as in TED test sets:
+a wave then holds at most that many sentences). Each setting translates the same talks with the
+same loaded model; the wall time of ``DocumentTranslator.translate`` (sentencepiece included),
+the rounds, the sentences translated again, and the lines that differ from the waves' output
+(0 is the claim) are printed and, with ``--out``, written as JSON.
+
+    python bench/parallel_decoding.py --ckpt demo/checkpoints/context/checkpoint_best.pt \\
+        --spm demo/spm/spm.model --data demo/data [--talks 20] [--windows 2 4 8 16] [--beam 4] \\
+        [--batch-size 64] [--cpu] [--out result.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from translate_ted_shape import talks  # noqa: E402  (the same regrouping as the decoding benchmark)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--spm", required=True)
+    ap.add_argument("--data", required=True, help="folder with test.en and test.docids")
+    ap.add_argument("--talks", type=int, default=20)
+    ap.add_argument("--windows", type=int, nargs="+", default=[2, 4, 8, 16])
+    ap.add_argument("--beam", type=int, default=4)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--cpu", action="store_true")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+
+    import torch
+
+    from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.inference.fairseq_translator import DocumentTranslator
+
+    data = Path(a.data)
+    src = (data / "test.en").read_text(encoding="utf-8").splitlines()
+    ids = talks((data / "test.docids").read_text(encoding="utf-8").splitlines(), a.talks)
+    translator = DocumentTranslator(a.ckpt, spm=a.spm, cpu=a.cpu,
+                                    options=DecodingOptions(beam=a.beam, batch_size=a.batch_size))
+    device = "cpu" if a.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0)
+    runs = []
+
+    def run(decoding: str, window: int = 1):
+        translator.options.decoding, translator.options.window = decoding, window
+        translator.rounds = None
+        if device != "cpu":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        hyps = translator.translate(src, ids, progress=False)
+        if device != "cpu":
+            torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+        stats = translator.rounds
+        return hyps, {"decoding": decoding, "window": window if decoding == "parallel" else None,
+                      "seconds": round(seconds, 2), "sentences_per_s": round(len(src) / seconds, 1),
+                      "rounds": stats.rounds if stats else max(ids.count(t) for t in set(ids)),
+                      "translated": sum(stats.translated) if stats else len(src)}
+
+    run("sequential")  # warm-up (allocator, caches)
+    reference, row = run("sequential")
+    runs.append({**row, "lines_differing": 0})
+    for w in a.windows:
+        hyps, row = run("parallel", w)
+        runs.append({**row, "lines_differing": sum(x != y for x, y in zip(hyps, reference))})
+    base = runs[0]["sentences_per_s"]
+    print(f"{device}; {len(src)} sentences in {a.talks} talks; beam {a.beam}, batch {a.batch_size}; "
+          f"threads {torch.get_num_threads()}")
+    print(f"{'decoding':<12} {'window':>6} {'s':>8} {'sent/s':>8} {'ratio':>6} {'rounds':>6} {'translated':>10} "
+          f"{'differ':>6}")
+    for r in runs:
+        print(f"{r['decoding']:<12} {str(r['window'] or '-'):>6} {r['seconds']:>8} {r['sentences_per_s']:>8} "
+              f"{r['sentences_per_s'] / base:>6.2f} {r['rounds']:>6} {r['translated']:>10} {r['lines_differing']:>6}")
+    if a.out:
+        Path(a.out).write_text(json.dumps({"device": device, "sentences": len(src), "talks": a.talks,
+                                           "beam": a.beam, "batch_size": a.batch_size, "runs": runs}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
