@@ -51,6 +51,8 @@ class HFDocumentTranslator:
         if gold_targets is None and self.n_tgt > 0 and self.options.parallel(torch.device(self.hf.device).type):
             predicted, self.rounds = translate_in_rounds(docs, len(sources), decode_wave, self.n_tgt,
                                                          self.options.window, "", desc="translate", progress=progress)
+            logger.info("parallel decoding: %d rounds, %d sentences translated again", self.rounds.rounds,
+                        self.rounds.retranslated)
         else:
             predicted = translate_in_waves(docs, len(sources), decode_wave, desc="translate", progress=progress)
         return [p or "" for p in predicted]
