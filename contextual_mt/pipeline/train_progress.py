@@ -14,6 +14,7 @@ fairseq (``log_format: simple``) logs, among much else:
 from __future__ import annotations
 
 import re
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -63,15 +64,25 @@ class TrainStats:
 
     epochs: int = 0  # the last epoch finished
     num_updates: int = 0
-    train_wps: List[float] = field(default_factory=list)  # words/s of each epoch of this run
+    train_wps: List[float] = field(default_factory=list)  # target words/s of each epoch of this run
+    train_ups: List[float] = field(default_factory=list)  # updates/s of each epoch
+    train_wpb: List[float] = field(default_factory=list)  # target words per update of each epoch
     valid_loss: Optional[float] = None  # the last validation's loss (bits per token)
     best_valid_loss: Optional[float] = None  # the best so far, as fairseq reports it (checkpoint_best.pt's)
     label_smoothing: Optional[float] = None  # the criterion's, from fairseq's config
 
     def as_dict(self) -> Dict:
         return {"epochs": self.epochs, "num_updates": self.num_updates, "train_wps": list(self.train_wps),
+                "train_ups": list(self.train_ups), "train_wpb": list(self.train_wpb),
+                # the run's throughput, as issue 28 compares presets by it (medians over its epochs)
+                "target_words_per_second": _median(self.train_wps), "updates_per_second": _median(self.train_ups),
+                "target_words_per_update": _median(self.train_wpb),
                 "valid_loss": self.valid_loss, "best_valid_loss": self.best_valid_loss,
                 "label_smoothing": self.label_smoothing}
+
+
+def _median(values: List[float]) -> Optional[float]:
+    return float(statistics.median(values)) if values else None
 
 
 def _duration(seconds: float) -> str:
@@ -159,11 +170,14 @@ class TrainProgress:
 
     def _epoch_end(self, epoch: int, values: Dict[str, str]) -> None:
         self.stats.epochs = epoch
-        updates, wps = _float(values, "num_updates"), _float(values, "wps")
+        updates = _float(values, "num_updates")
         if updates is not None:
             self.stats.num_updates = int(updates)
-        if wps is not None:
-            self.stats.train_wps.append(wps)
+        for key, figures in (("wps", self.stats.train_wps), ("ups", self.stats.train_ups),
+                             ("wpb", self.stats.train_wpb)):
+            value = _float(values, key)
+            if value is not None:
+                figures.append(value)
 
     # --- display ---------------------------------------------------------------------------
 
