@@ -88,7 +88,9 @@ def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dic
 
 def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) -> Dict:
     return {**system_inputs(o.layout, system, files),
-            "decoding": {k: v for k, v in asdict(o.decoding).items() if k not in ("incremental", "free_batching")}}
+            # what does not change the output (how it is computed) is left out
+            "decoding": {k: v for k, v in asdict(o.decoding).items()
+                         if k not in ("incremental", "free_batching", "decoding", "window")}}
 
 
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
