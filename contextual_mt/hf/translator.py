@@ -92,12 +92,14 @@ class HFDocumentTranslator:
 
     def _chunks(self, requests: List[Tuple[int, Tuple]]):
         """Batches of similar length (``--batch-size``, ``--max-tokens``); the rows of a seq2seq
-        batch share the length of their forced prefix (no padding inside the decoder)."""
+        batch share the length of their forced prefix (no padding inside the decoder), and the rows
+        of any batch their room for new tokens (``generate`` takes one limit per batch): so a row's
+        translation never depends on the rows beside it (parallel decoding relies on it)."""
         o = self.options
         size = [len(r[1][0] or ()) + len(r[1][1]) for r in requests]
-        groups: Dict[int, List[int]] = {}
+        groups: Dict[Tuple[int, int], List[int]] = {}
         for k, r in enumerate(requests):
-            groups.setdefault(len(r[1][1]) if self.hf.seq2seq else 0, []).append(k)
+            groups.setdefault((len(r[1][1]) if self.hf.seq2seq else 0, r[1][2]), []).append(k)
         for _, members in sorted(groups.items()):
             for batch in length_batches(members, size.__getitem__, o.batch_size, o.max_tokens):
                 yield [requests[k] for k in batch]
@@ -105,7 +107,7 @@ class HFDocumentTranslator:
     @torch.no_grad()
     def _generate(self, prompts: Sequence[Tuple]) -> List[str]:
         hf, o, device = self.hf, self.options, self.hf.device
-        new = min(p[2] for p in prompts)  # one limit per batch: the tightest room
+        new = min(p[2] for p in prompts)  # one limit per batch (_chunks groups rows by it: all the same)
         new = max(new, 1)
         kwargs: Dict = dict(num_beams=o.beam, max_new_tokens=new, length_penalty=o.lenpen, do_sample=False,
                             early_stopping=True if o.beam > 1 else False, pad_token_id=self.pad)
