@@ -40,8 +40,8 @@ def make_usage_error(message: str) -> str:
     make (``SPM_VOCAB: invalid int value: 'x'``)."""
     import re
 
-    message = re.sub(r"argument (--[\w-]+)(/[-\w]+)*", lambda m: option_name(m.group(1)), message)
-    return message.replace("expected one argument", "needs a value (it is empty)")
+    message = re.sub(r"argument (--[\w-]+)(/[-\w]+)*", r"\1", message)  # argparse's "argument --a/-b"
+    return in_make_words(message).replace("expected one argument", "needs a value (it is empty)")
 
 
 def in_make_words(message: str) -> str:
