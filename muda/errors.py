@@ -144,6 +144,10 @@ def console_run(main: Callable[[], int]) -> None:
         signal.signal(signal.SIGTERM, _terminated)
     except ValueError:  # not the main thread
         pass
+    else:
+        # a forked worker (multiprocessing.Pool) must keep SIGTERM's default: its pool ends it so,
+        # and an exception there could leave a queue lock held and hang the others
+        os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     code = main()
     try:
         signal.signal(signal.SIGINT, _exit_interrupted)

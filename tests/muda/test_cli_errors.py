@@ -257,3 +257,15 @@ def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "error: interrupted\n" and marker.exists(), err
+
+
+def test_forked_pool_workers_still_end_on_their_pools_sigterm():
+    # a Pool's workers inherit console_run's SIGTERM handler, and the pool ends them with
+    # SIGTERM: they must die at once (an exception in a worker could leave a queue lock held
+    # and hang the next worker: `make data` once hung so)
+    proc = _python("import multiprocessing\nfrom muda.errors import console_run\n"
+                   "def main():\n    for _ in range(30):\n"
+                   "        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
+                   "            pool.map(abs, range(200))\n    return 0\nconsole_run(main)\n")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == "", err
