@@ -166,6 +166,20 @@ def _cxmi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _attribute(args: argparse.Namespace) -> int:
+    from contextual_mt.attribution.run import AttributeOptions, run_attribute, summary_line
+    from contextual_mt.attribution.selection import Rule
+
+    summary = run_attribute(AttributeOptions(
+        _model_options(args), args.source, args.docids, args.output, reference=args.reference,
+        hypotheses=args.hypotheses, cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k),
+        method=args.method, contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base,
+        shard=args.shard, batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
+        progress=not args.quiet))
+    print(summary_line(summary, args.output))
+    return 0
+
+
 def _cxmi_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
     """What cxmi writes or removes beside --output (an input may be none of them)."""
     from contextual_mt.analysis.cxmi_summary import summary_path
@@ -311,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(p)
     p.set_defaults(func=_cxmi, output_args=("output",), side_outputs=_cxmi_side_outputs)
 
+    _add_attribute_parser(sub)
+
     p = sub.add_parser("cxmi-merge", help="merge the outputs of `cxmi --shard i/n` runs")
     p.add_argument("shards", nargs="+", help="JSONL outputs of the shards")
     p.add_argument("--output", required=True)
@@ -376,6 +392,52 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_pipeline_parsers(sub)
     return parser
+
+
+def _add_attribute_parser(sub) -> None:
+    from contextual_mt.attribution.interface import CONTRASTS, METHODS
+    from contextual_mt.attribution.run import METRICS, AttributeOptions
+    from contextual_mt.attribution.selection import Rule
+
+    p = sub.add_parser("attribute", help="context attribution: which target tokens depend on context (CTI: "
+                       "P-CXMI / KL) and on which context tokens (CCI: gradients or attention), PECoRe batched")
+    p.add_argument("--source", required=True, help="source text, one sentence per line")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--reference", help="reference translations: scored by forced decoding")
+    target.add_argument("--hypotheses", help="the model's own translations (`contextual-mt translate`): scored, "
+                        "and read as target context, as the model produced them")
+    p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
+    p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json is written "
+                   "beside it)")
+    default, rule = _defaults(AttributeOptions), Rule()
+    g = p.add_argument_group("context-sensitive tokens (CTI)")
+    g.add_argument("--cti-metric", choices=METRICS, default=default["cti_metric"],
+                   help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI "
+                   "(both are written)")
+    g.add_argument("--cti-std", type=float, default=rule.std, help="λ: a token is selected when its score exceeds "
+                   "mean + λ·std over the run's tokens read with context (default %(default)s)")
+    g.add_argument("--cti-top-k", type=int, help="instead: the k highest-scoring tokens of each sentence")
+    g = p.add_argument_group("contextual cues (CCI)")
+    g.add_argument("--method", choices=METHODS, default=default["method"],
+                   help="saliency: |gradient| of the input embedding; input_x_gradient: |embedding x gradient|; "
+                   "attention: last decoder layer, mean over heads (no backward pass)")
+    g.add_argument("--contrast", choices=CONTRASTS, default=default["contrast"],
+                   help="what is attributed: foil = log p_C(y) - log p_C(ỹ), ỹ the no-context prediction "
+                   "(its second choice when it is y); logprob = log p_C(y)")
+    g.add_argument("--cue-std", type=float, default=rule.std, help="λ: a context token is a cue when its score "
+                   "exceeds mean + λ·std over the context tokens of that target token (default %(default)s)")
+    g.add_argument("--cue-top-k", type=int, help="instead: the k highest-scoring context tokens")
+    p.add_argument("--log-base", choices=["e", "2"], default=default["log_base"],
+                   help="units of P-CXMI and KL: e = nats (default), 2 = bits")
+    p.add_argument("--shard", help="i/n: the i-th of n parts of the documents (the CTI threshold is then the "
+                   "shard's; fix it across shards with --cti-top-k)")
+    p.add_argument("--batch-size", type=int, default=default["batch_size"], help="sentences per batch of records")
+    p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
+    p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",
+                   help="discard OUTPUT.partial (an interrupted run's records) instead of resuming from it")
+    p.add_argument("--quiet", action="store_true")
+    _add_model_arguments(p)
+    p.set_defaults(func=_attribute, output_args=("output",), side_outputs=_cxmi_side_outputs)
 
 
 def add_pipeline_parsers(sub) -> None:

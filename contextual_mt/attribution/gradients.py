@@ -57,6 +57,7 @@ def contrast_values(log_probs: torch.Tensor, targets: Sequence[int], foils: Sequ
 def token_scores(embedding: torch.Tensor, gradient: torch.Tensor, method: str) -> torch.Tensor:
     """One score per token (the last dimension reduced by its L2 norm): saliency = |grad|,
     input_x_gradient = |embedding * grad|."""
+    embedding, gradient = embedding.detach(), gradient.detach()
     if method == "saliency":
         return gradient.float().norm(dim=-1)
     if method == "input_x_gradient":

@@ -101,6 +101,9 @@ class ModelFamily(Protocol):
     def open_translator(self, spec, decoding) -> Translator:
         """The translator of the model with these ``DecodingOptions``."""
 
+    def open_attribution(self, spec, max_tokens: Optional[int] = None):
+        """The attribution backend of the model (``attribution.interface``; loaded once)."""
+
     def fingerprint(self, spec) -> Dict:
         """What scores depend on in the model, by content, without loading it."""
 

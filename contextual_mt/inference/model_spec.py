@@ -43,6 +43,12 @@ class FairseqFamily:
 
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
 
+    def open_attribution(self, spec: ModelOptions, max_tokens: Optional[int] = None):
+        from contextual_mt.attribution.fairseq_backend import FairseqAttributionBackend
+        from contextual_mt.inference.checkpoint import DocumentModel
+
+        return FairseqAttributionBackend(DocumentModel.load(spec), spec.path, max_tokens or 4096)
+
     def fingerprint(self, spec: ModelOptions) -> Dict:
         """The checkpoint, sentencepiece model and dictionaries by content, and the context sizes."""
         if not os.path.isfile(spec.path):
@@ -74,6 +80,11 @@ class HFFamily:
         from contextual_mt.hf.translator import HFDocumentTranslator
 
         return HFDocumentTranslator(HFModel.load(spec), decoding)
+
+    def open_attribution(self, spec: HFModelOptions, max_tokens: Optional[int] = None):
+        from contextual_mt.attribution.hf_backend import HFAttributionBackend
+
+        return HFAttributionBackend.open(spec, max_tokens=max_tokens)
 
     def fingerprint(self, spec: HFModelOptions) -> Dict:
         """Every file of the model folder by content, and the settings (languages, separator,
@@ -109,6 +120,11 @@ def model_name(spec: ModelSpec) -> str:
 def open_backend(spec: ModelSpec, max_tokens: Optional[int] = None) -> ScoringBackend:
     """The ``ScoringBackend`` of a model (loaded once)."""
     return family(spec).open_scorer(spec, max_tokens)
+
+
+def open_attribution(spec: ModelSpec, max_tokens: Optional[int] = None):
+    """The ``AttributionBackend`` (``attribution.interface``) of a model (loaded once)."""
+    return family(spec).open_attribution(spec, max_tokens)
 
 
 def model_fingerprint(spec: ModelSpec) -> Dict:

@@ -1,0 +1,246 @@
+"""``contextual-mt attribute``: context-sensitive target tokens (CTI) and the context tokens they
+rely on (CCI), the method of Sarti et al. (2024, PECoRe), batched over a corpus.
+
+1. CTI: every target token is scored with and without context in batched passes (P-CXMI and
+   KL(p_C || p_A)); tokens of the chosen metric above mean + λ·std over the run (or the top k
+   per sentence) are selected (``selection``).
+2. CCI: for each selected token, the contrast between the contextual prediction and the
+   non-contextual one (``--contrast foil``: log p_C(y) - log p_C(ỹ), ỹ the no-context choice;
+   ``logprob``: log p_C(y)) is attributed to every context token (saliency, input x gradient,
+   or attention), batched across tokens and sentences; cues above mean + λ·std are kept.
+
+Records stream to ``OUTPUT.partial`` (fingerprinted; a rerun resumes from it, checking that
+what it resumes agrees with this run's selection); records and summary appear together.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from tqdm import tqdm
+
+from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
+from contextual_mt.analysis.cxmi_summary import summary_path, write_records
+from contextual_mt.analysis.pcxmi_scorer import LOG_BASES, UNITS, check_log_base, check_references, no_context_error
+from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
+from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary, open_attribution
+from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
+from muda.io import check_line_count, document_starts, file_sha256, outputs, read_docids, read_lines
+
+logger = logging.getLogger(__name__)
+
+METRICS = ("kl", "pcxmi")
+EOS = "</s>"
+
+
+@dataclass
+class AttributeOptions:
+    """``contextual-mt attribute``. Exactly one of ``reference`` (forced decoding of the
+    references) and ``hypotheses`` (the model's own translations, as its target context too)."""
+
+    model: ModelSpec
+    source: str
+    docids: str
+    output: str  # JSONL, one record per sentence; the summary beside it
+    reference: Optional[str] = None
+    hypotheses: Optional[str] = None
+    cti_metric: str = "kl"  # what selects context-sensitive tokens: kl | pcxmi
+    cti: Rule = field(default_factory=Rule)
+    method: str = "saliency"  # saliency | input_x_gradient | attention
+    contrast: str = "foil"  # foil | logprob
+    cci: Rule = field(default_factory=Rule)
+    log_base: str = "e"  # units of P-CXMI and KL: e (nats) or 2 (bits)
+    shard: Optional[str] = None
+    batch_size: int = 16  # sentences per batch of records
+    max_tokens: Optional[int] = None  # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096)
+    resume: bool = True
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if (self.reference is None) == (self.hypotheses is None):
+            raise ContextualMTError("give exactly one of --reference (forced decoding of the references) and "
+                                    "--hypotheses (the model's own translations)")
+        if self.cti_metric not in METRICS:
+            raise ContextualMTError(f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})")
+        if self.method not in METHODS:
+            raise ContextualMTError(f"--method must be one of {', '.join(METHODS)} (got {self.method!r})")
+        if self.contrast not in CONTRASTS:
+            raise ContextualMTError(f"--contrast must be one of {', '.join(CONTRASTS)} (got {self.contrast!r})")
+        for flag, rule in (("--cti", self.cti), ("--cue", self.cci)):
+            check_option(f"{flag}-std", rule.std, minimum=-10, maximum=10)
+            check_option(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
+        check_log_base(self.log_base)
+        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
+        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        parse_shard(self.shard)
+        if self.model.source_context_size == 0 and self.model.target_context_size == 0:
+            raise no_context_error(self.model.path, None)
+
+    @property
+    def target(self) -> str:
+        return self.reference if self.reference is not None else self.hypotheses
+
+    @property
+    def target_kind(self) -> str:
+        return "reference" if self.reference is not None else "hypotheses"
+
+
+def fingerprint(o: AttributeOptions) -> Dict:
+    """Everything the records depend on, by content, computed without loading the model."""
+    i, n = parse_shard(o.shard)
+    return {"source": file_sha256(o.source), o.target_kind: file_sha256(o.target), "docids": file_sha256(o.docids),
+            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": o.cti.describe(),
+            "method": o.method, "contrast": o.contrast, "cue_rule": o.cci.describe(), "log_base": o.log_base,
+            "shard": f"{i}/{n}"}
+
+
+def read_inputs(o: AttributeOptions) -> Tuple[List[str], List[str], List[str]]:
+    sources, targets = read_lines(o.source), read_lines(o.target)
+    if len(sources) != len(targets):
+        raise ContextualMTError(f"{o.target}: has {len(targets)} lines but {o.source} has {len(sources)}")
+    ids = read_docids(o.docids)
+    check_line_count(ids, o.docids, len(sources), o.source)
+    check_references(targets, o.target)
+    return sources, targets, ids
+
+
+def run_attribute(options: AttributeOptions) -> Dict:
+    """File-level entry point; returns the summary. Nothing is written on failure but the
+    fingerprinted ``OUTPUT.partial`` that a rerun resumes from."""
+    with outputs(options.output, summary_path(options.output)):
+        summary = _run(options)
+    remove_partial(options.output)
+    return summary
+
+
+def _run(o: AttributeOptions) -> Dict:
+    sources, targets, ids = read_inputs(o)
+    mine = shard_lines(ids, o.shard, o.docids)
+    partial = o.output + ".partial"
+    fp = fingerprint(o)
+    done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if o.resume else []
+    backend = open_attribution(o.model, o.max_tokens)
+    starts = document_starts(list(ids))
+    pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target))
+    src_k, tgt_k = backend.context_sentences()
+    if not (backend.source_context_size or backend.target_context_size):
+        raise no_context_error(o.model.path, backend.trained_context)
+    scale = LOG_BASES[o.log_base]
+
+    # CTI over every sentence of the run (the statistics need them all; two forward passes)
+    contrasts: Dict[int, TokenContrast] = {}
+    order = sorted(mine, key=lambda i: (backend.length(i), i))
+    bar = tqdm(total=len(order), unit="sent", desc="CTI", disable=not o.progress)
+    for chunk in length_batches(order, backend.length, 4 * o.batch_size, None):
+        contrasts.update(backend.contrast(chunk))
+        bar.update(len(chunk))
+    bar.close()
+    cti = {i: _cti_values(contrasts[i], scale) for i in mine}
+    with_context = [i for i in mine if src_k[i] or tgt_k[i]]
+    stats = statistics([cti[i][o.cti_metric] for i in with_context], o.cti)
+    selected = {i: sorted(select(cti[i][o.cti_metric], o.cti, stats.threshold, exclude=[len(cti[i]["kl"]) - 1]))
+                if i in with_context else [] for i in mine}
+
+    finished = {r["line"] - 1: r for r in done}
+    for i, r in finished.items():
+        _check_resumed(r, selected[i], len(pieces[i]) + 1, partial)
+    if done:
+        logger.warning("%s: resuming, %d of %d sentences already attributed", partial, len(finished), len(mine))
+    todo = [i for i in order if i not in finished]
+    writer, new = PartialFile(partial, fp, done), []
+    bar = tqdm(total=len(todo), unit="sent", desc=f"CCI ({o.method})", disable=not o.progress)
+    try:
+        for chunk in length_batches(todo, backend.length, o.batch_size, None):
+            requests = [CueRequest(i, t, int(contrasts[i].foil[t]) if o.contrast == "foil" else None)
+                        for i in chunk for t in selected[i]]
+            scores = backend.cue_scores(requests, o.method) if requests else []
+            by_sentence: Dict[int, List[Tuple[int, np.ndarray]]] = {}
+            for r, s in zip(requests, scores):
+                by_sentence.setdefault(r.index, []).append((r.token, s))
+            records = [_record(i, ids, starts, sources, targets, pieces[i], cti[i], selected[i],
+                               backend.context_tokens(i), by_sentence.get(i, []), o.cci) for i in chunk]
+            writer.write(records)
+            new.extend(records)
+            bar.update(len(chunk))
+    finally:
+        writer.close()
+        bar.close()
+    records = sorted(list(finished.values()) + new, key=lambda r: r["line"])
+    summary = _summary(o, records, stats, backend, fp)
+    write_records(o.output, records, summary)
+    return summary
+
+
+def _cti_values(c: TokenContrast, scale: float) -> Dict[str, np.ndarray]:
+    return {"pcxmi": (c.log_prob_context - c.log_prob_no_context) / scale, "kl": c.kl / scale}
+
+
+def _record(i: int, ids: Sequence[str], starts: np.ndarray, sources: Sequence[str], targets: Sequence[str],
+            pieces: Sequence[str], cti: Dict[str, np.ndarray], selected: List[int], context: List[ContextToken],
+            scores: List[Tuple[int, np.ndarray]], rule: Rule) -> Dict:
+    sentences: Dict[Tuple[str, int], List[str]] = {}
+    for c in context:
+        sentences.setdefault((c.side, c.sentence), []).append(c.token)
+    cues = []
+    for t, s in scores:
+        for k in select(s, rule):
+            c = context[k]
+            cues.append({"target": t, "side": c.side, "sentence": c.sentence, "position": c.position,
+                         "token": c.token, "score": round(float(s[k]), 6)})
+    return {
+        "doc": ids[i], "sentence": int(i - starts[i]), "line": i + 1, "source": sources[i], "target": targets[i],
+        "tokens": list(pieces) + [EOS],
+        "cti": {m: [round(float(v), 6) for v in cti[m]] for m in METRICS},
+        "selected": selected,
+        "context": [{"side": side, "sentence": s, "tokens": toks} for (side, s), toks in sentences.items()],
+        "cues": cues,
+    }
+
+
+def _check_resumed(r: Dict, selected: List[int], n_tokens: int, partial: str) -> None:
+    """A resumed record must be this run's: same tokens, same selection, cues that point into
+    its context. Anything else is a stale or damaged file."""
+    where = f"{partial}: the record of line {r.get('line')}"
+    tokens = r.get("tokens")
+    if not isinstance(tokens, list) or len(tokens) != n_tokens:
+        raise ContextualMTError(f"{where} has {len(tokens) if isinstance(tokens, list) else 'no'} tokens, this run "
+                                f"{n_tokens}; rerun with --overwrite to discard the file")
+    sel = r.get("selected")
+    if not isinstance(sel, list) or any(not isinstance(t, int) or not 0 <= t < n_tokens for t in sel):
+        raise ContextualMTError(f"{where}: a selected token index is out of range (0..{n_tokens - 1}); rerun with "
+                                "--overwrite to discard the file")
+    if sel != selected:
+        raise ContextualMTError(f"{where}: selects tokens {sel}, this run {selected}; rerun with --overwrite")
+    lengths = {(c.get("side"), c.get("sentence")): len(c.get("tokens", [])) for c in r.get("context", [])}
+    for cue in r.get("cues", []):
+        n = lengths.get((cue.get("side"), cue.get("sentence")))
+        if cue.get("target") not in sel or n is None or not isinstance(cue.get("position"), int) \
+                or not 0 <= cue["position"] < n:
+            raise ContextualMTError(f"{where}: a cue points outside the selected tokens or the context "
+                                    f"({cue}); rerun with --overwrite to discard the file")
+
+
+def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backend, fp: Dict) -> Dict:
+    unit = UNITS[o.log_base]
+    return {
+        **model_summary(o.model), "source_context_size": backend.source_context_size,
+        "target_context_size": backend.target_context_size, "scored": o.target_kind, "target_file": o.target,
+        "sentences": len(records), "tokens": sum(len(r["tokens"]) for r in records),
+        "selected_tokens": sum(len(r["selected"]) for r in records), "cues": sum(len(r["cues"]) for r in records),
+        "cti": {"metric": o.cti_metric, "unit": unit, "rule": o.cti.describe(), **stats.as_dict(),
+                "statistics_over": "tokens of the sentences read with context, EOS included (never selected)"},
+        "cci": {"method": o.method, "contrast": o.contrast, "rule": o.cci.describe()},
+        "shard": fp["shard"], "records": o.output, "fingerprint": fp,
+    }
+
+
+def summary_line(summary: Dict, output: str) -> str:
+    c = summary["cti"]
+    return (f"{summary['sentences']} sentences, {summary['selected_tokens']} of {summary['tokens']} tokens "
+            f"context-sensitive ({c['metric']} > {c['threshold']:.4g} {c['unit']}), {summary['cues']} cues "
+            f"({summary['cci']['method']}); wrote {output}")
