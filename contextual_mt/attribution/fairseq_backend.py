@@ -38,6 +38,13 @@ class FairseqAttributionBackend(FairseqScoringBackend):
 
     def __init__(self, model: DocumentModel, name: str = "the checkpoint", max_tokens: int = 4096):
         check_attributable(model, name)
+        trained = model.trained_context
+        if (model.source_context_size > trained["source_context_size"]
+                or model.target_context_size > trained["target_context_size"]):
+            raise ContextualMTError(
+                f"{name}: context sizes {model.source_context_size}/{model.target_context_size} (source/target) exceed "
+                f"those trained ({trained['source_context_size']}/{trained['target_context_size']}): the model never "
+                "learned to read that context, so attributing to it means nothing; give sizes up to those trained")
         super().__init__(model)
         self.max_tokens = max_tokens
         self.brk = (model.src_dict.index(BRK), model.tgt_dict.index(BRK))
