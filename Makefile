@@ -13,7 +13,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo cadec-demo pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
+.PHONY: install test demo cadec-demo attribute pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -61,6 +61,8 @@ SETS ?=
 # pcxmi, pcxmi-merge, report: REPORT_ARGS what the report joins P-CXMI with, e.g. "--stanza" (POS
 # classes from stanza) or "--conllu FILE --tags FILE" (contextual-mt pipeline report --help)
 REPORT_ARGS ?=
+# attribute: ATTRIBUTE_ARGS `contextual-mt attribute` method options, e.g. "--method input_x_gradient"
+ATTRIBUTE_ARGS ?=
 # pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
 SHARD ?=
 SHARDS ?= 4
@@ -201,6 +203,10 @@ pcxmi-merge:
 # the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
 report:
 	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
+
+# context attribution (CTI + CCI) of the test references with the context model
+attribute:
+	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
 
 muda-eval:
 	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))

@@ -168,13 +168,10 @@ def _cxmi(args: argparse.Namespace) -> int:
 
 def _attribute(args: argparse.Namespace) -> int:
     from contextual_mt.attribution.run import AttributeOptions, run_attribute, summary_line
-    from contextual_mt.attribution.selection import Rule
 
     summary = run_attribute(AttributeOptions(
         _model_options(args), args.source, args.docids, args.output, reference=args.reference,
-        hypotheses=args.hypotheses, cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k),
-        method=args.method, contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base,
-        shard=args.shard, batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
+        hypotheses=args.hypotheses, **attribution_method_options(args), shard=args.shard, batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
         progress=not args.quiet))
     print(summary_line(summary, args.output))
     return 0
@@ -394,21 +391,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_attribute_parser(sub) -> None:
+def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
+    """How attribute selects tokens and attributes them (also `make attribute`'s ATTRIBUTE_ARGS)."""
     from contextual_mt.attribution.interface import CONTRASTS, METHODS
     from contextual_mt.attribution.run import METRICS, AttributeOptions
     from contextual_mt.attribution.selection import Rule
 
-    p = sub.add_parser("attribute", help="context attribution: which target tokens depend on context (CTI: "
-                       "P-CXMI / KL) and on which context tokens (CCI: gradients or attention), PECoRe batched")
-    p.add_argument("--source", required=True, help="source text, one sentence per line")
-    target = p.add_mutually_exclusive_group(required=True)
-    target.add_argument("--reference", help="reference translations: scored by forced decoding")
-    target.add_argument("--hypotheses", help="the model's own translations (`contextual-mt translate`): scored, "
-                        "and read as target context, as the model produced them")
-    p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
-    p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json is written "
-                   "beside it)")
     default, rule = _defaults(AttributeOptions), Rule()
     g = p.add_argument_group("context-sensitive tokens (CTI)")
     g.add_argument("--cti-metric", choices=METRICS, default=default["cti_metric"],
@@ -429,6 +417,31 @@ def _add_attribute_parser(sub) -> None:
     g.add_argument("--cue-top-k", type=int, help="instead: the k highest-scoring context tokens")
     p.add_argument("--log-base", choices=["e", "2"], default=default["log_base"],
                    help="units of P-CXMI and KL: e = nats (default), 2 = bits")
+
+
+def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """The AttributeOptions fields of ``add_attribution_method_arguments``."""
+    from contextual_mt.attribution.selection import Rule
+
+    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), method=args.method,
+                contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base)
+
+
+def _add_attribute_parser(sub) -> None:
+    from contextual_mt.attribution.run import AttributeOptions
+
+    default = _defaults(AttributeOptions)
+    p = sub.add_parser("attribute", help="context attribution: which target tokens depend on context (CTI: "
+                       "P-CXMI / KL) and on which context tokens (CCI: gradients or attention), PECoRe batched")
+    p.add_argument("--source", required=True, help="source text, one sentence per line")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--reference", help="reference translations: scored by forced decoding")
+    target.add_argument("--hypotheses", help="the model's own translations (`contextual-mt translate`): scored, "
+                        "and read as target context, as the model produced them")
+    p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
+    p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json is written "
+                   "beside it)")
+    add_attribution_method_arguments(p)
     p.add_argument("--shard", help="i/n: the i-th of n parts of the documents (the CTI threshold is then the "
                    "shard's; fix it across shards with --cti-top-k)")
     p.add_argument("--batch-size", type=int, default=default["batch_size"], help="sentences per batch of records")

@@ -42,6 +42,7 @@ def add_stage_parsers(commands: Any) -> None:
     add_train_parser(commands)
     add_translate_score_parsers(commands)
     add_pcxmi_parsers(commands)
+    add_attribute_parser(commands)
     add_muda_eval_parser(commands)
     add_contrastive_parser(commands)
     add_table_parser(commands)
@@ -253,6 +254,43 @@ def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
     add_report_input_options(q)
     q.set_defaults(func=_report, transaction=False)
     return [p, q]
+
+
+# ---------------------------------------------------------------- attribute_stage.py
+def _attribute(args: argparse.Namespace) -> int:
+    import shlex
+
+    from contextual_mt.cli import add_attribution_method_arguments, attribution_method_options
+    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, run_attribute_stage
+    from contextual_mt.pipeline.make_names import given
+
+    class Refusing(argparse.ArgumentParser):
+        def error(self, message: str):  # one line naming what the user typed, not a usage dump
+            raise ContextualMTError(f"{in_make_words('--attribute-args')}: attribute refuses it: {message}")
+
+    parser = Refusing(prog="attribute", add_help=False)
+    add_attribution_method_arguments(parser)
+    try:
+        words = shlex.split(args.attribute_args or "")
+    except ValueError as e:
+        raise ContextualMTError(f"{given('--attribute-args', args.attribute_args)}: {e}") from None
+    method = parser.parse_args(words)
+    run_attribute_stage(AttributeStageOptions(args.lang, args.root, attribution_method_options(method),
+                                              overwrite=args.overwrite, progress=not args.quiet))
+    return 0
+
+
+def add_attribute_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("attribute", help="context attribution (CTI + CCI) of the test references with the "
+                       "context model: results/xx/attribution.jsonl")
+    add_pair_options(p)
+    p.add_argument("--attribute-args", help="`contextual-mt attribute` method options, as one string (e.g. "
+                   "\"--method input_x_gradient --cti-top-k 2\"; make: ATTRIBUTE_ARGS)")
+    p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
+                   "from other inputs or settings (OUTPUT.partial)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=_attribute, transaction=False)  # attribute writes its own outputs atomically
+    return p
 
 
 # ---------------------------------------------------------------- muda_eval.py

@@ -1,0 +1,49 @@
+"""``make attribute``: context attribution (``contextual-mt attribute``) of the test references
+with the pair's context model: ``results/xx/attribution.jsonl`` and its summary, kept while they
+were made from the same inputs and options (the summary's fingerprint), resumed after an
+interruption. ``ATTRIBUTE_ARGS`` (``--attribute-args``) takes attribute's method options."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Dict
+
+from contextual_mt.pipeline.layout import eval_paths
+from contextual_mt.pipeline.pcxmi import check_inputs, demo_first
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class AttributeStageOptions:
+    lang: str  # None: the demo pair
+    root: str = "."
+    method: Dict = field(default_factory=dict)  # AttributeOptions' method fields (cli.attribution_method_options)
+    overwrite: bool = False  # discard an interrupted run's records made from other settings
+    progress: bool = True
+
+
+def attribution_output(results: str) -> str:
+    return os.path.join(results, "attribution.jsonl")
+
+
+def run_attribute_stage(o: AttributeStageOptions) -> Dict:
+    from contextual_mt.analysis.cxmi_summary import summary_path
+    from contextual_mt.attribution.run import AttributeOptions, fingerprint, run_attribute, summary_line
+    from contextual_mt.inference.checkpoint import ModelOptions
+    from contextual_mt.stage_record import summary_if_current
+
+    p = eval_paths(o.lang, o.root)
+    options = AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test("docids"),
+                               attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
+                               progress=o.progress, **o.method)
+    demo_first(p, p.checkpoint)
+    check_inputs(p, "attribute")
+    current = summary_if_current(options.output, summary_path(options.output), fingerprint(options), "sentences")
+    if current is not None:
+        print(f"{options.output}: up to date (made from these inputs and options)")
+        return current
+    summary = run_attribute(options)
+    print(summary_line(summary, options.output))
+    return summary
