@@ -1,0 +1,138 @@
+"""contextual-mt attribute end to end with a fairseq checkpoint: the records, the selection rule,
+resuming, and bad input (one line, exit 1, nothing written)."""
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from contextual_mt.attribution.fairseq_backend import check_attributable
+from contextual_mt.attribution.selection import Rule, select, statistics
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.stage_record import FINGERPRINT_KEY
+from tests.helpers import contextual_mt_cli
+
+
+def attribute(model, data_bin, corpus, out, *extra):
+    return contextual_mt_cli("attribute", "--path", str(model), "--data", str(data_bin), "--source",
+                             str(corpus / "test.en"), "--reference", str(corpus / "test.fr"), "--docids",
+                             str(corpus / "test.docids"), "--output", str(out), "--quiet", *extra)
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def run(dynamic_model, data_bin, raw_corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("attr") / "a.jsonl"
+    proc = attribute(dynamic_model, data_bin, raw_corpus, out)
+    assert proc.returncode == 0, proc.stderr
+    return out, proc
+
+
+def test_records_follow_the_selection_rule(run, raw_corpus):
+    out, proc = run
+    records = read(out)
+    summary = json.loads(out.with_name("a.summary.json").read_text())
+    lines = (raw_corpus / "test.fr").read_text().splitlines()
+    assert [r["line"] for r in records] == list(range(1, len(lines) + 1))
+    with_context = [r for r in records if r["context"]]
+    assert with_context and len(with_context) < len(records)  # document starts have none
+    stats = statistics([np.array(r["cti"]["kl"]) for r in with_context], Rule())
+    assert summary["cti"]["threshold"] == pytest.approx(stats.threshold, abs=1e-5)
+    assert summary["cti"]["tokens"] == sum(len(r["tokens"]) for r in with_context)
+    for r in records:
+        assert r["target"] == lines[r["line"] - 1] and r["tokens"][-1] == "</s>"
+        assert len(r["cti"]["kl"]) == len(r["cti"]["pcxmi"]) == len(r["tokens"])
+        want = [t for t, v in enumerate(r["cti"]["kl"][:-1]) if v > stats.threshold] if r["context"] else []
+        assert r["selected"] == want  # EOS is never selected
+        context = {(c["side"], c["sentence"]): c["tokens"] for c in r["context"]}
+        for cue in r["cues"]:
+            assert cue["target"] in r["selected"]
+            assert context[(cue["side"], cue["sentence"])][cue["position"]] == cue["token"]
+            assert cue["score"] > 0
+    assert summary["selected_tokens"] == sum(len(r["selected"]) for r in records) > 0
+    assert summary["cues"] == sum(len(r["cues"]) for r in records) > 0
+    assert f"{summary['selected_tokens']} of {summary['tokens']} tokens" in proc.stdout
+
+
+def test_select_rule():
+    scores = np.array([0.1, 5.0, 0.2, 0.0, 3.0])
+    assert select(scores, Rule(top_k=2)) == [1, 4]
+    assert select(scores, Rule(std=0.5)) == [1, 4]  # mean 1.66, std 1.97: threshold 2.65
+    assert select(scores, Rule(std=0.5), exclude=[1]) == [4]
+    assert select(np.zeros(3), Rule(std=-5)) == []  # nothing to attribute
+
+
+def test_a_resumed_run_gives_the_same_records(run, dynamic_model, data_bin, raw_corpus, tmp_path):
+    out, _ = run
+    full = out.read_text().splitlines()
+    partial = tmp_path / "b.jsonl.partial"
+    first = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "b.jsonl")
+    assert first.returncode == 0
+    summary = json.loads((tmp_path / "b.summary.json").read_text())
+    # an interrupted run: the fingerprint line and the first half of the records
+    partial.write_text("\n".join([json.dumps({FINGERPRINT_KEY: summary["fingerprint"]})] + full[:3]) + "\n")
+    (tmp_path / "b.jsonl").unlink()
+    again = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "b.jsonl")
+    assert again.returncode == 0 and "resuming, 3 of" in again.stderr
+    assert (tmp_path / "b.jsonl").read_text().splitlines() == full
+    assert not partial.exists()
+
+
+def test_a_damaged_resumed_record_is_refused(run, dynamic_model, data_bin, raw_corpus, tmp_path):
+    out, _ = run
+    records = read(out)
+    summary = json.loads(out.with_name("a.summary.json").read_text())
+    bad = next(r for r in records if r["selected"])
+    bad["selected"] = [len(bad["tokens"]) + 5]
+    partial = tmp_path / "c.jsonl.partial"
+    partial.write_text(json.dumps({FINGERPRINT_KEY: summary["fingerprint"]}) + "\n" + json.dumps(bad) + "\n")
+    proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "c.jsonl")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"error: {partial}: the record of line {bad['line']}")
+    assert "out of range" in proc.stderr and not (tmp_path / "c.jsonl").exists()
+
+
+def test_other_options_do_not_resume_this_partial(run, dynamic_model, data_bin, raw_corpus, tmp_path):
+    out, _ = run
+    summary = json.loads(out.with_name("a.summary.json").read_text())
+    partial = tmp_path / "d.jsonl.partial"
+    partial.write_text(json.dumps({FINGERPRINT_KEY: summary["fingerprint"]}) + "\n")
+    proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "d.jsonl", "--method", "attention")
+    assert proc.returncode == 1 and "left by a different computation (differs in: method" in proc.stderr
+    assert attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "d.jsonl", "--method", "attention",
+                     "--overwrite").returncode == 0
+
+
+def one_line_error(proc, *needles):
+    assert proc.returncode == 1, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_bad_input(dynamic_model, data_bin, raw_corpus, tmp_path):
+    out = tmp_path / "o.jsonl"
+    short = tmp_path / "short.fr"
+    short.write_text("\n".join((raw_corpus / "test.fr").read_text().splitlines()[:-1]) + "\n")
+    base = ["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
+            "--docids", str(raw_corpus / "test.docids"), "--output", str(out), "--quiet"]
+    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(short)), str(short), "lines")
+    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(tmp_path / "none.fr")), "none.fr")
+    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
+                                     "--target-context-size", "3"), "exceed those trained (2/2)")
+    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
+                                     "--source-context-size", "0", "--target-context-size", "0"), "0/0")
+    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
+                                     "--cue-top-k", "0"), "--cue-top-k")
+    assert not list(tmp_path.glob("o.jsonl*"))
+
+
+@pytest.mark.parametrize("kind,words", [("cadec", "CADec"), ("multi_encoder", "multi-encoder")])
+def test_models_whose_context_is_not_at_known_positions_are_refused(kind, words):
+    model = SimpleNamespace(cadec=kind == "cadec", multi_encoder=kind == "multi_encoder")
+    with pytest.raises(ContextualMTError, match=f"ckpt.pt: a {words} checkpoint"):
+        check_attributable(model, "ckpt.pt")
