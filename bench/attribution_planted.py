@@ -126,6 +126,7 @@ def main() -> None:
     ap.add_argument("--demo", default="demo")
     ap.add_argument("--methods", nargs="+", default=["saliency", "input_x_gradient", "attention"])
     ap.add_argument("--contrast", default="foil")
+    ap.add_argument("--scopes", nargs="+", default=["corpus", "sentence"], help="CTI threshold scopes")
     ap.add_argument("--test-docs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--out")
@@ -142,20 +143,21 @@ def main() -> None:
                          spm=os.path.join(args.demo, "spm/spm.model"))
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for method in args.methods:
-            out = os.path.join(tmp, f"{method}.jsonl")
+        for method, scope in [(m, s) for s in args.scopes for m in args.methods]:
+            out = os.path.join(tmp, f"{method}-{scope}.jsonl")
             start = time.perf_counter()
             summary = run_attribute(AttributeOptions(model, os.path.join(data, "test.en"),
                                                      os.path.join(data, "test.docids"), out,
                                                      reference=os.path.join(data, "test.fr"), method=method,
-                                                     contrast=args.contrast, progress=False))
+                                                     contrast=args.contrast, cti_scope=scope, progress=False))
             seconds = time.perf_counter() - start
             records = [json.loads(x) for x in open(out, encoding="utf-8")]
-            results[method] = {"seconds": round(seconds, 2), "cti_threshold": summary["cti"]["threshold"],
+            key = f"{method}, CTI threshold per {scope}"
+            results[key] = {"seconds": round(seconds, 2), "cti_threshold": summary["cti"]["threshold"],
                                "selected_tokens": summary["selected_tokens"], "tokens": summary["tokens"],
                                "phenomena": evaluate(records, planted, cues)}
-            print(f"{method}: {seconds:.1f} s, {summary['selected_tokens']} of {summary['tokens']} tokens selected")
-            for ph, s in results[method]["phenomena"].items():
+            print(f"{key}: {seconds:.1f} s, {summary['selected_tokens']} of {summary['tokens']} tokens selected")
+            for ph, s in results[key]["phenomena"].items():
                 print(f"  {ph:15s} planted {s['planted']:4d}  CTI selected {s['cti_selected']:.3f}  top cue planted "
                       f"{s['top_cue_planted']:.3f} (of selected {s['top_cue_planted_of_selected']}), in the cue "
                       f"sentence {s['top_cue_in_cue_sentence']:.3f}  "

@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
     """How attribute selects tokens and attributes them (also `make attribute`'s ATTRIBUTE_ARGS)."""
     from contextual_mt.attribution.interface import CONTRASTS, METHODS
-    from contextual_mt.attribution.run import METRICS, AttributeOptions
+    from contextual_mt.attribution.run import METRICS, SCOPES, AttributeOptions
     from contextual_mt.attribution.selection import Rule
 
     default, rule = _defaults(AttributeOptions), Rule()
@@ -405,6 +405,9 @@ def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cti-std", type=float, default=rule.std, help="λ: a token is selected when its score exceeds "
                    "mean + λ·std over the run's tokens read with context (default %(default)s)")
     g.add_argument("--cti-top-k", type=int, help="instead: the k highest-scoring tokens of each sentence")
+    g.add_argument("--cti-scope", choices=SCOPES, default=default["cti_scope"],
+                   help="the tokens whose mean and std set the threshold: the whole run (corpus, default) or "
+                   "each sentence (sentence: as per-example tools such as Inseq's attribute-context)")
     g = p.add_argument_group("contextual cues (CCI)")
     g.add_argument("--method", choices=METHODS, default=default["method"],
                    help="saliency: |gradient| of the input embedding; input_x_gradient: |embedding x gradient|; "
@@ -423,7 +426,8 @@ def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
     """The AttributeOptions fields of ``add_attribution_method_arguments``."""
     from contextual_mt.attribution.selection import Rule
 
-    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), method=args.method,
+    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), cti_scope=args.cti_scope,
+                method=args.method,
                 contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base)
 
 

@@ -35,6 +35,7 @@ from muda.io import check_line_count, document_starts, file_sha256, outputs, rea
 logger = logging.getLogger(__name__)
 
 METRICS = ("kl", "pcxmi")
+SCOPES = ("corpus", "sentence")
 EOS = "</s>"
 
 
@@ -51,6 +52,7 @@ class AttributeOptions:
     hypotheses: Optional[str] = None
     cti_metric: str = "kl"  # what selects context-sensitive tokens: kl | pcxmi
     cti: Rule = field(default_factory=Rule)
+    cti_scope: str = "corpus"  # the set whose mean and std set the CTI threshold: corpus | sentence
     method: str = "saliency"  # saliency | input_x_gradient | attention
     contrast: str = "foil"  # foil | logprob
     cci: Rule = field(default_factory=Rule)
@@ -67,6 +69,8 @@ class AttributeOptions:
                                     "--hypotheses (the model's own translations)")
         if self.cti_metric not in METRICS:
             raise ContextualMTError(f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})")
+        if self.cti_scope not in SCOPES:
+            raise ContextualMTError(f"--cti-scope must be one of {', '.join(SCOPES)} (got {self.cti_scope!r})")
         if self.method not in METHODS:
             raise ContextualMTError(f"--method must be one of {', '.join(METHODS)} (got {self.method!r})")
         if self.contrast not in CONTRASTS:
@@ -94,7 +98,7 @@ def fingerprint(o: AttributeOptions) -> Dict:
     """Everything the records depend on, by content, computed without loading the model."""
     i, n = parse_shard(o.shard)
     return {"source": file_sha256(o.source), o.target_kind: file_sha256(o.target), "docids": file_sha256(o.docids),
-            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": o.cti.describe(),
+            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": o.cti.describe(), "cti_scope": o.cti_scope,
             "method": o.method, "contrast": o.contrast, "cue_rule": o.cci.describe(), "log_base": o.log_base,
             "shard": f"{i}/{n}"}
 
@@ -143,8 +147,11 @@ def _run(o: AttributeOptions) -> Dict:
     cti = {i: _cti_values(contrasts[i], scale) for i in mine}
     with_context = [i for i in mine if src_k[i] or tgt_k[i]]
     stats = statistics([cti[i][o.cti_metric] for i in with_context], o.cti)
-    selected = {i: sorted(select(cti[i][o.cti_metric], o.cti, stats.threshold, exclude=[len(cti[i]["kl"]) - 1]))
-                if i in with_context else [] for i in mine}
+    # corpus: one threshold over the run; sentence: each sentence's own (as per-example tools do)
+    threshold = (lambda i: stats.threshold) if o.cti_scope == "corpus" else (lambda i: None)
+    has_context = set(with_context)
+    selected = {i: sorted(select(cti[i][o.cti_metric], o.cti, threshold(i), exclude=[len(cti[i]["kl"]) - 1]))
+                if i in has_context else [] for i in mine}
 
     finished = {r["line"] - 1: r for r in done}
     for i, r in finished.items():
@@ -232,8 +239,12 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
         "target_context_size": backend.target_context_size, "scored": o.target_kind, "target_file": o.target,
         "sentences": len(records), "tokens": sum(len(r["tokens"]) for r in records),
         "selected_tokens": sum(len(r["selected"]) for r in records), "cues": sum(len(r["cues"]) for r in records),
-        "cti": {"metric": o.cti_metric, "unit": unit, "rule": o.cti.describe(), **stats.as_dict(),
-                "statistics_over": "tokens of the sentences read with context, EOS included (never selected)"},
+        "cti": {"metric": o.cti_metric, "unit": unit, "rule": o.cti.describe(), "scope": o.cti_scope,
+                **stats.as_dict(),
+                "statistics_over": ("tokens of the sentences read with context, EOS included (never selected)"
+                                    if o.cti_scope == "corpus" else
+                                    "each sentence's own tokens, EOS included (never selected); mean, std and "
+                                    "threshold here are the run's, for reference")},
         "cci": {"method": o.method, "contrast": o.contrast, "rule": o.cci.describe()},
         "shard": fp["shard"], "records": o.output, "fingerprint": fp,
     }
@@ -241,6 +252,8 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
 
 def summary_line(summary: Dict, output: str) -> str:
     c = summary["cti"]
+    rule = (f"{c['metric']} > {c['threshold']:.4g} {c['unit']}" if c.get("scope", "corpus") == "corpus"
+            else f"{c['metric']}, {c['rule']} per sentence")
     return (f"{summary['sentences']} sentences, {summary['selected_tokens']} of {summary['tokens']} tokens "
-            f"context-sensitive ({c['metric']} > {c['threshold']:.4g} {c['unit']}), {summary['cues']} cues "
+            f"context-sensitive ({rule}), {summary['cues']} cues "
             f"({summary['cci']['method']}); wrote {output}")
