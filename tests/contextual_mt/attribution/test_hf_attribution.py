@@ -245,3 +245,33 @@ def test_attention_leaves_scoring_unchanged(setup):
     after = backend.token_log_probs(range(12), context=True)
     for i in range(12):
         np.testing.assert_array_equal(before[i], after[i])
+
+
+def test_m2m100_language_codes_are_not_context_tokens(m2m):
+    """M2M100: the source language code and EOS of the encoder input, the decoder start and the
+    target language code are not context tokens; the pieces are the sentences'; CTI equals the
+    CXMI scorer and the scores do not depend on the batch."""
+    backend = HFAttributionBackend.open(HFModelOptions(str(m2m), src_lang="en", tgt_lang="fr", source_context_size=K,
+                                                       target_context_size=K), max_tokens=300)
+    backend.load(EN, FR, STARTS)
+    special = set(backend.hf.tokenizer.all_special_ids)
+    for i in range(12):
+        row, loc = backend._with[i], backend._locate(i)
+        src, tgt = context_of(i)
+        for side, texts, ids, stream in (("source", src, row.encoder, 0), ("target", tgt, row.prefix, 1)):
+            for j, text in enumerate(texts):
+                mine = [t for t in loc.tokens if t.side == side and t.sentence == j - len(texts)]
+                assert "".join(t.token for t in mine).replace("▁", "") == text.replace(" ", "")
+            assert all(ids[p] not in special for p in loc.position[loc.stream == stream])
+        if tgt:  # the whole forced target context: all the prefix but the start and the language code
+            assert (loc.stream == 1).sum() == len(row.prefix) - 2
+    got = backend.contrast(range(12))
+    without, within = backend.token_log_probs_both(range(12), range(12))
+    for i in range(12):
+        np.testing.assert_allclose(got[i].log_prob_context, within[i], atol=1e-5)
+        np.testing.assert_allclose(got[i].log_prob_no_context, without[i], atol=1e-5)
+    requests = requests_for(backend)
+    for method in ("saliency", "attention"):
+        together = backend.cue_scores(requests, method)
+        for q, g in zip(requests[::3], together[::3]):
+            np.testing.assert_allclose(backend.cue_scores([q], method)[0], g, atol=1e-6)
