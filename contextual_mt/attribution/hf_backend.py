@@ -191,18 +191,16 @@ class HFAttributionBackend(HFScoringBackend):
             def render(p):
                 return t.render_prompt(source, p)
             special = True
-        text, spans, pos = "", [], 0
-        marked_text = render(marked)
-        i = 0
-        while i < len(marked_text):  # strip the marks, recording the spans they enclose
-            c = marked_text[i]
+        chars: List[str] = []
+        spans, start = [], 0
+        for c in render(marked):  # strip the marks, recording the spans they enclose
             if c == _MARK[0]:
-                start = len(text)
+                start = len(chars)
             elif c == _MARK[1]:
-                spans.append((start, len(text)))
+                spans.append((start, len(chars)))
             else:
-                text += c
-            i += 1
+                chars.append(c)
+        text = "".join(chars)
         if text != render(pairs) or len(spans) != 2 * k:
             raise ContextualMTError(f"{self.hf.folder}: cannot find the context sentences in the prompt (the "
                                     "template changes the sentences' text); attribution needs them verbatim")
