@@ -148,7 +148,18 @@ class HFScoringBackend:
 
     @torch.no_grad()
     def _forward(self, rows: Sequence[Row], fast: Optional[bool] = None) -> List[np.ndarray]:
-        fast = self.fast_head if fast is None else fast
+        inputs, row_index, pos_index, labels, lengths = self._inputs(rows)
+        logits = self._logits_at(inputs, row_index, pos_index, fast)
+        # log p = logit - logsumexp: no second vocabulary-sized tensor
+        log_probs = logits.gather(-1, labels.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+        flat = log_probs.double().cpu().numpy()
+        return list(np.split(flat, np.cumsum(lengths)[:-1]))
+
+    def _inputs(self, rows: Sequence[Row], share_encoder: bool = True):
+        """The model inputs of a batch of rows (decoder input: prefix + target[:-1]), and where
+        each target token is predicted: (inputs, row index, position, label, targets per row).
+        ``share_encoder``: encode each distinct encoder input once (not for gradients, where
+        each row needs its own encoder embeddings)."""
         device = self.hf.device
         decoder = [r.prefix + r.target[:-1] for r in rows]
         ids, mask = self._pad(decoder, device)
@@ -159,7 +170,7 @@ class HFScoringBackend:
         pos_index = torch.tensor([s + t for s, n in zip(starts, lengths) for t in range(n)], device=device)
         labels = torch.tensor([tok for r in rows for tok in r.target], device=device)
         model = self.hf.model
-        if self.hf.seq2seq:
+        if self.hf.seq2seq and share_encoder:
             unique: Dict[Tuple[int, ...], int] = {}
             owner = [unique.setdefault(r.encoder, len(unique)) for r in rows]
             enc_ids, enc_mask = self._pad(list(unique), device)
@@ -167,18 +178,24 @@ class HFScoringBackend:
             expand = torch.tensor(owner, device=device)
             inputs = dict(encoder_outputs=(encoded.index_select(0, expand),),
                           attention_mask=enc_mask.index_select(0, expand), decoder_input_ids=ids)
+        elif self.hf.seq2seq:
+            enc_ids, enc_mask = self._pad([r.encoder for r in rows], device)
+            inputs = dict(input_ids=enc_ids, attention_mask=enc_mask, decoder_input_ids=ids)
         else:
             inputs = dict(input_ids=ids, attention_mask=mask)
+        return inputs, row_index, pos_index, labels, lengths
+
+    def _logits_at(self, inputs: Dict, row_index: torch.Tensor, pos_index: torch.Tensor,
+                   fast: Optional[bool] = None) -> torch.Tensor:
+        """float logits at the given (row, position) pairs only."""
+        fast = self.fast_head if fast is None else fast
+        model = self.hf.model
         if fast:
             hidden = model.base_model(**inputs, use_cache=False).last_hidden_state
             logits = self._head(hidden[row_index, pos_index])
         else:
             logits = model(**inputs, use_cache=False).logits[row_index, pos_index]
-        logits = logits.float()
-        # log p = logit - logsumexp: no second vocabulary-sized tensor
-        log_probs = logits.gather(-1, labels.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
-        flat = log_probs.double().cpu().numpy()
-        return list(np.split(flat, np.cumsum(lengths)[:-1]))
+        return logits.float()
 
     def _pad(self, sequences: Sequence[Sequence[int]], device) -> Tuple[torch.Tensor, torch.Tensor]:
         n = max(len(s) for s in sequences)
