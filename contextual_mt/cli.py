@@ -185,9 +185,10 @@ def _cxmi_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
 
 
 def _report_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
-    from contextual_mt.analysis.report import OUTPUTS
+    from contextual_mt.analysis.report import ATTRIBUTION_OUTPUTS, OUTPUTS
 
-    return [(f"the report's {name}", os.path.join(args.output_dir, name)) for name in (*OUTPUTS, "annotations.conllu")]
+    return [(f"the report's {name}", os.path.join(args.output_dir, name))
+            for name in (*OUTPUTS, *ATTRIBUTION_OUTPUTS, "annotations.conllu")]
 
 
 def _cxmi_merge(args: argparse.Namespace) -> int:
@@ -230,7 +231,8 @@ def _report(args: argparse.Namespace) -> int:
 
     summary = run_report(ReportOptions(args.pcxmi, args.output_dir, conllu=args.conllu, stanza_lang=args.stanza_lang,
                                        stanza_dir=args.stanza_dir, tags=args.tags, lang=args.lang,
-                                       min_count=args.min_count, top=args.top))
+                                       min_count=args.min_count, top=args.top, attribution=args.attribution,
+                                       top_pairs=args.top_pairs))
     print("\n".join(report_lines(summary, args.output_dir)))
     return 0
 
@@ -369,6 +371,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-count", type=int, default=default["min_count"],
                    help="vocabulary items seen fewer times are left out")
     p.add_argument("--top", type=int, default=default["top"], help="how many top tokens to list")
+    p.add_argument("--attribution", help="JSONL of `contextual-mt attribute --reference` on the same sentences: "
+                   "the viewer marks context-sensitive words and shows their cues; cue_pairs.csv and report.md "
+                   "list the most frequent (target word, cue word) pairs per tag")
+    p.add_argument("--top-pairs", type=int, default=default["top_pairs"],
+                   help="(target word, cue word) pairs listed per tag in report.md (cue_pairs.csv has all)")
     p.set_defaults(func=_report, output_dir_args=("output_dir",), side_outputs=_report_side_outputs)
 
     p = sub.add_parser("demo", help="the offline demo: train a sentence-level and a contextual model "

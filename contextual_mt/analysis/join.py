@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -40,6 +41,7 @@ class SentenceRecord:
     context: Dict[str, int]
     sentence_pcxmi: float
     units: List[Unit]
+    piece_units: List[int] = field(default_factory=list)  # each subword's unit (EOS excluded; -1: none)
 
 
 def _norm(text: str) -> str:
@@ -157,12 +159,13 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
             forms = moses_words(r["words"], lang or "en")
         spans = _spans(forms)
         units = [Unit(f, 0.0) for f in forms]
-        u = 0
+        u, piece_units = 0, []
         for (start, _), v in zip(piece_spans, values):
             while u + 1 < len(spans) and spans[u][1] <= start:
                 u += 1
             if units:
                 units[u].pcxmi += v
+            piece_units.append(u if units else -1)
         if ann is not None:
             for unit, tok in zip(units, ann.tokens):
                 unit.upos = tok.upos
@@ -178,5 +181,133 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
             unit.pcxmi = round(unit.pcxmi, 6)
         out.append(SentenceRecord(r["line"], r["doc"], r["sentence"], r["source"], r["reference"],
                                   r.get("context_sentences", {"source": 0, "target": 0}),
-                                  r["sentence_pcxmi"], units))
+                                  r["sentence_pcxmi"], units, piece_units))
+    return out
+
+
+# --- the records of `contextual-mt attribute` (CTI-selected tokens and their context cues) ---
+
+_SIDES = ("source", "target")
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _is_index(v: object, n: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n
+
+
+def _parse_attribution(text: str, where: str) -> Dict:
+    try:
+        a = json.loads(text)
+        _ = (a["line"], a["doc"], a["tokens"], a["selected"], a["context"], a["cues"])
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise ContextualMTError(f"{where}: not an attribution record of `contextual-mt attribute` "
+                                f"({type(e).__name__}: {e})") from None
+    return a
+
+
+def _check_attribution_shape(a: Dict, where: str) -> None:
+    """Indices in range, so that the viewer and the tables never index outside a record."""
+    n = len(a["tokens"])
+    if not isinstance(a["selected"], list) or not all(_is_index(t, n) for t in a["selected"]):
+        raise ContextualMTError(f"{where}: a selected token index is not in 0..{n - 1} ({a['selected']!r})")
+    lengths = {}
+    for c in a["context"]:
+        if not (isinstance(c, dict) and c.get("side") in _SIDES and isinstance(c.get("sentence"), int)
+                and isinstance(c.get("tokens"), list) and all(isinstance(t, str) for t in c["tokens"])):
+            raise ContextualMTError(f"{where}: a context sentence is not {{side, sentence, tokens}} ({c!r})")
+        lengths[c["side"], c["sentence"]] = len(c["tokens"])
+    selected = set(a["selected"])
+    for cue in a["cues"]:
+        ok = isinstance(cue, dict) and cue.get("target") in selected and _is_number(cue.get("score")) \
+            and _is_index(cue.get("position"), lengths.get((cue.get("side"), cue.get("sentence")), 0))
+        if not ok:
+            raise ContextualMTError(f"{where}: a cue points outside the selected tokens or the context, or has no "
+                                    f"finite score ({cue!r})")
+
+
+def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
+    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    at = lambda t: repr(t[i]) if i < len(t) else "the end"  # noqa: E731
+    return f"token {i}: {at(a)} here, {at(b)} in the P-CXMI records"
+
+
+def _check_same_sentence(a: Dict, p: Dict, where: str, pcxmi_name: str) -> None:
+    """An attribution record must be of the P-CXMI record's sentence: same document, same reference,
+    same subword pieces (the selected indices and the word grouping depend on them)."""
+    if a["doc"] != p["doc"]:
+        raise ContextualMTError(f"{where}: sentence {a['line']} is in document {a['doc']!r} here, in "
+                                f"{p['doc']!r} in {pcxmi_name}: not the same documents")
+    if "target" in a and a["target"] != p["reference"]:
+        raise ContextualMTError(f"{where}: the target of sentence {a['line']} ({a['target']!r}) is not its reference "
+                                f"in {pcxmi_name} ({p['reference']!r}); the report is about the references: "
+                                "attribute them with `contextual-mt attribute --reference`")
+    if a["tokens"] != p["tokens"]:
+        raise ContextualMTError(f"{where}: the target tokens of sentence {a['line']} differ from {pcxmi_name} "
+                                f"({_first_difference(a['tokens'], p['tokens'])}); attribute with the model "
+                                "(and sentencepiece model) that scored P-CXMI")
+
+
+def _check_scored_references(path: str) -> None:
+    """An attribution of --hypotheses has the model's translations as target context: its cues are
+    not about the references the report shows, even where a hypothesis equals its reference."""
+    from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+
+    meta = summary_path(path)
+    if os.path.exists(meta) and read_summary(meta).get("scored", "reference") != "reference":
+        raise ContextualMTError(f"{meta}: the attribution is of the model's hypotheses "
+                                f"({read_summary(meta).get('target_file')}); the report is about the references: "
+                                "attribute them with `contextual-mt attribute --reference`")
+
+
+def read_attribution(path: str, records: Sequence[Dict], pcxmi_name: str = "the P-CXMI records") -> Dict[int, Dict]:
+    """The records of ``contextual-mt attribute``, by line, checked against the P-CXMI ``records``:
+    the same sentences (each once), documents and target tokens. The first mismatch is an error
+    naming this file and its line."""
+    _check_scored_references(path)
+    by_line = {r["line"]: r for r in records}
+    out: Dict[int, Dict] = {}
+    lineno = 0
+    for lineno, text in enumerate(read_lines(path), start=1):
+        where = f"{path}:{lineno}"
+        a = _parse_attribution(text, where)
+        if a["line"] in out:
+            raise ContextualMTError(f"{where}: sentence {a['line']} again; every sentence is one record")
+        p = by_line.get(a["line"])
+        if p is None:
+            raise ContextualMTError(f"{where}: sentence {a['line']} has no record in {pcxmi_name} "
+                                    f"({len(records)} sentences): not the same lines")
+        _check_same_sentence(a, p, where, pcxmi_name)
+        _check_attribution_shape(a, where)
+        out[a["line"]] = a
+    missing = sorted(set(by_line) - set(out))
+    if missing:
+        raise ContextualMTError(f"{path}:{lineno + 1}: ends after {len(out)} records, {pcxmi_name} has "
+                                f"{len(records)}: no attribution of sentence {missing[0]}"
+                                + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+                                + "; attribute the same lines (and shard) as P-CXMI")
+    return out
+
+
+def context_words(a: Dict) -> List[Tuple[str, int, List[Tuple[str, List[int]]]]]:
+    """An attribution record's context sentences as (side, -k, words), words grouped from the
+    pieces by ``split_words``, each with its piece positions."""
+    from contextual_mt.analysis.pcxmi_scorer import split_words
+
+    return [(c["side"], c["sentence"], split_words(c["tokens"])) for c in a["context"]]
+
+
+def cue_words(a: Dict) -> Dict[Tuple[int, int, int], float]:
+    """{(selected piece, context sentence index, context word index): score}: the cues of a record
+    by context word; a word cited through several of its pieces keeps the highest score."""
+    sentences = context_words(a)
+    index = {(side, k): i for i, (side, k, _) in enumerate(sentences)}
+    word_of = [{p: w for w, (_, ps) in enumerate(words) for p in ps} for _, _, words in sentences]
+    out: Dict[Tuple[int, int, int], float] = {}
+    for cue in a["cues"]:
+        c = index[cue["side"], cue["sentence"]]
+        key = (cue["target"], c, word_of[c][cue["position"]])
+        out[key] = max(out.get(key, -math.inf), float(cue["score"]))
     return out

@@ -11,7 +11,7 @@ import numpy as np
 from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
 from contextual_mt.errors import ContextualMTError, check_option
 from muda.io import atomic_write_text, outputs
-from contextual_mt.analysis.join import SentenceRecord, join, read_pcxmi, read_tags, word_unit
+from contextual_mt.analysis.join import SentenceRecord, join, read_attribution, read_pcxmi, read_tags, word_unit
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.viewer import write_viewer
@@ -19,6 +19,7 @@ from muda.annotation import Sentence
 
 OUTPUTS = ("report.md", "report.json", "pos.csv", "tags.csv", "vocabulary.csv", "top_tokens.csv",
            "pcxmi_by_class.png", "viewer.html")
+ATTRIBUTION_OUTPUTS = ("cue_pairs.csv",)  # only with --attribution
 
 
 def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str], output_dir: str) -> List[Sentence]:
@@ -50,12 +51,15 @@ class ReportOptions:
     lang: Optional[str] = None  # the references' language: Moses rules for words (None: generic)
     min_count: int = 5  # vocabulary items seen fewer times are left out
     top: int = 50  # how many top tokens to list
+    attribution: Optional[str] = None  # JSONL of `contextual-mt attribute --reference` on the same sentences
+    top_pairs: int = 10  # (target word, cue word) pairs listed per tag
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza_lang:
             raise ContextualMTError("give either --conllu or --stanza-lang, not both")
         check_option("--min-count", self.min_count, minimum=1, integer=True)
         check_option("--top", self.top, minimum=0, integer=True)
+        check_option("--top-pairs", self.top_pairs, minimum=1, integer=True)
 
 
 def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = None, **kwargs: Any) -> Dict:
@@ -63,11 +67,17 @@ def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = N
     return the numbers of report.json. Takes ``ReportOptions``, or its fields as arguments."""
     o = options if isinstance(options, ReportOptions) else ReportOptions(options, output_dir, **kwargs)
     with outputs(directories=[o.output_dir]):
-        return _run_report(o)
+        summary = _run_report(o)
+    if o.attribution is None:  # a table of an earlier run with --attribution would now be stale
+        for name in ATTRIBUTION_OUTPUTS:
+            if os.path.isfile(os.path.join(o.output_dir, name)):
+                os.remove(os.path.join(o.output_dir, name))
+    return summary
 
 
 def report_lines(summary: Dict, output_dir: str) -> List[str]:
-    """What ``contextual-mt report`` prints: the CXMI, where the report is, a line per tag."""
+    """What ``contextual-mt report`` prints: the CXMI, where the report is, a line per tag, and the
+    attribution's counts when given."""
     unit = summary["unit"]
     out = [f"CXMI {summary['cxmi']:.4f} {unit} per sentence; mean P-CXMI per word {summary['mean_word_pcxmi']:.4f} "
            f"{unit} over {summary['words']} words; report: {os.path.join(output_dir, 'report.md')}, "
@@ -75,12 +85,18 @@ def report_lines(summary: Dict, output_dir: str) -> List[str]:
     for row in summary["tag"]:
         auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
         out.append(f"  {row['key']:<20} {row['count']:>7} words, mean P-CXMI {row['mean']:.4f} {unit}{auc}")
+    if "attribution" in summary:
+        att = summary["attribution"]
+        out.append(f"attribution: {att['selected_tokens']} context-sensitive tokens, {att['cues']} cues; "
+                   f"(target word, cue word) pairs: {os.path.join(output_dir, 'cue_pairs.csv')}")
     return out
 
 
 def _run_report(o: ReportOptions) -> Dict:
     pcxmi, output_dir, conllu, stanza_lang, tags = o.pcxmi, o.output_dir, o.conllu, o.stanza_lang, o.tags
     records = read_pcxmi(pcxmi)
+    # checked before anything slow (stanza) runs
+    attribution = read_attribution(o.attribution, records, pcxmi) if o.attribution else None
     annotations = None
     if conllu:
         from muda.formats.conllu import read_conllu
@@ -112,11 +128,25 @@ def _run_report(o: ReportOptions) -> Dict:
         "vocabulary_min_count": o.min_count, "vocabulary": [vars(r) for r in vocab_rows],
         "top_tokens": tops,
     }
-    _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops)
+    pairs = None
+    if attribution is not None:
+        pairs = T.cue_pairs(sentences, attribution, tagged=tag_sentences is not None)
+        summary["attribution"] = _attribution_summary(o, attribution, pairs)
+    _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops, attribution, pairs)
     return summary
 
 
-def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, tag_rows, vocab_rows, tops) -> None:
+def _attribution_summary(o: ReportOptions, attribution: Dict[int, Dict], pairs: List[T.PairRow]) -> Dict:
+    meta_path = summary_path(o.attribution)
+    meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
+    return {"records": o.attribution, "cti": meta.get("cti"), "cci": meta.get("cci"),
+            "selected_tokens": sum(len(a["selected"]) for a in attribution.values()),
+            "cues": sum(len(a["cues"]) for a in attribution.values()),
+            "top_pairs": o.top_pairs, "pairs": [vars(r) for r in T.top_pairs(pairs, o.top_pairs)]}
+
+
+def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, tag_rows, vocab_rows, tops,
+           attribution: Optional[Dict[int, Dict]] = None, pairs: Optional[List[T.PairRow]] = None) -> None:
     path = lambda name: os.path.join(out, name)  # noqa: E731
     unit = summary["unit"]
     md = [f"# P-CXMI report: {summary['records']}", "",
@@ -127,6 +157,10 @@ def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, t
           f"- {summary['sentences']} sentences, {summary['words']} words; "
           f"annotations: {summary['annotations'] or 'none'}; tags: {summary['tags'] or 'none'}", "",
           "![mean P-CXMI per class](pcxmi_by_class.png)", ""]
+    if "attribution" in summary:
+        att = summary["attribution"]
+        md[-3:-3] = [f"- attribution: {att['records']}: {att['selected_tokens']} context-sensitive tokens, "
+                     f"{att['cues']} cues (the viewer underlines the words; click one for its cues)"]
     if pos_rows:
         md.append(T.rows_markdown(pos_rows, "Mean P-CXMI per POS class", "class"))
     if tag_rows:
@@ -134,11 +168,14 @@ def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, t
     md.append(T.rows_markdown(vocab_rows, f"Mean P-CXMI per vocabulary item (count ≥ {summary['vocabulary_min_count']})",
                               "item", limit=40))
     md.append(T.top_markdown(tops))
+    if pairs is not None:
+        md.append(T.pairs_markdown(pairs, summary["attribution"]["top_pairs"]))
+        atomic_write_text(path("cue_pairs.csv"), T.pairs_csv(pairs))
     atomic_write_text(path("pos.csv"), T.rows_csv(pos_rows, "class"))
     atomic_write_text(path("tags.csv"), T.rows_csv(tag_rows, "tag"))
     atomic_write_text(path("vocabulary.csv"), T.rows_csv(vocab_rows, "item"))
     atomic_write_text(path("top_tokens.csv"), T.top_csv(tops))
     plot_means(path("pcxmi_by_class.png"), pos_rows, tag_rows, unit)
-    write_viewer(path("viewer.html"), sentences, summary)
+    write_viewer(path("viewer.html"), sentences, summary, attribution)
     atomic_write_text(path("report.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(path("report.md"), "\n".join(md))

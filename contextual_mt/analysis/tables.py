@@ -9,9 +9,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from contextual_mt.analysis.join import SentenceRecord
+from contextual_mt.analysis.join import SentenceRecord, context_words, cue_words
 
-NO_TAG, WITH_TAG = "no tag", "with tag"
+NO_TAG, WITH_TAG, ALL = "no tag", "with tag", "all"
 
 
 @dataclass
@@ -153,4 +153,95 @@ def top_csv(rows: Sequence[Dict]) -> str:
         w.writerow([r["rank"], r["token"], f"{r['pcxmi']:.6f}", r["pos"], " ".join(r["tags"]), r["line"],
                     r["doc"], r["sentence"], r["source"], " ||| ".join(r["target_context"]),
                     " ||| ".join(r["source_context"])])
+    return buf.getvalue()
+
+
+# --- (target word, cue word) pairs of the attribution records ---
+
+
+@dataclass
+class PairRow:
+    group: str  # a tag, "no tag", or "all"
+    target: str  # the context-sensitive target word (lowercased)
+    side: str  # where the cue is: the source or the target context
+    cue: str  # the cue word (lowercased)
+    count: int
+    mean_score: float  # mean cue score over the pair's occurrences
+
+
+def _word_pairs(s: SentenceRecord, a: Dict) -> Dict[Tuple[int, int, int], Tuple[float, List[str]]]:
+    """{(target word, context sentence, cue word): (score, tags)} of one sentence: one occurrence per
+    word pair (the highest score over their pieces); tags: those of the units holding the
+    selected pieces (the report's words may be cut otherwise than sentencepiece's)."""
+    from contextual_mt.analysis.pcxmi_scorer import split_words
+
+    word_of = {p: w for w, (_, ps) in enumerate(split_words(a["tokens"][:-1])) for p in ps}
+    out: Dict[Tuple[int, int, int], Tuple[float, List[str]]] = {}
+    for (t, c, w), score in cue_words(a).items():
+        if t not in word_of:  # EOS: selection never picks it, but it is no word
+            continue
+        u = s.piece_units[t] if t < len(s.piece_units) else -1
+        tags = s.units[u].tags if u >= 0 else []
+        key = (word_of[t], c, w)
+        old_score, old_tags = out.get(key, (score, []))
+        out[key] = (max(old_score, score), sorted(set(old_tags) | set(tags)))
+    return out
+
+
+def cue_pairs(sentences: Sequence[SentenceRecord], attribution: Dict[int, Dict], tagged: bool) -> List[PairRow]:
+    """Every (target word, cue word) pair by group: "all", then (with tags) each tag the word has
+    and "no tag"; within a group, most frequent first (ties: higher mean score, then the words)."""
+    from contextual_mt.analysis.pcxmi_scorer import split_words
+
+    groups: Dict[Tuple[str, str, str, str], List[float]] = defaultdict(list)
+    for s in sentences:
+        a = attribution[s.line]
+        targets = [w for w, _ in split_words(a["tokens"][:-1])]
+        contexts = context_words(a)
+        for (tw, c, w), (score, tags) in _word_pairs(s, a).items():
+            side, _, words = contexts[c]
+            pair = (targets[tw].lower(), side, words[w][0].lower())
+            for g in [ALL] + ((tags or [NO_TAG]) if tagged else []):
+                groups[(g, *pair)].append(score)
+    rows = [PairRow(g, t, side, c, len(v), float(np.mean(v))) for (g, t, side, c), v in groups.items()]
+    order = {ALL: 0, NO_TAG: 2}
+    return sorted(rows, key=lambda r: (order.get(r.group, 1), r.group, -r.count, -r.mean_score, r.target, r.side,
+                                       r.cue))
+
+
+def top_pairs(rows: Sequence[PairRow], n: int) -> List[PairRow]:
+    """The first ``n`` rows of each group (``rows`` as ``cue_pairs`` sorts them)."""
+    seen: Dict[str, int] = defaultdict(int)
+    out = []
+    for r in rows:
+        seen[r.group] += 1
+        if seen[r.group] <= n:
+            out.append(r)
+    return out
+
+
+def pairs_markdown(rows: Sequence[PairRow], n: int) -> str:
+    lines = [f"### Most frequent (target word, cue word) pairs per tag (top {n})", "",
+             "Context-sensitive target words (CTI) and the context words they rely on (CCI), from the attribution "
+             "records; words are lowercased; a pair counts once per sentence and word pair, with its highest "
+             "cue score over their subwords.", "",
+             "| group | target word | cue side | cue word | count | mean cue score |",
+             "|---|---|---|---|---:|---:|"]
+    esc = lambda t: t.replace("|", "\\|")  # noqa: E731
+    for r in top_pairs(rows, n):
+        lines.append(f"| {esc(r.group)} | {esc(r.target)} | {r.side} | {esc(r.cue)} | {r.count} | "
+                     f"{r.mean_score:.4f} |")
+    if not rows:
+        lines.append("| (no cues) | | | | 0 | |")
+    return "\n".join(lines) + "\n"
+
+
+def pairs_csv(rows: Sequence[PairRow]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["group", "rank", "target_word", "cue_side", "cue_word", "count", "mean_cue_score"])
+    rank: Dict[str, int] = defaultdict(int)
+    for r in rows:
+        rank[r.group] += 1
+        w.writerow([r.group, rank[r.group], r.target, r.side, r.cue, r.count, f"{r.mean_score:.6f}"])
     return buf.getvalue()
