@@ -36,6 +36,7 @@ class HFDocumentTranslator:
 
     def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
                   progress: bool = True, source_name: str = "source") -> List[str]:
+        self.rounds = None  # set again only if this call decodes in rounds
         docs = group_by_document(list(range(len(sources))), list(docids))
 
         def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:

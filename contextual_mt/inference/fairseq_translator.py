@@ -142,6 +142,7 @@ class DocumentTranslator:
     ) -> List[str]:
         """Translate ``sources`` (one sentence per item, documents given by ``docids``);
         ``source_name`` (their file) is what messages name."""
+        self.rounds = None  # set again only if this call decodes in rounds
         if len(sources) != len(docids):
             raise ContextualMTError(f"{len(sources)} source sentences but {len(docids)} document ids")
         if gold_targets is not None and len(gold_targets) != len(sources):

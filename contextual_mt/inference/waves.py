@@ -48,6 +48,11 @@ class RoundStats:
     translated: List[int] = field(default_factory=list)
     retranslated: int = 0
 
+    def as_record(self) -> Dict:
+        """What a translation record keeps of it (``make translate``'s translate.json)."""
+        return {"decoding": "parallel", "rounds": self.rounds, "sentences_translated": sum(self.translated),
+                "translated_per_round": list(self.translated), "retranslated": self.retranslated}
+
 
 def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
                         decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],

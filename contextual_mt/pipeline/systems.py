@@ -93,6 +93,14 @@ def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) ->
                          if k not in ("incremental", "free_batching", "decoding", "window")}}
 
 
+def decoding_record(translator, context: Optional[str]) -> Dict:
+    """How a system's translation was decoded: in rounds (their counts), in waves, or in one
+    pass (no predicted target context)."""
+    if translator.rounds is not None:
+        return translator.rounds.as_record()
+    return {"decoding": "sequential" if context == "predicted" and translator.n_tgt > 0 else "one pass"}
+
+
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
@@ -135,7 +143,12 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             atomic_write_lines(o.layout.translation(system), hyps)
             warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
-            record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system))}
+            record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system)),
+                              "decoding": decoding_record(loaded[model], context)}
+            if loaded[model].rounds is not None:
+                r = loaded[model].rounds
+                print(f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated "
+                      "again", file=sys.stderr)
         write_record(record_path, record, transactional=True)
     return {s: o.layout.translation(s) for s in o.systems}
 

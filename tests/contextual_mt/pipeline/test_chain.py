@@ -65,6 +65,21 @@ def test_translation_and_scores(study):
     for r in scores["systems"].values():
         assert {"bleu", "chrf", "d_bleu"} <= set(r) and 0 <= r["bleu"]["score"] <= 100
     assert "BLEU" in study["logs"]["score"].stdout
+    # how each was decoded: on CPU, predicted context in waves (the auto rule); others in one pass
+    record = json.loads((work / "results" / "fr" / "translate.json").read_text())
+    assert {s: record[s]["decoding"]["decoding"] for s in SYSTEMS} == {
+        "sentence": "one pass", "context": "sequential", "context-gold": "one pass"}
+
+
+def test_attribute_stage(study):
+    results = study["work"] / "results" / "fr"
+    summary = json.loads((results / "attribution.summary.json").read_text())
+    records = lines(results / "attribution.jsonl")
+    assert summary["sentences"] == len(records) == len(lines(study["work"] / "data" / "fr" / "test.en"))
+    assert summary["scored"] == "reference" and summary["target_context_size"] == 3
+    assert "context-sensitive" in study["logs"]["attribute"].stdout
+    again = make("attribute", *study["variables"])
+    assert "up to date" in again.stdout
 
 
 def test_pcxmi_and_muda(study):
