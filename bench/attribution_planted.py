@@ -106,6 +106,11 @@ def evaluate(records: List[Dict], planted: List[Dict], cues: Dict) -> Dict:
         word = context_words[(top["side"], top["sentence"])][top["position"]]
         stats["top_cue_planted"] += (top["side"], top["sentence"], word) in wanted
         stats["top_cue_in_cue_sentence"] += any((top["side"], top["sentence"]) == (side, s) for side, s, _ in wanted)
+    # precision: the selected tokens that are pieces of planted words (agreement ones included)
+    planted_pieces = {(p["line"], t) for p in planted
+                      for t in split_words(by_line[p["line"]]["tokens"][:-1])[p["index"]][1]}
+    selected = [(r["line"], t) for r in records for t in r["selected"]]
+    precision = sum(x in planted_pieces for x in selected) / len(selected) if selected else None
     table = {}
     totals = defaultdict(float)
     for ph, s in sorted(per.items()):
@@ -118,7 +123,9 @@ def evaluate(records: List[Dict], planted: List[Dict], cues: Dict) -> Dict:
                  "top_cue_planted_of_selected": round(s["top_cue_planted"] / s["selected"], 4) if s["selected"] else None,
                  "top_cue_in_cue_sentence": round(s["top_cue_in_cue_sentence"] / s["planted"], 4),
                  "cue_in_context": round(s["cue_in_context"] / s["planted"], 4),
-                 "chance_top_cue": round(s["chance"] / s["planted"], 4)} for ph, s in table.items()}
+                 "chance_top_cue": round(s["chance"] / s["planted"], 4),
+                 **({"precision_of_selection": round(precision, 4)} if ph == "all" and precision is not None else {})}
+            for ph, s in table.items()}
 
 
 def main() -> None:
@@ -161,7 +168,8 @@ def main() -> None:
                 print(f"  {ph:15s} planted {s['planted']:4d}  CTI selected {s['cti_selected']:.3f}  top cue planted "
                       f"{s['top_cue_planted']:.3f} (of selected {s['top_cue_planted_of_selected']}), in the cue "
                       f"sentence {s['top_cue_in_cue_sentence']:.3f}  "
-                      f"chance {s['chance_top_cue']:.3f}")
+                      f"chance {s['chance_top_cue']:.3f}"
+                      + (f"  precision {s['precision_of_selection']:.3f}" if "precision_of_selection" in s else ""))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

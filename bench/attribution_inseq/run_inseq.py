@@ -83,6 +83,15 @@ def _versions() -> Dict[str, str]:
     return out
 
 
+def _loadavg() -> Optional[List[float]]:
+    try:
+        import os
+
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def build_args(job: Dict[str, Any], ex: Dict[str, Any]):
     """The AttributeContextArgs that ``inseq attribute-context`` builds from the equivalent CLI call."""
     from inseq.commands.attribute_context.attribute_context_args import AttributeContextArgs
@@ -154,13 +163,42 @@ def _selected(tokens: List[str], scores: List[float], pool: List[float], k: Opti
     return [{"index": i, "token": t, "score": s} for i, s, t in ranked]
 
 
-def summarize(job: Dict[str, Any], out) -> Dict[str, Any]:
+_RAW_TARGET: List[Dict[str, Any]] = []  # per CCI step: the full target-side scores, filled by _patch_cci_scores
+
+
+def _patch_cci_scores() -> None:
+    """Keeps, beside Inseq's own ``output_context_scores``, the full target-side CCI scores with their tokens.
+
+    For an encoder-decoder without a language tag (Marian), Inseq 0.7.1's ``get_source_target_cci_scores``
+    takes ``target_attributions[0:n]``: position 0 is the decoder start token, so its ``output_context_scores[j]``
+    belongs to the decoder input *before* output context token j (off by one; the last context token's own
+    score is dropped). ``output_context_scores_by_token`` below is the same step's scores at positions 1..n,
+    aligned with ``output_context_tokens``. Both are reported; Inseq's cue selection uses its own list."""
+    from inseq.commands.attribute_context import attribute_context as ac
+
+    original = ac.get_source_target_cci_scores
+    if getattr(original, "_bench_wrapped", False):
+        return
+
+    def wrapped(model, cci_attrib_out, *args, **kwargs):
+        tgt = cci_attrib_out.target_attributions
+        _RAW_TARGET.append({
+            "tokens": [t.token for t in cci_attrib_out.target],
+            "scores": tgt[:, 0].tolist() if tgt is not None else None,
+        })
+        return original(model, cci_attrib_out, *args, **kwargs)
+
+    wrapped._bench_wrapped = True
+    ac.get_source_target_cci_scores = wrapped
+
+
+def summarize(job: Dict[str, Any], out, raw_target: Optional[List[Dict[str, Any]]] = None) -> Dict[str, Any]:
     from inseq.commands.attribute_context.attribute_context_helpers import get_scores_threshold
 
     cti_scores = [float(s) for s in out.cti_scores]
     cti_threshold = float(get_scores_threshold(cti_scores, job["context_sensitivity_std_threshold"]))
     steps = []
-    for cci in out.cci_scores:
+    for k, cci in enumerate(out.cci_scores):
         in_scores = [float(s) for s in cci.input_context_scores] if cci.input_context_scores is not None else None
         out_scores = [float(s) for s in cci.output_context_scores] if cci.output_context_scores is not None else None
         pool = (in_scores or []) + (out_scores or [])
@@ -169,6 +207,12 @@ def summarize(job: Dict[str, Any], out) -> Dict[str, Any]:
             "contrast_token": cci.contrast_token, "contextual_output": cci.contextual_output,
             "contextless_output": cci.contextless_output,
             "input_context_scores": in_scores, "output_context_scores": out_scores,
+            "target_attribution_tokens": raw_target[k]["tokens"] if raw_target else None,
+            "target_attribution_scores": raw_target[k]["scores"] if raw_target else None,
+            "output_context_scores_by_token": (
+                raw_target[k]["scores"][1:1 + len(out.output_context_tokens)]
+                if raw_target and raw_target[k]["scores"] is not None and out.output_context_tokens
+                and getattr(_MODEL_INFO, "is_encoder_decoder", False) else None),
             "cue_threshold": float(get_scores_threshold(pool, job["attribution_std_threshold"])) if pool else None,
             "input_context_cues": _selected(out.input_context_tokens or [], in_scores, pool,
                                             job["attribution_std_threshold"], job["attribution_topk"])
@@ -186,6 +230,13 @@ def summarize(job: Dict[str, Any], out) -> Dict[str, Any]:
     }
 
 
+class _ModelInfo:
+    is_encoder_decoder = False
+
+
+_MODEL_INFO = _ModelInfo()
+
+
 def run(job: Dict[str, Any]) -> Dict[str, Any]:
     job = {**DEFAULTS, **job}
     import torch
@@ -198,18 +249,26 @@ def run(job: Dict[str, Any]) -> Dict[str, Any]:
     t0 = time.perf_counter()
     model = inseq.load_model(job["model"], job["method"], device="cpu")
     load_s = time.perf_counter() - t0
+    _MODEL_INFO.is_encoder_decoder = bool(model.is_encoder_decoder)
+    _patch_cci_scores()
     examples = job["examples"]
     for _ in range(int(job["warmup"])):
         attribute_context_with_model(build_args(job, examples[0]), model)
     per_example = [0.0] * len(examples)
     outs: List[Any] = [None] * len(examples)
+    raws: List[List[Dict[str, Any]]] = [[] for _ in examples]
     repeat = max(1, int(job["repeat"]))
+    pass_seconds: List[float] = []
     for _ in range(repeat):
+        before = sum(per_example)
         for i, ex in enumerate(examples):
             args = build_args(job, ex)  # built outside the timed call; the call mutates it
+            _RAW_TARGET.clear()
             t = time.perf_counter()
             outs[i] = attribute_context_with_model(args, model)
             per_example[i] += time.perf_counter() - t
+            raws[i] = list(_RAW_TARGET)
+        pass_seconds.append(sum(per_example) - before)
     seconds = sum(per_example)
     n = len(examples) * repeat
     return {
@@ -221,8 +280,11 @@ def run(job: Dict[str, Any]) -> Dict[str, Any]:
         "load_seconds": load_s, "seconds": seconds, "repeat": repeat, "warmup": int(job["warmup"]),
         "examples": len(examples), "examples_per_second": n / seconds if seconds else None,
         "seconds_per_example": seconds / n if n else None,
+        "pass_seconds": pass_seconds,  # one pass = all examples once; the best pass is the least disturbed
+        "best_pass_examples_per_second": len(examples) / min(pass_seconds),
+        "load_average": _loadavg(),
         "cli_equivalent_first_example": cli_equivalent(job, examples[0]),
-        "results": [{"example": ex, "seconds": per_example[i] / repeat, **summarize(job, outs[i])}
+        "results": [{"example": ex, "seconds": per_example[i] / repeat, **summarize(job, outs[i], raws[i])}
                     for i, ex in enumerate(examples)],
     }
 
