@@ -168,11 +168,16 @@ def _cxmi(args: argparse.Namespace) -> int:
 
 def _attribute(args: argparse.Namespace) -> int:
     from contextual_mt.attribution.run import AttributeOptions, run_attribute, summary_line
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.inference.decoding import DecodingOptions
 
+    if args.beam != _defaults(DecodingOptions)["beam"] and not args.translate:
+        raise ContextualMTError("--beam goes with --translate (the translations attribute makes)")
     summary = run_attribute(AttributeOptions(
         _model_options(args), args.source, args.docids, args.output, reference=args.reference,
-        hypotheses=args.hypotheses, **attribution_method_options(args), shard=args.shard, batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
-        progress=not args.quiet))
+        hypotheses=args.hypotheses, translate=DecodingOptions(beam=args.beam) if args.translate else None,
+        **attribution_method_options(args), shard=args.shard, batch_size=args.batch_size, max_tokens=args.max_tokens,
+        resume=not args.overwrite, progress=not args.quiet))
     print(summary_line(summary, args.output))
     return 0
 
@@ -440,6 +445,7 @@ def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
 
 def _add_attribute_parser(sub) -> None:
     from contextual_mt.attribution.run import AttributeOptions
+    from contextual_mt.inference.decoding import DecodingOptions
 
     default = _defaults(AttributeOptions)
     p = sub.add_parser("attribute", help="context attribution: which target tokens depend on context (CTI: "
@@ -449,6 +455,9 @@ def _add_attribute_parser(sub) -> None:
     target.add_argument("--reference", help="reference translations: scored by forced decoding")
     target.add_argument("--hypotheses", help="the model's own translations (`contextual-mt translate`): scored, "
                         "and read as target context, as the model produced them")
+    target.add_argument("--translate", action="store_true", help="translate the source first with the same model "
+                        "(predicted target context, --beam), then attribute its translations")
+    p.add_argument("--beam", type=int, default=_defaults(DecodingOptions)["beam"], help="with --translate")
     p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
     p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json is written "
                    "beside it)")

@@ -85,3 +85,26 @@ def dynamic_model(zoo) -> Path:
     """A tiny model with 2 source and 2 target context sentences, trained with dynamic context
     size (so it also works without context): CXMI and contrastive scoring use it."""
     return zoo.checkpoint("dynamic")
+
+
+# tiny Hugging Face models built offline (random weights, real tokenizers), once per session:
+# the HF backend's and the attribution tests'
+@pytest.fixture(scope="session")
+def marian(tmp_path_factory) -> Path:
+    from tests.hf_models import build_marian
+
+    return build_marian(tmp_path_factory.mktemp("hf") / "marian")
+
+
+@pytest.fixture(scope="session")
+def gpt2(tmp_path_factory) -> Path:
+    from tests.hf_models import build_gpt2
+
+    return build_gpt2(tmp_path_factory.mktemp("hf") / "gpt2")
+
+
+@pytest.fixture(scope="session")
+def m2m(tmp_path_factory) -> Path:
+    from tests.hf_models import build_m2m100
+
+    return build_m2m100(tmp_path_factory.mktemp("hf") / "m2m")

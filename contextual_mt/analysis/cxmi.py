@@ -19,11 +19,11 @@ from contextual_mt.analysis.cxmi_shards import check_shards, merge_shards, parse
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records  # noqa: F401
 from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, check_log_base,  # noqa: F401
                                                  check_random_context, check_references, no_context_error,
-                                                 random_context_sources, split_words)
+                                                 random_context_sources, read_scored_corpus, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
-from muda.io import check_line_count, file_sha256, outputs, read_docids, read_lines
+from muda.io import file_sha256, outputs
 
 logger = logging.getLogger(__name__)
 
@@ -74,12 +74,7 @@ def fingerprint(options: CxmiOptions) -> Dict:
 
 def read_cxmi_inputs(o: CxmiOptions) -> Tuple[List[str], List[str], List[str]]:
     """Sources, references and docids, checked against each other."""
-    sources, references = read_lines(o.source), read_lines(o.reference)
-    if len(sources) != len(references):
-        raise ContextualMTError(f"{o.reference}: has {len(references)} lines but {o.source} has {len(sources)}")
-    ids = read_docids(o.docids)
-    check_line_count(ids, o.docids, len(sources), o.source)
-    check_references(references, o.reference)
+    sources, references, ids = read_scored_corpus(o.source, o.reference, o.docids)
     if o.random_context:
         check_random_context(ids, o.docids)
     return sources, references, ids

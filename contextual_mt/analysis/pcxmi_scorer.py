@@ -83,6 +83,20 @@ def check_references(references: Sequence[str], name: str = "reference") -> None
                                     "for every sentence (remove the line from all input files)")
 
 
+def read_scored_corpus(source: str, target: str, docids: str) -> Tuple[List[str], List[str], List[str]]:
+    """Sources, the targets to score (references or hypotheses) and docids, checked against each
+    other: what cxmi and attribute read."""
+    from muda.io import check_line_count, read_docids, read_lines
+
+    sources, targets = read_lines(source), read_lines(target)
+    if len(sources) != len(targets):
+        raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
+    ids = read_docids(docids)
+    check_line_count(ids, docids, len(sources), source)
+    check_references(targets, target)
+    return sources, targets, ids
+
+
 def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
     """The control takes context from other documents: with one document there are none, and
     the 'random' context would silently be the real one."""

@@ -51,6 +51,11 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         for p in model.models[0].parameters():  # gradients are taken w.r.t. inputs only
             p.requires_grad_(False)
 
+    def translator(self, decoding):
+        from contextual_mt.inference.fairseq_translator import DocumentTranslator
+
+        return DocumentTranslator(self.model, options=decoding)
+
     # ------------------------------------------------------------------ context tokens
     def _item(self, index: int, context: bool = True) -> Dict:
         return (self._with if context else self._without)[index]

@@ -63,6 +63,11 @@ class HFAttributionBackend(HFScoringBackend):
         probe = tok.convert_ids_to_tokens(list(tok(" a", add_special_tokens=False)["input_ids"]))
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
 
+    def translator(self, decoding):
+        from contextual_mt.hf.translator import HFDocumentTranslator
+
+        return HFDocumentTranslator(self.hf, decoding)
+
     # ------------------------------------------------------------------ corpus
     def load(self, sources, references, doc_starts, context_of=None, names=("source", "reference")):
         out = super().load(sources, references, doc_starts, context_of, names)

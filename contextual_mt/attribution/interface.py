@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from contextual_mt.inference.interface import ScoringBackend
+from contextual_mt.inference.interface import ScoringBackend, Translator
 
 SIDES = ("source", "target")
 METHODS = ("saliency", "input_x_gradient", "attention")
@@ -70,6 +70,10 @@ class AttributionBackend(ScoringBackend, Protocol):
 
     def contrast(self, indices: Sequence[int]) -> Dict[int, TokenContrast]:
         """CTI inputs for each sentence: both passes in batches (``--max-tokens``)."""
+
+    def translator(self, decoding) -> "Translator":
+        """The loaded model as a ``Translator`` with these ``DecodingOptions`` (``attribute
+        --translate``: the model's own translations, without loading it twice)."""
 
     def cue_scores(self, requests: Sequence[CueRequest], method: str) -> List[np.ndarray]:
         """For each request, one score per ``context_tokens(request.index)`` (in that order):

@@ -23,13 +23,14 @@ from tqdm import tqdm
 
 from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
 from contextual_mt.analysis.cxmi_summary import summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import LOG_BASES, UNITS, check_log_base, check_references, no_context_error
+from contextual_mt.analysis.pcxmi_scorer import LOG_BASES, UNITS, check_log_base, no_context_error, read_scored_corpus
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary, open_attribution
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
+from contextual_mt.inference.decoding import DecodingOptions
 from muda.io import check_line_count, document_starts, file_sha256, outputs, read_docids, read_lines
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ EOS = "</s>"
 @dataclass
 class AttributeOptions:
     """``contextual-mt attribute``. Exactly one of ``reference`` (forced decoding of the
-    references) and ``hypotheses`` (the model's own translations, as its target context too)."""
+    references), ``hypotheses`` (the model's own translations, as its target context too) and
+    ``translate`` (translate the source first with the same loaded model, then as hypotheses)."""
 
     model: ModelSpec
     source: str
@@ -50,6 +52,7 @@ class AttributeOptions:
     output: str  # JSONL, one record per sentence; the summary beside it
     reference: Optional[str] = None
     hypotheses: Optional[str] = None
+    translate: Optional[DecodingOptions] = None  # how to translate (--translate); None: a file is given
     cti_metric: str = "kl"  # what selects context-sensitive tokens: kl | pcxmi
     cti: Rule = field(default_factory=Rule)
     cti_scope: str = "corpus"  # the set whose mean and std set the CTI threshold: corpus | sentence
@@ -64,9 +67,9 @@ class AttributeOptions:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        if (self.reference is None) == (self.hypotheses is None):
-            raise ContextualMTError("give exactly one of --reference (forced decoding of the references) and "
-                                    "--hypotheses (the model's own translations)")
+        if [self.reference, self.hypotheses, self.translate].count(None) != 2:
+            raise ContextualMTError("give exactly one of --reference (forced decoding of the references), "
+                                    "--hypotheses (the model's own translations) and --translate (translate first)")
         if self.cti_metric not in METRICS:
             raise ContextualMTError(f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})")
         if self.cti_scope not in SCOPES:
@@ -86,31 +89,24 @@ class AttributeOptions:
             raise no_context_error(self.model.path, None)
 
     @property
-    def target(self) -> str:
+    def target(self) -> Optional[str]:
+        """The file of the scored targets (None: translated here)."""
         return self.reference if self.reference is not None else self.hypotheses
 
     @property
     def target_kind(self) -> str:
-        return "reference" if self.reference is not None else "hypotheses"
+        return "reference" if self.reference is not None else "hypotheses" if self.hypotheses else "translation"
 
 
 def fingerprint(o: AttributeOptions) -> Dict:
     """Everything the records depend on, by content, computed without loading the model."""
     i, n = parse_shard(o.shard)
-    return {"source": file_sha256(o.source), o.target_kind: file_sha256(o.target), "docids": file_sha256(o.docids),
+    target = (file_sha256(o.target) if o.target is not None else  # what the translations depend on
+              {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")})
+    return {"source": file_sha256(o.source), o.target_kind: target, "docids": file_sha256(o.docids),
             **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": o.cti.describe(), "cti_scope": o.cti_scope,
             "method": o.method, "contrast": o.contrast, "cue_rule": o.cci.describe(), "log_base": o.log_base,
             "shard": f"{i}/{n}"}
-
-
-def read_inputs(o: AttributeOptions) -> Tuple[List[str], List[str], List[str]]:
-    sources, targets = read_lines(o.source), read_lines(o.target)
-    if len(sources) != len(targets):
-        raise ContextualMTError(f"{o.target}: has {len(targets)} lines but {o.source} has {len(sources)}")
-    ids = read_docids(o.docids)
-    check_line_count(ids, o.docids, len(sources), o.source)
-    check_references(targets, o.target)
-    return sources, targets, ids
 
 
 def run_attribute(options: AttributeOptions) -> Dict:
@@ -123,14 +119,20 @@ def run_attribute(options: AttributeOptions) -> Dict:
 
 
 def _run(o: AttributeOptions) -> Dict:
-    sources, targets, ids = read_inputs(o)
+    if o.translate is None:
+        sources, targets, ids = read_scored_corpus(o.source, o.target, o.docids)
+    else:
+        sources, ids = read_lines(o.source), read_docids(o.docids)
+        check_line_count(ids, o.docids, len(sources), o.source)
     mine = shard_lines(ids, o.shard, o.docids)
     partial = o.output + ".partial"
     fp = fingerprint(o)
     done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if o.resume else []
     backend = open_attribution(o.model, o.max_tokens)
+    if o.translate is not None:
+        targets = _translations(backend, o, sources, ids)
     starts = document_starts(list(ids))
-    pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target))
+    pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target or "the translation"))
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
         raise no_context_error(o.model.path, backend.trained_context)
@@ -181,6 +183,18 @@ def _run(o: AttributeOptions) -> Dict:
     summary = _summary(o, records, stats, backend, fp)
     write_records(o.output, records, summary)
     return summary
+
+
+def _translations(backend, o: AttributeOptions, sources: List[str], ids: List[str]) -> List[str]:
+    """The model's own translations of the whole corpus (a shard's sentences read the
+    translations of the sentences before them)."""
+    targets = backend.translator(o.translate).translate(sources, ids, progress=o.progress, source_name=o.source)
+    empty = [n for n, t in enumerate(targets, start=1) if not t.strip()]
+    if empty:
+        raise ContextualMTError(f"{o.source}:{empty[0]}: the model translated this line to nothing ({len(empty)} "
+                                "such lines): there is no token to attribute; translate with other settings "
+                                "and give the file with --hypotheses")
+    return targets
 
 
 def _cti_values(c: TokenContrast, scale: float) -> Dict[str, np.ndarray]:
@@ -237,6 +251,7 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
     return {
         **model_summary(o.model), "source_context_size": backend.source_context_size,
         "target_context_size": backend.target_context_size, "scored": o.target_kind, "target_file": o.target,
+        **({"decoding": fp[o.target_kind]} if o.translate is not None else {}),
         "sentences": len(records), "tokens": sum(len(r["tokens"]) for r in records),
         "selected_tokens": sum(len(r["selected"]) for r in records), "cues": sum(len(r["cues"]) for r in records),
         "cti": {"metric": o.cti_metric, "unit": unit, "rule": o.cti.describe(), "scope": o.cti_scope,

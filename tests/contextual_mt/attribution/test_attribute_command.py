@@ -136,3 +136,20 @@ def test_models_whose_context_is_not_at_known_positions_are_refused(kind, words)
     model = SimpleNamespace(cadec=kind == "cadec", multi_encoder=kind == "multi_encoder")
     with pytest.raises(ContextualMTError, match=f"ckpt.pt: a {words} checkpoint"):
         check_attributable(model, "ckpt.pt")
+
+
+def test_translate_on_the_fly_equals_translate_then_hypotheses(dynamic_model, data_bin, raw_corpus, tmp_path):
+    common = ["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
+              "--docids", str(raw_corpus / "test.docids")]
+    hyp = tmp_path / "hyp.fr"
+    assert contextual_mt_cli("translate", *common, "--output", str(hyp), "--beam", "2", "--quiet").returncode == 0
+    a = contextual_mt_cli("attribute", *common, "--translate", "--beam", "2", "--output", str(tmp_path / "t.jsonl"),
+                          "--quiet")
+    b = contextual_mt_cli("attribute", *common, "--hypotheses", str(hyp), "--output", str(tmp_path / "h.jsonl"),
+                          "--quiet")
+    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
+    assert read(tmp_path / "t.jsonl") == read(tmp_path / "h.jsonl")
+    assert [r["target"] for r in read(tmp_path / "t.jsonl")] == hyp.read_text().splitlines()
+    summary = json.loads((tmp_path / "t.summary.json").read_text())
+    assert summary["scored"] == "translation" and summary["decoding"]["beam"] == 2
+    assert json.loads((tmp_path / "h.summary.json").read_text())["scored"] == "hypotheses"

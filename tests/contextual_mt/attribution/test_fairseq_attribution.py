@@ -1,6 +1,5 @@
 """attribute with a fairseq checkpoint: the batched CTI and CCI against plain per-example
 computations written here independently (one sentence, one token at a time, full forwards)."""
-import json
 
 import numpy as np
 import pytest

@@ -1,29 +1,15 @@
-"""Tiny Hugging Face models built offline (random weights, real tokenizers), once per session."""
+"""The HF backend tests' chat-template GPT-2 and two-document corpus (the tiny models themselves are
+session fixtures of tests/conftest.py, shared with the attribution tests)."""
 from pathlib import Path
 
 import pytest
 
-from tests.hf_models import CHAT, EN, FR, build_gpt2, build_m2m100, build_marian
-
-
-@pytest.fixture(scope="session")
-def marian(tmp_path_factory) -> Path:
-    return build_marian(tmp_path_factory.mktemp("hf") / "marian")
-
-
-@pytest.fixture(scope="session")
-def gpt2(tmp_path_factory) -> Path:
-    return build_gpt2(tmp_path_factory.mktemp("hf") / "gpt2")
+from tests.hf_models import CHAT, EN, FR, build_gpt2
 
 
 @pytest.fixture(scope="session")
 def gpt2_chat(tmp_path_factory) -> Path:
     return build_gpt2(tmp_path_factory.mktemp("hf") / "gpt2chat", chat_template=CHAT)
-
-
-@pytest.fixture(scope="session")
-def m2m(tmp_path_factory) -> Path:
-    return build_m2m100(tmp_path_factory.mktemp("hf") / "m2m")
 
 
 @pytest.fixture(scope="session")
