@@ -150,41 +150,61 @@ class FairseqAttributionBackend(FairseqScoringBackend):
 
     def _gradients(self, batch: Sequence[CueRequest], method: str) -> List[np.ndarray]:
         net = self.model.models[0]
+        net.eval()
         items = [self._item(r.index) for r in batch]
-        with captured_embeddings([net.encoder.embed_tokens, net.decoder.embed_tokens]) as embedded:
-            x, _, encoder_input, _ = self._features(items)
+        encoder_input, decoder_input = self._inputs(items)
+        width = encoder_input["src_tokens"].size(1)
+        # no source-context token in the batch: nothing to attribute through the encoder, so each
+        # distinct sentence is encoded once (without gradients) and its rows share the output
+        through_encoder = any(len(it["src_context"]) for it in items)
+        tables = [net.encoder.embed_tokens, net.decoder.embed_tokens] if through_encoder else [net.decoder.embed_tokens]
+        if not through_encoder:
+            first: Dict[int, int] = {}
+            owner = [first.setdefault(r.index, len(first)) for r in batch]
+            unique = [items[owner.index(u)] for u in range(len(first))]
+            with torch.no_grad():
+                encoded = self._inputs(unique)[0]
+                encoder_out = net.encoder(encoded["src_tokens"], src_lengths=encoded["src_lengths"])
+                expand = torch.tensor(owner, device=encoded["src_tokens"].device)
+                encoder_out = net.encoder.reorder_encoder_out(encoder_out, expand)
+        with captured_embeddings(tables) as embedded:
+            if through_encoder:
+                encoder_out = net.encoder(encoder_input["src_tokens"], src_lengths=encoder_input["src_lengths"])
+            x, _ = net.decoder(decoder_input["prev_output_tokens"], encoder_out=encoder_out, features_only=True)
             positions = self._request_positions(batch, items).to(x.device)
-            rows = torch.arange(len(batch), device=x.device)
-            lp = self._log_probs_at(x, rows, positions)
+            lp = self._log_probs_at(x, torch.arange(len(batch), device=x.device), positions)
             targets = [int(it["target"][r.token]) for r, it in zip(batch, items)]
             contrast_values(lp, targets, [r.foil for r in batch]).sum().backward()
-        if len(embedded) != 2:  # the encoder's table, then the decoder's (one shared table: twice)
-            raise RuntimeError(f"expected 2 embedding calls, saw {len(embedded)}")
-        enc = token_scores(embedded[0], embedded[0].grad, method).cpu().numpy()
-        dec = token_scores(embedded[1], embedded[1].grad, method).cpu().numpy()
-        width = encoder_input["src_tokens"].size(1)
+        if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
+            raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
+        dec = token_scores(embedded[-1], embedded[-1].grad, method).cpu().numpy()
+        enc = token_scores(embedded[0], embedded[0].grad, method).cpu().numpy() if through_encoder else None
         result = []
         for r, it in enumerate(items):
             e, d = self._context_positions(it, width)
-            result.append(np.concatenate([enc[r, e], dec[r, d]]).astype(np.float64))
+            source_side = enc[r, e] if enc is not None else np.zeros(0)
+            result.append(np.concatenate([source_side, dec[r, d]]).astype(np.float64))
         return result
 
     @torch.no_grad()
     def _attention(self, batch: Sequence[CueRequest]) -> List[np.ndarray]:
+        """One forward per distinct sentence: the weights of every position come out at once."""
         net = self.model.models[0]
-        items = [self._item(r.index) for r in batch]
+        first: Dict[int, int] = {}
+        owner = [first.setdefault(r.index, len(first)) for r in batch]
+        unique = [self._item(i) for i in first]
         with _self_attention_of(net.decoder.layers[-1]) as self_attn:
-            x, extra, encoder_input, _ = self._features(items, alignment_layer=len(net.decoder.layers) - 1)
+            _, extra, encoder_input, _ = self._features(unique, alignment_layer=len(net.decoder.layers) - 1)
         cross = extra["attn"][0]  # [rows, target positions, source positions], mean over heads
         own = self_attn[0]
-        positions = self._request_positions(batch, items).tolist()
         width = encoder_input["src_tokens"].size(1)
         result = []
-        for r, it in enumerate(items):
+        for r, u in zip(batch, owner):
+            it = unique[u]
             e, d = self._context_positions(it, width)
-            p = positions[r]
-            result.append(np.concatenate([cross[r, p, e].float().cpu().numpy(),
-                                          own[r, p, d].float().cpu().numpy()]).astype(np.float64))
+            p = len(it["tgt_context"]) + r.token
+            result.append(np.concatenate([cross[u, p, e].float().cpu().numpy(),
+                                          own[u, p, d].float().cpu().numpy()]).astype(np.float64))
         return result
 
 

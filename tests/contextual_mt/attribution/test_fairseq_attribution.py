@@ -11,9 +11,11 @@ from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
 from muda.io import document_starts
 
 
-@pytest.fixture(scope="module")
-def loaded(dynamic_model, raw_corpus, data_bin):
-    model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin)))
+@pytest.fixture(scope="module", params=[2, 0], ids=["source-context-2", "source-context-0"])
+def loaded(request, dynamic_model, raw_corpus, data_bin):
+    # without source context, the rows of a sentence share one encoder pass (another code path)
+    model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin),
+                                            source_context_size=request.param))
     backend = FairseqAttributionBackend(model, max_tokens=64)  # small batches: several per call
     src = (raw_corpus / "test.en").read_text().splitlines()
     tgt = (raw_corpus / "test.fr").read_text().splitlines()
@@ -27,13 +29,15 @@ def example(model, src, tgt, starts, i):
     """One sentence as the model reads it, built by hand: x[-k] <brk> .. x </s> and
     </s> y[-k] <brk> .. y; returns (encoder ids, decoder input ids, target ids, context positions)."""
     sd, td = model.src_dict, model.tgt_dict
+    k_src = min(model.source_context_size, i - int(starts[i]))
     k = min(2, i - int(starts[i]))
     enc, dec, enc_ctx, dec_ctx = [], [td.eos()], [], []
-    for j in range(i - k, i):
+    for j in range(i - k_src, i):
         for w in src[j].split():
             enc_ctx.append(len(enc))
             enc.append(sd.index(w))
         enc.append(sd.index("<brk>"))
+    for j in range(i - k, i):
         for w in tgt[j].split():
             dec_ctx.append(len(dec))
             dec.append(td.index(w))
@@ -145,7 +149,7 @@ def test_context_tokens_name_the_words_of_the_previous_sentences(loaded):
         k = min(2, i - int(starts[i]))
         tokens = backend.context_tokens(i)
         for side, text in (("source", src), ("target", tgt)):
-            for s in range(-k, 0):
+            for s in range(-min(k, model.source_context_size if side == "source" else 2), 0):
                 words = [c.token for c in tokens if c.side == side and c.sentence == s]
                 assert words == text[i + s].split()
                 assert [c.position for c in tokens if c.side == side and c.sentence == s] == list(range(len(words)))
