@@ -170,6 +170,7 @@ def _attribute(args: argparse.Namespace) -> int:
     from contextual_mt.attribution.run import AttributeOptions, run_attribute, summary_line
     from contextual_mt.errors import ContextualMTError
     from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.pipeline_cli import attribution_method_options
 
     if args.beam != _defaults(DecodingOptions)["beam"] and not args.translate:
         raise ContextualMTError("--beam goes with --translate (the translations attribute makes)")
@@ -403,46 +404,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
-    """How attribute selects tokens and attributes them (also `make attribute`'s ATTRIBUTE_ARGS)."""
-    from contextual_mt.attribution.interface import CONTRASTS, METHODS
-    from contextual_mt.attribution.run import METRICS, SCOPES, AttributeOptions
-    from contextual_mt.attribution.selection import Rule
-
-    default, rule = _defaults(AttributeOptions), Rule()
-    g = p.add_argument_group("context-sensitive tokens (CTI)")
-    g.add_argument("--cti-metric", choices=METRICS, default=default["cti_metric"],
-                   help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI "
-                   "(both are written)")
-    g.add_argument("--cti-std", type=float, default=rule.std, help="λ: a token is selected when its score exceeds "
-                   "mean + λ·std over the run's tokens read with context (default %(default)s)")
-    g.add_argument("--cti-top-k", type=int, help="instead: the k highest-scoring tokens of each sentence")
-    g.add_argument("--cti-scope", choices=SCOPES, default=default["cti_scope"],
-                   help="the tokens whose mean and std set the threshold: the whole run (corpus, default) or "
-                   "each sentence (sentence: as per-example tools such as Inseq's attribute-context)")
-    g = p.add_argument_group("contextual cues (CCI)")
-    g.add_argument("--method", choices=METHODS, default=default["method"],
-                   help="saliency: |gradient| of the input embedding; input_x_gradient: |embedding x gradient|; "
-                   "attention: last decoder layer, mean over heads (no backward pass)")
-    g.add_argument("--contrast", choices=CONTRASTS, default=default["contrast"],
-                   help="what is attributed: foil = log p_C(y) - log p_C(ỹ), ỹ the no-context prediction "
-                   "(its second choice when it is y); logprob = log p_C(y)")
-    g.add_argument("--cue-std", type=float, default=rule.std, help="λ: a context token is a cue when its score "
-                   "exceeds mean + λ·std over the context tokens of that target token (default %(default)s)")
-    g.add_argument("--cue-top-k", type=int, help="instead: the k highest-scoring context tokens")
-    p.add_argument("--log-base", choices=["e", "2"], default=default["log_base"],
-                   help="units of P-CXMI and KL: e = nats (default), 2 = bits")
-
-
-def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
-    """The AttributeOptions fields of ``add_attribution_method_arguments``."""
-    from contextual_mt.attribution.selection import Rule
-
-    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), cti_scope=args.cti_scope,
-                method=args.method,
-                contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base)
-
-
 def _add_attribute_parser(sub) -> None:
     from contextual_mt.attribution.run import AttributeOptions
     from contextual_mt.inference.decoding import DecodingOptions
@@ -461,6 +422,8 @@ def _add_attribute_parser(sub) -> None:
     p.add_argument("--docids", required=True, help="document id of each line (a document: equal consecutive ids)")
     p.add_argument("--output", required=True, help="JSONL, one record per sentence (a .summary.json is written "
                    "beside it)")
+    from contextual_mt.pipeline_cli import add_attribution_method_arguments
+
     add_attribution_method_arguments(p)
     p.add_argument("--shard", help="i/n: the i-th of n parts of the documents (the CTI threshold is then the "
                    "shard's; fix it across shards with --cti-top-k)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, List
+from typing import Any, Dict, List
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
@@ -257,23 +257,64 @@ def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
 
 
 # ---------------------------------------------------------------- attribute_stage.py
+def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
+    """How attribute selects tokens and attributes them: `contextual-mt attribute`'s options and
+    `make attribute`'s ATTRIBUTE_ARGS (declared here, where the stage reads them)."""
+    from contextual_mt.attribution.interface import CONTRASTS, METHODS
+    from contextual_mt.attribution.run import METRICS, SCOPES, AttributeOptions
+    from contextual_mt.attribution.selection import Rule
+
+    rule = Rule()
+    g = p.add_argument_group("context-sensitive tokens (CTI)")
+    g.add_argument("--cti-metric", choices=METRICS, default=AttributeOptions.cti_metric,
+                   help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI "
+                   "(both are written)")
+    g.add_argument("--cti-std", type=float, default=rule.std, help="λ: a token is selected when its score exceeds "
+                   "mean + λ·std over the run's tokens read with context (default %(default)s)")
+    g.add_argument("--cti-top-k", type=int, help="instead: the k highest-scoring tokens of each sentence")
+    g.add_argument("--cti-scope", choices=SCOPES, default=AttributeOptions.cti_scope,
+                   help="the tokens whose mean and std set the threshold: the whole run (corpus, default) or "
+                   "each sentence (sentence: as per-example tools such as Inseq's attribute-context)")
+    g = p.add_argument_group("contextual cues (CCI)")
+    g.add_argument("--method", choices=METHODS, default=AttributeOptions.method,
+                   help="saliency: |gradient| of the input embedding; input_x_gradient: |embedding x gradient|; "
+                   "attention: last decoder layer, mean over heads (no backward pass)")
+    g.add_argument("--contrast", choices=CONTRASTS, default=AttributeOptions.contrast,
+                   help="what is attributed: foil = log p_C(y) - log p_C(ỹ), ỹ the no-context prediction "
+                   "(its second choice when it is y); logprob = log p_C(y)")
+    g.add_argument("--cue-std", type=float, default=rule.std, help="λ: a context token is a cue when its score "
+                   "exceeds mean + λ·std over the context tokens of that target token (default %(default)s)")
+    g.add_argument("--cue-top-k", type=int, help="instead: the k highest-scoring context tokens")
+    p.add_argument("--log-base", choices=["e", "2"], default=AttributeOptions.log_base,
+                   help="units of P-CXMI and KL: e = nats (default), 2 = bits")
+
+
+def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
+    """The AttributeOptions fields of ``add_attribution_method_arguments``."""
+    from contextual_mt.attribution.selection import Rule
+
+    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), cti_scope=args.cti_scope,
+                method=args.method,
+                contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base)
+
+
 def _attribute(args: argparse.Namespace) -> int:
     import shlex
 
-    from contextual_mt.cli import add_attribution_method_arguments, attribution_method_options
     from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, run_attribute_stage
-    from contextual_mt.pipeline.make_names import given
+
+    name = "ATTRIBUTE_ARGS" if under_make() else "--attribute-args"
 
     class Refusing(argparse.ArgumentParser):
         def error(self, message: str):  # one line naming what the user typed, not a usage dump
-            raise ContextualMTError(f"{in_make_words('--attribute-args')}: attribute refuses it: {message}")
+            raise ContextualMTError(f"{name}: attribute refuses it: {message}")
 
     parser = Refusing(prog="attribute", add_help=False)
     add_attribution_method_arguments(parser)
     try:
         words = shlex.split(args.attribute_args or "")
     except ValueError as e:
-        raise ContextualMTError(f"{given('--attribute-args', args.attribute_args)}: {e}") from None
+        raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
     method = parser.parse_args(words)
     run_attribute_stage(AttributeStageOptions(args.lang, args.root, attribution_method_options(method),
                                               overwrite=args.overwrite, progress=not args.quiet))

@@ -14,8 +14,7 @@ MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt
                   "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
                   "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
                   "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--pretrained": "PRETRAINED",
-                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS",
-                  "--attribute-args": "ATTRIBUTE_ARGS"}
+                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS"}
 
 
 def under_make() -> bool:
