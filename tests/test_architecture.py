@@ -185,7 +185,7 @@ IMPORT_NAMES = {"pyyaml": "yaml", "hydra-core": "hydra", "unbabel-comet": "comet
 # Declared and not imported by the project: fairseq 0.12.2's own requirements (fairseq is
 # installed with --no-deps), and spaCy, declared ahead of its annotator (issue 30).
 FAIRSEQ_REQUIREMENTS = {"hydra-core", "bitarray", "regex"}
-NOT_IMPORTED_YET = {"spacy"}
+NOT_IMPORTED_YET: set = set()  # spacy: imported by muda.annotators.spacy_pipeline
 
 
 def distribution_name(requirement: str) -> str:

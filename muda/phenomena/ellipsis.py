@@ -7,6 +7,7 @@ from typing import List, Set
 from muda.document import Document
 from muda.languages import Language
 from muda.phenomena.registry import register
+from muda.phenomena.requirements import ALIGNMENT, SOURCE_PARSE, TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
@@ -14,7 +15,8 @@ def _key(word) -> str:
     return (word.lemma if word.lemma not in ("", "_") else word.form).lower()
 
 
-@register("ellipsis", applies=lambda language: True)  # decided on the English side
+@register("ellipsis", applies=lambda language: True,  # decided on the English side
+          requires={SOURCE_PARSE, TARGET_MORPHOLOGY, ALIGNMENT})
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()

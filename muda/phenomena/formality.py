@@ -3,12 +3,13 @@ same formality level appeared earlier in the document. For pro-drop languages (e
 also verbs whose source subject is "you", conjugated in the 2nd (T) or 3rd (V) person."""
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import FrozenSet, List, Optional, Set
 
 from muda.annotation import Token
 from muda.document import Document, SentencePair
 from muda.languages import Formality, Language
 from muda.phenomena.registry import register, seen_before
+from muda.phenomena.requirements import ALIGNMENT, SOURCE_PARSE, TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
@@ -39,7 +40,16 @@ def _verb_level(pair: SentencePair, tok: Token, j: int) -> Optional[str]:
     return None
 
 
-@register("formality", applies=lambda language: language.formality is not None)  # T-V words listed
+def _requires(language: Language) -> FrozenSet[str]:
+    # the T-V words are read on the target alone; a pro-drop language's verbs also need the
+    # English subject ("you") they are aligned to
+    if language.formality is not None and language.formality.subject_drop:
+        return frozenset({TARGET_MORPHOLOGY, SOURCE_PARSE, ALIGNMENT})
+    return frozenset({TARGET_MORPHOLOGY})
+
+
+@register("formality", applies=lambda language: language.formality is not None,  # T-V words listed
+          requires=_requires)
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     f = lang.formality
     out: List[Set[int]] = []

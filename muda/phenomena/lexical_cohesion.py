@@ -9,6 +9,7 @@ from muda.annotation import Token
 from muda.document import Document
 from muda.languages import Language
 from muda.phenomena.registry import register
+from muda.phenomena.requirements import ALIGNMENT, SOURCE_PARSE, TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
@@ -19,7 +20,8 @@ def _content_lemma(tok: Token, upos) -> Optional[str]:
     return None
 
 
-@register("lexical_cohesion", applies=lambda language: True)  # needs no language data
+@register("lexical_cohesion", applies=lambda language: True,  # needs no language data
+          requires={SOURCE_PARSE, TARGET_MORPHOLOGY, ALIGNMENT})
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     counts: Counter = Counter()

@@ -7,6 +7,7 @@ from typing import List, Set
 from muda.document import Document
 from muda.languages import Language
 from muda.phenomena.registry import register
+from muda.phenomena.requirements import ALIGNMENT, COREFERENCE, SOURCE_PARSE, TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
@@ -14,7 +15,8 @@ def _is_pron(tok) -> bool:
     return any(w.upos == "PRON" for w in tok.words)
 
 
-@register("pronouns", applies=lambda language: bool(language.pronouns))  # ambiguous pronouns listed
+@register("pronouns", applies=lambda language: bool(language.pronouns),  # ambiguous pronouns listed
+          requires={SOURCE_PARSE, COREFERENCE, TARGET_MORPHOLOGY, ALIGNMENT})
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     for s, pair in enumerate(doc.pairs):

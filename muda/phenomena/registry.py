@@ -5,7 +5,7 @@ output. Also the helper that several taggers share (``seen_before``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, Hashable, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
 
 if TYPE_CHECKING:
     from muda.document import Document
@@ -21,18 +21,26 @@ class Phenomenon:
     name: str
     tag: Tagger
     applies: Callable[["Language"], bool]
+    # the annotations (muda.phenomena.requirements) the tagger reads, for a language
+    requires: Callable[["Language"], FrozenSet[str]]
 
 
 _REGISTRY: Dict[str, Phenomenon] = {}
 
 
-def register(name: str, applies: Callable[["Language"], bool]) -> Callable[[Tagger], Tagger]:
+Requires = Union[FrozenSet[str], Callable[["Language"], FrozenSet[str]]]
+
+
+def register(name: str, applies: Callable[["Language"], bool], requires: Requires) -> Callable[[Tagger], Tagger]:
     """Decorator: register ``fn`` as the tagger of phenomenon ``name``, which applies to the
-    languages for which ``applies(language)`` is true."""
+    languages for which ``applies(language)`` is true and reads the annotations ``requires``
+    (a set of ``muda.phenomena.requirements`` names, or a function of the language giving one)."""
+    needs = requires if callable(requires) else (lambda language, fixed=frozenset(requires): fixed)
+
     def wrap(fn: Tagger) -> Tagger:
         if name in _REGISTRY:
             raise ValueError(f"phenomenon {name!r} registered twice")
-        _REGISTRY[name] = Phenomenon(name, fn, applies)
+        _REGISTRY[name] = Phenomenon(name, fn, applies, needs)
         return fn
     return wrap
 
@@ -45,6 +53,11 @@ def phenomenon_names() -> List[str]:
 def applicable(language: "Language") -> List[str]:
     """The phenomena that apply to ``language``, in canonical order."""
     return [p.name for p in _REGISTRY.values() if p.applies(language)]
+
+
+def required_annotations(name: str, language: "Language") -> FrozenSet[str]:
+    """The annotations phenomenon ``name`` reads for ``language``."""
+    return _REGISTRY[name].requires(language)
 
 
 def get_tagger(name: str) -> Tagger:

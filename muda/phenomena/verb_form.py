@@ -7,10 +7,12 @@ from typing import List, Set
 from muda.document import Document
 from muda.languages import Language
 from muda.phenomena.registry import register, seen_before
+from muda.phenomena.requirements import TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
-@register("verb_form", applies=lambda language: bool(language.verb_forms))  # ambiguous tenses listed
+@register("verb_form", applies=lambda language: bool(language.verb_forms),  # ambiguous tenses listed
+          requires={TARGET_MORPHOLOGY})
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()
