@@ -108,7 +108,7 @@ def _score(args: argparse.Namespace) -> int:
 
     result = score_files(args.hyp, args.ref, docids=args.docids, source=args.source,
                          comet_model=args.comet_model, comet_batch_size=args.comet_batch_size,
-                         output=args.output)
+                         output=args.output, doc_comet_context=args.doc_comet_context)
     print(summary_line(result))
     if args.output is None:
         import json
@@ -285,13 +285,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_arguments(p)
     p.set_defaults(func=_translate, output_args=("output",))
 
-    p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET")
+    p = sub.add_parser("score", help="sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET")
     p.add_argument("--hyp", required=True, help="system output, one line per reference line")
     p.add_argument("--ref", required=True, help="references")
-    p.add_argument("--docids", help="document ids: adds d-BLEU")
+    p.add_argument("--docids", help="document ids: adds d-BLEU, and Doc-COMET with --comet-model")
     p.add_argument("--source", help="source sentences (needed by COMET)")
     p.add_argument("--comet-model", help="COMET model name or checkpoint path (unbabel-comet)")
     p.add_argument("--comet-batch-size", type=int, default=_defaults(score_files)["comet_batch_size"])
+    p.add_argument("--doc-comet-context", type=int, default=_defaults(score_files)["doc_comet_context"],
+                   help="Doc-COMET: preceding sentences of the same document encoded as context "
+                   "(default: %(default)s, as in Vernikos et al. 2022)")
     p.add_argument("--output", help="write the full result as JSON here")
     p.set_defaults(func=_score, output_args=("output",))
 

@@ -1,12 +1,14 @@
-"""Scoring translations: sacreBLEU BLEU and chrF, document-level BLEU, and COMET."""
+"""Scoring translations: sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET."""
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Optional, Sequence
+import sys
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_predict
-from muda.io import group_by_document, read_docids
+from muda.io import document_spans, group_by_document, read_docids
 from contextual_mt.errors import ContextualMTError, InputError, check_option
 from muda.io import atomic_write_text, outputs, read_lines
 
@@ -48,14 +50,109 @@ def load_comet(model: str):
 
 def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
                 batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
-    return comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
+    result = comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
+    result["signature"] = comet_signature(model)
+    return result
+
+
+# Doc-COMET (Vernikos et al. 2022, "Embarrassingly Easy Document-Level MT Metrics"): COMET with
+# unbabel-comet's document-context mode (``model.enable_context()``). Each sentence is still scored
+# on its own, but its source, hypothesis and reference are encoded after up to ``context`` preceding
+# sentences of the same document, joined by the model tokenizer's separator token; the model pools
+# over the last sentence only. The hypothesis follows the *reference's* previous sentences, as in
+# the paper.
+DOC_COMET_CONTEXT = 2  # the paper's window (its add_context.py --ws default)
+
+
+def with_context(sentences: Sequence[str], context: Sequence[str], ids: Sequence[str], size: int,
+                 sep: str) -> List[str]:
+    """Each of ``sentences`` preceded by up to ``size`` lines of ``context`` from its own document
+    (a maximal run of equal ids, as d-BLEU's documents), joined by `` {sep} ``."""
+    out = []
+    for start, end in document_spans(ids):
+        for i in range(start, end):
+            out.append(f" {sep} ".join([*context[max(start, i - size):i], sentences[i]]))
+    return out
+
+
+def context_inputs(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], ids: Sequence[str],
+                   size: int, sep: str) -> Dict[str, List[str]]:
+    """The three context-augmented sides; the hypothesis gets the reference's context so that an
+    error in an earlier output sentence is not counted again in a later one."""
+    return {"src": with_context(srcs, srcs, ids, size, sep),
+            "mt": with_context(hyps, refs, ids, size, sep),
+            "ref": with_context(refs, refs, ids, size, sep)}
+
+
+def comet_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("unbabel-comet")
+    except PackageNotFoundError:  # a stand-in module (tests)
+        return "unknown"
+
+
+def comet_signature(model: str, context: Optional[int] = None, sep: Optional[str] = None) -> str:
+    """sacreBLEU-style: what a reader needs to reproduce the number. ``context`` None: COMET."""
+    if context is None:
+        return f"COMET|model:{model}|version:{comet_version()}"
+    return f"Doc-COMET|model:{model}|context:{context}|mtctx:ref|sep:{sep}|version:{comet_version()}"
+
+
+@contextmanager
+def context_mode(scorer: Any) -> Iterator[bool]:
+    """The document-context mode for one prediction, then off again, so that one loaded model
+    gives both COMET and Doc-COMET. Yields False for models without the mode: unbabel-comet only
+    enables it for regression models with average pooling (e.g. Unbabel/wmt22-comet-da)."""
+    before = bool(getattr(scorer, "use_context", False))
+    scorer.enable_context()
+    try:
+        yield bool(getattr(scorer, "use_context", False))
+    finally:
+        scorer.use_context = before
+
+
+def doc_comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str],
+                      ids: Sequence[str], model: str, context: int = DOC_COMET_CONTEXT, batch_size: int = 16,
+                      gpus: Optional[int] = None) -> Optional[Dict]:
+    """Doc-COMET of one system with a loaded model; None (and a note) if the model has no context mode."""
+    with context_mode(scorer) as enabled:
+        if not enabled:
+            print(f"Doc-COMET: skipped, {model} has no document-context mode (unbabel-comet has it for "
+                  "regression models with average pooling, e.g. Unbabel/wmt22-comet-da)", file=sys.stderr)
+            return None
+        sep = scorer.encoder.tokenizer.sep_token
+        sides = context_inputs(srcs, hyps, refs, ids, context, sep)
+        result = comet_predict(scorer, sides["src"], sides["mt"], sides["ref"], model, batch_size, gpus)
+    result.update(context=context, signature=comet_signature(model, context, sep))
+    return result
+
+
+def comet_results(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str],
+                  docids: Optional[Sequence[str]], model: str, batch_size: int = 16,
+                  doc_context: int = DOC_COMET_CONTEXT) -> Dict:
+    """``comet``, and ``doc_comet`` when there are document ids, from one loaded model."""
+    comet = comet_predict(scorer, srcs, hyps, refs, model, batch_size)
+    comet["signature"] = comet_signature(model)
+    out = {"comet": comet}
+    if docids is not None:
+        doc = doc_comet_predict(scorer, srcs, hyps, refs, docids, model, doc_context, batch_size)
+        if doc is not None:
+            out["doc_comet"] = doc
+    return out
+
+
+def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:
+    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
+    check_option("--doc-comet-context", doc_comet_context, minimum=1, integer=True)
 
 
 def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[str]] = None,
           srcs: Optional[Sequence[str]] = None, comet_model: Optional[str] = None,
-          comet_batch_size: int = 16) -> Dict:
-    """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``."""
-    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
+          comet_batch_size: int = 16, doc_comet_context: int = DOC_COMET_CONTEXT) -> Dict:
+    """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``; Doc-COMET both."""
+    check_comet_options(comet_batch_size, doc_comet_context)
     if len(hyps) != len(refs):
         raise ContextualMTError(f"{len(hyps)} hypotheses but {len(refs)} references")
     if not refs:
@@ -68,7 +165,8 @@ def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[st
     if comet_model is not None:
         if srcs is None:
             raise ContextualMTError("COMET needs the source sentences (--source)")
-        result["comet"] = comet_score(srcs, hyps, refs, comet_model, comet_batch_size)
+        result.update(comet_results(load_comet(comet_model), srcs, hyps, refs, docids, comet_model,
+                                    comet_batch_size, doc_comet_context))
     return result
 
 
@@ -78,21 +176,23 @@ def summary_line(result: Dict) -> str:
         parts.append(f"d-BLEU {result['d_bleu']['score']:.2f}")
     if "comet" in result:
         parts.append(f"COMET {result['comet']['score']:.4f}")
+    if "doc_comet" in result:  # its signature too: the context size changes the number
+        parts.append(f"Doc-COMET {result['doc_comet']['score']:.4f} ({result['doc_comet']['signature']})")
     return " | ".join(parts)
 
 
 def score_files(hyp: str, ref: str, docids: Optional[str] = None, source: Optional[str] = None,
                 comet_model: Optional[str] = None, comet_batch_size: int = 16,
-                output: Optional[str] = None) -> Dict:
+                output: Optional[str] = None, doc_comet_context: int = DOC_COMET_CONTEXT) -> Dict:
     """``contextual-mt score``: the metrics of the files; ``output`` is written atomically
     (checked writable first, nothing written on failure)."""
-    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
+    check_comet_options(comet_batch_size, doc_comet_context)
     with outputs(output):
-        return _score_files(hyp, ref, docids, source, comet_model, comet_batch_size, output)
+        return _score_files(hyp, ref, docids, source, comet_model, comet_batch_size, output, doc_comet_context)
 
 
 def _score_files(hyp: str, ref: str, docids: Optional[str], source: Optional[str], comet_model: Optional[str],
-                 comet_batch_size: int, output: Optional[str]) -> Dict:
+                 comet_batch_size: int, output: Optional[str], doc_comet_context: int) -> Dict:
     hyps, refs = read_lines(hyp), read_lines(ref)
     for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
         if not lines:  # sacreBLEU has no score for no sentences
@@ -109,7 +209,7 @@ def _score_files(hyp: str, ref: str, docids: Optional[str], source: Optional[str
         srcs = read_lines(source)
         if len(srcs) != len(refs):
             raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}")
-    result = score(hyps, refs, ids, srcs, comet_model, comet_batch_size)
+    result = score(hyps, refs, ids, srcs, comet_model, comet_batch_size, doc_comet_context)
     result["files"] = {"hyp": hyp, "ref": ref, "docids": docids, "source": source}
     if output:
         atomic_write_text(output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -5,7 +5,7 @@ translations as target context) and ``context-gold`` (the context model with the
 target context). Each translation records what it was made from (checkpoint, sentencepiece
 model, test set and decoding options, by content) in ``results/xx/translate.json``; a re-run
 only translates what is missing or stale. ``scores.json`` holds BLEU, chrF, d-BLEU (and COMET
-with a model) of every system.
+and Doc-COMET with a model) of every system.
 """
 from __future__ import annotations
 
@@ -160,6 +160,7 @@ class ScoreOptions:
     systems: Sequence[str] = tuple(SYSTEMS)
     comet_model: Optional[str] = None
     comet_batch_size: int = 16
+    doc_comet_context: int = 2  # metrics.DOC_COMET_CONTEXT (a test checks): not imported, it loads numpy
 
     def __post_init__(self) -> None:
         self.layout = PairLayout(self.lang, self.root)
@@ -167,13 +168,13 @@ class ScoreOptions:
         if unknown or not self.systems:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
         check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
+        check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
 
 
 def score_systems(options: ScoreOptions) -> Dict:
     """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
     (a re-run with the same translations and references does nothing)."""
-    from contextual_mt.metrics import load_comet, score
-    from muda.evaluation.metrics import comet_predict
+    from contextual_mt.metrics import comet_results, load_comet, score
     from muda.io import read_docids, read_lines
 
     o = options
@@ -195,6 +196,8 @@ def score_systems(options: ScoreOptions) -> Dict:
                                     f"('make translate LANG={o.lang}')")
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
     settings = {"comet_model": o.comet_model, "inputs": inputs}
+    if o.comet_model:  # only then: scores.json written without COMET stays up to date
+        settings["doc_comet_context"] = o.doc_comet_context
     old = read_record(o.layout.scores)
     if old is not None and old.get("settings") == settings:
         print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
@@ -209,8 +212,10 @@ def score_systems(options: ScoreOptions) -> Dict:
                 raise ContextualMTError(f"{path}: has {len(hyps)} lines but {files['reference']} has {len(refs)}")
             r = score(hyps, refs, ids)
             if comet is not None:
-                r["comet"] = comet_predict(comet, srcs, hyps, refs, o.comet_model, o.comet_batch_size)
-                r["comet"].pop("segments", None)
+                r.update(comet_results(comet, srcs, hyps, refs, ids, o.comet_model, o.comet_batch_size,
+                                       o.doc_comet_context))
+                for metric in ("comet", "doc_comet"):
+                    r.get(metric, {}).pop("segments", None)
             r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
             result["systems"][system] = r
         atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
@@ -218,12 +223,13 @@ def score_systems(options: ScoreOptions) -> Dict:
 
 
 def format_scores(result: Dict) -> str:
-    has_comet = any("comet" in r for r in result["systems"].values())
-    head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + (f" {'COMET':>7s}" if has_comet else "")
+    comet = [(m, title) for m, title in (("comet", "COMET"), ("doc_comet", "Doc-COMET"))
+             if any(m in r for r in result["systems"].values())]
+    head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + "".join(f" {t:>9s}" for _, t in comet)
     rows = [head]
     for name, r in result["systems"].items():
         row = f"{name:14s} {r['bleu']['score']:6.2f} {r['chrf']['score']:6.2f} {r['d_bleu']['score']:7.2f}"
-        if has_comet:
-            row += f" {r['comet']['score']:7.4f}" if "comet" in r else f" {'-':>7s}"
+        row += "".join(f" {r[m]['score']:9.4f}" if m in r else f" {'-':>9s}" for m, _ in comet)
         rows.append(row)
-    return "\n".join(rows)
+    signatures = {r["doc_comet"]["signature"] for r in result["systems"].values() if "doc_comet" in r}
+    return "\n".join(rows + sorted(signatures))  # the same for every system: printed once
