@@ -316,6 +316,7 @@ def score_both_empty(c):
 
 
 add("score-hyp-and-ref-empty", score_command, score_both_empty)
+option_cases("score", score_command, [("--doc-comet-context", "0")])
 add("score-hyp-fewer-lines", score_command, lambda c: [edited(c, "--hyp", "short.fr", drop_last), LINES])
 add("score-hyp-more-lines", score_command, lambda c: [edited(c, "--hyp", "long.fr", add_line), LINES])
 add("score-docids-fewer-lines", score_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
