@@ -1,0 +1,130 @@
+"""testset build: contrastive groups from MuDA tags, on a hand-made French document set (every
+variant differs from its reference in the tagged word and its agreement only) and on the demo
+corpus; bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.testsets.build import BuildOptions, run_build
+from muda.tagger import text_hash
+
+# (form, lemma, upos, feats, head, deprel) per token
+SENTENCES = [
+    [("Salut", "salut", "INTJ", "_", 0, "root"), ("Marie", "Marie", "PROPN", "_", 1, "flat"),
+     (".", ".", "PUNCT", "_", 1, "punct")],
+    [("Tu", "tu", "PRON", "Number=Sing|Person=2|PronType=Prs", 2, "nsubj"),
+     ("vois", "voir", "VERB", "Mood=Ind|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin", 0, "root"),
+     ("le", "le", "DET", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art", 4, "det"),
+     ("chat", "chat", "NOUN", "Gender=Masc|Number=Sing", 2, "obj"), (".", ".", "PUNCT", "_", 2, "punct")],
+    [("Vous", "vous", "PRON", "Number=Plur|Person=2|PronType=Prs", 2, "nsubj"),
+     ("voyez", "voir", "VERB", "Mood=Ind|Number=Plur|Person=2|Tense=Pres|VerbForm=Fin", 0, "root"),
+     ("la", "le", "DET", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art", 4, "det"),
+     ("maison", "maison", "NOUN", "Gender=Fem|Number=Sing", 2, "obj"), (".", ".", "PUNCT", "_", 2, "punct")],
+    [("Il", "il", "PRON", "Gender=Masc|Number=Sing|Person=3|PronType=Prs", 3, "nsubj"),
+     ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 3, "cop"),
+     ("content", "content", "ADJ", "Gender=Masc|Number=Sing", 0, "root"), (".", ".", "PUNCT", "_", 3, "punct")],
+    [("Elle", "il", "PRON", "Gender=Fem|Number=Sing|Person=3|PronType=Prs", 3, "nsubj"),
+     ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 3, "cop"),
+     ("contente", "content", "ADJ", "Gender=Fem|Number=Sing", 0, "root"), (".", ".", "PUNCT", "_", 3, "punct")],
+    [("Tu", "tu", "PRON", "Number=Sing|Person=2|PronType=Prs", 2, "nsubj"),
+     ("manges", "manger", "VERB", "Mood=Ind|Number=Sing|Person=2|Tense=Pres|VerbForm=Fin", 0, "root"),
+     (".", ".", "PUNCT", "_", 2, "punct")],
+]
+SOURCES = ["Hi Marie .", "You see the cat .", "You see the house .", "He is happy .", "She is happy .",
+           "You eat ."]
+# (sentence, token) -> phenomenon
+TAGS = {(1, 0): "formality", (4, 0): "pronouns", (5, 0): "formality"}
+
+
+def conllu(sentences):
+    out = []
+    for n, sent in enumerate(sentences):
+        out.append(f"# sent_id = {n + 1}")
+        for i, (form, lemma, upos, feats, head, rel) in enumerate(sent, start=1):
+            out.append("\t".join([str(i), form, lemma, upos, "_", feats, str(head), rel, "_", "_"]))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def french(tmp_path):
+    refs = [" ".join(t[0] for t in s) for s in SENTENCES]
+    (tmp_path / "src.en").write_text("\n".join(SOURCES) + "\n")
+    (tmp_path / "ref.fr").write_text("\n".join(refs) + "\n")
+    (tmp_path / "docids").write_text("d\n" * len(refs))
+    dump = [[[{"token": t[0], "tags": [TAGS[(s, j)]] if (s, j) in TAGS else []} for j, t in enumerate(sent)]
+             for s, sent in enumerate(SENTENCES)]]
+    (tmp_path / "ref.tags.json").write_text(json.dumps(dump, ensure_ascii=False))
+    (tmp_path / "ref.tags.tgt.conllu").write_text(conllu(SENTENCES))
+    (tmp_path / "ref.tags.summary.json").write_text(json.dumps({"tgt_sha256": text_hash(refs)}))
+    return tmp_path
+
+
+def build(d, **kw):
+    return run_build(BuildOptions(str(d / "src.en"), str(d / "ref.fr"), str(d / "docids"), str(d / "ref.tags.json"),
+                                  str(d / "out"), "fr", **kw))
+
+
+def test_variants_change_the_tagged_word_and_its_agreement_only(french):
+    summary = build(french)
+    groups = [json.loads(x) for x in (french / "out" / "manifest.jsonl").read_text().splitlines()]
+    refs = (french / "ref.fr").read_text().splitlines()
+    assert [(g["line"], g["phenomenon"], g["word"]) for g in groups] == [(2, "formality", "Tu"), (5, "pronouns", "Elle")]
+    assert [v["text"] for v in groups[0]["variants"]] == ["Vous voyez le chat ."]
+    assert [v["text"] for v in groups[1]["variants"]] == ["Il est content ."]  # elles: no "sont contentes" seen
+    for g in groups:
+        ref = refs[g["line"] - 1].split()
+        for v in g["variants"]:
+            words = v["text"].split()
+            assert v["text"] != refs[g["line"] - 1] and len(words) == len(ref)
+            changed = {k for k, (a, b) in enumerate(zip(ref, words)) if a != b}
+            assert changed == {r[0] for r in v["replaced"]} and g["position"] in changed
+    assert groups[0]["distance"] is None  # no earlier T word in the document
+    # "Tu manges": the corpus never shows "mangez", so no variant (it could be wrong): counted
+    assert summary["phenomena"]["formality"] == {"occurrences": 2, "groups": 1,
+                                                 "skipped: agreeing form not in the corpus": 1}
+    voita = json.loads((french / "out" / "voita.json").read_text())
+    for entry, g in zip(voita, groups):
+        assert len(entry["dst"]) == 2 and entry["dst"][entry["true_ind"]].endswith(refs[g["line"] - 1])
+        assert entry["src"].endswith(SOURCES[g["line"] - 1])
+    assert len((french / "out" / "contrapro.text.fr").read_text().splitlines()) == 4  # 2 groups x 2 candidates
+
+
+def test_tags_of_another_text_are_refused(french):
+    (french / "ref.tags.summary.json").write_text(json.dumps({"tgt_sha256": "0" * 64}))
+    with pytest.raises(ContextualMTError, match="tags of another text"):
+        build(french)
+    assert not (french / "out" / "manifest.jsonl").exists()
+
+
+def test_a_language_without_alternatives_or_muda_is_one_line(french):
+    with pytest.raises(ContextualMTError, match="no alternatives for 'ja'"):
+        BuildOptions(*(str(french / n) for n in ("src.en", "ref.fr", "docids", "ref.tags.json", "out")), "ja")
+    with pytest.raises(Exception, match="xx"):  # not a MuDA language: muda's own one-line error
+        BuildOptions(*(str(french / n) for n in ("src.en", "ref.fr", "docids", "ref.tags.json", "out")), "xx")
+    assert not (french / "out").exists()
+
+
+def test_the_demo_corpus(demo_corpus, tmp_path):
+    data = demo_corpus(train_docs=20, valid_docs=2, test_docs=30, seed=5)
+    tags = tmp_path / "test.tags.json"
+    proc = subprocess.run([sys.executable, "-m", "muda.cli", "tag", "--src", str(data / "test.en"), "--tgt",
+                           str(data / "test.fr"), "--docids", str(data / "test.docids"), "--tgt-lang", "fr",
+                           "--dump-tags", str(tags), "--src-conllu", str(data / "test.en.conllu"), "--tgt-conllu",
+                           str(data / "test.fr.conllu"), "--alignments", str(data / "test.align")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    summary = run_build(BuildOptions(str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"),
+                                     str(tags), str(tmp_path / "out"), "fr",
+                                     lexicon=(str(data / "train.fr.conllu"),)))
+    tagged = json.loads((tmp_path / "test.tags.summary.json").read_text())["tags"]
+    assert summary["phenomena"]["pronouns"]["groups"] == tagged["pronouns"] > 0
+    assert summary["phenomena"]["formality"]["groups"] == tagged["formality"] > 0
+    refs = (data / "test.fr").read_text().splitlines()
+    for line in (tmp_path / "out" / "manifest.jsonl").read_text().splitlines():
+        g = json.loads(line)
+        assert g["distance"] is not None and 1 <= g["distance"] <= 3  # the demo's cues are within 3 sentences
+        assert all(v["text"] != refs[g["line"] - 1] for v in g["variants"])
