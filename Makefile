@@ -13,7 +13,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 # UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo cadec-demo attribute pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
+.PHONY: install test demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -209,6 +209,10 @@ report:
 # context attribution (CTI + CCI) of the test references with the context model
 attribute:
 	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
+
+# contrastive test suites of the test split from the reference's MuDA tags
+testset:
+	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
 
 muda-eval:
 	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))

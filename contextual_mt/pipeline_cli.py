@@ -43,6 +43,7 @@ def add_stage_parsers(commands: Any) -> None:
     add_translate_score_parsers(commands)
     add_pcxmi_parsers(commands)
     add_attribute_parser(commands)
+    add_testset_parser(commands)
     add_muda_eval_parser(commands)
     add_contrastive_parser(commands)
     add_table_parser(commands)
@@ -331,6 +332,23 @@ def add_attribute_parser(sub) -> argparse.ArgumentParser:
                    "from other inputs or settings (OUTPUT.partial)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_attribute, transaction=False)  # attribute writes its own outputs atomically
+    return p
+
+
+# ---------------------------------------------------------------- testset_stage.py
+def _testset(args: argparse.Namespace) -> int:
+    from contextual_mt.pipeline.testset_stage import run_testset_stage
+
+    run_testset_stage(args.lang, args.root, muda_tag_args=args.muda_tag_args or "")
+    return 0
+
+
+def add_testset_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("testset", help="contrastive test suites of the test split from the reference's MuDA tags "
+                       "(results/xx/testset/)")
+    add_pair_options(p)
+    p.add_argument("--muda-tag-args", help="more `muda tag` options for tagging the reference, as one string")
+    p.set_defaults(func=_testset, transaction=False)  # testset build writes its own outputs together
     return p
 
 

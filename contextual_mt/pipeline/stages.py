@@ -61,7 +61,8 @@ STAGES: Tuple[Stage, ...] = (
           "muda.sbatch", "muda"),
 )
 # the stages that are not jobs of the chain: run by hand, or by `make table` over several pairs
-EXTRA = {"attribute": "context attribution of the test references (CTI + CCI)", "contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
+EXTRA = {"attribute": "context attribution of the test references (CTI + CCI)",
+         "testset": "contrastive test suites of the test split from MuDA tags", "contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
          "report": "the P-CXMI report (part of pcxmi and pcxmi-merge)"}
 
 
