@@ -243,6 +243,18 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _testset_evaluate(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table
+
+    result = evaluate_testset(EvaluateOptions(args.manifest, tuple(args.hyp), summary=args.summary,
+                                              docids=args.docids, output=args.output, bootstrap=args.bootstrap,
+                                              seed=args.seed))
+    print(format_table(result))
+    if args.output:
+        print(f"result: {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from contextual_mt.analysis.cxmi import CxmiOptions
     from contextual_mt.analysis.report import ReportOptions
@@ -403,8 +415,36 @@ def build_parser() -> argparse.ArgumentParser:
                    "is not there yet (make cadec-demo); without it, that is an error")
     p.set_defaults(func=_cadec_demo, transaction=False)  # resumes step by step
 
+    _add_testset_parsers(sub)
     add_pipeline_parsers(sub)
     return parser
+
+
+def _add_testset_parsers(sub) -> None:
+    """``contextual-mt testset build|evaluate``: test suites from MuDA tags."""
+    from contextual_mt.testsets.evaluate import EvaluateOptions
+
+    p = sub.add_parser("testset", help="test suites for any language pair from MuDA tags: contrastive groups and "
+                       "the generative evaluation of a system's translations")
+    testset = p.add_subparsers(dest="testset_command", required=True)
+
+    default = _defaults(EvaluateOptions)
+    p = testset.add_parser("evaluate", help="for systems that cannot be scored (an API, an LLM, another toolkit): "
+                           "does the tagged word's correct form, or a wrong alternative, appear in the translation "
+                           "of its line; per phenomenon and context distance, with bootstrap intervals")
+    p.add_argument("--manifest", required=True, help="manifest.jsonl written by `testset build`")
+    p.add_argument("--hyp", required=True, action="append", metavar="SYSTEM.txt",
+                   help="a system's translations of the test set, one line per line; repeat for several systems "
+                   "(the first is the baseline of the comparisons)")
+    p.add_argument("--summary", help="summary.json of `testset build` (default: beside the manifest): the "
+                   "language and the test set's line count")
+    p.add_argument("--docids", help="document ids of the test set: the documents resampled (default: the "
+                   "manifest's 'doc' of each group)")
+    p.add_argument("--output", help="write the full result as JSON here")
+    p.add_argument("--bootstrap", type=int, default=default["bootstrap"],
+                   help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)")
+    p.add_argument("--seed", type=int, default=default["seed"])
+    p.set_defaults(func=_testset_evaluate, output_args=("output",))
 
 
 def _add_attribute_parser(sub) -> None:

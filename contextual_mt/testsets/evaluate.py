@@ -1,0 +1,397 @@
+"""``contextual-mt testset evaluate``: the generative evaluation of systems that cannot be scored
+(an API, an LLM, another toolkit's output) on the groups of ``testset build``'s manifest.
+
+For each group (a tagged word of the reference), the system's translation of that line is
+checked for the word's correct form, and for its wrong alternatives: *correct* (the correct form
+is there), *wrong alternative* (an alternative is there and the correct form is not) or *missing*
+(neither: a paraphrase, or an error). Words are compared case-insensitively, on the Moses tokens
+of the manifest's language, each further split on apostrophes and hyphens (French "l'", "c'est",
+"êtes-vous"); a word of several pieces must appear as consecutive pieces. There is no word
+aligner here: what is checked is presence anywhere in the line, any occurrence counting.
+
+Fractions are reported overall, per phenomenon and per context distance, with percentile
+bootstrap confidence intervals over documents, and every system after the first is compared
+with the first by paired bootstrap (``muda.evaluation.significance``, as ``muda eval`` does).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from contextual_mt.errors import ContextualMTError, check_option
+from muda.errors import InputError
+from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
+from muda.io import atomic_write_text, check_input_file, document_spans, read_docids, read_lines, read_text
+
+OUTCOMES = ("correct", "wrong_alternative", "missing")
+DISTANCES = ("0", "1", "2", "3", ">3", "unknown")
+CONFIDENCE = 0.95
+MAX_BOOTSTRAP = 100_000  # as muda eval: past this, more resamples only fill memory
+NOTES = (
+    "correct: the tagged word's correct form appears in the system's translation of the line; wrong_alternative: "
+    "one of its alternatives appears and the correct form does not; missing: neither (a paraphrase or an error)",
+    "no word alignment: presence anywhere in the line is checked, any occurrence counting (a frequent word such "
+    "as a pronoun may be found elsewhere in the sentence than where the reference has it)",
+    "words are compared case-insensitively on the Moses tokens of the language, split on apostrophes and hyphens "
+    "(\"l'\" matches l'homme, \"vous\" matches êtes-vous); a word of several pieces must appear as consecutive pieces",
+    "confidence intervals: 95% percentile bootstrap over documents; comparisons: paired bootstrap of the "
+    "difference in fraction correct with the first system, p = share of resamples where its sign changes "
+    "(a resample without groups of a cell counts against the difference)",
+)
+
+
+@dataclass(frozen=True)
+class EvaluateOptions:
+    """The inputs of ``evaluate_testset`` (the options of ``contextual-mt testset evaluate``)."""
+    manifest: str  # manifest.jsonl of `testset build`
+    hyps: Sequence[str]  # one system's translations per file, one line per line of the test set
+    summary: Optional[str] = None  # default: summary.json beside the manifest
+    docids: Optional[str] = None  # document ids of the test set: resampled instead of the manifest's "doc"
+    output: Optional[str] = None  # the JSON result
+    bootstrap: int = 1000  # resamples (0: no intervals, no comparison)
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        for flag, path in (("--manifest", self.manifest), ("--summary", self.summary), ("--docids", self.docids),
+                           ("--output", self.output)):
+            if path is not None and (not isinstance(path, str) or not path):
+                raise ContextualMTError(f"{flag}: a file path is required (got {path!r})")
+        if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
+            raise ContextualMTError(f"--hyp: give one or more system output files (got {self.hyps!r})")
+        object.__setattr__(self, "hyps", tuple(self.hyps))
+        if len({os.path.realpath(h) for h in self.hyps}) != len(self.hyps):
+            raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})")
+        check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+        check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
+        if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
+            raise ContextualMTError(f"{self.output}: --output would overwrite an input; write it elsewhere")
+
+    @property
+    def summary_path(self) -> str:
+        return self.summary or os.path.join(os.path.dirname(self.manifest), "summary.json")
+
+    @property
+    def system_names(self) -> List[str]:
+        """The hypothesis file names, or their paths when two share a name."""
+        names = [os.path.basename(h) for h in self.hyps]
+        return names if len(set(names)) == len(names) else list(self.hyps)
+
+    def inputs(self) -> List[str]:
+        return [p for p in (self.manifest, self.summary_path, self.docids, *self.hyps) if p]
+
+
+@dataclass(frozen=True)
+class Group:
+    """What the evaluation reads of a manifest line."""
+    line: int  # 1-based line of the test set
+    doc: str
+    phenomenon: str
+    word: str
+    alternatives: Tuple[str, ...]
+    distance: Optional[int]
+
+    @property
+    def bucket(self) -> str:
+        if self.distance is None:
+            return "unknown"
+        return str(self.distance) if self.distance <= 3 else ">3"
+
+
+# ----------------------------------------------------------------------------- reading
+def read_manifest(path: str) -> List[Group]:
+    """The groups of a manifest.jsonl; anything else is one error naming the file and line."""
+    check_input_file(path, "manifest")
+    groups = []
+    for lineno, text in enumerate(read_lines(path), start=1):
+        if text.strip():
+            groups.append(_group(text, f"{path}:{lineno}"))
+    if not groups:
+        raise ContextualMTError(f"{path}: no groups in the manifest (is it the manifest.jsonl of `testset build`?)")
+    return groups
+
+
+def _group(text: str, where: str) -> Group:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{where}: not a JSON object ({e.msg}); expected one group per line") from None
+    if not isinstance(record, dict):
+        raise ContextualMTError(f"{where}: not a JSON object; expected one group per line")
+    missing = [k for k in ("line", "doc", "phenomenon", "word", "alternatives") if k not in record]
+    if missing:
+        raise ContextualMTError(f"{where}: not a group of a testset manifest (no {', '.join(missing)})")
+    line, distance, alternatives = record["line"], record.get("distance"), record["alternatives"]
+    if not _is_int(line) or line < 1:
+        raise ContextualMTError(f"{where}: 'line' must be a line number >= 1 (got {line!r})")
+    if distance is not None and (not _is_int(distance) or distance < 0):
+        raise ContextualMTError(f"{where}: 'distance' must be a number of sentences >= 0 or null (got {distance!r})")
+    for key in ("phenomenon", "word"):
+        if not isinstance(record[key], str) or not record[key].strip():
+            raise ContextualMTError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})")
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
+        raise ContextualMTError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})")
+    if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
+        raise ContextualMTError(f"{where}: 'doc' must be a document id (got {record['doc']!r})")
+    return Group(line, str(record["doc"]), record["phenomenon"], record["word"], tuple(alternatives), distance)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_summary(path: str) -> Dict:
+    """summary.json of `testset build`: its language (for the tokenizer) and line count."""
+    try:
+        summary = json.loads(read_text(path))
+    except InputError as e:
+        raise ContextualMTError(f"{e} (the summary.json that `testset build` writes beside the manifest; "
+                                "or give --summary)" if "not found" in str(e) else str(e)) from None
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
+        raise ContextualMTError(f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)")
+    lines = summary.get("lines")
+    if lines is not None and (not _is_int(lines) or lines < 1):
+        raise ContextualMTError(f"{path}: 'lines' must be the test set's line count (got {lines!r})")
+    return summary
+
+
+def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[Group], summary: str,
+                 what: str) -> None:
+    """A file with one line per line of the test set: exactly ``lines`` (the summary's), or at least
+    the last line a group refers to when the summary does not record the count."""
+    if lines is not None and count != lines:
+        raise ContextualMTError(f"{path}: has {count} lines but the test set has {lines} ({summary}); "
+                                f"give {what}, one per line of the test set")
+    last = max(g.line for g in groups)
+    if count < last:
+        raise ContextualMTError(f"{path}: has {count} lines but the manifest has a group on line {last}; "
+                                f"give {what}, one per line of the test set")
+
+
+def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> np.ndarray:
+    """The document index of each group, 0..D-1: the documents of --docids (runs of equal ids),
+    else the manifest's 'doc' values."""
+    if o.docids:
+        ids = read_docids(o.docids)
+        _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
+        of_line = np.zeros(len(ids), dtype=np.int64)
+        for k, (start, end) in enumerate(document_spans(ids)):
+            of_line[start:end] = k
+        keys = [int(of_line[g.line - 1]) for g in groups]
+    else:
+        keys = [g.doc for g in groups]
+    index: Dict[Any, int] = {}
+    return np.array([index.setdefault(k, len(index)) for k in keys], dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------- matching
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'"})
+_PIECE = re.compile(r"[^'\-\u2010\u2011]+")
+
+
+class WordMatcher:
+    """Words as sequences of lower-cased pieces: the Moses tokens of the language (which keep
+    hyphenated words whole and French elisions as "l'"), split again on apostrophes and hyphens."""
+
+    def __init__(self, language: str) -> None:
+        try:
+            from sacremoses import MosesTokenizer
+        except ImportError:
+            raise ContextualMTError("testset evaluate tokenizes with sacremoses; install it (pip install "
+                                    "sacremoses)") from None
+        self.tokenizer = MosesTokenizer(lang=re.split(r"[-_]", language, maxsplit=1)[0].lower())
+
+    def pieces(self, text: str) -> Tuple[str, ...]:
+        text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES).casefold()
+        return tuple(p for token in self.tokenizer.tokenize(text, escape=False) for p in _PIECE.findall(token))
+
+
+def contains(pieces: Sequence[str], word: Sequence[str]) -> bool:
+    """``word``'s pieces appear consecutively in ``pieces``."""
+    n = len(word)
+    return n > 0 and any(tuple(pieces[i:i + n]) == tuple(word) for i in range(len(pieces) - n + 1))
+
+
+def outcome(hypothesis: Sequence[str], word: Sequence[str], alternatives: Sequence[Sequence[str]]) -> Tuple[int, bool]:
+    """(index in OUTCOMES, whether an alternative appears too)."""
+    right = contains(hypothesis, word)
+    wrong = any(contains(hypothesis, a) for a in alternatives if tuple(a) != tuple(word))
+    return (0 if right else 1 if wrong else 2), right and wrong
+
+
+# ----------------------------------------------------------------------------- scoring
+def _cells(groups: Sequence[Group]) -> List[str]:
+    """The breakdown: 'all', 'phenomenon:P' (in order of first appearance), 'distance:B'."""
+    phenomena = list(dict.fromkeys(g.phenomenon for g in groups))
+    buckets = [b for b in DISTANCES if any(g.bucket == b for g in groups)]
+    return ["all"] + [f"phenomenon:{p}" for p in phenomena] + [f"distance:{b}" for b in buckets]
+
+
+def _group_cells(g: Group) -> Tuple[str, str, str]:
+    return "all", f"phenomenon:{g.phenomenon}", f"distance:{g.bucket}"
+
+
+def _counts(outcomes: Sequence[int], groups: Sequence[Group], docs: np.ndarray, cells: Sequence[str]) -> np.ndarray:
+    """(documents, cells, outcomes) counts of one system."""
+    where = {c: k for k, c in enumerate(cells)}
+    counts = np.zeros((int(docs.max()) + 1, len(cells), len(OUTCOMES)), dtype=np.int64)
+    for g, d, o in zip(groups, docs, outcomes):
+        for cell in _group_cells(g):
+            counts[d, where[cell], o] += 1
+    return counts
+
+
+def _flag_counts(flags: Sequence[bool], groups: Sequence[Group], cells: Sequence[str]) -> np.ndarray:
+    """(cells,) how many groups of each cell have the flag."""
+    where = {c: k for k, c in enumerate(cells)}
+    totals = np.zeros(len(cells), dtype=np.int64)
+    for g, flag in zip(groups, flags):
+        for cell in _group_cells(g):
+            totals[where[cell]] += int(flag)
+    return totals
+
+
+def _fractions(totals: np.ndarray) -> np.ndarray:
+    """Outcome fractions of (..., outcomes) totals; NaN where a cell has no groups."""
+    n = totals.sum(-1, keepdims=True).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, totals / n, np.nan)
+
+
+def _correct_fraction(totals: np.ndarray) -> np.ndarray:
+    """For paired_bootstrap: fraction correct, 0 for a cell without groups."""
+    return np.nan_to_num(_fractions(totals)[..., 0])
+
+
+def _resampled_totals(counts: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """(resamples, cells, outcomes): the counts summed over each resample's documents."""
+    weights = np.zeros((samples.shape[0], counts.shape[0]))
+    np.add.at(weights, (np.arange(samples.shape[0])[:, None], samples), 1)
+    return np.einsum("nd,dco->nco", weights, counts.astype(float))
+
+
+def _intervals(counts: np.ndarray, samples: Optional[np.ndarray]) -> Optional[np.ndarray]:
+    """(2, cells, outcomes) percentile bounds, or None without resamples."""
+    if samples is None:
+        return None
+    tail = (1 - CONFIDENCE) / 2 * 100
+    with np.errstate(invalid="ignore"):
+        return np.nanpercentile(_fractions(_resampled_totals(counts, samples)), [tail, 100 - tail], axis=0)
+
+
+def _system_result(hyp: str, counts: np.ndarray, both: np.ndarray, cells: Sequence[str],
+                   ci: Optional[np.ndarray], outcomes: Sequence[int]) -> Dict:
+    totals = counts.sum(0)
+    fractions = _fractions(totals)
+    result: Dict[str, Any] = {"hypotheses": hyp, "overall": None, "phenomena": {}, "distances": {}}
+    for k, cell in enumerate(cells):
+        entry: Dict[str, Any] = {"groups": int(totals[k].sum())}
+        for j, what in enumerate(OUTCOMES):
+            entry[what] = float(fractions[k, j])
+            entry[f"{what}_ci"] = None if ci is None else [float(ci[0, k, j]), float(ci[1, k, j])]
+        entry["correct_with_alternative"] = int(both[k])  # the correct form and a wrong one both appear
+        _place(result, cell, entry)
+    result["group_outcomes"] = [OUTCOMES[o] for o in outcomes]
+    return result
+
+
+def _place(result: Dict, cell: str, entry: Any) -> None:
+    """Put a cell's entry under 'overall', 'phenomena' or 'distances'."""
+    if cell == "all":
+        result["overall"] = entry
+    else:
+        kind, key = cell.split(":", 1)
+        result["phenomena" if kind == "phenomenon" else "distances"][key] = entry
+
+
+def _comparison(names: Sequence[str], counts: Sequence[np.ndarray], k: int, cells: Sequence[str],
+                samples: np.ndarray) -> Dict:
+    """System k against the first: difference in fraction correct and its paired bootstrap p."""
+    p = paired_bootstrap(counts[k], counts[0], samples, metric=_correct_fraction)
+    diff = _correct_fraction(counts[k].sum(0)) - _correct_fraction(counts[0].sum(0))
+    result: Dict[str, Any] = {"a": names[0], "b": names[k], "overall": None, "phenomena": {}, "distances": {}}
+    for j, cell in enumerate(cells):
+        _place(result, cell, {"difference": float(diff[j]), "p": float(p[j])})
+    return result
+
+
+def evaluate_testset(o: EvaluateOptions) -> Dict:
+    """Every system's outcome on every group, by phenomenon and distance, with intervals and the
+    comparisons with the first system; written to ``o.output`` when given (after every check)."""
+    groups = read_manifest(o.manifest)
+    summary = read_summary(o.summary_path)
+    lines = summary.get("lines")
+    hyps = []
+    for path in o.hyps:
+        check_input_file(path, "system output")
+        hyps.append(read_lines(path))
+        _check_lines(path, len(hyps[-1]), lines, groups, o.summary_path, "the system's translations")
+    docs = _documents(o, groups, lines)
+    matcher = WordMatcher(summary["language"])
+    words = [(matcher.pieces(g.word), [matcher.pieces(a) for a in g.alternatives]) for g in groups]
+    cells = _cells(groups)
+    samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
+    result: Dict[str, Any] = {
+        "manifest": o.manifest, "summary": o.summary_path, "language": summary["language"],
+        "reference": summary.get("reference"), "lines": lines, "groups": len(groups),
+        "documents": int(docs.max()) + 1, "bootstrap": o.bootstrap, "seed": o.seed, "confidence": CONFIDENCE,
+        "notes": list(NOTES), "systems": {}, "comparisons": []}
+    all_counts = []
+    for name, path, text in zip(o.system_names, o.hyps, hyps):
+        checked = [outcome(matcher.pieces(text[g.line - 1]), w, alts) for g, (w, alts) in zip(groups, words)]
+        outcomes = [c[0] for c in checked]
+        counts = _counts(outcomes, groups, docs, cells)
+        both = _flag_counts([c[1] for c in checked], groups, cells)
+        all_counts.append(counts)
+        result["systems"][name] = _system_result(path, counts, both, cells, _intervals(counts, samples),
+                                                 outcomes)
+    if samples is not None:
+        result["comparisons"] = [_comparison(o.system_names, all_counts, k, cells, samples)
+                                 for k in range(1, len(all_counts))]
+    if o.output:
+        atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return result
+
+
+# ----------------------------------------------------------------------------- table
+def _percent(entry: Dict, what: str = "correct") -> str:
+    ci = entry.get(f"{what}_ci")
+    text = f"{100 * entry[what]:.1f}"
+    return text + (f" [{100 * ci[0]:.1f}-{100 * ci[1]:.1f}]" if ci else "")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    return ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in [header, *rows]]
+
+
+def format_table(result: Dict) -> str:
+    """Per system: % correct [95% CI] overall, per phenomenon, per distance; the outcome shares
+    overall; the comparisons with the first system."""
+    systems = result["systems"]
+    first = next(iter(systems.values()))
+    columns = [("all", lambda s: s["overall"])]
+    columns += [(p, lambda s, p=p: s["phenomena"][p]) for p in first["phenomena"]]
+    columns += [(f"d={d}", lambda s, d=d: s["distances"][d]) for d in first["distances"]]
+    lines = ["% correct [95% CI]" if result["bootstrap"] else "% correct"]
+    rows = [[name] + [_percent(get(s)) for _, get in columns] for name, s in systems.items()]
+    rows.append(["groups"] + [str(get(first)["groups"]) for _, get in columns])
+    lines += _table(["system"] + [c for c, _ in columns], rows)
+    lines.append("")
+    lines += _table(["system", *OUTCOMES], [[name] + [_percent(s["overall"], w) for w in OUTCOMES]
+                                            for name, s in systems.items()])
+    for c in result["comparisons"]:
+        parts = [f"{label} {100 * get(c)['difference']:+.1f} (p {get(c)['p']:.3f})" for label, get in columns]
+        lines.append(f"{c['b']} vs {c['a']}: % correct, paired bootstrap: {', '.join(parts)}")
+    return "\n".join(lines)
+
+
+__all__ = ["EvaluateOptions", "evaluate_testset", "format_table", "read_manifest", "WordMatcher"]
