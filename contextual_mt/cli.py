@@ -243,6 +243,44 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _testset_build(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.build import PHENOMENA, BuildOptions, run_build, summary_lines
+
+    def options(tags: str) -> BuildOptions:
+        return BuildOptions(args.source, args.reference, args.docids, tags, args.output_dir, args.lang,
+                            tgt_conllu=args.tgt_conllu, src_conllu=args.src_conllu, alignments=args.alignments,
+                            lexicon=tuple(args.lexicon or ()), context_size=args.context_size, seed=args.seed,
+                            phenomena=tuple(args.phenomena or PHENOMENA))
+    tags = args.tags
+    if tags is None:
+        tags = os.path.join(args.output_dir, "reference.tags.json")
+        options(tags)  # the language and options are checked before anything is annotated
+        _tag_reference(args, tags)
+    summary = run_build(options(tags))
+    print("\n".join(summary_lines(summary)))
+    print(f"test suites: {args.output_dir} (voita.json, contrapro.json, manifest.jsonl, summary.json)")
+    return 0
+
+
+def _tag_reference(args: argparse.Namespace, tags: str) -> None:
+    """``muda tag`` of the reference, in this process, into the output folder."""
+    import shutil
+
+    from muda.cli import main as muda_main
+
+    given = [(flag, value) for flag, value in (("--src-conllu", args.src_conllu), ("--tgt-conllu", args.tgt_conllu),
+                                                ("--alignments", args.alignments)) if value]
+    argv = ["tag", "--src", args.source, "--tgt", args.reference, "--docids", args.docids, "--tgt-lang", args.lang,
+            "--dump-tags", tags, "--annotator", args.annotator, *(x for pair in given for x in pair)]
+    created = not os.path.exists(args.output_dir)
+    os.makedirs(args.output_dir, exist_ok=True)
+    rc = muda_main(argv)
+    if rc != 0:
+        if created:
+            shutil.rmtree(args.output_dir, ignore_errors=True)
+        raise SystemExit(rc)
+
+
 def _testset_evaluate(args: argparse.Namespace) -> int:
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table
 
@@ -427,6 +465,35 @@ def _add_testset_parsers(sub) -> None:
     p = sub.add_parser("testset", help="test suites for any language pair from MuDA tags: contrastive groups and "
                        "the generative evaluation of a system's translations")
     testset = p.add_subparsers(dest="testset_command", required=True)
+
+    from contextual_mt.testsets.build import PHENOMENA, BuildOptions
+
+    default = _defaults(BuildOptions)
+    b = testset.add_parser("build", help="contrastive groups from the MuDA tags of a parallel document corpus: the "
+                           "reference and its variants (the tagged word replaced by its alternatives, agreement "
+                           "kept), in Voita's and ContraPro's formats, with a manifest")
+    b.add_argument("--source", required=True, help="English source, one sentence per line")
+    b.add_argument("--reference", required=True, help="the reference translation, line by line")
+    b.add_argument("--docids", required=True, help="document id of each line")
+    b.add_argument("--lang", required=True, help="target language (MuDA's code: fr, de, ...)")
+    b.add_argument("--output-dir", required=True, help="folder for voita.json, contrapro.json (+ text and context "
+                   "files), manifest.jsonl and summary.json")
+    b.add_argument("--tags", help="`muda tag` output for these files (its annotations beside it); default: tag the "
+                   "reference now (into OUTPUT_DIR/reference.tags.json) with --annotator")
+    b.add_argument("--annotator", choices=("stanza", "spacy"), default="stanza",
+                   help="without --tags: what annotates the reference (spacy: target morphology only, so pronouns "
+                   "and lexical cohesion need --src-conllu/--alignments)")
+    b.add_argument("--tgt-conllu", help="the reference's CoNLL-U (default: beside the tags)")
+    b.add_argument("--src-conllu", help="the source's CoNLL-U with CorefUD coreference (pronoun distances)")
+    b.add_argument("--alignments", help="Pharaoh source-target word alignments (lexical cohesion)")
+    b.add_argument("--lexicon", nargs="+", metavar="CONLLU", help="more target CoNLL-U (e.g. the training split) "
+                   "where agreeing word forms are looked up")
+    b.add_argument("--phenomena", nargs="+", choices=PHENOMENA, help="default: all")
+    b.add_argument("--context-size", type=int, default=default["context_size"],
+                   help="context sentences written with each group (default %(default)s, as Voita's sets)")
+    b.add_argument("--seed", type=int, default=default["seed"], help="places the reference among the candidates")
+    # tagging and building are two transactions (the tags are kept when the build fails: a cache)
+    b.set_defaults(func=_testset_build, transaction=False)
 
     default = _defaults(EvaluateOptions)
     p = testset.add_parser("evaluate", help="for systems that cannot be scored (an API, an LLM, another toolkit): "

@@ -73,10 +73,14 @@ def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexic
     swaps: Sequence[Swap] = table.get(phenomenon, {}).get(w.form.lower(), ())
     if not swaps:
         return Outcome(skipped="no alternatives listed for the word")
-    if w.upos == "DET":  # a possessive follows its noun
+    if w.feats.get("Poss") == "Yes":  # a possessive follows its noun
         return _possessive(sent, j, w, swaps)
+    if w.upos != "PRON":  # the annotation disagrees with the word list: agreement cannot be trusted
+        return Outcome(skipped="not a pronoun in the annotation")
     token_of = _token_of(sent)
     linked = _linked(sent, w)
+    # a subject whose person or number changes needs its verb found, or the variant may not agree
+    verb_found = any(x.upos in FINITE and "Person" in x.feats for x in linked)
     if phenomenon == "formality" and any(x.upos == "ADJ" and x.feats.get("Number") == "Plur" for x in linked):
         return Outcome(skipped="plural agreement: not a polite singular")
     out = Outcome()
@@ -85,6 +89,9 @@ def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexic
         if swap.role is not None and swap.role != _role(w):
             continue
         changes = dict(swap.changes)
+        if w.deprel.startswith("nsubj") and not verb_found and changes.keys() & {"Person", "Number"}:
+            missing = missing or "no finite verb found for the subject"
+            continue
         replaced = [(j, w.form, _cased(w.form, swap.alternative))]
         notes = []
         for x in linked:

@@ -128,3 +128,34 @@ def test_the_demo_corpus(demo_corpus, tmp_path):
         g = json.loads(line)
         assert g["distance"] is not None and 1 <= g["distance"] <= 3  # the demo's cues are within 3 sentences
         assert all(v["text"] != refs[g["line"] - 1] for v in g["variants"])
+
+
+def test_an_annotation_that_disagrees_with_the_word_list_is_skipped(french):
+    sentences = [list(s) for s in SENTENCES]
+    sentences[1][0] = ("Tu", "tu", "DET", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art", 2, "nsubj")
+    (french / "ref.tags.tgt.conllu").write_text(conllu(sentences))
+    summary = build(french)
+    assert summary["phenomena"]["formality"]["skipped: not a pronoun in the annotation"] == 1
+
+
+def run_cli(*args):
+    from tests.helpers import contextual_mt_cli
+
+    return contextual_mt_cli("testset", "build", *args)
+
+
+def test_cli_bad_input(french, tmp_path):
+    base = ["--source", str(french / "src.en"), "--reference", str(french / "ref.fr"), "--docids",
+            str(french / "docids")]
+    out = tmp_path / "suite"
+    proc = run_cli(*base, "--lang", "xx", "--output-dir", str(out), "--tags", str(french / "ref.tags.json"))
+    assert proc.returncode == 1 and proc.stderr.count("error:") == 1 and "xx" in proc.stderr
+    # an annotator whose pipeline is not installed: muda's one line, and no output folder left
+    proc = run_cli(*base, "--lang", "de", "--output-dir", str(out), "--annotator", "spacy")
+    assert proc.returncode == 1 and "de_core_news_sm" in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists()
+    short = tmp_path / "short.fr"
+    short.write_text("\n".join((french / "ref.fr").read_text().splitlines()[:-1]) + "\n")
+    proc = run_cli("--source", str(french / "src.en"), "--reference", str(short), "--docids", str(french / "docids"),
+                   "--lang", "fr", "--output-dir", str(out), "--tags", str(french / "ref.tags.json"))
+    assert proc.returncode == 1 and "short.fr" in proc.stderr and not (out / "manifest.jsonl").exists()
