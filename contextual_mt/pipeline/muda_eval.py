@@ -8,6 +8,8 @@ step is kept while its stage record says it was made from the same inputs and op
 """
 from __future__ import annotations
 
+import logging
+
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -26,6 +28,9 @@ def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
         return "--lexicon " + " ".join(os.path.join(p.data, f) for f in ("train.en.conllu", "train.fr.conllu",
                                                                           "train.align"))
     return f"--comet-model {shlex.quote(comet_model)}" if comet_model else ""
+
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -200,9 +205,46 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     fp = fingerprint()
     if record.current(fp):
         print(f"{out['output']}: up to date (made from these translations and reference tags)")
+    else:
+        _muda_eval_step(o, files, tags, src_conllu, out)
+        record.save(fp, list(out.values()))
+    generative_testset(o)
+
+
+def generative_testset(o: MudaEvalOptions) -> None:
+    """With the pair's test suites (``make testset``): the generative evaluation of the same
+    translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
+    from contextual_mt.pipeline.testset_stage import testset_folder
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table
+    from muda.io import atomic_write_text
+
+    p = o.paths
+    manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
+    if not os.path.isfile(manifest):
+        print(f"no test suites ({manifest}): 'make testset' adds their generative evaluation here")
         return
+    import json
+
+    from muda.io import file_sha256
+
+    summary = os.path.join(testset_folder(p.results), "summary.json")
+    with open(summary, encoding="utf-8") as f:
+        made_from = json.load(f).get("reference_sha256")
+    if made_from != file_sha256(p.test(p.target)):
+        logger.warning("%s: made from another reference than %s; run 'make testset' again for its generative "
+                       "evaluation", manifest, p.test(p.target))
+        return
+    folder = muda_folder(p)
+    result = evaluate_testset(EvaluateOptions(manifest, o.hyps, docids=p.test("docids"),
+                                              output=os.path.join(folder, "testset_eval.json")))
+    table = format_table(result)
+    atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")
+    print(f"generative evaluation on the test suites ({manifest}):\n{table}")
+
+
+def _muda_eval_step(o: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
+    p = o.paths
     _muda(["eval", "--src", files["src"], "--ref", files["ref"], "--docids", files["docids"],
            "--tgt-lang", p.muda_lang, "--hyps", *o.hyps, "--ref-tags", tags,
            *_flags({"src_conllu": src_conllu}), *shlex.split(o.muda_args),
            "--output", out["output"], "--table", out["table"], "--plot", out["plot"]])
-    record.save(fp, list(out.values()))

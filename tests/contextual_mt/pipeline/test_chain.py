@@ -71,6 +71,17 @@ def test_translation_and_scores(study):
         "sentence": "one pass", "context": "sequential", "context-gold": "one pass"}
 
 
+def test_testset_stage(study):
+    results = study["work"] / "results" / "fr"
+    summary = json.loads((results / "testset" / "summary.json").read_text())
+    assert summary["groups"] > 0 and summary["lines"] == len(lines(study["work"] / "data" / "fr" / "test.en"))
+    assert "groups" in study["logs"]["testset"].stdout
+    # muda-eval adds the generative evaluation of the translations on these suites
+    result = json.loads((results / "muda" / "testset_eval.json").read_text())
+    assert list(result["systems"])[:1] == ["sentence.test.fr"]
+    assert "generative evaluation" in study["logs"]["muda-eval"].stdout
+
+
 def test_attribute_stage(study):
     results = study["work"] / "results" / "fr"
     summary = json.loads((results / "attribution.summary.json").read_text())
