@@ -105,6 +105,9 @@ def context_mode(scorer: Any) -> Iterator[bool]:
     """The document-context mode for one prediction, then off again, so that one loaded model
     gives both COMET and Doc-COMET. Yields False for models without the mode: unbabel-comet only
     enables it for regression models with average pooling (e.g. Unbabel/wmt22-comet-da)."""
+    if not callable(getattr(scorer, "enable_context", None)):  # an older unbabel-comet, or another model class
+        yield False
+        return
     before = bool(getattr(scorer, "use_context", False))
     scorer.enable_context()
     try:
