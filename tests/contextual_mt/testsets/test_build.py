@@ -159,3 +159,16 @@ def test_cli_bad_input(french, tmp_path):
     proc = run_cli("--source", str(french / "src.en"), "--reference", str(short), "--docids", str(french / "docids"),
                    "--lang", "fr", "--output-dir", str(out), "--tags", str(french / "ref.tags.json"))
     assert proc.returncode == 1 and "short.fr" in proc.stderr and not (out / "manifest.jsonl").exists()
+
+
+def test_every_alternatives_file_is_valid_and_names_muda_languages():
+    from contextual_mt.testsets import alternatives
+    from muda.languages import get_language
+
+    assert set(alternatives.available()) >= {"fr", "de", "ru"}
+    for lang in alternatives.available():
+        table = alternatives.load(lang)
+        language = get_language(lang)
+        assert table and set(table) <= {"pronouns", "formality"}
+        for word in table.get("formality", {}):  # only words MuDA can tag have alternatives
+            assert language.formality.level(word) or language.formality.level(word.capitalize()), (lang, word)
