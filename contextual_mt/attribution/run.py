@@ -132,7 +132,13 @@ def _run(o: AttributeOptions) -> Dict:
     if o.translate is not None:
         targets = _translations(backend, o, sources, ids)
     starts = document_starts(list(ids))
-    pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target or "the translation"))
+    try:
+        pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target or "the translation"))
+    except ContextualMTError as e:
+        if o.translate is None:
+            raise
+        raise ContextualMTError(f"{e} (with --translate, the line is read with the model's own translation, which "
+                                "is what is too long here: give --hypotheses made with a length limit)") from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
         raise no_context_error(o.model.path, backend.trained_context)
