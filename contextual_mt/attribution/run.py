@@ -137,8 +137,8 @@ def _run(o: AttributeOptions) -> Dict:
     except ContextualMTError as e:
         if o.translate is None:
             raise
-        raise ContextualMTError(f"{e} (with --translate, the line is read with the model's own translation, which "
-                                "is what is too long here: give --hypotheses made with a length limit)") from None
+        raise ContextualMTError(f"{e} (with --translate, the line is read with the model's own translation, which may be "
+                                "what is too long here: give --hypotheses made with a length limit)") from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
         raise no_context_error(o.model.path, backend.trained_context)
