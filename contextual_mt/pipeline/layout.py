@@ -125,6 +125,11 @@ def reference_tags(p: EvalPaths) -> str:
     return os.path.join(muda_folder(p), "reference.tags.json")
 
 
+def testset_folder(results: str) -> str:
+    """The pair's test suites (``make testset``; muda-eval evaluates the translations on them)."""
+    return os.path.join(results, "testset")
+
+
 def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
     if lang in (None, DEMO):
         return EvalPaths(DEMO, os.path.join("demo", "data"), "fr",

@@ -214,7 +214,7 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
 def generative_testset(o: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from contextual_mt.pipeline.testset_stage import testset_folder
+    from contextual_mt.pipeline.layout import testset_folder
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table
     from muda.io import atomic_write_text
 

@@ -9,12 +9,8 @@ import os
 from typing import Dict
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import eval_paths, reference_tags
+from contextual_mt.pipeline.layout import eval_paths, reference_tags, testset_folder
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, check_models, tag_reference
-
-
-def testset_folder(results: str) -> str:
-    return os.path.join(results, "testset")
 
 
 def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Dict:
