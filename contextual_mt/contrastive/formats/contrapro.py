@@ -16,14 +16,20 @@ for a context sentence that does not exist: both are dropped here.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import os
+from typing import List, Optional, Sequence, Tuple
 
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 from muda.io import read_lines
 
-ROLES = ("text.en", "text.de", "context.en", "context.de")
+def roles_of(context_files: Sequence[str]) -> Tuple[str, str, str, str]:
+    """The four roles, for the target language the files are named with (German in the
+    published set; any language in sets made by ``contextual-mt testset build``)."""
+    langs = {os.path.basename(p).rsplit(".", 1)[-1] for p in context_files} - {"en"}
+    lang = langs.pop() if len(langs) == 1 else "de"
+    return "text.en", f"text.{lang}", "context.en", f"context.{lang}"
 
 
 def distance_bucket(value) -> str:
@@ -71,6 +77,7 @@ class ContraProFormat:
                 raise ContextualMTError(f"{where}: 'ante distance' {entry['ante distance']!r} is not a number") from None
             entries.append((where, entry, bucket))
         texts, per = self._texts(context_files, sum(1 + len(e["errors"]) for _, e, _ in entries))
+        _, text_tgt, _, context_tgt = roles_of(context_files)
         groups, line = [], 0
         for where, entry, bucket in entries:
             targets = [entry["ref segment"]] + [e["contrastive"] for e in entry["errors"]]
@@ -80,14 +87,16 @@ class ContraProFormat:
                     pairs.append(ContextPair(entry["src segment"], target))
                 else:
                     ctx = slice(line * per, (line + 1) * per)
-                    pairs.append(ContextPair(texts["text.en"][line], texts["text.de"][line],
-                                             _context(texts["context.en"][ctx]), _context(texts["context.de"][ctx])))
+                    pairs.append(ContextPair(texts["text.en"][line], texts[text_tgt][line],
+                                             _context(texts["context.en"][ctx]), _context(texts[context_tgt][ctx])))
                 line += 1
             categories = {"antecedent distance": bucket}
             if "src pronoun" in entry and "ref pronoun" in entry:
                 categories["pronoun"] = f"{str(entry['src pronoun']).lower()}:{str(entry['ref pronoun']).lower()}"
             if "intrasegmental" in entry:
                 categories["intrasegmental"] = str(entry["intrasegmental"])
+            if "phenomenon" in entry:  # sets made by `contextual-mt testset build`
+                categories["phenomenon"] = str(entry["phenomenon"])
             groups.append(Group(pairs, 0, categories, where))
         return groups
 
@@ -97,14 +106,15 @@ class ContraProFormat:
         same number N of context lines for each."""
         if not context_files:
             return None, 0
-        files = files_by_role(context_files, ROLES, "json2text_and_context.pl")
+        roles = roles_of(context_files)
+        files = files_by_role(context_files, roles, "json2text_and_context.pl")
         texts = {role: read_lines(p) for role, p in files.items()}
-        for role in ("text.en", "text.de"):
+        for role in roles[:2]:
             if len(texts[role]) != candidates:
                 raise ContextualMTError(f"{files[role]}: has {len(texts[role])} lines, but the test set has "
                                         f"{candidates} candidates (the reference and each error of every entry)")
         per: Optional[int] = None
-        for role in ("context.en", "context.de"):
+        for role in roles[2:]:
             n = len(texts[role])
             if n % candidates:
                 raise ContextualMTError(f"{files[role]}: has {n} lines, not a multiple of the {candidates} "

@@ -91,6 +91,19 @@ def test_variants_change_the_tagged_word_and_its_agreement_only(french):
         assert len(entry["dst"]) == 2 and entry["dst"][entry["true_ind"]].endswith(refs[g["line"] - 1])
         assert entry["src"].endswith(SOURCES[g["line"] - 1])
     assert len((french / "out" / "contrapro.text.fr").read_text().splitlines()) == 4  # 2 groups x 2 candidates
+    # both formats read back by the contrastive evaluation, with the same candidates and context
+    from contextual_mt.contrastive.formats.contrapro import ContraProFormat
+    from contextual_mt.contrastive.formats.voita import VoitaFormat
+
+    out = french / "out"
+    contrapro = ContraProFormat().read(str(out / "contrapro.json"), [str(out / f"contrapro.{k}.{s}")
+                                                                     for k in ("text", "context") for s in ("en", "fr")])
+    voita = VoitaFormat().read(str(out / "voita.json"), [])
+    assert len(contrapro) == len(voita) == 2
+    for a, b in zip(contrapro, voita):
+        assert a.candidates[a.correct] == b.candidates[b.correct]
+        assert sorted(p.target for p in a.candidates) == sorted(p.target for p in b.candidates)
+        assert a.categories["phenomenon"] == b.categories["phenomenon"]
 
 
 def test_tags_of_another_text_are_refused(french):
