@@ -535,8 +535,8 @@ def _add_attribute_parser(sub) -> None:
     from contextual_mt.pipeline_cli import add_attribution_method_arguments
 
     add_attribution_method_arguments(p)
-    p.add_argument("--shard", help="i/n: the i-th of n parts of the documents (the CTI threshold is then the "
-                   "shard's; fix it across shards with --cti-top-k)")
+    p.add_argument("--shard", help="i/n: the i-th of n parts of the documents (with --cti-scope sentence or "
+                   "--cti-top-k: the corpus threshold would be each shard's own)")
     p.add_argument("--batch-size", type=int, default=default["batch_size"], help="sentences per batch of records")
     p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--overwrite", "--no-resume", dest="overwrite", action="store_true",

@@ -85,6 +85,9 @@ class AttributeOptions:
         check_option("--batch-size", self.batch_size, minimum=1, integer=True)
         check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
         parse_shard(self.shard)
+        if self.shard is not None and self.cti_scope == "corpus" and self.cti.top_k is None:
+            raise ContextualMTError("--shard with the corpus CTI threshold would select by each shard's own mean and "
+                                    "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)")
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None)
 
@@ -104,8 +107,8 @@ def fingerprint(o: AttributeOptions) -> Dict:
     target = (file_sha256(o.target) if o.target is not None else  # what the translations depend on
               {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")})
     return {"source": file_sha256(o.source), o.target_kind: target, "docids": file_sha256(o.docids),
-            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": o.cti.describe(), "cti_scope": o.cti_scope,
-            "method": o.method, "contrast": o.contrast, "cue_rule": o.cci.describe(), "log_base": o.log_base,
+            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": [o.cti.std, o.cti.top_k], "cti_scope": o.cti_scope,
+            "method": o.method, "contrast": o.contrast, "cue_rule": [o.cci.std, o.cci.top_k], "log_base": o.log_base,
             "shard": f"{i}/{n}"}
 
 
@@ -163,7 +166,7 @@ def _run(o: AttributeOptions) -> Dict:
 
     finished = {r["line"] - 1: r for r in done}
     for i, r in finished.items():
-        _check_resumed(r, selected[i], len(pieces[i]) + 1, partial)
+        _check_resumed(r, selected[i], list(pieces[i]) + [EOS], targets[i], partial)
     if done:
         logger.warning("%s: resuming, %d of %d sentences already attributed", partial, len(finished), len(mine))
     todo = [i for i in order if i not in finished]
@@ -229,14 +232,18 @@ def _record(i: int, ids: Sequence[str], starts: np.ndarray, sources: Sequence[st
     }
 
 
-def _check_resumed(r: Dict, selected: List[int], n_tokens: int, partial: str) -> None:
-    """A resumed record must be this run's: same tokens, same selection, cues that point into
-    its context. Anything else is a stale or damaged file."""
+def _check_resumed(r: Dict, selected: List[int], pieces: List[str], target: str, partial: str) -> None:
+    """A resumed record must be this run's: same target and tokens (with --translate, the same
+    translation), same selection, cues that point into its context. Anything else is a stale or
+    damaged file."""
     where = f"{partial}: the record of line {r.get('line')}"
-    tokens = r.get("tokens")
+    tokens, n_tokens = r.get("tokens"), len(pieces)
     if not isinstance(tokens, list) or len(tokens) != n_tokens:
         raise ContextualMTError(f"{where} has {len(tokens) if isinstance(tokens, list) else 'no'} tokens, this run "
                                 f"{n_tokens}; rerun with --overwrite to discard the file")
+    if tokens != pieces or r.get("target") != target:
+        raise ContextualMTError(f"{where} is of another target text than this run's; rerun with --overwrite to "
+                                "discard the file")
     sel = r.get("selected")
     if not isinstance(sel, list) or any(not isinstance(t, int) or not 0 <= t < n_tokens for t in sel):
         raise ContextualMTError(f"{where}: a selected token index is out of range (0..{n_tokens - 1}); rerun with "

@@ -9,17 +9,18 @@ step is kept while its stage record says it was made from the same inputs and op
 from __future__ import annotations
 
 import logging
-
 import os
 import shlex
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.pcxmi import record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
+
+logger = logging.getLogger(__name__)
 
 
 def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
@@ -28,9 +29,6 @@ def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
         return "--lexicon " + " ".join(os.path.join(p.data, f) for f in ("train.en.conllu", "train.fr.conllu",
                                                                           "train.align"))
     return f"--comet-model {shlex.quote(comet_model)}" if comet_model else ""
-
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -214,22 +212,15 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
 def generative_testset(o: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from contextual_mt.pipeline.layout import testset_folder
-    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table
-    from muda.io import atomic_write_text
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table, read_summary
+    from muda.io import atomic_write_text, file_sha256
 
     p = o.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
     if not os.path.isfile(manifest):
         print(f"no test suites ({manifest}): 'make testset' adds their generative evaluation here")
         return
-    import json
-
-    from muda.io import file_sha256
-
-    summary = os.path.join(testset_folder(p.results), "summary.json")
-    with open(summary, encoding="utf-8") as f:
-        made_from = json.load(f).get("reference_sha256")
+    made_from = read_summary(os.path.join(testset_folder(p.results), "summary.json")).get("reference_sha256")
     if made_from != file_sha256(p.test(p.target)):
         logger.warning("%s: made from another reference than %s; run 'make testset' again for its generative "
                        "evaluation", manifest, p.test(p.target))

@@ -39,7 +39,9 @@ NOTES = (
     "no word alignment: presence anywhere in the line is checked, any occurrence counting (a frequent word such "
     "as a pronoun may be found elsewhere in the sentence than where the reference has it)",
     "words are compared case-insensitively on the Moses tokens of the language, split on apostrophes and hyphens "
-    "(\"l'\" matches l'homme, \"vous\" matches êtes-vous); a word of several pieces must appear as consecutive pieces",
+    "(\"l'\" matches l'homme, \"vous\" matches êtes-vous); a word of several pieces must appear as consecutive pieces; "
+    "formality in a language that tells it by case (German Sie/sie) is compared with case (a sentence-initial "
+    "\"Sie\" still counts as formal)",
     "confidence intervals: 95% percentile bootstrap over documents; comparisons: paired bootstrap of the "
     "difference in fraction correct with the first system, p = share of resamples where its sign changes "
     "(a resample without groups of a cell counts against the difference)",
@@ -200,7 +202,8 @@ class WordMatcher:
     """Words as sequences of lower-cased pieces: the Moses tokens of the language (which keep
     hyphenated words whole and French elisions as "l'"), split again on apostrophes and hyphens."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, case_sensitive: bool = False) -> None:
+        self.case_sensitive = case_sensitive
         try:
             from sacremoses import MosesTokenizer
         except ImportError:
@@ -209,7 +212,8 @@ class WordMatcher:
         self.tokenizer = MosesTokenizer(lang=re.split(r"[-_]", language, maxsplit=1)[0].lower())
 
     def pieces(self, text: str) -> Tuple[str, ...]:
-        text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES).casefold()
+        text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES)
+        text = text if self.case_sensitive else text.casefold()
         return tuple(p for token in self.tokenizer.tokenize(text, escape=False) for p in _PIECE.findall(token))
 
 
@@ -322,6 +326,16 @@ def _comparison(names: Sequence[str], counts: Sequence[np.ndarray], k: int, cell
     return result
 
 
+def _formality_by_case(language: str) -> bool:
+    from muda.languages import get_language
+
+    try:
+        formality = get_language(language).formality
+    except Exception:  # a language MuDA does not know: compare without case, as for any word
+        return False
+    return formality is not None and formality.case_sensitive
+
+
 def evaluate_testset(o: EvaluateOptions) -> Dict:
     """Every system's outcome on every group, by phenomenon and distance, with intervals and the
     comparisons with the first system; written to ``o.output`` when given (after every check)."""
@@ -334,8 +348,11 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         hyps.append(read_lines(path))
         _check_lines(path, len(hyps[-1]), lines, groups, o.summary_path, "the system's translations")
     docs = _documents(o, groups, lines)
-    matcher = WordMatcher(summary["language"])
-    words = [(matcher.pieces(g.word), [matcher.pieces(a) for a in g.alternatives]) for g in groups]
+    # German formality is told by case (Sie/sie): its groups are compared case-sensitively
+    folded = WordMatcher(summary["language"])
+    cased = WordMatcher(summary["language"], case_sensitive=True) if _formality_by_case(summary["language"]) else None
+    matchers = [cased if cased is not None and g.phenomenon == "formality" else folded for g in groups]
+    words = [(m.pieces(g.word), [m.pieces(a) for a in g.alternatives]) for g, m in zip(groups, matchers)]
     cells = _cells(groups)
     samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
     result: Dict[str, Any] = {
@@ -345,7 +362,7 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         "notes": list(NOTES), "systems": {}, "comparisons": []}
     all_counts = []
     for name, path, text in zip(o.system_names, o.hyps, hyps):
-        checked = [outcome(matcher.pieces(text[g.line - 1]), w, alts) for g, (w, alts) in zip(groups, words)]
+        checked = [outcome(m.pieces(text[g.line - 1]), w, alts) for g, m, (w, alts) in zip(groups, matchers, words)]
         outcomes = [c[0] for c in checked]
         counts = _counts(outcomes, groups, docs, cells)
         both = _flag_counts([c[1] for c in checked], groups, cells)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from muda.annotation import Sentence, Word
-from contextual_mt.testsets.alternatives import Swap, Table
+from contextual_mt.testsets.alternatives import Agreement, Swap, Table
 from contextual_mt.testsets.lexicon import Lexicon
 
 FINITE = ("VERB", "AUX")
@@ -50,19 +50,54 @@ def _token_of(sent: Sentence) -> Dict[int, int]:
 
 
 def _linked(sent: Sentence, w: Word) -> List[Word]:
-    """The words that agree with subject ``w``: its head, and the head's copula and auxiliaries."""
+    """The words that agree with subject ``w``: its head, the head's copula and auxiliaries, and
+    the verbs coordinated with the head that have no subject of their own (il mange et boit)."""
     if not w.deprel.startswith("nsubj") or w.head == 0:
         return []
     words = {x.id: x for x in sent.words}
     head = words.get(w.head)
     if head is None:
         return []
-    return [head] + [x for x in sent.words if x.head == head.id and x.deprel.split(":")[0] in ("cop", "aux")]
+    with_subject = {x.head for x in sent.words if x.deprel.startswith("nsubj")}
+    heads = [head] + [x for x in sent.words if x.head == head.id and x.deprel.split(":")[0] == "conj"
+                      and x.id not in with_subject]
+    return heads + [x for x in sent.words if x.head in {h.id for h in heads}
+                    and x.deprel.split(":")[0] in ("cop", "aux")]
+
+
+def _participle_agrees(sent: Sentence, x: Word, agreement: Agreement) -> bool:
+    """A participle agrees with the subject with the listed auxiliaries (fr: être) or in the
+    passive, not otherwise (fr: avoir)."""
+    return any(a.head == x.id and (a.deprel == "aux:pass" or a.lemma.lower() in agreement.participle_auxiliaries)
+               for a in sent.words)
+
+
+VOWELS = "aeiouyàâäéèêëîïôöùûü"
+
+
+def _before_vowel(sent: Sentence, j: int, alternative: str, agreement: Agreement) -> Tuple[bool, str]:
+    """(usable, form) of ``alternative`` given the next token: a form listed for a vowel (fr: ta
+    -> ton), none (an elided word: skipped), or not sure (a word in h: skipped)."""
+    rules = dict(agreement.before_vowel)
+    if alternative.lower() not in rules or j + 1 >= len(sent.tokens):
+        return True, alternative
+    first = sent.tokens[j + 1].form[:1].lower()
+    if first == "h":  # h muet or aspiré: the corpus does not say which
+        return False, alternative
+    if first in VOWELS:
+        form = rules[alternative.lower()]
+        return form is not None, form or alternative
+    return True, alternative
 
 
 def _role(w: Word) -> str:
     rel = w.deprel.split(":")[0]
     return "nsubj" if rel == "nsubj" else "obj" if rel in ("obj", "iobj") else "other"
+
+
+def _plural_agreement(x: Word) -> bool:
+    """A plural participle or adjective: the subject is plural, not a polite singular."""
+    return x.feats.get("Number") == "Plur" and "Person" not in x.feats and x.upos in ("ADJ", "VERB", "AUX")
 
 
 def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexicon: Lexicon) -> Outcome:
@@ -73,32 +108,44 @@ def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexic
     swaps: Sequence[Swap] = table.get(phenomenon, {}).get(w.form.lower(), ())
     if not swaps:
         return Outcome(skipped="no alternatives listed for the word")
+    agreement = table.agreement
     if w.feats.get("Poss") == "Yes":  # a possessive follows its noun
-        return _possessive(sent, j, w, swaps)
+        return _possessive(sent, j, w, swaps, agreement)
     if w.upos != "PRON":  # the annotation disagrees with the word list: agreement cannot be trusted
         return Outcome(skipped="not a pronoun in the annotation")
     token_of = _token_of(sent)
     linked = _linked(sent, w)
     # a subject whose person or number changes needs its verb found, or the variant may not agree
     verb_found = any(x.upos in FINITE and "Person" in x.feats for x in linked)
-    if phenomenon == "formality" and any(x.upos == "ADJ" and x.feats.get("Number") == "Plur" for x in linked):
+    if phenomenon == "formality" and any(_plural_agreement(x) for x in linked):
         return Outcome(skipped="plural agreement: not a polite singular")
+    agreeing = AGREEING[phenomenon] + (("ADJ",) if phenomenon == "formality" and agreement.polite_plural_adjectives
+                                       else ())
     out = Outcome()
     missing = None
     for swap in swaps:
         if swap.role is not None and swap.role != _role(w):
             continue
+        if any(w.feats.get(k) != v for k, v in swap.requires):
+            missing = missing or "the word's own features rule the alternative out"
+            continue
+        usable, alternative = _before_vowel(sent, j, swap.alternative, agreement)
+        if not usable:
+            missing = missing or "elision before the next word"
+            continue
         changes = dict(swap.changes)
         if w.deprel.startswith("nsubj") and not verb_found and changes.keys() & {"Person", "Number"}:
             missing = missing or "no finite verb found for the subject"
             continue
-        replaced = [(j, w.form, _cased(w.form, swap.alternative))]
+        replaced = [(j, w.form, _cased(w.form, alternative))]
         notes = []
         for x in linked:
-            if x.upos not in AGREEING[phenomenon]:
+            if x.upos not in agreeing:
                 continue
-            if phenomenon == "formality" and "Person" not in x.feats:
+            if phenomenon == "formality" and x.upos != "ADJ" and "Person" not in x.feats:
                 continue  # not a finite verb form
+            if x.feats.get("VerbForm") == "Part" and not _participle_agrees(sent, x, agreement):
+                continue
             needed = {k: v for k, v in changes.items() if k in x.feats and x.feats[k] != v}
             if not needed:
                 continue
@@ -113,23 +160,26 @@ def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexic
             replaced.append((t, x.form, _cased(x.form, form)))
             notes.append(f"{x.form} -> {form} ({'|'.join(f'{k}={v}' for k, v in sorted(needed.items()))})")
         else:
-            reason = f"{w.form} -> {swap.alternative}" + (f"; agreement: {', '.join(notes)}" if notes else "")
-            out.variants.append(Variant(swap.alternative, replaced, reason))
+            reason = f"{w.form} -> {alternative}" + (f"; agreement: {', '.join(notes)}" if notes else "")
+            out.variants.append(Variant(alternative, replaced, reason))
     if not out.variants:
         out.skipped = missing or "no alternative for the word's role"
     return out
 
 
-def _possessive(sent: Sentence, j: int, w: Word, swaps: Sequence[Swap]) -> Outcome:
+def _possessive(sent: Sentence, j: int, w: Word, swaps: Sequence[Swap], agreement: Agreement) -> Outcome:
     words = {x.id: x for x in sent.words}
     noun = words.get(w.head)
     for swap in swaps:
         conditions = dict(swap.changes)
         if noun is not None and all(noun.feats.get(k) == v for k, v in conditions.items()):
-            reason = f"{w.form} -> {swap.alternative}" + (f" (its noun {noun.form}: "
-                                                           f"{'|'.join(f'{k}={v}' for k, v in conditions.items())})"
-                                                           if conditions else "")
-            return Outcome([Variant(swap.alternative, [(j, w.form, _cased(w.form, swap.alternative))], reason)])
+            usable, alternative = _before_vowel(sent, j, swap.alternative, agreement)
+            if not usable:
+                return Outcome(skipped="elision before the next word")
+            reason = f"{w.form} -> {alternative}" + (f" (its noun {noun.form}: "
+                                                     f"{'|'.join(f'{k}={v}' for k, v in conditions.items())})"
+                                                     if conditions else "")
+            return Outcome([Variant(alternative, [(j, w.form, _cased(w.form, alternative))], reason)])
     return Outcome(skipped="possessive: no alternative matches its noun")
 
 

@@ -95,6 +95,25 @@ def test_a_damaged_resumed_record_is_refused(run, dynamic_model, data_bin, raw_c
     assert "out of range" in proc.stderr and not (tmp_path / "c.jsonl").exists()
 
 
+def test_a_resumed_record_of_another_target_text_is_refused(run, dynamic_model, data_bin, raw_corpus, tmp_path):
+    # what a --translate run translating differently (another device) would leave: same length, other words
+    out, _ = run
+    summary = json.loads(out.with_name("a.summary.json").read_text())
+    record = read(out)[2]
+    record["target"] = record["target"] + " x"
+    partial = tmp_path / "e.jsonl.partial"
+    partial.write_text(json.dumps({FINGERPRINT_KEY: summary["fingerprint"]}) + "\n" + json.dumps(record) + "\n")
+    proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "e.jsonl")
+    assert proc.returncode == 1 and "of another target text" in proc.stderr and not (tmp_path / "e.jsonl").exists()
+
+
+def test_shards_need_a_rule_that_is_the_same_in_every_shard(dynamic_model, data_bin, raw_corpus, tmp_path):
+    proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "s.jsonl", "--shard", "0/2")
+    assert proc.returncode == 1 and "--cti-scope sentence or --cti-top-k" in proc.stderr
+    assert attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "s.jsonl", "--shard", "0/2",
+                     "--cti-scope", "sentence").returncode == 0
+
+
 def test_other_options_do_not_resume_this_partial(run, dynamic_model, data_bin, raw_corpus, tmp_path):
     out, _ = run
     summary = json.loads(out.with_name("a.summary.json").read_text())

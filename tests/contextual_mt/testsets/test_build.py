@@ -182,6 +182,67 @@ def test_every_alternatives_file_is_valid_and_names_muda_languages():
     for lang in alternatives.available():
         table = alternatives.load(lang)
         language = get_language(lang)
-        assert table and set(table) <= {"pronouns", "formality"}
+        assert table.swaps and set(table.swaps) <= {"pronouns", "formality"}
         for word in table.get("formality", {}):  # only words MuDA can tag have alternatives
             assert language.formality.level(word) or language.formality.level(word.capitalize()), (lang, word)
+
+
+def sentence(*tokens):
+    from muda.formats.conllu import parse_conllu
+
+    return parse_conllu(conllu([list(tokens)]).splitlines(), "test")[0]
+
+
+def variants_of(sent, j, phenomenon, *corpus):
+    from contextual_mt.testsets.alternatives import load
+    from contextual_mt.testsets.lexicon import Lexicon
+    from contextual_mt.testsets.variants import apply, closed_variants
+
+    out = closed_variants(sent, j, phenomenon, load("fr"), Lexicon([sent, *corpus]))
+    text = " ".join(t.form for t in sent.tokens)
+    return [apply(text, sent, v.replaced) for v in out.variants], out.skipped
+
+
+PRON = "Gender={}|Number={}|Person=3|PronType=Prs"
+
+
+def test_agreement_rules_of_the_french_file():
+    fem = ("elle", "il", "PRON", PRON.format("Fem", "Sing"), 3, "nsubj")
+    # a participle with avoir does not agree (elle a mangé -> il a mangé, not "il a mangée")
+    had = sentence(fem, ("a", "avoir", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 3, "aux"),
+                   ("mangé", "manger", "VERB", "Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"))
+    assert variants_of(had, 0, "pronouns")[0] == ["il a mangé"]
+    # with être it does: only with the masculine form seen in the corpus
+    went = sentence(fem, ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 3, "aux"),
+                    ("partie", "partir", "VERB", "Gender=Fem|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"))
+    assert variants_of(went, 0, "pronouns") == ([], "agreeing form not in the corpus")
+    seen = sentence(("il", "il", "PRON", PRON.format("Masc", "Sing"), 3, "nsubj"),
+                    ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 3, "aux"),
+                    ("parti", "partir", "VERB", "Gender=Masc|Number=Sing|Tense=Past|VerbForm=Part", 0, "root"))
+    assert variants_of(went, 0, "pronouns", seen)[0] == ["il est parti"]
+    # a stressed pronoun (avec elle) is not a subject: no "avec il"
+    stressed = sentence(("avec", "avec", "ADP", "_", 2, "case"), ("elle", "il", "PRON", PRON.format("Fem", "Sing"), 0, "root"))
+    assert variants_of(stressed, 1, "pronouns") == ([], "no alternative for the word's role")
+    # a plural "vous" (plural participle) has no "tu"
+    plural = sentence(("vous", "vous", "PRON", "Number=Plur|Person=2|PronType=Prs", 3, "nsubj"),
+                      ("êtes", "être", "AUX", "Mood=Ind|Number=Plur|Person=2|Tense=Pres|VerbForm=Fin", 3, "aux"),
+                      ("allés", "aller", "VERB", "Gender=Masc|Number=Plur|Tense=Past|VerbForm=Part", 0, "root"))
+    assert variants_of(plural, 0, "formality")[1] == "plural agreement: not a polite singular"
+    # elision: "vous aime" -> "te aime" would be wrong ("t'aime"): skipped
+    obj = sentence(("je", "je", "PRON", "Number=Sing|Person=1|PronType=Prs", 3, "nsubj"),
+                   ("vous", "vous", "PRON", "Number=Plur|Person=2|PronType=Prs", 3, "obj"),
+                   ("aime", "aimer", "VERB", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin", 0, "root"))
+    assert variants_of(obj, 1, "formality") == ([], "elision before the next word")
+    # a possessive before a vowel: votre amie -> ton amie (not "ta amie")
+    friend = sentence(("votre", "votre", "DET", "Number=Sing|Person=2|Poss=Yes|PronType=Prs", 2, "det"),
+                      ("amie", "ami", "NOUN", "Gender=Fem|Number=Sing", 0, "root"))
+    assert variants_of(friend, 0, "formality")[0] == ["ton amie"]
+    # coordinated verbs follow the subject too: ils mangent et boivent (when both forms are seen)
+    both = sentence(("il", "il", "PRON", PRON.format("Masc", "Sing"), 2, "nsubj"),
+                    ("mange", "manger", "VERB", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 0, "root"),
+                    ("et", "et", "CCONJ", "_", 4, "cc"),
+                    ("boit", "boire", "VERB", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 2, "conj"))
+    forms = sentence(("ils", "il", "PRON", PRON.format("Masc", "Plur"), 2, "nsubj"),
+                     ("mangent", "manger", "VERB", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin", 0, "root"))
+    texts, _ = variants_of(both, 0, "pronouns", forms)
+    assert "elle mange et boit" in texts and not any(t.startswith("ils mangent et boit") for t in texts)

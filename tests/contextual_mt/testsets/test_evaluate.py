@@ -158,3 +158,17 @@ def test_missing_files_and_bad_options(suite):
         EvaluateOptions(suite["manifest"], [suite["good"]], bootstrap=-1)
     with pytest.raises(ContextualMTError, match="given twice"):
         EvaluateOptions(suite["manifest"], [suite["good"], suite["good"]])
+
+
+def test_german_formality_is_told_by_case(tmp_path):
+    group = {"group": 0, "line": 1, "doc": "d", "sentence": 0, "phenomenon": "formality", "position": 2,
+             "word": "Sie", "alternatives": ["du"], "distance": 1, "variants": []}
+    (tmp_path / "manifest.jsonl").write_text(json.dumps(group) + "\n")
+    (tmp_path / "summary.json").write_text(json.dumps({"language": "de", "lines": 1}))
+    hyps = {"formal": "Kommen Sie morgen ?", "she": "Kommt sie morgen ?", "informal": "Kommst du morgen ?"}
+    for name, text in hyps.items():
+        (tmp_path / name).write_text(text + "\n")
+    result = evaluate_testset(EvaluateOptions(str(tmp_path / "manifest.jsonl"),
+                                              [str(tmp_path / n) for n in hyps], bootstrap=0))
+    outcomes = {name: result["systems"][name]["group_outcomes"][0] for name in hyps}
+    assert outcomes == {"formal": "correct", "she": "missing", "informal": "wrong_alternative"}
