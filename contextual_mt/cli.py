@@ -266,6 +266,8 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
     """``muda tag`` of the reference, in this process, into the output folder."""
     import shutil
 
+    from contextual_mt.errors import ContextualMTError
+
     from muda.cli import main as muda_main
 
     given = [(flag, value) for flag, value in (("--src-conllu", args.src_conllu), ("--tgt-conllu", args.tgt_conllu),
@@ -273,7 +275,10 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
     argv = ["tag", "--src", args.source, "--tgt", args.reference, "--docids", args.docids, "--tgt-lang", args.lang,
             "--dump-tags", tags, "--annotator", args.annotator, *(x for pair in given for x in pair)]
     created = not os.path.exists(args.output_dir)
-    os.makedirs(args.output_dir, exist_ok=True)
+    try:
+        os.makedirs(args.output_dir, exist_ok=True)
+    except OSError as e:  # a file on the way (out/afile/sub)
+        raise ContextualMTError(f"--output-dir {args.output_dir}: cannot be made ({e.strerror})") from None
     rc = muda_main(argv)
     if rc != 0:
         if created:

@@ -270,8 +270,8 @@ def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cti-metric", choices=METRICS, default=AttributeOptions.cti_metric,
                    help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI "
                    "(both are written)")
-    g.add_argument("--cti-std", type=float, default=rule.std, help="λ: a token is selected when its score exceeds "
-                   "mean + λ·std over the run's tokens read with context (default %(default)s)")
+    g.add_argument("--cti-std", type=float, help="λ: a token is selected when its score exceeds "
+                   f"mean + λ·std over the run's tokens read with context (default {rule.std:g})")
     g.add_argument("--cti-top-k", type=int, help="instead: the k highest-scoring tokens of each sentence")
     g.add_argument("--cti-scope", choices=SCOPES, default=AttributeOptions.cti_scope,
                    help="the tokens whose mean and std set the threshold: the whole run (corpus, default) or "
@@ -283,8 +283,8 @@ def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--contrast", choices=CONTRASTS, default=AttributeOptions.contrast,
                    help="what is attributed: foil = log p_C(y) - log p_C(ỹ), ỹ the no-context prediction "
                    "(its second choice when it is y); logprob = log p_C(y)")
-    g.add_argument("--cue-std", type=float, default=rule.std, help="λ: a context token is a cue when its score "
-                   "exceeds mean + λ·std over the context tokens of that target token (default %(default)s)")
+    g.add_argument("--cue-std", type=float, help="λ: a context token is a cue when its score "
+                   f"exceeds mean + λ·std over the context tokens of that target token (default {rule.std:g})")
     g.add_argument("--cue-top-k", type=int, help="instead: the k highest-scoring context tokens")
     p.add_argument("--log-base", choices=["e", "2"], default=AttributeOptions.log_base,
                    help="units of P-CXMI and KL: e = nats (default), 2 = bits")
@@ -292,11 +292,18 @@ def add_attribution_method_arguments(p: argparse.ArgumentParser) -> None:
 
 def attribution_method_options(args: argparse.Namespace) -> Dict[str, Any]:
     """The AttributeOptions fields of ``add_attribution_method_arguments``."""
+    return dict(cti_metric=args.cti_metric, cti=_rule("cti", args.cti_std, args.cti_top_k), cti_scope=args.cti_scope,
+                method=args.method, contrast=args.contrast, cci=_rule("cue", args.cue_std, args.cue_top_k),
+                log_base=args.log_base)
+
+
+def _rule(name: str, std, top_k):
+    """The selection rule: λ (default 1) or top k, not both (one would be ignored)."""
     from contextual_mt.attribution.selection import Rule
 
-    return dict(cti_metric=args.cti_metric, cti=Rule(args.cti_std, args.cti_top_k), cti_scope=args.cti_scope,
-                method=args.method,
-                contrast=args.contrast, cci=Rule(args.cue_std, args.cue_top_k), log_base=args.log_base)
+    if std is not None and top_k is not None:
+        raise ContextualMTError(f"give --{name}-std or --{name}-top-k, not both")
+    return Rule(top_k=top_k) if top_k is not None else Rule(std if std is not None else Rule().std)
 
 
 def _attribute(args: argparse.Namespace) -> int:

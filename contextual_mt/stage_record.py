@@ -175,6 +175,8 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
     dropped; a file with no complete line holds nothing). ``command`` names who writes it."""
     if not os.path.exists(path):
         return None, []
+    if os.path.isdir(path):
+        raise ContextualMTError(f"{path}: is a directory, not the partial records of an interrupted run; move it away")
     header, records = None, []
     try:
         with open(path, encoding="utf-8") as f:

@@ -78,6 +78,9 @@ class AttributeOptions:
             raise ContextualMTError(f"--method must be one of {', '.join(METHODS)} (got {self.method!r})")
         if self.contrast not in CONTRASTS:
             raise ContextualMTError(f"--contrast must be one of {', '.join(CONTRASTS)} (got {self.contrast!r})")
+        if self.method == "attention" and self.contrast != AttributeOptions.contrast:
+            raise ContextualMTError("--method attention reads attention weights, not a contrast: --contrast applies "
+                                    "to the gradient methods only")
         for flag, rule in (("--cti", self.cti), ("--cue", self.cci)):
             check_option(f"{flag}-std", rule.std, minimum=-10, maximum=10)
             check_option(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
@@ -108,7 +111,8 @@ def fingerprint(o: AttributeOptions) -> Dict:
               {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")})
     return {"source": file_sha256(o.source), o.target_kind: target, "docids": file_sha256(o.docids),
             **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": [o.cti.std, o.cti.top_k], "cti_scope": o.cti_scope,
-            "method": o.method, "contrast": o.contrast, "cue_rule": [o.cci.std, o.cci.top_k], "log_base": o.log_base,
+            "method": o.method, "contrast": None if o.method == "attention" else o.contrast,
+            "cue_rule": [o.cci.std, o.cci.top_k], "log_base": o.log_base,
             "shard": f"{i}/{n}"}
 
 
@@ -157,6 +161,9 @@ def _run(o: AttributeOptions) -> Dict:
     bar.close()
     cti = {i: _cti_values(contrasts[i], scale) for i in mine}
     with_context = [i for i in mine if src_k[i] or tgt_k[i]]
+    if not with_context:  # every sentence starts a document: nothing can depend on context
+        raise ContextualMTError(f"{o.docids}: none of the {len(mine)} sentences has a sentence before it in its "
+                                "document (each is a document's first): there is no context to attribute")
     stats = statistics([cti[i][o.cti_metric] for i in with_context], o.cti)
     # corpus: one threshold over the run; sentence: each sentence's own (as per-example tools do)
     threshold = (lambda i: stats.threshold) if o.cti_scope == "corpus" else (lambda i: None)
@@ -273,15 +280,20 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
                                     if o.cti_scope == "corpus" else
                                     "each sentence's own tokens, EOS included (never selected); mean, std and "
                                     "threshold here are the run's, for reference")},
-        "cci": {"method": o.method, "contrast": o.contrast, "rule": o.cci.describe()},
+        "cci": {"method": o.method, "contrast": None if o.method == "attention" else o.contrast,
+                "rule": o.cci.describe()},
         "shard": fp["shard"], "records": o.output, "fingerprint": fp,
     }
 
 
 def summary_line(summary: Dict, output: str) -> str:
     c = summary["cti"]
-    rule = (f"{c['metric']} > {c['threshold']:.4g} {c['unit']}" if c.get("scope", "corpus") == "corpus"
-            else f"{c['metric']}, {c['rule']} per sentence")
+    if c["rule"].startswith("top"):
+        rule = f"{c['metric']}, {c['rule']} per sentence"
+    elif c.get("scope", "corpus") == "corpus":
+        rule = f"{c['metric']} > {c['threshold']:.4g} {c['unit']}"
+    else:
+        rule = f"{c['metric']}, {c['rule']} per sentence"
     return (f"{summary['sentences']} sentences, {summary['selected_tokens']} of {summary['tokens']} tokens "
             f"context-sensitive ({rule}), {summary['cues']} cues "
             f"({summary['cci']['method']}); wrote {output}")

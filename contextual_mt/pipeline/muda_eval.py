@@ -46,11 +46,20 @@ class MudaEvalOptions:
         self.hyps = tuple(self.hyps) or self.paths.translations
         if self.muda_args is None:
             self.muda_args = default_muda_args(self.paths, self.comet_model)
+        owned = {"--muda-args": ("--src", "--ref", "--docids", "--tgt-lang", "--hyps", "--ref-tags", "--output",
+                                 "--table", "--plot"),
+                 "--muda-tag-args": ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags")}
         for flag, value in (("--muda-args", self.muda_args), ("--muda-tag-args", self.muda_tag_args)):
             try:
-                shlex.split(value)
+                words = shlex.split(value)
             except ValueError as e:
                 raise ContextualMTError(f"{flag} {value!r}: {e}") from None
+            # the stage sets these itself (the pair's files and language): given again, they would win
+            given = [w.split("=")[0] for w in words if w.split("=")[0] in owned[flag]]
+            if given:
+                name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
+                raise ContextualMTError(f"{name}: {', '.join(given)} is set by the stage (the pair's files and "
+                                        "language); give only other options")
 
 
 class _MudaOptionError(Exception):

@@ -32,10 +32,10 @@ from muda.formats.conllu import read_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import read_pharaoh
 from muda.formats.tags import read_tags
-from muda.io import atomic_write_lines, atomic_write_text, check_line_count, document_spans, file_sha256, outputs, \
-    read_docids, read_lines
+from muda.io import atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans, \
+    file_sha256, outputs, read_docids, read_lines
 from muda.languages import get_language
-from muda.tagger import annotation_paths, read_summary, text_hash
+from muda.tagger import annotation_paths, check_annotations_match, read_summary, text_hash
 
 PHENOMENA = ("pronouns", "formality", "verb_form", "lexical_cohesion")
 SEPARATOR = " _eos "
@@ -66,6 +66,10 @@ class BuildOptions:
                                     f"(phenomena: {', '.join(PHENOMENA)})")
         self.language = get_language(self.lang)  # a language MuDA does not cover: one line
         self.table = alternatives.load(self.language.code)
+        if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
+            raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder")
+        for path in self.lexicon:  # checked before anything is annotated or written
+            check_input_file(path, "--lexicon CoNLL-U")
         beside = annotation_paths(self.tags)
         self.tgt_conllu = self.tgt_conllu or beside["tgt_conllu"]
         if self.src_conllu is None and os.path.isfile(beside["src_conllu"]):
@@ -74,15 +78,25 @@ class BuildOptions:
             self.alignments = beside["alignments"]
 
 
+def output_names(lang: str) -> List[str]:
+    return ["voita.json", "contrapro.json", "manifest.jsonl", "summary.json",
+            *(f"contrapro.{kind}.{side}" for kind in ("text", "context") for side in ("en", lang))]
+
+
 def run_build(options: BuildOptions) -> Dict:
+    """Every input read and checked first; then the outputs, together (nothing on failure)."""
     o = options
-    names = ["voita.json", "contrapro.json", "manifest.jsonl", "summary.json",
-             *(f"contrapro.{kind}.{side}" for kind in ("text", "context") for side in ("en", o.language.code))]
-    os.makedirs(o.output_dir, exist_ok=True) if not os.path.exists(o.output_dir) else None
-    if not os.path.isdir(o.output_dir):
-        raise ContextualMTError(f"--output-dir {o.output_dir}: is a file, not a folder")
-    with outputs(*(os.path.join(o.output_dir, n) for n in names)):
-        return _build(o)
+    paths = [os.path.join(o.output_dir, n) for n in output_names(o.language.code)]
+    inputs = {os.path.realpath(p): p for p in (o.source, o.reference, o.docids, o.tags, o.tgt_conllu, o.src_conllu,
+                                                o.alignments, *o.lexicon) if p}
+    for path in paths:
+        if os.path.realpath(path) in inputs:
+            raise ContextualMTError(f"--output-dir {o.output_dir}: {os.path.basename(path)} would overwrite the "
+                                    f"input {inputs[os.path.realpath(path)]}; choose another folder")
+    data = _read(o)
+    os.makedirs(o.output_dir, exist_ok=True)
+    with outputs(*paths):
+        return _build(o, data)
 
 
 def _read(o: BuildOptions):
@@ -95,6 +109,9 @@ def _read(o: BuildOptions):
     if summary is not None and summary.get("tgt_sha256") not in (None, text_hash(references)):
         raise ContextualMTError(f"{o.tags}: tags of another text (its summary's reference hash differs from "
                                 f"{o.reference}); tag this reference with `muda tag`")
+    if summary is not None and summary.get("language") not in (None, o.language.code):
+        raise ContextualMTError(f"{o.tags}: tags for {summary['language']}, not {o.language.code} (its summary); tag "
+                                f"the reference with --tgt-lang {o.language.code}")
     dump = read_tags(o.tags)
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
@@ -109,6 +126,7 @@ def _read(o: BuildOptions):
         if [t.form for t in sent.tokens] != [t["token"] for t in tags]:
             raise ContextualMTError(f"{o.tags}: sentence {n}: its tokens are not those of {o.tgt_conllu} "
                                     "(tags and annotations of different runs)")
+    check_annotations_match(tgt, references, o.tgt_conllu, o.reference)  # of this very reference
     src = read_conllu(o.src_conllu) if o.src_conllu else None
     if src is not None and len(src) != len(sources):
         raise ContextualMTError(f"{o.src_conllu}: has {len(src)} sentences but {o.source} has {len(sources)} lines")
@@ -118,8 +136,8 @@ def _read(o: BuildOptions):
     return sources, references, ids, flat, tgt, src, align
 
 
-def _build(o: BuildOptions) -> Dict:
-    sources, references, ids, tags, tgt, src, align = _read(o)
+def _build(o: BuildOptions, data) -> Dict:
+    sources, references, ids, tags, tgt, src, align = data
     lexicon = Lexicon(tgt)
     for path in o.lexicon:
         lexicon.add(read_conllu(path))

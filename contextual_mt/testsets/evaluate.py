@@ -33,6 +33,7 @@ OUTCOMES = ("correct", "wrong_alternative", "missing")
 DISTANCES = ("0", "1", "2", "3", ">3", "unknown")
 CONFIDENCE = 0.95
 MAX_BOOTSTRAP = 100_000  # as muda eval: past this, more resamples only fill memory
+MIN_BOOTSTRAP = 100
 NOTES = (
     "correct: the tagged word's correct form appears in the system's translation of the line; wrong_alternative: "
     "one of its alternatives appears and the correct form does not; missing: neither (a paraphrase or an error)",
@@ -70,6 +71,9 @@ class EvaluateOptions:
         if len({os.path.realpath(h) for h in self.hyps}) != len(self.hyps):
             raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})")
         check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+        if 0 < self.bootstrap < MIN_BOOTSTRAP:  # a 95% interval from a handful of resamples is noise
+            raise ContextualMTError(f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} "
+                                    f"(got {self.bootstrap})")
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
         if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
             raise ContextualMTError(f"{self.output}: --output would overwrite an input; write it elsewhere")
@@ -341,6 +345,9 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     comparisons with the first system; written to ``o.output`` when given (after every check)."""
     groups = read_manifest(o.manifest)
     summary = read_summary(o.summary_path)
+    if summary.get("groups") is not None and summary["groups"] != len(groups):
+        raise ContextualMTError(f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "
+                                f"{o.manifest} has {len(groups)}: give the summary.json written beside it")
     lines = summary.get("lines")
     hyps = []
     for path in o.hyps:
