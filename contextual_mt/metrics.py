@@ -160,16 +160,19 @@ def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[st
         raise ContextualMTError(f"{len(hyps)} hypotheses but {len(refs)} references")
     if not refs:
         raise ContextualMTError("no sentences to score")
-    result = sentence_metrics(hyps, refs)
-    if docids is not None:
-        if len(docids) != len(refs):
-            raise ContextualMTError(f"{len(docids)} document ids but {len(refs)} references")
-        result["d_bleu"] = document_bleu(hyps, refs, docids)
-    if comet_model is not None:
+    if docids is not None and len(docids) != len(refs):
+        raise ContextualMTError(f"{len(docids)} document ids but {len(refs)} references")
+    scorer = None
+    if comet_model is not None:  # the model (or its absence) before any metric is computed
         if srcs is None:
             raise ContextualMTError("COMET needs the source sentences (--source)")
-        result.update(comet_results(load_comet(comet_model), srcs, hyps, refs, docids, comet_model,
-                                    comet_batch_size, doc_comet_context))
+        scorer = load_comet(comet_model)
+    result = sentence_metrics(hyps, refs)
+    if docids is not None:
+        result["d_bleu"] = document_bleu(hyps, refs, docids)
+    if scorer is not None:
+        result.update(comet_results(scorer, srcs, hyps, refs, docids, comet_model, comet_batch_size,
+                                    doc_comet_context))
     return result
 
 
