@@ -39,7 +39,9 @@ def _model_options(args: argparse.Namespace):
     """A fairseq checkpoint (--path) or a Hugging Face model (--hf-model), the other's options refused."""
     from contextual_mt.errors import ContextualMTError
 
-    if bool(args.path) == bool(args.hf_model):
+    if args.path and args.hf_model:
+        raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
+    if not (args.path or args.hf_model):
         raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
     flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
     if args.hf_model:

@@ -75,15 +75,16 @@ def check_log_base(log_base: str) -> None:
         raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
 
 
-def check_references(references: Sequence[str], name: str = "reference") -> None:
-    """A blank reference would be scored as a lone </s> and counted in the corpus CXMI."""
+def check_references(references: Sequence[str], name: str = "reference", what: str = "reference") -> None:
+    """A blank reference (or hypothesis) would be scored as a lone </s> and counted in the results."""
     for lineno, line in enumerate(references, start=1):
         if not line.strip():
-            raise ContextualMTError(f"{name}:{lineno}: empty reference line; CXMI needs a reference "
-                                    "for every sentence (remove the line from all input files)")
+            raise ContextualMTError(f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
+                                    "score (remove the line from all input files)")
 
 
-def read_scored_corpus(source: str, target: str, docids: str) -> Tuple[List[str], List[str], List[str]]:
+def read_scored_corpus(source: str, target: str, docids: str, what: str = "reference"
+                       ) -> Tuple[List[str], List[str], List[str]]:
     """Sources, the targets to score (references or hypotheses) and docids, checked against each
     other: what cxmi and attribute read."""
     from muda.io import check_line_count, read_docids, read_lines
@@ -93,7 +94,7 @@ def read_scored_corpus(source: str, target: str, docids: str) -> Tuple[List[str]
         raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
     ids = read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
-    check_references(targets, target)
+    check_references(targets, target, what)
     return sources, targets, ids
 
 

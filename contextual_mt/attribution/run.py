@@ -127,7 +127,8 @@ def run_attribute(options: AttributeOptions) -> Dict:
 
 def _run(o: AttributeOptions) -> Dict:
     if o.translate is None:
-        sources, targets, ids = read_scored_corpus(o.source, o.target, o.docids)
+        sources, targets, ids = read_scored_corpus(o.source, o.target, o.docids,
+                                                   "hypothesis" if o.hypotheses else "reference")
     else:
         sources, ids = read_lines(o.source), read_docids(o.docids)
         check_line_count(ids, o.docids, len(sources), o.source)
