@@ -38,13 +38,15 @@ IWSLT_TEST ?=
 SPM_VOCAB ?=
 # make train: PRESET (one of contextual_mt/pipeline/presets.py's; default: its DEFAULT, small),
 # MODEL sentence|context (default both), GPUS (default: all visible; 0 = CPU), EPOCHS /
-# MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big)
+# MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big), BATCH tokens per update: auto (default),
+# preset (the config's exact settings) or a number (README, 'Batch size')
 PRESET ?=
 MODEL ?=
 GPUS ?=
 EPOCHS ?=
 MAX_UPDATE ?=
 PRETRAINED ?=
+BATCH ?=
 # make translate / score: beam size; COMET_MODEL adds COMET (needs the comet extra)
 BEAM ?= 5
 COMET_MODEL ?=
@@ -83,7 +85,7 @@ DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size
     $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
 TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
     $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
-    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(OVERWRITE_OPT)
+    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(BATCH),) $(OVERWRITE_OPT)
 COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)

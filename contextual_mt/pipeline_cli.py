@@ -139,7 +139,7 @@ def _train(args: argparse.Namespace) -> int:
     models = [args.model] if args.model else list(MODELS)
     options = [TrainOptions(args.lang, m, preset=args.preset, root=args.root, pretrained=args.pretrained,
                             gpus=args.gpus, fp16=args.fp16, max_epoch=args.max_epoch, max_update=args.max_update,
-                            overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
+                            batch=args.batch, overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
                for m in models]  # every option checked before anything trains
     for o in options:
         record = train_model(o)
@@ -161,6 +161,10 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
                    help="default: on GPUs with compute capability >= 7.0")
     p.add_argument("--max-epoch", type=int, help="default: the preset's (per model kind for the demo preset)")
     p.add_argument("--max-update", type=int)
+    p.add_argument("--batch", default="auto", metavar="auto|preset|N",
+                   help="tokens per update: auto (default; on a GPU as many as its memory holds, up to 8x the "
+                        "preset's, with the learning rate and warm-up scaled; on CPU the preset's), preset (the "
+                        "config's exact settings) or N tokens per update (scaled the same way); README 'Batch size'")
     p.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
                    help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
     p.add_argument("--overwrite", action="store_true", help="discard checkpoints trained from other data or settings")

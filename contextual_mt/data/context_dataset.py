@@ -29,8 +29,22 @@ from contextual_mt.symbols import BRK, MASK
 COWORD_TYPES = ("token", "whole")
 
 
-def _strip_eos(tokens: torch.Tensor, eos: int) -> torch.Tensor:
-    return tokens[:-1] if len(tokens) > 0 and tokens[-1] == eos else tokens
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S11, _S27, _S30, _S31 = (np.uint64(n) for n in (11, 27, 30, 31))
+
+
+def hashed_uniforms(key: int, positions: np.ndarray) -> np.ndarray:
+    """Uniforms in [0, 1) that depend only on (``key``, position), by splitmix64's finaliser: an
+    example's CoWord masks are the same whichever data worker or batch builds it, without a
+    random generator per example (seeding one cost more than the rest of ``__getitem__``).
+    (uint64 arrays wrap around on overflow without a warning, which the hash relies on.)"""
+    x = np.asarray(positions, dtype=np.uint64).reshape(-1) * _GOLDEN + np.uint64(key)
+    x ^= x >> _S30
+    x *= _MIX1
+    x ^= x >> _S27
+    x *= _MIX2
+    x ^= x >> _S31
+    return (x >> _S11).astype(np.float64) * (1.0 / 2 ** 53)
 
 
 @dataclass
@@ -105,7 +119,8 @@ class ContextDataset(FairseqDataset):
         # Symbols CoWord dropout must never touch.
         protected = set(range(src_dict.nspecial)) | {self.brk, self.mask}
         protected |= {src_dict.bos(), src_dict.eos(), src_dict.pad(), src_dict.unk()}
-        self._protected = torch.tensor(sorted(protected), dtype=torch.long)
+        self._protected = np.zeros(max(len(src_dict), max(protected) + 1), dtype=bool)
+        self._protected[sorted(protected)] = True
         self._src_cumsum = np.concatenate([[0], np.cumsum(self.base_src_sizes)])
         self._tgt_cumsum = np.concatenate([[0], np.cumsum(self.base_tgt_sizes)])
         self.epoch = 1
@@ -114,6 +129,9 @@ class ContextDataset(FairseqDataset):
     # ---------------------------------------------------------------- context sizes
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
+        # CoWord dropout's streams of this epoch: tokens (by position in the corpus), sentences
+        self._token_key, self._sentence_key = (
+            int(k) for k in np.random.SeedSequence([self.seed, epoch, 20210602]).generate_state(2, np.uint64))
         self.src_k, self.tgt_k = self.context_sizes(epoch)
         at = self.context_of
         self.src_ctx_len = self._src_cumsum[at] - self._src_cumsum[at - self.src_k]
@@ -164,39 +182,42 @@ class ContextDataset(FairseqDataset):
     def __len__(self) -> int:
         return len(self.doc_starts)
 
-    def _rng(self, index: int) -> np.random.Generator:
-        return np.random.default_rng([self.seed, self.epoch, int(index)])
+    def coword_uniforms(self, index: int, length: int) -> np.ndarray:
+        """The uniforms CoWord dropout compares with p for example ``index`` (``length`` tokens):
+        one per token, or one for the sentence (``whole``); a function of (seed, epoch, index)."""
+        if self.coword_dropout_type == "whole":
+            return np.full(length, hashed_uniforms(self._sentence_key, np.array([index]))[0])
+        start = int(self._src_cumsum[index])
+        return hashed_uniforms(self._token_key, np.arange(start, start + length))
 
-    def apply_coword_dropout(self, tokens: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
-        """Replace non-special tokens of the current source by <mask>, with probability p."""
+    def apply_coword_dropout(self, tokens: torch.Tensor, uniforms: np.ndarray) -> torch.Tensor:
+        """Replace non-special tokens of the current source by <mask> where ``uniforms`` < p."""
         if self.coword_dropout <= 0:
             return tokens
-        maskable = ~torch.isin(tokens, self._protected)
-        if self.coword_dropout_type == "whole":
-            drop = maskable if rng.random() < self.coword_dropout else torch.zeros_like(maskable)
-        else:
-            drop = maskable & torch.from_numpy(rng.random(len(tokens)) < self.coword_dropout)
+        values = tokens.numpy()
+        drop = (uniforms < self.coword_dropout) & ~self._protected[values]
         if not drop.any():
             return tokens
         tokens = tokens.clone()
-        tokens[drop] = self.mask
+        tokens[torch.from_numpy(drop)] = self.mask
         return tokens
 
     def _context(self, dataset, index: int, k: int, eos: int, brk: int) -> torch.Tensor:
-        parts: List[torch.Tensor] = []
-        at = int(self.context_of[index])
-        for j in range(at - k, at):
-            parts.append(_strip_eos(dataset[j], eos))
-            parts.append(torch.tensor([brk], dtype=torch.long))
-        if not parts:
+        if k == 0:
             return torch.empty(0, dtype=torch.long)
-        return torch.cat(parts).long()
+        at = int(self.context_of[index])
+        parts: List[np.ndarray] = []
+        for j in range(at - k, at):
+            sentence = dataset[j].numpy()
+            parts.append(sentence[:-1] if len(sentence) and sentence[-1] == eos else sentence)
+            parts.append(np.array([brk], dtype=sentence.dtype))
+        return torch.from_numpy(np.concatenate(parts).astype(np.int64))
 
     def __getitem__(self, index: int) -> Dict:
         src_eos, tgt_eos = self.src_dict.eos(), self.tgt_dict.eos()
         source = self.src[index].long()
         if self.coword_dropout > 0:
-            source = self.apply_coword_dropout(source, self._rng(index))
+            source = self.apply_coword_dropout(source, self.coword_uniforms(index, len(source)))
         item = {
             "id": index,
             "source": source,

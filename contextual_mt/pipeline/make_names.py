@@ -13,7 +13,7 @@ MAKE_ENV = "CONTEXTUAL_MT_MAKE"
 MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt-dev": "IWSLT_DEV",
                   "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
                   "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
-                  "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--pretrained": "PRETRAINED",
+                  "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--batch": "BATCH", "--pretrained": "PRETRAINED",
                   "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS"}
 
 

@@ -71,19 +71,28 @@ def config_epochs(name: str) -> Optional[int]:
 _TRAIN_SECTIONS = ("common", "optimization", "optimizer", "lr_scheduler", "criterion", "dataset", "checkpoint")
 
 
+def preset_config(name: str, overrides: Tuple[str, ...] = ()) -> Dict:
+    """The preset's Hydra config with its own overrides, then ``overrides`` (``section.key=value``;
+    deeper keys and ``+``/``~`` forms are left to Hydra), applied."""
+    import yaml
+
+    with open(config_file(name), encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    for override in (*get_preset(name).overrides, *overrides):
+        key, value = override.split("=", 1)
+        if "." not in key or key.startswith(("+", "~")) or key.count(".") > 1:
+            continue
+        section, field_name = key.split(".", 1)
+        config.setdefault(section, {})[field_name] = yaml.safe_load(value)
+    return config
+
+
 def fairseq_train_options(name: str, skip: Tuple[str, ...] = ()) -> List[str]:
     """The preset's Hydra config, with its overrides, as ``fairseq-train`` options: for a model
     that the train stage does not train (the CADec demo) to be trained with the same settings.
     ``skip``: keys the caller sets itself (e.g. ``max_epoch``); the model's dropout is included,
     values left to the caller (``???``) are not."""
-    import yaml
-
-    with open(config_file(name), encoding="utf-8") as f:
-        config = yaml.safe_load(f)
-    for override in get_preset(name).overrides:
-        key, value = override.split("=", 1)
-        section, field_name = key.split(".", 1)
-        config.setdefault(section, {})[field_name] = yaml.safe_load(value)
+    config = preset_config(name)
     items = [(k, v) for section in _TRAIN_SECTIONS for k, v in (config.get(section) or {}).items()]
     items += [(k, v) for k, v in (config.get("model") or {}).items() if k == "dropout"]
     options: List[str] = []

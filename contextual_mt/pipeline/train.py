@@ -24,8 +24,11 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.batch_plan import BatchPlan, gpu_memory_gib, measure_memory, parse_batch, plan_batch, \
+    reference_of
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
-from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset
+from contextual_mt.pipeline.make_names import option_name
+from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
 from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.stage_record import read_record, stale_error, write_record
 from muda.io import file_sha256
@@ -53,6 +56,7 @@ class TrainOptions:
     fp16: Optional[bool] = None  # None: on GPUs with compute capability >= 7.0
     max_epoch: Optional[int] = None  # None: the preset's
     max_update: Optional[int] = None
+    batch: str = "auto"  # auto | preset | tokens per update (pipeline/batch_plan.py)
     overrides: List[str] = field(default_factory=list)  # extra Hydra overrides, key=value
     overwrite: bool = False  # discard checkpoints trained from something else
     progress: bool = True
@@ -66,6 +70,7 @@ class TrainOptions:
         check_option("--gpus", self.gpus, minimum=0, integer=True, optional=True)
         check_option("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
         check_option("--max-update", self.max_update, minimum=1, integer=True, optional=True)
+        self.batch = parse_batch(self.batch, option_name("--batch"))
         for item in self.overrides:
             if "=" not in item or item.startswith("="):
                 raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
@@ -102,9 +107,10 @@ def data_fingerprint(layout: PairLayout) -> Dict[str, str]:
     return out
 
 
-def fingerprint(o: TrainOptions) -> Dict:
-    """What the checkpoints depend on. The stopping criterion is apart: training longer resumes."""
-    return {
+def fingerprint(o: TrainOptions, plan: Optional[BatchPlan] = None) -> Dict:
+    """What the checkpoints depend on. The stopping criterion is apart: training longer resumes.
+    A batch plan other than the preset's own settings is part of it."""
+    fp = {
         "data": data_fingerprint(o.layout),
         "preset": o.preset,
         "config": file_sha256(config_file(o.preset)),
@@ -113,9 +119,24 @@ def fingerprint(o: TrainOptions) -> Dict:
         # the preset's own overrides first, as the command line has them
         "overrides": [*get_preset(o.preset).overrides, *o.overrides],
     }
+    if plan is not None and plan.fingerprint() is not None:
+        fp["batch"] = plan.fingerprint()
+    return fp
 
 
-def train_command(o: TrainOptions, gpus: int, fp16: bool) -> List[str]:
+def batch_plan(o: TrainOptions, gpus: int) -> BatchPlan:
+    """Tokens per update and the learning-rate rule for this run (pipeline/batch_plan.py)."""
+    config = preset_config(o.preset, tuple(o.overrides))
+
+    def estimate():
+        task = dict(config.get("task") or {})
+        return measure_memory(config.get("model") or {}, os.path.join(o.layout.bin, f"dict.{o.lang}.txt"), task)
+
+    return plan_batch(o.batch, reference_of(config), gpus, gpu_memory_gib(gpus), estimate, o.overrides,
+                      flag=option_name("--batch"))
+
+
+def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPlan] = None) -> List[str]:
     bin_dir = Path(sys.executable).parent
     save = os.path.abspath(o.layout.checkpoints(o.model))
     preset = get_preset(o.preset)
@@ -135,6 +156,8 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool) -> List[str]:
         cmd.append(f"optimization.max_update={o.max_update}")
     if o.pretrained:
         cmd.append(f"checkpoint.finetune_from_model={os.path.abspath(o.pretrained)}")
+    if plan is not None:
+        cmd += plan.overrides()
     cmd += o.overrides
     if gpus > 1:  # one process per GPU; fairseq reads the rank from torchrun's environment
         cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}", *cmd]
@@ -192,18 +215,21 @@ def train_model(options: TrainOptions) -> Dict:
     """Train (or resume, or skip) one model of the study; returns the ``train.done`` record."""
     o = options
     require_data(o.layout)
-    fp = fingerprint(o)
-    done = _state(o, fp)
-    save = o.layout.checkpoints(o.model)
-    if done is not None:
-        print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
-        return done
     gpus = visible_gpus() if o.gpus is None else o.gpus
     if gpus > visible_gpus():
         raise ContextualMTError(f"--gpus {gpus}: only {visible_gpus()} GPU(s) visible")
     fp16 = (gpus > 0 and _fast_fp16()) if o.fp16 is None else o.fp16
     if fp16 and gpus == 0:
         raise ContextualMTError("--fp16 needs a GPU")
+    plan = batch_plan(o, gpus)
+    fp = fingerprint(o, plan)
+    done = _state(o, fp)
+    save = o.layout.checkpoints(o.model)
+    if done is not None:
+        print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
+        return done
+    if o.progress:
+        print(f"[train {o.lang} {o.model}] batch: {plan.summary()}", file=sys.stderr)
     os.makedirs(save, exist_ok=True)
     for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
         if name.startswith("dict."):
@@ -212,12 +238,13 @@ def train_model(options: TrainOptions) -> Dict:
     if os.path.exists(done_path):
         os.unlink(done_path)  # training longer: not done until this run ends
     write_record(os.path.join(save, RECORD), {"fingerprint": fp})
-    cmd = train_command(o, gpus, fp16)
+    cmd = train_command(o, gpus, fp16, plan)
     stats = _run(cmd, os.path.join(save, LOG), o)
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
     record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
-              "model": o.model, "gpus": gpus, "fp16": fp16, "command": cmd,
+              "model": o.model, "gpus": gpus, "fp16": fp16, "batch": plan.as_record(),
+              "tokens_per_update": plan.tokens_per_update, "command": cmd,
               "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats, **_health(o, stats)}
     write_record(done_path, record)
     return record

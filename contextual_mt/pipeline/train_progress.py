@@ -69,6 +69,7 @@ class TrainStats:
     train_wpb: List[float] = field(default_factory=list)  # target words per update of each epoch
     valid_loss: Optional[float] = None  # the last validation's loss (bits per token)
     best_valid_loss: Optional[float] = None  # the best so far, as fairseq reports it (checkpoint_best.pt's)
+    valid_curve: List[List[float]] = field(default_factory=list)  # [epoch, updates, loss] per validation
     label_smoothing: Optional[float] = None  # the criterion's, from fairseq's config
 
     def as_dict(self) -> Dict:
@@ -78,7 +79,13 @@ class TrainStats:
                 "target_words_per_second": _median(self.train_wps), "updates_per_second": _median(self.train_ups),
                 "target_words_per_update": _median(self.train_wpb),
                 "valid_loss": self.valid_loss, "best_valid_loss": self.best_valid_loss,
+                "valid_curve": [list(point) for point in self.valid_curve],
                 "label_smoothing": self.label_smoothing}
+
+
+def updates_of(values: Dict[str, str]) -> Optional[int]:
+    updates = _float(values, "num_updates")
+    return None if updates is None else int(updates)
 
 
 def _median(values: List[float]) -> Optional[float]:
@@ -150,6 +157,8 @@ class TrainProgress:
 
     def _valid(self, epoch: int, values: Dict[str, str]) -> None:
         self.stats.valid_loss = _float(values, "loss")
+        if self.stats.valid_loss is not None:
+            self.stats.valid_curve.append([epoch, updates_of(values), self.stats.valid_loss])
         best = _float(values, "best_loss")
         # the first validation has no best_loss: it is the best so far
         self.stats.best_valid_loss = best if best is not None else self._best(self.stats.valid_loss)

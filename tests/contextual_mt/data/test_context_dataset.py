@@ -128,7 +128,7 @@ def test_coword_dropout_rate_and_scope():
 def test_coword_dropout_never_masks_special_symbols():
     ds, _, _ = dataset(["d"] * 3, coword_dropout=1.0)
     tokens = torch.tensor([BRK, DICTIONARY.unk(), DICTIONARY.bos(), DICTIONARY.index("w5"), EOS])
-    out = ds.apply_coword_dropout(tokens, np.random.default_rng(0))
+    out = ds.apply_coword_dropout(tokens, np.zeros(len(tokens)))  # every uniform below p
     assert out.tolist() == [BRK, DICTIONARY.unk(), DICTIONARY.bos(), MASK, EOS]
 
 
@@ -211,3 +211,27 @@ def test_multi_encoder_batches_context_separately():
     assert torch.equal(ni["tgt_ctx_tokens"][0], expected_context(tgt, 2, 2))
     assert torch.equal(batch["target"][0], tgt[2])
     assert batch["tgt_prefix"] is None
+
+
+def test_coword_masks_do_not_depend_on_the_order_items_are_built():
+    # data workers build items in any order and any process: an item's mask is a function of
+    # (seed, epoch, index) only
+    ds, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=5)
+    forward = [ds[i]["source"] for i in range(300)]
+    backward = [ds[i]["source"] for i in reversed(range(300))][::-1]
+    assert all(torch.equal(a, b) for a, b in zip(forward, backward))
+    again, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=5)
+    assert all(torch.equal(forward[i], again[i]["source"]) for i in range(300))
+    other, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=6)
+    assert any(not torch.equal(forward[i], other[i]["source"]) for i in range(300))
+
+
+def test_hashed_uniforms_are_uniform_and_independent_of_neighbours():
+    from contextual_mt.data.context_dataset import hashed_uniforms
+
+    u = hashed_uniforms(12345, np.arange(200_000))
+    assert u.min() >= 0 and u.max() < 1
+    counts, _ = np.histogram(u, bins=20, range=(0, 1))
+    assert counts.min() > 0.95 * 10_000 and counts.max() < 1.05 * 10_000
+    assert abs(np.corrcoef(u[:-1], u[1:])[0, 1]) < 0.01  # consecutive tokens are not correlated
+    assert not np.array_equal(u[:100], hashed_uniforms(12346, np.arange(100)))

@@ -67,7 +67,7 @@ def test_a_resumed_run_counts_epochs_from_its_checkpoint():
     assert stats == {"epochs": 5, "num_updates": 500, "train_wps": [6004.5, 6005.5], "train_ups": [3.87, 3.87],
                      "train_wpb": [1715.2, 1715.2], "target_words_per_second": 6005.0, "updates_per_second": 3.87,
                      "target_words_per_update": 1715.2, "valid_loss": 3.25, "best_valid_loss": 3.25,
-                     "label_smoothing": 0.1}
+                     "valid_curve": [[4, 400, 3.5], [5, 500, 3.25]], "label_smoothing": 0.1}
     shown = out.getvalue()
     assert "[train de context] epoch 4: valid loss 3.5, 400 updates" in shown
     assert "[train de context] epoch 5: valid loss 3.25, 500 updates" in shown

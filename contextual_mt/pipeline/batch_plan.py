@@ -1,0 +1,316 @@
+"""Tokens per update for ``make train`` (``BATCH=auto|preset|N``), and the learning-rate rule.
+
+The presets carry the papers' settings: ``max_tokens`` 4096 on one GPU, update_freq 1. On a
+GPU with tens of GiB that leaves the device mostly idle (fairseq's per-update overhead of
+~70-80 ms dominates), so by default (``auto``) a GPU run packs more tokens into each update:
+
+- **Per-GPU batch**: the preset's ``max_tokens`` times a power of two (1/8 .. 8), the largest
+  whose estimated memory fits ``MEMORY_FRACTION`` of the smallest visible GPU, with the total
+  tokens per update (all GPUs) at most ``MAX_SCALE`` times the preset's. The estimate is measured,
+  not guessed: the model of the preset is built on CPU with the data's dictionary and one
+  forward/backward of the loss is run; the tensors autograd saves give the activation bytes per
+  token (float32; a float16 run saves no more, except softmax copies, which the margin covers),
+  plus 20 bytes per parameter for weights, gradients, Adam's moments and fp16 copies.
+- **A smaller GPU**: a fraction of the preset's batch per forward, with ``update_freq``
+  accumulating back to the preset's tokens per update.
+- **Learning rate** (``k`` = tokens per update / the preset's): square-root scaling, as for
+  Adam (Malladi et al. 2022, "On the SDEs and scaling rules for adaptive gradient algorithms"),
+  at most ``LR_CAP`` times the preset's (Ott et al. 2018 train at 16x the tokens per update
+  with 2x the learning rate). The warm-up covers the same number of tokens: ``warmup / k``
+  updates. With the inverse-sqrt schedule, the learning rate after the same number of tokens is
+  then ``min(sqrt(k), LR_CAP)`` times the preset's throughout.
+- **CPU**: ``auto`` keeps the preset's batch (nothing to fill).
+- **Data workers** (GPU runs, any mode): ``dataset.num_workers`` = the CPU cores per GPU less
+  one, at most ``MAX_DATA_WORKERS``. One worker builds ~50k current-sentence target tokens/s of
+  the context model's batches (bench/train_batch_scaling.py --data), less than a GPU trains at
+  8x the preset's batch. Examples are a function of (seed, epoch, index) only, so the number of
+  workers does not change what is trained on (not part of the fingerprint).
+
+``preset`` keeps the config's values exactly (the papers' settings; with several GPUs each
+takes ``max_tokens``, as fairseq does). ``N`` asks for N tokens per update and applies the
+same rule. Hydra overrides of the batch or learning rate (``--override dataset.max_tokens=...``)
+are the user's own choice: they are refused together with an explicit ``--batch``, and
+``auto`` then keeps the preset's batch.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from dataclasses import asdict, dataclass
+from typing import Callable, Dict, List, Optional, Sequence
+
+from contextual_mt.errors import ContextualMTError
+
+MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, workspaces, longer rows
+MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
+LR_CAP = 2.0
+MAX_DATA_WORKERS = 6
+SCALES = (8, 4, 2, 1, 1 / 2, 1 / 4, 1 / 8)  # per-GPU max_tokens as multiples of the preset's
+STATE_BYTES_PER_PARAM = 20  # fp32 weights 4 + grads 4 + Adam 8, fp16 weights and grads 2 + 2
+PROBE_ROW = 256  # tokens per row in the memory probe (attention grows with the row length)
+PROBE_TOKENS = 1024
+# the overrides that set the batch or the schedule themselves
+BATCH_KEYS = ("dataset.max_tokens", "dataset.batch_size", "optimization.update_freq", "optimization.lr",
+              "lr_scheduler.warmup_updates")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The preset's own batch and schedule (from its Hydra config and overrides)."""
+    max_tokens: int
+    update_freq: int
+    lr: float
+    warmup_updates: Optional[int]
+
+    @property
+    def tokens_per_update(self) -> int:
+        return self.max_tokens * self.update_freq
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """What one training process needs on a GPU: ``state_gib + tokens * kib_per_token``."""
+    parameters: int
+    kib_per_token: float
+    state_gib: float
+
+    def gib(self, tokens: int) -> float:
+        return self.state_gib + tokens * self.kib_per_token / 2 ** 20
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    mode: str  # auto | preset | tokens
+    max_tokens: int  # per process and forward
+    update_freq: int
+    processes: int  # GPUs, or 1 on CPU
+    lr: float
+    warmup_updates: Optional[int]
+    reference: Reference
+    why: str  # one line: how the batch was chosen
+    gpu_memory_gib: Optional[float] = None
+    memory: Optional[MemoryEstimate] = None
+    num_workers: Optional[int] = None  # data workers per process; None: the config's
+    @property
+    def tokens_per_update(self) -> int:
+        return self.max_tokens * self.update_freq * self.processes
+
+    @property
+    def scale(self) -> float:
+        return self.tokens_per_update / self.reference.tokens_per_update
+
+    @property
+    def changes_preset(self) -> bool:
+        r = self.reference
+        return (self.max_tokens, self.update_freq, self.lr, self.warmup_updates) != \
+            (r.max_tokens, r.update_freq, r.lr, r.warmup_updates)
+
+    def overrides(self) -> List[str]:
+        """The Hydra overrides that set this plan (none for the preset's own settings)."""
+        workers = [] if self.num_workers is None else [f"dataset.num_workers={self.num_workers}"]
+        if not self.changes_preset:
+            return workers
+        out = workers + [f"dataset.max_tokens={self.max_tokens}", f"optimization.update_freq=[{self.update_freq}]",
+               f"optimization.lr=[{self.lr:.6g}]"]
+        if self.warmup_updates is not None:
+            out.append(f"lr_scheduler.warmup_updates={self.warmup_updates}")
+        return out
+
+    def fingerprint(self) -> Optional[Dict]:
+        """What the checkpoints depend on: None when the preset's settings are used (so records
+        written before batch plans existed still match)."""
+        if not self.changes_preset:
+            return None
+        return {"max_tokens": self.max_tokens, "update_freq": self.update_freq, "processes": self.processes,
+                "lr": self.lr, "warmup_updates": self.warmup_updates}
+
+    def as_record(self) -> Dict:
+        record = {"mode": self.mode, "tokens_per_update": self.tokens_per_update, "max_tokens": self.max_tokens,
+                  "update_freq": self.update_freq, "processes": self.processes, "lr": self.lr,
+                  "warmup_updates": self.warmup_updates, "scale": round(self.scale, 4),
+                  "num_workers": self.num_workers, "reference": asdict(self.reference), "why": self.why}
+        if self.gpu_memory_gib is not None:
+            record["gpu_memory_gib"] = round(self.gpu_memory_gib, 2)
+        if self.memory is not None:
+            record["estimated_gib"] = round(self.memory.gib(self.max_tokens), 2)
+            record["memory_estimate"] = asdict(self.memory)
+        return record
+
+    def summary(self) -> str:
+        r = self.reference
+        where = f"{self.processes} GPU{'s' if self.processes > 1 else ''}" if self.gpu_memory_gib is not None \
+            else "CPU"
+        warmup = f", warm-up {self.warmup_updates} updates" if self.warmup_updates is not None else ""
+        return (f"{self.tokens_per_update} tokens per update (max_tokens {self.max_tokens} x update_freq "
+                f"{self.update_freq} x {where}), lr {self.lr:.3g}{warmup}; the preset's: {r.tokens_per_update} "
+                f"tokens, lr {r.lr:.3g}; {self.why}")
+
+
+def parse_batch(value: str, flag: str = "--batch") -> str:
+    """``auto``, ``preset`` or a positive number of tokens per update (as text)."""
+    text = str(value).strip()
+    if text in ("auto", "preset"):
+        return text
+    try:
+        number = int(text)
+    except ValueError:
+        raise ContextualMTError(f"{flag} must be auto, preset or a number of tokens per update (got {value!r})") \
+            from None
+    if number < 1:
+        raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})")
+    return str(number)
+
+
+def scaled_schedule(ref: Reference, tokens_per_update: int) -> tuple:
+    """(lr, warmup_updates) for ``tokens_per_update``: the rule of the module docstring."""
+    k = tokens_per_update / ref.tokens_per_update
+    lr = ref.lr * min(math.sqrt(k), LR_CAP)
+    warmup = None if ref.warmup_updates is None else max(1, round(ref.warmup_updates / k))
+    return lr, warmup
+
+
+def plan_batch(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float] = None,
+               estimate: Optional[Callable[[], MemoryEstimate]] = None, user_overrides: Sequence[str] = (),
+               flag: str = "--batch", cpus: Optional[int] = None) -> BatchPlan:
+    """The batch of a run on ``gpus`` GPUs (0: CPU) with ``gpu_memory_gib`` on the smallest.
+    ``estimate`` measures the model's memory; it is only called when a GPU batch is sized.
+    ``cpus``: the cores for data workers (default: this machine's)."""
+    plan = _plan(batch, ref, gpus, gpu_memory_gib, estimate, user_overrides, flag)
+    if gpus == 0 or any(o.split("=", 1)[0].lstrip("+") == "dataset.num_workers" for o in user_overrides):
+        return plan
+    cores = cpus if cpus is not None else (os.cpu_count() or 1)
+    return BatchPlan(**{**plan.__dict__, "num_workers": max(1, min(MAX_DATA_WORKERS, cores // gpus - 1))})
+
+
+def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float],
+          estimate: Optional[Callable[[], MemoryEstimate]], user_overrides: Sequence[str], flag: str) -> BatchPlan:
+    batch = parse_batch(batch, flag)
+    processes = max(gpus, 1)
+    preset_plan = BatchPlan(batch, ref.max_tokens, ref.update_freq, processes, ref.lr, ref.warmup_updates, ref,
+                            "", gpu_memory_gib if gpus else None)
+    overridden = [o.split("=", 1)[0] for o in user_overrides if o.split("=", 1)[0].lstrip("+") in BATCH_KEYS]
+    if overridden and batch not in ("auto", "preset"):
+        raise ContextualMTError(f"{flag} {batch} and the override of {', '.join(overridden)}: not both "
+                                "(the batch plan sets them)")
+    if batch == "preset":
+        return _why(preset_plan, "the preset's settings (" + flag + " preset)")
+    if overridden:
+        return _why(preset_plan, f"the preset's batch: the overrides set {', '.join(overridden)}")
+    if batch == "auto" and gpus == 0:
+        return _why(preset_plan, "the preset's batch (on CPU)")
+    memory = estimate() if (gpus and estimate is not None) else None
+    budget = None if gpu_memory_gib is None or memory is None else MEMORY_FRACTION * gpu_memory_gib
+
+    def fits(tokens: int) -> bool:
+        return budget is None or memory.gib(tokens) <= budget
+
+    if batch == "auto":
+        target = ref.tokens_per_update * MAX_SCALE
+        for scale in SCALES:
+            per = int(ref.max_tokens * scale)
+            if not fits(per) or (scale > 1 and per * ref.update_freq * processes > target):
+                continue  # (many GPUs at the preset's batch each may exceed the target: accepted)
+            # a fraction of the preset's batch per forward: accumulate back to the preset's per update
+            freq = ref.update_freq * max(1, math.ceil(ref.tokens_per_update / (per * ref.update_freq * processes)))
+            why = (f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
+                   f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
+                   if budget is not None else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's")
+            return _scaled(batch, per, freq, processes, ref, why, gpu_memory_gib, memory)
+        raise _too_small(ref, memory, gpu_memory_gib)
+    tokens = int(batch)
+    for freq in (1, 2, 4, 8, 16, 32, 64):
+        per = tokens // (processes * freq)
+        if per < 1:
+            break
+        if fits(per):
+            why = f"{flag} {tokens}" + (f": {per} tokens per forward fit {MEMORY_FRACTION:.0%} of "
+                                        f"{gpu_memory_gib:.0f} GiB" if budget is not None else "")
+            return _scaled("tokens", per, freq, processes, ref, why, gpu_memory_gib if gpus else None, memory)
+    raise _too_small(ref, memory, gpu_memory_gib, tokens)
+
+
+def _why(plan: BatchPlan, why: str) -> BatchPlan:
+    return BatchPlan(**{**plan.__dict__, "why": why})
+
+
+def _scaled(mode: str, per: int, freq: int, processes: int, ref: Reference, why: str,
+            gpu_memory_gib: Optional[float], memory: Optional[MemoryEstimate]) -> BatchPlan:
+    lr, warmup = scaled_schedule(ref, per * freq * processes)
+    return BatchPlan(mode, per, freq, processes, lr, warmup, ref, why, gpu_memory_gib, memory)
+
+
+def _too_small(ref: Reference, memory: Optional[MemoryEstimate], gib: Optional[float],
+               tokens: Optional[int] = None) -> ContextualMTError:
+    need = f"{memory.gib(max(1, ref.max_tokens // 8)):.1f} GiB" if memory else "?"
+    return ContextualMTError(f"the GPU's {gib or 0:.1f} GiB are too small for this model even at "
+                             f"{ref.max_tokens // 8} tokens per forward (estimated {need}); use a smaller "
+                             "preset or model")
+
+
+# ---------------------------------------------------------------- reading the preset and measuring
+def reference_of(config: Dict) -> Reference:
+    """The preset's batch and schedule from its Hydra config (with the preset's overrides applied)."""
+    dataset, optimization = config.get("dataset") or {}, config.get("optimization") or {}
+    scheduler = config.get("lr_scheduler") or {}
+    lr = optimization.get("lr", 0.25)
+    freq = optimization.get("update_freq", 1)
+    if not dataset.get("max_tokens"):
+        raise ContextualMTError("the preset's config has no dataset.max_tokens: the batch plan needs it")
+    return Reference(max_tokens=int(dataset["max_tokens"]), update_freq=int(freq[0] if isinstance(freq, list) else freq),
+                     lr=float(lr[0] if isinstance(lr, list) else lr),
+                     warmup_updates=int(scheduler["warmup_updates"]) if "warmup_updates" in scheduler else None)
+
+
+def measure_memory(model_config: Dict, dictionary_path: str, task_config: Optional[Dict] = None) -> MemoryEstimate:
+    """Build the model of ``model_config`` (the Hydra ``model`` section) with the data's target
+    dictionary on CPU and measure the activations saved by one forward/backward of the loss."""
+    import torch
+
+    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
+    import contextual_mt  # noqa: F401  (registers the architectures)
+    from fairseq.data import Dictionary
+    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+
+    arch = model_config.get("_name")
+    if arch not in ARCH_MODEL_REGISTRY:
+        raise ContextualMTError(f"model {arch!r}: not a registered fairseq architecture")
+    args = argparse.Namespace(**{k: v for k, v in model_config.items() if k != "_name"})
+    for key, value in (task_config or {}).items():
+        if key == "multi_encoder":
+            setattr(args, key, value)
+    ARCH_CONFIG_REGISTRY[arch](args)
+    dictionary = Dictionary.load(dictionary_path)
+    task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
+        model.train()
+        rows = PROBE_TOKENS // PROBE_ROW
+        low = dictionary.nspecial
+        src = torch.randint(low, len(dictionary), (rows, PROBE_ROW))
+        tgt = torch.randint(low, len(dictionary), (rows, PROBE_ROW))
+        saved: Dict[int, int] = {}
+
+        def pack(t):
+            storage = t.untyped_storage()
+            saved[storage.data_ptr()] = storage.nbytes()
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(src, torch.full((rows,), PROBE_ROW), tgt)
+            lprobs = model.get_normalized_probs(out, log_probs=True)
+            loss = -lprobs.gather(-1, tgt.unsqueeze(-1)).sum()
+        del loss, lprobs, out
+    parameters = sum(p.numel() for p in model.parameters())
+    return MemoryEstimate(parameters=parameters, kib_per_token=round(sum(saved.values()) / PROBE_TOKENS / 1024, 2),
+                          state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2 ** 30, 4))
+
+
+def gpu_memory_gib(gpus: int) -> Optional[float]:
+    """Total memory of the smallest of the first ``gpus`` visible GPUs (None on CPU)."""
+    if gpus < 1:
+        return None
+    import torch
+
+    return min(torch.cuda.get_device_properties(i).total_memory for i in range(gpus)) / 2 ** 30
