@@ -400,14 +400,15 @@ def test_make_slurm_passes_the_variables(stubs, tmp_path):
     for name in ("sbatch", "squeue", "scancel"):
         shutil.copy(stubs / name, tmp_path / "bin" / name)
     proc = subprocess.run(["make", "--no-print-directory", "slurm", "LANG=fr", f"WORK={work}", "TEXT=/c", "GPUS=0",
-                           "SHARDS=2", "PRESET=tiny", "EPOCHS=2", "MUDA_ARGS=--lexicon a  b c",
+                           "SHARDS=2", "PRESET=tiny", "EPOCHS=2", "BATCH=preset", "MUDA_ARGS=--lexicon a  b c",
                            "SBATCH_ARGS=--comment='it''s'"], cwd=str(ROOT), env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     s = Submission(proc, stubs)
     assert [s.status(st) for st in STAGES] == ["submitted"] * 8
     assert s.option("pcxmi", "array") == "0-1" and s.option("train-context", "gres") is None
-    assert s.make_vars("train-context")[1] == ["LANG=fr", f"WORK={work}", "EPOCHS=2", "MUDA_ARGS=--lexicon a b c",
+    assert s.make_vars("train-context")[1] == ["LANG=fr", f"WORK={work}", "EPOCHS=2", "BATCH=preset",
+                                               "MUDA_ARGS=--lexicon a b c",
                                                "PRESET=tiny", "MODEL=context", "GPUS=0"]
     assert s.option("data", "comment") == "its"  # the shell's quoting rules
     proc = subprocess.run(["make", "--no-print-directory", "slurm"], cwd=str(ROOT), env=env,
