@@ -11,6 +11,12 @@ GPU with tens of GiB that leaves the device mostly idle (fairseq's per-update ov
   forward/backward of the loss is run; the tensors autograd saves give the activation bytes per
   token (float32; a float16 run saves no more, except softmax copies, which the margin covers),
   plus 20 bytes per parameter for weights, gradients, Adam's moments and fp16 copies.
+- **Enough updates**: a larger batch means fewer updates per epoch, and with too few a run
+  ends (or its patience runs out) before the model has learned: at the demo's scale (65 updates
+  per epoch at the preset's batch) 8x the batch trails the preset's settings far behind after
+  the same tokens (bench/RESULTS.md, "Batch size"). So ``auto`` only grows the batch while an
+  epoch of the training split keeps at least ``MIN_UPDATES_PER_EPOCH`` updates, counted by
+  batching the split as fairseq will.
 - **A smaller GPU**: a fraction of the preset's batch per forward, with ``update_freq``
   accumulating back to the preset's tokens per update.
 - **Learning rate** (``k`` = tokens per update / the preset's): square-root scaling, as for
@@ -46,6 +52,7 @@ MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, worksp
 MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
 LR_CAP = 2.0
 MAX_DATA_WORKERS = 6
+MIN_UPDATES_PER_EPOCH = 250  # auto grows the batch only while an epoch keeps this many updates
 SCALES = (8, 4, 2, 1, 1 / 2, 1 / 4, 1 / 8)  # per-GPU max_tokens as multiples of the preset's
 STATE_BYTES_PER_PARAM = 20  # fp32 weights 4 + grads 4 + Adam 8, fp16 weights and grads 2 + 2
 PROBE_ROW = 256  # tokens per row in the memory probe (attention grows with the row length)
@@ -172,11 +179,13 @@ def scaled_schedule(ref: Reference, tokens_per_update: int) -> tuple:
 
 def plan_batch(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float] = None,
                estimate: Optional[Callable[[], MemoryEstimate]] = None, user_overrides: Sequence[str] = (),
-               flag: str = "--batch", cpus: Optional[int] = None) -> BatchPlan:
+               flag: str = "--batch", cpus: Optional[int] = None,
+               batches_at: Optional[Callable[[int], int]] = None) -> BatchPlan:
     """The batch of a run on ``gpus`` GPUs (0: CPU) with ``gpu_memory_gib`` on the smallest.
     ``estimate`` measures the model's memory; it is only called when a GPU batch is sized.
+    ``batches_at(max_tokens)``: batches in an epoch of the training split (auto's guard).
     ``cpus``: the cores for data workers (default: this machine's)."""
-    plan = _plan(batch, ref, gpus, gpu_memory_gib, estimate, user_overrides, flag)
+    plan = _plan(batch, ref, gpus, gpu_memory_gib, estimate, user_overrides, flag, batches_at)
     if gpus == 0 or any(o.split("=", 1)[0].lstrip("+") == "dataset.num_workers" for o in user_overrides):
         return plan
     cores = cpus if cpus is not None else (os.cpu_count() or 1)
@@ -184,7 +193,8 @@ def plan_batch(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[f
 
 
 def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float],
-          estimate: Optional[Callable[[], MemoryEstimate]], user_overrides: Sequence[str], flag: str) -> BatchPlan:
+          estimate: Optional[Callable[[], MemoryEstimate]], user_overrides: Sequence[str], flag: str,
+          batches_at: Optional[Callable[[int], int]]) -> BatchPlan:
     batch = parse_batch(batch, flag)
     processes = max(gpus, 1)
     preset_plan = BatchPlan(batch, ref.max_tokens, ref.update_freq, processes, ref.lr, ref.warmup_updates, ref,
@@ -211,11 +221,17 @@ def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float]
             per = int(ref.max_tokens * scale)
             if not fits(per) or (scale > 1 and per * ref.update_freq * processes > target):
                 continue  # (many GPUs at the preset's batch each may exceed the target: accepted)
+            if scale > 1 and batches_at is not None and \
+                    batches_at(per) / (processes * ref.update_freq) < MIN_UPDATES_PER_EPOCH:
+                continue  # too few updates per epoch
             # a fraction of the preset's batch per forward: accumulate back to the preset's per update
             freq = ref.update_freq * max(1, math.ceil(ref.tokens_per_update / (per * ref.update_freq * processes)))
             why = (f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
                    f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
                    if budget is not None else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's")
+            if batches_at is not None:
+                why += (f" and keeps >= {MIN_UPDATES_PER_EPOCH} updates per epoch "
+                        f"({batches_at(per) // (processes * freq)})")
             return _scaled(batch, per, freq, processes, ref, why, gpu_memory_gib, memory)
         raise _too_small(ref, memory, gpu_memory_gib)
     tokens = int(batch)
@@ -305,6 +321,32 @@ def measure_memory(model_config: Dict, dictionary_path: str, task_config: Option
     parameters = sum(p.numel() for p in model.parameters())
     return MemoryEstimate(parameters=parameters, kib_per_token=round(sum(saved.values()) / PROBE_TOKENS / 1024, 2),
                           state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2 ** 30, 4))
+
+
+def epoch_batches(task_config: Dict, bin_dir: str, source_lang: str, target_lang: str) -> Callable[[int], int]:
+    """``batches_at(max_tokens)``: the batches of one epoch of the training split, as fairseq
+    batches it (the context model's tokens included, epoch 1's sampled context sizes)."""
+    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
+    from fairseq import options, tasks
+
+    argv = [bin_dir, "--task", "document_translation", "--user-dir", os.path.dirname(os.path.dirname(__file__)),
+            "--arch", "contextual_transformer_tiny", "-s", source_lang, "-t", target_lang]
+    for key, value in task_config.items():
+        if key in ("_name", "data", "source_lang", "target_lang") or value is None or value is False:
+            continue
+        argv += [f"--{key.replace('_', '-')}"] + ([] if value is True else [str(value)])
+    task = tasks.setup_task(options.parse_args_and_arch(options.get_training_parser(), argv))
+    task.load_dataset("train")
+    dataset = task.dataset("train")
+    order = dataset.ordered_indices()
+    cache: Dict[int, int] = {}
+
+    def batches_at(max_tokens: int) -> int:
+        if max_tokens not in cache:
+            cache[max_tokens] = len(dataset.batch_by_size(order, max_tokens=max_tokens))
+        return cache[max_tokens]
+
+    return batches_at
 
 
 def gpu_memory_gib(gpus: int) -> Optional[float]:

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.batch_plan import BatchPlan, gpu_memory_gib, measure_memory, parse_batch, plan_batch, \
-    reference_of
+from contextual_mt.pipeline.batch_plan import BatchPlan, epoch_batches, gpu_memory_gib, measure_memory, \
+    parse_batch, plan_batch, reference_of
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import option_name
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
@@ -126,14 +126,21 @@ def fingerprint(o: TrainOptions, plan: Optional[BatchPlan] = None) -> Dict:
 
 def batch_plan(o: TrainOptions, gpus: int) -> BatchPlan:
     """Tokens per update and the learning-rate rule for this run (pipeline/batch_plan.py)."""
-    config = preset_config(o.preset, tuple(o.overrides))
+    config = preset_config(o.preset, (*KINDS[o.model], *o.overrides))
+    task = dict(config.get("task") or {})
 
     def estimate():
-        task = dict(config.get("task") or {})
         return measure_memory(config.get("model") or {}, os.path.join(o.layout.bin, f"dict.{o.lang}.txt"), task)
 
+    counted = {}
+
+    def batches_at(max_tokens: int) -> int:  # the training split is read only when auto sizes a GPU batch
+        if "count" not in counted:
+            counted["count"] = epoch_batches(task, o.layout.bin, SOURCE_LANG, o.lang)
+        return counted["count"](max_tokens)
+
     return plan_batch(o.batch, reference_of(config), gpus, gpu_memory_gib(gpus), estimate, o.overrides,
-                      flag=option_name("--batch"))
+                      flag=option_name("--batch"), batches_at=batches_at)
 
 
 def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPlan] = None) -> List[str]:

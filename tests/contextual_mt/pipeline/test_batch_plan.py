@@ -8,8 +8,8 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
-from contextual_mt.pipeline.batch_plan import (LR_CAP, MAX_SCALE, MemoryEstimate, Reference, measure_memory,
-                                               parse_batch, plan_batch, reference_of)
+from contextual_mt.pipeline.batch_plan import (LR_CAP, MAX_SCALE, MIN_UPDATES_PER_EPOCH, MemoryEstimate, Reference,
+                                               epoch_batches, measure_memory, parse_batch, plan_batch, reference_of)
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.presets import preset_config
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
@@ -171,6 +171,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     monkeypatch.setattr(train_stage, "_fast_fp16", lambda: True)
     monkeypatch.setattr(train_stage, "gpu_memory_gib", lambda gpus: 80.0)
     monkeypatch.setattr(train_stage, "measure_memory", lambda *a: SMALL_MEMORY)
+    monkeypatch.setattr(train_stage, "epoch_batches", lambda *a: (lambda max_tokens: 40_000_000 // max_tokens))
     monkeypatch.setattr(train_stage, "_run", fake_run)
     monkeypatch.setattr(train_stage, "_health", lambda o, stats: {})
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
@@ -195,3 +196,37 @@ def test_cpu_training_commands_are_unchanged(fake_data):
     p = train_stage.batch_plan(o, 0)
     assert train_command(o, 0, False, p) == train_command(o, 0, False)
     assert train_stage.fingerprint(o, p) == train_stage.fingerprint(o) and "batch" not in train_stage.fingerprint(o, p)
+
+
+def test_auto_keeps_enough_updates_per_epoch():
+    # an epoch of 1.2M tokens: 300 batches at 4096, 150 at 8192 -> too few to grow the batch
+    small_corpus = lambda max_tokens: 1_200_000 // max_tokens  # noqa: E731
+    p = plan(batches_at=small_corpus)
+    assert p.max_tokens == 4096 and not p.changes_preset
+    mid = plan(batches_at=lambda m: 4_200_000 // m)  # 256 updates at 16384, 128 at 32768
+    assert mid.max_tokens == 16384 and f"keeps >= {MIN_UPDATES_PER_EPOCH} updates per epoch (256)" in mid.why
+    large = plan(batches_at=lambda m: 100_000_000 // m)
+    assert large.max_tokens == 32768
+    # an explicit number of tokens is the user's: no guard
+    assert plan("32768", batches_at=small_corpus).tokens_per_update == 32768
+
+
+def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
+    from fairseq.data import data_utils
+    from fairseq.data.dictionary import Dictionary
+
+    sentence = {"source_context_size": 0, "target_context_size": 0, "sample_context_size": False}
+    context = {"source_context_size": 0, "target_context_size": 3, "sample_context_size": False}
+    at = epoch_batches(sentence, str(data_bin), "en", "fr")
+    d = Dictionary.load(str(data_bin / "dict.fr.txt"))
+    # (the sizes are a view of the dataset's memory map: keep the datasets alive)
+    datasets = [data_utils.load_indexed_dataset(str(data_bin / f"train.en-fr.{side}"), d) for side in ("en", "fr")]
+    sizes = [ds.sizes.copy() for ds in datasets]
+    longest = [max(a, b) for a, b in zip(*sizes)]
+    # every batch holds at most max_tokens (padded), and no fewer batches than the tokens need
+    for max_tokens in (64, 256):
+        assert at(max_tokens) >= math.ceil(sum(longest) / max_tokens)
+        assert at(max_tokens) <= len(longest)
+    assert at(10 ** 9) == 1 and at(64) > at(256)
+    # the context model's rows carry their context: more tokens, more batches
+    assert epoch_batches(context, str(data_bin), "en", "fr")(64) > at(64)
