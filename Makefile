@@ -50,6 +50,9 @@ BATCH ?=
 # make translate / score: beam size; COMET_MODEL adds COMET (needs the comet extra)
 BEAM ?= 5
 COMET_MODEL ?=
+# make translate / pcxmi / pcxmi-shard / contrastive: the models' precision, auto (default: float16 on
+# a GPU of compute capability >= 7.0, else float32), float32, bfloat16 or float16
+DTYPE ?=
 # OVERWRITE=1: redo a stage whose earlier outputs were made from other inputs or settings
 OVERWRITE ?=
 # make table LANGS="de fr ja"
@@ -87,6 +90,7 @@ TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL)
     $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
     $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(BATCH),) $(OVERWRITE_OPT)
 COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+DTYPE_OPT := $(if $(DTYPE),--dtype $(DTYPE),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
@@ -174,7 +178,7 @@ train:
 	$(call pair_stage,train $(PAIR_OPTS) $(TRAIN_OPTS))
 
 translate:
-	$(call pair_stage,translate $(PAIR_OPTS) --beam $(BEAM))
+	$(call pair_stage,translate $(PAIR_OPTS) --beam $(BEAM) $(DTYPE_OPT))
 
 score:
 	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT))
@@ -184,7 +188,7 @@ contrastive:
 	$(need_venv)
 	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
-	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS)
+	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
 
 all:
 	$(need_pair)
@@ -196,10 +200,10 @@ table:
 	$(STAGE) table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
 pcxmi:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT) $(REPORT_ARGS))
+	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(REPORT_ARGS))
 
 pcxmi-shard:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT))
+	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT) $(DTYPE_OPT))
 
 pcxmi-merge:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))

@@ -39,6 +39,10 @@ def _model_options(args: argparse.Namespace):
     """A fairseq checkpoint (--path) or a Hugging Face model (--hf-model), the other's options refused."""
     from contextual_mt.errors import ContextualMTError
 
+    if args.fp16:  # an alias: with another --dtype, which one was meant?
+        if args.dtype not in (None, "float16"):
+            raise ContextualMTError(f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {args.dtype}")
+        args.dtype = "float16"
     if args.path and args.hf_model:
         raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
     if not (args.path or args.hf_model):
@@ -50,19 +54,22 @@ def _model_options(args: argparse.Namespace):
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(args, n, None) is not None]
         if given:
             raise ContextualMTError(f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer")
+        if args.dtype == "auto":
+            raise ContextualMTError("--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
+                                    "--dtype bfloat16 or float16 is given)")
         sizes = {k: 1 if getattr(args, k) is None else getattr(args, k)
                  for k in ("source_context_size", "target_context_size")}
         return HFModelOptions(args.hf_model, src_lang=args.src_lang, tgt_lang=args.tgt_lang,
                               separator=args.hf_separator if args.hf_separator is not None else " ",
                               prompt_template=args.prompt_template, dtype=args.dtype or "float32",
                               device_map=args.device_map, cpu=args.cpu, **sizes)
-    given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None] + (["--dtype"] if args.dtype else [])
+    given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None]
     if given:
         raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
     from contextual_mt.inference.checkpoint import ModelOptions
 
     return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
-                        target_context_size=args.target_context_size, cpu=args.cpu)
+                        target_context_size=args.target_context_size, cpu=args.cpu, dtype=args.dtype or "auto")
 
 
 def _add_model_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,6 +82,13 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--source-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no source context")
     g.add_argument("--target-context-size", type=int, help="default: as trained (--hf-model: 1); 0: no target context")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU even if one is present")
+    # not argparse choices: a bad value is one line (exit 1), checked by the model's options
+    precision = p.add_argument_group("precision")
+    precision.add_argument("--dtype", metavar="{auto,float32,bfloat16,float16}",
+                           help="the model's weights and activations (log-probabilities are float32 in every "
+                           "case); fairseq checkpoints: default auto, float16 on a GPU of compute capability >= 7.0, "
+                           "else float32; --hf-model: default float32")
+    precision.add_argument("--fp16", action="store_true", help="--dtype float16 (fairseq's --fp16 at generation)")
     _add_hf_arguments(p)
 
 
@@ -88,7 +102,6 @@ def _add_hf_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tgt-lang", help="as --src-lang; also the >>xx<< token of multi-target Marian models")
     g.add_argument("--prompt-template", help="decoder-only: a JSON template file, 'plain' or 'chat' (default: the "
                    "tokenizer's chat template if it has one, else 'plain')")
-    g.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), help="default float32")
     g.add_argument("--device-map", choices=("auto",), help="spread a model too large for one GPU over the GPUs")
 
 
@@ -98,10 +111,13 @@ def _translate(args: argparse.Namespace) -> int:
     decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
                                max_len_b=args.max_len_b, batch_size=args.batch_size,
                                max_tokens=args.max_tokens, decoding=args.decoding, window=args.parallel_window)
+    from contextual_mt.inference.model_spec import model_dtype
+
+    model = _model_options(args)
     hyps = translate_files(TranslateOptions(
-        _model_options(args), args.source, args.docids, args.output,
+        model, args.source, args.docids, args.output,
         gold_target_context=args.gold_target_context, decoding=decoding, progress=not args.quiet))
-    print(f"wrote {len(hyps)} lines to {args.output}", file=sys.stderr)
+    print(f"wrote {len(hyps)} lines to {args.output} (the model in {model_dtype(model)})", file=sys.stderr)
     return 0
 
 

@@ -177,7 +177,8 @@ def add_train_parser(sub) -> argparse.ArgumentParser:
 def _translate(args: argparse.Namespace) -> int:
     out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
                                            lenpen=args.lenpen, batch_size=args.batch_size,
-                                           max_tokens=args.max_tokens, cpu=args.cpu, progress=not args.quiet))
+                                           max_tokens=args.max_tokens, cpu=args.cpu, dtype=args.dtype,
+                                           progress=not args.quiet))
     for system, path in out.items():
         print(f"{system}: {path}")
     return 0
@@ -200,6 +201,7 @@ def add_translate_score_parsers(sub) -> List[argparse.ArgumentParser]:
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--max-tokens", type=int, help=MAX_TOKENS_HELP)
     p.add_argument("--cpu", action="store_true")
+    add_dtype_argument(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_translate, transaction=False)  # its own transaction, after the up-to-date check
     q = sub.add_parser("score", help="BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json")
@@ -212,10 +214,19 @@ def add_translate_score_parsers(sub) -> List[argparse.ArgumentParser]:
     return [p, q]
 
 
+def add_dtype_argument(p: argparse.ArgumentParser) -> None:
+    """--dtype of the stages that run a model (make: DTYPE=); checked by the stage's options (one line)."""
+    p.add_argument("--dtype", default="auto", metavar="{auto,float32,bfloat16,float16}",
+                   help="the models' precision (log-probabilities are float32 in every case); default auto: float16 "
+                   "on a GPU of compute capability >= 7.0, else float32; the outputs' records name it, and a run in "
+                   "another dtype does not reuse them")
+
+
 # ---------------------------------------------------------------- pcxmi.py
 def _pcxmi(args: argparse.Namespace) -> int:
     run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
-                                      overwrite=args.overwrite, progress=not args.quiet, report=_report_inputs(args)))
+                                      overwrite=args.overwrite, progress=not args.quiet, report=_report_inputs(args),
+                                      dtype=args.dtype))
     return 0
 
 
@@ -251,6 +262,7 @@ def add_pcxmi_parsers(sub) -> List[argparse.ArgumentParser]:
     g.add_argument("--merge-shards", metavar="N", help="join the N shards, then the report")
     p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
                    "from other inputs or settings (OUTPUT.partial)")
+    add_dtype_argument(p)
     p.add_argument("--quiet", action="store_true")
     add_report_input_options(p)
     p.set_defaults(func=_pcxmi, transaction=False)  # each output is its own transaction
@@ -388,7 +400,8 @@ def add_muda_eval_parser(sub) -> argparse.ArgumentParser:
 # ---------------------------------------------------------------- contrastive_stage.py
 def _contrastive(args: argparse.Namespace) -> int:
     table = run_stage(ContrastiveStageOptions(args.lang, args.sets, args.root, systems=args.systems,
-                                              batch_size=args.batch_size, cpu=args.cpu, progress=not args.quiet))
+                                              batch_size=args.batch_size, cpu=args.cpu, progress=not args.quiet,
+                                              dtype=args.dtype))
     print(markdown(table, args.systems))
     return 0
 
@@ -401,6 +414,7 @@ def add_contrastive_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--systems", nargs="+", default=list(CONTRASTIVE_SYSTEMS), choices=list(CONTRASTIVE_SYSTEMS))
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--cpu", action="store_true")
+    add_dtype_argument(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_contrastive, transaction=False)  # one transaction per set and system, kept as each ends
     return p

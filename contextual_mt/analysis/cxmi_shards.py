@@ -99,7 +99,7 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
             records.append(r)
     records.sort(key=lambda r: r["line"])
     first = metas[0]
-    extra = {k: first.get(k) for k in ("checkpoint", "hf_model", "hf_settings", "source_context_size",
+    extra = {k: first.get(k) for k in ("checkpoint", "dtype", "hf_model", "hf_settings", "source_context_size",
                                        "target_context_size", "random_context", "seed") if k in first}
     fp = {**first["fingerprint"], "shard": None}  # the merged whole
     log_base = fp.get("log_base", first.get("log_base", "e"))

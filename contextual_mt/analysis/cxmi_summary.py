@@ -32,9 +32,10 @@ def summary_line(summary: Dict, output: str) -> str:
     # a summary written before the keys were renamed (same numbers) is still read
     mean = summary.get("mean_subword_pcxmi", summary.get("mean_token_pcxmi"))
     count = summary.get("subword_tokens", summary.get("tokens"))
+    dtype = summary.get("dtype", (summary.get("hf_settings") or {}).get("dtype"))
     return (f"CXMI {summary['cxmi']:.4f} {unit} per sentence over {summary['sentences']} sentences "
             f"(mean P-CXMI per subword token {mean:.4f} {unit} over {count} tokens, EOS included); "
-            f"records: {output}")
+            + (f"model in {dtype}; " if dtype else "") + f"records: {output}")
 
 
 def summary_path(output: str) -> str:

@@ -28,7 +28,8 @@ from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary, open_attribution
+from contextual_mt.inference.model_spec import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
+                                               open_attribution)
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
 from contextual_mt.inference.decoding import DecodingOptions
 from muda.io import check_line_count, document_starts, file_sha256, outputs, read_docids, read_lines
@@ -67,6 +68,7 @@ class AttributeOptions:
     progress: bool = True
 
     def __post_init__(self) -> None:
+        self.model = gradient_spec(self.model)  # fairseq: float32 (what the fingerprint and summary name)
         if [self.reference, self.hypotheses, self.translate].count(None) != 2:
             raise ContextualMTError("give exactly one of --reference (forced decoding of the references), "
                                     "--hypotheses (the model's own translations) and --translate (translate first)")

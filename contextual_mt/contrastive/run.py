@@ -261,7 +261,8 @@ def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional
 def format_table(summary: Dict) -> str:
     rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
             f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
-            f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target)"]
+            f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target"
+            + (f"; model in {summary['dtype']}" if summary.get("dtype") else "") + ")"]
     if summary.get("groups_with_identical_candidates"):
         rows.append(f"  groups listing a candidate string twice: {summary['groups_with_identical_candidates']} "
                     f"(equal scores; decided by the {summary['rule']} rule)")

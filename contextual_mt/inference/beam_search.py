@@ -6,7 +6,8 @@ self-attention layer's keys and values for it are written into fairseq's increme
 so generation continues incrementally from there. Prefixes of different lengths are
 right-padded; the padding stays masked in the cache, and positions are computed from the
 non-pad tokens so every row continues at its own position. Hypothesis scores are normalised
-over the current sentence only.
+over the current sentence only. Log-probabilities and scores are float32 whatever the model's
+dtype (fairseq's log-softmax upcasts half-precision logits).
 """
 from __future__ import annotations
 
@@ -70,6 +71,15 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
     return model.get_normalized_probs((logits, extra), log_probs=True)[:, 0].float()
 
 
+def _nan_error(model):
+    from contextual_mt.errors import ContextualMTError
+
+    dtype = str(next(model.parameters()).dtype).replace("torch.", "")
+    hint = ("its activations overflow that type's range; run it with --dtype float32" if dtype != "float32"
+            else "are its weights finite?")
+    return ContextualMTError(f"beam search: the model in {dtype} gave NaN log-probabilities ({hint})")
+
+
 @torch.no_grad()
 def beam_search(
     model,
@@ -130,6 +140,8 @@ def beam_search(
         cand = (scores.view(-1, 1) + lprobs).view(n, beam * vocab)
         top_scores, top_idx = cand.topk(2 * beam, dim=1)
         ts, tt, tb = top_scores.tolist(), (top_idx % vocab).tolist(), (top_idx // vocab).tolist()
+        if any(math.isnan(x) for row in ts for x in row):  # topk ranks NaN first: a row with one shows it
+            raise _nan_error(model)
         new_rows, new_tokens, new_scores, still = [], [], [], []
         for i, b in enumerate(active):
             rows_b, tokens_b, scores_b = [], [], []

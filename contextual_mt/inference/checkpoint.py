@@ -1,7 +1,7 @@
 """Loading a ``document_translation`` checkpoint: the one loader used by translation, CXMI and
 the scoring backend. It checks the task, finds the dictionaries, applies context-size
-overrides, warns when the model looks untrained (``model_health``), and puts the model on a GPU
-when one is present (unless ``cpu``)."""
+overrides, warns when the model looks untrained (``model_health``), puts the model on a GPU
+when one is present (unless ``cpu``) and casts it to its ``dtype`` (``precision``)."""
 from __future__ import annotations
 
 import logging
@@ -13,6 +13,7 @@ from contextual_mt.checkpoint_file import label_smoothing, read_checkpoint, vali
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.codec import SentencePieceCodec
 from contextual_mt.inference.model_health import warn_if_untrained
+from contextual_mt.inference.precision import check_dtype, cuda_in_use, resolve_dtype, torch_dtype
 
 if TYPE_CHECKING:  # torch is imported when a model is loaded: the commands start without it
     import torch
@@ -116,11 +117,17 @@ class ModelOptions:
     source_context_size: Optional[int] = None  # default: as trained
     target_context_size: Optional[int] = None
     cpu: bool = False  # no GPU even if one is present
+    dtype: str = "auto"  # auto: float16 on a GPU of compute capability >= 7.0, else float32 (precision)
 
     def __post_init__(self) -> None:
         # None keeps the trained size; a given size must be a sentence count
         check_option("--source-context-size", self.source_context_size, minimum=0, integer=True, optional=True)
         check_option("--target-context-size", self.target_context_size, minimum=0, integer=True, optional=True)
+        check_dtype(self.dtype)
+
+    def resolved_dtype(self) -> str:
+        """The dtype the model runs in on this machine (``auto`` decided): what records name."""
+        return resolve_dtype(self.dtype, self.cpu)
 
 
 @dataclass
@@ -135,16 +142,20 @@ class DocumentModel:
     device: torch.device
     src_codec: SentencePieceCodec
     tgt_codec: SentencePieceCodec
+    dtype: str = "float32"  # of the weights and activations; log-probabilities are float32 whatever it is
 
     @classmethod
     def load(cls, options: ModelOptions) -> "DocumentModel":
         import torch
 
         o = options
+        dtype = o.resolved_dtype()  # a refused dtype fails before the weights are read
         models, cfg, task, (src_codec, tgt_codec) = load_document_model(
             o.path, o.data, o.source_context_size, o.target_context_size, o.spm)
-        device = torch.device("cuda" if torch.cuda.is_available() and not o.cpu else "cpu")
-        return cls(o.path, [m.to(device).eval() for m in models], cfg, task, device, src_codec, tgt_codec)
+        device = torch.device("cuda" if cuda_in_use(o.cpu) else "cpu")
+        # cast once, here: every consumer (beam search, scoring, CADec's base pass) runs in it
+        models = [m.to(device=device, dtype=torch_dtype(dtype)).eval() for m in models]
+        return cls(o.path, models, cfg, task, device, src_codec, tgt_codec, dtype)
 
     @property
     def model(self) -> torch.nn.Module:

@@ -19,6 +19,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.checkpoint import DocumentModel
 from contextual_mt.inference.fairseq_translator import base_translations, collate_first_passes
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
+from contextual_mt.inference.precision import check_finite_scores
 from contextual_mt.symbols import BRK
 
 logger = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ class FairseqScoringBackend:
         tgt_dict = self.model.tgt_dict
         scores = ContextSequenceScorer(tgt_dict).token_log_probs(self.model.models, batch)
         keep = batch["target"].ne(tgt_dict.pad())
+        check_finite_scores(scores[keep], self.model.dtype, self.model.path)
         return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(batch["id"].tolist())}
 
     # ------------------------------------------------------------------ free-standing pairs
@@ -177,6 +179,7 @@ class FairseqScoringBackend:
         scores = ContextSequenceScorer(m.tgt_dict).shared_encoder_log_probs(
             m.models, encoder_input, expand, decoder_input["prev_output_tokens"], target)
         keep = target.ne(m.tgt_dict.pad())
+        check_finite_scores(scores[keep], m.dtype, m.path)
         return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(indices)}
 
 

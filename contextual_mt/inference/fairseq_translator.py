@@ -60,10 +60,11 @@ class DocumentTranslator:
         target_context_size: Optional[int] = None,
         options: Optional[DecodingOptions] = None,
         cpu: bool = False,
+        dtype: str = "auto",
     ):
         """``path``: a checkpoint (loaded with the other arguments) or an already loaded model."""
         self.model = path if isinstance(path, DocumentModel) else DocumentModel.load(
-            ModelOptions(path, spm, data, source_context_size, target_context_size, cpu))
+            ModelOptions(path, spm, data, source_context_size, target_context_size, cpu, dtype))
         m = self.model
         self.task, self.cfg, self.models, self.device = m.task, m.cfg, m.models, m.device
         self.options = options or DecodingOptions()

@@ -110,5 +110,12 @@ class ModelFamily(Protocol):
     def summary(self, spec) -> Dict:
         """How a summary names the model."""
 
+    def dtype(self, spec) -> str:
+        """The floating-point type the model runs in on this machine (float32, bfloat16, float16)."""
+
+    def for_gradients(self, spec):
+        """The specification to attribute with (gradients): the one given, or one in the dtype
+        that attribution supports; one line when the dtype asked for cannot be."""
+
     def reads_raw_text(self, spec) -> bool:
         """Whether the model reads untokenized text (then Moses-tokenized sets are detokenized)."""

@@ -6,12 +6,14 @@ branch on the kind themselves. Nothing here loads a model until asked to open on
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Dict, Optional, Union
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.hf.options import HFModelOptions
 from contextual_mt.inference.checkpoint import ModelOptions
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
+from contextual_mt.inference.precision import HALF
 from muda.io import check_input_file, file_sha256
 
 ModelSpec = Union[ModelOptions, HFModelOptions]
@@ -47,10 +49,11 @@ class FairseqFamily:
         from contextual_mt.attribution.fairseq_backend import FairseqAttributionBackend
         from contextual_mt.inference.checkpoint import DocumentModel
 
-        return FairseqAttributionBackend(DocumentModel.load(spec), spec.path, max_tokens or 4096)
+        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path, max_tokens or 4096)
 
     def fingerprint(self, spec: ModelOptions) -> Dict:
-        """The checkpoint, sentencepiece model and dictionaries by content, and the context sizes."""
+        """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
+        the dtype the model runs in here (``auto`` decided: float16 scores are not float32's)."""
         if not os.path.isfile(spec.path):
             raise ContextualMTError(f"{spec.path}: checkpoint not found")
         if spec.spm is not None:
@@ -58,10 +61,22 @@ class FairseqFamily:
         return {"checkpoint": file_sha256(spec.path), "spm": file_sha256(spec.spm) if spec.spm else None,
                 "dictionaries": dictionary_hashes(spec),
                 # as requested: None = as trained (the checkpoint's hash covers what was trained)
-                "source_context_size": spec.source_context_size, "target_context_size": spec.target_context_size}
+                "source_context_size": spec.source_context_size, "target_context_size": spec.target_context_size,
+                "dtype": spec.resolved_dtype()}
 
     def summary(self, spec: ModelOptions) -> Dict:
-        return {"checkpoint": spec.path}
+        return {"checkpoint": spec.path, "dtype": spec.resolved_dtype()}
+
+    def dtype(self, spec: ModelOptions) -> str:
+        return spec.resolved_dtype()
+
+    def for_gradients(self, spec: ModelOptions) -> ModelOptions:
+        """Attribution back-propagates through the model: in float32 only (``auto`` is float32
+        here); half precision asked for is refused."""
+        if spec.dtype in HALF:
+            raise ContextualMTError(f"--dtype {spec.dtype}: attribute computes the gradients of fairseq checkpoints "
+                                    "in float32 only; leave --dtype (and --fp16) out")
+        return replace(spec, dtype="float32")
 
     def reads_raw_text(self, spec: ModelOptions) -> bool:
         return spec.spm is not None  # without --spm the text is already tokenized as the model's
@@ -97,6 +112,12 @@ class HFFamily:
 
     def summary(self, spec: HFModelOptions) -> Dict:
         return {"hf_model": spec.path, "hf_settings": spec.settings()}
+
+    def dtype(self, spec: HFModelOptions) -> str:
+        return spec.dtype
+
+    def for_gradients(self, spec: HFModelOptions) -> HFModelOptions:
+        return spec  # the Hugging Face attribution backend takes its dtype as given
 
     def reads_raw_text(self, spec: HFModelOptions) -> bool:
         return True  # every tokenizer reads raw text
@@ -135,3 +156,13 @@ def model_fingerprint(spec: ModelSpec) -> Dict:
 def model_summary(spec: ModelSpec) -> Dict:
     """How a summary names the model."""
     return family(spec).summary(spec)
+
+
+def model_dtype(spec: ModelSpec) -> str:
+    """The dtype the model runs in on this machine."""
+    return family(spec).dtype(spec)
+
+
+def gradient_spec(spec: ModelSpec) -> ModelSpec:
+    """The specification attribution runs (and fingerprints): fairseq checkpoints in float32."""
+    return family(spec).for_gradients(spec)

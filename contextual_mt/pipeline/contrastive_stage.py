@@ -44,8 +44,12 @@ class ContrastiveStageOptions:
     batch_size: int = 64
     cpu: bool = False
     progress: bool = True
+    dtype: str = "auto"  # of the models (inference.precision); each set's fingerprint names it
 
     def __post_init__(self) -> None:
+        from contextual_mt.inference.precision import check_dtype
+
+        check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         if not self.sets:
             raise ContextualMTError("SETS is empty: give the test sets, e.g. SETS=\"voita:deixis_test.json\"")
@@ -79,7 +83,7 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
             stem = os.path.join(o.folder, f"{name}.{system}")
             runs.append((name, system, ContrastiveOptions(
                 ModelOptions(checkpoints[model], spm=o.layout.spm, data=o.layout.bin, source_context_size=size,
-                             target_context_size=size, cpu=o.cpu),
+                             target_context_size=size, cpu=o.cpu, dtype=o.dtype),
                 fmt, path, stem + ".scores", stem + ".json", context_files=context_files, batch_size=o.batch_size,
                 progress=o.progress, skip_up_to_date=True)))
     table: Dict[str, Dict] = {}

@@ -14,7 +14,8 @@ MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt
                   "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
                   "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
                   "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--batch": "BATCH", "--pretrained": "PRETRAINED",
-                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS"}
+                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS",
+                  "--dtype": "DTYPE"}
 
 
 def under_make() -> bool:

@@ -87,8 +87,12 @@ class PcxmiStageOptions:
     overwrite: bool = False  # discard an interrupted run's records (OUTPUT.partial)
     progress: bool = True
     report: ReportInputs = field(default_factory=ReportInputs)
+    dtype: str = "auto"  # of the context model (inference.precision); the records' fingerprint names it
 
     def __post_init__(self) -> None:
+        from contextual_mt.inference.precision import check_dtype
+
+        check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         if self.shard is not None and self.merge_shards is not None:
             raise ContextualMTError(f"give {given('--shard')} or {given('--merge-shards')}, not both")
@@ -146,7 +150,8 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
         i, n = parse_stage_shard(o.shard)
         check_shard_count(p, o.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
-    summary = run_cxmi(CxmiOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test(p.target),
+    model = ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype)
+    summary = run_cxmi(CxmiOptions(model, p.test("en"), p.test(p.target),
                                    p.test("docids"), output, shard=shard, resume=not o.overwrite,
                                    progress=o.progress, skip_up_to_date=True))
     print(summary_line(summary, output))

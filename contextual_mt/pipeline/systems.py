@@ -33,11 +33,14 @@ class SystemsOptions:
     batch_size: int = 64
     max_tokens: Optional[int] = None
     cpu: bool = False
+    dtype: str = "auto"  # of the models (inference.precision): auto is float16 on a recent GPU
     progress: bool = True
 
     def __post_init__(self) -> None:
+        from contextual_mt.inference.precision import check_dtype
         from contextual_mt.inference.translate import DecodingOptions
 
+        check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
@@ -86,11 +89,13 @@ def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dic
             "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted"}
 
 
-def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str]) -> Dict:
+def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str], dtype: str) -> Dict:
+    """``dtype``: the one the model runs in (``auto`` decided), with the decoding options: a
+    float16 translation is not the float32 one (``score`` compares the rest with the inputs)."""
     return {**system_inputs(o.layout, system, files),
             # what does not change the output (how it is computed) is left out
-            "decoding": {k: v for k, v in asdict(o.decoding).items()
-                         if k not in ("incremental", "free_batching", "decoding", "window")}}
+            "decoding": {**{k: v for k, v in asdict(o.decoding).items()
+                            if k not in ("incremental", "free_batching", "decoding", "window")}, "dtype": dtype}}
 
 
 def decoding_record(translator, context: Optional[str]) -> Dict:
@@ -104,6 +109,7 @@ def decoding_record(translator, context: Optional[str]) -> Dict:
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.inference.precision import resolve_dtype
     from contextual_mt.inference.translate import DocumentTranslator
     from contextual_mt.inference.model_health import warn_if_degenerate
     from muda.io import read_docids, read_lines
@@ -114,8 +120,9 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)
     record = read_record(record_path) or {}
     todo = {}
+    dtype = resolve_dtype(o.dtype, o.cpu)
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
-        fp = system_fingerprint(o, system, files)
+        fp = system_fingerprint(o, system, files, dtype)
         out = o.layout.translation(system)
         if record.get(system, {}).get("fingerprint") == fp and os.path.exists(out) \
                 and file_sha256(out) == record[system].get("output"):
@@ -135,9 +142,10 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             model, context = SYSTEMS[system]
             if model not in loaded:  # context and context-gold share one loaded model
                 loaded[model] = DocumentTranslator(DocumentModel.load(ModelOptions(
-                    o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu)), options=o.decoding)
+                    o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)), options=o.decoding)
             how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
-            print(f"{system}: translating {len(sources)} sentences with the {model} model{how}", file=sys.stderr)
+            print(f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
+                  file=sys.stderr)
             hyps = loaded[model].translate(sources, ids, refs if context == "gold" else None,
                                            progress=o.progress, source_name=files["source"])
             atomic_write_lines(o.layout.translation(system), hyps)

@@ -244,3 +244,19 @@ def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin,
     assert len(scored) == len(pairs) == 2 * len(groups)
     distinct = len({(p.source, p.source_context[-2:]) for p in pairs})
     assert sum(rows) == distinct < len(pairs)  # both candidates of a group read one encoding
+
+
+def test_multi_encoder_in_bfloat16(multi_encoder_model, data_bin, voita_set, tmp_path):
+    """--dtype bfloat16 with a multi-encoder checkpoint: float32 losses close to float32's, the
+    summary names the dtype, and the float32 scores are not reused for it."""
+    path, _ = voita_set
+    runs = {}
+    for dtype in ("float32", "bfloat16"):
+        options = ContrastiveOptions(ModelOptions(str(multi_encoder_model), data=str(data_bin), dtype=dtype), "voita",
+                                     str(path), str(tmp_path / "s.scores"), str(tmp_path / "s.json"), progress=False,
+                                     skip_up_to_date=True)
+        runs[dtype] = run_contrastive(options), [float(x) for x in (tmp_path / "s.scores").read_text().splitlines()]
+    (s32, l32), (s16, l16) = runs["float32"], runs["bfloat16"]
+    assert (s32["dtype"], s16["dtype"], s16["fingerprint"]["dtype"]) == ("float32", "bfloat16", "bfloat16")
+    assert json.loads((tmp_path / "s.json").read_text())["dtype"] == "bfloat16"
+    assert l16 != l32 and max(abs(a - b) for a, b in zip(l32, l16)) < 0.2  # a sentence's summed loss

@@ -83,7 +83,11 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
             ("train", ["EPOCHS=0"], "EPOCHS must be >= 1 (got 0)"),
             ("train", ["GPUS=-1"], "GPUS must be >= 0 (got -1)"),
             ("train", ["BATCH=lots"], "BATCH must be auto, preset or a number of tokens per update (got 'lots')"),
-            ("train", ["BATCH=0"], "BATCH must be >= 1 tokens per update (got 0)")):
+            ("train", ["BATCH=0"], "BATCH must be >= 1 tokens per update (got 0)"),
+            # DTYPE reaches every stage that runs a model
+            *((target, ["DTYPE=fp8", *extra], "DTYPE must be one of auto, float32, bfloat16, float16 (got 'fp8')")
+              for target, extra in (("translate", []), ("pcxmi", []), ("pcxmi-shard", ["SHARD=1/2"]),
+                                    ("contrastive", ["SETS=voita:x.json"])))):
         proc = make(target, "LANG=fr", f"WORK={tmp_path}", *variables, check=False)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1 and errors[0].startswith(f"error: {fragment}"), \
