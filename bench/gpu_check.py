@@ -23,7 +23,8 @@ def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
 
-    model = DocumentModel.load(ModelOptions(args.path, spm=args.spm, cpu=device_cpu))
+    # float32 on both devices: the check compares CUDA with CPU arithmetic, not precisions
+    model = DocumentModel.load(ModelOptions(args.path, spm=args.spm, cpu=device_cpu, dtype="float32"))
     translator = DocumentTranslator(model, options=DecodingOptions(beam=args.beam, batch_size=64))
     t0 = time.perf_counter()
     hyps = translator.translate(sources, ids, progress=False)

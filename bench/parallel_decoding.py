@@ -33,6 +33,7 @@ def main() -> None:
     ap.add_argument("--beam", type=int, default=4)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--cpu", action="store_true")
+    ap.add_argument("--dtype", default="float32", help="the model's precision (translate's --dtype)")
     ap.add_argument("--out")
     a = ap.parse_args()
 
@@ -44,7 +45,7 @@ def main() -> None:
     data = Path(a.data)
     src = (data / "test.en").read_text(encoding="utf-8").splitlines()
     ids = talks((data / "test.docids").read_text(encoding="utf-8").splitlines(), a.talks)
-    translator = DocumentTranslator(a.ckpt, spm=a.spm, cpu=a.cpu,
+    translator = DocumentTranslator(a.ckpt, spm=a.spm, cpu=a.cpu, dtype=a.dtype,
                                     options=DecodingOptions(beam=a.beam, batch_size=a.batch_size))
     device = "cpu" if a.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0)
     runs = []
@@ -80,7 +81,7 @@ def main() -> None:
         print(f"{r['decoding']:<12} {str(r['window'] or '-'):>6} {r['seconds']:>8} {r['sentences_per_s']:>8} "
               f"{r['sentences_per_s'] / base:>6.2f} {r['rounds']:>6} {r['translated']:>10} {r['lines_differing']:>6}")
     if a.out:
-        Path(a.out).write_text(json.dumps({"device": device, "sentences": len(src), "talks": a.talks,
+        Path(a.out).write_text(json.dumps({"device": device, "dtype": a.dtype, "sentences": len(src), "talks": a.talks,
                                            "beam": a.beam, "batch_size": a.batch_size, "runs": runs}, indent=2))
 
 

@@ -57,6 +57,8 @@ def fairseq_generate(args, data: str, context: int) -> float:
     cmd = [sys.executable, "-m", "fairseq_cli.generate", data, "--user-dir", USER_DIR, "--task",
            "document_translation", "-s", "en", "-t", "fr", "--target-context-size", str(context), "--path", args.ckpt,
            "--beam", str(args.beam), "--batch-size", str(args.batch_size), "--gen-subset", "test"]
+    # the same precision on both sides: fairseq's own --fp16 / --bf16 for half precision
+    cmd += {"float16": ["--fp16"], "bfloat16": ["--bf16"]}.get(args.dtype, [])
     proc = subprocess.run(cmd + (["--cpu"] if args.cpu else []), capture_output=True, text=True)
     m = re.search(r"Translated ([\d,]+) sentences .* in ([\d.]+)s", proc.stdout + proc.stderr)
     if proc.returncode != 0 or not m:
@@ -72,6 +74,8 @@ def main() -> int:
     p.add_argument("--beam", type=int, default=4)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--cpu", action="store_true")
+    p.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"),
+                   help="every variant in this precision (translate's --dtype, fairseq-generate's --fp16/--bf16)")
     p.add_argument("--repeats", type=int, default=3, help="interleaved runs of each variant; the median counts")
     p.add_argument("--limit", type=int, help="translate only the first N test sentences (fairseq-generate still "
                    "decodes the whole split: its figure is a rate, sentences per second)")
@@ -89,7 +93,7 @@ def main() -> int:
     if args.limit:
         src, refs, ids = src[:args.limit], refs[:args.limit], ids[:args.limit]
     result = {"sentences": len(src), "talks": args.talks, "beam": args.beam, "batch_size": args.batch_size,
-              "repeats": args.repeats,
+              "repeats": args.repeats, "dtype": args.dtype,
               "device": "cpu" if args.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0),
               "threads": torch.get_num_threads(), "sentences_per_second": {}}
     rate = result["sentences_per_second"]
@@ -108,7 +112,7 @@ def main() -> int:
     for name, size, gold, free in runs:
         if size not in models:
             models[size] = DocumentModel.load(ModelOptions(args.ckpt, spm=args.spm, target_context_size=size,
-                                                           cpu=args.cpu))
+                                                           cpu=args.cpu, dtype=args.dtype))
         translators[name] = (DocumentTranslator(models[size], options=DecodingOptions(
             beam=args.beam, batch_size=args.batch_size, free_batching=free)), gold)
     warm = translators[runs[0][0]][0]

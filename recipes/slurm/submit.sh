@@ -53,7 +53,7 @@
 #                    (quotes group; nothing is run), e.g. "--qos=long --constraint=a100"
 #   MAKE_ARGS=       more Make variables for every job's make, split the same way, e.g.
 #                    'EPOCHS=20 MUDA_ARGS="--stanza-dir /data/stanza"'; `make slurm` puts there
-#                    EPOCHS, MAX_UPDATE, PRETRAINED, BATCH, BEAM, COMET_MODEL, IWSLT_DEV, IWSLT_TEST,
+#                    EPOCHS, MAX_UPDATE, PRETRAINED, BATCH, DTYPE, BEAM, COMET_MODEL, IWSLT_DEV, IWSLT_TEST,
 #                    MUDA_ARGS, MUDA_TAG_ARGS and REPORT_ARGS when they are given
 #   DRY_RUN=0        1: print the sbatch commands (stderr) instead of running them; submits and
 #                    cancels nothing
