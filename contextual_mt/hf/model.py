@@ -3,6 +3,7 @@ cache (never a download), seq2seq MT model or decoder-only LM, with its tokenize
 language pair, on the GPU when there is one. Every failure is one line saying how to fix it."""
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -124,6 +125,21 @@ class HFModel:
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
+
+    def attention(self):
+        """The context every forward and ``generate`` of this model runs in. On CUDA, scaled
+        dot-product attention without the cuDNN backend: recent torch puts it first on Hopper
+        (sm90/sm100) for bfloat16/float16, and it builds an execution graph for every new
+        (batch, query length, key length), tens of ms of host time each. Scoring batches and
+        every step of generation have new shapes, so half precision would pay a graph build per
+        call, float32 (which cuDNN attention does not take) none: the suspected cause of
+        bfloat16 being slower than float32 on an H100 (bench/hf_dtype_speed.py measures both
+        ways). Flash / memory-efficient kernels have no per-shape cost."""
+        if self.device.type != "cuda":
+            return contextlib.nullcontext()
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
 
     @property
     def max_positions(self) -> int:

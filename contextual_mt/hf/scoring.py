@@ -6,6 +6,12 @@ sees only the tokens before it). A seq2seq batch encodes each distinct encoder i
 output layer is applied only at the scored positions (not at the forced target context or the
 prompt), which is checked against the model's own logits when the backend is built; a model
 for which the two differ is scored through its full forward instead.
+
+In bfloat16 / float16 the model runs in that dtype; log p is computed in float32 from its
+logits at the scored positions. The output layer check allows for the dtype's rounding (see
+``_check_fast_head``), and the output layer's rows are padded to a multiple of 64 (zero rows,
+cut off before the softmax): a vocabulary such as opus-mt's 58,101 otherwise leaves the half
+precision matmul's output rows misaligned for tensor cores.
 """
 from __future__ import annotations
 
@@ -24,11 +30,14 @@ from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)
 
+HALF = (torch.bfloat16, torch.float16)
+
 
 class HFScoringBackend:
     """Teacher-forced log-probabilities of targets from a ``transformers`` model."""
 
     trained_context = None  # these models were not trained with a context size
+    HEAD_ROWS_MULTIPLE = 64  # half precision: the fused output layer's rows padded to a multiple of this
 
     def __init__(self, hf: HFModel, max_tokens: Optional[int] = None):
         self.hf = hf
@@ -41,6 +50,8 @@ class HFScoringBackend:
         self._without: List[Row] = []
         self._pairs: List[Row] = []
         self.pad = self._pad_id()
+        self._fused: Optional[Tuple[torch.Tensor, Optional[torch.Tensor], int]] = None  # see _fused_head
+        self.head_check: Dict[str, float] = {}  # what _check_fast_head measured (benchmarks, logs)
         self.fast_head = self._check_fast_head()
 
     @classmethod
@@ -150,9 +161,9 @@ class HFScoringBackend:
     def _forward(self, rows: Sequence[Row], fast: Optional[bool] = None) -> List[np.ndarray]:
         inputs, row_index, pos_index, labels, lengths = self._inputs(rows)
         logits = self._logits_at(inputs, row_index, pos_index, fast)
-        # log p = logit - logsumexp: no second vocabulary-sized tensor
+        # log p = logit - logsumexp (float32): no second vocabulary-sized tensor
         log_probs = logits.gather(-1, labels.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
-        flat = log_probs.double().cpu().numpy()
+        flat = log_probs.cpu().double().numpy()
         return list(np.split(flat, np.cumsum(lengths)[:-1]))
 
     def _inputs(self, rows: Sequence[Row], share_encoder: bool = True):
@@ -160,26 +171,33 @@ class HFScoringBackend:
         each target token is predicted: (inputs, row index, position, label, targets per row).
         ``share_encoder``: encode each distinct encoder input once (not for gradients, where
         each row needs its own encoder embeddings)."""
-        device = self.hf.device
         decoder = [r.prefix + r.target[:-1] for r in rows]
-        ids, mask = self._pad(decoder, device)
         # position p predicts token p + 1: the target's tokens from the last prefix position on
-        starts = [len(r.prefix) - 1 for r in rows]
         lengths = [len(r.target) for r in rows]
-        row_index = torch.tensor([b for b, n in enumerate(lengths) for _ in range(n)], device=device)
-        pos_index = torch.tensor([s + t for s, n in zip(starts, lengths) for t in range(n)], device=device)
-        labels = torch.tensor([tok for r in rows for tok in r.target], device=device)
-        model = self.hf.model
+        row_index = np.repeat(np.arange(len(rows)), lengths)
+        pos_index = np.concatenate([np.arange(len(r.prefix) - 1, len(r.prefix) - 1 + n) for r, n in zip(rows, lengths)])
+        labels = np.fromiter((tok for r in rows for tok in r.target), dtype=np.int64, count=int(sum(lengths)))
+        host = [row_index, pos_index, labels, *self._pad(decoder)]
         if self.hf.seq2seq and share_encoder:
             unique: Dict[Tuple[int, ...], int] = {}
             owner = [unique.setdefault(r.encoder, len(unique)) for r in rows]
-            enc_ids, enc_mask = self._pad(list(unique), device)
-            encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
-            expand = torch.tensor(owner, device=device)
+            host += [*self._pad(list(unique)), np.asarray(owner)]
+        elif self.hf.seq2seq:
+            host += list(self._pad([r.encoder for r in rows]))
+        # one copy to the device, before the first kernel: a copy from pageable host memory waits
+        # for the GPU's queue, so one made after the encoder (as before) stalled it mid-batch
+        flat = torch.from_numpy(np.concatenate([a.ravel() for a in host])).to(self.hf.device)
+        parts = torch.split(flat, [a.size for a in host])
+        row_index, pos_index, labels, ids, mask, *encoder = [t.view(a.shape) for t, a in zip(parts, host)]
+        model = self.hf.model
+        if self.hf.seq2seq and share_encoder:
+            enc_ids, enc_mask, expand = encoder
+            with self.hf.attention():
+                encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
             inputs = dict(encoder_outputs=(encoded.index_select(0, expand),),
                           attention_mask=enc_mask.index_select(0, expand), decoder_input_ids=ids)
         elif self.hf.seq2seq:
-            enc_ids, enc_mask = self._pad([r.encoder for r in rows], device)
+            enc_ids, enc_mask = encoder
             inputs = dict(input_ids=enc_ids, attention_mask=enc_mask, decoder_input_ids=ids)
         else:
             inputs = dict(input_ids=ids, attention_mask=mask)
@@ -187,60 +205,127 @@ class HFScoringBackend:
 
     def _logits_at(self, inputs: Dict, row_index: torch.Tensor, pos_index: torch.Tensor,
                    fast: Optional[bool] = None) -> torch.Tensor:
-        """float logits at the given (row, position) pairs only."""
+        """float32 logits at the given (row, position) pairs only."""
         fast = self.fast_head if fast is None else fast
         model = self.hf.model
-        if fast:
-            hidden = model.base_model(**inputs, use_cache=False).last_hidden_state
-            logits = self._head(hidden[row_index, pos_index])
-        else:
-            logits = model(**inputs, use_cache=False).logits[row_index, pos_index]
-        return logits.float()
+        with self.hf.attention():
+            if fast:
+                hidden = model.base_model(**inputs, use_cache=False).last_hidden_state
+                logits = self._head(hidden[row_index, pos_index])
+            else:
+                logits = model(**inputs, use_cache=False).logits[row_index, pos_index]
+        # the padded head's extra columns are cut here; in half precision .float() is the one
+        # conversion, of the scored positions only
+        return logits[..., :self._vocabulary(logits)].float()
 
-    def _pad(self, sequences: Sequence[Sequence[int]], device) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _pad(self, sequences: Sequence[Sequence[int]]) -> Tuple[np.ndarray, np.ndarray]:
         n = max(len(s) for s in sequences)
-        ids = torch.full((len(sequences), n), self.pad, dtype=torch.long)
-        mask = torch.zeros((len(sequences), n), dtype=torch.long)
+        ids = np.full((len(sequences), n), self.pad, dtype=np.int64)
+        mask = np.zeros((len(sequences), n), dtype=np.int64)
         for b, s in enumerate(sequences):
-            ids[b, :len(s)] = torch.tensor(s, dtype=torch.long)
+            ids[b, :len(s)] = s
             mask[b, :len(s)] = 1
-        return ids.to(device), mask.to(device)
+        return ids, mask
 
-    def _head(self, hidden: torch.Tensor) -> torch.Tensor:
+    def _vocabulary(self, logits: torch.Tensor) -> int:
+        return self._fused[2] if self._fused is not None else logits.shape[-1]
+
+    def _head(self, hidden: torch.Tensor, fused: bool = True) -> torch.Tensor:
+        """The output layer (+ final_logits_bias) on ``hidden``. ``fused``: the bias added inside
+        the matmul (one rounding), with the rows padded in half precision (see ``_fused_head``);
+        otherwise in the model's own order (output layer, then + bias)."""
         model = self.hf.model
         layer = model.get_output_embeddings()
         extra = getattr(model, "final_logits_bias", None)  # Marian, mBART, BART
-        if extra is None or not isinstance(layer, torch.nn.Linear):
-            logits = layer(hidden)
-            return logits + extra.to(logits.dtype).squeeze(0) if extra is not None else logits
-        bias = extra.squeeze(0).to(hidden.dtype) + (layer.bias if layer.bias is not None else 0)
-        return torch.nn.functional.linear(hidden, layer.weight, bias)  # the bias added inside the matmul
+        if fused and isinstance(layer, torch.nn.Linear):
+            weight, bias, _ = self._fused_head(layer, extra)
+            return torch.nn.functional.linear(hidden.to(weight.dtype), weight, bias)
+        logits = layer(hidden)
+        return logits + extra.to(logits.dtype) if extra is not None else logits
+
+    @torch.no_grad()
+    def _fused_head(self, layer: torch.nn.Linear, extra: Optional[torch.Tensor]):
+        """(weight, bias, vocabulary size) of the fused output layer, built once. The biases are
+        summed in float32 and rounded once. In half precision the weight's rows are padded with
+        zeros to a multiple of 64: the logits then have aligned rows for the half precision
+        tensor-core matmul, which on GPUs is much slower for an odd output width such as
+        opus-mt's 58,101. The padded tensor becomes the weight's storage (the model's weight is
+        its first rows, the same values), so the weight is not held twice."""
+        if self._fused is None:
+            weight, vocab = layer.weight, layer.weight.shape[0]
+            bias = None
+            if extra is not None or layer.bias is not None:
+                bias = torch.zeros(vocab, dtype=torch.float32, device=weight.device)
+                for b in (extra, layer.bias):
+                    if b is not None:
+                        bias += b.reshape(-1).float()
+                bias = bias.to(weight.dtype)
+            padded = -vocab % self.HEAD_ROWS_MULTIPLE if weight.dtype in HALF else 0
+            if padded and weight.device.type != "meta":  # (meta: weights offloaded by device_map)
+                storage = weight.new_zeros(vocab + padded, weight.shape[1])
+                storage[:vocab] = weight
+                layer.weight.data = storage[:vocab]  # tied input embeddings share the parameter
+                weight = storage
+                bias = torch.cat([bias, bias.new_zeros(padded)]) if bias is not None else None
+            self._fused = (weight, bias, vocab)
+        return self._fused
 
     def _check_fast_head(self) -> bool:
         """Applying the output layer at the scored positions only is exact for models whose
         logits are output_embeddings(base_model(...)) (+ final_logits_bias); checked here on a
-        short input against the model's own forward. Others take the full forward."""
+        short input against the model's own forward. Others take the full forward.
+
+        float32: the two paths' log p must agree to 1e-4 (the scores are those of the model).
+        bfloat16 / float16: the model's logits are rounded twice (output layer, then + bias),
+        ours once, so the two can only agree to within the dtype's rounding of each logit,
+        which grows with the logit (bfloat16 spacing is 0.125 at 30, a size trained models
+        reach): the former fixed tolerance on log p (5e-2) failed such models by rounding alone
+        and sent them through the full forward, full-vocabulary logits at every position. The
+        three roundings (eps/2 each, relative to |logit| or |logit - bias|) sum to at most
+        1.5 eps (|logit| + |bias|); each logit must agree to within 2 eps (|logit| + |bias|)
+        + eps rms(logits), the last term for the matmuls' accumulation order near 0. A
+        different output computation (a scale, a soft cap, a missing bias) misses it by far."""
         text = "Context, checked once."
         try:
             row = self.layout.row(text, text, (text,), (text,), self.source_context_size, self.target_context_size,
                                   lambda: "check")
         except ContextualMTError as e:
             raise ContextualMTError(f"{self.hf.folder}: cannot lay out a short test sentence ({e})") from None
+        model = self.hf.model
         try:
             full = self._forward([row], fast=False)[0]
         except Exception as e:  # tokenizer and model disagree (token ids beyond the embeddings, ...)
             raise ContextualMTError(f"{self.hf.folder}: the model fails on a short test sentence "
                                     f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?") from None
         try:
-            if self.hf.model.base_model is self.hf.model or self.hf.model.get_output_embeddings() is None:
+            if model.base_model is model or model.get_output_embeddings() is None:
                 return False
             fast = self._forward([row], fast=True)[0]
+            half = next(model.parameters()).dtype in HALF
+            if half:
+                with torch.no_grad():
+                    inputs, row_index, pos_index, _, _ = self._inputs([row])
+                    ours = self._logits_at(inputs, row_index, pos_index, fast=True)
+                    theirs = self._logits_at(inputs, row_index, pos_index, fast=False)
         except Exception as e:  # a model whose base model takes other inputs
             logger.info("scoring through the full forward (%s: %s)", type(e).__name__, e)
+            self._fused = None
             return False
-        tolerance = 1e-4 if self.hf.options.dtype == "float32" else 5e-2
-        same = bool(np.allclose(fast, full, atol=tolerance, rtol=0))
+        self.head_check = {"max_log_prob_difference": float(np.abs(fast - full).max())}
+        if not half:
+            same = bool(np.allclose(fast, full, atol=1e-4, rtol=0))
+            what = f"its log p by up to {self.head_check['max_log_prob_difference']:.3g}"
+        else:
+            eps = torch.finfo(next(model.parameters()).dtype).eps
+            extra = getattr(model, "final_logits_bias", None)
+            bias = extra.reshape(-1).float().abs()[:theirs.shape[-1]] if extra is not None else 0
+            allowed = 2 * eps * (theirs.abs() + bias) + eps * theirs.pow(2).mean(-1, keepdim=True).sqrt()
+            excess = float(((ours - theirs).abs() / allowed).max())
+            self.head_check.update(max_logit_difference=float((ours - theirs).abs().max()), logit_excess=excess)
+            same = excess <= 1
+            what = (f"its logits by up to {self.head_check['max_logit_difference']:.3g}, {excess:.3g} times the "
+                    f"{torch.finfo(next(model.parameters()).dtype)} rounding allowed")
         if not same:
-            logger.info("scoring through the full forward (the output layer alone differs by %.3g)",
-                        float(np.abs(fast - full).max()))
+            logger.info("scoring through the full forward (the output layer alone differs from the model's by %s)", what)
+            self._fused = None
         return same

@@ -118,7 +118,8 @@ class HFDocumentTranslator:
             ids = torch.tensor([list(e) + [self.pad] * (width - len(e)) for e in enc], device=device)
             mask = torch.tensor([[1] * len(e) + [0] * (width - len(e)) for e in enc], device=device)
             decoder = torch.tensor([list(p[1]) for p in prompts], device=device)
-            out = hf.model.generate(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder, **kwargs)
+            with hf.attention():
+                out = hf.model.generate(input_ids=ids, attention_mask=mask, decoder_input_ids=decoder, **kwargs)
             cut = decoder.shape[1]
         else:
             width = max(len(p[1]) for p in prompts)
@@ -127,7 +128,8 @@ class HFDocumentTranslator:
             end = self._end_ids()
             if end:
                 kwargs["eos_token_id"] = end
-            out = hf.model.generate(input_ids=ids, attention_mask=mask, **kwargs)
+            with hf.attention():
+                out = hf.model.generate(input_ids=ids, attention_mask=mask, **kwargs)
             cut = width
         texts = hf.tokenizer.batch_decode(out[:, cut:], skip_special_tokens=True)
         return [self._clean(t) for t in texts]
