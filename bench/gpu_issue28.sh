@@ -54,7 +54,8 @@ decode-small)
     ;;
 hf-dtype)
     # item 3: an opus-mt-size Marian with random weights, built here (no download)
-    timeout 480 $PY bench/hf_dtype_speed.py --device cuda --out "$OUT_DIR/hf_dtype_speed.json" 2>&1 | tail -12
+    timeout 540 $PY bench/hf_dtype_speed.py --device cuda --sentences 3000 --repeats 2 --translate 200 \
+        --json "$OUT_DIR/hf_dtype_speed.json" 2>&1 | tail -16
     ;;
 *) echo "unknown step $STEP" >&2; exit 2;;
 esac
