@@ -88,9 +88,9 @@ DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size
     $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
 TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
     $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
-    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(BATCH),) $(OVERWRITE_OPT)
+    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(call quote,$(BATCH)),) $(OVERWRITE_OPT)
 COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
-DTYPE_OPT := $(if $(DTYPE),--dtype $(DTYPE),)
+DTYPE_OPT := $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair

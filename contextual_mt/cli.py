@@ -61,7 +61,7 @@ def _model_options(args: argparse.Namespace):
                  for k in ("source_context_size", "target_context_size")}
         return HFModelOptions(args.hf_model, src_lang=args.src_lang, tgt_lang=args.tgt_lang,
                               separator=args.hf_separator if args.hf_separator is not None else " ",
-                              prompt_template=args.prompt_template, dtype=args.dtype or "float32",
+                              prompt_template=args.prompt_template, dtype="float32" if args.dtype is None else args.dtype,
                               device_map=args.device_map, cpu=args.cpu, **sizes)
     given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None]
     if given:
@@ -69,7 +69,8 @@ def _model_options(args: argparse.Namespace):
     from contextual_mt.inference.checkpoint import ModelOptions
 
     return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
-                        target_context_size=args.target_context_size, cpu=args.cpu, dtype=args.dtype or "auto")
+                        target_context_size=args.target_context_size, cpu=args.cpu,
+                        dtype="auto" if args.dtype is None else args.dtype)  # --dtype= (empty) is refused
 
 
 def _add_model_arguments(p: argparse.ArgumentParser) -> None:

@@ -52,6 +52,7 @@ MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, worksp
 MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
 LR_CAP = 2.0
 MAX_DATA_WORKERS = 6
+MAX_TOKENS_PER_UPDATE = 10 ** 9  # beyond, fairseq overflows a C long; no GPU holds it anyway
 MIN_UPDATES_PER_EPOCH = 250  # auto grows the batch only while an epoch keeps this many updates
 SCALES = (8, 4, 2, 1, 1 / 2, 1 / 4, 1 / 8)  # per-GPU max_tokens as multiples of the preset's
 STATE_BYTES_PER_PARAM = 20  # fp32 weights 4 + grads 4 + Adam 8, fp16 weights and grads 2 + 2
@@ -99,6 +100,7 @@ class BatchPlan:
     gpu_memory_gib: Optional[float] = None
     memory: Optional[MemoryEstimate] = None
     num_workers: Optional[int] = None  # data workers per process; None: the config's
+    sentence_cap: bool = False  # dataset.batch_size overridden: tokens per update is only an upper bound
     @property
     def tokens_per_update(self) -> int:
         return self.max_tokens * self.update_freq * self.processes
@@ -133,7 +135,8 @@ class BatchPlan:
                 "lr": self.lr, "warmup_updates": self.warmup_updates}
 
     def as_record(self) -> Dict:
-        record = {"mode": self.mode, "tokens_per_update": self.tokens_per_update, "max_tokens": self.max_tokens,
+        record = {"mode": self.mode, "tokens_per_update": None if self.sentence_cap else self.tokens_per_update,
+                  "max_tokens": self.max_tokens,
                   "update_freq": self.update_freq, "processes": self.processes, "lr": self.lr,
                   "warmup_updates": self.warmup_updates, "scale": round(self.scale, 4),
                   "num_workers": self.num_workers, "reference": asdict(self.reference), "why": self.why}
@@ -166,6 +169,8 @@ def parse_batch(value: str, flag: str = "--batch") -> str:
             from None
     if number < 1:
         raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})")
+    if number > MAX_TOKENS_PER_UPDATE:
+        raise ContextualMTError(f"{flag} must be <= {MAX_TOKENS_PER_UPDATE} tokens per update (got {number})")
     return str(number)
 
 
@@ -200,13 +205,21 @@ def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float]
     preset_plan = BatchPlan(batch, ref.max_tokens, ref.update_freq, processes, ref.lr, ref.warmup_updates, ref,
                             "", gpu_memory_gib if gpus else None)
     overridden = [o.split("=", 1)[0] for o in user_overrides if o.split("=", 1)[0].lstrip("+") in BATCH_KEYS]
-    if overridden and batch not in ("auto", "preset"):
+    if overridden and batch == "preset":
+        raise ContextualMTError(f"{flag} preset keeps the preset's own values, and the override of "
+                                f"{', '.join(overridden)} changes them: not both (leave {flag} at auto, and the "
+                                "overrides decide)")
+    if overridden and batch != "auto":
         raise ContextualMTError(f"{flag} {batch} and the override of {', '.join(overridden)}: not both "
                                 "(the batch plan sets them)")
     if batch == "preset":
         return _why(preset_plan, "the preset's settings (" + flag + " preset)")
     if overridden:
-        return _why(preset_plan, f"the preset's batch: the overrides set {', '.join(overridden)}")
+        capped = any(o.lstrip("+") == "dataset.batch_size" for o in overridden)
+        why = f"the preset's batch: the overrides set {', '.join(overridden)}" + (
+            " (dataset.batch_size caps the sentences per batch: tokens per update not known beforehand, at most "
+            f"{preset_plan.tokens_per_update})" if capped else "")
+        return BatchPlan(**{**preset_plan.__dict__, "why": why, "sentence_cap": capped})
     if batch == "auto" and gpus == 0:
         return _why(preset_plan, "the preset's batch (on CPU)")
     memory = estimate() if (gpus and estimate is not None) else None
@@ -323,30 +336,32 @@ def measure_memory(model_config: Dict, dictionary_path: str, task_config: Option
                           state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2 ** 30, 4))
 
 
-def epoch_batches(task_config: Dict, bin_dir: str, source_lang: str, target_lang: str) -> Callable[[int], int]:
-    """``batches_at(max_tokens)``: the batches of one epoch of the training split, as fairseq
-    batches it (the context model's tokens included, epoch 1's sampled context sizes)."""
-    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
-    from fairseq import options, tasks
+class TrainingSplit:
+    """The training split as fairseq will batch it (the context model's rows with their context,
+    epoch 1's sampled context sizes): ``batches_at(max_tokens)`` and the ``longest`` row."""
 
-    argv = [bin_dir, "--task", "document_translation", "--user-dir", os.path.dirname(os.path.dirname(__file__)),
-            "--arch", "contextual_transformer_tiny", "-s", source_lang, "-t", target_lang]
-    for key, value in task_config.items():
-        if key in ("_name", "data", "source_lang", "target_lang") or value is None or value is False:
-            continue
-        argv += [f"--{key.replace('_', '-')}"] + ([] if value is True else [str(value)])
-    task = tasks.setup_task(options.parse_args_and_arch(options.get_training_parser(), argv))
-    task.load_dataset("train")
-    dataset = task.dataset("train")
-    order = dataset.ordered_indices()
-    cache: Dict[int, int] = {}
+    def __init__(self, task_config: Dict, bin_dir: str, source_lang: str, target_lang: str):
+        import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
+        from fairseq import options, tasks
 
-    def batches_at(max_tokens: int) -> int:
-        if max_tokens not in cache:
-            cache[max_tokens] = len(dataset.batch_by_size(order, max_tokens=max_tokens))
-        return cache[max_tokens]
+        argv = [bin_dir, "--task", "document_translation", "--user-dir",
+                os.path.dirname(os.path.dirname(__file__)), "--arch", "contextual_transformer_tiny",
+                "-s", source_lang, "-t", target_lang]
+        for key, value in task_config.items():
+            if key in ("_name", "data", "source_lang", "target_lang") or value is None or value is False:
+                continue
+            argv += [f"--{key.replace('_', '-')}"] + ([] if value is True else [str(value)])
+        task = tasks.setup_task(options.parse_args_and_arch(options.get_training_parser(), argv))
+        task.load_dataset("train")
+        self._dataset = task.dataset("train")
+        self._order = self._dataset.ordered_indices()
+        self.longest = int(self._dataset.num_tokens_vec(self._order).max()) if len(self._order) else 0
+        self._cache: Dict[int, int] = {}
 
-    return batches_at
+    def batches_at(self, max_tokens: int) -> int:
+        if max_tokens not in self._cache:
+            self._cache[max_tokens] = len(self._dataset.batch_by_size(self._order, max_tokens=max_tokens))
+        return self._cache[max_tokens]
 
 
 def gpu_memory_gib(gpus: int) -> Optional[float]:

@@ -50,8 +50,8 @@ def in_make_words(message: str) -> str:
     variable (``--beam must be >= 1`` -> ``BEAM must be >= 1``), under make; as it is otherwise."""
     import re
 
-    if not under_make():
-        return message
+    if not under_make() or re.match(r"[A-Z_]+_ARGS: ", message):
+        return message  # about the options inside ATTRIBUTE_ARGS=... etc.: they are the user's own words
     for flag, var in MAKE_VARIABLES.items():
         message = re.sub(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", var, message)
     return message

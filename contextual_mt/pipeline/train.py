@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.batch_plan import BatchPlan, epoch_batches, gpu_memory_gib, measure_memory, \
+from contextual_mt.pipeline.batch_plan import BatchPlan, TrainingSplit, gpu_memory_gib, measure_memory, \
     parse_batch, plan_batch, reference_of
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import option_name
@@ -132,15 +132,24 @@ def batch_plan(o: TrainOptions, gpus: int) -> BatchPlan:
     def estimate():
         return measure_memory(config.get("model") or {}, os.path.join(o.layout.bin, f"dict.{o.lang}.txt"), task)
 
-    counted = {}
+    split: Dict[str, TrainingSplit] = {}
 
-    def batches_at(max_tokens: int) -> int:  # the training split is read only when auto sizes a GPU batch
-        if "count" not in counted:
-            counted["count"] = epoch_batches(task, o.layout.bin, SOURCE_LANG, o.lang)
-        return counted["count"](max_tokens)
+    def training_split() -> TrainingSplit:  # read only when auto sizes a GPU batch or N is given
+        if "train" not in split:
+            split["train"] = TrainingSplit(task, o.layout.bin, SOURCE_LANG, o.lang)
+        return split["train"]
 
-    return plan_batch(o.batch, reference_of(config), gpus, gpu_memory_gib(gpus), estimate, o.overrides,
-                      flag=option_name("--batch"), batches_at=batches_at)
+    flag = option_name("--batch")
+    plan = plan_batch(o.batch, reference_of(config), gpus, gpu_memory_gib(gpus), estimate, o.overrides,
+                      flag=flag, batches_at=lambda max_tokens: training_split().batches_at(max_tokens))
+    if o.batch not in ("auto", "preset"):
+        longest = training_split().longest
+        if plan.max_tokens < longest:  # fairseq would drop every longer example, or find no batch at all
+            raise ContextualMTError(
+                f"{flag} {o.batch}: {plan.max_tokens} tokens per forward{' on each GPU' if gpus > 1 else ''} are "
+                f"fewer than the longest training example ({longest} tokens, its context included); give at "
+                f"least {longest * plan.processes * plan.update_freq}")
+    return plan
 
 
 def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPlan] = None) -> List[str]:

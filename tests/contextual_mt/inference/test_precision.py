@@ -73,6 +73,7 @@ def one_line_error(proc, output, *fragments):
 @pytest.mark.parametrize("extra, fragment", [
     (["--dtype", "half"], "--dtype must be one of auto, float32, bfloat16, float16 (got 'half')"),
     (["--fp16", "--dtype", "bfloat16"], "--fp16 is --dtype float16: give one of them"),
+    (["--dtype="], "--dtype must be one of auto, float32, bfloat16, float16 (got '')"),  # not auto in disguise
 ])
 def test_bad_values_are_one_line_before_anything_is_read(command, extra, fragment, tmp_path):
     out = tmp_path / "out"

@@ -9,7 +9,7 @@ import pytest
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.batch_plan import (LR_CAP, MAX_SCALE, MIN_UPDATES_PER_EPOCH, MemoryEstimate, Reference,
-                                               epoch_batches, measure_memory, parse_batch, plan_batch, reference_of)
+                                               TrainingSplit, measure_memory, parse_batch, plan_batch, reference_of)
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.presets import preset_config
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
@@ -37,6 +37,8 @@ def test_batch_values():
         parse_batch("0")
     with pytest.raises(ContextualMTError, match="--batch must be auto"):
         TrainOptions("fr", "context", batch="1.5e4")
+    with pytest.raises(ContextualMTError, match=r"--batch must be <= 1000000000 tokens per update \(got 10{20}\)"):
+        parse_batch("1" + "0" * 20)
 
 
 def test_cpu_and_preset_keep_the_papers_settings():
@@ -148,6 +150,17 @@ def test_memory_is_measured_on_the_presets_model(tmp_path):
         measure_memory({"_name": "nonsense"}, str(path))
 
 
+class FakeSplit:
+    """A training split of 40M tokens whose longest row is 50 tokens."""
+    longest = 50
+
+    def __init__(self, *args):
+        pass
+
+    def batches_at(self, max_tokens):
+        return 40_000_000 // max_tokens
+
+
 @pytest.fixture
 def fake_data(tmp_path):
     layout = PairLayout("fr", str(tmp_path))
@@ -171,7 +184,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     monkeypatch.setattr(train_stage, "_fast_fp16", lambda: True)
     monkeypatch.setattr(train_stage, "gpu_memory_gib", lambda gpus: 80.0)
     monkeypatch.setattr(train_stage, "measure_memory", lambda *a: SMALL_MEMORY)
-    monkeypatch.setattr(train_stage, "epoch_batches", lambda *a: (lambda max_tokens: 40_000_000 // max_tokens))
+    monkeypatch.setattr(train_stage, "TrainingSplit", FakeSplit)
     monkeypatch.setattr(train_stage, "_run", fake_run)
     monkeypatch.setattr(train_stage, "_health", lambda o, stats: {})
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
@@ -217,7 +230,8 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
 
     sentence = {"source_context_size": 0, "target_context_size": 0, "sample_context_size": False}
     context = {"source_context_size": 0, "target_context_size": 3, "sample_context_size": False}
-    at = epoch_batches(sentence, str(data_bin), "en", "fr")
+    split = TrainingSplit(sentence, str(data_bin), "en", "fr")
+    at = split.batches_at
     d = Dictionary.load(str(data_bin / "dict.fr.txt"))
     # (the sizes are a view of the dataset's memory map: keep the datasets alive)
     datasets = [data_utils.load_indexed_dataset(str(data_bin / f"train.en-fr.{side}"), d) for side in ("en", "fr")]
@@ -229,4 +243,33 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
         assert at(max_tokens) <= len(longest)
     assert at(10 ** 9) == 1 and at(64) > at(256)
     # the context model's rows carry their context: more tokens, more batches
-    assert epoch_batches(context, str(data_bin), "en", "fr")(64) > at(64)
+    assert split.longest == max(longest)
+    with_context = TrainingSplit(context, str(data_bin), "en", "fr")
+    assert with_context.batches_at(64) > at(64) and with_context.longest > split.longest
+
+
+def test_preset_with_batch_overrides_is_refused_and_a_sentence_cap_is_not_a_token_count():
+    with pytest.raises(ContextualMTError, match=r"--batch preset keeps the preset's own values, and the override of "
+                                                r"dataset.max_tokens changes them: not both"):
+        plan("preset", user_overrides=["dataset.max_tokens=1024"])
+    capped = plan(gpus=0, user_overrides=["dataset.batch_size=2"])
+    assert capped.as_record()["tokens_per_update"] is None and "dataset.batch_size caps the sentences" in capped.why
+
+
+def test_a_batch_below_the_longest_example_is_refused_before_training(fake_data, monkeypatch):
+    monkeypatch.setattr(train_stage, "TrainingSplit", FakeSplit)
+    monkeypatch.setattr(train_stage, "_run", lambda *a: pytest.fail("training started"))
+    with pytest.raises(ContextualMTError, match=r"^--batch 32: 32 tokens per forward are fewer than the longest "
+                                                r"training example \(50 tokens, its context included\); give at "
+                                                r"least 50$"):
+        train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, gpus=0, batch="32"))
+    assert not os.path.exists(fake_data.checkpoints("context"))
+
+
+def test_options_inside_a_make_args_variable_keep_their_names(monkeypatch):
+    from contextual_mt.pipeline.make_names import MAKE_ENV, in_make_words
+
+    monkeypatch.setenv(MAKE_ENV, "1")
+    assert in_make_words("--dtype must be one of") == "DTYPE must be one of"
+    message = "ATTRIBUTE_ARGS: attribute refuses it: unrecognized arguments: --dtype float16"
+    assert in_make_words(message) == message

@@ -13,7 +13,7 @@ from tests.contextual_mt.pipeline.test_pipeline_bad_input import cmt, one_error
 def test_the_mapping_is_the_makefiles():
     makefile = (ROOT / "Makefile").read_text()
     for flag, var in MAKE_VARIABLES.items():
-        assert re.search(rf"{re.escape(flag)}[ =]\$\({var}\)", makefile), (flag, var)
+        assert re.search(rf"{re.escape(flag)}[ =](\$\({var}\)|\$\(call quote,\$\({var}\)\))", makefile), (flag, var)
     assert f"STAGE := {MAKE_ENV}=1 " in makefile
 
 
