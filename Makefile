@@ -214,7 +214,7 @@ report:
 
 # context attribution (CTI + CCI) of the test references with the context model
 attribute:
-	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
+	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
 
 # contrastive test suites of the test split from the reference's MuDA tags
 testset:

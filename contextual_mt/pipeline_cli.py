@@ -341,7 +341,8 @@ def _attribute(args: argparse.Namespace) -> int:
         raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
     method = parser.parse_args(words)
     run_attribute_stage(AttributeStageOptions(args.lang, args.root, attribution_method_options(method),
-                                              overwrite=args.overwrite, progress=not args.quiet))
+                                              overwrite=args.overwrite, progress=not args.quiet,
+                                              dtype="auto" if args.dtype is None else args.dtype))
     return 0
 
 
@@ -353,6 +354,8 @@ def add_attribute_parser(sub) -> argparse.ArgumentParser:
                    "\"--method input_x_gradient --cti-top-k 2\"; make: ATTRIBUTE_ARGS)")
     p.add_argument("--overwrite", action="store_true", help="discard the records of an interrupted run made "
                    "from other inputs or settings (OUTPUT.partial)")
+    p.add_argument("--dtype", help="float32 (and auto, which is float32 here): the gradients of fairseq checkpoints "
+                   "are computed in float32; half precision is refused (make: DTYPE)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=_attribute, transaction=False)  # attribute writes its own outputs atomically
     return p

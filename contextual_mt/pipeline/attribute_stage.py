@@ -22,6 +22,7 @@ class AttributeStageOptions:
     method: Dict = field(default_factory=dict)  # AttributeOptions' method fields (cli.attribution_method_options)
     overwrite: bool = False  # discard an interrupted run's records made from other settings
     progress: bool = True
+    dtype: str = "auto"  # make's DTYPE: attribution runs fairseq checkpoints in float32, half is refused
 
 
 def attribution_output(results: str) -> str:
@@ -35,7 +36,7 @@ def run_attribute_stage(o: AttributeStageOptions) -> Dict:
     from contextual_mt.stage_record import summary_if_current
 
     p = eval_paths(o.lang, o.root)
-    options = AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm), p.test("en"), p.test("docids"),
+    options = AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
                                attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
                                progress=o.progress, **o.method)
     demo_first(p, p.checkpoint)

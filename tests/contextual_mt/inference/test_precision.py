@@ -97,7 +97,8 @@ def test_half_precision_attribution_and_auto_with_hf_are_refused(tmp_path):
         one_line_error(proc, out, fragment)
 
 
-@pytest.mark.parametrize("stage, extra", [("translate", []), ("pcxmi", []), ("contrastive", ["--sets", "voita:x.json"])])
+@pytest.mark.parametrize("stage, extra", [("translate", []), ("pcxmi", []), ("contrastive", ["--sets", "voita:x.json"]),
+                                          ("attribute", [])])
 @pytest.mark.parametrize("under_make, name", [(False, "--dtype"), (True, "DTYPE")])
 def test_pipeline_stages_refuse_a_bad_dtype_in_the_words_typed(stage, extra, under_make, name, tmp_path):
     from contextual_mt.pipeline.make_names import MAKE_ENV
