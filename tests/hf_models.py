@@ -16,6 +16,20 @@ FR = ["Je vois le petit chat .", "Il est vert .", "La maison est grande et vieil
       "Le temps est froid .", "Où est la gare ?", "J'aime la musique ."]
 
 
+def write_voita_set(path: Path) -> Path:
+    """A Voita-format contrastive set from EN/FR: 4 groups, the reference and one wrong variant of
+    the current sentence, the previous sentence as context."""
+    import json
+
+    entries = []
+    for i in (1, 3, 5, 8):
+        other = FR[i].replace("est", "sont") if "est" in FR[i] else FR[i] + " !"
+        entries.append({"src": f"{EN[i - 1]} _eos {EN[i]}", "dst": [f"{FR[i - 1]} _eos {FR[i]}",
+                        f"{FR[i - 1]} _eos {other}"], "true_ind": 0, "ctx_dist": 1})
+    path.write_text(json.dumps(entries))
+    return path
+
+
 def _spm(path: Path, lines: Sequence[str], vocab_size: int) -> Path:
     import sentencepiece as spm
 

@@ -12,7 +12,7 @@ from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
 from contextual_mt.hf.scoring import HFScoringBackend
 from contextual_mt.hf.options import HFModelOptions
-from tests.hf_models import EN, FR
+from tests.hf_models import EN, FR, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)
 
@@ -192,13 +192,8 @@ def test_random_context_and_longer_context(marian, corpus, tmp_path):
 def test_contrastive_losses_equal_per_example_forwards(marian, tmp_path):
     """Voita-format groups: each candidate's loss is -sum log p of its current sentence with its
     own previous sentence as context (the set's text as is: --detokenize no)."""
-    entries = []
-    for i in (1, 3, 5, 8):
-        other = FR[i].replace("est", "sont") if "est" in FR[i] else FR[i] + " !"
-        entries.append({"src": f"{EN[i - 1]} _eos {EN[i]}", "dst": [f"{FR[i - 1]} _eos {FR[i]}",
-                        f"{FR[i - 1]} _eos {other}"], "true_ind": 0, "ctx_dist": 1})
-    path = tmp_path / "deixis_test.json"
-    path.write_text(json.dumps(entries))
+    path = write_voita_set(tmp_path / "deixis_test.json")
+    entries = json.loads(path.read_text())
     summary = run_contrastive(ContrastiveOptions(HFModelOptions(str(marian)), "voita", str(path),
                                                  str(tmp_path / "s.scores"), str(tmp_path / "s.json"),
                                                  detokenize="no", progress=False))

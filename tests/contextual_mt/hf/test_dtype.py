@@ -15,7 +15,7 @@ from contextual_mt.hf.options import HFModelOptions
 from contextual_mt.hf.scoring import HFScoringBackend
 from contextual_mt.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
-from tests.hf_models import EN, FR, build_marian
+from tests.hf_models import EN, FR, write_voita_set, build_marian
 
 STARTS = np.array([0] * 6 + [6] * 6)
 GPT2 = dict(src_lang="English", tgt_lang="French")
@@ -123,13 +123,7 @@ def test_float32_scores_equal_the_full_forward(marian, gpt2):
 
 
 def test_contrastive_and_translate_in_bfloat16(marian, tmp_path):
-    entries = []
-    for i in (1, 3, 5, 8):
-        other = FR[i].replace("est", "sont") if "est" in FR[i] else FR[i] + " !"
-        entries.append({"src": f"{EN[i - 1]} _eos {EN[i]}", "dst": [f"{FR[i - 1]} _eos {FR[i]}",
-                        f"{FR[i - 1]} _eos {other}"], "true_ind": 0, "ctx_dist": 1})
-    path = tmp_path / "deixis_test.json"
-    path.write_text(json.dumps(entries))
+    path = write_voita_set(tmp_path / "deixis_test.json")
     losses = {}
     for dtype in ("float32", "bfloat16"):
         summary = run_contrastive(ContrastiveOptions(HFModelOptions(str(marian), dtype=dtype), "voita", str(path),
