@@ -360,6 +360,8 @@ add("cxmi-docids-blank-line", cxmi_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
 add("cxmi-reference-blank-line", cxmi_command,
     lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+add("cxmi-source-blank-line", cxmi_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
 add("cxmi-source-overlong-line", cxmi_command,
     lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)])
 add("cxmi-path-missing", cxmi_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
@@ -462,6 +464,18 @@ add("attribute-reference-fewer-lines", attribute_command,
     lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
 add("attribute-reference-blank-line", attribute_command,
     lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+# a blank source was scored (and attributed) as the translation of nothing: refused as cxmi's is
+add("attribute-source-blank-line", attribute_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
+
+
+def translate_blank_source(c):
+    c.drop("--reference")
+    c.argv.append("--translate")
+    return [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"]
+
+
+add("attribute-translate-source-blank-line", attribute_command, translate_blank_source)
 add("attribute-path-missing", attribute_command,
     opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
 add("attribute-path-sentence-level-checkpoint", attribute_command,
