@@ -28,7 +28,7 @@ from muda.io import atomic_write_text, check_input_file, check_not_inputs, docum
     read_docids, read_lines, read_text
 from muda.languages import Language, get_language
 from muda.phenomena import applicable, get_tagger, phenomenon_names, required_annotations
-from muda.phenomena.requirements import ALIGNMENT, ALL, SOURCE_PARSE, precomputed
+from muda.phenomena.requirements import ALIGNMENT, ALL, ELLIPSIS_DETECTION, SOURCE_PARSE, precomputed
 from muda.settings import TaggerSettings
 
 logger = logging.getLogger("muda")
@@ -82,6 +82,18 @@ def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
     unknown = [p for p in phenomena or () if p not in known]
     if unknown:
         raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
+
+
+def check_tag_names(dump: TagDump, path: str) -> None:
+    """Every tag of a tags file must be a phenomenon: a name that is none (a typo, another tool's)
+    was scored as a phenomenon of its own, f = 0 for every system. One error naming its place."""
+    for d, doc in enumerate(dump, start=1):
+        for s, sent in enumerate(doc, start=1):
+            for t, tok in enumerate(sent, start=1):
+                try:
+                    check_phenomena(tok["tags"])
+                except InputError as e:
+                    raise InputError(f"{path}: document {d}, sentence {s}, token {t}: {e}") from None
 
 
 class MudaTagger:
@@ -312,11 +324,13 @@ def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequen
     """The tags, and beside them the annotations they were made from (to tag again without models).
     A side file that is the very input it would store (tagging from them in place) is left as
     the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing).
-    A source only tokenized, or alignments not made, are not written: given back as pre-computed
-    files they would pass for a parse and alignments."""
+    A source only tokenized, alignments not made, or ellipsis not detected are not written: given
+    back as pre-computed files they would pass for a parse and alignments, all-zero ellipsis flags
+    for "no ellipsis anywhere"."""
     paths = annotation_paths(output)
     given = {os.path.realpath(p) for p in inputs if p}
-    unmade = {k for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT)) if need not in available}
+    unmade = {k for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT),
+                                ("ellipsis", ELLIPSIS_DETECTION)) if need not in available}
     write_tags(output, dump)
     for kind, write in (("src_conllu", lambda path: write_conllu(path, ann.src)),
                         ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),
@@ -324,7 +338,8 @@ def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequen
                             path, "".join(format_pharaoh(a) + "\n" for a in ann.alignments)))):
         if os.path.realpath(paths[kind]) not in given and kind not in unmade:
             write(paths[kind])
-    atomic_write_text(paths["ellipsis"], "".join(f"{int(e)}\n" for e in ann.ellipsis))
+    if "ellipsis" not in unmade:
+        atomic_write_text(paths["ellipsis"], "".join(f"{int(e)}\n" for e in ann.ellipsis))
 
 
 def _annotators(annotators: Optional[Annotator]) -> Annotator:
@@ -363,6 +378,16 @@ def read_summary(tags: str) -> Optional[Dict]:
     return data
 
 
+def skipped_phenomena(summary: Optional[Dict]) -> Dict[str, List[str]]:
+    """The phenomena a summary of ``tag_files`` records as skipped (not tagged: the annotations
+    they read were missing), with what they lacked; {} for none or no summary."""
+    skipped = (summary or {}).get("skipped")
+    if not isinstance(skipped, dict):
+        return {}
+    return {str(p): [str(m) for m in missing] if isinstance(missing, list) else [str(missing)]
+            for p, missing in skipped.items()}
+
+
 def annotation_paths(output: str) -> Dict[str, str]:
     """The annotations ``tag_files`` writes beside the tags file ``output``, by kind."""
     stem = _stem(output)
@@ -371,4 +396,4 @@ def annotation_paths(output: str) -> Dict[str, str]:
 
 
 __all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path",
-           "read_summary", "output_paths", "check_phenomena"]
+           "read_summary", "skipped_phenomena", "output_paths", "check_phenomena", "check_tag_names"]

@@ -360,6 +360,8 @@ add("cxmi-docids-blank-line", cxmi_command,
     lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
 add("cxmi-reference-blank-line", cxmi_command,
     lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+add("cxmi-source-blank-line", cxmi_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
 add("cxmi-source-overlong-line", cxmi_command,
     lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)])
 add("cxmi-path-missing", cxmi_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
@@ -462,6 +464,18 @@ add("attribute-reference-fewer-lines", attribute_command,
     lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
 add("attribute-reference-blank-line", attribute_command,
     lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+# a blank source was scored (and attributed) as the translation of nothing: refused as cxmi's is
+add("attribute-source-blank-line", attribute_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
+
+
+def translate_blank_source(c):
+    c.drop("--reference")
+    c.argv.append("--translate")
+    return [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"]
+
+
+add("attribute-translate-source-blank-line", attribute_command, translate_blank_source)
 add("attribute-path-missing", attribute_command,
     opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
 add("attribute-path-sentence-level-checkpoint", attribute_command,
@@ -754,6 +768,7 @@ add("report-tags-not-json", report_command,
 add("report-tags-wrong-layout", report_command,
     opt("--tags", lambda c: c.write("layout.tags.json", '{"documents": 3}'),
         "layout.tags.json", ("layout", "format", "token", "list")))
+add("report-tags-unknown-phenomenon", report_command, lambda c: unknown_tag(c, "--tags", c.w.ref_tags))
 add("report-tags-missing", report_command,
     opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND))
 add("report-tags-latin1", report_command,
@@ -1013,6 +1028,24 @@ add("eval-ref-tags-not-json", eval_command,
 add("eval-ref-tags-wrong-layout", eval_command,
     opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")))
 add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+
+
+def unknown_tag(c, flag, original, name="typo.tags.json"):
+    """``original``'s tags with 'elipsis' (not a phenomenon) on the first token: it was scored as a
+    phenomenon of its own (f = 0 for every system). Summary copied: the same reference."""
+    dump = json.loads(Path(original).read_text())
+    dump[0][0][0]["tags"].append("elipsis")
+    c.set(flag, c.write(name, json.dumps(dump)))
+    summary = Path(original[:-len(".json")] + ".summary.json")
+    if summary.exists():
+        c.write(name[:-len(".json")] + ".summary.json", summary.read_text())
+    return [name, "document 1, sentence 1, token 1", "unknown phenomenon 'elipsis'", "known: ", "pronouns"]
+
+
+add("eval-ref-tags-unknown-phenomenon", eval_command, lambda c: unknown_tag(c, "--ref-tags", c.w.d_tags))
+# refused before the COMET model loads (a name that is no model would be its own error)
+add("eval-ref-tags-unknown-phenomenon-before-comet", eval_command,
+    lambda c: (c.set("--comet-model", c.missing("no_comet")), unknown_tag(c, "--ref-tags", c.w.d_tags))[1])
 option_cases("eval", eval_command, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
 output_cases("eval", eval_command, "--output", "eval.json")
 

@@ -76,7 +76,8 @@ def check_log_base(log_base: str) -> None:
 
 
 def check_references(references: Sequence[str], name: str = "reference", what: str = "reference") -> None:
-    """A blank reference (or hypothesis) would be scored as a lone </s> and counted in the results."""
+    """A blank reference (or hypothesis) would be scored as a lone </s> and counted in the results;
+    a blank source, as the translation of nothing (contrastive refuses an empty source too)."""
     for lineno, line in enumerate(references, start=1):
         if not line.strip():
             raise ContextualMTError(f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
@@ -94,6 +95,7 @@ def read_scored_corpus(source: str, target: str, docids: str, what: str = "refer
         raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
     ids = read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
+    check_references(sources, source, "source")
     check_references(targets, target, what)
     return sources, targets, ids
 
@@ -152,6 +154,7 @@ class PCXMIScorer:
         check_log_base(log_base)
         if not (len(sources) == len(references) == len(docids)):
             raise ContextualMTError(f"{len(sources)} sources, {len(references)} references, {len(docids)} docids")
+        check_references(sources, names[0], "source")
         check_references(references, names[1])
         if random_context:
             check_random_context(docids, names[2])

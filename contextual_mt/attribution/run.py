@@ -23,7 +23,8 @@ from tqdm import tqdm
 
 from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
 from contextual_mt.analysis.cxmi_summary import summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import LOG_BASES, UNITS, check_log_base, no_context_error, read_scored_corpus
+from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, check_log_base, check_references, no_context_error,
+                                                 read_scored_corpus)
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
@@ -134,6 +135,7 @@ def _run(o: AttributeOptions) -> Dict:
     else:
         sources, ids = read_lines(o.source), read_docids(o.docids)
         check_line_count(ids, o.docids, len(sources), o.source)
+        check_references(sources, o.source, "source")  # as read_scored_corpus does
     mine = shard_lines(ids, o.shard, o.docids)
     partial = o.output + ".partial"
     fp = fingerprint(o)

@@ -17,6 +17,7 @@ to the reference is never written. Outputs, in ``--output-dir``:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 from collections import Counter, defaultdict
@@ -35,7 +36,9 @@ from muda.formats.tags import read_tags
 from muda.io import atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans, \
     file_sha256, outputs, read_docids, read_lines
 from muda.languages import get_language
-from muda.tagger import annotation_paths, check_annotations_match, read_summary, text_hash
+from muda.tagger import annotation_paths, check_annotations_match, read_summary, skipped_phenomena, text_hash
+
+logger = logging.getLogger(__name__)
 
 PHENOMENA = ("pronouns", "formality", "verb_form", "lexical_cohesion")
 SEPARATOR = " _eos "
@@ -112,6 +115,11 @@ def _read(o: BuildOptions):
     if summary is not None and summary.get("language") not in (None, o.language.code):
         raise ContextualMTError(f"{o.tags}: tags for {summary['language']}, not {o.language.code} (its summary); tag "
                                 f"the reference with --tgt-lang {o.language.code}")
+    not_tagged = _not_tagged(o, summary)
+    if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
+        logger.warning("%s: %s not tagged (for lack of %s): no test suite for %s", o.tags, ", ".join(not_tagged),
+                       ", ".join(sorted(set().union(*map(set, not_tagged.values())))),
+                       "them" if len(not_tagged) > 1 else "it")
     dump = read_tags(o.tags)
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
@@ -280,6 +288,11 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
     atomic_write_lines(os.path.join(d, "manifest.jsonl"), manifest)
 
 
+def _not_tagged(o: BuildOptions, summary: Optional[Dict]) -> Dict[str, List[str]]:
+    """The phenomena asked for that `muda tag` skipped (its summary), with what they lacked."""
+    return {p: m for p, m in skipped_phenomena(summary).items() if p in o.phenomena}
+
+
 def _summary(o: BuildOptions, groups: List[Dict], counts, references) -> Dict:
     summary = {
         "language": o.language.code, "source": o.source, "reference": o.reference, "docids": o.docids,
@@ -288,6 +301,9 @@ def _summary(o: BuildOptions, groups: List[Dict], counts, references) -> Dict:
         "candidates": sum(1 + len(g["variants"]) for g in groups),
         "phenomena": {p: dict(sorted(counts[p].items())) for p in o.phenomena if counts[p]},
     }
+    not_tagged = _not_tagged(o, read_summary(o.tags))
+    if not_tagged:
+        summary["not_tagged"] = not_tagged
     atomic_write_text(os.path.join(o.output_dir, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
 

@@ -2,7 +2,8 @@
 paper tags), beside the stanza backend. What it provides depends on what is installed, found
 without loading anything: the target's pipeline (its absence is an error: every phenomenon reads
 the target), English's for the source parse, the aligner as the stanza backend finds it; never
-coreference (spaCy's core pipelines have none). Phenomena needing what it lacks are skipped by
+coreference (spaCy's core pipelines have none), nor ellipsis detection without ``--ellipsis-model``
+(the rules read UD labels). Phenomena needing what it lacks are skipped by
 the tagger, with one warning built from ``enabling``."""
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from muda.annotators.spacy_pipeline import ENGLISH_PIPELINE, SpacyAnnotator, ins
     package_version, target_pipeline
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.languages import Language, get_language
-from muda.phenomena.requirements import ALIGNMENT, COREFERENCE, SOURCE_PARSE, TARGET_MORPHOLOGY
+from muda.phenomena.requirements import ALIGNMENT, COREFERENCE, ELLIPSIS_DETECTION, SOURCE_PARSE, TARGET_MORPHOLOGY
 
 
 class SpacyAnnotators(ModelAnnotators):
@@ -40,6 +41,8 @@ class SpacyAnnotators(ModelAnnotators):
             given.add(SOURCE_PARSE)
         if self._has_aligner():
             given.add(ALIGNMENT)
+        if self.has_ellipsis_model:  # the rules read UD labels, not spaCy's: all-zero flags would pass for none
+            given.add(ELLIPSIS_DETECTION)
         return frozenset(given)
 
     def enabling(self, missing: Iterable[str], language: Language) -> str:
@@ -51,9 +54,12 @@ class SpacyAnnotators(ModelAnnotators):
                           f"({install_hint(ENGLISH_PIPELINE)}) or --src-conllu FILE",
             COREFERENCE: "coreference needs --annotator stanza or --src-conllu FILE with CorefUD Entity "
                          "(spaCy's pipelines have none)",
+            ELLIPSIS_DETECTION: "ellipsis detection needs a UD parse of the English (--annotator stanza or "
+                                "--src-conllu FILE; spaCy's labels are not UD) or --ellipsis-model",
             TARGET_MORPHOLOGY: f"the target's morphology needs {language.spacy_pipeline} or --tgt-conllu FILE",
         }
-        return "; ".join(how[k] for k in (SOURCE_PARSE, COREFERENCE, ALIGNMENT, TARGET_MORPHOLOGY) if k in missing)
+        return "; ".join(how[k] for k in (SOURCE_PARSE, COREFERENCE, ELLIPSIS_DETECTION, ALIGNMENT, TARGET_MORPHOLOGY)
+                         if k in missing)
 
     # ------------------------------------------------------------------ the annotations
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> Tuple[List[Sentence], None]:

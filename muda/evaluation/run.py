@@ -5,6 +5,7 @@ by paired bootstrap. Writes the JSON result and the plot when asked."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,12 +27,14 @@ from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check
 from muda.languages import get_language
 from muda.phenomena import phenomenon_names
 from muda.settings import TaggerSettings
-from muda.tagger import TagOptions, annotation_paths, check_phenomena, output_paths, read_summary, summary_path, \
-    tag_files, text_hash
+from muda.tagger import TagOptions, annotation_paths, check_phenomena, check_tag_names, output_paths, read_summary, \
+    skipped_phenomena, summary_path, tag_files, text_hash
 
 # p-values have a resolution of 1/N; past this, more resamples only fill memory (N x documents)
 MAX_BOOTSTRAP = 100_000
 REFERENCE = "reference"  # the reference's files in the work directory: reference.tags.json, ...
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,8 @@ def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> 
 
 def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Optional[str] = None) -> None:
     """A tags file must come from this reference, and for this language: by the content hash and
-    the language its summary records, or (without a summary) by its tokens."""
+    the language its summary records, or (without a summary) by its tokens; its tags phenomena."""
+    check_tag_names(dump, path)
     summary = read_summary(path)
     if summary is not None:
         meta_path = summary_path(path)
@@ -249,28 +253,42 @@ def _read_texts(o: EvalOptions) -> _Texts:
 
 def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
     texts = _read_texts(o)
+    # given reference tags are checked (their phenomenon names too) before any model loads
+    given = _reference_tags(o, texts.refs, texts.ids, work, annotators) if o.ref_tags else None
     comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
-    ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)
-    tagging = _tagging_of(ref_tags) if o.ref_tags else _Tagging()
+    ref_tags, ref_docs = given or _reference_tags(o, texts.refs, texts.ids, work, annotators)
+    # tagged here too: its summary says which phenomena it was tagged for (the others were skipped)
+    tagging = _tagging_of(ref_tags)
     # the source side the reference was tagged with serves every hypothesis
     src_conllu = o.src_conllu or annotation_paths(ref_tags)["src_conllu"]
     if not output_exists(src_conllu):
         src_conllu = o.src_conllu
-    hyp_docs = [_hypothesis_tags(o, k, name, texts.hyps[k], texts.ids, work, src_conllu, tagging, annotators)
-                for k, name in enumerate(o.system_names)]
+    not_tagged = skipped_phenomena(read_summary(ref_tags))
+    hyp_docs = []
+    for k, name in enumerate(o.system_names):
+        dump, skipped = _hypothesis_tags(o, k, name, texts.hyps[k], texts.ids, work, src_conllu, tagging, annotators)
+        hyp_docs.append(dump)
+        not_tagged.update({p: m for p, m in skipped.items() if p not in not_tagged})
+    if not_tagged:  # zeros there would mean "not tagged", not "found nowhere" or "every system wrong"
+        logger.warning("not scored: %s (not tagged, for lack of %s)", ", ".join(not_tagged),
+                       ", ".join(sorted(set().union(*map(set, not_tagged.values())))))
     kept = o.ref_tags or o.work  # a temporary work directory is gone after the run
-    result = _score(o, texts, ref_docs, hyp_docs, comet)
+    result = _score(o, texts, ref_docs, hyp_docs, comet, not_tagged)
     result["reference_tags"] = ref_tags if kept else None
     _write_result(o, result)
     return result
 
 
-def _score(o: EvalOptions, texts: _Texts, ref_docs: TagDump, hyp_docs: Sequence[TagDump], comet: Any) -> Dict:
-    """Per-tag P/R/F, BLEU and COMET of every system, and the paired bootstrap between them."""
+def _score(o: EvalOptions, texts: _Texts, ref_docs: TagDump, hyp_docs: Sequence[TagDump], comet: Any,
+           not_tagged: Optional[Dict[str, List[str]]] = None) -> Dict:
+    """Per-tag P/R/F, BLEU and COMET of every system, and the paired bootstrap between them; the
+    phenomena ``not_tagged`` (skipped for the reference or a system) are left out and listed."""
     names, hyp_lines = o.system_names, [h.texts for h in texts.hyps]
-    tags = present_tags([ref_docs, *hyp_docs], phenomenon_names())
+    not_tagged = not_tagged or {}
+    tags = [t for t in present_tags([ref_docs, *hyp_docs], phenomenon_names()) if t not in not_tagged]
     counts = [document_counts(ref_docs, h, tags) for h in hyp_docs]
     result: Dict = {"reference": o.ref, "reference_tags": None, "language": o.tgt_lang, "tags": tags,
+                    **({"not_tagged": not_tagged} if not_tagged else {}),
                     "bootstrap": o.bootstrap, "seed": o.seed, "systems": {}, "comparisons": []}
     bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, texts.refs, texts.ids)
     for k, name in enumerate(names):
@@ -313,17 +331,18 @@ def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], wor
 
 
 def _hypothesis_tags(o: EvalOptions, k: int, name: str, hyp: Hypotheses, ids: Sequence[str], work: str,
-                     src_conllu: Optional[str], tagging: _Tagging, annotators: Optional[Annotator]) -> TagDump:
-    """System ``k`` tagged in its own document context (its text and tags go into ``work``);
-    messages about its text name the user's file and line, not the copy."""
+                     src_conllu: Optional[str], tagging: _Tagging, annotators: Optional[Annotator]
+                     ) -> Tuple[TagDump, Dict[str, List[str]]]:
+    """System ``k`` tagged in its own document context (its text and tags go into ``work``), and
+    the phenomena its tagging skipped; messages about its text name the user's file and line."""
     text, out = _system_paths(work, name)
     atomic_write_lines(text, hyp.texts)
-    tag_files(TagOptions(o.src, text, o.docids, o.tgt_lang, out, src_conllu=src_conllu,
+    summary = tag_files(TagOptions(o.src, text, o.docids, o.tgt_lang, out, src_conllu=src_conllu,
                          tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
                          alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
                          phenomena=tagging.phenomena, settings=tagging.settings,
                          tgt_name=o.hyps[k], tgt_line_numbers=hyp.line_numbers), annotators, progress=False)
-    return _by_document(read_tags(out), ids)
+    return _by_document(read_tags(out), ids), skipped_phenomena(summary)
 
 
 def _by_document(dump: TagDump, ids: Sequence[str]) -> TagDump:

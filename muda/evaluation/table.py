@@ -25,4 +25,6 @@ def format_table(result: Dict) -> str:
         sig = ", ".join(f"{t} {c['tags'][t]['f']:.3f}" for t in tags)
         comet = f"; COMET {c['comet_p']:.3f}" if "comet_p" in c else ""
         lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}{comet}; f-measure: {sig})")
+    if result.get("not_tagged"):
+        lines.append(f"not scored (not tagged): {', '.join(result['not_tagged'])}")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ from typing import List, Set
 from muda.document import Document
 from muda.languages import Language
 from muda.phenomena.registry import register
-from muda.phenomena.requirements import ALIGNMENT, SOURCE_PARSE, TARGET_MORPHOLOGY
+from muda.phenomena.requirements import ALIGNMENT, ELLIPSIS_DETECTION, TARGET_MORPHOLOGY
 from muda.settings import TaggerSettings
 
 
@@ -16,7 +16,7 @@ def _key(word) -> str:
 
 
 @register("ellipsis", applies=lambda language: True,  # decided on the English side
-          requires={SOURCE_PARSE, TARGET_MORPHOLOGY, ALIGNMENT})
+          requires={ELLIPSIS_DETECTION, TARGET_MORPHOLOGY, ALIGNMENT})
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()

@@ -113,6 +113,21 @@ def test_tags_of_another_text_are_refused(french):
     assert not (french / "out" / "manifest.jsonl").exists()
 
 
+def test_phenomena_muda_tag_skipped_are_said_not_tagged(french, caplog):
+    """Tags by the spaCy backend (no English parse, no aligner): lexical cohesion skipped. Its missing
+    groups read as "nothing to test"; now one warning and the summary say it was not tagged."""
+    refs = (french / "ref.fr").read_text().splitlines()
+    skipped = {"lexical_cohesion": ["source parse", "word alignments"], "ellipsis": ["ellipsis detection"]}
+    (french / "ref.tags.summary.json").write_text(json.dumps({"tgt_sha256": text_hash(refs), "skipped": skipped}))
+    with caplog.at_level("WARNING"):
+        summary = build(french)
+    # ellipsis has no test suite: not among the phenomena built
+    assert summary["not_tagged"] == {"lexical_cohesion": ["source parse", "word alignments"]}
+    assert json.loads((french / "out" / "summary.json").read_text())["not_tagged"] == summary["not_tagged"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "lexical_cohesion not tagged" in warnings[0] and "ref.tags.json" in warnings[0], warnings
+
+
 def test_a_language_without_alternatives_or_muda_is_one_line(french):
     with pytest.raises(ContextualMTError, match="no alternatives for 'ja'"):
         BuildOptions(*(str(french / n) for n in ("src.en", "ref.fr", "docids", "ref.tags.json", "out")), "ja")

