@@ -84,18 +84,6 @@ def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
         raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
 
 
-def check_tag_names(dump: TagDump, path: str) -> None:
-    """Every tag of a tags file must be a phenomenon: a name that is none (a typo, another tool's)
-    was scored as a phenomenon of its own, f = 0 for every system. One error naming its place."""
-    for d, doc in enumerate(dump, start=1):
-        for s, sent in enumerate(doc, start=1):
-            for t, tok in enumerate(sent, start=1):
-                try:
-                    check_phenomena(tok["tags"])
-                except InputError as e:
-                    raise InputError(f"{path}: document {d}, sentence {s}, token {t}: {e}") from None
-
-
 class MudaTagger:
     """Tags documents for one target language; phenomena that do not apply give no tags."""
 
@@ -396,4 +384,4 @@ def annotation_paths(output: str) -> Dict[str, str]:
 
 
 __all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path",
-           "read_summary", "skipped_phenomena", "output_paths", "check_phenomena", "check_tag_names"]
+           "read_summary", "skipped_phenomena", "output_paths", "check_phenomena"]

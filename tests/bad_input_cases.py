@@ -768,7 +768,6 @@ add("report-tags-not-json", report_command,
 add("report-tags-wrong-layout", report_command,
     opt("--tags", lambda c: c.write("layout.tags.json", '{"documents": 3}'),
         "layout.tags.json", ("layout", "format", "token", "list")))
-add("report-tags-unknown-phenomenon", report_command, lambda c: unknown_tag(c, "--tags", c.w.ref_tags))
 add("report-tags-missing", report_command,
     opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND))
 add("report-tags-latin1", report_command,
@@ -1028,24 +1027,6 @@ add("eval-ref-tags-not-json", eval_command,
 add("eval-ref-tags-wrong-layout", eval_command,
     opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")))
 add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
-
-
-def unknown_tag(c, flag, original, name="typo.tags.json"):
-    """``original``'s tags with 'elipsis' (not a phenomenon) on the first token: it was scored as a
-    phenomenon of its own (f = 0 for every system). Summary copied: the same reference."""
-    dump = json.loads(Path(original).read_text())
-    dump[0][0][0]["tags"].append("elipsis")
-    c.set(flag, c.write(name, json.dumps(dump)))
-    summary = Path(original[:-len(".json")] + ".summary.json")
-    if summary.exists():
-        c.write(name[:-len(".json")] + ".summary.json", summary.read_text())
-    return [name, "document 1, sentence 1, token 1", "unknown phenomenon 'elipsis'", "known: ", "pronouns"]
-
-
-add("eval-ref-tags-unknown-phenomenon", eval_command, lambda c: unknown_tag(c, "--ref-tags", c.w.d_tags))
-# refused before the COMET model loads (a name that is no model would be its own error)
-add("eval-ref-tags-unknown-phenomenon-before-comet", eval_command,
-    lambda c: (c.set("--comet-model", c.missing("no_comet")), unknown_tag(c, "--ref-tags", c.w.d_tags))[1])
 option_cases("eval", eval_command, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
 output_cases("eval", eval_command, "--output", "eval.json")
 

@@ -115,14 +115,10 @@ def read_pcxmi(path: str) -> List[Dict]:
 
 
 def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
-    """MuDA tags, one list of (token, tags) per sentence in corpus order (every tag a phenomenon:
-    another name would be reported as one)."""
+    """MuDA tags, one list of (token, tags) per sentence in corpus order."""
     from muda.formats.tags import flat_sentences, read_tags as read_dump
-    from muda.tagger import check_tag_names
 
-    dump = read_dump(path)
-    check_tag_names(dump, path)
-    return flat_sentences(dump)
+    return flat_sentences(read_dump(path))
 
 
 def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -> None:

@@ -27,7 +27,7 @@ from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check
 from muda.languages import get_language
 from muda.phenomena import phenomenon_names
 from muda.settings import TaggerSettings
-from muda.tagger import TagOptions, annotation_paths, check_phenomena, check_tag_names, output_paths, read_summary, \
+from muda.tagger import TagOptions, annotation_paths, check_phenomena, output_paths, read_summary, \
     skipped_phenomena, summary_path, tag_files, text_hash
 
 # p-values have a resolution of 1/N; past this, more resamples only fill memory (N x documents)
@@ -123,8 +123,7 @@ def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> 
 
 def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Optional[str] = None) -> None:
     """A tags file must come from this reference, and for this language: by the content hash and
-    the language its summary records, or (without a summary) by its tokens; its tags phenomena."""
-    check_tag_names(dump, path)
+    the language its summary records, or (without a summary) by its tokens."""
     summary = read_summary(path)
     if summary is not None:
         meta_path = summary_path(path)
@@ -253,10 +252,8 @@ def _read_texts(o: EvalOptions) -> _Texts:
 
 def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
     texts = _read_texts(o)
-    # given reference tags are checked (their phenomenon names too) before any model loads
-    given = _reference_tags(o, texts.refs, texts.ids, work, annotators) if o.ref_tags else None
     comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
-    ref_tags, ref_docs = given or _reference_tags(o, texts.refs, texts.ids, work, annotators)
+    ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)
     # tagged here too: its summary says which phenomena it was tagged for (the others were skipped)
     tagging = _tagging_of(ref_tags)
     # the source side the reference was tagged with serves every hypothesis
