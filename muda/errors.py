@@ -10,6 +10,7 @@ import math
 import os
 import signal
 import sys
+import threading
 from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Optional
 
@@ -135,6 +136,37 @@ def _terminated(signum, frame) -> None:  # noqa: ARG001
     raise KeyboardInterrupt  # the same clean stop as Ctrl-C: no temporary file left behind
 
 
+_fork_mask = threading.local()
+_fork_hooks_registered = False
+
+
+def _default_sigterm_in_forked_children() -> None:
+    """A forked worker (multiprocessing.Pool) must keep SIGTERM's default: its pool ends it so, and
+    an exception there could leave a queue lock held and hang the others. SIGTERM stays blocked
+    from before the fork until the child has the default: a pool that ends at once (its workers
+    not yet started) otherwise reaches the inherited handler, whose exception is swallowed by the
+    fork hooks, and the worker lives on while its pool waits for it forever."""
+    global _fork_hooks_registered
+    if _fork_hooks_registered:
+        return
+    _fork_hooks_registered = True
+    os.register_at_fork(before=_block_sigterm, after_in_parent=_restore_sigterm, after_in_child=_child_sigterm)
+
+
+def _block_sigterm() -> None:
+    _fork_mask.was_blocked = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+def _restore_sigterm() -> None:
+    if not getattr(_fork_mask, "was_blocked", False):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+
+def _child_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _restore_sigterm()  # a SIGTERM sent meanwhile now ends the child, as its sender meant
+
+
 def console_run(main: Callable[[], int]) -> None:
     """A console script: ``main()``'s status. SIGTERM (kill, timeout, scancel) stops it as Ctrl-C
     does, cleaning up its temporary files (Python's default would end it on the spot); a Ctrl-C
@@ -145,9 +177,7 @@ def console_run(main: Callable[[], int]) -> None:
     except ValueError:  # not the main thread
         pass
     else:
-        # a forked worker (multiprocessing.Pool) must keep SIGTERM's default: its pool ends it so,
-        # and an exception there could leave a queue lock held and hang the others
-        os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+        _default_sigterm_in_forked_children()
     code = main()
     try:
         signal.signal(signal.SIGINT, _exit_interrupted)

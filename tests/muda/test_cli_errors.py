@@ -259,6 +259,22 @@ def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
     assert proc.returncode == 130 and err == "error: interrupted\n" and marker.exists(), err
 
 
+def test_a_sigterm_that_reaches_a_child_before_its_fork_hooks_ends_it():
+    # a pool that ends at once sends SIGTERM to workers still starting: the signal must end them,
+    # not be swallowed by the inherited handler inside a fork hook (the pool then waited forever).
+    # Here a hook registered before console_run's sends the child its SIGTERM, deterministically.
+    proc = _python("import os, signal\n"
+                   "os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
+                   "from muda.errors import console_run\n"
+                   "def main():\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
+                   "    _, status = os.waitpid(pid, 0)\n"
+                   "    print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)\n"
+                   "    return 0\nconsole_run(main)\n")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out == "True\n", (out, err)
+    assert "KeyboardInterrupt" not in err, err
+
+
 def test_forked_pool_workers_still_end_on_their_pools_sigterm():
     # a Pool's workers inherit console_run's SIGTERM handler, and the pool ends them with
     # SIGTERM: they must die at once (an exception in a worker could leave a queue lock held
