@@ -314,11 +314,14 @@ def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequen
     the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing).
     A source only tokenized, alignments not made, or ellipsis not detected are not written: given
     back as pre-computed files they would pass for a parse and alignments, all-zero ellipsis flags
-    for "no ellipsis anywhere"."""
+    for "no ellipsis anywhere". One such file left by an earlier run is removed."""
     paths = annotation_paths(output)
     given = {os.path.realpath(p) for p in inputs if p}
     unmade = {k for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT),
                                 ("ellipsis", ELLIPSIS_DETECTION)) if need not in available}
+    for kind in unmade:  # one from an earlier run would pass for this run's (eval reads them beside the tags)
+        if os.path.realpath(paths[kind]) not in given and os.path.lexists(paths[kind]):
+            os.remove(paths[kind])
     write_tags(output, dump)
     for kind, write in (("src_conllu", lambda path: write_conllu(path, ann.src)),
                         ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),

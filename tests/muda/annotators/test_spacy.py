@@ -75,6 +75,18 @@ def test_french_is_tagged_for_formality_and_verb_form(plain, french, caplog):
         assert needle in warnings[0], needle
 
 
+def test_side_files_an_earlier_run_left_are_removed(plain, french):
+    # a rerun that cannot make them must not leave the old ones beside its tags: muda eval reads
+    # a .src.conllu found there as the source parse, and a .ellipsis as the ellipsis flags
+    stale = {ext: plain / f"tags{ext}" for ext in (".ellipsis", ".align", ".src.conllu")}
+    for path in stale.values():
+        path.write_text("from an earlier run\n")
+    annotators = SpacyAnnotators(AnnotatorOptions(cache_dir=str(plain / "cache")), targets={FR: french})
+    tag_files(options(plain), annotators, progress=False)
+    assert [ext for ext, path in stale.items() if path.exists()] == []
+    assert (plain / "tags.tgt.conllu").exists()  # what this run made is still written
+
+
 def test_the_cache_serves_a_second_run(plain, french):
     first = SpacyAnnotators(AnnotatorOptions(cache_dir=str(plain / "cache")), targets={FR: french})
     tag_files(options(plain, "a.json"), first, progress=False)
