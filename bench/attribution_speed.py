@@ -38,7 +38,7 @@ def ours(folder: Path, work: Path, method: str, threads: int) -> dict:
     import torch
 
     from contextual_mt.attribution.run import AttributeOptions, run_attribute
-    from contextual_mt.hf.options import HFModelOptions
+    from contextual_mt.backends.hf.options import HFModelOptions
 
     torch.set_num_threads(threads)
     model = HFModelOptions(str(folder), source_context_size=1, target_context_size=1, cpu=True)

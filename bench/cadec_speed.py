@@ -45,7 +45,7 @@ def wps(work: Path, model_args, updates: int) -> float:
 def sampling_rate(work: Path, batches: int = 10) -> float:
     import torch
 
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.tasks.cadec_translation import sample_translations
 
     m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
@@ -67,7 +67,8 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
 
 
 def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
 
     data = work / "data"
     src, ids = (data / "test.en").read_text().splitlines(), (data / "test.docids").read_text().splitlines()

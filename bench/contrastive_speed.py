@@ -122,8 +122,8 @@ def main() -> None:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
 
     work = Path(args.workdir)
     with tempfile.TemporaryDirectory() as tmp:

@@ -53,10 +53,10 @@ def main() -> None:
     import torch
 
     from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
-    from contextual_mt.inference.fairseq_scoring import scoring_backend
-    from contextual_mt.inference.fairseq_translator import DocumentTranslator
+    from contextual_mt.backends.fairseq.scoring import scoring_backend
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: no GPU here")

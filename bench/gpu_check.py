@@ -19,9 +19,10 @@ import torch
 
 def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
 
     # float32 on both devices: the check compares CUDA with CPU arithmetic, not precisions
     model = DocumentModel.load(ModelOptions(args.path, spm=args.spm, cpu=device_cpu, dtype="float32"))

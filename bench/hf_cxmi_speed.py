@@ -47,7 +47,7 @@ def run_batched(work: Path, max_tokens: int, dtype: str = "float32") -> dict:
     import torch
 
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.hf.options import HFModelOptions
+    from contextual_mt.backends.hf.options import HFModelOptions
 
     torch.set_num_threads(torch.get_num_threads())
     src, ref, ids = ((work / f"test.{e}").read_text().splitlines() for e in ("en", "fr", "docids"))

@@ -85,9 +85,9 @@ def child(args) -> None:
     from torch.profiler import ProfilerActivity, profile
 
     from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer
-    from contextual_mt.hf.model import HFModel
-    from contextual_mt.hf.options import HFModelOptions
-    from contextual_mt.hf.scoring import HFScoringBackend
+    from contextual_mt.backends.hf.model import HFModel
+    from contextual_mt.backends.hf.options import HFModelOptions
+    from contextual_mt.backends.hf.scoring import HFScoringBackend
 
     work = Path(args.work)
     dtype, cudnn, padded = variant_settings(args.method)
@@ -131,7 +131,7 @@ def child(args) -> None:
         "host syncs (_local_scalar_dense)": ops.get("aten::_local_scalar_dense", 0),
         "dtype casts (_to_copy)": ops.get("aten::_to_copy", 0)}
     if args.translate:
-        from contextual_mt.hf.translator import HFDocumentTranslator
+        from contextual_mt.backends.hf.translator import HFDocumentTranslator
         from contextual_mt.inference.decoding import DecodingOptions
 
         n = min(args.translate, len(src))

@@ -40,7 +40,7 @@ def main() -> None:
     import torch
 
     from contextual_mt.inference.decoding import DecodingOptions
-    from contextual_mt.inference.fairseq_translator import DocumentTranslator
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
     data = Path(a.data)
     src = (data / "test.en").read_text(encoding="utf-8").splitlines()
@@ -52,7 +52,6 @@ def main() -> None:
 
     def run(decoding: str, window: int = 1):
         translator.options.decoding, translator.options.window = decoding, window
-        translator.rounds = None
         if device != "cpu":
             torch.cuda.synchronize()
         start = time.perf_counter()
@@ -60,7 +59,7 @@ def main() -> None:
         if device != "cpu":
             torch.cuda.synchronize()
         seconds = time.perf_counter() - start
-        stats = translator.rounds
+        stats = hyps.rounds
         return hyps, {"decoding": decoding, "window": window if decoding == "parallel" else None,
                       "seconds": round(seconds, 2), "sentences_per_s": round(len(src) / seconds, 1),
                       "rounds": stats.rounds if stats else max(ids.count(t) for t in set(ids)),

@@ -40,7 +40,8 @@ def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
 
 
 def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, incremental: bool = True) -> float:
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
 
     t = DocumentTranslator(str(ckpt), spm=str(work / "spm" / "spm.model"), target_context_size=context,
                            options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental),

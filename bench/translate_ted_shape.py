@@ -83,8 +83,9 @@ def main() -> int:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
     from muda.io import read_lines
 
     data = Path(args.data)

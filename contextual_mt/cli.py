@@ -49,7 +49,7 @@ def _model_options(args: argparse.Namespace):
         raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
     flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
     if args.hf_model:
-        from contextual_mt.hf.options import HFModelOptions
+        from contextual_mt.backends.hf.options import HFModelOptions
 
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(args, n, None) is not None]
         if given:
@@ -66,7 +66,7 @@ def _model_options(args: argparse.Namespace):
     given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None]
     if given:
         raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
-    from contextual_mt.inference.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
 
     return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
                         target_context_size=args.target_context_size, cpu=args.cpu,
@@ -107,12 +107,13 @@ def _add_hf_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _translate(args: argparse.Namespace) -> int:
-    from contextual_mt.inference.translate import DecodingOptions, TranslateOptions, translate_files
+    from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.inference.translate import TranslateOptions, translate_files
 
     decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a,
                                max_len_b=args.max_len_b, batch_size=args.batch_size,
                                max_tokens=args.max_tokens, decoding=args.decoding, window=args.parallel_window)
-    from contextual_mt.inference.model_spec import model_dtype
+    from contextual_mt.inference.registry import model_dtype
 
     model = _model_options(args)
     hyps = translate_files(TranslateOptions(

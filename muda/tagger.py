@@ -27,7 +27,7 @@ from muda.formats.tags import TagDump, tag_counts, write_tags
 from muda.io import atomic_write_text, check_input_file, check_not_inputs, document_spans, output_exists, outputs, \
     read_docids, read_lines, read_text
 from muda.languages import Language, get_language
-from muda.phenomena import applicable, get_tagger, phenomenon_names, required_annotations
+from muda.phenomena import applicable, check_phenomena, get_tagger, phenomenon_names, required_annotations
 from muda.phenomena.requirements import ALIGNMENT, ALL, ELLIPSIS_DETECTION, SOURCE_PARSE, precomputed
 from muda.settings import TaggerSettings
 
@@ -72,16 +72,6 @@ def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequenc
         doc.coref = CorefIndex(found or [])
         docs.append(doc)
     return docs
-
-
-def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
-    """Every name must be a registered phenomenon: one error naming the first unknown one."""
-    known = phenomenon_names()
-    if isinstance(phenomena, str):  # a bare string would be read letter by letter
-        raise InputError(f"phenomena must be a list of names (got the string {phenomena!r})")
-    unknown = [p for p in phenomena or () if p not in known]
-    if unknown:
-        raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
 
 
 class MudaTagger:

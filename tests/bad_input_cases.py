@@ -1274,7 +1274,7 @@ def spm_of_the_corpus(c: Ctx, drop: int = 0, extra: Sequence[str] = ()) -> List[
     but the last ``drop``, and the symbols ``extra`` (both fail before the weights load)."""
     import sentencepiece as spm
 
-    from contextual_mt.inference.codec import model_pieces
+    from contextual_mt.backends.fairseq.codec import model_pieces
 
     raw = Path(c.w.raw)
     prefix = c.inp / "corpus_spm"

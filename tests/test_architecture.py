@@ -81,6 +81,75 @@ def test_no_import_cycles():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
+def package_of(module: str) -> str:
+    """The unit the package-level checks see: a subpackage (``contextual_mt.inference``,
+    ``muda.formats``) or a top-level module (``contextual_mt.errors``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph(graph: Dict[str, Set[str]]) -> Dict[str, Set[str]]:
+    out: Dict[str, Set[str]] = {}
+    for module, targets in graph.items():
+        here = package_of(module)
+        out.setdefault(here, set()).update(package_of(t) for t in targets if package_of(t) != here)
+    return out
+
+
+def test_no_import_cycles_between_packages():
+    cycle = find_cycle(package_graph(import_graph(ROOT)))
+    assert cycle is None, "package import cycle: " + " -> ".join(cycle)
+
+
+# The floors of the house, from the base up: a module imports its own floor and the floors below,
+# never one above (data flows down; the command line is the roof). muda is a floor of its own.
+FLOORS = (
+    ("muda",),
+    ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors", "contextual_mt.checkpoint_file"),
+    ("contextual_mt.data",),
+    ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation"),
+    ("contextual_mt.stage_record",),
+    # backend-neutral inference: the interface, the registry, batching, decoding, the driver
+    ("contextual_mt.inference",),
+    # the runners: written against the interface and the registry, never a backend
+    ("contextual_mt.analysis", "contextual_mt.attribution", "contextual_mt.contrastive", "contextual_mt.testsets",
+     "contextual_mt.metrics"),
+    ("contextual_mt.backends",),  # each backend in its folder, registering itself
+    ("contextual_mt.pipeline",),
+    ("contextual_mt.demo",),
+    ("contextual_mt.cli", "contextual_mt.pipeline_cli"),
+)
+
+
+def floor_of(module: str) -> int:
+    """The floor of the longest declared prefix of ``module``; a module of no floor is an error."""
+    best = None
+    for level, names in enumerate(FLOORS):
+        for name in names:
+            if (module == name or module.startswith(name + ".")) and (best is None or len(name) > len(best[1])):
+                best = (level, name)
+    assert best is not None, f"{module}: on no floor of tests/test_architecture.py's FLOORS"
+    return best[0]
+
+
+def upward_imports(graph: Dict[str, Set[str]]) -> List[str]:
+    return sorted(f"{m} imports {t}" for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m))
+
+
+def test_no_import_from_a_lower_floor_to_a_higher_one():
+    assert upward_imports(import_graph(ROOT)) == []
+
+
+def test_floor_checks_find_upward_imports_and_package_cycles():
+    """The two checks above can fail: a planted upward import and a cycle between two packages
+    made of files that form no file cycle are found."""
+    graph = {"contextual_mt.inference.a": {"contextual_mt.backends.hf.b"}, "contextual_mt.backends.hf.b": set(),
+             "contextual_mt.backends.hf.c": {"contextual_mt.inference.d"}, "contextual_mt.inference.d": set()}
+    assert find_cycle(graph) is None
+    assert find_cycle(package_graph(graph)) == ["contextual_mt.backends", "contextual_mt.inference",
+                                                "contextual_mt.backends"]
+    assert upward_imports(graph) == ["contextual_mt.inference.a imports contextual_mt.backends.hf.b"]
+
+
 def test_muda_never_imports_contextual_mt():
     graph = import_graph(ROOT)
     wrong = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("muda")

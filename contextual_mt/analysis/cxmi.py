@@ -21,7 +21,7 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
                                                  check_random_context, check_references, no_context_error,
                                                  random_context_sources, read_scored_corpus, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary
+from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
 from muda.io import file_sha256, outputs
 

@@ -17,7 +17,7 @@ from tqdm import tqdm
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import ScoringBackend
-from contextual_mt.inference.model_spec import ModelSpec, model_name, open_backend
+from contextual_mt.inference.registry import ModelSpec, model_name, open_backend
 from muda.io import document_spans, document_starts
 
 logger = logging.getLogger(__name__)

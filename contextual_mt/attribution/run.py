@@ -29,7 +29,7 @@ from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.model_spec import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
+from contextual_mt.inference.registry import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
                                                open_attribution)
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
 from contextual_mt.inference.decoding import DecodingOptions

@@ -84,11 +84,12 @@ class ScoringBackend(Protocol):
 @runtime_checkable
 class Translator(Protocol):
     """Document translation with the model's own previous translations (or given references)
-    as target context, decoded in waves (``inference.waves``)."""
+    as target context, decoded by the one driver (``inference.waves.decode_documents``)."""
 
     def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
                   progress: bool = True, source_name: str = "source") -> List[str]:
-        """One translation per source line; ``source_name`` (the file) is what messages name."""
+        """One translation per source line (``inference.waves.Translations``: a list that also
+        records how it was decoded); ``source_name`` (the file) is what messages name."""
 
 
 class ModelFamily(Protocol):

@@ -1,8 +1,7 @@
 """``contextual-mt translate``: document translation of files, by any model (``ModelSpec``),
 with the model's own previous translations (or the references) as target context. The
-translators are ``inference.fairseq_translator.DocumentTranslator`` (fairseq and CADec
-checkpoints) and ``hf.translator.HFDocumentTranslator``, both decoding in the waves of
-``inference.waves``."""
+translators are the backends' (``backends/fairseq``: fairseq and CADec checkpoints;
+``backends/hf``), opened through the registry and decoded by the one driver of ``inference.waves``."""
 from __future__ import annotations
 
 import logging
@@ -10,19 +9,10 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.decoding import DecodingOptions  # noqa: F401  (re-exported)
-from contextual_mt.inference.model_spec import ModelSpec, family
+from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.registry import ModelSpec, family
 from contextual_mt.inference.model_health import warn_if_degenerate
 from muda.io import atomic_write_lines, check_line_count, outputs, read_docids, read_lines
-
-
-def __getattr__(name: str):
-    # DocumentTranslator is re-exported on first use, so that this module loads without torch
-    if name == "DocumentTranslator":
-        from contextual_mt.inference.fairseq_translator import DocumentTranslator
-
-        return DocumentTranslator
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 logger = logging.getLogger(__name__)

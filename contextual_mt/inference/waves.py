@@ -1,15 +1,23 @@
-"""The one waves loop of document translation (fairseq, CADec and Hugging Face): wave t
-translates the t-th sentence of every document that has one, batched across documents, so each
-sentence's target context (its document's previous translations) is ready when it is decoded.
-When no sentence waits for another's translation (references as target context, or no target
-context), the translator may ask for one wave of all sentences, batched freely by length."""
+"""The one decoding driver of document translation (fairseq, CADec and Hugging Face alike):
+``decode_documents`` picks how a backend's ``decode_wave`` is run and returns the outputs with a
+record of how they were decoded.
+
+* one pass: no sentence waits for another's translation (references as target context, or no
+  target context): one wave of all sentences, batched freely by length;
+* waves: wave t translates the t-th sentence of every document that has one, batched across
+  documents, so each sentence's target context (its document's previous translations) is ready
+  when it is decoded;
+* parallel rounds (``translate_in_rounds``): the waves' output in fewer, fuller batches.
+"""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from tqdm import tqdm
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # (sentence index, indices of the previous sentences of its document, oldest first)
@@ -104,6 +112,35 @@ def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
         bar.update(sum(final) - before)
     bar.close()
     return predicted, stats
+
+
+class Translations(list):
+    """A translator's output lines (a list), with ``record``: how they were decoded (what
+    ``make translate``'s translate.json keeps: one pass, sequential, or the parallel rounds)."""
+
+    def __init__(self, lines: Iterable, record: Dict, rounds: Optional[RoundStats] = None):
+        super().__init__(lines)
+        self.record = record
+        self.rounds = rounds
+
+
+def decode_documents(docs: Sequence[Sequence[int]], total: int,
+                     decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+                     options, device_type: str, predicted_context: bool, target_context_size: int, empty: T,
+                     desc: str = "translate", progress: bool = True) -> Tuple[List[Optional[T]], Dict,
+                                                                             Optional[RoundStats]]:
+    """Decode every sentence of ``docs`` with ``decode_wave`` as ``options``
+    (``DecodingOptions``) ask on this device: (outputs by sentence index, how they were decoded,
+    the rounds' statistics or None). ``predicted_context``: a sentence reads the model's own
+    translations of the sentences before it (then it waits for them)."""
+    if predicted_context and options.parallel(device_type):
+        predicted, stats = translate_in_rounds(docs, total, decode_wave, target_context_size, options.window, empty,
+                                               desc=desc, progress=progress)
+        logger.info("parallel decoding: %d rounds, %d sentences translated again", stats.rounds, stats.retranslated)
+        return predicted, stats.as_record(), stats
+    predicted = translate_in_waves(docs, total, decode_wave, predicted_context or not options.free_batching,
+                                   desc=desc, progress=progress)
+    return predicted, {"decoding": "sequential" if predicted_context else "one pass"}, None
 
 
 def _frozen(value):

@@ -36,7 +36,7 @@ from collections import Counter
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.codec import model_pieces
+from contextual_mt.backends.fairseq.codec import model_pieces
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
 from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, PADDING_FACTOR, SCRATCH, STATE, STEPS, SUMMARY,

@@ -38,7 +38,7 @@ class SystemsOptions:
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
-        from contextual_mt.inference.translate import DecodingOptions
+        from contextual_mt.inference.decoding import DecodingOptions
 
         check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
@@ -98,19 +98,11 @@ def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str], dt
                             if k not in ("incremental", "free_batching", "decoding", "window")}, "dtype": dtype}}
 
 
-def decoding_record(translator, context: Optional[str]) -> Dict:
-    """How a system's translation was decoded: in rounds (their counts), in waves, or in one
-    pass (no predicted target context)."""
-    if translator.rounds is not None:
-        return translator.rounds.as_record()
-    return {"decoding": "sequential" if context == "predicted" and translator.n_tgt > 0 else "one pass"}
-
-
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.inference.precision import resolve_dtype
-    from contextual_mt.inference.translate import DocumentTranslator
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.model_health import warn_if_degenerate
     from muda.io import read_docids, read_lines
 
@@ -152,9 +144,9 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
             warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
             record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system)),
-                              "decoding": decoding_record(loaded[model], context)}
-            if loaded[model].rounds is not None:
-                r = loaded[model].rounds
+                              "decoding": hyps.record}
+            if hyps.rounds is not None:
+                r = hyps.rounds
                 print(f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated "
                       "again", file=sys.stderr)
         write_record(record_path, record, transactional=True)

@@ -56,7 +56,7 @@ def required_models(tgt_lang: str, phenomena: Optional[Sequence[str]] = None, *,
     The phenomena are checked but do not shorten the list: every phenomenon reads the aligned pair,
     and the tagger annotates the source, the target and their alignment for any of them."""
     from muda.languages import get_language
-    from muda.tagger import check_phenomena
+    from muda.phenomena import check_phenomena
 
     code = get_language(tgt_lang).code  # TED variants (pt-br, zh-cn) -> the language stanza knows
     check_phenomena(phenomena)

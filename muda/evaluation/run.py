@@ -25,9 +25,9 @@ from muda.formats.tags import TagDump, read_tags
 from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check_not_inputs, group_by_document, output_exists, \
     outputs, read_docids, read_lines, scratch_directory
 from muda.languages import get_language
-from muda.phenomena import phenomenon_names
+from muda.phenomena import check_phenomena, phenomenon_names
 from muda.settings import TaggerSettings
-from muda.tagger import TagOptions, annotation_paths, check_phenomena, output_paths, read_summary, \
+from muda.tagger import TagOptions, annotation_paths, output_paths, read_summary, \
     skipped_phenomena, summary_path, tag_files, text_hash
 
 # p-values have a resolution of 1/N; past this, more resamples only fill memory (N x documents)

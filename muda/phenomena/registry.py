@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
 
+from muda.errors import InputError
+
 if TYPE_CHECKING:
     from muda.document import Document
     from muda.languages import Language
@@ -77,3 +79,13 @@ def seen_before(values: Sequence[Optional[Hashable]], seen: Set, same_sentence: 
             local.add(value)
     seen.update(v for v in values if v is not None)
     return tagged
+
+
+def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
+    """Every name must be a registered phenomenon: one error naming the first unknown one."""
+    known = phenomenon_names()
+    if isinstance(phenomena, str):  # a bare string would be read letter by letter
+        raise InputError(f"phenomena must be a list of names (got the string {phenomena!r})")
+    unknown = [p for p in phenomena or () if p not in known]
+    if unknown:
+        raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
-from contextual_mt.inference.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.checkpoint import ModelOptions
 from muda.io import document_starts
 from contextual_mt.errors import ContextualMTError
 
@@ -55,8 +55,8 @@ def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tm
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0,
              target_context_size=0)
     assert not list(tmp_path.iterdir())
-    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
-    from contextual_mt.inference.checkpoint import DocumentModel
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel
 
     backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
         str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)))
@@ -132,7 +132,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
 
 
 def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tmp_path, monkeypatch):
-    from contextual_mt.inference import fairseq_scoring as module
+    from contextual_mt.backends.fairseq import scoring as module
 
     summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
     full = (tmp_path / "full.jsonl").read_text().splitlines()
@@ -237,7 +237,7 @@ def no_model_load(monkeypatch):
 
 def interrupted(monkeypatch, options_, after_calls=2):
     """Run cxmi until the backend's ``after_calls``-th call, then Ctrl-C: the partial survives."""
-    from contextual_mt.inference import fairseq_scoring as module
+    from contextual_mt.backends.fairseq import scoring as module
 
     original, calls = module.FairseqScoringBackend.token_log_probs, []
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from contextual_mt.attribution.fairseq_backend import check_attributable
+from contextual_mt.backends.fairseq.attribution import check_attributable
 from contextual_mt.attribution.selection import Rule, select, statistics
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY

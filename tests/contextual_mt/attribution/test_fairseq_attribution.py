@@ -6,8 +6,8 @@ import pytest
 import torch
 
 from contextual_mt.attribution.interface import CueRequest
-from contextual_mt.attribution.fairseq_backend import FairseqAttributionBackend
-from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
+from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
 from muda.io import document_starts
 
 

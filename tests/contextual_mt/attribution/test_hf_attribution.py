@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from contextual_mt.attribution.hf_backend import HFAttributionBackend
+from contextual_mt.backends.hf.attribution import HFAttributionBackend
 from contextual_mt.attribution.interface import CueRequest
-from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.backends.hf.options import HFModelOptions
 from tests.hf_models import EN, FR
 
 STARTS = np.array([0] * 6 + [6] * 6)

@@ -10,8 +10,8 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
-from contextual_mt.hf.scoring import HFScoringBackend
-from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.options import HFModelOptions
 from tests.hf_models import EN, FR, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)

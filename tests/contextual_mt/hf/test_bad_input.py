@@ -6,10 +6,10 @@ import pytest
 
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.scoring import HFScoringBackend
-from contextual_mt.hf.model import HFModel
-from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.templates import load_template
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.model import HFModel
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.templates import load_template
 
 
 def cli_error(capsys, argv, output):

@@ -10,10 +10,10 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
-from contextual_mt.hf.model import HFModel
-from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.scoring import HFScoringBackend
-from contextual_mt.hf.translator import HFDocumentTranslator
+from contextual_mt.backends.hf.model import HFModel
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from tests.hf_models import EN, FR, write_voita_set, build_marian
 

@@ -7,8 +7,8 @@ import pytest
 from contextual_mt.analysis.cxmi import CxmiOptions, merge_shards, run_cxmi
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.scoring import HFScoringBackend
-from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.options import HFModelOptions
 
 
 def options(marian, corpus, out, **kw):

@@ -3,9 +3,9 @@ same context (the previous translations), for a seq2seq model and a decoder-only
 import pytest
 import torch
 
-from contextual_mt.hf.model import HFModel
-from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.translator import HFDocumentTranslator
+from contextual_mt.backends.hf.model import HFModel
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.translate import TranslateOptions, translate_files
 from tests.hf_models import EN, FR
@@ -45,8 +45,9 @@ def test_seq2seq_parallel_decoding_equals_one_sentence_at_a_time(marian, window)
     translator = HFDocumentTranslator(HFModel.load(HFModelOptions(str(marian))),
                                       DecodingOptions(beam=3, max_len_b=6, batch_size=4, decoding="parallel",
                                                       window=window))
-    assert translator.translate(EN, DOCS, progress=False) == one_by_one_seq2seq(marian, 3, 6)
-    assert translator.rounds.rounds <= 6 and translator.rounds.translated[0] == 2 * window
+    out = translator.translate(EN, DOCS, progress=False)
+    assert out == one_by_one_seq2seq(marian, 3, 6)
+    assert out.rounds.rounds <= 6 and out.rounds.translated[0] == 2 * window
 
 
 def test_decoder_only_with_gold_context_and_the_cli(gpt2, corpus, tmp_path):

@@ -3,7 +3,7 @@ import pytest
 from fairseq.data import Dictionary
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.codec import SentencePieceCodec, model_pieces
+from contextual_mt.backends.fairseq.codec import SentencePieceCodec, model_pieces
 
 LINES = ["the cat sees the dog", "a dog sees a cat", "le chat voit le chien", "un chien voit un chat"]
 

@@ -7,15 +7,17 @@ import numpy as np
 import pytest
 
 from contextual_mt.data.context_trim import nearest_context, nearest_fitting, nearest_fitting_sizes
-from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.scoring import HFScoringBackend
-from contextual_mt.hf.translator import HFDocumentTranslator
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.checkpoint import ModelOptions
-from contextual_mt.inference.fairseq_scoring import CADecScoringBackend, FairseqScoringBackend
-from contextual_mt.inference.fairseq_translator import DocumentTranslator
+from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.scoring import CADecScoringBackend, FairseqScoringBackend
+from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
-from contextual_mt.inference.model_spec import FairseqFamily, HFFamily, family
+from contextual_mt.backends.fairseq.family import FairseqFamily
+from contextual_mt.backends.hf.family import HFFamily
+from contextual_mt.inference.registry import family
 from contextual_mt.inference.waves import translate_in_waves, waves
 
 

@@ -9,8 +9,8 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-from contextual_mt.inference.model_spec import model_fingerprint
+from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.inference.registry import model_fingerprint
 from contextual_mt.inference.precision import resolve_dtype
 from contextual_mt.stage_record import differences
 from tests.helpers import contextual_mt_cli
@@ -172,8 +172,8 @@ def test_the_translate_command_names_the_dtype(dynamic_model, raw_corpus, data_b
 def test_nan_log_probabilities_are_one_line(dynamic_model, raw_corpus, data_bin):
     """A half-precision model whose activations overflow gives NaN: an error, not NaN scores or
     tokens picked at random (here the weights themselves are made NaN)."""
-    from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
-    from contextual_mt.inference.fairseq_translator import DocumentTranslator
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from muda.io import document_starts
 
     model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin), dtype="bfloat16"))

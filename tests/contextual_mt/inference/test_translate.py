@@ -8,8 +8,10 @@ import torch
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
-from contextual_mt.inference.checkpoint import ModelOptions
-from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator, TranslateOptions, translate_files
+from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.translator import DocumentTranslator
+from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.translate import TranslateOptions, translate_files
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
 from contextual_mt.pipeline.presets import get_preset
@@ -75,8 +77,9 @@ def test_parallel_decoding_gives_the_sequential_output(translator, demo_model):
     try:
         for window in (3, 8):
             o.decoding, o.window = "parallel", window
-            assert translator.translate(src, ids, progress=False) == sequential, window
-            stats = translator.rounds
+            parallel = translator.translate(src, ids, progress=False)
+            assert parallel == sequential, window
+            stats = parallel.rounds
             assert stats.rounds <= 30 and stats.translated[0] == 4 * window
     finally:
         o.decoding, o.window, o.batch_size = "auto", 8, 16
@@ -257,7 +260,7 @@ def _rows(translator, demo_model, n, context):
 def test_beam_search_equals_fairseq_without_prefix(translator, demo_model, beam):
     from fairseq.sequence_generator import SequenceGenerator
 
-    from contextual_mt.inference.beam_search import beam_search
+    from contextual_mt.backends.fairseq.beam_search import beam_search
 
     rows = _rows(translator, demo_model, 60, 0)
     model, eos = translator.models[0], translator.tgt_dict.eos()
@@ -272,7 +275,7 @@ def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
     from fairseq.data import data_utils
     from fairseq.sequence_generator import SequenceGenerator
 
-    from contextual_mt.inference.beam_search import beam_search
+    from contextual_mt.backends.fairseq.beam_search import beam_search
 
     rows = _rows(translator, demo_model, 60, 3)
     assert len({len(r["tgt_ctx"]) for r in rows}) > 3  # prefixes of many lengths in one batch
@@ -288,7 +291,7 @@ def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
 
 
 def test_incremental_and_full_recomputation_agree(translator, demo_model):
-    from contextual_mt.inference.beam_search import beam_search
+    from contextual_mt.backends.fairseq.beam_search import beam_search
 
     rows = _rows(translator, demo_model, 40, 3)
     args = (translator.models[0], translator._batch(rows), [r["tgt_ctx"] for r in rows])
@@ -476,7 +479,7 @@ def test_bfloat16_on_cpu_against_float32(demo_model, tmp_path, monkeypatch):
     import numpy as np
 
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
-    from contextual_mt.inference.checkpoint import DocumentModel
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel
 
     data = demo_model["data"]
     src, ids = lines(data / "test.en")[:150], lines(data / "test.docids")[:150]

@@ -175,8 +175,9 @@ def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corp
 
 
 def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus):
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
     from muda.io import document_starts
 
     src = (raw_corpus / "test.en").read_text().splitlines()
@@ -210,9 +211,10 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     scoring run in bfloat16, with float32 log-probabilities close to float32's."""
     import numpy as np
 
-    from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
-    from contextual_mt.inference.fairseq_scoring import scoring_backend
-    from contextual_mt.inference.translate import DecodingOptions, DocumentTranslator
+    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.scoring import scoring_backend
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
     from muda.io import document_starts
 
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))

@@ -124,7 +124,7 @@ def test_dictionary_holds_every_piece_in_fairseqs_order(prepared):
     import sentencepiece as spm
     from fairseq.data import Dictionary
 
-    from contextual_mt.inference.codec import SentencePieceCodec, model_pieces
+    from contextual_mt.backends.fairseq.codec import SentencePieceCodec, model_pieces
 
     out, summary, _ = prepared
     sp = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))

@@ -24,8 +24,8 @@ from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.inputs import Row
-from contextual_mt.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.inputs import Row
+from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.inference.batching import length_batches
 
 ENCODER, DECODER = 0, 1
@@ -64,7 +64,7 @@ class HFAttributionBackend(HFScoringBackend):
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
 
     def translator(self, decoding):
-        from contextual_mt.hf.translator import HFDocumentTranslator
+        from contextual_mt.backends.hf.translator import HFDocumentTranslator
 
         return HFDocumentTranslator(self.hf, decoding)
 

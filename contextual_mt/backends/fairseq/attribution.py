@@ -18,8 +18,8 @@ from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenC
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.checkpoint import DocumentModel
-from contextual_mt.inference.fairseq_scoring import FairseqScoringBackend
+from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 from contextual_mt.symbols import BRK
 
 
@@ -52,7 +52,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
             p.requires_grad_(False)
 
     def translator(self, decoding):
-        from contextual_mt.inference.fairseq_translator import DocumentTranslator
+        from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
         return DocumentTranslator(self.model, options=decoding)
 

@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.data.context_trim import nearest_fitting
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.model import HFModel
+from contextual_mt.backends.hf.model import HFModel
 
 Ids = Tuple[int, ...]
 

@@ -5,28 +5,24 @@ search and incremental decoding; a seq2seq batch holds forced target prefixes of
 padding inside the decoder), a decoder-only batch is padded on the left."""
 from __future__ import annotations
 
-import logging
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.data.context_trim import nearest_fitting
-from contextual_mt.hf.inputs import Layout, lm_context_sizes
-from contextual_mt.hf.model import HFModel
+from contextual_mt.backends.hf.inputs import Layout, lm_context_sizes
+from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
-from contextual_mt.inference.waves import Item, translate_in_rounds, translate_in_waves
+from contextual_mt.inference.waves import Item, Translations, decode_documents
 from muda.io import group_by_document
-
-logger = logging.getLogger(__name__)
 
 
 class HFDocumentTranslator:
     def __init__(self, hf: HFModel, options: Optional[DecodingOptions] = None):
         self.hf = hf
         self.options = options or DecodingOptions()
-        self.rounds = None  # the last parallel decoding's RoundStats
         self.layout = Layout(hf)
         self.n_src, self.n_tgt = lm_context_sizes(hf, hf.options.source_context_size, hf.options.target_context_size)
         tok = hf.tokenizer
@@ -35,8 +31,7 @@ class HFDocumentTranslator:
             self.lead = self.layout.target_parts("x")[0]  # the target language code, if any
 
     def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
-                  progress: bool = True, source_name: str = "source") -> List[str]:
-        self.rounds = None  # set again only if this call decodes in rounds
+                  progress: bool = True, source_name: str = "source") -> Translations:
         docs = group_by_document(list(range(len(sources))), list(docids))
 
         def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
@@ -49,14 +44,11 @@ class HFDocumentTranslator:
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
                 yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
-        if gold_targets is None and self.n_tgt > 0 and self.options.parallel(torch.device(self.hf.device).type):
-            predicted, self.rounds = translate_in_rounds(docs, len(sources), decode_wave, self.n_tgt,
-                                                         self.options.window, "", desc="translate", progress=progress)
-            logger.info("parallel decoding: %d rounds, %d sentences translated again", self.rounds.rounds,
-                        self.rounds.retranslated)
-        else:
-            predicted = translate_in_waves(docs, len(sources), decode_wave, desc="translate", progress=progress)
-        return [p or "" for p in predicted]
+        predicted, record, rounds = decode_documents(
+            docs, len(sources), decode_wave, self.options, torch.device(self.hf.device).type,
+            predicted_context=gold_targets is None and self.n_tgt > 0, target_context_size=self.n_tgt, empty="",
+            desc="translate", progress=progress)
+        return Translations((p or "" for p in predicted), record, rounds)
 
     def max_new_tokens(self, source_length: int) -> int:
         o = self.options

@@ -21,9 +21,9 @@ from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
 from contextual_mt.inference.decoding import DecodingOptions
-from contextual_mt.inference.waves import Item, translate_in_rounds, translate_in_waves
+from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK
 from muda.io import document_spans
 
@@ -75,7 +75,6 @@ class DocumentTranslator:
         self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
         # a CADec checkpoint decodes in two passes: the frozen base model, then CADec's refinement
         self.passes = CADecPasses(self) if m.cadec else SinglePass()
-        self.rounds = None  # the last parallel decoding's RoundStats
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
         """Dictionary ids of each source line (without </s>). ``name`` (the file) is what
@@ -107,7 +106,7 @@ class DocumentTranslator:
         """Beam search of ``model`` over a batch of rows, each with its forced target prefix."""
         from fairseq import utils
 
-        from contextual_mt.inference.beam_search import beam_search
+        from contextual_mt.backends.fairseq.beam_search import beam_search
 
         if self.device.type == "cuda":
             net_input = utils.move_to_cuda(net_input)
@@ -140,10 +139,9 @@ class DocumentTranslator:
         gold_targets: Optional[Sequence[str]] = None,
         progress: bool = True,
         source_name: str = "source",
-    ) -> List[str]:
+    ) -> Translations:
         """Translate ``sources`` (one sentence per item, documents given by ``docids``);
         ``source_name`` (their file) is what messages name."""
-        self.rounds = None  # set again only if this call decodes in rounds
         if len(sources) != len(docids):
             raise ContextualMTError(f"{len(sources)} source sentences but {len(docids)} document ids")
         if gold_targets is not None and len(gold_targets) != len(sources):
@@ -167,20 +165,13 @@ class DocumentTranslator:
                 yield list(zip((r["index"] for r in chunk), self._decode(chunk)))
             yield [(r["index"], []) for r in empty]
 
-        # the t-th sentences of all documents wait for the (t-1)-th (predicted target context):
-        # decode in waves; otherwise in one wave, batched freely by length
-        predicted_context = gold_ids is None and self.n_tgt > 0
-        desc = f"translating {len(docs)} documents"
-        if predicted_context and self.options.parallel(self.device.type):
-            predicted, self.rounds = translate_in_rounds(docs, len(sources), decode_wave, self.n_tgt,
-                                                         self.options.window, [], desc=desc, progress=progress)
-            logger.info("parallel decoding: %d rounds, %d sentences translated again", self.rounds.rounds,
-                        self.rounds.retranslated)
-        else:
-            predicted = translate_in_waves(docs, len(sources), decode_wave,
-                                           predicted_context or not self.options.free_batching, desc=desc,
-                                           progress=progress)
-        return [self.tgt_codec.decode(ids) for ids in predicted]
+        # the t-th sentences of all documents wait for the (t-1)-th when the target context is
+        # predicted; otherwise one pass, batched freely by length
+        predicted, record, rounds = decode_documents(
+            docs, len(sources), decode_wave, self.options, self.device.type,
+            predicted_context=gold_ids is None and self.n_tgt > 0, target_context_size=self.n_tgt, empty=[],
+            desc=f"translating {len(docs)} documents", progress=progress)
+        return Translations((self.tgt_codec.decode(ids) for ids in predicted), record, rounds)
 
     def _chunks(self, rows: List[Dict]) -> Iterator[List[Dict]]:
         """Batches by the one rule (``inference.batching``): similar source lengths together (their

@@ -12,8 +12,8 @@ from typing import Dict, List, Optional
 import torch
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.options import HFModelOptions
-from contextual_mt.hf.templates import PromptTemplate, load_template
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.templates import PromptTemplate, load_template
 
 logger = logging.getLogger(__name__)
 

@@ -22,9 +22,9 @@ import numpy as np
 import torch
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.hf.inputs import Layout, Row, lm_context_sizes
-from contextual_mt.hf.model import HFModel
-from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.backends.hf.inputs import Layout, Row, lm_context_sizes
+from contextual_mt.backends.hf.model import HFModel
+from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import ContextPair
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.hf.templates import PromptTemplate, load_template
+from contextual_mt.backends.hf.templates import PromptTemplate, load_template
 
 DTYPES = ("float32", "bfloat16", "float16")
 

@@ -1,0 +1,78 @@
+"""The fairseq backend's ``ModelFamily``: how a checkpoint's ``ModelOptions`` opens its scorer,
+translator and attribution backend, and what its numbers depend on (without loading it)."""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Dict, Optional
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.inference.interface import ScoringBackend, Translator
+from contextual_mt.inference.precision import HALF
+from contextual_mt.inference.registry import register_family
+from muda.io import check_input_file, file_sha256
+
+
+def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
+    """Content hashes of the dict.*.txt files where the loader looks first: ``--data``, else
+    beside the checkpoint (the training data directory, recorded in the checkpoint, is covered
+    by the checkpoint's own hash)."""
+    directory = model.data or os.path.dirname(os.path.abspath(model.path))
+    if model.data and not os.path.isdir(model.data):
+        raise ContextualMTError(f"{model.data}: --data directory not found")
+    return {name: file_sha256(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
+            if name.startswith("dict.") and name.endswith(".txt")}
+
+
+@register_family(ModelOptions)
+class FairseqFamily:
+    """A ``document_translation`` or ``cadec_translation`` checkpoint."""
+
+    def open_scorer(self, spec: ModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
+        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+        from contextual_mt.backends.fairseq.scoring import scoring_backend
+
+        return scoring_backend(DocumentModel.load(spec))
+
+    def open_translator(self, spec: ModelOptions, decoding) -> Translator:
+        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+        from contextual_mt.backends.fairseq.translator import DocumentTranslator
+
+        return DocumentTranslator(DocumentModel.load(spec), options=decoding)
+
+    def open_attribution(self, spec: ModelOptions, max_tokens: Optional[int] = None):
+        from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
+        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+
+        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path, max_tokens or 4096)
+
+    def fingerprint(self, spec: ModelOptions) -> Dict:
+        """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
+        the dtype the model runs in here (``auto`` decided: float16 scores are not float32's)."""
+        if not os.path.isfile(spec.path):
+            raise ContextualMTError(f"{spec.path}: checkpoint not found")
+        if spec.spm is not None:
+            check_input_file(spec.spm, "sentencepiece model")
+        return {"checkpoint": file_sha256(spec.path), "spm": file_sha256(spec.spm) if spec.spm else None,
+                "dictionaries": dictionary_hashes(spec),
+                # as requested: None = as trained (the checkpoint's hash covers what was trained)
+                "source_context_size": spec.source_context_size, "target_context_size": spec.target_context_size,
+                "dtype": spec.resolved_dtype()}
+
+    def summary(self, spec: ModelOptions) -> Dict:
+        return {"checkpoint": spec.path, "dtype": spec.resolved_dtype()}
+
+    def dtype(self, spec: ModelOptions) -> str:
+        return spec.resolved_dtype()
+
+    def for_gradients(self, spec: ModelOptions) -> ModelOptions:
+        """Attribution back-propagates through the model: in float32 only (``auto`` is float32
+        here); half precision asked for is refused."""
+        if spec.dtype in HALF:
+            raise ContextualMTError(f"--dtype {spec.dtype}: attribute computes the gradients of fairseq checkpoints "
+                                    "in float32 only; leave --dtype (and --fp16) out")
+        return replace(spec, dtype="float32")
+
+    def reads_raw_text(self, spec: ModelOptions) -> bool:
+        return spec.spm is not None  # without --spm the text is already tokenized as the model's
