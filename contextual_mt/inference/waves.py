@@ -17,6 +17,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 
 from tqdm import tqdm
 
+from contextual_mt.data.context_trim import last_sentences
+
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -85,7 +87,7 @@ def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
 
     def key(prev: Sequence[int]) -> tuple:
         # the predictions the context is made of (the last ``context_size``): equal keys, equal rows
-        return tuple(_frozen(view(j)) for j in (prev[len(prev) - context_size:] if context_size > 0 else []))
+        return tuple(_frozen(view(j)) for j in last_sentences(prev, context_size))
 
     bar = tqdm(total=total, unit="sent", desc=desc, disable=not progress)
     while True:

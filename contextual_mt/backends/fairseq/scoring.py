@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
-from contextual_mt.data.context_trim import nearest_context
+from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.fairseq.checkpoint import DocumentModel
@@ -196,7 +196,7 @@ def _memo(encode: Callable[[str], List[int]]) -> Callable[[str], List[int]]:
 
 def _last(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]]) -> List[List[int]]:
     """The ids of the last ``size`` sentences (the only ones that can be read)."""
-    return [ids(text) for text in list(sentences)[max(0, len(sentences) - size):]] if size > 0 else []
+    return [ids(text) for text in last_sentences(sentences, size)]
 
 
 class CADecScoringBackend(FairseqScoringBackend):

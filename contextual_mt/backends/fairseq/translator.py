@@ -126,9 +126,9 @@ class DocumentTranslator:
         """Sentence ``i`` with the nearest context that fits beside it (and its translation's room)."""
         eos = 1  # room for </s>
         row = {"index": i, "source": src_ids[i] + [self.src_dict.eos()]}
-        row["src_ctx"] = nearest_context(_window([src_ids[j] for j in prev], self.n_src), self.n_src,
+        row["src_ctx"] = nearest_context([src_ids[j] for j in prev], self.n_src,
                                          self.src_dict.index(BRK), self.max_src - len(row["source"]))
-        row["tgt_ctx"] = nearest_context(_window(tgt_prev, self.n_tgt), self.n_tgt, self.tgt_dict.index(BRK),
+        row["tgt_ctx"] = nearest_context(tgt_prev, self.n_tgt, self.tgt_dict.index(BRK),
                                          self.max_tgt - len(src_ids[i]) - self.options.max_len_b - eos)
         return row
 
@@ -185,14 +185,6 @@ class DocumentTranslator:
 
 # the beam of the base translation when scoring, as CADec's authors score test sets
 SCORING_BEAM = 4
-
-
-def _window(previous: List[List[int]], k: int) -> List[List[int]]:
-    """The previous sentences translation has always offered as context: ``previous[len - k:]``.
-    With fewer than k but more than k/2 of them the start is negative and keeps fewer than all
-    (k = 3, two previous sentences: one), where scoring keeps min(k, len); kept as it was so that
-    translations stay identical (a fix changes translations: decide it on its own)."""
-    return previous[len(previous) - k:] if k > 0 else []
 
 
 class CADecPasses(SinglePass):

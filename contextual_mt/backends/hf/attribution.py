@@ -23,6 +23,7 @@ import torch
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
+from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
@@ -78,10 +79,11 @@ class HFAttributionBackend(HFScoringBackend):
         self._texts, self._located = [], {}
         for i, row in enumerate(self._with):
             a = int(at[i])
-            k = min(max(self.source_context_size, self.target_context_size), a - int(starts[a]))
-            src, tgt = list(sources[a - k:a]), list(references[a - k:a])
+            k = max(self.source_context_size, self.target_context_size)
+            first = int(starts[a])
+            src, tgt = last_sentences(sources[first:a], k), last_sentences(references[first:a], k)
             n_src, n_tgt = row.context
-            self._texts.append((src[len(src) - n_src:], tgt[len(tgt) - n_tgt:], sources[i]))
+            self._texts.append((last_sentences(src, n_src), last_sentences(tgt, n_tgt), sources[i]))
         return out
 
     def context_tokens(self, index: int) -> List[ContextToken]:
@@ -185,7 +187,7 @@ class HFAttributionBackend(HFScoringBackend):
         """The prompt rendered with each context sentence between two marks: the marks give the
         sentences' spans in the prompt without them."""
         k = row.context[0]
-        pairs = list(zip(src_ctx[len(src_ctx) - k:], tgt_ctx[len(tgt_ctx) - k:]))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
         marked = [(f"{_MARK[0]}{s}{_MARK[1]}", f"{_MARK[0]}{t}{_MARK[1]}") for s, t in pairs]
         t, tok = self.hf.template, self.hf.tokenizer
         if t.chat:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from contextual_mt.data.context_trim import nearest_fitting
+from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.model import HFModel
 
@@ -123,7 +123,7 @@ class Layout:
         make = self._seq2seq_row if self.hf.seq2seq else self._lm_row
 
         def attempt(k_src: int, k_tgt: int) -> Tuple[bool, Row]:
-            r = make(source, target, list(src_ctx)[len(src_ctx) - k_src:], list(tgt_ctx)[len(tgt_ctx) - k_tgt:])
+            r = make(source, target, last_sentences(src_ctx, k_src), last_sentences(tgt_ctx, k_tgt))
             return self._fits(r), r
 
         def error(r: Row) -> ContextualMTError:
@@ -148,7 +148,7 @@ class Layout:
         t = self.hf.template
         # a pair needs both sides: the template shows whole previous pairs
         k = min(len(src_ctx), len(tgt_ctx))
-        pairs = list(zip(src_ctx[len(src_ctx) - k:], tgt_ctx[len(tgt_ctx) - k:]))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
         if t.chat:
             text = self.tok.apply_chat_template(t.chat_messages(source, pairs), tokenize=False,
                                                 add_generation_prompt=True)

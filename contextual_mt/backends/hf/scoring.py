@@ -21,6 +21,7 @@ from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.inputs import Layout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
@@ -75,10 +76,11 @@ class HFScoringBackend:
         for i, (source, reference) in enumerate(zip(sources, references)):
             a = int(at[i])
             first = int(starts[a])
-            k = min(max(self.source_context_size, self.target_context_size), a - first)
+            k = max(self.source_context_size, self.target_context_size)
             where = lambda i=i: f"{names[0]}:{i + 1}"  # noqa: E731
             self._without.append(self.layout.row(source, reference, (), (), 0, 0, where))
-            self._with.append(self.layout.row(source, reference, sources[a - k:a], references[a - k:a],
+            self._with.append(self.layout.row(source, reference, last_sentences(sources[first:a], k),
+                                              last_sentences(references[first:a], k),
                                               self.source_context_size, self.target_context_size, where))
         self._warn_unknown(self._with, lambda i: f"{names[0]}:{i + 1}")
         return [self._record_pieces(r) for r in self._without]

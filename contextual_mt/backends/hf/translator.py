@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 import torch
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.data.context_trim import nearest_fitting
+from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.backends.hf.inputs import Layout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
@@ -63,7 +63,7 @@ class HFDocumentTranslator:
         where = f"{source_name}:{i + 1}"
 
         def attempt(n_src: int, n_tgt: int) -> Tuple[bool, Tuple]:
-            sc, tc = src_ctx[len(src_ctx) - n_src:], list(targets)[len(targets) - n_tgt:]
+            sc, tc = last_sentences(src_ctx, n_src), last_sentences(targets, n_tgt)
             if self.hf.seq2seq:
                 encoder = lay.source_ids(self.hf.options.separator.join(sc + [sources[i]]))
                 prefix = lay.start + self.lead + lay.target_context_ids(tc)

@@ -50,6 +50,23 @@ def test_seq2seq_parallel_decoding_equals_one_sentence_at_a_time(marian, window)
     assert out.rounds.rounds <= 6 and out.rounds.translated[0] == 2 * window
 
 
+@pytest.mark.parametrize("gold", [True, False])
+def test_gold_or_no_target_context_is_one_pass_with_the_waves_lines(marian, gold):
+    """With references as target context (or none), no sentence waits for another: the one
+    driver decodes all sentences in one pass, batched freely, and gives the waves' lines."""
+    options = HFModelOptions(str(marian), target_context_size=1 if gold else 0)
+    decoding = DecodingOptions(beam=3, max_len_b=6, batch_size=4)
+    translator = HFDocumentTranslator(HFModel.load(options), decoding)
+    targets = FR if gold else None
+    one_pass = translator.translate(EN, DOCS, targets, progress=False)
+    assert one_pass.record == {"decoding": "one pass"} and one_pass.rounds is None
+    decoding.free_batching = False  # the waves, one sentence per document at a time
+    waves = translator.translate(EN, DOCS, targets, progress=False)
+    assert one_pass == waves and waves.record == {"decoding": "one pass"}
+    assert translator.translate(EN, DOCS, progress=False).record == ({"decoding": "sequential"} if gold else
+                                                                     {"decoding": "one pass"})
+
+
 def test_decoder_only_with_gold_context_and_the_cli(gpt2, corpus, tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

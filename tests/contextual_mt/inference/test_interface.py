@@ -6,7 +6,7 @@ import inspect
 import numpy as np
 import pytest
 
-from contextual_mt.data.context_trim import nearest_context, nearest_fitting, nearest_fitting_sizes
+from contextual_mt.data.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
@@ -62,6 +62,11 @@ def test_nearest_fitting_drops_the_furthest_of_the_longer_side_first():
     with pytest.raises(ValueError):
         nearest_fitting(1, 1, lambda a, b: (False, (a, b)), lambda v: ValueError(v))
     assert nearest_fitting(1, 0, lambda a, b: (False, a)) == 0  # no error asked for: the value without context
+
+
+def test_last_sentences_is_the_nearest_k_or_all():
+    assert [last_sentences([1, 2], k) for k in range(4)] == [[], [2], [1, 2], [1, 2]]
+    assert last_sentences(("a", "b", "c", "d"), 3) == ["b", "c", "d"] and last_sentences([], 3) == []
 
 
 def test_nearest_context_keeps_the_nearest_sentences_that_fit():

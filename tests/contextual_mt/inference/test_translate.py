@@ -109,6 +109,40 @@ def test_predicted_context_is_the_models_own_translation(translator, demo_model,
         assert ctx[-1 - len(previous_output):-1] == previous_output
 
 
+def test_translation_and_scoring_give_the_same_context_sentences(translator, demo_model, monkeypatch):
+    """For every position of every document, translation (the references as target context)
+    gives the model the context sentences scoring gives it: the nearest min(k, position) of its
+    document (the model reads up to k = 3 target sentences; k = 3 at the second position of a
+    document used to keep one sentence in translation where scoring kept two)."""
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.data.context_trim import last_sentences
+    from commandkit.documents import document_starts
+
+    data = demo_model["data"]
+    src, ids, refs = lines(data / "test.en")[:60], lines(data / "test.docids")[:60], lines(data / "test.fr")[:60]
+    seen = {}
+    decode = translator._decode
+
+    def spy(rows):
+        seen.update((r["index"], (list(r["src_ctx"]), list(r["tgt_ctx"]))) for r in rows)
+        return decode(rows)
+
+    monkeypatch.setattr(translator, "_decode", spy)
+    translator.translate(src, ids, refs, progress=False)
+    scorer = FairseqScoringBackend(translator.model)
+    scorer.load(src, refs, document_starts(ids))
+    src_k, tgt_k = scorer.context_sentences()
+    codec, brk = translator.tgt_codec, translator.tgt_dict.index("<brk>")
+    starts = document_starts(ids)
+    first = {i: max(s for s in starts if s <= i) for i in range(len(src))}
+    assert translator.n_tgt == 3 and translator.n_src == 0 and max(i - first[i] for i in seen) >= 3
+    for i, (src_ctx, tgt_ctx) in sorted(seen.items()):
+        previous = list(range(first[i], i))
+        assert tgt_k[i] == len(last_sentences(previous, 3)) and src_k[i] == 0 and src_ctx == []
+        assert tgt_ctx == [t for j in last_sentences(previous, int(tgt_k[i]))
+                           for t in (*codec.to_ids(codec.encode(refs[j])), brk)], i
+
+
 def test_context_changes_output_where_planted_context_demands(demo_model):
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
