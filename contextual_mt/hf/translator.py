@@ -17,7 +17,7 @@ from contextual_mt.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, translate_in_rounds, translate_in_waves
-from muda.io import group_by_document
+from commandkit.documents import group_by_document
 
 logger = logging.getLogger(__name__)
 

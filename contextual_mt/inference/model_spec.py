@@ -14,7 +14,7 @@ from contextual_mt.hf.options import HFModelOptions
 from contextual_mt.inference.checkpoint import ModelOptions
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
-from muda.io import check_input_file, file_sha256
+from commandkit.text import check_input_file, file_sha256
 
 ModelSpec = Union[ModelOptions, HFModelOptions]
 
