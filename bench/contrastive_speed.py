@@ -90,7 +90,7 @@ def score_reference(data: Path, ckpt: Path, batch: int):
 
 def groups(work: Path):
     from contextual_mt.inference.interface import ContextPair
-    from muda.io import document_starts
+    from commandkit.documents import document_starts
 
     data = work / "data"
     src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()

@@ -52,7 +52,8 @@ def main() -> int:
     if not torch.cuda.is_available():
         print("CUDA is not available here", file=sys.stderr)
         return 1
-    from muda.io import read_docids, read_lines
+    from commandkit.documents import read_docids
+    from commandkit.text import read_lines
 
     sources, references, ids = read_lines(args.source), read_lines(args.reference), read_docids(args.docids)
     gpu = run(False, args, sources, references, ids)

@@ -33,7 +33,7 @@ USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
 
 def talks(docids, n):
     """Consecutive documents joined into ``n`` talks of about equal sentence counts."""
-    from muda.io import document_spans
+    from commandkit.documents import document_spans
 
     spans, total, out = document_spans(docids), len(docids), []
     for a, b in spans:
@@ -86,7 +86,7 @@ def main() -> int:
     from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from muda.io import read_lines
+    from commandkit.text import read_lines
 
     data = Path(args.data)
     src, refs = read_lines(str(data / "test.en")), read_lines(str(data / "test.fr"))

@@ -9,7 +9,7 @@ installed by the commands, see ``cli.main``).
 
 Layout, one job per folder, from the base up (no module imports one that imports it back:
 tests/test_architecture.py):
-  symbols, errors   the context symbols and add-symbols; the error type (on muda.errors and muda.io)
+  symbols, errors   the context symbols and add-symbols; the error type (on commandkit.errors)
   data/             ContextDataset, the one builder of model inputs, the one context-trimming rule
   models/, tasks/   fairseq registrations: the contextual transformer, CADec, their tasks
   generation/       fairseq-generate hooks: prefix search, --score-reference, --scoring muda

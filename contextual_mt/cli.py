@@ -10,8 +10,8 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
-from muda.errors import configure_logging, console_run, install_excepthook, run_command
-from muda.io import command_outputs
+from commandkit.command_outputs import command_outputs
+from commandkit.console import configure_logging, console_run, install_excepthook, run_command
 
 
 def _add_symbols(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """contextual_mt's user-facing error: one clear line, no traceback, exit status 1.
 
-The base error type and the command runner live in ``muda.errors`` (the shared base layer).
+The base error type lives in ``commandkit.errors``, the command runner in ``commandkit.console``
+(the base both packages stand on).
 """
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import os
 import sys
 from typing import Any, Dict, Optional
 
-from muda.errors import InputError, check_number, install_excepthook
+from commandkit.console import install_excepthook
+from commandkit.errors import InputError, check_number
 
 
 class ContextualMTError(InputError):
@@ -16,7 +18,7 @@ class ContextualMTError(InputError):
 
 
 def check_option(flag: str, value: Any, **bounds: Any) -> None:
-    """``muda.errors.check_number`` (a finite number within bounds, or one line naming the
+    """``commandkit.errors.check_number`` (a finite number within bounds, or one line naming the
     flag), raising contextual_mt's error type so Python callers catch one type."""
     try:
         check_number(flag, value, **bounds)

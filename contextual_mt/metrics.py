@@ -8,9 +8,10 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_predict
-from muda.io import document_spans, group_by_document, read_docids
+from commandkit.documents import document_spans, group_by_document, read_docids
 from contextual_mt.errors import ContextualMTError, InputError, check_option
-from muda.io import atomic_write_text, outputs, read_lines
+from commandkit.outputs import atomic_write_text, outputs
+from commandkit.text import read_lines
 
 
 def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:

@@ -17,7 +17,7 @@ again (translations, scores, the report, muda-eval, finished CXMI records); what
 or resumes from (a prepared data folder, checkpoints, an interrupted run's ``.partial``) is
 refused when it was made from something else, until ``--overwrite`` discards it.
 
-It sits below analysis/, contrastive/ and pipeline/ and imports only errors and muda.io.
+It sits below analysis/, contrastive/ and pipeline/ and imports only errors and commandkit.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ import os
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, atomic_write_text, file_sha256, writing
+from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
+from commandkit.text import file_sha256
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, check_input_file, read_lines
+from commandkit.outputs import atomic_write_lines
+from commandkit.text import check_input_file, read_lines
 
 BRK = "<brk>"
 MASK = "<mask>"

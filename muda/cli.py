@@ -6,8 +6,9 @@ import argparse
 from dataclasses import fields
 from typing import TYPE_CHECKING, List, Optional, Type, TypeVar
 
-from muda.errors import InputError, configure_logging, console_run, install_excepthook, run_command
-from muda.io import command_outputs
+from commandkit.command_outputs import command_outputs
+from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+from commandkit.errors import InputError
 from muda.phenomena import phenomenon_names
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _annotators(args: argparse.Namespace, options: "AnnotatorOptions") -> "Annot
 def _eval(args: argparse.Namespace) -> int:
     from muda.evaluation.run import EvalOptions, run_eval
     from muda.evaluation.table import format_table
-    from muda.io import check_distinct, check_not_inputs
+    from commandkit.outputs import check_distinct, check_not_inputs
 
     options = _options(EvalOptions, args)  # every value checked before any file is read or model loaded
     annotator_options = _annotator_options(args)
@@ -117,7 +118,7 @@ def _eval(args: argparse.Namespace) -> int:
     table = format_table(result)
     print(table)
     if args.table:
-        from muda.io import atomic_write_text
+        from commandkit.outputs import atomic_write_text
 
         atomic_write_text(args.table, table + "\n")
     if args.output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, FrozenSet
 
-from muda.errors import InputError, check_number
+from commandkit.errors import InputError, check_number
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,14 @@ from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.document import Document, SentencePair
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.formats.tags import TagDump, tag_counts, write_tags
-from muda.io import atomic_write_text, check_input_file, check_not_inputs, document_spans, output_exists, outputs, \
-    read_docids, read_lines, read_text
+from commandkit.documents import document_spans, read_docids
+from commandkit.outputs import atomic_write_text, check_not_inputs, output_exists, outputs
+from commandkit.text import check_input_file, read_lines, read_text
 from muda.languages import Language, get_language
 from muda.phenomena import applicable, check_phenomena, get_tagger, phenomenon_names, required_annotations
 from muda.phenomena.requirements import ALIGNMENT, ALL, ELLIPSIS_DETECTION, SOURCE_PARSE, precomputed

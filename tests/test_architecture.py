@@ -1,6 +1,7 @@
 """The layout rules, checked on the source tree (static imports, function-level ones included):
-no import cycles, ``muda`` never imports ``contextual_mt`` (nor do its tests, ``tests/muda``), at
-most 8 top-level modules per package, and importing the packages changes no global state."""
+no import cycles, ``muda`` never imports ``contextual_mt`` (nor do its tests, ``tests/muda``),
+``commandkit`` imports neither (nor do its tests, ``tests/commandkit``), at most 8 top-level modules
+per package, and importing the packages changes no global state."""
 import ast
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from typing import Dict, List, Optional, Set
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("contextual_mt", "muda")
+PACKAGES = ("contextual_mt", "muda", "commandkit")
 
 
 def module_files(root: Path, packages=PACKAGES) -> Dict[str, Path]:
@@ -160,12 +161,28 @@ def test_muda_never_imports_contextual_mt():
     assert wrong == [] and raw == []
 
 
-def upward_test_imports(tests_root: Path) -> List[str]:
-    """The imports in ``tests_root/muda`` (every .py file, function-level imports included) of
-    ``contextual_mt`` or of a test module outside ``tests.muda`` (tests.helpers and the other
-    shared test modules import contextual_mt): 'FILE:LINE imports NAME'."""
+def test_commandkit_imports_neither_package():
+    """commandkit is what both packages' commands stand on: it imports neither muda nor contextual_mt."""
+    import re
+
+    graph = import_graph(ROOT)
+    wrong = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("commandkit")
+                   for t in targets if t.startswith(("muda", "contextual_mt")))
+    # any other form too (its docstrings may name the packages): an import statement or import_module
+    pattern = re.compile(r"^\s*(import|from)\s+(muda|contextual_mt)\b"
+                         r"|(import_module|__import__)\(\s*['\"](muda|contextual_mt)\b", re.MULTILINE)
+    raw = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "commandkit").rglob("*.py")
+                 if pattern.search(p.read_text(encoding="utf-8")))
+    assert wrong == [] and raw == []
+
+
+def upward_test_imports(tests_root: Path, package: str = "muda", above: tuple = ("contextual_mt",)) -> List[str]:
+    """The imports in ``tests_root/PACKAGE`` (every .py file, function-level imports included) of
+    a package ``above`` it or of a test module outside ``tests.PACKAGE`` (tests.helpers and the
+    other shared test modules import contextual_mt): 'FILE:LINE imports NAME'. Imports of
+    commandkit, which both packages stand on, are allowed."""
     found = []
-    for path in sorted((tests_root / "muda").rglob("*.py")):
+    for path in sorted((tests_root / package).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -175,25 +192,30 @@ def upward_test_imports(tests_root: Path) -> List[str]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top == "contextual_mt" or top == "tests" and not (name + ".").startswith("tests.muda."):
+                if top in above or top == "tests" and not (name + ".").startswith(f"tests.{package}."):
                     found.append(f"{path.relative_to(tests_root.parent)}:{node.lineno} imports {name}")
     return found
 
 
 def test_muda_tests_never_import_contextual_mt():
-    """tests/muda follows the package layers: it imports muda and tests.muda only (a shared
-    corpus comes through a fixture of tests/conftest.py)."""
+    """tests/muda follows the package layers: it imports muda, commandkit and tests.muda only (a
+    shared corpus comes through a fixture of tests/conftest.py)."""
     tests_root = ROOT / "tests"
     raw = sorted(str(p.relative_to(ROOT)) for p in (tests_root / "muda").rglob("*.py")
                  if "contextual_mt" in p.read_text(encoding="utf-8"))
     assert upward_test_imports(tests_root) == [] and raw == []
 
 
+def test_commandkit_tests_import_neither_package():
+    assert upward_test_imports(ROOT / "tests", "commandkit", ("muda", "contextual_mt")) == []
+
+
 def test_muda_tests_checker_finds_upward_imports(tmp_path):
     """The check above can fail: a function-level contextual_mt import and an import of a shared
-    test module are found; imports of muda and tests.muda are not."""
+    test module are found; imports of muda, commandkit and tests.muda are not."""
     (tmp_path / "tests" / "muda" / "sub").mkdir(parents=True)
-    (tmp_path / "tests" / "muda" / "ok.py").write_text("import muda.cli\nfrom tests.muda.helpers import muda\n")
+    (tmp_path / "tests" / "muda" / "ok.py").write_text(
+        "import muda.cli\nfrom tests.muda.helpers import muda\nfrom commandkit.errors import InputError\n")
     (tmp_path / "tests" / "muda" / "sub" / "bad.py").write_text(
         "def f():\n    from contextual_mt.demo import corpus\n\nfrom tests.helpers import BIN\n")
     assert sorted(upward_test_imports(tmp_path / "tests")) == [

@@ -66,7 +66,7 @@ def _conllu_of(lines):
 
 def _tags_of(lines, ids):
     """A MuDA tags dump of whitespace-tokenized lines grouped by document (il/elle tagged)."""
-    from muda.io import group_by_document
+    from commandkit.documents import group_by_document
 
     sents = [[{"token": t, "tags": ["pronouns"] if t in ("il", "elle") else []} for t in line.split()]
              for line in lines]

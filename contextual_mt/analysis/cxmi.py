@@ -23,7 +23,8 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
-from muda.io import file_sha256, outputs
+from commandkit.outputs import outputs
+from commandkit.text import file_sha256
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,9 @@ from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import differences
-from muda.io import check_input_file, document_spans, outputs
+from commandkit.documents import document_spans
+from commandkit.outputs import outputs
+from commandkit.text import check_input_file
 
 
 def parse_shard(shard: Optional[str]) -> Tuple[int, int]:

@@ -9,7 +9,8 @@ import numpy as np
 
 from contextual_mt.analysis.pcxmi_scorer import UNITS
 from contextual_mt.errors import ContextualMTError
-from muda.io import atomic_write_lines, atomic_write_text, check_input_file, read_lines
+from commandkit.outputs import atomic_write_lines, atomic_write_text
+from commandkit.text import check_input_file, read_lines
 
 
 def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import read_lines
+from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
 from muda.annotation import Sentence
 

@@ -18,7 +18,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, model_name, open_backend
-from muda.io import document_spans, document_starts
+from commandkit.documents import document_spans, document_starts
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +88,8 @@ def read_scored_corpus(source: str, target: str, docids: str, what: str = "refer
                        ) -> Tuple[List[str], List[str], List[str]]:
     """Sources, the targets to score (references or hypotheses) and docids, checked against each
     other: what cxmi and attribute read."""
-    from muda.io import check_line_count, read_docids, read_lines
+    from commandkit.documents import check_line_count, read_docids
+    from commandkit.text import read_lines
 
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from contextual_mt.analysis.tables import Row
-from muda.io import atomic_save_figure
+from commandkit.outputs import atomic_save_figure
 
 
 def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit: str = "nats") -> None:

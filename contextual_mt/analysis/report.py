@@ -10,7 +10,7 @@ import numpy as np
 
 from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
 from contextual_mt.errors import ContextualMTError, check_option
-from muda.io import atomic_write_text, outputs
+from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.analysis.join import SentenceRecord, join, read_attribution, read_pcxmi, read_tags, word_unit
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T

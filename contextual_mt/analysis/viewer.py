@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from muda.io import atomic_write_text
+from commandkit.outputs import atomic_write_text
 from contextual_mt.analysis.join import SentenceRecord, context_words, cue_words
 
 _CSS = """

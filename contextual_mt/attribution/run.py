@@ -33,7 +33,9 @@ from contextual_mt.inference.registry import (ModelSpec, gradient_spec, model_fi
                                                open_attribution)
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
 from contextual_mt.inference.decoding import DecodingOptions
-from muda.io import check_line_count, document_starts, file_sha256, outputs, read_docids, read_lines
+from commandkit.documents import check_line_count, document_starts, read_docids
+from commandkit.outputs import outputs
+from commandkit.text import file_sha256, read_lines
 
 logger = logging.getLogger(__name__)
 

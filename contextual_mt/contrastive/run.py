@@ -28,8 +28,8 @@ from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
-from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
-                     read_lines)
+from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, outputs
+from commandkit.text import check_input_file, file_sha256, read_lines
 
 logger = logging.getLogger(__name__)
 

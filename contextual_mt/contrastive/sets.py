@@ -21,7 +21,7 @@ import numpy as np
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from muda.io import read_lines
+from commandkit.text import read_lines
 
 RULES = ("argmin", "beats_all")
 

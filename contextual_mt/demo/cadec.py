@@ -18,7 +18,8 @@ from tqdm import tqdm
 from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs, run_demo_first
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.presets import fairseq_train_options
-from muda.io import atomic_write_text, read_lines
+from commandkit.outputs import atomic_write_text
+from commandkit.text import read_lines
 
 CADEC_ARGS = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
               "--cadec-p", "0.5", "--cadec-corrupt", "0.2"]

@@ -14,7 +14,9 @@ from typing import Dict, List, Tuple
 
 from contextual_mt.demo.corpus import WINDOW
 from contextual_mt.demo.planted import read_planted
-from muda.io import atomic_write_text, document_starts, read_docids, read_lines
+from commandkit.documents import document_starts, read_docids
+from commandkit.outputs import atomic_write_text
+from commandkit.text import read_lines
 
 SEPARATOR = " _eos "
 

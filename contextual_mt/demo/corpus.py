@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from muda.io import atomic_write_lines, atomic_write_text
+from commandkit.outputs import atomic_write_lines, atomic_write_text
 
 PHENOMENA = ("pronouns", "formality", "lexical_choice")
 WINDOW = 3  # planted tokens are resolvable from at most this many previous sentences

@@ -21,7 +21,8 @@ from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import PairLayout
-from muda.io import atomic_write_text, read_lines
+from commandkit.outputs import atomic_write_text
+from commandkit.text import read_lines
 
 LANG = "fr"
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary

@@ -5,7 +5,7 @@ import json
 from typing import Dict, List, Sequence
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import read_lines
+from commandkit.text import read_lines
 
 
 def read_planted(path: str) -> List[Dict]:

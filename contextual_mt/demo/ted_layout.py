@@ -15,7 +15,8 @@ import tarfile
 import tempfile
 from typing import Dict, List
 
-from muda.io import read_docids, read_lines
+from commandkit.documents import read_docids
+from commandkit.text import read_lines
 
 TED_SPLITS = {"train": "train", "valid": "dev", "test": "test"}
 

@@ -14,7 +14,7 @@ from fairseq.scoring import BaseScorer, register_scorer
 
 from contextual_mt.generation import generation_order
 from contextual_mt.errors import ContextualMTError, InputError
-from muda.io import atomic_write_lines, scratch_directory
+from commandkit.outputs import atomic_write_lines, scratch_directory
 
 
 @dataclass
@@ -53,7 +53,8 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     returns the --muda-lexicon annotator, if one is asked for."""
     from muda.evaluation.run import check_ref_tags
     from muda.formats.tags import read_tags
-    from muda.io import check_input_file, read_docids, read_lines
+    from commandkit.documents import read_docids
+    from commandkit.text import check_input_file, read_lines
     from muda.languages import get_language
 
     get_language(cfg.muda_tgt_lang)
@@ -85,7 +86,7 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
 def _check_source_annotations(cfg: MudaScorerConfig) -> None:
     """The lexicon cannot parse the English source: it must come as CoNLL-U, given or beside
     the reference tags (where `muda tag` writes it)."""
-    from muda.io import output_exists
+    from commandkit.outputs import output_exists
     from muda.tagger import annotation_paths
 
     beside = annotation_paths(cfg.muda_ref_tags)["src_conllu"]

@@ -12,7 +12,9 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.registry import ModelSpec, family
 from contextual_mt.inference.model_health import warn_if_degenerate
-from muda.io import atomic_write_lines, check_line_count, outputs, read_docids, read_lines
+from commandkit.documents import check_line_count, read_docids
+from commandkit.outputs import atomic_write_lines, outputs
+from commandkit.text import read_lines
 
 
 logger = logging.getLogger(__name__)

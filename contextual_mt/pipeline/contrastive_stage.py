@@ -16,7 +16,7 @@ from typing import Dict, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import PairLayout, require_data
-from muda.io import atomic_write_text, outputs
+from commandkit.outputs import atomic_write_text, outputs
 
 # system -> (model, context sizes: None = as trained)
 CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", None), "context-0": ("context", 0)}

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.errors import InputError
-from muda.io import check_input_file, decoded_lines, read_docids, read_lines
+from commandkit.documents import read_docids
+from commandkit.errors import InputError
+from commandkit.text import check_input_file, decoded_lines, read_lines
 
 SOURCE_LANG = "en"
 SPLITS = ("train", "valid", "test")

@@ -18,7 +18,8 @@ from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.pipeline.make_names import given, option_name
 from contextual_mt.stage_record import digest, tree_hashes
-from muda.io import atomic_write_text, file_sha256
+from commandkit.outputs import atomic_write_text
+from commandkit.text import file_sha256
 
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
 STATE = ".prepare-state.json"

@@ -68,8 +68,8 @@ class _MudaOptionError(Exception):
 
 def _muda(argv: List[str]) -> None:
     """``muda ARGV`` in this process; its error line is printed by muda, then this stage stops."""
-    from muda.errors import run_command
-    from muda.io import command_outputs
+    from commandkit.command_outputs import command_outputs
+    from commandkit.console import run_command
 
     parser, args = _parse_muda(argv)
     rc = run_command(args.func, args, command_outputs(args, parser))
@@ -222,7 +222,8 @@ def generative_testset(o: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table, read_summary
-    from muda.io import atomic_write_text, file_sha256
+    from commandkit.outputs import atomic_write_text
+    from commandkit.text import file_sha256
 
     p = o.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")

@@ -115,7 +115,7 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
 def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
     """n shards of the test documents: no more than there are documents (in the words the user
     typed: SHARD=i/n under make)."""
-    from muda.io import document_spans, read_docids
+    from commandkit.documents import document_spans, read_docids
 
     documents = len(document_spans(read_docids(p.test("docids"))))
     if n > documents:

@@ -45,7 +45,8 @@ from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, PADDING_FACTOR, SCRA
                                                unlock_folder)
 from contextual_mt.stage_record import stale_error
 from contextual_mt.symbols import CONTEXT_SYMBOLS, FAIRSEQ_SPECIALS as SPECIALS, FILLER
-from muda.io import atomic_write_lines, atomic_write_text, read_lines
+from commandkit.outputs import atomic_write_lines, atomic_write_text
+from commandkit.text import read_lines
 
 
 DICTIONARY_FILE = "dict.txt"  # in the scratch folder of the encoded splits: fairseq-preprocess --srcdict
@@ -58,7 +59,7 @@ def _log(progress: bool, msg: str) -> None:
 
 
 def _write_lines(path: str, lines: Sequence[str]) -> None:
-    """muda.io's atomic write, refusing (as bad input) a sentence that holds a line break."""
+    """commandkit's atomic write, refusing (as bad input) a sentence that holds a line break."""
     for line in lines:
         if "\n" in line or "\r" in line:
             raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")

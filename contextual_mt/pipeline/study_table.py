@@ -17,7 +17,7 @@ MuDA columns are marked missing, with a note in table.md and a warning on stderr
 ``muda eval`` names a system by its hypothesis file (``sentence.test.xx``) unless given
 ``--names``; both name the same system here (``sentence``). Outputs, in ``output_dir``:
 ``table.md``, ``table.csv``, ``table.json`` and ``table.png`` (a figure like the paper's
-Figure 2), written together through ``muda.io.outputs`` (all of them, or none on failure).
+Figure 2), written together through ``commandkit.outputs.outputs`` (all of them, or none on failure).
 
 This module is the command; reading, gathering, the text formats and the figure are in
 ``results_table/`` (their public names are importable from here too).
@@ -34,7 +34,7 @@ from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.plot import plot_table
 from contextual_mt.pipeline.results_table.read import LanguageResults, muda_missing_note, read_language, system_key
-from muda.io import atomic_write_text, outputs
+from commandkit.outputs import atomic_write_text, outputs
 
 
 def build_table(options: TableOptions) -> Dict:

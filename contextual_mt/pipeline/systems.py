@@ -18,7 +18,9 @@ from typing import Dict, Optional, Sequence, Tuple
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
 from contextual_mt.stage_record import read_record, write_record
-from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
+from commandkit.documents import check_line_count
+from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
+from commandkit.text import file_sha256
 
 TRANSLATE_RECORD = "translate.json"
 
@@ -104,7 +106,8 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     from contextual_mt.inference.precision import resolve_dtype
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.model_health import warn_if_degenerate
-    from muda.io import read_docids, read_lines
+    from commandkit.documents import read_docids
+    from commandkit.text import read_lines
 
     o = options
     require_data(o.layout)
@@ -175,7 +178,8 @@ def score_systems(options: ScoreOptions) -> Dict:
     """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
     (a re-run with the same translations and references does nothing)."""
     from contextual_mt.metrics import comet_results, load_comet, score
-    from muda.io import read_docids, read_lines
+    from commandkit.documents import read_docids
+    from commandkit.text import read_lines
 
     o = options
     files = _test_files(o.layout)

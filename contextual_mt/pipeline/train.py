@@ -31,7 +31,7 @@ from contextual_mt.pipeline.make_names import option_name
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
 from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.stage_record import read_record, stale_error, write_record
-from muda.io import file_sha256
+from commandkit.text import file_sha256
 
 USER_DIR = str(Path(__file__).resolve().parents[1])
 # the model kinds of the study, as task overrides (the same keys for both, so neither inherits

@@ -19,7 +19,7 @@ from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
 from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
-from muda.io import check_line_count, document_starts, read_docids
+from commandkit.documents import check_line_count, document_starts, read_docids
 from contextual_mt.errors import (ContextualMTError, check_option, install_excepthook_for_fairseq_cli,
                                   note_fairseq_save_dir)
 from contextual_mt.generation.prefix_search import PrefixBeamSearch

@@ -33,8 +33,9 @@ from muda.formats.conllu import read_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import read_pharaoh
 from muda.formats.tags import read_tags
-from muda.io import atomic_write_lines, atomic_write_text, check_input_file, check_line_count, document_spans, \
-    file_sha256, outputs, read_docids, read_lines
+from commandkit.documents import check_line_count, document_spans, read_docids
+from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
+from commandkit.text import check_input_file, file_sha256, read_lines
 from muda.languages import get_language
 from muda.tagger import annotation_paths, check_annotations_match, read_summary, skipped_phenomena, text_hash
 

@@ -25,9 +25,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from contextual_mt.errors import ContextualMTError, check_option
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
-from muda.io import atomic_write_text, check_input_file, document_spans, read_docids, read_lines, read_text
+from commandkit.documents import document_spans, read_docids
+from commandkit.outputs import atomic_write_text
+from commandkit.text import check_input_file, read_lines, read_text
 
 OUTCOMES = ("correct", "wrong_alternative", "missing")
 DISTANCES = ("0", "1", "2", "3", ">3", "unknown")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence
 
 from muda.formats.pharaoh import Alignment
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 
 class AwesomeAligner:

@@ -7,7 +7,7 @@ import logging
 import os
 from typing import Optional, Sequence
 
-from muda.io import atomic_write_text
+from commandkit.outputs import atomic_write_text
 
 logger = logging.getLogger("muda")
 

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, RequiredModel, default_stanza_dir, missing_models, \
     required_models
 

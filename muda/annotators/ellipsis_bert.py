@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from muda.errors import InputError, check_number
+from commandkit.errors import InputError, check_number
 from muda.formats.ptb import read_ptb_trees
 
 

@@ -13,7 +13,7 @@ from typing import Dict, List, NoReturn, Sequence, Tuple
 
 from muda.annotation import Sentence, Token, Word
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.conllu import read_conllu
 from muda.formats.pharaoh import Alignment, read_pharaoh
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
-from muda.errors import InputError, check_number
+from commandkit.errors import InputError, check_number
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
 from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
-from muda.io import document_spans
+from commandkit.documents import document_spans
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 DEFAULT_ALIGN_MODEL = "bert-base-multilingual-cased"
 # what ModelAnnotators loads: the English side is parsed (with coreference), the target only needs

@@ -8,7 +8,7 @@ import importlib.util
 from typing import List, Optional, Sequence
 
 from muda.annotation import Sentence, Token, Word, parse_feats
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.languages import Language
 
 ENGLISH_PIPELINE = "en_core_web_sm"  # the source side's parse, when installed

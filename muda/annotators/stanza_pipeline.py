@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from tqdm import tqdm
 
 from muda.annotation import Sentence, Token, Word, parse_feats

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from muda.errors import InputError
-from muda.io import document_spans
+from commandkit.documents import document_spans
+from commandkit.errors import InputError
 
 if TYPE_CHECKING:
     from sacrebleu.metrics import BLEU

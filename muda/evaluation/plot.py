@@ -6,7 +6,7 @@ from typing import Dict
 
 import numpy as np
 
-from muda.io import atomic_save_figure
+from commandkit.outputs import atomic_save_figure
 
 
 def plot_fmeasure(path: str, result: Dict, alpha: float = 0.05) -> None:

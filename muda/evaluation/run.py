@@ -15,15 +15,17 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from muda.annotators.base import Annotator
-from muda.errors import InputError, check_number
+from commandkit.errors import InputError, check_number
 from muda.evaluation.metrics import bleu_metric, bleu_with_document_statistics, comet_document_sums, \
     comet_predict, load_comet
 from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean_bootstrap, paired_bootstrap
 from muda.evaluation.words import document_counts, present_tags, prf, scores
 from muda.formats.hypotheses import Hypotheses, load_hypotheses
 from muda.formats.tags import TagDump, read_tags
-from muda.io import atomic_write_lines, atomic_write_text, check_distinct, check_not_inputs, group_by_document, output_exists, \
-    outputs, read_docids, read_lines, scratch_directory
+from commandkit.documents import group_by_document, read_docids
+from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, check_not_inputs, output_exists, \
+    outputs, scratch_directory
+from commandkit.text import read_lines
 from muda.languages import get_language
 from muda.phenomena import check_phenomena, phenomenon_names
 from muda.settings import TaggerSettings

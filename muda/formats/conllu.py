@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import Iterable, List
 
-from muda.errors import InputError
-from muda.io import atomic_write_text, read_lines
+from commandkit.errors import InputError
+from commandkit.outputs import atomic_write_text
+from commandkit.text import read_lines
 from muda.annotation import Sentence, Token, Word, format_feats, parse_feats
 
 

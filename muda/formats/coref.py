@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from muda.annotation import Sentence
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 _PART = re.compile(r"\([^()]+\)|\([^()]+|[^()]+\)")
 

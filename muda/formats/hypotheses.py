@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from muda.errors import InputError
-from muda.io import read_lines
+from commandkit.errors import InputError
+from commandkit.text import read_lines
 
 _FAIRSEQ = re.compile(r"^([STHDP])-(\d+)\t")
 _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-, I-...)

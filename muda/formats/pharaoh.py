@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import List, Sequence, Set, Tuple
 
-from muda.errors import InputError
-from muda.io import read_lines
+from commandkit.errors import InputError
+from commandkit.text import read_lines
 
 Alignment = Set[Tuple[int, int]]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, Tuple
 
-from muda.errors import InputError
-from muda.io import read_lines
+from commandkit.errors import InputError
+from commandkit.text import read_lines
 
 _LEAF = re.compile(r"\(([^()\s]+)\s+([^()\s]+)\)")
 

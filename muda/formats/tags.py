@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Sequence, Tuple
 
-from muda.errors import InputError
-from muda.io import atomic_write_text, check_input_file, read_text
+from commandkit.errors import InputError
+from commandkit.outputs import atomic_write_text
+from commandkit.text import check_input_file, read_text
 
 TagDump = List[List[List[Dict]]]
 

@@ -12,7 +12,7 @@ from typing import Dict, FrozenSet, Optional
 
 import yaml
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside this loader
 UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}

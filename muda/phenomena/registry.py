@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 if TYPE_CHECKING:
     from muda.document import Document

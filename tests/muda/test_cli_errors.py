@@ -225,7 +225,7 @@ def _python(code: str) -> subprocess.Popen:
 
 
 def test_warnings_read_as_warning_lines_whoever_logs_them():
-    proc = _python("import logging\nfrom muda.errors import configure_logging\nconfigure_logging()\n"
+    proc = _python("import logging\nfrom commandkit.console import configure_logging\nconfigure_logging()\n"
                    "logging.getLogger('muda').warning('a.docids:3: document id %r appears again', 'd1')\n"
                    "logging.getLogger('fairseq.x').info('not shown at WARNING')\n")
     out, err = proc.communicate(timeout=60)
@@ -235,7 +235,7 @@ def test_warnings_read_as_warning_lines_whoever_logs_them():
 def test_ctrl_c_while_python_waits_for_threads_is_one_line():
     # a worker thread still running when main() returns: Python waits for it, and a Ctrl-C then
     # used to print "Exception ignored in: <module 'threading'>" and a traceback
-    proc = _python("import threading, time\nfrom muda.errors import console_run\n"
+    proc = _python("import threading, time\nfrom commandkit.console import console_run\n"
                    "def main():\n    threading.Thread(target=time.sleep, args=(30,)).start()\n"
                    "    print('ready', flush=True)\n    return 0\nconsole_run(main)\n")
     assert proc.stdout.readline().strip() == "ready"
@@ -249,7 +249,7 @@ def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
     # kill / timeout / scancel: the command's clean-up runs (Python's default would end it on
     # the spot, leaving its temporary files)
     marker = tmp_path / "cleaned"
-    proc = _python("import time\nfrom muda.errors import console_run, run_command\n"
+    proc = _python("import time\nfrom commandkit.console import console_run, run_command\n"
                    "def work(args):\n    try:\n        print('ready', flush=True)\n        time.sleep(30)\n"
                    f"    finally:\n        open({str(marker)!r}, 'w').close()\n"
                    "console_run(lambda: run_command(work, None))\n")
@@ -265,7 +265,7 @@ def test_a_sigterm_that_reaches_a_child_before_its_fork_hooks_ends_it():
     # Here a hook registered before console_run's sends the child its SIGTERM, deterministically.
     proc = _python("import os, signal\n"
                    "os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
-                   "from muda.errors import console_run\n"
+                   "from commandkit.console import console_run\n"
                    "def main():\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
                    "    _, status = os.waitpid(pid, 0)\n"
                    "    print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)\n"
@@ -279,7 +279,7 @@ def test_forked_pool_workers_still_end_on_their_pools_sigterm():
     # a Pool's workers inherit console_run's SIGTERM handler, and the pool ends them with
     # SIGTERM: they must die at once (an exception in a worker could leave a queue lock held
     # and hang the next worker: `make data` once hung so)
-    proc = _python("import multiprocessing\nfrom muda.errors import console_run\n"
+    proc = _python("import multiprocessing\nfrom commandkit.console import console_run\n"
                    "def main():\n    for _ in range(30):\n"
                    "        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
                    "            pool.map(abs, range(200))\n    return 0\nconsole_run(main)\n")

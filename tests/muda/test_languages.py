@@ -1,7 +1,7 @@
 """Language data files: every shipped file validates; broken files are errors naming the file."""
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.languages import get_language, load_language_file, registry
 from muda.phenomena import applicable
 from muda.tagger import MudaTagger

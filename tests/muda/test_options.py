@@ -4,7 +4,7 @@ import pytest
 
 from muda.annotators.ellipsis_bert import TrainEllipsisOptions, train_ellipsis
 from muda.annotators.models import AnnotatorOptions
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.settings import TaggerSettings
 from muda.tagger import MudaTagger, TagOptions
 

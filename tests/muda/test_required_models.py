@@ -7,7 +7,7 @@ import pytest
 
 from muda import cli
 from muda.annotators import download as dl
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.annotators.required_models import (DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS, TARGET_PROCESSORS, check_models,
                                   in_hf_cache, missing_models, required_models, stanza_files_missing)
 

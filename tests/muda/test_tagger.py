@@ -8,7 +8,7 @@ import pytest
 
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.formats.conllu import format_conllu, read_conllu
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.tags import read_tags
 from muda.tagger import TagOptions, annotation_paths, tag_files
 from tests.muda.helpers import MUDA_SCRIPT

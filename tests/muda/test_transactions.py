@@ -1,10 +1,15 @@
 """The library calls `tag_files` and `run_eval` give Python callers the CLI's guarantees: every
 output checked before any annotation or tagging, all written together at the end, nothing left
 behind on an error (no partial JSON, no work directory, no temporary directory)."""
+import contextlib
+import errno
+import io
+import os
+
 import pytest
 
 from muda.annotators.lexicon import LexiconAnnotator
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.evaluation.run import EvalOptions, run_eval
 from muda.tagger import TagOptions, tag_files
 
@@ -106,3 +111,23 @@ def test_run_eval_outputs_may_not_collide_with_inputs_or_each_other(demo, tmp_pa
         run_eval(eval_options(demo, output=str(tmp_path / "e.json"), ref_tags=str(work / "context.tags.json")),
                  NoWork())
     assert not list(tmp_path.iterdir())
+
+
+def _disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_muda_tag_on_a_full_disk(demo, tmp_path, monkeypatch):
+    """`muda tag` in this process, every write failing as on a full disk: one line, no output."""
+    import commandkit.outputs
+    from muda.cli import main
+    from tests.muda.helpers import tag_args
+
+    monkeypatch.setattr(commandkit.outputs, "_write_text", _disk_full)
+    out = tmp_path / "out"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(tag_args(demo, out / "t.json")) == 1
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {out}") and "No space left on device" in lines[0], lines
+    assert not out.exists()

@@ -11,7 +11,7 @@ from contextual_mt.backends.fairseq.checkpoint import ModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
 from contextual_mt.inference.registry import register_family
-from muda.io import check_input_file, file_sha256
+from commandkit.text import check_input_file, file_sha256
 
 
 def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:

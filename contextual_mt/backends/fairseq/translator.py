@@ -25,7 +25,7 @@ from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOption
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK
-from muda.io import document_spans
+from commandkit.documents import document_spans
 
 logger = logging.getLogger(__name__)
 

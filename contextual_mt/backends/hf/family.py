@@ -8,7 +8,7 @@ from typing import Dict, Optional
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.registry import register_family
-from muda.io import file_sha256
+from commandkit.text import file_sha256
 
 
 @register_family(HFModelOptions)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError
-from muda.io import read_text
+from commandkit.text import read_text
 
 FIELDS = {"prompt": ({"context", "source"}, {"src_lang", "tgt_lang"}),
           "example": ({"source", "target"}, {"src_lang", "tgt_lang"}),

@@ -16,7 +16,7 @@ from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
-from muda.io import group_by_document
+from commandkit.documents import group_by_document
 
 
 class HFDocumentTranslator:

@@ -19,7 +19,7 @@ from typing import Dict, List, Sequence, Tuple
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from muda.io import read_lines
+from commandkit.text import read_lines
 
 TEXT_ROLES = ("prev.en", "current.en", "prev.fr", "current.fr")
 # where, categories, candidates, entry key

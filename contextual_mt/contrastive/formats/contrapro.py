@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Tuple
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from muda.io import read_lines
+from commandkit.text import read_lines
 
 def roles_of(context_files: Sequence[str]) -> Tuple[str, str, str, str]:
     """The four roles, for the target language the files are named with (German in the

@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence
 from contextual_mt.contrastive.sets import Group, files_by_role, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from muda.io import read_lines
+from commandkit.text import read_lines
 
 OTHER_GENDER = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
 PRONOUN = re.compile(r"<p>(.*?)</p>")

@@ -5,7 +5,7 @@ import math
 from typing import Dict, List
 
 from contextual_mt.pipeline.results_table.gather import Column
-from muda.io import atomic_save_figure
+from commandkit.outputs import atomic_save_figure
 
 
 def plot_table(path: str, table: Dict) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
-from muda.io import check_input_file, read_lines
+from commandkit.text import check_input_file, read_lines
 
 
 def _read_json(path: str, make_target: str) -> Any:

@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
 from contextual_mt.backends.fairseq.checkpoint import ModelOptions
-from muda.io import document_starts
+from commandkit.documents import document_starts
 from contextual_mt.errors import ContextualMTError
 
 
@@ -309,7 +309,7 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
 
 
 def test_summary_records_the_fingerprint(dynamic_model, raw_corpus, data_bin, tmp_path):
-    from muda.io import file_sha256
+    from commandkit.text import file_sha256
 
     summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", target_context_size=1, shard="1/2")
     fp = json.loads((tmp_path / "p.summary.json").read_text())["fingerprint"]

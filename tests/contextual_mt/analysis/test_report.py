@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import BIN, contextual_mt_cli
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
-from muda.errors import InputError
+from commandkit.errors import InputError
 from contextual_mt.analysis.join import join, moses_words, word_unit
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.tables import roc_auc

@@ -8,7 +8,7 @@ import torch
 from contextual_mt.attribution.interface import CueRequest
 from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
 from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
-from muda.io import document_starts
+from commandkit.documents import document_starts
 
 
 @pytest.fixture(scope="module", params=[2, 0], ids=["source-context-2", "source-context-0"])

@@ -12,7 +12,7 @@ import pytest
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.fairseq.checkpoint import ModelOptions
-from muda.io import document_starts
+from commandkit.documents import document_starts
 from tests.helpers import BIN, USER_DIR, run
 
 SWAP = {"il": "elle", "elle": "il"}

@@ -5,7 +5,7 @@ import torch
 from fairseq.data import Dictionary
 
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
-from muda.io import document_starts
+from commandkit.documents import document_starts
 
 
 def make_dict():

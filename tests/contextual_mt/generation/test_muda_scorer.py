@@ -8,7 +8,7 @@ from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.generation import generation_order
 from contextual_mt.generation.muda_scorer import MudaScorer, MudaScorerConfig, as_scorer_flags
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 
 @pytest.fixture(autouse=True)

@@ -174,7 +174,7 @@ def test_nan_log_probabilities_are_one_line(dynamic_model, raw_corpus, data_bin)
     tokens picked at random (here the weights themselves are made NaN)."""
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
-    from muda.io import document_starts
+    from commandkit.documents import document_starts
 
     model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin), dtype="bfloat16"))
     with torch.no_grad():

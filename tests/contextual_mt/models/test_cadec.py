@@ -178,7 +178,7 @@ def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus
     from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from muda.io import document_starts
+    from commandkit.documents import document_starts
 
     src = (raw_corpus / "test.en").read_text().splitlines()
     ids = (raw_corpus / "test.docids").read_text().splitlines()
@@ -215,7 +215,7 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from muda.io import document_starts
+    from commandkit.documents import document_starts
 
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
     out = {}

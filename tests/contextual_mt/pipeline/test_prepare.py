@@ -12,7 +12,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
 from contextual_mt.pipeline_cli import add_data_parser
-from muda.errors import run_command
+from commandkit.console import run_command
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 
 SPLITS = ("train", "valid", "test")

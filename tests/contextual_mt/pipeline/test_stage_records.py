@@ -140,7 +140,7 @@ def test_a_full_disk_while_journaling_names_the_partial_file(tmp_path):
     line naming it too (no traceback naming nothing)."""
     import errno
 
-    from muda.errors import InputError
+    from commandkit.errors import InputError
 
     path = tmp_path / "out.partial"
     writer = PartialFile(str(path), {"log_base": "e"}, [])

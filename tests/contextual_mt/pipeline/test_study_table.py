@@ -549,8 +549,8 @@ def _parser():
 
 
 def _run(argv):
-    from muda.errors import run_command
-    from muda.io import command_outputs
+    from commandkit.command_outputs import command_outputs
+    from commandkit.console import run_command
 
     args = _parser().parse_args(argv)
     return run_command(args.func, args, command_outputs(args))

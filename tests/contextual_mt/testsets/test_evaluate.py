@@ -8,7 +8,7 @@ import pytest
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.testsets.evaluate import EvaluateOptions, WordMatcher, contains, evaluate_testset, format_table
-from muda.errors import InputError
+from commandkit.errors import InputError
 
 # (line, doc, phenomenon, word, alternatives, distance)
 GROUPS = [(1, "d1", "formality", "Tu", ["Vous"], 1),

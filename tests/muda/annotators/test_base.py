@@ -5,7 +5,7 @@ import pytest
 from muda.annotators.base import Annotator
 from muda.annotators.lexicon import LexiconAnnotator
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.conllu import format_conllu
 from tests.muda.helpers import sentence
 

@@ -2,7 +2,7 @@
 (a tiny random BERT for the aligner and the ellipsis classifier; stanza Documents from CoNLL-U)."""
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from tests.muda.helpers import PTB_TREES as TREES
 
 

@@ -11,7 +11,7 @@ from muda.annotators import spacy_backend
 from muda.annotators.models import AnnotatorOptions
 from muda.annotators.spacy_backend import SpacyAnnotators
 from muda.annotators.spacy_pipeline import SpacyAnnotator, installed
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.tags import read_tags
 from muda.languages import get_language, parse_language
 from muda.tagger import TagOptions, annotation_paths, tag_files

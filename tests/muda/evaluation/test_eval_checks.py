@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.evaluation.run import EvalOptions, check_ref_tags
 from muda.formats.tags import read_tags
 from tests.muda.helpers import assert_one_error, eval_args, muda, tag_args

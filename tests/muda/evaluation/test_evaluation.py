@@ -6,7 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 from muda.evaluation.words import NO_TAG, document_counts, match, prf, scores, sentence_counts
 from muda.formats.hypotheses import parse_fairseq_output, read_hypotheses

@@ -1,7 +1,7 @@
 """fairseq-generate output: the best of each n-best list, and two different runs in one file."""
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.hypotheses import load_hypotheses, parse_fairseq, parse_fairseq_output
 
 

@@ -1,7 +1,7 @@
 """Penn Treebank trees, the ellipsis classifier's training data."""
 import pytest
 
-from muda.errors import InputError
+from commandkit.errors import InputError
 from muda.formats.ptb import read_ptb_trees
 from tests.muda.helpers import PTB_TREES as TREES
 

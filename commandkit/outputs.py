@@ -1,101 +1,22 @@
-"""The base I/O layer, for muda and the packages built on it: text files read with clear errors,
-outputs written atomically (temp file, rename), and document ids.
-
-A document is a maximal run of equal consecutive ids (``document_spans``); a repeated id after
-another document starts a new document (with a warning). Every grouping by document goes
-through this module. Every command writes through ``outputs(...)``: destinations checked before
-any computation, all files renamed into place together at the end, nothing left on failure.
+"""Outputs written atomically (temp file, rename): every command writes through ``outputs(...)``:
+destinations checked before any computation, all files renamed into place together at the end,
+nothing left on failure. Also the checks that outputs are distinct and replace no input.
 """
 from __future__ import annotations
 
-import argparse
-import codecs
-import hashlib
-import logging
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, \
-    Tuple, TypeVar, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from muda.errors import InputError, WriteError, write_error
+from commandkit.errors import InputError, WriteError, write_error
 
-if TYPE_CHECKING:
-    import numpy as np
 
-T = TypeVar("T")
 Pairs = Union[Mapping[str, Optional[str]], Sequence[Tuple[str, Optional[str]]]]  # option -> path
-logger = logging.getLogger("muda")
 
 
-# ----------------------------------------------------------------------------- reading
-def check_input_file(path: str, what: str = "file") -> None:
-    """An input path must be an existing file: one line naming it otherwise."""
-    if not path:
-        raise InputError(f"an empty path was given for the {what}")
-    real = readable_path(path)  # this command may have written it
-    if os.path.isdir(real):
-        raise InputError(f"{path}: is a directory, not a {what}")
-    if not os.path.exists(real):
-        raise InputError(f"{path}: {what} not found")
-
-
-def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
-    """The one decoder of user text (files, and lines streamed from archives): UTF-8, a
-    byte-order mark at the start of a file dropped (it would stick to the first document id or
-    sentence), bytes that are not UTF-8 and NUL characters refused with ``name:LINE``.
-    ``first_line``: the line number of ``data``'s first line (1: the start of the file)."""
-    if first_line == 1 and data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
-    elif first_line == 1 and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)")
-    try:  # all of it at once: the offset of a bad byte is the data's, not a buffer's
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = first_line + data.count(b"\n", 0, e.start)
-        raise InputError(f"{name}:{line}: not UTF-8 text ({e.reason})") from None
-    nul = text.find("\0")
-    if nul >= 0:
-        line = first_line + text.count("\n", 0, nul)
-        raise InputError(f"{name}:{line}: a NUL byte inside the line (is this a text file?)")
-    return text
-
-
-def decoded_lines(raw: Iterable[bytes], name: str) -> Iterator[Tuple[int, str]]:
-    """(line number, line without its break) of byte lines, e.g. an archive member's, each
-    through ``decode_text``."""
-    for lineno, line in enumerate(raw, start=1):
-        yield lineno, decode_text(line, name, lineno).rstrip("\r\n")
-
-
-def read_text(path: str) -> str:
-    """The text of a UTF-8 file given by the user (see ``decode_text``): what every line reader
-    and JSON input reads through. Line breaks as in Python's text mode (CR LF and CR become LF)."""
-    check_input_file(path)
-    with open(readable_path(path), "rb") as f:
-        text = decode_text(f.read(), path)
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-
-def read_lines(path: str) -> List[str]:
-    """Lines of a UTF-8 text file, without line breaks (see ``read_text``)."""
-    text = read_text(path)
-    lines = text.split("\n")
-    return lines[:-1] if text.endswith("\n") or not text else lines
-
-
-def file_sha256(path: str) -> str:
-    """Content hash of a file, streamed (checkpoints can be large)."""
-    h = hashlib.sha256()
-    with open(readable_path(path), "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-# ----------------------------------------------------------------------------- writing
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -194,7 +115,7 @@ class OutputTransaction:
         self.created_dirs.clear()
 
 
-_ACTIVE: ContextVar[Optional[OutputTransaction]] = ContextVar("muda_outputs", default=None)
+_ACTIVE: ContextVar[Optional[OutputTransaction]] = ContextVar("commandkit_outputs", default=None)
 
 
 @contextmanager
@@ -266,7 +187,7 @@ def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
 
 
 @contextmanager
-def scratch_directory(prefix: str = "muda-") -> Iterator[str]:
+def scratch_directory(prefix: str = "scratch-") -> Iterator[str]:
     """A temporary directory for intermediate files, removed at the end whatever happens; writes
     into it are not staged by the open transaction (nothing of it is an output)."""
     path = os.path.abspath(tempfile.mkdtemp(prefix=prefix))
@@ -279,76 +200,6 @@ def scratch_directory(prefix: str = "muda-") -> Iterator[str]:
         if tx is not None:
             tx.scratch.remove(path)
         shutil.rmtree(path, ignore_errors=True)
-
-
-_NOT_FILES = ("command", "stage", "func", "output_args", "output_dir_args", "transaction")  # set by the parsers
-
-
-def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None) -> ContextManager:
-    """The ``outputs(...)`` of a CLI subcommand: the arguments its parser names in
-    ``output_args`` (files, or lists of files) and ``output_dir_args`` (directories). Every other
-    argument that names an existing file is an input, which no output may replace: one rule for
-    every command, checked before any work (``parser``, when given, names the options in the
-    error). A command that resumes step by step (``transaction=False``) only gets its atomic
-    writes."""
-    if not getattr(args, "transaction", True):
-        return nullcontext()
-    names = _option_names(parser, args) if parser is not None else {}
-
-    def given(dests: Iterable[str]) -> List[Tuple[str, str]]:
-        found: List[Tuple[str, str]] = []
-        for dest in dests:
-            value = getattr(args, dest, None)
-            flag = names.get(dest, "--" + dest.replace("_", "-"))
-            found += [(flag, v) for v in (value if isinstance(value, (list, tuple)) else [value])
-                      if isinstance(v, str) and v]
-        return found
-
-    written = (*getattr(args, "output_args", ()), *getattr(args, "output_dir_args", ()))
-    for dest in written:  # '' would be read as "no output" and the results silently dropped
-        if getattr(args, dest, None) == "":
-            return _refuse(f"{names.get(dest, '--' + dest.replace('_', '-'))}: an empty path was given")
-    inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
-              if os.path.isfile(path)]
-    # the files a command writes or removes beside its outputs (OUTPUT.partial, a summary, a
-    # report folder's files), as (what, path): no input may be one of them either
-    side = getattr(args, "side_outputs", None)
-    return _command_transaction(given(getattr(args, "output_args", ())),
-                                [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs,
-                                list(side(args)) if side else [])
-
-
-@contextmanager
-def _refuse(message: str) -> Iterator[None]:
-    """An error raised inside the command's guard (one 'error:' line, exit 1)."""
-    raise InputError(message)
-    yield  # pragma: no cover (a generator, for contextmanager)
-
-
-@contextmanager
-def _command_transaction(files: List[Tuple[str, str]], directories: List[str], inputs: List[Tuple[str, str]],
-                         side: List[Tuple[str, str]]) -> Iterator[OutputTransaction]:
-    check_not_inputs(files + side, inputs)  # here, inside the command's guard: one 'error:' line
-    with outputs(*(path for _, path in files), directories=directories) as tx:
-        yield tx
-
-
-def _option_names(parser: argparse.ArgumentParser, args: Any) -> Dict[str, str]:
-    """dest -> how the user wrote it (``--dump-tags``, ``SHARDS``), along the chosen subcommands."""
-    names: Dict[str, str] = {}
-    while parser is not None:
-        chosen = None
-        for action in parser._actions:
-            if action.nargs == argparse.PARSER:  # the subcommands: follow the chosen one
-                chosen = action.choices.get(getattr(args, action.dest, None))
-            elif action.option_strings:
-                names.setdefault(action.dest, next((o for o in action.option_strings if o.startswith("--")),
-                                                   action.option_strings[0]))
-            else:
-                names.setdefault(action.dest, action.metavar if isinstance(action.metavar, str)
-                                 else action.dest.upper())
-        parser = chosen
-    return names
 
 
 def readable_path(path: str) -> str:
@@ -418,65 +269,6 @@ def atomic_write_lines(path: str, lines: Iterable[str], transactional: bool = Tr
     if any("\n" in line for line in lines):
         raise ValueError(f"{path}: an output line contains a newline")
     atomic_write_text(path, "".join(line + "\n" for line in lines), transactional)
-
-
-def read_docids(path: str) -> List[str]:
-    """A docids file: one non-empty document id per line (blank ids and empty files are errors)."""
-    check_input_file(path, "docids file")
-    ids = read_lines(path)
-    if not ids:
-        raise InputError(f"{path}: docids file is empty")
-    for lineno, doc_id in enumerate(ids, start=1):
-        if not doc_id.strip():
-            raise InputError(f"{path}:{lineno}: empty document id")
-    _warn_interleaved(path, ids)
-    return ids
-
-
-def _warn_interleaved(path: str, ids: Sequence[str]) -> None:
-    """A document id that comes back after another document starts a second document under the
-    same id: almost always shuffled lines. Say so, naming the line."""
-    first: Dict[str, int] = {}
-    for n, doc_id in enumerate(ids):
-        if n and doc_id != ids[n - 1] and doc_id in first:
-            logger.warning("%s:%d: document id %r appears again after other documents (first at line %d); "
-                           "it starts a new document (a document is a run of equal consecutive ids)",
-                           path, n + 1, doc_id, first[doc_id] + 1)
-            return
-        first.setdefault(doc_id, n)
-
-
-def document_spans(ids: Sequence[str]) -> List[Tuple[int, int]]:
-    """``(start, end)`` of each document, in order: maximal runs of equal consecutive ids."""
-    spans: List[Tuple[int, int]] = []
-    for i in range(len(ids)):
-        if i == 0 or ids[i] != ids[i - 1]:
-            spans.append((i, i + 1))
-        else:
-            spans[-1] = (spans[-1][0], i + 1)
-    return spans
-
-
-def document_starts(ids: Sequence[str]) -> np.ndarray:
-    """For each sentence, the index of the first sentence of its document."""
-    import numpy as np  # here, not on top: `muda --help` and argument errors need no numpy
-
-    starts = np.zeros(len(ids), dtype=np.int64)
-    for start, end in document_spans(ids):
-        starts[start:end] = start
-    return starts
-
-
-def group_by_document(items: Sequence[T], ids: Sequence[str]) -> List[List[T]]:
-    """``items`` (one per line) split into documents."""
-    return [list(items[a:b]) for a, b in document_spans(ids)]
-
-
-def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str) -> None:
-    """Every sentence needs exactly one document id."""
-    if len(ids) != count:
-        raise InputError(f"{docids_path}: has {len(ids)} lines but {what} has {count}; "
-                    "every sentence needs exactly one document id")
 
 
 def atomic_save_figure(fig, path: str, dpi: int = 110) -> None:

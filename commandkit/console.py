@@ -1,12 +1,10 @@
-"""User-facing errors, for muda and the packages built on it: one clear line, no traceback, exit 1.
-
-Kept free of heavy imports (torch, fairseq), so that muda starts fast.
+"""A command as the console runs it: an InputError (or a full disk) as one 'error:' line and
+exit status 1, Ctrl-C and SIGTERM as one line and status 130 (``run_command``, ``console_run``,
+``install_excepthook``), and warnings as ``warning: ...`` lines (``configure_logging``).
 """
 from __future__ import annotations
 
-import errno
 import logging
-import math
 import os
 import signal
 import sys
@@ -14,31 +12,14 @@ import threading
 from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Optional
 
-
-class InputError(ValueError):
-    """Bad input or set-up. Its message names the file (and line) at fault."""
+from commandkit.errors import DISK_FULL, InputError
 
 
 INTERRUPTED = 130  # the shell's status for a command stopped by Ctrl-C (128 + SIGINT)
-DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
-
-
-class WriteError(OSError, InputError):
-    """An output that cannot be written (a full disk above all): one line naming it, like any
-    InputError, and still an OSError for callers that handle failed writes (caches)."""
-
-    def __str__(self) -> str:
-        return str(self.strerror)
-
-
-def write_error(path: str, e: OSError) -> WriteError:
-    """One line for an OSError while writing ``path``, keeping its errno."""
-    hint = "; free some space and run again" if e.errno in DISK_FULL else ""
-    return WriteError(e.errno, f"{path}: cannot write ({e.strerror or e}){hint}")
 
 
 def _disk_full_line(e: OSError) -> str:
-    """A full disk met outside the writers of ``muda.io`` (which name their output): the file
+    """A full disk met outside the writers of ``commandkit.outputs`` (which name their output): the file
     the error names, if any."""
     where = f"{e.filename}: " if e.filename else ""
     return f"error: {where}cannot write ({e.strerror or e}); free some space and run again"
@@ -65,7 +46,7 @@ def install_excepthook() -> None:
 
 def run_command(func: Callable[[Any], int], args: Any,
                 guard: Optional[ContextManager] = None) -> int:
-    """Run a CLI subcommand inside ``guard`` (its outputs, see ``muda.io.outputs``): an InputError
+    """Run a CLI subcommand inside ``guard`` (its outputs, see ``commandkit.outputs.outputs``): an InputError
     becomes one 'error:' line and exit status 1 (a full disk too); Ctrl-C one line and status 130."""
     try:
         with guard or nullcontext():
@@ -81,25 +62,6 @@ def run_command(func: Callable[[Any], int], args: Any,
             raise
         print(_disk_full_line(e), file=sys.stderr)
         return 1
-
-
-def check_number(flag: str, value: Any, minimum: Optional[float] = None, maximum: Optional[float] = None,
-                 integer: bool = False, optional: bool = False) -> None:
-    """An option's value: a finite number (an integer if ``integer``) within the bounds, or one
-    clear error naming the option. Option dataclasses call this when they are built, so a bad
-    value fails before any file is read or model loaded."""
-    if value is None and optional:
-        return
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if integer:
-        ok = ok and float(value).is_integer()
-    what = "an integer" if integer else "a finite number"
-    if not ok:
-        raise InputError(f"{flag} must be {what} (got {value!r})")
-    if minimum is not None and value < minimum:
-        raise InputError(f"{flag} must be >= {minimum:g} (got {value!r})")
-    if maximum is not None and value > maximum:
-        raise InputError(f"{flag} must be <= {maximum:g} (got {value!r})")
 
 
 class _StderrHandler(logging.StreamHandler):
