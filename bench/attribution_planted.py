@@ -32,7 +32,7 @@ from typing import Dict, List, Set, Tuple
 from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.attribution.run import AttributeOptions, run_attribute
 from contextual_mt.demo.corpus import generate_split
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 
 
 def cue_words(docs) -> Dict[int, Dict[str, Set[Tuple[str, int, int]]]]:

@@ -123,7 +123,7 @@ def main() -> None:
     import torch
 
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
 
     work = Path(args.workdir)
     with tempfile.TemporaryDirectory() as tmp:

@@ -55,7 +55,7 @@ def main() -> None:
     p.add_argument("--out", default="bench/out/cxmi_speed.json")
     args = p.parse_args()
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
 
     work = Path(args.workdir)
     ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"

@@ -53,7 +53,7 @@ def main() -> None:
     import torch
 
     from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator

@@ -20,7 +20,7 @@ import torch
 def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.analysis.cxmi import PCXMIScorer
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 

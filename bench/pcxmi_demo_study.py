@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions  # noqa: E402
+from contextual_mt.backends.fairseq.model import ModelOptions  # noqa: E402
 from contextual_mt.demo.pipeline import LANG, PRESET, DemoFolders  # noqa: E402
 from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
 from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402

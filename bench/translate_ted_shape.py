@@ -83,7 +83,7 @@ def main() -> int:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
     from commandkit.text import read_lines

@@ -1,5 +1,5 @@
 """Reading a fairseq checkpoint file with one-line errors: the one reader behind the document
-model loader (inference/checkpoint.py) and CADec's base model (models/cadec.py); and what the
+model loader (backends/fairseq/model.py) and CADec's base model (models/cadec.py); and what the
 file records of its training (validation loss, label smoothing)."""
 from __future__ import annotations
 

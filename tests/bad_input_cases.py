@@ -1153,7 +1153,7 @@ def generate_docids_short(c):
 add("generate-docids-fewer-lines", generate_command, generate_docids_short)
 
 
-# ---- issue 27: file reading and writing rules (no output over an input, NUL bytes)
+# ---- file reading and writing rules (no output over an input, NUL bytes)
 def output_over_input(out_flag: str, in_flag: str, name: str, link: bool = False):
     """``out_flag`` given the file of ``in_flag`` (copied into in/ as ``name``), or with ``link``
     a symbolic link to it in out/: refused before any work, naming both options; the input is
@@ -1245,7 +1245,7 @@ add("tag-tgt-nul-byte", tag_command,
 add("eval-ref-tags-nul-byte", eval_command,
     lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"])
 
-# ---- issue 27: contrastive sets, cxmi options, make variables, shard merging
+# ---- contrastive sets, cxmi options, make variables, shard merging
 def same_tokens(entries: list) -> None:
     """Entry 1: two different strings that differ only in words outside the tiny vocabulary."""
     reference = entries[1]["dst"][0]
@@ -1268,7 +1268,7 @@ def shard_without_records(c):
 
 add("merge-shard-jsonl-absent", merge_command, shard_without_records)
 
-# ---- issue 27: the sentencepiece model and the dictionary (items 3 and 4)
+# ---- the sentencepiece model and the dictionary
 def spm_of_the_corpus(c: Ctx, drop: int = 0, extra: Sequence[str] = ()) -> List[Fragment]:
     """--spm: a sentencepiece model of the tiny corpus; --data: dictionaries holding its pieces
     but the last ``drop``, and the symbols ``extra`` (both fail before the weights load)."""
@@ -1343,7 +1343,7 @@ add("download-unknown-phenomenon", download_command,
     lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1], status=2)
 
 
-# ---- the fresh bad-input run after issue 27's fixes: what it found
+# ---- the demo's data command, the test-set stages, merged shards and the other late cases
 def demo_data_command(c: Ctx) -> None:
     c.command = "contextual-mt"
     c.argv = ["demo-data", "--output", c.o("corpus"), "--train-docs", "5", "--valid-docs", "2", "--test-docs", "2"]

@@ -102,8 +102,10 @@ def test_no_import_cycles_between_packages():
 
 
 # The floors of the house, from the base up: a module imports its own floor and the floors below,
-# never one above (data flows down; the command line is the roof). muda is a floor of its own.
+# never one above (data flows down; the command line is the roof). commandkit (what every command
+# is built on) is the ground floor; muda is a floor of its own.
 FLOORS = (
+    ("commandkit",),
     ("muda",),
     ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors", "contextual_mt.checkpoint_file"),
     ("contextual_mt.data",),
@@ -274,9 +276,9 @@ def test_importing_the_packages_changes_no_global_state():
 # Distributions whose import name is not their name with "-" read as "_".
 IMPORT_NAMES = {"pyyaml": "yaml", "hydra-core": "hydra", "unbabel-comet": "comet"}
 # Declared and not imported by the project: fairseq 0.12.2's own requirements (fairseq is
-# installed with --no-deps), and spaCy, declared ahead of its annotator (issue 30).
+# installed with --no-deps); NOT_IMPORTED_YET: a dependency declared ahead of its first import.
 FAIRSEQ_REQUIREMENTS = {"hydra-core", "bitarray", "regex"}
-NOT_IMPORTED_YET: set = set()  # spacy: imported by muda.annotators.spacy_pipeline
+NOT_IMPORTED_YET: set = set()
 
 
 def distribution_name(requirement: str) -> str:
@@ -343,3 +345,44 @@ def test_help_prints_no_import_noise():
     proc = subprocess.run([str(Path(sys.executable).parent / "contextual-mt"), "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "usage: contextual-mt" in proc.stdout, proc.stderr[-2000:]
     assert "tensorboardX" not in proc.stdout + proc.stderr and proc.stderr == ""
+
+
+def layout_entries(text: str) -> Set[str]:
+    """The names a layout text gives: ``name/`` for a folder, ``name`` or ``name.py`` for a module."""
+    import re
+
+    return {m.rstrip("/").removesuffix(".py") + ("/" if m.endswith("/") else "")
+            for m in re.findall(r"(?<![\w./-])([a-z_][a-z0-9_]*(?:/|\.py)?)(?![\w-])", text)}
+
+
+def package_parts(package: str) -> Set[str]:
+    """Its subpackages (``name/``) and top-level modules (``name``), as a layout names them."""
+    root = ROOT / package
+    folders = {p.name + "/" for p in root.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.stem for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    return folders | modules
+
+
+def readme_layout() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
+def test_the_layouts_name_every_subpackage_and_module(package):
+    """The README's layout section names every subpackage and top-level module of each package,
+    and ``contextual_mt/__init__.py``'s map every one of contextual_mt's; no folder they name is
+    gone."""
+    block = readme_layout().split(f"\n{package}/", 1)[1]
+    block = block.split("\n", 1)[1]
+    block = "\n".join(line for line in block.split("\n") if line.startswith(" "))  # up to the next package
+    parts = package_parts(package)
+    assert sorted(parts - layout_entries(block)) == [], f"README.md's layout misses parts of {package}"
+    named_folders = {line.split()[0] for line in block.split("\n") if line[:3] == "  " and line[2:3] != " "
+                     and line.split()[0].endswith("/")}
+    assert sorted(named_folders - parts) == [], f"README.md's layout names folders {package} does not have"
+    if package == "contextual_mt":
+        import contextual_mt
+
+        map_text = contextual_mt.__doc__.split("Layout", 1)[1]
+        assert sorted(parts - layout_entries(map_text)) == [], "contextual_mt/__init__.py's map misses parts"

@@ -60,7 +60,7 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
     from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.inference.translate import TranslateOptions, translate_files
     from contextual_mt.metrics import score

@@ -88,7 +88,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     from contextual_mt.demo.corpus import generate_demo_data
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.metrics import score
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.inference.translate import TranslateOptions, translate_files
 
@@ -142,7 +142,7 @@ def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFo
     sentence model, the context model, and the context model with context sizes 0/0."""
     from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
 
     test_set = data / "test.contrastive.json"
     if not test_set.exists():

@@ -32,7 +32,7 @@ def attribution_output(results: str) -> str:
 def run_attribute_stage(o: AttributeStageOptions) -> Dict:
     from contextual_mt.analysis.cxmi_summary import summary_path
     from contextual_mt.attribution.run import AttributeOptions, fingerprint, run_attribute, summary_line
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
     from contextual_mt.stage_record import summary_if_current
 
     p = eval_paths(o.lang, o.root)

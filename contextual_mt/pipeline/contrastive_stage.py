@@ -69,7 +69,7 @@ class ContrastiveStageOptions:
 def run_stage(options: ContrastiveStageOptions) -> Dict:
     """Score every set with every system (up-to-date ones are kept); returns the summary table."""
     from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
     from contextual_mt.pipeline.systems import finished_checkpoint
 
     o = options

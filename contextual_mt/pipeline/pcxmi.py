@@ -135,7 +135,7 @@ def demo_first(p: EvalPaths, needed: str) -> None:
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
-    from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+    from contextual_mt.backends.fairseq.model import ModelOptions
 
     p = o.paths
     demo_first(p, p.checkpoint)

@@ -35,7 +35,7 @@ PRESETS: Dict[str, Preset] = {p.name: p for p in (
     Preset("small", "small_scratch", "transformer-small (512/1024, 6 layers, 8 heads) from scratch"),
     Preset("big", "big_finetune", "transformer-big (1024/4096, 6 layers, 16 heads) fine-tuned from a "
            "sentence-level checkpoint (`PRETRAINED`)", pretrained=True),
-    # the demo's models as they always were: tiny, logged every 100 updates, sentence 8 / context
+    # the demo's models: tiny, logged every 100 updates, sentence 8 / context
     # 16 epochs, on a 500-piece vocabulary
     Preset("demo", "tiny", "the offline demo's two models (`make demo`)", overrides=("common.log_interval=100",),
            max_epoch={"sentence": 8, "context": 16}, vocab_size=500),

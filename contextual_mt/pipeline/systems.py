@@ -102,7 +102,7 @@ def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str], dt
 
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.inference.precision import resolve_dtype
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.model_health import warn_if_degenerate

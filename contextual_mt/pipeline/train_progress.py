@@ -75,7 +75,7 @@ class TrainStats:
     def as_dict(self) -> Dict:
         return {"epochs": self.epochs, "num_updates": self.num_updates, "train_wps": list(self.train_wps),
                 "train_ups": list(self.train_ups), "train_wpb": list(self.train_wpb),
-                # the run's throughput, as issue 28 compares presets by it (medians over its epochs)
+                # the run's throughput, by which presets and batch sizes are compared (medians over its epochs)
                 "target_words_per_second": _median(self.train_wps), "updates_per_second": _median(self.train_ups),
                 "target_words_per_update": _median(self.train_wpb),
                 "valid_loss": self.valid_loss, "best_valid_loss": self.best_valid_loss,

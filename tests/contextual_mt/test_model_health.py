@@ -77,7 +77,7 @@ def test_degenerate_outputs(hyps, sources, degenerate, message, caplog):
 def test_the_loader_warns_for_an_untrained_model_only(zoo, dynamic_model, data_bin, caplog):
     """The zoo's one-epoch sentence model (validation loss ~10 bits on a 42-piece target
     dictionary) is worse than a unigram model; the dynamic model (more epochs) is not."""
-    from contextual_mt.backends.fairseq.checkpoint import load_document_model
+    from contextual_mt.backends.fairseq.model import load_document_model
 
     untrained = str(zoo.checkpoint("sentence"))
     with caplog.at_level(logging.WARNING, logger=HEALTH):

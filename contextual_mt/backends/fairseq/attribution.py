@@ -18,7 +18,7 @@ from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenC
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 from contextual_mt.symbols import BRK
 

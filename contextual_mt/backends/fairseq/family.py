@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
 from contextual_mt.inference.registry import register_family
@@ -30,20 +30,20 @@ class FairseqFamily:
     """A ``document_translation`` or ``cadec_translation`` checkpoint."""
 
     def open_scorer(self, spec: ModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
-        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+        from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.scoring import scoring_backend
 
         return scoring_backend(DocumentModel.load(spec))
 
     def open_translator(self, spec: ModelOptions, decoding) -> Translator:
-        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+        from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
 
     def open_attribution(self, spec: ModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
-        from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+        from contextual_mt.backends.fairseq.model import DocumentModel
 
         return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path, max_tokens or 4096)
 

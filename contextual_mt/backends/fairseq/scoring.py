@@ -16,7 +16,7 @@ from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.precision import check_finite_scores

@@ -21,7 +21,7 @@ from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK

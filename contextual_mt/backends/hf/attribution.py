@@ -119,7 +119,7 @@ class HFAttributionBackend(HFScoringBackend):
         return str(tok.convert_ids_to_tokens(tok_id))
 
     def _offset_pieces(self, ids: Sequence[int], text: str, encode: Callable) -> Optional[List[str]]:
-        """Pieces from a fast tokenizer's character offsets (as ``Layout.pieces``): the bytes of
+        """Pieces from a fast tokenizer's character offsets (as ``InputLayout.pieces``): the bytes of
         one character split over tokens show the character once. None for a slow tokenizer."""
         if not getattr(self.hf.tokenizer, "is_fast", False):
             return None

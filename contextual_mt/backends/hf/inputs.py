@@ -43,7 +43,7 @@ class Row:
         return max(len(self.encoder), decoder) if self.encoder is not None else decoder
 
 
-class Layout:
+class InputLayout:
     """Builds rows for one loaded model; each distinct text is tokenized once."""
 
     def __init__(self, hf: HFModel):

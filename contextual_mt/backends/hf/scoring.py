@@ -23,7 +23,7 @@ import torch
 
 from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.hf.inputs import Layout, Row, lm_context_sizes
+from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.inference.batching import length_batches
@@ -42,7 +42,7 @@ class HFScoringBackend:
 
     def __init__(self, hf: HFModel, max_tokens: Optional[int] = None):
         self.hf = hf
-        self.layout = Layout(hf)
+        self.layout = InputLayout(hf)
         # CPU: small batches stay in cache (1024 measured fastest on opus-mt size); GPU: fill it
         self.max_tokens = max_tokens or (1024 if hf.device.type == "cpu" else 8192)
         self.source_context_size, self.target_context_size = lm_context_sizes(

@@ -11,7 +11,7 @@ import torch
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.data.context_trim import last_sentences, nearest_fitting
-from contextual_mt.backends.hf.inputs import Layout, lm_context_sizes
+from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
@@ -23,7 +23,7 @@ class HFDocumentTranslator:
     def __init__(self, hf: HFModel, options: Optional[DecodingOptions] = None):
         self.hf = hf
         self.options = options or DecodingOptions()
-        self.layout = Layout(hf)
+        self.layout = InputLayout(hf)
         self.n_src, self.n_tgt = lm_context_sizes(hf, hf.options.source_context_size, hf.options.target_context_size)
         tok = hf.tokenizer
         self.pad = tok.pad_token_id if tok.pad_token_id is not None else (tok.eos_token_id or 0)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 from commandkit.documents import document_starts
 from contextual_mt.errors import ContextualMTError
 
@@ -56,7 +56,7 @@ def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tm
              target_context_size=0)
     assert not list(tmp_path.iterdir())
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+    from contextual_mt.backends.fairseq.model import DocumentModel
 
     backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
         str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)))

@@ -7,7 +7,7 @@ import torch
 
 from contextual_mt.attribution.interface import CueRequest
 from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
-from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
 from commandkit.documents import document_starts
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 from commandkit.documents import document_starts
 from tests.helpers import BIN, USER_DIR, run
 
@@ -222,7 +222,7 @@ def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita
 def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
     from contextual_mt.contrastive.run import score_candidates
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+    from contextual_mt.backends.fairseq.model import DocumentModel
     from contextual_mt.contrastive.formats import get_format
 
     groups = get_format("voita").read(str(voita_set[0]), ())

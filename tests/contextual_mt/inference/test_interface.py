@@ -11,7 +11,7 @@ from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 from contextual_mt.backends.fairseq.scoring import CADecScoringBackend, FairseqScoringBackend
 from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator

@@ -9,7 +9,7 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
 from contextual_mt.inference.registry import model_fingerprint
 from contextual_mt.inference.precision import resolve_dtype
 from contextual_mt.stage_record import differences

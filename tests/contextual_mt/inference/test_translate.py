@@ -8,7 +8,7 @@ import torch
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
-from contextual_mt.backends.fairseq.checkpoint import ModelOptions
+from contextual_mt.backends.fairseq.model import ModelOptions
 from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.translate import TranslateOptions, translate_files
@@ -513,7 +513,7 @@ def test_bfloat16_on_cpu_against_float32(demo_model, tmp_path, monkeypatch):
     import numpy as np
 
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel
+    from contextual_mt.backends.fairseq.model import DocumentModel
 
     data = demo_model["data"]
     src, ids = lines(data / "test.en")[:150], lines(data / "test.docids")[:150]

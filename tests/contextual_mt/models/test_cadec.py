@@ -175,7 +175,7 @@ def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corp
 
 
 def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus):
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
     from commandkit.documents import document_starts
@@ -211,7 +211,7 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     scoring run in bfloat16, with float32 log-probabilities close to float32's."""
     import numpy as np
 
-    from contextual_mt.backends.fairseq.checkpoint import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
