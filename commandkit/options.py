@@ -24,9 +24,8 @@ required); ``argparse.SUPPRESS`` and every other ``add_argument`` keyword pass t
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from dataclasses import MISSING, Field, field, fields
-from typing import Any, Dict, Optional, Type, TypeVar
+from typing import Any, Callable, Dict, Optional, Sequence, Type, TypeVar
 
 T = TypeVar("T")
 
@@ -159,8 +158,24 @@ def defaults(cls: Type[Any]) -> Dict[str, Any]:
     return {name: _default(f) for name, f in option_fields(cls).items()}
 
 
-def is_options(cls: Any) -> bool:
-    return dataclasses.is_dataclass(cls)
+def parse_options(cls: Type[T], words: Sequence[str], prog: Optional[str] = None,
+                  error: Optional[Callable[[str], Any]] = None, **given: Any) -> T:
+    """``cls`` from a list of words typed by a user (an option string such as a Make variable's):
+    the options in ``given`` (by dest) are set, not parsed, and need not be typed. ``error`` is
+    called with argparse's message instead of a usage dump and exit."""
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # type: ignore[override]
+            if error is not None:
+                error(message)
+            super().error(message)
+
+    parser = add_options(Parser(prog=prog, add_help=False), cls)
+    for action in parser._actions:
+        if action.dest in given:
+            action.required = False
+    return from_namespace(cls, parser.parse_args(list(words), argparse.Namespace(**given)))
 
 
-__all__ = ["add_options", "defaults", "flat", "from_namespace", "group", "namespace", "option", "option_fields"]
+__all__ = ["add_options", "defaults", "flat", "from_namespace", "group", "namespace", "option", "option_fields",
+           "parse_options"]

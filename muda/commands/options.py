@@ -1,6 +1,6 @@
 """The options of the ``muda`` commands, each declared once (default, help, flags) as a dataclass
 field; ``muda.cli`` generates its parsers from them (``commandkit.options``), and library callers
-(contextual_mt's pipeline) build them directly."""
+(a pipeline built on muda) build them directly."""
 from __future__ import annotations
 
 from dataclasses import dataclass
