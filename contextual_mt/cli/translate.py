@@ -11,6 +11,9 @@ from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, mode
 from contextual_mt.inference.decoding import DecodingOptions
 
 HELP = "translate documents, with the model's own previous translations as target context"
+DECODING_HELP = ("with predicted target context: 'sequential' (waves: the t-th sentence of every document at once), "
+                 "'parallel' (rounds of up to --parallel-window sentences per document, re-translating those whose "
+                 "context changed; the same output), 'auto' (parallel on a GPU, sequential on CPU)")
 
 
 @dataclass
@@ -27,11 +30,7 @@ class TranslateArgs:
     batch_size: int = option(type=int, default=DecodingOptions.batch_size,
                              help="sentences decoded together (with predicted context: one per document in a wave)")
     max_tokens: Optional[int] = max_tokens_option()
-    decoding: str = option(default=DecodingOptions.decoding,
-                           help="with predicted target context: 'sequential' (waves: the t-th sentence of every "
-                           "document at once), 'parallel' (rounds of up to --parallel-window sentences per document, "
-                           "re-translating those whose context changed; the same output), 'auto' (parallel on a GPU, "
-                           "sequential on CPU)")
+    decoding: str = option(default=DecodingOptions.decoding, help=DECODING_HELP)
     parallel_window: int = option(type=int, default=DecodingOptions.window,
                                   help="sentences per document a parallel round may translate")
     quiet: bool = quiet_option("no progress bar")

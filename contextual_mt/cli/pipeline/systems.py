@@ -8,6 +8,7 @@ from typing import List, Optional
 from commandkit.options import option
 from contextual_mt.cli.common import command, max_tokens_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
+from contextual_mt.cli.translate import DECODING_HELP
 from contextual_mt.pipeline.systems import (SYSTEMS, ScoreOptions, SystemsOptions, format_scores, score_systems,
                                             translate_systems)
 
@@ -21,6 +22,7 @@ class TranslateStageArgs:
     lenpen: float = option(type=float, default=SystemsOptions.lenpen)
     batch_size: int = option(type=int, default=SystemsOptions.batch_size)
     max_tokens: Optional[int] = max_tokens_option()
+    decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
     cpu: bool = option(action="store_true", default=False)
     dtype: str = dtype_option()
     quiet: bool = quiet_option()
@@ -30,7 +32,7 @@ def translate(args: argparse.Namespace) -> int:
     out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
                                            lenpen=args.lenpen, batch_size=args.batch_size,
                                            max_tokens=args.max_tokens, cpu=args.cpu, dtype=args.dtype,
-                                           progress=not args.quiet))
+                                           decoding_mode=args.decoding, progress=not args.quiet))
     for system, path in out.items():
         print(f"{system}: {path}")
     return 0
