@@ -11,6 +11,7 @@ from typing import Dict, Optional, Union
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.hf.options import HFModelOptions
+from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.inference.checkpoint import ModelOptions
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
@@ -49,7 +50,8 @@ class FairseqFamily:
         from contextual_mt.attribution.fairseq_backend import FairseqAttributionBackend
         from contextual_mt.inference.checkpoint import DocumentModel
 
-        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path, max_tokens or 4096)
+        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path,
+                                         max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS)
 
     def fingerprint(self, spec: ModelOptions) -> Dict:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
