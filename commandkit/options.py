@@ -120,9 +120,10 @@ def option_fields(cls: Type[Any]) -> Dict[str, Field]:
     return out
 
 
-def from_namespace(cls: Type[T], namespace: argparse.Namespace, **given: Any) -> T:
-    """``cls`` (nested groups built too) from parsed arguments: each field from the attribute of its
-    name, unless ``given``."""
+def from_namespace(cls: Type[T], namespace: Any, **given: Any) -> T:
+    """``cls`` (nested groups built too) from parsed arguments (or any object holding the values as
+    attributes, e.g. another options object): each field from the attribute of its name, unless
+    ``given``; a field with no such attribute keeps its default."""
     values: Dict[str, Any] = {}
     for f in fields(cls):
         if not f.init:

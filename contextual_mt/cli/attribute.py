@@ -91,11 +91,10 @@ def attribute(args: argparse.Namespace) -> int:
 
     if args.beam != DecodingOptions.beam and not args.translate:
         raise ContextualMTError("--beam goes with --translate (the translations attribute makes)")
-    summary = run_attribute(AttributeOptions(
-        model_options(args), args.source, args.docids, args.output, reference=args.reference,
-        hypotheses=args.hypotheses, translate=DecodingOptions(beam=args.beam) if args.translate else None,
-        **from_namespace(AttributionMethodArgs, args).options(), shard=args.shard, batch_size=args.batch_size,
-        max_tokens=args.max_tokens, resume=not args.overwrite, progress=not args.quiet))
+    model = model_options(args)
+    summary = run_attribute(from_namespace(
+        AttributeOptions, args, model=model, translate=DecodingOptions(beam=args.beam) if args.translate else None,
+        **from_namespace(AttributionMethodArgs, args).options(), resume=not args.overwrite, progress=not args.quiet))
     print(summary_line(summary, args.output))
     return 0
 

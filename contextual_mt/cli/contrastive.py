@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import group, option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, overwrite_option, quiet_option
 from contextual_mt.contrastive.run import ContrastiveOptions
 
@@ -51,11 +51,9 @@ def contrastive(args: argparse.Namespace) -> int:
                                 "existing scores)")
     if args.maximize:
         raise ContextualMTError("--maximize applies to --scores only (this command writes losses: lower is better)")
-    summary = run_contrastive(ContrastiveOptions(
-        model_options(args), args.format, args.input, args.output, args.summary,
-        context_files=tuple(args.context_files or ()), normalize=args.normalize, detokenize=args.detokenize,
-        batch_size=args.batch_size, max_tokens=args.max_tokens, resume=not args.overwrite,
-        progress=not args.quiet))
+    summary = run_contrastive(from_namespace(
+        ContrastiveOptions, args, model=model_options(args), context_files=tuple(args.context_files or ()),
+        resume=not args.overwrite, progress=not args.quiet))
     print(format_table(summary))
     print(f"scores: {args.output} (for: {summary['official_scorer']}); summary: {args.summary}")
     return 0

@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import group, option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.analysis.cxmi import CxmiOptions
 from contextual_mt.cli.common import (RESUME_HELP, ModelArgs, command, cxmi_side_outputs, max_tokens_option,
                                       model_options, overwrite_option, quiet_option)
@@ -13,6 +13,8 @@ from contextual_mt.cli.common import (RESUME_HELP, ModelArgs, command, cxmi_side
 
 @dataclass
 class CxmiArgs:
+    """``contextual-mt cxmi``: the references scored with and without context (``CxmiOptions``, the
+    model and the run options given as options)."""
     source: str = option(required=True, help="source text, one sentence per line")
     reference: str = option(required=True, help="the reference translation, line by line: what is scored")
     docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
@@ -36,11 +38,8 @@ def cxmi(args: argparse.Namespace) -> int:
     from contextual_mt.analysis.cxmi import run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
 
-    summary = run_cxmi(CxmiOptions(
-        model_options(args), args.source, args.reference, args.docids, args.output, log_base=args.log_base,
-        random_context=args.random_context, seed=args.seed, shard=args.shard, batch_size=args.batch_size,
-        max_tokens=args.max_tokens, resume=not args.overwrite, progress=not args.quiet,
-        skip_up_to_date=args.skip_up_to_date))
+    summary = run_cxmi(from_namespace(CxmiOptions, args, model=model_options(args), resume=not args.overwrite,
+                                      progress=not args.quiet))
     print(summary_line(summary, args.output))
     return 0
 

@@ -14,6 +14,7 @@ from contextual_mt.testsets.evaluate import EvaluateOptions
 
 @dataclass
 class BuildArgs:
+    """``contextual-mt testset build`` (``BuildOptions``; without --tags, ``muda tag`` first)."""
     source: str = option(required=True, help="English source, one sentence per line")
     reference: str = option(required=True, help="the reference translation, line by line")
     docids: str = option(required=True, help="document id of each line")

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
-from commandkit.options import group, option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, quiet_option
 from contextual_mt.inference.decoding import DecodingOptions
 
@@ -37,21 +37,14 @@ class TranslateArgs:
     model: ModelArgs = group(ModelArgs)
 
 
-def decoding_options(args: argparse.Namespace) -> DecodingOptions:
-    return DecodingOptions(beam=args.beam, lenpen=args.lenpen, max_len_a=args.max_len_a, max_len_b=args.max_len_b,
-                           batch_size=args.batch_size, max_tokens=args.max_tokens, decoding=args.decoding,
-                           window=args.parallel_window)
-
-
 def translate(args: argparse.Namespace) -> int:
     from contextual_mt.inference.model_spec import model_dtype
     from contextual_mt.inference.translate import TranslateOptions, translate_files
 
-    decoding = decoding_options(args)
+    decoding = from_namespace(DecodingOptions, args, window=args.parallel_window)
     model = model_options(args)
-    hyps = translate_files(TranslateOptions(
-        model, args.source, args.docids, args.output,
-        gold_target_context=args.gold_target_context, decoding=decoding, progress=not args.quiet))
+    hyps = translate_files(from_namespace(TranslateOptions, args, model=model, decoding=decoding,
+                                          progress=not args.quiet))
     print(f"wrote {len(hyps)} lines to {args.output} (the model in {model_dtype(model)})", file=sys.stderr)
     return 0
 

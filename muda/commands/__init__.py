@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
-from commandkit.options import namespace
+from commandkit.options import from_namespace, namespace
 from muda.commands.options import AnnotatorArgs, DownloadArgs, EvalArgs, TagArgs, TrainEllipsisArgs
 from muda.errors import InputError
 
@@ -18,8 +18,7 @@ def tag(o: TagArgs) -> int:
 
     # every option value is checked (building the options) before any file is read or model loaded
     settings = TaggerSettings(lexical_min_count=o.lexical_min_count, same_sentence_counts=o.same_sentence_counts)
-    options = TagOptions(o.src, o.tgt, o.docids, o.tgt_lang, o.dump_tags, src_conllu=o.src_conllu,
-                         tgt_conllu=o.tgt_conllu, alignments=o.alignments, phenomena=o.phenomena, settings=settings)
+    options = from_namespace(TagOptions, o, output=o.dump_tags, settings=settings)
     annotator_options = o.annotators.annotator_options()
     # all pre-computed: no model is needed, unless a trained ellipsis classifier is asked for
     precomputed = o.src_conllu and o.tgt_conllu and o.alignments and not o.annotators.ellipsis_model
@@ -49,9 +48,7 @@ def _check_tag_models(o: TagArgs) -> None:
 def download(o: DownloadArgs) -> int:
     from muda.annotators.download import DownloadOptions, download as download_models
 
-    plan = download_models(DownloadOptions(o.tgt_lang, phenomena=o.phenomena, stanza_dir=o.stanza_dir,
-                                           align_model=o.align_model, no_source=o.no_source,
-                                           no_target=o.no_target, no_aligner=o.no_aligner))
+    plan = download_models(from_namespace(DownloadOptions, o))
     print(f"{len(plan)} model(s) ready for muda tag --tgt-lang {o.tgt_lang}" +
           (f" --stanza-dir {o.stanza_dir}" if o.stanza_dir else ""))
     return 0
@@ -91,10 +88,7 @@ def evaluate(o: EvalArgs) -> int:
     from muda.io import check_distinct, check_not_inputs
 
     # every value checked before any file is read or model loaded
-    options = EvalOptions(o.src, o.ref, o.docids, o.tgt_lang, o.hyps, output=o.output, ref_tags=o.ref_tags,
-                          src_conllu=o.src_conllu, ref_conllu=o.ref_conllu, ref_alignments=o.ref_alignments,
-                          hyp_conllu=o.hyp_conllu, hyp_alignments=o.hyp_alignments, names=o.names,
-                          bootstrap=o.bootstrap, seed=o.seed, comet_model=o.comet_model, plot=o.plot)
+    options = from_namespace(EvalOptions, o)
     annotator_options = o.annotators.annotator_options()
     check_distinct([("--output", o.output), ("--plot", o.plot), ("--table", o.table)])
     lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(o.lexicon or ())}

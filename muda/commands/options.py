@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import group, option
+from commandkit.options import from_namespace, group, option
 from muda.annotators.ellipsis_bert import TrainEllipsisOptions
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL
 from muda.phenomena import phenomenon_names
@@ -39,9 +39,7 @@ class AnnotatorArgs:
         """The ``AnnotatorOptions`` (checked: before any file is read or model loaded)."""
         from muda.annotators.models import AnnotatorOptions
 
-        return AnnotatorOptions(stanza_dir=self.stanza_dir, align_model=self.align_model,
-                                ellipsis_model=self.ellipsis_model, cache_dir=self.cache_dir,
-                                coref_window=self.coref_window, batch_size=self.batch_size, cpu=self.cpu)
+        return from_namespace(AnnotatorOptions, self)
 
 
 ANNOTATOR_GROUP = "annotator models (used for whatever is not pre-computed)"
@@ -49,7 +47,8 @@ ANNOTATOR_GROUP = "annotator models (used for whatever is not pre-computed)"
 
 @dataclass
 class TagArgs:
-    """``muda tag``."""
+    """``muda tag`` (``muda.tagger.TagOptions``, with the annotators' options and the tagger's
+    thresholds, ``muda.settings.TaggerSettings``)."""
     src: str = option(required=True, help="English source, one sentence per line")
     tgt: str = option(required=True, help="target text (reference or system output), aligned to --src")
     docids: str = option(required=True, help="document id of each line")

@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List
 
-from commandkit.options import option
+from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, quiet_option
 from contextual_mt.cli.pipeline.options import dtype_option
 from contextual_mt.pipeline.contrastive_stage import CONTRASTIVE_SYSTEMS, ContrastiveStageOptions, markdown, run_stage
@@ -24,9 +24,7 @@ class ContrastiveStageArgs:
 
 
 def contrastive(args: argparse.Namespace) -> int:
-    table = run_stage(ContrastiveStageOptions(args.lang, args.sets, args.root, systems=args.systems,
-                                              batch_size=args.batch_size, cpu=args.cpu, progress=not args.quiet,
-                                              dtype=args.dtype))
+    table = run_stage(from_namespace(ContrastiveStageOptions, args, progress=not args.quiet))
     print(markdown(table, args.systems))
     return 0
 

@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import group, option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import command
 from contextual_mt.cli.pipeline.options import PairArgs
 from contextual_mt.cli.pipeline.testset import MUDA_TAG_ARGS_HELP
@@ -29,8 +29,7 @@ def muda_eval(args: argparse.Namespace) -> int:
 
     paths = eval_paths(args.lang, args.root)
     demo_first(paths, paths.translations[-1])  # the demo's context model's translation
-    run_muda_eval(MudaEvalOptions(args.lang, args.root, hyps=args.hyps or (), muda_args=args.muda_args,
-                                  muda_tag_args=args.muda_tag_args or "", comet_model=args.comet_model))
+    run_muda_eval(from_namespace(MudaEvalOptions, args, hyps=args.hyps or (), muda_tag_args=args.muda_tag_args or ""))
     return 0
 
 

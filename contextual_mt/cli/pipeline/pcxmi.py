@@ -41,9 +41,8 @@ class PcxmiArgs:
 
 
 def pcxmi(args: argparse.Namespace) -> int:
-    run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
-                                      overwrite=args.overwrite, progress=not args.quiet,
-                                      report=from_namespace(ReportInputs, args), dtype=args.dtype))
+    run_pcxmi_stage(from_namespace(PcxmiStageOptions, args, progress=not args.quiet,
+                                   report=from_namespace(ReportInputs, args)))
     return 0
 
 

@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import option
+from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, max_tokens_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
 from contextual_mt.cli.translate import DECODING_HELP
@@ -29,10 +29,8 @@ class TranslateStageArgs:
 
 
 def translate(args: argparse.Namespace) -> int:
-    out = translate_systems(SystemsOptions(args.lang, args.root, systems=args.systems, beam=args.beam,
-                                           lenpen=args.lenpen, batch_size=args.batch_size,
-                                           max_tokens=args.max_tokens, cpu=args.cpu, dtype=args.dtype,
-                                           decoding_mode=args.decoding, progress=not args.quiet))
+    out = translate_systems(from_namespace(SystemsOptions, args, decoding_mode=args.decoding,
+                                           progress=not args.quiet))
     for system, path in out.items():
         print(f"{system}: {path}")
     return 0
@@ -48,8 +46,7 @@ class ScoreStageArgs:
 
 
 def score(args: argparse.Namespace) -> int:
-    result = score_systems(ScoreOptions(args.lang, args.root, systems=args.systems, comet_model=args.comet_model,
-                                        comet_batch_size=args.comet_batch_size))
+    result = score_systems(from_namespace(ScoreOptions, args))
     print(format_scores(result))
     return 0
 

@@ -5,7 +5,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import option
+from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS
@@ -38,9 +38,7 @@ class TrainArgs:
 
 def train(args: argparse.Namespace) -> int:
     models = [args.model] if args.model else list(MODELS)
-    options = [TrainOptions(args.lang, m, preset=args.preset, root=args.root, pretrained=args.pretrained,
-                            gpus=args.gpus, fp16=args.fp16, max_epoch=args.max_epoch, max_update=args.max_update,
-                            batch=args.batch, overrides=args.override, overwrite=args.overwrite, progress=not args.quiet)
+    options = [from_namespace(TrainOptions, args, model=m, overrides=args.override, progress=not args.quiet)
                for m in models]  # every option checked before anything trains
     for o in options:
         record = train_model(o)
