@@ -10,6 +10,7 @@ from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command
 from contextual_mt.testsets.build import PHENOMENA, BuildOptions
 from contextual_mt.testsets.evaluate import EvaluateOptions
+from muda.commands.options import ANNOTATORS, AnnotatorArgs
 
 
 @dataclass
@@ -23,7 +24,7 @@ class BuildArgs:
                              "manifest.jsonl and summary.json")
     tags: Optional[str] = option(help="`muda tag` output for these files (its annotations beside it); default: tag "
                                  "the reference now (into OUTPUT_DIR/reference.tags.json) with --annotator")
-    annotator: str = option(choices=("stanza", "spacy"), default="stanza",
+    annotator: str = option(choices=ANNOTATORS, default=AnnotatorArgs.annotator,
                             help="without --tags: what annotates the reference (spacy: target morphology only, so "
                             "pronouns and lexical cohesion need --src-conllu/--alignments)")
     tgt_conllu: Optional[str] = option(help="the reference's CoNLL-U (default: beside the tags)")
@@ -61,7 +62,7 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
     import shutil
 
     from contextual_mt.errors import ContextualMTError
-    from muda.commands import AnnotatorArgs, TagArgs, run
+    from muda.commands import TagArgs, run
 
     options = TagArgs(src=args.source, tgt=args.reference, docids=args.docids, tgt_lang=args.lang, dump_tags=tags,
                       src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 from commandkit.options import from_namespace, group, option
 from muda.annotators.ellipsis_bert import TrainEllipsisOptions
+from muda.annotators.models import AnnotatorOptions
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL
 from muda.phenomena import phenomenon_names
 from muda.settings import TaggerSettings
@@ -25,20 +26,18 @@ class AnnotatorArgs:
                             "phenomena that need what is not installed (alignments, the English parse, coreference) "
                             "are skipped")
     stanza_dir: Optional[str] = option(help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
-    align_model: str = option(default=DEFAULT_ALIGN_MODEL, help="awesome-align model: a path or a Hugging Face "
-                              "name already in the local cache")
+    align_model: str = option(default=AnnotatorOptions.align_model, help="awesome-align model: a path or a "
+                              "Hugging Face name already in the local cache")
     ellipsis_model: Optional[str] = option(help="classifier from `muda train-ellipsis` (default: the rule-based "
                                            "detector over the English parse)")
-    coref_window: int = option(type=int, default=0,
+    coref_window: int = option(type=int, default=AnnotatorOptions.coref_window,
                                help="sentences per coreference window (0: the whole document at once)")
     cache_dir: Optional[str] = option(help="annotation cache (default: ~/.cache/contextual-mt/muda)")
-    batch_size: int = option(type=int, default=32)
+    batch_size: int = option(type=int, default=AnnotatorOptions.batch_size)
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
 
     def annotator_options(self):
         """The ``AnnotatorOptions`` (checked: before any file is read or model loaded)."""
-        from muda.annotators.models import AnnotatorOptions
-
         return from_namespace(AnnotatorOptions, self)
 
 
