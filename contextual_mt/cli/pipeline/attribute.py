@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from commandkit.options import group, option, parse_options
-from contextual_mt.cli.common import PARTIAL_HELP, command, quiet_option
+from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
 from contextual_mt.cli.pipeline.options import PairArgs
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.make_names import under_make
@@ -17,7 +17,7 @@ class AttributeStageArgs:
     pair: PairArgs = group(PairArgs)
     attribute_args: Optional[str] = option(help="`contextual-mt attribute` method options, as one string (e.g. "
                                            "\"--method input_x_gradient --cti-top-k 2\"; make: ATTRIBUTE_ARGS)")
-    overwrite: bool = option(action="store_true", default=False, help=PARTIAL_HELP)
+    overwrite: bool = overwrite_option(PARTIAL_HELP)
     dtype: Optional[str] = option(help="float32 (and auto, which is float32 here): the gradients of fairseq "
                                   "checkpoints are computed in float32; half precision is refused (make: DTYPE)")
     quiet: bool = quiet_option()

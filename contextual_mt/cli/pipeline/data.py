@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from commandkit.options import from_namespace, option
-from contextual_mt.cli.common import command, quiet_option
+from contextual_mt.cli.common import command, overwrite_option, quiet_option
 from contextual_mt.pipeline.data_plan import SPM_TYPES
 from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data_steps
 
@@ -53,9 +53,9 @@ def data_args():
                                            "(default: tst2015 if present, else the newest tst set)")
         workers: int = option(type=int, default=DataOptions.workers, help="processes for detokenization, encoding "
                               f"and binarization (default: {default_workers()})")
-        overwrite: bool = option(action="store_true", default=False,
-                                 help="replace what OUTPUT holds (by default, a run with other inputs or options is "
-                                 "refused, and a run with the same ones skips the finished steps)")
+        overwrite: bool = overwrite_option("replace what OUTPUT holds (by default, a run with other inputs or "
+                                           "options is refused, and a run with the same ones skips the finished "
+                                           "steps)")
         quiet: bool = quiet_option("no progress lines")
     return DataArgs
 

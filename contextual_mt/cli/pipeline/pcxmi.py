@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from commandkit.options import from_namespace, group, option
-from contextual_mt.cli.common import PARTIAL_HELP, command, quiet_option
+from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
 from contextual_mt.cli.pipeline.options import PairArgs, dtype_option
 from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, report_stage, run_pcxmi_stage
@@ -34,7 +34,7 @@ class PcxmiArgs:
     shard: Optional[str] = option(metavar="I/N", exclusive=SHARDS,
                                   help="only shard I of N (1-based; no report): the Slurm array's task")
     merge_shards: Optional[str] = option(metavar="N", exclusive=SHARDS, help="join the N shards, then the report")
-    overwrite: bool = option(action="store_true", default=False, help=PARTIAL_HELP)
+    overwrite: bool = overwrite_option(PARTIAL_HELP)
     dtype: str = dtype_option()
     quiet: bool = quiet_option()
     report: ReportInputArgs = group(ReportInputArgs)

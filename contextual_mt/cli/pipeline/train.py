@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from commandkit.options import from_namespace, option
-from contextual_mt.cli.common import command, quiet_option
+from contextual_mt.cli.common import command, overwrite_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS
 from contextual_mt.pipeline.train import MODELS, TrainOptions, train_model
@@ -31,8 +31,7 @@ class TrainArgs:
                         "config's exact settings) or N tokens per update (scaled the same way); README 'Batch size'")
     override: List[str] = option(action="append", default=[], metavar="KEY=VALUE",
                                  help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
-    overwrite: bool = option(action="store_true", default=False,
-                             help="discard checkpoints trained from other data or settings")
+    overwrite: bool = overwrite_option("discard checkpoints trained from other data or settings")
     quiet: bool = quiet_option()
 
 
