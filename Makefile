@@ -47,8 +47,11 @@ EPOCHS ?=
 MAX_UPDATE ?=
 PRETRAINED ?=
 BATCH ?=
-# make translate / score: beam size; COMET_MODEL adds COMET (needs the comet extra)
-BEAM ?= 5
+# make translate: BEAM beam size (default: `contextual-mt pipeline translate --beam`'s; BEAM= with no value
+# is an error), DECODING with predicted target context: auto (default: parallel on a GPU, sequential on
+# CPU), sequential or parallel (the same translations); make score: COMET_MODEL adds COMET (needs the
+# comet extra)
+DECODING ?=
 COMET_MODEL ?=
 # make translate / pcxmi / pcxmi-shard / contrastive: the models' precision, auto (default: float16 on
 # a GPU of compute capability >= 7.0, else float32), float32, bfloat16 or float16
@@ -91,6 +94,7 @@ TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL)
     $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(call quote,$(BATCH)),) $(OVERWRITE_OPT)
 COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
 DTYPE_OPT := $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
+DECODING_OPT := $(if $(DECODING),--decoding $(call quote,$(DECODING)),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
@@ -178,7 +182,7 @@ train:
 	$(call pair_stage,train $(PAIR_OPTS) $(TRAIN_OPTS))
 
 translate:
-	$(call pair_stage,translate $(PAIR_OPTS) --beam $(BEAM) $(DTYPE_OPT))
+	$(call pair_stage,translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT))
 
 score:
 	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT))

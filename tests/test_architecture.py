@@ -231,11 +231,12 @@ def test_at_most_eight_top_level_modules(package):
 
 
 # options are declared (argparse parsers, arguments, subcommands) by the command-line layer only;
-# fairseq's plugin API also hands each registered model a parser to declare its options in (add_args)
+# the arguments themselves by commandkit's parser generator alone, from option dataclasses (fairseq's
+# plugin API hands each registered model a parser: its add_args calls the generator too)
 PARSER_CALLS = {"ArgumentParser", "add_argument", "add_argument_group", "add_mutually_exclusive_group",
                 "add_parser", "add_subparsers"}
-DECLARING_MODULES = {"contextual_mt.cli", "contextual_mt.pipeline_cli", "muda.cli",
-                     "contextual_mt.models.contextual_transformer", "contextual_mt.models.cadec"}
+DECLARING_MODULES = {"contextual_mt.cli", "contextual_mt.cli.common", "contextual_mt.cli.pipeline",
+                     "contextual_mt.cli.testset", "muda.cli"}
 
 
 def test_argument_parsing_lives_in_the_cli_layer():
@@ -244,6 +245,13 @@ def test_argument_parsing_lives_in_the_cli_layer():
                         and getattr(node.func, "attr", getattr(node.func, "id", None)) in PARSER_CALLS
                         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
     assert declaring == DECLARING_MODULES
+
+
+def test_add_argument_is_called_by_the_parser_generator_only():
+    calls = {name for name, path in module_files(ROOT).items()
+             if any(isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
+                    == "add_argument" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert calls == {"commandkit.options"}
 
 
 def test_checker_finds_cycles_and_one_way_violations(tmp_path):
@@ -290,7 +298,7 @@ def distribution_name(requirement: str) -> str:
 def third_party_imports(root: Path) -> Set[str]:
     """Top-level names of the non-standard-library, non-project modules imported anywhere in
     the packages and the compatibility layer (function-level imports included)."""
-    own = set(PACKAGES) | {"contextual_mt_compat"}
+    own = set(PACKAGES) | {"contextual_mt_compat", "commandkit"}
     files = [p for package in PACKAGES for p in sorted((root / package).rglob("*.py"))]
     found: Set[str] = set()
     for path in files + [root / "contextual_mt_compat.py"]:

@@ -21,6 +21,7 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
                                                  check_random_context, check_references, no_context_error,
                                                  random_context_sources, read_scored_corpus, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
 from commandkit.outputs import outputs
@@ -51,8 +52,7 @@ class CxmiOptions:
 
     def __post_init__(self) -> None:
         check_log_base(self.log_base)
-        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
-        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        check_batching(self.batch_size, self.max_tokens)
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy's generators take no negative seed
         parse_shard(self.shard)
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:

@@ -28,7 +28,7 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, check_log_bas
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.registry import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
                                                open_attribution)
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
@@ -90,8 +90,7 @@ class AttributeOptions:
             check_option(f"{flag}-std", rule.std, minimum=-10, maximum=10)
             check_option(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
         check_log_base(self.log_base)
-        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
-        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        check_batching(self.batch_size, self.max_tokens)
         parse_shard(self.shard)
         if self.shard is not None and self.cti_scope == "corpus" and self.cti.top_k is None:
             raise ContextualMTError("--shard with the corpus CTI threshold would select by each shard's own mean and "

@@ -23,10 +23,10 @@ from tqdm import tqdm
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right,
                                             repeated_candidates)
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
 from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
@@ -60,8 +60,7 @@ class ContrastiveOptions:
 
     def __post_init__(self) -> None:
         get_format(self.format)
-        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
-        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        check_batching(self.batch_size, self.max_tokens)
         if self.detokenize not in DETOKENIZE:
             raise ContextualMTError(f"--detokenize must be one of {', '.join(DETOKENIZE)} (got {self.detokenize!r})")
         self.context_files = tuple(self.context_files)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.batching import check_batching
 
 
 MAX_BEAM = 1000
@@ -35,8 +36,7 @@ class DecodingOptions:
         check_option("--lenpen", self.lenpen)
         check_option("--max-len-a", self.max_len_a, minimum=0)
         check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
-        check_option("--batch-size", self.batch_size, minimum=1, integer=True)
-        check_option("--max-tokens", self.max_tokens, minimum=1, integer=True, optional=True)
+        check_batching(self.batch_size, self.max_tokens)
         if self.decoding not in DECODINGS:
             raise ContextualMTError(f"--decoding {self.decoding}: expected one of {', '.join(DECODINGS)}")
         check_option("--parallel-window", self.window, minimum=1, integer=True)

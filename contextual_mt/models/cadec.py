@@ -21,6 +21,7 @@ import argparse
 import json
 import logging
 import os
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -31,6 +32,7 @@ from fairseq.models import (FairseqEncoder, FairseqEncoderDecoderModel, FairseqI
 from fairseq.modules import MultiheadAttention, PositionalEmbedding
 from torch import Tensor
 
+from commandkit.options import add_options, option
 from contextual_mt.checkpoint_file import read_checkpoint
 from contextual_mt.errors import ContextualMTError
 
@@ -333,20 +335,26 @@ def _build_base(config: Dict, task, where: str) -> nn.Module:
     return model
 
 
+@dataclass
+class CADecArgs:
+    """CADec's options (the names its checkpoints hold)."""
+    base_model: Optional[str] = option(metavar="PATH", help="the frozen sentence-level base checkpoint")
+    base_model_config: Optional[str] = option(help=argparse.SUPPRESS)
+    cadec_max_distance: Optional[int] = option(type=int, help=argparse.SUPPRESS)
+    decoder_layers: Optional[int] = option(type=int, metavar="N", help="CADec decoder layers")
+    decoder_attention_heads: Optional[int] = option(type=int, metavar="N")
+    decoder_ffn_embed_dim: Optional[int] = option(type=int, metavar="N")
+    dropout: Optional[float] = option(type=float, metavar="D")
+    attention_dropout: Optional[float] = option(type=float, metavar="D")
+
+
 @register_model("cadec_transformer")
 class CADecModel(FairseqEncoderDecoderModel):
     # contexts reach the encoder as separate inputs, as for multi-encoder models (the data layout)
     multi_encoder = True
     @staticmethod
     def add_args(parser):
-        parser.add_argument("--base-model", metavar="PATH", help="the frozen sentence-level base checkpoint")
-        parser.add_argument("--base-model-config", help=argparse.SUPPRESS)
-        parser.add_argument("--cadec-max-distance", type=int, help=argparse.SUPPRESS)
-        parser.add_argument("--decoder-layers", type=int, metavar="N", help="CADec decoder layers")
-        parser.add_argument("--decoder-attention-heads", type=int, metavar="N")
-        parser.add_argument("--decoder-ffn-embed-dim", type=int, metavar="N")
-        parser.add_argument("--dropout", type=float, metavar="D")
-        parser.add_argument("--attention-dropout", type=float, metavar="D")
+        add_options(parser, CADecArgs)
 
     @classmethod
     def build_model(cls, args, task):

@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import copy
 import logging
+from dataclasses import dataclass
+from typing import Optional
 
 from fairseq.models import register_model, register_model_architecture
 from fairseq.models.transformer import TransformerModel, base_architecture
 
+from commandkit.options import add_options, option
 from contextual_mt.models.context_encoder import MultiContextEncoder
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ContextualTransformerArgs:
+    """The model's own options, beyond fairseq's transformer's (the names checkpoints hold)."""
+    multi_encoder: bool = option(action="store_true", default=False,
+                                 help="encode context with a separate encoder (sharing embeddings) instead of "
+                                 "concatenating it to the current sentence")
+    context_encoder_layers: Optional[int] = option(type=int, metavar="N",
+                                                   help="layers of the context encoder (default: --encoder-layers)")
 
 
 @register_model("contextual_transformer")
@@ -26,18 +39,7 @@ class ContextualTransformerModel(TransformerModel):
     @staticmethod
     def add_args(parser):
         TransformerModel.add_args(parser)
-        parser.add_argument(
-            "--multi-encoder",
-            action="store_true",
-            help="encode context with a separate encoder (sharing embeddings) instead of "
-            "concatenating it to the current sentence",
-        )
-        parser.add_argument(
-            "--context-encoder-layers",
-            type=int,
-            metavar="N",
-            help="layers of the context encoder (default: --encoder-layers)",
-        )
+        add_options(parser, ContextualTransformerArgs)
 
     @classmethod
     def build_model(cls, args, task):

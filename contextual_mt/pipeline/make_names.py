@@ -15,7 +15,7 @@ MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt
                   "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
                   "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--batch": "BATCH", "--pretrained": "PRETRAINED",
                   "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS",
-                  "--dtype": "DTYPE"}
+                  "--dtype": "DTYPE", "--decoding": "DECODING"}
 
 
 def under_make() -> bool:

@@ -2,9 +2,10 @@
 
 The reference is tagged once (``results/xx/muda/reference.tags.json``, ``muda tag``), then
 ``muda eval`` compares the systems (the first is the baseline) into ``muda/eval.{json,txt,png}``.
-Both steps run through muda's own command functions, so their options (``--muda-args``,
-``--muda-tag-args``: what MUDA_ARGS / MUDA_TAG_ARGS hold) mean what they mean for ``muda``; each
-step is kept while its stage record says it was made from the same inputs and options.
+Both steps run through muda's API (``muda.commands``) with muda's own options objects, so their
+options (``--muda-args``, ``--muda-tag-args``: what MUDA_ARGS / MUDA_TAG_ARGS hold) mean what they
+mean for ``muda``; each step is kept while its stage record says it was made from the same inputs
+and options.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import logging
 import os
 import shlex
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
@@ -66,13 +67,12 @@ class _MudaOptionError(Exception):
     pass
 
 
-def _muda(argv: List[str]) -> None:
-    """``muda ARGV`` in this process; its error line is printed by muda, then this stage stops."""
-    from commandkit.command_outputs import command_outputs
-    from commandkit.console import run_command
+def _muda(options: Any) -> None:
+    """A ``muda`` command in this process (``muda.commands.run``); its error line is printed by
+    muda, then this stage stops."""
+    from muda.commands import run
 
-    parser, args = _parse_muda(argv)
-    rc = run_command(args.func, args, command_outputs(args, parser))
+    rc = run(options)
     if rc != 0:
         raise SystemExit(rc)
 
@@ -94,12 +94,8 @@ def _annotations(p: EvalPaths) -> Dict[str, Optional[str]]:
             "alignments": p.optional("test.align")}
 
 
-def _flags(files: Dict[str, Optional[str]]) -> List[str]:
-    out: List[str] = []
-    for name, path in files.items():
-        if path:
-            out += ["--" + name.replace("_", "-"), path]
-    return out
+def _given(files: Dict[str, Optional[str]]) -> Dict[str, str]:
+    return {name: path for name, path in files.items() if path}
 
 
 def _arg_files(args: str) -> Dict[str, Optional[str]]:
@@ -109,45 +105,45 @@ def _arg_files(args: str) -> Dict[str, Optional[str]]:
 
 
 def _tag_step(o: MudaEvalOptions):
-    """The reference's ``muda tag``: its argv, its fingerprint and its stage record."""
+    """The reference's ``muda tag``: its options, its fingerprint and its stage record."""
     p = o.paths
     tags, pre = reference_tags(p), _annotations(p)
     inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
     fp = {**file_hashes({**inputs, **pre}), "lang": p.muda_lang, "args": o.muda_tag_args,
           "arg_files": _arg_files(o.muda_tag_args), "version": project_version()}
-    argv = ["tag", "--src", inputs["src"], "--tgt", inputs["tgt"], "--docids", inputs["docids"],
-            "--tgt-lang", p.muda_lang, "--dump-tags", tags, *_flags(pre), *shlex.split(o.muda_tag_args)]
-    return argv, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
+    options = muda_options("tag", shlex.split(o.muda_tag_args), **inputs, tgt_lang=p.muda_lang, dump_tags=tags,
+                           **_given(pre))
+    return options, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
 
 
 def tag_reference(o: MudaEvalOptions) -> str:
     tags = reference_tags(o.paths)
-    argv, fp, record = _tag_step(o)
+    options, fp, record = _tag_step(o)
     if record.current(fp):
         print(f"reference tags: {tags} (cached)")
         return tags
-    _muda(argv)
+    _muda(options)
     record.save(fp, [tags])
     return tags
 
 
-def _parse_muda(argv: List[str]):
-    """muda's parser and ``muda ARGV``'s options. A bad option comes from the user's MUDA_ARGS /
-    MUDA_TAG_ARGS: one line naming them (not muda's usage text, which names neither)."""
-    from muda.cli import build_parser
-
-    parser = build_parser()
+def muda_options(command: str, words: List[str], **given: Any):
+    """``muda COMMAND``'s options object (``muda.commands.TagArgs`` / ``EvalArgs``): the stage's own
+    files and language ``given``, the rest from the user's ``words`` (MUDA_TAG_ARGS / MUDA_ARGS). A
+    bad option comes from those words: one line naming them (not muda's usage text, which names
+    neither)."""
+    from commandkit.options import parse_options
+    from muda.commands import EvalArgs, TagArgs
 
     def refuse(message: str):
         raise _MudaOptionError(message)
-    for q in (parser, *(parser._subparsers._group_actions[0].choices.values() if parser._subparsers else ())):
-        q.error = refuse  # type: ignore[method-assign]
     try:
-        return parser, parser.parse_args(argv)
+        return parse_options({"tag": TagArgs, "eval": EvalArgs}[command], words, prog=f"muda {command}",
+                             error=refuse, **given)
     except _MudaOptionError as e:
-        flag = "--muda-tag-args" if argv[0] == "tag" else "--muda-args"
+        flag = "--muda-tag-args" if command == "tag" else "--muda-args"
         name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
-        raise ContextualMTError(f"{name}: muda {argv[0]} refuses it: {e}") from None
+        raise ContextualMTError(f"{name}: muda {command} refuses it: {e}") from None
 
 
 def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) -> None:
@@ -161,18 +157,19 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     needed: Dict[str, RequiredModel] = {}
     stanza_dir, align_model = None, None
     if tag:
-        t = _parse_muda(_tag_step(o)[0])[1]
-        stanza_dir, align_model = t.stanza_dir, t.align_model
+        t = _tag_step(o)[0]
+        stanza_dir, align_model = t.annotators.stanza_dir, t.annotators.align_model
         for m in required_models(p.muda_lang, t.phenomena, src_conllu=t.src_conllu, tgt_conllu=t.tgt_conllu,
-                                 alignments=t.alignments, stanza_dir=t.stanza_dir, align_model=t.align_model):
+                                 alignments=t.alignments, stanza_dir=stanza_dir, align_model=align_model):
             needed.setdefault(m.label, m)
     if evaluate:
-        e = _parse_muda(["eval", "--src", "S", "--ref", "R", "--docids", "D", "--tgt-lang", p.muda_lang,
-                         "--hyps", *o.hyps, "--ref-tags", "T", *shlex.split(o.muda_args or "")])[1]
-        stanza_dir, align_model = stanza_dir or e.stanza_dir, align_model or e.align_model
+        e = muda_options("eval", shlex.split(o.muda_args or ""), src="S", ref="R", docids="D", tgt_lang=p.muda_lang,
+                         hyps=list(o.hyps), ref_tags="T")
+        stanza_dir, align_model = stanza_dir or e.annotators.stanza_dir, align_model or e.annotators.align_model
         # the source side comes from the reference's tags (the CoNLL-U written beside them)
         for m in required_models(p.muda_lang, src_conllu="from the reference tags", tgt_conllu=e.hyp_conllu,
-                                 alignments=e.hyp_alignments, stanza_dir=e.stanza_dir, align_model=e.align_model,
+                                 alignments=e.hyp_alignments, stanza_dir=e.annotators.stanza_dir,
+                                 align_model=e.annotators.align_model,
                                  lexicon=bool(e.lexicon)):
             needed.setdefault(m.label, m)
     missing = missing_models(list(needed.values()))
@@ -245,7 +242,6 @@ def generative_testset(o: MudaEvalOptions) -> None:
 
 def _muda_eval_step(o: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
     p = o.paths
-    _muda(["eval", "--src", files["src"], "--ref", files["ref"], "--docids", files["docids"],
-           "--tgt-lang", p.muda_lang, "--hyps", *o.hyps, "--ref-tags", tags,
-           *_flags({"src_conllu": src_conllu}), *shlex.split(o.muda_args),
-           "--output", out["output"], "--table", out["table"], "--plot", out["plot"]])
+    _muda(muda_options("eval", shlex.split(o.muda_args), src=files["src"], ref=files["ref"], docids=files["docids"],
+                       tgt_lang=p.muda_lang, hyps=list(o.hyps), ref_tags=tags, **_given({"src_conllu": src_conllu}),
+                       output=out["output"], table=out["table"], plot=out["plot"]))

@@ -32,11 +32,14 @@ class SystemsOptions:
     systems: Sequence[str] = tuple(SYSTEMS)
     beam: int = 5
     lenpen: float = 1.0
+    # 64, not DecodingOptions' 32: the study's translations were made with it (the batch changes
+    # which sentences share a padded batch); `pipeline translate --batch-size` reads it from here
     batch_size: int = 64
     max_tokens: Optional[int] = None
     cpu: bool = False
     dtype: str = "auto"  # of the models (inference.precision): auto is float16 on a recent GPU
     progress: bool = True
+    decoding_mode: Optional[str] = None  # predicted context: auto | sequential | parallel (None: DecodingOptions')
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
@@ -47,8 +50,9 @@ class SystemsOptions:
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+        how = {} if self.decoding_mode is None else {"decoding": self.decoding_mode}
         self.decoding = DecodingOptions(beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size,
-                                        max_tokens=self.max_tokens)  # validates them
+                                        max_tokens=self.max_tokens, **how)  # validates them
 
 
 def _test_files(layout: PairLayout) -> Dict[str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from commandkit.errors import InputError, check_number
 from muda.formats.ptb import read_ptb_trees
@@ -36,10 +36,11 @@ class TrainEllipsisOptions:
         check_number("seed", self.seed, minimum=0, integer=True)
 
 
-def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, epochs: int = 1, batch_size: int = 16,
-                   lr: float = 2e-5, positive_weight: float = 100.0, max_length: int = 128, seed: int = 1,
-                   device: Optional[str] = None, progress: bool = True) -> dict:
-    options = TrainEllipsisOptions(epochs, batch_size, lr, positive_weight, max_length, seed)
+def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, device: Optional[str] = None,
+                   progress: bool = True, **settings: Any) -> dict:
+    """``settings``: the fields of ``TrainEllipsisOptions`` (epochs, batch_size, lr, positive_weight,
+    max_length, seed), their defaults declared there."""
+    options = TrainEllipsisOptions(**settings)
     _check_output_dir(output)
     examples = [(s, int(e)) for f in ptb_files for s, e, _ in read_ptb_trees(f)]
     if not examples:
@@ -47,7 +48,7 @@ def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, epoch
     tokenizer, model = _load_base_model(base_model)
     losses = _train(model, tokenizer, examples, options, device, progress)
     _save(model, tokenizer, output)
-    return {"sentences": len(examples), "positives": sum(label for _, label in examples), "epochs": epochs,
+    return {"sentences": len(examples), "positives": sum(label for _, label in examples), "epochs": options.epochs,
             "final_loss": losses[-1], "output": output}
 
 

@@ -18,7 +18,7 @@ SLURM_SUBMIT_VARS := PRESET MODEL STAGES WORK TED IWSLT TEXT SPM_VOCAB PARTITION
     GPUS STAGE_GPUS TRAIN_TIME STAGE_TIME CPUS MEM SHARDS JOB_PREFIX SBATCH_ARGS DRY_RUN MAKE_ARGS
 # Make variables of the stage targets that `make slurm` forwards to every job (through MAKE_ARGS)
 # (MAKE_ARGS is split into words like a shell: a value with spaces is put in double quotes)
-SLURM_MAKE_VARS := EPOCHS MAX_UPDATE PRETRAINED BATCH DTYPE BEAM COMET_MODEL IWSLT_DEV IWSLT_TEST MUDA_ARGS MUDA_TAG_ARGS REPORT_ARGS
+SLURM_MAKE_VARS := EPOCHS MAX_UPDATE PRETRAINED BATCH DTYPE BEAM DECODING COMET_MODEL IWSLT_DEV IWSLT_TEST MUDA_ARGS MUDA_TAG_ARGS REPORT_ARGS
 slurm_given = $(filter command line environment environment override override,$(origin $(1)))
 slurm_quote = '$(subst ','\'',$(1))'
 SLURM_FORWARD := $(strip $(foreach v,$(SLURM_MAKE_VARS),$(if $(call slurm_given,$(v)),$(v)="$(strip $($(v)))")))

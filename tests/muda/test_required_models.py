@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from muda import cli
+from muda import cli, commands
 from muda.annotators import download as dl
 from commandkit.errors import InputError
 from muda.annotators.required_models import (DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS, TARGET_PROCESSORS, check_models,
@@ -137,7 +137,7 @@ def test_muda_tag_fails_once_listing_all_missing_models(tmp_path, hf_cache, caps
     def no_loading(*args, **kwargs):
         raise AssertionError("a model was loaded before the check")
 
-    monkeypatch.setattr(cli, "_annotators", no_loading)
+    monkeypatch.setattr(commands, "_annotators", no_loading)
     rc = cli.main(["tag", "--src", str(tmp_path / "s.en"), "--tgt", str(tmp_path / "t.de"), "--docids",
                    str(tmp_path / "ids"), "--tgt-lang", "de", "--dump-tags", str(out), "--stanza-dir", str(stanza_dir)])
     err = capsys.readouterr().err.strip().splitlines()

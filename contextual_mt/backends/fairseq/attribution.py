@@ -17,6 +17,7 @@ from contextual_mt.attribution.gradients import captured_embeddings, contrast_va
 from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenContrast
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
@@ -36,7 +37,8 @@ def check_attributable(model: DocumentModel, name: str) -> None:
 class FairseqAttributionBackend(FairseqScoringBackend):
     """CTI and CCI of a concatenation ``document_translation`` checkpoint."""
 
-    def __init__(self, model: DocumentModel, name: str = "the checkpoint", max_tokens: int = 4096):
+    def __init__(self, model: DocumentModel, name: str = "the checkpoint",
+                 max_tokens: int = FAIRSEQ_ATTRIBUTION_MAX_TOKENS):
         check_attributable(model, name)
         trained = model.trained_context
         if (model.source_context_size > trained["source_context_size"]

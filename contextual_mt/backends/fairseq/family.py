@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.backends.fairseq.model import ModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
@@ -45,7 +46,8 @@ class FairseqFamily:
         from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
         from contextual_mt.backends.fairseq.model import DocumentModel
 
-        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path, max_tokens or 4096)
+        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path,
+                                         max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS)
 
     def fingerprint(self, spec: ModelOptions) -> Dict:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and

@@ -26,7 +26,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)
@@ -43,8 +43,7 @@ class HFScoringBackend:
     def __init__(self, hf: HFModel, max_tokens: Optional[int] = None):
         self.hf = hf
         self.layout = InputLayout(hf)
-        # CPU: small batches stay in cache (1024 measured fastest on opus-mt size); GPU: fill it
-        self.max_tokens = max_tokens or (1024 if hf.device.type == "cpu" else 8192)
+        self.max_tokens = hf_scoring_max_tokens(max_tokens, hf.device.type)
         self.source_context_size, self.target_context_size = lm_context_sizes(
             hf, hf.options.source_context_size, hf.options.target_context_size)
         self._with: List[Row] = []

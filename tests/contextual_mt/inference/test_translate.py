@@ -488,18 +488,19 @@ def test_an_allocation_failure_is_one_line(monkeypatch, capsys):
     """torch's "can't allocate memory" (a setting too large for the machine) is one line naming
     the settings to lower, exit 1; any other RuntimeError stays a bug with its traceback."""
     from contextual_mt import cli
+    from contextual_mt.cli import score as score_command
 
     def alloc(args):
         raise RuntimeError("[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory: "
                            "you tried to allocate 2400000000000 bytes.")
-    monkeypatch.setattr(cli, "_score", alloc)
+    monkeypatch.setattr(score_command, "score", alloc)
     assert cli.main(["score", "--hyp", __file__, "--ref", __file__]) == 1
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and err.startswith("error: out of memory (") and "--batch-size" in err
 
     def bug(args):
         raise RuntimeError("shape mismatch")
-    monkeypatch.setattr(cli, "_score", bug)
+    monkeypatch.setattr(score_command, "score", bug)
     with pytest.raises(RuntimeError, match="shape mismatch"):
         cli.main(["score", "--hyp", __file__, "--ref", __file__])
 

@@ -98,14 +98,15 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
 
 def test_a_bad_muda_option_names_muda_args(monkeypatch):
     from contextual_mt.errors import ContextualMTError
-    from contextual_mt.pipeline.muda_eval import _parse_muda
+    from contextual_mt.pipeline.muda_eval import muda_options
 
-    argv = ["eval", "--src", "S", "--ref", "R", "--docids", "D", "--tgt-lang", "fr", "--hyps", "H", "--frobnicate", "3"]
+    stage = dict(src="S", ref="R", docids="D", tgt_lang="fr", hyps=["H"])  # what the stage sets itself
+    words = ["--frobnicate", "3"]  # MUDA_ARGS
     monkeypatch.setenv(MAKE_ENV, "1")
     with pytest.raises(ContextualMTError, match=r"^MUDA_ARGS: muda eval refuses it: unrecognized arguments: "
                                                 r"--frobnicate 3$"):
-        _parse_muda(argv)
+        muda_options("eval", words, **stage)
     monkeypatch.delenv(MAKE_ENV)
     with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):
-        _parse_muda(["tag", "--src", "S", "--tgt"])
-    assert _parse_muda(argv[:-2])[1].hyps == ["H"]
+        muda_options("tag", ["--src", "S", "--tgt"])
+    assert muda_options("eval", words[:-2], **stage).hyps == ["H"]

@@ -11,7 +11,7 @@ import pytest
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
-from contextual_mt.pipeline_cli import add_data_parser
+from contextual_mt.cli.pipeline.data import add as add_data_parser
 from commandkit.console import run_command
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 

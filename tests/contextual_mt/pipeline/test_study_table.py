@@ -27,7 +27,7 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, build_table, system_key
-from contextual_mt.pipeline_cli import add_table_parser
+from contextual_mt.cli.pipeline.table import add as add_table_parser
 from muda.phenomena.registry import phenomenon_names
 
 SYSTEMS = ("sentence", "context", "context-gold")

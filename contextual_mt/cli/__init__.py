@@ -1,0 +1,66 @@
+"""``contextual-mt`` command line: a thin layer over the library functions."""
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import List, Optional
+
+from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+from commandkit.command_outputs import command_outputs
+def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand, one module each (``contextual_mt/cli/``), its parser generated from its
+    options dataclass (``commandkit.options``)."""
+    from contextual_mt.cli import (add_symbols, attribute, contrastive, cxmi, demo, report, score, testset,
+                                   translate)
+    from contextual_mt.cli.pipeline import add as add_pipeline
+
+    parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (add_symbols.add, translate.add, score.add, demo.add_demo_data, cxmi.add, attribute.add,
+                cxmi.add_merge, contrastive.add, report.add, demo.add_demos, testset.add, add_pipeline):
+        add(sub)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    install_excepthook()  # an InputError escaping a library call still prints one line
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    import warnings
+
+    # fairseq's log set-up, made here because the commands import it late; warnings, whoever
+    # logs them (muda's readers, fairseq), read "warning: ..."
+    configure_logging(logging.INFO)
+    # torch's deprecation notice about fairseq 0.12's attention masks, printed on every run
+    warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
+    # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
+    logging.getLogger("fairseq").setLevel(logging.WARNING)
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
+    return run_command(_memory_error_as_one_line(args.func), args, command_outputs(args, parser))
+
+
+def _memory_error_as_one_line(func):
+    """torch's allocation failures (CPU: "can't allocate memory", CUDA: "out of memory") are a
+    setting too large for the machine, not a bug: one line saying which settings to lower."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args)
+        except (MemoryError, RuntimeError) as e:
+            text = str(e)
+            if not isinstance(e, MemoryError) and "out of memory" not in text and "allocate memory" not in text:
+                raise
+            from contextual_mt.errors import ContextualMTError
+
+            first = next((line.strip() for line in text.splitlines() if "memory" in line), text)[:160]
+            raise ContextualMTError(f"out of memory ({first or type(e).__name__}); lower --batch-size, --max-tokens "
+                                    "or --beam, or use a larger machine") from None
+    return run
+
+
+def console() -> None:
+    """The ``contextual-mt`` console script."""
+    console_run(main)
+
+
+if __name__ == "__main__":
+    console()

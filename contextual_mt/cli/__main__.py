@@ -1,0 +1,3 @@
+from contextual_mt.cli import console
+
+console()

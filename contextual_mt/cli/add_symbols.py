@@ -1,0 +1,28 @@
+"""``contextual-mt add-symbols``."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import List
+
+from commandkit.options import option
+from contextual_mt.cli.common import command
+
+
+@dataclass
+class AddSymbolsArgs:
+    dicts: List[str] = option(positional=True, nargs="+", default=[], help="dict.*.txt files written by fairseq-preprocess")
+
+
+def add_symbols(args: argparse.Namespace) -> int:
+    from contextual_mt.symbols import add_context_symbols
+
+    for path in args.dicts:
+        added = add_context_symbols(path)
+        print(f"{path}: " + (f"added {' '.join(added)}" if added else "already has the context symbols"))
+    return 0
+
+
+def add(sub) -> None:
+    command(sub, "add-symbols", AddSymbolsArgs, add_symbols, "append <brk> and <mask> to fairseq dictionaries "
+            "(indices of existing symbols unchanged)", output_args=("dicts",))

@@ -1,0 +1,51 @@
+"""``contextual-mt pipeline attribute`` (pipeline/attribute_stage.py)."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Optional
+
+from commandkit.options import group, option, parse_options
+from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
+from contextual_mt.cli.pipeline.options import PairArgs
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.make_names import under_make
+
+
+@dataclass
+class AttributeStageArgs:
+    pair: PairArgs = group(PairArgs)
+    attribute_args: Optional[str] = option(help="`contextual-mt attribute` method options, as one string (e.g. "
+                                           "\"--method input_x_gradient --cti-top-k 2\"; make: ATTRIBUTE_ARGS)")
+    overwrite: bool = overwrite_option(PARTIAL_HELP)
+    dtype: Optional[str] = option(help="float32 (and auto, which is float32 here): the gradients of fairseq "
+                                  "checkpoints are computed in float32; half precision is refused (make: DTYPE)")
+    quiet: bool = quiet_option()
+
+
+def attribute(args: argparse.Namespace) -> int:
+    import shlex
+
+    from contextual_mt.cli.attribute import AttributionMethodArgs
+    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, run_attribute_stage
+
+    name = "ATTRIBUTE_ARGS" if under_make() else "--attribute-args"
+
+    def refuse(message: str):  # one line naming what the user typed, not a usage dump
+        raise ContextualMTError(f"{name}: attribute refuses it: {message}")
+
+    try:
+        words = shlex.split(args.attribute_args or "")
+    except ValueError as e:
+        raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
+    method = parse_options(AttributionMethodArgs, words, prog="attribute", error=refuse)
+    run_attribute_stage(AttributeStageOptions(args.lang, args.root, method.options(),
+                                              overwrite=args.overwrite, progress=not args.quiet,
+                                              dtype="auto" if args.dtype is None else args.dtype))
+    return 0
+
+
+def add(sub) -> None:
+    command(sub, "attribute", AttributeStageArgs, attribute, "context attribution (CTI + CCI) of the test references "
+            "with the context model: results/xx/attribution.jsonl",
+            transaction=False)  # attribute writes its own outputs atomically

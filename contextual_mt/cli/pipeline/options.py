@@ -1,0 +1,26 @@
+"""Options several stages share: the pair (``--lang``, ``--root``) and ``--dtype``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from commandkit.options import option
+from contextual_mt.cli.common import DTYPES_METAVAR
+
+ROOT_HELP = "the folder holding data/, checkpoints/ and results/"
+
+
+@dataclass
+class PairArgs:
+    """The pair of the stages that default to the demo's (pcxmi, report, attribute, testset, muda-eval)."""
+    lang: Optional[str] = option(help="target language (source: English); default: the demo pair (demo/, "
+                                 "results/demo)")
+    root: str = option(default=".", help=ROOT_HELP)
+
+
+def dtype_option() -> object:
+    """--dtype of the stages that run a model (make: DTYPE=); checked by the stage's options (one line)."""
+    return option(default="auto", metavar=DTYPES_METAVAR,
+                  help="the models' precision (log-probabilities are float32 in every case); default auto: float16 "
+                  "on a GPU of compute capability >= 7.0, else float32; the outputs' records name it, and a run in "
+                  "another dtype does not reuse them")

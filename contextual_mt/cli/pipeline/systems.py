@@ -1,0 +1,58 @@
+"""``contextual-mt pipeline translate`` and ``score`` (pipeline/systems.py)."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import List, Optional
+
+from commandkit.options import from_namespace, option
+from contextual_mt.cli.common import command, max_tokens_option, quiet_option
+from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
+from contextual_mt.cli.translate import DECODING_HELP
+from contextual_mt.pipeline.systems import (SYSTEMS, ScoreOptions, SystemsOptions, format_scores, score_systems,
+                                            translate_systems)
+
+
+@dataclass
+class TranslateStageArgs:
+    lang: str = option(required=True)
+    root: str = option(default=SystemsOptions.root, help=ROOT_HELP)
+    systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    beam: int = option(type=int, default=SystemsOptions.beam)
+    lenpen: float = option(type=float, default=SystemsOptions.lenpen)
+    batch_size: int = option(type=int, default=SystemsOptions.batch_size)
+    max_tokens: Optional[int] = max_tokens_option()
+    decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
+    cpu: bool = option(action="store_true", default=False)
+    dtype: str = dtype_option()
+    quiet: bool = quiet_option()
+
+
+def translate(args: argparse.Namespace) -> int:
+    out = translate_systems(from_namespace(SystemsOptions, args, decoding_mode=args.decoding,
+                                           progress=not args.quiet))
+    for system, path in out.items():
+        print(f"{system}: {path}")
+    return 0
+
+
+@dataclass
+class ScoreStageArgs:
+    lang: str = option(required=True)
+    root: str = option(default=ScoreOptions.root)
+    systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
+    comet_batch_size: int = option(type=int, default=ScoreOptions.comet_batch_size)
+
+
+def score(args: argparse.Namespace) -> int:
+    result = score_systems(from_namespace(ScoreOptions, args))
+    print(format_scores(result))
+    return 0
+
+
+def add(sub) -> None:
+    command(sub, "translate", TranslateStageArgs, translate, "translate the test set with the sentence, context and "
+            "context-gold systems", transaction=False)  # its own transaction, after the up-to-date check
+    command(sub, "score", ScoreStageArgs, score, "BLEU, chrF, d-BLEU (and COMET) of every system into "
+            "results/xx/scores.json", transaction=False)

@@ -1,0 +1,51 @@
+"""``contextual-mt pipeline train`` (pipeline/train.py)."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import List, Optional
+
+from commandkit.options import from_namespace, option
+from contextual_mt.cli.common import command, overwrite_option, quiet_option
+from contextual_mt.cli.pipeline.options import ROOT_HELP
+from contextual_mt.pipeline.presets import DEFAULT, PRESETS
+from contextual_mt.pipeline.train import MODELS, TrainOptions, train_model
+
+
+@dataclass
+class TrainArgs:
+    lang: str = option(required=True, help="target language (source: English)")
+    model: Optional[str] = option(choices=MODELS, help="default: both")
+    preset: str = option(choices=sorted(PRESETS), default=DEFAULT,
+                         help="; ".join(f"{p.name}: {p.about}" for p in PRESETS.values()).replace("%", "%%"))
+    root: str = option(default=TrainOptions.root, help=ROOT_HELP)
+    pretrained: Optional[str] = option(help="sentence-level checkpoint to fine-tune (--preset big)")
+    gpus: Optional[int] = option(type=int, help="default: every visible GPU; 0 = CPU")
+    fp16: Optional[bool] = option(action=argparse.BooleanOptionalAction,
+                                  help="default: on GPUs with compute capability >= 7.0")
+    max_epoch: Optional[int] = option(type=int, help="default: the preset's (per model kind for the demo preset)")
+    max_update: Optional[int] = option(type=int)
+    batch: str = option(default=TrainOptions.batch, metavar="auto|preset|N",
+                        help="tokens per update: auto (default; on a GPU as many as its memory holds, up to 8x the "
+                        "preset's, with the learning rate and warm-up scaled; on CPU the preset's), preset (the "
+                        "config's exact settings) or N tokens per update (scaled the same way); README 'Batch size'")
+    override: List[str] = option(action="append", default=[], metavar="KEY=VALUE",
+                                 help="extra Hydra override (repeatable), e.g. optimization.lr=[1e-3]")
+    overwrite: bool = overwrite_option("discard checkpoints trained from other data or settings")
+    quiet: bool = quiet_option()
+
+
+def train(args: argparse.Namespace) -> int:
+    models = [args.model] if args.model else list(MODELS)
+    options = [from_namespace(TrainOptions, args, model=m, overrides=args.override, progress=not args.quiet)
+               for m in models]  # every option checked before anything trains
+    for o in options:
+        record = train_model(o)
+        print(f"{o.model} model: {o.layout.checkpoint(o.model)} ({record.get('num_updates', '?')} updates, "
+              f"valid loss {record.get('valid_loss')})")
+    return 0
+
+
+def add(sub) -> argparse.ArgumentParser:
+    return command(sub, "train", TrainArgs, train, "train the study's sentence-level and context models of a "
+                   "language pair", transaction=False)  # resumable: manages its own files

@@ -1,0 +1,118 @@
+"""``contextual-mt testset build|evaluate``: test suites from MuDA tags."""
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from typing import List, Optional
+
+from commandkit.options import from_namespace, option
+from contextual_mt.cli.common import command
+from contextual_mt.testsets.build import PHENOMENA, BuildOptions
+from contextual_mt.testsets.evaluate import EvaluateOptions
+from muda.commands.options import ANNOTATORS, AnnotatorArgs
+
+
+@dataclass
+class BuildArgs:
+    """``contextual-mt testset build`` (``BuildOptions``; without --tags, ``muda tag`` first)."""
+    source: str = option(required=True, help="English source, one sentence per line")
+    reference: str = option(required=True, help="the reference translation, line by line")
+    docids: str = option(required=True, help="document id of each line")
+    lang: str = option(required=True, help="target language (MuDA's code: fr, de, ...)")
+    output_dir: str = option(required=True, help="folder for voita.json, contrapro.json (+ text and context files), "
+                             "manifest.jsonl and summary.json")
+    tags: Optional[str] = option(help="`muda tag` output for these files (its annotations beside it); default: tag "
+                                 "the reference now (into OUTPUT_DIR/reference.tags.json) with --annotator")
+    annotator: str = option(choices=ANNOTATORS, default=AnnotatorArgs.annotator,
+                            help="without --tags: what annotates the reference (spacy: target morphology only, so "
+                            "pronouns and lexical cohesion need --src-conllu/--alignments)")
+    tgt_conllu: Optional[str] = option(help="the reference's CoNLL-U (default: beside the tags)")
+    src_conllu: Optional[str] = option(help="the source's CoNLL-U with CorefUD coreference (pronoun distances)")
+    alignments: Optional[str] = option(help="Pharaoh source-target word alignments (lexical cohesion)")
+    lexicon: Optional[List[str]] = option(nargs="+", metavar="CONLLU", help="more target CoNLL-U (e.g. the training "
+                                          "split) where agreeing word forms are looked up")
+    phenomena: Optional[List[str]] = option(nargs="+", choices=PHENOMENA, help="default: all")
+    context_size: int = option(type=int, default=BuildOptions.context_size,
+                               help="context sentences written with each group (default %(default)s, as Voita's sets)")
+    seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
+
+
+def build(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.build import run_build, summary_lines
+
+    def options(tags: str) -> BuildOptions:
+        return BuildOptions(args.source, args.reference, args.docids, tags, args.output_dir, args.lang,
+                            tgt_conllu=args.tgt_conllu, src_conllu=args.src_conllu, alignments=args.alignments,
+                            lexicon=tuple(args.lexicon or ()), context_size=args.context_size, seed=args.seed,
+                            phenomena=tuple(args.phenomena or PHENOMENA))
+    tags = args.tags
+    if tags is None:
+        tags = os.path.join(args.output_dir, "reference.tags.json")
+        options(tags)  # the language and options are checked before anything is annotated
+        _tag_reference(args, tags)
+    summary = run_build(options(tags))
+    print("\n".join(summary_lines(summary)))
+    print(f"test suites: {args.output_dir} (voita.json, contrapro.json, manifest.jsonl, summary.json)")
+    return 0
+
+
+def _tag_reference(args: argparse.Namespace, tags: str) -> None:
+    """``muda tag`` of the reference, in this process (muda's API), into the output folder."""
+    import shutil
+
+    from contextual_mt.errors import ContextualMTError
+    from muda.commands import TagArgs, run
+
+    options = TagArgs(src=args.source, tgt=args.reference, docids=args.docids, tgt_lang=args.lang, dump_tags=tags,
+                      src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,
+                      annotators=AnnotatorArgs(annotator=args.annotator))
+    created = not os.path.exists(args.output_dir)
+    try:
+        os.makedirs(args.output_dir, exist_ok=True)
+    except OSError as e:  # a file on the way (out/afile/sub)
+        raise ContextualMTError(f"--output-dir {args.output_dir}: cannot be made ({e.strerror})") from None
+    rc = run(options)
+    if rc != 0:
+        if created:
+            shutil.rmtree(args.output_dir, ignore_errors=True)
+        raise SystemExit(rc)
+
+
+@dataclass
+class EvaluateArgs:
+    manifest: str = option(required=True, help="manifest.jsonl written by `testset build`")
+    hyp: List[str] = option(required=True, action="append", metavar="SYSTEM.txt",
+                            help="a system's translations of the test set, one line per line; repeat for several "
+                            "systems (the first is the baseline of the comparisons)")
+    summary: Optional[str] = option(help="summary.json of `testset build` (default: beside the manifest): the "
+                                    "language and the test set's line count")
+    docids: Optional[str] = option(help="document ids of the test set: the documents resampled (default: the "
+                                   "manifest's 'doc' of each group)")
+    output: Optional[str] = option(help="write the full result as JSON here")
+    bootstrap: int = option(type=int, default=EvaluateOptions.bootstrap,
+                            help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)")
+    seed: int = option(type=int, default=EvaluateOptions.seed)
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.evaluate import evaluate_testset, format_table
+
+    result = evaluate_testset(from_namespace(EvaluateOptions, args, hyps=tuple(args.hyp)))
+    print(format_table(result))
+    if args.output:
+        print(f"result: {args.output}")
+    return 0
+
+
+def add(sub) -> None:
+    p = sub.add_parser("testset", help="test suites for any language pair from MuDA tags: contrastive groups and "
+                       "the generative evaluation of a system's translations")
+    testset = p.add_subparsers(dest="testset_command", required=True)
+    # tagging and building are two transactions (the tags are kept when the build fails: a cache)
+    command(testset, "build", BuildArgs, build, "contrastive groups from the MuDA tags of a parallel document corpus: "
+            "the reference and its variants (the tagged word replaced by its alternatives, agreement kept), in "
+            "Voita's and ContraPro's formats, with a manifest", transaction=False)
+    command(testset, "evaluate", EvaluateArgs, evaluate, "for systems that cannot be scored (an API, an LLM, another "
+            "toolkit): does the tagged word's correct form, or a wrong alternative, appear in the translation of "
+            "its line; per phenomenon and context distance, with bootstrap intervals", output_args=("output",))
