@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from muda.errors import configure_logging, console_run, install_excepthook, run_command
+from contextual_mt.stage_record import partial_path
 from muda.io import command_outputs
 
 
@@ -206,7 +207,7 @@ def _cxmi_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
     """What cxmi writes or removes beside --output (an input may be none of them)."""
     from contextual_mt.analysis.cxmi_summary import summary_path
 
-    return [("--output's summary", summary_path(args.output)), ("--output's .partial", args.output + ".partial")]
+    return [("--output's summary", summary_path(args.output)), ("--output's .partial", partial_path(args.output))]
 
 
 def _report_side_outputs(args: argparse.Namespace) -> List[Tuple[str, str]]:
@@ -437,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     _add_model_arguments(p)
     p.set_defaults(func=_contrastive, output_args=("output", "summary"),
-                   side_outputs=lambda a: [("--output's .partial", a.output + ".partial")] if a.output else [])
+                   side_outputs=lambda a: [("--output's .partial", partial_path(a.output))] if a.output else [])
 
     p = sub.add_parser("report", help="tables, a plot and an HTML viewer of P-CXMI per POS class, "
                        "tag, vocabulary item and token")

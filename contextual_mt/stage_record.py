@@ -31,9 +31,10 @@ from muda.io import atomic_write_lines, atomic_write_text, file_sha256, writing
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
-# the first line of OUTPUT.partial: {"cxmi_fingerprint": {...}} (the name kept from the first
-# stage that streamed records: partial files of earlier runs stay readable)
-FINGERPRINT_KEY = "cxmi_fingerprint"
+# the first line of OUTPUT.partial: {"fingerprint": {...}}; the partial files of earlier versions
+# name it "cxmi_fingerprint" (for every stage) and are still read, so that their runs resume
+FINGERPRINT_KEY = "fingerprint"
+LEGACY_FINGERPRINT_KEYS = ("cxmi_fingerprint",)
 
 
 def stale_error(path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
@@ -170,6 +171,22 @@ def summary_if_current(output: str, summary: str, fingerprint: Dict, count_key: 
 
 
 # ============================================================================ .partial files
+def partial_path(output: str) -> str:
+    """Where a stage keeps what it has of ``output`` until ``output`` is in place: ``OUTPUT.partial``
+    (the resumable records of a streaming stage, or a file being written)."""
+    return output + ".partial"
+
+
+def _partial_fingerprint(first: object) -> Optional[Dict]:
+    """The fingerprint on a partial file's first line (this version's key, or an earlier one's)."""
+    if not isinstance(first, dict):
+        return None
+    for key in (FINGERPRINT_KEY, *LEGACY_FINGERPRINT_KEYS):
+        if key in first:
+            return first[key]
+    return None
+
+
 def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
     """The fingerprint and the complete records of an interrupted run (a cut-off last line is
     dropped; a file with no complete line holds nothing). ``command`` names who writes it."""
@@ -188,7 +205,7 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 except json.JSONDecodeError:
                     break  # damage: the rest is scored again
                 if n == 0:
-                    header = value.get(FINGERPRINT_KEY) if isinstance(value, dict) else None
+                    header = _partial_fingerprint(value)
                     if not isinstance(header, dict):
                         raise ContextualMTError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
@@ -222,7 +239,7 @@ def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = 
 
 def remove_partial(output: str) -> None:
     """After the outputs are in place, the partial file has served."""
-    partial = output + ".partial"
+    partial = partial_path(output)
     if os.path.exists(partial):
         os.unlink(partial)
 

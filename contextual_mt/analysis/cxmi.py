@@ -22,7 +22,7 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
                                                  random_context_sources, read_scored_corpus, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary
-from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records, summary_if_current
 from muda.io import file_sha256, outputs
 
 logger = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
 def _run_cxmi(o: CxmiOptions) -> Dict:
     sources, references, ids = read_cxmi_inputs(o)
     mine = shard_lines(ids, o.shard, o.docids)
-    partial = o.output + ".partial"
+    partial = partial_path(o.output)
     fp = fingerprint(o)  # before the model is loaded: a stale partial fails fast
     if o.skip_up_to_date:
         summary = up_to_date(o, fp)

@@ -27,7 +27,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.model_spec import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records, summary_if_current
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
 
@@ -200,7 +200,7 @@ def _run(o: ContrastiveOptions) -> Dict:
         if summary is not None:
             logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
             return summary
-    partial = o.output + ".partial"
+    partial = partial_path(o.output)
     done = resumable_records(partial, fp, range(1, len(pairs) + 1), "contrastive") if o.resume else []
     finished = {r["line"] - 1 for r in done}
     if done:

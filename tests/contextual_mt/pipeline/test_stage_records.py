@@ -6,8 +6,9 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
-from contextual_mt.stage_record import (PartialFile, StageRecord, differences, read_record, record_finished,
-                                        resumable_records, stale_error, summary_if_current)
+from contextual_mt.stage_record import (FINGERPRINT_KEY, PartialFile, StageRecord, differences, partial_path,
+                                        read_record, record_finished, resumable_records, stale_error,
+                                        summary_if_current)
 
 
 def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
@@ -50,7 +51,7 @@ def test_partial_resume_rule(tmp_path):
     writer = PartialFile(str(path), {"log_base": "e"}, [])
     writer.write([{"line": 1}, {"line": 2}])
     writer.close()
-    assert json.loads(path.read_text().splitlines()[0]) == {"cxmi_fingerprint": {"log_base": "e"}}
+    assert json.loads(path.read_text().splitlines()[0]) == {FINGERPRINT_KEY: {"log_base": "e"}}
     assert sorted(r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])) == [1, 2]
     with pytest.raises(ContextualMTError, match=r"left by a different computation \(differs in: log_base "
                                                 r"\(partial 'e', now '2'\)\).*--overwrite"):
@@ -133,6 +134,18 @@ def test_plan_states_follow_the_outputs(tmp_path):
     assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
     with pytest.raises(ContextualMTError, match="--lang 'FR'"):
         jobs("FR", str(tmp_path))
+
+
+def test_a_partial_file_of_an_earlier_version_still_resumes(tmp_path):
+    """Earlier versions named the first line's key "cxmi_fingerprint" for every stage: an
+    interrupted run of theirs resumes, and is refused when it was another computation."""
+    path = tmp_path / "out.partial"
+    path.write_text(json.dumps({"cxmi_fingerprint": {"log_base": "e"}}) + "\n" + json.dumps({"line": 2}) + "\n")
+    assert FINGERPRINT_KEY != "cxmi_fingerprint"
+    assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2])] == [2]
+    with pytest.raises(ContextualMTError, match="left by a different computation"):
+        resumable_records(str(path), {"log_base": "2"}, [1])
+    assert partial_path(str(tmp_path / "out")) == str(path)
 
 
 def test_a_full_disk_while_journaling_names_the_partial_file(tmp_path):
