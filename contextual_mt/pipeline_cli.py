@@ -448,7 +448,7 @@ def add_table_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------- stages.py
 def _plan(args: argparse.Namespace) -> int:
-    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
+    print(format_plan(jobs(args.lang, args.root, args.shards, every=True), args.json))
     return 0
 
 
