@@ -22,7 +22,7 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
                                                  random_context_sources, read_scored_corpus, split_words)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.model_spec import ModelSpec, model_fingerprint, model_summary
-from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 from muda.io import file_sha256, outputs
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def run_cxmi(options: CxmiOptions) -> Dict:
 def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
     """The existing summary when OUTPUT and its summary were made from exactly these inputs and
     options (same fingerprint, same number of records); else None."""
-    return summary_if_current(o.output, summary_path(o.output), fp, "sentences")
+    return SummaryRecord(o.output, summary_path(o.output), "sentences").current(fp)
 
 
 def _run_cxmi(o: CxmiOptions) -> Dict:

@@ -27,7 +27,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.model_spec import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 from muda.io import (atomic_write_lines, atomic_write_text, check_distinct, check_input_file, file_sha256, outputs,
                      read_lines)
 
@@ -236,7 +236,7 @@ def _run(o: ContrastiveOptions) -> Dict:
 def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dict]:
     """The existing summary when the scores file and the summary were made from exactly these
     inputs and options (same fingerprint and loss, one line per candidate); else None."""
-    return summary_if_current(o.output, o.summary, fp, "candidates", candidates, normalize=o.normalize)
+    return SummaryRecord(o.output, o.summary, "candidates").current(fp, candidates, normalize=o.normalize)
 
 
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:

@@ -33,7 +33,7 @@ def run_attribute_stage(o: AttributeStageOptions) -> Dict:
     from contextual_mt.analysis.cxmi_summary import summary_path
     from contextual_mt.attribution.run import AttributeOptions, fingerprint, run_attribute, summary_line
     from contextual_mt.inference.checkpoint import ModelOptions
-    from contextual_mt.stage_record import summary_if_current
+    from contextual_mt.stage_record import SummaryRecord
 
     p = eval_paths(o.lang, o.root)
     options = AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
@@ -41,7 +41,7 @@ def run_attribute_stage(o: AttributeStageOptions) -> Dict:
                                progress=o.progress, **o.method)
     demo_first(p, p.checkpoint)
     check_inputs(p, "attribute")
-    current = summary_if_current(options.output, summary_path(options.output), fingerprint(options), "sentences")
+    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(fingerprint(options))
     if current is not None:
         print(f"{options.output}: up to date (made from these inputs and options)")
         return current

@@ -8,7 +8,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
 from contextual_mt.stage_record import (FINGERPRINT_KEY, PartialFile, StageRecord, differences, partial_path,
                                         read_record, record_finished, resumable_records, stale_error,
-                                        summary_if_current)
+                                        SummaryRecord)
 
 
 def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
@@ -34,16 +34,16 @@ def test_a_broken_record_is_one_error_naming_it(tmp_path):
     assert read_record(str(tmp_path / "absent.json")) is None
 
 
-def test_summary_if_current(tmp_path):
+def test_summary_record(tmp_path):
     out, summary = tmp_path / "x.jsonl", tmp_path / "x.summary.json"
     out.write_text('{"line": 1}\n{"line": 2}\n')
     summary.write_text(json.dumps({"fingerprint": {"k": 1}, "sentences": 2, "normalize": False}))
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences")["sentences"] == 2
-    assert summary_if_current(str(out), str(summary), {"k": 2}, "sentences") is None
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", normalize=True) is None
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", expected=3) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1})["sentences"] == 2
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 2}) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}, normalize=True) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}, expected=3) is None
     out.write_text('{"line": 1}\n')  # fewer records than the summary counts
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences") is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}) is None
 
 
 def test_partial_resume_rule(tmp_path):
