@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from contextual_mt.errors import ContextualMTError
 from muda.io import atomic_write_lines, atomic_write_text, file_sha256, writing
@@ -124,11 +124,18 @@ class StageRecord:
         self.path, self.stage, self.legacy = path, stage, legacy
 
     def read(self) -> Optional[Dict]:
-        """The record, in this shape (an earlier version's converted); None when there is none."""
+        """The record as written (an earlier version's in this shape); None when there is none."""
         record = read_record(self.path)
         if record is None and self.legacy is not None:
             return upgrade(self.stage, self.legacy, read_record(self.legacy))
         return upgrade(self.stage, self.path, record)
+
+    def _intact(self, record: Dict) -> bool:
+        """``outputs_intact``, with the outputs of a record that names them relative to its folder."""
+        if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
+            folder = os.path.dirname(self.path)
+            record = {**record, "outputs": {os.path.join(folder, p): h for p, h in record["outputs"].items()}}
+        return outputs_intact(record)
 
     def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
         """The record when its stage made its outputs from ``fingerprint`` (and ``same``) and they
@@ -138,7 +145,7 @@ class StageRecord:
             return None
         if any(record.get(k) != v for k, v in same.items()):
             return None
-        return record if outputs_intact(record) else None
+        return record if self._intact(record) else None
 
     def finished(self) -> bool:
         """Whether the stage finished (whatever its settings: the job chain's question; the stage
@@ -147,12 +154,16 @@ class StageRecord:
             record = self.read()
         except ContextualMTError:
             return False  # unreadable: not finished; the stage reruns and says what is wrong
-        return isinstance(record, dict) and outputs_intact(record)
+        return isinstance(record, dict) and self._intact(record)
 
-    def save(self, fingerprint: object, outputs: Iterable[str], transactional: bool = False, **fields: object
-             ) -> Dict:
-        record = {"stage": self.stage, "fingerprint": fingerprint, "outputs": {p: file_sha256(p) for p in outputs},
-                  **fields}
+    def save(self, fingerprint: object, outputs: Union[Iterable[str], Mapping[str, str]], transactional: bool = False,
+             **fields: object) -> Dict:
+        """Write the record (its outputs, or output -> sha256 where the stage has them, named relative
+        to its folder: it holds wherever the study folder is reached from) and return it."""
+        folder = os.path.dirname(self.path)
+        made = dict(outputs) if isinstance(outputs, Mapping) else {p: file_sha256(p) for p in outputs}
+        record = {"stage": self.stage, "fingerprint": fingerprint, **fields,
+                  "outputs": {os.path.relpath(p, folder or "."): h for p, h in made.items()}, "base": "record"}
         write_record(self.path, record, transactional=transactional)
         return record
 

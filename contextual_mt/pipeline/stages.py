@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
-from contextual_mt.stage_record import record_finished
+from contextual_mt.stage_record import StageRecord
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,9 @@ class Stage:
     # stage is a part of another's target, as the P-CXMI shards are of `make pcxmi`)
     target: str = ""
     about: str = ""  # what it makes (a stage run by hand)
+    # where the versions before this declaration kept the first record, when elsewhere (read by
+    # StageRecord's compatibility reader, so that the study folders they finished stay up to date)
+    legacy: str = ""
 
     @property
     def chain(self) -> bool:
@@ -62,8 +65,8 @@ STAGES: Tuple[Stage, ...] = (
           outputs=("{ckpt}/{model}/checkpoint_best.pt",), target="train"),
     Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), ("{results}/translate.json",),
           "gpu", "translate", "translate.sbatch", "translate", outputs=_TRANSLATIONS, target="translate"),
-    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
-          "score.sbatch", "score", target="score"),
+    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/score.json",), "gpu", "score",
+          "score.sbatch", "score", target="score", legacy="{results}/scores.json"),
     Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
           ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
           "pcxmi", make_vars=("SHARDS",), sharded=True),
@@ -101,6 +104,17 @@ def make_all() -> List[str]:
     return out
 
 
+def _fields(layout: PairLayout, model: str = "", shard: int = 0, shards: int = 0) -> Dict[str, object]:
+    return {**_paths(layout), "model": model, "shard": shard, "shards": shards}
+
+
+def record(name: str, layout: PairLayout, model: str = "", shard: int = 0, shards: int = 0) -> StageRecord:
+    """The done-record of stage ``name`` of the pair (its first declared record)."""
+    s = stage(name)
+    fields = _fields(layout, model, shard, shards)
+    return StageRecord(s.records[0].format(**fields), s.name, s.legacy.format(**fields) if s.legacy else None)
+
+
 def stage(name: str) -> Stage:
     for s in EVERY:
         if s.name == name:
@@ -112,7 +126,7 @@ def stage(name: str) -> Stage:
 class Job:
     """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
     not finished yet (a sharded stage), ``finished``: every done-record of the stage says so
-    (``stage_record.record_finished``)."""
+    (``StageRecord.finished``)."""
     name: str
     stage: str
     needs: List[str]
@@ -157,7 +171,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
                 return fill(s.records, shard)
 
             def done(shard: int = 0) -> bool:
-                return (all(record_finished(r) for r in records(shard))
+                legacy = fill((s.legacy,), shard) if s.legacy else [None]
+                return (all(StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
+                            for i, r in enumerate(records(shard)))
                         and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)))
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
