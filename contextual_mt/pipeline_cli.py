@@ -13,7 +13,8 @@ from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.make_names import in_make_words, make_usage_error, under_make
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
-from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, demo_first, report_stage, run_pcxmi_stage
+from contextual_mt.pipeline.layout import DEMO, EvalPaths
+from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, report_stage, run_pcxmi_stage
 from contextual_mt.pipeline.data_plan import SPM_TYPES
 from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data_steps
 from contextual_mt.pipeline.presets import DEFAULT, PRESETS
@@ -223,10 +224,21 @@ def add_dtype_argument(p: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------- pcxmi.py
+def demo_first(p: EvalPaths, needed: str) -> None:
+    """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` is not
+    there yet (other pairs' stages only check their inputs)."""
+    if p.pair == DEMO:
+        from contextual_mt.demo.pipeline import run_demo_first
+
+        run_demo_first(needed)
+
+
 def _pcxmi(args: argparse.Namespace) -> int:
-    run_pcxmi_stage(PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
-                                      overwrite=args.overwrite, progress=not args.quiet, report=_report_inputs(args),
-                                      dtype=args.dtype))
+    options = PcxmiStageOptions(args.lang, args.root, shard=args.shard, merge_shards=args.merge_shards,
+                                overwrite=args.overwrite, progress=not args.quiet, report=_report_inputs(args),
+                                dtype=args.dtype)
+    demo_first(options.paths, options.paths.checkpoint)
+    run_pcxmi_stage(options)
     return 0
 
 
@@ -325,7 +337,7 @@ def _rule(name: str, std, top_k):
 def _attribute(args: argparse.Namespace) -> int:
     import shlex
 
-    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, run_attribute_stage
+    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, attribute_options, run_attribute_stage
 
     name = "ATTRIBUTE_ARGS" if under_make() else "--attribute-args"
 
@@ -340,9 +352,12 @@ def _attribute(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
     method = parser.parse_args(words)
-    run_attribute_stage(AttributeStageOptions(args.lang, args.root, attribution_method_options(method),
-                                              overwrite=args.overwrite, progress=not args.quiet,
-                                              dtype="auto" if args.dtype is None else args.dtype))
+    options = AttributeStageOptions(args.lang, args.root, attribution_method_options(method),
+                                    overwrite=args.overwrite, progress=not args.quiet,
+                                    dtype="auto" if args.dtype is None else args.dtype)
+    attribute_options(options)  # checked before the demo runs
+    demo_first(eval_paths(options.lang, options.root), eval_paths(options.lang, options.root).checkpoint)
+    run_attribute_stage(options)
     return 0
 
 
