@@ -154,6 +154,8 @@ class StageRecord:
             record = self.read()
         except ContextualMTError:
             return False  # unreadable: not finished; the stage reruns and says what is wrong
+        if isinstance(record, dict) and record.get("base") == "record" and not record.get("outputs"):
+            return False  # this version's record of a stage under way (the data stage's finished steps)
         return isinstance(record, dict) and self._intact(record)
 
     def save(self, fingerprint: object, outputs: Union[Iterable[str], Mapping[str, str]], transactional: bool = False,

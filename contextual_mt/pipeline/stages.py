@@ -57,9 +57,10 @@ _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
 # the job chain, in the order `make all` runs it
 STAGES: Tuple[Stage, ...] = (
-    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json",),
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/.stage/data.json",),
           "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
-          outputs=("{data}/bin/dict.{lang}.txt",), target="data"),
+          outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"), target="data",
+          legacy="{data}/summary.json"),
     Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/train.done",),
           "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True,
           outputs=("{ckpt}/{model}/checkpoint_best.pt",), target="train"),
