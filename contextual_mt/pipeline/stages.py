@@ -36,7 +36,7 @@ class Stage:
     per_model: bool = False  # one job per model (train-sentence, train-context)
     sharded: bool = False  # a job array, one task per shard
     # outputs a finished stage must still have (non-empty) beside its records, for the records that
-    # do not list their outputs' hashes (train.done, translate.json, the data summary, ...)
+    # do not list their outputs' hashes (those of earlier versions: stage_record.upgrade)
     outputs: Tuple[str, ...] = ()
     # the make target that runs the whole stage on one machine, a step of `make all` ("": none, the
     # stage is a part of another's target, as the P-CXMI shards are of `make pcxmi`)

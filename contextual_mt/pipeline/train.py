@@ -275,7 +275,7 @@ def train_model(options: TrainOptions) -> Dict:
 
 def _health(o: TrainOptions, stats: Dict) -> Dict:
     """Warn when checkpoint_best.pt is no better than a unigram model of the target (the loader
-    warns again on every later load); the figures go into ``train.done``."""
+    warns again on every later load); the figures go into the done-record."""
     from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
 
     loss = stats["best_valid_loss"] if stats.get("best_valid_loss") is not None else stats.get("valid_loss")
