@@ -18,7 +18,7 @@ from typing import Dict, Optional, Sequence, Tuple
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
 from contextual_mt.pipeline.stages import record as stage_record
-from contextual_mt.stage_record import read_record
+from contextual_mt.stage_record import read_record, write_record
 from muda.io import atomic_write_lines, atomic_write_text, check_line_count, file_sha256, outputs
 
 TRANSLATE_RECORD = "translate.json"
@@ -119,8 +119,8 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     require_data(o.layout)
     files = _test_files(o.layout)
     done = stage_record("translate", o.layout)
-    record_path = done.path
-    record = {k: v for k, v in (done.read() or {}).items() if k in SYSTEMS}  # per system
+    record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)  # per system: how it was made
+    record = read_record(record_path) or {}
     todo = {}
     dtype = resolve_dtype(o.dtype, o.cpu)
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
@@ -139,7 +139,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     if len(refs) != len(sources):
         raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
     loaded: Dict[str, DocumentTranslator] = {}
-    with outputs(*[o.layout.translation(s) for s in todo], record_path):
+    with outputs(*[o.layout.translation(s) for s in todo], record_path, done.path):
         for system, fp in todo.items():
             model, context = SYSTEMS[system]
             if model not in loaded:  # context and context-gold share one loaded model
@@ -159,8 +159,10 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
                 r = loaded[model].rounds
                 print(f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated "
                       "again", file=sys.stderr)
+        write_record(record_path, record, transactional=True)
         done.save({s: r.get("fingerprint") for s, r in record.items()},
-                  {o.layout.translation(s): r.get("output") for s, r in record.items()}, transactional=True, **record)
+                  {**{o.layout.translation(s): r.get("output") for s, r in record.items()},
+                   record_path: file_sha256(record_path)}, transactional=True)
     return {s: o.layout.translation(s) for s in o.systems}
 
 
@@ -191,7 +193,7 @@ def score_systems(options: ScoreOptions) -> Dict:
     o = options
     files = _test_files(o.layout)
     hyp_files = {s: o.layout.translation(s) for s in o.systems}
-    record = stage_record("translate", o.layout).read() or {}
+    record = read_record(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
     for system, path in hyp_files.items():
         if not os.path.isfile(path):
             raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
