@@ -170,9 +170,9 @@ class StageRecord:
         return record
 
     def forget(self) -> None:
-        for path in (self.path, self.legacy):
-            if path is not None and os.path.exists(path):
-                os.unlink(path)
+        """Remove the record (an earlier version's elsewhere stays: it may be an output, scores.json)."""
+        if os.path.exists(self.path):
+            os.unlink(self.path)
 
 
 def record_finished(path: str, stage: str = "") -> bool:

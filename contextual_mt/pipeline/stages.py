@@ -100,8 +100,8 @@ EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
 def make_all() -> List[str]:
     """The make targets of `make all`, in the chain's order."""
     out: List[str] = []
-    for s in STAGES:
-        if s.target and s.target not in out:
+    for s in EVERY:
+        if s.chain and s.target and s.target not in out:
             out.append(s.target)
     return out
 

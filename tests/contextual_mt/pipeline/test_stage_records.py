@@ -5,7 +5,7 @@ import json
 import pytest
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
+from contextual_mt.pipeline.stages import STAGES, format_plan, jobs, make_all
 from contextual_mt.stage_record import (FINGERPRINT_KEY, PartialFile, StageRecord, differences, partial_path,
                                         read_record, record_finished, resumable_records, stale_error,
                                         SummaryRecord)
@@ -117,6 +117,22 @@ def test_plan_declares_the_job_chain(tmp_path):
     lines = format_plan(list(graph.values()), as_json=False).splitlines()
     assert lines[3] == "translate train-sentence,train-context translate.sbatch gpu translate - todo -"
     assert json.loads(format_plan(list(graph.values()), as_json=True).splitlines()[0])["name"] == "data"
+
+
+def test_plan_lists_every_stage_with_its_needs_and_make_all_follows_the_chain(tmp_path):
+    """`pipeline plan` prints the job chain, then the stages run by hand (no script, no group: not
+    Slurm jobs); `make all` runs the chain's targets in its order (Makefile: make_all())."""
+    graph = jobs("fr", str(tmp_path), shards=2, every=True)
+    assert [j.name for j in graph] == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
+                                       "pcxmi-merge", "muda", "report", "testset", "attribute", "contrastive",
+                                       "table"]
+    by_hand = {j.name: j for j in graph[8:]}
+    assert by_hand["attribute"].needs == ["train-context"] and by_hand["report"].needs == ["pcxmi-merge"]
+    assert by_hand["contrastive"].needs == ["train-sentence", "train-context"]
+    lines = format_plan(graph, as_json=False).splitlines()
+    assert lines[:8] == format_plan(jobs("fr", str(tmp_path), shards=2), as_json=False).splitlines()
+    assert lines[10] == "attribute train-context - gpu - - todo -"
+    assert make_all() == ["data", "train", "translate", "score", "pcxmi", "muda-eval"]
 
 
 def test_plan_states_follow_the_outputs(tmp_path):
