@@ -169,7 +169,7 @@ test:
 # the demo corpus through the study's data and train stages (PRESET=demo), then its comparison
 demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
-	$(PY) -m contextual_mt.demo --workdir demo
+	$(PY) -m contextual_mt.cli demo --workdir demo
 
 cadec-demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
@@ -194,9 +194,12 @@ contrastive:
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
 	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
 
+# the chain's targets in its order, as contextual_mt/pipeline/stages.py declares them
 all:
 	$(need_pair)
-	$(foreach stage,data train translate score pcxmi muda-eval,$(SUBMAKE) $(stage) LANG=$(PAIR) &&) true
+	$(need_venv)
+	targets=$$($(RUN) $(PY) -c 'from contextual_mt.pipeline.stages import make_all; print(*make_all())') \
+	  && for stage in $$targets; do $(SUBMAKE) $$stage LANG=$(PAIR) || exit 1; done
 
 table:
 	$(need_venv)

@@ -5,7 +5,9 @@ depend on, by content: sha256 of the input files, the settings, and the project 
 the code decides the numbers) and its outputs are still the files it wrote. This module owns:
 
 * the fingerprint helpers (``file_hashes``, ``tree_hashes``, ``digest``, ``differences``);
-* the done-record (``StageRecord``: JSON, written atomically, read with a one-line error);
+* the done-record (``StageRecord``: JSON, written atomically, read with a one-line error; the
+  records of earlier versions read by ``upgrade``, the one compatibility reader), and
+  ``SummaryRecord``, the done-record of a command whose summary carries its fingerprint;
 * the ``.partial`` resume rule (``PartialFile``, ``resumable_records``): a stage that streams
   records keeps them in ``OUTPUT.partial`` behind a fingerprint line, and a rerun resumes only
   when that fingerprint is this computation's;
@@ -24,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from contextual_mt.errors import ContextualMTError
 from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
@@ -32,9 +34,10 @@ from commandkit.text import file_sha256
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
-# the first line of OUTPUT.partial: {"cxmi_fingerprint": {...}} (the name kept from the first
-# stage that streamed records: partial files of earlier runs stay readable)
-FINGERPRINT_KEY = "cxmi_fingerprint"
+# the first line of OUTPUT.partial: {"fingerprint": {...}}; the partial files of earlier versions
+# name it "cxmi_fingerprint" (for every stage) and are still read, so that their runs resume
+FINGERPRINT_KEY = "fingerprint"
+LEGACY_FINGERPRINT_KEYS = ("cxmi_fingerprint",)
 
 
 def stale_error(path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
@@ -111,37 +114,71 @@ def write_record(path: str, data: Dict, transactional: bool = False) -> None:
 
 
 class StageRecord:
-    """``path``: ``{"stage", "fingerprint", "outputs": {file: sha256}}``. The stage is done when
-    the fingerprint is the same and every output is still the file it wrote."""
+    """A stage's done-record at ``path``: ``{"stage", "fingerprint", "outputs": {file: sha256}}`` and
+    the stage's own ``fields`` (figures that its readers use). The stage is done when the fingerprint
+    (and the ``same`` fields) is this run's and every output is still the file it wrote.
 
-    def __init__(self, path: str, stage: str):
-        self.path, self.stage = path, stage
+    The records of earlier versions are read too (``legacy``: where they were, when not at ``path``;
+    ``upgrade`` turns them into this shape), so that a study folder they finished stays up to date."""
 
-    def current(self, fingerprint: Dict) -> bool:
+    def __init__(self, path: str, stage: str, legacy: Optional[str] = None):
+        self.path, self.stage, self.legacy = path, stage, legacy
+
+    def read(self) -> Optional[Dict]:
+        """The record as written (an earlier version's in this shape); None when there is none."""
         record = read_record(self.path)
-        if not isinstance(record, dict) or record.get("fingerprint") != fingerprint or not record.get("outputs"):
-            return False
+        if record is None and self.legacy is not None:
+            return upgrade(self.stage, self.legacy, read_record(self.legacy))
+        return upgrade(self.stage, self.path, record)
+
+    def _intact(self, record: Dict) -> bool:
+        """``outputs_intact``, with the outputs of a record that names them relative to its folder."""
+        if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
+            folder = os.path.dirname(self.path)
+            record = {**record, "outputs": {os.path.join(folder, p): h for p, h in record["outputs"].items()}}
         return outputs_intact(record)
 
-    def save(self, fingerprint: Dict, outputs: Iterable[str]) -> None:
-        write_record(self.path, {"stage": self.stage, "fingerprint": fingerprint,
-                                 "outputs": {p: file_sha256(p) for p in outputs}})
+    def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
+        """The record when its stage made its outputs from ``fingerprint`` (and ``same``) and they
+        are all still there; else None."""
+        record = self.read()
+        if not isinstance(record, dict) or record.get("fingerprint") != fingerprint or not record.get("outputs"):
+            return None
+        if any(record.get(k) != v for k, v in same.items()):
+            return None
+        return record if self._intact(record) else None
+
+    def finished(self) -> bool:
+        """Whether the stage finished (whatever its settings: the job chain's question; the stage
+        itself asks ``current``): the record is there and every output it lists is intact."""
+        try:
+            record = self.read()
+        except ContextualMTError:
+            return False  # unreadable: not finished; the stage reruns and says what is wrong
+        if isinstance(record, dict) and record.get("base") == "record" and not record.get("outputs"):
+            return False  # this version's record of a stage under way (the data stage's finished steps)
+        return isinstance(record, dict) and self._intact(record)
+
+    def save(self, fingerprint: object, outputs: Union[Iterable[str], Mapping[str, str]], transactional: bool = False,
+             **fields: object) -> Dict:
+        """Write the record (its outputs, or output -> sha256 where the stage has them, named relative
+        to its folder: it holds wherever the study folder is reached from) and return it."""
+        folder = os.path.dirname(self.path)
+        made = dict(outputs) if isinstance(outputs, Mapping) else {p: file_sha256(p) for p in outputs}
+        record = {"stage": self.stage, "fingerprint": fingerprint, **fields,
+                  "outputs": {os.path.relpath(p, folder or "."): h for p, h in made.items()}, "base": "record"}
+        write_record(self.path, record, transactional=transactional)
+        return record
 
     def forget(self) -> None:
+        """Remove the record (an earlier version's elsewhere stays: it may be an output, scores.json)."""
         if os.path.exists(self.path):
             os.unlink(self.path)
 
 
-def record_finished(path: str) -> bool:
-    """Whether the done-record at ``path`` says its stage finished: it is there, it is a JSON
-    object (stages write it atomically, last), and every output it names (``outputs``: file ->
-    sha256, as ``StageRecord`` writes) is still that file. The settings are not compared: the job
-    chain asks "finished?", the stage itself "made from these inputs and settings?"."""
-    try:
-        record = read_record(path)
-    except ContextualMTError:
-        return False  # unreadable: not finished; the stage reruns and says what is wrong
-    return isinstance(record, dict) and outputs_intact(record)
+def record_finished(path: str, stage: str = "") -> bool:
+    """Whether the done-record at ``path`` says its stage finished (``StageRecord.finished``)."""
+    return StageRecord(path, stage).finished()
 
 
 def outputs_intact(record: Dict) -> bool:
@@ -150,27 +187,50 @@ def outputs_intact(record: Dict) -> bool:
     return isinstance(made, dict) and all(os.path.isfile(p) and file_sha256(p) == h for p, h in made.items())
 
 
-def summary_if_current(output: str, summary: str, fingerprint: Dict, count_key: str,
-                       expected: Optional[int] = None, **same: object) -> Optional[Dict]:
-    """The summary of a finished run when ``output`` and ``summary`` were made from exactly this
-    fingerprint (and ``same`` fields) and ``output`` has as many records as it counts; else None."""
-    if not (os.path.isfile(output) and os.path.isfile(summary)):
-        return None
-    try:
-        with open(summary, encoding="utf-8") as f:
-            value = json.load(f)
-        with open(output, encoding="utf-8") as f:
-            n = sum(1 for line in f if line.strip())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(value, dict) or value.get("fingerprint") != fingerprint:
-        return None
-    if any(value.get(k) != v for k, v in same.items()) or value.get(count_key) != n:
-        return None
-    return value if expected is None or n == expected else None
+class SummaryRecord:
+    """The done-record of a command that streams records into ``output`` (cxmi, contrastive,
+    attribute): its summary, which holds the fingerprint and counts the records. ``current`` is
+    the summary when ``output`` and the summary were made from exactly this fingerprint (and
+    ``same`` fields) and ``output`` has as many records as the summary's ``count_key`` says (and
+    ``expected``, when given); else None."""
+
+    def __init__(self, output: str, summary: str, count_key: str):
+        self.output, self.summary, self.count_key = output, summary, count_key
+
+    def current(self, fingerprint: Dict, expected: Optional[int] = None, **same: object) -> Optional[Dict]:
+        if not (os.path.isfile(self.output) and os.path.isfile(self.summary)):
+            return None
+        try:
+            with open(self.summary, encoding="utf-8") as f:
+                value = json.load(f)
+            with open(self.output, encoding="utf-8") as f:
+                n = sum(1 for line in f if line.strip())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(value, dict) or value.get("fingerprint") != fingerprint:
+            return None
+        if any(value.get(k) != v for k, v in same.items()) or value.get(self.count_key) != n:
+            return None
+        return value if expected is None or n == expected else None
 
 
 # ============================================================================ .partial files
+def partial_path(output: str) -> str:
+    """Where a stage keeps what it has of ``output`` until ``output`` is in place: ``OUTPUT.partial``
+    (the resumable records of a streaming stage, or a file being written)."""
+    return output + ".partial"
+
+
+def _partial_fingerprint(first: object) -> Optional[Dict]:
+    """The fingerprint on a partial file's first line (this version's key, or an earlier one's)."""
+    if not isinstance(first, dict):
+        return None
+    for key in (FINGERPRINT_KEY, *LEGACY_FINGERPRINT_KEYS):
+        if key in first:
+            return first[key]
+    return None
+
+
 def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
     """The fingerprint and the complete records of an interrupted run (a cut-off last line is
     dropped; a file with no complete line holds nothing). ``command`` names who writes it."""
@@ -189,7 +249,7 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 except json.JSONDecodeError:
                     break  # damage: the rest is scored again
                 if n == 0:
-                    header = value.get(FINGERPRINT_KEY) if isinstance(value, dict) else None
+                    header = _partial_fingerprint(value)
                     if not isinstance(header, dict):
                         raise ContextualMTError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
@@ -223,7 +283,7 @@ def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = 
 
 def remove_partial(output: str) -> None:
     """After the outputs are in place, the partial file has served."""
-    partial = output + ".partial"
+    partial = partial_path(output)
     if os.path.exists(partial):
         os.unlink(partial)
 
@@ -253,3 +313,34 @@ class PartialFile:
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
+
+
+# ============================================================================ earlier versions
+# Where the versions before the stage declaration kept a stage's done-record, in their own shape:
+# train ``train.done`` / ``train.json`` (the fingerprint and the figures, ``checkpoint_sha256``),
+# translate ``translate.json`` (per system its fingerprint and ``output`` sha256), score the
+# ``settings`` of ``scores.json``, data ``.prepare-state.json`` (the fingerprint and the finished
+# steps) beside ``summary.json``. ``upgrade`` reads them as ``StageRecord``s, so that the study
+# folders they finished stay up to date; nothing writes them any more.
+LEGACY_DATA_STATE = ".prepare-state.json"
+LEGACY_TRAIN_DONE = "train.done"
+
+
+def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
+    """``record``, read at ``path``, in the shape ``StageRecord`` writes (unchanged when it is)."""
+    if not isinstance(record, dict) or "stage" in record:
+        return record
+    folder = os.path.dirname(path)
+    if stage == "train" and os.path.basename(path) == LEGACY_TRAIN_DONE and "checkpoint_sha256" in record:
+        return {"stage": stage, **record,
+                "outputs": {os.path.join(folder, "checkpoint_best.pt"): record["checkpoint_sha256"]}}
+    if stage == "translate":  # {system: {"fingerprint", "output"}}: the translations SYSTEM.test.LANG
+        lang = os.path.basename(os.path.normpath(folder))
+        systems = {k: v for k, v in record.items() if isinstance(v, dict) and "output" in v}
+        return {"stage": stage, **record, "fingerprint": {k: v.get("fingerprint") for k, v in systems.items()},
+                "outputs": {os.path.join(folder, f"{k}.test.{lang}"): v["output"] for k, v in systems.items()}}
+    if stage == "score" and "settings" in record:  # scores.json itself
+        return {"stage": stage, "fingerprint": record["settings"], "outputs": {path: file_sha256(path)}}
+    if stage == "data" and os.path.basename(path) == LEGACY_DATA_STATE:
+        return {"stage": stage, **record, "outputs": {}}
+    return record

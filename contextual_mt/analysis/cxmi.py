@@ -23,10 +23,9 @@ from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
-from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256
-
 logger = logging.getLogger(__name__)
 
 
@@ -93,13 +92,13 @@ def run_cxmi(options: CxmiOptions) -> Dict:
 def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
     """The existing summary when OUTPUT and its summary were made from exactly these inputs and
     options (same fingerprint, same number of records); else None."""
-    return summary_if_current(o.output, summary_path(o.output), fp, "sentences")
+    return SummaryRecord(o.output, summary_path(o.output), "sentences").current(fp)
 
 
 def _run_cxmi(o: CxmiOptions) -> Dict:
     sources, references, ids = read_cxmi_inputs(o)
     mine = shard_lines(ids, o.shard, o.docids)
-    partial = o.output + ".partial"
+    partial = partial_path(o.output)
     fp = fingerprint(o)  # before the model is loaded: a stale partial fails fast
     if o.skip_up_to_date:
         summary = up_to_date(o, fp)

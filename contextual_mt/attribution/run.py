@@ -31,7 +31,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.registry import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
                                                open_attribution)
-from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records
+from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 from contextual_mt.inference.decoding import DecodingOptions
 from commandkit.documents import check_line_count, document_starts, read_docids
 from commandkit.outputs import outputs
@@ -138,7 +138,7 @@ def _run(o: AttributeOptions) -> Dict:
         check_line_count(ids, o.docids, len(sources), o.source)
         check_references(sources, o.source, "source")  # as read_scored_corpus does
     mine = shard_lines(ids, o.shard, o.docids)
-    partial = o.output + ".partial"
+    partial = partial_path(o.output)
     fp = fingerprint(o)
     done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if o.resume else []
     backend = open_attribution(o.model, o.max_tokens)

@@ -9,6 +9,7 @@ from typing import Any, Callable, Optional, Type
 
 from commandkit.options import add_options, option
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
+from contextual_mt.stage_record import partial_path
 
 
 def command(sub: Any, name: str, cls: Type[Any], func: Callable[[argparse.Namespace], int], help: str,
@@ -130,4 +131,4 @@ def cxmi_side_outputs(args: argparse.Namespace):
     """What cxmi (and attribute) write or remove beside --output (an input may be none of them)."""
     from contextual_mt.analysis.cxmi_summary import summary_path
 
-    return [("--output's summary", summary_path(args.output)), ("--output's .partial", args.output + ".partial")]
+    return [("--output's summary", summary_path(args.output)), ("--output's .partial", partial_path(args.output))]

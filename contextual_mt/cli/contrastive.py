@@ -8,6 +8,7 @@ from typing import List, Optional
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, overwrite_option, quiet_option
 from contextual_mt.contrastive.run import ContrastiveOptions
+from contextual_mt.stage_record import partial_path
 
 
 @dataclass
@@ -63,4 +64,4 @@ def add(sub) -> None:
     command(sub, "contrastive", ContrastiveArgs, contrastive, "accuracy on a contrastive test set (Voita, Bawden, "
             "ContraPro, SCAT): score every candidate and write the scores file the set's own scorer reads",
             output_args=("output", "summary"),
-            side_outputs=lambda a: [("--output's .partial", a.output + ".partial")] if a.output else [])
+            side_outputs=lambda a: [("--output's .partial", partial_path(a.output))] if a.output else [])

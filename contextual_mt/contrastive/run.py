@@ -27,7 +27,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
 from contextual_mt.inference.batching import check_batching, length_batches
-from contextual_mt.stage_record import PartialFile, remove_partial, resumable_records, summary_if_current
+from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
 
@@ -199,7 +199,7 @@ def _run(o: ContrastiveOptions) -> Dict:
         if summary is not None:
             logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
             return summary
-    partial = o.output + ".partial"
+    partial = partial_path(o.output)
     done = resumable_records(partial, fp, range(1, len(pairs) + 1), "contrastive") if o.resume else []
     finished = {r["line"] - 1 for r in done}
     if done:
@@ -235,7 +235,7 @@ def _run(o: ContrastiveOptions) -> Dict:
 def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dict]:
     """The existing summary when the scores file and the summary were made from exactly these
     inputs and options (same fingerprint and loss, one line per candidate); else None."""
-    return summary_if_current(o.output, o.summary, fp, "candidates", candidates, normalize=o.normalize)
+    return SummaryRecord(o.output, o.summary, "candidates").current(fp, candidates, normalize=o.normalize)
 
 
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:

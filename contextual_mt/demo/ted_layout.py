@@ -15,9 +15,9 @@ import tarfile
 import tempfile
 from typing import Dict, List
 
+from contextual_mt.stage_record import partial_path
 from commandkit.documents import read_docids
 from commandkit.text import read_lines
-
 TED_SPLITS = {"train": "train", "valid": "dev", "test": "test"}
 
 
@@ -61,7 +61,7 @@ def write_ted_layout(demo_dir: str, tarball: str, seed: int = 3, null_rate: floa
                 writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
                 writer.writerow(["talk_name", "en", "fr", "de"])
                 writer.writerows(rows)
-        partial = tarball + ".partial"
+        partial = partial_path(tarball)
         with tarfile.open(partial, "w:gz") as tar:
             tar.add(folder, arcname="ted_talks")
         os.replace(partial, tarball)

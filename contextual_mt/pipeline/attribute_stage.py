@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Dict
 
 from contextual_mt.pipeline.layout import eval_paths
-from contextual_mt.pipeline.pcxmi import check_inputs, demo_first
+from contextual_mt.pipeline.pcxmi import check_inputs
 
 logger = logging.getLogger(__name__)
 
@@ -29,19 +29,26 @@ def attribution_output(results: str) -> str:
     return os.path.join(results, "attribution.jsonl")
 
 
-def run_attribute_stage(o: AttributeStageOptions) -> Dict:
-    from contextual_mt.analysis.cxmi_summary import summary_path
-    from contextual_mt.attribution.run import AttributeOptions, fingerprint, run_attribute, summary_line
+def attribute_options(o: AttributeStageOptions):
+    """``contextual-mt attribute``'s options for the pair (checked)."""
+    from contextual_mt.attribution.run import AttributeOptions
     from contextual_mt.backends.fairseq.model import ModelOptions
-    from contextual_mt.stage_record import summary_if_current
 
     p = eval_paths(o.lang, o.root)
-    options = AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
-                               attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
-                               progress=o.progress, **o.method)
-    demo_first(p, p.checkpoint)
+    return AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
+                            attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
+                            progress=o.progress, **o.method)
+
+
+def run_attribute_stage(o: AttributeStageOptions) -> Dict:
+    from contextual_mt.analysis.cxmi_summary import summary_path
+    from contextual_mt.attribution.run import fingerprint, run_attribute, summary_line
+    from contextual_mt.stage_record import SummaryRecord
+
+    p = eval_paths(o.lang, o.root)
+    options = attribute_options(o)
     check_inputs(p, "attribute")
-    current = summary_if_current(options.output, summary_path(options.output), fingerprint(options), "sentences")
+    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(fingerprint(options))
     if current is not None:
         print(f"{options.output}: up to date (made from these inputs and options)")
         return current

@@ -1,6 +1,8 @@
 """The data stage's plan and record (``make data LANG=xx``): the options, the fingerprint of the
-inputs and settings, and ``output/.prepare-state.json``, the record of the finished steps (text,
-spm, bin) with their files' sha256; plus the folder lock. ``prepare.py`` runs the steps.
+inputs and settings, and ``output/.stage/data.json``, the stage's record (a ``StageRecord``) of the
+finished steps (text, spm, bin) with their files' sha256, and of its outputs once the stage
+finished (earlier versions' records are read too); plus the folder lock. ``prepare.py`` runs the
+steps.
 """
 from __future__ import annotations
 
@@ -17,12 +19,10 @@ from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.pipeline.make_names import given, option_name
-from contextual_mt.stage_record import digest, tree_hashes
-from commandkit.outputs import atomic_write_text
+from contextual_mt.stage_record import LEGACY_DATA_STATE, StageRecord, digest, tree_hashes
 from commandkit.text import file_sha256
-
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
-STATE = ".prepare-state.json"
+STATE = os.path.join(".stage", "data.json")  # the stage's record, in the output folder
 SCRATCH = ".prepare-tmp"
 SUMMARY = "summary.json"
 STEPS = ("text", "spm", "bin")
@@ -203,8 +203,9 @@ def describe_change(old: Dict[str, Any], new: Dict[str, Any]) -> str:
 
 # ============================================================================ state
 class DataState:
-    """``output/.prepare-state.json``: the fingerprint, and per finished step its files' sha256,
-    its statistics and its seconds."""
+    """``output/.stage/data.json``, the data stage's ``StageRecord``: the fingerprint, per finished
+    step its files' sha256, its statistics and its seconds, and (``finished``) the outputs of the
+    whole stage."""
 
     def __init__(self, plan: Plan, data: Optional[Dict[str, Any]] = None):
         self.plan = plan
@@ -228,8 +229,12 @@ class DataState:
         if any(self.data["steps"].pop(step, None) is not None for step in list(steps)):
             self.save()
 
-    def save(self) -> None:
-        atomic_write_text(self.path, json.dumps(self.data, indent=1) + "\n", transactional=False)
+    def save(self, outputs: Sequence[str] = ()) -> None:
+        """``outputs``: the stage finished, these are its outputs (a step that is redone forgets them)."""
+        fields = {k: v for k, v in self.data.items() if k not in ("stage", "fingerprint", "outputs", "base")}
+        StageRecord(self.path, "data").save(self.data["fingerprint"], [os.path.join(self.plan.out, n) for n in outputs],
+                                            **fields)
+        remove_path(os.path.join(self.plan.out, LEGACY_DATA_STATE))  # an earlier version's, now read into this
 
     def stale(self, step: str) -> Optional[str]:
         """The first output of a finished step that is missing or changed since, if any."""
@@ -244,9 +249,28 @@ class DataState:
         return None
 
 
+def state_record(out: str) -> StageRecord:
+    """The data stage's record in ``out`` (or an earlier version's, read in its place)."""
+    return StageRecord(os.path.join(out, STATE), "data", os.path.join(out, LEGACY_DATA_STATE))
+
+
+def state_exists(out: str) -> bool:
+    return any(os.path.exists(os.path.join(out, name)) for name in (STATE, LEGACY_DATA_STATE))
+
+
+def remove_state(out: str) -> None:
+    """The stage's record (this version's and an earlier one's), and its folder when that is empty."""
+    for name in (STATE, LEGACY_DATA_STATE):
+        remove_path(os.path.join(out, name))
+    folder = os.path.join(out, os.path.dirname(STATE))
+    if os.path.isdir(folder) and not os.listdir(folder):
+        os.rmdir(folder)
+
+
 def load_state(plan: Plan) -> Tuple[Optional[DataState], Optional[str]]:
     """The state in the output folder, or (None, why it cannot be used)."""
-    path = os.path.join(plan.out, STATE)
+    record = state_record(plan.out)
+    path = record.path if os.path.exists(record.path) else record.legacy
     if not os.path.exists(path):
         return None, None
     try:
@@ -273,14 +297,16 @@ def load_state(plan: Plan) -> Tuple[Optional[DataState], Optional[str]]:
 
 
 def clear_outputs(plan: Plan, old_names: Sequence[str] = ()) -> None:
-    for name in [*plan.all_outputs(), *old_names, STATE, SCRATCH]:
+    for name in [*plan.all_outputs(), *old_names, SCRATCH]:
         remove_path(os.path.join(plan.out, name))
+    remove_state(plan.out)
 
 
 def old_output_names(plan: Plan) -> List[str]:
     """What an earlier run (another target language) recorded in the state file."""
     try:
-        with open(os.path.join(plan.out, STATE), encoding="utf-8") as f:
+        record = state_record(plan.out)
+        with open(record.path if os.path.exists(record.path) else record.legacy, encoding="utf-8") as f:
             data = json.load(f)
         names = set()
         for record in data.get("steps", {}).values():

@@ -123,22 +123,12 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
                                 f"fewer than {n} shards")
 
 
-def demo_first(p: EvalPaths, needed: str) -> None:
-    """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` is not
-    there yet (other pairs' stages only check their inputs)."""
-    if p.pair == DEMO:
-        from contextual_mt.demo.pipeline import run_demo_first
-
-        run_demo_first(needed)
-
-
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
     from contextual_mt.backends.fairseq.model import ModelOptions
 
     p = o.paths
-    demo_first(p, p.checkpoint)
     check_inputs(p)
     if o.merge_shards is not None:
         merge_stage(p, o.merge_shards)

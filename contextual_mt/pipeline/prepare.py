@@ -17,7 +17,7 @@ splits, a joint sentencepiece model and fairseq-binarized data for ``--task docu
 
 The stage runs in three steps (text, spm, bin), each written to a scratch folder inside
 ``output`` and renamed into place when it is complete, then recorded with a fingerprint of the
-inputs and options in ``output/.prepare-state.json``. A re-run with the same inputs and options
+inputs and options in ``output/.stage/data.json`` (the stage's record). A re-run with the same inputs and options
 skips the finished steps (a finished step whose files were changed or removed since is redone,
 with the later ones); a run with other inputs or options into the same folder is refused unless
 ``overwrite``. An error leaves the finished steps and nothing half-written. The options, the
@@ -42,7 +42,7 @@ from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
 from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, PADDING_FACTOR, SCRATCH, STATE, STEPS, SUMMARY,
                                                DataOptions, DataState, Plan, clear_outputs, default_workers,
                                                load_state, lock_folder, make_plan, old_output_names, remove_path,
-                                               unlock_folder)
+                                               remove_state, state_exists, unlock_folder)
 from contextual_mt.stage_record import stale_error
 from contextual_mt.symbols import CONTEXT_SYMBOLS, FAIRSEQ_SPECIALS as SPECIALS, FILLER
 from commandkit.outputs import atomic_write_lines, atomic_write_text
@@ -364,8 +364,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
     options, out = plan.options, plan.out
     state, why = load_state(plan)
     if options.overwrite:
-        if os.path.exists(os.path.join(out, STATE)) or any(os.path.lexists(os.path.join(out, n))
-                                                           for n in plan.all_outputs()):
+        if state_exists(out) or any(os.path.lexists(os.path.join(out, n)) for n in plan.all_outputs()):
             _log(progress, f"--overwrite: removing the earlier outputs in {out}")
         clear_outputs(plan, old_output_names(plan))
         state = None
@@ -380,7 +379,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
                                       "or another --output")
     if state is None:
         state = DataState(plan)
-        remove_path(os.path.join(out, STATE))  # an unusable one (e.g. of a run that finished no step)
+        remove_state(out)  # an unusable one (e.g. of a run that finished no step)
     remove_path(os.path.join(out, SCRATCH))  # what an interrupted run left
     ran: List[str] = []
     try:
@@ -407,7 +406,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         if created and isinstance(e, ContextualMTError):
             shutil.rmtree(plan.created_root or out, ignore_errors=True)
         elif not state.data["steps"]:  # nothing finished: leave nothing behind
-            remove_path(os.path.join(out, STATE))
+            remove_state(out)
             if created:
                 shutil.rmtree(out, ignore_errors=True)
         raise
@@ -423,6 +422,9 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         pass
     if ran or old != json.loads(text):
         atomic_write_text(summary_path, text, transactional=False)
+    if ran or not state.data.get("outputs"):  # (none: an earlier version's record)
+        # the stage finished: its record lists its outputs, the dictionaries the models are built with
+        state.save([os.path.join("bin", f"dict.{side}.txt") for side in (SOURCE_LANG, options.lang)])
     _log(progress, f"done: {out} (summary: {summary_path})")
     return summary, ran
 

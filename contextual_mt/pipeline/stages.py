@@ -1,7 +1,10 @@
 """The study's stages, declared once: what each is called, which stages it needs, what it reads
 and writes, and whether it wants a GPU (as stanza's processors declare what they require and
-provide). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
-``contextual-mt pipeline plan`` prints the job graph that ``recipes/slurm/submit.sh`` submits.
+provide): the job chain (``STAGES``, in the order ``make all`` runs it) and the stages run by hand
+(``BY_HAND``). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
+``contextual-mt pipeline plan`` prints every stage with its needs and state: the job graph that
+``recipes/slurm/submit.sh`` submits (the chain), then the stages run by hand; ``make all`` runs
+the targets ``make_all()`` lists.
 
 Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}``
 (WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
@@ -16,7 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
-from contextual_mt.stage_record import record_finished
+from contextual_mt.stage_record import StageRecord
 
 
 @dataclass(frozen=True)
@@ -27,57 +30,105 @@ class Stage:
     records: Tuple[str, ...]  # the done-records it writes when it finishes (the job chain's "finished")
     device: str  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
     make: str  # the make target a job runs
-    script: str  # its Slurm script (recipes/slurm/)
-    group: str  # what submit.sh's STAGES= selects it by
+    script: str  # its Slurm script (recipes/slurm/); "" for a stage run by hand (no job of the chain)
+    group: str  # what submit.sh's STAGES= selects it by ("" for a stage run by hand)
     make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
     per_model: bool = False  # one job per model (train-sentence, train-context)
     sharded: bool = False  # a job array, one task per shard
     # outputs a finished stage must still have (non-empty) beside its records, for the records that
-    # do not list their outputs' hashes (train.done, translate.json, the data summary, ...)
+    # do not list their outputs' hashes (those of earlier versions: stage_record.upgrade)
     outputs: Tuple[str, ...] = ()
+    # the make target that runs the whole stage on one machine, a step of `make all` ("": none, the
+    # stage is a part of another's target, as the P-CXMI shards are of `make pcxmi`)
+    target: str = ""
+    about: str = ""  # what it makes (a stage run by hand)
+    # where the versions before this declaration kept the first record, when elsewhere (read by
+    # StageRecord's compatibility reader, so that the study folders they finished stay up to date)
+    legacy: str = ""
+
+    @property
+    def chain(self) -> bool:
+        """A job of the chain (`make all`, the Slurm jobs); else run by hand."""
+        return bool(self.script)
 
 
 _TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
 _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
+# the job chain, in the order `make all` runs it
 STAGES: Tuple[Stage, ...] = (
-    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/summary.json",),
+    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/.stage/data.json",),
           "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
-          outputs=("{data}/bin/dict.{lang}.txt",)),
+          outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"), target="data",
+          legacy="{data}/summary.json"),
     Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/train.done",),
           "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True,
-          outputs=("{ckpt}/{model}/checkpoint_best.pt",)),
-    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST), ("{results}/translate.json",),
-          "gpu", "translate", "translate.sbatch", "translate", outputs=_TRANSLATIONS),
-    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/scores.json",), "gpu", "score",
-          "score.sbatch", "score"),
+          outputs=("{ckpt}/{model}/checkpoint_best.pt",), target="train"),
+    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST),
+          ("{results}/.stage/translate.json",), "gpu", "translate", "translate.sbatch", "translate",
+          outputs=_TRANSLATIONS, target="translate", legacy="{results}/translate.json"),
+    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/score.json",), "gpu", "score",
+          "score.sbatch", "score", target="score", legacy="{results}/scores.json"),
     Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
           ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
           "pcxmi", make_vars=("SHARDS",), sharded=True),
     Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
           ("{results}/pcxmi.summary.json", "{results}/.stage/report.json"), "cpu", "pcxmi-merge",
-          "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",)),
+          "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",), target="pcxmi"),
     Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/muda-eval.json",), "gpu", "muda-eval",
-          "muda.sbatch", "muda"),
+          "muda.sbatch", "muda", target="muda-eval"),
 )
-# the stages that are not jobs of the chain: run by hand, or by `make table` over several pairs
-EXTRA = {"attribute": "context attribution of the test references (CTI + CCI)",
-         "testset": "contrastive test suites of the test split from MuDA tags", "contrastive": "accuracy on contrastive test sets (SETS=...)", "table": "the table over LANGS",
-         "report": "the P-CXMI report (part of pcxmi and pcxmi-merge)"}
+# the stages run by hand (make STAGE), or by `make table` over several pairs
+BY_HAND: Tuple[Stage, ...] = (
+    Stage("report", ("pcxmi-merge",), ("{results}/pcxmi.jsonl",), ("{results}/.stage/report.json",), "cpu",
+          "report", "", "", about="the P-CXMI report (part of pcxmi and pcxmi-merge)"),
+    Stage("testset", ("data",), _TEST, ("{results}/testset/summary.json",), "cpu", "testset", "", "",
+          about="contrastive test suites of the test split from MuDA tags"),
+    Stage("attribute", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
+          ("{results}/attribution.summary.json",), "gpu", "attribute", "", "",
+          outputs=("{results}/attribution.jsonl",),
+          about="context attribution of the test references (CTI + CCI)"),
+    Stage("contrastive", ("train-sentence", "train-context"), ("SETS",),
+          ("{results}/contrastive/summary.json",), "gpu", "contrastive", "", "",
+          about="accuracy on contrastive test sets (SETS=...)"),
+    Stage("table", ("score", "muda"), ("{results}/scores.json", "{results}/muda/eval.json"),
+          ("{results}/../table/table.json",), "cpu", "table", "", "", about="the table over LANGS"),
+)
+EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
+
+
+def make_all() -> List[str]:
+    """The make targets of `make all`, in the chain's order."""
+    out: List[str] = []
+    for s in EVERY:
+        if s.chain and s.target and s.target not in out:
+            out.append(s.target)
+    return out
+
+
+def _fields(layout: PairLayout, model: str = "", shard: int = 0, shards: int = 0) -> Dict[str, object]:
+    return {**_paths(layout), "model": model, "shard": shard, "shards": shards}
+
+
+def record(name: str, layout: PairLayout, model: str = "", shard: int = 0, shards: int = 0) -> StageRecord:
+    """The done-record of stage ``name`` of the pair (its first declared record)."""
+    s = stage(name)
+    fields = _fields(layout, model, shard, shards)
+    return StageRecord(s.records[0].format(**fields), s.name, s.legacy.format(**fields) if s.legacy else None)
 
 
 def stage(name: str) -> Stage:
-    for s in STAGES:
+    for s in EVERY:
         if s.name == name:
             return s
-    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in STAGES)}")
+    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}")
 
 
 @dataclass
 class Job:
     """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
     not finished yet (a sharded stage), ``finished``: every done-record of the stage says so
-    (``stage_record.record_finished``)."""
+    (``StageRecord.finished``)."""
     name: str
     stage: str
     needs: List[str]
@@ -101,15 +152,16 @@ def _paths(layout: PairLayout) -> Dict[str, str]:
 MAX_SHARDS = 10_000
 
 
-def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
-    """The job graph of one pair: per-model stages split by model, each with its state."""
+def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> List[Job]:
+    """The job graph of one pair: per-model stages split by model, each with its state; ``every``:
+    the stages run by hand too, after the chain (no script: not jobs of the chain)."""
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
     check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
     if os.path.exists(root) and not os.path.isdir(root):
         raise ContextualMTError(f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/")
     paths = _paths(PairLayout(lang, root))
     out = []
-    for s in STAGES:
+    for s in (EVERY if every else STAGES):
         needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
                                                  else [need])]
         for model in (MODELS if s.per_model else (None,)):
@@ -121,7 +173,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
                 return fill(s.records, shard)
 
             def done(shard: int = 0) -> bool:
-                return (all(record_finished(r) for r in records(shard))
+                legacy = fill((s.legacy,), shard) if s.legacy else [None]
+                return (all(StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
+                            for i, r in enumerate(records(shard)))
                         and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)))
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
@@ -136,14 +190,15 @@ def jobs(lang: str, root: str = ".", shards: int = 4) -> List[Job]:
 
 
 def stage_is_per_model(name: str) -> bool:
-    return any(s.name == name and s.per_model for s in STAGES)
+    return any(s.name == name and s.per_model for s in EVERY)
 
 
 def format_plan(job_list: List[Job], as_json: bool) -> str:
     """JSON lines, or one line per job: NAME NEEDS SCRIPT DEVICE GROUP MAKE_VARS STATE TODO, lists
-    comma-separated and ``-`` for none; STATE ``done`` or ``todo``, TODO the shards still to do."""
+    comma-separated and ``-`` for none (a stage run by hand: SCRIPT and GROUP ``-``); STATE ``done`` or
+    ``todo``, TODO the shards still to do."""
     if as_json:
         return "\n".join(json.dumps(asdict(j)) for j in job_list)
     words = lambda xs: ",".join(str(x) for x in xs) or "-"  # noqa: E731
-    return "\n".join(f"{j.name} {words(j.needs)} {j.script} {j.device} {j.group} {words(j.make_vars)} "
+    return "\n".join(f"{j.name} {words(j.needs)} {j.script or '-'} {j.device} {j.group or '-'} {words(j.make_vars)} "
                      f"{'done' if j.finished else 'todo'} {words(j.todo)}" for j in job_list)

@@ -17,6 +17,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout, require_data
+from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.stage_record import read_record, write_record
 from commandkit.documents import check_line_count
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
@@ -67,10 +68,10 @@ def _test_files(layout: PairLayout) -> Dict[str, str]:
 def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     """The model's checkpoint and its content hash, when its training finished on the data now
     in ``data/xx`` and the file is still the one it wrote."""
-    from contextual_mt.pipeline.train import DONE, data_fingerprint
+    from contextual_mt.pipeline.train import data_fingerprint, done_record
 
     path = layout.checkpoint(model)
-    done = read_record(os.path.join(layout.checkpoints(model), DONE))
+    done = done_record(layout, model).read()
     if not os.path.isfile(path) or done is None:
         raise ContextualMTError(f"{path}: no finished training; train it first "
                                 f"('make train LANG={layout.lang} MODEL={model}')")
@@ -116,7 +117,8 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     o = options
     require_data(o.layout)
     files = _test_files(o.layout)
-    record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)
+    done = stage_record("translate", o.layout)
+    record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)  # per system: how it was made
     record = read_record(record_path) or {}
     todo = {}
     dtype = resolve_dtype(o.dtype, o.cpu)
@@ -136,7 +138,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     if len(refs) != len(sources):
         raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
     loaded: Dict[str, DocumentTranslator] = {}
-    with outputs(*[o.layout.translation(s) for s in todo], record_path):
+    with outputs(*[o.layout.translation(s) for s in todo], record_path, done.path):
         for system, fp in todo.items():
             model, context = SYSTEMS[system]
             if model not in loaded:  # context and context-gold share one loaded model
@@ -157,6 +159,9 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
                 print(f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated "
                       "again", file=sys.stderr)
         write_record(record_path, record, transactional=True)
+        done.save({s: r.get("fingerprint") for s, r in record.items()},
+                  {**{o.layout.translation(s): r.get("output") for s, r in record.items()},
+                   record_path: file_sha256(record_path)}, transactional=True)
     return {s: o.layout.translation(s) for s in o.systems}
 
 
@@ -206,11 +211,11 @@ def score_systems(options: ScoreOptions) -> Dict:
     settings = {"comet_model": o.comet_model, "inputs": inputs}
     if o.comet_model:  # only then: scores.json written without COMET stays up to date
         settings["doc_comet_context"] = o.doc_comet_context
-    old = read_record(o.layout.scores)
-    if old is not None and old.get("settings") == settings:
+    done = stage_record("score", o.layout)
+    if done.current(settings) is not None:
         print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
-        return old
-    with outputs(o.layout.scores):
+        return read_record(o.layout.scores)
+    with outputs(o.layout.scores, done.path):
         comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
         result: Dict = {"systems": {}, "settings": settings}
@@ -227,6 +232,7 @@ def score_systems(options: ScoreOptions) -> Dict:
             r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
             result["systems"][system] = r
         atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        done.save(settings, [o.layout.scores], transactional=True)
     return result
 
 

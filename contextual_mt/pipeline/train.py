@@ -8,9 +8,10 @@ sentence-level checkpoint; ``demo``: the offline demo's models). fairseq runs
 on every visible GPU (torchrun when more than one, fp16 where the GPU has fast half precision)
 or on CPU with the same command.
 
-A stage record (``train.json`` in the checkpoint directory) holds what the checkpoints were
-trained from; re-running resumes from ``checkpoint_last.pt`` only when that still holds, and
-``train.done`` marks a finished run (nothing to do on the next call).
+Two stage records in the checkpoint directory (``pipeline/stages.py`` declares where): the one
+written when training starts holds what the checkpoints are trained from (re-running resumes from
+``checkpoint_last.pt`` only when that still holds), and the done-record marks a finished run
+(nothing to do on the next call) with its figures.
 """
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, requi
 from contextual_mt.pipeline.make_names import option_name
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
 from contextual_mt.pipeline.train_progress import TrainProgress
-from contextual_mt.stage_record import read_record, stale_error, write_record
+from contextual_mt.pipeline.stages import record as stage_record
+from contextual_mt.stage_record import StageRecord, stale_error
 from commandkit.text import file_sha256
-
 USER_DIR = str(Path(__file__).resolve().parents[1])
 # the model kinds of the study, as task overrides (the same keys for both, so neither inherits
 # a preset's context settings by accident)
@@ -42,7 +43,17 @@ KINDS = {
     "context": ["task.source_context_size=0", "task.target_context_size=3",
                 "task.sample_context_size=true", "task.coword_dropout=0.1"],
 }
-DONE, RECORD, LOG = "train.done", "train.json", "train.log"
+RECORD, LOG = "train.json", "train.log"
+
+
+def done_record(layout: PairLayout, model: str) -> StageRecord:
+    """The train stage's done-record of ``model`` (the fingerprint, the checkpoint and the figures)."""
+    return stage_record("train", layout, model=model)
+
+
+def started_record(layout: PairLayout, model: str) -> StageRecord:
+    """What the checkpoints in the save directory are being trained from (written when training starts)."""
+    return StageRecord(os.path.join(layout.checkpoints(model), RECORD), "train")
 
 
 @dataclass
@@ -185,10 +196,8 @@ def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
     from other data or settings, or damaged ones, are an error; ``overwrite`` removes them and
     training starts from scratch."""
     save = o.layout.checkpoints(o.model)
-    done = read_record(os.path.join(save, DONE))
-    if done is not None and done.get("fingerprint") == fp and done.get("max_epoch") == o.max_epoch \
-            and done.get("max_update") == o.max_update and os.path.exists(o.layout.checkpoint(o.model)) \
-            and done.get("checkpoint_sha256") == file_sha256(o.layout.checkpoint(o.model)):
+    done = done_record(o.layout, o.model).current(fp, max_epoch=o.max_epoch, max_update=o.max_update)
+    if done is not None:
         return done
     if not os.path.isdir(save):
         return None
@@ -205,7 +214,7 @@ def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
 def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
     """Why the checkpoints in the save directory cannot be resumed from, if they cannot."""
     save = o.layout.checkpoints(o.model)
-    record = read_record(os.path.join(save, RECORD))
+    record = started_record(o.layout, o.model).read()
     last = os.path.join(save, "checkpoint_last.pt")
     if record is None:
         return "the checkpoints there have no record of what they were trained from" if os.path.exists(last) else None
@@ -213,7 +222,7 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
         old = record.get("fingerprint", {})
         changed = ", ".join(k for k in sorted(set(fp) | set(old)) if fp.get(k) != old.get(k))
         return f"the checkpoints there were trained from other data or settings (changed: {changed})"
-    done = read_record(os.path.join(save, DONE))
+    done = done_record(o.layout, o.model).read()
     best = o.layout.checkpoint(o.model)
     if done is not None and (not os.path.exists(best) or done.get("checkpoint_sha256") != file_sha256(best)):
         return f"{os.path.basename(best)} is missing or was changed since training finished"
@@ -228,7 +237,7 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
 
 
 def train_model(options: TrainOptions) -> Dict:
-    """Train (or resume, or skip) one model of the study; returns the ``train.done`` record."""
+    """Train (or resume, or skip) one model of the study; returns its done-record."""
     o = options
     require_data(o.layout)
     gpus = visible_gpus() if o.gpus is None else o.gpus
@@ -250,25 +259,22 @@ def train_model(options: TrainOptions) -> Dict:
     for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
         if name.startswith("dict."):
             shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
-    done_path = os.path.join(save, DONE)
-    if os.path.exists(done_path):
-        os.unlink(done_path)  # training longer: not done until this run ends
-    write_record(os.path.join(save, RECORD), {"fingerprint": fp})
+    finished = done_record(o.layout, o.model)
+    finished.forget()  # training longer: not done until this run ends
+    started_record(o.layout, o.model).save(fp, [])
     cmd = train_command(o, gpus, fp16, plan)
     stats = _run(cmd, os.path.join(save, LOG), o)
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
-    record = {"fingerprint": fp, "max_epoch": o.max_epoch, "max_update": o.max_update, "preset": o.preset,
-              "model": o.model, "gpus": gpus, "fp16": fp16, "batch": plan.as_record(),
-              "tokens_per_update": plan.tokens_per_update, "command": cmd,
-              "checkpoint_sha256": file_sha256(o.layout.checkpoint(o.model)), **stats, **_health(o, stats)}
-    write_record(done_path, record)
-    return record
+    return finished.save(fp, [o.layout.checkpoint(o.model)], max_epoch=o.max_epoch, max_update=o.max_update,
+                         preset=o.preset, model=o.model, gpus=gpus, fp16=fp16, batch=plan.as_record(),
+                         tokens_per_update=plan.tokens_per_update, command=cmd,
+                         checkpoint_sha256=file_sha256(o.layout.checkpoint(o.model)), **stats, **_health(o, stats))
 
 
 def _health(o: TrainOptions, stats: Dict) -> Dict:
     """Warn when checkpoint_best.pt is no better than a unigram model of the target (the loader
-    warns again on every later load); the figures go into ``train.done``."""
+    warns again on every later load); the figures go into the done-record."""
     from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
 
     loss = stats["best_valid_loss"] if stats.get("best_valid_loss") is not None else stats.get("valid_loss")

@@ -1,6 +1,6 @@
 """What ``make train`` shows while fairseq-hydra-train runs: fed fairseq's log one line at a time,
 a progress bar per epoch over its updates (loss, words/s, the epoch's ETA and, after one epoch,
-the whole run's), one summary line per validation, and the figures ``train.done`` keeps.
+the whole run's), one summary line per validation, and the figures the train stage's done-record keeps.
 
 fairseq (``log_format: simple``) logs, among much else:
 
@@ -60,7 +60,7 @@ class EpochState:
 
 @dataclass
 class TrainStats:
-    """The figures ``train.done`` keeps (see ``as_dict``)."""
+    """The figures the train stage's done-record keeps (see ``as_dict``)."""
 
     epochs: int = 0  # the last epoch finished
     num_updates: int = 0

@@ -87,7 +87,7 @@ if [ "${LANG:-}" = "$PAIR" ]; then export LANG=C.UTF-8; fi
 
 PRESET=${PRESET:-}
 MODEL=${MODEL:-}
-STAGES=${STAGES:-data train translate score pcxmi muda}
+STAGES=${STAGES:-}  # default (below): every stage of the plan
 WORK=${WORK:-.}
 TED=${TED:-}; IWSLT=${IWSLT:-}; TEXT=${TEXT:-}; SPM_VOCAB=${SPM_VOCAB:-}
 PARTITION=${PARTITION:-}
@@ -142,10 +142,12 @@ PLAN=$(printf '%s\n' "$PLAN" | grep -v '| INFO |')  # fairseq's import notes on 
 declare -A NEEDS SCRIPT DEVICE GROUP JOB_VARS STATE TODO
 ORDER=()
 while read -r name needs script device group vars state todo; do
+    [ "$script" != - ] || continue  # a stage run by hand, not a job of the chain
     ORDER+=("$name"); NEEDS[$name]=${needs//,/ }; NEEDS[$name]=${NEEDS[$name]#-}; SCRIPT[$name]=$script; DEVICE[$name]=$device
     GROUP[$name]=$group; JOB_VARS[$name]=${vars//,/ }; JOB_VARS[$name]=${JOB_VARS[$name]#-}; STATE[$name]=$state; TODO[$name]=${todo#-}
 done <<<"$PLAN"
-GROUPS_ALL=$(printf '%s\n' "${GROUP[@]}" | awk '!seen[$0]++' | paste -sd' ' -)
+GROUPS_ALL=$(for name in "${ORDER[@]}"; do printf '%s\n' "${GROUP[$name]}"; done | awk '!seen[$0]++' | paste -sd' ' -)
+STAGES=${STAGES:-$GROUPS_ALL}
 for s in $STAGES; do
     [[ " $GROUPS_ALL " == *" $s "* ]] || die "STAGES: unknown stage '$s' (expected some of: $GROUPS_ALL)"
 done

@@ -7,7 +7,7 @@ from typing import Optional
 
 from commandkit.options import group, option, parse_options
 from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
-from contextual_mt.cli.pipeline.options import PairArgs
+from contextual_mt.cli.pipeline.options import PairArgs, demo_first
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.make_names import under_make
 
@@ -27,7 +27,7 @@ def attribute(args: argparse.Namespace) -> int:
     import shlex
 
     from contextual_mt.cli.attribute import AttributionMethodArgs
-    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, run_attribute_stage
+    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, attribute_options, run_attribute_stage
 
     name = "ATTRIBUTE_ARGS" if under_make() else "--attribute-args"
 
@@ -39,9 +39,11 @@ def attribute(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
     method = parse_options(AttributionMethodArgs, words, prog="attribute", error=refuse)
-    run_attribute_stage(AttributeStageOptions(args.lang, args.root, method.options(),
-                                              overwrite=args.overwrite, progress=not args.quiet,
-                                              dtype="auto" if args.dtype is None else args.dtype))
+    options = AttributeStageOptions(args.lang, args.root, method.options(), overwrite=args.overwrite,
+                                    progress=not args.quiet, dtype="auto" if args.dtype is None else args.dtype)
+    attribute_options(options)  # checked before the demo runs
+    demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
+    run_attribute_stage(options)
     return 0
 
 

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 from commandkit.options import option
 from contextual_mt.cli.common import DTYPES_METAVAR
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths
 
 ROOT_HELP = "the folder holding data/, checkpoints/ and results/"
 
@@ -16,6 +17,17 @@ class PairArgs:
     lang: Optional[str] = option(help="target language (source: English); default: the demo pair (demo/, "
                                  "results/demo)")
     root: str = option(default=".", help=ROOT_HELP)
+
+
+def demo_first(lang: Optional[str], root: str, needed: Callable[[EvalPaths], str]) -> None:
+    """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` (of the
+    pair's paths) is not there yet (other pairs' stages only check their inputs). Called from the
+    command layer, which stands above both the demo and the pipeline."""
+    paths = eval_paths(lang, root)
+    if paths.pair == DEMO:
+        from contextual_mt.demo.pipeline import run_demo_first
+
+        run_demo_first(needed(paths))
 
 
 def dtype_option() -> object:

@@ -7,7 +7,7 @@ from typing import Optional
 
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
-from contextual_mt.cli.pipeline.options import PairArgs, dtype_option
+from contextual_mt.cli.pipeline.options import PairArgs, demo_first, dtype_option
 from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, report_stage, run_pcxmi_stage
 
@@ -41,8 +41,9 @@ class PcxmiArgs:
 
 
 def pcxmi(args: argparse.Namespace) -> int:
-    run_pcxmi_stage(from_namespace(PcxmiStageOptions, args, progress=not args.quiet,
-                                   report=from_namespace(ReportInputs, args)))
+    options = from_namespace(PcxmiStageOptions, args, progress=not args.quiet, report=from_namespace(ReportInputs, args))
+    demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
+    run_pcxmi_stage(options)
     return 0
 
 

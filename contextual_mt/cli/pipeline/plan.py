@@ -27,7 +27,7 @@ class PlanArgs:
 
 
 def plan(args: argparse.Namespace) -> int:
-    print(format_plan(jobs(args.lang, args.root, args.shards), args.json))
+    print(format_plan(jobs(args.lang, args.root, args.shards, every=True), args.json))
     return 0
 
 

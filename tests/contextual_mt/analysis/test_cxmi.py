@@ -12,6 +12,7 @@ from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run
 from contextual_mt.backends.fairseq.model import ModelOptions
 from commandkit.documents import document_starts
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.stage_record import FINGERPRINT_KEY
 
 
 def records(path):
@@ -260,7 +261,7 @@ def test_resume_refuses_a_partial_of_another_computation(dynamic_model, raw_corp
     interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, batch_size=4, log_base="2",
                                      random_context=True, seed=5))
     lines = partial.read_text().splitlines()
-    assert json.loads(lines[0])["cxmi_fingerprint"]["log_base"] == "2" and len(lines) > 1
+    assert json.loads(lines[0])[FINGERPRINT_KEY]["log_base"] == "2" and len(lines) > 1
     assert not out.exists()
     with monkeypatch.context() as m:  # resumed without --log-base 2 --random-context
         m.setattr("contextual_mt.analysis.cxmi.PCXMIScorer.from_checkpoint",

@@ -150,6 +150,26 @@ def test_rerun_skips_every_step(prepared, tmp_path):
     assert summary == prepared[1]
 
 
+def test_a_folder_prepared_by_an_earlier_version_is_up_to_date(prepared, tmp_path):
+    """Its record in the earlier shape and place (.prepare-state.json: format, fingerprint, settings,
+    steps, versions): every step is kept, the record is read into this version's (.stage/data.json)."""
+    from contextual_mt.stage_record import LEGACY_DATA_STATE
+
+    out = copy_of(prepared, tmp_path)
+    record = json.loads((out / prepare_module.STATE).read_text())
+    earlier = {k: record[k] for k in ("format", "fingerprint", "settings", "steps", "versions")}
+    (out / LEGACY_DATA_STATE).write_text(json.dumps(earlier, indent=1) + "\n")
+    (out / prepare_module.STATE).unlink()
+    (out / prepare_module.STATE).parent.rmdir()
+    before = mtimes(out)
+    summary = prepare_data(options(out, ted=prepared[2]), progress=False)
+    after = mtimes(out)
+    assert summary == prepared[1]
+    assert {k: v for k, v in after.items() if k != prepare_module.STATE} == \
+        {k: v for k, v in before.items() if k != LEGACY_DATA_STATE}  # no step redone, summary.json kept
+    assert {k: json.loads((out / prepare_module.STATE).read_text())[k] for k in earlier} == earlier
+
+
 def test_moved_input_is_the_same_input(prepared, tmp_path):
     out = copy_of(prepared, tmp_path)
     moved = str(tmp_path / "elsewhere.tar.gz")
@@ -254,6 +274,7 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
             prepare_data(options(out, ted=ted, overwrite=True), progress=False)
     finally:
         os.close(fd)
+    (out / prepare_module.STATE).parent.mkdir(exist_ok=True)
     (out / prepare_module.STATE).write_text("{not json")
     with pytest.raises(ContextualMTError, match="unreadable; use --overwrite"):
         prepare_data(options(out, ted=ted), progress=False)

@@ -5,9 +5,10 @@ import json
 import pytest
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.stages import STAGES, format_plan, jobs
-from contextual_mt.stage_record import (PartialFile, StageRecord, differences, read_record, record_finished,
-                                        resumable_records, stale_error, summary_if_current)
+from contextual_mt.pipeline.stages import STAGES, format_plan, jobs, make_all
+from contextual_mt.stage_record import (FINGERPRINT_KEY, PartialFile, StageRecord, differences, partial_path,
+                                        read_record, record_finished, resumable_records, stale_error,
+                                        SummaryRecord)
 
 
 def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
@@ -33,16 +34,16 @@ def test_a_broken_record_is_one_error_naming_it(tmp_path):
     assert read_record(str(tmp_path / "absent.json")) is None
 
 
-def test_summary_if_current(tmp_path):
+def test_summary_record(tmp_path):
     out, summary = tmp_path / "x.jsonl", tmp_path / "x.summary.json"
     out.write_text('{"line": 1}\n{"line": 2}\n')
     summary.write_text(json.dumps({"fingerprint": {"k": 1}, "sentences": 2, "normalize": False}))
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences")["sentences"] == 2
-    assert summary_if_current(str(out), str(summary), {"k": 2}, "sentences") is None
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", normalize=True) is None
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences", expected=3) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1})["sentences"] == 2
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 2}) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}, normalize=True) is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}, expected=3) is None
     out.write_text('{"line": 1}\n')  # fewer records than the summary counts
-    assert summary_if_current(str(out), str(summary), {"k": 1}, "sentences") is None
+    assert SummaryRecord(str(out), str(summary), "sentences").current({"k": 1}) is None
 
 
 def test_partial_resume_rule(tmp_path):
@@ -50,7 +51,7 @@ def test_partial_resume_rule(tmp_path):
     writer = PartialFile(str(path), {"log_base": "e"}, [])
     writer.write([{"line": 1}, {"line": 2}])
     writer.close()
-    assert json.loads(path.read_text().splitlines()[0]) == {"cxmi_fingerprint": {"log_base": "e"}}
+    assert json.loads(path.read_text().splitlines()[0]) == {FINGERPRINT_KEY: {"log_base": "e"}}
     assert sorted(r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])) == [1, 2]
     with pytest.raises(ContextualMTError, match=r"left by a different computation \(differs in: log_base "
                                                 r"\(partial 'e', now '2'\)\).*--overwrite"):
@@ -118,6 +119,22 @@ def test_plan_declares_the_job_chain(tmp_path):
     assert json.loads(format_plan(list(graph.values()), as_json=True).splitlines()[0])["name"] == "data"
 
 
+def test_plan_lists_every_stage_with_its_needs_and_make_all_follows_the_chain(tmp_path):
+    """`pipeline plan` prints the job chain, then the stages run by hand (no script, no group: not
+    Slurm jobs); `make all` runs the chain's targets in its order (Makefile: make_all())."""
+    graph = jobs("fr", str(tmp_path), shards=2, every=True)
+    assert [j.name for j in graph] == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
+                                       "pcxmi-merge", "muda", "report", "testset", "attribute", "contrastive",
+                                       "table"]
+    by_hand = {j.name: j for j in graph[8:]}
+    assert by_hand["attribute"].needs == ["train-context"] and by_hand["report"].needs == ["pcxmi-merge"]
+    assert by_hand["contrastive"].needs == ["train-sentence", "train-context"]
+    lines = format_plan(graph, as_json=False).splitlines()
+    assert lines[:8] == format_plan(jobs("fr", str(tmp_path), shards=2), as_json=False).splitlines()
+    assert lines[10] == "attribute train-context - gpu - - todo -"
+    assert make_all() == ["data", "train", "translate", "score", "pcxmi", "muda-eval"]
+
+
 def test_plan_states_follow_the_outputs(tmp_path):
     results = tmp_path / "results" / "fr"
     results.mkdir(parents=True)
@@ -133,6 +150,18 @@ def test_plan_states_follow_the_outputs(tmp_path):
     assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
     with pytest.raises(ContextualMTError, match="--lang 'FR'"):
         jobs("FR", str(tmp_path))
+
+
+def test_a_partial_file_of_an_earlier_version_still_resumes(tmp_path):
+    """Earlier versions named the first line's key "cxmi_fingerprint" for every stage: an
+    interrupted run of theirs resumes, and is refused when it was another computation."""
+    path = tmp_path / "out.partial"
+    path.write_text(json.dumps({"cxmi_fingerprint": {"log_base": "e"}}) + "\n" + json.dumps({"line": 2}) + "\n")
+    assert FINGERPRINT_KEY != "cxmi_fingerprint"
+    assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2])] == [2]
+    with pytest.raises(ContextualMTError, match="left by a different computation"):
+        resumable_records(str(path), {"log_base": "2"}, [1])
+    assert partial_path(str(tmp_path / "out")) == str(path)
 
 
 def test_a_full_disk_while_journaling_names_the_partial_file(tmp_path):
