@@ -30,9 +30,9 @@ from collections import defaultdict
 from typing import Dict, List, Set, Tuple
 
 from contextual_mt.analysis.pcxmi_scorer import split_words
-from contextual_mt.attribution.run import AttributeOptions, run_attribute
+from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
 from contextual_mt.demo.corpus import generate_split
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
 
 def cue_words(docs) -> Dict[int, Dict[str, Set[Tuple[str, int, int]]]]:
@@ -146,7 +146,7 @@ def main() -> None:
             raise SystemExit(f"{data}/test.en is not the regenerated test split (--test-docs/--seed?)")
     cues = cue_words(docs)
     planted = [json.loads(x) for x in open(os.path.join(data, "test.planted.jsonl"), encoding="utf-8")]
-    model = ModelOptions(os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"),
+    model = FairseqModelOptions(os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"),
                          spm=os.path.join(args.demo, "spm/spm.model"))
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 def ours(folder: Path, work: Path, method: str, threads: int) -> dict:
     import torch
 
-    from contextual_mt.attribution.run import AttributeOptions, run_attribute
+    from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
     from contextual_mt.backends.hf.options import HFModelOptions
 
     torch.set_num_threads(threads)

@@ -45,10 +45,10 @@ def wps(work: Path, model_args, updates: int) -> float:
 def sampling_rate(work: Path, batches: int = 10) -> float:
     import torch
 
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.tasks.cadec_translation import sample_translations
 
-    m = DocumentModel.load(ModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
+    m = DocumentModel.load(FairseqModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
                                         data=demo_bin(work), cpu=True))
     task = m.task
     task.load_dataset("train")

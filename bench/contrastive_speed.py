@@ -104,7 +104,7 @@ def groups(work: Path):
 
 
 def ours(backend, pairs, batch: int):
-    from contextual_mt.contrastive.run import score_candidates
+    from contextual_mt.contrastive.evaluate import score_candidates
 
     start = time.perf_counter()
     backend.load_pairs(pairs, where=str)
@@ -123,14 +123,14 @@ def main() -> None:
     import torch
 
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 
     work = Path(args.workdir)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         ckpt = small_model(work, tmp / "ckpt")
         swapped_data = swapped_bin(work, tmp)
-        backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
+        backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(
             str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True)))
         pairs = groups(work)
         rows = {"fairseq": [], "ours": []}

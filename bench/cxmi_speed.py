@@ -55,13 +55,13 @@ def main() -> None:
     p.add_argument("--out", default="bench/out/cxmi_speed.json")
     args = p.parse_args()
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     work = Path(args.workdir)
     ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
-    scorer = PCXMIScorer.from_checkpoint(ModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True),
+    scorer = PCXMIScorer.from_checkpoint(FairseqModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True),
                                          batch_size=args.batch_size)
     fairseq_rates, ours = [], []
     for r in range(args.repeats):

@@ -53,7 +53,7 @@ def main() -> None:
     import torch
 
     from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
@@ -71,7 +71,7 @@ def main() -> None:
     device = torch.cuda.get_device_name(0) if cuda else f"CPU ({platform.processor() or platform.machine()}, " \
         f"{torch.get_num_threads()} threads)"
 
-    models = {d: DocumentModel.load(ModelOptions(a.ckpt, spm=a.spm, cpu=not cuda, dtype=d)) for d in dtypes}
+    models = {d: DocumentModel.load(FairseqModelOptions(a.ckpt, spm=a.spm, cpu=not cuda, dtype=d)) for d in dtypes}
     for d, m in models.items():  # the cast really happened
         assert {p.dtype for p in m.model.parameters()} == {getattr(torch, d)}, d
     decoding = DecodingOptions(beam=a.beam, batch_size=a.batch_size)

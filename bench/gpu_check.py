@@ -20,12 +20,12 @@ import torch
 def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.analysis.cxmi import PCXMIScorer
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
     # float32 on both devices: the check compares CUDA with CPU arithmetic, not precisions
-    model = DocumentModel.load(ModelOptions(args.path, spm=args.spm, cpu=device_cpu, dtype="float32"))
+    model = DocumentModel.load(FairseqModelOptions(args.path, spm=args.spm, cpu=device_cpu, dtype="float32"))
     translator = DocumentTranslator(model, options=DecodingOptions(beam=args.beam, batch_size=64))
     t0 = time.perf_counter()
     hyps = translator.translate(sources, ids, progress=False)

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
-from contextual_mt.backends.fairseq.model import ModelOptions  # noqa: E402
+from contextual_mt.backends.fairseq.model import FairseqModelOptions  # noqa: E402
 from contextual_mt.demo.pipeline import LANG, PRESET, DemoFolders  # noqa: E402
 from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
 from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
@@ -40,7 +40,7 @@ def planted_study(work: Path, out: Path) -> dict:
     pcxmi = out / "context.pcxmi.jsonl"
     if not pcxmi.exists():
         folders = DemoFolders(LANG, str(work))
-        run_cxmi(CxmiOptions(ModelOptions(folders.checkpoint("context"), spm=folders.spm),
+        run_cxmi(CxmiOptions(FairseqModelOptions(folders.checkpoint("context"), spm=folders.spm),
                              str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), str(pcxmi)))
     run_report(str(pcxmi), str(out / "report"), conllu=str(data / "test.fr.conllu"),
                tags=str(data / "test.tags.json"))
@@ -77,7 +77,7 @@ def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
         train_model(TrainOptions(LANG, "context", preset=PRESET, root=str(work), layout=folders, gpus=0,
                                  max_epoch=epochs, overrides=[f"task.coword_dropout={rate}", f"common.seed={seed}"]))
         ckpt = Path(folders.checkpoint("context"))
-        summary = run_cxmi(CxmiOptions(ModelOptions(str(ckpt), spm=folders.spm), str(data / "test.en"),
+        summary = run_cxmi(CxmiOptions(FairseqModelOptions(str(ckpt), spm=folders.spm), str(data / "test.en"),
                                        str(data / "test.fr"), str(data / "test.docids"),
                                        str(out / f"{name}.pcxmi.jsonl")))
         log = (save / "train.log").read_text()

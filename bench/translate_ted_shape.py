@@ -83,7 +83,7 @@ def main() -> int:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
     from commandkit.text import read_lines
@@ -102,7 +102,7 @@ def main() -> int:
         data = args.bin if args.limit else regrouped_bin(args.bin, ids, work)
         rate["fairseq-generate, context 0"] = statistics.median(
             fairseq_generate(args, data, 0) for _ in range(args.repeats))
-        trained = DocumentModel.load(ModelOptions(args.ckpt, spm=args.spm, cpu=True)).target_context_size
+        trained = DocumentModel.load(FairseqModelOptions(args.ckpt, spm=args.spm, cpu=True)).target_context_size
         rate[f"fairseq-generate, gold context {trained}"] = statistics.median(
             fairseq_generate(args, data, trained) for _ in range(args.repeats))
     runs = [("translate, context 0, one pass", 0, False, True), ("translate, context 0, waves (before)", 0, False, False),
@@ -112,7 +112,7 @@ def main() -> int:
     models, translators = {}, {}
     for name, size, gold, free in runs:
         if size not in models:
-            models[size] = DocumentModel.load(ModelOptions(args.ckpt, spm=args.spm, target_context_size=size,
+            models[size] = DocumentModel.load(FairseqModelOptions(args.ckpt, spm=args.spm, target_context_size=size,
                                                            cpu=args.cpu, dtype=args.dtype))
         translators[name] = (DocumentTranslator(models[size], options=DecodingOptions(
             beam=args.beam, batch_size=args.batch_size, free_batching=free)), gold)

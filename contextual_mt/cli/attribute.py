@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional
 
 from commandkit.options import group, option
 from contextual_mt.attribution.interface import CONTRASTS, METHODS
-from contextual_mt.attribution.run import METRICS, SCOPES, AttributeOptions
+from contextual_mt.attribution.attribute import METRICS, SCOPES, AttributeOptions
 from contextual_mt.attribution.selection import Rule
 from contextual_mt.cli.common import (RESUME_HELP, ModelArgs, command, cxmi_side_outputs, max_tokens_option,
                                       model_options, overwrite_option, quiet_option)
@@ -87,7 +87,7 @@ class AttributeArgs:
 
 def attribute(args: argparse.Namespace) -> int:
     from commandkit.options import from_namespace
-    from contextual_mt.attribution.run import run_attribute, summary_line
+    from contextual_mt.attribution.attribute import run_attribute, summary_line
 
     if args.beam != DecodingOptions.beam and not args.translate:
         raise ContextualMTError("--beam goes with --translate (the translations attribute makes)")

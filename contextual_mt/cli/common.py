@@ -120,9 +120,9 @@ def model_options(args: argparse.Namespace):
     given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None]
     if given:
         raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
-    return ModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
+    return FairseqModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
                         target_context_size=args.target_context_size, cpu=args.cpu,
                         dtype="auto" if args.dtype is None else args.dtype)  # --dtype= (empty) is refused
 

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, overwrite_option, quiet_option
-from contextual_mt.contrastive.run import ContrastiveOptions
+from contextual_mt.contrastive.evaluate import ContrastiveOptions
 from contextual_mt.stage_record import partial_path
 
 
@@ -37,15 +37,15 @@ class ContrastiveArgs:
 
 
 def contrastive(args: argparse.Namespace) -> int:
-    from contextual_mt.contrastive.run import ScoresOptions, evaluate_scores, format_table, run_contrastive
+    from contextual_mt.contrastive.evaluate import ExternalScoresOptions, evaluate_scores, format_contrastive_table, run_contrastive
     from contextual_mt.errors import ContextualMTError
 
     if args.scores is not None:
         if args.path or args.hf_model or args.output:
             raise ContextualMTError("--scores evaluates existing scores: give it without --path/--hf-model and --output")
-        summary = evaluate_scores(ScoresOptions(args.format, args.input, args.scores, args.summary,
+        summary = evaluate_scores(ExternalScoresOptions(args.format, args.input, args.scores, args.summary,
                                                 tuple(args.context_files or ()), maximize=args.maximize))
-        print(format_table(summary))
+        print(format_contrastive_table(summary))
         return 0
     if not ((args.path or args.hf_model) and args.output):
         raise ContextualMTError("give --path or --hf-model, and --output (score with a model), or --scores (evaluate "
@@ -55,7 +55,7 @@ def contrastive(args: argparse.Namespace) -> int:
     summary = run_contrastive(from_namespace(
         ContrastiveOptions, args, model=model_options(args), context_files=tuple(args.context_files or ()),
         resume=not args.overwrite, progress=not args.quiet))
-    print(format_table(summary))
+    print(format_contrastive_table(summary))
     print(f"scores: {args.output} (for: {summary['official_scorer']}); summary: {args.summary}")
     return 0
 

@@ -96,10 +96,10 @@ class EvaluateArgs:
 
 
 def evaluate(args: argparse.Namespace) -> int:
-    from contextual_mt.testsets.evaluate import evaluate_testset, format_table
+    from contextual_mt.testsets.evaluate import evaluate_testset, format_testset_table
 
     result = evaluate_testset(from_namespace(EvaluateOptions, args, hyps=tuple(args.hyp)))
-    print(format_table(result))
+    print(format_testset_table(result))
     if args.output:
         print(f"result: {args.output}")
     return 0

@@ -57,10 +57,10 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
 
 def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_first: bool = False) -> Dict:
     """``demo_first``: run the demo first when its sentence-level model is not there yet (``make cadec-demo``)."""
-    from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.inference.translate import TranslateOptions, translate_files
     from contextual_mt.metrics import score
@@ -87,12 +87,12 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
     for name, path in (("base", base), ("cadec", ckpt)):
         out = work / "outputs" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model")
-        hyps = translate_files(TranslateOptions(ModelOptions(str(path), spm=str(spm)), str(data / "test.en"),
+        hyps = translate_files(TranslateOptions(FairseqModelOptions(str(path), spm=str(spm)), str(data / "test.en"),
                                                 str(data / "test.docids"), str(out),
                                                 decoding=DecodingOptions(beam=beam, batch_size=64)))
         scores = score(hyps, refs, ids)
         stem = work / "outputs" / "contrastive" / f"{name}"
-        contrastive = run_contrastive(ContrastiveOptions(ModelOptions(str(path), spm=str(spm)), "voita",
+        contrastive = run_contrastive(ContrastiveOptions(FairseqModelOptions(str(path), spm=str(spm)), "voita",
                                                          str(test_set), f"{stem}.scores", f"{stem}.json",
                                                          detokenize="no", progress=False))
         results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
@@ -102,11 +102,11 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
                          "output": str(out)}
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(str(work / "cadec_results.json"), json.dumps(results, indent=2) + "\n")
-    print(format_table(results))
+    print(format_cadec_table(results))
     return results
 
 
-def format_table(results: Dict) -> str:
+def format_cadec_table(results: Dict) -> str:
     phenomena = sorted(results["base"]["planted"])
     head = (f"{'model':8s} {'BLEU':>6s} {'d-BLEU':>7s} " + " ".join(f"{p:>15s}" for p in phenomena)
             + f" {'contrastive':>12s}")

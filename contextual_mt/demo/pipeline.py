@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import PairLayout
+from contextual_mt.pipeline.layout import MODELS, PairLayout
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
 
 LANG = "fr"
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
-MODELS = ("sentence", "context")
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     from contextual_mt.demo.corpus import generate_demo_data
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.metrics import score
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.inference.translate import TranslateOptions, translate_files
 
@@ -111,7 +110,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
         context = " (its own previous translations as context)" if name == "context" else " (no context)"
         _log(f"translating the test documents with the {name} model{context}")
         hyps = translate_files(TranslateOptions(
-            ModelOptions(str(ckpt), spm=str(model)), str(data / "test.en"), str(data / "test.docids"), str(out),
+            FairseqModelOptions(str(ckpt), spm=str(model)), str(data / "test.en"), str(data / "test.docids"), str(out),
             decoding=DecodingOptions(beam=beam, batch_size=64)))
         scores = score(hyps, refs, read_lines(str(data / "test.docids")))
         results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
@@ -120,7 +119,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     results["contrastive"] = planted_contrastive(work, data, model, folders)
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(str(work / "results.json"), json.dumps(results, indent=2) + "\n")
-    print(format_table(results))
+    print(format_demo_table(results))
     return results
 
 
@@ -140,9 +139,9 @@ CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", No
 def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFolders) -> Dict:
     """Accuracy on the planted contrastive set (written beside the corpus, Voita format) of the
     sentence model, the context model, and the context model with context sizes 0/0."""
-    from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     test_set = data / "test.contrastive.json"
     if not test_set.exists():
@@ -154,7 +153,7 @@ def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFo
         stem = label.replace(" ", "_").replace("/", "-")
         # the demo text is tokenized as the models were trained: no detokenization
         summary = run_contrastive(ContrastiveOptions(
-            ModelOptions(folders.checkpoint(name), spm=str(spm_model),
+            FairseqModelOptions(folders.checkpoint(name), spm=str(spm_model),
                          source_context_size=size, target_context_size=size),
             "voita", str(test_set), str(out / f"{stem}.scores"), str(out / f"{stem}.json"), detokenize="no",
             progress=False))
@@ -163,7 +162,7 @@ def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFo
     return results
 
 
-def format_table(results: Dict) -> str:
+def format_demo_table(results: Dict) -> str:
     phenomena = sorted(results["sentence"]["planted"])
     head = f"{'model':10s} {'BLEU':>6s} {'d-BLEU':>7s} " + " ".join(f"{p:>15s}" for p in phenomena)
     rows = [head, "-" * len(head)]

@@ -51,7 +51,7 @@ def scorer_flags() -> Iterator[None]:
 def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     """Everything --scoring muda reads, checked when the scorer is built (before generation);
     returns the --muda-lexicon annotator, if one is asked for."""
-    from muda.evaluation.run import check_ref_tags
+    from muda.evaluation.evaluate import check_ref_tags
     from muda.formats.tags import read_tags
     from commandkit.documents import read_docids
     from commandkit.text import check_input_file, read_lines
@@ -114,7 +114,7 @@ class MudaScorer(BaseScorer):
             return self._run_eval()
 
     def _run_eval(self):
-        from muda.evaluation.run import EvalOptions, run_eval
+        from muda.evaluation.evaluate import EvalOptions, run_eval
 
         ids = generation_order.recorded()
         if len(ids) != len(self.pred):
@@ -146,6 +146,6 @@ class MudaScorer(BaseScorer):
         return result["systems"]["system"]["bleu"]
 
     def result_string(self) -> str:
-        from muda.evaluation.table import format_table
+        from muda.evaluation.table import format_muda_table
 
-        return "MuDA\n" + format_table(self.result or self._evaluate())
+        return "MuDA\n" + format_muda_table(self.result or self._evaluate())

@@ -93,7 +93,7 @@ class Translator(Protocol):
 
 
 class ModelFamily(Protocol):
-    """What a kind of model specification (``ModelOptions``, ``HFModelOptions``) knows about
+    """What a kind of model specification (``FairseqModelOptions``, ``HFModelOptions``) knows about
     itself: how to open its backends, what its numbers depend on, how summaries name it."""
 
     def open_scorer(self, spec, max_tokens: Optional[int] = None) -> ScoringBackend:

@@ -1,5 +1,5 @@
 """The backend registry: each kind of model specification (an options class: a fairseq
-checkpoint's ``ModelOptions``, a Hugging Face model's ``HFModelOptions``) has its ``ModelFamily``
+checkpoint's ``FairseqModelOptions``, a Hugging Face model's ``HFModelOptions``) has its ``ModelFamily``
 (``inference.interface``), which registers itself here from its backend's folder
 (``backends/fairseq``, ``backends/hf``) with ``@register_family(OptionsClass)``, as fairseq's
 ``register_task`` does. Runners ask ``family(spec)`` to open the model's scorer, translator or
@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Optional
 
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend
 
-# a model specification: an options object of a registered backend (ModelOptions, HFModelOptions)
+# a model specification: an options object of a registered backend (FairseqModelOptions, HFModelOptions)
 ModelSpec = Any
 
 FAMILIES: Dict[type, ModelFamily] = {}

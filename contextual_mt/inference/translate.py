@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 class TranslateOptions:
     """``contextual-mt translate``: which model, which documents, where to, and how to decode."""
 
-    model: ModelSpec  # ModelOptions (a checkpoint) or HFModelOptions (a Hugging Face model)
+    model: ModelSpec  # FairseqModelOptions (a checkpoint) or HFModelOptions (a Hugging Face model)
     source: str
     docids: str
     output: str

@@ -31,24 +31,24 @@ def attribution_output(results: str) -> str:
 
 def attribute_options(o: AttributeStageOptions):
     """``contextual-mt attribute``'s options for the pair (checked)."""
-    from contextual_mt.attribution.run import AttributeOptions
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.attribution.attribute import AttributeOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     p = eval_paths(o.lang, o.root)
-    return AttributeOptions(ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
+    return AttributeOptions(FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
                             attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
                             progress=o.progress, **o.method)
 
 
 def run_attribute_stage(o: AttributeStageOptions) -> Dict:
     from contextual_mt.analysis.cxmi_summary import summary_path
-    from contextual_mt.attribution.run import fingerprint, run_attribute, summary_line
+    from contextual_mt.attribution.attribute import attribute_fingerprint, run_attribute, summary_line
     from contextual_mt.stage_record import SummaryRecord
 
     p = eval_paths(o.lang, o.root)
     options = attribute_options(o)
     check_inputs(p, "attribute")
-    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(fingerprint(options))
+    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(attribute_fingerprint(options))
     if current is not None:
         print(f"{options.output}: up to date (made from these inputs and options)")
         return current

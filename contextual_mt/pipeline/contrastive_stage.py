@@ -68,8 +68,8 @@ class ContrastiveStageOptions:
 
 def run_stage(options: ContrastiveStageOptions) -> Dict:
     """Score every set with every system (up-to-date ones are kept); returns the summary table."""
-    from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.pipeline.systems import finished_checkpoint
 
     o = options
@@ -82,7 +82,7 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
             model, size = CONTRASTIVE_SYSTEMS[system]
             stem = os.path.join(o.folder, f"{name}.{system}")
             runs.append((name, system, ContrastiveOptions(
-                ModelOptions(checkpoints[model], spm=o.layout.spm, data=o.layout.bin, source_context_size=size,
+                FairseqModelOptions(checkpoints[model], spm=o.layout.spm, data=o.layout.bin, source_context_size=size,
                              target_context_size=size, cpu=o.cpu, dtype=o.dtype),
                 fmt, path, stem + ".scores", stem + ".json", context_files=context_files, batch_size=o.batch_size,
                 progress=o.progress, skip_up_to_date=True)))

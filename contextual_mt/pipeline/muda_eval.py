@@ -195,7 +195,7 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     files = {"src": p.test("en"), "ref": p.test(p.target), "docids": p.test("docids"), "ref_tags": tags,
              "src_conllu": src_conllu}
 
-    def fingerprint() -> Dict:
+    def muda_eval_fingerprint() -> Dict:
         return {**file_hashes(files), "hyps": [file_hashes({"h": h})["h"] for h in o.hyps],
                 "hyp_files": list(o.hyps), "lang": p.muda_lang, "args": o.muda_args,
                 "arg_files": _arg_files(o.muda_args), "version": project_version()}
@@ -204,9 +204,9 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     _, tag_fp, tag_record = _tag_step(o)
     tag_cached = tag_record.current(tag_fp)
     # the models of the steps that will run, all checked before either runs
-    check_models(o, tag=not tag_cached, evaluate=not (tag_cached and record.current(fingerprint())))
+    check_models(o, tag=not tag_cached, evaluate=not (tag_cached and record.current(muda_eval_fingerprint())))
     tag_reference(o)
-    fp = fingerprint()
+    fp = muda_eval_fingerprint()
     if record.current(fp):
         print(f"{out['output']}: up to date (made from these translations and reference tags)")
     else:
@@ -218,7 +218,7 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
 def generative_testset(o: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_table, read_summary
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
     from commandkit.outputs import atomic_write_text
     from commandkit.text import file_sha256
 
@@ -235,7 +235,7 @@ def generative_testset(o: MudaEvalOptions) -> None:
     folder = muda_folder(p)
     result = evaluate_testset(EvaluateOptions(manifest, o.hyps, docids=p.test("docids"),
                                               output=os.path.join(folder, "testset_eval.json")))
-    table = format_table(result)
+    table = format_testset_table(result)
     atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")
     print(f"generative evaluation on the test suites ({manifest}):\n{table}")
 

@@ -126,7 +126,7 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
-    from contextual_mt.backends.fairseq.model import ModelOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     p = o.paths
     check_inputs(p)
@@ -140,7 +140,7 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
         i, n = parse_stage_shard(o.shard)
         check_shard_count(p, o.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
-    model = ModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype)
+    model = FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype)
     summary = run_cxmi(CxmiOptions(model, p.test("en"), p.test(p.target),
                                    p.test("docids"), output, shard=shard, resume=not o.overwrite,
                                    progress=o.progress, skip_up_to_date=True))

@@ -107,7 +107,7 @@ def system_fingerprint(o: SystemsOptions, system: str, files: Dict[str, str], dt
 
 def translate_systems(options: SystemsOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.inference.precision import resolve_dtype
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.model_health import warn_if_degenerate
@@ -142,7 +142,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
         for system, fp in todo.items():
             model, context = SYSTEMS[system]
             if model not in loaded:  # context and context-gold share one loaded model
-                loaded[model] = DocumentTranslator(DocumentModel.load(ModelOptions(
+                loaded[model] = DocumentTranslator(DocumentModel.load(FairseqModelOptions(
                     o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)), options=o.decoding)
             how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
             print(f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
@@ -166,7 +166,7 @@ def translate_systems(options: SystemsOptions) -> Dict[str, str]:
 
 
 @dataclass
-class ScoreOptions:
+class ScoreStageOptions:
     lang: str
     root: str = "."
     systems: Sequence[str] = tuple(SYSTEMS)
@@ -183,7 +183,7 @@ class ScoreOptions:
         check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
 
 
-def score_systems(options: ScoreOptions) -> Dict:
+def score_systems(options: ScoreStageOptions) -> Dict:
     """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
     (a re-run with the same translations and references does nothing)."""
     from contextual_mt.metrics import comet_results, load_comet, score

@@ -118,7 +118,7 @@ def data_fingerprint(layout: PairLayout) -> Dict[str, str]:
     return out
 
 
-def fingerprint(o: TrainOptions, plan: Optional[BatchPlan] = None) -> Dict:
+def train_fingerprint(o: TrainOptions, plan: Optional[BatchPlan] = None) -> Dict:
     """What the checkpoints depend on. The stopping criterion is apart: training longer resumes.
     A batch plan other than the preset's own settings is part of it."""
     fp = {
@@ -247,7 +247,7 @@ def train_model(options: TrainOptions) -> Dict:
     if fp16 and gpus == 0:
         raise ContextualMTError("--fp16 needs a GPU")
     plan = batch_plan(o, gpus)
-    fp = fingerprint(o, plan)
+    fp = train_fingerprint(o, plan)
     done = _state(o, fp)
     save = o.layout.checkpoints(o.model)
     if done is not None:

@@ -399,7 +399,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
             for r in [header, *rows]]
 
 
-def format_table(result: Dict) -> str:
+def format_testset_table(result: Dict) -> str:
     """Per system: % correct [95% CI] overall, per phenomenon, per distance; the outcome shares
     overall; the comparisons with the first system."""
     systems = result["systems"]
@@ -420,4 +420,4 @@ def format_table(result: Dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["EvaluateOptions", "evaluate_testset", "format_table", "read_manifest", "WordMatcher"]
+__all__ = ["EvaluateOptions", "evaluate_testset", "format_testset_table", "read_manifest", "WordMatcher"]

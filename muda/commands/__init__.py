@@ -81,8 +81,8 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None):
 
 
 def evaluate(o: EvalArgs) -> int:
-    from muda.evaluation.run import EvalOptions, run_eval
-    from muda.evaluation.table import format_table
+    from muda.evaluation.evaluate import EvalOptions, run_eval
+    from muda.evaluation.table import format_muda_table
     from commandkit.outputs import check_distinct, check_not_inputs
     # every value checked before any file is read or model loaded
     options = from_namespace(EvalOptions, o)
@@ -94,7 +94,7 @@ def evaluate(o: EvalArgs) -> int:
     if o.annotators.annotator == "spacy" and not (o.ref_conllu and o.hyp_conllu) and not o.lexicon:
         _check_spacy_target(o.tgt_lang)  # before any file is read
     result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon))
-    table = format_table(result)
+    table = format_muda_table(result)
     print(table)
     if o.table:
         from commandkit.outputs import atomic_write_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict
 
 
-def format_table(result: Dict) -> str:
+def format_muda_table(result: Dict) -> str:
     """The table `muda eval` prints: BLEU (and COMET), f-measure per tag, reference word counts,
     then one line of p-values per pair of systems."""
     tags = result["tags"]

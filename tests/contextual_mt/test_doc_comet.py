@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import contextual_mt_cli
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import DOC_COMET_CONTEXT, comet_version, score, summary_line, with_context
-from contextual_mt.pipeline.systems import ScoreOptions, format_scores
+from contextual_mt.pipeline.systems import ScoreStageOptions, format_scores
 
 # two documents: a has three sentences (the third has two of context), b two (none from a)
 SRCS = ["A1 src", "A2 src", "A3 src", "B1 src", "B2 src"]
@@ -51,7 +51,7 @@ def signature(context=DOC_COMET_CONTEXT):
 
 
 def test_paper_default_context_is_two_everywhere():
-    assert DOC_COMET_CONTEXT == 2 and ScoreOptions("fr").doc_comet_context == DOC_COMET_CONTEXT
+    assert DOC_COMET_CONTEXT == 2 and ScoreStageOptions("fr").doc_comet_context == DOC_COMET_CONTEXT
 
 
 def test_exact_inputs_given_to_the_context_mode(fake):
@@ -133,7 +133,7 @@ def test_cli_bad_input_is_one_line_and_no_output(fake, tmp_path):
         "error: --doc-comet-context must be >= 1 (got 0)"
     assert not out.exists() and fake.calls == []
     with pytest.raises(ContextualMTError, match="--doc-comet-context"):
-        ScoreOptions("fr", str(tmp_path), doc_comet_context=0)
+        ScoreStageOptions("fr", str(tmp_path), doc_comet_context=0)
 
 
 def test_make_score_table_has_doc_comet_and_its_signature():

@@ -10,7 +10,7 @@ import pytest
 
 from muda.annotators.lexicon import LexiconAnnotator
 from commandkit.errors import InputError
-from muda.evaluation.run import EvalOptions, run_eval
+from muda.evaluation.evaluate import EvalOptions, run_eval
 from muda.tagger import TagOptions, tag_files
 
 

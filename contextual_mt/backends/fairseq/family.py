@@ -1,4 +1,4 @@
-"""The fairseq backend's ``ModelFamily``: how a checkpoint's ``ModelOptions`` opens its scorer,
+"""The fairseq backend's ``ModelFamily``: how a checkpoint's ``FairseqModelOptions`` opens its scorer,
 translator and attribution backend, and what its numbers depend on (without loading it)."""
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
 from contextual_mt.inference.registry import register_family
 from commandkit.text import check_input_file, file_sha256
 
 
-def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
+def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
     """Content hashes of the dict.*.txt files where the loader looks first: ``--data``, else
     beside the checkpoint (the training data directory, recorded in the checkpoint, is covered
     by the checkpoint's own hash)."""
@@ -26,30 +26,30 @@ def dictionary_hashes(model: ModelOptions) -> Dict[str, str]:
             if name.startswith("dict.") and name.endswith(".txt")}
 
 
-@register_family(ModelOptions)
+@register_family(FairseqModelOptions)
 class FairseqFamily:
     """A ``document_translation`` or ``cadec_translation`` checkpoint."""
 
-    def open_scorer(self, spec: ModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
+    def open_scorer(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
         from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.scoring import scoring_backend
 
         return scoring_backend(DocumentModel.load(spec))
 
-    def open_translator(self, spec: ModelOptions, decoding) -> Translator:
+    def open_translator(self, spec: FairseqModelOptions, decoding) -> Translator:
         from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
 
-    def open_attribution(self, spec: ModelOptions, max_tokens: Optional[int] = None):
+    def open_attribution(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
         from contextual_mt.backends.fairseq.model import DocumentModel
 
         return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path,
                                          max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS)
 
-    def fingerprint(self, spec: ModelOptions) -> Dict:
+    def fingerprint(self, spec: FairseqModelOptions) -> Dict:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
         the dtype the model runs in here (``auto`` decided: float16 scores are not float32's)."""
         if not os.path.isfile(spec.path):
@@ -62,13 +62,13 @@ class FairseqFamily:
                 "source_context_size": spec.source_context_size, "target_context_size": spec.target_context_size,
                 "dtype": spec.resolved_dtype()}
 
-    def summary(self, spec: ModelOptions) -> Dict:
+    def summary(self, spec: FairseqModelOptions) -> Dict:
         return {"checkpoint": spec.path, "dtype": spec.resolved_dtype()}
 
-    def dtype(self, spec: ModelOptions) -> str:
+    def dtype(self, spec: FairseqModelOptions) -> str:
         return spec.resolved_dtype()
 
-    def for_gradients(self, spec: ModelOptions) -> ModelOptions:
+    def for_gradients(self, spec: FairseqModelOptions) -> FairseqModelOptions:
         """Attribution back-propagates through the model: in float32 only (``auto`` is float32
         here); half precision asked for is refused."""
         if spec.dtype in HALF:
@@ -76,5 +76,5 @@ class FairseqFamily:
                                     "in float32 only; leave --dtype (and --fp16) out")
         return replace(spec, dtype="float32")
 
-    def reads_raw_text(self, spec: ModelOptions) -> bool:
+    def reads_raw_text(self, spec: FairseqModelOptions) -> bool:
         return spec.spm is not None  # without --spm the text is already tokenized as the model's

@@ -108,7 +108,7 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
 
 
 @dataclass
-class ModelOptions:
+class FairseqModelOptions:
     """Which checkpoint to load and how: shared by translation, CXMI and the scoring backend."""
 
     path: str
@@ -145,7 +145,7 @@ class DocumentModel:
     dtype: str = "float32"  # of the weights and activations; log-probabilities are float32 whatever it is
 
     @classmethod
-    def load(cls, options: ModelOptions) -> "DocumentModel":
+    def load(cls, options: FairseqModelOptions) -> "DocumentModel":
         import torch
 
         o = options

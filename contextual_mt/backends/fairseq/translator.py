@@ -21,7 +21,7 @@ from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK
@@ -64,7 +64,7 @@ class DocumentTranslator:
     ):
         """``path``: a checkpoint (loaded with the other arguments) or an already loaded model."""
         self.model = path if isinstance(path, DocumentModel) else DocumentModel.load(
-            ModelOptions(path, spm, data, source_context_size, target_context_size, cpu, dtype))
+            FairseqModelOptions(path, spm, data, source_context_size, target_context_size, cpu, dtype))
         m = self.model
         self.task, self.cfg, self.models, self.device = m.task, m.cfg, m.models, m.device
         self.options = options or DecodingOptions()

@@ -9,7 +9,7 @@ from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, max_tokens_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
 from contextual_mt.cli.translate import DECODING_HELP
-from contextual_mt.pipeline.systems import (SYSTEMS, ScoreOptions, SystemsOptions, format_scores, score_systems,
+from contextual_mt.pipeline.systems import (SYSTEMS, ScoreStageOptions, SystemsOptions, format_scores, score_systems,
                                             translate_systems)
 
 
@@ -39,14 +39,14 @@ def translate(args: argparse.Namespace) -> int:
 @dataclass
 class ScoreStageArgs:
     lang: str = option(required=True)
-    root: str = option(default=ScoreOptions.root)
+    root: str = option(default=ScoreStageOptions.root)
     systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
-    comet_batch_size: int = option(type=int, default=ScoreOptions.comet_batch_size)
+    comet_batch_size: int = option(type=int, default=ScoreStageOptions.comet_batch_size)
 
 
 def score(args: argparse.Namespace) -> int:
-    result = score_systems(from_namespace(ScoreOptions, args))
+    result = score_systems(from_namespace(ScoreStageOptions, args))
     print(format_scores(result))
     return 0
 

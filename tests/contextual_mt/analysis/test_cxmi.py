@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from commandkit.documents import document_starts
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY
@@ -20,7 +20,7 @@ def records(path):
 
 
 def cxmi(dynamic_model, raw_corpus, data_bin, out, source_context_size=None, target_context_size=None, **kw):
-    model = ModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=source_context_size,
+    model = FairseqModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=source_context_size,
                          target_context_size=target_context_size)
     return run_cxmi(CxmiOptions(model, str(raw_corpus / "test.en"), str(raw_corpus / "test.fr"),
                                 str(raw_corpus / "test.docids"), str(out), progress=False, **kw))
@@ -59,7 +59,7 @@ def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tm
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel
 
-    backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(
+    backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(
         str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)))
     src, ref = (raw_corpus / "test.en").read_text().splitlines(), (raw_corpus / "test.fr").read_text().splitlines()
     backend.load(src, ref, document_starts((raw_corpus / "test.docids").read_text().splitlines()))
@@ -220,7 +220,7 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
 
 # ------------------------------------------------------------------ no wrong number, ever
 def options(dynamic_model, raw_corpus, data_bin, out, source=None, reference=None, docids=None, **kw):
-    return CxmiOptions(ModelOptions(str(dynamic_model), data=str(data_bin)), str(source or raw_corpus / "test.en"),
+    return CxmiOptions(FairseqModelOptions(str(dynamic_model), data=str(data_bin)), str(source or raw_corpus / "test.en"),
                        str(reference or raw_corpus / "test.fr"), str(docids or raw_corpus / "test.docids"), str(out),
                        progress=False, **kw)
 

@@ -7,14 +7,14 @@ import torch
 
 from contextual_mt.attribution.interface import CueRequest
 from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
-from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from commandkit.documents import document_starts
 
 
 @pytest.fixture(scope="module", params=[2, 0], ids=["source-context-2", "source-context-0"])
 def loaded(request, dynamic_model, raw_corpus, data_bin):
     # without source context, the rows of a sentence share one encoder pass (another code path)
-    model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin),
+    model = DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin),
                                             source_context_size=request.param))
     backend = FairseqAttributionBackend(model, max_tokens=64)  # small batches: several per call
     src = (raw_corpus / "test.en").read_text().splitlines()

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
-from contextual_mt.contrastive.run import ScoresOptions, evaluate_scores, format_table
+from contextual_mt.contrastive.evaluate import ExternalScoresOptions, evaluate_scores, format_contrastive_table
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError
@@ -103,12 +103,12 @@ def test_bawden_scores_follow_the_authors_rule(tmp_path):
     """Pairs: right when the correct score is strictly lower; blocks: all pairs right."""
     path = write(tmp_path / "anaphora.json", ANAPHORA)
     scores = lines(tmp_path / "s.txt", ["1", "2", "5", "5", "3", "4"])  # right, tie (wrong), right
-    summary = evaluate_scores(ScoresOptions("bawden", str(path), str(scores), str(tmp_path / "sum.json")))
+    summary = evaluate_scores(ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "sum.json")))
     assert (summary["right"], summary["groups"]) == (2, 3)
     assert summary["blocks"] == {"blocks": 2, "all_right": 1, "accuracy": 0.5}
     assert summary["by"]["type"]["f.pl"]["accuracy"] == 0.0 and summary["by"]["type"]["m.pl"]["accuracy"] == 1.0
     assert "anaphora" in summary["official_scorer"]
-    maximized = evaluate_scores(ScoresOptions("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True))
+    maximized = evaluate_scores(ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True))
     assert maximized["right"] == 0  # the higher scores lose now, and the tie stays wrong
 
 
@@ -153,7 +153,7 @@ def test_contrapro_rule_and_distance_bins(tmp_path):
     path = write(tmp_path / "contrapro.json", CONTRAPRO)
     # entry 1: the reference beats one error but ties the other -> wrong; entry 2: right
     scores = lines(tmp_path / "s.txt", ["1.0", "2.0", "1.0", "0.5", "0.7"])
-    summary = evaluate_scores(ScoresOptions("contrapro", str(path), str(scores), str(tmp_path / "sum.json"),
+    summary = evaluate_scores(ExternalScoresOptions("contrapro", str(path), str(scores), str(tmp_path / "sum.json"),
                                             tuple(contrapro_files(tmp_path))))
     assert summary["accuracy"] == 0.5
     assert {k: v["accuracy"] for k, v in summary["by"]["antecedent distance"].items()} == {"1": 0.0, ">3": 1.0}
@@ -204,7 +204,7 @@ def test_scores_file_of_the_wrong_length_or_not_numbers(tmp_path):
                           (["1", "2", "nan", "4", "5"], r"s.txt:3: nan is not a finite score")):
         scores = lines(tmp_path / "s.txt", rows)
         with pytest.raises(ContextualMTError, match=message):
-            evaluate_scores(ScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
+            evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
         assert not (tmp_path / "sum.json").exists()
 
 
@@ -214,7 +214,7 @@ def test_voita_accuracy_from_scores_matches_the_official_argmin(tmp_path):
     path = write(tmp_path / "deixis_test.json", VOITA)
     scores = [0.5, 0.7, 2.0, 1.0, 0.9]
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(ScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
+    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     expected = [int(np.argmin(scores[0:2]) == 0), int(np.argmin(scores[2:5]) == 2)]
     assert summary["accuracy"] == np.mean(expected) == 1.0
     assert "--test deixis_test" in summary["official_scorer"]
@@ -238,14 +238,14 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
     assert [repeated_candidates(g) for g in groups] == [{2: 0}, {1: 0}, {}]
     scores = [1.0, 2.0, 1.0, 0.5, 0.5, 3.0, 2.0, 1.0]  # identical strings, equal scores
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(ScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
+    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     # np.argmin: group 0's correct candidate is listed first and wins; group 1's ties with its
     # copy listed before it and loses, as in evaluate_consistency.py
     official = [int(np.argmin(scores[0:3])) == 0, int(np.argmin(scores[3:6])) == 1, int(np.argmin(scores[6:8])) == 1]
     assert official == [True, False, True]
     assert (summary["right"], summary["groups"]) == (2, 3)
     assert summary["groups_with_identical_candidates"] == 2
-    assert "groups listing a candidate string twice: 2" in format_table(summary)
+    assert "groups listing a candidate string twice: 2" in format_contrastive_table(summary)
     assert group_is_right([0.5, 0.5], 1, "beats_all") is False  # ContraPro's strict rule: a tie is wrong
 
 

@@ -9,9 +9,9 @@ import shutil
 import numpy as np
 import pytest
 
-from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from commandkit.documents import document_starts
 from tests.helpers import BIN, USER_DIR, run
 
@@ -84,7 +84,7 @@ def fairseq_scores(entries, data_bin, ckpt, tmp_path, size=2):
 
 
 def contrastive(tmp_path, ckpt, data_bin, test_set, name="s", fmt="voita", **kw):
-    model = ModelOptions(str(ckpt), data=str(data_bin), source_context_size=kw.pop("src", None),
+    model = FairseqModelOptions(str(ckpt), data=str(data_bin), source_context_size=kw.pop("src", None),
                          target_context_size=kw.pop("tgt", None))
     options = ContrastiveOptions(model, fmt, str(test_set), str(tmp_path / f"{name}.scores"),
                                  str(tmp_path / f"{name}.json"), progress=False, **kw)
@@ -154,10 +154,10 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     path, entries = voita_set
     _, full = contrastive(tmp_path, dynamic_model, data_bin, path, name="full")
     partial = tmp_path / "r.scores.partial"
-    from contextual_mt.contrastive.run import fingerprint
+    from contextual_mt.contrastive.evaluate import contrastive_fingerprint
 
-    model = ModelOptions(str(dynamic_model), data=str(data_bin))
-    fp = fingerprint(ContrastiveOptions(model, "voita", str(path), "x", "y"), False)
+    model = FairseqModelOptions(str(dynamic_model), data=str(data_bin))
+    fp = contrastive_fingerprint(ContrastiveOptions(model, "voita", str(path), "x", "y"), False)
     planted = {"line": 1, "logprob": -123.0, "tokens": 5}  # a value no model gives: was it kept?
     partial.write_text(json.dumps({"cxmi_fingerprint": fp}) + "\n" + json.dumps(planted) + "\n")
     _, resumed = contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
@@ -220,14 +220,14 @@ def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita
 
 
 def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
-    from contextual_mt.contrastive.run import score_candidates
+    from contextual_mt.contrastive.evaluate import score_candidates
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel
     from contextual_mt.contrastive.formats import get_format
 
     groups = get_format("voita").read(str(voita_set[0]), ())
     pairs = [c for g in groups for c in g.candidates]
-    backend = FairseqScoringBackend(DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin), cpu=True)))
+    backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin), cpu=True)))
     backend.load_pairs(pairs, where=str)
     encoder = backend.model.model.encoder
     rows, original = [], encoder.forward
@@ -252,7 +252,7 @@ def test_multi_encoder_in_bfloat16(multi_encoder_model, data_bin, voita_set, tmp
     path, _ = voita_set
     runs = {}
     for dtype in ("float32", "bfloat16"):
-        options = ContrastiveOptions(ModelOptions(str(multi_encoder_model), data=str(data_bin), dtype=dtype), "voita",
+        options = ContrastiveOptions(FairseqModelOptions(str(multi_encoder_model), data=str(data_bin), dtype=dtype), "voita",
                                      str(path), str(tmp_path / "s.scores"), str(tmp_path / "s.json"), progress=False,
                                      skip_up_to_date=True)
         runs[dtype] = run_contrastive(options), [float(x) for x in (tmp_path / "s.scores").read_text().splitlines()]

@@ -72,7 +72,7 @@ def test_bad_inputs_fail_when_the_scorer_is_built(corpus, tmp_path, change, mess
 
 
 def test_errors_during_evaluation_name_the_scorers_flags(corpus, monkeypatch):
-    from muda.evaluation import run as muda_run
+    from muda.evaluation import evaluate as muda_run
 
     scorer = MudaScorer(config(corpus))
     n = len((corpus / "test.en").read_text().splitlines())

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
-from contextual_mt.contrastive.run import ContrastiveOptions, run_contrastive
+from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend

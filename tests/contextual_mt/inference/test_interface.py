@@ -11,7 +11,7 @@ from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.backends.fairseq.scoring import CADecScoringBackend, FairseqScoringBackend
 from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
@@ -42,12 +42,12 @@ def test_every_translator_implements_the_interface(cls):
 
 
 def test_each_model_spec_has_its_family():
-    assert isinstance(family(ModelOptions("ckpt.pt")), FairseqFamily)
+    assert isinstance(family(FairseqModelOptions("ckpt.pt")), FairseqFamily)
     assert isinstance(family(HFModelOptions("some/model")), HFFamily)
     for kind in (FairseqFamily, HFFamily):
         assert protocol_methods(ModelFamily) <= {m for m in dir(kind) if callable(getattr(kind, m))}
-    assert family(ModelOptions("ckpt.pt", spm="spm.model")).reads_raw_text(ModelOptions("ckpt.pt", spm="spm.model"))
-    assert not family(ModelOptions("ckpt.pt")).reads_raw_text(ModelOptions("ckpt.pt"))
+    assert family(FairseqModelOptions("ckpt.pt", spm="spm.model")).reads_raw_text(FairseqModelOptions("ckpt.pt", spm="spm.model"))
+    assert not family(FairseqModelOptions("ckpt.pt")).reads_raw_text(FairseqModelOptions("ckpt.pt"))
     assert family(HFModelOptions("some/model")).reads_raw_text(HFModelOptions("some/model"))
 
 

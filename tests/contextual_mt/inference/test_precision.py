@@ -9,7 +9,7 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from contextual_mt.inference.registry import model_fingerprint
 from contextual_mt.inference.precision import resolve_dtype
 from contextual_mt.stage_record import differences
@@ -28,18 +28,18 @@ def fake_gpu(monkeypatch, capability):
 
 
 def test_the_default_is_auto_and_auto_is_float32_on_cpu(monkeypatch):
-    assert ModelOptions("x.pt").dtype == "auto"
+    assert FairseqModelOptions("x.pt").dtype == "auto"
     no_gpu(monkeypatch)
-    assert ModelOptions("x.pt").resolved_dtype() == "float32"
+    assert FairseqModelOptions("x.pt").resolved_dtype() == "float32"
     fake_gpu(monkeypatch, (9, 0))
-    assert ModelOptions("x.pt", cpu=True).resolved_dtype() == "float32"  # --cpu: the model stays on the CPU
+    assert FairseqModelOptions("x.pt", cpu=True).resolved_dtype() == "float32"  # --cpu: the model stays on the CPU
 
 
 @pytest.mark.parametrize("capability, expected", [((7, 0), "float16"), ((9, 0), "float16"), ((6, 1), "float32"),
                                                   ((5, 2), "float32")])
 def test_auto_on_a_gpu_follows_its_compute_capability(monkeypatch, capability, expected):
     fake_gpu(monkeypatch, capability)
-    assert ModelOptions("x.pt").resolved_dtype() == expected
+    assert FairseqModelOptions("x.pt").resolved_dtype() == expected
 
 
 def test_an_explicit_dtype_is_kept_where_the_device_has_it(monkeypatch):
@@ -57,7 +57,7 @@ def test_an_explicit_dtype_is_kept_where_the_device_has_it(monkeypatch):
 def test_a_bad_value_is_refused_when_the_options_are_built():
     with pytest.raises(ContextualMTError, match=r"^--dtype must be one of auto, float32, bfloat16, float16 "
                                                 r"\(got 'half'\)$"):
-        ModelOptions("x.pt", dtype="half")
+        FairseqModelOptions("x.pt", dtype="half")
 
 
 def one_line_error(proc, output, *fragments):
@@ -109,17 +109,17 @@ def test_pipeline_stages_refuse_a_bad_dtype_in_the_words_typed(stage, extra, und
 
 
 def test_attribution_runs_and_records_float32_whatever_auto_means_here(monkeypatch, dynamic_model, raw_corpus):
-    from contextual_mt.attribution.run import AttributeOptions, fingerprint
+    from contextual_mt.attribution.attribute import AttributeOptions, attribute_fingerprint
 
     fake_gpu(monkeypatch, (8, 0))  # auto would be float16 for translation and scoring
-    o = AttributeOptions(ModelOptions(str(dynamic_model)), str(raw_corpus / "test.en"), str(raw_corpus / "test.docids"),
+    o = AttributeOptions(FairseqModelOptions(str(dynamic_model)), str(raw_corpus / "test.en"), str(raw_corpus / "test.docids"),
                          "a.jsonl", reference=str(raw_corpus / "test.fr"))
-    assert o.model.dtype == "float32" and fingerprint(o)["dtype"] == "float32"
-    assert model_fingerprint(ModelOptions(str(dynamic_model)))["dtype"] == "float16"
+    assert o.model.dtype == "float32" and attribute_fingerprint(o)["dtype"] == "float32"
+    assert model_fingerprint(FairseqModelOptions(str(dynamic_model)))["dtype"] == "float16"
 
 
 def cxmi(dynamic_model, raw_corpus, data_bin, out, dtype, **kw):
-    model = ModelOptions(str(dynamic_model), data=str(data_bin), dtype=dtype)
+    model = FairseqModelOptions(str(dynamic_model), data=str(data_bin), dtype=dtype)
     return run_cxmi(CxmiOptions(model, str(raw_corpus / "test.en"), str(raw_corpus / "test.fr"),
                                 str(raw_corpus / "test.docids"), str(out), progress=False, **kw))
 
@@ -127,7 +127,7 @@ def cxmi(dynamic_model, raw_corpus, data_bin, out, dtype, **kw):
 def test_records_name_the_dtype_and_another_dtype_is_not_reused(dynamic_model, raw_corpus, data_bin, tmp_path,
                                                                 monkeypatch):
     no_gpu(monkeypatch)
-    specs = [ModelOptions(str(dynamic_model), data=str(data_bin), dtype=d) for d in ("auto", "float32", "bfloat16")]
+    specs = [FairseqModelOptions(str(dynamic_model), data=str(data_bin), dtype=d) for d in ("auto", "float32", "bfloat16")]
     auto, f32, bf16 = (model_fingerprint(s) for s in specs)
     assert auto == f32 and differences(f32, bf16, ("here", "there")) == ["dtype (here 'float32', there 'bfloat16')"]
 
@@ -176,7 +176,7 @@ def test_nan_log_probabilities_are_one_line(dynamic_model, raw_corpus, data_bin)
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from commandkit.documents import document_starts
 
-    model = DocumentModel.load(ModelOptions(str(dynamic_model), data=str(data_bin), dtype="bfloat16"))
+    model = DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin), dtype="bfloat16"))
     with torch.no_grad():
         model.model.decoder.output_projection.weight[:] = float("nan")
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))

@@ -8,7 +8,7 @@ import torch
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.demo.planted import planted_accuracy, read_planted
-from contextual_mt.backends.fairseq.model import ModelOptions
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.translate import TranslateOptions, translate_files
@@ -229,7 +229,7 @@ def test_interrupted_run_leaves_no_partial_output(demo_model, tmp_path, monkeypa
 
     monkeypatch.setattr(DocumentTranslator, "_decode", boom)
     with pytest.raises(KeyboardInterrupt):
-        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+        translate_files(TranslateOptions(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
                                          str(data / "test.en"), str(data / "test.docids"), str(out), progress=False))
     assert out.read_text() == "previous complete output\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.fr"]
@@ -341,7 +341,7 @@ def test_pcxmi_report_singles_out_the_planted_formality_tokens(demo_model, tmp_p
     from contextual_mt.analysis.report import run_report
 
     data = demo_model["data"]
-    run_cxmi(CxmiOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])), str(data / "test.en"),
+    run_cxmi(CxmiOptions(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])), str(data / "test.en"),
                          str(data / "test.fr"), str(data / "test.docids"), str(tmp_path / "p.jsonl"), progress=False))
     summary = run_report(str(tmp_path / "p.jsonl"), str(tmp_path / "report"), conllu=str(data / "test.fr.conllu"),
                          tags=str(data / "test.tags.json"))
@@ -433,7 +433,7 @@ def test_over_long_source_line_is_an_error(demo_model, tmp_path, monkeypatch):
 
     with pytest.raises(ContextualMTError, match=rf"^{src}:2: \d{{4}} subword pieces \(with </s>\), but the model "
                                                 r"takes at most 1024 source positions; split the line$"):
-        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+        translate_files(TranslateOptions(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
                                          str(src), str(ids), str(tmp_path / "out"), progress=False))
     assert not (tmp_path / "out").exists()
 
@@ -448,7 +448,7 @@ def test_unknown_pieces_warning_names_the_file(demo_model, tmp_path, caplog):
     ids = tmp_path / "ids"
     ids.write_text("d\nd\n")
     with caplog.at_level("WARNING", logger="contextual_mt.inference.translate"):
-        translate_files(TranslateOptions(ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
+        translate_files(TranslateOptions(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
                                          str(src), str(ids), str(tmp_path / "out"),
                                          decoding=DecodingOptions(beam=1), progress=False))
     assert f"{src}: 1 lines contain pieces missing from the dictionary (mapped to <unk>), first at line 2" \
@@ -532,7 +532,7 @@ def test_bfloat16_on_cpu_against_float32(demo_model, tmp_path, monkeypatch):
     monkeypatch.setattr(DocumentModel, "load", classmethod(load))
     hyps, records = {}, {}
     for dtype in ("float32", "bfloat16"):
-        spec = ModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"]), cpu=True, dtype=dtype)
+        spec = FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"]), cpu=True, dtype=dtype)
         hyps[dtype] = translate_files(TranslateOptions(spec, str(tmp_path / "s.en"), str(tmp_path / "s.docids"),
                                                        str(tmp_path / f"{dtype}.fr"), progress=False,
                                                        decoding=DecodingOptions(beam=4)))

@@ -175,14 +175,14 @@ def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corp
 
 
 def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus):
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
     from commandkit.documents import document_starts
 
     src = (raw_corpus / "test.en").read_text().splitlines()
     ids = (raw_corpus / "test.docids").read_text().splitlines()
-    model = DocumentModel.load(ModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True))
+    model = DocumentModel.load(FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True))
     assert model.cadec and model.source_context_size == model.target_context_size == 2
     two_pass = DocumentTranslator(model, options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
     full = DocumentTranslator(model, options=DecodingOptions(beam=3, incremental=False)).translate(
@@ -211,7 +211,7 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     scoring run in bfloat16, with float32 log-probabilities close to float32's."""
     import numpy as np
 
-    from contextual_mt.backends.fairseq.model import DocumentModel, ModelOptions
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
@@ -220,7 +220,7 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
     out = {}
     for dtype in ("float32", "bfloat16"):
-        model = DocumentModel.load(ModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True, dtype=dtype))
+        model = DocumentModel.load(FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True, dtype=dtype))
         assert model.cadec and {p.dtype for p in model.model.parameters()} == {getattr(torch, dtype)}
         hyps = DocumentTranslator(model, options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
         backend = scoring_backend(model)

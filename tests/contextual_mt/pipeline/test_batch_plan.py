@@ -208,7 +208,7 @@ def test_cpu_training_commands_are_unchanged(fake_data):
     o = TrainOptions("fr", "context", preset="small", root=fake_data.root)
     p = train_stage.batch_plan(o, 0)
     assert train_command(o, 0, False, p) == train_command(o, 0, False)
-    assert train_stage.fingerprint(o, p) == train_stage.fingerprint(o) and "batch" not in train_stage.fingerprint(o, p)
+    assert train_stage.train_fingerprint(o, p) == train_stage.train_fingerprint(o) and "batch" not in train_stage.train_fingerprint(o, p)
 
 
 def test_auto_keeps_enough_updates_per_epoch():

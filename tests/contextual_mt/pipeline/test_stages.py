@@ -9,7 +9,7 @@ from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout, check_lang
-from contextual_mt.pipeline.systems import ScoreOptions, SystemsOptions, score_systems, translate_systems
+from contextual_mt.pipeline.systems import ScoreStageOptions, SystemsOptions, score_systems, translate_systems
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
 
 
@@ -94,7 +94,7 @@ def test_training_refuses_checkpoints_of_other_data(fake_data):
     with pytest.raises(ContextualMTError, match="no record of what they were trained from.*--overwrite"):
         train_model(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root))
     options = TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root)
-    record = {"fingerprint": {**train_stage.fingerprint(options), "data": {"dict.fr.txt": "other"}}}
+    record = {"fingerprint": {**train_stage.train_fingerprint(options), "data": {"dict.fr.txt": "other"}}}
     with open(os.path.join(save, "train.json"), "w") as f:
         json.dump(record, f)
     with pytest.raises(ContextualMTError, match=r"other data or settings \(changed: data\)"):
@@ -126,8 +126,8 @@ def test_system_options_are_checked(tmp_path):
     with pytest.raises(ContextualMTError, match="--systems"):
         SystemsOptions("fr", str(tmp_path), systems=["oracle"])
     with pytest.raises(ContextualMTError, match="--comet-batch-size"):
-        ScoreOptions("fr", str(tmp_path), comet_batch_size=0)
+        ScoreStageOptions("fr", str(tmp_path), comet_batch_size=0)
     with pytest.raises(ContextualMTError, match="make data"):
         translate_systems(SystemsOptions("fr", str(tmp_path)))
     with pytest.raises(ContextualMTError, match="make data"):
-        score_systems(ScoreOptions("fr", str(tmp_path)))
+        score_systems(ScoreStageOptions("fr", str(tmp_path)))

@@ -60,7 +60,7 @@ def _tok(text):
 def _write_hand_corpus(root, lang, docs, names=None):
     """docs: [[(src, align, {system or 'ref': tgt})]] with the same token count for every target
     of a sentence (one alignment serves them all). Runs muda eval; returns its result."""
-    from muda.evaluation.run import EvalOptions, run_eval
+    from muda.evaluation.evaluate import EvalOptions, run_eval
 
     data, results = root / "data" / lang, root / "results" / lang
     data.mkdir(parents=True)
@@ -144,7 +144,7 @@ def _comet_stand_in():
 def _french(root):
     from contextual_mt.demo.corpus import generate_demo_data
     from muda.annotators.lexicon import LexiconAnnotator
-    from muda.evaluation.run import EvalOptions, run_eval
+    from muda.evaluation.evaluate import EvalOptions, run_eval
 
     data, results = root / "data" / "fr", root / "results" / "fr"
     generate_demo_data(str(data), train_docs=40, valid_docs=1, test_docs=30, seed=8)

@@ -7,7 +7,7 @@ import pytest
 
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.testsets.evaluate import EvaluateOptions, WordMatcher, contains, evaluate_testset, format_table
+from contextual_mt.testsets.evaluate import EvaluateOptions, WordMatcher, contains, evaluate_testset, format_testset_table
 from commandkit.errors import InputError
 
 # (line, doc, phenomenon, word, alternatives, distance)
@@ -106,7 +106,7 @@ def test_paired_comparison_finds_the_better_system(suite):
     assert comparison["overall"]["difference"] == pytest.approx(7 / 8)
     assert comparison["overall"]["p"] < 0.05
     assert comparison["phenomena"]["lexical_cohesion"]["p"] == 1.0  # both 0 correct: no difference
-    table = format_table(result)
+    table = format_testset_table(result)
     assert "good.fr vs bad.fr" in table and "87.5 [" in table
 
 

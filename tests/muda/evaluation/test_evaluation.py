@@ -203,8 +203,8 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
     import types
 
     from muda.annotators.lexicon import LexiconAnnotator
-    from muda.evaluation.run import EvalOptions, run_eval
-    from muda.evaluation.table import format_table
+    from muda.evaluation.evaluate import EvalOptions, run_eval
+    from muda.evaluation.table import format_muda_table
 
     loads = []
 
@@ -225,4 +225,4 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
                                            str(d / "train.align")))
     assert loads == ["/models/x.ckpt"]
     assert r["systems"]["context"]["comet"] == 1.0 and r["systems"]["sentence"]["comet"] < 1.0
-    assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_table(r)
+    assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_muda_table(r)

@@ -108,7 +108,7 @@ class AttributeOptions:
         return "reference" if self.reference is not None else "hypotheses" if self.hypotheses else "translation"
 
 
-def fingerprint(o: AttributeOptions) -> Dict:
+def attribute_fingerprint(o: AttributeOptions) -> Dict:
     """Everything the records depend on, by content, computed without loading the model."""
     i, n = parse_shard(o.shard)
     target = (file_sha256(o.target) if o.target is not None else  # what the translations depend on
@@ -139,7 +139,7 @@ def _run(o: AttributeOptions) -> Dict:
         check_references(sources, o.source, "source")  # as read_scored_corpus does
     mine = shard_lines(ids, o.shard, o.docids)
     partial = partial_path(o.output)
-    fp = fingerprint(o)
+    fp = attribute_fingerprint(o)
     done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if o.resume else []
     backend = open_attribution(o.model, o.max_tokens)
     if o.translate is not None:

@@ -44,7 +44,7 @@ LOSS = {False: "negative sum of the natural-log probabilities of the current tar
 class ContrastiveOptions:
     """``contextual-mt contrastive``; validated when built, before any file is read."""
 
-    model: ModelSpec  # a fairseq checkpoint (ModelOptions) or a Hugging Face model (HFModelOptions)
+    model: ModelSpec  # a fairseq checkpoint (FairseqModelOptions) or a Hugging Face model (HFModelOptions)
     format: str
     input: str
     output: str  # the scores file, one loss per candidate in the authors' order
@@ -142,7 +142,7 @@ def repeats(test_set: ContrastiveSet) -> Dict[int, int]:
     return copies
 
 
-def fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
+def contrastive_fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
     """Everything the scores depend on, by content, computed without loading the model."""
     return {
         "format": o.format, "input": file_sha256(o.input),
@@ -193,7 +193,7 @@ def _run(o: ContrastiveOptions) -> Dict:
     owner = [(g, k) for g in test_set.groups for k in range(len(g.candidates))]
     if detok:
         pairs = detokenized(pairs, test_set.source_lang, test_set.target_lang)
-    fp = fingerprint(o, detok)
+    fp = contrastive_fingerprint(o, detok)
     if o.skip_up_to_date:
         summary = up_to_date(o, fp, test_set.candidates)
         if summary is not None:
@@ -257,7 +257,7 @@ def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional
     }
 
 
-def format_table(summary: Dict) -> str:
+def format_contrastive_table(summary: Dict) -> str:
     rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
             f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
             f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target"
@@ -276,7 +276,7 @@ def format_table(summary: Dict) -> str:
 
 
 @dataclass
-class ScoresOptions:
+class ExternalScoresOptions:
     """``contextual-mt contrastive --scores``: the accuracy of scores made elsewhere (one per
     candidate, in the authors' order), without a model."""
 
@@ -316,7 +316,7 @@ def read_scores(path: str, expected: int) -> List[float]:
     return values
 
 
-def evaluate_scores(options: ScoresOptions) -> Dict:
+def evaluate_scores(options: ExternalScoresOptions) -> Dict:
     """The summary of an existing scores file; written atomically, nothing on failure."""
     o = options
     with outputs(o.summary):
