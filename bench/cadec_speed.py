@@ -67,12 +67,14 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
 
 
 def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
     data = work / "data"
     src, ids = (data / "test.en").read_text().splitlines(), (data / "test.docids").read_text().splitlines()
-    translator = DocumentTranslator(str(checkpoint), spm=str(work / "spm" / "spm.model"), cpu=True,
+    translator = DocumentTranslator(FairseqModelOptions(str(checkpoint), spm=str(work / "spm" / "spm.model"),
+                                                        cpu=True),
                                     options=DecodingOptions(beam=beam, batch_size=64))
     start = time.perf_counter()
     translator.translate(src, ids, progress=False)

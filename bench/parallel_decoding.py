@@ -40,12 +40,13 @@ def main() -> None:
     import torch
 
     from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
     data = Path(a.data)
     src = (data / "test.en").read_text(encoding="utf-8").splitlines()
     ids = talks((data / "test.docids").read_text(encoding="utf-8").splitlines(), a.talks)
-    translator = DocumentTranslator(a.ckpt, spm=a.spm, cpu=a.cpu, dtype=a.dtype,
+    translator = DocumentTranslator(FairseqModelOptions(a.ckpt, spm=a.spm, cpu=a.cpu, dtype=a.dtype),
                                     options=DecodingOptions(beam=a.beam, batch_size=a.batch_size))
     device = "cpu" if a.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0)
     runs = []

@@ -40,12 +40,13 @@ def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
 
 
 def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, incremental: bool = True) -> float:
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
-    t = DocumentTranslator(str(ckpt), spm=str(work / "spm" / "spm.model"), target_context_size=context,
-                           options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental),
-                           cpu=True)
+    t = DocumentTranslator(FairseqModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"),
+                                               target_context_size=context, cpu=True),
+                           options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental))
     src = (work / "data" / "test.en").read_text().splitlines()
     ids = (work / "data" / "test.docids").read_text().splitlines()
     start = time.perf_counter()

@@ -47,24 +47,13 @@ class SinglePass:
 class DocumentTranslator:
     """Translates documents with a ``document_translation`` (or ``cadec_translation``) checkpoint.
 
-    >>> translator = DocumentTranslator("checkpoints/ctx/checkpoint_best.pt", spm="spm.model")
+    >>> translator = DocumentTranslator(FairseqModelOptions("checkpoints/ctx/checkpoint_best.pt", spm="spm.model"))
     >>> translator.translate(["I see the car.", "It is red."], ["d1", "d1"])
     """
 
-    def __init__(
-        self,
-        path: Union[str, DocumentModel],
-        spm: Optional[str] = None,
-        data: Optional[str] = None,
-        source_context_size: Optional[int] = None,
-        target_context_size: Optional[int] = None,
-        options: Optional[DecodingOptions] = None,
-        cpu: bool = False,
-        dtype: str = "auto",
-    ):
-        """``path``: a checkpoint (loaded with the other arguments) or an already loaded model."""
-        self.model = path if isinstance(path, DocumentModel) else DocumentModel.load(
-            FairseqModelOptions(path, spm, data, source_context_size, target_context_size, cpu, dtype))
+    def __init__(self, model: Union[FairseqModelOptions, DocumentModel], options: Optional[DecodingOptions] = None):
+        """``model``: a checkpoint's options (it is loaded) or an already loaded model."""
+        self.model = model if isinstance(model, DocumentModel) else DocumentModel.load(model)
         m = self.model
         self.task, self.cfg, self.models, self.device = m.task, m.cfg, m.models, m.device
         self.options = options or DecodingOptions()

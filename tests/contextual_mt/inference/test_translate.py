@@ -41,7 +41,7 @@ def lines(path):
 
 @pytest.fixture(scope="module")
 def translator(demo_model):
-    return DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]),
+    return DocumentTranslator(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
                               options=DecodingOptions(beam=4, batch_size=16))
 
 
@@ -147,9 +147,10 @@ def test_context_changes_output_where_planted_context_demands(demo_model):
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
     planted = [p for p in read_planted(str(data / "test.planted.jsonl"))]
-    with_ctx = DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]),
+    with_ctx = DocumentTranslator(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])),
                                   options=DecodingOptions(beam=2)).translate(src, ids, progress=False)
-    no_ctx = DocumentTranslator(str(demo_model["ckpt"]), spm=str(demo_model["spm"]), target_context_size=0,
+    no_ctx = DocumentTranslator(FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"]),
+                                                    target_context_size=0),
                                 options=DecodingOptions(beam=2)).translate(src, ids, progress=False)
     acc_ctx, acc_none = planted_accuracy(with_ctx, planted), planted_accuracy(no_ctx, planted)
     assert any(with_ctx[p["line"] - 1] != no_ctx[p["line"] - 1] for p in planted)

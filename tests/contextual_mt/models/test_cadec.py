@@ -188,14 +188,15 @@ def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus
     full = DocumentTranslator(model, options=DecodingOptions(beam=3, incremental=False)).translate(
         src, ids, progress=False)
     assert two_pass == full  # incremental decoding of both passes = recomputing everything
-    base = DocumentTranslator(str(base_model), data=str(data_bin), options=DecodingOptions(beam=3),
-                              cpu=True).translate(src, ids, progress=False)
+    base = DocumentTranslator(FairseqModelOptions(str(base_model), data=str(data_bin), cpu=True),
+                              options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
     starts = document_starts(ids)
     first = [i for i in range(len(src)) if starts[i] == i]
     # a document's first sentence has no context: it keeps the base translation
     assert [two_pass[i] for i in first] == [base[i] for i in first]
-    no_context = DocumentTranslator(str(cadec_checkpoint), data=str(data_bin), source_context_size=0,
-                                    target_context_size=0, options=DecodingOptions(beam=3), cpu=True)
+    no_context = DocumentTranslator(FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin),
+                                                        source_context_size=0, target_context_size=0, cpu=True),
+                                    options=DecodingOptions(beam=3))
     assert no_context.translate(src, ids, progress=False) == base
 
 
