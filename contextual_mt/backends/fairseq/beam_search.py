@@ -6,8 +6,10 @@ self-attention layer's keys and values for it are written into fairseq's increme
 so generation continues incrementally from there. Prefixes of different lengths are
 right-padded; the padding stays masked in the cache, and positions are computed from the
 non-pad tokens so every row continues at its own position. Hypothesis scores are normalised
-over the current sentence only. Log-probabilities and scores are float32 whatever the model's
-dtype (fairseq's log-softmax upcasts half-precision logits).
+over the current sentence only; as in fairseq's SequenceGenerator, a hypothesis ends only where
+its </s> ranks among a step's first ``beam`` candidates (of ``2 * beam``). Log-probabilities
+and scores are float32 whatever the model's dtype (fairseq's log-softmax upcasts half-precision
+logits).
 """
 from __future__ import annotations
 
@@ -80,6 +82,12 @@ def _nan_error(model):
     return ContextualMTError(f"beam search: the model in {dtype} gave NaN log-probabilities ({hint})")
 
 
+def _normalized(score: float, length: int, lenpen: float) -> float:
+    """``score / length ** lenpen`` in float32, as fairseq divides its float32 scores (so that
+    hypotheses of different lengths compare as they do there)."""
+    return (torch.tensor(score, dtype=torch.float32) / length ** lenpen).item()
+
+
 @torch.no_grad()
 def beam_search(
     model,
@@ -145,14 +153,16 @@ def beam_search(
         new_rows, new_tokens, new_scores, still = [], [], [], []
         for i, b in enumerate(active):
             rows_b, tokens_b, scores_b = [], [], []
-            for s, t, k in zip(ts[i], tt[i], tb[i]):
+            for rank, (s, t, k) in enumerate(zip(ts[i], tt[i], tb[i])):
                 if len(rows_b) == beam or s == -math.inf:
                     break
                 row = i * beam + k
                 if t == eos:
-                    if len(finished[b]) < beam:
+                    # as fairseq: a hypothesis ends only where its </s> ranks among the first
+                    # `beam` candidates; one ranked lower is dropped (neither finished nor kept)
+                    if rank < beam and len(finished[b]) < beam:
                         hyp = generated[row].tolist()
-                        finished[b].append((s / (len(hyp) + 1) ** lenpen, hyp))
+                        finished[b].append((_normalized(s, len(hyp) + 1, lenpen), hyp))
                     continue
                 rows_b.append(row)
                 tokens_b.append(t)
