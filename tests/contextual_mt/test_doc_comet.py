@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import contextual_mt_cli
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import DOC_COMET_CONTEXT, comet_version, score, summary_line, with_context
-from contextual_mt.pipeline.systems import ScoreStageOptions, format_scores
+from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores
 
 # two documents: a has three sentences (the third has two of context), b two (none from a)
 SRCS = ["A1 src", "A2 src", "A3 src", "B1 src", "B2 src"]

@@ -35,10 +35,10 @@ def add(sub) -> None:
 
 def add_stage_parsers(commands: Any) -> None:
     """Every stage's subcommand, in the order of the study."""
-    from contextual_mt.cli.pipeline import (attribute, contrastive, data, muda_eval, pcxmi, plan, systems, table,
-                                            testset, train)
+    from contextual_mt.cli.pipeline import (attribute, contrastive, data, muda_eval, pcxmi, plan, table, testset,
+                                            train, translate_score)
 
-    for add_stage in (data.add, train.add, systems.add, pcxmi.add, attribute.add, testset.add, muda_eval.add,
+    for add_stage in (data.add, train.add, translate_score.add, pcxmi.add, attribute.add, testset.add, muda_eval.add,
                       contrastive.add, table.add, plan.add):
         add_stage(commands)
     for parser in commands.choices.values():

@@ -31,7 +31,8 @@ def test_the_plan_counts_every_stage_of_an_earlier_study_as_done(study):
 
 
 def test_an_earlier_study_is_not_trained_translated_or_scored_again(study, capsys):
-    from contextual_mt.pipeline.systems import ScoreStageOptions, SystemsOptions, score_systems, translate_systems
+    from contextual_mt.pipeline.score_stage import ScoreStageOptions, score_systems
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
     from contextual_mt.pipeline.train import TrainOptions, train_model
 
     before = {p: p.stat().st_mtime_ns for p in study.rglob("*") if p.is_file()}
@@ -39,7 +40,7 @@ def test_an_earlier_study_is_not_trained_translated_or_scored_again(study, capsy
         # (made with the tiny preset's config of that time: remake the fixture when it changes)
         done = train_model(TrainOptions("fr", model, preset="tiny", gpus=0, progress=False))
         assert done["num_updates"] == 10 and done["checkpoint_sha256"]
-    translate_systems(SystemsOptions("fr", cpu=True, progress=False))
+    translate_systems(TranslateStageOptions("fr", cpu=True, progress=False))
     scores = score_systems(ScoreStageOptions("fr"))
     err = capsys.readouterr().err
     assert err.count("already trained") == 2 and err.count(": up to date") == 4  # 3 translations, the scores

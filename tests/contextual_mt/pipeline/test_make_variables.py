@@ -22,11 +22,11 @@ def test_make_translate_passes_decoding_beam_and_dtype():
 
 def test_pipeline_translate_decoding_reaches_the_decoding_options(tmp_path):
     from contextual_mt.cli import build_parser
-    from contextual_mt.pipeline.systems import SystemsOptions
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions
 
     args = build_parser().parse_args(["pipeline", "translate", "--lang", "fr", "--root", str(tmp_path),
                                       "--decoding", "parallel"])
     assert args.decoding == "parallel"
-    assert SystemsOptions("fr", str(tmp_path), decoding_mode=args.decoding).decoding.decoding == "parallel"
-    assert SystemsOptions("fr", str(tmp_path)).decoding.decoding == "auto"  # DecodingOptions' default
-    assert SystemsOptions("fr", str(tmp_path)).decoding.batch_size == SystemsOptions.batch_size == 64
+    assert TranslateStageOptions("fr", str(tmp_path), decoding_mode=args.decoding).decoding.decoding == "parallel"
+    assert TranslateStageOptions("fr", str(tmp_path)).decoding.decoding == "auto"  # DecodingOptions' default
+    assert TranslateStageOptions("fr", str(tmp_path)).decoding.batch_size == TranslateStageOptions.batch_size == 64

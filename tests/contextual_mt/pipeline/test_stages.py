@@ -9,7 +9,8 @@ from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout, check_lang
-from contextual_mt.pipeline.systems import ScoreStageOptions, SystemsOptions, score_systems, translate_systems
+from contextual_mt.pipeline.score_stage import ScoreStageOptions, score_systems
+from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
 
 
@@ -122,12 +123,12 @@ def test_training_command(fake_data, monkeypatch):
 
 def test_system_options_are_checked(tmp_path):
     with pytest.raises(ContextualMTError, match="--beam"):
-        SystemsOptions("fr", str(tmp_path), beam=0)
+        TranslateStageOptions("fr", str(tmp_path), beam=0)
     with pytest.raises(ContextualMTError, match="--systems"):
-        SystemsOptions("fr", str(tmp_path), systems=["oracle"])
+        TranslateStageOptions("fr", str(tmp_path), systems=["oracle"])
     with pytest.raises(ContextualMTError, match="--comet-batch-size"):
         ScoreStageOptions("fr", str(tmp_path), comet_batch_size=0)
     with pytest.raises(ContextualMTError, match="make data"):
-        translate_systems(SystemsOptions("fr", str(tmp_path)))
+        translate_systems(TranslateStageOptions("fr", str(tmp_path)))
     with pytest.raises(ContextualMTError, match="make data"):
         score_systems(ScoreStageOptions("fr", str(tmp_path)))

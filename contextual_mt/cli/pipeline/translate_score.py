@@ -1,4 +1,4 @@
-"""``contextual-mt pipeline translate`` and ``score`` (pipeline/systems.py)."""
+"""``contextual-mt pipeline translate`` and ``score`` (pipeline/translate_stage.py, pipeline/score_stage.py)."""
 from __future__ import annotations
 
 import argparse
@@ -9,18 +9,19 @@ from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, max_tokens_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
 from contextual_mt.cli.translate import DECODING_HELP
-from contextual_mt.pipeline.systems import (SYSTEMS, ScoreStageOptions, SystemsOptions, format_scores, score_systems,
-                                            translate_systems)
+from contextual_mt.pipeline.layout import SYSTEMS
+from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores, score_systems
+from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 
 
 @dataclass
 class TranslateStageArgs:
     lang: str = option(required=True)
-    root: str = option(default=SystemsOptions.root, help=ROOT_HELP)
+    root: str = option(default=TranslateStageOptions.root, help=ROOT_HELP)
     systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    beam: int = option(type=int, default=SystemsOptions.beam)
-    lenpen: float = option(type=float, default=SystemsOptions.lenpen)
-    batch_size: int = option(type=int, default=SystemsOptions.batch_size)
+    beam: int = option(type=int, default=TranslateStageOptions.beam)
+    lenpen: float = option(type=float, default=TranslateStageOptions.lenpen)
+    batch_size: int = option(type=int, default=TranslateStageOptions.batch_size)
     max_tokens: Optional[int] = max_tokens_option()
     decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
     cpu: bool = option(action="store_true", default=False)
@@ -29,7 +30,7 @@ class TranslateStageArgs:
 
 
 def translate(args: argparse.Namespace) -> int:
-    out = translate_systems(from_namespace(SystemsOptions, args, decoding_mode=args.decoding,
+    out = translate_systems(from_namespace(TranslateStageOptions, args, decoding_mode=args.decoding,
                                            progress=not args.quiet))
     for system, path in out.items():
         print(f"{system}: {path}")

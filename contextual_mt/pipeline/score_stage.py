@@ -1,0 +1,102 @@
+"""``make score``: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with a model) of every system's
+translation (``systems``) in ``results/xx/scores.json``, made again when a translation or the
+references change."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence
+
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
+from contextual_mt.pipeline.stages import record as stage_record
+from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
+from contextual_mt.stage_record import read_record
+from commandkit.outputs import atomic_write_text, outputs
+from commandkit.text import file_sha256
+
+
+@dataclass
+class ScoreStageOptions:
+    lang: str
+    root: str = "."
+    systems: Sequence[str] = tuple(SYSTEMS)
+    comet_model: Optional[str] = None
+    comet_batch_size: int = 16
+    doc_comet_context: int = 2  # metrics.DOC_COMET_CONTEXT (a test checks): not imported, it loads numpy
+
+    def __post_init__(self) -> None:
+        self.layout = PairLayout(self.lang, self.root)
+        unknown = [s for s in self.systems if s not in SYSTEMS]
+        if unknown or not self.systems:
+            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+        check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
+        check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
+
+
+def score_systems(options: ScoreStageOptions) -> Dict:
+    """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
+    (a re-run with the same translations and references does nothing)."""
+    from contextual_mt.metrics import comet_results, load_comet, score
+    from commandkit.documents import read_docids
+    from commandkit.text import read_lines
+
+    o = options
+    files = test_files(o.layout)
+    hyp_files = {s: o.layout.translation(s) for s in o.systems}
+    record = read_record(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
+    for system, path in hyp_files.items():
+        if not os.path.isfile(path):
+            raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
+        made = record.get(system, {})
+        if made.get("output") != file_sha256(path):
+            raise ContextualMTError(f"{path}: not the file `make translate` wrote (edited, or not recorded in "
+                                    f"{TRANSLATE_RECORD}); translate again ('make translate LANG={o.lang}')")
+        now = system_inputs(o.layout, system, files)
+        was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
+        if was != now:
+            changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
+            raise ContextualMTError(f"{path}: made from another {changed} than there is now; translate again "
+                                    f"('make translate LANG={o.lang}')")
+    inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
+    settings = {"comet_model": o.comet_model, "inputs": inputs}
+    if o.comet_model:  # only then: scores.json written without COMET stays up to date
+        settings["doc_comet_context"] = o.doc_comet_context
+    done = stage_record("score", o.layout)
+    if done.current(settings) is not None:
+        print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
+        return read_record(o.layout.scores)
+    with outputs(o.layout.scores, done.path):
+        comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
+        srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
+        result: Dict = {"systems": {}, "settings": settings}
+        for system, path in hyp_files.items():
+            hyps = read_lines(path)
+            if len(hyps) != len(refs):
+                raise ContextualMTError(f"{path}: has {len(hyps)} lines but {files['reference']} has {len(refs)}")
+            r = score(hyps, refs, ids)
+            if comet is not None:
+                r.update(comet_results(comet, srcs, hyps, refs, ids, o.comet_model, o.comet_batch_size,
+                                       o.doc_comet_context))
+                for metric in ("comet", "doc_comet"):
+                    r.get(metric, {}).pop("segments", None)
+            r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
+            result["systems"][system] = r
+        atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        done.save(settings, [o.layout.scores], transactional=True)
+    return result
+
+
+def format_scores(result: Dict) -> str:
+    comet = [(m, title) for m, title in (("comet", "COMET"), ("doc_comet", "Doc-COMET"))
+             if any(m in r for r in result["systems"].values())]
+    head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + "".join(f" {t:>9s}" for _, t in comet)
+    rows = [head]
+    for name, r in result["systems"].items():
+        row = f"{name:14s} {r['bleu']['score']:6.2f} {r['chrf']['score']:6.2f} {r['d_bleu']['score']:7.2f}"
+        row += "".join(f" {r[m]['score']:9.4f}" if m in r else f" {'-':>9s}" for m, _ in comet)
+        rows.append(row)
+    signatures = {r["doc_comet"]["signature"] for r in result["systems"].values() if "doc_comet" in r}
+    return "\n".join(rows + sorted(signatures))  # the same for every system: printed once
