@@ -58,7 +58,7 @@ class CxmiOptions:
             raise no_context_error(self.model.path, None)
 
 
-def cxmi_fingerprint(options: CxmiOptions) -> Dict:
+def cxmi_run_fingerprint(options: CxmiOptions) -> Dict:
     """Everything the records depend on, by content: a partial run resumes, and shards merge,
     only when these agree. Computed without loading the model."""
     o = options
@@ -99,7 +99,7 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
     sources, references, ids = read_cxmi_inputs(o)
     mine = shard_lines(ids, o.shard, o.docids)
     partial = partial_path(o.output)
-    fp = cxmi_fingerprint(o)  # before the model is loaded: a stale partial fails fast
+    fp = cxmi_run_fingerprint(o)  # before the model is loaded: a stale partial fails fast
     if o.skip_up_to_date:
         summary = up_to_date(o, fp)
         if summary is not None:
