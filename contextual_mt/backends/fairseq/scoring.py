@@ -201,7 +201,7 @@ def _last(sentences: Sequence[str], size: int, ids: Callable[[str], List[int]]) 
 
 class CADecScoringBackend(FairseqScoringBackend):
     """A CADec checkpoint: it also reads the frozen base model's translation of each sentence
-    (``fairseq_translator.base_translations``), computed once per distinct source."""
+    (``translator.base_translations``), computed once per distinct source."""
 
     def __init__(self, model: DocumentModel):
         super().__init__(model)

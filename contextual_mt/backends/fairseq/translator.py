@@ -7,7 +7,7 @@ A CADec checkpoint decodes in two passes (Voita et al. 2019, §5.2; ``CADecPasse
 base model translates every sentence first (one pass, batched by length); then CADec refines each
 sentence that has context, reading the base translation and the two-pass translations of the
 previous sentences. A sentence without context keeps its base translation. Scoring
-(``fairseq_scoring.CADecScoringBackend``) reads the base translation the same way.
+(``scoring.CADecScoringBackend``) reads the base translation the same way.
 """
 from __future__ import annotations
 
