@@ -233,7 +233,9 @@ def _partial_fingerprint(first: object) -> Optional[Dict]:
 
 def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
     """The fingerprint and the complete records of an interrupted run (a cut-off last line is
-    dropped; a file with no complete line holds nothing). ``command`` names who writes it."""
+    dropped; a file with no complete line holds nothing). A complete line that is not a record is
+    damage no interruption makes (it writes whole lines, then a cut-off one): refused, naming the
+    line, rather than resumed up to it. ``command`` names who writes it."""
     if not os.path.exists(path):
         return None, []
     if os.path.isdir(path):
@@ -247,7 +249,7 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 try:
                     value = json.loads(line)
                 except json.JSONDecodeError:
-                    break  # damage: the rest is scored again
+                    value = None
                 if n == 0:
                     header = _partial_fingerprint(value)
                     if not isinstance(header, dict):
@@ -257,7 +259,9 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 elif isinstance(value, dict) and isinstance(value.get("line"), int):
                     records.append(value)
                 else:
-                    break
+                    raise ContextualMTError(
+                        f"{path}:{n + 1}: damaged (not a record of `contextual-mt {command}`), so the file cannot be "
+                        "trusted; rerun with --overwrite to discard it")
     except UnicodeDecodeError:
         raise ContextualMTError(f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite "
                                 "to discard it") from None
@@ -312,7 +316,8 @@ class PartialFile:
 
     def close(self) -> None:
         if self.file is not None:
-            self.file.close()
+            with writing(self.path):  # the last buffered records (after a failed write: again)
+                self.file.close()
 
 
 # ============================================================================ earlier versions

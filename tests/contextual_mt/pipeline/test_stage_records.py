@@ -183,3 +183,46 @@ def test_a_full_disk_while_journaling_names_the_partial_file(tmp_path):
     writer.file = FullDisk()
     with pytest.raises(InputError, match=r"out.partial: cannot write \(No space left on device\); free some space"):
         writer.write([{"line": 2}])
+
+
+def test_a_full_disk_met_when_the_partial_file_is_closed_names_it(tmp_path):
+    """A record that did not fit stays in the file's buffer: closing the file (the ``finally``
+    of every streaming command) flushes it again and meets the full disk again; that too is one
+    line naming the partial file, not an OSError naming nothing (which replaced the first)."""
+    import errno
+
+    from commandkit.errors import InputError
+
+    path = tmp_path / "out.partial"
+    writer = PartialFile(str(path), {"log_base": "e"}, [])
+    writer.write([{"line": 1}])
+
+    class FullDisk:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        flush = close = lambda self: FullDisk.write(self, "")
+
+    writer.file.close()
+    writer.file = FullDisk()
+    with pytest.raises(InputError, match=r"out.partial: cannot write \(No space left on device\)"):
+        try:
+            writer.write([{"line": 2}])
+        finally:
+            writer.close()
+
+
+def test_a_damaged_line_inside_a_partial_file_is_refused_not_resumed_up_to(tmp_path):
+    """An interruption leaves whole lines and then at most a cut-off one (dropped); a complete
+    line that is not a record, with records after it, is damage: resuming would silently
+    score again everything after it and drop the records that follow."""
+    path = tmp_path / "out.partial"
+    head = json.dumps({FINGERPRINT_KEY: {"log_base": "e"}})
+    path.write_text(f'{head}\n{{"line": 1}}\n{{"line": 2, "pcx\n{{"line": 3}}\n')
+    with pytest.raises(ContextualMTError, match=r"out.partial:3: damaged.*--overwrite"):
+        resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])
+    path.write_text(f'{head}\n{{"line": 1}}\n[1, 2]\n')  # JSON, but not a record
+    with pytest.raises(ContextualMTError, match=r"out.partial:3: damaged"):
+        resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])
+    path.write_text(f'{head}\n{{"line": 1}}\n{{"line": 2, "pcx')  # cut off by an interruption: resumed
+    assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])] == [1]
