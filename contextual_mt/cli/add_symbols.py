@@ -17,9 +17,10 @@ class AddSymbolsArgs:
 def add_symbols(args: argparse.Namespace) -> int:
     from contextual_mt.symbols import add_context_symbols
 
-    for path in args.dicts:
-        added = add_context_symbols(path)
-        print(f"{path}: " + (f"added {' '.join(added)}" if added else "already has the context symbols"))
+    # written together when every dictionary has been checked (the command's outputs): said after
+    added = [(path, add_context_symbols(path)) for path in args.dicts]
+    for path, symbols in added:
+        print(f"{path}: " + (f"added {' '.join(symbols)}" if symbols else "already has the context symbols"))
     return 0
 
 
