@@ -19,8 +19,13 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
         raise ContextualMTError(f"{path}: {label} not found")
     try:
         return checkpoint_utils.load_checkpoint_to_cpu(path)
+    except OSError as e:  # the file itself (permissions, a disk error)
+        raise ContextualMTError(f"{path}: cannot read {label} ({e.strerror or e})") from None
     except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
-        raise ContextualMTError(f"{path}: cannot read {label} ({type(e).__name__}: {e})") from None
+        # their words ("invalid literal for int()", "Memo value not found") are about the
+        # unpickler's bytes, not the user's file: say what the file is not
+        what = "an empty file" if os.path.getsize(path) == 0 else "damaged, cut off or another kind of file"
+        raise ContextualMTError(f"{path}: not a {label} torch can load ({what}; {type(e).__name__})") from None
 
 
 def validation_loss(state: Dict) -> Optional[float]:

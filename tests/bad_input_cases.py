@@ -1356,3 +1356,12 @@ add("score-output-empty-path", score_command, opt("--output", "", "--output", "e
 add("plan-shards-a-billion", lambda c: (setattr(c, "command", "contextual-mt"), setattr(
     c, "argv", ["pipeline", "plan", "--lang", "fr", "--root", str(c.out), "--shards", "1000000000"]))[-1],
     opt("--shards", "1000000000", "--shards", MUST))
+
+
+# ---- the probe's defects (issue 38): messages that fitted another command, warnings before the error
+add("attribute-context-sizes-zero", attribute_command,
+    do(lambda c: (c.set("--source-context-size", "0"), c.set("--target-context-size", "0")),
+       "0/0", "no token can depend on context", "attribution needs context"))
+add("translate-path-garbage-text", translate_command,
+    opt("--path", lambda c: c.write("garbage.pt", "garbage\n"), ("garbage.pt", "--path"), "not a checkpoint",
+        ("damaged", "another kind")))

@@ -109,14 +109,20 @@ def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
         raise ContextualMTError(f"{name}: --random-context needs at least two documents (found {n_docs})")
 
 
-def no_context_error(name: str, trained: Optional[Dict]) -> ContextualMTError:
+NO_CONTEXT = {  # what a model given no context makes of each command's measure
+    "cxmi": "its CXMI is 0 by construction; CXMI needs context",
+    "attribute": "no token can depend on context and there is none to attribute to; attribution needs context",
+}
+
+
+def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") -> ContextualMTError:
     if trained is not None and not trained["source_context_size"] and not trained["target_context_size"]:
         why = f"{name} was trained without context (source and target context size 0)"
     else:
         why = "context sizes 0/0 (source/target) give the model no context"
-    return ContextualMTError(f"{why}, so its CXMI is 0 by construction; CXMI needs context: a model trained "
-                             "with context and --sample-context-size (e.g. --target-context-size 3 "
-                             "--sample-context-size), and context sizes > 0")
+    return ContextualMTError(f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
+                             "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
+                             "context sizes > 0")
 
 
 class PCXMIScorer:

@@ -96,7 +96,7 @@ class AttributeOptions:
             raise ContextualMTError("--shard with the corpus CTI threshold would select by each shard's own mean and "
                                     "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)")
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
-            raise no_context_error(self.model.path, None)
+            raise no_context_error(self.model.path, None, "attribute")
 
     @property
     def target(self) -> Optional[str]:
@@ -154,7 +154,7 @@ def _run(o: AttributeOptions) -> Dict:
                                 "what is too long here: give --hypotheses made with a length limit)") from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
-        raise no_context_error(o.model.path, backend.trained_context)
+        raise no_context_error(o.model.path, backend.trained_context, "attribute")
     scale = LOG_BASES[o.log_base]
 
     # CTI over every sentence of the run (the statistics need them all; two forward passes)

@@ -91,7 +91,8 @@ class ContraProFormat:
                                              _context(texts["context.en"][ctx]), _context(texts[context_tgt][ctx])))
                 line += 1
             categories = {"antecedent distance": bucket}
-            if "src pronoun" in entry and "ref pronoun" in entry:
+            # ContraPro's own entries; `testset build` writes no source word ('src pronoun' null: no "none:il")
+            if entry.get("src pronoun") is not None and entry.get("ref pronoun") is not None:
                 categories["pronoun"] = f"{str(entry['src pronoun']).lower()}:{str(entry['ref pronoun']).lower()}"
             if "intrasegmental" in entry:
                 categories["intrasegmental"] = str(entry["intrasegmental"])

@@ -17,6 +17,8 @@ from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 
+# the sets of the authors' release (consistency_testsets/scoring_data), the only ones their scorer reads
+PUBLISHED = ("deixis_dev", "deixis_test", "lex_cohesion_dev", "lex_cohesion_test", "ellipsis_infl", "ellipsis_vp")
 EOS = re.compile(r"\s*(?<!\S)_eos(?!\S)\s*")
 
 
@@ -39,8 +41,11 @@ class VoitaFormat:
     rule = "argmin"
 
     def scorer(self, path: str, scores: str) -> str:
-        # it reads REPO/consistency_testsets/NAME.json itself
+        # it reads REPO/consistency_testsets/scoring_data/NAME.json itself: the published sets only
         name = os.path.splitext(os.path.basename(path))[0]
+        if name not in PUBLISHED:
+            return (f"none for {os.path.basename(path)}: evaluate_consistency.py reads only the authors' sets "
+                    f"({', '.join(PUBLISHED)}); the summary's accuracy is its rule, the first lowest loss")
         return f"python scripts/evaluate_consistency.py --repo-dir REPO --test {name} --scores {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:

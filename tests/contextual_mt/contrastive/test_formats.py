@@ -252,3 +252,17 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
 def test_unknown_format(tmp_path):
     with pytest.raises(ContextualMTError, match="--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"):
         get_format("xyz")
+
+
+def test_sets_of_testset_build_get_no_hint_or_category_of_the_published_sets(tmp_path):
+    """A Voita-format set that is not one of the authors' (`testset build`'s voita.json): their
+    scorer cannot read it, so no `evaluate_consistency.py --test voita` to run; a ContraPro-format
+    set without source pronouns ('src pronoun' null): no "none:il" pronoun category."""
+    path = write(tmp_path / "voita.json", VOITA)
+    scores = lines(tmp_path / "s.txt", ["0.5", "0.7", "2.0", "1.0", "0.9"])
+    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
+    assert "evaluate_consistency.py --repo-dir" not in summary["official_scorer"]
+    assert summary["official_scorer"].startswith("none for voita.json")
+    built = [dict(e, **{"src pronoun": None, "phenomenon": "pronouns"}) for e in CONTRAPRO]
+    groups = get_format("contrapro").read(str(write(tmp_path / "contrapro.json", built)), ())
+    assert "pronoun" not in groups[0].categories and groups[0].categories["phenomenon"] == "pronouns"
