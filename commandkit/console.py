@@ -25,7 +25,20 @@ def _disk_full_line(e: OSError) -> str:
     return f"error: {where}cannot write ({e.strerror or e}); free some space and run again"
 
 
+def close_progress_bars() -> None:
+    """Close the tqdm bars still open (a command stopped inside its loop), so that the error line
+    comes below the bar, not onto it, and no bar is redrawn after it (a bar closes itself when it
+    is collected). Nothing when tqdm was never imported."""
+    tqdm = sys.modules.get("tqdm")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", ())):
+        try:
+            bar.close()
+        except Exception:  # noqa: BLE001 (a bar whose stream is gone: nothing to clear)
+            pass
+
+
 def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
+    close_progress_bars()
     if issubclass(exc_type, InputError):
         print(f"error: {exc}", file=sys.stderr)
         return
@@ -52,14 +65,17 @@ def run_command(func: Callable[[Any], int], args: Any,
         with guard or nullcontext():
             return func(args)
     except InputError as e:
+        close_progress_bars()
         print(f"error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        close_progress_bars()
         print("error: interrupted", file=sys.stderr)
         return INTERRUPTED
     except OSError as e:
         if e.errno not in DISK_FULL:
             raise
+        close_progress_bars()
         print(_disk_full_line(e), file=sys.stderr)
         return 1
 
