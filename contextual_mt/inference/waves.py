@@ -138,7 +138,8 @@ def decode_documents(docs: Sequence[Sequence[int]], total: int,
     if predicted_context and options.parallel(device_type):
         predicted, stats = translate_in_rounds(docs, total, decode_wave, target_context_size, options.window, empty,
                                                desc=desc, progress=progress)
-        logger.info("parallel decoding: %d rounds, %d sentences translated again", stats.rounds, stats.retranslated)
+        if progress:  # progress, as the bars are (the record keeps the figures): not under --quiet
+            logger.info("parallel decoding: %d rounds, %d sentences translated again", stats.rounds, stats.retranslated)
         return predicted, stats.as_record(), stats
     predicted = translate_in_waves(docs, total, decode_wave, predicted_context or not options.free_batching,
                                    desc=desc, progress=progress)

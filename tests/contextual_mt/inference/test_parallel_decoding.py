@@ -75,3 +75,19 @@ def test_random_documents_and_sensitivity():
         assert parallel == translate_in_waves(docs, total, dec, progress=False)
         assert stats.rounds <= max(len(d) for d in docs)
         assert stats.retranslated == sum(stats.translated) - total  # every sentence translated at least once
+
+
+def test_the_rounds_line_is_progress_said_only_with_progress(caplog):
+    """"parallel decoding: N rounds, ..." is progress: not printed under --quiet (progress off)."""
+    from types import SimpleNamespace
+
+    from contextual_mt.inference.waves import decode_documents
+
+    docs, total = documents([3, 4])
+    options = SimpleNamespace(parallel=lambda device: True, window=4, free_batching=True)
+    for progress, said in ((False, False), (True, True)):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="contextual_mt.inference.waves"):
+            _, record, _ = decode_documents(docs, total, decoder(1), options, "cpu", True, 1, [], progress=progress)
+        assert record["decoding"] == "parallel"
+        assert any("parallel decoding:" in r.getMessage() for r in caplog.records) == said
