@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence
@@ -17,6 +18,27 @@ from commandkit.text import read_lines
 def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
     """Concatenate the sentences of each document (maximal runs of equal ids) with spaces."""
     return [" ".join(line.strip() for line in doc if line.strip()) for doc in group_by_document(lines, docids)]
+
+
+@contextmanager
+def _each_warning_once(name: str) -> Iterator[None]:
+    """The logger ``name`` says each message once in the block: sacreBLEU checks the text again
+    for d-BLEU (the lines joined by document), and would print its "lines that end in a tokenized
+    period" warning, about the same text, twice."""
+    seen = set()
+
+    def once(record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        new = message not in seen
+        seen.add(message)
+        return new
+
+    log = logging.getLogger(name)
+    log.addFilter(once)
+    try:
+        yield
+    finally:
+        log.removeFilter(once)
 
 
 def sentence_metrics(hyps: Sequence[str], refs: Sequence[str]) -> Dict:
@@ -168,9 +190,10 @@ def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[st
         if srcs is None:
             raise ContextualMTError("COMET needs the source sentences (--source)")
         scorer = load_comet(comet_model)
-    result = sentence_metrics(hyps, refs)
-    if docids is not None:
-        result["d_bleu"] = document_bleu(hyps, refs, docids)
+    with _each_warning_once("sacrebleu"):
+        result = sentence_metrics(hyps, refs)
+        if docids is not None:
+            result["d_bleu"] = document_bleu(hyps, refs, docids)
     if scorer is not None:
         result.update(comet_results(scorer, srcs, hyps, refs, docids, comet_model, comet_batch_size,
                                     doc_comet_context))

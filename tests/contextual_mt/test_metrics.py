@@ -135,3 +135,13 @@ def test_a_byte_order_mark_changes_no_score(tmp_path):
     a, b = (score_files(str(d / "hyp"), str(d / "ref"), docids=str(d / "ids")) for d in (plain, bom))
     for metric in ("bleu", "chrf", "d_bleu"):
         assert b[metric]["score"] == a[metric]["score"], metric
+
+
+def test_sacrebleus_tokenized_period_warning_is_said_once(caplog):
+    """sacreBLEU checks the lines for BLEU and again, joined by document, for d-BLEU: its warning
+    about the same text was printed twice by `score` (three lines each time)."""
+    lines = ["le chat est petit ."] * 120
+    with caplog.at_level("WARNING"):
+        score(lines, lines, [f"d{i // 2}" if i < 20 else f"d{i}" for i in range(120)])  # 110 documents
+    said = [r.getMessage() for r in caplog.records if "tokenized period" in r.getMessage()]
+    assert len(said) == 1, said
