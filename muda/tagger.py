@@ -13,7 +13,7 @@ import os
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
@@ -197,7 +197,7 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
     clock = _StageClock()
     tagger = MudaTagger(options.tgt_lang, options.phenomena, options.settings)  # unknown language: fail before any work
     available = _available(options, tagger, annotators)
-    skipped = _skip_unannotated(tagger, available, annotators)
+    skipped, warning = _skip_unannotated(tagger, available, annotators)
     text = _read_text(options)
     clock.done("read text")
     ann = _annotate(options, text, tagger.language.code, annotators)
@@ -205,6 +205,7 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
     # no alignments at all (no tagged phenomenon reads them): one empty alignment per pair
     ann.alignments = _align(options, text, ann, annotators) if ALIGNMENT in available else [set() for _ in text.src]
     clock.done("alignment")
+    _warn_once(warning, annotators)  # every input read and checked: no warning above an input's error line
     ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
     clock.done("ellipsis")
     docs = build_documents(text.ids, ann.src, ann.tgt, ann.alignments, ann.ellipsis, ann.mentions,
@@ -232,27 +233,30 @@ def _available(options: TagOptions, tagger: MudaTagger, annotators: Optional[Ann
     return precomputed(options.src_conllu, options.tgt_conllu, options.alignments) | made
 
 
-def _skip_unannotated(tagger: MudaTagger, available: FrozenSet[str], annotators: Optional[Annotator]) -> Dict:
-    """Leave out the phenomena whose annotations this run lacks, with one warning saying what
-    would enable them (one error when none is left); returns {phenomenon: missing annotations}."""
+def _skip_unannotated(tagger: MudaTagger, available: FrozenSet[str], annotators: Optional[Annotator]
+                      ) -> Tuple[Dict, Optional[str]]:
+    """Leave out the phenomena whose annotations this run lacks (one error when none is left);
+    returns {phenomenon: missing annotations} and the warning saying what would enable them."""
     lacking = {p: required_annotations(p, tagger.language) - available for p in tagger.phenomena}
     skipped = {p: sorted(m) for p, m in lacking.items() if m}
     if not skipped:
-        return {}
+        return {}, None
     missing = set().union(*lacking.values())
     enabling = getattr(annotators, "enabling", None)
     how = enabling(missing, tagger.language) if enabling else "give them pre-computed"
     if len(skipped) == len(tagger.phenomena):
         raise InputError(f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; "
                          f"{how}")
-    line = f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
+    tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
+    return skipped, f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
+
+
+def _warn_once(line: Optional[str], annotators: Optional[Annotator]) -> None:
     warned = getattr(annotators, "warned", None)  # muda eval tags several files: say it once
-    if warned is None or line not in warned:
+    if line is not None and (warned is None or line not in warned):
         logger.warning(line)
         if warned is not None:
             warned.add(line)
-    tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
-    return skipped
 
 
 def _read_text(options: TagOptions) -> _Text:
