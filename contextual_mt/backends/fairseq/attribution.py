@@ -19,9 +19,14 @@ from contextual_mt.data.model_input import build_decoder_input, build_encoder_in
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.model import DocumentModel
+from contextual_mt.backends.fairseq.model import DocumentModel, beyond_trained_error
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 from contextual_mt.symbols import BRK
+
+
+# why attribute refuses context sizes larger than those trained (``DocumentModel.load`` refuses them so)
+BEYOND_TRAINED = ("the model never learned to read that context, so attributing to it means nothing; give sizes up "
+                  "to those trained")
 
 
 def check_attributable(model: DocumentModel, name: str) -> None:
@@ -43,10 +48,8 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         trained = model.trained_context
         if (model.source_context_size > trained["source_context_size"]
                 or model.target_context_size > trained["target_context_size"]):
-            raise ContextualMTError(
-                f"{name}: context sizes {model.source_context_size}/{model.target_context_size} (source/target) exceed "
-                f"those trained ({trained['source_context_size']}/{trained['target_context_size']}): the model never "
-                "learned to read that context, so attributing to it means nothing; give sizes up to those trained")
+            raise beyond_trained_error(name, (model.source_context_size, model.target_context_size), trained,
+                                       BEYOND_TRAINED)
         super().__init__(model)
         self.max_tokens = max_tokens
         self.brk = (model.src_dict.index(BRK), model.tgt_dict.index(BRK))

@@ -43,10 +43,10 @@ class FairseqFamily:
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
 
     def open_attribution(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None):
-        from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
+        from contextual_mt.backends.fairseq.attribution import BEYOND_TRAINED, FairseqAttributionBackend
         from contextual_mt.backends.fairseq.model import DocumentModel
 
-        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec)), spec.path,
+        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec), BEYOND_TRAINED), spec.path,
                                          max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS)
 
     def fingerprint(self, spec: FairseqModelOptions) -> Dict:

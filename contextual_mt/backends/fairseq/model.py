@@ -24,11 +24,19 @@ logger = logging.getLogger(__name__)
 DOCUMENT_TASKS = ("document_translation", "cadec_translation")
 
 
+def beyond_trained_error(name: str, asked, trained: Dict, why: str) -> ContextualMTError:
+    """Context sizes larger than those trained, where a command cannot use them (``why``)."""
+    return ContextualMTError(f"{name}: context sizes {asked[0]}/{asked[1]} (source/target) exceed those trained "
+                             f"({trained['source_context_size']}/{trained['target_context_size']}): {why}")
+
+
 def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
-                        target_context_size: Optional[int] = None, spm: Optional[str] = None):
+                        target_context_size: Optional[int] = None, spm: Optional[str] = None,
+                        beyond_trained: Optional[str] = None):
     """Load a ``document_translation`` checkpoint (ensemble of one), its task and the source and
     target codecs (``spm``, checked against the dictionaries before the weights are read); context
-    sizes given here replace the trained ones."""
+    sizes given here replace the trained ones. Sizes larger than those trained are a warning, or,
+    given ``beyond_trained`` (why the command cannot use them), the one error line."""
     from fairseq import checkpoint_utils, tasks
 
     overrides = {k: v for k, v in (("source_context_size", source_context_size),
@@ -92,6 +100,8 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     asked = (trained["source_context_size"] if source_context_size is None else source_context_size,
              trained["target_context_size"] if target_context_size is None else target_context_size)
     if asked[0] > trained["source_context_size"] or asked[1] > trained["target_context_size"]:
+        if beyond_trained is not None:  # refused (attribute): the error alone, no warning above it
+            raise beyond_trained_error(path, asked, trained, beyond_trained)
         # every command that loads a model says so (translate, cxmi, contrastive, the pipeline)
         logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)", *asked,
                        trained["source_context_size"], trained["target_context_size"])
@@ -145,13 +155,13 @@ class DocumentModel:
     dtype: str = "float32"  # of the weights and activations; log-probabilities are float32 whatever it is
 
     @classmethod
-    def load(cls, options: FairseqModelOptions) -> "DocumentModel":
+    def load(cls, options: FairseqModelOptions, beyond_trained: Optional[str] = None) -> "DocumentModel":
         import torch
 
         o = options
         dtype = o.resolved_dtype()  # a refused dtype fails before the weights are read
         models, cfg, task, (src_codec, tgt_codec) = load_document_model(
-            o.path, o.data, o.source_context_size, o.target_context_size, o.spm)
+            o.path, o.data, o.source_context_size, o.target_context_size, o.spm, beyond_trained)
         device = torch.device("cuda" if cuda_in_use(o.cpu) else "cpu")
         # cast once, here: every consumer (beam search, scoring, CADec's base pass) runs in it
         models = [m.to(device=device, dtype=torch_dtype(dtype)).eval() for m in models]

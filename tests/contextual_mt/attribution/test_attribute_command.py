@@ -173,3 +173,13 @@ def test_translate_on_the_fly_equals_translate_then_hypotheses(dynamic_model, da
     summary = json.loads((tmp_path / "t.summary.json").read_text())
     assert summary["scored"] == "translation" and summary["decoding"]["beam"] == 2
     assert json.loads((tmp_path / "h.summary.json").read_text())["scored"] == "hypotheses"
+
+
+def test_context_sizes_beyond_those_trained_are_the_error_alone(dynamic_model, data_bin, raw_corpus, tmp_path):
+    """The loader's warning "context sizes 0/9 (source/target) exceed those trained" was printed
+    above attribute's error saying the same: attribute's loader now refuses them itself."""
+    proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "b.jsonl", "--target-context-size", "9")
+    err = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 1 and err[-1].startswith("error:") and "exceed those trained" in err[-1], err
+    assert not any("exceed those trained" in line for line in err[:-1]), err
+    assert not (tmp_path / "b.jsonl").exists()
