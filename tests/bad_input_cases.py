@@ -1365,3 +1365,33 @@ add("attribute-context-sizes-zero", attribute_command,
 add("translate-path-garbage-text", translate_command,
     opt("--path", lambda c: c.write("garbage.pt", "garbage\n"), ("garbage.pt", "--path"), "not a checkpoint",
         ("damaged", "another kind")))
+
+
+# ---- testset build / evaluate (the probe, issue 38)
+def testset_build_command(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["testset", "build", "--source", w.d_src, "--reference", w.d_ref, "--docids", w.d_ids, "--lang", "fr",
+              "--tags", w.d_tags, "--output-dir", c.o("suite")]
+    c.absent = [c.o("suite")]
+
+
+output_cases("testset-build", testset_build_command, "--output-dir", "suite", directory_output=True)
+add("testset-build-phenomena-without-groups", testset_build_command,
+    opt("--phenomena", "verb_form", "reference.tags.json", "no test group", "verb_form", "nothing written"))
+
+
+def earlier_build_that_tagged_there(c: Ctx) -> List[Fragment]:
+    """--output-dir holds an earlier build made without --tags (its reference tags beside its
+    suites): this build, from other tags, would leave them passing for its own."""
+    folder = c.out / "suite"
+    folder.mkdir()
+    earlier = {"language": "fr", "tags": str(folder / "reference.tags.json"), "groups": 1}
+    (folder / "summary.json").write_text(json.dumps(earlier) + "\n")
+    for name in ("reference.tags.json", "reference.tags.summary.json", "reference.tags.tgt.conllu"):
+        (folder / name).write_text("earlier\n")
+    c.absent = []
+    return ["--output-dir", "reference.tags.json", "earlier build", "--overwrite"]
+
+
+add("testset-build-output-dir-of-an-earlier-build-with-its-tags", testset_build_command, earlier_build_that_tagged_there)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from commandkit.options import from_namespace, option
-from contextual_mt.cli.common import command
+from contextual_mt.cli.common import command, overwrite_option
 from contextual_mt.testsets.build import PHENOMENA, BuildOptions
 from contextual_mt.testsets.evaluate import EvaluateOptions
-from muda.commands.options import ANNOTATORS, AnnotatorArgs
+from muda.commands.options import ANNOTATORS, AnnotatorArgs, cache_dir_option
 
 
 @dataclass
@@ -30,12 +30,15 @@ class BuildArgs:
     tgt_conllu: Optional[str] = option(help="the reference's CoNLL-U (default: beside the tags)")
     src_conllu: Optional[str] = option(help="the source's CoNLL-U with CorefUD coreference (pronoun distances)")
     alignments: Optional[str] = option(help="Pharaoh source-target word alignments (lexical cohesion)")
+    cache_dir: Optional[str] = cache_dir_option()
     lexicon: Optional[List[str]] = option(nargs="+", metavar="CONLLU", help="more target CoNLL-U (e.g. the training "
                                           "split) where agreeing word forms are looked up")
     phenomena: Optional[List[str]] = option(nargs="+", choices=PHENOMENA, help="default: all")
     context_size: int = option(type=int, default=BuildOptions.context_size,
                                help="context sentences written with each group (default %(default)s, as Voita's sets)")
     seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
+    overwrite: bool = overwrite_option("remove the files an earlier build left in OUTPUT_DIR that this one does not "
+                                       "write (its tags, another language's), instead of refusing the folder")
 
 
 def build(args: argparse.Namespace) -> int:
@@ -45,7 +48,7 @@ def build(args: argparse.Namespace) -> int:
         return BuildOptions(args.source, args.reference, args.docids, tags, args.output_dir, args.lang,
                             tgt_conllu=args.tgt_conllu, src_conllu=args.src_conllu, alignments=args.alignments,
                             lexicon=tuple(args.lexicon or ()), context_size=args.context_size, seed=args.seed,
-                            phenomena=tuple(args.phenomena or PHENOMENA))
+                            phenomena=tuple(args.phenomena or PHENOMENA), overwrite=args.overwrite)
     tags = args.tags
     if tags is None:
         tags = os.path.join(args.output_dir, "reference.tags.json")
@@ -66,7 +69,7 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
 
     options = TagArgs(src=args.source, tgt=args.reference, docids=args.docids, tgt_lang=args.lang, dump_tags=tags,
                       src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,
-                      annotators=AnnotatorArgs(annotator=args.annotator))
+                      annotators=AnnotatorArgs(annotator=args.annotator, cache_dir=args.cache_dir))
     created = not os.path.exists(args.output_dir)
     try:
         os.makedirs(args.output_dir, exist_ok=True)

@@ -37,7 +37,8 @@ from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
 from muda.languages import get_language
-from muda.tagger import annotation_paths, check_annotations_match, read_summary, skipped_phenomena, text_hash
+from muda.tagger import (annotation_paths, check_annotations_match, output_paths, read_summary, skipped_phenomena,
+                         text_hash)
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ class BuildOptions:
     context_size: int = 3  # context sentences written with each group (Voita's sets: 3)
     seed: int = 1  # where the reference goes among the candidates
     phenomena: Tuple[str, ...] = PHENOMENA
+    overwrite: bool = False  # remove what an earlier build left in output_dir that this one does not write
 
     def __post_init__(self) -> None:
         check_option("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
@@ -72,6 +74,12 @@ class BuildOptions:
         self.table = alternatives.load(self.language.code)
         if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
             raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder")
+        self.stale = stale_files(self.output_dir, self.language.code, self.tags)
+        if self.stale and not self.overwrite:  # before anything is annotated or written
+            raise ContextualMTError(
+                f"--output-dir {self.output_dir}: holds {', '.join(os.path.basename(p) for p in self.stale)} of an "
+                "earlier build that this one would not replace (they would pass for this build's); give --overwrite "
+                "to remove them, or another folder")
         for path in self.lexicon:  # checked before anything is annotated or written
             check_input_file(path, "--lexicon CoNLL-U")
         beside = annotation_paths(self.tags)
@@ -80,6 +88,26 @@ class BuildOptions:
             self.src_conllu = beside["src_conllu"]
         if self.alignments is None and os.path.isfile(beside["alignments"]):
             self.alignments = beside["alignments"]
+
+
+def stale_files(output_dir: str, lang: str, tags: str) -> List[str]:
+    """The files an earlier build wrote in ``output_dir`` (its summary.json says which: the
+    language's files, and the reference's tags when it tagged there) that a build for ``lang``
+    from ``tags`` would not write again."""
+    try:
+        with open(os.path.join(output_dir, "summary.json"), encoding="utf-8") as f:
+            earlier = json.load(f)
+    except (OSError, ValueError):
+        return []  # no earlier build here (or not one this command can read: nothing of it is removed)
+    if not isinstance(earlier, dict):
+        return []
+    written = set(output_names(earlier["language"])) if isinstance(earlier.get("language"), str) else set()
+    was = earlier.get("tags")
+    if isinstance(was, str) and os.path.dirname(os.path.abspath(was)) == os.path.abspath(output_dir):
+        written |= {os.path.basename(p) for p in output_paths(was)}  # tagged there (`testset build` without --tags)
+    now = set(output_names(lang)) | {os.path.basename(p) for p in output_paths(tags)
+                                     if os.path.dirname(os.path.abspath(p)) == os.path.abspath(output_dir)}
+    return sorted(os.path.join(output_dir, n) for n in written - now if os.path.isfile(os.path.join(output_dir, n)))
 
 
 def output_names(lang: str) -> List[str]:
@@ -97,10 +125,12 @@ def run_build(options: BuildOptions) -> Dict:
         if os.path.realpath(path) in inputs:
             raise ContextualMTError(f"--output-dir {o.output_dir}: {os.path.basename(path)} would overwrite the "
                                     f"input {inputs[os.path.realpath(path)]}; choose another folder")
-    data = _read(o)
-    os.makedirs(o.output_dir, exist_ok=True)
-    with outputs(*paths):
-        return _build(o, data)
+    # the folder is made by the transaction: removed again, with everything else, on any failure
+    with outputs(*paths, directories=[o.output_dir]):
+        summary = _build(o, _read(o))
+    for path in o.stale:  # --overwrite: what an earlier build left that would pass for this one's
+        os.remove(path)
+    return summary
 
 
 def _read(o: BuildOptions):
@@ -116,11 +146,6 @@ def _read(o: BuildOptions):
     if summary is not None and summary.get("language") not in (None, o.language.code):
         raise ContextualMTError(f"{o.tags}: tags for {summary['language']}, not {o.language.code} (its summary); tag "
                                 f"the reference with --tgt-lang {o.language.code}")
-    not_tagged = _not_tagged(o, summary)
-    if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
-        logger.warning("%s: %s not tagged (for lack of %s): no test suite for %s", o.tags, ", ".join(not_tagged),
-                       ", ".join(sorted(set().union(*map(set, not_tagged.values())))),
-                       "them" if len(not_tagged) > 1 else "it")
     dump = read_tags(o.tags)
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
@@ -187,6 +212,17 @@ def _build(o: BuildOptions, data) -> Dict:
                                  for t, v in made],
                     "_rng": rng.random(),
                 })
+    not_tagged = _not_tagged(o, read_summary(o.tags))
+    said = (f"{', '.join(not_tagged)} not tagged (for lack of "
+            f"{', '.join(sorted(set().union(*map(set, not_tagged.values()))))})") if not_tagged else ""
+    if not groups:  # empty suites would be refused by contrastive and evaluate, with their own hints
+        tagged = "; ".join(f"{p} {counts[p]['occurrences']} tagged" + "".join(
+            f", {n} skipped: {k[len('skipped: '):]}" for k, n in sorted(counts[p].items()) if k.startswith("skipped: "))
+            for p in o.phenomena if p not in not_tagged)
+        raise ContextualMTError(f"{o.tags}: no test group for {', '.join(o.phenomena)} ("
+                                + "; ".join(x for x in (tagged, said) if x) + "); nothing written")
+    if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
+        logger.warning("%s: %s: no test suite for %s", o.tags, said, "them" if len(not_tagged) > 1 else "it")
     _write(o, groups, sources, references, ids, doc_of, counts)
     return _summary(o, groups, counts, references)
 

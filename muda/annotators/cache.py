@@ -13,7 +13,12 @@ logger = logging.getLogger("muda")
 
 
 def default_cache_dir() -> str:
-    return os.path.join(os.path.expanduser("~"), ".cache", "contextual-mt", "muda")
+    """``$XDG_CACHE_HOME/contextual-mt/muda``, else ``~/.cache/contextual-mt/muda`` (the XDG base
+    directory rule: a relative or empty XDG_CACHE_HOME is ignored)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "contextual-mt", "muda")
 
 
 class AnnotationCache:

@@ -16,6 +16,12 @@ from muda.settings import TaggerSettings
 ANNOTATORS = ("stanza", "spacy")
 
 
+def cache_dir_option():
+    """``--cache-dir``: the annotation cache (``muda.annotators.cache``), wherever models annotate."""
+    return option(help="annotation cache (default: $XDG_CACHE_HOME/contextual-mt/muda, else "
+                  "~/.cache/contextual-mt/muda)")
+
+
 @dataclass
 class AnnotatorArgs:
     """Which annotator models `muda tag` and `muda eval` use for whatever is not pre-computed
@@ -32,7 +38,7 @@ class AnnotatorArgs:
                                            "detector over the English parse)")
     coref_window: int = option(type=int, default=AnnotatorOptions.coref_window,
                                help="sentences per coreference window (0: the whole document at once)")
-    cache_dir: Optional[str] = option(help="annotation cache (default: ~/.cache/contextual-mt/muda)")
+    cache_dir: Optional[str] = cache_dir_option()
     batch_size: int = option(type=int, default=AnnotatorOptions.batch_size)
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
 

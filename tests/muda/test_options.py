@@ -71,3 +71,19 @@ def test_train_ellipsis_options(change, needle, tmp_path):
     with pytest.raises(InputError, match=needle):
         train_ellipsis([str(tmp_path / "none.mrg")], str(tmp_path / "no-model"), str(tmp_path / "out"), **change)
     assert not list(tmp_path.iterdir())
+
+
+def test_the_annotation_cache_follows_xdg_cache_home(monkeypatch, tmp_path):
+    """The default cache is $XDG_CACHE_HOME/contextual-mt/muda (the XDG rule: only an absolute
+    XDG_CACHE_HOME counts), else ~/.cache/contextual-mt/muda; --cache-dir wins over both."""
+    import os
+
+    from muda.annotators.cache import AnnotationCache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert AnnotationCache().directory == str(tmp_path / "xdg" / "contextual-mt" / "muda")
+    assert AnnotationCache(str(tmp_path / "given")).directory == str(tmp_path / "given")
+    home = os.path.join(os.path.expanduser("~"), ".cache", "contextual-mt", "muda")
+    for value in ("", "relative/cache"):
+        monkeypatch.setenv("XDG_CACHE_HOME", value)
+        assert AnnotationCache().directory == home

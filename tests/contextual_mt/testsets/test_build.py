@@ -261,3 +261,40 @@ def test_agreement_rules_of_the_french_file():
                      ("mangent", "manger", "VERB", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin", 0, "root"))
     texts, _ = variants_of(both, 0, "pronouns", forms)
     assert "elle mange et boit" in texts and not any(t.startswith("ils mangent et boit") for t in texts)
+
+
+def test_a_full_disk_leaves_no_folder(french, monkeypatch):
+    """The suites are written together or not at all, and the folder the build made goes with
+    them (an empty --output-dir was left behind)."""
+    import errno
+    import os
+
+    import commandkit.outputs
+    from commandkit.errors import WriteError
+
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(commandkit.outputs, "_write_text", disk_full)
+    with pytest.raises(WriteError, match="cannot write .No space left on device"):
+        build(french)
+    assert not (french / "out").exists()
+
+
+def test_the_reference_is_tagged_with_the_cache_dir_given(french, tmp_path, monkeypatch):
+    """`testset build` without --tags runs `muda tag` in this process: --cache-dir is its
+    annotation cache (testset build had none; the default ignored XDG_CACHE_HOME)."""
+    import muda.commands
+
+    seen = {}
+
+    def tag(options):
+        seen["cache_dir"] = options.annotators.cache_dir
+        return 1  # as a failed tagging: nothing built
+
+    monkeypatch.setattr(muda.commands, "run", tag)
+    proc = run_cli("--source", str(french / "src.en"), "--reference", str(french / "ref.fr"), "--docids",
+                   str(french / "docids"), "--lang", "fr", "--output-dir", str(tmp_path / "suite"), "--annotator",
+                   "spacy", "--cache-dir", str(tmp_path / "cache"))
+    assert proc.returncode == 1 and seen == {"cache_dir": str(tmp_path / "cache")}
+    assert not (tmp_path / "suite").exists()
