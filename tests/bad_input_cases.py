@@ -1395,3 +1395,40 @@ def earlier_build_that_tagged_there(c: Ctx) -> List[Fragment]:
 
 
 add("testset-build-output-dir-of-an-earlier-build-with-its-tags", testset_build_command, earlier_build_that_tagged_there)
+
+
+def testset_evaluate_command(c: Ctx) -> None:
+    """The demo's test suites, built here (in/suite), and a system's translations of them."""
+    from contextual_mt.testsets.build import BuildOptions, run_build
+
+    w = c.w
+    suite = c.inp / "suite"
+    run_build(BuildOptions(w.d_src, w.d_ref, w.d_ids, w.d_tags, str(suite), "fr"))
+    c.command = "contextual-mt"
+    c.argv = ["testset", "evaluate", "--manifest", str(suite / "manifest.jsonl"), "--hyp", w.sys_a,
+              "--docids", w.d_ids, "--output", c.o("eval.json"), "--bootstrap", "100"]
+    c.absent = [c.o("eval.json")]
+
+
+def docids_of_one_document(c: Ctx) -> List[Fragment]:
+    """Document ids that disagree with the manifest's (all one document): the intervals were
+    zero-wide and every p 0.000, with exit 0."""
+    c.set("--docids", c.write_lines("one_doc.docids", ["d1"] * len(lines_of(c.w.d_ids))))
+    return ["one_doc.docids", "document", "manifest"]
+
+
+def manifest_phenomenon(c: Ctx) -> List[Fragment]:
+    manifest = Path(c.value("--manifest"))
+    rows = manifest.read_text(encoding="utf-8").splitlines()
+    first = json.loads(rows[0])
+    first["phenomenon"] = "sarcasm"
+    rows[0] = json.dumps(first, ensure_ascii=False)
+    manifest.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return ["manifest.jsonl:1", "sarcasm", "phenomenon"]
+
+
+add("testset-evaluate-docids-of-one-document", testset_evaluate_command, docids_of_one_document)
+add("testset-evaluate-manifest-unknown-phenomenon", testset_evaluate_command, manifest_phenomenon)
+add("attribute-hypotheses-blank-line", attribute_command,  # a guard: it says "hypothesis", not "reference"
+    lambda c: [c.drop("--reference"), edited(c, "--hypotheses", "blank_hyp.fr", blank_line(3), start=c.w.ref),
+               at_line("blank_hyp.fr", 3), "hypothesis"][1:])

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.testsets.build import PHENOMENA
 from commandkit.errors import InputError
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 from commandkit.documents import document_spans, read_docids
@@ -142,6 +143,9 @@ def _group(text: str, where: str) -> Group:
     for key in ("phenomenon", "word"):
         if not isinstance(record[key], str) or not record[key].strip():
             raise ContextualMTError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})")
+    if record["phenomenon"] not in PHENOMENA:  # a column of its own in every table, silently
+        raise ContextualMTError(f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` makes "
+                                f"groups for {', '.join(PHENOMENA)})")
     if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
         raise ContextualMTError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})")
     if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
@@ -189,6 +193,11 @@ def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]
     if o.docids:
         ids = read_docids(o.docids)
         _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
+        for k, g in enumerate(groups, start=1):  # other ids (e.g. one document) give zero-wide intervals, p 0
+            if ids[g.line - 1] != g.doc:
+                raise ContextualMTError(f"{o.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
+                                        f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
+                                        "document ids of the test set the suites were built from")
         of_line = np.zeros(len(ids), dtype=np.int64)
         for k, (start, end) in enumerate(document_spans(ids)):
             of_line[start:end] = k
