@@ -40,6 +40,10 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
     for dest in written:  # '' would be read as "no output" and the results silently dropped
         if getattr(args, dest, None) == "":
             return _refuse(f"{names.get(dest, '--' + dest.replace('_', '-'))}: an empty path was given")
+    empty = _empty_text(parser, args) if isinstance(parser, argparse.ArgumentParser) else None
+    if empty:  # an input file '' was refused naming no option ("an empty path was given for the file")
+        return _refuse(f"{empty}: an empty value was given (a file path or a value is needed; or leave the "
+                       "option out)")
     inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
               if os.path.isfile(path)]
     # the files a command writes or removes beside its outputs (OUTPUT.partial, a summary, a
@@ -63,6 +67,26 @@ def _command_transaction(files: List[Tuple[str, str]], directories: List[str], i
     check_not_inputs(files + side, inputs)  # here, inside the command's guard: one 'error:' line
     with outputs(*(path for _, path in files), directories=directories) as tx:
         yield tx
+
+
+def _empty_text(parser: argparse.ArgumentParser, args: Any) -> Optional[str]:
+    """The first text option (a path, a language, a name: no type, no choices, no default) given an
+    empty value, as the user wrote it; options declared ``empty_ok`` read it themselves."""
+    while parser is not None:
+        chosen = None
+        for action in parser._actions:
+            if action.nargs == argparse.PARSER:
+                chosen = action.choices.get(getattr(args, action.dest, None))
+                continue
+            if (not isinstance(action, argparse._StoreAction) or action.type is not None or action.choices is not None
+                    or action.default is not None or getattr(action, "empty_ok", True)):
+                continue
+            value = getattr(args, action.dest, None)
+            if value == "" or (isinstance(value, list) and "" in value):
+                return next((o for o in action.option_strings if o.startswith("--")), None) or \
+                    (action.metavar if isinstance(action.metavar, str) else action.dest.upper())
+        parser = chosen
+    return None
 
 
 def _option_names(parser: argparse.ArgumentParser, args: Any) -> Dict[str, str]:

@@ -35,12 +35,15 @@ _GROUP = "commandkit.group"
 
 def option(*flags: str, default: Any = None, help: Optional[str] = None, positional: bool = False,
            exclusive: Optional[str] = None, exclusive_required: bool = False, group: Optional[str] = None,
-           **argparse_settings: Any) -> Any:
+           empty_ok: bool = False, **argparse_settings: Any) -> Any:
     """A dataclass field that is a command-line option. ``default`` is the field's default and the
     parser's (a list default is copied for each instance); ``group``: the title of the argument group
-    it is listed under; the remaining keywords go to ``add_argument`` as they are."""
+    it is listed under; ``empty_ok``: an empty value is the command's to read (a text option with no
+    default is otherwise refused empty, naming it: see ``commandkit.command_outputs``); the remaining
+    keywords go to ``add_argument`` as they are."""
     meta = {"flags": flags, "help": help, "positional": positional, "exclusive": exclusive,
-            "exclusive_required": exclusive_required, "group": group, "argparse": argparse_settings}
+            "exclusive_required": exclusive_required, "group": group, "empty_ok": empty_ok,
+            "argparse": argparse_settings}
     if isinstance(default, (list, dict, set)):
         value = default
         return field(default_factory=lambda: type(value)(value), metadata={_OPTION: meta})
@@ -91,14 +94,14 @@ def add_options(parser: argparse.ArgumentParser, cls: Type[Any], container: Any 
         settings = dict(meta["argparse"])
         default = _default(f)
         if meta["positional"]:
-            where.add_argument(f.name, help=meta["help"], **settings)
+            where.add_argument(f.name, help=meta["help"], **settings).empty_ok = meta["empty_ok"]
             continue
         flags = meta["flags"] or ("--" + f.name.replace("_", "-"),)
         if settings.get("action") not in ("help", "version") and (default is not None or "default" in settings):
             settings.setdefault("default", default)
         if "dest" not in settings and flags[0].lstrip("-").replace("-", "_") != f.name:
             settings["dest"] = f.name
-        where.add_argument(*flags, help=meta["help"], **settings)
+        where.add_argument(*flags, help=meta["help"], **settings).empty_ok = meta["empty_ok"]
     return parser
 
 

@@ -1432,3 +1432,9 @@ add("testset-evaluate-manifest-unknown-phenomenon", testset_evaluate_command, ma
 add("attribute-hypotheses-blank-line", attribute_command,  # a guard: it says "hypothesis", not "reference"
     lambda c: [c.drop("--reference"), edited(c, "--hypotheses", "blank_hyp.fr", blank_line(3), start=c.w.ref),
                at_line("blank_hyp.fr", 3), "hypothesis"][1:])
+
+# ---- an empty value given to an input's option: one line naming the option
+add("attribute-source-empty-path", attribute_command, opt("--source", "", "--source", "empty value"))
+add("translate-path-empty-with-hf-model", translate_command,
+    do(lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")), "--path", "empty value"))
+add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empty value"))

@@ -76,7 +76,8 @@ class AttributeArgs:
     docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
     output: str = option(required=True, help="JSONL, one record per sentence (a .summary.json is written beside it)")
     method: AttributionMethodArgs = group(AttributionMethodArgs)
-    shard: Optional[str] = option(help="i/n: the i-th of n parts of the documents (with --cti-scope sentence or "
+    shard: Optional[str] = option(empty_ok=True,
+                                  help="i/n: the i-th of n parts of the documents (with --cti-scope sentence or "
                                   "--cti-top-k: the corpus threshold would be each shard's own)")
     batch_size: int = option(type=int, default=AttributeOptions.batch_size, help="sentences per batch of records")
     max_tokens: Optional[int] = max_tokens_option()

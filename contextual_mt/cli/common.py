@@ -63,7 +63,7 @@ class ModelArgs:
     target_context_size: Optional[int] = option(type=int, group=MODEL_GROUP,
                                                 help="default: as trained (--hf-model: 1); 0: no target context")
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
-    dtype: Optional[str] = option(metavar=DTYPES_METAVAR, group="precision",
+    dtype: Optional[str] = option(empty_ok=True, metavar=DTYPES_METAVAR, group="precision",
                                   help="the model's weights and activations (log-probabilities are float32 in every "
                                   "case); fairseq checkpoints: default auto, float16 on a GPU of compute capability "
                                   ">= 7.0, else float32; --hf-model: default float32")
@@ -72,7 +72,8 @@ class ModelArgs:
     hf_model: Optional[str] = option(metavar="FOLDER_OR_NAME", group=HF_GROUP,
                                      help="a seq2seq MT model (Marian, mBART-50, NLLB, M2M100) or a decoder-only LM: "
                                      "a local folder or a name in the local Hugging Face cache")
-    hf_separator: Optional[str] = option(group=HF_GROUP, help="seq2seq: joins the context sentences and the current "
+    hf_separator: Optional[str] = option(empty_ok=True, group=HF_GROUP,
+                                         help="seq2seq: joins the context sentences and the current "
                                          "one (default: a space)")
     src_lang: Optional[str] = option(group=HF_GROUP, help="language code of the tokenizer (mBART-50: en_XX, NLLB: "
                                      "eng_Latn, M2M100: en), or a language name for prompt templates")
