@@ -138,6 +138,17 @@ def test_only_skipped_phenomena_is_an_error(plain, french):
     assert not (plain / "tags.json").exists()
 
 
+def test_an_input_error_is_the_only_line_no_skipping_warning_above_it(plain):
+    """The phenomena spaCy cannot tag are said once the inputs are read and checked: a target
+    that is not UTF-8 is one error line, not the "skipping ..." warning and then the error."""
+    (plain / "latin1.fr").write_bytes("\n".join(TGT).replace("êtes", "\xeates").encode("latin-1") + b"\n")
+    proc = muda("tag", "--src", plain / "src.en", "--tgt", plain / "latin1.fr", "--docids", plain / "ids", "--tgt-lang",
+                "fr", "--dump-tags", plain / "fr.json", "--annotator", "spacy", "--cache-dir", plain / "cache")
+    err = proc.stderr.strip().splitlines()
+    assert proc.returncode == 1 and len(err) == 1, err
+    assert err[0].startswith("error: ") and "latin1.fr:2: not UTF-8" in err[0], err
+
+
 def cli_tag(d, lang, out, *extra):
     return cli.main(["tag", "--src", str(d / "src.en"), "--tgt", str(d / "tgt.fr"), "--docids", str(d / "ids"),
                      "--tgt-lang", lang, "--dump-tags", str(d / out), "--annotator", "spacy",
@@ -181,13 +192,3 @@ def test_the_language_files_name_a_valid_pipeline():
         parse_language("fr", {"name": "French", "spacy_pipeline": "french"}, "fr.yaml")
     assert parse_language("fr", {"name": "French", "spacy_pipeline": FR}, "fr.yaml").spacy_pipeline == FR
 
-
-def test_an_input_error_is_the_only_line_no_skipping_warning_above_it(plain):
-    """The phenomena spaCy cannot tag are said once the inputs are read and checked: a target
-    that is not UTF-8 is one error line, not the "skipping ..." warning and then the error."""
-    (plain / "latin1.fr").write_bytes("\n".join(TGT).replace("êtes", "\xeates").encode("latin-1") + b"\n")
-    proc = muda("tag", "--src", plain / "src.en", "--tgt", plain / "latin1.fr", "--docids", plain / "ids", "--tgt-lang",
-                "fr", "--dump-tags", plain / "fr.json", "--annotator", "spacy", "--cache-dir", plain / "cache")
-    err = proc.stderr.strip().splitlines()
-    assert proc.returncode == 1 and len(err) == 1, err
-    assert err[0].startswith("error: ") and "latin1.fr:2: not UTF-8" in err[0], err
