@@ -191,4 +191,3 @@ def test_the_language_files_name_a_valid_pipeline():
     with pytest.raises(InputError, match="spacy_pipeline: 'french' is not a spaCy pipeline package name"):
         parse_language("fr", {"name": "French", "spacy_pipeline": "french"}, "fr.yaml")
     assert parse_language("fr", {"name": "French", "spacy_pipeline": FR}, "fr.yaml").spacy_pipeline == FR
-
