@@ -135,7 +135,9 @@ class StageRecord:
         """``outputs_intact``, with the outputs of a record that names them relative to its folder."""
         if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
             folder = os.path.dirname(self.path)
-            record = {**record, "outputs": {os.path.join(folder, p): h for p, h in record["outputs"].items()}}
+            # normalized: the folder need not exist (an earlier record read in place of this one)
+            record = {**record, "outputs": {os.path.normpath(os.path.join(folder, p)): h
+                                            for p, h in record["outputs"].items()}}
         return outputs_intact(record)
 
     def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
