@@ -5,7 +5,8 @@ disk while fairseq saves a checkpoint is one line naming the folder (issue 38, i
 
 Most tests stand fairseq in with ``fake_fairseq``, which does what fairseq-hydra-train does with
 the checkpoints (resume from checkpoint_last.pt, train up to max_epoch, save the last and best
-checkpoints); one trains for real (tiny preset, tiny corpus) to see fairseq resume."""
+checkpoints); test_pipeline_bad_input.py sees fairseq itself go on from the shared chain's
+checkpoints."""
 import json
 import os
 import shutil
@@ -190,25 +191,3 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_the_folder(lay
     assert status == 1 and len(err) == 1 and "Traceback" not in err[0], err
     assert err[0].startswith(f"error: {save}: saving a checkpoint failed (RuntimeError: [enforce fail")
     assert "is the disk full" in err[0] and "resumes from checkpoint_last.pt" in err[0]
-
-
-@pytest.fixture
-def real_layout(tmp_path, data_bin):
-    shutil.copytree(data_bin, tmp_path / "data" / "fr" / "bin")
-    (tmp_path / "data" / "fr" / "summary.json").write_text("{}")
-    return PairLayout("fr", str(tmp_path))
-
-
-def test_fairseq_goes_on_from_the_finished_run(real_layout):
-    """For real (tiny preset on the tiny corpus, CPU): one epoch, then two; fairseq resumes from
-    checkpoint_last.pt (the second run starts at epoch 2) and the record is the checkpoint's."""
-    import torch
-
-    first = train(real_layout, max_epoch=1)
-    second = train(real_layout, max_epoch=2)
-    log = open(os.path.join(real_layout.checkpoints("sentence"), "train.log")).read()
-    assert "begin training epoch 2" in log and log.count("begin training epoch 1") == 1
-    state = torch.load(real_layout.checkpoint("sentence"), map_location="cpu", weights_only=False)
-    assert (first["epochs"], second["epochs"]) == (1, 2) and second["num_updates"] > first["num_updates"] > 0
-    assert second["best_valid_loss"] == state["extra_state"]["val_loss"]
-    assert [p[0] for p in second["valid_curve"]] == [1, 2]
