@@ -202,7 +202,7 @@ def planted_report(tmp_path_factory):
                            "--conllu", str(work / "test.fr.conllu"), "--tags", str(work / "test.tags.json"),
                            "--min-count", "2", "--top", "5"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return {"work": work, "out": out, "records": records, "stdout": proc.stdout}
+    return {"work": work, "out": out, "records": records, "stdout": proc.stdout, "stderr": proc.stderr}
 
 
 def test_report_numbers_on_known_values(planted_report):
@@ -223,6 +223,7 @@ def test_report_numbers_on_known_values(planted_report):
     assert "| formality | " in md and "### Top tokens" in md and "PRON.3.Sing" in md
     assert (out / "pos.csv").read_text().splitlines()[0] == "class,count,mean_pcxmi,roc_auc_vs_no_tag"
     assert "ROC-AUC vs no tag 1.000" in planted_report["stdout"]
+    assert planted_report["stderr"] == ""  # the real console script: no warning, no log line
     import matplotlib.image
 
     assert matplotlib.image.imread(str(out / "pcxmi_by_class.png")).shape[0] > 100
