@@ -215,7 +215,7 @@ def _asked(o: TrainOptions, want: int, unit: str) -> str:
     key = "optimization.max_epoch" if unit == "epochs" else "optimization.max_update"
     if any(item.split("=", 1)[0] == key for item in o.overrides):
         return f"--override {key}={want}"
-    return given(flag, want) if value == want else f"--preset {o.preset} ({want} {unit})"
+    return given(flag, want) if value == want else f"{given('--preset', o.preset)} ({want} {unit})"
 
 
 def _past_limits(o: TrainOptions, trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Optional[str]:
@@ -249,14 +249,14 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     if not os.path.isdir(save):
         return "train", None
     problem, trained = (None, None) if o.overwrite and done is None else _resume_problem(o, fp)
+    if not problem and trained is None and done is not None:  # no checkpoint_last.pt: the best is as far as it went
+        trained = read_training_figures(best)
     if o.overwrite and (done is None or problem or (trained and _past_limits(o, trained, limits))):
         shutil.rmtree(save)
         return "train", None
     if problem:
         raise stale_error(save, f"{problem}; resuming would build on them",
                           "re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
-    if trained is None and done is not None:  # no checkpoint_last.pt: checkpoint_best.pt is as far as it went
-        trained = read_training_figures(best)
     if trained is not None:
         refusal = _past_limits(o, trained, limits)
         if refusal:

@@ -191,3 +191,14 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_the_folder(lay
     assert status == 1 and len(err) == 1 and "Traceback" not in err[0], err
     assert err[0].startswith(f"error: {save}: saving a checkpoint failed (RuntimeError: [enforce fail")
     assert "is the disk full" in err[0] and "resumes from checkpoint_last.pt" in err[0]
+
+
+def test_the_presets_epochs_are_named_and_a_lone_best_checkpoint_counts(layout, fairseq_runs):
+    """Trained past the preset's epochs (EPOCHS=12, then none: the tiny preset's 10): refused,
+    naming the preset; without checkpoint_last.pt, checkpoint_best.pt says how far it went, and
+    --overwrite still retrains."""
+    train(layout, max_epoch=12)
+    os.unlink(os.path.join(layout.checkpoints("sentence"), "checkpoint_last.pt"))
+    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(10 epochs\) asks for fewer"):
+        train(layout)
+    assert train(layout, overwrite=True)["epochs"] == 10 and fairseq_runs == [0, 0]
