@@ -50,7 +50,7 @@ decode-small)
         --override +model.encoder_normalize_before=true --override +model.decoder_normalize_before=true \
         --quiet > "$OUT_DIR/train.out" 2>&1 || echo "training stopped early (timeout or error): the last checkpoint is used"
     LOG="$W/checkpoints/fr/context/train.log"
-    cp "$LOG" "$W/checkpoints/fr/context/train.done" "$OUT_DIR/" 2>/dev/null || true
+    cp "$LOG" "$W/checkpoints/fr/context/.stage/train.json" "$OUT_DIR/" 2>/dev/null || true
     CKPT="$W/checkpoints/fr/context/checkpoint_best.pt"
     [ -f "$CKPT" ] || { tail -20 "$OUT_DIR/train.out"; exit 1; }
     grep "valid on" "$LOG" | tail -2 | cut -c1-160

@@ -84,7 +84,7 @@ def main() -> None:
     result["data"] = {split: {k: summary["splits"][split][k] for k in ("documents", "sentences")}
                       for split in summary["splits"]}
     for model in ("sentence", "context"):
-        done = json.loads((work / "checkpoints" / "fr" / model / "train.done").read_text())
+        done = json.loads((work / "checkpoints" / "fr" / model / ".stage" / "train.json").read_text())
         wps = done["train_wps"]
         result["train_" + model] = {"seconds": done["seconds"], "updates": done["num_updates"],
                                     "epochs": done["epochs"], "mean_wps": round(sum(wps) / len(wps), 1) if wps else None,

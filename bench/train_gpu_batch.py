@@ -10,7 +10,7 @@ the data stage, 1,000 pieces: the demo text has no more), as the issue measured 
 (3,000 documents: at 32k tokens per update an epoch is a dozen updates).
 
 Each setting trains the context model from scratch for ``--updates`` updates; target words/s
-is the median of fairseq's per-epoch figures (train.done), so it includes data loading and
+is the median of fairseq's per-epoch figures (the train record, .stage/train.json), so it includes data loading and
 the per-update overhead, not start-up.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reading a fairseq checkpoint file with one-line errors: the one reader behind the document
 model loader (backends/fairseq/model.py) and CADec's base model (models/cadec.py); and what the
-file records of its training (validation loss, label smoothing)."""
+file records of its training (epochs, updates, validation loss, label smoothing)."""
 from __future__ import annotations
 
 import math
@@ -43,8 +43,47 @@ def label_smoothing(state: Dict) -> float:
     """The criterion's label smoothing (0 for plain cross entropy), from the config or the old
     argparse namespace."""
     cfg = state.get("cfg")
-    criterion = getattr(cfg, "criterion", None) if cfg is not None else None
-    value = getattr(criterion, "label_smoothing", None) if criterion is not None else None
+    criterion = _field(cfg, "criterion")
+    value = _field(criterion, "label_smoothing")
     if value is None and state.get("args") is not None:
         value = getattr(state["args"], "label_smoothing", None)
     return float(value or 0.0)
+
+
+def _field(config: object, key: str) -> object:
+    """``config.key``: of fairseq's config as its loader gives it, or as a plain dict (torch.load)."""
+    if config is None:
+        return None
+    return config.get(key) if isinstance(config, dict) else getattr(config, key, None)
+
+
+def training_figures(state: Dict) -> Dict:
+    """What a checkpoint's own state says of the training that wrote it: ``epochs`` finished
+    (fairseq saves the epoch to start from next, the one after a finished epoch), ``num_updates``,
+    its ``valid_loss`` (``validation_loss``) and the criterion's ``label_smoothing``; a figure the
+    file lacks is None."""
+    extra = state.get("extra_state") or {}
+    iterator = extra.get("train_iterator") or {}
+    history = state.get("optimizer_history") or [{}]
+    epoch, updates = iterator.get("epoch"), history[-1].get("num_updates")
+    return {"epochs": epoch - 1 if isinstance(epoch, int) else None,
+            "num_updates": updates if isinstance(updates, int) else None,
+            "valid_loss": validation_loss(state), "label_smoothing": label_smoothing(state)}
+
+
+def read_training_figures(path: str) -> Dict:
+    """``training_figures`` of the checkpoint at ``path``, read without loading its tensors (a
+    large checkpoint is mapped, not read); an unreadable file is an error naming it."""
+    import torch
+
+    try:
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=False, mmap=True)
+        except RuntimeError:  # a file of torch's legacy format cannot be mapped
+            state = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
+        raise ContextualMTError(f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})"
+                                ) from None
+    if not isinstance(state, dict):
+        raise ContextualMTError(f"{path}: not a fairseq checkpoint")
+    return training_figures(state)

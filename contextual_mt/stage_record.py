@@ -128,14 +128,16 @@ class StageRecord:
         """The record as written (an earlier version's in this shape); None when there is none."""
         record = read_record(self.path)
         if record is None and self.legacy is not None:
-            return upgrade(self.stage, self.legacy, read_record(self.legacy))
+            return upgrade(self.stage, self.legacy, _rebased(read_record(self.legacy), self.legacy, self.path))
         return upgrade(self.stage, self.path, record)
 
     def _intact(self, record: Dict) -> bool:
         """``outputs_intact``, with the outputs of a record that names them relative to its folder."""
         if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
             folder = os.path.dirname(self.path)
-            record = {**record, "outputs": {os.path.join(folder, p): h for p, h in record["outputs"].items()}}
+            # normalized: the folder need not exist (an earlier record read in place of this one)
+            record = {**record, "outputs": {os.path.normpath(os.path.join(folder, p)): h
+                                            for p, h in record["outputs"].items()}}
         return outputs_intact(record)
 
     def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
@@ -168,6 +170,9 @@ class StageRecord:
         record = {"stage": self.stage, "fingerprint": fingerprint, **fields,
                   "outputs": {os.path.relpath(p, folder or "."): h for p, h in made.items()}, "base": "record"}
         write_record(self.path, record, transactional=transactional)
+        for earlier in legacy_record_files(self.stage, self.legacy):  # replaced by this record
+            if os.path.isfile(earlier):
+                os.unlink(earlier)
         return record
 
     def forget(self) -> None:
@@ -322,20 +327,45 @@ class PartialFile:
 
 # ============================================================================ earlier versions
 # Where the versions before the stage declaration kept a stage's done-record, in their own shape:
-# train ``train.done`` / ``train.json`` (the fingerprint and the figures, ``checkpoint_sha256``),
-# translate ``translate.json`` (per system its fingerprint and ``output`` sha256), score the
-# ``settings`` of ``scores.json``, data ``.prepare-state.json`` (the fingerprint and the finished
-# steps) beside ``summary.json``. ``upgrade`` reads them as ``StageRecord``s, so that the study
-# folders they finished stay up to date; nothing writes them any more.
+# train ``train.done`` (the fingerprint and the figures, ``checkpoint_sha256``; later in this shape,
+# its outputs named relative to its folder) and ``train.json`` beside it (the fingerprint of a run
+# under way, written when training started), translate ``translate.json`` (per system its
+# fingerprint and ``output`` sha256), score the ``settings`` of ``scores.json``, data
+# ``.prepare-state.json`` (the fingerprint and the finished steps) beside ``summary.json``.
+# ``upgrade`` reads them as ``StageRecord``s, so that the study folders they finished stay up to
+# date; nothing writes them any more, and those that were records only (train's) are removed when
+# this version's record replaces them.
 LEGACY_DATA_STATE = ".prepare-state.json"
-LEGACY_TRAIN_DONE = "train.done"
+LEGACY_TRAIN_DONE, LEGACY_TRAIN_STARTED = "train.done", "train.json"
+
+
+def legacy_record_files(stage: str, legacy: Optional[str]) -> List[str]:
+    """The earlier version's files that were nothing but ``stage``'s record (no output a reader
+    wants: scores.json is one), read in place of the record at ``legacy``."""
+    if stage == "train" and legacy and os.path.basename(legacy) == LEGACY_TRAIN_DONE:
+        return [legacy, os.path.join(os.path.dirname(legacy), LEGACY_TRAIN_STARTED)]
+    return []
+
+
+def _rebased(record: Optional[Dict], path: str, at: str) -> Optional[Dict]:
+    """An earlier record at ``path`` in this shape (outputs named relative to its own folder), as
+    if written at ``at``: read in place of the record there."""
+    if not (isinstance(record, dict) and record.get("base") == "record" and isinstance(record.get("outputs"), dict)):
+        return record
+    old, new = os.path.dirname(path) or ".", os.path.dirname(at) or "."
+    return {**record, "outputs": {os.path.relpath(os.path.join(old, p), new): h for p, h in record["outputs"].items()}}
 
 
 def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
     """``record``, read at ``path``, in the shape ``StageRecord`` writes (unchanged when it is)."""
+    folder = os.path.dirname(path)
+    if stage == "train" and record is None and os.path.basename(path) == LEGACY_TRAIN_DONE:
+        started = read_record(os.path.join(folder, LEGACY_TRAIN_STARTED))
+        # a run under way: what its checkpoints are trained from, and no output yet
+        return None if not isinstance(started, dict) else {
+            "stage": stage, "fingerprint": started.get("fingerprint"), "outputs": {}, "base": "record"}
     if not isinstance(record, dict) or "stage" in record:
         return record
-    folder = os.path.dirname(path)
     if stage == "train" and os.path.basename(path) == LEGACY_TRAIN_DONE and "checkpoint_sha256" in record:
         return {"stage": stage, **record,
                 "outputs": {os.path.join(folder, "checkpoint_best.pt"): record["checkpoint_sha256"]}}

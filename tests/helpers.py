@@ -108,3 +108,13 @@ def train(data: Path, save_dir: Path, *extra: str, epochs: int = 2, launcher=Non
                               "--task", "document_translation", *TINY_MODEL, *TRAIN_OPTS,
                               "--max-epoch", str(epochs), "--save-dir", str(save_dir), *extra]
     return run(cmd, check=check)
+
+
+def write_fairseq_checkpoint(path, epochs: int, num_updates: int, valid_loss: float) -> None:
+    """A stand-in for a checkpoint fairseq saved at the end of epoch ``epochs``: the state the
+    train stage reads of it (no weights)."""
+    import torch
+
+    torch.save({"extra_state": {"train_iterator": {"version": 2, "epoch": epochs + 1, "iterations_in_epoch": 0},
+                                "val_loss": valid_loss, "best": valid_loss},
+                "optimizer_history": [{"num_updates": num_updates}], "cfg": None}, str(path))

@@ -80,6 +80,14 @@ def moses_words(words: Sequence[str], lang: str) -> List[str]:
     return out
 
 
+def moses_has_rules(lang: str) -> bool:
+    """Whether sacremoses' Moses tokenizer has rules of its own for ``lang`` (its nonbreaking
+    prefixes, or the CJK character rules); any other code gets its English ones, silently."""
+    from sacremoses.corpus import NonbreakingPrefixes
+
+    return lang in NonbreakingPrefixes().available_langs or lang in ("ja", "ko", "zh", "cjk")
+
+
 def word_unit(annotations_name: Optional[str], tags_name: Optional[str], lang: Optional[str]) -> str:
     """What a report's word is, in words (report.md and report.json say it)."""
     if annotations_name:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Union
@@ -11,7 +12,8 @@ import numpy as np
 from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
 from contextual_mt.errors import ContextualMTError, check_option
 from commandkit.outputs import atomic_write_text, outputs
-from contextual_mt.analysis.join import SentenceRecord, join, read_attribution, read_pcxmi, read_tags, word_unit
+from contextual_mt.analysis.join import SentenceRecord, join, moses_has_rules, read_attribution, read_pcxmi, \
+    read_tags, word_unit
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.viewer import write_viewer
@@ -37,6 +39,9 @@ def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str]
     return sentences
 
 
+logger = logging.getLogger(__name__)
+
+
 @dataclass
 class ReportOptions:
     """``contextual-mt report``: the P-CXMI records, where to write, and what to join them with.
@@ -60,6 +65,9 @@ class ReportOptions:
         check_option("--min-count", self.min_count, minimum=1, integer=True)
         check_option("--top", self.top, minimum=0, integer=True)
         check_option("--top-pairs", self.top_pairs, minimum=1, integer=True)
+        if self.lang and not (self.conllu or self.stanza_lang or self.tags) and not moses_has_rules(self.lang):
+            logger.warning(f"--lang {self.lang}: the Moses tokenizer (sacremoses) has no rules for {self.lang!r}; "
+                           "words are split off their punctuation by its default (English) rules")
 
 
 def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = None, **kwargs: Any) -> Dict:

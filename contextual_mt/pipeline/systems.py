@@ -32,7 +32,7 @@ def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
 
     path = layout.checkpoint(model)
     done = done_record(layout, model).read()
-    if not os.path.isfile(path) or done is None:
+    if not os.path.isfile(path) or done is None or "checkpoint_sha256" not in done:  # none, or under way
         raise ContextualMTError(f"{path}: no finished training; train it first "
                                 f"('make train LANG={layout.lang} MODEL={model}')")
     if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):

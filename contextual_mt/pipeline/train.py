@@ -8,27 +8,33 @@ sentence-level checkpoint; ``demo``: the offline demo's models). fairseq runs
 on every visible GPU (torchrun when more than one, fp16 where the GPU has fast half precision)
 or on CPU with the same command.
 
-Two stage records in the checkpoint directory (``pipeline/stages.py`` declares where): the one
-written when training starts holds what the checkpoints are trained from (re-running resumes from
-``checkpoint_last.pt`` only when that still holds), and the done-record marks a finished run
-(nothing to do on the next call) with its figures.
+The stage's record, ``.stage/train.json`` in the checkpoint directory (a ``StageRecord``;
+``pipeline/stages.py`` declares where): written when training starts, it holds what the
+checkpoints are trained from (re-running resumes from ``checkpoint_last.pt`` only when that still
+holds); written again when training ends, it marks a finished run and holds what the checkpoints
+themselves say (``checkpoint_best.pt``'s sha256, the epochs and updates trained, the validation
+losses), not what was asked. The stopping criterion is not part of what the checkpoints are
+trained from: asked for more epochs or updates than a finished run has, training goes on from
+``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.batch_plan import BatchPlan, TrainingSplit, gpu_memory_gib, measure_memory, \
     parse_batch, plan_batch, reference_of
 from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
-from contextual_mt.pipeline.make_names import option_name
+from contextual_mt.checkpoint_file import read_training_figures, training_figures
+from contextual_mt.pipeline.make_names import given, option_name, under_make
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
 from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.pipeline.stages import record as stage_record
@@ -43,17 +49,13 @@ KINDS = {
     "context": ["task.source_context_size=0", "task.target_context_size=3",
                 "task.sample_context_size=true", "task.coword_dropout=0.1"],
 }
-RECORD, LOG = "train.json", "train.log"
+LOG = "train.log"
 
 
 def done_record(layout: PairLayout, model: str) -> StageRecord:
-    """The train stage's done-record of ``model`` (the fingerprint, the checkpoint and the figures)."""
+    """The train stage's record of ``model``: what its checkpoints are trained from (written when
+    training starts, with no output yet) and, once training finished, checkpoint_best.pt and the figures."""
     return stage_record("train", layout, model=model)
-
-
-def started_record(layout: PairLayout, model: str) -> StageRecord:
-    """What the checkpoints in the save directory are being trained from (written when training starts)."""
-    return StageRecord(os.path.join(layout.checkpoints(model), RECORD), "train")
 
 
 @dataclass
@@ -176,7 +178,7 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPl
         cmd.append("common.cpu=true")
     if fp16:
         cmd.append("common.fp16=true")
-    max_epoch = o.max_epoch if o.max_epoch is not None else preset.max_epoch.get(o.model)
+    max_epoch = _max_epoch_option(o)
     if max_epoch is not None:
         cmd.append(f"optimization.max_epoch={max_epoch}")
     if o.max_update is not None:
@@ -191,49 +193,107 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPl
     return cmd
 
 
-def _state(o: TrainOptions, fp: Dict) -> Optional[Dict]:
-    """The finished run's record when it matches; None when there is training to do. Checkpoints
-    from other data or settings, or damaged ones, are an error; ``overwrite`` removes them and
-    training starts from scratch."""
-    save = o.layout.checkpoints(o.model)
-    done = done_record(o.layout, o.model).current(fp, max_epoch=o.max_epoch, max_update=o.max_update)
-    if done is not None:
-        return done
+def _max_epoch_option(o: TrainOptions) -> Optional[int]:
+    """The max_epoch the command gives: the option's, else the preset's for the model kind (else
+    the Hydra config's own)."""
+    return o.max_epoch if o.max_epoch is not None else get_preset(o.preset).max_epoch.get(o.model)
+
+
+def stop_limits(o: TrainOptions) -> Tuple[Optional[int], Optional[int]]:
+    """The max_epoch and max_update fairseq runs with (None: no limit), as the command sets them
+    over the preset's config (an ``--override`` of them last, as on the command line)."""
+    max_epoch = _max_epoch_option(o)
+    given_limits = ([f"optimization.max_epoch={max_epoch}"] if max_epoch is not None else []) + \
+        ([f"optimization.max_update={o.max_update}"] if o.max_update is not None else [])
+    optimization = preset_config(o.preset, (*given_limits, *o.overrides)).get("optimization") or {}
+    return optimization.get("max_epoch") or None, optimization.get("max_update") or None
+
+
+def _asked(o: TrainOptions, want: int, unit: str) -> str:
+    """Where a limit of ``want`` epochs or updates comes from, in the user's words."""
+    flag, value = ("--max-epoch", o.max_epoch) if unit == "epochs" else ("--max-update", o.max_update)
+    key = "optimization.max_epoch" if unit == "epochs" else "optimization.max_update"
+    if any(item.split("=", 1)[0] == key for item in o.overrides):
+        return f"--override {key}={want}"
+    return given(flag, want) if value == want else f"{given('--preset', o.preset)} ({want} {unit})"
+
+
+def _past_limits(o: TrainOptions, trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Optional[str]:
+    """The refusal when the checkpoints were trained for more epochs or updates than asked."""
+    for have, want, unit in zip((trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates")):
+        if have is not None and want is not None and have > want:
+            return (f"{o.layout.checkpoints(o.model)} was trained for {have} {unit}; {_asked(o, want, unit)} asks for "
+                    f"fewer: {'OVERWRITE=1' if under_make() else '--overwrite'} retrains")
+    return None
+
+
+def _more_to_do(trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> bool:
+    """Whether fairseq, resuming from checkpoints this far, trains on (below both limits)."""
+    return all(want is None or have is None or have < want
+               for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits))
+
+
+def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Tuple[str, Optional[Dict]]:
+    """What this call does: ``("done", record)`` nothing (the finished run's record);
+    ``("record", None)`` record checkpoints that reached the limits before their run was recorded;
+    ``("train", record)`` train, from checkpoint_last.pt where there is one (``record``: the
+    finished run it goes on from, or None). Checkpoints from other data or settings, damaged ones,
+    or ones trained past the limits are an error; ``overwrite`` removes them and training starts
+    from scratch."""
+    save, best = o.layout.checkpoints(o.model), o.layout.checkpoint(o.model)
+    done = done_record(o.layout, o.model).current(fp)
+    # an earlier version recorded a resumed run that trained nothing as 0 updates: the checkpoints decide
+    trusted = done is not None and done.get("num_updates") != 0
+    if trusted and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
+        return "done", done  # the run as it was asked for
     if not os.path.isdir(save):
-        return None
-    if o.overwrite:
+        return "train", None
+    problem, trained = (None, None) if o.overwrite and done is None else _resume_problem(o, fp)
+    if not problem and trained is None and done is not None:  # no checkpoint_last.pt: the best is as far as it went
+        trained = read_training_figures(best)
+    if o.overwrite and (done is None or problem or (trained and _past_limits(o, trained, limits))):
         shutil.rmtree(save)
-        return None
-    problem = _resume_problem(o, fp)
+        return "train", None
     if problem:
         raise stale_error(save, f"{problem}; resuming would build on them",
                           "re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
-    return None
+    if trained is not None:
+        refusal = _past_limits(o, trained, limits)
+        if refusal:
+            raise ContextualMTError(refusal)
+        if not _more_to_do(trained, limits):
+            if trusted:
+                return "done", done  # the limits the run reached, asked for in other words
+            if os.path.isfile(best):
+                return "record", None
+    return "train", done
 
 
-def _resume_problem(o: TrainOptions, fp: Dict) -> Optional[str]:
-    """Why the checkpoints in the save directory cannot be resumed from, if they cannot."""
+def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[Dict]]:
+    """Why the checkpoints in the save directory cannot be resumed from, if they cannot; and what
+    checkpoint_last.pt says of its training (``training_figures``; None when there is none)."""
     save = o.layout.checkpoints(o.model)
-    record = started_record(o.layout, o.model).read()
+    record = done_record(o.layout, o.model).read()
     last = os.path.join(save, "checkpoint_last.pt")
     if record is None:
-        return "the checkpoints there have no record of what they were trained from" if os.path.exists(last) else None
+        return ("the checkpoints there have no record of what they were trained from" if os.path.exists(last)
+                else None), None
     if record.get("fingerprint") != fp:
-        old = record.get("fingerprint", {})
+        old = record.get("fingerprint") or {}
         changed = ", ".join(k for k in sorted(set(fp) | set(old)) if fp.get(k) != old.get(k))
-        return f"the checkpoints there were trained from other data or settings (changed: {changed})"
-    done = done_record(o.layout, o.model).read()
+        return f"the checkpoints there were trained from other data or settings (changed: {changed})", None
     best = o.layout.checkpoint(o.model)
-    if done is not None and (not os.path.exists(best) or done.get("checkpoint_sha256") != file_sha256(best)):
-        return f"{os.path.basename(best)} is missing or was changed since training finished"
-    if os.path.exists(last):
-        import torch
+    if record.get("outputs") and (not os.path.exists(best) or record.get("checkpoint_sha256") != file_sha256(best)):
+        return f"{os.path.basename(best)} is missing or was changed since training finished", None
+    if not os.path.exists(last):
+        return None, None
+    import torch
 
-        try:  # fairseq would fail on it after start-up, with a message that names no file
-            torch.load(last, map_location="cpu", weights_only=False)
-        except Exception as e:  # noqa: BLE001 (torch raises many types for a damaged file)
-            return f"{last} is unreadable ({str(e).splitlines()[0][:120]})"
-    return None
+    try:  # fairseq would fail on it after start-up, with a message that names no file
+        state = torch.load(last, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 (torch raises many types for a damaged file)
+        return f"{last} is unreadable ({str(e).splitlines()[0][:120]})", None
+    return None, training_figures(state) if isinstance(state, dict) else None
 
 
 def train_model(options: TrainOptions) -> Dict:
@@ -248,38 +308,55 @@ def train_model(options: TrainOptions) -> Dict:
         raise ContextualMTError("--fp16 needs a GPU")
     plan = batch_plan(o, gpus)
     fp = train_fingerprint(o, plan)
-    done = _state(o, fp)
+    action, earlier = _plan(o, fp, stop_limits(o))
     save = o.layout.checkpoints(o.model)
-    if done is not None:
+    if action == "done":
         print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
-        return done
-    if o.progress:
-        print(f"[train {o.lang} {o.model}] batch: {plan.summary()}", file=sys.stderr)
-    os.makedirs(save, exist_ok=True)
-    for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
-        if name.startswith("dict."):
-            shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
-    finished = done_record(o.layout, o.model)
-    finished.forget()  # training longer: not done until this run ends
-    started_record(o.layout, o.model).save(fp, [])
-    cmd = train_command(o, gpus, fp16, plan)
-    stats = _run(cmd, os.path.join(save, LOG), o)
+        return earlier
+    record = done_record(o.layout, o.model)
+    cmd, stats = train_command(o, gpus, fp16, plan), {}
+    if action == "train":
+        if o.progress:
+            print(f"[train {o.lang} {o.model}] batch: {plan.summary()}", file=sys.stderr)
+        os.makedirs(save, exist_ok=True)
+        for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
+            if name.startswith("dict."):
+                shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
+        record.save(fp, [])  # under way: not done until this run ends
+        stats = _run(cmd, os.path.join(save, LOG), o)
+        if earlier:  # went on from a finished run: its validations first
+            curve = stats.get("valid_curve") or []
+            stats["valid_curve"] = [p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]] + curve
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
-    return finished.save(fp, [o.layout.checkpoint(o.model)], max_epoch=o.max_epoch, max_update=o.max_update,
-                         preset=o.preset, model=o.model, gpus=gpus, fp16=fp16, batch=plan.as_record(),
-                         tokens_per_update=plan.tokens_per_update, command=cmd,
-                         checkpoint_sha256=file_sha256(o.layout.checkpoint(o.model)), **stats, **_health(o, stats))
+    figures = checkpoint_figures(o)
+    return record.save(fp, [o.layout.checkpoint(o.model)], max_epoch=o.max_epoch, max_update=o.max_update,
+                       preset=o.preset, model=o.model, gpus=gpus, fp16=fp16, batch=plan.as_record(),
+                       tokens_per_update=plan.tokens_per_update, command=cmd if action == "train" else None,
+                       checkpoint_sha256=file_sha256(o.layout.checkpoint(o.model)),
+                       **{**stats, **figures, **_health(o, figures)})  # the checkpoints' figures over the log's
 
 
-def _health(o: TrainOptions, stats: Dict) -> Dict:
+def checkpoint_figures(o: TrainOptions) -> Dict:
+    """What the checkpoints say of their training, for the record: the epochs, updates and last
+    validation loss of checkpoint_last.pt (of checkpoint_best.pt when there is no other), the
+    epoch and validation loss of checkpoint_best.pt, and the label smoothing."""
+    best = read_training_figures(o.layout.checkpoint(o.model))
+    path = os.path.join(o.layout.checkpoints(o.model), "checkpoint_last.pt")
+    last = read_training_figures(path) if os.path.exists(path) else best
+    return {"epochs": last["epochs"], "num_updates": last["num_updates"], "valid_loss": last["valid_loss"],
+            "best_epoch": best["epochs"], "best_valid_loss": best["valid_loss"],
+            "label_smoothing": best["label_smoothing"]}
+
+
+def _health(o: TrainOptions, figures: Dict) -> Dict:
     """Warn when checkpoint_best.pt is no better than a unigram model of the target (the loader
     warns again on every later load); the figures go into the done-record."""
     from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
 
-    loss = stats["best_valid_loss"] if stats.get("best_valid_loss") is not None else stats.get("valid_loss")
     counts = dictionary_counts(os.path.join(o.layout.checkpoints(o.model), f"dict.{o.lang}.txt"))
-    check = warn_if_untrained(o.layout.checkpoint(o.model), loss, counts, stats.get("label_smoothing") or 0.0)
+    check = warn_if_untrained(o.layout.checkpoint(o.model), figures["best_valid_loss"], counts,
+                              figures.get("label_smoothing") or 0.0)
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
@@ -302,6 +379,12 @@ def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
         progress.close()
     if proc.returncode != 0:
         tail = _last_error(log_path)
+        if _failed_saving(log_path):  # fairseq's own error names neither the folder nor the cause
+            save = o.layout.checkpoints(o.model)
+            free = shutil.disk_usage(save).free / 2 ** 30
+            raise ContextualMTError(f"{save}: saving a checkpoint failed ({tail or 'see the log'}); is the disk full "
+                                    f"({free:.1f} GiB free now)? Free space there and re-run: training resumes from "
+                                    f"checkpoint_last.pt; see {log_path}")
         raise ContextualMTError(f"training the {o.model} model failed{': ' + tail if tail else ''}; see {log_path}")
     stats = progress.stats.as_dict()
     stats["seconds"] = round(time.time() - start, 1)
@@ -312,6 +395,21 @@ def _max_epoch(cmd: List[str]) -> Optional[int]:
     """The command's max_epoch, until fairseq logs the one it uses (the preset's when not given)."""
     found = [int(a.split("=", 1)[1]) for a in cmd if a.startswith("optimization.max_epoch=")]
     return found[-1] if found else None
+
+
+# how a failed checkpoint write ends fairseq's log: torch's writer errors, or an OSError of a full disk
+_SAVE_ERRORS = ("No space left on device", "Errno 28", "PytorchStreamWriter failed", "file write failed",
+                "unexpected pos", "Disk quota exceeded")
+_SAVE_FRAME = re.compile(r'checkpoint_utils\.py", line \d+, in (save_checkpoint|_?torch_persistent_save)')
+
+
+def _failed_saving(log_path: str) -> bool:
+    """Whether fairseq's run ended in writing a checkpoint: its traceback passes through
+    ``checkpoint_utils``' save, or the error is one of a full disk."""
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        tail = f.readlines()[-80:]
+    text = "".join(tail)
+    return any(e in text for e in _SAVE_ERRORS) or bool(_SAVE_FRAME.search(text))
 
 
 def _last_error(log_path: str) -> str:

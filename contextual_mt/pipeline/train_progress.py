@@ -1,6 +1,8 @@
 """What ``make train`` shows while fairseq-hydra-train runs: fed fairseq's log one line at a time,
 a progress bar per epoch over its updates (loss, words/s, the epoch's ETA and, after one epoch,
-the whole run's), one summary line per validation, and the figures the train stage's done-record keeps.
+the whole run's), one summary line per validation, and the run's figures (throughput, the validation
+curve) for the train stage's record, which takes the epochs, updates and losses from the checkpoints
+themselves (a resumed run that trains nothing logs none).
 
 fairseq (``log_format: simple``) logs, among much else:
 
@@ -60,7 +62,8 @@ class EpochState:
 
 @dataclass
 class TrainStats:
-    """The figures the train stage's done-record keeps (see ``as_dict``)."""
+    """The figures of this run's log (see ``as_dict``); the record keeps the checkpoints' own
+    epochs, updates and validation losses over these."""
 
     epochs: int = 0  # the last epoch finished
     num_updates: int = 0

@@ -2,7 +2,8 @@
 loading any: stanza's resources.json and model files are looked up where stanza will look
 (``--stanza-dir``), the aligner in its folder or the Hugging Face cache. ``muda tag`` (and the
 pipeline's muda-eval stage) call ``check_models`` before anything loads, so that a run with
-several models missing fails once, listing them all, instead of once per model."""
+several models missing fails once, listing them all, instead of once per model; ``muda eval``
+checks ``eval_required_models`` the same way."""
 from __future__ import annotations
 
 import json
@@ -71,6 +72,28 @@ def required_models(tgt_lang: str, phenomena: Optional[Sequence[str]] = None, *,
     if not alignments:
         needed.append(_aligner(align_model))
     return needed
+
+
+def eval_required_models(tgt_lang: str, *, tag_reference: bool, src_conllu: Optional[str] = None,
+                         ref_conllu: Optional[str] = None, ref_alignments: Optional[str] = None,
+                         source_from_reference: bool = False, hyp_conllu: Optional[Sequence[str]] = None,
+                         hyp_alignments: Optional[Sequence[str]] = None, stanza_dir: Optional[str] = None,
+                         align_model: str = DEFAULT_ALIGN_MODEL, lexicon: bool = False) -> List[RequiredModel]:
+    """Every model a ``muda eval`` loads: the reference's tagging when its tags are not given
+    (``tag_reference``), then every hypothesis's, whose English side is the reference's (the
+    CoNLL-U beside its tags: ``source_from_reference`` for given tags that have one) or
+    --src-conllu. ``lexicon``: lookup for all of it, no model."""
+    common = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
+    needed: Dict[str, RequiredModel] = {}
+    if tag_reference:
+        for m in required_models(tgt_lang, src_conllu=src_conllu, tgt_conllu=ref_conllu, alignments=ref_alignments,
+                                 **common):
+            needed.setdefault(m.label, m)
+    source_given = src_conllu or ("the reference's" if tag_reference or source_from_reference else None)
+    for m in required_models(tgt_lang, src_conllu=source_given, tgt_conllu="given" if hyp_conllu else None,
+                             alignments="given" if hyp_alignments else None, **common):
+        needed.setdefault(m.label, m)
+    return list(needed.values())
 
 
 def missing_models(models: Sequence[RequiredModel]) -> List[RequiredModel]:
@@ -204,6 +227,6 @@ def check_models(command: str, models: Sequence[RequiredModel], tgt_lang: str, s
         raise InputError(missing_message(command, missing, tgt_lang, stanza_dir, align_model, precomputed_hint))
 
 
-__all__ = ["RequiredModel", "required_models", "missing_models", "check_models", "missing_message",
+__all__ = ["RequiredModel", "required_models", "eval_required_models", "missing_models", "check_models", "missing_message",
            "download_command", "stanza_files_missing", "PRECOMPUTED_FLAGS", "in_hf_cache", "default_stanza_dir", "SOURCE_PROCESSORS",
            "TARGET_PROCESSORS", "DEFAULT_ALIGN_MODEL"]

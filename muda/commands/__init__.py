@@ -93,6 +93,8 @@ def evaluate(o: EvalArgs) -> int:
     check_not_inputs({"--output": o.output, "--plot": o.plot}, lexicon)
     if o.annotators.annotator == "spacy" and not (o.ref_conllu and o.hyp_conllu) and not o.lexicon:
         _check_spacy_target(o.tgt_lang)  # before any file is read
+    elif o.annotators.annotator != "spacy":
+        _check_eval_models(o)  # every missing model in one error, before any file is read or model loaded
     result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon))
     table = format_muda_table(result)
     print(table)
@@ -102,6 +104,23 @@ def evaluate(o: EvalArgs) -> int:
     if o.output:
         print(f"JSON: {o.output}")
     return 0
+
+
+def _check_eval_models(o: EvalArgs) -> None:
+    from commandkit.outputs import output_exists
+    from muda.annotators.required_models import check_models, eval_required_models
+    from muda.tagger import annotation_paths
+
+    a = o.annotators
+    models = eval_required_models(
+        o.tgt_lang, tag_reference=not o.ref_tags, src_conllu=o.src_conllu, ref_conllu=o.ref_conllu,
+        ref_alignments=o.ref_alignments,
+        source_from_reference=bool(o.ref_tags) and output_exists(annotation_paths(o.ref_tags)["src_conllu"]),
+        hyp_conllu=o.hyp_conllu, hyp_alignments=o.hyp_alignments, stanza_dir=a.stanza_dir, align_model=a.align_model,
+        lexicon=bool(o.lexicon))
+    check_models("muda eval", models, o.tgt_lang, a.stanza_dir, a.align_model,
+                 "--src-conllu, --ref-conllu/--hyp-conllu, --ref-alignments/--hyp-alignments, or --lexicon "
+                 "SRC.conllu TGT.conllu ALIGN for the systems")
 
 
 def train_ellipsis(o: TrainEllipsisArgs) -> int:

@@ -8,7 +8,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, FrozenSet, Optional
+from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
 
@@ -18,6 +18,8 @@ DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside t
 UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
 # spaCy's trained pipeline packages: xx_core_news_sm, zh_core_web_md, ... (an importable module name)
 SPACY_PIPELINE = re.compile(r"[a-z]{2,3}_core_(news|web)_(sm|md|lg|trf)")
+# the universal part-of-speech tags (universaldependencies.org/u/pos)
+UD_UPOS = frozenset("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split())
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Language:
     pronouns: Dict[str, FrozenSet[str]] = field(default_factory=dict)  # English pronoun -> target forms
     verb_forms: FrozenSet[str] = frozenset()
     spacy_pipeline: Optional[str] = None  # None: spaCy has no trained pipeline for the language
+    # closed-class words (lowercase) -> the UPOS and features the word itself fixes
+    closed_class: Dict[str, Tuple[str, Dict[str, str]]] = field(default_factory=dict)
 
 
 def _strings(value, where: str) -> FrozenSet[str]:
@@ -60,7 +64,8 @@ def _check_keys(data: dict, allowed: set, where: str) -> None:
 def parse_language(code: str, data: dict, path: str) -> Language:
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a mapping at the top level")
-    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline"}, path)
+    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline", "closed_class"},
+                path)
     if not isinstance(data.get("name"), str):
         raise InputError(f"{path}: 'name' is required")
     formality = None
@@ -95,7 +100,33 @@ def parse_language(code: str, data: dict, path: str) -> Language:
     if spacy_pipeline is not None and not (isinstance(spacy_pipeline, str) and SPACY_PIPELINE.fullmatch(spacy_pipeline)):
         raise InputError(f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name "
                          f"(like fr_core_news_sm)")
-    return Language(code, data["name"], aliases, formality, pronouns, verb_forms, spacy_pipeline)
+    closed_class = _closed_class(data.get("closed_class"), f"{path}: closed_class") \
+        if "closed_class" in data else {}
+    return Language(code, data["name"], aliases, formality, pronouns, verb_forms, spacy_pipeline, closed_class)
+
+
+def _closed_class(value, where: str) -> Dict[str, Tuple[str, Dict[str, str]]]:
+    """``word: UPOS FEATS`` (``PRON Number=Sing|Person=2|PronType=Prs``; ``_``: no features)."""
+    if not isinstance(value, dict) or not value:
+        raise InputError(f"{where}: expected a mapping of words to 'UPOS FEATS'")
+    out = {}
+    for word, tag in value.items():
+        if not isinstance(word, str) or not word.strip() or " " in word.strip():
+            raise InputError(f"{where}: {word!r} is not a word (quote words YAML reads otherwise: \"on\")")
+        parts = tag.split() if isinstance(tag, str) else []
+        if len(parts) != 2 or parts[0] not in UD_UPOS:
+            raise InputError(f"{where}.{word}: {tag!r}: expected 'UPOS FEATS' with a universal part-of-speech tag "
+                             f"({', '.join(sorted(UD_UPOS))}) and features like Person=2|Number=Sing or _")
+        feats: Dict[str, str] = {}
+        for item in ([] if parts[1] == "_" else parts[1].split("|")):
+            key, sep, val = item.partition("=")
+            if not (sep and key and val) or key in feats:
+                raise InputError(f"{where}.{word}: feature {item!r}: expected Name=Value, each name once")
+            feats[key] = val
+        if word.lower() in out:
+            raise InputError(f"{where}: {word!r} listed twice")
+        out[word.lower()] = (parts[0], feats)
+    return out
 
 
 def load_language_file(path: str) -> Language:

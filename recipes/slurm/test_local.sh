@@ -140,14 +140,14 @@ expected=$(( ${#STAGE_NAMES[@]} - 1 + SHARDS ))
 
 D=$WORK/data/$PAIR; C=$WORK/checkpoints/$PAIR; R=$WORK/results/$PAIR
 for f in "$D/bin/dict.$PAIR.txt" "$D/summary.json" \
-         "$C/sentence/checkpoint_best.pt" "$C/sentence/train.done" "$C/context/checkpoint_best.pt" "$C/context/train.done" \
+         "$C/sentence/checkpoint_best.pt" "$C/sentence/.stage/train.json" "$C/context/checkpoint_best.pt" "$C/context/.stage/train.json" \
          "$R/sentence.test.$PAIR" "$R/context.test.$PAIR" "$R/context-gold.test.$PAIR" "$R/scores.json" \
          "$R/pcxmi.shard-1-of-$SHARDS.jsonl" "$R/pcxmi.shard-$SHARDS-of-$SHARDS.jsonl" "$R/pcxmi.jsonl" \
          "$R/pcxmi.summary.json" "$R/report/report.md" "$R/muda/eval.json"; do
-    if [ "${f##*/}" = train.done ]; then [ -e "$f" ]; else [ -s "$f" ]; fi || fail "missing output: ${f#"$WORK"/}"
+    [ -s "$f" ] || fail "missing output: ${f#"$WORK"/}"
 done
 for m in sentence context; do  # EPOCHS=3 went through MAKE_ARGS to the training jobs
-    grep -q '"max_epoch": 3,' "$C/$m/train.done" 2>/dev/null || fail "the $m model was not trained with EPOCHS=3"
+    grep -q '"max_epoch": 3,' "$C/$m/.stage/train.json" 2>/dev/null || fail "the $m model was not trained with EPOCHS=3"
 done
 for d in data checkpoints results logs; do
     [ ! -e "$ROOT/$d/$PAIR" ] || [ "$ROOT/$d/$PAIR" -ot "$TMP" ] || fail "$ROOT/$d/$PAIR was written: WORK= not honoured"

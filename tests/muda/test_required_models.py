@@ -186,3 +186,41 @@ def test_muda_download_without_network_is_one_line(tmp_path, hf_cache, capsys, m
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: muda download: cannot get stanza de (tokenize,pos,lemma) (OSError: Failed to resolve "
                    f"'huggingface.co'); this needs network: run it on a machine that has it and copy {folder} here"]
+
+
+def test_muda_eval_checks_its_models_before_reading_anything(tmp_path, hf_cache, capsys, monkeypatch):
+    """Issue 38.7: `muda eval` alone had no up-front check (stanza failed on the first model it
+    loaded, after the inputs were read). Now every model it will load is checked first, with the
+    same one-line error as `muda tag`; what is pre-computed needs none."""
+    from muda.evaluation import evaluate as evaluation
+
+    for name, text in (("s.en", "Hello .\n"), ("r.de", "Hallo .\n"), ("h.de", "Hallo .\n"), ("ids", "d1\n")):
+        (tmp_path / name).write_text(text)
+    stanza_dir = tmp_path / "no_stanza"
+
+    def too_early(*args, **kwargs):
+        raise AssertionError("read or loaded before the check")
+
+    monkeypatch.setattr(commands, "_annotators", too_early)
+    monkeypatch.setattr(evaluation, "run_eval", too_early)
+    base = ["eval", "--src", str(tmp_path / "s.en"), "--ref", str(tmp_path / "r.de"), "--docids",
+            str(tmp_path / "ids"), "--tgt-lang", "de", "--hyps", str(tmp_path / "h.de"), "--stanza-dir", str(stanza_dir),
+            "--output", str(tmp_path / "out.json")]
+    assert cli.main(base) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: muda eval needs models not on this machine: "), err
+    for needle in (f"stanza en (tokenize,pos,lemma,depparse,coref) in {stanza_dir}",
+                   f"stanza de (tokenize,pos,lemma) in {stanza_dir}", "aligner bert-base-multilingual-cased",
+                   f"'muda download --tgt-lang de --stanza-dir {stanza_dir}'", "--hyp-conllu"):
+        assert needle in err[0], needle
+    assert not (tmp_path / "out.json").exists()
+    # the reference's tags given with their English parse, the systems' CoNLL-U given: only the aligner
+    (tmp_path / "ref.tags.json").write_text("[]\n")
+    (tmp_path / "ref.tags.src.conllu").write_text("")
+    assert cli.main([*base, "--ref-tags", str(tmp_path / "ref.tags.json"), "--hyp-conllu", str(tmp_path / "h.de")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "needs models not on this machine: aligner bert-base-multilingual-cased;" in err and "stanza" not in err
+    # --lexicon: no model at all, so on to the evaluation
+    lexicon = [str(tmp_path / "s.en"), str(tmp_path / "r.de"), str(tmp_path / "ids")]
+    with pytest.raises(AssertionError, match="before the check"):
+        cli.main([*base, "--lexicon", *lexicon])

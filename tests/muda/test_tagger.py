@@ -38,7 +38,7 @@ def cli_args(f, out, lang="fr"):
 def test_tag_demo_corpus_finds_the_planted_pronouns(corpus, tmp_path):
     out = tmp_path / "tags.json"
     proc = muda(*cli_args(files(corpus), out))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # all pre-computed: nothing to warn about
     dump = read_tags(str(out))
     planted = [json.loads(l) for l in (corpus / "test.planted.jsonl").read_text().splitlines()]
     flat = [s for d in dump for s in d]

@@ -154,7 +154,8 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
             _touch(d / "bin" / "dict.fr.txt"), _touch(d / "summary.json", "{}")
         elif stage.startswith("train-"):
             model = stage[len("train-"):]
-            _touch(c / model / "checkpoint_best.pt"), _touch(c / model / "train.done", "{}")
+            _touch(c / model / "checkpoint_best.pt")
+            _record(c / model / ".stage" / "train.json", "train", c / model / "checkpoint_best.pt")
         elif stage == "translate":
             record = {}
             for s in ("sentence", "context", "context-gold"):
@@ -284,7 +285,7 @@ def test_environment_defaults_and_arguments(stubs, tmp_path):
 def test_finished_stages_are_skipped(stubs, tmp_path):
     work = tmp_path / "work"
     finish(work, "data", "train-sentence")
-    _touch(work / "checkpoints" / "fr" / "context" / "checkpoint_best.pt")  # no train.done: not finished
+    _touch(work / "checkpoints" / "fr" / "context" / "checkpoint_best.pt")  # no train record: not finished
     s = submit(stubs, work)  # no TEXT needed: the data is there
     assert s.status("data") == "done" and s.job("data") == "-"
     assert s.status("train-sentence") == "done"

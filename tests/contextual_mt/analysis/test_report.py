@@ -202,7 +202,7 @@ def planted_report(tmp_path_factory):
                            "--conllu", str(work / "test.fr.conllu"), "--tags", str(work / "test.tags.json"),
                            "--min-count", "2", "--top", "5"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return {"work": work, "out": out, "records": records, "stdout": proc.stdout}
+    return {"work": work, "out": out, "records": records, "stdout": proc.stdout, "stderr": proc.stderr}
 
 
 def test_report_numbers_on_known_values(planted_report):
@@ -223,6 +223,7 @@ def test_report_numbers_on_known_values(planted_report):
     assert "| formality | " in md and "### Top tokens" in md and "PRON.3.Sing" in md
     assert (out / "pos.csv").read_text().splitlines()[0] == "class,count,mean_pcxmi,roc_auc_vs_no_tag"
     assert "ROC-AUC vs no tag 1.000" in planted_report["stdout"]
+    assert planted_report["stderr"] == ""  # the real console script: no warning, no log line
     import matplotlib.image
 
     assert matplotlib.image.imread(str(out / "pcxmi_by_class.png")).shape[0] > 100
@@ -317,3 +318,19 @@ def test_report_unwritable_output_dir_and_broken_summary(planted_report, tmp_pat
     assert report_error(copy, "--output-dir", tmp_path / "out") == \
         f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value)"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.jsonl", "p.summary.json"]
+
+
+def test_a_language_moses_has_no_rules_for_is_said_in_one_warning(planted_report, tmp_path):
+    """Issue 38.7: `report --lang zz` split the words by Moses's English rules without a word.
+    Now one warning says so; a language it has rules for (fr), or --lang unused (the words come
+    from --conllu), says nothing."""
+    work = planted_report["work"]
+    proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "zz", "--lang", "zz")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.strip().splitlines()  # (in this process a log record reads "WARNING | logger | ...")
+    assert len(lines) == 1 and lines[0].startswith("WARNING") and lines[0].endswith(
+        "--lang zz: the Moses tokenizer (sacremoses) has no rules for 'zz'; words are split off their "
+        "punctuation by its default (English) rules"), proc.stderr
+    for extra in (["--lang", "fr"], ["--lang", "zz", "--conllu", work / "test.fr.conllu"]):
+        proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "fr", *extra)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # nothing to warn about

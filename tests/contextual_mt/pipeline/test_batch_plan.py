@@ -13,6 +13,7 @@ from contextual_mt.pipeline.batch_plan import (LR_CAP, MAX_SCALE, MIN_UPDATES_PE
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.presets import preset_config
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
+from tests.helpers import write_fairseq_checkpoint
 
 SMALL = Reference(max_tokens=4096, update_freq=1, lr=5e-4, warmup_updates=4000)
 # the figures measure_memory gives transformer-small with a 16k vocabulary (rounded)
@@ -176,8 +177,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
 
     def fake_run(cmd, log_path, o):
         commands.append(cmd)
-        with open(o.layout.checkpoint(o.model), "w") as f:
-            f.write("checkpoint")
+        write_fairseq_checkpoint(o.layout.checkpoint(o.model), epochs=1, num_updates=10, valid_loss=3.0)
         return {"num_updates": 10, "valid_loss": 3.0, "best_valid_loss": 3.0, "target_words_per_second": 1.0}
 
     monkeypatch.setattr(train_stage, "visible_gpus", lambda: 1)
@@ -195,7 +195,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     assert record["tokens_per_update"] == 32768 and record["batch"]["mode"] == "auto"
     assert record["batch"]["reference"] == {"max_tokens": 4096, "update_freq": 1, "lr": 5e-4, "warmup_updates": 4000}
     assert record["fingerprint"]["batch"]["max_tokens"] == 32768
-    saved = json.loads(open(os.path.join(fake_data.checkpoints("context"), "train.done")).read())
+    saved = json.loads(open(os.path.join(fake_data.checkpoints("context"), ".stage", "train.json")).read())
     assert saved["batch"]["estimated_gib"] == pytest.approx(SMALL_MEMORY.gib(32768), abs=0.01)
     # the same run again: done; with the paper's settings: other settings than the checkpoints'
     assert train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, progress=False)) == saved

@@ -45,8 +45,8 @@ def test_training_stage(study):
 
     for model, size, sample in (("sentence", 0, False), ("context", 3, True)):
         save = study["work"] / "checkpoints" / "fr" / model
-        done = json.loads((save / "train.done").read_text())
-        assert done["preset"] == "tiny" and done["gpus"] == 0 and done["num_updates"] > 0
+        done = json.loads((save / ".stage" / "train.json").read_text())
+        assert done["preset"] == "tiny" and done["gpus"] == 0 and done["num_updates"] > 0 and done["epochs"] == 3
         assert "common.cpu=true" in done["command"]
         task = torch.load(save / "checkpoint_best.pt", map_location="cpu", weights_only=False)["cfg"]["task"]
         assert task["target_context_size"] == size and task["sample_context_size"] is sample

@@ -432,9 +432,9 @@ def test_translate_refuses_checkpoints_trained_on_other_data(study, work):
 
 
 def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
-    """checkpoint_best.pt deleted (train.done and checkpoint_last.pt kept): train either trains
+    """checkpoint_best.pt deleted (its record and checkpoint_last.pt kept): train either trains
     again, or refuses with one line naming --overwrite and --overwrite trains again; either way
-    checkpoint_best.pt and train.done are back."""
+    checkpoint_best.pt and the finished record are back."""
     save = work / "checkpoints" / "fr" / "sentence"
     (save / "checkpoint_best.pt").unlink()
     args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
@@ -444,7 +444,31 @@ def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
         one_error(first)
         assert "--overwrite" in first.stderr or "OVERWRITE" in first.stderr, meaningful(first.stderr)[-1]
         ok(cmt(*args, "--overwrite"))  # ... and the way out works
-    assert (save / "checkpoint_best.pt").exists() and (save / "train.done").exists()
+    assert (save / "checkpoint_best.pt").exists() and json.loads((save / ".stage" / "train.json").read_text())["outputs"]
+
+
+def test_train_goes_on_to_more_epochs_and_refuses_fewer(study, work):
+    """Issue 38.5 for real: the chain's sentence model (EPOCHS=3). EPOCHS=2 is refused in one line
+    (it rewrote the record as 0 updates for the 3-epoch checkpoint); EPOCHS=4 goes on from
+    checkpoint_last.pt (fairseq begins at epoch 4) and the record is the checkpoint's."""
+    import torch
+
+    save = work / "checkpoints" / "fr" / "sentence"
+    record = save / ".stage" / "train.json"
+    before = json.loads(record.read_text())
+    args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
+            "--model", "sentence", "--quiet"]
+    one_error(cmt(*args, "--max-epoch", "2"), "sentence was trained for 3 epochs; --max-epoch 2 asks for fewer: "
+              "--overwrite retrains")
+    assert json.loads(record.read_text()) == before
+    proc = ok(cmt(*args, "--max-epoch", "4"))
+    after = json.loads(record.read_text())
+    run = (save / "train.log").read_text().split("\n$ ")[-1]  # this run's part of the log
+    assert "begin training epoch 4" in run and "begin training epoch 1\n" not in run
+    state = torch.load(save / "checkpoint_last.pt", map_location="cpu", weights_only=False)
+    assert (before["epochs"], after["epochs"], state["extra_state"]["train_iterator"]["epoch"]) == (3, 4, 5)
+    assert after["num_updates"] == state["optimizer_history"][-1]["num_updates"] > before["num_updates"]
+    assert f"(4 epochs, {after['num_updates']} updates, valid loss" in proc.stdout
 
 
 def test_translate_source_docids_mismatch_names_the_file(study, work):

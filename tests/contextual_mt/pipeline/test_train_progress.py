@@ -1,5 +1,5 @@
 """train_progress: fairseq's log lines (as fairseq-hydra-train writes them with log_format simple)
-become a bar per epoch, a line per validation and train.done's figures."""
+become a bar per epoch, a line per validation and the figures of the run's log."""
 import io
 
 import pytest
