@@ -263,7 +263,7 @@ def train_model(options: TrainOptions) -> Dict:
     finished.forget()  # training longer: not done until this run ends
     started_record(o.layout, o.model).save(fp, [])
     cmd = train_command(o, gpus, fp16, plan)
-    stats = _run(cmd, os.path.join(save, LOG), o)
+    stats = _run(cmd, os.path.join(save, LOG), o, gpus)
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
     return finished.save(fp, [o.layout.checkpoint(o.model)], max_epoch=o.max_epoch, max_update=o.max_update,
@@ -283,12 +283,22 @@ def _health(o: TrainOptions, stats: Dict) -> Dict:
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
-def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
+def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
+    """A preset's fixed CPU thread count for training on CPU (the weights depend on it), and no
+    dynamic thread counts, which OpenMP and MKL may lower under load."""
+    threads = get_preset(preset).cpu_threads
+    if gpus or not threads:
+        return {}
+    return {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "OMP_DYNAMIC": "FALSE",
+            "MKL_DYNAMIC": "FALSE"}
+
+
+def _run(cmd: List[str], log_path: str, o: TrainOptions, gpus: int) -> Dict:
     """fairseq-hydra-train with its log in ``log_path``; on the terminal a bar per epoch and one
     line per validation (``train_progress``)."""
     start = time.time()
     progress = TrainProgress(f"[train {o.lang} {o.model}]", max_epoch=_max_epoch(cmd), show=o.progress)
-    env = dict(os.environ, HYDRA_FULL_ERROR="1")
+    env = dict(os.environ, HYDRA_FULL_ERROR="1", **cpu_thread_env(o.preset, gpus))
     try:
         with open(log_path, "a", encoding="utf-8") as log:
             log.write("$ " + " ".join(cmd) + "\n")
