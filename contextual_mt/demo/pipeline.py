@@ -32,6 +32,11 @@ def demo_layout(workdir: str) -> PairLayout:
     return PairLayout(LANG, str(workdir))
 
 
+def demo_results(workdir: str) -> str:
+    """The demo's own figures (BLEU, the planted tokens, the planted contrastive set): ``WORK/results/fr/demo.json``."""
+    return os.path.join(demo_layout(workdir).results, "demo.json")
+
+
 def _log(msg: str) -> None:
     print(f"[demo] {msg}", flush=True)
 
@@ -109,7 +114,7 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
                                        "by_phenomenon": r["by"].get("phenomenon", {})}
                               for system, r in table.items() if isinstance(r, dict)}
     results["seconds"] = round(time.time() - start, 1)
-    atomic_write_text(str(work / "results.json"), json.dumps(results, indent=2) + "\n")
+    atomic_write_text(demo_results(str(work)), json.dumps(results, indent=2) + "\n")
     print(format_demo_table(results))
     return results
 
