@@ -320,7 +320,7 @@ class PartialFile:
 # train ``train.done`` / ``train.json`` (the fingerprint and the figures, ``checkpoint_sha256``),
 # translate ``translate.json`` (per system its fingerprint and ``output`` sha256), score the
 # ``settings`` of ``scores.json``, data ``.prepare-state.json`` (the fingerprint and the finished
-# steps) beside ``summary.json``. ``upgrade`` reads them as ``StageRecord``s, so that the study
+# steps) beside ``summary.json``; testset and table had none (their ``summary.json``, ``table.json``). ``upgrade`` reads them as ``StageRecord``s, so that the study
 # folders they finished stay up to date; nothing writes them any more.
 LEGACY_DATA_STATE = ".prepare-state.json"
 LEGACY_TRAIN_DONE = "train.done"
@@ -343,4 +343,6 @@ def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
         return {"stage": stage, "fingerprint": record["settings"], "outputs": {path: file_sha256(path)}}
     if stage == "data" and os.path.basename(path) == LEGACY_DATA_STATE:
         return {"stage": stage, **record, "outputs": {}}
+    if stage in ("testset", "table"):  # their summary.json / table.json: finished, made from unknown inputs
+        return {"stage": stage, "fingerprint": None, "outputs": {path: file_sha256(path)}}
     return record
