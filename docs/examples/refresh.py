@@ -189,6 +189,12 @@ def rewrite(text: str, generated: Dict[str, str]) -> str:
     return _MARKED.sub(one, text)
 
 
+def stale(text: str, generated: Dict[str, str]) -> List[str]:
+    """The generated parts the README lacks or shows otherwise than ``generated`` (by marker id)."""
+    shown = marked(text)
+    return sorted(k for k in set(generated) | set(shown) if shown.get(k) != generated.get(k))
+
+
 def load(path: str) -> Dict:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
