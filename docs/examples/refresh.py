@@ -51,6 +51,8 @@ EXAMPLES: List[Dict] = [
         f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
         "    --output demo/scores.json"]},
     {"id": "cxmi", "commands": [f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --output {R}/pcxmi.jsonl"]},
+    {"id": "cxmi-random-context", "show": False, "commands": [
+        f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --random-context --output {R}/pcxmi.random.jsonl"]},
     {"id": "report", "commands": [
         f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
         f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json"]},
@@ -106,29 +108,36 @@ def run_examples() -> Dict:
     would); returns the record."""
     if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
         raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
+    # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
     env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
-               COLUMNS="200")
+               COLUMNS="200", PYTHONUNBUFFERED="1", MAKEFLAGS="s")
     record: Dict = {"machine": machine(), "examples": {}}
     for example in EXAMPLES:
-        outputs = []
+        outputs, printed = [], []
         for command in example["commands"]:
             print(f"$ {command}", file=sys.stderr, flush=True)
-            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True)
+            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
-                sys.stderr.write(proc.stdout + proc.stderr)
+                sys.stderr.write(proc.stdout)
                 raise SystemExit(f"error: example {example['id']} failed (exit {proc.returncode})")
-            lines = printed_lines(proc.stdout + "\n" + proc.stderr)
-            if example.get("keep"):
-                lines = [x for x in lines if re.search(example["keep"], x)]
-            outputs.append(lines if example.get("show", True) else [])
-        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs}
+            lines = printed_lines(proc.stdout)
+            printed.append(lines)
+            shown = [x for x in lines if re.search(example["keep"], x)] if example.get("keep") else lines
+            outputs.append(shown if example.get("show", True) else [])
+        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs, "printed": printed}
     return record
 
 
 def machine() -> Dict:
     import torch
 
-    return {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+    cpu = platform.machine()
+    if os.path.isfile("/proc/cpuinfo"):
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    return {"cpu": cpu, "cores": os.cpu_count(),
             "python": platform.python_version(), "torch": torch.__version__}
 
 
@@ -150,10 +159,24 @@ def render_demo_table(demo: Dict) -> str:
     return "```\n" + format_demo_table(demo) + "\n```"
 
 
+def printed_figure(run: Dict, example: str, pattern: str) -> str:
+    """A number an example printed (``pattern``'s group), as printed; its output is recorded even
+    where the README does not show it."""
+    for lines in run["examples"][example].get("printed", run["examples"][example]["outputs"]):
+        for line in lines:
+            m = re.search(pattern, line)
+            if m:
+                return m.group(1)
+    raise SystemExit(f"error: docs/examples/run.json: example {example} printed no {pattern!r}")
+
+
 def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     """The inline figures the README's prose quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
-    return {"demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
+    cxmi = r"^CXMI (-?[0-9.]+) nats"
+    return {"cxmi": printed_figure(run, "cxmi", cxmi),
+            "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
+            "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
             "demo-machine": f"{run['machine']['cores']} CPU cores",
             "demo-context-bleu": f"{context['bleu']:.2f}",
             "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
