@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -103,16 +103,16 @@ def printed_lines(text: str) -> List[str]:
     return lines
 
 
-def run_examples() -> Dict:
-    """Run every example on the finished demo (in the repository root, as the README's reader
-    would); returns the record."""
+def run_examples(only: Sequence[str] = ()) -> Dict:
+    """Run every example (``only``: those) on the finished demo (in the repository root, as the
+    README's reader would); returns the record."""
     if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
         raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
     # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
     env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
                COLUMNS="200", PYTHONUNBUFFERED="1", MAKEFLAGS="s")
     record: Dict = {"machine": machine(), "examples": {}}
-    for example in EXAMPLES:
+    for example in [e for e in EXAMPLES if not only or e["id"] in only]:
         outputs, printed = [], []
         for command in example["commands"]:
             print(f"$ {command}", file=sys.stderr, flush=True)
@@ -226,7 +226,13 @@ def load(path: str) -> Dict:
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", action="store_true", help="run the examples on the finished demo and record them first")
+    ap.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
+                    help="run these examples and print their blocks; nothing is written (a dry run)")
     args = ap.parse_args(argv)
+    if args.try_ids:
+        for key, entry in run_examples(args.try_ids)["examples"].items():
+            print(f"<!-- example:{key} -->\n{render_example(entry)}")
+        return 0
     if args.run:
         record = run_examples()
         shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
