@@ -99,7 +99,7 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
                                                        for k, v in contrastive["by"]["phenomenon"].items()},
                          "output": str(out)}
     results["seconds"] = round(time.time() - start, 1)
-    atomic_write_text(str(work / "cadec_results.json"), json.dumps(results, indent=2) + "\n")
+    atomic_write_text(str(Path(layout.results) / "cadec" / "results.json"), json.dumps(results, indent=2) + "\n")
     print(format_cadec_table(results))
     return results
 
