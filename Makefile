@@ -63,7 +63,7 @@ LANGS ?=
 # make contrastive: the test sets, FORMAT:FILE[,CONTEXT_FILE...] each
 SETS ?=
 # muda-eval: HYPS="..." systems to compare (the first is the baseline; default: the pair's
-# translations, for the demo demo/outputs/{sentence,context}.test.fr), MUDA_ARGS more `muda eval`
+# translations), MUDA_ARGS more `muda eval`
 # options (default: for the demo its lexicon, else --comet-model COMET_MODEL when given), MUDA_TAG_ARGS
 # more `muda tag` options for the reference (pre-computed annotations in the data folder are used)
 # pcxmi, pcxmi-merge, report: REPORT_ARGS what the report joins P-CXMI with, e.g. "--stanza" (POS
@@ -74,10 +74,10 @@ ATTRIBUTE_ARGS ?=
 # pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
 SHARD ?=
 SHARDS ?= 4
-# The pair's folders: LANG unset is the demo pair (demo/data, demo/checkpoints, results/demo);
+# The pair's folders: LANG unset is the demo pair (fr under demo/: demo/data/fr, demo/checkpoints/fr, demo/results/fr);
 # where each stage reads and writes is declared once, in contextual_mt/pipeline/ (stages.py, layout.py).
 ifeq ($(PAIR),demo)
-PAIR_DATA := demo/data
+PAIR_DATA := demo/data/fr
 PAIR_OPTS :=
 else
 PAIR_DATA := $(WORK)/data/$(PAIR)

@@ -26,7 +26,7 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
+from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
 TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-scheduler", "inverse_sqrt",
          "--warmup-updates", "20", "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
          "--max-tokens", "4096", "--cpu", "--no-progress-bar", "--log-format", "simple", "--log-interval", "10",
@@ -34,7 +34,7 @@ TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-sc
 
 
 def wps(work: Path, model_args, updates: int) -> float:
-    proc = subprocess.run([str(BIN / "fairseq-train"), demo_bin(work), "--user-dir", USER_DIR, *model_args,
+    proc = subprocess.run([str(BIN / "fairseq-train"), demo_layout(work).bin, "--user-dir", USER_DIR, *model_args,
                            *TRAIN, "--max-update", str(updates)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
@@ -48,8 +48,8 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.tasks.cadec_translation import sample_translations
 
-    m = DocumentModel.load(FairseqModelOptions(str(work / "checkpoints" / "cadec" / "checkpoint_best.pt"),
-                                        data=demo_bin(work), cpu=True))
+    m = DocumentModel.load(FairseqModelOptions(str(Path(demo_layout(work).checkpoint("cadec"))),
+                                        data=demo_layout(work).bin, cpu=True))
     task = m.task
     task.load_dataset("train")
     dataset = task.datasets["train"]
@@ -71,9 +71,9 @@ def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
-    data = work / "data"
+    data = Path(demo_layout(work).data)
     src, ids = (data / "test.en").read_text().splitlines(), (data / "test.docids").read_text().splitlines()
-    translator = DocumentTranslator(FairseqModelOptions(str(checkpoint), spm=str(work / "spm" / "spm.model"),
+    translator = DocumentTranslator(FairseqModelOptions(str(checkpoint), spm=demo_layout(work).spm,
                                                         cpu=True),
                                     options=DecodingOptions(beam=beam, batch_size=64))
     start = time.perf_counter()
@@ -92,7 +92,7 @@ def main() -> None:
     import torch
 
     work = Path(args.workdir)
-    base = work / "checkpoints" / "sentence" / "checkpoint_best.pt"
+    base = Path(demo_layout(work).checkpoint("sentence"))
     cadec = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
              "--base-model", str(base)]
     configs = {
@@ -110,7 +110,7 @@ def main() -> None:
               "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()}}
     result["sampling_sentences_per_s"] = round(sampling_rate(work), 1)
     t_base = translation_seconds(work, base, args.beam)
-    t_cadec = translation_seconds(work, work / "checkpoints" / "cadec" / "checkpoint_best.pt", args.beam)
+    t_cadec = translation_seconds(work, Path(demo_layout(work).checkpoint("cadec")), args.beam)
     result["translation_seconds"] = {"base, one pass": round(t_base, 2), "CADec, two passes": round(t_cadec, 2),
                                      "ratio": round(t_cadec / t_base, 2)}
     print(json.dumps(result, indent=2))

@@ -32,7 +32,7 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
+from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
 
 
 def swapped(line: str) -> str:
@@ -43,7 +43,7 @@ def swapped(line: str) -> str:
 
 
 def small_model(work: Path, out: Path) -> Path:
-    cmd = [str(BIN / "fairseq-train"), demo_bin(work), "--user-dir", USER_DIR, "--task",
+    cmd = [str(BIN / "fairseq-train"), demo_layout(work).bin, "--user-dir", USER_DIR, "--task",
            "document_translation", "-s", "en", "-t", "fr", "--arch", "contextual_transformer_small",
            "--share-all-embeddings", "--source-context-size", "0", "--target-context-size", "3",
            "--sample-context-size", "--optimizer", "adam", "--lr", "1e-4", "--max-tokens", "2048",
@@ -51,7 +51,7 @@ def small_model(work: Path, out: Path) -> Path:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
-    for d in (Path(demo_bin(work))).glob("dict.*.txt"):
+    for d in (Path(demo_layout(work).bin)).glob("dict.*.txt"):
         shutil.copy(d, out / d.name)
     return out / "checkpoint_last.pt"
 
@@ -60,19 +60,19 @@ def swapped_bin(work: Path, tmp: Path) -> Path:
     """The demo's binarized data with the test split's targets word-swapped."""
     import sentencepiece as spm
 
-    sp = spm.SentencePieceProcessor(model_file=str(work / "spm" / "spm.model"))
+    sp = spm.SentencePieceProcessor(model_file=demo_layout(work).spm)
     raw = tmp / "raw"
     raw.mkdir()
-    src = (work / "data" / "test.en").read_text().splitlines()
-    tgt = [swapped(x) for x in (work / "data" / "test.fr").read_text().splitlines()]
+    src = (Path(demo_layout(work).data) / "test.en").read_text().splitlines()
+    tgt = [swapped(x) for x in (Path(demo_layout(work).data) / "test.fr").read_text().splitlines()]
     (raw / "test.en").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in src))
     (raw / "test.fr").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in tgt))
     dest = tmp / "bin"
     subprocess.run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--srcdict",
-                    str(Path(demo_bin(work)) / "dict.en.txt"), "--tgtdict", str(Path(demo_bin(work)) / "dict.fr.txt"),
+                    str(Path(demo_layout(work).bin) / "dict.en.txt"), "--tgtdict", str(Path(demo_layout(work).bin) / "dict.fr.txt"),
                     "--testpref", str(raw / "test"), "--destdir", str(dest), "--workers", "2"],
                    check=True, capture_output=True)
-    shutil.copy(Path(demo_bin(work)) / "test.en-fr.docids", dest / "test.en-fr.docids")
+    shutil.copy(Path(demo_layout(work).bin) / "test.en-fr.docids", dest / "test.en-fr.docids")
     return dest
 
 
@@ -92,7 +92,7 @@ def groups(work: Path):
     from contextual_mt.inference.interface import ContextPair
     from commandkit.documents import document_starts
 
-    data = work / "data"
+    data = Path(demo_layout(work).data)
     src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()
     starts = document_starts((data / "test.docids").read_text().splitlines())
     pairs = []
@@ -131,11 +131,11 @@ def main() -> None:
         ckpt = small_model(work, tmp / "ckpt")
         swapped_data = swapped_bin(work, tmp)
         backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(
-            str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True)))
+            str(ckpt), spm=demo_layout(work).spm, cpu=True)))
         pairs = groups(work)
         rows = {"fairseq": [], "ours": []}
         for _ in range(args.repeats):  # interleaved, so that both see the same machine load
-            n1, t1, s1 = score_reference(Path(demo_bin(work)), ckpt, args.batch_size)
+            n1, t1, s1 = score_reference(Path(demo_layout(work).bin), ckpt, args.batch_size)
             n2, t2, s2 = score_reference(swapped_data, ckpt, args.batch_size)
             rows["fairseq"].append({"candidates": n1 + n2, "tokens": t1 + t2, "seconds": s1 + s2})
             n, t, s = ours(backend, pairs, args.batch_size)

@@ -23,12 +23,12 @@ BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
+from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
 
 
 def score_reference(work: Path, ckpt: Path, context: int, batch: int):
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), demo_bin(work), "--user-dir", USER_DIR,
+        [str(BIN / "fairseq-generate"), demo_layout(work).bin, "--user-dir", USER_DIR,
          "--task", "document_translation", "-s", "en", "-t", "fr", "--source-context-size", "0",
          "--target-context-size", str(context), "--path", str(ckpt), "--score-reference",
          "--batch-size", str(batch), "--gen-subset", "test", "--cpu"], capture_output=True, text=True)
@@ -39,7 +39,7 @@ def score_reference(work: Path, ckpt: Path, context: int, batch: int):
 
 
 def cxmi_time(scorer, work: Path) -> tuple:
-    data = work / "data"
+    data = Path(demo_layout(work).data)
     src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()
     ids = (data / "test.docids").read_text().splitlines()
     start = time.perf_counter()
@@ -58,10 +58,10 @@ def main() -> None:
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     work = Path(args.workdir)
-    ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"
+    ckpt = Path(demo_layout(work).checkpoint("context"))
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
-    scorer = PCXMIScorer.from_checkpoint(FairseqModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"), cpu=True),
+    scorer = PCXMIScorer.from_checkpoint(FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True),
                                          batch_size=args.batch_size)
     fairseq_rates, ours = [], []
     for r in range(args.repeats):

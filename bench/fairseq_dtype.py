@@ -11,8 +11,8 @@ for P-CXMI) and their ratio to float32; the lines that differ from float32's; th
 |ΔP-CXMI| of a token and the corpus CXMI difference; on a GPU the peak memory. A warm-up on the
 first 16 lines of each dtype is not timed.
 
-    python bench/fairseq_dtype.py --ckpt demo/checkpoints/context/checkpoint_best.pt \\
-        --spm demo/spm/spm.model --data demo/data --device cpu --dtypes float32 bfloat16 \\
+    python bench/fairseq_dtype.py --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
+        --spm demo/data/fr/spm.model --data demo/data/fr --device cpu --dtypes float32 bfloat16 \\
         [--lines 300] [--repeats 3] [--beam 4] [--batch-size 64] [--out result.json]
 
     # on a GPU (float16 and bfloat16 against float32):

@@ -7,8 +7,8 @@ same loaded model; the wall time of ``DocumentTranslator.translate`` (sentencepi
 the rounds, the sentences translated again, and the lines that differ from the waves' output
 (0 is the claim) are printed and, with ``--out``, written as JSON.
 
-    python bench/parallel_decoding.py --ckpt demo/checkpoints/context/checkpoint_best.pt \\
-        --spm demo/spm/spm.model --data demo/data [--talks 20] [--windows 2 4 8 16] [--beam 4] \\
+    python bench/parallel_decoding.py --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
+        --spm demo/data/fr/spm.model --data demo/data/fr [--talks 20] [--windows 2 4 8 16] [--beam 4] \\
         [--batch-size 64] [--cpu] [--out result.json]
 """
 from __future__ import annotations

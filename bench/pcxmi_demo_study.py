@@ -28,7 +28,8 @@ sys.path.insert(0, str(REPO))
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
 from contextual_mt.backends.fairseq.model import FairseqModelOptions  # noqa: E402
-from contextual_mt.demo.pipeline import LANG, PRESET, DemoFolders  # noqa: E402
+from contextual_mt.demo.pipeline import LANG, PRESET, demo_layout  # noqa: E402
+from contextual_mt.pipeline.layout import PairLayout, demo_corpus  # noqa: E402
 from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
 from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
 from contextual_mt.analysis.tables import roc_auc  # noqa: E402
@@ -36,15 +37,15 @@ from contextual_mt.analysis.report import run_report  # noqa: E402
 
 
 def planted_study(work: Path, out: Path) -> dict:
-    data = work / "data"
+    data, corpus = Path(demo_layout(work).data), Path(demo_corpus(str(work)))
     pcxmi = out / "context.pcxmi.jsonl"
     if not pcxmi.exists():
-        folders = DemoFolders(LANG, str(work))
+        folders = demo_layout(work)
         run_cxmi(CxmiOptions(FairseqModelOptions(folders.checkpoint("context"), spm=folders.spm),
                              str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), str(pcxmi)))
-    run_report(str(pcxmi), str(out / "report"), conllu=str(data / "test.fr.conllu"),
-               tags=str(data / "test.tags.json"))
-    units = [u for s in join(read_pcxmi(str(pcxmi)), tags=read_tags(str(data / "test.tags.json"))) for u in s.units]
+    run_report(str(pcxmi), str(out / "report"), conllu=str(corpus / "test.fr.conllu"),
+               tags=str(corpus / "test.tags.json"))
+    units = [u for s in join(read_pcxmi(str(pcxmi)), tags=read_tags(str(corpus / "test.tags.json"))) for u in s.units]
     other = [u.pcxmi for u in units if not u.tags]
     groups = {
         "all planted": [u.pcxmi for u in units if u.tags],
@@ -58,7 +59,7 @@ def planted_study(work: Path, out: Path) -> dict:
 
 
 @dataclass(frozen=True)
-class VariantFolders(DemoFolders):
+class VariantFolders(PairLayout):
     """The demo's prepared data; the variant's checkpoints in ``save``."""
     save: str = ""
 
@@ -68,7 +69,7 @@ class VariantFolders(DemoFolders):
 
 def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
     results = {}
-    data = work / "data"
+    data = Path(demo_layout(work).data)
     for seed, rate in ((s, r) for s in seeds for r in rates):
         name = f"coword{rate}" + (f"-seed{seed}" if seed != 1 else "")
         save = out / name

@@ -78,7 +78,7 @@ def data_side(spm_folder: Path, max_tokens: int) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--spm", type=Path, default=ROOT / "demo" / "spm", help="the demo's data folder (make demo)")
+    p.add_argument("--spm", type=Path, default=ROOT / "demo" / "data" / "fr", help="the demo's data folder (make demo)")
     p.add_argument("--train", action="store_true")
     p.add_argument("--data", action="store_true")
     p.add_argument("--batches", nargs="+", default=["preset", "16384", "32768"])

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--spm", type=Path, default=ROOT / "demo" / "spm", help="the demo's data folder (make demo)")
+    p.add_argument("--spm", type=Path, default=ROOT / "demo" / "data" / "fr", help="the demo's data folder (make demo)")
     p.add_argument("--train-docs", type=int, help="make a demo corpus of this many training documents")
     p.add_argument("--vocab-size", type=int, default=1000, help="the demo text allows at most ~1,068 pieces")
     p.add_argument("--preset", default="small")

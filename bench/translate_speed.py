@@ -24,12 +24,12 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_bin  # noqa: E402
+from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
 
 
 def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), demo_bin(work), "--user-dir", USER_DIR,
+        [str(BIN / "fairseq-generate"), demo_layout(work).bin, "--user-dir", USER_DIR,
          "--task", "document_translation", "-s", "en", "-t", "fr", "--target-context-size", "0",
          "--path", str(ckpt), "--beam", str(beam), "--batch-size", str(batch), "--gen-subset", "test",
          "--cpu"], capture_output=True, text=True)
@@ -44,11 +44,11 @@ def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, 
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
-    t = DocumentTranslator(FairseqModelOptions(str(ckpt), spm=str(work / "spm" / "spm.model"),
+    t = DocumentTranslator(FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm,
                                                target_context_size=context, cpu=True),
                            options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental))
-    src = (work / "data" / "test.en").read_text().splitlines()
-    ids = (work / "data" / "test.docids").read_text().splitlines()
+    src = (Path(demo_layout(work).data) / "test.en").read_text().splitlines()
+    ids = (Path(demo_layout(work).data) / "test.docids").read_text().splitlines()
     start = time.perf_counter()
     t.translate(src, ids, progress=False)
     return len(src) / (time.perf_counter() - start)
@@ -63,7 +63,7 @@ def main() -> None:
     p.add_argument("--out", default="bench/out/translate_speed.json")
     args = p.parse_args()
     work = Path(args.workdir)
-    ckpt = work / "checkpoints" / "context" / "checkpoint_best.pt"
+    ckpt = Path(demo_layout(work).checkpoint("context"))
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
     runs = {"fairseq-generate, context 0": [], "translate, context 0": [], "translate, predicted M=3": [],

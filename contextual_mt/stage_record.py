@@ -331,7 +331,8 @@ class PartialFile:
 # its outputs named relative to its folder) and ``train.json`` beside it (the fingerprint of a run
 # under way, written when training started), translate ``translate.json`` (per system its
 # fingerprint and ``output`` sha256), score the ``settings`` of ``scores.json``, data
-# ``.prepare-state.json`` (the fingerprint and the finished steps) beside ``summary.json``.
+# ``.prepare-state.json`` (the fingerprint and the finished steps) beside ``summary.json``; testset and
+# table had none (their ``summary.json``, ``table.json`` are read as finished records).
 # ``upgrade`` reads them as ``StageRecord``s, so that the study folders they finished stay up to
 # date; nothing writes them any more, and those that were records only (train's) are removed when
 # this version's record replaces them.
@@ -378,4 +379,6 @@ def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
         return {"stage": stage, "fingerprint": record["settings"], "outputs": {path: file_sha256(path)}}
     if stage == "data" and os.path.basename(path) == LEGACY_DATA_STATE:
         return {"stage": stage, **record, "outputs": {}}
+    if stage in ("testset", "table"):  # their summary.json / table.json: finished, made from unknown inputs
+        return {"stage": stage, "fingerprint": None, "outputs": {path: file_sha256(path)}}
     return record

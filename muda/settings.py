@@ -40,3 +40,9 @@ class TaggerSettings:
             return cls(**{k: frozenset(v) if isinstance(v, list) else v for k, v in data.items()})
         except (TypeError, InputError) as e:
             raise InputError(f"{where}: bad 'settings' ({e})") from None
+
+
+# `muda eval`'s significance test: paired bootstrap resamples (0: none) and their seed, the defaults
+# of both EvalOptions and the command line
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 1

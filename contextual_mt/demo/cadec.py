@@ -15,7 +15,7 @@ from typing import Dict, List
 
 from tqdm import tqdm
 
-from contextual_mt.demo.pipeline import LANG, DemoFolders, _log, _quiet_logs, run_demo_first
+from contextual_mt.demo.pipeline import LANG, PLANTED_SET, _log, _quiet_logs, demo_layout, run_demo_first, write_corpus
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.presets import fairseq_train_options
 from commandkit.outputs import atomic_write_text
@@ -58,7 +58,6 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
 def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_first: bool = False) -> Dict:
     """``demo_first``: run the demo first when its sentence-level model is not there yet (``make cadec-demo``)."""
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
-    from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
@@ -68,30 +67,29 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
     _quiet_logs()
     start = time.time()
     work = Path(workdir)
-    folders = DemoFolders(LANG, str(work))
-    data, spm, base = work / "data", Path(folders.spm), Path(folders.checkpoint("sentence"))
-    data_bin = Path(folders.bin)
+    layout = demo_layout(str(work))
+    data, spm, base = Path(layout.data), Path(layout.spm), Path(layout.checkpoint("sentence"))
+    data_bin = Path(layout.bin)
     if demo_first:
         run_demo_first(str(base), workdir)
     for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
             raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)")
-    ckpt = train_cadec(data_bin, Path(folders.checkpoints("cadec")), work / "logs", epochs,
+    ckpt = train_cadec(data_bin, Path(layout.checkpoints("cadec")), Path(layout.results) / "logs", epochs,
                        model_args=[*CADEC_ARGS, "--base-model", str(base)])
     refs, ids = read_lines(str(data / "test.fr")), read_lines(str(data / "test.docids"))
-    planted = read_planted(str(data / "test.planted.jsonl"))
-    test_set = data / "test.contrastive.json"
-    if not test_set.exists():
-        write_planted_contrastive(str(data), str(test_set))
+    corpus = write_corpus(work)  # written by the demo; its planted tokens and contrastive set
+    planted = read_planted(str(corpus / "test.planted.jsonl"))
+    test_set = corpus / PLANTED_SET
     results = {}
     for name, path in (("base", base), ("cadec", ckpt)):
-        out = work / "outputs" / f"{name}.test.fr"
+        out = Path(layout.results) / "cadec" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model")
         hyps = translate_files(TranslateOptions(FairseqModelOptions(str(path), spm=str(spm)), str(data / "test.en"),
                                                 str(data / "test.docids"), str(out),
                                                 decoding=DecodingOptions(beam=beam, batch_size=64)))
         scores = score(hyps, refs, ids)
-        stem = work / "outputs" / "contrastive" / f"{name}"
+        stem = Path(layout.results) / "cadec" / "contrastive" / f"{name}"
         contrastive = run_contrastive(ContrastiveOptions(FairseqModelOptions(str(path), spm=str(spm)), "voita",
                                                          str(test_set), f"{stem}.scores", f"{stem}.json",
                                                          detokenize="no", progress=False))
@@ -101,7 +99,7 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
                                                        for k, v in contrastive["by"]["phenomenon"].items()},
                          "output": str(out)}
     results["seconds"] = round(time.time() - start, 1)
-    atomic_write_text(str(work / "cadec_results.json"), json.dumps(results, indent=2) + "\n")
+    atomic_write_text(str(Path(layout.results) / "cadec" / "results.json"), json.dumps(results, indent=2) + "\n")
     print(format_cadec_table(results))
     return results
 

@@ -1,77 +1,44 @@
-"""The offline demo: planted-phenomena corpus -> the study's data and train stages -> scores.
+"""The offline demo: an ordinary language-pair run of the study on a synthetic EN-FR corpus.
 
-On the demo corpus, runs the same data stage (sentencepiece, binarization) and train stage as
-``make all`` (``pipeline.prepare.prepare_data``, ``pipeline.train.train_model``) with the
-``demo`` preset (``pipeline/presets.py``): a sentence-level baseline and a contextual model
-(target context, dynamic size, CoWord dropout) on CPU. Then translates the test documents with
-each model's own previous translations as context, and prints BLEU and accuracy on the planted
-tokens per phenomenon; then the accuracy of both models (and of the contextual one without
-context) on a contrastive set built from the planted tokens. The corpus is written once and
-the stages skip what they finished with the same inputs and settings, so an interrupted run
-resumes.
+``make demo`` writes the demo corpus (planted phenomena: pronoun gender, formality, lexical
+choice; ``demo.corpus``) to ``WORK/corpus`` and runs the study's own stages on it as the pair
+``fr`` under ``WORK`` (the folders of ``make ... LANG=fr WORK=demo``): data (``TEXT=WORK/corpus``),
+train (the ``demo`` preset, sentence and context models, on CPU), translate (the three systems),
+score, and contrastive on the planted contrastive set. Then it prints BLEU and the accuracy on
+the planted tokens per phenomenon. Every stage keeps its records, so a re-run does nothing and
+an interrupted one resumes. The stages run without LANG (``make pcxmi``, ``report``,
+``muda-eval``, ``attribute``, ``testset``) use this pair (``pipeline.layout.eval_paths``).
 """
 from __future__ import annotations
 
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import MODELS, PairLayout
+from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
 
-LANG = "fr"
+LANG = DEMO_LANG
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
+PLANTED_SET = "test.contrastive.json"  # the planted contrastive set, in the corpus folder (Voita format)
 
 
-@dataclass(frozen=True)
-class DemoFolders(PairLayout):
-    """Where the demo's stages write, as before it ran the study's stages: the prepared data
-    (text, ``spm.model``, ``bin/``) in ``WORK/spm``, the models in ``WORK/checkpoints/MODEL``."""
-
-    @property
-    def data(self) -> str:
-        return os.path.join(self.root, "spm")
-
-    def checkpoints(self, model: str) -> str:
-        return os.path.join(self.root, "checkpoints", model)
+def demo_layout(workdir: str) -> PairLayout:
+    """The demo pair's folders: ``WORK/data/fr``, ``WORK/checkpoints/fr/MODEL``, ``WORK/results/fr``."""
+    return PairLayout(LANG, str(workdir))
 
 
-def demo_bin(workdir: str) -> str:
-    """The demo's binarized data (for the benchmarks that read it after `make demo`)."""
-    return DemoFolders(LANG, str(workdir)).bin
+def demo_results(workdir: str) -> str:
+    """The demo's own figures (BLEU, the planted tokens, the planted contrastive set): ``WORK/results/fr/demo.json``."""
+    return os.path.join(demo_layout(workdir).results, "demo.json")
 
 
 def _log(msg: str) -> None:
     print(f"[demo] {msg}", flush=True)
-
-
-def prepare(work: Path, data: Path) -> DemoFolders:
-    """The study's data stage on the demo corpus: sentencepiece and binarized data."""
-    from contextual_mt.pipeline.prepare import DataOptions, prepare_data
-    from contextual_mt.pipeline.presets import get_preset
-
-    if (work / "data-bin").exists():  # the folders of the demo before it ran the study's stages
-        raise ContextualMTError(f"{work}: written by an earlier version of the demo (it holds data-bin/); "
-                                "remove it or give another --workdir")
-    folders = DemoFolders(LANG, str(work))
-    _log("training sentencepiece and binarizing")
-    prepare_data(DataOptions(lang=LANG, output=folders.data, text=str(data),
-                             vocab_size=get_preset(PRESET).vocab_size))
-    return folders
-
-
-def train(folders: DemoFolders, name: str, epochs: Optional[int] = None) -> Path:
-    """The study's train stage with the demo preset, on CPU; resumes or skips like ``make train``."""
-    from contextual_mt.pipeline.train import TrainOptions, train_model
-
-    train_model(TrainOptions(LANG, name, preset=PRESET, root=folders.root, layout=folders, gpus=0,
-                             max_epoch=epochs))
-    return Path(folders.checkpoint(name))
 
 
 def _quiet_logs() -> None:
@@ -81,85 +48,84 @@ def _quiet_logs() -> None:
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # the demo text is tokenized on purpose
 
 
-def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300,
-             sentence_epochs: Optional[int] = None, context_epochs: Optional[int] = None, beam: int = 4) -> Dict:
-    """``sentence_epochs`` / ``context_epochs``: None for the demo preset's."""
+def _refuse_old_layout(work: Path) -> None:
+    for old in ("data-bin", "spm", "outputs"):  # the folders of the demo before it was a pair run
+        if (work / old).is_dir():
+            raise ContextualMTError(f"{work}: written by an earlier version of the demo (it holds {old}/); "
+                                    "remove it or give another --workdir")
+
+
+def write_corpus(work: Path, train_docs: int = 3000, test_docs: int = 300) -> Path:
+    """The demo corpus and its planted contrastive set, once (``WORK/corpus``)."""
+    from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.corpus import generate_demo_data
+
+    corpus = Path(demo_corpus(str(work)))
+    if not (corpus / "stats.json").exists():
+        _log(f"writing the demo corpus to {corpus}")
+        generate_demo_data(str(corpus), train_docs=train_docs, test_docs=test_docs)
+    if not (corpus / PLANTED_SET).exists():
+        write_planted_contrastive(str(corpus), str(corpus / PLANTED_SET))
+    return corpus
+
+
+def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300,
+             sentence_epochs: Optional[int] = None, context_epochs: Optional[int] = None) -> Dict:
+    """``sentence_epochs`` / ``context_epochs``: None for the demo preset's."""
     from contextual_mt.demo.planted import planted_accuracy, read_planted
-    from contextual_mt.metrics import score
-    from contextual_mt.backends.fairseq.model import FairseqModelOptions
-    from contextual_mt.inference.decoding import DecodingOptions
-    from contextual_mt.inference.translate import TranslateOptions, translate_files
+    from contextual_mt.pipeline.contrastive_stage import ContrastiveStageOptions, run_stage
+    from contextual_mt.pipeline.prepare import DataOptions, prepare_data
+    from contextual_mt.pipeline.presets import get_preset
+    from contextual_mt.pipeline.score_stage import ScoreStageOptions, score_systems
+    from contextual_mt.pipeline.train import TrainOptions, train_model
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 
     _quiet_logs()
     start = time.time()
     work = Path(workdir)
-    data = work / "data"
-    if not (data / "stats.json").exists():
-        _log(f"writing the demo corpus to {data}")
-        generate_demo_data(str(data), train_docs=train_docs, test_docs=test_docs)
-    folders = prepare(work, data)
-    model = Path(folders.spm)
+    _refuse_old_layout(work)
+    layout = demo_layout(str(work))
+    # every option checked before the corpus is written or a model trained
+    translate = TranslateStageOptions(LANG, str(work))
+    scoring = ScoreStageOptions(LANG, str(work))
+    contrastive = ContrastiveStageOptions(LANG, (f"voita:{os.path.join(demo_corpus(str(work)), PLANTED_SET)}",),
+                                          str(work), detokenize="no", progress=False)
+    corpus = write_corpus(work, train_docs, test_docs)
+    _log("data stage: sentencepiece and binarized data")
+    prepare_data(DataOptions(lang=LANG, output=layout.data, text=str(corpus), vocab_size=get_preset(PRESET).vocab_size))
     epochs = {"sentence": sentence_epochs, "context": context_epochs}  # None: the preset's
-    refs = read_lines(str(data / "test.fr"))
-    planted = read_planted(str(data / "test.planted.jsonl"))
-    results = {}
     for name in MODELS:
-        ckpt = train(folders, name, epochs[name])
-        out = work / "outputs" / f"{name}.test.fr"
-        context = " (its own previous translations as context)" if name == "context" else " (no context)"
-        _log(f"translating the test documents with the {name} model{context}")
-        hyps = translate_files(TranslateOptions(
-            FairseqModelOptions(str(ckpt), spm=str(model)), str(data / "test.en"), str(data / "test.docids"), str(out),
-            decoding=DecodingOptions(beam=beam, batch_size=64)))
-        scores = score(hyps, refs, read_lines(str(data / "test.docids")))
-        results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
-                         "bleu_signature": scores["bleu"]["signature"],
-                         "planted": planted_accuracy(hyps, planted), "output": str(out)}
-    results["contrastive"] = planted_contrastive(work, data, model, folders)
+        train_model(TrainOptions(LANG, name, preset=PRESET, root=str(work), gpus=0, max_epoch=epochs[name]))
+    _log("translate stage: the sentence model, the context model with its own previous translations and "
+         "with the references as context")
+    translate_systems(translate)
+    scores = score_systems(scoring)["systems"]
+    planted = read_planted(str(corpus / "test.planted.jsonl"))
+    results: Dict = {}
+    for name in MODELS:
+        s = scores[name]
+        results[name] = {"bleu": s["bleu"]["score"], "d_bleu": s["d_bleu"]["score"],
+                         "bleu_signature": s["bleu"]["signature"],
+                         "planted": planted_accuracy(read_lines(layout.translation(name)), planted),
+                         "output": layout.translation(name)}
+    _log("contrastive stage: the planted contrastive set")
+    table = next(iter(run_stage(contrastive).values()))
+    results["contrastive"] = {system: {"accuracy": r["accuracy"], "groups": table["groups"],
+                                       "by_phenomenon": r["by"].get("phenomenon", {})}
+                              for system, r in table.items() if isinstance(r, dict)}
     results["seconds"] = round(time.time() - start, 1)
-    atomic_write_text(str(work / "results.json"), json.dumps(results, indent=2) + "\n")
+    atomic_write_text(demo_results(str(work)), json.dumps(results, indent=2) + "\n")
     print(format_demo_table(results))
     return results
 
 
 def run_demo_first(needed: str, workdir: str = "demo") -> None:
-    """A later step on the demo's outputs (``make pcxmi``, ``report``, ``muda-eval`` without LANG;
+    """A later step on the demo pair (``make pcxmi``, ``report``, ``muda-eval`` without LANG;
     ``make cadec-demo``) reads ``needed``, which the demo makes: the demo runs first when it is not
     there yet (``make demo``'s defaults), as it does when run by hand."""
     if not os.path.isfile(needed):
         _log(f"{needed} not found: running the demo first")
         run_demo(workdir)
-
-
-CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", None),
-                       "context at 0/0": ("context", 0)}
-
-
-def planted_contrastive(work: Path, data: Path, spm_model: Path, folders: DemoFolders) -> Dict:
-    """Accuracy on the planted contrastive set (written beside the corpus, Voita format) of the
-    sentence model, the context model, and the context model with context sizes 0/0."""
-    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
-    from contextual_mt.demo.contrastive_set import write_planted_contrastive
-    from contextual_mt.backends.fairseq.model import FairseqModelOptions
-
-    test_set = data / "test.contrastive.json"
-    if not test_set.exists():
-        write_planted_contrastive(str(data), str(test_set))
-    out = work / "outputs" / "contrastive"
-    results = {}
-    for label, (name, size) in CONTRASTIVE_SYSTEMS.items():
-        _log(f"contrastive set: {label} model")
-        stem = label.replace(" ", "_").replace("/", "-")
-        # the demo text is tokenized as the models were trained: no detokenization
-        summary = run_contrastive(ContrastiveOptions(
-            FairseqModelOptions(folders.checkpoint(name), spm=str(spm_model),
-                         source_context_size=size, target_context_size=size),
-            "voita", str(test_set), str(out / f"{stem}.scores"), str(out / f"{stem}.json"), detokenize="no",
-            progress=False))
-        results[label] = {"accuracy": summary["accuracy"], "groups": summary["groups"],
-                          "by_phenomenon": {k: v["accuracy"] for k, v in summary["by"]["phenomenon"].items()}}
-    return results
 
 
 def format_demo_table(results: Dict) -> str:

@@ -45,6 +45,7 @@ class ContrastiveStageOptions:
     cpu: bool = False
     progress: bool = True
     dtype: str = "auto"  # of the models (inference.precision); each set's fingerprint names it
+    detokenize: str = "auto"  # contrastive.evaluate's: "no" where the pair's text is tokenized (the demo's)
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
@@ -85,7 +86,7 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
                 FairseqModelOptions(checkpoints[model], spm=o.layout.spm, data=o.layout.bin, source_context_size=size,
                              target_context_size=size, cpu=o.cpu, dtype=o.dtype),
                 fmt, path, stem + ".scores", stem + ".json", context_files=context_files, batch_size=o.batch_size,
-                progress=o.progress, skip_up_to_date=True)))
+                detokenize=o.detokenize, progress=o.progress, skip_up_to_date=True)))
     table: Dict[str, Dict] = {}
     for name, system, run in runs:
         summary = run_contrastive(run)

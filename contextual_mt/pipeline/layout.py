@@ -85,13 +85,20 @@ def require_data(layout: PairLayout) -> Dict:
     return summary
 
 
-DEMO = "demo"  # the pair of `make demo` (LANG unset): its own folders, target fr
+DEMO = "demo"  # the pair of `make demo` (LANG unset): target fr, under the folder demo/
+DEMO_LANG = "fr"
+DEMO_ROOT = "demo"
+
+
+def demo_corpus(root: str = DEMO_ROOT) -> str:
+    """The demo corpus (text, annotations, planted tokens): the demo pair's ``TEXT=`` folder."""
+    return os.path.join(root, "corpus")
 
 
 @dataclass(frozen=True)
 class EvalPaths:
-    """What the evaluation stages (pcxmi, report, muda-eval) read and write: the pair's layout,
-    or the demo's (``make pcxmi`` without LANG)."""
+    """What the evaluation stages (pcxmi, report, muda-eval, attribute, testset) read and write:
+    the pair's layout; without LANG, the demo pair's (``make pcxmi``)."""
 
     pair: str  # the language code, or DEMO
     data: str
@@ -100,6 +107,7 @@ class EvalPaths:
     spm: Optional[str]
     results: str
     translations: Tuple[str, ...]  # the systems compared by muda-eval (the first is the baseline)
+    annotations: str  # where the user's annotation files are (the data folder; the demo's corpus)
 
     def test(self, side: str) -> str:
         return os.path.join(self.data, f"test.{side}")
@@ -111,7 +119,7 @@ class EvalPaths:
 
     def optional(self, name: str) -> Optional[str]:
         """A file the user may put beside the data (annotations): its path when it is there."""
-        path = os.path.join(self.data, name)
+        path = os.path.join(self.annotations, name)
         return path if os.path.isfile(path) else None
 
 
@@ -131,12 +139,10 @@ def testset_folder(results: str) -> str:
 
 
 def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
-    if lang in (None, DEMO):
-        return EvalPaths(DEMO, os.path.join("demo", "data"), "fr",
-                         os.path.join("demo", "checkpoints", "context", "checkpoint_best.pt"),
-                         os.path.join("demo", "spm", "spm.model"), os.path.join("results", "demo"),
-                         tuple(os.path.join("demo", "outputs", f"{s}.test.fr") for s in ("sentence", "context")))
-    layout = PairLayout(lang, root)
-    return EvalPaths(lang, layout.data, lang, layout.checkpoint("context"),
+    """``lang`` None: the demo pair (``fr`` under ``demo/``, whatever ``root``)."""
+    demo = lang in (None, DEMO)
+    layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(lang, root)
+    return EvalPaths(DEMO if demo else layout.lang, layout.data, layout.lang, layout.checkpoint("context"),
                      layout.spm if os.path.isfile(layout.spm) else None, layout.results,
-                     tuple(layout.translation(s) for s in SYSTEMS))
+                     tuple(layout.translation(s) for s in SYSTEMS),
+                     demo_corpus(DEMO_ROOT) if demo else layout.data)

@@ -27,8 +27,8 @@ logger = logging.getLogger(__name__)
 def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
     """The demo's lexicon (its data has an annotated training corpus); else COMET when asked for."""
     if p.pair == DEMO:
-        return "--lexicon " + " ".join(os.path.join(p.data, f) for f in ("train.en.conllu", "train.fr.conllu",
-                                                                          "train.align"))
+        return "--lexicon " + " ".join(os.path.join(p.annotations, f)
+                                       for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
     return f"--comet-model {shlex.quote(comet_model)}" if comet_model else ""
 
 
@@ -175,7 +175,7 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     missing = missing_models(list(needed.values()))
     if not missing:
         return
-    pre = f"test.en.conllu, test.{p.target}.conllu, test.align in {p.data}, or " \
+    pre = f"test.en.conllu, test.{p.target}.conllu, test.align in {p.annotations}, or " \
           'MUDA_TAG_ARGS="--src-conllu FILE --tgt-conllu FILE --alignments FILE"'
     if evaluate and any(m.name != "en" for m in missing):
         pre += ' with MUDA_ARGS="--lexicon SRC.conllu TGT.conllu ALIGN" for the systems'

@@ -82,7 +82,8 @@ STAGES: Tuple[Stage, ...] = (
 BY_HAND: Tuple[Stage, ...] = (
     Stage("report", ("pcxmi-merge",), ("{results}/pcxmi.jsonl",), ("{results}/.stage/report.json",), "cpu",
           "report", "", "", about="the P-CXMI report (part of pcxmi and pcxmi-merge)"),
-    Stage("testset", ("data",), _TEST, ("{results}/testset/summary.json",), "cpu", "testset", "", "",
+    Stage("testset", ("data",), _TEST, ("{results}/.stage/testset.json",), "cpu", "testset", "", "",
+          legacy="{results}/testset/summary.json",
           about="contrastive test suites of the test split from MuDA tags"),
     Stage("attribute", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
           ("{results}/attribution.summary.json",), "gpu", "attribute", "", "",
@@ -92,7 +93,8 @@ BY_HAND: Tuple[Stage, ...] = (
           ("{results}/contrastive/summary.json",), "gpu", "contrastive", "", "",
           about="accuracy on contrastive test sets (SETS=...)"),
     Stage("table", ("score", "muda"), ("{results}/scores.json", "{results}/muda/eval.json"),
-          ("{results}/../table/table.json",), "cpu", "table", "", "", about="the table over LANGS"),
+          ("{results}/../table/.stage/table.json",), "cpu", "table", "", "", about="the table over LANGS",
+          legacy="{results}/../table/table.json"),
 )
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
 

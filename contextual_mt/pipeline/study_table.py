@@ -25,6 +25,7 @@ This module is the command; reading, gathering, the text formats and the figure 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Dict
 
@@ -34,7 +35,16 @@ from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.plot import plot_table
 from contextual_mt.pipeline.results_table.read import LanguageResults, muda_missing_note, read_language, system_key
+from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 from commandkit.outputs import atomic_write_text, outputs
+
+
+def table_fingerprint(o: TableOptions) -> Dict:
+    """What the table is made from: every language's results files, by content, and the options."""
+    files = {f"{lang} {kind}": path for lang in o.langs
+             for kind, path in (("scores", o.scores_path(lang)), ("eval", o.eval_path(lang)))}
+    return {"inputs": file_hashes({k: p if os.path.isfile(p) else None for k, p in files.items()}),
+            "langs": list(o.langs), "alpha": o.alpha, "version": project_version()}
 
 
 def build_table(options: TableOptions) -> Dict:
@@ -42,8 +52,14 @@ def build_table(options: TableOptions) -> Dict:
     into ``options.output_dir`` (checked writable before anything is read; all four files, or
     none on any error). Returns what table.json holds."""
     o = options
+    record = StageRecord(os.path.join(o.output_dir, ".stage", "table.json"), "table")
+    fp = table_fingerprint(o)
+    if record.current(fp):
+        print(f"table: up to date ({record.path})", file=sys.stderr)
+        with open(o.output_path("table.json"), encoding="utf-8") as f:
+            return json.load(f)
     try:
-        with outputs(*(o.output_path(name) for name in OUTPUT_FILES), directories=[o.output_dir]):
+        with outputs(*(o.output_path(name) for name in OUTPUT_FILES), record.path, directories=[o.output_dir]):
             languages = [read_language(o, lang) for lang in o.langs]
             for lr in languages:
                 if not lr.muda:  # built anyway, but said where it is seen: on stderr
@@ -54,6 +70,7 @@ def build_table(options: TableOptions) -> Dict:
             atomic_write_text(o.output_path("table.csv"), format_csv(table))
             atomic_write_text(o.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")
             plot_table(o.output_path("table.png"), table)
+            record.save(fp, [o.output_path(name) for name in OUTPUT_FILES], transactional=True)
             return table
     except ContextualMTError:
         raise

@@ -2,7 +2,8 @@
 build``) from the reference's MuDA tags, tagged once by the muda-eval stage's own step (cached
 by its record; ``MUDA_TAG_ARGS`` applies), into ``results/xx/testset/``. Agreeing forms are
 looked up in the test split's annotations and, when the data folder has it, the training
-split's (``train.xx.conllu``). The suites take seconds: they are rebuilt on every run."""
+split's (``train.xx.conllu``). Its record (``results/xx/.stage/testset.json``) holds what the
+suites were built from: a re-run with the same inputs rebuilds nothing."""
 from __future__ import annotations
 
 import os
@@ -11,10 +12,12 @@ from typing import Dict
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import eval_paths, reference_tags, testset_folder
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, check_models, tag_reference
+from contextual_mt.pipeline.pcxmi import record_path
+from contextual_mt.stage_record import StageRecord, file_hashes, project_version, read_record
 
 
 def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Dict:
-    from contextual_mt.testsets.build import BuildOptions, run_build, summary_lines
+    from contextual_mt.testsets.build import BuildOptions, output_names, run_build, summary_lines
 
     p = eval_paths(lang, root)
     for side in ("en", p.target, "docids"):
@@ -28,9 +31,25 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
                             lexicon=tuple(x for x in (p.optional(f"train.{p.target}.conllu"),) if x))
     options()  # a language without alternatives fails before any model is loaded
     check_models(o, evaluate=False)
-    tag_reference(o)
+    tag_reference(o)  # cached by its own record
     built = options()
-    summary = run_build(built)
+    record = StageRecord(record_path(p, "testset"), "testset")
+    summary_file = os.path.join(built.output_dir, "summary.json")
+    if record.current(_fingerprint(built)) and read_record(summary_file):
+        summary = read_record(summary_file)
+        print(f"test suites: up to date ({record.path})")
+    else:
+        summary = run_build(built)
+        record.save(_fingerprint(built), [os.path.join(built.output_dir, n) for n in output_names(built.language.code)])
     print("\n".join(summary_lines(summary)))
     print(f"test suites: {built.output_dir} (voita.json, contrapro.json, manifest.jsonl)")
     return summary
+
+
+def _fingerprint(o) -> Dict:
+    """What the suites are made from, by content, and the build's settings."""
+    return {**file_hashes({"source": o.source, "reference": o.reference, "docids": o.docids, "tags": o.tags,
+                           "tgt_conllu": o.tgt_conllu, "src_conllu": o.src_conllu, "alignments": o.alignments,
+                           **{f"lexicon{i}": x for i, x in enumerate(o.lexicon)}}),
+            "language": o.language.code, "context_size": o.context_size, "seed": o.seed,
+            "phenomena": list(o.phenomena), "version": project_version()}

@@ -323,7 +323,7 @@ def train_model(options: TrainOptions) -> Dict:
             if name.startswith("dict."):
                 shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
         record.save(fp, [])  # under way: not done until this run ends
-        stats = _run(cmd, os.path.join(save, LOG), o)
+        stats = _run(cmd, os.path.join(save, LOG), o, gpus)
         if earlier:  # went on from a finished run: its validations first
             curve = stats.get("valid_curve") or []
             stats["valid_curve"] = [p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]] + curve
@@ -360,12 +360,22 @@ def _health(o: TrainOptions, figures: Dict) -> Dict:
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
-def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
+def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
+    """A preset's fixed CPU thread count for training on CPU (the weights depend on it), and no
+    dynamic thread counts, which OpenMP and MKL may lower under load."""
+    threads = get_preset(preset).cpu_threads
+    if gpus or not threads:
+        return {}
+    return {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "OMP_DYNAMIC": "FALSE",
+            "MKL_DYNAMIC": "FALSE"}
+
+
+def _run(cmd: List[str], log_path: str, o: TrainOptions, gpus: int) -> Dict:
     """fairseq-hydra-train with its log in ``log_path``; on the terminal a bar per epoch and one
     line per validation (``train_progress``)."""
     start = time.time()
     progress = TrainProgress(f"[train {o.lang} {o.model}]", max_epoch=_max_epoch(cmd), show=o.progress)
-    env = dict(os.environ, HYDRA_FULL_ERROR="1")
+    env = dict(os.environ, HYDRA_FULL_ERROR="1", **cpu_thread_env(o.preset, gpus))
     try:
         with open(log_path, "a", encoding="utf-8") as log:
             log.write("$ " + " ".join(cmd) + "\n")

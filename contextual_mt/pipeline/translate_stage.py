@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass
-from typing import Dict, Optional, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Dict, Sequence
 
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
@@ -19,34 +20,33 @@ from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import file_sha256
 
 
+# 64, not DecodingOptions' 32: the study's translations were made with it (the batch changes which
+# sentences share a padded batch); `pipeline translate --batch-size` reads it from here
+STUDY_BATCH_SIZE = 64
+
+
+def study_decoding() -> DecodingOptions:
+    return DecodingOptions(batch_size=STUDY_BATCH_SIZE)
+
+
 @dataclass
 class TranslateStageOptions:
     lang: str
     root: str = "."
     systems: Sequence[str] = tuple(SYSTEMS)
-    beam: int = 5
-    lenpen: float = 1.0
-    # 64, not DecodingOptions' 32: the study's translations were made with it (the batch changes
-    # which sentences share a padded batch); `pipeline translate --batch-size` reads it from here
-    batch_size: int = 64
-    max_tokens: Optional[int] = None
+    decoding: DecodingOptions = field(default_factory=study_decoding)  # checked when made
     cpu: bool = False
     dtype: str = "auto"  # of the models (inference.precision): auto is float16 on a recent GPU
     progress: bool = True
-    decoding_mode: Optional[str] = None  # predicted context: auto | sequential | parallel (None: DecodingOptions')
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
-        from contextual_mt.inference.decoding import DecodingOptions
 
         check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
-        how = {} if self.decoding_mode is None else {"decoding": self.decoding_mode}
-        self.decoding = DecodingOptions(beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size,
-                                        max_tokens=self.max_tokens, **how)  # validates them
 
 
 def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str) -> Dict:

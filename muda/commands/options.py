@@ -11,7 +11,7 @@ from muda.annotators.ellipsis_bert import TrainEllipsisOptions
 from muda.annotators.models import AnnotatorOptions
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL
 from muda.phenomena import phenomenon_names
-from muda.settings import TaggerSettings
+from muda.settings import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TaggerSettings
 
 ANNOTATORS = ("stanza", "spacy")
 
@@ -91,8 +91,8 @@ class EvalArgs:
     output: Optional[str] = option(help="JSON with every score and p-value")
     plot: Optional[str] = option(help="PNG bar chart of f-measure per tag per system")
     table: Optional[str] = option(help="also write the table printed on stdout to this file")
-    bootstrap: int = option(type=int, default=1000, help="paired bootstrap resamples (0: none)")
-    seed: int = option(type=int, default=1)
+    bootstrap: int = option(type=int, default=BOOTSTRAP_RESAMPLES, help="paired bootstrap resamples (0: none)")
+    seed: int = option(type=int, default=BOOTSTRAP_SEED)
     comet_model: Optional[str] = option(help="also COMET (unbabel-comet): a model name or checkpoint path")
     src_conllu: Optional[str] = option(group="pre-computed annotations")
     ref_conllu: Optional[str] = option(group="pre-computed annotations")

@@ -28,7 +28,7 @@ from commandkit.outputs import atomic_write_lines, atomic_write_text, check_dist
 from commandkit.text import read_lines
 from muda.languages import get_language
 from muda.phenomena import check_phenomena, phenomenon_names
-from muda.settings import TaggerSettings
+from muda.settings import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TaggerSettings
 from muda.tagger import TagOptions, annotation_paths, output_paths, read_summary, \
     skipped_phenomena, summary_path, tag_files, text_hash
 
@@ -55,8 +55,8 @@ class EvalOptions:
     hyp_conllu: Optional[Sequence[str]] = None  # one per hypothesis file
     hyp_alignments: Optional[Sequence[str]] = None  # one per hypothesis file
     names: Optional[Sequence[str]] = None  # default: the hypothesis file names
-    bootstrap: int = 1000  # paired bootstrap resamples (0: none)
-    seed: int = 1
+    bootstrap: int = BOOTSTRAP_RESAMPLES  # paired bootstrap resamples (0: none)
+    seed: int = BOOTSTRAP_SEED
     comet_model: Optional[str] = None
     plot: Optional[str] = None  # PNG bar chart
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir

@@ -20,6 +20,9 @@ class ContrastiveStageArgs:
     batch_size: int = option(type=int, default=ContrastiveStageOptions.batch_size)
     cpu: bool = option(action="store_true", default=False)
     dtype: str = dtype_option()
+    detokenize: str = option(choices=("auto", "yes", "no"), default=ContrastiveStageOptions.detokenize,
+                             help="sacremoses-detokenize Moses-tokenized sets (auto: yes; no where the pair's text "
+                             "is tokenized, as the demo's)")
     quiet: bool = quiet_option()
 
 

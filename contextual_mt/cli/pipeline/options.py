@@ -14,8 +14,8 @@ ROOT_HELP = "the folder holding data/, checkpoints/ and results/"
 @dataclass
 class PairArgs:
     """The pair of the stages that default to the demo's (pcxmi, report, attribute, testset, muda-eval)."""
-    lang: Optional[str] = option(help="target language (source: English); default: the demo pair (demo/, "
-                                 "results/demo)")
+    lang: Optional[str] = option(help="target language (source: English); default: the demo pair (fr under demo/, "
+                                 "made by make demo)")
     root: str = option(default=".", help=ROOT_HELP)
 
 

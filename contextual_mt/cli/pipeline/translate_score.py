@@ -11,7 +11,8 @@ from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
 from contextual_mt.cli.translate import DECODING_HELP
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores, score_systems
-from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
+from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.pipeline.translate_stage import STUDY_BATCH_SIZE, TranslateStageOptions, translate_systems
 
 
 @dataclass
@@ -19,9 +20,9 @@ class TranslateStageArgs:
     lang: str = option(required=True)
     root: str = option(default=TranslateStageOptions.root, help=ROOT_HELP)
     systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
-    beam: int = option(type=int, default=TranslateStageOptions.beam)
-    lenpen: float = option(type=float, default=TranslateStageOptions.lenpen)
-    batch_size: int = option(type=int, default=TranslateStageOptions.batch_size)
+    beam: int = option(type=int, default=DecodingOptions.beam)
+    lenpen: float = option(type=float, default=DecodingOptions.lenpen)
+    batch_size: int = option(type=int, default=STUDY_BATCH_SIZE)
     max_tokens: Optional[int] = max_tokens_option()
     decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
     cpu: bool = option(action="store_true", default=False)
@@ -29,9 +30,16 @@ class TranslateStageArgs:
     quiet: bool = quiet_option()
 
 
+def stage_options(args: argparse.Namespace) -> TranslateStageOptions:
+    """The flags of the decoding group become the stage's DecodingOptions (``--decoding``: its mode)."""
+    how = {} if args.decoding is None else {"decoding": args.decoding}
+    decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, batch_size=args.batch_size,
+                               max_tokens=args.max_tokens, **how)
+    return from_namespace(TranslateStageOptions, args, decoding=decoding, progress=not args.quiet)
+
+
 def translate(args: argparse.Namespace) -> int:
-    out = translate_systems(from_namespace(TranslateStageOptions, args, decoding_mode=args.decoding,
-                                           progress=not args.quiet))
+    out = translate_systems(stage_options(args))
     for system, path in out.items():
         print(f"{system}: {path}")
     return 0

@@ -80,6 +80,14 @@ def test_testset_stage(study):
     result = json.loads((results / "muda" / "testset_eval.json").read_text())
     assert list(result["systems"])[:1] == ["sentence.test.fr"]
     assert "generative evaluation" in study["logs"]["muda-eval"].stdout
+    # its record: a re-run with the same inputs builds nothing; a changed input rebuilds
+    record = json.loads((results / ".stage" / "testset.json").read_text())
+    assert record["stage"] == "testset" and "voita.json" in " ".join(record["outputs"])
+    again = make("testset", *study["variables"])
+    assert "up to date" in again.stdout and "groups" in again.stdout
+    (results / "testset" / "voita.json").write_text("{}\n")  # an output changed: not up to date
+    rebuilt = make("testset", *study["variables"])
+    assert "up to date" not in rebuilt.stdout and json.loads((results / "testset" / "voita.json").read_text())
 
 
 def test_attribute_stage(study):

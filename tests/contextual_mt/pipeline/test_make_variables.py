@@ -22,11 +22,17 @@ def test_make_translate_passes_decoding_beam_and_dtype():
 
 def test_pipeline_translate_decoding_reaches_the_decoding_options(tmp_path):
     from contextual_mt.cli import build_parser
-    from contextual_mt.pipeline.translate_stage import TranslateStageOptions
+    from contextual_mt.cli.pipeline.translate_score import stage_options
+    from contextual_mt.pipeline.translate_stage import STUDY_BATCH_SIZE, TranslateStageOptions
 
-    args = build_parser().parse_args(["pipeline", "translate", "--lang", "fr", "--root", str(tmp_path),
-                                      "--decoding", "parallel"])
+    def parsed(*extra):
+        return build_parser().parse_args(["pipeline", "translate", "--lang", "fr", "--root", str(tmp_path), *extra])
+
+    args = parsed("--decoding", "parallel")
     assert args.decoding == "parallel"
-    assert TranslateStageOptions("fr", str(tmp_path), decoding_mode=args.decoding).decoding.decoding == "parallel"
-    assert TranslateStageOptions("fr", str(tmp_path)).decoding.decoding == "auto"  # DecodingOptions' default
-    assert TranslateStageOptions("fr", str(tmp_path)).decoding.batch_size == TranslateStageOptions.batch_size == 64
+    assert stage_options(args).decoding.decoding == "parallel"
+    assert stage_options(parsed()).decoding.decoding == "auto"  # DecodingOptions' default
+    assert TranslateStageOptions("fr", str(tmp_path)).decoding.decoding == "auto"
+    assert stage_options(parsed()).decoding.batch_size == TranslateStageOptions("fr").decoding.batch_size \
+        == STUDY_BATCH_SIZE == 64
+    assert stage_options(parsed("--beam", "3", "--max-tokens", "900")).decoding.beam == 3

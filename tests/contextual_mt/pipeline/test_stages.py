@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+from contextual_mt.inference.decoding import DecodingOptions
+
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
@@ -123,7 +125,7 @@ def test_training_command(fake_data, monkeypatch):
 
 def test_system_options_are_checked(tmp_path):
     with pytest.raises(ContextualMTError, match="--beam"):
-        TranslateStageOptions("fr", str(tmp_path), beam=0)
+        TranslateStageOptions("fr", str(tmp_path), decoding=DecodingOptions(beam=0))
     with pytest.raises(ContextualMTError, match="--systems"):
         TranslateStageOptions("fr", str(tmp_path), systems=["oracle"])
     with pytest.raises(ContextualMTError, match="--comet-batch-size"):

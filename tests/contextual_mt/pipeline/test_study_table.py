@@ -342,7 +342,8 @@ def test_figure_is_a_png(table):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     image = matplotlib.image.imread(str(png))
     assert image.shape[0] > 100 and image.shape[1] > 100
-    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES)  # no temporaries left
+    assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUT_FILES, ".stage"])  # no temporaries left
+    assert [p.name for p in (out / ".stage").iterdir()] == ["table.json"]
 
 
 def test_the_comet_of_scores_json_fills_in_untested(study, tmp_path):
@@ -417,7 +418,7 @@ def test_a_language_without_muda_results_gets_its_other_columns(study, table, tm
     built = build_table(TableOptions(LANGS, str(results), str(tmp_path / "out")))
     warning = capsys.readouterr().err.strip()
     assert warning.count("\n") == 0 and warning.startswith("warning: ") and "make muda-eval LANG=fr" in warning
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(OUTPUT_FILES)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted([*OUTPUT_FILES, ".stage"])
     full, _ = table
     scores = json.loads((results / "fr" / "scores.json").read_text())["systems"]
     for system in SYSTEMS:
@@ -527,11 +528,11 @@ def test_a_failure_keeps_the_previous_table(study, tmp_path):
     results = _copy_results(study, tmp_path)
     out = tmp_path / "out"
     build_table(TableOptions(["de", "ja"], str(results), str(out)))
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     (results / "ja" / "scores.json").unlink()
     with pytest.raises(ContextualMTError, match="make score LANG=ja"):
         build_table(TableOptions(["de", "ja"], str(results), str(out)))
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
 
 def test_an_unwritable_output_is_found_before_reading(tmp_path):
@@ -566,7 +567,7 @@ def test_command_prints_the_table_and_where_it_is(study, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("# ") and "| de | context |" in printed and str(out / "table.png") in printed
     assert printed.strip().splitlines()[-1].startswith("wrote ")
-    assert sorted(p.name for p in out.iterdir()) == sorted(OUTPUT_FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*OUTPUT_FILES, ".stage"])
 
 
 def test_command_errors_are_one_line(tmp_path, capsys):
@@ -599,3 +600,21 @@ def test_cxmi_column_from_the_pcxmi_summaries(study, tmp_path):
     _fails(["ja"], tmp_path / "a", r"results/ja/pcxmi\.summary\.json: 'cxmi' is not a number", results)
     (results / "ja" / "pcxmi.summary.json").write_text(json.dumps({"cxmi": 0.1, "unit": "bits"}))
     _fails(LANGS, tmp_path / "b", r"different units", results)
+
+
+def test_the_table_has_a_stage_record_and_a_rerun_reads_it(study, tmp_path, capsys):
+    results = _copy_results(study, tmp_path)
+    o = TableOptions(LANGS, str(results), str(tmp_path / "table"))
+    first = build_table(o)
+    record = json.loads((tmp_path / "table" / ".stage" / "table.json").read_text())
+    assert record["stage"] == "table" and sorted(k.split("/")[-1] for k in record["outputs"]) == sorted(OUTPUT_FILES)
+    capsys.readouterr()
+    assert build_table(o) == first and "up to date" in capsys.readouterr().err
+    # another alpha, or a language's results changed: made again
+    build_table(TableOptions(LANGS, str(results), str(tmp_path / "table"), alpha=0.01))
+    assert "up to date" not in capsys.readouterr().err
+    (results / LANGS[0] / "scores.json").write_text((results / LANGS[0] / "scores.json").read_text() + "\n")
+    build_table(TableOptions(LANGS, str(results), str(tmp_path / "table"), alpha=0.01))
+    assert "up to date" not in capsys.readouterr().err
+    build_table(TableOptions(LANGS, str(results), str(tmp_path / "table"), alpha=0.01))
+    assert "up to date" in capsys.readouterr().err

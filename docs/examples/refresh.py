@@ -1,0 +1,254 @@
+"""The README's demo figures and example outputs, made by a run and never typed.
+
+``docs/examples/run.json`` is the committed record of one run on a finished demo (``make demo``):
+for each example, the commands as the README shows them and the lines they printed; beside it,
+``docs/examples/demo.json``, the demo's own results file (``demo/results/fr/demo.json``) of that
+run. In the README, a generated block sits between ``<!-- example:ID -->`` and
+``<!-- /example:ID -->`` (an inline figure between ``<!-- figure:ID -->`` and ``<!-- /figure:ID -->``);
+``tests/test_documented_examples.py`` checks that every block is what this script renders from
+the committed files, so a figure cannot be edited by hand or go stale against the record.
+
+    make demo && python docs/examples/refresh.py --run     # run the examples, record, rewrite the README
+    python docs/examples/refresh.py                        # rewrite the README from the record only
+
+What varies: the figures are those of one machine (the run names it: CPU, threads, versions).
+On another CPU the demo's training sums in another order (other vector units), so its models and
+every figure after them may differ in the last digits; on one machine, every run gives the same
+figures (the demo preset fixes its training threads; tests/contextual_mt/pipeline/test_train_determinism.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from typing import Dict, List, Optional, Sequence
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RUN = os.path.join(HERE, "run.json")
+DEMO = os.path.join(HERE, "demo.json")
+README = os.path.join(ROOT, "README.md")
+DEMO_RESULTS = os.path.join("demo", "results", "fr", "demo.json")  # demo.pipeline.demo_results("demo")
+
+D, C, R = "demo/data/fr", "demo/corpus", "demo/results/fr"  # the demo pair's data, its corpus, its results
+CKPT = "demo/checkpoints/fr/context/checkpoint_best.pt"
+MODEL = f"--path {CKPT} --spm {D}/spm.model"
+TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
+
+# id -> the commands, in the order they run (each may read what the ones before wrote), and the
+# printed lines to show (``keep``: a regular expression; default all but progress bars and logs)
+EXAMPLES: List[Dict] = [
+    {"id": "translate", "show": False, "commands": [
+        f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
+        "    --output demo/test.hyp.fr --beam 4"]},
+    {"id": "score", "commands": [
+        f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
+        "    --output demo/scores.json"]},
+    {"id": "cxmi", "commands": [f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --output {R}/pcxmi.jsonl"]},
+    {"id": "cxmi-random-context", "show": False, "commands": [
+        f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --random-context --output {R}/pcxmi.random.jsonl"]},
+    {"id": "report", "commands": [
+        f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
+        f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json"]},
+    {"id": "attribute", "commands": [
+        f"contextual-mt attribute {MODEL} \\\n    {TEST} \\\n    --output {R}/attribution.jsonl"]},
+    {"id": "report-attribution", "keep": r"^attribution:", "commands": [
+        f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
+        f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json \\\n    --attribution {R}/attribution.jsonl"]},
+    {"id": "testset", "commands": [
+        "make testset          # the demo pair: its test split, tagged by muda-eval's cached step",
+        f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n    {MODEL} \\\n"
+        f"    --output {R}/testset/context.scores --summary {R}/testset/context.summary.json",
+        f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n"
+        f"    --path demo/checkpoints/fr/sentence/checkpoint_best.pt --spm {D}/spm.model \\\n"
+        f"    --output {R}/testset/sentence.scores --summary {R}/testset/sentence.summary.json"]},
+    {"id": "testset-evaluate", "commands": [
+        f"contextual-mt testset evaluate --manifest {R}/testset/manifest.jsonl \\\n"
+        f"    --hyp {R}/sentence.test.fr --hyp {R}/context.test.fr \\\n"
+        f"    --docids {D}/test.docids --output {R}/testset/evaluate.json"]},
+    {"id": "planted-contrastive", "commands": [
+        f"contextual-mt contrastive --format voita --input {C}/test.contrastive.json \\\n"
+        f"    {MODEL} --detokenize no \\\n    --output {R}/planted.scores --summary {R}/planted.json"]},
+    {"id": "muda-tag", "commands": [
+        f"muda tag --src {D}/test.en --tgt {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
+        f"    --src-conllu {C}/test.en.conllu --tgt-conllu {C}/test.fr.conllu \\\n"
+        f"    --alignments {C}/test.align --dump-tags {R}/muda/test.tags.json"]},
+    {"id": "muda-eval", "commands": [
+        f"muda eval --src {D}/test.en --ref {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
+        f"    --hyps {R}/sentence.test.fr {R}/context.test.fr \\\n"
+        f"    --ref-tags {R}/muda/reference.tags.json --src-conllu {C}/test.en.conllu \\\n"
+        f"    --lexicon {C}/train.en.conllu {C}/train.fr.conllu {C}/train.align \\\n"
+        f"    --output {R}/muda/eval.json --table {R}/muda/eval.txt --plot {R}/muda/eval.png"]},
+    {"id": "cadec-demo", "commands": ["make cadec-demo"]},
+]
+WIDTH = 112  # a shown line longer than this is folded, its continuation indented
+_LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| [A-Z]+ \|")
+
+
+def printed_lines(text: str) -> List[str]:
+    """What stays on a terminal: the last state of each carriage-returned line, without progress
+    bars and timestamped log lines."""
+    lines = []
+    for raw in text.splitlines():
+        line = raw.split("\r")[-1].rstrip()
+        if not line or _LOG.match(line) or re.search(r"\d+%\|", line) or line.startswith("[demo]"):
+            continue
+        lines.append(line)
+    return lines
+
+
+def run_examples(only: Sequence[str] = ()) -> Dict:
+    """Run every example (``only``: those) on the finished demo (in the repository root, as the
+    README's reader would); returns the record."""
+    if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
+        raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
+    # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
+    env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
+               COLUMNS="200", PYTHONUNBUFFERED="1", MAKEFLAGS="s")
+    record: Dict = {"machine": machine(), "examples": {}}
+    for example in [e for e in EXAMPLES if not only or e["id"] in only]:
+        outputs, printed = [], []
+        for command in example["commands"]:
+            print(f"$ {command}", file=sys.stderr, flush=True)
+            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stdout)
+                raise SystemExit(f"error: example {example['id']} failed (exit {proc.returncode})")
+            lines = printed_lines(proc.stdout)
+            printed.append(lines)
+            shown = [x for x in lines if re.search(example["keep"], x)] if example.get("keep") else lines
+            outputs.append(shown if example.get("show", True) else [])
+        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs, "printed": printed}
+    return record
+
+
+def machine() -> Dict:
+    import torch
+
+    cpu = platform.machine()
+    if os.path.isfile("/proc/cpuinfo"):
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    return {"cpu": cpu, "cores": os.cpu_count(),
+            "python": platform.python_version(), "torch": torch.__version__}
+
+
+def render_example(entry: Dict) -> str:
+    body = []
+    for command, lines in zip(entry["commands"], entry["outputs"]):
+        body.append(command)
+        for line in lines:
+            folded = textwrap.wrap(line, WIDTH - 2, subsequent_indent="  ", break_on_hyphens=False,
+                                   drop_whitespace=True) or [""]
+            body += [f"# {x}" if x else "#" for x in folded]
+    return "```bash\n" + "\n".join(body) + "\n```"
+
+
+def render_demo_table(demo: Dict) -> str:
+    sys.path.insert(0, ROOT)
+    from contextual_mt.demo.pipeline import format_demo_table
+
+    return "```\n" + format_demo_table(demo) + "\n```"
+
+
+def printed_figure(run: Dict, example: str, pattern: str) -> str:
+    """A number an example printed (``pattern``'s group), as printed; its output is recorded even
+    where the README does not show it."""
+    for lines in run["examples"][example].get("printed", run["examples"][example]["outputs"]):
+        for line in lines:
+            m = re.search(pattern, line)
+            if m:
+                return m.group(1)
+    raise SystemExit(f"error: docs/examples/run.json: example {example} printed no {pattern!r}")
+
+
+def figures(demo: Dict, run: Dict) -> Dict[str, str]:
+    """The inline figures the README's prose quotes."""
+    context, contrastive = demo["context"], demo["contrastive"]
+    cxmi = r"^CXMI (-?[0-9.]+) nats"
+    return {"cxmi": printed_figure(run, "cxmi", cxmi),
+            "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
+            "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
+            "demo-machine": f"{run['machine']['cores']} CPU cores",
+            "demo-context-bleu": f"{context['bleu']:.2f}",
+            "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
+            "demo-contrastive": f"{contrastive['context']['accuracy']:.3f}",
+            "demo-contrastive-0": f"{contrastive['context-0']['accuracy']:.3f}"}
+
+
+def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
+    """Every generated block and figure of the README, by marker id."""
+    out = {f"example:{k}": render_example(v) for k, v in run["examples"].items()}
+    out["example:demo"] = render_demo_table(demo)
+    out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
+    return out
+
+
+_MARKED = re.compile(r"<!-- (example|figure):([\w-]+) -->(.*?)<!-- /\1:\2 -->", re.S)
+
+
+def marked(text: str) -> Dict[str, str]:
+    """The README's generated parts, by marker id (a block's text without its surrounding newlines)."""
+    return {f"{kind}:{name}": body.strip("\n") if kind == "example" else body
+            for kind, name, body in _MARKED.findall(text)}
+
+
+def rewrite(text: str, generated: Dict[str, str]) -> str:
+    def one(m: re.Match) -> str:
+        key = f"{m.group(1)}:{m.group(2)}"
+        if key not in generated:
+            raise SystemExit(f"error: README.md marks {key}, which docs/examples/refresh.py does not make")
+        body = f"\n{generated[key]}\n" if m.group(1) == "example" else generated[key]
+        return f"<!-- {key} -->{body}<!-- /{key} -->"
+
+    return _MARKED.sub(one, text)
+
+
+def stale(text: str, generated: Dict[str, str]) -> List[str]:
+    """The generated parts the README lacks or shows otherwise than ``generated`` (by marker id)."""
+    shown = marked(text)
+    return sorted(k for k in set(generated) | set(shown) if shown.get(k) != generated.get(k))
+
+
+def load(path: str) -> Dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run", action="store_true", help="run the examples on the finished demo and record them first")
+    ap.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
+                    help="run these examples and print their blocks; nothing is written (a dry run)")
+    args = ap.parse_args(argv)
+    if args.try_ids:
+        for key, entry in run_examples(args.try_ids)["examples"].items():
+            print(f"<!-- example:{key} -->\n{render_example(entry)}")
+        return 0
+    if args.run:
+        record = run_examples()
+        shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
+        os.replace(DEMO + ".tmp", DEMO)
+        with open(RUN + ".tmp", "w", encoding="utf-8") as f:
+            f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        os.replace(RUN + ".tmp", RUN)
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    new = rewrite(text, blocks(load(RUN), load(DEMO)))
+    with open(README + ".tmp", "w", encoding="utf-8") as f:
+        f.write(new)
+    os.replace(README + ".tmp", README)
+    print(f"README.md: {len(marked(new))} generated parts" + (" (changed)" if new != text else " (unchanged)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

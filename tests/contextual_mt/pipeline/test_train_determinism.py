@@ -1,0 +1,51 @@
+"""The demo's numbers are the same on every run: training with the demo preset on CPU gives the
+same weights twice, the second time with another thread count in the environment (as on a
+machine with another number of cores) and beside a process that keeps a core busy (OpenMP and
+MKL may lower their thread counts under load, and the order of the sums with them)."""
+import shutil
+import subprocess
+import sys
+
+import torch
+
+from contextual_mt.pipeline.layout import PairLayout
+from contextual_mt.pipeline.prepare import DataOptions, prepare_data
+from contextual_mt.pipeline.presets import get_preset
+from contextual_mt.pipeline.train import TrainOptions, cpu_thread_env, train_model
+
+
+def _weights(path):
+    state = torch.load(path, map_location="cpu", weights_only=False)["model"]
+    # fairseq's sinusoidal position embeddings keep an uninitialised placeholder (``torch.empty``,
+    # for the device and dtype): memory, not a weight
+    return {k: v for k, v in state.items() if not k.endswith("._float_tensor")}
+
+
+def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thread_settings(demo_corpus, tmp_path,
+                                                                                            monkeypatch):
+    corpus = demo_corpus(train_docs=40, valid_docs=5, test_docs=5, seed=5)
+    first, second = PairLayout("fr", str(tmp_path / "a")), PairLayout("fr", str(tmp_path / "b"))
+    prepare_data(DataOptions(lang="fr", output=first.data, text=str(corpus),
+                             vocab_size=get_preset("demo").vocab_size), progress=False)
+    shutil.copytree(first.data, second.data)
+    train_model(TrainOptions("fr", "context", preset="demo", root=first.root, gpus=0, max_epoch=1, progress=False))
+    # the second as on a machine of one core (the default thread count is the number of cores)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("MKL_NUM_THREADS", "1")
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        train_model(TrainOptions("fr", "context", preset="demo", root=second.root, gpus=0, max_epoch=1,
+                                 progress=False))
+    finally:
+        busy.kill()
+        busy.wait()
+    a, b = _weights(first.checkpoint("context")), _weights(second.checkpoint("context"))
+    assert sorted(a) == sorted(b)
+    differing = [k for k in a if not torch.equal(a[k], b[k])]
+    assert not differing, differing[:5]
+
+
+def test_the_thread_count_is_the_presets_on_cpu_only():
+    assert cpu_thread_env("demo", 0) == {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OMP_DYNAMIC": "FALSE",
+                                         "MKL_DYNAMIC": "FALSE"}
+    assert cpu_thread_env("demo", 1) == {} and cpu_thread_env("small", 0) == {}
