@@ -323,7 +323,7 @@ def train_model(options: TrainOptions) -> Dict:
             if name.startswith("dict."):
                 shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
         record.save(fp, [])  # under way: not done until this run ends
-        stats = _run(cmd, os.path.join(save, LOG), o, gpus)
+        stats = _run(cmd, os.path.join(save, LOG), o)
         if earlier:  # went on from a finished run: its validations first
             curve = stats.get("valid_curve") or []
             stats["valid_curve"] = [p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]] + curve
@@ -370,11 +370,12 @@ def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
             "MKL_DYNAMIC": "FALSE"}
 
 
-def _run(cmd: List[str], log_path: str, o: TrainOptions, gpus: int) -> Dict:
+def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
     """fairseq-hydra-train with its log in ``log_path``; on the terminal a bar per epoch and one
     line per validation (``train_progress``)."""
     start = time.time()
     progress = TrainProgress(f"[train {o.lang} {o.model}]", max_epoch=_max_epoch(cmd), show=o.progress)
+    gpus = visible_gpus() if o.gpus is None else o.gpus
     env = dict(os.environ, HYDRA_FULL_ERROR="1", **cpu_thread_env(o.preset, gpus))
     try:
         with open(log_path, "a", encoding="utf-8") as log:
