@@ -48,7 +48,7 @@ def bleu_with_document_statistics(hyps: Sequence[Sequence[str]], refs: Sequence[
 
 
 # ------------------------------------------------------------------------------------- COMET
-COMET_INSTALL = "make install installs it (or: .venv/bin/pip install -e '.[comet]')"
+COMET_INSTALL = "make install (or: .venv/bin/pip install -e '.[comet]')"
 # the libraries under unbabel-comet, whose banners, tips and warnings are kept off the terminal
 _COMET_LOGGERS = ("comet", "pytorch_lightning", "lightning_fabric", "lightning", "torchmetrics")
 _COMET_MODULES = r"(comet|pytorch_lightning|lightning_fabric|lightning|lightning_utilities|torchmetrics)(\..*)?$"
@@ -86,12 +86,12 @@ def import_comet() -> Any:
     try:
         with quiet_comet():
             import comet
-    except Exception as e:  # ModuleNotFoundError of a dependency, an ImportError inside it, a version check, ...
+    except Exception as e:  # a dependency missing (ModuleNotFoundError), an ImportError inside it, ...
         if isinstance(e, ModuleNotFoundError) and e.name == "comet":
-            raise InputError(f"COMET needs the unbabel-comet package, which is not installed: {COMET_INSTALL}") \
+            raise InputError(f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}") \
                 from None
-        raise InputError(f"unbabel-comet is installed but cannot be imported ({first_line(e)}); {COMET_INSTALL} "
-                         "with the versions it needs") from None
+        raise InputError(f"unbabel-comet is installed but cannot be imported ({first_line(e)}); run {COMET_INSTALL}, "
+                         "which installs it with the versions it needs") from None
     return comet
 
 

@@ -124,7 +124,7 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
 def test_not_installed_only_when_comet_itself_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
     with pytest.raises(ContextualMTError, match="^COMET needs the unbabel-comet package, which is not installed: "
-                                                "make install installs it"):
+                                                "run make install"):
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
 
 
@@ -140,5 +140,5 @@ def test_a_broken_dependency_is_named_not_called_not_installed(monkeypatch, tmp_
     with pytest.raises(ContextualMTError) as e:
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
     assert str(e.value).startswith("unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No "
-                                   "module named 'pkg_resources'); make install installs it")
+                                   "module named 'pkg_resources'); run make install")
     assert "not installed" not in str(e.value)

@@ -187,7 +187,7 @@ def test_bad_input_is_one_error_line_and_nothing_is_written(case, demo, bad, tmp
 
 
 @pytest.mark.parametrize("missing, needle", [
-    ("comet", "COMET needs the unbabel-comet package, which is not installed: make install installs it"),
+    ("comet", "COMET needs the unbabel-comet package, which is not installed: run make install"),
     ("pkg_resources", "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No module named "
                       "'pkg_resources')")])
 def test_eval_without_comet_fails_before_any_work(demo, tmp_path, tmp_path_factory, missing, needle):
