@@ -58,11 +58,17 @@ def own(comet_model):
         return comet.load_from_checkpoint(str(comet_model / "checkpoints" / "model.ckpt"))
 
 
+@pytest.fixture(scope="module")
+def own_comet(own):
+    """COMET's segment scores and system score from unbabel-comet's own predict."""
+    return own_scores(own, SRCS, HYPS, REFS)
+
+
 def checkpoint_id(folder):
     return "sha256:" + hashlib.sha256((folder / "checkpoints" / "model.ckpt").read_bytes()).hexdigest()[:12]
 
 
-def test_score_command_equals_comets_own_predict(comet_model, own, tmp_path):
+def test_score_command_equals_comets_own_predict(comet_model, own, own_comet, tmp_path):
     """`contextual-mt score` as a user runs it (a new process): COMET and Doc-COMET per segment
     as unbabel-comet's API gives them; the signature names the checkpoint by its hash and the
     precision; none of Lightning's banners, tips or warnings on the terminal."""
@@ -80,7 +86,7 @@ def test_score_command_equals_comets_own_predict(comet_model, own, tmp_path):
         assert chatter not in proc.stderr, proc.stderr[-3000:]
     result = json.loads(out.read_text())
 
-    segments, system = own_scores(own, SRCS, HYPS, REFS)
+    segments, system = own_comet
     assert max(abs(a - b) for a, b in zip(result["comet"]["segments"], segments)) < 1e-6
     assert result["comet"]["score"] == pytest.approx(system, abs=1e-6)
     sep = own.encoder.tokenizer.sep_token
@@ -101,12 +107,11 @@ def test_score_command_equals_comets_own_predict(comet_model, own, tmp_path):
     assert proc.stdout.strip().endswith(f"({result['doc_comet']['signature']})")
 
 
-def test_checkpoint_path_is_the_same_model(comet_model, own):
-    """The checkpoint file instead of the folder: the same scores and the same signature."""
-    r = score(HYPS, REFS, DOCS, SRCS, comet_model=str(comet_model / "checkpoints" / "model.ckpt"),
+def test_checkpoint_path_is_the_same_model(comet_model, own_comet):
+    """The checkpoint file instead of the folder, from Python: the same scores and signature."""
+    r = score(HYPS, REFS, srcs=SRCS, comet_model=str(comet_model / "checkpoints" / "model.ckpt"),
               comet_batch_size=BATCH)
-    segments, _ = own_scores(own, SRCS, HYPS, REFS)
-    assert max(abs(a - b) for a, b in zip(r["comet"]["segments"], segments)) < 1e-6
+    assert max(abs(a - b) for a, b in zip(r["comet"]["segments"], own_comet[0])) < 1e-6
     assert r["comet"]["signature"].startswith(f"COMET|model:{checkpoint_id(comet_model)}|precision:fp32|")
 
 
