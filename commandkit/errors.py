@@ -25,6 +25,13 @@ class WriteError(OSError, InputError):
         return str(self.strerror)
 
 
+def first_line(e: BaseException) -> str:
+    """An exception as one line: its type and the first line of its text (a library's message,
+    torch's above all, may run over many lines)."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0].strip()}" if text else type(e).__name__
+
+
 def write_error(path: str, e: OSError) -> WriteError:
     """One line for an OSError while writing ``path``, keeping its errno."""
     hint = "; free some space and run again" if e.errno in DISK_FULL else ""

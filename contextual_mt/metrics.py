@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from muda.evaluation import metrics as _muda_metrics
-from muda.evaluation.metrics import comet_predict
+from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 from commandkit.documents import document_spans, group_by_document, read_docids
 from contextual_mt.errors import ContextualMTError, InputError, check_option
 from commandkit.outputs import atomic_write_text, outputs
@@ -71,13 +71,6 @@ def load_comet(model: str):
         raise ContextualMTError(str(e)) from None
 
 
-def comet_score(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str,
-                batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
-    result = comet_predict(load_comet(model), srcs, hyps, refs, model, batch_size, gpus)
-    result["signature"] = comet_signature(model)
-    return result
-
-
 # Doc-COMET (Vernikos et al. 2022, "Embarrassingly Easy Document-Level MT Metrics"): COMET with
 # unbabel-comet's document-context mode (``model.enable_context()``). Each sentence is still scored
 # on its own, but its source, hypothesis and reference are encoded after up to ``context`` preceding
@@ -116,11 +109,20 @@ def comet_version() -> str:
         return "unknown"
 
 
-def comet_signature(model: str, context: Optional[int] = None, sep: Optional[str] = None) -> str:
-    """sacreBLEU-style: what a reader needs to reproduce the number. ``context`` None: COMET."""
+def comet_precision(scorer: Any) -> str:
+    """The precision the model scored in: fp32 here (unbabel-comet's own ``comet-score`` runs
+    ``.half()``, whose scores differ from fp32's in the 4th decimal)."""
+    dtype = str(scorer.dtype).replace("torch.", "")
+    return {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}.get(dtype, dtype)
+
+
+def comet_signature(model: str, precision: str, context: Optional[int] = None, sep: Optional[str] = None) -> str:
+    """sacreBLEU-style: what a reader needs to reproduce the number. ``model``: the model's name,
+    or a local model's checkpoint hash (``comet_model_id``). ``context`` None: COMET."""
     if context is None:
-        return f"COMET|model:{model}|version:{comet_version()}"
-    return f"Doc-COMET|model:{model}|context:{context}|mtctx:ref|sep:{sep}|version:{comet_version()}"
+        return f"COMET|model:{model}|precision:{precision}|version:{comet_version()}"
+    return (f"Doc-COMET|model:{model}|context:{context}|mtctx:ref|sep:{sep}|precision:{precision}"
+            f"|version:{comet_version()}")
 
 
 @contextmanager
@@ -132,7 +134,8 @@ def context_mode(scorer: Any) -> Iterator[bool]:
         yield False
         return
     before = bool(getattr(scorer, "use_context", False))
-    scorer.enable_context()
+    with quiet_comet():  # a model class without the mode logs a warning; the note below says it
+        scorer.enable_context()
     try:
         yield bool(getattr(scorer, "use_context", False))
     finally:
@@ -151,7 +154,8 @@ def doc_comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], ref
         sep = scorer.encoder.tokenizer.sep_token
         sides = context_inputs(srcs, hyps, refs, ids, context, sep)
         result = comet_predict(scorer, sides["src"], sides["mt"], sides["ref"], model, batch_size, gpus)
-    result.update(context=context, signature=comet_signature(model, context, sep))
+    result.update(context=context,
+                  signature=comet_signature(comet_model_id(model), comet_precision(scorer), context, sep))
     return result
 
 
@@ -160,7 +164,7 @@ def comet_results(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: S
                   doc_context: int = DOC_COMET_CONTEXT) -> Dict:
     """``comet``, and ``doc_comet`` when there are document ids, from one loaded model."""
     comet = comet_predict(scorer, srcs, hyps, refs, model, batch_size)
-    comet["signature"] = comet_signature(model)
+    comet["signature"] = comet_signature(comet_model_id(model), comet_precision(scorer))
     out = {"comet": comet}
     if docids is not None:
         doc = doc_comet_predict(scorer, srcs, hyps, refs, docids, model, doc_context, batch_size)

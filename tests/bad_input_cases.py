@@ -337,7 +337,24 @@ add("score-comet-batch-size-0", score_command,
     do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "0")), "--comet-batch-size", MUST))
 add("score-comet-batch-size-neg", score_command,
     do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "-4")), "--comet-batch-size", MUST))
-add("score-comet-model-missing-path", score_command, do(with_comet(lambda c: c.missing("nothere.ckpt")), "comet"))
+# a local COMET model that is not there fails before unbabel-comet is imported or the network tried
+add("score-comet-model-missing-path", score_command,
+    do(with_comet(lambda c: c.missing("nothere.ckpt")), "nothere.ckpt", NOT_FOUND))
+add("score-comet-model-missing-folder", score_command,
+    do(with_comet(lambda c: c.missing("models/nothere")), "nothere", NOT_FOUND))
+add("score-comet-model-folder-without-checkpoint", score_command,
+    do(with_comet(lambda c: c.mkdir("empty_model")), "empty_model", "checkpoints/model.ckpt"))
+
+
+def corrupt_comet_model(c: Ctx) -> str:
+    """A COMET model folder whose checkpoint is not one (torch's error runs over several lines)."""
+    c.write("bad_model/hparams.yaml", "class_identifier: regression_metric\n")
+    c.write("bad_model/checkpoints/model.ckpt", b"PK\x03\x04 not a checkpoint" * 8)
+    return str(c.inp / "bad_model")
+
+
+add("score-comet-model-corrupt-checkpoint", score_command,
+    do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")))
 output_cases("score", score_command, "--output", "scores.json")
 
 
@@ -970,6 +987,10 @@ add("eval-hyps-fairseq-output-id-twice-different-text", eval_command,
 add("eval-hyps-fairseq-output-id-beyond-reference", eval_command,
     opt("--hyps", lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
         "gen_beyond.out", ("lines", "reference", "id")))
+add("eval-comet-model-missing-path", eval_command,
+    opt("--comet-model", lambda c: c.missing("nothere.ckpt"), "nothere.ckpt", NOT_FOUND))
+add("eval-comet-model-corrupt-checkpoint", eval_command,
+    opt("--comet-model", corrupt_comet_model, "model.ckpt", ("cannot load", "checkpoint")))
 add("eval-names-fewer-than-hyps", eval_command,
     do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"))
 add("eval-names-more-than-hyps", eval_command, do(lambda c: c.set("--names", "a", "b"), "--names"))

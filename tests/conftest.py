@@ -108,3 +108,12 @@ def m2m(tmp_path_factory) -> Path:
     from tests.hf_models import build_m2m100
 
     return build_m2m100(tmp_path_factory.mktemp("hf") / "m2m")
+
+
+@pytest.fixture(scope="session")
+def comet_model(tmp_path_factory) -> Path:
+    """A tiny COMET model folder (hparams.yaml, checkpoints/model.ckpt, its encoder) built offline
+    with unbabel-comet's own classes (tests/hf_models.py, build_comet)."""
+    from tests.hf_models import build_comet
+
+    return build_comet(tmp_path_factory.mktemp("comet") / "tiny-comet")

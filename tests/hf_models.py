@@ -30,12 +30,13 @@ def write_voita_set(path: Path) -> Path:
     return path
 
 
-def _spm(path: Path, lines: Sequence[str], vocab_size: int) -> Path:
+def _spm(path: Path, lines: Sequence[str], vocab_size: int, bos_id: int = -1, eos_id: int = -1) -> Path:
     import sentencepiece as spm
 
     spm.SentencePieceTrainer.train(sentence_iterator=iter(list(lines) * 4), model_prefix=str(path),
                                    vocab_size=vocab_size, character_coverage=1.0, model_type="unigram",
-                                   bos_id=-1, eos_id=-1, unk_id=0, pad_id=-1, hard_vocab_limit=False, minloglevel=2)
+                                   bos_id=bos_id, eos_id=eos_id, unk_id=0, pad_id=-1, hard_vocab_limit=False,
+                                   minloglevel=2)
     return path.with_suffix(".model")
 
 
@@ -132,4 +133,46 @@ def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0
                           decoder_ffn_dim=64, max_position_embeddings=128, pad_token_id=1, bos_token_id=0,
                           eos_token_id=2, decoder_start_token_id=2)
     M2M100ForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def build_comet(folder: Path, lines: Sequence[str] = (), hidden: int = 32, layers: int = 2, seed: int = 0) -> Path:
+    """A COMET model as unbabel-comet stores one (``hparams.yaml`` and ``checkpoints/model.ckpt``)
+    and loads it (``comet.load_from_checkpoint``): a RegressionMetric with average pooling (so it
+    has the document-context mode) on a random XLM-R encoder of ``layers`` layers. The encoder's
+    config and SentencePiece tokenizer (trained on EN, FR and ``lines``; only the slow tokenizer's
+    file, so that transformers converts it, as for xlm-roberta) are in ``folder/encoder``, whose
+    path is the model's ``pretrained_model``: it loads offline."""
+    import torch
+    import yaml
+    from transformers import XLMRobertaConfig, XLMRobertaTokenizer
+
+    from muda.evaluation.metrics import quiet_comet
+
+    with quiet_comet():  # unbabel-comet's import and model, as the project loads them
+        import pytorch_lightning
+        from comet.models import RegressionMetric
+
+    encoder = folder / "encoder"
+    (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
+    encoder.mkdir(exist_ok=True)
+    # XLM-R's SentencePiece ids: <unk> 0, <s> 1, </s> 2 (the tokenizer shifts them by one)
+    spm_model = _spm(folder / "spm", list(EN) + list(FR) + list(lines), 200, bos_id=1, eos_id=2)
+    XLMRobertaTokenizer(str(spm_model), model_max_length=126).save_pretrained(encoder)
+    (encoder / "tokenizer.json").unlink(missing_ok=True)
+    tok = XLMRobertaTokenizer.from_pretrained(encoder)
+    XLMRobertaConfig(vocab_size=len(tok), hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=2,
+                     intermediate_size=2 * hidden, max_position_embeddings=130, pad_token_id=tok.pad_token_id,
+                     bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id).save_pretrained(encoder)
+    torch.manual_seed(seed)
+    with quiet_comet():
+        model = RegressionMetric(pretrained_model=str(encoder), load_pretrained_weights=False, hidden_sizes=[16],
+                                 pool="avg", layer="mix", local_files_only=True)
+    with torch.no_grad():  # random but not flat: segments get clearly different scores
+        for p in model.estimator.parameters():
+            p.normal_(0, 0.5)
+    hparams = dict(model.hparams)
+    (folder / "hparams.yaml").write_text(yaml.safe_dump(hparams))
+    torch.save({"state_dict": model.state_dict(), "hyper_parameters": hparams,
+                "pytorch-lightning_version": pytorch_lightning.__version__}, folder / "checkpoints" / "model.ckpt")
     return folder

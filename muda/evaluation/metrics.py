@@ -4,13 +4,19 @@ for the bootstrap, and COMET (unbabel-comet, optional) with per-document segment
 Loading a COMET model, and what its failures say, is defined here once for every caller."""
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+import re
+import warnings
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError
+from commandkit.errors import InputError, first_line
 
 if TYPE_CHECKING:
     from sacrebleu.metrics import BLEU
@@ -41,29 +47,127 @@ def bleu_with_document_statistics(hyps: Sequence[Sequence[str]], refs: Sequence[
     return scores, stats
 
 
-def load_comet(model: str) -> Any:
-    """Load a COMET model by name (downloaded by unbabel-comet) or by checkpoint path; ``Any``
-    because unbabel-comet is optional (its model class is not imported for the hint)."""
-    try:
-        import comet
-    except ImportError:
-        raise InputError("COMET needs the unbabel-comet package: .venv/bin/pip install -e '.[comet]'") from None
-    if os.path.exists(model):
-        path = model
-    else:
+# ------------------------------------------------------------------------------------- COMET
+COMET_INSTALL = "make install (or: .venv/bin/pip install -e '.[comet]')"
+# the libraries under unbabel-comet, whose banners, tips and warnings are kept off the terminal
+_COMET_LOGGERS = ("comet", "pytorch_lightning", "lightning_fabric", "lightning", "torchmetrics")
+_COMET_MODULES = r"(comet|pytorch_lightning|lightning_fabric|lightning|lightning_utilities|torchmetrics)(\..*)?$"
+# a Hugging Face hub id (owner/name) or an unbabel-comet legacy name (wmt20-comet-da)
+_HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
+
+
+@contextmanager
+def quiet_comet() -> Iterator[None]:
+    """unbabel-comet without its chatter on the user's terminal: Lightning's banners ("GPU
+    available: ...", "💡 Tip: ...") and warnings, comet's INFO lines, and the root logger that
+    ``import comet`` configures (``logging.basicConfig``); everything is restored after. Errors
+    still raise; the progress bar of a prediction stays."""
+    root = logging.getLogger()
+    saved_root = (root.level, list(root.handlers))
+    loggers = [logging.getLogger(name) for name in _COMET_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=_COMET_MODULES)
+        warnings.filterwarnings("ignore", message="pkg_resources is deprecated")  # torchmetrics' import
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
         try:
-            path = comet.download_model(model)
+            yield
+        finally:
+            for logger, level in zip(loggers, levels):
+                logger.setLevel(level)
+            root.setLevel(saved_root[0])
+            root.handlers[:] = saved_root[1]
+
+
+def import_comet() -> Any:
+    """The ``comet`` module. "Not installed" only when unbabel-comet itself is missing; when it is
+    there but cannot be imported (a dependency missing or of the wrong version), that error."""
+    try:
+        with quiet_comet():
+            import comet
+    except Exception as e:  # a dependency missing (ModuleNotFoundError), an ImportError inside it, ...
+        if isinstance(e, ModuleNotFoundError) and e.name == "comet":
+            raise InputError(f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}") \
+                from None
+        raise InputError(f"unbabel-comet is installed but cannot be imported ({first_line(e)}); run {COMET_INSTALL}, "
+                         "which installs it with the versions it needs") from None
+    return comet
+
+
+def local_comet_checkpoint(model: str) -> Optional[str]:
+    """The checkpoint of a COMET model given as a local path: a model folder (as unbabel-comet
+    downloads one: ``hparams.yaml`` and ``checkpoints/model.ckpt``) or its checkpoint file. None
+    for a name to download (``Unbabel/wmt22-comet-da``). A path that is not there, or not a COMET
+    model, fails here: before unbabel-comet is imported or the network is tried."""
+    path = os.path.expanduser(model)
+    if not os.path.exists(path):
+        if _HUB_NAME.fullmatch(model) and not model.endswith(".ckpt"):
+            return None
+        raise InputError(f"{model}: COMET model not found (no such file or folder)")
+    if os.path.isdir(path):
+        path = os.path.join(path, "checkpoints", "model.ckpt")
+        if not os.path.isfile(path):
+            raise InputError(f"{model}: not a COMET model folder (no checkpoints/model.ckpt in it)")
+    path = os.path.abspath(path)
+    folder = os.path.dirname(os.path.dirname(path))
+    if not os.path.isfile(os.path.join(folder, "hparams.yaml")):
+        raise InputError(f"{path}: no hparams.yaml in {folder} (unbabel-comet reads a checkpoint with the "
+                         "hparams.yaml of its model folder, two levels up)")
+    return path
+
+
+def load_comet(model: str) -> Any:
+    """Load a COMET model by name (downloaded by unbabel-comet) or by local path (a model folder
+    or its checkpoint); ``Any`` because unbabel-comet is optional (its model class is not
+    imported for the hint)."""
+    checkpoint = local_comet_checkpoint(model)
+    comet = import_comet()
+    if checkpoint is None:
+        try:
+            with quiet_comet():
+                checkpoint = comet.download_model(model)
         except Exception as e:  # any failure to fetch: the fix is the same, fetch it elsewhere
             raise InputError(
-                f"COMET model '{model}' could not be downloaded ({type(e).__name__}). On a machine "
-                "with network access run: python -c \"import comet; print(comet.download_model("
-                f"'{model}'))\" and pass the printed checkpoint path (…/checkpoints/model.ckpt) "
-                "to --comet-model"
+                f"COMET model '{model}' is not a local file or folder and could not be downloaded "
+                f"({type(e).__name__}). On a machine with network access run: python -c \"import comet; "
+                f"print(comet.download_model('{model}'))\", copy the model folder of the checkpoint it prints "
+                "(…/checkpoints/model.ckpt) and pass that folder to --comet-model (README, 'COMET without network')"
             ) from None
     try:
-        return comet.load_from_checkpoint(path)
+        with quiet_comet():
+            return comet.load_from_checkpoint(checkpoint)
     except Exception as e:
-        raise InputError(f"{path}: cannot load COMET checkpoint ({type(e).__name__}: {e})") from None
+        raise InputError(f"{checkpoint}: cannot load COMET checkpoint ({_load_error(e)})") from None
+
+
+def _load_error(e: Exception) -> str:
+    """One line for a failed load. torch's refusal under ``weights_only`` runs over many lines
+    and starts with advice on how to load anyway; its cause comes after "WeightsUnpickler error:"."""
+    text = str(e)
+    if "WeightsUnpickler error:" in text:
+        cause = text.split("WeightsUnpickler error:", 1)[1].split("Check the documentation", 1)[0]
+        return f"{type(e).__name__}: torch.load (weights_only) refused it: {' '.join(cause.split())}"
+    return first_line(e)
+
+
+@lru_cache(maxsize=None)
+def _checkpoint_digest(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()[:12]}"
+
+
+def comet_model_id(model: str) -> str:
+    """How a signature names a COMET model: a name as given, a local model by the start of its
+    checkpoint's SHA-256 (a path on one machine tells a reader nothing; computed once a process)."""
+    checkpoint = local_comet_checkpoint(model)
+    if checkpoint is None:
+        return model
+    st = os.stat(checkpoint)
+    return _checkpoint_digest(checkpoint, st.st_size, st.st_mtime_ns)
 
 
 def comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str = "",
@@ -74,7 +178,8 @@ def comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: S
 
         gpus = 1 if torch.cuda.is_available() else 0
     data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
-    out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
+    with quiet_comet():
+        out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
     return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}
 
 

@@ -1,5 +1,6 @@
 """Doc-COMET in contextual-mt score and make score: the inputs given to unbabel-comet's document-
-context mode, checked with a stand-in model (no COMET model can be downloaded here)."""
+context mode, checked with a stand-in model that records them (tests/contextual_mt/test_comet.py
+scores with the real unbabel-comet on a tiny model)."""
 import json
 import sys
 import types
@@ -22,6 +23,8 @@ MODEL = "Unbabel/wmt22-comet-da"
 class FakeComet:
     """The part of unbabel-comet's model that contextual-mt uses; like RegressionMetric,
     enable_context() turns the mode on only with average pooling. Records every predict."""
+
+    dtype = "torch.float32"
 
     def __init__(self, pool="avg"):
         self.pool, self.use_context, self.calls = pool, False, []
@@ -47,7 +50,7 @@ def fake(monkeypatch):
 
 
 def signature(context=DOC_COMET_CONTEXT):
-    return f"Doc-COMET|model:{MODEL}|context:{context}|mtctx:ref|sep:</s>|version:{comet_version()}"
+    return f"Doc-COMET|model:{MODEL}|context:{context}|mtctx:ref|sep:</s>|precision:fp32|version:{comet_version()}"
 
 
 def test_paper_default_context_is_two_everywhere():
@@ -71,7 +74,7 @@ def test_exact_inputs_given_to_the_context_mode(fake):
     assert not fake.use_context  # switched off again: the same model also gives sentence-level COMET
     assert r["doc_comet"]["signature"] == signature() and r["doc_comet"]["context"] == 2
     assert r["doc_comet"]["score"] == pytest.approx(0.8) and r["comet"]["score"] == pytest.approx(0.3)
-    assert r["comet"]["signature"] == f"COMET|model:{MODEL}|version:{comet_version()}"
+    assert r["comet"]["signature"] == f"COMET|model:{MODEL}|precision:fp32|version:{comet_version()}"
     assert "d_bleu" in r  # d-BLEU stays
     assert summary_line(r).endswith(f"| COMET 0.3000 | Doc-COMET 0.8000 ({signature()})")
 

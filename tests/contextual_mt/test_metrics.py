@@ -43,6 +43,8 @@ def test_comet_scoring_code_path(monkeypatch):
         system_score = 0.5
 
     class Model:
+        dtype = "torch.float32"
+
         def predict(self, data, batch_size, gpus, progress_bar):
             calls.update(data=data, batch_size=batch_size, gpus=gpus)
             return Output()

@@ -1,6 +1,6 @@
 """Bad input to `muda tag`, `muda eval` and `muda train-ellipsis`: each case is one 'error:' line
 naming the file (and line) or the option, exit status 1, no traceback, and nothing written."""
-import importlib.util
+import os
 import shutil
 import signal
 import subprocess
@@ -186,11 +186,20 @@ def test_bad_input_is_one_error_line_and_nothing_is_written(case, demo, bad, tmp
     assert {p: p.read_bytes() for p in bad.rglob("*") if p.is_file()} == before  # no input touched
 
 
-@pytest.mark.skipif(importlib.util.find_spec("comet") is not None, reason="unbabel-comet is installed")
-def test_eval_without_comet_fails_before_any_work(demo, tmp_path):
-    """The package is missing: one line, before tagging and BLEU (whose warnings would come first)."""
-    proc = muda(*_eval(demo, tmp_path, "--comet-model", "Unbabel/wmt22-comet-da"))
-    assert_one_error(proc, "COMET needs the unbabel-comet package")
+@pytest.mark.parametrize("missing, needle", [
+    ("comet", "COMET needs the unbabel-comet package, which is not installed: run make install"),
+    ("pkg_resources", "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No module named "
+                      "'pkg_resources')")])
+def test_eval_without_comet_fails_before_any_work(demo, tmp_path, tmp_path_factory, missing, needle):
+    """unbabel-comet missing, or one of its dependencies (a stand-in ``comet`` first on the path
+    raises what Python raises then): one line, before tagging and BLEU (whose warnings would come
+    first); "not installed" only for the first."""
+    stub = tmp_path_factory.mktemp("stub") / "comet"
+    stub.mkdir()
+    (stub / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{missing}'\", name='{missing}')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(stub.parent), os.environ.get("PYTHONPATH", "")]))
+    proc = muda(*_eval(demo, tmp_path, "--comet-model", "Unbabel/wmt22-comet-da"), env=env)
+    assert_one_error(proc, needle)
     assert not list(tmp_path.iterdir())
 
 

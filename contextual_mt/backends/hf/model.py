@@ -11,6 +11,7 @@ from typing import Dict, List, Optional
 
 import torch
 
+from commandkit.errors import first_line
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
@@ -164,7 +165,7 @@ class HFModel:
         try:
             config = AutoConfig.from_pretrained(folder, local_files_only=True)
         except Exception as e:  # unknown model_type, malformed JSON
-            raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({_first_line(e)})") from None
+            raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({first_line(e)})") from None
         kind = model_kind(config, folder)
         cuda = torch.cuda.is_available() and not o.cpu
         if o.dtype == "float16" and not cuda:
@@ -174,7 +175,7 @@ class HFModel:
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         except Exception as e:
-            raise ContextualMTError(f"{folder}: no usable tokenizer ({_first_line(e)}); the folder needs the model's "
+            raise ContextualMTError(f"{folder}: no usable tokenizer ({first_line(e)}); the folder needs the model's "
                                     "tokenizer files (save_pretrained of the tokenizer)") from None
         target_token, marian_prefix, template = None, "", None
         if kind == "seq2seq":
@@ -195,16 +196,11 @@ class HFModel:
         try:
             model = auto.from_pretrained(folder, **kwargs)
         except Exception as e:
-            raise ContextualMTError(f"{folder}: cannot load the model weights ({_first_line(e)})") from None
+            raise ContextualMTError(f"{folder}: cannot load the model weights ({first_line(e)})") from None
         if not o.device_map:
             model = model.to("cuda" if cuda else "cpu")
         model.eval()
         return cls(o, folder, model, tokenizer, kind, template, target_token, marian_prefix)
-
-
-def _first_line(e: Exception) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
 
 def _has_dtype_kwarg() -> bool:
