@@ -42,7 +42,8 @@ MODEL = f"--path {CKPT} --spm {D}/spm.model"
 TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
 
 # id -> the commands, in the order they run (each may read what the ones before wrote), and the
-# printed lines to show (``keep``: a regular expression; default all but progress bars and logs)
+# printed lines to show (``keep``: a regular expression; default all but progress bars and logs;
+# ``show`` False: the commands alone; ``block`` False: no block, its printed lines feed a figure)
 EXAMPLES: List[Dict] = [
     {"id": "translate", "show": False, "commands": [
         f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
@@ -51,7 +52,7 @@ EXAMPLES: List[Dict] = [
         f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
         "    --output demo/scores.json"]},
     {"id": "cxmi", "commands": [f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --output {R}/pcxmi.jsonl"]},
-    {"id": "cxmi-random-context", "show": False, "commands": [
+    {"id": "cxmi-random-context", "block": False, "commands": [  # a figure of the prose only
         f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --random-context --output {R}/pcxmi.random.jsonl"]},
     {"id": "report", "commands": [
         f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
@@ -186,7 +187,8 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
 
 def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
     """Every generated block and figure of the README, by marker id."""
-    out = {f"example:{k}": render_example(v) for k, v in run["examples"].items()}
+    blockless = {e["id"] for e in EXAMPLES if e.get("block") is False}
+    out = {f"example:{k}": render_example(v) for k, v in run["examples"].items() if k not in blockless}
     out["example:demo"] = render_demo_table(demo)
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     return out
