@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from typing import Dict, List, Optional, Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,7 +44,9 @@ TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
 
 # id -> the commands, in the order they run (each may read what the ones before wrote), and the
 # printed lines to show (``keep``: a regular expression; default all but progress bars and logs;
-# ``show`` False: the commands alone; ``block`` False: no block, its printed lines feed a figure)
+# ``show`` False: the commands alone; ``block`` False: no block, its printed lines feed a figure;
+# ``render``: "bash" (the commands and, as comments, what they printed), "text" (the shown lines in a
+# plain block) or "markdown" (the shown lines as they are: a table))
 EXAMPLES: List[Dict] = [
     {"id": "translate", "show": False, "commands": [
         f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
@@ -87,6 +90,18 @@ EXAMPLES: List[Dict] = [
         f"    --lexicon {C}/train.en.conllu {C}/train.fr.conllu {C}/train.align \\\n"
         f"    --output {R}/muda/eval.json --table {R}/muda/eval.txt --plot {R}/muda/eval.png"]},
     {"id": "cadec-demo", "commands": ["make cadec-demo"]},
+    # the study on the demo corpus in the TED release's layout (README, "The study on a language pair")
+    {"id": "ted-study", "show": False, "commands": [
+        ".venv/bin/contextual-mt demo-data --output demo-ted --ted",
+        "make all LANG=fr WORK=study TED=demo-ted/ted_talks.tar.gz SPM_VOCAB=1000 PRESET=tiny \\\n"
+        '    MUDA_TAG_ARGS="--src-conllu demo-ted/test.en.conllu --tgt-conllu demo-ted/test.fr.conllu '
+        '--alignments demo-ted/test.align" \\\n'
+        '    MUDA_ARGS="--src-conllu demo-ted/test.en.conllu --lexicon demo-ted/train.en.conllu '
+        'demo-ted/train.fr.conllu demo-ted/train.align"',
+        "make table LANGS=fr WORK=study"]},
+    {"id": "ted-scores", "render": "text", "keep": r"^(system|sentence|context)\b",
+     "commands": ["make score LANG=fr WORK=study"]},
+    {"id": "ted-table", "render": "markdown", "keep": r"^\|", "commands": ["make table LANGS=fr WORK=study"]},
 ]
 WIDTH = 112  # a shown line longer than this is folded, its continuation indented
 _LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| [A-Z]+ \|")
@@ -114,7 +129,7 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
                COLUMNS="200", PYTHONUNBUFFERED="1", MAKEFLAGS="s")
     record: Dict = {"machine": machine(), "examples": {}}
     for example in [e for e in EXAMPLES if not only or e["id"] in only]:
-        outputs, printed = [], []
+        outputs, printed, start = [], [], time.time()
         for command in example["commands"]:
             print(f"$ {command}", file=sys.stderr, flush=True)
             proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -126,7 +141,8 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
             printed.append(lines)
             shown = [x for x in lines if re.search(example["keep"], x)] if example.get("keep") else lines
             outputs.append(shown if example.get("show", True) else [])
-        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs, "printed": printed}
+        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs, "printed": printed,
+                                             "seconds": round(time.time() - start, 1)}
     return record
 
 
@@ -142,7 +158,10 @@ def machine() -> Dict:
             "python": platform.python_version(), "torch": torch.__version__}
 
 
-def render_example(entry: Dict) -> str:
+def render_example(entry: Dict, render: str = "bash") -> str:
+    if render != "bash":
+        lines = [x for shown in entry["outputs"] for x in shown]
+        return "\n".join(lines) if render == "markdown" else "```\n" + "\n".join(lines) + "\n```"
     body = []
     for command, lines in zip(entry["commands"], entry["outputs"]):
         body.append(command)
@@ -178,6 +197,7 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     return {"cxmi": printed_figure(run, "cxmi", cxmi),
             "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
             "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
+            "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
             "demo-machine": f"{run['machine']['cores']} CPU cores",
             "demo-context-bleu": f"{context['bleu']:.2f}",
             "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
@@ -188,7 +208,9 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
 def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
     """Every generated block and figure of the README, by marker id."""
     blockless = {e["id"] for e in EXAMPLES if e.get("block") is False}
-    out = {f"example:{k}": render_example(v) for k, v in run["examples"].items() if k not in blockless}
+    render = {e["id"]: e.get("render", "bash") for e in EXAMPLES}
+    out = {f"example:{k}": render_example(v, render.get(k, "bash")) for k, v in run["examples"].items()
+           if k not in blockless}
     out["example:demo"] = render_demo_table(demo)
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     return out
@@ -227,7 +249,8 @@ def load(path: str) -> Dict:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--run", action="store_true", help="run the examples on the finished demo and record them first")
+    ap.add_argument("--run", nargs="*", metavar="ID", help="run the examples (or these) on the finished demo and "
+                    "record them first (the others' records are kept)")
     ap.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
                     help="run these examples and print their blocks; nothing is written (a dry run)")
     args = ap.parse_args(argv)
@@ -235,8 +258,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         for key, entry in run_examples(args.try_ids)["examples"].items():
             print(f"<!-- example:{key} -->\n{render_example(entry)}")
         return 0
-    if args.run:
-        record = run_examples()
+    if args.run is not None:
+        record = run_examples(args.run)
+        if args.run:  # some examples again: the rest of the record stays
+            record = {**load(RUN), "machine": record["machine"],
+                      "examples": {**load(RUN)["examples"], **record["examples"]}}
         shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
         os.replace(DEMO + ".tmp", DEMO)
         with open(RUN + ".tmp", "w", encoding="utf-8") as f:
