@@ -28,6 +28,7 @@ so ``activate()`` must run at interpreter start-up: ``make install`` writes a
 Fix 1 is installed at once; fixes 2-4 are applied right after ``fairseq`` finishes importing.
 This module must stay cheap to import: it runs in every Python process of the environment.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -185,7 +186,7 @@ def activate() -> None:
 
 def _next_spec(finder, fullname, path, target):
     """The spec the finders after ``finder`` on sys.meta_path give for ``fullname``."""
-    after = sys.meta_path[sys.meta_path.index(finder) + 1:] if finder in sys.meta_path else sys.meta_path
+    after = sys.meta_path[sys.meta_path.index(finder) + 1 :] if finder in sys.meta_path else sys.meta_path
     for other in after:
         find_spec = getattr(other, "find_spec", None)
         spec = find_spec(fullname, path, target) if find_spec else None

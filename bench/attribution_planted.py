@@ -19,6 +19,7 @@ fraction is the mean share of cue words among the context words of the planted t
     python bench/attribution_planted.py --demo demo --methods saliency input_x_gradient attention \\
         [--out bench/attribution_planted.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,8 @@ from typing import Dict, List, Set, Tuple
 
 from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
-from contextual_mt.demo.corpus import generate_split
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
+from contextual_mt.demo.corpus import generate_split
 
 
 def cue_words(docs) -> Dict[int, Dict[str, Set[Tuple[str, int, int]]]]:
@@ -107,8 +108,9 @@ def evaluate(records: List[Dict], planted: List[Dict], cues: Dict) -> Dict:
         stats["top_cue_planted"] += (top["side"], top["sentence"], word) in wanted
         stats["top_cue_in_cue_sentence"] += any((top["side"], top["sentence"]) == (side, s) for side, s, _ in wanted)
     # precision: the selected tokens that are pieces of planted words (agreement ones included)
-    planted_pieces = {(p["line"], t) for p in planted
-                      for t in split_words(by_line[p["line"]]["tokens"][:-1])[p["index"]][1]}
+    planted_pieces = {
+        (p["line"], t) for p in planted for t in split_words(by_line[p["line"]]["tokens"][:-1])[p["index"]][1]
+    }
     selected = [(r["line"], t) for r in records for t in r["selected"]]
     precision = sum(x in planted_pieces for x in selected) / len(selected) if selected else None
     table = {}
@@ -118,14 +120,19 @@ def evaluate(records: List[Dict], planted: List[Dict], cues: Dict) -> Dict:
             totals[k] += v
         table[ph] = s
     table["all"] = totals
-    return {ph: {"planted": int(s["planted"]), "cti_selected": round(s["selected"] / s["planted"], 4),
-                 "top_cue_planted": round(s["top_cue_planted"] / s["planted"], 4),
-                 "top_cue_planted_of_selected": round(s["top_cue_planted"] / s["selected"], 4) if s["selected"] else None,
-                 "top_cue_in_cue_sentence": round(s["top_cue_in_cue_sentence"] / s["planted"], 4),
-                 "cue_in_context": round(s["cue_in_context"] / s["planted"], 4),
-                 "chance_top_cue": round(s["chance"] / s["planted"], 4),
-                 **({"precision_of_selection": round(precision, 4)} if ph == "all" and precision is not None else {})}
-            for ph, s in table.items()}
+    return {
+        ph: {
+            "planted": int(s["planted"]),
+            "cti_selected": round(s["selected"] / s["planted"], 4),
+            "top_cue_planted": round(s["top_cue_planted"] / s["planted"], 4),
+            "top_cue_planted_of_selected": round(s["top_cue_planted"] / s["selected"], 4) if s["selected"] else None,
+            "top_cue_in_cue_sentence": round(s["top_cue_in_cue_sentence"] / s["planted"], 4),
+            "cue_in_context": round(s["cue_in_context"] / s["planted"], 4),
+            "chance_top_cue": round(s["chance"] / s["planted"], 4),
+            **({"precision_of_selection": round(precision, 4)} if ph == "all" and precision is not None else {}),
+        }
+        for ph, s in table.items()
+    }
 
 
 def main() -> None:
@@ -146,30 +153,46 @@ def main() -> None:
             raise SystemExit(f"{data}/test.en is not the regenerated test split (--test-docs/--seed?)")
     cues = cue_words(docs)
     planted = [json.loads(x) for x in open(os.path.join(data, "test.planted.jsonl"), encoding="utf-8")]
-    model = FairseqModelOptions(os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"),
-                         spm=os.path.join(args.demo, "spm/spm.model"))
+    model = FairseqModelOptions(
+        os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"), spm=os.path.join(args.demo, "spm/spm.model")
+    )
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for method, scope in [(m, s) for s in args.scopes for m in args.methods]:
             out = os.path.join(tmp, f"{method}-{scope}.jsonl")
             start = time.perf_counter()
-            summary = run_attribute(AttributeOptions(model, os.path.join(data, "test.en"),
-                                                     os.path.join(data, "test.docids"), out,
-                                                     reference=os.path.join(data, "test.fr"), method=method,
-                                                     contrast=args.contrast, cti_scope=scope, progress=False))
+            summary = run_attribute(
+                AttributeOptions(
+                    model,
+                    os.path.join(data, "test.en"),
+                    os.path.join(data, "test.docids"),
+                    out,
+                    reference=os.path.join(data, "test.fr"),
+                    method=method,
+                    contrast=args.contrast,
+                    cti_scope=scope,
+                    progress=False,
+                )
+            )
             seconds = time.perf_counter() - start
             records = [json.loads(x) for x in open(out, encoding="utf-8")]
             key = f"{method}, CTI threshold per {scope}"
-            results[key] = {"seconds": round(seconds, 2), "cti_threshold": summary["cti"]["threshold"],
-                               "selected_tokens": summary["selected_tokens"], "tokens": summary["tokens"],
-                               "phenomena": evaluate(records, planted, cues)}
+            results[key] = {
+                "seconds": round(seconds, 2),
+                "cti_threshold": summary["cti"]["threshold"],
+                "selected_tokens": summary["selected_tokens"],
+                "tokens": summary["tokens"],
+                "phenomena": evaluate(records, planted, cues),
+            }
             print(f"{key}: {seconds:.1f} s, {summary['selected_tokens']} of {summary['tokens']} tokens selected")
             for ph, s in results[key]["phenomena"].items():
-                print(f"  {ph:15s} planted {s['planted']:4d}  CTI selected {s['cti_selected']:.3f}  top cue planted "
-                      f"{s['top_cue_planted']:.3f} (of selected {s['top_cue_planted_of_selected']}), in the cue "
-                      f"sentence {s['top_cue_in_cue_sentence']:.3f}  "
-                      f"chance {s['chance_top_cue']:.3f}"
-                      + (f"  precision {s['precision_of_selection']:.3f}" if "precision_of_selection" in s else ""))
+                print(
+                    f"  {ph:15s} planted {s['planted']:4d}  CTI selected {s['cti_selected']:.3f}  top cue planted "
+                    f"{s['top_cue_planted']:.3f} (of selected {s['top_cue_planted_of_selected']}), in the cue "
+                    f"sentence {s['top_cue_in_cue_sentence']:.3f}  "
+                    f"chance {s['chance_top_cue']:.3f}"
+                    + (f"  precision {s['precision_of_selection']:.3f}" if "precision_of_selection" in s else "")
+                )
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(results, f, indent=2)

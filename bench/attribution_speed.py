@@ -20,6 +20,7 @@ we log-probabilities).
     .venv/bin/python bench/attribution_speed.py --docs 20 --threads 1 \\
         --inseq-python /work/inseq-venv/bin/python [--out result.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,21 +45,47 @@ def ours(folder: Path, work: Path, method: str, threads: int) -> dict:
     model = HFModelOptions(str(folder), source_context_size=1, target_context_size=1, cpu=True)
     out = work / f"ours-{method}.jsonl"
     start = time.perf_counter()
-    summary = run_attribute(AttributeOptions(model, str(work / "src.en"), str(work / "docids"), str(out),
-                                             reference=str(work / "ref.fr"), cti_scope="sentence", method=method,
-                                             contrast="foil", progress=False, resume=False))
-    return {"seconds": time.perf_counter() - start, "selected_tokens": summary["selected_tokens"],
-            "cues": summary["cues"]}
+    summary = run_attribute(
+        AttributeOptions(
+            model,
+            str(work / "src.en"),
+            str(work / "docids"),
+            str(out),
+            reference=str(work / "ref.fr"),
+            cti_scope="sentence",
+            method=method,
+            contrast="foil",
+            progress=False,
+            resume=False,
+        )
+    )
+    return {
+        "seconds": time.perf_counter() - start,
+        "selected_tokens": summary["selected_tokens"],
+        "cues": summary["cues"],
+    }
 
 
 def inseq(python: str, folder: Path, work: Path, examples: list, method: str, threads: int) -> dict:
-    job = {"model": str(folder), "method": method, "metric": "kl_divergence", "attributed_fn": "contrast_prob_diff",
-           "context_sensitivity_std_threshold": 1.0, "attribution_std_threshold": 1.0, "threads": threads,
-           "warmup": 1, "repeat": 1, "examples": examples}
+    job = {
+        "model": str(folder),
+        "method": method,
+        "metric": "kl_divergence",
+        "attributed_fn": "contrast_prob_diff",
+        "context_sensitivity_std_threshold": 1.0,
+        "attribution_std_threshold": 1.0,
+        "threads": threads,
+        "warmup": 1,
+        "repeat": 1,
+        "examples": examples,
+    }
     path, out = work / f"inseq-{method}.json", work / f"inseq-{method}.result.json"
     path.write_text(json.dumps(job, ensure_ascii=False))
-    subprocess.run([python, str(REPO / "bench/attribution_inseq/run_inseq.py"), str(path), "-o", str(out)],
-                   check=True, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [python, str(REPO / "bench/attribution_inseq/run_inseq.py"), str(path), "-o", str(out)],
+        check=True,
+        stderr=subprocess.DEVNULL,
+    )
     result = json.loads(out.read_text())
     selected = sum(len(r.get("selected", r.get("cti_selected", []))) for r in result["results"])
     return {"seconds": result["seconds"], "selected_tokens": selected, "version": result.get("inseq_version")}
@@ -80,18 +107,30 @@ def main() -> None:
         (work / "src.en").write_text("\n".join(EN * args.docs) + "\n")
         (work / "ref.fr").write_text("\n".join(FR * args.docs) + "\n")
         (work / "docids").write_text("\n".join(f"d{d}" for d in range(args.docs) for _ in EN) + "\n")
-        examples = [{"source_context": EN[i - 1], "source": EN[i], "target_context": FR[i - 1], "target": FR[i]}
-                    for _ in range(args.docs) for i in range(1, len(EN))]
+        examples = [
+            {"source_context": EN[i - 1], "source": EN[i], "target_context": FR[i - 1], "target": FR[i]}
+            for _ in range(args.docs)
+            for i in range(1, len(EN))
+        ]
         rows = {}
         for method in args.methods:
             a = ours(folder, work, method, args.threads)
             b = inseq(args.inseq_python, folder, work, examples, method, args.threads)
             n = len(examples)
-            rows[method] = {"examples": n, "ours": a, "inseq": b, "ours_examples_per_s": n / a["seconds"],
-                            "inseq_examples_per_s": n / b["seconds"], "ratio": b["seconds"] / a["seconds"]}
-            print(f"{method}: {n} examples; contextual-mt {a['seconds']:.2f} s ({n / a['seconds']:.1f}/s, "
-                  f"{a['selected_tokens']} tokens selected), Inseq {b['seconds']:.2f} s ({n / b['seconds']:.2f}/s, "
-                  f"{b['selected_tokens']} selected): {b['seconds'] / a['seconds']:.1f}x", flush=True)
+            rows[method] = {
+                "examples": n,
+                "ours": a,
+                "inseq": b,
+                "ours_examples_per_s": n / a["seconds"],
+                "inseq_examples_per_s": n / b["seconds"],
+                "ratio": b["seconds"] / a["seconds"],
+            }
+            print(
+                f"{method}: {n} examples; contextual-mt {a['seconds']:.2f} s ({n / a['seconds']:.1f}/s, "
+                f"{a['selected_tokens']} tokens selected), Inseq {b['seconds']:.2f} s ({n / b['seconds']:.2f}/s, "
+                f"{b['selected_tokens']} selected): {b['seconds'] / a['seconds']:.1f}x",
+                flush=True,
+            )
     if args.out:
         Path(args.out).write_text(json.dumps({"threads": args.threads, "docs": args.docs, "methods": rows}, indent=2))
 

@@ -11,6 +11,7 @@
 
     .venv/bin/python bench/cadec_speed.py --workdir demo [--updates 60] [--repeats 2] [--out result.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,15 +28,54 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 USER_DIR = str(REPO / "contextual_mt")
 from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
-TRAIN = ["-s", "en", "-t", "fr", "--optimizer", "adam", "--lr", "1e-3", "--lr-scheduler", "inverse_sqrt",
-         "--warmup-updates", "20", "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
-         "--max-tokens", "4096", "--cpu", "--no-progress-bar", "--log-format", "simple", "--log-interval", "10",
-         "--no-save", "--disable-validation", "--seed", "1"]
+
+TRAIN = [
+    "-s",
+    "en",
+    "-t",
+    "fr",
+    "--optimizer",
+    "adam",
+    "--lr",
+    "1e-3",
+    "--lr-scheduler",
+    "inverse_sqrt",
+    "--warmup-updates",
+    "20",
+    "--criterion",
+    "label_smoothed_cross_entropy",
+    "--label-smoothing",
+    "0.1",
+    "--max-tokens",
+    "4096",
+    "--cpu",
+    "--no-progress-bar",
+    "--log-format",
+    "simple",
+    "--log-interval",
+    "10",
+    "--no-save",
+    "--disable-validation",
+    "--seed",
+    "1",
+]
 
 
 def wps(work: Path, model_args, updates: int) -> float:
-    proc = subprocess.run([str(BIN / "fairseq-train"), demo_layout(work).bin, "--user-dir", USER_DIR, *model_args,
-                           *TRAIN, "--max-update", str(updates)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(BIN / "fairseq-train"),
+            demo_layout(work).bin,
+            "--user-dir",
+            USER_DIR,
+            *model_args,
+            *TRAIN,
+            "--max-update",
+            str(updates),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     values = [float(m.group(1)) for m in re.finditer(r"train_inner .* wps=([\d.]+)", proc.stdout + proc.stderr)]
@@ -48,8 +88,9 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.tasks.cadec_translation import sample_translations
 
-    m = DocumentModel.load(FairseqModelOptions(str(Path(demo_layout(work).checkpoint("cadec"))),
-                                        data=demo_layout(work).bin, cpu=True))
+    m = DocumentModel.load(
+        FairseqModelOptions(str(Path(demo_layout(work).checkpoint("cadec"))), data=demo_layout(work).bin, cpu=True)
+    )
     task = m.task
     task.load_dataset("train")
     dataset = task.datasets["train"]
@@ -59,8 +100,15 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
         if k == batches:
             break
         start = time.perf_counter()
-        drawn = sample_translations(m.model.base, sample["net_input"]["src_tokens"], sample["net_input"]["src_lengths"],
-                                    task.tgt_dict.eos(), task.tgt_dict.pad(), 1024, torch.Generator().manual_seed(k))
+        drawn = sample_translations(
+            m.model.base,
+            sample["net_input"]["src_tokens"],
+            sample["net_input"]["src_lengths"],
+            task.tgt_dict.eos(),
+            task.tgt_dict.pad(),
+            1024,
+            torch.Generator().manual_seed(k),
+        )
         seconds += time.perf_counter() - start
         n += len(drawn)
     return n / seconds
@@ -73,9 +121,10 @@ def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
 
     data = Path(demo_layout(work).data)
     src, ids = (data / "test.en").read_text().splitlines(), (data / "test.docids").read_text().splitlines()
-    translator = DocumentTranslator(FairseqModelOptions(str(checkpoint), spm=demo_layout(work).spm,
-                                                        cpu=True),
-                                    options=DecodingOptions(beam=beam, batch_size=64))
+    translator = DocumentTranslator(
+        FairseqModelOptions(str(checkpoint), spm=demo_layout(work).spm, cpu=True),
+        options=DecodingOptions(beam=beam, batch_size=64),
+    )
     start = time.perf_counter()
     translator.translate(src, ids, progress=False)
     return time.perf_counter() - start
@@ -93,11 +142,24 @@ def main() -> None:
 
     work = Path(args.workdir)
     base = Path(demo_layout(work).checkpoint("sentence"))
-    cadec = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
-             "--base-model", str(base)]
+    cadec = [
+        "--task",
+        "cadec_translation",
+        "--arch",
+        "cadec_transformer_tiny",
+        "--context-size",
+        "3",
+        "--base-model",
+        str(base),
+    ]
     configs = {
-        "base (contextual_transformer_tiny, context 0)": ["--task", "document_translation", "--arch",
-                                                          "contextual_transformer_tiny", "--share-all-embeddings"],
+        "base (contextual_transformer_tiny, context 0)": [
+            "--task",
+            "document_translation",
+            "--arch",
+            "contextual_transformer_tiny",
+            "--share-all-embeddings",
+        ],
         "CADec, cadec-p 0.5 (sampling on the fly)": [*cadec, "--cadec-p", "0.5"],
         "CADec, cadec-p 1.0 (no sampling: precomputed samples' cost)": [*cadec, "--cadec-p", "1.0"],
     }
@@ -106,13 +168,19 @@ def main() -> None:
         for name, model_args in configs.items():
             runs[name].append(round(wps(work, model_args, args.updates), 1))
             print(f"{name}: {runs[name][-1]} wps", file=sys.stderr, flush=True)
-    result = {"threads": torch.get_num_threads(), "updates": args.updates,
-              "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()}}
+    result = {
+        "threads": torch.get_num_threads(),
+        "updates": args.updates,
+        "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()},
+    }
     result["sampling_sentences_per_s"] = round(sampling_rate(work), 1)
     t_base = translation_seconds(work, base, args.beam)
     t_cadec = translation_seconds(work, Path(demo_layout(work).checkpoint("cadec")), args.beam)
-    result["translation_seconds"] = {"base, one pass": round(t_base, 2), "CADec, two passes": round(t_cadec, 2),
-                                     "ratio": round(t_cadec / t_base, 2)}
+    result["translation_seconds"] = {
+        "base, one pass": round(t_base, 2),
+        "CADec, two passes": round(t_cadec, 2),
+        "ratio": round(t_cadec / t_base, 2),
+    }
     print(json.dumps(result, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -7,6 +7,7 @@ alike. Also reports whether the output held fairseq's "Please install tensorboar
 
     .venv/bin/python bench/cli_startup.py --before /work/main [--after .] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,15 +23,50 @@ BIN = Path(sys.executable).parent
 COMMANDS = {
     "contextual-mt --help": ["contextual-mt", "--help"],
     "contextual-mt cxmi --help": ["contextual-mt", "cxmi", "--help"],
-    "contextual-mt translate (missing files)": ["contextual-mt", "translate", "--path", "missing.pt", "--source",
-                                                "missing.en", "--docids", "missing.docids", "--output", "out.fr"],
-    "contextual-mt cxmi --batch-size 0": ["contextual-mt", "cxmi", "--path", "missing.pt", "--source", "missing.en",
-                                          "--reference", "missing.fr", "--docids", "missing.docids",
-                                          "--output", "out.jsonl", "--batch-size", "0"],
+    "contextual-mt translate (missing files)": [
+        "contextual-mt",
+        "translate",
+        "--path",
+        "missing.pt",
+        "--source",
+        "missing.en",
+        "--docids",
+        "missing.docids",
+        "--output",
+        "out.fr",
+    ],
+    "contextual-mt cxmi --batch-size 0": [
+        "contextual-mt",
+        "cxmi",
+        "--path",
+        "missing.pt",
+        "--source",
+        "missing.en",
+        "--reference",
+        "missing.fr",
+        "--docids",
+        "missing.docids",
+        "--output",
+        "out.jsonl",
+        "--batch-size",
+        "0",
+    ],
     "contextual-mt pipeline plan --lang fr": ["contextual-mt", "pipeline", "plan", "--lang", "fr"],
     "muda --help": ["muda", "--help"],
-    "muda tag (missing files)": ["muda", "tag", "--src", "missing.en", "--tgt", "missing.fr", "--docids",
-                                 "missing.docids", "--tgt-lang", "fr", "--dump-tags", "tags.json"],
+    "muda tag (missing files)": [
+        "muda",
+        "tag",
+        "--src",
+        "missing.en",
+        "--tgt",
+        "missing.fr",
+        "--docids",
+        "missing.docids",
+        "--tgt-lang",
+        "fr",
+        "--dump-tags",
+        "tags.json",
+    ],
 }
 
 
@@ -49,8 +85,10 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     checkouts = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
-    print(f"before: {checkouts['before']}\nafter:  {checkouts['after']}\n{args.repeats} runs each, median wall s; "
-          f"'tbX': the tensorboardX line was printed; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"before: {checkouts['before']}\nafter:  {checkouts['after']}\n{args.repeats} runs each, median wall s; "
+        f"'tbX': the tensorboardX line was printed; {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}\n"
+    )
     print(f"{'command':42} {'before':>8} {'after':>8} {'speed-up':>8}  exit  tbX (before/after)")
     with tempfile.TemporaryDirectory() as cwd:
         for name, argv in COMMANDS.items():
@@ -61,8 +99,10 @@ def main() -> int:
             median = {w: statistics.median(r[0] for r in rs) for w, rs in runs.items()}
             codes = "/".join(str(runs[w][-1][1]) for w in runs)
             noise = "/".join("yes" if any(r[2] for r in runs[w]) else "no" for w in runs)
-            print(f"{name:42} {median['before']:8.2f} {median['after']:8.2f} "
-                  f"{median['before'] / median['after']:7.1f}x  {codes:5} {noise}")
+            print(
+                f"{name:42} {median['before']:8.2f} {median['after']:8.2f} "
+                f"{median['before'] / median['after']:7.1f}x  {codes:5} {noise}"
+            )
     return 0
 
 

@@ -1,6 +1,7 @@
 """COMET and Doc-COMET of ``contextual_mt.metrics.score`` against unbabel-comet's own ``predict``
 (and ``enable_context``) on the tiny COMET model the tests build: the largest difference per
 segment. From the repository root: PYTHONPATH=$PWD .venv/bin/python bench/comet_vs_api.py [FOLDER]"""
+
 import sys
 from pathlib import Path
 
@@ -19,12 +20,15 @@ def main(folder: Path) -> None:
     result = score(HYPS, REFS, DOCS, SRCS, comet_model=str(folder), comet_batch_size=BATCH)
     sep = own.encoder.tokenizer.sep_token
     for name, key, (segments, system) in (
-            ("COMET", "comet", own_scores(own, SRCS, HYPS, REFS)),
-            ("Doc-COMET", "doc_comet", own_scores(own, *paper_inputs(sep), context=True))):
+        ("COMET", "comet", own_scores(own, SRCS, HYPS, REFS)),
+        ("Doc-COMET", "doc_comet", own_scores(own, *paper_inputs(sep), context=True)),
+    ):
         ours = result[key]
         diff = max(abs(a - b) for a, b in zip(ours["segments"], segments))
-        print(f"{name}: {len(segments)} segments, max |difference| {diff:g}, system {abs(ours['score'] - system):g}; "
-              f"segments {min(segments):.4f} .. {max(segments):.4f}; {ours['signature']}")
+        print(
+            f"{name}: {len(segments)} segments, max |difference| {diff:g}, system {abs(ours['score'] - system):g}; "
+            f"segments {min(segments):.4f} .. {max(segments):.4f}; {ours['signature']}"
+        )
 
 
 if __name__ == "__main__":

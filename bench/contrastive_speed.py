@@ -15,6 +15,7 @@ wall time of encoding the pairs plus `score_candidates` for ours. Same batch siz
 
     .venv/bin/python bench/contrastive_speed.py --workdir demo [--repeats 3] [--batch-size 64]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,11 +44,39 @@ def swapped(line: str) -> str:
 
 
 def small_model(work: Path, out: Path) -> Path:
-    cmd = [str(BIN / "fairseq-train"), demo_layout(work).bin, "--user-dir", USER_DIR, "--task",
-           "document_translation", "-s", "en", "-t", "fr", "--arch", "contextual_transformer_small",
-           "--share-all-embeddings", "--source-context-size", "0", "--target-context-size", "3",
-           "--sample-context-size", "--optimizer", "adam", "--lr", "1e-4", "--max-tokens", "2048",
-           "--max-update", "1", "--save-dir", str(out), "--cpu", "--no-progress-bar", "--no-epoch-checkpoints"]
+    cmd = [
+        str(BIN / "fairseq-train"),
+        demo_layout(work).bin,
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "-s",
+        "en",
+        "-t",
+        "fr",
+        "--arch",
+        "contextual_transformer_small",
+        "--share-all-embeddings",
+        "--source-context-size",
+        "0",
+        "--target-context-size",
+        "3",
+        "--sample-context-size",
+        "--optimizer",
+        "adam",
+        "--lr",
+        "1e-4",
+        "--max-tokens",
+        "2048",
+        "--max-update",
+        "1",
+        "--save-dir",
+        str(out),
+        "--cpu",
+        "--no-progress-bar",
+        "--no-epoch-checkpoints",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
@@ -68,20 +97,60 @@ def swapped_bin(work: Path, tmp: Path) -> Path:
     (raw / "test.en").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in src))
     (raw / "test.fr").write_text("".join(" ".join(sp.encode(x, out_type=str)) + "\n" for x in tgt))
     dest = tmp / "bin"
-    subprocess.run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--srcdict",
-                    str(Path(demo_layout(work).bin) / "dict.en.txt"), "--tgtdict", str(Path(demo_layout(work).bin) / "dict.fr.txt"),
-                    "--testpref", str(raw / "test"), "--destdir", str(dest), "--workers", "2"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(BIN / "fairseq-preprocess"),
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--srcdict",
+            str(Path(demo_layout(work).bin) / "dict.en.txt"),
+            "--tgtdict",
+            str(Path(demo_layout(work).bin) / "dict.fr.txt"),
+            "--testpref",
+            str(raw / "test"),
+            "--destdir",
+            str(dest),
+            "--workers",
+            "2",
+        ],
+        check=True,
+        capture_output=True,
+    )
     shutil.copy(Path(demo_layout(work).bin) / "test.en-fr.docids", dest / "test.en-fr.docids")
     return dest
 
 
 def score_reference(data: Path, ckpt: Path, batch: int):
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), str(data), "--user-dir", USER_DIR, "--task", "document_translation",
-         "-s", "en", "-t", "fr", "--source-context-size", "0", "--target-context-size", "3", "--path", str(ckpt),
-         "--score-reference", "--batch-size", str(batch), "--gen-subset", "test", "--cpu"],
-        capture_output=True, text=True)
+        [
+            str(BIN / "fairseq-generate"),
+            str(data),
+            "--user-dir",
+            USER_DIR,
+            "--task",
+            "document_translation",
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--source-context-size",
+            "0",
+            "--target-context-size",
+            "3",
+            "--path",
+            str(ckpt),
+            "--score-reference",
+            "--batch-size",
+            str(batch),
+            "--gen-subset",
+            "test",
+            "--cpu",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     m = re.search(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s", proc.stdout + proc.stderr)
@@ -89,8 +158,8 @@ def score_reference(data: Path, ckpt: Path, batch: int):
 
 
 def groups(work: Path):
-    from contextual_mt.inference.interface import ContextPair
     from commandkit.documents import document_starts
+    from contextual_mt.inference.interface import ContextPair
 
     data = Path(demo_layout(work).data)
     src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()
@@ -108,8 +177,9 @@ def ours(backend, pairs, batch: int):
 
     start = time.perf_counter()
     backend.load_pairs(pairs, where=str)
-    tokens = sum(r["tokens"] for records in score_candidates(backend, range(len(pairs)), batch, progress=False)
-                 for r in records)
+    tokens = sum(
+        r["tokens"] for records in score_candidates(backend, range(len(pairs)), batch, progress=False) for r in records
+    )
     return len(pairs), tokens, time.perf_counter() - start
 
 
@@ -122,16 +192,17 @@ def main() -> None:
     args = p.parse_args()
     import torch
 
-    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 
     work = Path(args.workdir)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         ckpt = small_model(work, tmp / "ckpt")
         swapped_data = swapped_bin(work, tmp)
-        backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(
-            str(ckpt), spm=demo_layout(work).spm, cpu=True)))
+        backend = FairseqScoringBackend(
+            DocumentModel.load(FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True))
+        )
         pairs = groups(work)
         rows = {"fairseq": [], "ours": []}
         for _ in range(args.repeats):  # interleaved, so that both see the same machine load
@@ -143,8 +214,11 @@ def main() -> None:
     result = {"threads": torch.get_num_threads(), "batch_size": args.batch_size}
     for name, runs in rows.items():
         rates = [r["candidates"] / r["seconds"] for r in runs]
-        result[name] = {"runs": runs, "candidates_per_s": [round(x, 1) for x in rates],
-                        "median": round(statistics.median(rates), 1)}
+        result[name] = {
+            "runs": runs,
+            "candidates_per_s": [round(x, 1) for x in rates],
+            "median": round(statistics.median(rates), 1),
+        }
     result["ratio"] = round(result["ours"]["median"] / result["fairseq"]["median"], 3)
     print(json.dumps(result, indent=2))
     if args.out:

@@ -8,6 +8,7 @@ sentencepiece encoding, building both datasets, both passes and the per-token/pe
 
     .venv/bin/python bench/cxmi_speed.py --workdir demo
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,10 +29,33 @@ from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
 
 def score_reference(work: Path, ckpt: Path, context: int, batch: int):
     proc = subprocess.run(
-        [str(BIN / "fairseq-generate"), demo_layout(work).bin, "--user-dir", USER_DIR,
-         "--task", "document_translation", "-s", "en", "-t", "fr", "--source-context-size", "0",
-         "--target-context-size", str(context), "--path", str(ckpt), "--score-reference",
-         "--batch-size", str(batch), "--gen-subset", "test", "--cpu"], capture_output=True, text=True)
+        [
+            str(BIN / "fairseq-generate"),
+            demo_layout(work).bin,
+            "--user-dir",
+            USER_DIR,
+            "--task",
+            "document_translation",
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--source-context-size",
+            "0",
+            "--target-context-size",
+            str(context),
+            "--path",
+            str(ckpt),
+            "--score-reference",
+            "--batch-size",
+            str(batch),
+            "--gen-subset",
+            "test",
+            "--cpu",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     m = re.search(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s", proc.stdout + proc.stderr)
@@ -61,8 +85,9 @@ def main() -> None:
     ckpt = Path(demo_layout(work).checkpoint("context"))
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
-    scorer = PCXMIScorer.from_checkpoint(FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True),
-                                         batch_size=args.batch_size)
+    scorer = PCXMIScorer.from_checkpoint(
+        FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True), batch_size=args.batch_size
+    )
     fairseq_rates, ours = [], []
     for r in range(args.repeats):
         t0, s0 = score_reference(work, ckpt, 0, args.batch_size)
@@ -72,16 +97,25 @@ def main() -> None:
         tokens, seconds = cxmi_time(scorer, work)
         assert tokens == t0, (tokens, t0)  # the same reference tokens, EOS included
         ours.append(tokens / seconds)
-        print(f"[{r + 1}/{args.repeats}] fairseq-generate x2: {fairseq_rates[-1]:.0f} tokens/s "
-              f"({s0:.2f}s + {s3:.2f}s); cxmi: {ours[-1]:.0f} tokens/s ({seconds:.2f}s)", flush=True)
-    summary = {"fairseq_score_reference_x2_tokens_per_s": statistics.median(fairseq_rates),
-               "cxmi_tokens_per_s": statistics.median(ours), "runs": {"fairseq": fairseq_rates, "cxmi": ours},
-               "tokens": t0, "settings": vars(args)}
+        print(
+            f"[{r + 1}/{args.repeats}] fairseq-generate x2: {fairseq_rates[-1]:.0f} tokens/s "
+            f"({s0:.2f}s + {s3:.2f}s); cxmi: {ours[-1]:.0f} tokens/s ({seconds:.2f}s)",
+            flush=True,
+        )
+    summary = {
+        "fairseq_score_reference_x2_tokens_per_s": statistics.median(fairseq_rates),
+        "cxmi_tokens_per_s": statistics.median(ours),
+        "runs": {"fairseq": fairseq_rates, "cxmi": ours},
+        "tokens": t0,
+        "settings": vars(args),
+    }
     summary["ratio"] = summary["cxmi_tokens_per_s"] / summary["fairseq_score_reference_x2_tokens_per_s"]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=2))
-    print(f"cxmi {summary['cxmi_tokens_per_s']:.0f} tokens/s vs two fairseq-generate --score-reference runs "
-          f"{summary['fairseq_score_reference_x2_tokens_per_s']:.0f} tokens/s: ratio {summary['ratio']:.2f}")
+    print(
+        f"cxmi {summary['cxmi_tokens_per_s']:.0f} tokens/s vs two fairseq-generate --score-reference runs "
+        f"{summary['fairseq_score_reference_x2_tokens_per_s']:.0f} tokens/s: ratio {summary['ratio']:.2f}"
+    )
 
 
 if __name__ == "__main__":

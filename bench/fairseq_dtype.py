@@ -18,6 +18,7 @@ first 16 lines of each dtype is not timed.
     # on a GPU (float16 and bfloat16 against float32):
     python bench/fairseq_dtype.py ... --device cuda --dtypes float32 float16 bfloat16 --lines 0
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,13 @@ def main() -> None:
     ap.add_argument("--spm", required=True)
     ap.add_argument("--data", required=True, help="folder with test.en, test.fr and test.docids")
     ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
-    ap.add_argument("--dtypes", nargs="+", default=None, help="default: float32 bfloat16 on cpu, "
-                    "float32 float16 bfloat16 on cuda (float32 is always run: the reference)")
+    ap.add_argument(
+        "--dtypes",
+        nargs="+",
+        default=None,
+        help="default: float32 bfloat16 on cpu, "
+        "float32 float16 bfloat16 on cuda (float32 is always run: the reference)",
+    )
     ap.add_argument("--lines", type=int, default=300, help="the first N test lines (0: all)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--beam", type=int, default=4)
@@ -54,9 +60,9 @@ def main() -> None:
 
     from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-    from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
 
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: no GPU here")
@@ -66,10 +72,13 @@ def main() -> None:
     read = lambda name: (data / name).read_text(encoding="utf-8").splitlines()  # noqa: E731
     src, ref, ids = read("test.en"), read("test.fr"), read("test.docids")
     if a.lines:
-        src, ref, ids = src[:a.lines], ref[:a.lines], ids[:a.lines]
+        src, ref, ids = src[: a.lines], ref[: a.lines], ids[: a.lines]
     cuda = a.device == "cuda"
-    device = torch.cuda.get_device_name(0) if cuda else f"CPU ({platform.processor() or platform.machine()}, " \
-        f"{torch.get_num_threads()} threads)"
+    device = (
+        torch.cuda.get_device_name(0)
+        if cuda
+        else f"CPU ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)"
+    )
 
     models = {d: DocumentModel.load(FairseqModelOptions(a.ckpt, spm=a.spm, cpu=not cuda, dtype=d)) for d in dtypes}
     for d, m in models.items():  # the cast really happened
@@ -103,7 +112,7 @@ def main() -> None:
     outputs: Dict[str, Dict[str, object]] = {d: {} for d in dtypes}
     peak: Dict[str, int] = dict.fromkeys(dtypes, 0)
     for r in range(a.repeats):
-        order = dtypes[r % len(dtypes):] + dtypes[:r % len(dtypes)]
+        order = dtypes[r % len(dtypes) :] + dtypes[: r % len(dtypes)]
         for name in TASKS:
             for d in order:
                 out, s = timed(name, d)
@@ -118,39 +127,56 @@ def main() -> None:
             return ref_tokens
         return sum(len(codec.encode(h)) + 1 for h in outputs[d][name])
 
-    result = {"device": device, "torch": torch.__version__, "lines": len(src), "dtypes": dtypes,
-              "settings": vars(a), "tasks": {}}
+    result = {
+        "device": device,
+        "torch": torch.__version__,
+        "lines": len(src),
+        "dtypes": dtypes,
+        "settings": vars(a),
+        "tasks": {},
+    }
     base = {name: statistics.median(seconds["float32"][name]) for name in TASKS}
     for d in dtypes:
         row = {}
         for name in TASKS:
             median = statistics.median(seconds[d][name])
-            row[name] = {"seconds": seconds[d][name], "sentences_per_s": len(src) / median,
-                         "tokens_per_s": tokens(name, d) / median, "speed_vs_float32": base[name] / median}
+            row[name] = {
+                "seconds": seconds[d][name],
+                "sentences_per_s": len(src) / median,
+                "tokens_per_s": tokens(name, d) / median,
+                "speed_vs_float32": base[name] / median,
+            }
             if name != "cxmi":
                 row[name]["lines_differing_from_float32"] = sum(
-                    x != y for x, y in zip(outputs[d][name], outputs["float32"][name]))
+                    x != y for x, y in zip(outputs[d][name], outputs["float32"][name])
+                )
         recs, recs32 = outputs[d]["cxmi"], outputs["float32"]["cxmi"]
         row["cxmi"]["max_abs_token_pcxmi_delta"] = max(
-            abs(x - y) for r16, r32 in zip(recs, recs32) for x, y in zip(r16["token_pcxmi"], r32["token_pcxmi"]))
+            abs(x - y) for r16, r32 in zip(recs, recs32) for x, y in zip(r16["token_pcxmi"], r32["token_pcxmi"])
+        )
         row["cxmi"]["cxmi"] = float(np.mean([r["sentence_pcxmi"] for r in recs]))
         row["cxmi"]["cxmi_delta"] = row["cxmi"]["cxmi"] - float(np.mean([r["sentence_pcxmi"] for r in recs32]))
         if cuda:
-            row["peak_memory_mib"] = peak[d] / 2 ** 20
+            row["peak_memory_mib"] = peak[d] / 2**20
         result["tasks"][d] = row
 
-    print(f"\n{device}, torch {torch.__version__}, {len(src)} lines, beam {a.beam}, batch {a.batch_size}, "
-          f"median of {a.repeats}")
-    print("| dtype | task | sentences/s | tokens/s | vs float32 | lines ≠ float32 | max \\|ΔP-CXMI\\| per token "
-          "| ΔCXMI |")
+    print(
+        f"\n{device}, torch {torch.__version__}, {len(src)} lines, beam {a.beam}, batch {a.batch_size}, "
+        f"median of {a.repeats}"
+    )
+    print(
+        "| dtype | task | sentences/s | tokens/s | vs float32 | lines ≠ float32 | max \\|ΔP-CXMI\\| per token | ΔCXMI |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for d in dtypes:
         for name in TASKS:
             x = result["tasks"][d][name]
             differ = x.get("lines_differing_from_float32")
-            delta = (f"{x['max_abs_token_pcxmi_delta']:.4f} | {x['cxmi_delta']:+.4f}" if name == "cxmi" else "|")
-            print(f"| {d} | {name} | {x['sentences_per_s']:.1f} | {x['tokens_per_s']:.0f} | "
-                  f"{x['speed_vs_float32']:.2f}x | {'' if differ is None else f'{differ}/{len(src)}'} | {delta} |")
+            delta = f"{x['max_abs_token_pcxmi_delta']:.4f} | {x['cxmi_delta']:+.4f}" if name == "cxmi" else "|"
+            print(
+                f"| {d} | {name} | {x['sentences_per_s']:.1f} | {x['tokens_per_s']:.0f} | "
+                f"{x['speed_vs_float32']:.2f}x | {'' if differ is None else f'{differ}/{len(src)}'} | {delta} |"
+            )
     if cuda:
         print("peak memory: " + ", ".join(f"{d} {result['tasks'][d]['peak_memory_mib']:.0f} MiB" for d in dtypes))
     if a.out:

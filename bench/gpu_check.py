@@ -6,6 +6,7 @@ same translations (beam search with predicted context) and the same P-CXMI.
 Writes the agreement (identical output lines, max |P-CXMI difference|) and the seconds of each
 device as JSON. Needs a GPU; prints what it found and exits 1 when CUDA is not available.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,8 @@ import torch
 
 def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     from contextual_mt.analysis.cxmi import PCXMIScorer
-    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
@@ -37,9 +38,13 @@ def run(device_cpu: bool, args: argparse.Namespace, sources, references, ids):
     records = [r for batch in scorer.score(sources, references, ids, progress=False) for r in batch]
     t_cxmi = time.perf_counter() - t0
     records.sort(key=lambda r: r["line"])
-    return {"device": str(model.device), "hyps": hyps, "pcxmi": [r["token_pcxmi"] for r in records],
-            "cxmi": float(np.mean([r["sentence_pcxmi"] for r in records])),
-            "seconds": {"translate": round(t_translate, 2), "cxmi": round(t_cxmi, 2)}}
+    return {
+        "device": str(model.device),
+        "hyps": hyps,
+        "pcxmi": [r["token_pcxmi"] for r in records],
+        "cxmi": float(np.mean([r["sentence_pcxmi"] for r in records])),
+        "seconds": {"translate": round(t_translate, 2), "cxmi": round(t_cxmi, 2)},
+    }
 
 
 def main() -> int:
@@ -60,10 +65,15 @@ def main() -> int:
     cpu = run(True, args, sources, references, ids)
     same = sum(a == b for a, b in zip(gpu["hyps"], cpu["hyps"]))
     diff = max(float(np.max(np.abs(np.subtract(a, b)))) if a else 0.0 for a, b in zip(gpu["pcxmi"], cpu["pcxmi"]))
-    result = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "sentences": len(sources),
-              "identical_translations": same, "max_abs_token_pcxmi_diff": diff,
-              "cxmi": {"cuda": gpu["cxmi"], "cpu": cpu["cxmi"]},
-              "seconds": {"cuda": gpu["seconds"], "cpu": cpu["seconds"]}}
+    result = {
+        "gpu": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "sentences": len(sources),
+        "identical_translations": same,
+        "max_abs_token_pcxmi_diff": diff,
+        "cxmi": {"cuda": gpu["cxmi"], "cpu": cpu["cxmi"]},
+        "seconds": {"cuda": gpu["seconds"], "cpu": cpu["seconds"]},
+    }
     print(json.dumps(result, indent=2))
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

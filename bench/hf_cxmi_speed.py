@@ -12,6 +12,7 @@ compared (max abs difference).
 
     .venv/bin/python bench/hf_cxmi_speed.py --sentences 400 --repeats 2
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,18 @@ def build(work: Path, sentences: int) -> Path:
     for ext in ("en", "fr", "docids"):
         lines = (data / f"test.{ext}").read_text().splitlines()[:sentences]
         (work / f"test.{ext}").write_text("\n".join(lines) + "\n")
-    return build_marian(work / "marian", d_model=512, layers=6, heads=8, ffn=2048, vocab_size=58101,
-                        lines_src=train_en, lines_tgt=train_fr, spm_vocab=4000, max_positions=512)
+    return build_marian(
+        work / "marian",
+        d_model=512,
+        layers=6,
+        heads=8,
+        ffn=2048,
+        vocab_size=58101,
+        lines_src=train_en,
+        lines_tgt=train_fr,
+        spm_vocab=4000,
+        max_positions=512,
+    )
 
 
 def run_batched(work: Path, max_tokens: int, dtype: str = "float32") -> dict:
@@ -51,13 +62,17 @@ def run_batched(work: Path, max_tokens: int, dtype: str = "float32") -> dict:
 
     torch.set_num_threads(torch.get_num_threads())
     src, ref, ids = ((work / f"test.{e}").read_text().splitlines() for e in ("en", "fr", "docids"))
-    scorer = PCXMIScorer.from_checkpoint(HFModelOptions(str(work / "marian"), cpu=True, dtype=dtype), batch_size=10_000,
-                                         max_tokens=max_tokens)
+    scorer = PCXMIScorer.from_checkpoint(
+        HFModelOptions(str(work / "marian"), cpu=True, dtype=dtype), batch_size=10_000, max_tokens=max_tokens
+    )
     start = time.perf_counter()
     records = [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch]
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "tokens": sum(len(r["token_pcxmi"]) for r in records),
-            "pcxmi": {r["line"]: r["token_pcxmi"] for r in records}}
+    return {
+        "seconds": seconds,
+        "tokens": sum(len(r["token_pcxmi"]) for r in records),
+        "pcxmi": {r["line"]: r["token_pcxmi"] for r in records},
+    }
 
 
 def run_loop(work: Path) -> dict:
@@ -76,7 +91,7 @@ def run_loop(work: Path) -> dict:
         scored = tok(text_target=target).input_ids
         forced = [start_token] + (tok(text_target=tgt_ctx, add_special_tokens=False).input_ids if tgt_ctx else [])
         logits = model(input_ids=enc, decoder_input_ids=torch.tensor([forced + scored[:-1]])).logits[0]
-        lp = torch.log_softmax(logits, -1)[len(forced) - 1:]
+        lp = torch.log_softmax(logits, -1)[len(forced) - 1 :]
         return lp.gather(-1, torch.tensor(scored).unsqueeze(-1)).squeeze(-1)
 
     start = time.perf_counter()
@@ -107,7 +122,9 @@ def main() -> None:
     p.add_argument("--sentences", type=int, default=400)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--bf16", action="store_true", help="also the batched scorer in bfloat16 (CPUs with AVX512-BF16/AMX)")
+    p.add_argument(
+        "--bf16", action="store_true", help="also the batched scorer in bfloat16 (CPUs with AVX512-BF16/AMX)"
+    )
     p.add_argument("--method", help=argparse.SUPPRESS)
     p.add_argument("--work", help=argparse.SUPPRESS)
     p.add_argument("--result", help=argparse.SUPPRESS)
@@ -123,18 +140,34 @@ def main() -> None:
         for _ in range(args.repeats):
             for method in runs:
                 out = work / f"{method}.json"
-                subprocess.run([sys.executable, __file__, "--method", method, "--work", str(work), "--result",
-                                str(out), "--max-tokens", str(args.max_tokens)], check=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--method",
+                        method,
+                        "--work",
+                        str(work),
+                        "--result",
+                        str(out),
+                        "--max-tokens",
+                        str(args.max_tokens),
+                    ],
+                    check=True,
+                )
                 runs[method].append(json.loads(out.read_text()))
     b, lp = runs["batched"][-1], runs["loop"][-1]
     diff = max(abs(x - y) for line in b["pcxmi"] for x, y in zip(b["pcxmi"][line], lp["pcxmi"][line]))
     rate = {m: statistics.median(r["tokens"] / r["seconds"] for r in rs) for m, rs in runs.items()}
-    print(f"threads {torch.get_num_threads()}, {len(b['pcxmi'])} sentences, {b['tokens']} target tokens "
-          f"(with </s>), Marian 512/2048 6+6 layers, vocabulary 58,101, random weights")
+    print(
+        f"threads {torch.get_num_threads()}, {len(b['pcxmi'])} sentences, {b['tokens']} target tokens "
+        f"(with </s>), Marian 512/2048 6+6 layers, vocabulary 58,101, random weights"
+    )
     for m, rs in runs.items():
         times = ", ".join(f"{r['seconds']:.1f}s" for r in rs)
-        print(f"  {m:8s} {rate[m]:8.1f} tokens/s  (times {times}; "
-              f"peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB)")
+        print(
+            f"  {m:8s} {rate[m]:8.1f} tokens/s  (times {times}; peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB)"
+        )
     print(f"  speed-up {rate['batched'] / rate['loop']:.2f}x; max |token P-CXMI difference| {diff:.2e} nats")
     if "batched_bf16" in runs:
         h = runs["batched_bf16"][-1]

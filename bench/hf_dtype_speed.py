@@ -24,6 +24,7 @@ layer check measured, the attention kernels and host syncs of one profiled batch
     python3 bench/hf_dtype_speed.py --device cuda --sentences 3000 --repeats 3 --translate 300 \\
         --max-tokens 4096,8192,16384 --json $OUT/dtype_speed.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,8 +63,18 @@ def build(work: Path, sentences: int, head_scale: float) -> None:
         (work / f"test.{ext}").write_text("\n".join(lines) + "\n")
     train_en = (data / "train.en").read_text().splitlines()
     train_fr = (data / "train.fr").read_text().splitlines()
-    folder = build_marian(work / "marian", d_model=512, layers=6, heads=8, ffn=2048, vocab_size=58101,
-                          lines_src=train_en, lines_tgt=train_fr, spm_vocab=4000, max_positions=512)
+    folder = build_marian(
+        work / "marian",
+        d_model=512,
+        layers=6,
+        heads=8,
+        ffn=2048,
+        vocab_size=58101,
+        lines_src=train_en,
+        lines_tgt=train_fr,
+        spm_vocab=4000,
+        max_positions=512,
+    )
     if head_scale != 1:
         model = MarianMTModel.from_pretrained(folder)
         model.config.tie_word_embeddings = False  # scale the output layer only
@@ -113,34 +124,50 @@ def child(args) -> None:
     start = time.perf_counter()
     records = [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch]
     seconds = time.perf_counter() - start
-    result = {"variant": args.method, "seconds": seconds, "tokens": sum(len(r["token_pcxmi"]) for r in records),
-              "batches": len(batches), "max_tokens": backend.max_tokens,
-              "path": "output layer at scored positions" if backend.fast_head else "full forward",
-              "head_check": backend.head_check, "pcxmi": {r["line"]: r["token_pcxmi"] for r in records}}
+    result = {
+        "variant": args.method,
+        "seconds": seconds,
+        "tokens": sum(len(r["token_pcxmi"]) for r in records),
+        "batches": len(batches),
+        "max_tokens": backend.max_tokens,
+        "path": "output layer at scored positions" if backend.fast_head else "full forward",
+        "head_check": backend.head_check,
+        "pcxmi": {r["line"]: r["token_pcxmi"] for r in records},
+    }
     if cuda:
-        result["peak_gpu_mib"] = torch.cuda.max_memory_allocated() / 2 ** 20
+        result["peak_gpu_mib"] = torch.cuda.max_memory_allocated() / 2**20
     # one more batch under the profiler: which attention kernels, how many host syncs and casts
     few = max(1, min(len(src), 40))
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         list(scorer.score(src[:few], ref[:few], ids[:few], progress=False))
     ops = {e.key: e.count for e in prof.key_averages()}
     result["profile"] = {
-        "sentences": few, "batches": len(batches) - result["batches"],
-        "attention": {k.replace("aten::_scaled_dot_product_", ""): v for k, v in ops.items()
-                      if k.startswith("aten::_scaled_dot_product_")},
+        "sentences": few,
+        "batches": len(batches) - result["batches"],
+        "attention": {
+            k.replace("aten::_scaled_dot_product_", ""): v
+            for k, v in ops.items()
+            if k.startswith("aten::_scaled_dot_product_")
+        },
         "host syncs (_local_scalar_dense)": ops.get("aten::_local_scalar_dense", 0),
-        "dtype casts (_to_copy)": ops.get("aten::_to_copy", 0)}
+        "dtype casts (_to_copy)": ops.get("aten::_to_copy", 0),
+    }
     if args.translate:
         from contextual_mt.backends.hf.translator import HFDocumentTranslator
         from contextual_mt.inference.decoding import DecodingOptions
 
         n = min(args.translate, len(src))
-        translator = HFDocumentTranslator(backend.hf, DecodingOptions(beam=4, max_len_a=1.2, max_len_b=10,
-                                                                      batch_size=64, decoding="sequential"))
+        translator = HFDocumentTranslator(
+            backend.hf, DecodingOptions(beam=4, max_len_a=1.2, max_len_b=10, batch_size=64, decoding="sequential")
+        )
         start = time.perf_counter()
         hyps = translator.translate(src[:n], ids[:n], progress=False)
-        result["translate"] = {"sentences": n, "seconds": time.perf_counter() - start, "hypotheses": hyps,
-                               "words": sum(len(h.split()) for h in hyps)}
+        result["translate"] = {
+            "sentences": n,
+            "seconds": time.perf_counter() - start,
+            "hypotheses": hyps,
+            "words": sum(len(h.split()) for h in hyps),
+        }
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(args.result).write_text(json.dumps(result))
 
@@ -152,46 +179,74 @@ def times(seconds) -> str:
 def report(runs: dict, args, device: str) -> dict:
     base = runs["float32"][-1]["pcxmi"]
     rate = {m: statistics.median(r["tokens"] / r["seconds"] for r in rs) for m, rs in runs.items()}
-    out = {"device": device, "sentences": args.sentences, "repeats": args.repeats, "head_scale": args.head_scale,
-           "variants": {}}
+    out = {
+        "device": device,
+        "sentences": args.sentences,
+        "repeats": args.repeats,
+        "head_scale": args.head_scale,
+        "variants": {},
+    }
     first = runs["float32"][-1]
-    print(f"{device}; {len(base)} sentences, {first['tokens']} target tokens (with </s>), context 1/1; Marian "
-          f"512/2048 6+6 layers, vocabulary 58,101, random weights, output layer x{args.head_scale}; "
-          f"max_tokens {first['max_tokens']}")
-    print(f"  {'variant':18s} {'tokens/s':>9s} {'vs fp32':>7s} {'max|dP|':>8s} {'mean|dP|':>8s}  path; check; "
-          "profiled batch; memory")
+    print(
+        f"{device}; {len(base)} sentences, {first['tokens']} target tokens (with </s>), context 1/1; Marian "
+        f"512/2048 6+6 layers, vocabulary 58,101, random weights, output layer x{args.head_scale}; "
+        f"max_tokens {first['max_tokens']}"
+    )
+    print(
+        f"  {'variant':18s} {'tokens/s':>9s} {'vs fp32':>7s} {'max|dP|':>8s} {'mean|dP|':>8s}  path; check; "
+        "profiled batch; memory"
+    )
     for m, rs in runs.items():
         last = rs[-1]
         diffs = [abs(x - y) for line, values in last["pcxmi"].items() for x, y in zip(values, base[line])]
         check = ", ".join(f"{k} {v:.3g}" for k, v in last["head_check"].items())
         p = last["profile"]
-        memory = (f"peak GPU {last['peak_gpu_mib']:.0f} MiB" if "peak_gpu_mib" in last else
-                  f"peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB")
-        print(f"  {m:18s} {rate[m]:9.1f} {rate[m] / rate['float32']:6.2f}x {max(diffs):8.4f} "
-              f"{sum(diffs) / len(diffs):8.5f}  {last['path']}; {check}; {p['batches']} batches of {p['sentences']} "
-              f"sentences: attention {p['attention']}, {p['host syncs (_local_scalar_dense)']} syncs, "
-              f"{p['dtype casts (_to_copy)']} casts; {memory}; times {times(r['seconds'] for r in rs)} "
-              f"in {last['batches']} batches")
-        out["variants"][m] = {"tokens_per_s": rate[m], "vs_float32": rate[m] / rate["float32"],
-                              "max_abs_dpcxmi": max(diffs), "mean_abs_dpcxmi": sum(diffs) / len(diffs),
-                              "path": last["path"], "head_check": last["head_check"], "profile": p,
-                              "seconds": [r["seconds"] for r in rs], "batches": last["batches"],
-                              "max_tokens": last["max_tokens"],
-                              **({"peak_gpu_mib": last["peak_gpu_mib"]} if "peak_gpu_mib" in last else {}),
-                              "peak_rss_mib": max(r["peak_rss_mib"] for r in rs)}
+        memory = (
+            f"peak GPU {last['peak_gpu_mib']:.0f} MiB"
+            if "peak_gpu_mib" in last
+            else f"peak RSS {max(r['peak_rss_mib'] for r in rs):.0f} MiB"
+        )
+        print(
+            f"  {m:18s} {rate[m]:9.1f} {rate[m] / rate['float32']:6.2f}x {max(diffs):8.4f} "
+            f"{sum(diffs) / len(diffs):8.5f}  {last['path']}; {check}; {p['batches']} batches of {p['sentences']} "
+            f"sentences: attention {p['attention']}, {p['host syncs (_local_scalar_dense)']} syncs, "
+            f"{p['dtype casts (_to_copy)']} casts; {memory}; times {times(r['seconds'] for r in rs)} "
+            f"in {last['batches']} batches"
+        )
+        out["variants"][m] = {
+            "tokens_per_s": rate[m],
+            "vs_float32": rate[m] / rate["float32"],
+            "max_abs_dpcxmi": max(diffs),
+            "mean_abs_dpcxmi": sum(diffs) / len(diffs),
+            "path": last["path"],
+            "head_check": last["head_check"],
+            "profile": p,
+            "seconds": [r["seconds"] for r in rs],
+            "batches": last["batches"],
+            "max_tokens": last["max_tokens"],
+            **({"peak_gpu_mib": last["peak_gpu_mib"]} if "peak_gpu_mib" in last else {}),
+            "peak_rss_mib": max(r["peak_rss_mib"] for r in rs),
+        }
     if args.translate:
         print(f"  translate, {args.translate} sentences, beam 4, sequential waves:")
         ref = runs["float32"][-1]["translate"]["hypotheses"]
-        t_rate = {m: statistics.median(r["translate"]["sentences"] / r["translate"]["seconds"] for r in rs)
-                  for m, rs in runs.items()}
+        t_rate = {
+            m: statistics.median(r["translate"]["sentences"] / r["translate"]["seconds"] for r in rs)
+            for m, rs in runs.items()
+        }
         for m, rs in runs.items():
             t = rs[-1]["translate"]
             same = sum(a == b for a, b in zip(t["hypotheses"], ref))
-            print(f"  {m:18s} {t_rate[m]:9.2f} sentences/s {t_rate[m] / t_rate['float32']:6.2f}x  "
-                  f"({same}/{len(ref)} translations as float32's; times "
-                  f"{times(r['translate']['seconds'] for r in rs)})")
-            out["variants"][m]["translate"] = {"sentences_per_s": t_rate[m], "vs_float32": t_rate[m] / t_rate["float32"],
-                                               "same_as_float32": same}
+            print(
+                f"  {m:18s} {t_rate[m]:9.2f} sentences/s {t_rate[m] / t_rate['float32']:6.2f}x  "
+                f"({same}/{len(ref)} translations as float32's; times "
+                f"{times(r['translate']['seconds'] for r in rs)})"
+            )
+            out["variants"][m]["translate"] = {
+                "sentences_per_s": t_rate[m],
+                "vs_float32": t_rate[m] / t_rate["float32"],
+                "same_as_float32": same,
+            }
     return out
 
 
@@ -201,8 +256,11 @@ def main() -> None:
     p.add_argument("--sentences", type=int, default=400)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--max-tokens", default="", help="comma-separated; default: the backend's (1024 CPU, 8192 GPU)")
-    p.add_argument("--variants", default="", help=f"comma-separated (default cuda: {','.join(CUDA_VARIANTS)}; "
-                                                   f"cpu: {','.join(CPU_VARIANTS)})")
+    p.add_argument(
+        "--variants",
+        default="",
+        help=f"comma-separated (default cuda: {','.join(CUDA_VARIANTS)}; cpu: {','.join(CPU_VARIANTS)})",
+    )
     p.add_argument("--head-scale", type=float, default=1.0)
     p.add_argument("--translate", type=int, default=0, help="also translate this many sentences per variant")
     p.add_argument("--json", help="write the figures here")
@@ -235,9 +293,11 @@ def main() -> None:
     if args.device == "cuda":
         import transformers
 
-        device = (f"{torch.cuda.get_device_name(0)} (sm{''.join(map(str, torch.cuda.get_device_capability(0)))}), "
-                  f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, transformers "
-                  f"{transformers.__version__}")
+        device = (
+            f"{torch.cuda.get_device_name(0)} (sm{''.join(map(str, torch.cuda.get_device_capability(0)))}), "
+            f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, transformers "
+            f"{transformers.__version__}"
+        )
     else:
         device = f"CPU, {torch.get_num_threads()} threads, torch {torch.__version__}"
     results = []
@@ -249,9 +309,25 @@ def main() -> None:
             for _ in range(args.repeats):
                 for method in variants:
                     out = work / f"{method}.json"
-                    subprocess.run([sys.executable, __file__, "--device", args.device, "--method", method, "--work",
-                                    str(work), "--result", str(out), "--max-tokens", str(size),
-                                    "--translate", str(args.translate)], check=True)
+                    subprocess.run(
+                        [
+                            sys.executable,
+                            __file__,
+                            "--device",
+                            args.device,
+                            "--method",
+                            method,
+                            "--work",
+                            str(work),
+                            "--result",
+                            str(out),
+                            "--max-tokens",
+                            str(size),
+                            "--translate",
+                            str(args.translate),
+                        ],
+                        check=True,
+                    )
                     runs[method].append(json.loads(out.read_text()))
             results.append(report(runs, args, device))
     if args.json:

@@ -7,6 +7,7 @@ modules using ``StageRecord``, and the history names. Run on a checkout or an ex
 
 Floors are tests/test_architecture.py's (of this checkout); an older tree's modules that have
 moved since are given their new floor (``MOVED``)."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,14 +21,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests import test_architecture as arch  # noqa: E402
 
 # e95c3c7's modules that are backends (or the command layer) now
-MOVED = {"contextual_mt.hf": "contextual_mt.backends", "contextual_mt.inference.fairseq_translator": "contextual_mt.backends",
-         "contextual_mt.inference.fairseq_scoring": "contextual_mt.backends",
-         "contextual_mt.inference.checkpoint": "contextual_mt.backends",
-         "contextual_mt.inference.beam_search": "contextual_mt.backends",
-         "contextual_mt.inference.codec": "contextual_mt.backends",
-         "contextual_mt.attribution.fairseq_backend": "contextual_mt.backends",
-         "contextual_mt.attribution.hf_backend": "contextual_mt.backends",
-         "contextual_mt.pipeline_cli": "contextual_mt.cli"}
+MOVED = {
+    "contextual_mt.hf": "contextual_mt.backends",
+    "contextual_mt.inference.fairseq_translator": "contextual_mt.backends",
+    "contextual_mt.inference.fairseq_scoring": "contextual_mt.backends",
+    "contextual_mt.inference.checkpoint": "contextual_mt.backends",
+    "contextual_mt.inference.beam_search": "contextual_mt.backends",
+    "contextual_mt.inference.codec": "contextual_mt.backends",
+    "contextual_mt.attribution.fairseq_backend": "contextual_mt.backends",
+    "contextual_mt.attribution.hf_backend": "contextual_mt.backends",
+    "contextual_mt.pipeline_cli": "contextual_mt.cli",
+}
 
 
 def floor(module: str) -> int:
@@ -62,6 +66,7 @@ def cycles(graph):
                     break
             if len(comp) > 1:
                 out.append(sorted(comp))
+
     for v in sorted(graph):
         if v not in index:
             visit(v)
@@ -69,8 +74,10 @@ def cycles(graph):
 
 
 def calls(path: Path, name: str) -> int:
-    return sum(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == name
-               for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+    return sum(
+        isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == name
+        for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    )
 
 
 def main() -> int:
@@ -85,15 +92,24 @@ def main() -> int:
     adders = {m: calls(path, "add_argument") for m, path in modules.items()}
     history = re.compile(r"issue \d+|as they always were|DemoFolders|cxmi_fingerprint")
     figures = {
-        "tree": str(root), "modules": len(modules),
-        "upward_imports": len(upward), "upward": upward,
-        "package_cycles": len(components), "cycle_members": components,
-        "add_argument_calls": sum(adders.values()), "modules_calling_add_argument": sorted(m for m, n in adders.items() if n),
-        "stage_record_modules": sorted(m for m, path in modules.items()
-                                       if re.search(r"\bStageRecord\b", path.read_text(encoding="utf-8"))
-                                       and not m.endswith("stage_record")),
-        "history_names": sorted(f"{m}: {h}" for m, path in modules.items()
-                                for h in sorted(set(history.findall(path.read_text(encoding="utf-8"))))),
+        "tree": str(root),
+        "modules": len(modules),
+        "upward_imports": len(upward),
+        "upward": upward,
+        "package_cycles": len(components),
+        "cycle_members": components,
+        "add_argument_calls": sum(adders.values()),
+        "modules_calling_add_argument": sorted(m for m, n in adders.items() if n),
+        "stage_record_modules": sorted(
+            m
+            for m, path in modules.items()
+            if re.search(r"\bStageRecord\b", path.read_text(encoding="utf-8")) and not m.endswith("stage_record")
+        ),
+        "history_names": sorted(
+            f"{m}: {h}"
+            for m, path in modules.items()
+            for h in sorted(set(history.findall(path.read_text(encoding="utf-8"))))
+        ),
     }
     print(json.dumps(figures, indent=1))
     return 0

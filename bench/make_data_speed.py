@@ -11,6 +11,7 @@ each step: read, detokenize, spm train, encode, binarize.
 
     .venv/bin/python bench/make_data_speed.py [--pairs 230000] [--talks 2000] [--workers 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,13 +27,13 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SYLLABLES = {
-    "en": "th er on an re he in ed nd ha at en es of or nt ea ti to it st io le is ou ar as de rt ve "
-          "wh ch sh ly ing tion ment ble ful ness pro con com per ex un str gr pl bl cr tr".split(),
-    "fr": "le de es en re nt on er ou an ai qu ti la et ur it me se ne ce eu oi au in em ie "
-          "ment tion eur eux ais ait ons ez che gn pr tr cr br pl vr ét é è ê à ç".split(),
+    "en": ["th", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or", "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve", "wh", "ch", "sh", "ly", "ing", "tion", "ment", "ble", "ful", "ness", "pro", "con", "com", "per", "ex", "un", "str", "gr", "pl", "bl", "cr", "tr"],
+    "fr": ["le", "de", "es", "en", "re", "nt", "on", "er", "ou", "an", "ai", "qu", "ti", "la", "et", "ur", "it", "me", "se", "ne", "ce", "eu", "oi", "au", "in", "em", "ie", "ment", "tion", "eur", "eux", "ais", "ait", "ons", "ez", "che", "gn", "pr", "tr", "cr", "br", "pl", "vr", "ét", "é", "è", "ê", "à", "ç"],
 }
-CONTRACTIONS = {"en": ["&apos;s", "&apos;re", "n&apos;t", "&apos;ve", "&apos;ll", "&apos;m"],
-                "fr": ["l&apos;", "d&apos;", "qu&apos;", "c&apos;", "n&apos;", "j&apos;", "s&apos;"]}
+CONTRACTIONS = {
+    "en": ["&apos;s", "&apos;re", "n&apos;t", "&apos;ve", "&apos;ll", "&apos;m"],
+    "fr": ["l&apos;", "d&apos;", "qu&apos;", "c&apos;", "n&apos;", "j&apos;", "s&apos;"],
+}
 PUNCT_END = [".", ".", ".", "?", "!"]
 
 
@@ -58,7 +59,7 @@ def sentences(lang: str, count: int, words: np.ndarray, rng: np.random.Generator
     out, pos = [], 0
     contractions = CONTRACTIONS[lang]
     for n in lengths:
-        toks = list(tokens[pos:pos + n])
+        toks = list(tokens[pos : pos + n])
         pos += n
         toks[0] = toks[0].capitalize()
         r = rng.random(6)
@@ -72,7 +73,7 @@ def sentences(lang: str, count: int, words: np.ndarray, rng: np.random.Generator
                 toks.insert(k, contractions[int(r[4] * len(contractions))])
         if r[5] < 0.08:  # a quotation
             a = int(r[1] * len(toks))
-            toks[a:a + 3] = ["&quot;", *toks[a:a + 3], "&quot;"]
+            toks[a : a + 3] = ["&quot;", *toks[a : a + 3], "&quot;"]
         if r[4] < 0.05:
             toks.insert(int(r[2] * len(toks)), str(int(r[3] * 2000)))
         toks.append(PUNCT_END[int(r[3] * len(PUNCT_END))])
@@ -92,9 +93,10 @@ def write_synthetic_ted(folder: str, pairs: int = 230_000, talks: int = 2000, se
     n_test = n_dev = max(1, talks // 40)
     split_of = ["test"] * n_test + ["dev"] * n_dev + ["train"] * (talks - n_test - n_dev)
     header = "talk_name\tde\ten\tfr\tja\n"
-    files = {s: open(os.path.join(folder, f"all_talks_{s}.tsv"), "w", encoding="utf-8")
-             for s in ("train", "dev", "test")}
-    counts = {s: 0 for s in files}
+    files = {
+        s: open(os.path.join(folder, f"all_talks_{s}.tsv"), "w", encoding="utf-8") for s in ("train", "dev", "test")
+    }
+    counts = dict.fromkeys(files, 0)
     for f in files.values():
         f.write(header)
     row = 0
@@ -139,19 +141,24 @@ def main() -> int:
     print(f"synthetic TED corpus: {counts} rows, written in {time.time() - t:.1f} s", flush=True)
     out = os.path.join(work, "out")
     extra = {"spm_type": args.spm_type} if args.spm_type else {}
-    options = DataOptions(lang="fr", output=out, ted=corpus, vocab_size=args.vocab_size, workers=args.workers,
-                          overwrite=True, **extra)
+    options = DataOptions(
+        lang="fr", output=out, ted=corpus, vocab_size=args.vocab_size, workers=args.workers, overwrite=True, **extra
+    )
     load = os.getloadavg()
     t = time.time()
     summary = prepare_data(options, progress=False)
     total = time.time() - t
     print(json.dumps({s: {k: v for k, v in summary["splits"][s].items()} for s in summary["splits"]}, indent=1))
-    print(f"spm: {summary['spm']['model_type']}, {summary['spm']['pieces']} pieces, trained on "
-          f"{summary['spm']['training_sentences']} sentences")
+    print(
+        f"spm: {summary['spm']['model_type']}, {summary['spm']['pieces']} pieces, trained on "
+        f"{summary['spm']['training_sentences']} sentences"
+    )
     for step, seconds in summary["seconds"].items():
         print(f"{step:12s} {seconds:8.1f} s")
-    print(f"{'total':12s} {total:8.1f} s (wall, end to end)   load average before: {load[0]:.2f}, "
-          f"after: {os.getloadavg()[0]:.2f}")
+    print(
+        f"{'total':12s} {total:8.1f} s (wall, end to end)   load average before: {load[0]:.2f}, "
+        f"after: {os.getloadavg()[0]:.2f}"
+    )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -8,6 +8,7 @@ Run it pinned to one core:
 
     taskset -c 0 .venv/bin/python bench/muda_tag_speed.py
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,25 +34,40 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         generate_demo_data(str(d), train_docs=1, valid_docs=1, test_docs=args.docs, seed=21)
-        options = TagOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(d / "tags.json"),
-                             src_conllu=str(d / "test.en.conllu"), tgt_conllu=str(d / "test.fr.conllu"),
-                             alignments=str(d / "test.align"))
+        options = TagOptions(
+            str(d / "test.en"),
+            str(d / "test.fr"),
+            str(d / "test.docids"),
+            "fr",
+            str(d / "tags.json"),
+            src_conllu=str(d / "test.en.conllu"),
+            tgt_conllu=str(d / "test.fr.conllu"),
+            alignments=str(d / "test.align"),
+        )
         runs = []
         for r in range(args.repeats):
             runs.append(tag_files(options, progress=False))
         n = runs[0]["sentences"]
     stages = {k: statistics.median(r["seconds"][k] for r in runs) for k in runs[0]["seconds"]}
     total = sum(stages.values())
-    summary = {"sentences": n, "documents": runs[0]["documents"], "tags": runs[0]["tags"],
-               "median_seconds_per_stage": stages, "total_seconds": total,
-               "tagging_sentences_per_s": n / stages["tagging"], "end_to_end_sentences_per_s": n / total}
+    summary = {
+        "sentences": n,
+        "documents": runs[0]["documents"],
+        "tags": runs[0]["tags"],
+        "median_seconds_per_stage": stages,
+        "total_seconds": total,
+        "tagging_sentences_per_s": n / stages["tagging"],
+        "end_to_end_sentences_per_s": n / total,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=2))
     print(f"{n} sentences, {summary['documents']} documents; tags: {summary['tags']}")
     for k, v in stages.items():
         print(f"  {k:12s} {v * 1000:8.1f} ms")
-    print(f"tagging: {summary['tagging_sentences_per_s']:.0f} sentences/s; end to end: "
-          f"{summary['end_to_end_sentences_per_s']:.0f} sentences/s")
+    print(
+        f"tagging: {summary['tagging_sentences_per_s']:.0f} sentences/s; end to end: "
+        f"{summary['end_to_end_sentences_per_s']:.0f} sentences/s"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ the rounds, the sentences translated again, and the lines that differ from the w
         --spm demo/data/fr/spm.model --data demo/data/fr [--talks 20] [--windows 2 4 8 16] [--beam 4] \\
         [--batch-size 64] [--cpu] [--out result.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,15 +40,17 @@ def main() -> None:
 
     import torch
 
-    from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.decoding import DecodingOptions
 
     data = Path(a.data)
     src = (data / "test.en").read_text(encoding="utf-8").splitlines()
     ids = talks((data / "test.docids").read_text(encoding="utf-8").splitlines(), a.talks)
-    translator = DocumentTranslator(FairseqModelOptions(a.ckpt, spm=a.spm, cpu=a.cpu, dtype=a.dtype),
-                                    options=DecodingOptions(beam=a.beam, batch_size=a.batch_size))
+    translator = DocumentTranslator(
+        FairseqModelOptions(a.ckpt, spm=a.spm, cpu=a.cpu, dtype=a.dtype),
+        options=DecodingOptions(beam=a.beam, batch_size=a.batch_size),
+    )
     device = "cpu" if a.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0)
     runs = []
 
@@ -61,10 +64,14 @@ def main() -> None:
             torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         stats = hyps.rounds
-        return hyps, {"decoding": decoding, "window": window if decoding == "parallel" else None,
-                      "seconds": round(seconds, 2), "sentences_per_s": round(len(src) / seconds, 1),
-                      "rounds": stats.rounds if stats else max(ids.count(t) for t in set(ids)),
-                      "translated": sum(stats.translated) if stats else len(src)}
+        return hyps, {
+            "decoding": decoding,
+            "window": window if decoding == "parallel" else None,
+            "seconds": round(seconds, 2),
+            "sentences_per_s": round(len(src) / seconds, 1),
+            "rounds": stats.rounds if stats else max(ids.count(t) for t in set(ids)),
+            "translated": sum(stats.translated) if stats else len(src),
+        }
 
     run("sequential")  # warm-up (allocator, caches)
     reference, row = run("sequential")
@@ -73,16 +80,34 @@ def main() -> None:
         hyps, row = run("parallel", w)
         runs.append({**row, "lines_differing": sum(x != y for x, y in zip(hyps, reference))})
     base = runs[0]["sentences_per_s"]
-    print(f"{device}; {len(src)} sentences in {a.talks} talks; beam {a.beam}, batch {a.batch_size}; "
-          f"threads {torch.get_num_threads()}")
-    print(f"{'decoding':<12} {'window':>6} {'s':>8} {'sent/s':>8} {'ratio':>6} {'rounds':>6} {'translated':>10} "
-          f"{'differ':>6}")
+    print(
+        f"{device}; {len(src)} sentences in {a.talks} talks; beam {a.beam}, batch {a.batch_size}; "
+        f"threads {torch.get_num_threads()}"
+    )
+    print(
+        f"{'decoding':<12} {'window':>6} {'s':>8} {'sent/s':>8} {'ratio':>6} {'rounds':>6} {'translated':>10} "
+        f"{'differ':>6}"
+    )
     for r in runs:
-        print(f"{r['decoding']:<12} {str(r['window'] or '-'):>6} {r['seconds']:>8} {r['sentences_per_s']:>8} "
-              f"{r['sentences_per_s'] / base:>6.2f} {r['rounds']:>6} {r['translated']:>10} {r['lines_differing']:>6}")
+        print(
+            f"{r['decoding']:<12} {r['window'] or '-'!s:>6} {r['seconds']:>8} {r['sentences_per_s']:>8} "
+            f"{r['sentences_per_s'] / base:>6.2f} {r['rounds']:>6} {r['translated']:>10} {r['lines_differing']:>6}"
+        )
     if a.out:
-        Path(a.out).write_text(json.dumps({"device": device, "dtype": a.dtype, "sentences": len(src), "talks": a.talks,
-                                           "beam": a.beam, "batch_size": a.batch_size, "runs": runs}, indent=2))
+        Path(a.out).write_text(
+            json.dumps(
+                {
+                    "device": device,
+                    "dtype": a.dtype,
+                    "sentences": len(src),
+                    "talks": a.talks,
+                    "beam": a.beam,
+                    "batch_size": a.batch_size,
+                    "runs": runs,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Needs `make demo` first (its data, sentencepiece model and contextual model).
 
     .venv/bin/python bench/pcxmi_demo_study.py --workdir demo --out bench/out/pcxmi_study
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,13 +28,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
+from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
+from contextual_mt.analysis.report import run_report  # noqa: E402
+from contextual_mt.analysis.tables import roc_auc  # noqa: E402
 from contextual_mt.backends.fairseq.model import FairseqModelOptions  # noqa: E402
 from contextual_mt.demo.pipeline import LANG, PRESET, demo_layout  # noqa: E402
 from contextual_mt.pipeline.layout import PairLayout, demo_corpus  # noqa: E402
 from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
-from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
-from contextual_mt.analysis.tables import roc_auc  # noqa: E402
-from contextual_mt.analysis.report import run_report  # noqa: E402
 
 
 def planted_study(work: Path, out: Path) -> dict:
@@ -41,10 +42,18 @@ def planted_study(work: Path, out: Path) -> dict:
     pcxmi = out / "context.pcxmi.jsonl"
     if not pcxmi.exists():
         folders = demo_layout(work)
-        run_cxmi(CxmiOptions(FairseqModelOptions(folders.checkpoint("context"), spm=folders.spm),
-                             str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), str(pcxmi)))
-    run_report(str(pcxmi), str(out / "report"), conllu=str(corpus / "test.fr.conllu"),
-               tags=str(corpus / "test.tags.json"))
+        run_cxmi(
+            CxmiOptions(
+                FairseqModelOptions(folders.checkpoint("context"), spm=folders.spm),
+                str(data / "test.en"),
+                str(data / "test.fr"),
+                str(data / "test.docids"),
+                str(pcxmi),
+            )
+        )
+    run_report(
+        str(pcxmi), str(out / "report"), conllu=str(corpus / "test.fr.conllu"), tags=str(corpus / "test.tags.json")
+    )
     units = [u for s in join(read_pcxmi(str(pcxmi)), tags=read_tags(str(corpus / "test.tags.json"))) for u in s.units]
     other = [u.pcxmi for u in units if not u.tags]
     groups = {
@@ -54,13 +63,16 @@ def planted_study(work: Path, out: Path) -> dict:
     }
     for tag in sorted({t for u in units for t in u.tags}):
         groups[tag] = [u.pcxmi for u in units if tag in u.tags]
-    return {"other": {"count": len(other), "mean": float(np.mean(other))},
-            **{k: {"count": len(v), "mean": float(np.mean(v)), "auc": roc_auc(v, other)} for k, v in groups.items()}}
+    return {
+        "other": {"count": len(other), "mean": float(np.mean(other))},
+        **{k: {"count": len(v), "mean": float(np.mean(v)), "auc": roc_auc(v, other)} for k, v in groups.items()},
+    }
 
 
 @dataclass(frozen=True)
 class VariantFolders(PairLayout):
     """The demo's prepared data; the variant's checkpoints in ``save``."""
+
     save: str = ""
 
     def checkpoints(self, model: str) -> str:
@@ -75,16 +87,37 @@ def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
         save = out / name
         # the demo's contextual model (the study's train stage, demo preset) with another rate and seed
         folders = VariantFolders(LANG, str(work), save=str(save))
-        train_model(TrainOptions(LANG, "context", preset=PRESET, root=str(work), layout=folders, gpus=0,
-                                 max_epoch=epochs, overrides=[f"task.coword_dropout={rate}", f"common.seed={seed}"]))
+        train_model(
+            TrainOptions(
+                LANG,
+                "context",
+                preset=PRESET,
+                root=str(work),
+                layout=folders,
+                gpus=0,
+                max_epoch=epochs,
+                overrides=[f"task.coword_dropout={rate}", f"common.seed={seed}"],
+            )
+        )
         ckpt = Path(folders.checkpoint("context"))
-        summary = run_cxmi(CxmiOptions(FairseqModelOptions(str(ckpt), spm=folders.spm), str(data / "test.en"),
-                                       str(data / "test.fr"), str(data / "test.docids"),
-                                       str(out / f"{name}.pcxmi.jsonl")))
+        summary = run_cxmi(
+            CxmiOptions(
+                FairseqModelOptions(str(ckpt), spm=folders.spm),
+                str(data / "test.en"),
+                str(data / "test.fr"),
+                str(data / "test.docids"),
+                str(out / f"{name}.pcxmi.jsonl"),
+            )
+        )
         log = (save / "train.log").read_text()
         best = [line for line in log.splitlines() if "| valid on" in line or "| valid |" in line][-1]
-        results[name] = {"coword_dropout": rate, "seed": seed, "cxmi": summary["cxmi"], "unit": summary["unit"],
-                              "last_valid": best.split("| valid ")[-1][:200]}
+        results[name] = {
+            "coword_dropout": rate,
+            "seed": seed,
+            "cxmi": summary["cxmi"],
+            "unit": summary["unit"],
+            "last_valid": best.split("| valid ")[-1][:200],
+        }
     return results
 
 
@@ -102,8 +135,9 @@ def main() -> None:
     results = {"planted": planted_study(work, out)}
     print(json.dumps(results["planted"], indent=2))
     if not args.skip_coword:
-        results["coword"] = coword_study(work, out, args.epochs, [float(r) for r in args.rates.split(",")],
-                                         [int(s) for s in args.seeds.split(",")])
+        results["coword"] = coword_study(
+            work, out, args.epochs, [float(r) for r in args.rates.split(",")], [int(s) for s in args.seeds.split(",")]
+        )
         print(json.dumps(results["coword"], indent=2))
     (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
 

@@ -6,6 +6,7 @@ training words/s fairseq reports (mean over epochs), with the preset given (tiny
 On a GPU machine, e.g. `--preset small --max-update 3000`. Each stage runs through make in a
 fresh WORK folder; peak GPU memory is read with nvidia-smi when it is there.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,12 @@ class GpuMemory(threading.Thread):
     def run(self):
         while not self.stop.is_set():
             try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
-                                     capture_output=True, text=True, timeout=5).stdout
+                out = subprocess.run(
+                    ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits"],
+                    capture_output=True,
+                    text=True,
+                    timeout=5,
+                ).stdout
                 self.peak_mib = max([self.peak_mib, *(int(x) for x in out.split() if x.isdigit())])
             except (OSError, subprocess.SubprocessError):
                 return
@@ -55,11 +60,20 @@ def main() -> None:
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
     demo, work = tmp / "demo", Path(args.keep) if args.keep else tmp / "work"
-    subprocess.run([str(BIN / "contextual-mt"), "demo-data", "--output", str(demo), "--train-docs",
-                    str(args.train_docs), "--ted"], check=True, capture_output=True)
-    variables = ["LANG=fr", f"WORK={work}", f"TED={demo / 'ted_talks.tar.gz'}", f"SPM_VOCAB={args.spm_vocab}",
-                 f"PRESET={args.preset}", f"BEAM={args.beam}",
-                 f"MUDA_ARGS=--lexicon {demo}/train.en.conllu {demo}/train.fr.conllu {demo}/train.align"]
+    subprocess.run(
+        [str(BIN / "contextual-mt"), "demo-data", "--output", str(demo), "--train-docs", str(args.train_docs), "--ted"],
+        check=True,
+        capture_output=True,
+    )
+    variables = [
+        "LANG=fr",
+        f"WORK={work}",
+        f"TED={demo / 'ted_talks.tar.gz'}",
+        f"SPM_VOCAB={args.spm_vocab}",
+        f"PRESET={args.preset}",
+        f"BEAM={args.beam}",
+        f"MUDA_ARGS=--lexicon {demo}/train.en.conllu {demo}/train.fr.conllu {demo}/train.align",
+    ]
     if args.epochs:
         variables.append(f"EPOCHS={args.epochs}")
     if args.max_update:
@@ -72,8 +86,9 @@ def main() -> None:
         gpu = GpuMemory()
         gpu.start()
         start = time.time()
-        proc = subprocess.run(["make", "-C", str(ROOT), "--no-print-directory", stage, *variables],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["make", "-C", str(ROOT), "--no-print-directory", stage, *variables], capture_output=True, text=True
+        )
         seconds = time.time() - start
         gpu.stop.set()
         if proc.returncode != 0:
@@ -81,18 +96,29 @@ def main() -> None:
         result["stages"][stage] = {"seconds": round(seconds, 1), "gpu_peak_mib": gpu.peak_mib or None}
         print(f"{stage:10s} {seconds:8.1f} s", flush=True)
     summary = json.loads((work / "data" / "fr" / "summary.json").read_text())
-    result["data"] = {split: {k: summary["splits"][split][k] for k in ("documents", "sentences")}
-                      for split in summary["splits"]}
+    result["data"] = {
+        split: {k: summary["splits"][split][k] for k in ("documents", "sentences")} for split in summary["splits"]
+    }
     for model in ("sentence", "context"):
         done = json.loads((work / "checkpoints" / "fr" / model / ".stage" / "train.json").read_text())
         wps = done["train_wps"]
-        result["train_" + model] = {"seconds": done["seconds"], "updates": done["num_updates"],
-                                    "epochs": done["epochs"], "mean_wps": round(sum(wps) / len(wps), 1) if wps else None,
-                                    "valid_loss": done["valid_loss"], "gpus": done["gpus"], "fp16": done["fp16"]}
-        print(f"train {model:8s} {done['seconds']:7.1f} s, {done['num_updates']} updates, "
-              f"{result['train_' + model]['mean_wps']} target words/s (fairseq wps)")
-    result["scores"] = {s: {k: r[k]["score"] for k in ("bleu", "chrf", "d_bleu")}
-                        for s, r in json.loads((work / "results" / "fr" / "scores.json").read_text())["systems"].items()}
+        result["train_" + model] = {
+            "seconds": done["seconds"],
+            "updates": done["num_updates"],
+            "epochs": done["epochs"],
+            "mean_wps": round(sum(wps) / len(wps), 1) if wps else None,
+            "valid_loss": done["valid_loss"],
+            "gpus": done["gpus"],
+            "fp16": done["fp16"],
+        }
+        print(
+            f"train {model:8s} {done['seconds']:7.1f} s, {done['num_updates']} updates, "
+            f"{result['train_' + model]['mean_wps']} target words/s (fairseq wps)"
+        )
+    result["scores"] = {
+        s: {k: r[k]["score"] for k in ("bleu", "chrf", "d_bleu")}
+        for s, r in json.loads((work / "results" / "fr" / "scores.json").read_text())["systems"].items()
+    }
     print(json.dumps(result["scores"], indent=1))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -8,6 +8,7 @@ annotations (its CoNLL-U, what `make demo` and the study's tests tag with; no mo
 "Before" runs the same code with the correction switched off in this process. Writes
 bench/out/spacy_french_pronouns.json and prints the table of bench/RESULTS.md, "spaCy French pronouns".
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,27 +34,55 @@ SUBJECTS = ("je", "tu", "il", "elle", "nous", "vous", "ils", "elles")
 def run(d: Path, name: str, spacy: bool) -> dict:
     out = d / name
     out.mkdir()
-    given = {} if spacy else {"src_conllu": str(d / "test.en.conllu"), "tgt_conllu": str(d / "test.fr.conllu"),
-                              "alignments": str(d / "test.align")}
-    options = TagOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr", str(out / "tags.json"),
-                         phenomena=["formality", "verb_form"], **given)
+    given = (
+        {}
+        if spacy
+        else {
+            "src_conllu": str(d / "test.en.conllu"),
+            "tgt_conllu": str(d / "test.fr.conllu"),
+            "alignments": str(d / "test.align"),
+        }
+    )
+    options = TagOptions(
+        str(d / "test.en"),
+        str(d / "test.fr"),
+        str(d / "test.docids"),
+        "fr",
+        str(out / "tags.json"),
+        phenomena=["formality", "verb_form"],
+        **given,
+    )
     annotators = spacy_backend.SpacyAnnotators(AnnotatorOptions(cache_dir=str(d / "cache"))) if spacy else None
     summary = tag_files(options, annotators, progress=False) if annotators else tag_files(options, progress=False)
     conllu = out / "tags.tgt.conllu"
     words = [w for s in read_conllu(str(conllu)) for w in s.words if w.form.lower() in SUBJECTS]
     tu = Counter(f"{w.upos} Person={w.feats.get('Person', '-')}" for w in words if w.form.lower() == "tu")
     wrong = sum(1 for w in words if w.upos != "PRON")
-    built = run_build(BuildOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"),
-                                   str(out / "tags.json"), str(out / "testset"), "fr",
-                                   phenomena=("formality", "verb_form")))
+    built = run_build(
+        BuildOptions(
+            str(d / "test.en"),
+            str(d / "test.fr"),
+            str(d / "test.docids"),
+            str(out / "tags.json"),
+            str(out / "testset"),
+            "fr",
+            phenomena=("formality", "verb_form"),
+        )
+    )
     phen = built["phenomena"]
     tags = summary["tags"]
-    return {"tu": dict(tu), "subject_pronouns": len(words), "subject_pronouns_not_pron": wrong,
-            "formality_tags": tags.get("formality"), "verb_form_tags": tags.get("verb_form"),
-            "formality_groups": phen.get("formality", {}).get("groups", 0),
-            "formality_skipped": {k[len("skipped: "):]: v for k, v in phen.get("formality", {}).items()
-                                  if k.startswith("skipped: ")},
-            "verb_form_groups": phen.get("verb_form", {}).get("groups", 0)}
+    return {
+        "tu": dict(tu),
+        "subject_pronouns": len(words),
+        "subject_pronouns_not_pron": wrong,
+        "formality_tags": tags.get("formality"),
+        "verb_form_tags": tags.get("verb_form"),
+        "formality_groups": phen.get("formality", {}).get("groups", 0),
+        "formality_skipped": {
+            k[len("skipped: ") :]: v for k, v in phen.get("formality", {}).items() if k.startswith("skipped: ")
+        },
+        "verb_form_groups": phen.get("verb_form", {}).get("groups", 0),
+    }
 
 
 def main() -> None:
@@ -74,13 +103,16 @@ def main() -> None:
         result["spacy after"] = run(d, "after", spacy=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print("| annotation | 'tu' tagged | subject pronouns not PRON | formality tags | formality groups "
-          "| verb-form tags |")
+    print(
+        "| annotation | 'tu' tagged | subject pronouns not PRON | formality tags | formality groups | verb-form tags |"
+    )
     print("|---|---|---|---|---|---|")
     for name, r in result.items():
         tu = ", ".join(f"{k} {v}" for k, v in sorted(r["tu"].items(), key=lambda kv: -kv[1]))
-        print(f"| {name} | {tu} | {r['subject_pronouns_not_pron']} of {r['subject_pronouns']} | "
-              f"{r['formality_tags']} | {r['formality_groups']} | {r['verb_form_tags']} |")
+        print(
+            f"| {name} | {tu} | {r['subject_pronouns_not_pron']} of {r['subject_pronouns']} | "
+            f"{r['formality_tags']} | {r['formality_groups']} | {r['verb_form_tags']} |"
+        )
     for name, r in result.items():
         if r["formality_skipped"]:
             print(f"{name}: formality skipped: " + "; ".join(f"{k} {v}" for k, v in r["formality_skipped"].items()))

@@ -13,6 +13,7 @@ model's settings: current-sentence target tokens/s, against the training through
 
     python bench/train_batch_scaling.py --train --data --out bench/out/train_batch_scaling.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,26 +41,57 @@ def train(spm_folder: Path, batches, epochs: int, threads: int) -> dict:
             os.makedirs(os.path.join(root, "data"))
             os.symlink(spm_folder.resolve(), os.path.join(root, "data", "fr"))
             start = time.time()
-            record = train_model(TrainOptions("fr", "context", preset="demo", root=root, gpus=0, batch=batch,
-                                              max_epoch=epochs, progress=False))
-            out[batch] = {"seconds": round(time.time() - start, 1), "batch": record["batch"],
-                          "valid_curve": record["valid_curve"], "num_updates": record["num_updates"],
-                          "target_words_per_second": record["target_words_per_second"],
-                          "best_valid_loss": record["best_valid_loss"]}
-            print(f"{batch}: {out[batch]['seconds']} s, {record['num_updates']} updates, "
-                  f"valid {[round(p[2], 3) for p in record['valid_curve']]}", file=sys.stderr, flush=True)
+            record = train_model(
+                TrainOptions(
+                    "fr", "context", preset="demo", root=root, gpus=0, batch=batch, max_epoch=epochs, progress=False
+                )
+            )
+            out[batch] = {
+                "seconds": round(time.time() - start, 1),
+                "batch": record["batch"],
+                "valid_curve": record["valid_curve"],
+                "num_updates": record["num_updates"],
+                "target_words_per_second": record["target_words_per_second"],
+                "best_valid_loss": record["best_valid_loss"],
+            }
+            print(
+                f"{batch}: {out[batch]['seconds']} s, {record['num_updates']} updates, "
+                f"valid {[round(p[2], 3) for p in record['valid_curve']]}",
+                file=sys.stderr,
+                flush=True,
+            )
     return out
 
 
 def data_side(spm_folder: Path, max_tokens: int) -> dict:
-    import contextual_mt_compat  # noqa: F401
     from fairseq import options, tasks
 
+    import contextual_mt_compat  # noqa: F401
+
     parser = options.get_training_parser()
-    args = options.parse_args_and_arch(parser, [
-        str(spm_folder / "bin"), "--task", "document_translation", "--user-dir", str(ROOT / "contextual_mt"),
-        "--arch", "contextual_transformer_tiny", "-s", "en", "-t", "fr", "--target-context-size", "3",
-        "--sample-context-size", "--coword-dropout", "0.1", "--max-tokens", str(max_tokens)])
+    args = options.parse_args_and_arch(
+        parser,
+        [
+            str(spm_folder / "bin"),
+            "--task",
+            "document_translation",
+            "--user-dir",
+            str(ROOT / "contextual_mt"),
+            "--arch",
+            "contextual_transformer_tiny",
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--target-context-size",
+            "3",
+            "--sample-context-size",
+            "--coword-dropout",
+            "0.1",
+            "--max-tokens",
+            str(max_tokens),
+        ],
+    )
     task = tasks.setup_task(args)
     task.load_dataset("train")
     ds = task.dataset("train")
@@ -71,9 +103,14 @@ def data_side(spm_folder: Path, max_tokens: int) -> dict:
         tokens += int(batch["ntokens"])
         processed += int(batch["net_input"]["prev_output_tokens"].numel())
     seconds = time.perf_counter() - start
-    return {"batches": len(batches), "seconds": round(seconds, 3), "target_tokens": tokens,
-            "target_tokens_per_second": round(tokens / seconds), "decoder_positions": processed,
-            "max_tokens": max_tokens}
+    return {
+        "batches": len(batches),
+        "seconds": round(seconds, 3),
+        "target_tokens": tokens,
+        "target_tokens_per_second": round(tokens / seconds),
+        "decoder_positions": processed,
+        "max_tokens": max_tokens,
+    }
 
 
 def main() -> None:
@@ -94,9 +131,15 @@ def main() -> None:
         result["train"] = train(a.spm, a.batches, a.epochs, a.threads)
         runs = result["train"]
         epochs = max(len(r["valid_curve"]) for r in runs.values())
-        print("| epoch | " + " | ".join(f"{b} ({runs[b]['batch']['tokens_per_update']} tok/upd, lr "
-                                         f"{runs[b]['batch']['lr']:.3g}, warm-up {runs[b]['batch']['warmup_updates']})"
-                                         for b in runs) + " |")
+        print(
+            "| epoch | "
+            + " | ".join(
+                f"{b} ({runs[b]['batch']['tokens_per_update']} tok/upd, lr "
+                f"{runs[b]['batch']['lr']:.3g}, warm-up {runs[b]['batch']['warmup_updates']})"
+                for b in runs
+            )
+            + " |"
+        )
         print("|---" * (len(runs) + 1) + "|")
         first = next(iter(runs))
         for e in range(epochs):
@@ -104,7 +147,9 @@ def main() -> None:
             for b, r in runs.items():
                 curve = r["valid_curve"]
                 if e < len(curve):
-                    ratio = curve[e][2] / runs[first]["valid_curve"][e][2] if e < len(runs[first]["valid_curve"]) else None
+                    ratio = (
+                        curve[e][2] / runs[first]["valid_curve"][e][2] if e < len(runs[first]["valid_curve"]) else None
+                    )
                     cells.append(f"{curve[e][2]:.3f}" + (f" ({ratio:.3f})" if b != first and ratio else ""))
                 else:
                     cells.append("-")

@@ -13,6 +13,7 @@ Each setting trains the context model from scratch for ``--updates`` updates; ta
 is the median of fairseq's per-epoch figures (the train record, .stage/train.json), so it includes data loading and
 the per-update overhead, not start-up.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,17 +59,37 @@ def main() -> None:
             os.symlink(data, os.path.join(root, "data", "fr"))
             start = time.time()
             # many epochs' worth: the run stops at --updates
-            record = train_model(TrainOptions("fr", "context", preset=a.preset, root=root, gpus=a.gpus, batch=batch,
-                                              max_epoch=1000, max_update=a.updates, progress=False))
-            runs[batch] = {"seconds": round(time.time() - start, 1), "gpus": record["gpus"], "fp16": record["fp16"],
-                           "batch": record["batch"], "num_updates": record["num_updates"],
-                           "target_words_per_second": record["target_words_per_second"],
-                           "updates_per_second": record["updates_per_second"],
-                           "target_words_per_update": record["target_words_per_update"],
-                           "valid_curve": record["valid_curve"]}
-            print(f"{batch}: {runs[batch]['target_words_per_second']} target words/s, "
-                  f"{runs[batch]['updates_per_second']} updates/s, {record['batch']['tokens_per_update']} tokens "
-                  f"per update ({runs[batch]['seconds']} s)", file=sys.stderr, flush=True)
+            record = train_model(
+                TrainOptions(
+                    "fr",
+                    "context",
+                    preset=a.preset,
+                    root=root,
+                    gpus=a.gpus,
+                    batch=batch,
+                    max_epoch=1000,
+                    max_update=a.updates,
+                    progress=False,
+                )
+            )
+            runs[batch] = {
+                "seconds": round(time.time() - start, 1),
+                "gpus": record["gpus"],
+                "fp16": record["fp16"],
+                "batch": record["batch"],
+                "num_updates": record["num_updates"],
+                "target_words_per_second": record["target_words_per_second"],
+                "updates_per_second": record["updates_per_second"],
+                "target_words_per_update": record["target_words_per_update"],
+                "valid_curve": record["valid_curve"],
+            }
+            print(
+                f"{batch}: {runs[batch]['target_words_per_second']} target words/s, "
+                f"{runs[batch]['updates_per_second']} updates/s, {record['batch']['tokens_per_update']} tokens "
+                f"per update ({runs[batch]['seconds']} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     first = runs[a.batches[0]]["target_words_per_second"]
     for batch, r in runs.items():
         r["ratio"] = round(r["target_words_per_second"] / first, 3) if first else None
@@ -82,11 +103,14 @@ def main() -> None:
         pass
     print("| BATCH | tokens per update | lr | target words/s | updates/s | ratio |\n|---|---|---|---|---|---|")
     for batch, r in runs.items():
-        print(f"| {batch} | {r['batch']['tokens_per_update']} | {r['batch']['lr']:.3g} | "
-              f"{r['target_words_per_second']} | {r['updates_per_second']} | {r['ratio']} |")
+        print(
+            f"| {batch} | {r['batch']['tokens_per_update']} | {r['batch']['lr']:.3g} | "
+            f"{r['target_words_per_second']} | {r['updates_per_second']} | {r['ratio']} |"
+        )
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps({"device": device, "preset": a.preset, "train_docs": a.train_docs, "runs": runs},
-                                indent=1) + "\n")
+    a.out.write_text(
+        json.dumps({"device": device, "preset": a.preset, "train_docs": a.train_docs, "runs": runs}, indent=1) + "\n"
+    )
 
 
 if __name__ == "__main__":

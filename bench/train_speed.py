@@ -7,6 +7,7 @@ Configurations run interleaved, `--repeats` times each; the median is reported.
 
     .venv/bin/python bench/train_speed.py --out bench/out/train_speed.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,19 +41,55 @@ def make_corpus(directory: Path, docs: int, seed: int = 0) -> None:
 
 
 def preprocess(raw: Path, dest: Path) -> None:
-    subprocess.run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--joined-dictionary",
-                    "--trainpref", str(raw / "train"), "--validpref", str(raw / "valid"),
-                    "--destdir", str(dest), "--workers", "2"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(BIN / "fairseq-preprocess"),
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--joined-dictionary",
+            "--trainpref",
+            str(raw / "train"),
+            "--validpref",
+            str(raw / "valid"),
+            "--destdir",
+            str(dest),
+            "--workers",
+            "2",
+        ],
+        check=True,
+        capture_output=True,
+    )
     for split in ("train", "valid"):
         (dest / f"{split}.en-fr.docids").write_text((raw / f"{split}.docids").read_text())
-    subprocess.run([str(BIN / "contextual-mt"), "add-symbols", str(dest / "dict.en.txt"),
-                    str(dest / "dict.fr.txt")], check=True, capture_output=True)
+    subprocess.run(
+        [str(BIN / "contextual-mt"), "add-symbols", str(dest / "dict.en.txt"), str(dest / "dict.fr.txt")],
+        check=True,
+        capture_output=True,
+    )
 
 
 def dims(dim: int, ffn: int, layers: int, heads: int):
-    return ["--encoder-layers", str(layers), "--decoder-layers", str(layers), "--encoder-embed-dim", str(dim),
-            "--decoder-embed-dim", str(dim), "--encoder-ffn-embed-dim", str(ffn), "--decoder-ffn-embed-dim", str(ffn),
-            "--encoder-attention-heads", str(heads), "--decoder-attention-heads", str(heads), "--share-all-embeddings"]
+    return [
+        "--encoder-layers",
+        str(layers),
+        "--decoder-layers",
+        str(layers),
+        "--encoder-embed-dim",
+        str(dim),
+        "--decoder-embed-dim",
+        str(dim),
+        "--encoder-ffn-embed-dim",
+        str(ffn),
+        "--decoder-ffn-embed-dim",
+        str(ffn),
+        "--encoder-attention-heads",
+        str(heads),
+        "--decoder-attention-heads",
+        str(heads),
+        "--share-all-embeddings",
+    ]
 
 
 # --size medium: the issue-2 figure; --size small: PRESET=small, the papers' transformer-small
@@ -62,31 +99,87 @@ MODEL = SIZES["medium"]
 CONFIGS = {
     "transformer (stock, translation task)": ["--task", "translation", "--arch", "transformer"],
     "contextual_transformer, context 0": [
-        "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer"],
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "--arch",
+        "contextual_transformer",
+    ],
     "contextual_transformer, N=M=3 dynamic": [
-        "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer",
-        "--source-context-size", "3", "--target-context-size", "3", "--sample-context-size"],
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "--arch",
+        "contextual_transformer",
+        "--source-context-size",
+        "3",
+        "--target-context-size",
+        "3",
+        "--sample-context-size",
+    ],
 }
 # the study's context model (make train MODEL=context): target context 0-3, dynamic, CoWord 0.1
-STUDY_CONTEXT = ("contextual_transformer, target 0-3 dynamic + CoWord 0.1 (the study's context model)", [
-    "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer",
-    "--source-context-size", "0", "--target-context-size", "3", "--sample-context-size", "--coword-dropout", "0.1"])
+STUDY_CONTEXT = (
+    "contextual_transformer, target 0-3 dynamic + CoWord 0.1 (the study's context model)",
+    [
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "--arch",
+        "contextual_transformer",
+        "--source-context-size",
+        "0",
+        "--target-context-size",
+        "3",
+        "--sample-context-size",
+        "--coword-dropout",
+        "0.1",
+    ],
+)
 
 
 def run_once(data: Path, extra, updates: int, max_tokens: int) -> float:
     with tempfile.TemporaryDirectory() as save:
-        cmd = [str(BIN / "fairseq-train"), str(data), *extra, *MODEL, "--optimizer", "adam",
-               "--lr", "5e-4", "--max-tokens", str(max_tokens), "--max-update", str(updates),
-               "--cpu", "--no-progress-bar", "--log-format", "json", "--log-interval", "10",
-               "--save-dir", save, "--no-save", "--disable-validation", "--seed", "1",
-               "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1"]
+        cmd = [
+            str(BIN / "fairseq-train"),
+            str(data),
+            *extra,
+            *MODEL,
+            "--optimizer",
+            "adam",
+            "--lr",
+            "5e-4",
+            "--max-tokens",
+            str(max_tokens),
+            "--max-update",
+            str(updates),
+            "--cpu",
+            "--no-progress-bar",
+            "--log-format",
+            "json",
+            "--log-interval",
+            "10",
+            "--save-dir",
+            save,
+            "--no-save",
+            "--disable-validation",
+            "--seed",
+            "1",
+            "--criterion",
+            "label_smoothed_cross_entropy",
+            "--label-smoothing",
+            "0.1",
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise SystemExit(f"fairseq-train failed:\n{proc.stderr[-3000:]}")
     wps = []
     for line in (proc.stdout + proc.stderr).splitlines():
         if "train_inner" in line and "{" in line:
-            wps.append(float(json.loads(line[line.index("{"):])["wps"]))
+            wps.append(float(json.loads(line[line.index("{") :])["wps"]))
     if len(wps) < 2:
         raise SystemExit("too few train_inner logs; raise --updates")
     return statistics.median(wps[1:])
@@ -99,8 +192,12 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=2048)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="bench/out/train_speed.json")
-    parser.add_argument("--size", choices=sorted(SIZES), default="medium",
-                        help="medium: 256/512, 3 layers; small: 512/1024, 6 layers, 8 heads (PRESET=small)")
+    parser.add_argument(
+        "--size",
+        choices=sorted(SIZES),
+        default="medium",
+        help="medium: 256/512, 3 layers; small: 512/1024, 6 layers, 8 heads (PRESET=small)",
+    )
     args = parser.parse_args()
     global MODEL
     MODEL = SIZES[args.size]
@@ -132,8 +229,10 @@ def main() -> None:
     for name in names:
         print(f"{name:45s} {medians[name]:8.0f} target words/s (median of {args.repeats})")
     print(f"context 0 / stock: {summary['ratio_context0_vs_stock']:.3f}")
-    print(f"N=M=3 dynamic / stock (per current-sentence target token): "
-          f"{summary['ratio_dynamic3_vs_stock_per_current_token']:.3f}")
+    print(
+        f"N=M=3 dynamic / stock (per current-sentence target token): "
+        f"{summary['ratio_dynamic3_vs_stock_per_current_token']:.3f}"
+    )
     if len(names) > 3:
         print(f"target 0-3 dynamic + CoWord / stock: {summary['ratio_study_context_vs_stock']:.3f}")
 

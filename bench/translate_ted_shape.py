@@ -15,6 +15,7 @@ model loading excluded (fairseq-generate's own "Translated N sentences in Xs"; t
     python bench/translate_ted_shape.py --ckpt CKPT --spm SPM --data RAW_DIR --bin BIN_DIR \\
         [--talks 18] [--beam 4] [--batch-size 64] [--cpu] [--out result.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,9 +55,30 @@ def regrouped_bin(bin_dir: str, talk_ids, work: str) -> str:
 
 
 def fairseq_generate(args, data: str, context: int) -> float:
-    cmd = [sys.executable, "-m", "fairseq_cli.generate", data, "--user-dir", USER_DIR, "--task",
-           "document_translation", "-s", "en", "-t", "fr", "--target-context-size", str(context), "--path", args.ckpt,
-           "--beam", str(args.beam), "--batch-size", str(args.batch_size), "--gen-subset", "test"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fairseq_cli.generate",
+        data,
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "-s",
+        "en",
+        "-t",
+        "fr",
+        "--target-context-size",
+        str(context),
+        "--path",
+        args.ckpt,
+        "--beam",
+        str(args.beam),
+        "--batch-size",
+        str(args.batch_size),
+        "--gen-subset",
+        "test",
+    ]
     # the same precision on both sides: fairseq's own --fp16 / --bf16 for half precision
     cmd += {"float16": ["--fp16"], "bfloat16": ["--bf16"]}.get(args.dtype, [])
     proc = subprocess.run(cmd + (["--cpu"] if args.cpu else []), capture_output=True, text=True)
@@ -74,48 +96,73 @@ def main() -> int:
     p.add_argument("--beam", type=int, default=4)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--cpu", action="store_true")
-    p.add_argument("--dtype", default="float32", choices=("float32", "float16", "bfloat16"),
-                   help="every variant in this precision (translate's --dtype, fairseq-generate's --fp16/--bf16)")
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        choices=("float32", "float16", "bfloat16"),
+        help="every variant in this precision (translate's --dtype, fairseq-generate's --fp16/--bf16)",
+    )
     p.add_argument("--repeats", type=int, default=3, help="interleaved runs of each variant; the median counts")
-    p.add_argument("--limit", type=int, help="translate only the first N test sentences (fairseq-generate still "
-                   "decodes the whole split: its figure is a rate, sentences per second)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        help="translate only the first N test sentences (fairseq-generate still "
+        "decodes the whole split: its figure is a rate, sentences per second)",
+    )
     p.add_argument("--out")
     args = p.parse_args()
     import torch
 
+    from commandkit.text import read_lines
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from commandkit.text import read_lines
 
     data = Path(args.data)
     src, refs = read_lines(str(data / "test.en")), read_lines(str(data / "test.fr"))
     ids = talks(read_lines(str(data / "test.docids")), args.talks)
     if args.limit:
-        src, refs, ids = src[:args.limit], refs[:args.limit], ids[:args.limit]
-    result = {"sentences": len(src), "talks": args.talks, "beam": args.beam, "batch_size": args.batch_size,
-              "repeats": args.repeats, "dtype": args.dtype,
-              "device": "cpu" if args.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0),
-              "threads": torch.get_num_threads(), "sentences_per_second": {}}
+        src, refs, ids = src[: args.limit], refs[: args.limit], ids[: args.limit]
+    result = {
+        "sentences": len(src),
+        "talks": args.talks,
+        "beam": args.beam,
+        "batch_size": args.batch_size,
+        "repeats": args.repeats,
+        "dtype": args.dtype,
+        "device": "cpu" if args.cpu or not torch.cuda.is_available() else torch.cuda.get_device_name(0),
+        "threads": torch.get_num_threads(),
+        "sentences_per_second": {},
+    }
     rate = result["sentences_per_second"]
     with tempfile.TemporaryDirectory() as work:
         data = args.bin if args.limit else regrouped_bin(args.bin, ids, work)
         rate["fairseq-generate, context 0"] = statistics.median(
-            fairseq_generate(args, data, 0) for _ in range(args.repeats))
+            fairseq_generate(args, data, 0) for _ in range(args.repeats)
+        )
         trained = DocumentModel.load(FairseqModelOptions(args.ckpt, spm=args.spm, cpu=True)).target_context_size
         rate[f"fairseq-generate, gold context {trained}"] = statistics.median(
-            fairseq_generate(args, data, trained) for _ in range(args.repeats))
-    runs = [("translate, context 0, one pass", 0, False, True), ("translate, context 0, waves (before)", 0, False, False),
-            ("translate, gold context, one pass", None, True, True),
-            ("translate, gold context, waves (before)", None, True, False),
-            ("translate, predicted context (waves)", None, False, True)]
+            fairseq_generate(args, data, trained) for _ in range(args.repeats)
+        )
+    runs = [
+        ("translate, context 0, one pass", 0, False, True),
+        ("translate, context 0, waves (before)", 0, False, False),
+        ("translate, gold context, one pass", None, True, True),
+        ("translate, gold context, waves (before)", None, True, False),
+        ("translate, predicted context (waves)", None, False, True),
+    ]
     models, translators = {}, {}
     for name, size, gold, free in runs:
         if size not in models:
-            models[size] = DocumentModel.load(FairseqModelOptions(args.ckpt, spm=args.spm, target_context_size=size,
-                                                           cpu=args.cpu, dtype=args.dtype))
-        translators[name] = (DocumentTranslator(models[size], options=DecodingOptions(
-            beam=args.beam, batch_size=args.batch_size, free_batching=free)), gold)
+            models[size] = DocumentModel.load(
+                FairseqModelOptions(args.ckpt, spm=args.spm, target_context_size=size, cpu=args.cpu, dtype=args.dtype)
+            )
+        translators[name] = (
+            DocumentTranslator(
+                models[size], options=DecodingOptions(beam=args.beam, batch_size=args.batch_size, free_batching=free)
+            ),
+            gold,
+        )
     warm = translators[runs[0][0]][0]
     warm.translate(src[:200], ids[:200], progress=False)  # one-time costs (threads, allocator) count for nobody
     timings: Dict[str, List[float]] = {name: [] for name, *_ in runs}

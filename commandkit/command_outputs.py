@@ -2,6 +2,7 @@
 arguments (``output_args``, ``output_dir_args``); every other argument naming an existing file is
 an input, which no output may replace.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -11,7 +12,6 @@ from typing import Any, ContextManager, Dict, Iterable, Iterator, List, Optional
 
 from commandkit.errors import InputError
 from commandkit.outputs import OutputTransaction, check_not_inputs, outputs
-
 
 _NOT_FILES = ("command", "stage", "func", "output_args", "output_dir_args", "transaction")  # set by the parsers
 
@@ -32,8 +32,9 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
         for dest in dests:
             value = getattr(args, dest, None)
             flag = names.get(dest, "--" + dest.replace("_", "-"))
-            found += [(flag, v) for v in (value if isinstance(value, (list, tuple)) else [value])
-                      if isinstance(v, str) and v]
+            found += [
+                (flag, v) for v in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(v, str) and v
+            ]
         return found
 
     written = (*getattr(args, "output_args", ()), *getattr(args, "output_dir_args", ()))
@@ -42,16 +43,21 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
             return _refuse(f"{names.get(dest, '--' + dest.replace('_', '-'))}: an empty path was given")
     empty = _empty_text(parser, args) if isinstance(parser, argparse.ArgumentParser) else None
     if empty:  # an input file '' was refused naming no option ("an empty path was given for the file")
-        return _refuse(f"{empty}: an empty value was given (a file path or a value is needed; or leave the "
-                       "option out)")
-    inputs = [(flag, path) for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
-              if os.path.isfile(path)]
+        return _refuse(f"{empty}: an empty value was given (a file path or a value is needed; or leave the option out)")
+    inputs = [
+        (flag, path)
+        for flag, path in given(d for d in vars(args) if d not in written + _NOT_FILES)
+        if os.path.isfile(path)
+    ]
     # the files a command writes or removes beside its outputs (OUTPUT.partial, a summary, a
     # report folder's files), as (what, path): no input may be one of them either
     side = getattr(args, "side_outputs", None)
-    return _command_transaction(given(getattr(args, "output_args", ())),
-                                [path for _, path in given(getattr(args, "output_dir_args", ()))], inputs,
-                                list(side(args)) if side else [])
+    return _command_transaction(
+        given(getattr(args, "output_args", ())),
+        [path for _, path in given(getattr(args, "output_dir_args", ()))],
+        inputs,
+        list(side(args)) if side else [],
+    )
 
 
 @contextmanager
@@ -62,8 +68,9 @@ def _refuse(message: str) -> Iterator[None]:
 
 
 @contextmanager
-def _command_transaction(files: List[Tuple[str, str]], directories: List[str], inputs: List[Tuple[str, str]],
-                         side: List[Tuple[str, str]]) -> Iterator[OutputTransaction]:
+def _command_transaction(
+    files: List[Tuple[str, str]], directories: List[str], inputs: List[Tuple[str, str]], side: List[Tuple[str, str]]
+) -> Iterator[OutputTransaction]:
     check_not_inputs(files + side, inputs)  # here, inside the command's guard: one 'error:' line
     with outputs(*(path for _, path in files), directories=directories) as tx:
         yield tx
@@ -78,13 +85,19 @@ def _empty_text(parser: argparse.ArgumentParser, args: Any) -> Optional[str]:
             if action.nargs == argparse.PARSER:
                 chosen = action.choices.get(getattr(args, action.dest, None))
                 continue
-            if (not isinstance(action, argparse._StoreAction) or action.type is not None or action.choices is not None
-                    or action.default is not None or getattr(action, "empty_ok", True)):
+            if (
+                not isinstance(action, argparse._StoreAction)
+                or action.type is not None
+                or action.choices is not None
+                or action.default is not None
+                or getattr(action, "empty_ok", True)
+            ):
                 continue
             value = getattr(args, action.dest, None)
             if value == "" or (isinstance(value, list) and "" in value):
-                return next((o for o in action.option_strings if o.startswith("--")), None) or \
-                    (action.metavar if isinstance(action.metavar, str) else action.dest.upper())
+                return next((o for o in action.option_strings if o.startswith("--")), None) or (
+                    action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+                )
         parser = chosen
     return None
 
@@ -98,10 +111,13 @@ def _option_names(parser: argparse.ArgumentParser, args: Any) -> Dict[str, str]:
             if action.nargs == argparse.PARSER:  # the subcommands: follow the chosen one
                 chosen = action.choices.get(getattr(args, action.dest, None))
             elif action.option_strings:
-                names.setdefault(action.dest, next((o for o in action.option_strings if o.startswith("--")),
-                                                   action.option_strings[0]))
+                names.setdefault(
+                    action.dest,
+                    next((o for o in action.option_strings if o.startswith("--")), action.option_strings[0]),
+                )
             else:
-                names.setdefault(action.dest, action.metavar if isinstance(action.metavar, str)
-                                 else action.dest.upper())
+                names.setdefault(
+                    action.dest, action.metavar if isinstance(action.metavar, str) else action.dest.upper()
+                )
         parser = chosen
     return names

@@ -2,6 +2,7 @@
 exit status 1, Ctrl-C and SIGTERM as one line and status 130 (``run_command``, ``console_run``,
 ``install_excepthook``), and warnings as ``warning: ...`` lines (``configure_logging``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -13,7 +14,6 @@ from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Optional
 
 from commandkit.errors import DISK_FULL, InputError
-
 
 INTERRUPTED = 130  # the shell's status for a command stopped by Ctrl-C (128 + SIGINT)
 
@@ -57,8 +57,7 @@ def install_excepthook() -> None:
         sys.excepthook = _excepthook
 
 
-def run_command(func: Callable[[Any], int], args: Any,
-                guard: Optional[ContextManager] = None) -> int:
+def run_command(func: Callable[[Any], int], args: Any, guard: Optional[ContextManager] = None) -> int:
     """Run a CLI subcommand inside ``guard`` (its outputs, see ``commandkit.outputs.outputs``): an InputError
     becomes one 'error:' line and exit status 1 (a full disk too); Ctrl-C one line and status 130."""
     try:
@@ -100,8 +99,9 @@ def configure_logging(level: int = logging.WARNING) -> None:
     """The commands' log set-up: one handler on stderr, warnings as ``warning: ...`` lines
     (nothing changes where logging is set up already, e.g. by a program running main in-process)."""
     handler = _StderrHandler()
-    handler.setFormatter(_UserFormatter("%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                                        datefmt="%Y-%m-%d %H:%M:%S"))
+    handler.setFormatter(
+        _UserFormatter("%(asctime)s | %(levelname)s | %(name)s | %(message)s", datefmt="%Y-%m-%d %H:%M:%S")
+    )
     logging.basicConfig(handlers=[handler], level=level)
 
 

@@ -2,6 +2,7 @@
 consecutive ids (``document_spans``); a repeated id after another document starts a new document
 (with a warning). Every grouping by document goes through this module.
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,9 +38,14 @@ def _warn_interleaved(path: str, ids: Sequence[str]) -> None:
     first: Dict[str, int] = {}
     for n, doc_id in enumerate(ids):
         if n and doc_id != ids[n - 1] and doc_id in first:
-            logger.warning("%s:%d: document id %r appears again after other documents (first at line %d); "
-                           "it starts a new document (a document is a run of equal consecutive ids)",
-                           path, n + 1, doc_id, first[doc_id] + 1)
+            logger.warning(
+                "%s:%d: document id %r appears again after other documents (first at line %d); "
+                "it starts a new document (a document is a run of equal consecutive ids)",
+                path,
+                n + 1,
+                doc_id,
+                first[doc_id] + 1,
+            )
             return
         first.setdefault(doc_id, n)
 
@@ -73,5 +79,6 @@ def group_by_document(items: Sequence[T], ids: Sequence[str]) -> List[List[T]]:
 def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str) -> None:
     """Every sentence needs exactly one document id."""
     if len(ids) != count:
-        raise InputError(f"{docids_path}: has {len(ids)} lines but {what} has {count}; "
-                    "every sentence needs exactly one document id")
+        raise InputError(
+            f"{docids_path}: has {len(ids)} lines but {what} has {count}; every sentence needs exactly one document id"
+        )

@@ -3,6 +3,7 @@ line) at fault, no traceback, exit 1; and the check of an option's number.
 
 Kept free of heavy imports (torch, fairseq), so that the commands start fast.
 """
+
 from __future__ import annotations
 
 import errno
@@ -38,8 +39,14 @@ def write_error(path: str, e: OSError) -> WriteError:
     return WriteError(e.errno, f"{path}: cannot write ({e.strerror or e}){hint}")
 
 
-def check_number(flag: str, value: Any, minimum: Optional[float] = None, maximum: Optional[float] = None,
-                 integer: bool = False, optional: bool = False) -> None:
+def check_number(
+    flag: str,
+    value: Any,
+    minimum: Optional[float] = None,
+    maximum: Optional[float] = None,
+    integer: bool = False,
+    optional: bool = False,
+) -> None:
     """An option's value: a finite number (an integer if ``integer``) within the bounds, or one
     clear error naming the option. Option dataclasses call this when they are built, so a bad
     value fails before any file is read or model loaded."""

@@ -21,6 +21,7 @@ A field's flags default to ``--field-name``; ``positional=True`` makes it positi
 puts it in a mutually exclusive group of that name (``exclusive_required`` marks the group
 required); ``argparse.SUPPRESS`` and every other ``add_argument`` keyword pass through unchanged.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,17 +34,32 @@ _OPTION = "commandkit.option"
 _GROUP = "commandkit.group"
 
 
-def option(*flags: str, default: Any = None, help: Optional[str] = None, positional: bool = False,
-           exclusive: Optional[str] = None, exclusive_required: bool = False, group: Optional[str] = None,
-           empty_ok: bool = False, **argparse_settings: Any) -> Any:
+def option(
+    *flags: str,
+    default: Any = None,
+    help: Optional[str] = None,
+    positional: bool = False,
+    exclusive: Optional[str] = None,
+    exclusive_required: bool = False,
+    group: Optional[str] = None,
+    empty_ok: bool = False,
+    **argparse_settings: Any,
+) -> Any:
     """A dataclass field that is a command-line option. ``default`` is the field's default and the
     parser's (a list default is copied for each instance); ``group``: the title of the argument group
     it is listed under; ``empty_ok``: an empty value is the command's to read (a text option with no
     default is otherwise refused empty, naming it: see ``commandkit.command_outputs``); the remaining
     keywords go to ``add_argument`` as they are."""
-    meta = {"flags": flags, "help": help, "positional": positional, "exclusive": exclusive,
-            "exclusive_required": exclusive_required, "group": group, "empty_ok": empty_ok,
-            "argparse": argparse_settings}
+    meta = {
+        "flags": flags,
+        "help": help,
+        "positional": positional,
+        "exclusive": exclusive,
+        "exclusive_required": exclusive_required,
+        "group": group,
+        "empty_ok": empty_ok,
+        "argparse": argparse_settings,
+    }
     if isinstance(default, (list, dict, set)):
         value = default
         return field(default_factory=lambda: type(value)(value), metadata={_OPTION: meta})
@@ -64,8 +80,9 @@ def _default(f: Field) -> Any:
     return None
 
 
-def add_options(parser: argparse.ArgumentParser, cls: Type[Any], container: Any = None,
-                _groups: Optional[Dict[str, Any]] = None) -> argparse.ArgumentParser:
+def add_options(
+    parser: argparse.ArgumentParser, cls: Type[Any], container: Any = None, _groups: Optional[Dict[str, Any]] = None
+) -> argparse.ArgumentParser:
     """Add every option field of ``cls`` (nested groups included), in declaration order, to
     ``parser`` (or to ``container``, an argument group of it)."""
     container = parser if container is None else container
@@ -162,8 +179,13 @@ def defaults(cls: Type[Any]) -> Dict[str, Any]:
     return {name: _default(f) for name, f in option_fields(cls).items()}
 
 
-def parse_options(cls: Type[T], words: Sequence[str], prog: Optional[str] = None,
-                  error: Optional[Callable[[str], Any]] = None, **given: Any) -> T:
+def parse_options(
+    cls: Type[T],
+    words: Sequence[str],
+    prog: Optional[str] = None,
+    error: Optional[Callable[[str], Any]] = None,
+    **given: Any,
+) -> T:
     """``cls`` from a list of words typed by a user (an option string such as a Make variable's):
     the options in ``given`` (by dest) are set, not parsed, and need not be typed. ``error`` is
     called with argparse's message instead of a usage dump and exit."""
@@ -181,5 +203,14 @@ def parse_options(cls: Type[T], words: Sequence[str], prog: Optional[str] = None
     return from_namespace(cls, parser.parse_args(list(words), argparse.Namespace(**given)))
 
 
-__all__ = ["add_options", "defaults", "flat", "from_namespace", "group", "namespace", "option", "option_fields",
-           "parse_options"]
+__all__ = [
+    "add_options",
+    "defaults",
+    "flat",
+    "from_namespace",
+    "group",
+    "namespace",
+    "option",
+    "option_fields",
+    "parse_options",
+]

@@ -2,6 +2,7 @@
 destinations checked before any computation, all files renamed into place together at the end,
 nothing left on failure. Also the checks that outputs are distinct and replace no input.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,6 @@ from contextvars import ContextVar
 from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from commandkit.errors import InputError, WriteError, write_error
-
 
 Pairs = Union[Mapping[str, Optional[str]], Sequence[Tuple[str, Optional[str]]]]  # option -> path
 
@@ -160,8 +160,11 @@ def check_distinct(outputs: Sequence[Tuple[str, Optional[str]]]) -> None:
         key = os.path.realpath(path)
         if key in seen:
             first = seen[key]
-            raise InputError(f"{path}: given twice as an output" if first == what else
-                             f"{path}: {first} and {what} would be the same file; give each its own path")
+            raise InputError(
+                f"{path}: given twice as an output"
+                if first == what
+                else f"{path}: {first} and {what} would be the same file; give each its own path"
+            )
         seen[key] = what
 
 
@@ -182,8 +185,9 @@ def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
         if hit:
             input_flag, input_path = hit
             given = "" if input_path == path else f" ({input_path})"
-            raise InputError(f"{path}: {flag} would overwrite the input given as {input_flag}{given}; "
-                             f"write it elsewhere")
+            raise InputError(
+                f"{path}: {flag} would overwrite the input given as {input_flag}{given}; write it elsewhere"
+            )
 
 
 @contextmanager

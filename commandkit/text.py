@@ -2,6 +2,7 @@
 UTF-8 and NUL bytes refused naming the file and line; a file's content hash. A file this command
 has written already (staged by ``outputs``) is read from its temporary.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -30,7 +31,7 @@ def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
     sentence), bytes that are not UTF-8 and NUL characters refused with ``name:LINE``.
     ``first_line``: the line number of ``data``'s first line (1: the start of the file)."""
     if first_line == 1 and data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     elif first_line == 1 and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)")
     try:  # all of it at once: the offset of a bad byte is the data's, not a buffer's

@@ -38,12 +38,13 @@ tests/test_architecture.py):
 The other top-level modules each hold one idea that several folders share (the symbols, the
 error type, the stage record, the checkpoint reader).
 """
-import contextual_mt_compat
 
+import contextual_mt_compat
 from contextual_mt.errors import ContextualMTError
 
 contextual_mt_compat.register_plugins(
-    "contextual_mt", ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation.muda_scorer"))
+    "contextual_mt", ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation.muda_scorer")
+)
 
 __version__ = "0.1.0"
 __all__ = ["ContextualMTError", "__version__"]

@@ -1,6 +1,7 @@
 """Reading a fairseq checkpoint file with one-line errors: the one reader behind the document
 model loader (backends/fairseq/model.py) and CADec's base model (models/cadec.py); and what the
 file records of its training (epochs, updates, validation loss, label smoothing)."""
+
 from __future__ import annotations
 
 import math
@@ -66,9 +67,12 @@ def training_figures(state: Dict) -> Dict:
     iterator = extra.get("train_iterator") or {}
     history = state.get("optimizer_history") or [{}]
     epoch, updates = iterator.get("epoch"), history[-1].get("num_updates")
-    return {"epochs": epoch - 1 if isinstance(epoch, int) else None,
-            "num_updates": updates if isinstance(updates, int) else None,
-            "valid_loss": validation_loss(state), "label_smoothing": label_smoothing(state)}
+    return {
+        "epochs": epoch - 1 if isinstance(epoch, int) else None,
+        "num_updates": updates if isinstance(updates, int) else None,
+        "valid_loss": validation_loss(state),
+        "label_smoothing": label_smoothing(state),
+    }
 
 
 def read_training_figures(path: str) -> Dict:
@@ -82,8 +86,9 @@ def read_training_figures(path: str) -> Dict:
         except RuntimeError:  # a file of torch's legacy format cannot be mapped
             state = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
-        raise ContextualMTError(f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})"
-                                ) from None
+        raise ContextualMTError(
+            f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})"
+        ) from None
     if not isinstance(state, dict):
         raise ContextualMTError(f"{path}: not a fairseq checkpoint")
     return training_figures(state)

@@ -3,6 +3,7 @@
 The base error type lives in ``commandkit.errors``, the command runner in ``commandkit.console``
 (the base both packages stand on).
 """
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,7 @@ def _argv_value(flag: str) -> Optional[str]:
         if arg == flag and k + 1 < len(args):
             return args[k + 1]
         if arg.startswith(flag + "="):
-            return arg[len(flag) + 1:]
+            return arg[len(flag) + 1 :]
     return None
 
 
@@ -93,5 +94,10 @@ def install_excepthook_for_fairseq_cli() -> None:
     sys.excepthook = _fairseq_excepthook
 
 
-__all__ = ["ContextualMTError", "InputError", "check_option", "install_excepthook_for_fairseq_cli",
-           "note_fairseq_save_dir"]
+__all__ = [
+    "ContextualMTError",
+    "InputError",
+    "check_option",
+    "install_excepthook_for_fairseq_cli",
+    "note_fairseq_save_dir",
+]

@@ -1,4 +1,5 @@
 """Scoring translations: sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET."""
+
 from __future__ import annotations
 
 import json
@@ -7,12 +8,12 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
-from muda.evaluation import metrics as _muda_metrics
-from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 from commandkit.documents import document_spans, group_by_document, read_docids
-from contextual_mt.errors import ContextualMTError, InputError, check_option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
+from contextual_mt.errors import ContextualMTError, InputError, check_option
+from muda.evaluation import metrics as _muda_metrics
+from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 
 
 def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
@@ -80,24 +81,28 @@ def load_comet(model: str):
 DOC_COMET_CONTEXT = 2  # the paper's window (its add_context.py --ws default)
 
 
-def with_context(sentences: Sequence[str], context: Sequence[str], ids: Sequence[str], size: int,
-                 sep: str) -> List[str]:
+def with_context(
+    sentences: Sequence[str], context: Sequence[str], ids: Sequence[str], size: int, sep: str
+) -> List[str]:
     """Each of ``sentences`` preceded by up to ``size`` lines of ``context`` from its own document
     (a maximal run of equal ids, as d-BLEU's documents), joined by `` {sep} ``."""
     out = []
     for start, end in document_spans(ids):
         for i in range(start, end):
-            out.append(f" {sep} ".join([*context[max(start, i - size):i], sentences[i]]))
+            out.append(f" {sep} ".join([*context[max(start, i - size) : i], sentences[i]]))
     return out
 
 
-def context_inputs(srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], ids: Sequence[str],
-                   size: int, sep: str) -> Dict[str, List[str]]:
+def context_inputs(
+    srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], ids: Sequence[str], size: int, sep: str
+) -> Dict[str, List[str]]:
     """The three context-augmented sides; the hypothesis gets the reference's context so that an
     error in an earlier output sentence is not counted again in a later one."""
-    return {"src": with_context(srcs, srcs, ids, size, sep),
-            "mt": with_context(hyps, refs, ids, size, sep),
-            "ref": with_context(refs, refs, ids, size, sep)}
+    return {
+        "src": with_context(srcs, srcs, ids, size, sep),
+        "mt": with_context(hyps, refs, ids, size, sep),
+        "ref": with_context(refs, refs, ids, size, sep),
+    }
 
 
 def comet_version() -> str:
@@ -121,8 +126,9 @@ def comet_signature(model: str, precision: str, context: Optional[int] = None, s
     or a local model's checkpoint hash (``comet_model_id``). ``context`` None: COMET."""
     if context is None:
         return f"COMET|model:{model}|precision:{precision}|version:{comet_version()}"
-    return (f"Doc-COMET|model:{model}|context:{context}|mtctx:ref|sep:{sep}|precision:{precision}"
-            f"|version:{comet_version()}")
+    return (
+        f"Doc-COMET|model:{model}|context:{context}|mtctx:ref|sep:{sep}|precision:{precision}|version:{comet_version()}"
+    )
 
 
 @contextmanager
@@ -142,26 +148,45 @@ def context_mode(scorer: Any) -> Iterator[bool]:
         scorer.use_context = before
 
 
-def doc_comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str],
-                      ids: Sequence[str], model: str, context: int = DOC_COMET_CONTEXT, batch_size: int = 16,
-                      gpus: Optional[int] = None) -> Optional[Dict]:
+def doc_comet_predict(
+    scorer: Any,
+    srcs: Sequence[str],
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    ids: Sequence[str],
+    model: str,
+    context: int = DOC_COMET_CONTEXT,
+    batch_size: int = 16,
+    gpus: Optional[int] = None,
+) -> Optional[Dict]:
     """Doc-COMET of one system with a loaded model; None (and a note) if the model has no context mode."""
     with context_mode(scorer) as enabled:
         if not enabled:
-            print(f"Doc-COMET: skipped, {model} has no document-context mode (unbabel-comet has it for "
-                  "regression models with average pooling, e.g. Unbabel/wmt22-comet-da)", file=sys.stderr)
+            print(
+                f"Doc-COMET: skipped, {model} has no document-context mode (unbabel-comet has it for "
+                "regression models with average pooling, e.g. Unbabel/wmt22-comet-da)",
+                file=sys.stderr,
+            )
             return None
         sep = scorer.encoder.tokenizer.sep_token
         sides = context_inputs(srcs, hyps, refs, ids, context, sep)
         result = comet_predict(scorer, sides["src"], sides["mt"], sides["ref"], model, batch_size, gpus)
-    result.update(context=context,
-                  signature=comet_signature(comet_model_id(model), comet_precision(scorer), context, sep))
+    result.update(
+        context=context, signature=comet_signature(comet_model_id(model), comet_precision(scorer), context, sep)
+    )
     return result
 
 
-def comet_results(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str],
-                  docids: Optional[Sequence[str]], model: str, batch_size: int = 16,
-                  doc_context: int = DOC_COMET_CONTEXT) -> Dict:
+def comet_results(
+    scorer: Any,
+    srcs: Sequence[str],
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    docids: Optional[Sequence[str]],
+    model: str,
+    batch_size: int = 16,
+    doc_context: int = DOC_COMET_CONTEXT,
+) -> Dict:
     """``comet``, and ``doc_comet`` when there are document ids, from one loaded model."""
     comet = comet_predict(scorer, srcs, hyps, refs, model, batch_size)
     comet["signature"] = comet_signature(comet_model_id(model), comet_precision(scorer))
@@ -178,9 +203,15 @@ def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:
     check_option("--doc-comet-context", doc_comet_context, minimum=1, integer=True)
 
 
-def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[str]] = None,
-          srcs: Optional[Sequence[str]] = None, comet_model: Optional[str] = None,
-          comet_batch_size: int = 16, doc_comet_context: int = DOC_COMET_CONTEXT) -> Dict:
+def score(
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    docids: Optional[Sequence[str]] = None,
+    srcs: Optional[Sequence[str]] = None,
+    comet_model: Optional[str] = None,
+    comet_batch_size: int = 16,
+    doc_comet_context: int = DOC_COMET_CONTEXT,
+) -> Dict:
     """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``; Doc-COMET both."""
     check_comet_options(comet_batch_size, doc_comet_context)
     if len(hyps) != len(refs):
@@ -199,8 +230,7 @@ def score(hyps: Sequence[str], refs: Sequence[str], docids: Optional[Sequence[st
         if docids is not None:
             result["d_bleu"] = document_bleu(hyps, refs, docids)
     if scorer is not None:
-        result.update(comet_results(scorer, srcs, hyps, refs, docids, comet_model, comet_batch_size,
-                                    doc_comet_context))
+        result.update(comet_results(scorer, srcs, hyps, refs, docids, comet_model, comet_batch_size, doc_comet_context))
     return result
 
 
@@ -215,9 +245,16 @@ def summary_line(result: Dict) -> str:
     return " | ".join(parts)
 
 
-def score_files(hyp: str, ref: str, docids: Optional[str] = None, source: Optional[str] = None,
-                comet_model: Optional[str] = None, comet_batch_size: int = 16,
-                output: Optional[str] = None, doc_comet_context: int = DOC_COMET_CONTEXT) -> Dict:
+def score_files(
+    hyp: str,
+    ref: str,
+    docids: Optional[str] = None,
+    source: Optional[str] = None,
+    comet_model: Optional[str] = None,
+    comet_batch_size: int = 16,
+    output: Optional[str] = None,
+    doc_comet_context: int = DOC_COMET_CONTEXT,
+) -> Dict:
     """``contextual-mt score``: the metrics of the files; ``output`` is written atomically
     (checked writable first, nothing written on failure)."""
     check_comet_options(comet_batch_size, doc_comet_context)
@@ -225,8 +262,16 @@ def score_files(hyp: str, ref: str, docids: Optional[str] = None, source: Option
         return _score_files(hyp, ref, docids, source, comet_model, comet_batch_size, output, doc_comet_context)
 
 
-def _score_files(hyp: str, ref: str, docids: Optional[str], source: Optional[str], comet_model: Optional[str],
-                 comet_batch_size: int, output: Optional[str], doc_comet_context: int) -> Dict:
+def _score_files(
+    hyp: str,
+    ref: str,
+    docids: Optional[str],
+    source: Optional[str],
+    comet_model: Optional[str],
+    comet_batch_size: int,
+    output: Optional[str],
+    doc_comet_context: int,
+) -> Dict:
     hyps, refs = read_lines(hyp), read_lines(ref)
     for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
         if not lines:  # sacreBLEU has no score for no sentences

@@ -21,6 +21,7 @@ refused when it was made from something else, until ``--overwrite`` discards it.
 
 It sits below analysis/, contrastive/ and pipeline/ and imports only errors and commandkit.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,9 +29,9 @@ import json
 import os
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
 from commandkit.text import file_sha256
+from contextual_mt.errors import ContextualMTError
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
@@ -40,8 +41,9 @@ FINGERPRINT_KEY = "fingerprint"
 LEGACY_FINGERPRINT_KEYS = ("cxmi_fingerprint",)
 
 
-def stale_error(path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
-                ) -> ContextualMTError:
+def stale_error(
+    path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
+) -> ContextualMTError:
     """The refusal of outputs at ``path`` that this run did not make: one line, naming the path."""
     return ContextualMTError(f"{path}: {what}; {hint}")
 
@@ -90,8 +92,9 @@ def differences(old: Dict, new: Dict, labels: Tuple[str, str], ignore: Sequence[
         if key in ignore or old.get(key) == new.get(key):
             continue
         a, b = old.get(key), new.get(key)
-        short = all(v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 20)
-                    for v in (a, b))
+        short = all(
+            v is None or isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) < 20) for v in (a, b)
+        )
         out.append(f"{key} ({labels[0]} {a!r}, {labels[1]} {b!r})" if short else key)
     return out
 
@@ -136,8 +139,10 @@ class StageRecord:
         if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
             folder = os.path.dirname(self.path)
             # normalized: the folder need not exist (an earlier record read in place of this one)
-            record = {**record, "outputs": {os.path.normpath(os.path.join(folder, p)): h
-                                            for p, h in record["outputs"].items()}}
+            record = {
+                **record,
+                "outputs": {os.path.normpath(os.path.join(folder, p)): h for p, h in record["outputs"].items()},
+            }
         return outputs_intact(record)
 
     def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
@@ -161,14 +166,24 @@ class StageRecord:
             return False  # this version's record of a stage under way (the data stage's finished steps)
         return isinstance(record, dict) and self._intact(record)
 
-    def save(self, fingerprint: object, outputs: Union[Iterable[str], Mapping[str, str]], transactional: bool = False,
-             **fields: object) -> Dict:
+    def save(
+        self,
+        fingerprint: object,
+        outputs: Union[Iterable[str], Mapping[str, str]],
+        transactional: bool = False,
+        **fields: object,
+    ) -> Dict:
         """Write the record (its outputs, or output -> sha256 where the stage has them, named relative
         to its folder: it holds wherever the study folder is reached from) and return it."""
         folder = os.path.dirname(self.path)
         made = dict(outputs) if isinstance(outputs, Mapping) else {p: file_sha256(p) for p in outputs}
-        record = {"stage": self.stage, "fingerprint": fingerprint, **fields,
-                  "outputs": {os.path.relpath(p, folder or "."): h for p, h in made.items()}, "base": "record"}
+        record = {
+            "stage": self.stage,
+            "fingerprint": fingerprint,
+            **fields,
+            "outputs": {os.path.relpath(p, folder or "."): h for p, h in made.items()},
+            "base": "record",
+        }
         write_record(self.path, record, transactional=transactional)
         for earlier in legacy_record_files(self.stage, self.legacy):  # replaced by this record
             if os.path.isfile(earlier):
@@ -260,16 +275,19 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                     if not isinstance(header, dict):
                         raise ContextualMTError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
-                            f"`contextual-mt {command}`), so it cannot be trusted; rerun with --overwrite to discard it")
+                            f"`contextual-mt {command}`), so it cannot be trusted; rerun with --overwrite to discard it"
+                        )
                 elif isinstance(value, dict) and isinstance(value.get("line"), int):
                     records.append(value)
                 else:
                     raise ContextualMTError(
                         f"{path}:{n + 1}: damaged (not a record of `contextual-mt {command}`), so the file cannot be "
-                        "trusted; rerun with --overwrite to discard it")
+                        "trusted; rerun with --overwrite to discard it"
+                    )
     except UnicodeDecodeError:
-        raise ContextualMTError(f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite "
-                                "to discard it") from None
+        raise ContextualMTError(
+            f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite to discard it"
+        ) from None
     return header, records
 
 
@@ -281,8 +299,10 @@ def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = 
         return []
     differ = differences(header, fp, ("partial", "now"))
     if differ:
-        raise ContextualMTError(f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
-                                "rerun with --overwrite to discard it")
+        raise ContextualMTError(
+            f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
+            "rerun with --overwrite to discard it"
+        )
     wanted, kept = set(lines), {}
     for r in records:
         if r["line"] in wanted:
@@ -363,18 +383,28 @@ def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
     if stage == "train" and record is None and os.path.basename(path) == LEGACY_TRAIN_DONE:
         started = read_record(os.path.join(folder, LEGACY_TRAIN_STARTED))
         # a run under way: what its checkpoints are trained from, and no output yet
-        return None if not isinstance(started, dict) else {
-            "stage": stage, "fingerprint": started.get("fingerprint"), "outputs": {}, "base": "record"}
+        return (
+            None
+            if not isinstance(started, dict)
+            else {"stage": stage, "fingerprint": started.get("fingerprint"), "outputs": {}, "base": "record"}
+        )
     if not isinstance(record, dict) or "stage" in record:
         return record
     if stage == "train" and os.path.basename(path) == LEGACY_TRAIN_DONE and "checkpoint_sha256" in record:
-        return {"stage": stage, **record,
-                "outputs": {os.path.join(folder, "checkpoint_best.pt"): record["checkpoint_sha256"]}}
+        return {
+            "stage": stage,
+            **record,
+            "outputs": {os.path.join(folder, "checkpoint_best.pt"): record["checkpoint_sha256"]},
+        }
     if stage == "translate":  # {system: {"fingerprint", "output"}}: the translations SYSTEM.test.LANG
         lang = os.path.basename(os.path.normpath(folder))
         systems = {k: v for k, v in record.items() if isinstance(v, dict) and "output" in v}
-        return {"stage": stage, **record, "fingerprint": {k: v.get("fingerprint") for k, v in systems.items()},
-                "outputs": {os.path.join(folder, f"{k}.test.{lang}"): v["output"] for k, v in systems.items()}}
+        return {
+            "stage": stage,
+            **record,
+            "fingerprint": {k: v.get("fingerprint") for k, v in systems.items()},
+            "outputs": {os.path.join(folder, f"{k}.test.{lang}"): v["output"] for k, v in systems.items()},
+        }
     if stage == "score" and "settings" in record:  # scores.json itself
         return {"stage": stage, "fingerprint": record["settings"], "outputs": {path: file_sha256(path)}}
     if stage == "data" and os.path.basename(path) == LEGACY_DATA_STATE:

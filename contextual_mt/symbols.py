@@ -2,13 +2,14 @@
 replaces source tokens under CoWord dropout. ``add_context_symbols`` appends them to a fairseq
 dictionary file; appending keeps every existing index, so binarized data stays valid.
 """
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import check_input_file, read_lines
+from contextual_mt.errors import ContextualMTError
 
 BRK = "<brk>"
 MASK = "<mask>"
@@ -29,8 +30,9 @@ def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> 
         if word is None or not count.isdigit():
             raise ContextualMTError(f"{path}:{lineno}: expected '<symbol> <count>', got {line!r}")
         if word in present and not overwrite:
-            raise ContextualMTError(f"{path}:{lineno}: symbol {word!r} appears twice; fairseq cannot load "
-                                    "this dictionary")
+            raise ContextualMTError(
+                f"{path}:{lineno}: symbol {word!r} appears twice; fairseq cannot load this dictionary"
+            )
         present.add(word)
     added = [s for s in symbols if s not in present]
     if added:  # inside `outputs(...)` (the CLI): written when every dictionary has been checked

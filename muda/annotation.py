@@ -3,6 +3,7 @@
 Multi-word tokens (French "du" = "de le") are kept as one surface token carrying its syntactic
 words, so that token indices match what a reader of the text sees.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Dict, List, Optional
 @dataclass
 class Word:
     """A syntactic word (a CoNLL-U line with an integer id)."""
+
     id: int
     form: str
     lemma: str = "_"
@@ -25,6 +27,7 @@ class Word:
 @dataclass
 class Token:
     """A surface token: one word, or a multi-word token with its words."""
+
     form: str
     words: List[Word]
 

@@ -1,23 +1,36 @@
 """The ``muda`` command: ``muda tag``, ``muda eval``, ``muda download`` and ``muda train-ellipsis``. A thin layer over
 the API (``muda.commands``): each subcommand's parser is generated from its options dataclass, and the parsed
 arguments become that options object."""
+
 from __future__ import annotations
 
 import argparse
 from typing import List, Optional
 
-from commandkit.options import add_options, from_namespace
-from commandkit.console import configure_logging, console_run, install_excepthook, run_command
 from commandkit.command_outputs import command_outputs
+from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+from commandkit.options import add_options, from_namespace
+
 # the subcommands: name, options (muda.commands.options), help
 SUBCOMMANDS = (
     ("tag", "TagArgs", "tag every target token with the discourse phenomena it involves"),
-    ("eval", "EvalArgs", "per-tag word precision, recall and f-measure of systems against the tagged reference, "
-     "with BLEU and paired bootstrap"),
-    ("download", "DownloadArgs", "get every model `muda tag` needs for a language (stanza for English and the "
-     "target, the aligner); needs network"),
-    ("train-ellipsis", "TrainEllipsisArgs", "train the BERT ellipsis classifier on Penn Treebank trees "
-     "(sentences with the *?* trace are positives)"),
+    (
+        "eval",
+        "EvalArgs",
+        "per-tag word precision, recall and f-measure of systems against the tagged reference, "
+        "with BLEU and paired bootstrap",
+    ),
+    (
+        "download",
+        "DownloadArgs",
+        "get every model `muda tag` needs for a language (stanza for English and the "
+        "target, the aligner); needs network",
+    ),
+    (
+        "train-ellipsis",
+        "TrainEllipsisArgs",
+        "train the BERT ellipsis classifier on Penn Treebank trees (sentences with the *?* trace are positives)",
+    ),
 )
 
 
@@ -27,21 +40,31 @@ def _command(cls):
 
     def run(args: argparse.Namespace) -> int:
         return COMMANDS[cls](from_namespace(cls, args))
+
     return run
 
 
 def build_parser() -> argparse.ArgumentParser:
     from muda.commands import options
 
-    parser = argparse.ArgumentParser(prog="muda", description="MuDA: multilingual discourse-aware tagging "
-                                     "and evaluation of document-level MT")
+    parser = argparse.ArgumentParser(
+        prog="muda", description="MuDA: multilingual discourse-aware tagging and evaluation of document-level MT"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for name, cls_name, help in SUBCOMMANDS:
         cls = getattr(options, cls_name)
         p = add_options(sub.add_parser(name, help=help), cls)
-        p.set_defaults(func=_command(cls), **{k: v for k, v in (("output_args", getattr(cls, "OUTPUT_ARGS", None)),
-                                                                 ("output_dir_args", getattr(cls, "OUTPUT_DIR_ARGS", None)))
-                                              if v})
+        p.set_defaults(
+            func=_command(cls),
+            **{
+                k: v
+                for k, v in (
+                    ("output_args", getattr(cls, "OUTPUT_ARGS", None)),
+                    ("output_dir_args", getattr(cls, "OUTPUT_DIR_ARGS", None)),
+                )
+                if v
+            },
+        )
     return parser
 
 

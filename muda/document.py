@@ -1,12 +1,13 @@
 """A document as the tagger sees it: aligned, annotated sentence pairs."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from muda.formats.pharaoh import Alignment
 from muda.annotation import Sentence
 from muda.formats.coref import CorefIndex
+from muda.formats.pharaoh import Alignment
 
 
 @dataclass

@@ -1,4 +1,5 @@
 """Tagger thresholds and word classes (all configurable; defaults follow the MuDA paper)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
@@ -30,12 +31,13 @@ class TaggerSettings:
         return {k: sorted(v) if isinstance(v, frozenset) else v for k, v in vars(self).items()}
 
     @classmethod
-    def from_json(cls, data: Dict[str, Any], where: str) -> "TaggerSettings":
+    def from_json(cls, data: Dict[str, Any], where: str) -> TaggerSettings:
         """The inverse of ``to_json``; one error naming ``where`` for anything else."""
         known = {f.name for f in fields(cls)}
         if not isinstance(data, dict) or set(data) - known:
-            raise InputError(f"{where}: 'settings' is not a tagger settings object (known keys: "
-                             f"{', '.join(sorted(known))})")
+            raise InputError(
+                f"{where}: 'settings' is not a tagger settings object (known keys: {', '.join(sorted(known))})"
+            )
         try:
             return cls(**{k: frozenset(v) if isinstance(v, list) else v for k, v in data.items()})
         except (TypeError, InputError) as e:

@@ -5,6 +5,7 @@ text and document ids; take the pre-computed annotations (CoNLL-U with CorefUD c
 Pharaoh alignments) or ask an ``Annotator`` for what is missing; tag; write the tags JSON and,
 beside it, the annotations it used and a summary.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,18 +16,18 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from commandkit.documents import document_spans, read_docids
+from commandkit.errors import InputError
+from commandkit.outputs import atomic_write_text, check_not_inputs, output_exists, outputs
+from commandkit.text import check_input_file, read_lines, read_text
 from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.document import Document, SentencePair
-from commandkit.errors import InputError
 from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import Alignment, check_alignment_ranges, format_pharaoh, read_pharaoh
 from muda.formats.tags import TagDump, tag_counts, write_tags
-from commandkit.documents import document_spans, read_docids
-from commandkit.outputs import atomic_write_text, check_not_inputs, output_exists, outputs
-from commandkit.text import check_input_file, read_lines, read_text
 from muda.languages import Language, get_language
 from muda.phenomena import applicable, check_phenomena, get_tagger, phenomenon_names, required_annotations
 from muda.phenomena.requirements import ALIGNMENT, ALL, ELLIPSIS_DETECTION, SOURCE_PARSE, precomputed
@@ -46,21 +47,31 @@ def _norm(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
 
 
-def check_annotations_match(sentences: Sequence[Sentence], lines: Sequence[str], conllu: str, text: str,
-                            line_numbers: Optional[Sequence[int]] = None) -> None:
+def check_annotations_match(
+    sentences: Sequence[Sentence],
+    lines: Sequence[str],
+    conllu: str,
+    text: str,
+    line_numbers: Optional[Sequence[int]] = None,
+) -> None:
     """Pre-computed annotations must be of this text: one sentence per line, with its words.
     ``line_numbers``: where each sentence is in ``text`` when not on line n (fairseq output)."""
     check_sentence_count(sentences, conllu, len(lines), text)
     for n, (s, line) in enumerate(zip(sentences, lines), start=1):
         if _norm("".join(s.forms)) != _norm(line):
             where = line_numbers[n - 1] if line_numbers else n
-            raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} "
-                             f"({line!r})")
+            raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} ({line!r})")
 
 
-def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequence[Sentence],
-                    alignments: Sequence[Alignment], ellipsis: Sequence[bool],
-                    mentions: SourceMentions = None, src_name: str = "source CoNLL-U") -> List[Document]:
+def build_documents(
+    docids: Sequence[str],
+    src: Sequence[Sentence],
+    tgt: Sequence[Sentence],
+    alignments: Sequence[Alignment],
+    ellipsis: Sequence[bool],
+    mentions: SourceMentions = None,
+    src_name: str = "source CoNLL-U",
+) -> List[Document]:
     """Group consecutive lines with the same id into documents (a repeated id later starts a new
     document). Coreference comes from ``mentions`` (document id -> mentions) when given, else from
     the source CoNLL-U's CorefUD Entity values (errors name ``src_name`` and the sentence)."""
@@ -68,8 +79,11 @@ def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequenc
     docs = []
     for start, end in document_spans(docids):
         doc = Document(docids[start], pairs[start:end])
-        found = mentions.get(doc.id) if mentions is not None else \
-            corefud_mentions([p.src for p in doc.pairs], src_name, first_sentence=start + 1)
+        found = (
+            mentions.get(doc.id)
+            if mentions is not None
+            else corefud_mentions([p.src for p in doc.pairs], src_name, first_sentence=start + 1)
+        )
         doc.coref = CorefIndex(found or [])
         docs.append(doc)
     return docs
@@ -78,8 +92,7 @@ def build_documents(docids: Sequence[str], src: Sequence[Sentence], tgt: Sequenc
 class MudaTagger:
     """Tags documents for one target language; phenomena that do not apply give no tags."""
 
-    def __init__(self, lang: str, phenomena: Optional[Sequence[str]] = None,
-                 settings: Optional[TaggerSettings] = None):
+    def __init__(self, lang: str, phenomena: Optional[Sequence[str]] = None, settings: Optional[TaggerSettings] = None):
         self.language: Language = get_language(lang)
         check_phenomena(phenomena)
         # None: all; an empty list: none (a summary that recorded none is read back as none)
@@ -92,8 +105,12 @@ class MudaTagger:
         per_phenomenon = {p: get_tagger(p)(doc, self.language, self.settings) for p in self.phenomena}
         out = []
         for s, pair in enumerate(doc.pairs):
-            out.append([{"token": tok.form, "tags": [p for p in self.phenomena if j in per_phenomenon[p][s]]}
-                        for j, tok in enumerate(pair.tgt.tokens)])
+            out.append(
+                [
+                    {"token": tok.form, "tags": [p for p in self.phenomena if j in per_phenomenon[p][s]]}
+                    for j, tok in enumerate(pair.tgt.tokens)
+                ]
+            )
         return out
 
     def tag(self, docs: Sequence[Document], progress: bool = False) -> TagDump:
@@ -106,6 +123,7 @@ class MudaTagger:
 class TagOptions:
     """The inputs of ``tag_files`` (the options of ``muda tag``): the text, where the tags go, and
     whichever annotations are pre-computed (the others come from the annotators)."""
+
     src: str
     tgt: str
     docids: str
@@ -123,8 +141,12 @@ class TagOptions:
 
     def __post_init__(self) -> None:
         # every value checked before any file is read or model loaded
-        for flag, path in (("--src", self.src), ("--tgt", self.tgt), ("--docids", self.docids),
-                           ("--dump-tags", self.output)):
+        for flag, path in (
+            ("--src", self.src),
+            ("--tgt", self.tgt),
+            ("--docids", self.docids),
+            ("--dump-tags", self.output),
+        ):
             if not isinstance(path, str) or not path:
                 raise InputError(f"{flag}: a file path is required (got {path!r})")
         if not isinstance(self.tgt_lang, str):
@@ -182,15 +204,22 @@ def output_paths(output: str) -> List[str]:
 
 
 def _check_not_inputs(o: TagOptions) -> None:
-    inputs = {"--src": o.src, "--tgt": o.tgt, "--docids": o.docids, "--src-conllu": o.src_conllu,
-              "--tgt-conllu": o.tgt_conllu, "--alignments": o.alignments}
+    inputs = {
+        "--src": o.src,
+        "--tgt": o.tgt,
+        "--docids": o.docids,
+        "--src-conllu": o.src_conllu,
+        "--tgt-conllu": o.tgt_conllu,
+        "--alignments": o.alignments,
+    }
     check_not_inputs({"--dump-tags": o.output, "its summary": summary_path(o.output)}, inputs)
     side = annotation_paths(o.output)
     check_not_inputs({"its .ellipsis": side["ellipsis"]}, inputs)
     # a side file may be the very annotation it stores again (tagging from them in place)
     for kind, flag in (("src_conllu", "--src-conllu"), ("tgt_conllu", "--tgt-conllu"), ("alignments", "--alignments")):
-        check_not_inputs({f"the {kind} written beside --dump-tags": side[kind]},
-                         {k: v for k, v in inputs.items() if k != flag})
+        check_not_inputs(
+            {f"the {kind} written beside --dump-tags": side[kind]}, {k: v for k, v in inputs.items() if k != flag}
+        )
 
 
 def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: bool) -> Dict:
@@ -208,18 +237,32 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
     _warn_once(warning, annotators)  # every input read and checked: no warning above an input's error line
     ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
     clock.done("ellipsis")
-    docs = build_documents(text.ids, ann.src, ann.tgt, ann.alignments, ann.ellipsis, ann.mentions,
-                           options.src_conllu or "source annotations")
+    docs = build_documents(
+        text.ids,
+        ann.src,
+        ann.tgt,
+        ann.alignments,
+        ann.ellipsis,
+        ann.mentions,
+        options.src_conllu or "source annotations",
+    )
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     clock.done("tagging")
     _write_outputs(options.output, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments], available)
     clock.done("writing")
-    summary = {"output": options.output, "language": tagger.language.code, "phenomena": tagger.phenomena,
-               **({"skipped": skipped} if skipped else {}),
-               "settings": tagger.settings.to_json(),
-               "src_sha256": text_hash(text.src), "tgt_sha256": text_hash(text.tgt),
-               "documents": len(docs), "sentences": len(text.src), "tags": tag_counts(dump, tagger.phenomena),
-               "seconds": {k: round(v, 4) for k, v in clock.seconds.items()}}
+    summary = {
+        "output": options.output,
+        "language": tagger.language.code,
+        "phenomena": tagger.phenomena,
+        **({"skipped": skipped} if skipped else {}),
+        "settings": tagger.settings.to_json(),
+        "src_sha256": text_hash(text.src),
+        "tgt_sha256": text_hash(text.tgt),
+        "documents": len(docs),
+        "sentences": len(text.src),
+        "tags": tag_counts(dump, tagger.phenomena),
+        "seconds": {k: round(v, 4) for k, v in clock.seconds.items()},
+    }
     atomic_write_text(summary_path(options.output), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
 
@@ -233,8 +276,9 @@ def _available(options: TagOptions, tagger: MudaTagger, annotators: Optional[Ann
     return precomputed(options.src_conllu, options.tgt_conllu, options.alignments) | made
 
 
-def _skip_unannotated(tagger: MudaTagger, available: FrozenSet[str], annotators: Optional[Annotator]
-                      ) -> Tuple[Dict, Optional[str]]:
+def _skip_unannotated(
+    tagger: MudaTagger, available: FrozenSet[str], annotators: Optional[Annotator]
+) -> Tuple[Dict, Optional[str]]:
     """Leave out the phenomena whose annotations this run lacks (one error when none is left);
     returns {phenomenon: missing annotations} and the warning saying what would enable them."""
     lacking = {p: required_annotations(p, tagger.language) - available for p in tagger.phenomena}
@@ -245,8 +289,9 @@ def _skip_unannotated(tagger: MudaTagger, available: FrozenSet[str], annotators:
     enabling = getattr(annotators, "enabling", None)
     how = enabling(missing, tagger.language) if enabling else "give them pre-computed"
     if len(skipped) == len(tagger.phenomena):
-        raise InputError(f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; "
-                         f"{how}")
+        raise InputError(
+            f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; {how}"
+        )
     tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
     return skipped, f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
 
@@ -290,8 +335,9 @@ def _align(options: TagOptions, text: _Text, ann: _Annotations, annotators: Opti
     aligns = read_pharaoh(options.alignments)
     if len(aligns) != len(text.src):
         raise InputError(f"{options.alignments}: has {len(aligns)} lines but {options.src} has {len(text.src)}")
-    check_alignment_ranges(aligns, [len(s.tokens) for s in ann.src], [len(s.tokens) for s in ann.tgt],
-                           options.alignments)
+    check_alignment_ranges(
+        aligns, [len(s.tokens) for s in ann.src], [len(s.tokens) for s in ann.tgt], options.alignments
+    )
     return aligns
 
 
@@ -302,8 +348,9 @@ def _ellipsis(src: List[Sentence], lines: List[str], annotators: Optional[Annota
     return detect_ellipsis(src)
 
 
-def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequence[Optional[str]],
-                   available: FrozenSet[str] = ALL) -> None:
+def _write_outputs(
+    output: str, dump: TagDump, ann: _Annotations, inputs: Sequence[Optional[str]], available: FrozenSet[str] = ALL
+) -> None:
     """The tags, and beside them the annotations they were made from (to tag again without models).
     A side file that is the very input it would store (tagging from them in place) is left as
     the user gave it: rewritten, it would lose what our writer does not keep (comments, spacing).
@@ -312,16 +359,20 @@ def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequen
     for "no ellipsis anywhere". One such file left by an earlier run is removed."""
     paths = annotation_paths(output)
     given = {os.path.realpath(p) for p in inputs if p}
-    unmade = {k for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT),
-                                ("ellipsis", ELLIPSIS_DETECTION)) if need not in available}
+    unmade = {
+        k
+        for k, need in (("src_conllu", SOURCE_PARSE), ("alignments", ALIGNMENT), ("ellipsis", ELLIPSIS_DETECTION))
+        if need not in available
+    }
     for kind in unmade:  # one from an earlier run would pass for this run's (eval reads them beside the tags)
         if os.path.realpath(paths[kind]) not in given and os.path.lexists(paths[kind]):
             os.remove(paths[kind])
     write_tags(output, dump)
-    for kind, write in (("src_conllu", lambda path: write_conllu(path, ann.src)),
-                        ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),
-                        ("alignments", lambda path: atomic_write_text(
-                            path, "".join(format_pharaoh(a) + "\n" for a in ann.alignments)))):
+    for kind, write in (
+        ("src_conllu", lambda path: write_conllu(path, ann.src)),
+        ("tgt_conllu", lambda path: write_conllu(path, ann.tgt)),
+        ("alignments", lambda path: atomic_write_text(path, "".join(format_pharaoh(a) + "\n" for a in ann.alignments))),
+    ):
         if os.path.realpath(paths[kind]) not in given and kind not in unmade:
             write(paths[kind])
     if "ellipsis" not in unmade:
@@ -330,9 +381,11 @@ def _write_outputs(output: str, dump: TagDump, ann: _Annotations, inputs: Sequen
 
 def _annotators(annotators: Optional[Annotator]) -> Annotator:
     if annotators is None:
-        raise InputError("no pre-computed annotations given (--src-conllu, --tgt-conllu, --alignments) and no "
-                         "annotator models configured: pass the CoNLL-U/Pharaoh files, or --stanza-dir and "
-                         "--align-model to annotate with models")
+        raise InputError(
+            "no pre-computed annotations given (--src-conllu, --tgt-conllu, --alignments) and no "
+            "annotator models configured: pass the CoNLL-U/Pharaoh files, or --stanza-dir and "
+            "--align-model to annotate with models"
+        )
     return annotators
 
 
@@ -357,8 +410,9 @@ def read_summary(tags: str) -> Optional[Dict]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}") \
-            from None
+        raise InputError(
+            f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}"
+        ) from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)")
     return data
@@ -370,16 +424,35 @@ def skipped_phenomena(summary: Optional[Dict]) -> Dict[str, List[str]]:
     skipped = (summary or {}).get("skipped")
     if not isinstance(skipped, dict):
         return {}
-    return {str(p): [str(m) for m in missing] if isinstance(missing, list) else [str(missing)]
-            for p, missing in skipped.items()}
+    return {
+        str(p): [str(m) for m in missing] if isinstance(missing, list) else [str(missing)]
+        for p, missing in skipped.items()
+    }
 
 
 def annotation_paths(output: str) -> Dict[str, str]:
     """The annotations ``tag_files`` writes beside the tags file ``output``, by kind."""
     stem = _stem(output)
-    return {k: stem + ext for k, ext in (("src_conllu", ".src.conllu"), ("tgt_conllu", ".tgt.conllu"),
-                                         ("alignments", ".align"), ("ellipsis", ".ellipsis"))}
+    return {
+        k: stem + ext
+        for k, ext in (
+            ("src_conllu", ".src.conllu"),
+            ("tgt_conllu", ".tgt.conllu"),
+            ("alignments", ".align"),
+            ("ellipsis", ".ellipsis"),
+        )
+    }
 
 
-__all__ = ["MudaTagger", "TagOptions", "tag_files", "build_documents", "annotation_paths", "summary_path",
-           "read_summary", "skipped_phenomena", "output_paths", "check_phenomena"]
+__all__ = [
+    "MudaTagger",
+    "TagOptions",
+    "annotation_paths",
+    "build_documents",
+    "check_phenomena",
+    "output_paths",
+    "read_summary",
+    "skipped_phenomena",
+    "summary_path",
+    "tag_files",
+]

@@ -8,6 +8,7 @@ under ``c.out``; both must be exactly as before when the command has failed.
 
 Expected behaviour comes from the project's rule (README "Errors"), not from today's code.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,7 @@ def at_line(name: str, n: int) -> Tuple[str, ...]:
 @dataclass
 class Case:
     id: str
-    build: Callable[["Ctx"], None]
+    build: Callable[[Ctx], None]
     status: int = 1
 
 
@@ -108,7 +109,7 @@ class Ctx:
             end = k + 1
             while end < len(self.argv) and not self.argv[end].startswith("--"):
                 end += 1
-            self.argv[k + 1:end] = values
+            self.argv[k + 1 : end] = values
         else:
             self.argv += [flag, *values]
 
@@ -131,8 +132,11 @@ def write_big_input(raw, directory: Path, reps: int = 5):
     """The tiny training split repeated: large enough to interrupt cxmi in the middle."""
     src, ref, ids = ((Path(raw) / f"train.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
     paths = []
-    for ext, lines in (("en", src * reps), ("fr", ref * reps),
-                       ("docids", [f"r{k}-{d}" for k in range(reps) for d in ids])):
+    for ext, lines in (
+        ("en", src * reps),
+        ("fr", ref * reps),
+        ("docids", [f"r{k}-{d}" for k in range(reps) for d in ids]),
+    ):
         paths.append(directory / f"big.{ext}")
         paths[-1].write_text("".join(line + "\n" for line in lines))
     return paths
@@ -172,11 +176,20 @@ def bad_file(c: Ctx, flag: str, original: str, kind: str, ext: str = ".txt") -> 
     raise ValueError(kind)
 
 
-def file_cases(prefix: str, base, flag: str, original: Callable[[object], str],
-               kinds=("missing", "dir", "empty", "latin1"), ext: str = ".txt"):
+def file_cases(
+    prefix: str,
+    base,
+    flag: str,
+    original: Callable[[object], str],
+    kinds=("missing", "dir", "empty", "latin1"),
+    ext: str = ".txt",
+):
     for kind in kinds:
-        add(f"{prefix}-{slug(flag).replace('_', '-')}-{kind}", base,
-            lambda c, kind=kind: bad_file(c, flag, original(c.w), kind, ext))
+        add(
+            f"{prefix}-{slug(flag).replace('_', '-')}-{kind}",
+            base,
+            lambda c, kind=kind: bad_file(c, flag, original(c.w), kind, ext),
+        )
 
 
 def edited(c: Ctx, flag: str, name: str, edit: Callable[[List[str]], List[str]], start: str = None) -> str:
@@ -187,11 +200,13 @@ def edited(c: Ctx, flag: str, name: str, edit: Callable[[List[str]], List[str]],
     return name
 
 
-def do(action: Callable[["Ctx"], object], *fragments: Fragment):
+def do(action: Callable[[Ctx], object], *fragments: Fragment):
     """A mutation: ``action(c)``; the error must hold ``fragments``."""
+
     def mutate(c: Ctx) -> List[Fragment]:
         action(c)
         return list(fragments)
+
     return mutate
 
 
@@ -205,23 +220,30 @@ def option_cases(prefix: str, base, values: Sequence[Tuple[str, str]]):
     """Values of the right type but out of range: exit 1 and an error naming the option."""
     for flag, value in values:
         word = {"-": "neg", "n": "nan", "i": "inf"}.get(value[0], value.replace("/", "of").replace(".", "_"))
-        add(f"{prefix}-{slug(flag).replace('_', '-')}-{word}", base,
-            opt(flag, value, flag, MUST))
+        add(f"{prefix}-{slug(flag).replace('_', '-')}-{word}", base, opt(flag, value, flag, MUST))
 
 
 def output_cases(prefix: str, base, flag: str, name: str, directory_output: bool = False):
     """An output that is an existing directory, and one below an existing file."""
     if not directory_output:
-        add(f"{prefix}-{slug(flag).replace('_', '-')}-is-a-directory", base,
-            opt(flag, lambda c: c.existing_dir_output(), "odir", DIRECTORY))
+        add(
+            f"{prefix}-{slug(flag).replace('_', '-')}-is-a-directory",
+            base,
+            opt(flag, lambda c: c.existing_dir_output(), "odir", DIRECTORY),
+        )
     else:  # a directory output that is an existing file
+
         def is_file(c):
             (c.out / "afile").write_text("I am a file\n")
             c.set(flag, c.o("afile"))
             return ["afile", DIRECTORY_OR_FILE]
+
         add(f"{prefix}-{slug(flag).replace('_', '-')}-is-a-file", base, is_file)
-    add(f"{prefix}-{slug(flag).replace('_', '-')}-under-a-file", base,
-        opt(flag, lambda c: c.under_file(name), "afile", DIRECTORY_OR_FILE))
+    add(
+        f"{prefix}-{slug(flag).replace('_', '-')}-under-a-file",
+        base,
+        opt(flag, lambda c: c.under_file(name), "afile", DIRECTORY_OR_FILE),
+    )
 
 
 def drop_last(lines):
@@ -237,6 +259,7 @@ def blank_line(k):
         lines = list(lines)
         lines[k - 1] = ""
         return lines
+
     return edit
 
 
@@ -245,6 +268,7 @@ def overlong_line(k, word):
         lines = list(lines)
         lines[k - 1] = " ".join([word] * 3000)
         return lines
+
     return edit
 
 
@@ -252,45 +276,125 @@ def overlong_line(k, word):
 def translate_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
-    c.argv = ["translate", "--path", w.ckpt, "--source", w.src, "--docids", w.ids, "--output", c.o("hyp.fr"),
-              "--cpu", "--quiet", "--beam", "2"]
+    c.argv = [
+        "translate",
+        "--path",
+        w.ckpt,
+        "--source",
+        w.src,
+        "--docids",
+        w.ids,
+        "--output",
+        c.o("hyp.fr"),
+        "--cpu",
+        "--quiet",
+        "--beam",
+        "2",
+    ]
     c.absent = [c.o("hyp.fr")]
 
 
 file_cases("translate", translate_command, "--source", lambda w: w.src, ext=".en")
 file_cases("translate", translate_command, "--docids", lambda w: w.ids, ext=".docids")
-file_cases("translate", translate_command, "--gold-target-context", lambda w: w.ref, kinds=("missing", "dir", "latin1"), ext=".fr")
-add("translate-docids-blank-line", translate_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3)])
-add("translate-docids-fewer-lines", translate_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
+file_cases(
+    "translate",
+    translate_command,
+    "--gold-target-context",
+    lambda w: w.ref,
+    kinds=("missing", "dir", "latin1"),
+    ext=".fr",
+)
+add(
+    "translate-docids-blank-line",
+    translate_command,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3)],
+)
+add(
+    "translate-docids-fewer-lines",
+    translate_command,
+    lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES],
+)
 add("translate-docids-more-lines", translate_command, lambda c: [edited(c, "--docids", "long.docids", add_line), LINES])
-add("translate-gold-target-context-fewer-lines", translate_command,
-    lambda c: [edited(c, "--gold-target-context", "short.fr", drop_last, start=c.w.ref), LINES])
-add("translate-source-overlong-line", translate_command,
-    lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3)])
-add("translate-path-missing", translate_command,
-    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("translate-path-directory", translate_command, opt("--path", lambda c: c.mkdir("ckdir.pt"), ("ckdir.pt", "--path"), DIRECTORY))
-add("translate-path-text-file", translate_command,
-    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
-add("translate-path-empty-file", translate_command,
-    opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty")))
-add("translate-path-stock-translation-checkpoint", translate_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("translate-spm-not-a-model", translate_command,
-    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
-add("translate-spm-missing", translate_command,
-    opt("--spm", lambda c: c.missing("nothere.model"), ("nothere.model", "--spm"), NOT_FOUND))
-add("translate-spm-other-dictionary", translate_command,
-    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
-add("translate-data-missing", translate_command, opt("--data", lambda c: c.missing("nodata"), ("nodata", "--data"), NOT_FOUND))
-add("translate-data-without-dictionaries", translate_command,
-    opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
-option_cases("translate", translate_command, [("--beam", "0"), ("--beam", "-1"), ("--lenpen", "nan"), ("--lenpen", "inf"),
-                              ("--max-len-a", "nan"), ("--max-len-a", "inf"), ("--max-len-a", "-1"),
-                              ("--max-len-b", "-1"), ("--batch-size", "0"), ("--batch-size", "-2"),
-                              ("--max-tokens", "0"), ("--max-tokens", "-5"), ("--source-context-size", "-1"),
-                              ("--target-context-size", "-1")])
+add(
+    "translate-gold-target-context-fewer-lines",
+    translate_command,
+    lambda c: [edited(c, "--gold-target-context", "short.fr", drop_last, start=c.w.ref), LINES],
+)
+add(
+    "translate-source-overlong-line",
+    translate_command,
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3)],
+)
+add(
+    "translate-path-missing",
+    translate_command,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND),
+)
+add(
+    "translate-path-directory",
+    translate_command,
+    opt("--path", lambda c: c.mkdir("ckdir.pt"), ("ckdir.pt", "--path"), DIRECTORY),
+)
+add(
+    "translate-path-text-file",
+    translate_command,
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"),
+)
+add(
+    "translate-path-empty-file",
+    translate_command,
+    opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty")),
+)
+add(
+    "translate-path-stock-translation-checkpoint",
+    translate_command,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+)
+add(
+    "translate-spm-not-a-model",
+    translate_command,
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"),
+)
+add(
+    "translate-spm-missing",
+    translate_command,
+    opt("--spm", lambda c: c.missing("nothere.model"), ("nothere.model", "--spm"), NOT_FOUND),
+)
+add(
+    "translate-spm-other-dictionary",
+    translate_command,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")),
+)
+add(
+    "translate-data-missing",
+    translate_command,
+    opt("--data", lambda c: c.missing("nodata"), ("nodata", "--data"), NOT_FOUND),
+)
+add(
+    "translate-data-without-dictionaries",
+    translate_command,
+    opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND),
+)
+option_cases(
+    "translate",
+    translate_command,
+    [
+        ("--beam", "0"),
+        ("--beam", "-1"),
+        ("--lenpen", "nan"),
+        ("--lenpen", "inf"),
+        ("--max-len-a", "nan"),
+        ("--max-len-a", "inf"),
+        ("--max-len-a", "-1"),
+        ("--max-len-b", "-1"),
+        ("--batch-size", "0"),
+        ("--batch-size", "-2"),
+        ("--max-tokens", "0"),
+        ("--max-tokens", "-5"),
+        ("--source-context-size", "-1"),
+        ("--target-context-size", "-1"),
+    ],
+)
 output_cases("translate", translate_command, "--output", "hyp.fr")
 
 
@@ -320,30 +424,53 @@ option_cases("score", score_command, [("--doc-comet-context", "0")])
 add("score-hyp-fewer-lines", score_command, lambda c: [edited(c, "--hyp", "short.fr", drop_last), LINES])
 add("score-hyp-more-lines", score_command, lambda c: [edited(c, "--hyp", "long.fr", add_line), LINES])
 add("score-docids-fewer-lines", score_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("score-docids-blank-line", score_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
-add("score-source-fewer-lines", score_command,
-    lambda c: [edited(c, "--source", "short.en", drop_last, start=c.w.src), LINES])
-add("score-comet-model-without-source", score_command,
-    opt("--comet-model", "Unbabel/wmt22-comet-da", "--source"))
+add(
+    "score-docids-blank-line",
+    score_command,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)],
+)
+add(
+    "score-source-fewer-lines",
+    score_command,
+    lambda c: [edited(c, "--source", "short.en", drop_last, start=c.w.src), LINES],
+)
+add("score-comet-model-without-source", score_command, opt("--comet-model", "Unbabel/wmt22-comet-da", "--source"))
+
+
 def with_comet(model="Unbabel/wmt22-comet-da"):
     def action(c):
         c.set("--comet-model", model(c) if callable(model) else model)
         c.set("--source", c.w.src)
+
     return action
 
 
-add("score-comet-batch-size-0", score_command,
-    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "0")), "--comet-batch-size", MUST))
-add("score-comet-batch-size-neg", score_command,
-    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "-4")), "--comet-batch-size", MUST))
+add(
+    "score-comet-batch-size-0",
+    score_command,
+    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "0")), "--comet-batch-size", MUST),
+)
+add(
+    "score-comet-batch-size-neg",
+    score_command,
+    do(lambda c: (with_comet()(c), c.set("--comet-batch-size", "-4")), "--comet-batch-size", MUST),
+)
 # a local COMET model that is not there fails before unbabel-comet is imported or the network tried
-add("score-comet-model-missing-path", score_command,
-    do(with_comet(lambda c: c.missing("nothere.ckpt")), "nothere.ckpt", NOT_FOUND))
-add("score-comet-model-missing-folder", score_command,
-    do(with_comet(lambda c: c.missing("models/nothere")), "nothere", NOT_FOUND))
-add("score-comet-model-folder-without-checkpoint", score_command,
-    do(with_comet(lambda c: c.mkdir("empty_model")), "empty_model", "checkpoints/model.ckpt"))
+add(
+    "score-comet-model-missing-path",
+    score_command,
+    do(with_comet(lambda c: c.missing("nothere.ckpt")), "nothere.ckpt", NOT_FOUND),
+)
+add(
+    "score-comet-model-missing-folder",
+    score_command,
+    do(with_comet(lambda c: c.missing("models/nothere")), "nothere", NOT_FOUND),
+)
+add(
+    "score-comet-model-folder-without-checkpoint",
+    score_command,
+    do(with_comet(lambda c: c.mkdir("empty_model")), "empty_model", "checkpoints/model.ckpt"),
+)
 
 
 def corrupt_comet_model(c: Ctx) -> str:
@@ -353,8 +480,11 @@ def corrupt_comet_model(c: Ctx) -> str:
     return str(c.inp / "bad_model")
 
 
-add("score-comet-model-corrupt-checkpoint", score_command,
-    do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")))
+add(
+    "score-comet-model-corrupt-checkpoint",
+    score_command,
+    do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")),
+)
 output_cases("score", score_command, "--output", "scores.json")
 
 
@@ -362,8 +492,21 @@ output_cases("score", score_command, "--output", "scores.json")
 def cxmi_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
-    c.argv = ["cxmi", "--path", w.ckpt, "--source", w.src, "--reference", w.ref, "--docids", w.ids,
-              "--output", c.o("p.jsonl"), "--cpu", "--quiet"]
+    c.argv = [
+        "cxmi",
+        "--path",
+        w.ckpt,
+        "--source",
+        w.src,
+        "--reference",
+        w.ref,
+        "--docids",
+        w.ids,
+        "--output",
+        c.o("p.jsonl"),
+        "--cpu",
+        "--quiet",
+    ]
     c.absent = [c.o("p.jsonl"), c.o("p.summary.json"), c.o("p.jsonl.partial")]
 
 
@@ -373,30 +516,70 @@ file_cases("cxmi", cxmi_command, "--docids", lambda w: w.ids, kinds=("missing", 
 add("cxmi-reference-fewer-lines", cxmi_command, lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
 add("cxmi-reference-more-lines", cxmi_command, lambda c: [edited(c, "--reference", "long.fr", add_line), LINES])
 add("cxmi-docids-fewer-lines", cxmi_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("cxmi-docids-blank-line", cxmi_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)])
-add("cxmi-reference-blank-line", cxmi_command,
-    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
-add("cxmi-source-blank-line", cxmi_command,
-    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
-add("cxmi-source-overlong-line", cxmi_command,
-    lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)])
-add("cxmi-path-missing", cxmi_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("cxmi-path-text-file", cxmi_command,
-    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"))
-add("cxmi-path-stock-translation-checkpoint", cxmi_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("cxmi-path-sentence-level-checkpoint", cxmi_command,
-    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"))
-add("cxmi-spm-not-a-model", cxmi_command,
-    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"))
-add("cxmi-spm-other-dictionary", cxmi_command,
-    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
+add(
+    "cxmi-docids-blank-line",
+    cxmi_command,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)],
+)
+add(
+    "cxmi-reference-blank-line",
+    cxmi_command,
+    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)],
+)
+add(
+    "cxmi-source-blank-line",
+    cxmi_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"],
+)
+add(
+    "cxmi-source-overlong-line",
+    cxmi_command,
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)],
+)
+add(
+    "cxmi-path-missing",
+    cxmi_command,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND),
+)
+add(
+    "cxmi-path-text-file",
+    cxmi_command,
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"),
+)
+add(
+    "cxmi-path-stock-translation-checkpoint",
+    cxmi_command,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+)
+add(
+    "cxmi-path-sentence-level-checkpoint",
+    cxmi_command,
+    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"),
+)
+add(
+    "cxmi-spm-not-a-model",
+    cxmi_command,
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"),
+)
+add(
+    "cxmi-spm-other-dictionary",
+    cxmi_command,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")),
+)
 add("cxmi-data-without-dictionaries", cxmi_command, opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
-option_cases("cxmi", cxmi_command, [("--batch-size", "0"), ("--batch-size", "-1"), ("--source-context-size", "-1"),
-                         ("--target-context-size", "-1")])
-for shard, word in (("3/2", "3of2"), ("2/2", "2of2"), ("x", "x"), ("1/0", "1of0"), ("1/2/3", "three-parts"),
-                    ("", "empty")):
+option_cases(
+    "cxmi",
+    cxmi_command,
+    [("--batch-size", "0"), ("--batch-size", "-1"), ("--source-context-size", "-1"), ("--target-context-size", "-1")],
+)
+for shard, word in (
+    ("3/2", "3of2"),
+    ("2/2", "2of2"),
+    ("x", "x"),
+    ("1/0", "1of0"),
+    ("1/2/3", "three-parts"),
+    ("", "empty"),
+):
     add(f"cxmi-shard-{word}", cxmi_command, opt("--shard", shard, "--shard", MUST + ("i/n",)))
 add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", MUST + ("i/n",)))
 
@@ -418,16 +601,22 @@ def resume_from(c, records):
     return ["--overwrite"]
 
 
-add("cxmi-resume-partial-of-finished-run-in-other-log-base", cxmi_command,
-    lambda c: resume_from(c, [json.loads(x) for x in lines_of(c.w.pcxmi_bits)][:3]))
+add(
+    "cxmi-resume-partial-of-finished-run-in-other-log-base",
+    cxmi_command,
+    lambda c: resume_from(c, [json.loads(x) for x in lines_of(c.w.pcxmi_bits)][:3]),
+)
 
 
 def resume_genuine(c, partial_key, lines=None):
     """OUTPUT.partial of an interrupted run on the large input (fixture ``mx_partials``); this
     run scores the large input (``lines`` None) or its first ``lines`` lines."""
     w = c.w
-    for flag, key, ext in (("--source", "big_src", "en"), ("--reference", "big_ref", "fr"),
-                           ("--docids", "big_ids", "docids")):
+    for flag, key, ext in (
+        ("--source", "big_src", "en"),
+        ("--reference", "big_ref", "fr"),
+        ("--docids", "big_ids", "docids"),
+    ):
         path = getattr(w, key)
         if lines is not None:
             path = c.write_lines(f"prefix.{ext}", lines_of(path)[:lines])
@@ -449,8 +638,11 @@ def prefix_lines(c):
     return next(i for i in range(second, len(ids)) if ids[i] != ids[second])
 
 
-add("cxmi-resume-interrupted-partial-of-larger-input", cxmi_command,
-    lambda c: resume_genuine(c, "partial_nats", lines=prefix_lines(c)))
+add(
+    "cxmi-resume-interrupted-partial-of-larger-input",
+    cxmi_command,
+    lambda c: resume_genuine(c, "partial_nats", lines=prefix_lines(c)),
+)
 
 
 def preexisting(c, name, directory=True):
@@ -460,8 +652,11 @@ def preexisting(c, name, directory=True):
     c.absent = [a for a in c.absent if a != str(p)]
 
 
-add("cxmi-summary-path-is-a-directory", cxmi_command,
-    do(lambda c: preexisting(c, "p.summary.json"), "p.summary.json", DIRECTORY))
+add(
+    "cxmi-summary-path-is-a-directory",
+    cxmi_command,
+    do(lambda c: preexisting(c, "p.summary.json"), "p.summary.json", DIRECTORY),
+)
 output_cases("cxmi", cxmi_command, "--output", "p.jsonl")
 
 
@@ -469,21 +664,43 @@ output_cases("cxmi", cxmi_command, "--output", "p.jsonl")
 def attribute_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
-    c.argv = ["attribute", "--path", w.ckpt, "--source", w.src, "--reference", w.ref, "--docids", w.ids,
-              "--output", c.o("a.jsonl"), "--cpu", "--quiet"]
+    c.argv = [
+        "attribute",
+        "--path",
+        w.ckpt,
+        "--source",
+        w.src,
+        "--reference",
+        w.ref,
+        "--docids",
+        w.ids,
+        "--output",
+        c.o("a.jsonl"),
+        "--cpu",
+        "--quiet",
+    ]
     c.absent = [c.o("a.jsonl"), c.o("a.summary.json"), c.o("a.jsonl.partial")]
 
 
 file_cases("attribute", attribute_command, "--source", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".en")
 file_cases("attribute", attribute_command, "--reference", lambda w: w.ref, ext=".fr")
 file_cases("attribute", attribute_command, "--docids", lambda w: w.ids, kinds=("missing", "empty"), ext=".docids")
-add("attribute-reference-fewer-lines", attribute_command,
-    lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES])
-add("attribute-reference-blank-line", attribute_command,
-    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)])
+add(
+    "attribute-reference-fewer-lines",
+    attribute_command,
+    lambda c: [edited(c, "--reference", "short.fr", drop_last), LINES],
+)
+add(
+    "attribute-reference-blank-line",
+    attribute_command,
+    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)],
+)
 # a blank source was scored (and attributed) as the translation of nothing: refused as cxmi's is
-add("attribute-source-blank-line", attribute_command,
-    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"])
+add(
+    "attribute-source-blank-line",
+    attribute_command,
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"],
+)
 
 
 def translate_blank_source(c):
@@ -493,17 +710,33 @@ def translate_blank_source(c):
 
 
 add("attribute-translate-source-blank-line", attribute_command, translate_blank_source)
-add("attribute-path-missing", attribute_command,
-    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("attribute-path-sentence-level-checkpoint", attribute_command,
-    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"))
-add("attribute-context-larger-than-trained", attribute_command,
-    opt("--target-context-size", "9", "exceed those trained"))
-add("attribute-reference-and-hypotheses", attribute_command,
-    do(lambda c: c.set("--hypotheses", c.w.ref), ("not allowed with", "exactly one")), status=2)
+add(
+    "attribute-path-missing",
+    attribute_command,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND),
+)
+add(
+    "attribute-path-sentence-level-checkpoint",
+    attribute_command,
+    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"),
+)
+add(
+    "attribute-context-larger-than-trained",
+    attribute_command,
+    opt("--target-context-size", "9", "exceed those trained"),
+)
+add(
+    "attribute-reference-and-hypotheses",
+    attribute_command,
+    do(lambda c: c.set("--hypotheses", c.w.ref), ("not allowed with", "exactly one")),
+    status=2,
+)
 add("attribute-beam-without-translate", attribute_command, opt("--beam", "3", "--beam", "--translate"))
-option_cases("attribute", attribute_command, [("--batch-size", "0"), ("--cue-top-k", "0"), ("--cti-top-k", "-1"),
-                                              ("--cti-std", "nan"), ("--max-tokens", "0")])
+option_cases(
+    "attribute",
+    attribute_command,
+    [("--batch-size", "0"), ("--cue-top-k", "0"), ("--cti-top-k", "-1"), ("--cti-std", "nan"), ("--max-tokens", "0")],
+)
 for shard, word in (("3/2", "3of2"), ("x", "x")):
     add(f"attribute-shard-{word}", attribute_command, opt("--shard", shard, "--shard", MUST + ("i/n",)))
 output_cases("attribute", attribute_command, "--output", "a.jsonl")
@@ -536,16 +769,35 @@ def voita_set(w, n: int = 6, context: int = 2) -> list:
     for i in range(n):
         lo = max(0, i - context)
         dst = [ref[i], ref[i] + " " + ref[i].split()[-1]]
-        entries.append({"src": " _eos ".join(src[lo:i + 1]), "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
-                        "true_ind": 0, "ctx_dist": 1})
+        entries.append(
+            {
+                "src": " _eos ".join(src[lo : i + 1]),
+                "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                "true_ind": 0,
+                "ctx_dist": 1,
+            }
+        )
     return entries
 
 
 def contrastive_command(c: Ctx) -> None:
     c.command = "contextual-mt"
     path = c.write("set.json", json.dumps(voita_set(c.w)))
-    c.argv = ["contrastive", "--format", "voita", "--input", path, "--path", c.w.ckpt, "--output", c.o("s.scores"),
-              "--summary", c.o("s.json"), "--cpu", "--quiet"]
+    c.argv = [
+        "contrastive",
+        "--format",
+        "voita",
+        "--input",
+        path,
+        "--path",
+        c.w.ckpt,
+        "--output",
+        c.o("s.scores"),
+        "--summary",
+        c.o("s.json"),
+        "--cpu",
+        "--quiet",
+    ]
     c.absent = [c.o("s.scores"), c.o("s.json"), c.o("s.scores.partial")]
 
 
@@ -555,43 +807,135 @@ def contrastive_entry(name: str, edit: Callable[[list], None], *fragments: Fragm
         edit(entries)
         c.set("--input", c.write(f"{name}.json", json.dumps(entries)))
         return [f"{name}.json", *fragments]
+
     return mutate
 
 
-file_cases("contrastive", contrastive_command, "--input", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".json")
-add("contrastive-input-empty", contrastive_command, opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)))
-add("contrastive-input-not-json", contrastive_command, opt("--input", lambda c: c.write("bad.json", "[{\"src\": 1,\n"), "bad.json:", "JSON"))
+file_cases(
+    "contrastive", contrastive_command, "--input", lambda w: w.src, kinds=("missing", "dir", "latin1"), ext=".json"
+)
+add(
+    "contrastive-input-empty",
+    contrastive_command,
+    opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)),
+)
+add(
+    "contrastive-input-not-json",
+    contrastive_command,
+    opt("--input", lambda c: c.write("bad.json", '[{"src": 1,\n'), "bad.json:", "JSON"),
+)
 add("contrastive-format-unknown", contrastive_command, opt("--format", "xyz", "--format", "unknown"))
-add("contrastive-true-ind-out-of-range", contrastive_command,
-    contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range"))
-add("contrastive-empty-group", contrastive_command, contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"))
-add("contrastive-one-candidate", contrastive_command,
-    contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate"))
-add("contrastive-empty-candidate", contrastive_command,
-    contrastive_entry("blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty"))
-add("contrastive-overlong-candidate", contrastive_command,
-    contrastive_entry("long", lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)), "entry 2",
-                      "candidate 1", "positions"))
-add("contrastive-contrapro-context-count", contrastive_command, do(lambda c: (
-    c.set("--format", "contrapro"),
-    c.set("--input", c.write("contrapro.json", json.dumps([{"src segment": "it is big .", "ref segment": "il est grand .",
-                                                            "ante distance": 1, "errors": [{"contrastive": "elle est grand ."}]}]))),
-    c.set("--context-files", c.write_lines("cp.text.en", ["it is big ."] * 2), c.write_lines("cp.text.de", ["a"] * 2),
-          c.write_lines("cp.context.en", ["x"] * 3), c.write_lines("cp.context.de", ["y"] * 2))),
-    "context", ("multiple", "candidates")))
-add("contrastive-scores-wrong-length", contrastive_command, do(lambda c: (
-    c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("short.scores", ["1.0"] * 11))),
-    "short.scores", "12 candidates"))
-add("contrastive-scores-not-a-number", contrastive_command, do(lambda c: (
-    c.drop("--path"), c.drop("--output"), c.set("--scores", c.write_lines("nan.scores", ["1.0"] * 5 + ["x"] + ["1"] * 6))),
-    at_line("nan.scores", 6), "number"))
+add(
+    "contrastive-true-ind-out-of-range",
+    contrastive_command,
+    contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range"),
+)
+add(
+    "contrastive-empty-group",
+    contrastive_command,
+    contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"),
+)
+add(
+    "contrastive-one-candidate",
+    contrastive_command,
+    contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate"),
+)
+add(
+    "contrastive-empty-candidate",
+    contrastive_command,
+    contrastive_entry("blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty"),
+)
+add(
+    "contrastive-overlong-candidate",
+    contrastive_command,
+    contrastive_entry(
+        "long", lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)), "entry 2", "candidate 1", "positions"
+    ),
+)
+add(
+    "contrastive-contrapro-context-count",
+    contrastive_command,
+    do(
+        lambda c: (
+            c.set("--format", "contrapro"),
+            c.set(
+                "--input",
+                c.write(
+                    "contrapro.json",
+                    json.dumps(
+                        [
+                            {
+                                "src segment": "it is big .",
+                                "ref segment": "il est grand .",
+                                "ante distance": 1,
+                                "errors": [{"contrastive": "elle est grand ."}],
+                            }
+                        ]
+                    ),
+                ),
+            ),
+            c.set(
+                "--context-files",
+                c.write_lines("cp.text.en", ["it is big ."] * 2),
+                c.write_lines("cp.text.de", ["a"] * 2),
+                c.write_lines("cp.context.en", ["x"] * 3),
+                c.write_lines("cp.context.de", ["y"] * 2),
+            ),
+        ),
+        "context",
+        ("multiple", "candidates"),
+    ),
+)
+add(
+    "contrastive-scores-wrong-length",
+    contrastive_command,
+    do(
+        lambda c: (
+            c.drop("--path"),
+            c.drop("--output"),
+            c.set("--scores", c.write_lines("short.scores", ["1.0"] * 11)),
+        ),
+        "short.scores",
+        "12 candidates",
+    ),
+)
+add(
+    "contrastive-scores-not-a-number",
+    contrastive_command,
+    do(
+        lambda c: (
+            c.drop("--path"),
+            c.drop("--output"),
+            c.set("--scores", c.write_lines("nan.scores", ["1.0"] * 5 + ["x"] + ["1"] * 6)),
+        ),
+        at_line("nan.scores", 6),
+        "number",
+    ),
+)
 add("contrastive-no-path-no-scores", contrastive_command, do(lambda c: c.drop("--path"), "--path", "--scores"))
-add("contrastive-path-missing", contrastive_command, opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
-add("contrastive-path-stock-translation-checkpoint", contrastive_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("contrastive-summary-same-as-output", contrastive_command, opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")))
-add("contrastive-output-overwrites-input", contrastive_command, opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")))
-option_cases("contrastive", contrastive_command, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")])
+add(
+    "contrastive-path-missing",
+    contrastive_command,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND),
+)
+add(
+    "contrastive-path-stock-translation-checkpoint",
+    contrastive_command,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+)
+add(
+    "contrastive-summary-same-as-output",
+    contrastive_command,
+    opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")),
+)
+add(
+    "contrastive-output-overwrites-input",
+    contrastive_command,
+    opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")),
+)
+option_cases(
+    "contrastive", contrastive_command, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")]
+)
 output_cases("contrastive", contrastive_command, "--output", "s.scores")
 output_cases("contrastive", contrastive_command, "--summary", "s.json")
 
@@ -619,30 +963,66 @@ def shards(c, *paths):
     c.argv = ["cxmi-merge", *paths, "--output", c.o("all.jsonl")]
 
 
-add("merge-one-shard-of-two", merge_command,
-    do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only")))
-add("merge-same-shard-twice", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s0),
-       "s0.jsonl", ("twice", "two", "duplicate", "same", "again", "more than once", "already")))
-add("merge-shards-of-different-checkpoints", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint"))
-add("merge-shards-of-different-context-sizes", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context"))
-add("merge-shards-of-different-log-bases", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats")))
+add(
+    "merge-one-shard-of-two",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only")),
+)
+add(
+    "merge-same-shard-twice",
+    merge_command,
+    do(
+        lambda c: shards(c, c.w.s0, c.w.s0),
+        "s0.jsonl",
+        ("twice", "two", "duplicate", "same", "again", "more than once", "already"),
+    ),
+)
+add(
+    "merge-shards-of-different-checkpoints",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint"),
+)
+add(
+    "merge-shards-of-different-context-sizes",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context"),
+)
+add(
+    "merge-shards-of-different-log-bases",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats")),
+)
 
 
-add("merge-shards-of-real-and-random-context", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random"))
-add("merge-shard-not-json", merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "garbage", records="this is not json\n")),
-       "garbage.jsonl", ("json", "record")))
-add("merge-shard-without-summary", merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary"))
-add("merge-shard-summary-not-json", merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json"))
-add("merge-shard-missing", merge_command,
-    do(lambda c: shards(c, c.w.s0, c.missing("nothere.jsonl")), "nothere", NOT_FOUND))
+add(
+    "merge-shards-of-real-and-random-context",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random"),
+)
+add(
+    "merge-shard-not-json",
+    merge_command,
+    do(
+        lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "garbage", records="this is not json\n")),
+        "garbage.jsonl",
+        ("json", "record"),
+    ),
+)
+add(
+    "merge-shard-without-summary",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary"),
+)
+add(
+    "merge-shard-summary-not-json",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json"),
+)
+add(
+    "merge-shard-missing",
+    merge_command,
+    do(lambda c: shards(c, c.w.s0, c.missing("nothere.jsonl")), "nothere", NOT_FOUND),
+)
 
 
 def shard_dir(c):
@@ -653,13 +1033,26 @@ def shard_dir(c):
 
 
 add("merge-shard-directory", merge_command, shard_dir)
-add("merge-shard-empty", merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "emptyshard", records="")),
-       "emptyshard", ("empty", "records", "sentences", "lines", "summary")))
-add("merge-shard-truncated", merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "truncated",
-                                              records="".join(x + "\n" for x in lines_of(c.w.s1)[:-1]))),
-       "truncated", ("records", "sentences", "lines", "summary", "incomplete", "missing")))
+add(
+    "merge-shard-empty",
+    merge_command,
+    do(
+        lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "emptyshard", records="")),
+        "emptyshard",
+        ("empty", "records", "sentences", "lines", "summary"),
+    ),
+)
+add(
+    "merge-shard-truncated",
+    merge_command,
+    do(
+        lambda c: shards(
+            c, c.w.s0, copy_shard(c, c.w.s1, "truncated", records="".join(x + "\n" for x in lines_of(c.w.s1)[:-1]))
+        ),
+        "truncated",
+        ("records", "sentences", "lines", "summary", "incomplete", "missing"),
+    ),
+)
 
 
 def shard_latin1(c):
@@ -672,8 +1065,11 @@ def shard_latin1(c):
 
 add("merge-shard-latin1", merge_command, shard_latin1)
 output_cases("merge", merge_command, "--output", "all.jsonl")
-add("merge-summary-path-is-a-directory", merge_command,
-    do(lambda c: preexisting(c, "all.summary.json"), "all.summary.json", DIRECTORY))
+add(
+    "merge-summary-path-is-a-directory",
+    merge_command,
+    do(lambda c: preexisting(c, "all.summary.json"), "all.summary.json", DIRECTORY),
+)
 
 
 # ============================================================================ contextual-mt report
@@ -690,22 +1086,47 @@ def pcxmi_file(c, name, content):
     return name
 
 
-add("report-pcxmi-missing", report_command, do(lambda c: c.argv.__setitem__(1, c.missing("nothere.jsonl")),
-                                   "nothere.jsonl", NOT_FOUND))
-add("report-pcxmi-directory", report_command, do(lambda c: c.argv.__setitem__(1, c.mkdir("dir.jsonl")), "dir.jsonl", DIRECTORY))
+add(
+    "report-pcxmi-missing",
+    report_command,
+    do(lambda c: c.argv.__setitem__(1, c.missing("nothere.jsonl")), "nothere.jsonl", NOT_FOUND),
+)
+add(
+    "report-pcxmi-directory",
+    report_command,
+    do(lambda c: c.argv.__setitem__(1, c.mkdir("dir.jsonl")), "dir.jsonl", DIRECTORY),
+)
 add("report-pcxmi-empty", report_command, lambda c: [pcxmi_file(c, "empty.jsonl", ""), EMPTY])
-add("report-pcxmi-latin1", report_command,
-    lambda c: [pcxmi_file(c, "latin1.jsonl", Path(c.w.pcxmi).read_bytes().replace(
-        b'"reference": "', b'"reference": "caf\xe9 ', 1)), UTF8])
-add("report-pcxmi-not-json", report_command,
-    lambda c: [pcxmi_file(c, "garbage.jsonl", lines_of(c.w.pcxmi)[0] + "\nnot json at all\n"),
-               at_line("garbage.jsonl", 2)])
-add("report-pcxmi-not-pcxmi-records", report_command,
-    lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")])
+add(
+    "report-pcxmi-latin1",
+    report_command,
+    lambda c: [
+        pcxmi_file(
+            c, "latin1.jsonl", Path(c.w.pcxmi).read_bytes().replace(b'"reference": "', b'"reference": "caf\xe9 ', 1)
+        ),
+        UTF8,
+    ],
+)
+add(
+    "report-pcxmi-not-json",
+    report_command,
+    lambda c: [
+        pcxmi_file(c, "garbage.jsonl", lines_of(c.w.pcxmi)[0] + "\nnot json at all\n"),
+        at_line("garbage.jsonl", 2),
+    ],
+)
+add(
+    "report-pcxmi-not-pcxmi-records",
+    report_command,
+    lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")],
+)
+
+
 def pcxmi_records_edited(name: str, edit: Callable[[List[str]], List[str]]):
     def mutate(c: Ctx) -> List[Fragment]:
         lines = Path(c.w.pcxmi).read_text(encoding="utf-8").splitlines()
         return [f"{pcxmi_file(c, name, ''.join(x + chr(10) for x in edit(lines)))}:"]
+
     return mutate
 
 
@@ -715,12 +1136,17 @@ def nan_value(lines: List[str]) -> List[str]:
     return [lines[0], json.dumps(r), *lines[2:]]
 
 
-add("report-pcxmi-duplicated-record", report_command,
-    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: ls + [ls[0]])(c), "again"])
-add("report-pcxmi-nan-value", report_command,
-    lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite"])
-add("report-conllu-missing", report_command,
-    opt("--conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
+add(
+    "report-pcxmi-duplicated-record",
+    report_command,
+    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: ls + [ls[0]])(c), "again"],
+)
+add("report-pcxmi-nan-value", report_command, lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite"])
+add(
+    "report-conllu-missing",
+    report_command,
+    opt("--conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND),
+)
 
 
 def report_conllu(c, name, edit):
@@ -740,6 +1166,7 @@ def change_form(sentence: int, new: str = "Zzz"):
                 line = "\t".join(cols)
             out.append(line)
         return out
+
     return edit
 
 
@@ -763,33 +1190,87 @@ def nine_columns(lines):
     return lines
 
 
-add("report-conllu-does-not-match", report_command,
-    lambda c: [report_conllu(c, "mismatch.conllu", change_form(3)), ("match", "differ"),
-               ("line 3", "sentence 3", ":3")])
-add("report-conllu-fewer-sentences", report_command,
-    lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), LINES + ("no annotation",)])
-add("report-conllu-malformed", report_command,
-    lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3)])
-add("report-conllu-latin1", report_command,
-    opt("--conllu", lambda c: c.latin1("latin1.conllu", c.w.ref_conllu, 3),
-        "latin1.conllu", UTF8, at_line("latin1.conllu", 3)))
-add("report-conllu-with-stanza-lang", report_command,
-    do(lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")), "--conllu", "--stanza-lang"))
-add("report-stanza-model-missing", report_command,
-    do(lambda c: (c.set("--stanza-lang", "fr"), c.set("--stanza-dir", c.mkdir("no_stanza"))),
-       "stanza", NOT_FOUND + ("download", "get it")))
-add("report-tags-of-another-reference", report_command,
-    opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another")))
-add("report-tags-not-json", report_command,
-    opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json"))
-add("report-tags-wrong-layout", report_command,
-    opt("--tags", lambda c: c.write("layout.tags.json", '{"documents": 3}'),
-        "layout.tags.json", ("layout", "format", "token", "list")))
-add("report-tags-missing", report_command,
-    opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND))
-add("report-tags-latin1", report_command,
-    opt("--tags", lambda c: c.write("latin1.tags.json", Path(c.w.ref_tags).read_bytes().replace(
-        b'"token": "', b'"token": "caf\xe9', 1)), "latin1.tags.json", UTF8))
+add(
+    "report-conllu-does-not-match",
+    report_command,
+    lambda c: [
+        report_conllu(c, "mismatch.conllu", change_form(3)),
+        ("match", "differ"),
+        ("line 3", "sentence 3", ":3"),
+    ],
+)
+add(
+    "report-conllu-fewer-sentences",
+    report_command,
+    lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), LINES + ("no annotation",)],
+)
+add(
+    "report-conllu-malformed",
+    report_command,
+    lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3)],
+)
+add(
+    "report-conllu-latin1",
+    report_command,
+    opt(
+        "--conllu",
+        lambda c: c.latin1("latin1.conllu", c.w.ref_conllu, 3),
+        "latin1.conllu",
+        UTF8,
+        at_line("latin1.conllu", 3),
+    ),
+)
+add(
+    "report-conllu-with-stanza-lang",
+    report_command,
+    do(lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")), "--conllu", "--stanza-lang"),
+)
+add(
+    "report-stanza-model-missing",
+    report_command,
+    do(
+        lambda c: (c.set("--stanza-lang", "fr"), c.set("--stanza-dir", c.mkdir("no_stanza"))),
+        "stanza",
+        NOT_FOUND + ("download", "get it"),
+    ),
+)
+add(
+    "report-tags-of-another-reference",
+    report_command,
+    opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another")),
+)
+add(
+    "report-tags-not-json",
+    report_command,
+    opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json"),
+)
+add(
+    "report-tags-wrong-layout",
+    report_command,
+    opt(
+        "--tags",
+        lambda c: c.write("layout.tags.json", '{"documents": 3}'),
+        "layout.tags.json",
+        ("layout", "format", "token", "list"),
+    ),
+)
+add(
+    "report-tags-missing",
+    report_command,
+    opt("--tags", lambda c: c.missing("nothere.tags.json"), "nothere.tags.json", NOT_FOUND),
+)
+add(
+    "report-tags-latin1",
+    report_command,
+    opt(
+        "--tags",
+        lambda c: c.write(
+            "latin1.tags.json", Path(c.w.ref_tags).read_bytes().replace(b'"token": "', b'"token": "caf\xe9', 1)
+        ),
+        "latin1.tags.json",
+        UTF8,
+    ),
+)
 option_cases("report", report_command, [("--top", "-1"), ("--min-count", "0"), ("--min-count", "-2")])
 output_cases("report", report_command, "--output-dir", "report", directory_output=True)
 
@@ -819,46 +1300,106 @@ def only(c, path):
 def addsym_only(make_path: Callable[[Ctx], str], *fragments: Callable[[str], Fragment]):
     """A mutation: add-symbols on the one file ``make_path(c)``; the error must hold each
     ``fragment(path)``."""
+
     def mutate(c: Ctx) -> List[Fragment]:
         path = make_path(c)
         only(c, path)
         return [fragment(path) for fragment in fragments]
+
     return mutate
 
 
 add("addsym-missing", add_symbols_command, do(lambda c: only(c, c.missing("nothere.txt")), "nothere.txt", NOT_FOUND))
-add("addsym-directory", add_symbols_command,
-    addsym_only(lambda c: c.mkdir("dictdir"), lambda p: "dictdir", lambda p: DIRECTORY, lambda p: f"{p}: is a directory"))
-add("addsym-latin1", add_symbols_command,
-    addsym_only(lambda c: c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n"), lambda p: "latin1.txt", lambda p: UTF8,
-                lambda p: at_line("latin1.txt", 2), lambda p: f"{p}:2: not UTF-8 text"))
-add("addsym-line-without-count", add_symbols_command,
-    addsym_only(lambda c: c.write("nocount.txt", "hello 5\nnocount\n"), lambda p: at_line("nocount.txt", 2),
-                lambda p: f"{p}:2"))
-add("addsym-count-not-a-number", add_symbols_command,
-    do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)))
-add("addsym-duplicate-symbol", add_symbols_command,
-    do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3)))
-add("addsym-blank-line", add_symbols_command,
-    do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2)))
-add("addsym-second-file-bad-line", add_symbols_command,
-    do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2)))
-add("addsym-second-file-missing", add_symbols_command,
-    do(lambda c: dicts(c, c.missing("second_missing.txt")), "second_missing.txt", NOT_FOUND))
-add("addsym-second-file-directory", add_symbols_command, do(lambda c: dicts(c, c.mkdir("second_dir")), "second_dir", DIRECTORY))
-add("addsym-second-file-latin1", add_symbols_command,
-    do(lambda c: dicts(c, c.write("second_latin1.txt", b"caf\xe9 3\n")), "second_latin1.txt", UTF8))
-add("addsym-second-file-count-not-a-number", add_symbols_command,
-    do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1)))
+add(
+    "addsym-directory",
+    add_symbols_command,
+    addsym_only(
+        lambda c: c.mkdir("dictdir"), lambda p: "dictdir", lambda p: DIRECTORY, lambda p: f"{p}: is a directory"
+    ),
+)
+add(
+    "addsym-latin1",
+    add_symbols_command,
+    addsym_only(
+        lambda c: c.write("latin1.txt", b"hello 5\ncaf\xe9 3\n"),
+        lambda p: "latin1.txt",
+        lambda p: UTF8,
+        lambda p: at_line("latin1.txt", 2),
+        lambda p: f"{p}:2: not UTF-8 text",
+    ),
+)
+add(
+    "addsym-line-without-count",
+    add_symbols_command,
+    addsym_only(
+        lambda c: c.write("nocount.txt", "hello 5\nnocount\n"), lambda p: at_line("nocount.txt", 2), lambda p: f"{p}:2"
+    ),
+)
+add(
+    "addsym-count-not-a-number",
+    add_symbols_command,
+    do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)),
+)
+add(
+    "addsym-duplicate-symbol",
+    add_symbols_command,
+    do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3)),
+)
+add(
+    "addsym-blank-line",
+    add_symbols_command,
+    do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2)),
+)
+add(
+    "addsym-second-file-bad-line",
+    add_symbols_command,
+    do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2)),
+)
+add(
+    "addsym-second-file-missing",
+    add_symbols_command,
+    do(lambda c: dicts(c, c.missing("second_missing.txt")), "second_missing.txt", NOT_FOUND),
+)
+add(
+    "addsym-second-file-directory",
+    add_symbols_command,
+    do(lambda c: dicts(c, c.mkdir("second_dir")), "second_dir", DIRECTORY),
+)
+add(
+    "addsym-second-file-latin1",
+    add_symbols_command,
+    do(lambda c: dicts(c, c.write("second_latin1.txt", b"caf\xe9 3\n")), "second_latin1.txt", UTF8),
+)
+add(
+    "addsym-second-file-count-not-a-number",
+    add_symbols_command,
+    do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1)),
+)
 
 
 # ============================================================================ muda tag
 def tag_command(c: Ctx) -> None:
     w = c.w
     c.command = "muda"
-    c.argv = ["tag", "--src", w.d_src, "--tgt", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
-              "--dump-tags", c.o("tags.json"), "--src-conllu", w.d_src_conllu, "--tgt-conllu", w.d_ref_conllu,
-              "--alignments", w.d_align]
+    c.argv = [
+        "tag",
+        "--src",
+        w.d_src,
+        "--tgt",
+        w.d_ref,
+        "--docids",
+        w.d_ids,
+        "--tgt-lang",
+        "fr",
+        "--dump-tags",
+        c.o("tags.json"),
+        "--src-conllu",
+        w.d_src_conllu,
+        "--tgt-conllu",
+        w.d_ref_conllu,
+        "--alignments",
+        w.d_align,
+    ]
     c.absent = [c.o("tags.json"), c.o("tags.summary.json"), c.o("tags.src.conllu")]
 
 
@@ -867,42 +1408,97 @@ file_cases("tag", tag_command, "--tgt", lambda w: w.d_ref, kinds=("missing", "la
 file_cases("tag", tag_command, "--docids", lambda w: w.d_ids, kinds=("missing", "empty", "latin1"), ext=".docids")
 add("tag-tgt-fewer-lines", tag_command, lambda c: [edited(c, "--tgt", "short.fr", drop_last), LINES])
 add("tag-docids-fewer-lines", tag_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("tag-docids-blank-line", tag_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4)])
+add(
+    "tag-docids-blank-line",
+    tag_command,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4)],
+)
 add("tag-unknown-language", tag_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
-add("tag-unknown-phenomenon", tag_command, lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
-    status=2)
-add("tag-src-conllu-does-not-match", tag_command,
-    lambda c: [edited(c, "--src-conllu", "mismatch.en.conllu", change_form_demo(2)), ("match",),
-               ("sentence 2", "line 2", ":2")])
-add("tag-src-conllu-fewer-sentences", tag_command,
-    lambda c: [edited(c, "--src-conllu", "fewer.en.conllu", drop_last_sentence), LINES])
-add("tag-tgt-conllu-malformed", tag_command,
-    lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",)])
-add("tag-tgt-conllu-bad-token-id", tag_command,
-    lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",)])
-add("tag-tgt-conllu-of-another-text", tag_command,
-    opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
-add("tag-src-conllu-bad-coreference", tag_command,
-    lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref")])
-add("tag-src-conllu-missing", tag_command,
-    opt("--src-conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND))
-add("tag-alignments-out-of-range", tag_command,
-    lambda c: [edited(c, "--alignments", "range.align", set_line(2, "0-99")), at_line("range.align", 2), "range"])
-add("tag-alignments-garbage", tag_command,
-    lambda c: [edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")), at_line("garbage.align", 1)])
-add("tag-alignments-negative-index", tag_command,
-    lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3)])
+add(
+    "tag-unknown-phenomenon",
+    tag_command,
+    lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
+    status=2,
+)
+add(
+    "tag-src-conllu-does-not-match",
+    tag_command,
+    lambda c: [
+        edited(c, "--src-conllu", "mismatch.en.conllu", change_form_demo(2)),
+        ("match",),
+        ("sentence 2", "line 2", ":2"),
+    ],
+)
+add(
+    "tag-src-conllu-fewer-sentences",
+    tag_command,
+    lambda c: [edited(c, "--src-conllu", "fewer.en.conllu", drop_last_sentence), LINES],
+)
+add(
+    "tag-tgt-conllu-malformed",
+    tag_command,
+    lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",)],
+)
+add(
+    "tag-tgt-conllu-bad-token-id",
+    tag_command,
+    lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",)],
+)
+add(
+    "tag-tgt-conllu-of-another-text",
+    tag_command,
+    opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"),
+)
+add(
+    "tag-src-conllu-bad-coreference",
+    tag_command,
+    lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref")],
+)
+add(
+    "tag-src-conllu-missing",
+    tag_command,
+    opt("--src-conllu", lambda c: c.missing("nothere.conllu"), "nothere.conllu", NOT_FOUND),
+)
+add(
+    "tag-alignments-out-of-range",
+    tag_command,
+    lambda c: [edited(c, "--alignments", "range.align", set_line(2, "0-99")), at_line("range.align", 2), "range"],
+)
+add(
+    "tag-alignments-garbage",
+    tag_command,
+    lambda c: [edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")), at_line("garbage.align", 1)],
+)
+add(
+    "tag-alignments-negative-index",
+    tag_command,
+    lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3)],
+)
 add("tag-alignments-fewer-lines", tag_command, lambda c: [edited(c, "--alignments", "short.align", drop_last), LINES])
-add("tag-stanza-model-missing", tag_command,
-    do(lambda c: (c.drop("--src-conllu"), c.set("--stanza-dir", c.mkdir("no_stanza")),
-                  c.set("--cache-dir", str(c.inp.parent / "cache"))),
-       "stanza", NOT_FOUND + ("download", "get it")))
-option_cases("tag", tag_command, [("--lexical-min-count", "0"), ("--lexical-min-count", "-1"), ("--coref-window", "-1"),
-                        ("--batch-size", "0")])
+add(
+    "tag-stanza-model-missing",
+    tag_command,
+    do(
+        lambda c: (
+            c.drop("--src-conllu"),
+            c.set("--stanza-dir", c.mkdir("no_stanza")),
+            c.set("--cache-dir", str(c.inp.parent / "cache")),
+        ),
+        "stanza",
+        NOT_FOUND + ("download", "get it"),
+    ),
+)
+option_cases(
+    "tag",
+    tag_command,
+    [("--lexical-min-count", "0"), ("--lexical-min-count", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")],
+)
 output_cases("tag", tag_command, "--dump-tags", "tags.json")
-add("tag-annotation-file-beside-tags-is-a-directory", tag_command,
-    do(lambda c: preexisting(c, "tags.src.conllu"), "tags.src.conllu", DIRECTORY))
+add(
+    "tag-annotation-file-beside-tags-is-a-directory",
+    tag_command,
+    do(lambda c: preexisting(c, "tags.src.conllu"), "tags.src.conllu", DIRECTORY),
+)
 
 
 def change_form_demo(sentence: int):
@@ -917,6 +1513,7 @@ def change_form_demo(sentence: int):
                     line = "\t".join(cols)
             out.append(line)
         return out
+
     return edit
 
 
@@ -940,6 +1537,7 @@ def set_line(k, text):
         lines = list(lines)
         lines[k - 1] = text
         return lines
+
     return edit
 
 
@@ -947,9 +1545,29 @@ def set_line(k, text):
 def eval_command(c: Ctx) -> None:
     w = c.w
     c.command = "muda"
-    c.argv = ["eval", "--src", w.d_src, "--ref", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
-              "--hyps", w.sys_a, "--ref-tags", w.d_tags, "--src-conllu", w.d_src_conllu, "--lexicon", *w.lex,
-              "--output", c.o("eval.json"), "--bootstrap", "10"]
+    c.argv = [
+        "eval",
+        "--src",
+        w.d_src,
+        "--ref",
+        w.d_ref,
+        "--docids",
+        w.d_ids,
+        "--tgt-lang",
+        "fr",
+        "--hyps",
+        w.sys_a,
+        "--ref-tags",
+        w.d_tags,
+        "--src-conllu",
+        w.d_src_conllu,
+        "--lexicon",
+        *w.lex,
+        "--output",
+        c.o("eval.json"),
+        "--bootstrap",
+        "10",
+    ]
     c.absent = [c.o("eval.json"), c.o("eval.work")]
 
 
@@ -961,8 +1579,11 @@ add("eval-hyps-fewer-lines", eval_command, lambda c: [edited(c, "--hyps", "short
 add("eval-hyps-more-lines", eval_command, lambda c: [edited(c, "--hyps", "long.hyp", add_line), LINES])
 add("eval-ref-fewer-lines", eval_command, lambda c: [edited(c, "--ref", "short.fr", drop_last), LINES])
 add("eval-docids-fewer-lines", eval_command, lambda c: [edited(c, "--docids", "short.docids", drop_last), LINES])
-add("eval-docids-blank-line", eval_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5)])
+add(
+    "eval-docids-blank-line",
+    eval_command,
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5)],
+)
 
 
 def fairseq_output(refs, skip=(), twice=None):
@@ -970,41 +1591,100 @@ def fairseq_output(refs, skip=(), twice=None):
     for i, ref in enumerate(refs):
         if i in skip:
             continue
-        out += [f"S-{i}\tsource {i}", f"T-{i}\t{ref}", f"H-{i}\t-0.25\t{ref}", f"D-{i}\t-0.25\t{ref}",
-                f"P-{i}\t-0.1 -0.2"]
+        out += [
+            f"S-{i}\tsource {i}",
+            f"T-{i}\t{ref}",
+            f"H-{i}\t-0.25\t{ref}",
+            f"D-{i}\t-0.25\t{ref}",
+            f"P-{i}\t-0.1 -0.2",
+        ]
     if twice is not None:  # the same id again, from another run: other source, other text
-        out += [f"S-{twice}\tanother source", f"T-{twice}\tanother reference", f"H-{twice}\t-0.5\tautre chose .",
-                f"D-{twice}\t-0.5\tautre chose ."]
+        out += [
+            f"S-{twice}\tanother source",
+            f"T-{twice}\tanother reference",
+            f"H-{twice}\t-0.5\tautre chose .",
+            f"D-{twice}\t-0.5\tautre chose .",
+        ]
     return out + ["Generate test with beam=2: BLEU4 = 50.0"]
 
 
-add("eval-hyps-fairseq-output-missing-ids", eval_command,
-    opt("--hyps", lambda c: c.write_lines("gen_missing.out", fairseq_output(lines_of(c.w.d_ref), skip=(3, 7))),
-        "gen_missing.out", ("missing", "3")))
-add("eval-hyps-fairseq-output-id-twice-different-text", eval_command,
-    opt("--hyps", lambda c: c.write_lines("gen_twice.out", fairseq_output(lines_of(c.w.d_ref), twice=2)),
-        "gen_twice.out", ("twice", "duplicate", "again", "more than once", "two", "repeated", "differ", "conflict")))
-add("eval-hyps-fairseq-output-id-beyond-reference", eval_command,
-    opt("--hyps", lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
-        "gen_beyond.out", ("lines", "reference", "id")))
-add("eval-comet-model-missing-path", eval_command,
-    opt("--comet-model", lambda c: c.missing("nothere.ckpt"), "nothere.ckpt", NOT_FOUND))
-add("eval-comet-model-corrupt-checkpoint", eval_command,
-    opt("--comet-model", corrupt_comet_model, "model.ckpt", ("cannot load", "checkpoint")))
-add("eval-names-fewer-than-hyps", eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"))
+add(
+    "eval-hyps-fairseq-output-missing-ids",
+    eval_command,
+    opt(
+        "--hyps",
+        lambda c: c.write_lines("gen_missing.out", fairseq_output(lines_of(c.w.d_ref), skip=(3, 7))),
+        "gen_missing.out",
+        ("missing", "3"),
+    ),
+)
+add(
+    "eval-hyps-fairseq-output-id-twice-different-text",
+    eval_command,
+    opt(
+        "--hyps",
+        lambda c: c.write_lines("gen_twice.out", fairseq_output(lines_of(c.w.d_ref), twice=2)),
+        "gen_twice.out",
+        ("twice", "duplicate", "again", "more than once", "two", "repeated", "differ", "conflict"),
+    ),
+)
+add(
+    "eval-hyps-fairseq-output-id-beyond-reference",
+    eval_command,
+    opt(
+        "--hyps",
+        lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
+        "gen_beyond.out",
+        ("lines", "reference", "id"),
+    ),
+)
+add(
+    "eval-comet-model-missing-path",
+    eval_command,
+    opt("--comet-model", lambda c: c.missing("nothere.ckpt"), "nothere.ckpt", NOT_FOUND),
+)
+add(
+    "eval-comet-model-corrupt-checkpoint",
+    eval_command,
+    opt("--comet-model", corrupt_comet_model, "model.ckpt", ("cannot load", "checkpoint")),
+)
+add(
+    "eval-names-fewer-than-hyps",
+    eval_command,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"),
+)
 add("eval-names-more-than-hyps", eval_command, do(lambda c: c.set("--names", "a", "b"), "--names"))
-add("eval-hyp-conllu-count-wrong", eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu"))
-add("eval-hyp-alignments-count-wrong", eval_command,
-    do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu), c.set("--hyp-alignments", c.w.d_align, c.w.d_align)),
-       "--hyp-alignments"))
-add("eval-hyp-conllu-of-another-text", eval_command,
-    opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"))
-add("eval-hyp-alignments-out-of-range", eval_command,
-    do(lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu),
-                  edited(c, "--hyp-alignments", "range.align", set_line(2, "0-99"), start=c.w.d_align)),
-       "range.align", at_line("range.align", 2), "range"))
+add(
+    "eval-hyp-conllu-count-wrong",
+    eval_command,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu"),
+)
+add(
+    "eval-hyp-alignments-count-wrong",
+    eval_command,
+    do(
+        lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu), c.set("--hyp-alignments", c.w.d_align, c.w.d_align)),
+        "--hyp-alignments",
+    ),
+)
+add(
+    "eval-hyp-conllu-of-another-text",
+    eval_command,
+    opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"),
+)
+add(
+    "eval-hyp-alignments-out-of-range",
+    eval_command,
+    do(
+        lambda c: (
+            c.set("--hyp-conllu", c.w.d_ref_conllu),
+            edited(c, "--hyp-alignments", "range.align", set_line(2, "0-99"), start=c.w.d_align),
+        ),
+        "range.align",
+        at_line("range.align", 2),
+        "range",
+    ),
+)
 
 
 def lexicon_without_source(c):
@@ -1022,17 +1702,33 @@ def lexicon_file(c, k, path):
     c.set("--lexicon", *lex)
 
 
-add("eval-lexicon-alignments-missing", eval_command,
-    do(lambda c: lexicon_file(c, 2, c.missing("nothere.align")), "nothere.align", NOT_FOUND))
-add("eval-lexicon-alignments-garbage", eval_command,
-    do(lambda c: lexicon_file(c, 2, c.write("garbage.align", "zero-one\n")),
-       "garbage.align", at_line("garbage.align", 1)))
-add("eval-lexicon-conllu-malformed", eval_command,
-    do(lambda c: lexicon_file(c, 1, c.write_lines("malformed.fr.conllu",
-                                                    nine_columns(lines_of(c.w.lex[1])))),
-       "malformed.fr.conllu:"))
-add("eval-ref-tags-of-another-reference", eval_command,
-    opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")))
+add(
+    "eval-lexicon-alignments-missing",
+    eval_command,
+    do(lambda c: lexicon_file(c, 2, c.missing("nothere.align")), "nothere.align", NOT_FOUND),
+)
+add(
+    "eval-lexicon-alignments-garbage",
+    eval_command,
+    do(
+        lambda c: lexicon_file(c, 2, c.write("garbage.align", "zero-one\n")),
+        "garbage.align",
+        at_line("garbage.align", 1),
+    ),
+)
+add(
+    "eval-lexicon-conllu-malformed",
+    eval_command,
+    do(
+        lambda c: lexicon_file(c, 1, c.write_lines("malformed.fr.conllu", nine_columns(lines_of(c.w.lex[1])))),
+        "malformed.fr.conllu:",
+    ),
+)
+add(
+    "eval-ref-tags-of-another-reference",
+    eval_command,
+    opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")),
+)
 
 
 def ref_tags_other_no_summary(c):
@@ -1041,12 +1737,21 @@ def ref_tags_other_no_summary(c):
 
 
 add("eval-ref-tags-of-another-reference-without-summary", eval_command, ref_tags_other_no_summary)
-add("eval-ref-tags-for-another-language", eval_command,
-    opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es")))
-add("eval-ref-tags-not-json", eval_command,
-    opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json"))
-add("eval-ref-tags-wrong-layout", eval_command,
-    opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")))
+add(
+    "eval-ref-tags-for-another-language",
+    eval_command,
+    opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es")),
+)
+add(
+    "eval-ref-tags-not-json",
+    eval_command,
+    opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json"),
+)
+add(
+    "eval-ref-tags-wrong-layout",
+    eval_command,
+    opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")),
+)
 add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
 option_cases("eval", eval_command, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
 output_cases("eval", eval_command, "--output", "eval.json")
@@ -1056,16 +1761,27 @@ def eval_dir_output(flag):
     def mutate(c):
         c.set(flag, c.existing_dir_output())
         return ["odir", DIRECTORY]
+
     return mutate
 
 
 add("eval-table-is-a-directory", eval_command, eval_dir_output("--table"))
-add("eval-work-directory-is-a-file", eval_command,
-    do(lambda c: preexisting(c, "eval.work", directory=False), "eval.work", DIRECTORY_OR_FILE))
-add("eval-names-not-distinct", eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names"))
+add(
+    "eval-work-directory-is-a-file",
+    eval_command,
+    do(lambda c: preexisting(c, "eval.work", directory=False), "eval.work", DIRECTORY_OR_FILE),
+)
+add(
+    "eval-names-not-distinct",
+    eval_command,
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names"),
+)
 add("eval-plot-is-a-directory", eval_command, eval_dir_output("--plot"))
-add("eval-plot-under-a-file", eval_command, opt("--plot", lambda c: c.under_file("eval.png"), "afile", DIRECTORY_OR_FILE))
+add(
+    "eval-plot-under-a-file",
+    eval_command,
+    opt("--plot", lambda c: c.under_file("eval.png"), "afile", DIRECTORY_OR_FILE),
+)
 
 
 # ============================================================================ fairseq-train / fairseq-generate
@@ -1083,12 +1799,23 @@ def copy_bin(c):
     return dest
 
 
-add("train-negative-source-context-size", train_command,
-    do(lambda c: c.argv.extend(["--source-context-size", "-1"]), "--source-context-size", MUST))
-add("train-negative-target-context-size", train_command,
-    opt("--target-context-size", "-2", "--target-context-size", MUST))
-add("train-coword-dropout-above-1", train_command,
-    do(lambda c: c.argv.extend(["--coword-dropout", "1.5"]), "--coword-dropout", MUST))
+add(
+    "train-negative-source-context-size",
+    train_command,
+    do(lambda c: c.argv.extend(["--source-context-size", "-1"]), "--source-context-size", MUST),
+)
+add(
+    "train-negative-target-context-size",
+    train_command,
+    opt("--target-context-size", "-2", "--target-context-size", MUST),
+)
+add(
+    "train-coword-dropout-above-1",
+    train_command,
+    do(lambda c: c.argv.extend(["--coword-dropout", "1.5"]), "--coword-dropout", MUST),
+)
+
+
 def train_no_source_dictionary(c):
     c.argv[c.argv.index("-s") + 1] = "de"
     return ["dict.de.txt", NOT_FOUND, f"{c.w.bin}/dict.de.txt: dictionary not found (for -s de)"]
@@ -1139,6 +1866,7 @@ def train_without_symbol(symbol: str):
         p = dest / "dict.fr.txt"
         p.write_text("".join(x + "\n" for x in p.read_text().splitlines() if not x.startswith(symbol)))
         return ["dict.fr.txt", symbol, str(p), "contextual-mt add-symbols"]
+
     return mutate
 
 
@@ -1152,16 +1880,41 @@ add("train-dictionary-without-mask", train_command, train_without_symbol("<mask>
 
 def generate_command(c: Ctx) -> None:
     c.command = "fairseq-generate"
-    c.argv = [c.w.bin, "--user-dir", USER_DIR, "--task", "document_translation", "-s", "en", "-t", "fr",
-              "--target-context-size", "2", "--path", c.w.ckpt, "--gen-subset", "test", "--cpu",
-              "--batch-size", "8", "--beam", "2"]
+    c.argv = [
+        c.w.bin,
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "-s",
+        "en",
+        "-t",
+        "fr",
+        "--target-context-size",
+        "2",
+        "--path",
+        c.w.ckpt,
+        "--gen-subset",
+        "test",
+        "--cpu",
+        "--batch-size",
+        "8",
+        "--beam",
+        "2",
+    ]
 
 
 add("generate-beam-0", generate_command, opt("--beam", "0", "--beam", MUST))
-add("generate-stock-translation-checkpoint", generate_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")))
-add("generate-checkpoint-missing", generate_command,
-    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND))
+add(
+    "generate-stock-translation-checkpoint",
+    generate_command,
+    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+)
+add(
+    "generate-checkpoint-missing",
+    generate_command,
+    opt("--path", lambda c: c.missing("nothere.pt"), ("nothere.pt", "--path"), NOT_FOUND),
+)
 
 
 def generate_docids_short(c):
@@ -1179,6 +1932,7 @@ def output_over_input(out_flag: str, in_flag: str, name: str, link: bool = False
     """``out_flag`` given the file of ``in_flag`` (copied into in/ as ``name``), or with ``link``
     a symbolic link to it in out/: refused before any work, naming both options; the input is
     unchanged (in/ and out/ are checked as they were)."""
+
     def mutate(c: Ctx) -> List[Fragment]:
         path = c.write(name, Path(c.value(in_flag)).read_bytes())
         c.set(in_flag, path)
@@ -1188,17 +1942,24 @@ def output_over_input(out_flag: str, in_flag: str, name: str, link: bool = False
             os.symlink(path, target)
         c.set(out_flag, target)
         return [os.path.basename(target), name, out_flag, in_flag, "overwrite"]
+
     return mutate
 
 
 add("cxmi-output-is-the-reference", cxmi_command, output_over_input("--output", "--reference", "ref.fr"))
 add("cxmi-output-is-the-docids", cxmi_command, output_over_input("--output", "--docids", "test.docids"))
 add("translate-output-is-the-source", translate_command, output_over_input("--output", "--source", "src.en"))
-add("translate-output-is-a-link-to-the-source", translate_command,
-    output_over_input("--output", "--source", "src.en", link=True))
+add(
+    "translate-output-is-a-link-to-the-source",
+    translate_command,
+    output_over_input("--output", "--source", "src.en", link=True),
+)
 add("score-output-is-the-hyp", score_command, output_over_input("--output", "--hyp", "hyp.fr"))
-add("score-output-is-a-link-to-the-docids", score_command,
-    output_over_input("--output", "--docids", "test.docids", link=True))
+add(
+    "score-output-is-a-link-to-the-docids",
+    score_command,
+    output_over_input("--output", "--docids", "test.docids", link=True),
+)
 add("eval-output-is-the-ref", eval_command, output_over_input("--output", "--ref", "ref.fr"))
 add("eval-plot-is-a-link-to-the-hyps", eval_command, output_over_input("--plot", "--hyps", "sys.hyp", link=True))
 add("tag-dump-tags-is-the-src", tag_command, output_over_input("--dump-tags", "--src", "src.en"))
@@ -1207,6 +1968,7 @@ add("tag-dump-tags-is-the-src", tag_command, output_over_input("--dump-tags", "-
 def input_is_a_side_output(in_flag: str, name: str, output: str, out_flag: str = "--output"):
     """The file of ``in_flag`` copied into in/ as ``name``, a file the command writes or removes
     beside ``out_flag`` = in/``output`` (OUTPUT.partial, its summary): refused before any work."""
+
     def mutate(c: Ctx) -> List[Fragment]:
         source = c.value(in_flag) if in_flag.startswith("--") else c.argv[1]
         path = c.write(name, Path(source).read_bytes())
@@ -1216,14 +1978,19 @@ def input_is_a_side_output(in_flag: str, name: str, output: str, out_flag: str =
             c.argv[1] = path
         c.set(out_flag, str(c.inp / output))
         return [name, in_flag, "overwrite"]
+
     return mutate
 
 
-add("cxmi-source-is-the-outputs-partial", cxmi_command, input_is_a_side_output("--source", "p.jsonl.partial", "p.jsonl"))
-add("cxmi-docids-is-the-outputs-summary", cxmi_command,
-    input_is_a_side_output("--docids", "p.summary.json", "p.jsonl"))
-add("contrastive-input-is-the-outputs-partial", contrastive_command,
-    input_is_a_side_output("--input", "s.scores.partial", "s.scores"))
+add(
+    "cxmi-source-is-the-outputs-partial", cxmi_command, input_is_a_side_output("--source", "p.jsonl.partial", "p.jsonl")
+)
+add("cxmi-docids-is-the-outputs-summary", cxmi_command, input_is_a_side_output("--docids", "p.summary.json", "p.jsonl"))
+add(
+    "contrastive-input-is-the-outputs-partial",
+    contrastive_command,
+    input_is_a_side_output("--input", "s.scores.partial", "s.scores"),
+)
 
 
 def report_pcxmi_in_the_output_dir(c: Ctx) -> List[Fragment]:
@@ -1248,23 +2015,37 @@ add("merge-output-is-a-shard", merge_command, merge_output_is_a_shard)
 
 def nul_byte(line: int):
     """A NUL byte inside line ``line`` (the rest of the file as it was)."""
+
     def edit(lines):
         lines = list(lines)
         lines[line - 1] = lines[line - 1][:2] + "\0" + lines[line - 1][2:]
         return lines
+
     return edit
 
 
-add("translate-source-nul-byte", translate_command,
-    lambda c: [edited(c, "--source", "nul.en", nul_byte(3)), at_line("nul.en", 3), "NUL"])
-add("cxmi-docids-nul-byte", cxmi_command,
-    lambda c: [edited(c, "--docids", "nul.docids", nul_byte(2)), at_line("nul.docids", 2), "NUL"])
-add("score-ref-nul-byte", score_command,
-    lambda c: [edited(c, "--ref", "nul.fr", nul_byte(1), start=c.w.ref), at_line("nul.fr", 1), "NUL"])
-add("tag-tgt-nul-byte", tag_command,
-    lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL"])
-add("eval-ref-tags-nul-byte", eval_command,
-    lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"])
+add(
+    "translate-source-nul-byte",
+    translate_command,
+    lambda c: [edited(c, "--source", "nul.en", nul_byte(3)), at_line("nul.en", 3), "NUL"],
+)
+add(
+    "cxmi-docids-nul-byte",
+    cxmi_command,
+    lambda c: [edited(c, "--docids", "nul.docids", nul_byte(2)), at_line("nul.docids", 2), "NUL"],
+)
+add(
+    "score-ref-nul-byte",
+    score_command,
+    lambda c: [edited(c, "--ref", "nul.fr", nul_byte(1), start=c.w.ref), at_line("nul.fr", 1), "NUL"],
+)
+add("tag-tgt-nul-byte", tag_command, lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL"])
+add(
+    "eval-ref-tags-nul-byte",
+    eval_command,
+    lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"],
+)
+
 
 # ---- contrastive sets, cxmi options, make variables, shard merging
 def same_tokens(entries: list) -> None:
@@ -1273,10 +2054,16 @@ def same_tokens(entries: list) -> None:
     entries[1]["dst"] = [reference + " zzyzx", reference + " qwvkj"]
 
 
-add("contrastive-different-strings-same-tokens", contrastive_command,
-    contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"))
-add("cxmi-random-context-seed-neg", cxmi_command,
-    do(lambda c: c.argv.extend(["--random-context", "--seed", "-1"]), "--seed", MUST))
+add(
+    "contrastive-different-strings-same-tokens",
+    contrastive_command,
+    contrastive_entry("same_tokens", same_tokens, "entry 1", "candidates 0 and 1", "same tokens"),
+)
+add(
+    "cxmi-random-context-seed-neg",
+    cxmi_command,
+    do(lambda c: c.argv.extend(["--random-context", "--seed", "-1"]), "--seed", MUST),
+)
 
 
 def shard_without_records(c):
@@ -1289,6 +2076,7 @@ def shard_without_records(c):
 
 add("merge-shard-jsonl-absent", merge_command, shard_without_records)
 
+
 # ---- the sentencepiece model and the dictionary
 def spm_of_the_corpus(c: Ctx, drop: int = 0, extra: Sequence[str] = ()) -> List[Fragment]:
     """--spm: a sentencepiece model of the tiny corpus; --data: dictionaries holding its pieces
@@ -1299,25 +2087,40 @@ def spm_of_the_corpus(c: Ctx, drop: int = 0, extra: Sequence[str] = ()) -> List[
 
     raw = Path(c.w.raw)
     prefix = c.inp / "corpus_spm"
-    spm.SentencePieceTrainer.train(input=f"{raw / 'train.en'},{raw / 'train.fr'}", model_prefix=str(prefix),
-                                   vocab_size=60, model_type="bpe", hard_vocab_limit=False, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=f"{raw / 'train.en'},{raw / 'train.fr'}",
+        model_prefix=str(prefix),
+        vocab_size=60,
+        model_type="bpe",
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
     pieces = model_pieces(spm.SentencePieceProcessor(model_file=f"{prefix}.model"))
-    entries = pieces[:len(pieces) - drop] + list(extra) + ["<brk>", "<mask>"]
+    entries = pieces[: len(pieces) - drop] + list(extra) + ["<brk>", "<mask>"]
     for lang in ("en", "fr"):
         c.write_lines(f"data/dict.{lang}.txt", [f"{w} 1" for w in entries])
     c.set("--spm", f"{prefix}.model")
     c.set("--data", str(c.inp / "data"))
-    found = (f"{drop} of its {len(pieces)} pieces", "not in the dictionary") if drop else \
-        (f"{len(extra)} of the {len(entries)} dictionary symbols", "not pieces of the model")
+    found = (
+        (f"{drop} of its {len(pieces)} pieces", "not in the dictionary")
+        if drop
+        else (f"{len(extra)} of the {len(entries)} dictionary symbols", "not pieces of the model")
+    )
     return ["corpus_spm.model", "dict.en.txt", *found]
 
 
 for _prefix, _base in (("translate", translate_command), ("cxmi", cxmi_command), ("contrastive", contrastive_command)):
     add(f"{_prefix}-spm-more-pieces-than-the-dictionary", _base, lambda c: spm_of_the_corpus(c, drop=3))
-    add(f"{_prefix}-spm-dictionary-symbols-not-pieces", _base,
-        lambda c: spm_of_the_corpus(c, extra=["▁zebra", "quokka"]))
-add("contrastive-spm-other-dictionary", contrastive_command,
-    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")))
+    add(
+        f"{_prefix}-spm-dictionary-symbols-not-pieces",
+        _base,
+        lambda c: spm_of_the_corpus(c, extra=["▁zebra", "quokka"]),
+    )
+add(
+    "contrastive-spm-other-dictionary",
+    contrastive_command,
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")),
+)
 
 
 def data_folder_of_an_older_dictionary(c: Ctx) -> List[Fragment]:
@@ -1329,14 +2132,36 @@ def data_folder_of_an_older_dictionary(c: Ctx) -> List[Fragment]:
 
     c.command = "contextual-mt"
     out = c.out / "data"
-    c.argv = ["pipeline", "data", "--lang", "fr", "--text", c.w.raw, "--output", str(out), "--vocab-size", "50",
-              "--workers", "1", "--quiet"]
+    c.argv = [
+        "pipeline",
+        "data",
+        "--lang",
+        "fr",
+        "--text",
+        c.w.raw,
+        "--output",
+        str(out),
+        "--vocab-size",
+        "50",
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     settings = make_plan(DataOptions(lang="fr", output=str(out), text=c.w.raw, vocab_size=50, workers=1)).settings
     settings.pop("dictionary")
     done = {"files": {}, "stats": {}, "seconds": {}}
     out.mkdir()
-    (out / STATE).write_text(json.dumps({"format": 1, "fingerprint": "0" * 64, "settings": settings,
-                                         "steps": {step: done for step in ("text", "spm", "bin")}}) + "\n")
+    (out / STATE).write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "fingerprint": "0" * 64,
+                "settings": settings,
+                "steps": dict.fromkeys(("text", "spm", "bin"), done),
+            }
+        )
+        + "\n"
+    )
     return ["data", "dictionary", "--overwrite"]
 
 
@@ -1344,15 +2169,36 @@ add("pipeline-data-folder-of-an-older-dictionary", lambda c: None, data_folder_o
 
 
 # ============================================================================ muda tag / download: models missing
-add("tag-models-missing-all-listed", tag_command,
-    do(lambda c: (c.drop("--src-conllu"), c.drop("--tgt-conllu"), c.drop("--alignments"),
-                  c.set("--stanza-dir", c.mkdir("no_stanza")), c.set("--cache-dir", str(c.inp.parent / "cache"))),
-       "needs models not on this machine", "stanza en (tokenize,pos,lemma,depparse,coref)",
-       "stanza fr (tokenize,pos,lemma)", "muda download --tgt-lang fr", "--src-conllu", "--tgt-conllu",
-       "--alignments"))
-add("tag-aligner-folder-missing", tag_command,
-    do(lambda c: (c.drop("--alignments"), c.set("--align-model", c.missing("no_aligner"))),
-       "no_aligner", ("not found", "without config.json"), "--alignments"))
+add(
+    "tag-models-missing-all-listed",
+    tag_command,
+    do(
+        lambda c: (
+            c.drop("--src-conllu"),
+            c.drop("--tgt-conllu"),
+            c.drop("--alignments"),
+            c.set("--stanza-dir", c.mkdir("no_stanza")),
+            c.set("--cache-dir", str(c.inp.parent / "cache")),
+        ),
+        "needs models not on this machine",
+        "stanza en (tokenize,pos,lemma,depparse,coref)",
+        "stanza fr (tokenize,pos,lemma)",
+        "muda download --tgt-lang fr",
+        "--src-conllu",
+        "--tgt-conllu",
+        "--alignments",
+    ),
+)
+add(
+    "tag-aligner-folder-missing",
+    tag_command,
+    do(
+        lambda c: (c.drop("--alignments"), c.set("--align-model", c.missing("no_aligner"))),
+        "no_aligner",
+        ("not found", "without config.json"),
+        "--alignments",
+    ),
+)
 
 
 def download_command(c: Ctx) -> None:
@@ -1361,8 +2207,12 @@ def download_command(c: Ctx) -> None:
 
 
 add("download-unknown-language", download_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
-add("download-unknown-phenomenon", download_command,
-    lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1], status=2)
+add(
+    "download-unknown-phenomenon",
+    download_command,
+    lambda c: (c.set("--phenomena", "sarcasm"), ["--phenomena", "sarcasm"])[1],
+    status=2,
+)
 
 
 # ---- the demo's data command, the test-set stages, merged shards and the other late cases
@@ -1374,32 +2224,69 @@ def demo_data_command(c: Ctx) -> None:
 
 option_cases("demo-data", demo_data_command, [("--train-docs", "0"), ("--test-docs", "100000000000")])
 add("score-output-empty-path", score_command, opt("--output", "", "--output", "empty path"))
-add("plan-shards-a-billion", lambda c: (setattr(c, "command", "contextual-mt"), setattr(
-    c, "argv", ["pipeline", "plan", "--lang", "fr", "--root", str(c.out), "--shards", "1000000000"]))[-1],
-    opt("--shards", "1000000000", "--shards", MUST))
+add(
+    "plan-shards-a-billion",
+    lambda c: (
+        setattr(c, "command", "contextual-mt"),
+        setattr(c, "argv", ["pipeline", "plan", "--lang", "fr", "--root", str(c.out), "--shards", "1000000000"]),
+    )[-1],
+    opt("--shards", "1000000000", "--shards", MUST),
+)
 
 
 # ---- the probe's defects (issue 38): messages that fitted another command, warnings before the error
-add("attribute-context-sizes-zero", attribute_command,
-    do(lambda c: (c.set("--source-context-size", "0"), c.set("--target-context-size", "0")),
-       "0/0", "no token can depend on context", "attribution needs context"))
-add("translate-path-garbage-text", translate_command,
-    opt("--path", lambda c: c.write("garbage.pt", "garbage\n"), ("garbage.pt", "--path"), "not a checkpoint",
-        ("damaged", "another kind")))
+add(
+    "attribute-context-sizes-zero",
+    attribute_command,
+    do(
+        lambda c: (c.set("--source-context-size", "0"), c.set("--target-context-size", "0")),
+        "0/0",
+        "no token can depend on context",
+        "attribution needs context",
+    ),
+)
+add(
+    "translate-path-garbage-text",
+    translate_command,
+    opt(
+        "--path",
+        lambda c: c.write("garbage.pt", "garbage\n"),
+        ("garbage.pt", "--path"),
+        "not a checkpoint",
+        ("damaged", "another kind"),
+    ),
+)
 
 
 # ---- testset build / evaluate (the probe, issue 38)
 def testset_build_command(c: Ctx) -> None:
     w = c.w
     c.command = "contextual-mt"
-    c.argv = ["testset", "build", "--source", w.d_src, "--reference", w.d_ref, "--docids", w.d_ids, "--lang", "fr",
-              "--tags", w.d_tags, "--output-dir", c.o("suite")]
+    c.argv = [
+        "testset",
+        "build",
+        "--source",
+        w.d_src,
+        "--reference",
+        w.d_ref,
+        "--docids",
+        w.d_ids,
+        "--lang",
+        "fr",
+        "--tags",
+        w.d_tags,
+        "--output-dir",
+        c.o("suite"),
+    ]
     c.absent = [c.o("suite")]
 
 
 output_cases("testset-build", testset_build_command, "--output-dir", "suite", directory_output=True)
-add("testset-build-phenomena-without-groups", testset_build_command,
-    opt("--phenomena", "verb_form", "reference.tags.json", "no test group", "verb_form", "nothing written"))
+add(
+    "testset-build-phenomena-without-groups",
+    testset_build_command,
+    opt("--phenomena", "verb_form", "reference.tags.json", "no test group", "verb_form", "nothing written"),
+)
 
 
 def earlier_build_that_tagged_there(c: Ctx) -> List[Fragment]:
@@ -1415,7 +2302,9 @@ def earlier_build_that_tagged_there(c: Ctx) -> List[Fragment]:
     return ["--output-dir", "reference.tags.json", "earlier build", "--overwrite"]
 
 
-add("testset-build-output-dir-of-an-earlier-build-with-its-tags", testset_build_command, earlier_build_that_tagged_there)
+add(
+    "testset-build-output-dir-of-an-earlier-build-with-its-tags", testset_build_command, earlier_build_that_tagged_there
+)
 
 
 def testset_evaluate_command(c: Ctx) -> None:
@@ -1426,8 +2315,20 @@ def testset_evaluate_command(c: Ctx) -> None:
     suite = c.inp / "suite"
     run_build(BuildOptions(w.d_src, w.d_ref, w.d_ids, w.d_tags, str(suite), "fr"))
     c.command = "contextual-mt"
-    c.argv = ["testset", "evaluate", "--manifest", str(suite / "manifest.jsonl"), "--hyp", w.sys_a,
-              "--docids", w.d_ids, "--output", c.o("eval.json"), "--bootstrap", "100"]
+    c.argv = [
+        "testset",
+        "evaluate",
+        "--manifest",
+        str(suite / "manifest.jsonl"),
+        "--hyp",
+        w.sys_a,
+        "--docids",
+        w.d_ids,
+        "--output",
+        c.o("eval.json"),
+        "--bootstrap",
+        "100",
+    ]
     c.absent = [c.o("eval.json")]
 
 
@@ -1450,12 +2351,22 @@ def manifest_phenomenon(c: Ctx) -> List[Fragment]:
 
 add("testset-evaluate-docids-of-one-document", testset_evaluate_command, docids_of_one_document)
 add("testset-evaluate-manifest-unknown-phenomenon", testset_evaluate_command, manifest_phenomenon)
-add("attribute-hypotheses-blank-line", attribute_command,  # a guard: it says "hypothesis", not "reference"
-    lambda c: [c.drop("--reference"), edited(c, "--hypotheses", "blank_hyp.fr", blank_line(3), start=c.w.ref),
-               at_line("blank_hyp.fr", 3), "hypothesis"][1:])
+add(
+    "attribute-hypotheses-blank-line",
+    attribute_command,  # a guard: it says "hypothesis", not "reference"
+    lambda c: [
+        c.drop("--reference"),
+        edited(c, "--hypotheses", "blank_hyp.fr", blank_line(3), start=c.w.ref),
+        at_line("blank_hyp.fr", 3),
+        "hypothesis",
+    ][1:],
+)
 
 # ---- an empty value given to an input's option: one line naming the option
 add("attribute-source-empty-path", attribute_command, opt("--source", "", "--source", "empty value"))
-add("translate-path-empty-with-hf-model", translate_command,
-    do(lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")), "--path", "empty value"))
+add(
+    "translate-path-empty-with-hf-model",
+    translate_command,
+    do(lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")), "--path", "empty value"),
+)
 add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empty value"))

@@ -7,6 +7,7 @@ became the one source of the parsers (issue 37, point 2); ``tests/test_cli_surfa
 the parsers still produce exactly that. Regenerate (only for a deliberate change, e.g. an added
 alias, in its own commit): ``python -m tests.cli_surface > tests/fixtures/cli_surface.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,21 +60,45 @@ def surface(parser: argparse.ArgumentParser, path: List[str] = ()) -> Dict[str, 
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 subcommands[name] = sub
-            options.append({"subcommands": list(action.choices), "dest": action.dest, "required": action.required,
-                            "parser_class": action._parser_class.__name__,
-                            "help": {c.dest: c.help for c in action._choices_actions}})
+            options.append(
+                {
+                    "subcommands": list(action.choices),
+                    "dest": action.dest,
+                    "required": action.required,
+                    "parser_class": action._parser_class.__name__,
+                    "help": {c.dest: c.help for c in action._choices_actions},
+                }
+            )
             continue
-        options.append({
-            "flags": list(action.option_strings), "dest": action.dest, "default": _name(action.default),
-            "type": _name(action.type), "choices": _name(list(action.choices)) if action.choices is not None else None,
-            "nargs": _name(action.nargs), "const": _name(action.const), "required": action.required,
-            "action": type(action).__name__, "help": action.help, "metavar": _name(action.metavar),
-            "group": _group_of(parser, action), "exclusive": _exclusive(parser, action)})
-    defaults = {k: "callable" if callable(v) else _name(v) for k, v in sorted(parser._defaults.items())
-                if k != "func"}
-    out = {parser.prog: {"prog": parser.prog, "class": type(parser).__name__, "description": parser.description,
-                 "options": options, "set_defaults": defaults, "help_text": parser.format_help(),
-                 "empty_command_line": _usage_error(parser, [], None)}}
+        options.append(
+            {
+                "flags": list(action.option_strings),
+                "dest": action.dest,
+                "default": _name(action.default),
+                "type": _name(action.type),
+                "choices": _name(list(action.choices)) if action.choices is not None else None,
+                "nargs": _name(action.nargs),
+                "const": _name(action.const),
+                "required": action.required,
+                "action": type(action).__name__,
+                "help": action.help,
+                "metavar": _name(action.metavar),
+                "group": _group_of(parser, action),
+                "exclusive": _exclusive(parser, action),
+            }
+        )
+    defaults = {k: "callable" if callable(v) else _name(v) for k, v in sorted(parser._defaults.items()) if k != "func"}
+    out = {
+        parser.prog: {
+            "prog": parser.prog,
+            "class": type(parser).__name__,
+            "description": parser.description,
+            "options": options,
+            "set_defaults": defaults,
+            "help_text": parser.format_help(),
+            "empty_command_line": _usage_error(parser, [], None),
+        }
+    }
     for name, sub in subcommands.items():
         out.update(surface(sub, path + [name]))
     return out

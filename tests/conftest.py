@@ -1,5 +1,6 @@
 """Shared fixtures of the whole run: a tiny document-level EN->FR corpus, binarized with
 fairseq-preprocess, and the synthetic demo corpora."""
+
 import os
 from pathlib import Path
 
@@ -27,10 +28,16 @@ def pytest_configure(config):
 # the test files that take longest (bench/RESULTS.md, "Test suite"), longest first: pytest-xdist
 # (make test: --dist loadfile --no-loadscope-reorder) hands files to the workers in collection
 # order, so these start at once and the short files fill the gaps; alone, order changes nothing
-LONGEST_FIRST = ("tests/recipes/test_slurm_cluster.py", "tests/contextual_mt/inference/test_translate.py",
-                 "tests/contextual_mt/pipeline/test_chain.py", "tests/test_bad_input_matrix.py",
-                 "tests/contextual_mt/test_end_to_end.py", "tests/recipes/test_slurm.py",
-                 "tests/contextual_mt/models/test_cadec.py", "tests/contextual_mt/analysis/test_cxmi.py")
+LONGEST_FIRST = (
+    "tests/recipes/test_slurm_cluster.py",
+    "tests/contextual_mt/inference/test_translate.py",
+    "tests/contextual_mt/pipeline/test_chain.py",
+    "tests/test_bad_input_matrix.py",
+    "tests/contextual_mt/test_end_to_end.py",
+    "tests/recipes/test_slurm.py",
+    "tests/contextual_mt/models/test_cadec.py",
+    "tests/contextual_mt/analysis/test_cxmi.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -50,8 +57,9 @@ def demo_corpus(tmp_path_factory):
         key = (train_docs, valid_docs, test_docs, seed)
         if key not in made:
             made[key] = tmp_path_factory.mktemp("demo-corpus-{}-{}-{}-seed{}".format(*key))
-            generate_demo_data(str(made[key]), train_docs=train_docs, valid_docs=valid_docs, test_docs=test_docs,
-                               seed=seed)
+            generate_demo_data(
+                str(made[key]), train_docs=train_docs, valid_docs=valid_docs, test_docs=test_docs, seed=seed
+            )
         return made[key]
 
     return folder

@@ -1,5 +1,6 @@
 """Shared test helpers: a tiny document-level EN->FR corpus, running commands (as subprocesses or
 in this process), training a tiny model."""
+
 import contextlib
 import io
 import logging
@@ -14,8 +15,14 @@ import contextual_mt  # noqa: F401  (activates the compat layer, registers the p
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(contextual_mt.__file__).parent)
 
-NOUNS = {"cat": ("chat", "il"), "table": ("table", "elle"), "car": ("voiture", "elle"),
-         "dog": ("chien", "il"), "house": ("maison", "elle"), "book": ("livre", "il")}
+NOUNS = {
+    "cat": ("chat", "il"),
+    "table": ("table", "elle"),
+    "car": ("voiture", "elle"),
+    "dog": ("chien", "il"),
+    "house": ("maison", "elle"),
+    "book": ("livre", "il"),
+}
 ADJS = {"big": "grand", "small": "petit", "red": "rouge", "old": "vieux"}
 
 
@@ -86,9 +93,26 @@ def contextual_mt_cli(*args, env=None) -> subprocess.CompletedProcess:
 
 
 def preprocess(raw: Path, dest: Path, add_symbols: bool = True) -> Path:
-    run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--joined-dictionary",
-         "--trainpref", str(raw / "train"), "--validpref", str(raw / "valid"),
-         "--testpref", str(raw / "test"), "--destdir", str(dest), "--workers", "1"])
+    run(
+        [
+            str(BIN / "fairseq-preprocess"),
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--joined-dictionary",
+            "--trainpref",
+            str(raw / "train"),
+            "--validpref",
+            str(raw / "valid"),
+            "--testpref",
+            str(raw / "test"),
+            "--destdir",
+            str(dest),
+            "--workers",
+            "1",
+        ]
+    )
     for split in ("train", "valid", "test"):
         (dest / f"{split}.en-fr.docids").write_text((raw / f"{split}.docids").read_text())
     if add_symbols:
@@ -96,17 +120,51 @@ def preprocess(raw: Path, dest: Path, add_symbols: bool = True) -> Path:
     return dest
 
 
-TINY_MODEL = ["--arch", "contextual_transformer_tiny", "--share-all-embeddings",
-              "--encoder-layers", "1", "--decoder-layers", "1"]
-TRAIN_OPTS = ["--optimizer", "adam", "--lr", "2e-3", "--lr-scheduler", "inverse_sqrt",
-              "--warmup-updates", "20", "--max-tokens", "1000", "--cpu", "--no-progress-bar",
-              "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1"]
+TINY_MODEL = [
+    "--arch",
+    "contextual_transformer_tiny",
+    "--share-all-embeddings",
+    "--encoder-layers",
+    "1",
+    "--decoder-layers",
+    "1",
+]
+TRAIN_OPTS = [
+    "--optimizer",
+    "adam",
+    "--lr",
+    "2e-3",
+    "--lr-scheduler",
+    "inverse_sqrt",
+    "--warmup-updates",
+    "20",
+    "--max-tokens",
+    "1000",
+    "--cpu",
+    "--no-progress-bar",
+    "--criterion",
+    "label_smoothed_cross_entropy",
+    "--label-smoothing",
+    "0.1",
+]
 
 
 def train(data: Path, save_dir: Path, *extra: str, epochs: int = 2, launcher=None, check=True):
-    cmd = (launcher or []) + [str(BIN / "fairseq-train"), str(data), "--user-dir", USER_DIR,
-                              "--task", "document_translation", *TINY_MODEL, *TRAIN_OPTS,
-                              "--max-epoch", str(epochs), "--save-dir", str(save_dir), *extra]
+    cmd = (launcher or []) + [
+        str(BIN / "fairseq-train"),
+        str(data),
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        *TINY_MODEL,
+        *TRAIN_OPTS,
+        "--max-epoch",
+        str(epochs),
+        "--save-dir",
+        str(save_dir),
+        *extra,
+    ]
     return run(cmd, check=check)
 
 
@@ -115,6 +173,15 @@ def write_fairseq_checkpoint(path, epochs: int, num_updates: int, valid_loss: fl
     train stage reads of it (no weights)."""
     import torch
 
-    torch.save({"extra_state": {"train_iterator": {"version": 2, "epoch": epochs + 1, "iterations_in_epoch": 0},
-                                "val_loss": valid_loss, "best": valid_loss},
-                "optimizer_history": [{"num_updates": num_updates}], "cfg": None}, str(path))
+    torch.save(
+        {
+            "extra_state": {
+                "train_iterator": {"version": 2, "epoch": epochs + 1, "iterations_in_epoch": 0},
+                "val_loss": valid_loss,
+                "best": valid_loss,
+            },
+            "optimizer_history": [{"num_updates": num_updates}],
+            "cfg": None,
+        },
+        str(path),
+    )

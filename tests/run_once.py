@@ -1,6 +1,7 @@
 """What the whole test run shares is built once, also when pytest-xdist (``make test``) runs the
 tests in several processes: the first process to ask builds it under a file lock, in a folder
 beside the workers' own temporary folders; the others wait for it and read the same result."""
+
 import fcntl
 import os
 import pickle

@@ -2,6 +2,7 @@
 no import cycles, ``muda`` never imports ``contextual_mt`` (nor do its tests, ``tests/muda``),
 ``commandkit`` imports neither (nor do its tests, ``tests/commandkit``), at most 8 top-level modules
 per package, and importing the packages changes no global state."""
+
 import ast
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def imports_of(name: str, path: Path, modules: Dict[str, Path]) -> Set[str]:
             base = node.module or ""
             if node.level:
                 here = name.split(".") if is_package else name.split(".")[:-1]
-                here = here[:len(here) - (node.level - 1)]
+                here = here[: len(here) - (node.level - 1)]
                 base = ".".join(here + ([base] if base else []))
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
@@ -60,7 +61,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -114,8 +115,13 @@ FLOORS = (
     # backend-neutral inference: the interface, the registry, batching, decoding, the driver
     ("contextual_mt.inference",),
     # the runners: written against the interface and the registry, never a backend
-    ("contextual_mt.analysis", "contextual_mt.attribution", "contextual_mt.contrastive", "contextual_mt.testsets",
-     "contextual_mt.metrics"),
+    (
+        "contextual_mt.analysis",
+        "contextual_mt.attribution",
+        "contextual_mt.contrastive",
+        "contextual_mt.testsets",
+        "contextual_mt.metrics",
+    ),
     ("contextual_mt.backends",),  # each backend in its folder, registering itself
     ("contextual_mt.pipeline",),
     ("contextual_mt.demo",),
@@ -145,21 +151,36 @@ def test_no_import_from_a_lower_floor_to_a_higher_one():
 def test_floor_checks_find_upward_imports_and_package_cycles():
     """The two checks above can fail: a planted upward import and a cycle between two packages
     made of files that form no file cycle are found."""
-    graph = {"contextual_mt.inference.a": {"contextual_mt.backends.hf.b"}, "contextual_mt.backends.hf.b": set(),
-             "contextual_mt.backends.hf.c": {"contextual_mt.inference.d"}, "contextual_mt.inference.d": set()}
+    graph = {
+        "contextual_mt.inference.a": {"contextual_mt.backends.hf.b"},
+        "contextual_mt.backends.hf.b": set(),
+        "contextual_mt.backends.hf.c": {"contextual_mt.inference.d"},
+        "contextual_mt.inference.d": set(),
+    }
     assert find_cycle(graph) is None
-    assert find_cycle(package_graph(graph)) == ["contextual_mt.backends", "contextual_mt.inference",
-                                                "contextual_mt.backends"]
+    assert find_cycle(package_graph(graph)) == [
+        "contextual_mt.backends",
+        "contextual_mt.inference",
+        "contextual_mt.backends",
+    ]
     assert upward_imports(graph) == ["contextual_mt.inference.a imports contextual_mt.backends.hf.b"]
 
 
 def test_muda_never_imports_contextual_mt():
     graph = import_graph(ROOT)
-    wrong = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("muda")
-                   for t in targets if t.startswith("contextual_mt"))
+    wrong = sorted(
+        f"{m} imports {t}"
+        for m, targets in graph.items()
+        if m.startswith("muda")
+        for t in targets
+        if t.startswith("contextual_mt")
+    )
     # imports_of only sees package modules it knows; check the raw source for any other form too
-    raw = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "muda").rglob("*.py")
-                 if "contextual_mt" in p.read_text(encoding="utf-8"))
+    raw = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "muda").rglob("*.py")
+        if "contextual_mt" in p.read_text(encoding="utf-8")
+    )
     assert wrong == [] and raw == []
 
 
@@ -168,13 +189,24 @@ def test_commandkit_imports_neither_package():
     import re
 
     graph = import_graph(ROOT)
-    wrong = sorted(f"{m} imports {t}" for m, targets in graph.items() if m.startswith("commandkit")
-                   for t in targets if t.startswith(("muda", "contextual_mt")))
+    wrong = sorted(
+        f"{m} imports {t}"
+        for m, targets in graph.items()
+        if m.startswith("commandkit")
+        for t in targets
+        if t.startswith(("muda", "contextual_mt"))
+    )
     # any other form too (its docstrings may name the packages): an import statement or import_module
-    pattern = re.compile(r"^\s*(import|from)\s+(muda|contextual_mt)\b"
-                         r"|(import_module|__import__)\(\s*['\"](muda|contextual_mt)\b", re.MULTILINE)
-    raw = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "commandkit").rglob("*.py")
-                 if pattern.search(p.read_text(encoding="utf-8")))
+    pattern = re.compile(
+        r"^\s*(import|from)\s+(muda|contextual_mt)\b"
+        r"|(import_module|__import__)\(\s*['\"](muda|contextual_mt)\b",
+        re.MULTILINE,
+    )
+    raw = sorted(
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "commandkit").rglob("*.py")
+        if pattern.search(p.read_text(encoding="utf-8"))
+    )
     assert wrong == [] and raw == []
 
 
@@ -194,7 +226,7 @@ def upward_test_imports(tests_root: Path, package: str = "muda", above: tuple = 
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top in above or top == "tests" and not (name + ".").startswith(f"tests.{package}."):
+                if top in above or (top == "tests" and not (name + ".").startswith(f"tests.{package}.")):
                     found.append(f"{path.relative_to(tests_root.parent)}:{node.lineno} imports {name}")
     return found
 
@@ -203,8 +235,11 @@ def test_muda_tests_never_import_contextual_mt():
     """tests/muda follows the package layers: it imports muda, commandkit and tests.muda only (a
     shared corpus comes through a fixture of tests/conftest.py)."""
     tests_root = ROOT / "tests"
-    raw = sorted(str(p.relative_to(ROOT)) for p in (tests_root / "muda").rglob("*.py")
-                 if "contextual_mt" in p.read_text(encoding="utf-8"))
+    raw = sorted(
+        str(p.relative_to(ROOT))
+        for p in (tests_root / "muda").rglob("*.py")
+        if "contextual_mt" in p.read_text(encoding="utf-8")
+    )
     assert upward_test_imports(tests_root) == [] and raw == []
 
 
@@ -217,11 +252,15 @@ def test_muda_tests_checker_finds_upward_imports(tmp_path):
     test module are found; imports of muda, commandkit and tests.muda are not."""
     (tmp_path / "tests" / "muda" / "sub").mkdir(parents=True)
     (tmp_path / "tests" / "muda" / "ok.py").write_text(
-        "import muda.cli\nfrom tests.muda.helpers import muda\nfrom commandkit.errors import InputError\n")
+        "import muda.cli\nfrom tests.muda.helpers import muda\nfrom commandkit.errors import InputError\n"
+    )
     (tmp_path / "tests" / "muda" / "sub" / "bad.py").write_text(
-        "def f():\n    from contextual_mt.demo import corpus\n\nfrom tests.helpers import BIN\n")
+        "def f():\n    from contextual_mt.demo import corpus\n\nfrom tests.helpers import BIN\n"
+    )
     assert sorted(upward_test_imports(tmp_path / "tests")) == [
-        "tests/muda/sub/bad.py:2 imports contextual_mt.demo", "tests/muda/sub/bad.py:4 imports tests.helpers"]
+        "tests/muda/sub/bad.py:2 imports contextual_mt.demo",
+        "tests/muda/sub/bad.py:4 imports tests.helpers",
+    ]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
@@ -233,24 +272,47 @@ def test_at_most_eight_top_level_modules(package):
 # options are declared (argparse parsers, arguments, subcommands) by the command-line layer only;
 # the arguments themselves by commandkit's parser generator alone, from option dataclasses (fairseq's
 # plugin API hands each registered model a parser: its add_args calls the generator too)
-PARSER_CALLS = {"ArgumentParser", "add_argument", "add_argument_group", "add_mutually_exclusive_group",
-                "add_parser", "add_subparsers"}
-DECLARING_MODULES = {"contextual_mt.cli", "contextual_mt.cli.common", "contextual_mt.cli.pipeline",
-                     "contextual_mt.cli.testset", "muda.cli", "commandkit.options"}
+PARSER_CALLS = {
+    "ArgumentParser",
+    "add_argument",
+    "add_argument_group",
+    "add_mutually_exclusive_group",
+    "add_parser",
+    "add_subparsers",
+}
+DECLARING_MODULES = {
+    "contextual_mt.cli",
+    "contextual_mt.cli.common",
+    "contextual_mt.cli.pipeline",
+    "contextual_mt.cli.testset",
+    "muda.cli",
+    "commandkit.options",
+}
 
 
 def test_argument_parsing_lives_in_the_cli_layer():
-    declaring = {name for name, path in module_files(ROOT).items()
-                 if any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
-                        and getattr(node.func, "attr", getattr(node.func, "id", None)) in PARSER_CALLS
-                        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
+    declaring = {
+        name
+        for name, path in module_files(ROOT).items()
+        if any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, (ast.Attribute, ast.Name))
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) in PARSER_CALLS
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    }
     assert declaring == DECLARING_MODULES
 
 
 def test_add_argument_is_called_by_the_parser_generator_only():
-    calls = {name for name, path in module_files(ROOT).items()
-             if any(isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
-                    == "add_argument" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
+    calls = {
+        name
+        for name, path in module_files(ROOT).items()
+        if any(
+            isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "add_argument"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    }
     assert calls == {"commandkit.options"}
 
 
@@ -275,8 +337,10 @@ def test_checker_finds_cycles_and_one_way_violations(tmp_path):
 
 
 def test_importing_the_packages_changes_no_global_state():
-    code = ("import sys; hook = sys.excepthook; import contextual_mt, contextual_mt.cli, muda, muda.cli, "
-            "muda.tagger; assert sys.excepthook is hook, sys.excepthook; print('unchanged')")
+    code = (
+        "import sys; hook = sys.excepthook; import contextual_mt, contextual_mt.cli, muda, muda.cli, "
+        "muda.tagger; assert sys.excepthook is hook, sys.excepthook; print('unchanged')"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.strip() == "unchanged", proc.stderr[-2000:]
 
@@ -326,15 +390,19 @@ def test_declared_dependencies_are_the_imported_ones():
     imported = third_party_imports(ROOT)
     import_name = {d: IMPORT_NAMES.get(d, d.replace("-", "_")) for d in declared}
 
-    unused = sorted(d for d in declared - FAIRSEQ_REQUIREMENTS - NOT_IMPORTED_YET - PINNED_FOR_A_DEPENDENCY
-                    if import_name[d] not in imported)
+    unused = sorted(
+        d
+        for d in declared - FAIRSEQ_REQUIREMENTS - NOT_IMPORTED_YET - PINNED_FOR_A_DEPENDENCY
+        if import_name[d] not in imported
+    )
     assert unused == [], f"declared in pyproject.toml and never imported: {', '.join(unused)}"
     undeclared = sorted(imported - set(import_name.values()) - {"fairseq"})
     assert undeclared == [], f"imported and not declared in pyproject.toml: {', '.join(undeclared)}"
     fairseq = {distribution_name(r) for r in importlib.metadata.requires("fairseq") or ()}
-    assert FAIRSEQ_REQUIREMENTS <= declared and FAIRSEQ_REQUIREMENTS <= fairseq, FAIRSEQ_REQUIREMENTS - fairseq
-    assert not {d for d in FAIRSEQ_REQUIREMENTS | NOT_IMPORTED_YET if import_name[d] in imported}, \
+    assert declared >= FAIRSEQ_REQUIREMENTS and fairseq >= FAIRSEQ_REQUIREMENTS, FAIRSEQ_REQUIREMENTS - fairseq
+    assert not {d for d in FAIRSEQ_REQUIREMENTS | NOT_IMPORTED_YET if import_name[d] in imported}, (
         "imported now: move it out of FAIRSEQ_REQUIREMENTS / NOT_IMPORTED_YET"
+    )
 
 
 HEAVY = ("torch", "fairseq", "transformers")
@@ -343,18 +411,22 @@ HEAVY = ("torch", "fairseq", "transformers")
 def test_commands_check_their_input_before_loading_torch_or_fairseq():
     """`--help` and an option or file error answer in well under a second: the packages, the
     parsers and the checks of the inputs load none of torch, fairseq or transformers."""
-    code = ("import sys; import contextual_mt, contextual_mt.cli, muda.cli; contextual_mt.cli.build_parser(); "
-            "muda.cli.build_parser(); "
-            "rc = contextual_mt.cli.main(['translate', '--path', 'missing.pt', '--source', 'missing.en', "
-            "'--docids', 'missing.docids', '--output', 'out.fr']); "
-            f"print(rc, *sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        "import sys; import contextual_mt, contextual_mt.cli, muda.cli; contextual_mt.cli.build_parser(); "
+        "muda.cli.build_parser(); "
+        "rc = contextual_mt.cli.main(['translate', '--path', 'missing.pt', '--source', 'missing.en', "
+        "'--docids', 'missing.docids', '--output', 'out.fr']); "
+        f"print(rc, *sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.split() == ["1"], proc.stderr[-2000:]
     assert proc.stderr.strip() == "error: missing.en: file not found"
 
 
 def test_help_prints_no_import_noise():
-    proc = subprocess.run([str(Path(sys.executable).parent / "contextual-mt"), "--help"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "contextual-mt"), "--help"], capture_output=True, text=True
+    )
     assert proc.returncode == 0 and "usage: contextual-mt" in proc.stdout, proc.stderr[-2000:]
     assert "tensorboardX" not in proc.stdout + proc.stderr and proc.stderr == ""
 
@@ -363,8 +435,10 @@ def layout_entries(text: str) -> Set[str]:
     """The names a layout text gives: ``name/`` for a folder, ``name`` or ``name.py`` for a module."""
     import re
 
-    return {m.rstrip("/").removesuffix(".py") + ("/" if m.endswith("/") else "")
-            for m in re.findall(r"(?<![\w./-])([a-z_][a-z0-9_]*(?:/|\.py)?)(?![\w-])", text)}
+    return {
+        m.rstrip("/").removesuffix(".py") + ("/" if m.endswith("/") else "")
+        for m in re.findall(r"(?<![\w./-])([a-z_][a-z0-9_]*(?:/|\.py)?)(?![\w-])", text)
+    }
 
 
 def package_parts(package: str) -> Set[str]:
@@ -390,8 +464,11 @@ def test_the_layouts_name_every_subpackage_and_module(package):
     block = "\n".join(line for line in block.split("\n") if line.startswith(" "))  # up to the next package
     parts = package_parts(package)
     assert sorted(parts - layout_entries(block)) == [], f"README.md's layout misses parts of {package}"
-    named_folders = {line.split()[0] for line in block.split("\n") if line[:3] == "  " and line[2:3] != " "
-                     and line.split()[0].endswith("/")}
+    named_folders = {
+        line.split()[0]
+        for line in block.split("\n")
+        if line[:3] == "  " and line[2:3] != " " and line.split()[0].endswith("/")
+    }
     assert sorted(named_folders - parts) == [], f"README.md's layout names folders {package} does not have"
     if package == "contextual_mt":
         import contextual_mt

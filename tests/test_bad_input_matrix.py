@@ -15,6 +15,7 @@ holds "Traceback"; that ``in/`` and ``out/`` are exactly as before (no output, n
 
 Cases live in ``tests/bad_input_cases.py``; this file holds the fixtures and the runner.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -57,10 +58,18 @@ def _conllu_of(lines):
         out.append(f"# text = {line}")
         for k, form in enumerate(line.split(), start=1):
             pos = upos.get(form, "NOUN" if k == 4 else "ADJ")
-            feats = "Gender=Masc|Number=Sing|Person=3|PronType=Prs" if form == "il" else \
-                "Gender=Fem|Number=Sing|Person=3|PronType=Prs" if form == "elle" else "_"
-            out.append("\t".join([str(k), form, form, pos, "_", feats, "0" if k == 1 else "1",
-                                  "root" if k == 1 else "dep", "_", "_"]))
+            feats = (
+                "Gender=Masc|Number=Sing|Person=3|PronType=Prs"
+                if form == "il"
+                else "Gender=Fem|Number=Sing|Person=3|PronType=Prs"
+                if form == "elle"
+                else "_"
+            )
+            out.append(
+                "\t".join(
+                    [str(k), form, form, pos, "_", feats, "0" if k == 1 else "1", "root" if k == 1 else "dep", "_", "_"]
+                )
+            )
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -69,8 +78,9 @@ def _tags_of(lines, ids):
     """A MuDA tags dump of whitespace-tokenized lines grouped by document (il/elle tagged)."""
     from commandkit.documents import group_by_document
 
-    sents = [[{"token": t, "tags": ["pronouns"] if t in ("il", "elle") else []} for t in line.split()]
-             for line in lines]
+    sents = [
+        [{"token": t, "tags": ["pronouns"] if t in ("il", "elle") else []} for t in line.split()] for line in lines
+    ]
     return group_by_document(sents, ids)
 
 
@@ -86,11 +96,24 @@ def mx_base(tmp_path_factory, raw_corpus, data_bin) -> Dict:
     (root / "ref.tags.json").write_text(json.dumps(_tags_of(refs, ids)) + "\n")
     import sentencepiece as spm
 
-    spm.SentencePieceTrainer.train(input=str(raw_corpus / "train.en"), model_prefix=str(root / "other_spm"),
-                                   vocab_size=24, model_type="char", minloglevel=2)
-    return {"raw": raw_corpus, "bin": data_bin, "src": raw_corpus / "test.en", "ref": raw_corpus / "test.fr",
-            "ids": raw_corpus / "test.docids", "hyp": root / "sys.fr", "ref_conllu": root / "ref.conllu",
-            "ref_tags": root / "ref.tags.json", "other_spm": root / "other_spm.model"}
+    spm.SentencePieceTrainer.train(
+        input=str(raw_corpus / "train.en"),
+        model_prefix=str(root / "other_spm"),
+        vocab_size=24,
+        model_type="char",
+        minloglevel=2,
+    )
+    return {
+        "raw": raw_corpus,
+        "bin": data_bin,
+        "src": raw_corpus / "test.en",
+        "ref": raw_corpus / "test.fr",
+        "ids": raw_corpus / "test.docids",
+        "hyp": root / "sys.fr",
+        "ref_conllu": root / "ref.conllu",
+        "ref_tags": root / "ref.tags.json",
+        "other_spm": root / "other_spm.model",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -104,8 +127,12 @@ def mx_models(tmp_path_factory, zoo) -> Dict:
     shutil.copy(zoo.checkpoint("sentence"), root / "sentence_level.pt")
     shutil.copy(zoo.checkpoint("stock_transformer"), root / "stock_translation.pt")
     ctx = zoo.folder("target_context_dynamic")
-    return {"ckpt": ctx / "checkpoint_last.pt", "ckpt_epoch1": ctx / "checkpoint1.pt",
-            "ckpt_sent": root / "sentence_level.pt", "ckpt_stock": root / "stock_translation.pt"}
+    return {
+        "ckpt": ctx / "checkpoint_last.pt",
+        "ckpt_epoch1": ctx / "checkpoint1.pt",
+        "ckpt_sent": root / "sentence_level.pt",
+        "ckpt_stock": root / "stock_translation.pt",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -116,8 +143,24 @@ def mx_pcxmi(tmp_path_factory, mx_base, mx_models) -> Dict:
     b = mx_base
 
     def cxmi(out, *extra, path=mx_models["ckpt"]):
-        rc = _cmt(["cxmi", "--path", path, "--source", b["src"], "--reference", b["ref"], "--docids", b["ids"],
-                   "--output", root / out, "--cpu", "--quiet", *extra])
+        rc = _cmt(
+            [
+                "cxmi",
+                "--path",
+                path,
+                "--source",
+                b["src"],
+                "--reference",
+                b["ref"],
+                "--docids",
+                b["ids"],
+                "--output",
+                root / out,
+                "--cpu",
+                "--quiet",
+                *extra,
+            ]
+        )
         assert rc == 0, f"fixture: cxmi {out} failed"
         return root / out
 
@@ -148,9 +191,27 @@ def mx_demo(tmp_path_factory) -> Dict:
     generate_demo_data(str(d), train_docs=40, valid_docs=1, test_docs=8, seed=3)
 
     def tag(tgt, tgt_conllu, out, lang="fr"):
-        rc = _muda(["tag", "--src", d / "test.en", "--tgt", tgt, "--docids", d / "test.docids", "--tgt-lang", lang,
-                    "--dump-tags", out, "--src-conllu", d / "test.en.conllu", "--tgt-conllu", tgt_conllu,
-                    "--alignments", d / "test.align"])
+        rc = _muda(
+            [
+                "tag",
+                "--src",
+                d / "test.en",
+                "--tgt",
+                tgt,
+                "--docids",
+                d / "test.docids",
+                "--tgt-lang",
+                lang,
+                "--dump-tags",
+                out,
+                "--src-conllu",
+                d / "test.en.conllu",
+                "--tgt-conllu",
+                tgt_conllu,
+                "--alignments",
+                d / "test.align",
+            ]
+        )
         assert rc == 0, f"fixture: muda tag {out} failed"
         return out
 
@@ -166,14 +227,21 @@ def mx_demo(tmp_path_factory) -> Dict:
     shutil.copy(d / "test.fr", root / "sys_a.txt")
     shutil.copy(d / "test.fr", root / "sys_b.txt")
     return {
-        "demo": d, "d_src": d / "test.en", "d_ref": d / "test.fr", "d_ids": d / "test.docids",
-        "d_src_conllu": d / "test.en.conllu", "d_ref_conllu": d / "test.fr.conllu", "d_align": d / "test.align",
+        "demo": d,
+        "d_src": d / "test.en",
+        "d_ref": d / "test.fr",
+        "d_ids": d / "test.docids",
+        "d_src_conllu": d / "test.en.conllu",
+        "d_ref_conllu": d / "test.fr.conllu",
+        "d_align": d / "test.align",
         "lex": [d / "train.en.conllu", d / "train.fr.conllu", d / "train.align"],
         "d_tags": tag(d / "test.fr", d / "test.fr.conllu", root / "reference.tags.json"),
         "d_tags_es": tag(d / "test.fr", d / "test.fr.conllu", root / "es" / "spanish.tags.json", lang="es"),
-        "d_tags_other": tag(root / "other" / "other.fr", root / "other" / "other.fr.conllu",
-                            root / "other" / "other.tags.json"),
-        "sys_a": root / "sys_a.txt", "sys_b": root / "sys_b.txt",
+        "d_tags_other": tag(
+            root / "other" / "other.fr", root / "other" / "other.fr.conllu", root / "other" / "other.tags.json"
+        ),
+        "sys_a": root / "sys_a.txt",
+        "sys_b": root / "sys_b.txt",
     }
 
 
@@ -184,8 +252,12 @@ def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: in
     with open(stderr_path, "w") as err_file:
         # SIGINT back to its default in the child: a shell that starts the suite in the
         # background (`make test &`) ignores it, and the child would inherit that
-        proc = subprocess.Popen([str(BIN / "contextual-mt"), *map(str, argv)], stdout=subprocess.DEVNULL,
-                                stderr=err_file, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        proc = subprocess.Popen(
+            [str(BIN / "contextual-mt"), *map(str, argv)],
+            stdout=subprocess.DEVNULL,
+            stderr=err_file,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         try:
             start = time.time()
             while proc.poll() is None and time.time() - start < 60:
@@ -211,22 +283,45 @@ def mx_partials(tmp_path_factory, mx_base, mx_models) -> Dict:
     root = tmp_path_factory.mktemp("matrix_partials")
     src, ref, ids = write_big_input(mx_base["raw"], root)
     runs = {"partial_bits": ("bits", ["--log-base", "2"]), "partial_nats": ("nats", [])}
-    argv = {key: ["cxmi", "--path", mx_models["ckpt"], "--source", src, "--reference", ref, "--docids", ids,
-                  "--output", root / name / "p.jsonl", "--batch-size", "1", "--cpu", "--quiet", *extra]
-            for key, (name, extra) in runs.items()}
+    argv = {
+        key: [
+            "cxmi",
+            "--path",
+            mx_models["ckpt"],
+            "--source",
+            src,
+            "--reference",
+            ref,
+            "--docids",
+            ids,
+            "--output",
+            root / name / "p.jsonl",
+            "--batch-size",
+            "1",
+            "--cpu",
+            "--quiet",
+            *extra,
+        ]
+        for key, (name, extra) in runs.items()
+    }
     for name, _ in runs.values():
         (root / name).mkdir()
     with ThreadPoolExecutor(2) as pool:
-        futures = {key: pool.submit(interrupt_when_partial, argv[key], root / name / "p.jsonl.partial",
-                                    root / f"{name}.stderr", 3) for key, (name, _) in runs.items()}
+        futures = {
+            key: pool.submit(
+                interrupt_when_partial, argv[key], root / name / "p.jsonl.partial", root / f"{name}.stderr", 3
+            )
+            for key, (name, _) in runs.items()
+        }
         for key, future in futures.items():
             future.result()
     paths = {"big_src": src, "big_ref": ref, "big_ids": ids}
     for key, (name, _) in runs.items():
         partial = root / name / "p.jsonl.partial"
         log = (root / f"{name}.stderr").read_text()[-2000:]
-        assert partial.exists() and partial.read_text().count("\n") >= 2, \
+        assert partial.exists() and partial.read_text().count("\n") >= 2, (
             f"fixture: the interrupted cxmi run left no partial records:\n{log}"
+        )
         paths[key] = partial
     return paths
 
@@ -256,8 +351,21 @@ _KEYS = {
     "mx_base": {"raw", "bin", "src", "ref", "ids", "hyp", "ref_conllu", "ref_tags", "other_spm"},
     "mx_models": {"ckpt", "ckpt_epoch1", "ckpt_sent", "ckpt_stock"},
     "mx_pcxmi": {"pcxmi", "pcxmi_bits", "s0", "s1", "s1_ck1", "s1_ctx1", "s1_bits", "s1_random"},
-    "mx_demo": {"demo", "d_src", "d_ref", "d_ids", "d_src_conllu", "d_ref_conllu", "d_align", "lex", "d_tags",
-                "d_tags_es", "d_tags_other", "sys_a", "sys_b"},
+    "mx_demo": {
+        "demo",
+        "d_src",
+        "d_ref",
+        "d_ids",
+        "d_src_conllu",
+        "d_ref_conllu",
+        "d_align",
+        "lex",
+        "d_tags",
+        "d_tags_es",
+        "d_tags_other",
+        "sys_a",
+        "sys_b",
+    },
     "mx_partials": {"big_src", "big_ref", "big_ids", "partial_bits", "partial_nats"},
 }
 
@@ -281,7 +389,7 @@ def _problems(c: Ctx, rc, err: str, before: Dict[str, Dict[str, str]]):
     lines = [line for line in err.splitlines() if line.strip()]
     if any("Traceback" in line for line in lines):
         k = max(i for i, line in enumerate(lines) if "Traceback" in line)
-        exc = next((line.strip() for line in lines[k + 1:] if line and not line.startswith(" ")), lines[-1])
+        exc = next((line.strip() for line in lines[k + 1 :] if line and not line.startswith(" ")), lines[-1])
         problems.append(f"traceback ({exc[:200]})")
     if rc != c.status:
         problems.append(f"exit status {rc} (expected {c.status})")
@@ -297,8 +405,7 @@ def _problems(c: Ctx, rc, err: str, before: Dict[str, Dict[str, str]]):
         problems.append(f"last stderr line is not an 'error:' line: {last[:200]!r}")
     else:
         low = last.lower()
-        missing = [f for f in c.expect
-                   if not any(alt.lower() in low for alt in (f if isinstance(f, tuple) else (f,)))]
+        missing = [f for f in c.expect if not any(alt.lower() in low for alt in (f if isinstance(f, tuple) else (f,)))]
         if missing:
             problems.append(f"message lacks {missing}: {last[:300]!r}")
     for path in c.absent:
@@ -373,8 +480,19 @@ def test_matrix_covers_every_command_with_enough_cases():
     counts = {}
     for case in CASES:
         counts[case.id.split("-")[0]] = counts.get(case.id.split("-")[0], 0) + 1
-    assert set(counts) >= {"translate", "score", "cxmi", "merge", "report", "addsym", "tag", "eval", "train",
-                           "generate", "contrastive"}, counts
+    assert set(counts) >= {
+        "translate",
+        "score",
+        "cxmi",
+        "merge",
+        "report",
+        "addsym",
+        "tag",
+        "eval",
+        "train",
+        "generate",
+        "contrastive",
+    }, counts
     assert len(CASES) >= 130 and len({c.id for c in CASES}) == len(CASES)
 
 
@@ -394,23 +512,105 @@ def test_fixtures_are_good_input(request, tmp_path, capsys, caplog):
         err = capsys.readouterr().err
         said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
         bad = [line for line in err.splitlines() if line.startswith(("warning", "error", "Traceback", "WARNING"))]
-        return status == 0 and not said and not bad or (status, said, err[-2000:])
+        return (status == 0 and not said and not bad) or (status, said, err[-2000:])
 
-    assert _cmt(["translate", "--path", w.ckpt, "--source", w.src, "--docids", w.ids, "--output", out / "h.fr",
-                 "--cpu", "--quiet", "--beam", "2"]) == 0
+    assert (
+        _cmt(
+            [
+                "translate",
+                "--path",
+                w.ckpt,
+                "--source",
+                w.src,
+                "--docids",
+                w.ids,
+                "--output",
+                out / "h.fr",
+                "--cpu",
+                "--quiet",
+                "--beam",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert len((out / "h.fr").read_text().splitlines()) == len(Path(w.src).read_text().splitlines())
-    assert clean(_cmt, ["score", "--hyp", w.hyp, "--ref", w.ref, "--docids", w.ids, "--output",
-                        out / "s.json"]) is True
-    assert clean(_cmt, ["report", w.pcxmi, "--output-dir", out / "rep", "--conllu", w.ref_conllu, "--tags",
-                        w.ref_tags, "--min-count", "1", "--top", "5"]) is True
+    assert clean(_cmt, ["score", "--hyp", w.hyp, "--ref", w.ref, "--docids", w.ids, "--output", out / "s.json"]) is True
+    assert (
+        clean(
+            _cmt,
+            [
+                "report",
+                w.pcxmi,
+                "--output-dir",
+                out / "rep",
+                "--conllu",
+                w.ref_conllu,
+                "--tags",
+                w.ref_tags,
+                "--min-count",
+                "1",
+                "--top",
+                "5",
+            ],
+        )
+        is True
+    )
     assert clean(_cmt, ["cxmi-merge", w.s0, w.s1, "--output", out / "m.jsonl"]) is True
     (out / "set.json").write_text(json.dumps(voita_set(w)))
-    assert _cmt(["contrastive", "--format", "voita", "--input", out / "set.json", "--path", w.ckpt, "--output",
-                 out / "c.scores", "--summary", out / "c.json", "--cpu", "--quiet"]) == 0
+    assert (
+        _cmt(
+            [
+                "contrastive",
+                "--format",
+                "voita",
+                "--input",
+                out / "set.json",
+                "--path",
+                w.ckpt,
+                "--output",
+                out / "c.scores",
+                "--summary",
+                out / "c.json",
+                "--cpu",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert len((out / "c.scores").read_text().splitlines()) == 12
     shutil.copy(w.bin + "/dict.en.txt", out / "dict.txt")
     assert clean(_cmt, ["add-symbols", out / "dict.txt"]) is True
-    assert clean(_muda, ["eval", "--src", w.d_src, "--ref", w.d_ref, "--docids", w.d_ids, "--tgt-lang", "fr",
-                         "--hyps", w.sys_a, w.sys_b, "--ref-tags", w.d_tags, "--src-conllu", w.d_src_conllu, "--lexicon", *w.lex,
-                         "--output", out / "e.json", "--table", out / "e.txt", "--bootstrap", "10"]) is True
+    assert (
+        clean(
+            _muda,
+            [
+                "eval",
+                "--src",
+                w.d_src,
+                "--ref",
+                w.d_ref,
+                "--docids",
+                w.d_ids,
+                "--tgt-lang",
+                "fr",
+                "--hyps",
+                w.sys_a,
+                w.sys_b,
+                "--ref-tags",
+                w.d_tags,
+                "--src-conllu",
+                w.d_src_conllu,
+                "--lexicon",
+                *w.lex,
+                "--output",
+                out / "e.json",
+                "--table",
+                out / "e.txt",
+                "--bootstrap",
+                "10",
+            ],
+        )
+        is True
+    )
     capsys.readouterr()

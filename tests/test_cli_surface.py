@@ -1,5 +1,6 @@
 """Every command's options, defaults, help and usage errors are those of the fixture (issue 37: the
 option dataclasses became the one source of the parsers, and the command line did not change)."""
+
 import json
 import os
 

@@ -1,4 +1,5 @@
 """One test per fix in contextual_mt_compat."""
+
 import argparse
 import dataclasses
 import subprocess
@@ -36,8 +37,9 @@ def test_fairseq_console_scripts_start():
     # The start-up hook must be active before fairseq is imported by its own scripts.
     pth = Path(sysconfig.get_paths()["purelib"]) / contextual_mt_compat.PTH_NAME
     assert pth.read_text() == contextual_mt_compat.PTH_LINE
-    proc = subprocess.run([str(Path(sys.executable).parent / "fairseq-train"), "--help"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "fairseq-train"), "--help"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "--user-dir" in proc.stdout
 
@@ -58,8 +60,8 @@ def test_fairseq_checkpoint_with_namespace_loads(tmp_path):
 
 
 def test_encoder_fastpath_disabled_and_eval_forward_with_padding():
-    from fairseq.models.transformer import TransformerConfig, TransformerEncoderBase
     from fairseq.data import Dictionary
+    from fairseq.models.transformer import TransformerConfig, TransformerEncoderBase
 
     d = Dictionary()
     for i in range(20):
@@ -91,19 +93,24 @@ def _python(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
 
 
-REGISTERED = ("from fairseq.tasks import TASK_REGISTRY; from fairseq.models import ARCH_MODEL_REGISTRY; "
-              "from fairseq.registry import REGISTRIES; "
-              "print('document_translation' in TASK_REGISTRY, 'cadec_translation' in TASK_REGISTRY, "
-              "'contextual_transformer' in ARCH_MODEL_REGISTRY, 'muda' in REGISTRIES['scoring']['registry'])")
+REGISTERED = (
+    "from fairseq.tasks import TASK_REGISTRY; from fairseq.models import ARCH_MODEL_REGISTRY; "
+    "from fairseq.registry import REGISTRIES; "
+    "print('document_translation' in TASK_REGISTRY, 'cadec_translation' in TASK_REGISTRY, "
+    "'contextual_transformer' in ARCH_MODEL_REGISTRY, 'muda' in REGISTRIES['scoring']['registry'])"
+)
 
 
-@pytest.mark.parametrize("first", [
-    "import fairseq; import contextual_mt",  # fairseq-train --user-dir contextual_mt
-    "import contextual_mt; import fairseq",  # the package, then a command that loads a model
-    # fairseq first imported by a module the registrations import themselves, halfway through it
-    "from contextual_mt.data.context_dataset import ContextDataset",
-    "from contextual_mt.models.contextual_transformer import ContextualTransformerModel",
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import fairseq; import contextual_mt",  # fairseq-train --user-dir contextual_mt
+        "import contextual_mt; import fairseq",  # the package, then a command that loads a model
+        # fairseq first imported by a module the registrations import themselves, halfway through it
+        "from contextual_mt.data.context_dataset import ContextDataset",
+        "from contextual_mt.models.contextual_transformer import ContextualTransformerModel",
+    ],
+)
 def test_plugins_registered_whenever_fairseq_is_imported(first):
     proc = _python(f"{first}; {REGISTERED}")
     assert proc.returncode == 0 and proc.stdout.split() == ["True"] * 4, proc.stderr[-2000:]

@@ -1,6 +1,7 @@
 """The README's demo figures and example outputs are those of the committed run
 (docs/examples/run.json and the demo's results file docs/examples/demo.json), rendered by
 docs/examples/refresh.py: none typed, none stale."""
+
 import importlib.util
 import json
 import os
@@ -29,7 +30,8 @@ def test_every_documented_figure_and_output_is_the_committed_runs(committed, rea
     assert refresh.stale(readme, generated) == []
     # every example the script runs is shown, with every command it ran
     assert {k for k in generated if k.startswith("example:")} == {
-        f"example:{e['id']}" for e in refresh.EXAMPLES if e.get("block", True)} | {"example:demo"}
+        f"example:{e['id']}" for e in refresh.EXAMPLES if e.get("block", True)
+    } | {"example:demo"}
     run, _ = committed
     assert [run["examples"][e["id"]]["commands"] for e in refresh.EXAMPLES] == [e["commands"] for e in refresh.EXAMPLES]
 
@@ -54,6 +56,8 @@ def test_a_figure_typed_over_or_a_changed_result_is_found(committed, readme):
 
 
 def test_shown_lines_drop_progress_bars_and_logs():
-    text = ("translating:  50%|#####     | 1/2\rtranslating: 100%|##########| 2/2\n"
-            "2026-11-26 10:00:00 | INFO | fairseq | loading\n[demo] step\nBLEU 1.0 | chrF 2.0\n\n")
+    text = (
+        "translating:  50%|#####     | 1/2\rtranslating: 100%|##########| 2/2\n"
+        "2026-11-26 10:00:00 | INFO | fairseq | loading\n[demo] step\nBLEU 1.0 | chrF 2.0\n\n"
+    )
     assert refresh.printed_lines(text) == ["BLEU 1.0 | chrF 2.0"]

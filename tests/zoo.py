@@ -4,6 +4,7 @@ most once per run (on first use), on the tiny corpus of tests/conftest.py (``dat
 Tests get a model through the session fixture ``zoo`` (``zoo.checkpoint("sentence")``); they read
 its files and never write into its folder. A test whose subject is training itself (resuming,
 fine-tuning, data-parallel, Hydra configs, refusals of fairseq-train) still trains its own."""
+
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +15,26 @@ from tests.run_once import run_lock
 
 PAIR = ("-s", "en", "-t", "fr")
 # a stock fairseq sentence-level model (--task translation --arch transformer), 64-dimensional
-STOCK_ARCH = ("--arch", "transformer", "--encoder-layers", "1", "--decoder-layers", "1",
-              "--encoder-embed-dim", "64", "--decoder-embed-dim", "64", "--encoder-ffn-embed-dim", "128",
-              "--decoder-ffn-embed-dim", "128", "--encoder-attention-heads", "4", "--decoder-attention-heads", "4")
+STOCK_ARCH = (
+    "--arch",
+    "transformer",
+    "--encoder-layers",
+    "1",
+    "--decoder-layers",
+    "1",
+    "--encoder-embed-dim",
+    "64",
+    "--decoder-embed-dim",
+    "64",
+    "--encoder-ffn-embed-dim",
+    "128",
+    "--decoder-ffn-embed-dim",
+    "128",
+    "--encoder-attention-heads",
+    "4",
+    "--decoder-attention-heads",
+    "4",
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +42,7 @@ class TinyModel:
     """``document_translation`` training options after tests.helpers' tiny architecture and
     optimizer (tests.helpers.train), and the number of epochs; ``stock``: the whole stock
     ``fairseq-train`` command line instead."""
+
     options: Tuple[str, ...] = ()
     epochs: int = 1
     stock: Tuple[str, ...] = ()
@@ -32,20 +51,38 @@ class TinyModel:
 MODELS: Dict[str, TinyModel] = {
     # 2 source and 2 target context sentences, dynamic context size (so it also works without
     # context): CXMI, contrastive scoring
-    "dynamic": TinyModel((*PAIR, "--source-context-size", "2", "--target-context-size", "2",
-                          "--sample-context-size", "--seed", "2"), epochs=3),
+    "dynamic": TinyModel(
+        (*PAIR, "--source-context-size", "2", "--target-context-size", "2", "--sample-context-size", "--seed", "2"),
+        epochs=3,
+    ),
     # target context 2, dynamic context size: the bad-input matrix (its epoch-1 checkpoint too)
-    "target_context_dynamic": TinyModel((*PAIR, "--target-context-size", "2", "--sample-context-size",
-                                         "--seed", "2"), epochs=2),
+    "target_context_dynamic": TinyModel(
+        (*PAIR, "--target-context-size", "2", "--sample-context-size", "--seed", "2"), epochs=2
+    ),
     "target_context_1": TinyModel((*PAIR, "--target-context-size", "1")),
     "target_context_2": TinyModel((*PAIR, "--target-context-size", "2")),
     # context 0/0 (document_translation task, sentence-level)
     "sentence": TinyModel((*PAIR, "--no-epoch-checkpoints")),
     # context 0/0, two epochs: the CADec base
     "sentence_2_epochs": TinyModel((*PAIR, "--no-epoch-checkpoints"), epochs=2),
-    "stock_transformer": TinyModel(stock=("--task", "translation", *STOCK_ARCH, "--share-all-embeddings",
-                                          "--optimizer", "adam", "--lr", "1e-3", "--max-tokens", "1000",
-                                          "--max-epoch", "1", "--cpu", "--no-progress-bar")),
+    "stock_transformer": TinyModel(
+        stock=(
+            "--task",
+            "translation",
+            *STOCK_ARCH,
+            "--share-all-embeddings",
+            "--optimizer",
+            "adam",
+            "--lr",
+            "1e-3",
+            "--max-tokens",
+            "1000",
+            "--max-epoch",
+            "1",
+            "--cpu",
+            "--no-progress-bar",
+        )
+    ),
 }
 
 

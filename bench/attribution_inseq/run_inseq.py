@@ -29,6 +29,7 @@ nothing for CTI (``prepare_outputs`` setting 1); CCI with a contrastive ``attrib
 one contextless next token per selected target token (part of the method, hence timed).
 The timing covers ``attribute_context_with_model`` calls only (model loaded once, before timing).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,10 @@ def make_job(out: Path, model: str, **overrides: Any) -> Dict[str, Any]:
     sys.path.insert(0, str(root))
     from tests.hf_models import EN, FR  # module level imports are stdlib only
 
-    examples = [{"source_context": EN[i], "source": EN[i + 1], "target_context": FR[i], "target": FR[i + 1]}
-                for i in range(len(EN) - 1)]
+    examples = [
+        {"source_context": EN[i], "source": EN[i + 1], "target_context": FR[i], "target": FR[i + 1]}
+        for i in range(len(EN) - 1)
+    ]
     job = {"model": model, **DEFAULTS, **overrides, "examples": examples}
     out.write_text(json.dumps(job, indent=1, ensure_ascii=False))
     return job
@@ -129,12 +132,28 @@ def build_args(job: Dict[str, Any], ex: Dict[str, Any]):
 
 def cli_equivalent(job: Dict[str, Any], ex: Dict[str, Any]) -> List[str]:
     """The ``inseq attribute-context`` command line doing the same for one example."""
-    cmd = ["inseq", "attribute-context", "--model_name_or_path", job["model"],
-           "--attribution_method", job["method"], "--context_sensitivity_metric", job["metric"],
-           "--context_sensitivity_std_threshold", str(job["context_sensitivity_std_threshold"]),
-           "--attribution_std_threshold", str(job["attribution_std_threshold"]),
-           "--input_current_text", ex["source"], "--output_current_text", ex["target"],
-           "--handle_output_context_strategy", "pre", "--show_viz", "False"]
+    cmd = [
+        "inseq",
+        "attribute-context",
+        "--model_name_or_path",
+        job["model"],
+        "--attribution_method",
+        job["method"],
+        "--context_sensitivity_metric",
+        job["metric"],
+        "--context_sensitivity_std_threshold",
+        str(job["context_sensitivity_std_threshold"]),
+        "--attribution_std_threshold",
+        str(job["attribution_std_threshold"]),
+        "--input_current_text",
+        ex["source"],
+        "--output_current_text",
+        ex["target"],
+        "--handle_output_context_strategy",
+        "pre",
+        "--show_viz",
+        "False",
+    ]
     if job["attributed_fn"]:
         cmd += ["--attributed_fn", job["attributed_fn"]]
     if ex.get("source_context"):
@@ -149,8 +168,9 @@ def cli_equivalent(job: Dict[str, Any], ex: Dict[str, Any]) -> List[str]:
     return cmd
 
 
-def _selected(tokens: List[str], scores: List[float], pool: List[float], k: Optional[float],
-              topk: Optional[int]) -> List[Dict[str, Any]]:
+def _selected(
+    tokens: List[str], scores: List[float], pool: List[float], k: Optional[float], topk: Optional[int]
+) -> List[Dict[str, Any]]:
     """Inseq's cue selection (attribute_context_viz_helpers.format_context_comment): threshold over the
     step's input+output context scores (``pool``), tokens of one context kept when |score| >= it."""
     from inseq.commands.attribute_context.attribute_context_helpers import get_scores_threshold
@@ -182,10 +202,12 @@ def _patch_cci_scores() -> None:
 
     def wrapped(model, cci_attrib_out, *args, **kwargs):
         tgt = cci_attrib_out.target_attributions
-        _RAW_TARGET.append({
-            "tokens": [t.token for t in cci_attrib_out.target],
-            "scores": tgt[:, 0].tolist() if tgt is not None else None,
-        })
+        _RAW_TARGET.append(
+            {
+                "tokens": [t.token for t in cci_attrib_out.target],
+                "scores": tgt[:, 0].tolist() if tgt is not None else None,
+            }
+        )
         return original(model, cci_attrib_out, *args, **kwargs)
 
     wrapped._bench_wrapped = True
@@ -202,29 +224,53 @@ def summarize(job: Dict[str, Any], out, raw_target: Optional[List[Dict[str, Any]
         in_scores = [float(s) for s in cci.input_context_scores] if cci.input_context_scores is not None else None
         out_scores = [float(s) for s in cci.output_context_scores] if cci.output_context_scores is not None else None
         pool = (in_scores or []) + (out_scores or [])
-        steps.append({
-            "cti_index": cci.cti_idx, "cti_token": cci.cti_token, "cti_score": float(cci.cti_score),
-            "contrast_token": cci.contrast_token, "contextual_output": cci.contextual_output,
-            "contextless_output": cci.contextless_output,
-            "input_context_scores": in_scores, "output_context_scores": out_scores,
-            "target_attribution_tokens": raw_target[k]["tokens"] if raw_target else None,
-            "target_attribution_scores": raw_target[k]["scores"] if raw_target else None,
-            "output_context_scores_by_token": (
-                raw_target[k]["scores"][1:1 + len(out.output_context_tokens)]
-                if raw_target and raw_target[k]["scores"] is not None and out.output_context_tokens
-                and getattr(_MODEL_INFO, "is_encoder_decoder", False) else None),
-            "cue_threshold": float(get_scores_threshold(pool, job["attribution_std_threshold"])) if pool else None,
-            "input_context_cues": _selected(out.input_context_tokens or [], in_scores, pool,
-                                            job["attribution_std_threshold"], job["attribution_topk"])
-            if in_scores is not None else None,
-            "output_context_cues": _selected(out.output_context_tokens or [], out_scores, pool,
-                                             job["attribution_std_threshold"], job["attribution_topk"])
-            if out_scores is not None else None,
-        })
+        steps.append(
+            {
+                "cti_index": cci.cti_idx,
+                "cti_token": cci.cti_token,
+                "cti_score": float(cci.cti_score),
+                "contrast_token": cci.contrast_token,
+                "contextual_output": cci.contextual_output,
+                "contextless_output": cci.contextless_output,
+                "input_context_scores": in_scores,
+                "output_context_scores": out_scores,
+                "target_attribution_tokens": raw_target[k]["tokens"] if raw_target else None,
+                "target_attribution_scores": raw_target[k]["scores"] if raw_target else None,
+                "output_context_scores_by_token": (
+                    raw_target[k]["scores"][1 : 1 + len(out.output_context_tokens)]
+                    if raw_target
+                    and raw_target[k]["scores"] is not None
+                    and out.output_context_tokens
+                    and getattr(_MODEL_INFO, "is_encoder_decoder", False)
+                    else None
+                ),
+                "cue_threshold": float(get_scores_threshold(pool, job["attribution_std_threshold"])) if pool else None,
+                "input_context_cues": _selected(
+                    out.input_context_tokens or [],
+                    in_scores,
+                    pool,
+                    job["attribution_std_threshold"],
+                    job["attribution_topk"],
+                )
+                if in_scores is not None
+                else None,
+                "output_context_cues": _selected(
+                    out.output_context_tokens or [],
+                    out_scores,
+                    pool,
+                    job["attribution_std_threshold"],
+                    job["attribution_topk"],
+                )
+                if out_scores is not None
+                else None,
+            }
+        )
     return {
-        "input_context_tokens": out.input_context_tokens, "output_context_tokens": out.output_context_tokens,
+        "input_context_tokens": out.input_context_tokens,
+        "output_context_tokens": out.output_context_tokens,
         "output_current_tokens": out.output_current_tokens,  # the CTI tokens (target EOS excluded)
-        "cti_scores": cti_scores, "cti_threshold": cti_threshold,
+        "cti_scores": cti_scores,
+        "cti_threshold": cti_threshold,
         "cti_selected": [{"index": s["cti_index"], "token": s["cti_token"], "score": s["cti_score"]} for s in steps],
         "cci": steps,
     }
@@ -272,20 +318,30 @@ def run(job: Dict[str, Any]) -> Dict[str, Any]:
     seconds = sum(per_example)
     n = len(examples) * repeat
     return {
-        "tool": "inseq attribute-context", "versions": _versions(), "torch_threads": torch.get_num_threads(),
-        "model": job["model"], "method": job["method"], "metric": job["metric"],
+        "tool": "inseq attribute-context",
+        "versions": _versions(),
+        "torch_threads": torch.get_num_threads(),
+        "model": job["model"],
+        "method": job["method"],
+        "metric": job["metric"],
         "attributed_fn": job["attributed_fn"],
         "context_sensitivity_std_threshold": job["context_sensitivity_std_threshold"],
         "attribution_std_threshold": job["attribution_std_threshold"],
-        "load_seconds": load_s, "seconds": seconds, "repeat": repeat, "warmup": int(job["warmup"]),
-        "examples": len(examples), "examples_per_second": n / seconds if seconds else None,
+        "load_seconds": load_s,
+        "seconds": seconds,
+        "repeat": repeat,
+        "warmup": int(job["warmup"]),
+        "examples": len(examples),
+        "examples_per_second": n / seconds if seconds else None,
         "seconds_per_example": seconds / n if n else None,
         "pass_seconds": pass_seconds,  # one pass = all examples once; the best pass is the least disturbed
         "best_pass_examples_per_second": len(examples) / min(pass_seconds),
         "load_average": _loadavg(),
         "cli_equivalent_first_example": cli_equivalent(job, examples[0]),
-        "results": [{"example": ex, "seconds": per_example[i] / repeat, **summarize(job, outs[i], raws[i])}
-                    for i, ex in enumerate(examples)],
+        "results": [
+            {"example": ex, "seconds": per_example[i] / repeat, **summarize(job, outs[i], raws[i])}
+            for i, ex in enumerate(examples)
+        ],
     }
 
 
@@ -295,8 +351,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("-o", "--output", help="result JSON file (default: stdout)")
     parser.add_argument("--make-job", metavar="OUT", help="write a job over tests/hf_models.py sentences and exit")
     parser.add_argument("--model", default="/tmp/bench-marian", help="model folder for --make-job")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=JSON",
-                        help="override a job field, e.g. --set method='\"input_x_gradient\"' --set repeat=3")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="override a job field, e.g. --set method='\"input_x_gradient\"' --set repeat=3",
+    )
     a = parser.parse_args(argv)
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
     if a.make_job:
@@ -309,9 +370,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     text = json.dumps(result, indent=1, ensure_ascii=False)
     if a.output:
         Path(a.output).write_text(text)
-        print(f"{result['examples']} examples x {result['repeat']}: {result['seconds']:.3f} s "
-              f"({result['examples_per_second']:.2f} examples/s), {result['method']} / {result['metric']} / "
-              f"{result['attributed_fn']}, {result['torch_threads']} threads", file=sys.stderr)
+        print(
+            f"{result['examples']} examples x {result['repeat']}: {result['seconds']:.3f} s "
+            f"({result['examples_per_second']:.2f} examples/s), {result['method']} / {result['metric']} / "
+            f"{result['attributed_fn']}, {result['torch_threads']} threads",
+            file=sys.stderr,
+        )
     else:
         print(text)
     return 0

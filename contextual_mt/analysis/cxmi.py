@@ -9,23 +9,34 @@ are written atomically at the end. ``--shard i/n`` splits the documents over job
 ``cxmi-merge`` joins them (cxmi_shards). This module holds the run: its options, fingerprint,
 resume and outputs; the names of the other three are importable from here as well.
 """
+
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from commandkit.outputs import outputs
+from commandkit.text import file_sha256
 from contextual_mt.analysis.cxmi_shards import check_shards, merge_shards, parse_shard, shard_lines  # noqa: F401
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records  # noqa: F401
-from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, PCXMIScorer, check_log_base,  # noqa: F401
-                                                 check_random_context, check_references, no_context_error,
-                                                 random_context_sources, read_scored_corpus, split_words)
+from contextual_mt.analysis.pcxmi_scorer import (
+    LOG_BASES,
+    UNITS,
+    PCXMIScorer,
+    check_log_base,  # noqa: F401
+    check_random_context,
+    check_references,
+    no_context_error,
+    random_context_sources,
+    read_scored_corpus,
+    split_words,
+)
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
-from commandkit.outputs import outputs
-from commandkit.text import file_sha256
+
 logger = logging.getLogger(__name__)
 
 
@@ -64,9 +75,12 @@ def cxmi_run_fingerprint(options: CxmiOptions) -> Dict:
     o = options
     shard_i, shard_n = parse_shard(o.shard)
     return {
-        "source": file_sha256(o.source), "reference": file_sha256(o.reference), "docids": file_sha256(o.docids),
+        "source": file_sha256(o.source),
+        "reference": file_sha256(o.reference),
+        "docids": file_sha256(o.docids),
         **model_fingerprint(o.model),
-        "log_base": o.log_base, "random_context": o.random_context,
+        "log_base": o.log_base,
+        "random_context": o.random_context,
         "seed": o.seed if o.random_context else None,  # the seed only draws the random context
         "shard": f"{shard_i}/{shard_n}",
     }
@@ -113,19 +127,35 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
     scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size, max_tokens=o.max_tokens)
     writer, new = PartialFile(partial, fp, done), []
     try:
-        for records in scorer.score(sources, references, ids, todo, o.random_context, o.seed, o.log_base,
-                                    o.progress, names=(o.source, o.reference, o.docids)):
+        for records in scorer.score(
+            sources,
+            references,
+            ids,
+            todo,
+            o.random_context,
+            o.seed,
+            o.log_base,
+            o.progress,
+            names=(o.source, o.reference, o.docids),
+        ):
             writer.write(records)
             new.extend(records)
     finally:
         writer.close()
     records = sorted(done + new, key=lambda r: r["line"])
-    summary = summarize(records, o.log_base, {
-        **model_summary(o.model), "source_context_size": scorer.n_src, "target_context_size": scorer.n_tgt,
-        "random_context": o.random_context, "seed": o.seed, "shard": fp["shard"],
-        "records": o.output, "fingerprint": fp,
-    })
+    summary = summarize(
+        records,
+        o.log_base,
+        {
+            **model_summary(o.model),
+            "source_context_size": scorer.n_src,
+            "target_context_size": scorer.n_tgt,
+            "random_context": o.random_context,
+            "seed": o.seed,
+            "shard": fp["shard"],
+            "records": o.output,
+            "fingerprint": fp,
+        },
+    )
     write_records(o.output, records, summary)
     return summary
-
-

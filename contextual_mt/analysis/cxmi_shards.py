@@ -1,17 +1,18 @@
 """``--shard i/n``: which sentences a shard scores (whole documents), and merging the shards'
 outputs into one file and one summary (only all the parts of one computation)."""
+
 from __future__ import annotations
 
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from commandkit.documents import document_spans
+from commandkit.outputs import outputs
+from commandkit.text import check_input_file
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import differences
-from commandkit.documents import document_spans
-from commandkit.outputs import outputs
-from commandkit.text import check_input_file
 
 
 def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
@@ -32,23 +33,26 @@ def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "do
     shard_i, shard_n = parse_shard(shard)
     spans = document_spans(ids)
     if shard_n > len(spans):
-        raise ContextualMTError(f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than "
-                                f"{shard_n} shards")
+        raise ContextualMTError(
+            f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than {shard_n} shards"
+        )
     return [i for d, (a, b) in enumerate(spans) if d * shard_n // len(spans) == shard_i for i in range(a, b)]
 
 
 def _shard_summary(path: str) -> Dict:
     if not os.path.exists(path):  # the records first: a summary without them is no shard either
-        raise ContextualMTError(f"{path}: does not exist (no such shard file: give the JSONL that "
-                                "'cxmi --shard i/n' wrote)")
+        raise ContextualMTError(
+            f"{path}: does not exist (no such shard file: give the JSONL that 'cxmi --shard i/n' wrote)"
+        )
     check_input_file(path, "shard (the JSONL of 'cxmi --shard i/n')")
     meta_path = summary_path(path)
     if not os.path.exists(meta_path):
         raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")
     meta = read_summary(meta_path)
     if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
-        raise ContextualMTError(f"{meta_path}: has no fingerprint (written by an older version); "
-                                "score that shard again")
+        raise ContextualMTError(
+            f"{meta_path}: has no fingerprint (written by an older version); score that shard again"
+        )
     return meta
 
 
@@ -59,8 +63,10 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     for path, meta in zip(shards[1:], metas[1:]):
         differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
         if differ:
-            raise ContextualMTError(f"{summary_path(path)}: not a shard of the same computation as {first_path} "
-                                    f"(differs in: {', '.join(differ)})")
+            raise ContextualMTError(
+                f"{summary_path(path)}: not a shard of the same computation as {first_path} "
+                f"(differs in: {', '.join(differ)})"
+            )
     parts: Dict[int, str] = {}
     n = None
     for path, meta in zip(shards, metas):
@@ -92,8 +98,10 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
     for path, meta in zip(shards, metas):
         shard_records = read_pcxmi(path)
         if len(shard_records) != meta["sentences"]:
-            raise ContextualMTError(f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
-                                    f"{meta['sentences']}; the file is incomplete or not this shard's")
+            raise ContextualMTError(
+                f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
+                f"{meta['sentences']}; the file is incomplete or not this shard's"
+            )
         for lineno, r in enumerate(shard_records, start=1):
             if r["line"] in seen:
                 raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} appears in two shards")
@@ -101,11 +109,22 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
             records.append(r)
     records.sort(key=lambda r: r["line"])
     first = metas[0]
-    extra = {k: first.get(k) for k in ("checkpoint", "dtype", "hf_model", "hf_settings", "source_context_size",
-                                       "target_context_size", "random_context", "seed") if k in first}
+    extra = {
+        k: first.get(k)
+        for k in (
+            "checkpoint",
+            "dtype",
+            "hf_model",
+            "hf_settings",
+            "source_context_size",
+            "target_context_size",
+            "random_context",
+            "seed",
+        )
+        if k in first
+    }
     fp = {**first["fingerprint"], "shard": None}  # the merged whole
     log_base = fp.get("log_base", first.get("log_base", "e"))
-    summary = summarize(records, log_base, {**extra, "fingerprint": fp, "merged_from": list(shards),
-                                            "records": output})
+    summary = summarize(records, log_base, {**extra, "fingerprint": fp, "merged_from": list(shards), "records": output})
     write_records(output, records, summary)
     return summary

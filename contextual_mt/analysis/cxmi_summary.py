@@ -1,5 +1,6 @@
 """A P-CXMI run's outputs: the JSONL records and the summary beside them (corpus CXMI and what
 made it), written together; reading a summary back."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,10 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from contextual_mt.analysis.pcxmi_scorer import UNITS
-from contextual_mt.errors import ContextualMTError
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import check_input_file, read_lines
+from contextual_mt.analysis.pcxmi_scorer import UNITS
+from contextual_mt.errors import ContextualMTError
 
 
 def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:
@@ -22,8 +23,11 @@ def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = No
     return {
         "cxmi": float(np.mean(sentence)) if sentence else 0.0,
         "mean_subword_pcxmi": float(np.mean(tokens)) if tokens else 0.0,
-        "unit": UNITS[log_base], "log_base": log_base,
-        "sentences": len(sentence), "subword_tokens": len(tokens), **(extra or {}),
+        "unit": UNITS[log_base],
+        "log_base": log_base,
+        "sentences": len(sentence),
+        "subword_tokens": len(tokens),
+        **(extra or {}),
     }
 
 
@@ -34,9 +38,12 @@ def summary_line(summary: Dict, output: str) -> str:
     mean = summary.get("mean_subword_pcxmi", summary.get("mean_token_pcxmi"))
     count = summary.get("subword_tokens", summary.get("tokens"))
     dtype = summary.get("dtype", (summary.get("hf_settings") or {}).get("dtype"))
-    return (f"CXMI {summary['cxmi']:.4f} {unit} per sentence over {summary['sentences']} sentences "
-            f"(mean P-CXMI per subword token {mean:.4f} {unit} over {count} tokens, EOS included); "
-            + (f"model in {dtype}; " if dtype else "") + f"records: {output}")
+    return (
+        f"CXMI {summary['cxmi']:.4f} {unit} per sentence over {summary['sentences']} sentences "
+        f"(mean P-CXMI per subword token {mean:.4f} {unit} over {count} tokens, EOS included); "
+        + (f"model in {dtype}; " if dtype else "")
+        + f"records: {output}"
+    )
 
 
 def summary_path(output: str) -> str:
@@ -60,5 +67,3 @@ def read_summary(path: str) -> Dict:
     if not isinstance(value, dict):
         raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
     return value
-
-

@@ -7,6 +7,7 @@ or the line is reported. The unit of analysis is the word: the annotation token 
 Moses tokenizer, so that "wurde," counts as "wurde" and ","). A unit's P-CXMI is the sum over the
 subwords that start inside it: exact by the chain rule when boundaries agree, the usual case.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
+from contextual_mt.errors import ContextualMTError
 from muda.annotation import Sentence
 
 
@@ -109,12 +110,15 @@ def read_pcxmi(path: str) -> List[Dict]:
         except (json.JSONDecodeError, KeyError, TypeError) as e:
             raise ContextualMTError(f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})") from None
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
-            bad = next(v for v in values if not (isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                 and math.isfinite(v)))
+            bad = next(
+                v for v in values if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+            )
             raise ContextualMTError(f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})")
         if r["line"] in seen:
-            raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} again (first on line {seen[r['line']]}); "
-                                    "every sentence is one record")
+            raise ContextualMTError(
+                f"{path}:{lineno}: sentence {r['line']} again (first on line {seen[r['line']]}); "
+                "every sentence is one record"
+            )
         seen[r["line"]] = lineno
         records.append(r)
     if not records:
@@ -124,7 +128,8 @@ def read_pcxmi(path: str) -> List[Dict]:
 
 def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
     """MuDA tags, one list of (token, tags) per sentence in corpus order."""
-    from muda.formats.tags import flat_sentences, read_tags as read_dump
+    from muda.formats.tags import flat_sentences
+    from muda.formats.tags import read_tags as read_dump
 
     return flat_sentences(read_dump(path))
 
@@ -133,12 +138,18 @@ def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -
     if _norm("".join(forms)) != text:
         raise ContextualMTError(
             f"{what}: tokens {' '.join(forms)!r} do not match the reference on line {record['line']} "
-            f"({record['reference']!r})")
+            f"({record['reference']!r})"
+        )
 
 
-def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = None,
-         annotations_name: str = "annotations", tags: Optional[Sequence[List[Tuple[str, List[str]]]]] = None,
-         tags_name: str = "tags", lang: Optional[str] = None) -> List[SentenceRecord]:
+def join(
+    records: Sequence[Dict],
+    annotations: Optional[Sequence[Sentence]] = None,
+    annotations_name: str = "annotations",
+    tags: Optional[Sequence[List[Tuple[str, List[str]]]]] = None,
+    tags_name: str = "tags",
+    lang: Optional[str] = None,
+) -> List[SentenceRecord]:
     """One SentenceRecord per P-CXMI record. ``annotations`` and ``tags`` are indexed by line - 1.
     Without either, the words are Moses-tokenized with ``lang``'s rules (None: generic)."""
     out = []
@@ -150,8 +161,9 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
         ann = tag = None
         if annotations is not None:
             if i >= len(annotations):
-                raise ContextualMTError(f"{annotations_name}: has {len(annotations)} sentences; "
-                                        f"no annotation for line {r['line']}")
+                raise ContextualMTError(
+                    f"{annotations_name}: has {len(annotations)} sentences; no annotation for line {r['line']}"
+                )
             ann = annotations[i]
             _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, text)
         if tags is not None:
@@ -177,19 +189,29 @@ def join(records: Sequence[Dict], annotations: Optional[Sequence[Sentence]] = No
         if ann is not None:
             for unit, tok in zip(units, ann.tokens):
                 unit.upos = tok.upos
-                unit.classes = sorted({c for w in tok.words for c in pos_classes(w.upos, w.feats)},
-                                      key=lambda c: (c.count("."), c))
+                unit.classes = sorted(
+                    {c for w in tok.words for c in pos_classes(w.upos, w.feats)}, key=lambda c: (c.count("."), c)
+                )
         if tag is not None:
             tag_spans = _spans([t for t, _ in tag])
             for unit, (a, b) in zip(units, spans):
-                found = {t for (c, d), (_, ts) in zip(tag_spans, tag) if c < b and a < d or (a == b == c)
-                         for t in ts}
+                found = {t for (c, d), (_, ts) in zip(tag_spans, tag) if (c < b and a < d) or (a == b == c) for t in ts}
                 unit.tags = sorted(found)
         for unit in units:
             unit.pcxmi = round(unit.pcxmi, 6)
-        out.append(SentenceRecord(r["line"], r["doc"], r["sentence"], r["source"], r["reference"],
-                                  r.get("context_sentences", {"source": 0, "target": 0}),
-                                  r["sentence_pcxmi"], units, piece_units))
+        out.append(
+            SentenceRecord(
+                r["line"],
+                r["doc"],
+                r["sentence"],
+                r["source"],
+                r["reference"],
+                r.get("context_sentences", {"source": 0, "target": 0}),
+                r["sentence_pcxmi"],
+                units,
+                piece_units,
+            )
+        )
     return out
 
 
@@ -211,8 +233,9 @@ def _parse_attribution(text: str, where: str) -> Dict:
         a = json.loads(text)
         _ = (a["line"], a["doc"], a["tokens"], a["selected"], a["context"], a["cues"])
     except (json.JSONDecodeError, KeyError, TypeError) as e:
-        raise ContextualMTError(f"{where}: not an attribution record of `contextual-mt attribute` "
-                                f"({type(e).__name__}: {e})") from None
+        raise ContextualMTError(
+            f"{where}: not an attribution record of `contextual-mt attribute` ({type(e).__name__}: {e})"
+        ) from None
     return a
 
 
@@ -223,17 +246,27 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
         raise ContextualMTError(f"{where}: a selected token index is not in 0..{n - 1} ({a['selected']!r})")
     lengths = {}
     for c in a["context"]:
-        if not (isinstance(c, dict) and c.get("side") in _SIDES and isinstance(c.get("sentence"), int)
-                and isinstance(c.get("tokens"), list) and all(isinstance(t, str) for t in c["tokens"])):
+        if not (
+            isinstance(c, dict)
+            and c.get("side") in _SIDES
+            and isinstance(c.get("sentence"), int)
+            and isinstance(c.get("tokens"), list)
+            and all(isinstance(t, str) for t in c["tokens"])
+        ):
             raise ContextualMTError(f"{where}: a context sentence is not {{side, sentence, tokens}} ({c!r})")
         lengths[c["side"], c["sentence"]] = len(c["tokens"])
     selected = set(a["selected"])
     for cue in a["cues"]:
-        ok = isinstance(cue, dict) and cue.get("target") in selected and _is_number(cue.get("score")) \
+        ok = (
+            isinstance(cue, dict)
+            and cue.get("target") in selected
+            and _is_number(cue.get("score"))
             and _is_index(cue.get("position"), lengths.get((cue.get("side"), cue.get("sentence")), 0))
+        )
         if not ok:
-            raise ContextualMTError(f"{where}: a cue points outside the selected tokens or the context, or has no "
-                                    f"finite score ({cue!r})")
+            raise ContextualMTError(
+                f"{where}: a cue points outside the selected tokens or the context, or has no finite score ({cue!r})"
+            )
 
 
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
@@ -246,16 +279,22 @@ def _check_same_sentence(a: Dict, p: Dict, where: str, pcxmi_name: str) -> None:
     """An attribution record must be of the P-CXMI record's sentence: same document, same reference,
     same subword pieces (the selected indices and the word grouping depend on them)."""
     if a["doc"] != p["doc"]:
-        raise ContextualMTError(f"{where}: sentence {a['line']} is in document {a['doc']!r} here, in "
-                                f"{p['doc']!r} in {pcxmi_name}: not the same documents")
+        raise ContextualMTError(
+            f"{where}: sentence {a['line']} is in document {a['doc']!r} here, in "
+            f"{p['doc']!r} in {pcxmi_name}: not the same documents"
+        )
     if "target" in a and a["target"] != p["reference"]:
-        raise ContextualMTError(f"{where}: the target of sentence {a['line']} ({a['target']!r}) is not its reference "
-                                f"in {pcxmi_name} ({p['reference']!r}); the report is about the references: "
-                                "attribute them with `contextual-mt attribute --reference`")
+        raise ContextualMTError(
+            f"{where}: the target of sentence {a['line']} ({a['target']!r}) is not its reference "
+            f"in {pcxmi_name} ({p['reference']!r}); the report is about the references: "
+            "attribute them with `contextual-mt attribute --reference`"
+        )
     if a["tokens"] != p["tokens"]:
-        raise ContextualMTError(f"{where}: the target tokens of sentence {a['line']} differ from {pcxmi_name} "
-                                f"({_first_difference(a['tokens'], p['tokens'])}); attribute with the model "
-                                "(and sentencepiece model) that scored P-CXMI")
+        raise ContextualMTError(
+            f"{where}: the target tokens of sentence {a['line']} differ from {pcxmi_name} "
+            f"({_first_difference(a['tokens'], p['tokens'])}); attribute with the model "
+            "(and sentencepiece model) that scored P-CXMI"
+        )
 
 
 def _check_scored_references(path: str) -> None:
@@ -265,9 +304,11 @@ def _check_scored_references(path: str) -> None:
 
     meta = summary_path(path)
     if os.path.exists(meta) and read_summary(meta).get("scored", "reference") != "reference":
-        raise ContextualMTError(f"{meta}: the attribution is of the model's hypotheses "
-                                f"({read_summary(meta).get('target_file')}); the report is about the references: "
-                                "attribute them with `contextual-mt attribute --reference`")
+        raise ContextualMTError(
+            f"{meta}: the attribution is of the model's hypotheses "
+            f"({read_summary(meta).get('target_file')}); the report is about the references: "
+            "attribute them with `contextual-mt attribute --reference`"
+        )
 
 
 def read_attribution(path: str, records: Sequence[Dict], pcxmi_name: str = "the P-CXMI records") -> Dict[int, Dict]:
@@ -285,17 +326,21 @@ def read_attribution(path: str, records: Sequence[Dict], pcxmi_name: str = "the 
             raise ContextualMTError(f"{where}: sentence {a['line']} again; every sentence is one record")
         p = by_line.get(a["line"])
         if p is None:
-            raise ContextualMTError(f"{where}: sentence {a['line']} has no record in {pcxmi_name} "
-                                    f"({len(records)} sentences): not the same lines")
+            raise ContextualMTError(
+                f"{where}: sentence {a['line']} has no record in {pcxmi_name} "
+                f"({len(records)} sentences): not the same lines"
+            )
         _check_same_sentence(a, p, where, pcxmi_name)
         _check_attribution_shape(a, where)
         out[a["line"]] = a
     missing = sorted(set(by_line) - set(out))
     if missing:
-        raise ContextualMTError(f"{path}:{lineno + 1}: ends after {len(out)} records, {pcxmi_name} has "
-                                f"{len(records)}: no attribution of sentence {missing[0]}"
-                                + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
-                                + "; attribute the same lines (and shard) as P-CXMI")
+        raise ContextualMTError(
+            f"{path}:{lineno + 1}: ends after {len(out)} records, {pcxmi_name} has "
+            f"{len(records)}: no attribution of sentence {missing[0]}"
+            + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+            + "; attribute the same lines (and shard) as P-CXMI"
+        )
     return out
 
 

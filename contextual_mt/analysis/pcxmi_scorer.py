@@ -5,6 +5,7 @@
 A word's value is the sum over its subwords (chain rule); a sentence's is the sum over all its
 tokens, EOS included. Also the checks of its inputs (references, the random-context control).
 """
+
 from __future__ import annotations
 
 import logging
@@ -14,11 +15,11 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 from tqdm import tqdm
 
+from commandkit.documents import document_spans, document_starts
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, model_name, open_backend
-from commandkit.documents import document_spans, document_starts
 
 logger = logging.getLogger(__name__)
 
@@ -80,12 +81,15 @@ def check_references(references: Sequence[str], name: str = "reference", what: s
     a blank source, as the translation of nothing (contrastive refuses an empty source too)."""
     for lineno, line in enumerate(references, start=1):
         if not line.strip():
-            raise ContextualMTError(f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
-                                    "score (remove the line from all input files)")
+            raise ContextualMTError(
+                f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
+                "score (remove the line from all input files)"
+            )
 
 
-def read_scored_corpus(source: str, target: str, docids: str, what: str = "reference"
-                       ) -> Tuple[List[str], List[str], List[str]]:
+def read_scored_corpus(
+    source: str, target: str, docids: str, what: str = "reference"
+) -> Tuple[List[str], List[str], List[str]]:
     """Sources, the targets to score (references or hypotheses) and docids, checked against each
     other: what cxmi and attribute read."""
     from commandkit.documents import check_line_count, read_docids
@@ -120,16 +124,19 @@ def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") 
         why = f"{name} was trained without context (source and target context size 0)"
     else:
         why = "context sizes 0/0 (source/target) give the model no context"
-    return ContextualMTError(f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
-                             "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
-                             "context sizes > 0")
+    return ContextualMTError(
+        f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
+        "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
+        "context sizes > 0"
+    )
 
 
 class PCXMIScorer:
     """Scores references with and without context using one model (a ScoringBackend)."""
 
-    def __init__(self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model",
-                 max_tokens: Optional[int] = None):
+    def __init__(
+        self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model", max_tokens: Optional[int] = None
+    ):
         self.backend = backend
         self.batch_size = batch_size
         self.max_tokens = max_tokens
@@ -140,22 +147,35 @@ class PCXMIScorer:
         if trained is not None:
             n_src, n_tgt = trained["source_context_size"], trained["target_context_size"]
             if trained.get("cadec"):
-                logger.info("%s is CADec: without context it reads only the base translation of the sentence, "
-                            "as it was trained on the first sentences of documents", name)
+                logger.info(
+                    "%s is CADec: without context it reads only the base translation of the sentence, "
+                    "as it was trained on the first sentences of documents",
+                    name,
+                )
             elif not trained["sample_context_size"] and (n_src or n_tgt):
                 logger.warning(
                     "%s was trained with a fixed context size, not --sample-context-size: it never "
-                    "saw sentences without context, so CXMI from it is not meaningful", name)
+                    "saw sentences without context, so CXMI from it is not meaningful",
+                    name,
+                )
 
     @classmethod
-    def from_checkpoint(cls, model: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None) -> "PCXMIScorer":
+    def from_checkpoint(cls, model: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None) -> PCXMIScorer:
         """The scorer of a fairseq checkpoint or a Hugging Face model (``--hf-model``)."""
         return cls(open_backend(model, max_tokens), batch_size, name=model_name(model), max_tokens=max_tokens)
 
-    def score(self, sources: Sequence[str], references: Sequence[str], docids: Sequence[str],
-              todo: Optional[Iterable[int]] = None, random_context: bool = False, seed: int = 1,
-              log_base: str = "e", progress: bool = True,
-              names: Tuple[str, str, str] = ("source", "reference", "docids")) -> Iterable[List[Dict]]:
+    def score(
+        self,
+        sources: Sequence[str],
+        references: Sequence[str],
+        docids: Sequence[str],
+        todo: Optional[Iterable[int]] = None,
+        random_context: bool = False,
+        seed: int = 1,
+        log_base: str = "e",
+        progress: bool = True,
+        names: Tuple[str, str, str] = ("source", "reference", "docids"),
+    ) -> Iterable[List[Dict]]:
         """Yield lists of per-sentence records, one list per batch, for sentences ``todo``.
         ``names`` (the files of sources, references and docids) are what errors name."""
         check_log_base(log_base)
@@ -185,17 +205,23 @@ class PCXMIScorer:
                 token_values = (lp_c[i] - lp_a[i]) / scale
                 pieces = ref_pieces[i] + ["</s>"]
                 words = split_words(ref_pieces[i])
-                records.append({
-                    "doc": docids[i], "sentence": int(i - starts[i]), "line": i + 1,
-                    "source": sources[i], "reference": references[i],
-                    "context_sentences": {"source": int(src_k[i]), "target": int(tgt_k[i])},
-                    "tokens": pieces, "token_pcxmi": [round(float(v), 6) for v in token_values],
-                    "words": [w for w, _ in words],
-                    "word_pcxmi": [round(float(token_values[idx].sum()), 6) for _, idx in words],
-                    "sentence_pcxmi": round(float(token_values.sum()), 6),
-                    "logprob_context": round(float(lp_c[i].sum() / scale), 6),
-                    "logprob_no_context": round(float(lp_a[i].sum() / scale), 6),
-                })
+                records.append(
+                    {
+                        "doc": docids[i],
+                        "sentence": int(i - starts[i]),
+                        "line": i + 1,
+                        "source": sources[i],
+                        "reference": references[i],
+                        "context_sentences": {"source": int(src_k[i]), "target": int(tgt_k[i])},
+                        "tokens": pieces,
+                        "token_pcxmi": [round(float(v), 6) for v in token_values],
+                        "words": [w for w, _ in words],
+                        "word_pcxmi": [round(float(token_values[idx].sum()), 6) for _, idx in words],
+                        "sentence_pcxmi": round(float(token_values.sum()), 6),
+                        "logprob_context": round(float(lp_c[i].sum() / scale), 6),
+                        "logprob_no_context": round(float(lp_a[i].sum() / scale), 6),
+                    }
+                )
             bar.update(len(chunk))
             yield records
         bar.close()

@@ -1,10 +1,11 @@
 """A PNG of mean P-CXMI per POS class (and per tag, when there are tags)."""
+
 from __future__ import annotations
 
 from typing import Sequence
 
-from contextual_mt.analysis.tables import Row
 from commandkit.outputs import atomic_save_figure
+from contextual_mt.analysis.tables import Row
 
 
 def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit: str = "nats") -> None:
@@ -21,8 +22,9 @@ def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit
     for ax, (title, rows) in zip(axes[0], panels):
         rows = list(reversed(rows))  # largest at the top
         values = [r.mean for r in rows]
-        ax.barh([f"{r.key} ({r.count})" for r in rows], values,
-                color=["#c0392b" if v > 0 else "#2e86c1" for v in values])
+        ax.barh(
+            [f"{r.key} ({r.count})" for r in rows], values, color=["#c0392b" if v > 0 else "#2e86c1" for v in values]
+        )
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_title(f"mean P-CXMI per {title}")
         ax.set_xlabel(f"P-CXMI ({unit})")

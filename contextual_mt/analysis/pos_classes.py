@@ -4,6 +4,7 @@ A word counts towards its UPOS and towards finer classes built from its features
 pronouns by person and number (PRON.2, PRON.2.Sing, or PRON.Plur when there is no person),
 verbs by tense (VERB.Past, VERB.Imp for the imperfect).
 """
+
 from __future__ import annotations
 
 from typing import Dict, List

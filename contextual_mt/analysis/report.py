@@ -1,4 +1,5 @@
 """``contextual-mt report``: turn P-CXMI records into tables, a plot and an HTML viewer."""
+
 from __future__ import annotations
 
 import json
@@ -9,24 +10,39 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
-from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
-from contextual_mt.errors import ContextualMTError, check_option
 from commandkit.outputs import atomic_write_text, outputs
-from contextual_mt.analysis.join import SentenceRecord, join, moses_has_rules, read_attribution, read_pcxmi, \
-    read_tags, word_unit
-from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis import tables as T
+from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+from contextual_mt.analysis.join import (
+    SentenceRecord,
+    join,
+    moses_has_rules,
+    read_attribution,
+    read_pcxmi,
+    read_tags,
+    word_unit,
+)
+from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis.viewer import write_viewer
+from contextual_mt.errors import ContextualMTError, check_option
 from muda.annotation import Sentence
 
-OUTPUTS = ("report.md", "report.json", "pos.csv", "tags.csv", "vocabulary.csv", "top_tokens.csv",
-           "pcxmi_by_class.png", "viewer.html")
+OUTPUTS = (
+    "report.md",
+    "report.json",
+    "pos.csv",
+    "tags.csv",
+    "vocabulary.csv",
+    "top_tokens.csv",
+    "pcxmi_by_class.png",
+    "viewer.html",
+)
 ATTRIBUTION_OUTPUTS = ("cue_pairs.csv",)  # only with --attribution
 
 
 def _stanza_annotations(records: List[Dict], lang: str, model_dir: Optional[str], output_dir: str) -> List[Sentence]:
-    from muda.formats.conllu import write_conllu
     from muda.annotators.stanza_pipeline import MORPHOLOGY, StanzaAnnotator
+    from muda.formats.conllu import write_conllu
 
     annotator = StanzaAnnotator(lang, model_dir=model_dir, processors=MORPHOLOGY)
     n = max(r["line"] for r in records)
@@ -66,8 +82,10 @@ class ReportOptions:
         check_option("--top", self.top, minimum=0, integer=True)
         check_option("--top-pairs", self.top_pairs, minimum=1, integer=True)
         if self.lang and not (self.conllu or self.stanza_lang or self.tags) and not moses_has_rules(self.lang):
-            logger.warning(f"--lang {self.lang}: the Moses tokenizer (sacremoses) has no rules for {self.lang!r}; "
-                           "words are split off their punctuation by its default (English) rules")
+            logger.warning(
+                f"--lang {self.lang}: the Moses tokenizer (sacremoses) has no rules for {self.lang!r}; "
+                "words are split off their punctuation by its default (English) rules"
+            )
 
 
 def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = None, **kwargs: Any) -> Dict:
@@ -87,16 +105,20 @@ def report_lines(summary: Dict, output_dir: str) -> List[str]:
     """What ``contextual-mt report`` prints: the CXMI, where the report is, a line per tag, and the
     attribution's counts when given."""
     unit = summary["unit"]
-    out = [f"CXMI {summary['cxmi']:.4f} {unit} per sentence; mean P-CXMI per word {summary['mean_word_pcxmi']:.4f} "
-           f"{unit} over {summary['words']} words; report: {os.path.join(output_dir, 'report.md')}, "
-           f"viewer: {os.path.join(output_dir, 'viewer.html')}"]
+    out = [
+        f"CXMI {summary['cxmi']:.4f} {unit} per sentence; mean P-CXMI per word {summary['mean_word_pcxmi']:.4f} "
+        f"{unit} over {summary['words']} words; report: {os.path.join(output_dir, 'report.md')}, "
+        f"viewer: {os.path.join(output_dir, 'viewer.html')}"
+    ]
     for row in summary["tag"]:
         auc = f", ROC-AUC vs no tag {row['auc']:.3f}" if row["auc"] is not None else ""
         out.append(f"  {row['key']:<20} {row['count']:>7} words, mean P-CXMI {row['mean']:.4f} {unit}{auc}")
     if "attribution" in summary:
         att = summary["attribution"]
-        out.append(f"attribution: {att['selected_tokens']} context-sensitive tokens, {att['cues']} cues; "
-                   f"(target word, cue word) pairs: {os.path.join(output_dir, 'cue_pairs.csv')}")
+        out.append(
+            f"attribution: {att['selected_tokens']} context-sensitive tokens, {att['cues']} cues; "
+            f"(target word, cue word) pairs: {os.path.join(output_dir, 'cue_pairs.csv')}"
+        )
     return out
 
 
@@ -108,13 +130,20 @@ def _run_report(o: ReportOptions) -> Dict:
     annotations = None
     if conllu:
         from muda.formats.conllu import read_conllu
+
         annotations = read_conllu(conllu)
     elif stanza_lang:
         annotations = _stanza_annotations(records, stanza_lang, o.stanza_dir, output_dir)
     tag_sentences = read_tags(tags) if tags else None
     annotations_name = conllu or (f"stanza {stanza_lang}" if stanza_lang else None)
-    sentences = join(records, annotations, annotations_name or "annotations", tag_sentences, tags or "tags",
-                     lang=o.lang or stanza_lang)
+    sentences = join(
+        records,
+        annotations,
+        annotations_name or "annotations",
+        tag_sentences,
+        tags or "tags",
+        lang=o.lang or stanza_lang,
+    )
     meta_path = summary_path(pcxmi)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
     unit = meta.get("unit", "nats")
@@ -124,16 +153,24 @@ def _run_report(o: ReportOptions) -> Dict:
     vocab_rows = T.by_vocabulary(sentences, o.min_count)
     tops = T.top_rows(sentences, o.top)
     summary = {
-        "records": pcxmi, "unit": unit,
+        "records": pcxmi,
+        "unit": unit,
         "cxmi": float(np.mean([s.sentence_pcxmi for s in sentences])),
         # a word's P-CXMI is the sum over its subword tokens; EOS belongs to no word
         "mean_word_pcxmi": float(np.mean(values)) if values else 0.0,
-        "sentences": len(sentences), "words": len(values),
-        "word_unit": word_unit(annotations_name if annotations is not None else None,
-                               tags if tag_sentences is not None else None, o.lang or stanza_lang),
-        "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None), "tags": tags,
-        "pos": [vars(r) for r in pos_rows], "tag": [vars(r) for r in tag_rows],
-        "vocabulary_min_count": o.min_count, "vocabulary": [vars(r) for r in vocab_rows],
+        "sentences": len(sentences),
+        "words": len(values),
+        "word_unit": word_unit(
+            annotations_name if annotations is not None else None,
+            tags if tag_sentences is not None else None,
+            o.lang or stanza_lang,
+        ),
+        "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None),
+        "tags": tags,
+        "pos": [vars(r) for r in pos_rows],
+        "tag": [vars(r) for r in tag_rows],
+        "vocabulary_min_count": o.min_count,
+        "vocabulary": [vars(r) for r in vocab_rows],
         "top_tokens": tops,
     }
     pairs = None
@@ -147,34 +184,58 @@ def _run_report(o: ReportOptions) -> Dict:
 def _attribution_summary(o: ReportOptions, attribution: Dict[int, Dict], pairs: List[T.PairRow]) -> Dict:
     meta_path = summary_path(o.attribution)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
-    return {"records": o.attribution, "cti": meta.get("cti"), "cci": meta.get("cci"),
-            "selected_tokens": sum(len(a["selected"]) for a in attribution.values()),
-            "cues": sum(len(a["cues"]) for a in attribution.values()),
-            "top_pairs": o.top_pairs, "pairs": [vars(r) for r in T.top_pairs(pairs, o.top_pairs)]}
+    return {
+        "records": o.attribution,
+        "cti": meta.get("cti"),
+        "cci": meta.get("cci"),
+        "selected_tokens": sum(len(a["selected"]) for a in attribution.values()),
+        "cues": sum(len(a["cues"]) for a in attribution.values()),
+        "top_pairs": o.top_pairs,
+        "pairs": [vars(r) for r in T.top_pairs(pairs, o.top_pairs)],
+    }
 
 
-def _write(out: str, sentences: List[SentenceRecord], summary: Dict, pos_rows, tag_rows, vocab_rows, tops,
-           attribution: Optional[Dict[int, Dict]] = None, pairs: Optional[List[T.PairRow]] = None) -> None:
+def _write(
+    out: str,
+    sentences: List[SentenceRecord],
+    summary: Dict,
+    pos_rows,
+    tag_rows,
+    vocab_rows,
+    tops,
+    attribution: Optional[Dict[int, Dict]] = None,
+    pairs: Optional[List[T.PairRow]] = None,
+) -> None:
     path = lambda name: os.path.join(out, name)  # noqa: E731
     unit = summary["unit"]
-    md = [f"# P-CXMI report: {summary['records']}", "",
-          f"- CXMI (mean over sentences of the sentence's P-CXMI): **{summary['cxmi']:.4f} {unit} per sentence**",
-          f"- mean P-CXMI per word: {summary['mean_word_pcxmi']:.4f} {unit} (a word's P-CXMI is the sum over its "
-          "subword tokens; the end-of-sentence token belongs to no word)",
-          f"- words: {summary['word_unit']}",
-          f"- {summary['sentences']} sentences, {summary['words']} words; "
-          f"annotations: {summary['annotations'] or 'none'}; tags: {summary['tags'] or 'none'}", "",
-          "![mean P-CXMI per class](pcxmi_by_class.png)", ""]
+    md = [
+        f"# P-CXMI report: {summary['records']}",
+        "",
+        f"- CXMI (mean over sentences of the sentence's P-CXMI): **{summary['cxmi']:.4f} {unit} per sentence**",
+        f"- mean P-CXMI per word: {summary['mean_word_pcxmi']:.4f} {unit} (a word's P-CXMI is the sum over its "
+        "subword tokens; the end-of-sentence token belongs to no word)",
+        f"- words: {summary['word_unit']}",
+        f"- {summary['sentences']} sentences, {summary['words']} words; "
+        f"annotations: {summary['annotations'] or 'none'}; tags: {summary['tags'] or 'none'}",
+        "",
+        "![mean P-CXMI per class](pcxmi_by_class.png)",
+        "",
+    ]
     if "attribution" in summary:
         att = summary["attribution"]
-        md[-3:-3] = [f"- attribution: {att['records']}: {att['selected_tokens']} context-sensitive tokens, "
-                     f"{att['cues']} cues (the viewer underlines the words; click one for its cues)"]
+        md[-3:-3] = [
+            f"- attribution: {att['records']}: {att['selected_tokens']} context-sensitive tokens, "
+            f"{att['cues']} cues (the viewer underlines the words; click one for its cues)"
+        ]
     if pos_rows:
         md.append(T.rows_markdown(pos_rows, "Mean P-CXMI per POS class", "class"))
     if tag_rows:
         md.append(T.rows_markdown(tag_rows, "Mean P-CXMI per tag", "tag"))
-    md.append(T.rows_markdown(vocab_rows, f"Mean P-CXMI per vocabulary item (count ≥ {summary['vocabulary_min_count']})",
-                              "item", limit=40))
+    md.append(
+        T.rows_markdown(
+            vocab_rows, f"Mean P-CXMI per vocabulary item (count ≥ {summary['vocabulary_min_count']})", "item", limit=40
+        )
+    )
     md.append(T.top_markdown(tops))
     if pairs is not None:
         md.append(T.pairs_markdown(pairs, summary["attribution"]["top_pairs"]))

@@ -1,4 +1,5 @@
 """Aggregate P-CXMI over joined units: per POS class, per tag, per vocabulary item, top tokens."""
+
 from __future__ import annotations
 
 import csv
@@ -88,11 +89,15 @@ def top_tokens(sentences: Sequence[SentenceRecord], n: int = 50) -> List[Tuple[S
 
 def context_of(sentence: SentenceRecord, by_line: Dict[int, SentenceRecord]) -> Dict[str, List[str]]:
     """The previous sentences the model saw as context (those present in the records)."""
+
     def side(k: int, attr: str) -> List[str]:
         lines = range(sentence.line - k, sentence.line)
         return [getattr(by_line[i], attr) for i in lines if i in by_line and by_line[i].doc == sentence.doc]
-    return {"source": side(sentence.context.get("source", 0), "source"),
-            "target": side(sentence.context.get("target", 0), "reference")}
+
+    return {
+        "source": side(sentence.context.get("source", 0), "source"),
+        "target": side(sentence.context.get("target", 0), "reference"),
+    }
 
 
 def _fmt(x: Optional[float], digits: int = 3) -> str:
@@ -126,33 +131,78 @@ def top_rows(sentences: Sequence[SentenceRecord], n: int) -> List[Dict]:
     for rank, (s, j) in enumerate(top_tokens(sentences, n), start=1):
         u = s.units[j]
         ctx = context_of(s, by_line)
-        out.append({"rank": rank, "token": u.form, "pcxmi": u.pcxmi, "pos": u.upos or "", "tags": u.tags,
-                    "line": s.line, "doc": s.doc, "sentence": s.reference, "source": s.source,
-                    "target_context": ctx["target"], "source_context": ctx["source"]})
+        out.append(
+            {
+                "rank": rank,
+                "token": u.form,
+                "pcxmi": u.pcxmi,
+                "pos": u.upos or "",
+                "tags": u.tags,
+                "line": s.line,
+                "doc": s.doc,
+                "sentence": s.reference,
+                "source": s.source,
+                "target_context": ctx["target"],
+                "source_context": ctx["source"],
+            }
+        )
     return out
 
 
 def top_markdown(rows: Sequence[Dict]) -> str:
-    lines = ["### Top tokens", "", "| # | token | P-CXMI | POS | tags | line | sentence | target context |",
-             "|---:|---|---:|---|---|---:|---|---|"]
+    lines = [
+        "### Top tokens",
+        "",
+        "| # | token | P-CXMI | POS | tags | line | sentence | target context |",
+        "|---:|---|---:|---|---|---:|---|---|",
+    ]
     for r in rows:
+
         def esc(t: str) -> str:
             return t.replace("|", "\\|")
-        lines.append(f"| {r['rank']} | **{esc(r['token'])}** | {r['pcxmi']:.4f} | {r['pos']} | "
-                     f"{', '.join(r['tags'])} | {r['line']} | {esc(r['sentence'])} | "
-                     f"{esc(' / '.join(r['target_context']))} |")
+
+        lines.append(
+            f"| {r['rank']} | **{esc(r['token'])}** | {r['pcxmi']:.4f} | {r['pos']} | "
+            f"{', '.join(r['tags'])} | {r['line']} | {esc(r['sentence'])} | "
+            f"{esc(' / '.join(r['target_context']))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def top_csv(rows: Sequence[Dict]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["rank", "token", "pcxmi", "pos", "tags", "line", "doc", "sentence", "source",
-                "target_context", "source_context"])
+    w.writerow(
+        [
+            "rank",
+            "token",
+            "pcxmi",
+            "pos",
+            "tags",
+            "line",
+            "doc",
+            "sentence",
+            "source",
+            "target_context",
+            "source_context",
+        ]
+    )
     for r in rows:
-        w.writerow([r["rank"], r["token"], f"{r['pcxmi']:.6f}", r["pos"], " ".join(r["tags"]), r["line"],
-                    r["doc"], r["sentence"], r["source"], " ||| ".join(r["target_context"]),
-                    " ||| ".join(r["source_context"])])
+        w.writerow(
+            [
+                r["rank"],
+                r["token"],
+                f"{r['pcxmi']:.6f}",
+                r["pos"],
+                " ".join(r["tags"]),
+                r["line"],
+                r["doc"],
+                r["sentence"],
+                r["source"],
+                " ||| ".join(r["target_context"]),
+                " ||| ".join(r["source_context"]),
+            ]
+        )
     return buf.getvalue()
 
 
@@ -205,8 +255,9 @@ def cue_pairs(sentences: Sequence[SentenceRecord], attribution: Dict[int, Dict],
                 groups[(g, *pair)].append(score)
     rows = [PairRow(g, t, side, c, len(v), float(np.mean(v))) for (g, t, side, c), v in groups.items()]
     order = {ALL: 0, NO_TAG: 2}
-    return sorted(rows, key=lambda r: (order.get(r.group, 1), r.group, -r.count, -r.mean_score, r.target, r.side,
-                                       r.cue))
+    return sorted(
+        rows, key=lambda r: (order.get(r.group, 1), r.group, -r.count, -r.mean_score, r.target, r.side, r.cue)
+    )
 
 
 def top_pairs(rows: Sequence[PairRow], n: int) -> List[PairRow]:
@@ -221,16 +272,19 @@ def top_pairs(rows: Sequence[PairRow], n: int) -> List[PairRow]:
 
 
 def pairs_markdown(rows: Sequence[PairRow], n: int) -> str:
-    lines = [f"### Most frequent (target word, cue word) pairs per tag (top {n})", "",
-             "Context-sensitive target words (CTI) and the context words they rely on (CCI), from the attribution "
-             "records; words are lowercased; a pair counts once per sentence and word pair, with its highest "
-             "cue score over their subwords.", "",
-             "| group | target word | cue side | cue word | count | mean cue score |",
-             "|---|---|---|---|---:|---:|"]
+    lines = [
+        f"### Most frequent (target word, cue word) pairs per tag (top {n})",
+        "",
+        "Context-sensitive target words (CTI) and the context words they rely on (CCI), from the attribution "
+        "records; words are lowercased; a pair counts once per sentence and word pair, with its highest "
+        "cue score over their subwords.",
+        "",
+        "| group | target word | cue side | cue word | count | mean cue score |",
+        "|---|---|---|---|---:|---:|",
+    ]
     esc = lambda t: t.replace("|", "\\|")  # noqa: E731
     for r in top_pairs(rows, n):
-        lines.append(f"| {esc(r.group)} | {esc(r.target)} | {r.side} | {esc(r.cue)} | {r.count} | "
-                     f"{r.mean_score:.4f} |")
+        lines.append(f"| {esc(r.group)} | {esc(r.target)} | {r.side} | {esc(r.cue)} | {r.count} | {r.mean_score:.4f} |")
     if not rows:
         lines.append("| (no cues) | | | | 0 | |")
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ the context-sensitive words (CTI) are underlined, and clicking one shades its cu
 context by score (the score on hover). A cue word's score is the highest over its subwords and
 over the selected subwords of the clicked word.
 """
+
 from __future__ import annotations
 
 import html
@@ -162,9 +163,11 @@ document.body.dataset.ready = '1';
 })();
 """
 
-_CS_CONTROL = ('<label><input id="cs" type="checkbox"> context-sensitive only</label> '
-               '<span class="legend"><span style="text-decoration:underline 2px #1e8449">context-sensitive</span>'
-               '<span style="background:rgba(30,132,73,.6)">its cues (click it)</span></span>\n')
+_CS_CONTROL = (
+    '<label><input id="cs" type="checkbox"> context-sensitive only</label> '
+    '<span class="legend"><span style="text-decoration:underline 2px #1e8449">context-sensitive</span>'
+    '<span style="background:rgba(30,132,73,.6)">its cues (click it)</span></span>\n'
+)
 
 
 def _sentence_attribution(s: SentenceRecord, a: Dict) -> Dict:
@@ -183,8 +186,10 @@ def _sentence_attribution(s: SentenceRecord, a: Dict) -> Dict:
             word_cues = cues[str(s.piece_units[t])]
             key = (new_index[c], w)
             word_cues[key] = max(word_cues.get(key, score), score)
-    return {"x": [[sentences[c][0], sentences[c][1], [w for w, _ in sentences[c][2]]] for c in order],
-            "s": {u: [[c, w, v] for (c, w), v in sorted(word_cues.items())] for u, word_cues in cues.items()}}
+    return {
+        "x": [[sentences[c][0], sentences[c][1], [w for w, _ in sentences[c][2]]] for c in order],
+        "s": {u: [[c, w, v] for (c, w), v in sorted(word_cues.items())] for u, word_cues in cues.items()},
+    }
 
 
 def _cue_scale(data: List[Dict]) -> float:
@@ -192,20 +197,34 @@ def _cue_scale(data: List[Dict]) -> float:
     return float(np.quantile(scores, 0.99)) or float(scores.max()) or 1.0
 
 
-def viewer_html(sentences: Sequence[SentenceRecord], summary: Dict, list_limit: int = 500,
-                attribution: Optional[Dict[int, Dict]] = None) -> str:
+def viewer_html(
+    sentences: Sequence[SentenceRecord],
+    summary: Dict,
+    list_limit: int = 500,
+    attribution: Optional[Dict[int, Dict]] = None,
+) -> str:
     values = np.array([u.pcxmi for s in sentences for u in s.units] or [0.0])
     scale = float(np.quantile(np.abs(values), 0.99)) or float(np.abs(values).max()) or 1.0
     top = max(((u.pcxmi, -s.line, -j) for s in sentences for j, u in enumerate(s.units)), default=(0, -1, 0))
     data = {
-        "unit": summary.get("unit", "nats"), "scale": scale, "listLimit": list_limit,
+        "unit": summary.get("unit", "nats"),
+        "scale": scale,
+        "listLimit": list_limit,
         "top": [-top[1], -top[2]],
         "classes": sorted({c for s in sentences for u in s.units for c in u.classes}),
         "tags": sorted({t for s in sentences for u in s.units for t in u.tags}),
-        "sentences": [{"l": s.line, "d": s.doc, "src": s.source, "r": s.reference, "p": s.sentence_pcxmi,
-                       "c": [s.context.get("source", 0), s.context.get("target", 0)],
-                       "u": [[u.form, u.pcxmi, u.upos, u.classes, u.tags] for u in s.units]}
-                      for s in sentences],
+        "sentences": [
+            {
+                "l": s.line,
+                "d": s.doc,
+                "src": s.source,
+                "r": s.reference,
+                "p": s.sentence_pcxmi,
+                "c": [s.context.get("source", 0), s.context.get("target", 0)],
+                "u": [[u.form, u.pcxmi, u.upos, u.classes, u.tags] for u in s.units],
+            }
+            for s in sentences
+        ],
     }
     if attribution is not None:  # absent otherwise: the page stays as it was without attribution
         per_sentence = [_sentence_attribution(s, attribution[s.line]) for s in sentences]
@@ -214,8 +233,9 @@ def viewer_html(sentences: Sequence[SentenceRecord], summary: Dict, list_limit: 
         data["cueScale"] = _cue_scale(per_sentence)
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     cxmi = summary.get("cxmi")
-    facts = (f"CXMI {cxmi:.4f} {data['unit']} · " if isinstance(cxmi, float) else "") + \
-        f"{len(sentences)} sentences · {sum(len(s.units) for s in sentences)} words"
+    facts = (
+        f"CXMI {cxmi:.4f} {data['unit']} · " if isinstance(cxmi, float) else ""
+    ) + f"{len(sentences)} sentences · {sum(len(s.units) for s in sentences)} words"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>P-CXMI viewer</title><style>{_CSS}</style></head>
 <body>
@@ -238,6 +258,7 @@ def viewer_html(sentences: Sequence[SentenceRecord], summary: Dict, list_limit: 
 """
 
 
-def write_viewer(path: str, sentences: Sequence[SentenceRecord], summary: Dict,
-                 attribution: Optional[Dict[int, Dict]] = None) -> None:
+def write_viewer(
+    path: str, sentences: Sequence[SentenceRecord], summary: Dict, attribution: Optional[Dict[int, Dict]] = None
+) -> None:
     atomic_write_text(path, viewer_html(sentences, summary, attribution=attribution))

@@ -12,6 +12,7 @@ rely on (CCI), the method of Sarti et al. (2024, PECoRe), batched over a corpus.
 Records stream to ``OUTPUT.partial`` (fingerprinted; a rerun resumes from it, checking that
 what it resumes agrees with this run's selection); records and summary appear together.
 """
+
 from __future__ import annotations
 
 import logging
@@ -21,21 +22,32 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from tqdm import tqdm
 
+from commandkit.documents import check_line_count, document_starts, read_docids
+from commandkit.outputs import outputs
+from commandkit.text import file_sha256, read_lines
 from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
 from contextual_mt.analysis.cxmi_summary import summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import (LOG_BASES, UNITS, check_log_base, check_references, no_context_error,
-                                                 read_scored_corpus)
+from contextual_mt.analysis.pcxmi_scorer import (
+    LOG_BASES,
+    UNITS,
+    check_log_base,
+    check_references,
+    no_context_error,
+    read_scored_corpus,
+)
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching, length_batches
-from contextual_mt.inference.registry import (ModelSpec, gradient_spec, model_fingerprint, model_summary,
-                                               open_attribution)
-from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 from contextual_mt.inference.decoding import DecodingOptions
-from commandkit.documents import check_line_count, document_starts, read_docids
-from commandkit.outputs import outputs
-from commandkit.text import file_sha256, read_lines
+from contextual_mt.inference.registry import (
+    ModelSpec,
+    gradient_spec,
+    model_fingerprint,
+    model_summary,
+    open_attribution,
+)
+from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +85,10 @@ class AttributeOptions:
     def __post_init__(self) -> None:
         self.model = gradient_spec(self.model)  # fairseq: float32 (what the fingerprint and summary name)
         if [self.reference, self.hypotheses, self.translate].count(None) != 2:
-            raise ContextualMTError("give exactly one of --reference (forced decoding of the references), "
-                                    "--hypotheses (the model's own translations) and --translate (translate first)")
+            raise ContextualMTError(
+                "give exactly one of --reference (forced decoding of the references), "
+                "--hypotheses (the model's own translations) and --translate (translate first)"
+            )
         if self.cti_metric not in METRICS:
             raise ContextualMTError(f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})")
         if self.cti_scope not in SCOPES:
@@ -84,8 +98,10 @@ class AttributeOptions:
         if self.contrast not in CONTRASTS:
             raise ContextualMTError(f"--contrast must be one of {', '.join(CONTRASTS)} (got {self.contrast!r})")
         if self.method == "attention" and self.contrast != AttributeOptions.contrast:
-            raise ContextualMTError("--method attention reads attention weights, not a contrast: --contrast applies "
-                                    "to the gradient methods only")
+            raise ContextualMTError(
+                "--method attention reads attention weights, not a contrast: --contrast applies "
+                "to the gradient methods only"
+            )
         for flag, rule in (("--cti", self.cti), ("--cue", self.cci)):
             check_option(f"{flag}-std", rule.std, minimum=-10, maximum=10)
             check_option(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
@@ -93,8 +109,10 @@ class AttributeOptions:
         check_batching(self.batch_size, self.max_tokens)
         parse_shard(self.shard)
         if self.shard is not None and self.cti_scope == "corpus" and self.cti.top_k is None:
-            raise ContextualMTError("--shard with the corpus CTI threshold would select by each shard's own mean and "
-                                    "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)")
+            raise ContextualMTError(
+                "--shard with the corpus CTI threshold would select by each shard's own mean and "
+                "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)"
+            )
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None, "attribute")
 
@@ -111,13 +129,26 @@ class AttributeOptions:
 def attribute_fingerprint(o: AttributeOptions) -> Dict:
     """Everything the records depend on, by content, computed without loading the model."""
     i, n = parse_shard(o.shard)
-    target = (file_sha256(o.target) if o.target is not None else  # what the translations depend on
-              {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")})
-    return {"source": file_sha256(o.source), o.target_kind: target, "docids": file_sha256(o.docids),
-            **model_fingerprint(o.model), "cti_metric": o.cti_metric, "cti_rule": [o.cti.std, o.cti.top_k], "cti_scope": o.cti_scope,
-            "method": o.method, "contrast": None if o.method == "attention" else o.contrast,
-            "cue_rule": [o.cci.std, o.cci.top_k], "log_base": o.log_base,
-            "shard": f"{i}/{n}"}
+    target = (
+        file_sha256(o.target)
+        if o.target is not None
+        # what the translations depend on
+        else {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")}
+    )
+    return {
+        "source": file_sha256(o.source),
+        o.target_kind: target,
+        "docids": file_sha256(o.docids),
+        **model_fingerprint(o.model),
+        "cti_metric": o.cti_metric,
+        "cti_rule": [o.cti.std, o.cti.top_k],
+        "cti_scope": o.cti_scope,
+        "method": o.method,
+        "contrast": None if o.method == "attention" else o.contrast,
+        "cue_rule": [o.cci.std, o.cci.top_k],
+        "log_base": o.log_base,
+        "shard": f"{i}/{n}",
+    }
 
 
 def run_attribute(options: AttributeOptions) -> Dict:
@@ -131,8 +162,9 @@ def run_attribute(options: AttributeOptions) -> Dict:
 
 def _run(o: AttributeOptions) -> Dict:
     if o.translate is None:
-        sources, targets, ids = read_scored_corpus(o.source, o.target, o.docids,
-                                                   "hypothesis" if o.hypotheses else "reference")
+        sources, targets, ids = read_scored_corpus(
+            o.source, o.target, o.docids, "hypothesis" if o.hypotheses else "reference"
+        )
     else:
         sources, ids = read_lines(o.source), read_docids(o.docids)
         check_line_count(ids, o.docids, len(sources), o.source)
@@ -150,8 +182,10 @@ def _run(o: AttributeOptions) -> Dict:
     except ContextualMTError as e:
         if o.translate is None:
             raise
-        raise ContextualMTError(f"{e} (with --translate, the line is read with the model's own translation, which may be "
-                                "what is too long here: give --hypotheses made with a length limit)") from None
+        raise ContextualMTError(
+            f"{e} (with --translate, the line is read with the model's own translation, which may be "
+            "what is too long here: give --hypotheses made with a length limit)"
+        ) from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
         raise no_context_error(o.model.path, backend.trained_context, "attribute")
@@ -168,14 +202,20 @@ def _run(o: AttributeOptions) -> Dict:
     cti = {i: _cti_values(contrasts[i], scale) for i in mine}
     with_context = [i for i in mine if src_k[i] or tgt_k[i]]
     if not with_context:  # every sentence starts a document: nothing can depend on context
-        raise ContextualMTError(f"{o.docids}: none of the {len(mine)} sentences has a sentence before it in its "
-                                "document (each is a document's first): there is no context to attribute")
+        raise ContextualMTError(
+            f"{o.docids}: none of the {len(mine)} sentences has a sentence before it in its "
+            "document (each is a document's first): there is no context to attribute"
+        )
     stats = statistics([cti[i][o.cti_metric] for i in with_context], o.cti)
     # corpus: one threshold over the run; sentence: each sentence's own (as per-example tools do)
     threshold = (lambda i: stats.threshold) if o.cti_scope == "corpus" else (lambda i: None)
     has_context = set(with_context)
-    selected = {i: sorted(select(cti[i][o.cti_metric], o.cti, threshold(i), exclude=[len(cti[i]["kl"]) - 1]))
-                if i in has_context else [] for i in mine}
+    selected = {
+        i: sorted(select(cti[i][o.cti_metric], o.cti, threshold(i), exclude=[len(cti[i]["kl"]) - 1]))
+        if i in has_context
+        else []
+        for i in mine
+    }
 
     finished = {r["line"] - 1: r for r in done}
     for i, r in finished.items():
@@ -187,14 +227,31 @@ def _run(o: AttributeOptions) -> Dict:
     bar = tqdm(total=len(todo), unit="sent", desc=f"CCI ({o.method})", disable=not o.progress)
     try:
         for chunk in length_batches(todo, backend.length, o.batch_size, None):
-            requests = [CueRequest(i, t, int(contrasts[i].foil[t]) if o.contrast == "foil" else None)
-                        for i in chunk for t in selected[i]]
+            requests = [
+                CueRequest(i, t, int(contrasts[i].foil[t]) if o.contrast == "foil" else None)
+                for i in chunk
+                for t in selected[i]
+            ]
             scores = backend.cue_scores(requests, o.method) if requests else []
             by_sentence: Dict[int, List[Tuple[int, np.ndarray]]] = {}
             for r, s in zip(requests, scores):
                 by_sentence.setdefault(r.index, []).append((r.token, s))
-            records = [_record(i, ids, starts, sources, targets, pieces[i], cti[i], selected[i],
-                               backend.context_tokens(i), by_sentence.get(i, []), o.cci) for i in chunk]
+            records = [
+                _record(
+                    i,
+                    ids,
+                    starts,
+                    sources,
+                    targets,
+                    pieces[i],
+                    cti[i],
+                    selected[i],
+                    backend.context_tokens(i),
+                    by_sentence.get(i, []),
+                    o.cci,
+                )
+                for i in chunk
+            ]
             writer.write(records)
             new.extend(records)
             bar.update(len(chunk))
@@ -213,9 +270,11 @@ def _translations(backend, o: AttributeOptions, sources: List[str], ids: List[st
     targets = backend.translator(o.translate).translate(sources, ids, progress=o.progress, source_name=o.source)
     empty = [n for n, t in enumerate(targets, start=1) if not t.strip()]
     if empty:
-        raise ContextualMTError(f"{o.source}:{empty[0]}: the model translated this line to nothing ({len(empty)} "
-                                "such lines): there is no token to attribute; translate with other settings "
-                                "and give the file with --hypotheses")
+        raise ContextualMTError(
+            f"{o.source}:{empty[0]}: the model translated this line to nothing ({len(empty)} "
+            "such lines): there is no token to attribute; translate with other settings "
+            "and give the file with --hypotheses"
+        )
     return targets
 
 
@@ -223,9 +282,19 @@ def _cti_values(c: TokenContrast, scale: float) -> Dict[str, np.ndarray]:
     return {"pcxmi": (c.log_prob_context - c.log_prob_no_context) / scale, "kl": c.kl / scale}
 
 
-def _record(i: int, ids: Sequence[str], starts: np.ndarray, sources: Sequence[str], targets: Sequence[str],
-            pieces: Sequence[str], cti: Dict[str, np.ndarray], selected: List[int], context: List[ContextToken],
-            scores: List[Tuple[int, np.ndarray]], rule: Rule) -> Dict:
+def _record(
+    i: int,
+    ids: Sequence[str],
+    starts: np.ndarray,
+    sources: Sequence[str],
+    targets: Sequence[str],
+    pieces: Sequence[str],
+    cti: Dict[str, np.ndarray],
+    selected: List[int],
+    context: List[ContextToken],
+    scores: List[Tuple[int, np.ndarray]],
+    rule: Rule,
+) -> Dict:
     sentences: Dict[Tuple[str, int], List[str]] = {}
     for c in context:
         sentences.setdefault((c.side, c.sentence), []).append(c.token)
@@ -233,10 +302,22 @@ def _record(i: int, ids: Sequence[str], starts: np.ndarray, sources: Sequence[st
     for t, s in scores:
         for k in select(s, rule):
             c = context[k]
-            cues.append({"target": t, "side": c.side, "sentence": c.sentence, "position": c.position,
-                         "token": c.token, "score": round(float(s[k]), 6)})
+            cues.append(
+                {
+                    "target": t,
+                    "side": c.side,
+                    "sentence": c.sentence,
+                    "position": c.position,
+                    "token": c.token,
+                    "score": round(float(s[k]), 6),
+                }
+            )
     return {
-        "doc": ids[i], "sentence": int(i - starts[i]), "line": i + 1, "source": sources[i], "target": targets[i],
+        "doc": ids[i],
+        "sentence": int(i - starts[i]),
+        "line": i + 1,
+        "source": sources[i],
+        "target": targets[i],
         "tokens": list(pieces) + [EOS],
         "cti": {m: [round(float(v), 6) for v in cti[m]] for m in METRICS},
         "selected": selected,
@@ -252,43 +333,71 @@ def _check_resumed(r: Dict, selected: List[int], pieces: List[str], target: str,
     where = f"{partial}: the record of line {r.get('line')}"
     tokens, n_tokens = r.get("tokens"), len(pieces)
     if not isinstance(tokens, list) or len(tokens) != n_tokens:
-        raise ContextualMTError(f"{where} has {len(tokens) if isinstance(tokens, list) else 'no'} tokens, this run "
-                                f"{n_tokens}; rerun with --overwrite to discard the file")
+        raise ContextualMTError(
+            f"{where} has {len(tokens) if isinstance(tokens, list) else 'no'} tokens, this run "
+            f"{n_tokens}; rerun with --overwrite to discard the file"
+        )
     if tokens != pieces or r.get("target") != target:
-        raise ContextualMTError(f"{where} is of another target text than this run's; rerun with --overwrite to "
-                                "discard the file")
+        raise ContextualMTError(
+            f"{where} is of another target text than this run's; rerun with --overwrite to discard the file"
+        )
     sel = r.get("selected")
     if not isinstance(sel, list) or any(not isinstance(t, int) or not 0 <= t < n_tokens for t in sel):
-        raise ContextualMTError(f"{where}: a selected token index is out of range (0..{n_tokens - 1}); rerun with "
-                                "--overwrite to discard the file")
+        raise ContextualMTError(
+            f"{where}: a selected token index is out of range (0..{n_tokens - 1}); rerun with "
+            "--overwrite to discard the file"
+        )
     if sel != selected:
         raise ContextualMTError(f"{where}: selects tokens {sel}, this run {selected}; rerun with --overwrite")
     lengths = {(c.get("side"), c.get("sentence")): len(c.get("tokens", [])) for c in r.get("context", [])}
     for cue in r.get("cues", []):
         n = lengths.get((cue.get("side"), cue.get("sentence")))
-        if cue.get("target") not in sel or n is None or not isinstance(cue.get("position"), int) \
-                or not 0 <= cue["position"] < n:
-            raise ContextualMTError(f"{where}: a cue points outside the selected tokens or the context "
-                                    f"({cue}); rerun with --overwrite to discard the file")
+        if (
+            cue.get("target") not in sel
+            or n is None
+            or not isinstance(cue.get("position"), int)
+            or not 0 <= cue["position"] < n
+        ):
+            raise ContextualMTError(
+                f"{where}: a cue points outside the selected tokens or the context "
+                f"({cue}); rerun with --overwrite to discard the file"
+            )
 
 
 def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backend, fp: Dict) -> Dict:
     unit = UNITS[o.log_base]
     return {
-        **model_summary(o.model), "source_context_size": backend.source_context_size,
-        "target_context_size": backend.target_context_size, "scored": o.target_kind, "target_file": o.target,
+        **model_summary(o.model),
+        "source_context_size": backend.source_context_size,
+        "target_context_size": backend.target_context_size,
+        "scored": o.target_kind,
+        "target_file": o.target,
         **({"decoding": fp[o.target_kind]} if o.translate is not None else {}),
-        "sentences": len(records), "tokens": sum(len(r["tokens"]) for r in records),
-        "selected_tokens": sum(len(r["selected"]) for r in records), "cues": sum(len(r["cues"]) for r in records),
-        "cti": {"metric": o.cti_metric, "unit": unit, "rule": o.cti.describe(), "scope": o.cti_scope,
-                **stats.as_dict(),
-                "statistics_over": ("tokens of the sentences read with context, EOS included (never selected)"
-                                    if o.cti_scope == "corpus" else
-                                    "each sentence's own tokens, EOS included (never selected); mean, std and "
-                                    "threshold here are the run's, for reference")},
-        "cci": {"method": o.method, "contrast": None if o.method == "attention" else o.contrast,
-                "rule": o.cci.describe()},
-        "shard": fp["shard"], "records": o.output, "fingerprint": fp,
+        "sentences": len(records),
+        "tokens": sum(len(r["tokens"]) for r in records),
+        "selected_tokens": sum(len(r["selected"]) for r in records),
+        "cues": sum(len(r["cues"]) for r in records),
+        "cti": {
+            "metric": o.cti_metric,
+            "unit": unit,
+            "rule": o.cti.describe(),
+            "scope": o.cti_scope,
+            **stats.as_dict(),
+            "statistics_over": (
+                "tokens of the sentences read with context, EOS included (never selected)"
+                if o.cti_scope == "corpus"
+                else "each sentence's own tokens, EOS included (never selected); mean, std and "
+                "threshold here are the run's, for reference"
+            ),
+        },
+        "cci": {
+            "method": o.method,
+            "contrast": None if o.method == "attention" else o.contrast,
+            "rule": o.cci.describe(),
+        },
+        "shard": fp["shard"],
+        "records": o.output,
+        "fingerprint": fp,
     }
 
 
@@ -300,6 +409,8 @@ def summary_line(summary: Dict, output: str) -> str:
         rule = f"{c['metric']} > {c['threshold']:.4g} {c['unit']}"
     else:
         rule = f"{c['metric']}, {c['rule']} per sentence"
-    return (f"{summary['sentences']} sentences, {summary['selected_tokens']} of {summary['tokens']} tokens "
-            f"context-sensitive ({rule}), {summary['cues']} cues "
-            f"({summary['cci']['method']}); wrote {output}")
+    return (
+        f"{summary['sentences']} sentences, {summary['selected_tokens']} of {summary['tokens']} tokens "
+        f"context-sensitive ({rule}), {summary['cues']} cues "
+        f"({summary['cci']['method']}); wrote {output}"
+    )

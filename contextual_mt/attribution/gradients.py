@@ -6,6 +6,7 @@ Requests are batched by giving each its own row (a sentence with several selecte
 repeated once per token): rows never interact in a Transformer, so one backward of the sum of
 the rows' contrasts gives every row exactly its own gradient.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager

@@ -11,6 +11,7 @@ sentences before it, up to the context sizes); then:
 - ``cue_scores(requests, method)``: for each (sentence, target token, foil) request, one score
   per context token of the sentence.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ class AttributionBackend(ScoringBackend, Protocol):
     def contrast(self, indices: Sequence[int]) -> Dict[int, TokenContrast]:
         """CTI inputs for each sentence: both passes in batches (``--max-tokens``)."""
 
-    def translator(self, decoding) -> "Translator":
+    def translator(self, decoding) -> Translator:
         """The loaded model as a ``Translator`` with these ``DecodingOptions`` (``attribute
         --translate``: the model's own translations, without loading it twice)."""
 

@@ -3,6 +3,7 @@
 CTI: the set is every token of the run's sentences that were read with context (a sentence
 without context cannot depend on it), EOS included in the statistics; EOS is never selected.
 CCI: the set is the context tokens of one selected target token."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,8 +29,12 @@ class Statistics:
     tokens: int
 
     def as_dict(self) -> Dict:
-        return {"mean": round(self.mean, 6), "std": round(self.std, 6), "threshold": round(self.threshold, 6),
-                "tokens": self.tokens}
+        return {
+            "mean": round(self.mean, 6),
+            "std": round(self.std, 6),
+            "threshold": round(self.threshold, 6),
+            "tokens": self.tokens,
+        }
 
 
 def statistics(values: Sequence[np.ndarray], rule: Rule) -> Statistics:
@@ -38,7 +43,7 @@ def statistics(values: Sequence[np.ndarray], rule: Rule) -> Statistics:
     if len(flat) == 0:
         return Statistics(0.0, 0.0, float("inf"), 0)
     mean, std = float(flat.mean()), float(flat.std())
-    return Statistics(mean, std, mean + rule.std * std, int(len(flat)))
+    return Statistics(mean, std, mean + rule.std * std, len(flat))
 
 
 def select(scores: np.ndarray, rule: Rule, threshold: Optional[float] = None, exclude: Sequence[int] = ()) -> List[int]:
@@ -48,7 +53,7 @@ def select(scores: np.ndarray, rule: Rule, threshold: Optional[float] = None, ex
     scores = np.asarray(scores, dtype=np.float64)
     candidates = [i for i in range(len(scores)) if i not in set(exclude) and scores[i] > 0]
     if rule.top_k is not None:
-        chosen = sorted(candidates, key=lambda i: (-scores[i], i))[:rule.top_k]
+        chosen = sorted(candidates, key=lambda i: (-scores[i], i))[: rule.top_k]
     else:
         if threshold is None:
             threshold = statistics([scores], rule).threshold if len(scores) else float("inf")

@@ -1,23 +1,37 @@
 """``contextual-mt`` command line: a thin layer over the library functions."""
+
 from __future__ import annotations
 
 import argparse
 import logging
 from typing import List, Optional
 
-from commandkit.console import configure_logging, console_run, install_excepthook, run_command
 from commandkit.command_outputs import command_outputs
+from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every subcommand, one module each (``contextual_mt/cli/``), its parser generated from its
     options dataclass (``commandkit.options``)."""
-    from contextual_mt.cli import (add_symbols, attribute, contrastive, cxmi, demo, report, score, testset,
-                                   translate)
+    from contextual_mt.cli import add_symbols, attribute, contrastive, cxmi, demo, report, score, testset, translate
     from contextual_mt.cli.pipeline import add as add_pipeline
 
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (add_symbols.add, translate.add, score.add, demo.add_demo_data, cxmi.add, attribute.add,
-                cxmi.add_merge, contrastive.add, report.add, demo.add_demos, testset.add, add_pipeline):
+    for add in (
+        add_symbols.add,
+        translate.add,
+        score.add,
+        demo.add_demo_data,
+        cxmi.add,
+        attribute.add,
+        cxmi.add_merge,
+        contrastive.add,
+        report.add,
+        demo.add_demos,
+        testset.add,
+        add_pipeline,
+    ):
         add(sub)
     return parser
 
@@ -42,6 +56,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _memory_error_as_one_line(func):
     """torch's allocation failures (CPU: "can't allocate memory", CUDA: "out of memory") are a
     setting too large for the machine, not a bug: one line saying which settings to lower."""
+
     def run(args: argparse.Namespace) -> int:
         try:
             return func(args)
@@ -52,8 +67,11 @@ def _memory_error_as_one_line(func):
             from contextual_mt.errors import ContextualMTError
 
             first = next((line.strip() for line in text.splitlines() if "memory" in line), text)[:160]
-            raise ContextualMTError(f"out of memory ({first or type(e).__name__}); lower --batch-size, --max-tokens "
-                                    "or --beam, or use a larger machine") from None
+            raise ContextualMTError(
+                f"out of memory ({first or type(e).__name__}); lower --batch-size, --max-tokens "
+                "or --beam, or use a larger machine"
+            ) from None
+
     return run
 
 

@@ -1,4 +1,5 @@
 """``contextual-mt add-symbols``."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,7 +12,9 @@ from contextual_mt.cli.common import command
 
 @dataclass
 class AddSymbolsArgs:
-    dicts: List[str] = option(positional=True, nargs="+", default=[], help="dict.*.txt files written by fairseq-preprocess")
+    dicts: List[str] = option(
+        positional=True, nargs="+", default=[], help="dict.*.txt files written by fairseq-preprocess"
+    )
 
 
 def add_symbols(args: argparse.Namespace) -> int:
@@ -25,5 +28,11 @@ def add_symbols(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "add-symbols", AddSymbolsArgs, add_symbols, "append <brk> and <mask> to fairseq dictionaries "
-            "(indices of existing symbols unchanged)", output_args=("dicts",))
+    command(
+        sub,
+        "add-symbols",
+        AddSymbolsArgs,
+        add_symbols,
+        "append <brk> and <mask> to fairseq dictionaries (indices of existing symbols unchanged)",
+        output_args=("dicts",),
+    )

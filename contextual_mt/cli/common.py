@@ -1,6 +1,7 @@
 """What several ``contextual-mt`` commands share, declared once: the model options (a fairseq
 checkpoint or a Hugging Face model), ``--max-tokens``, the run options (``--overwrite``,
 ``--quiet``), and ``command``, which adds a subcommand generated from its options dataclass."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,8 +13,9 @@ from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.stage_record import partial_path
 
 
-def command(sub: Any, name: str, cls: Type[Any], func: Callable[[argparse.Namespace], int], help: str,
-            **defaults: Any) -> argparse.ArgumentParser:
+def command(
+    sub: Any, name: str, cls: Type[Any], func: Callable[[argparse.Namespace], int], help: str, **defaults: Any
+) -> argparse.ArgumentParser:
     """The subcommand ``name`` of ``sub``: its arguments generated from ``cls``, its ``func`` and
     the ``defaults`` the runner reads (output_args, side_outputs, transaction, ...)."""
     parser_settings = defaults.pop("parser_settings", {})
@@ -53,37 +55,61 @@ HF_GROUP = "Hugging Face models (instead of --path)"
 @dataclass
 class ModelArgs:
     """The model options of translate, cxmi, attribute and contrastive (read by ``model_options``)."""
+
     path: Optional[str] = option(group=MODEL_GROUP, help="document_translation checkpoint")
-    spm: Optional[str] = option(group=MODEL_GROUP,
-                                help="sentencepiece model (default: the text is already tokenized as the model's)")
-    data: Optional[str] = option(group=MODEL_GROUP, help="directory with dict.*.txt (default: the checkpoint's "
-                                 "directory, then the training data directory)")
-    source_context_size: Optional[int] = option(type=int, group=MODEL_GROUP,
-                                                help="default: as trained (--hf-model: 1); 0: no source context")
-    target_context_size: Optional[int] = option(type=int, group=MODEL_GROUP,
-                                                help="default: as trained (--hf-model: 1); 0: no target context")
+    spm: Optional[str] = option(
+        group=MODEL_GROUP, help="sentencepiece model (default: the text is already tokenized as the model's)"
+    )
+    data: Optional[str] = option(
+        group=MODEL_GROUP,
+        help="directory with dict.*.txt (default: the checkpoint's directory, then the training data directory)",
+    )
+    source_context_size: Optional[int] = option(
+        type=int, group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no source context"
+    )
+    target_context_size: Optional[int] = option(
+        type=int, group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no target context"
+    )
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
-    dtype: Optional[str] = option(empty_ok=True, metavar=DTYPES_METAVAR, group="precision",
-                                  help="the model's weights and activations (log-probabilities are float32 in every "
-                                  "case); fairseq checkpoints: default auto, float16 on a GPU of compute capability "
-                                  ">= 7.0, else float32; --hf-model: default float32")
-    fp16: bool = option(action="store_true", default=False, group="precision",
-                        help="--dtype float16 (fairseq's --fp16 at generation)")
-    hf_model: Optional[str] = option(metavar="FOLDER_OR_NAME", group=HF_GROUP,
-                                     help="a seq2seq MT model (Marian, mBART-50, NLLB, M2M100) or a decoder-only LM: "
-                                     "a local folder or a name in the local Hugging Face cache")
-    hf_separator: Optional[str] = option(empty_ok=True, group=HF_GROUP,
-                                         help="seq2seq: joins the context sentences and the current "
-                                         "one (default: a space)")
-    src_lang: Optional[str] = option(group=HF_GROUP, help="language code of the tokenizer (mBART-50: en_XX, NLLB: "
-                                     "eng_Latn, M2M100: en), or a language name for prompt templates")
-    tgt_lang: Optional[str] = option(group=HF_GROUP,
-                                     help="as --src-lang; also the >>xx<< token of multi-target Marian models")
-    prompt_template: Optional[str] = option(group=HF_GROUP, help="decoder-only: a JSON template file, 'plain' or "
-                                            "'chat' (default: the tokenizer's chat template if it has one, else "
-                                            "'plain')")
-    device_map: Optional[str] = option(choices=("auto",), group=HF_GROUP,
-                                       help="spread a model too large for one GPU over the GPUs")
+    dtype: Optional[str] = option(
+        empty_ok=True,
+        metavar=DTYPES_METAVAR,
+        group="precision",
+        help="the model's weights and activations (log-probabilities are float32 in every "
+        "case); fairseq checkpoints: default auto, float16 on a GPU of compute capability "
+        ">= 7.0, else float32; --hf-model: default float32",
+    )
+    fp16: bool = option(
+        action="store_true", default=False, group="precision", help="--dtype float16 (fairseq's --fp16 at generation)"
+    )
+    hf_model: Optional[str] = option(
+        metavar="FOLDER_OR_NAME",
+        group=HF_GROUP,
+        help="a seq2seq MT model (Marian, mBART-50, NLLB, M2M100) or a decoder-only LM: "
+        "a local folder or a name in the local Hugging Face cache",
+    )
+    hf_separator: Optional[str] = option(
+        empty_ok=True,
+        group=HF_GROUP,
+        help="seq2seq: joins the context sentences and the current one (default: a space)",
+    )
+    src_lang: Optional[str] = option(
+        group=HF_GROUP,
+        help="language code of the tokenizer (mBART-50: en_XX, NLLB: "
+        "eng_Latn, M2M100: en), or a language name for prompt templates",
+    )
+    tgt_lang: Optional[str] = option(
+        group=HF_GROUP, help="as --src-lang; also the >>xx<< token of multi-target Marian models"
+    )
+    prompt_template: Optional[str] = option(
+        group=HF_GROUP,
+        help="decoder-only: a JSON template file, 'plain' or "
+        "'chat' (default: the tokenizer's chat template if it has one, else "
+        "'plain')",
+    )
+    device_map: Optional[str] = option(
+        choices=("auto",), group=HF_GROUP, help="spread a model too large for one GPU over the GPUs"
+    )
 
 
 HF_ONLY = ("hf_separator", "src_lang", "tgt_lang", "prompt_template", "device_map")
@@ -96,7 +122,9 @@ def model_options(args: argparse.Namespace):
 
     if args.fp16:  # an alias: with another --dtype, which one was meant?
         if args.dtype not in (None, "float16"):
-            raise ContextualMTError(f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {args.dtype}")
+            raise ContextualMTError(
+                f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {args.dtype}"
+            )
         args.dtype = "float16"
     if args.path and args.hf_model:
         raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
@@ -108,24 +136,43 @@ def model_options(args: argparse.Namespace):
 
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(args, n, None) is not None]
         if given:
-            raise ContextualMTError(f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer")
+            raise ContextualMTError(
+                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer"
+            )
         if args.dtype == "auto":
-            raise ContextualMTError("--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
-                                    "--dtype bfloat16 or float16 is given)")
-        sizes = {k: 1 if getattr(args, k) is None else getattr(args, k)
-                 for k in ("source_context_size", "target_context_size")}
-        return HFModelOptions(args.hf_model, src_lang=args.src_lang, tgt_lang=args.tgt_lang,
-                              separator=args.hf_separator if args.hf_separator is not None else " ",
-                              prompt_template=args.prompt_template, dtype="float32" if args.dtype is None else args.dtype,
-                              device_map=args.device_map, cpu=args.cpu, **sizes)
+            raise ContextualMTError(
+                "--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
+                "--dtype bfloat16 or float16 is given)"
+            )
+        sizes = {
+            k: 1 if getattr(args, k) is None else getattr(args, k)
+            for k in ("source_context_size", "target_context_size")
+        }
+        return HFModelOptions(
+            args.hf_model,
+            src_lang=args.src_lang,
+            tgt_lang=args.tgt_lang,
+            separator=args.hf_separator if args.hf_separator is not None else " ",
+            prompt_template=args.prompt_template,
+            dtype="float32" if args.dtype is None else args.dtype,
+            device_map=args.device_map,
+            cpu=args.cpu,
+            **sizes,
+        )
     given = [flag(n) for n in HF_ONLY if getattr(args, n, None) is not None]
     if given:
         raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
-    return FairseqModelOptions(args.path, spm=args.spm, data=args.data, source_context_size=args.source_context_size,
-                        target_context_size=args.target_context_size, cpu=args.cpu,
-                        dtype="auto" if args.dtype is None else args.dtype)  # --dtype= (empty) is refused
+    return FairseqModelOptions(
+        args.path,
+        spm=args.spm,
+        data=args.data,
+        source_context_size=args.source_context_size,
+        target_context_size=args.target_context_size,
+        cpu=args.cpu,
+        dtype="auto" if args.dtype is None else args.dtype,
+    )  # --dtype= (empty) is refused
 
 
 def cxmi_side_outputs(args: argparse.Namespace):

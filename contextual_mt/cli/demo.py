@@ -1,4 +1,5 @@
 """``contextual-mt demo-data``, ``demo`` and ``cadec-demo``: the offline demo."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,12 @@ class DemoDataArgs:
     valid_docs: int = option(type=int, default=keyword_default(generate_demo_data, "valid_docs"))
     test_docs: int = option(type=int, default=keyword_default(generate_demo_data, "test_docs"))
     seed: int = option(type=int, default=keyword_default(generate_demo_data, "seed"))
-    ted: bool = option(action="store_true", default=False, help="also write OUTPUT/ted_talks.tar.gz: the corpus in "
-                       "the layout of the multilingual TED talks release, for `make all LANG=fr TED=...`")
+    ted: bool = option(
+        action="store_true",
+        default=False,
+        help="also write OUTPUT/ted_talks.tar.gz: the corpus in "
+        "the layout of the multilingual TED talks release, for `make all LANG=fr TED=...`",
+    )
 
 
 def demo_data(args: argparse.Namespace) -> int:
@@ -29,8 +34,10 @@ def demo_data(args: argparse.Namespace) -> int:
 
     stats = generate_demo_data(args.output, args.train_docs, args.valid_docs, args.test_docs, args.seed)
     for split, s in stats.items():
-        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences, planted: "
-              + ", ".join(f"{p} {s[p]}" for p in ("pronouns", "formality", "lexical_choice")))
+        print(
+            f"{split}: {s['documents']} documents, {s['sentences']} sentences, planted: "
+            + ", ".join(f"{p} {s[p]}" for p in ("pronouns", "formality", "lexical_choice"))
+        )
     contrastive = os.path.join(args.output, "test.contrastive.json")
     n = write_planted_contrastive(args.output, contrastive)
     print(f"contrastive set (Voita format): {contrastive}, {n} groups")
@@ -39,8 +46,11 @@ def demo_data(args: argparse.Namespace) -> int:
 
         tarball = os.path.join(args.output, "ted_talks.tar.gz")
         nulls = write_ted_layout(args.output, tarball, seed=args.seed)
-        print(f"TED layout: {tarball} (missing-translation rows inserted: "
-              + ", ".join(f"{split} {n}" for split, n in nulls.items()) + ")")
+        print(
+            f"TED layout: {tarball} (missing-translation rows inserted: "
+            + ", ".join(f"{split} {n}" for split, n in nulls.items())
+            + ")"
+        )
     return 0
 
 
@@ -61,8 +71,12 @@ def demo(args: argparse.Namespace) -> int:
 class CadecDemoArgs:
     workdir: str = option(default=keyword_default(run_cadec_demo, "workdir"))
     epochs: int = option(type=int, default=keyword_default(run_cadec_demo, "epochs"))
-    demo_first: bool = option(action="store_true", default=False, help="run the demo first when its sentence-level "
-                              "model is not there yet (make cadec-demo); without it, that is an error")
+    demo_first: bool = option(
+        action="store_true",
+        default=False,
+        help="run the demo first when its sentence-level "
+        "model is not there yet (make cadec-demo); without it, that is an error",
+    )
 
 
 def cadec_demo(args: argparse.Namespace) -> int:
@@ -71,12 +85,32 @@ def cadec_demo(args: argparse.Namespace) -> int:
 
 
 def add_demo_data(sub) -> None:
-    command(sub, "demo-data", DemoDataArgs, demo_data, "write the synthetic EN-FR demo corpus with planted phenomena",
-            output_dir_args=("output",))
+    command(
+        sub,
+        "demo-data",
+        DemoDataArgs,
+        demo_data,
+        "write the synthetic EN-FR demo corpus with planted phenomena",
+        output_dir_args=("output",),
+    )
 
 
 def add_demos(sub) -> None:
-    command(sub, "demo", DemoArgs, demo, "the offline demo: train a sentence-level and a contextual model on the "
-            "demo corpus and compare them on the planted phenomena", transaction=False)  # resumes step by step
-    command(sub, "cadec-demo", CadecDemoArgs, cadec_demo, "after the demo: train CADec on its sentence-level model "
-            "and compare the two-pass translations with the base model's", transaction=False)  # resumes step by step
+    command(
+        sub,
+        "demo",
+        DemoArgs,
+        demo,
+        "the offline demo: train a sentence-level and a contextual model on the "
+        "demo corpus and compare them on the planted phenomena",
+        transaction=False,
+    )  # resumes step by step
+    command(
+        sub,
+        "cadec-demo",
+        CadecDemoArgs,
+        cadec_demo,
+        "after the demo: train CADec on its sentence-level model "
+        "and compare the two-pass translations with the base model's",
+        transaction=False,
+    )  # resumes step by step

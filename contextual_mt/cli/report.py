@@ -1,4 +1,5 @@
 """``contextual-mt report``."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,20 +18,29 @@ class ReportArgs:
     output_dir: str = option(required=True)
     conllu: Optional[str] = option(help="CoNLL-U of the references (UPOS and FEATS), one sentence per line")
     stanza_lang: Optional[str] = option(help="annotate the references with this stanza pipeline instead")
-    stanza_dir: Optional[str] = option(help="stanza resources directory (default: $STANZA_RESOURCES_DIR or "
-                                       "~/stanza_resources)")
+    stanza_dir: Optional[str] = option(
+        help="stanza resources directory (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)"
+    )
     tags: Optional[str] = option(help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
-    lang: Optional[str] = option(help="the references' language: without --conllu/--stanza-lang/--tags, words are "
-                                 "split off their punctuation by its Moses rules (default: --stanza-lang, else "
-                                 "generic rules)")
-    min_count: int = option(type=int, default=ReportOptions.min_count,
-                            help="vocabulary items seen fewer times are left out")
+    lang: Optional[str] = option(
+        help="the references' language: without --conllu/--stanza-lang/--tags, words are "
+        "split off their punctuation by its Moses rules (default: --stanza-lang, else "
+        "generic rules)"
+    )
+    min_count: int = option(
+        type=int, default=ReportOptions.min_count, help="vocabulary items seen fewer times are left out"
+    )
     top: int = option(type=int, default=ReportOptions.top, help="how many top tokens to list")
-    attribution: Optional[str] = option(help="JSONL of `contextual-mt attribute --reference` on the same sentences: "
-                                        "the viewer marks context-sensitive words and shows their cues; cue_pairs.csv "
-                                        "and report.md list the most frequent (target word, cue word) pairs per tag")
-    top_pairs: int = option(type=int, default=ReportOptions.top_pairs,
-                            help="(target word, cue word) pairs listed per tag in report.md (cue_pairs.csv has all)")
+    attribution: Optional[str] = option(
+        help="JSONL of `contextual-mt attribute --reference` on the same sentences: "
+        "the viewer marks context-sensitive words and shows their cues; cue_pairs.csv "
+        "and report.md list the most frequent (target word, cue word) pairs per tag"
+    )
+    top_pairs: int = option(
+        type=int,
+        default=ReportOptions.top_pairs,
+        help="(target word, cue word) pairs listed per tag in report.md (cue_pairs.csv has all)",
+    )
 
 
 def report(args: argparse.Namespace) -> int:
@@ -44,10 +54,19 @@ def report(args: argparse.Namespace) -> int:
 def report_side_outputs(args: argparse.Namespace):
     from contextual_mt.analysis.report import ATTRIBUTION_OUTPUTS, OUTPUTS
 
-    return [(f"the report's {name}", os.path.join(args.output_dir, name))
-            for name in (*OUTPUTS, *ATTRIBUTION_OUTPUTS, "annotations.conllu")]
+    return [
+        (f"the report's {name}", os.path.join(args.output_dir, name))
+        for name in (*OUTPUTS, *ATTRIBUTION_OUTPUTS, "annotations.conllu")
+    ]
 
 
 def add(sub) -> None:
-    command(sub, "report", ReportArgs, report, "tables, a plot and an HTML viewer of P-CXMI per POS class, tag, "
-            "vocabulary item and token", output_dir_args=("output_dir",), side_outputs=report_side_outputs)
+    command(
+        sub,
+        "report",
+        ReportArgs,
+        report,
+        "tables, a plot and an HTML viewer of P-CXMI per POS class, tag, vocabulary item and token",
+        output_dir_args=("output_dir",),
+        side_outputs=report_side_outputs,
+    )

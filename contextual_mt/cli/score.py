@@ -1,4 +1,5 @@
 """``contextual-mt score``."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,18 +19,28 @@ class ScoreArgs:
     source: Optional[str] = option(help="source sentences (needed by COMET)")
     comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
     comet_batch_size: int = option(type=int, default=keyword_default(score_files, "comet_batch_size"))
-    doc_comet_context: int = option(type=int, default=keyword_default(score_files, "doc_comet_context"),
-                                    help="Doc-COMET: preceding sentences of the same document encoded as context "
-                                    "(default: %(default)s, as in Vernikos et al. 2022)")
+    doc_comet_context: int = option(
+        type=int,
+        default=keyword_default(score_files, "doc_comet_context"),
+        help="Doc-COMET: preceding sentences of the same document encoded as context "
+        "(default: %(default)s, as in Vernikos et al. 2022)",
+    )
     output: Optional[str] = option(help="write the full result as JSON here")
 
 
 def score(args: argparse.Namespace) -> int:
     from contextual_mt.metrics import summary_line
 
-    result = score_files(args.hyp, args.ref, docids=args.docids, source=args.source,
-                         comet_model=args.comet_model, comet_batch_size=args.comet_batch_size,
-                         output=args.output, doc_comet_context=args.doc_comet_context)
+    result = score_files(
+        args.hyp,
+        args.ref,
+        docids=args.docids,
+        source=args.source,
+        comet_model=args.comet_model,
+        comet_batch_size=args.comet_batch_size,
+        output=args.output,
+        doc_comet_context=args.doc_comet_context,
+    )
     print(summary_line(result))
     if args.output is None:
         import json
@@ -39,5 +50,11 @@ def score(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "score", ScoreArgs, score, "sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET",
-            output_args=("output",))
+    command(
+        sub,
+        "score",
+        ScoreArgs,
+        score,
+        "sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET",
+        output_args=("output",),
+    )

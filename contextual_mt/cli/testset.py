@@ -1,4 +1,5 @@
 """``contextual-mt testset build|evaluate``: test suites from MuDA tags."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,39 +17,68 @@ from muda.commands.options import ANNOTATORS, AnnotatorArgs, cache_dir_option
 @dataclass
 class BuildArgs:
     """``contextual-mt testset build`` (``BuildOptions``; without --tags, ``muda tag`` first)."""
+
     source: str = option(required=True, help="English source, one sentence per line")
     reference: str = option(required=True, help="the reference translation, line by line")
     docids: str = option(required=True, help="document id of each line")
     lang: str = option(required=True, help="target language (MuDA's code: fr, de, ...)")
-    output_dir: str = option(required=True, help="folder for voita.json, contrapro.json (+ text and context files), "
-                             "manifest.jsonl and summary.json")
-    tags: Optional[str] = option(help="`muda tag` output for these files (its annotations beside it); default: tag "
-                                 "the reference now (into OUTPUT_DIR/reference.tags.json) with --annotator")
-    annotator: str = option(choices=ANNOTATORS, default=AnnotatorArgs.annotator,
-                            help="without --tags: what annotates the reference (spacy: target morphology only, so "
-                            "pronouns and lexical cohesion need --src-conllu/--alignments)")
+    output_dir: str = option(
+        required=True,
+        help="folder for voita.json, contrapro.json (+ text and context files), manifest.jsonl and summary.json",
+    )
+    tags: Optional[str] = option(
+        help="`muda tag` output for these files (its annotations beside it); default: tag "
+        "the reference now (into OUTPUT_DIR/reference.tags.json) with --annotator"
+    )
+    annotator: str = option(
+        choices=ANNOTATORS,
+        default=AnnotatorArgs.annotator,
+        help="without --tags: what annotates the reference (spacy: target morphology only, so "
+        "pronouns and lexical cohesion need --src-conllu/--alignments)",
+    )
     tgt_conllu: Optional[str] = option(help="the reference's CoNLL-U (default: beside the tags)")
     src_conllu: Optional[str] = option(help="the source's CoNLL-U with CorefUD coreference (pronoun distances)")
     alignments: Optional[str] = option(help="Pharaoh source-target word alignments (lexical cohesion)")
     cache_dir: Optional[str] = cache_dir_option()
-    lexicon: Optional[List[str]] = option(nargs="+", metavar="CONLLU", help="more target CoNLL-U (e.g. the training "
-                                          "split) where agreeing word forms are looked up")
+    lexicon: Optional[List[str]] = option(
+        nargs="+",
+        metavar="CONLLU",
+        help="more target CoNLL-U (e.g. the training split) where agreeing word forms are looked up",
+    )
     phenomena: Optional[List[str]] = option(nargs="+", choices=PHENOMENA, help="default: all")
-    context_size: int = option(type=int, default=BuildOptions.context_size,
-                               help="context sentences written with each group (default %(default)s, as Voita's sets)")
+    context_size: int = option(
+        type=int,
+        default=BuildOptions.context_size,
+        help="context sentences written with each group (default %(default)s, as Voita's sets)",
+    )
     seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
-    overwrite: bool = overwrite_option("remove the files an earlier build left in OUTPUT_DIR that this one does not "
-                                       "write (its tags, another language's), instead of refusing the folder")
+    overwrite: bool = overwrite_option(
+        "remove the files an earlier build left in OUTPUT_DIR that this one does not "
+        "write (its tags, another language's), instead of refusing the folder"
+    )
 
 
 def build(args: argparse.Namespace) -> int:
     from contextual_mt.testsets.build import run_build, summary_lines
 
     def options(tags: str) -> BuildOptions:
-        return BuildOptions(args.source, args.reference, args.docids, tags, args.output_dir, args.lang,
-                            tgt_conllu=args.tgt_conllu, src_conllu=args.src_conllu, alignments=args.alignments,
-                            lexicon=tuple(args.lexicon or ()), context_size=args.context_size, seed=args.seed,
-                            phenomena=tuple(args.phenomena or PHENOMENA), overwrite=args.overwrite)
+        return BuildOptions(
+            args.source,
+            args.reference,
+            args.docids,
+            tags,
+            args.output_dir,
+            args.lang,
+            tgt_conllu=args.tgt_conllu,
+            src_conllu=args.src_conllu,
+            alignments=args.alignments,
+            lexicon=tuple(args.lexicon or ()),
+            context_size=args.context_size,
+            seed=args.seed,
+            phenomena=tuple(args.phenomena or PHENOMENA),
+            overwrite=args.overwrite,
+        )
+
     tags = args.tags
     if tags is None:
         tags = os.path.join(args.output_dir, "reference.tags.json")
@@ -67,9 +97,17 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
     from contextual_mt.errors import ContextualMTError
     from muda.commands import TagArgs, run
 
-    options = TagArgs(src=args.source, tgt=args.reference, docids=args.docids, tgt_lang=args.lang, dump_tags=tags,
-                      src_conllu=args.src_conllu, tgt_conllu=args.tgt_conllu, alignments=args.alignments,
-                      annotators=AnnotatorArgs(annotator=args.annotator, cache_dir=args.cache_dir))
+    options = TagArgs(
+        src=args.source,
+        tgt=args.reference,
+        docids=args.docids,
+        tgt_lang=args.lang,
+        dump_tags=tags,
+        src_conllu=args.src_conllu,
+        tgt_conllu=args.tgt_conllu,
+        alignments=args.alignments,
+        annotators=AnnotatorArgs(annotator=args.annotator, cache_dir=args.cache_dir),
+    )
     created = not os.path.exists(args.output_dir)
     try:
         os.makedirs(args.output_dir, exist_ok=True)
@@ -85,16 +123,26 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
 @dataclass
 class EvaluateArgs:
     manifest: str = option(required=True, help="manifest.jsonl written by `testset build`")
-    hyp: List[str] = option(required=True, action="append", metavar="SYSTEM.txt",
-                            help="a system's translations of the test set, one line per line; repeat for several "
-                            "systems (the first is the baseline of the comparisons)")
-    summary: Optional[str] = option(help="summary.json of `testset build` (default: beside the manifest): the "
-                                    "language and the test set's line count")
-    docids: Optional[str] = option(help="document ids of the test set: the documents resampled (default: the "
-                                   "manifest's 'doc' of each group)")
+    hyp: List[str] = option(
+        required=True,
+        action="append",
+        metavar="SYSTEM.txt",
+        help="a system's translations of the test set, one line per line; repeat for several "
+        "systems (the first is the baseline of the comparisons)",
+    )
+    summary: Optional[str] = option(
+        help="summary.json of `testset build` (default: beside the manifest): the "
+        "language and the test set's line count"
+    )
+    docids: Optional[str] = option(
+        help="document ids of the test set: the documents resampled (default: the manifest's 'doc' of each group)"
+    )
     output: Optional[str] = option(help="write the full result as JSON here")
-    bootstrap: int = option(type=int, default=EvaluateOptions.bootstrap,
-                            help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)")
+    bootstrap: int = option(
+        type=int,
+        default=EvaluateOptions.bootstrap,
+        help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)",
+    )
     seed: int = option(type=int, default=EvaluateOptions.seed)
 
 
@@ -109,13 +157,30 @@ def evaluate(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    p = sub.add_parser("testset", help="test suites for any language pair from MuDA tags: contrastive groups and "
-                       "the generative evaluation of a system's translations")
+    p = sub.add_parser(
+        "testset",
+        help="test suites for any language pair from MuDA tags: contrastive groups and "
+        "the generative evaluation of a system's translations",
+    )
     testset = p.add_subparsers(dest="testset_command", required=True)
     # tagging and building are two transactions (the tags are kept when the build fails: a cache)
-    command(testset, "build", BuildArgs, build, "contrastive groups from the MuDA tags of a parallel document corpus: "
-            "the reference and its variants (the tagged word replaced by its alternatives, agreement kept), in "
-            "Voita's and ContraPro's formats, with a manifest", transaction=False)
-    command(testset, "evaluate", EvaluateArgs, evaluate, "for systems that cannot be scored (an API, an LLM, another "
-            "toolkit): does the tagged word's correct form, or a wrong alternative, appear in the translation of "
-            "its line; per phenomenon and context distance, with bootstrap intervals", output_args=("output",))
+    command(
+        testset,
+        "build",
+        BuildArgs,
+        build,
+        "contrastive groups from the MuDA tags of a parallel document corpus: "
+        "the reference and its variants (the tagged word replaced by its alternatives, agreement kept), in "
+        "Voita's and ContraPro's formats, with a manifest",
+        transaction=False,
+    )
+    command(
+        testset,
+        "evaluate",
+        EvaluateArgs,
+        evaluate,
+        "for systems that cannot be scored (an API, an LLM, another "
+        "toolkit): does the tagged word's correct form, or a wrong alternative, appear in the translation of "
+        "its line; per phenomenon and context distance, with bootstrap intervals",
+        output_args=("output",),
+    )

@@ -9,6 +9,7 @@ source, so that the candidates of one source share its encoding. Finished candid
 appear together at the end, and the accuracy is computed from the very numbers written. A
 candidate listed twice in its group is scored once; both lines get its score.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,24 +21,32 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from contextual_mt.contrastive.formats import get_format
-from contextual_mt.contrastive.sets import (ContrastiveSet, accuracy_by, blocks_right, check_groups, group_is_right,
-                                            repeated_candidates)
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.interface import ContextPair, ScoringBackend
-from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
-from contextual_mt.inference.batching import check_batching, length_batches
-from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
+from contextual_mt.contrastive.formats import get_format
+from contextual_mt.contrastive.sets import (
+    ContrastiveSet,
+    accuracy_by,
+    blocks_right,
+    check_groups,
+    group_is_right,
+    repeated_candidates,
+)
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.batching import check_batching, length_batches
+from contextual_mt.inference.interface import ContextPair, ScoringBackend
+from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
+from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
 
 DETOKENIZE = ("auto", "yes", "no")
-LOSS = {False: "negative sum of the natural-log probabilities of the current target sentence's tokens, "
-               "</s> included (lower = better)",
-        True: "negative mean natural-log probability per token of the current target sentence, "
-              "</s> included (lower = better)"}
+LOSS = {
+    False: "negative sum of the natural-log probabilities of the current target sentence's tokens, "
+    "</s> included (lower = better)",
+    True: "negative mean natural-log probability per token of the current target sentence, "
+    "</s> included (lower = better)",
+}
 
 
 @dataclass
@@ -84,8 +93,16 @@ def read_set(o: ContrastiveOptions) -> ContrastiveSet:
     if not groups:
         raise ContextualMTError(f"{o.input}: no test instances")
     check_groups(groups)
-    return ContrastiveSet(o.set_name, fmt.name, groups, fmt.rule, fmt.source_lang, fmt.target_lang,
-                          fmt.tokenized, fmt.scorer(o.input, o.output))
+    return ContrastiveSet(
+        o.set_name,
+        fmt.name,
+        groups,
+        fmt.rule,
+        fmt.source_lang,
+        fmt.target_lang,
+        fmt.tokenized,
+        fmt.scorer(o.input, o.output),
+    )
 
 
 def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
@@ -106,9 +123,15 @@ def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str
             cache[(side, text)] = tools[side].detokenize(text.split())
         return cache[(side, text)]
 
-    return [ContextPair(detok("src", p.source), detok("tgt", p.target),
-                        tuple(detok("src", s) for s in p.source_context),
-                        tuple(detok("tgt", s) for s in p.target_context)) for p in pairs]
+    return [
+        ContextPair(
+            detok("src", p.source),
+            detok("tgt", p.target),
+            tuple(detok("src", s) for s in p.source_context),
+            tuple(detok("tgt", s) for s in p.target_context),
+        )
+        for p in pairs
+    ]
 
 
 def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> None:
@@ -129,7 +152,8 @@ def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> 
         raise ContextualMTError(
             f"{g.where}: candidates {a} and {b} are the same tokens to the model (different strings that differ only "
             f"in what its vocabulary cannot represent: a test set of another language or script?), so their scores "
-            f"tie; {len(bad)} of {len(test_set.groups)} groups are like this")
+            f"tie; {len(bad)} of {len(test_set.groups)} groups are like this"
+        )
 
 
 def repeats(test_set: ContrastiveSet) -> Dict[int, int]:
@@ -145,31 +169,37 @@ def repeats(test_set: ContrastiveSet) -> Dict[int, int]:
 def contrastive_fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
     """Everything the scores depend on, by content, computed without loading the model."""
     return {
-        "format": o.format, "input": file_sha256(o.input),
+        "format": o.format,
+        "input": file_sha256(o.input),
         "context_files": [file_sha256(p) for p in o.context_files],
         **model_fingerprint(o.model),
         "detokenized": detok,
     }
 
 
-def batches(backend: ScoringBackend, todo: Sequence[int], batch_size: int,
-            max_tokens: Optional[int]) -> List[List[int]]:
+def batches(
+    backend: ScoringBackend, todo: Sequence[int], batch_size: int, max_tokens: Optional[int]
+) -> List[List[int]]:
     """Candidates sorted by length, then by source (candidates of one source side by side, so a
     batch encodes it once), cut into batches of at most ``batch_size`` candidates and
     ``max_tokens`` padded tokens."""
     return length_batches(todo, backend.pair_length, batch_size, max_tokens, key=backend.pair_source_key)
 
 
-def score_candidates(backend: ScoringBackend, todo: Sequence[int], batch_size: int = 64,
-                     max_tokens: Optional[int] = None, progress: bool = True):
+def score_candidates(
+    backend: ScoringBackend,
+    todo: Sequence[int],
+    batch_size: int = 64,
+    max_tokens: Optional[int] = None,
+    progress: bool = True,
+):
     """Yield lists of records ``{"line", "logprob", "tokens"}`` (line: 1-based candidate number
     in the scores file), one list per batch."""
     bar = tqdm(total=len(todo), unit="cand", desc="contrastive", disable=not progress)
     for chunk in batches(backend, todo, batch_size, max_tokens):
         log_probs = backend.pair_log_probs(chunk)
         bar.update(len(chunk))
-        yield [{"line": i + 1, "logprob": float(log_probs[i].sum()), "tokens": int(len(log_probs[i]))}
-               for i in chunk]
+        yield [{"line": i + 1, "logprob": float(log_probs[i].sum()), "tokens": len(log_probs[i])} for i in chunk]
     bar.close()
 
 
@@ -219,14 +249,24 @@ def _run(o: ContrastiveOptions) -> Dict:
     by_line = {r["line"]: r for r in done + new}
     by_line.update({i + 1: {**by_line[j + 1], "line": i + 1} for i, j in copies.items()})
     lines = [loss_text(by_line[n], o.normalize) for n in range(1, len(pairs) + 1)]
-    summary = summarize(test_set, [float(x) for x in lines], {
-        "input": o.input, "context_files": list(o.context_files), "scores": o.output,
-        "loss": LOSS[o.normalize], "normalize": o.normalize, "detokenized": detok,
-        **model_summary(o.model), "source_context_size": backend.source_context_size,
-        "target_context_size": backend.target_context_size, "trained_context": backend.trained_context,
-        "official_scorer": test_set.scorer,
-        "fingerprint": fp,
-    })
+    summary = summarize(
+        test_set,
+        [float(x) for x in lines],
+        {
+            "input": o.input,
+            "context_files": list(o.context_files),
+            "scores": o.output,
+            "loss": LOSS[o.normalize],
+            "normalize": o.normalize,
+            "detokenized": detok,
+            **model_summary(o.model),
+            "source_context_size": backend.source_context_size,
+            "target_context_size": backend.target_context_size,
+            "trained_context": backend.trained_context,
+            "official_scorer": test_set.scorer,
+            "fingerprint": fp,
+        },
+    )
     atomic_write_lines(o.output, lines)
     atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
@@ -244,27 +284,39 @@ def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional
     right, at, repeating = [], 0, 0
     for g in test_set.groups:
         n = len(g.candidates)
-        right.append(group_is_right(losses[at:at + n], g.correct, test_set.rule))
+        right.append(group_is_right(losses[at : at + n], g.correct, test_set.rule))
         repeating += bool(repeated_candidates(g))
         at += n
     if at != len(losses):
         raise ContextualMTError(f"{len(losses)} scores for {at} candidates")
     return {
-        "set": test_set.name, "format": test_set.format, "rule": test_set.rule,
-        "accuracy": sum(right) / len(right), "groups": len(right), "right": int(sum(right)),
-        "candidates": at, "groups_with_identical_candidates": repeating, "by": accuracy_by(test_set.groups, right),
-        **({"blocks": blocks} if (blocks := blocks_right(test_set.groups, right)) else {}), **(extra or {}),
+        "set": test_set.name,
+        "format": test_set.format,
+        "rule": test_set.rule,
+        "accuracy": sum(right) / len(right),
+        "groups": len(right),
+        "right": int(sum(right)),
+        "candidates": at,
+        "groups_with_identical_candidates": repeating,
+        "by": accuracy_by(test_set.groups, right),
+        **({"blocks": blocks} if (blocks := blocks_right(test_set.groups, right)) else {}),
+        **(extra or {}),
     }
 
 
 def format_contrastive_table(summary: Dict) -> str:
-    rows = [f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
-            f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
-            f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target"
-            + (f"; model in {summary['dtype']}" if summary.get("dtype") else "") + ")"]
+    rows = [
+        f"{summary['set']} ({summary['format']}): accuracy {summary['accuracy']:.4f} "
+        f"({summary['right']}/{summary['groups']} groups, {summary['candidates']} candidates; context "
+        f"{summary.get('source_context_size', '?')}/{summary.get('target_context_size', '?')} source/target"
+        + (f"; model in {summary['dtype']}" if summary.get("dtype") else "")
+        + ")"
+    ]
     if summary.get("groups_with_identical_candidates"):
-        rows.append(f"  groups listing a candidate string twice: {summary['groups_with_identical_candidates']} "
-                    f"(equal scores; decided by the {summary['rule']} rule)")
+        rows.append(
+            f"  groups listing a candidate string twice: {summary['groups_with_identical_candidates']} "
+            f"(equal scores; decided by the {summary['rule']} rule)"
+        )
     if "blocks" in summary:
         b = summary["blocks"]
         rows.append(f"  entries with every pair right: {b['all_right']}/{b['blocks']} ({b['accuracy']:.4f})")
@@ -290,7 +342,9 @@ class ExternalScoresOptions:
     def __post_init__(self) -> None:
         get_format(self.format)
         self.context_files = tuple(self.context_files)
-        if os.path.realpath(self.summary) in {os.path.realpath(p) for p in (self.input, self.scores, *self.context_files)}:
+        if os.path.realpath(self.summary) in {
+            os.path.realpath(p) for p in (self.input, self.scores, *self.context_files)
+        }:
             raise ContextualMTError(f"{self.summary}: --summary would overwrite an input; write it elsewhere")
 
     @property
@@ -311,8 +365,10 @@ def read_scores(path: str, expected: int) -> List[float]:
             raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score")
         values.append(value)
     if len(values) != expected:
-        raise ContextualMTError(f"{path}: has {len(values)} scores, but the test set has {expected} candidates "
-                                "(one score per candidate, in the set's order)")
+        raise ContextualMTError(
+            f"{path}: has {len(values)} scores, but the test set has {expected} candidates "
+            "(one score per candidate, in the set's order)"
+        )
     return values
 
 
@@ -326,12 +382,28 @@ def evaluate_scores(options: ExternalScoresOptions) -> Dict:
         if not groups:
             raise ContextualMTError(f"{o.input}: no test instances")
         check_groups(groups)
-        test_set = ContrastiveSet(o.set_name, fmt.name, groups, fmt.rule, fmt.source_lang, fmt.target_lang,
-                                  fmt.tokenized, fmt.scorer(o.input, o.scores))
+        test_set = ContrastiveSet(
+            o.set_name,
+            fmt.name,
+            groups,
+            fmt.rule,
+            fmt.source_lang,
+            fmt.target_lang,
+            fmt.tokenized,
+            fmt.scorer(o.input, o.scores),
+        )
         values = read_scores(o.scores, test_set.candidates)
         losses = [-v for v in values] if o.maximize else values
-        summary = summarize(test_set, losses, {"input": o.input, "context_files": list(o.context_files),
-                                               "scores": o.scores, "maximize": o.maximize,
-                                               "official_scorer": test_set.scorer})
+        summary = summarize(
+            test_set,
+            losses,
+            {
+                "input": o.input,
+                "context_files": list(o.context_files),
+                "scores": o.scores,
+                "maximize": o.maximize,
+                "official_scorer": test_set.scorer,
+            },
+        )
         atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary

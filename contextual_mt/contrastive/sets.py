@@ -10,6 +10,7 @@ scorer applies:
 - ``beats_all``: right when the correct candidate's loss is strictly lower than every other
   (ContraPro's ``evaluate.py``; Bawden et al.'s pairs of correct and incorrect translations).
 """
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,9 @@ from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
+from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from commandkit.text import read_lines
 
 RULES = ("argmin", "beats_all")
 
@@ -104,15 +105,18 @@ def files_by_role(files: Sequence[str], roles: Sequence[str], written_by: str) -
         # the longest matching ending: "x.context.en" is context.en, not en
         role = max((r for r in roles if name.endswith("." + r)), key=len, default=None)
         if role is None:
-            raise ContextualMTError(f"{path}: a context file of this format ends in one of "
-                                    f"{', '.join('.' + r for r in roles)} (as {written_by} names them)")
+            raise ContextualMTError(
+                f"{path}: a context file of this format ends in one of "
+                f"{', '.join('.' + r for r in roles)} (as {written_by} names them)"
+            )
         if role in found:
             raise ContextualMTError(f"{path}: a second *.{role} file (first: {found[role]})")
         found[role] = path
     missing = [r for r in roles if r not in found]
     if missing:
-        raise ContextualMTError(f"--context-files: give the {len(roles)} files {written_by} writes; missing "
-                                f"*.{', *.'.join(missing)}")
+        raise ContextualMTError(
+            f"--context-files: give the {len(roles)} files {written_by} writes; missing *.{', *.'.join(missing)}"
+        )
     return found
 
 
@@ -121,11 +125,14 @@ def check_groups(groups: Sequence[Group]) -> None:
     a non-empty current sentence on both sides."""
     for g in groups:
         if len(g.candidates) < 2:
-            raise ContextualMTError(f"{g.where}: {len(g.candidates)} candidate(s); a contrastive group needs the "
-                                    "correct translation and at least one contrastive one")
+            raise ContextualMTError(
+                f"{g.where}: {len(g.candidates)} candidate(s); a contrastive group needs the "
+                "correct translation and at least one contrastive one"
+            )
         if not 0 <= g.correct < len(g.candidates):
-            raise ContextualMTError(f"{g.where}: correct candidate {g.correct} is out of range "
-                                    f"(0..{len(g.candidates) - 1})")
+            raise ContextualMTError(
+                f"{g.where}: correct candidate {g.correct} is out of range (0..{len(g.candidates) - 1})"
+            )
         for k, c in enumerate(g.candidates):
             if not c.source.strip() or not c.target.strip():
                 side = "source" if not c.source.strip() else "target"
@@ -168,8 +175,9 @@ def blocks_right(groups: Sequence[Group], right: Sequence[bool]) -> Optional[Dic
     return {"blocks": len(blocks), "all_right": n, "accuracy": n / len(blocks)}
 
 
-def accuracy_by(groups: Sequence[Group], right: Sequence[bool],
-                order: Optional[Callable[[str, str], Tuple]] = None) -> Dict[str, Dict[str, Dict]]:
+def accuracy_by(
+    groups: Sequence[Group], right: Sequence[bool], order: Optional[Callable[[str, str], Tuple]] = None
+) -> Dict[str, Dict[str, Dict]]:
     """Per category name, per value: groups, right, accuracy (a fraction)."""
     table: Dict[str, Dict[str, List[int]]] = {}
     for g, ok in zip(groups, right):
@@ -178,6 +186,10 @@ def accuracy_by(groups: Sequence[Group], right: Sequence[bool],
             counts[0] += int(ok)
             counts[1] += 1
     key = order or (lambda name, value: (len(value), value))
-    return {name: {v: {"groups": n, "right": r, "accuracy": r / n}
-                   for v, (r, n) in sorted(values.items(), key=lambda kv: key(name, kv[0]))}
-            for name, values in sorted(table.items())}
+    return {
+        name: {
+            v: {"groups": n, "right": r, "accuracy": r / n}
+            for v, (r, n) in sorted(values.items(), key=lambda kv: key(name, kv[0]))
+        }
+        for name, values in sorted(table.items())
+    }

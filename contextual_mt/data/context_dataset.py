@@ -12,6 +12,7 @@ With ``sample_context_size`` the sizes are drawn uniformly from 0..N and 0..M, p
 and per epoch, from ``seed``; lengths for batching and filtering are those of the sampled
 context. CoWord dropout masks tokens of the current source sentence only.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,9 +22,9 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
-from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.data.model_input import build_decoder_input, build_encoder_input, model_sources
 from contextual_mt.data.context_trim import nearest_fitting_sizes
+from contextual_mt.data.model_input import build_decoder_input, build_encoder_input, model_sources
+from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.symbols import BRK, MASK
 
 COWORD_TYPES = ("token", "whole")
@@ -44,7 +45,7 @@ def hashed_uniforms(key: int, positions: np.ndarray) -> np.ndarray:
     x ^= x >> _S27
     x *= _MIX2
     x ^= x >> _S31
-    return (x >> _S11).astype(np.float64) * (1.0 / 2 ** 53)
+    return (x >> _S11).astype(np.float64) * (1.0 / 2**53)
 
 
 @dataclass
@@ -69,8 +70,9 @@ class ContextOptions:
         check_option("--target-context-size", self.target_context_size, minimum=0, integer=True)
         check_option("--coword-dropout", self.coword_dropout, minimum=0, maximum=1)
         if self.coword_dropout_type not in COWORD_TYPES:
-            raise ContextualMTError(f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} "
-                                    f"(got {self.coword_dropout_type!r})")
+            raise ContextualMTError(
+                f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} (got {self.coword_dropout_type!r})"
+            )
 
 
 class ContextDataset(FairseqDataset):
@@ -91,9 +93,7 @@ class ContextDataset(FairseqDataset):
         self.src_dict, self.tgt_dict = src_dict, tgt_dict
         self.base_src_sizes = np.asarray(src_sizes, dtype=np.int64)
         self.base_tgt_sizes = (
-            np.asarray(tgt_sizes, dtype=np.int64)
-            if tgt_sizes is not None
-            else np.zeros_like(self.base_src_sizes)
+            np.asarray(tgt_sizes, dtype=np.int64) if tgt_sizes is not None else np.zeros_like(self.base_src_sizes)
         )
         self.doc_starts = np.asarray(doc_starts, dtype=np.int64)
         self.position = np.arange(len(self.doc_starts)) - self.doc_starts
@@ -131,7 +131,8 @@ class ContextDataset(FairseqDataset):
         self.epoch = epoch
         # CoWord dropout's streams of this epoch: tokens (by position in the corpus), sentences
         self._token_key, self._sentence_key = (
-            int(k) for k in np.random.SeedSequence([self.seed, epoch, 20210602]).generate_state(2, np.uint64))
+            int(k) for k in np.random.SeedSequence([self.seed, epoch, 20210602]).generate_state(2, np.uint64)
+        )
         self.src_k, self.tgt_k = self.context_sizes(epoch)
         at = self.context_of
         self.src_ctx_len = self._src_cumsum[at] - self._src_cumsum[at - self.src_k]
@@ -227,9 +228,7 @@ class ContextDataset(FairseqDataset):
         }
         if self.tgt is not None:
             item["target"] = self.tgt[index].long()
-            item["tgt_context"] = self._context(
-                self.tgt, index, int(self.tgt_k[index]), tgt_eos, self.tgt_brk
-            )
+            item["tgt_context"] = self._context(self.tgt, index, int(self.tgt_k[index]), tgt_eos, self.tgt_brk)
         return item
 
     # ---------------------------------------------------------------- batching
@@ -239,21 +238,27 @@ class ContextDataset(FairseqDataset):
         pad, eos = self.src_dict.pad(), self.src_dict.eos()
         ids = torch.LongTensor([s["id"] for s in samples])
         # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
-        read = model_sources([s["source"] for s in samples], [s["src_context"] for s in samples],
-                             self.multi_encoder)
+        read = model_sources([s["source"] for s in samples], [s["src_context"] for s in samples], self.multi_encoder)
         src_lengths, order = torch.LongTensor([len(s) for s in read]).sort(descending=True)
         samples = [samples[i] for i in order.tolist()]
         ids = ids[order]
         net_input = build_encoder_input(
-            [s["source"] for s in samples], [s["src_context"] for s in samples],
-            [s["tgt_context"] for s in samples], pad, eos, self.multi_encoder, self.left_pad_source)
+            [s["source"] for s in samples],
+            [s["src_context"] for s in samples],
+            [s["tgt_context"] for s in samples],
+            pad,
+            eos,
+            self.multi_encoder,
+            self.left_pad_source,
+        )
         batch = {"id": ids, "nsentences": len(samples), "net_input": net_input}
         if samples[0]["target"] is None:
             batch["ntokens"] = int(src_lengths.sum())
             return batch
 
-        decoder = build_decoder_input([s["target"] for s in samples], [s["tgt_context"] for s in samples],
-                                      pad, eos, self.multi_encoder)
+        decoder = build_decoder_input(
+            [s["target"] for s in samples], [s["tgt_context"] for s in samples], pad, eos, self.multi_encoder
+        )
         net_input["prev_output_tokens"] = decoder["prev_output_tokens"]
         batch["target"] = decoder["target"]
         batch["ntokens"] = sum(len(s["target"]) for s in samples)

@@ -9,6 +9,7 @@ and attribution, every backend alike:
   never removes the sentence itself. Used by training and scoring data (``ContextDataset``, over
   every example at once), fairseq scoring of free-standing pairs and translation
   (``nearest_context``) and the Hugging Face inputs (``nearest_fitting``)."""
+
 from __future__ import annotations
 
 from typing import Callable, List, Optional, Sequence, Tuple, TypeVar
@@ -21,11 +22,15 @@ T = TypeVar("T")
 def last_sentences(previous: Sequence[T], k: int) -> List[T]:
     """The nearest ``k`` of ``previous`` (the sentences before a sentence, oldest first), all of
     them when there are fewer: its context sentences."""
-    return list(previous[max(0, len(previous) - k):]) if k > 0 else []
+    return list(previous[max(0, len(previous) - k) :]) if k > 0 else []
 
 
-def nearest_fitting(n_src: int, n_tgt: int, attempt: Callable[[int, int], Tuple[bool, T]],
-                    error: Optional[Callable[[T], Exception]] = None) -> T:
+def nearest_fitting(
+    n_src: int,
+    n_tgt: int,
+    attempt: Callable[[int, int], Tuple[bool, T]],
+    error: Optional[Callable[[T], Exception]] = None,
+) -> T:
     """``attempt(n_src, n_tgt)`` -> (fits, value) with fewer and fewer context sentences, the
     furthest of the longer side dropped first, until it fits; ``error(value)`` if even no
     context does not fit (without ``error``, the value without context is taken as it is)."""
@@ -51,6 +56,7 @@ def nearest_context(previous: Sequence[Sequence[int]], size: int, brk: int, room
     def attempt(k: int, _: int) -> Tuple[bool, List[int]]:
         ids = [t for s in last_sentences(chosen, k) for t in (*s, brk)]
         return len(ids) <= room, ids
+
     return nearest_fitting(len(chosen), 0, attempt)
 
 

@@ -13,6 +13,7 @@ scored:
     prev_output_tokens:  </s> y[i-1] <brk> y[i]
     target:              pad  pad    pad   y[i] </s>
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
@@ -21,17 +22,24 @@ import torch
 from fairseq.data import data_utils
 
 
-def model_sources(sources: Sequence[torch.Tensor], src_contexts: Sequence[torch.Tensor],
-                  multi_encoder: bool) -> List[torch.Tensor]:
+def model_sources(
+    sources: Sequence[torch.Tensor], src_contexts: Sequence[torch.Tensor], multi_encoder: bool
+) -> List[torch.Tensor]:
     """What the (sentence) encoder reads for each row."""
     if multi_encoder:
         return list(sources)
     return [torch.cat([c, s]) if len(c) else s for s, c in zip(sources, src_contexts)]
 
 
-def build_encoder_input(sources: Sequence[torch.Tensor], src_contexts: Sequence[torch.Tensor],
-                        tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int, multi_encoder: bool,
-                        left_pad_source: bool = True) -> Dict[str, torch.Tensor]:
+def build_encoder_input(
+    sources: Sequence[torch.Tensor],
+    src_contexts: Sequence[torch.Tensor],
+    tgt_contexts: Sequence[torch.Tensor],
+    pad: int,
+    eos: int,
+    multi_encoder: bool,
+    left_pad_source: bool = True,
+) -> Dict[str, torch.Tensor]:
     """``net_input`` without the decoder side: src_tokens, src_lengths and, for multi-encoder
     models, the context tokens and lengths. Rows stay in the order given."""
     src = model_sources(sources, src_contexts, multi_encoder)
@@ -48,8 +56,9 @@ def build_encoder_input(sources: Sequence[torch.Tensor], src_contexts: Sequence[
     return net_input
 
 
-def build_decoder_input(targets: Sequence[torch.Tensor], tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int,
-                        multi_encoder: bool) -> Dict[str, Optional[torch.Tensor]]:
+def build_decoder_input(
+    targets: Sequence[torch.Tensor], tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int, multi_encoder: bool
+) -> Dict[str, Optional[torch.Tensor]]:
     """Teacher-forcing tensors for targets (each ending in </s>): ``prev_output_tokens``,
     ``target`` (context positions padded), ``prefix_lengths`` and ``tgt_prefix`` (None when no
     row has a target-context prefix). Multi-encoder models read their target context in the
@@ -64,7 +73,10 @@ def build_decoder_input(targets: Sequence[torch.Tensor], tgt_contexts: Sequence[
     return {
         "prev_output_tokens": data_utils.collate_tokens(full, pad, eos, left_pad=False, move_eos_to_beginning=True),
         "target": data_utils.collate_tokens(masked, pad, eos, left_pad=False),
-        "prefix_lengths": (torch.LongTensor([len(p) for p in prefixes]) if prefixes is not None
-                           else torch.zeros(len(targets), dtype=torch.long)),
+        "prefix_lengths": (
+            torch.LongTensor([len(p) for p in prefixes])
+            if prefixes is not None
+            else torch.zeros(len(targets), dtype=torch.long)
+        ),
         "tgt_prefix": data_utils.collate_tokens(prefixes, pad, eos, left_pad=False) if prefixes is not None else None,
     }

@@ -3,6 +3,7 @@
 fairseq hands a scorer strings only (``add_string(ref, hyp)``), one per sample in batch order.
 While the MuDA scorer is active (``start``), the ``document_translation`` task records each
 batch's ids here, so that the scorer can put hypotheses back in corpus order."""
+
 from __future__ import annotations
 
 from typing import Iterable, List

@@ -12,9 +12,9 @@ from typing import Iterator, Optional
 from fairseq.dataclass import FairseqDataclass
 from fairseq.scoring import BaseScorer, register_scorer
 
-from contextual_mt.generation import generation_order
-from contextual_mt.errors import ContextualMTError, InputError
 from commandkit.outputs import atomic_write_lines, scratch_directory
+from contextual_mt.errors import ContextualMTError, InputError
+from contextual_mt.generation import generation_order
 
 
 @dataclass
@@ -23,11 +23,14 @@ class MudaScorerConfig(FairseqDataclass):
     muda_docids: Optional[str] = field(default=None, metadata={"help": "document id of each test line"})
     muda_src: Optional[str] = field(default=None, metadata={"help": "raw English source of the test set"})
     muda_tgt_lang: Optional[str] = field(default=None, metadata={"help": "target language"})
-    muda_ref: Optional[str] = field(default=None, metadata={
-        "help": "raw reference (default: fairseq's detokenized references)"})
+    muda_ref: Optional[str] = field(
+        default=None, metadata={"help": "raw reference (default: fairseq's detokenized references)"}
+    )
     muda_src_conllu: Optional[str] = field(default=None, metadata={"help": "CoNLL-U of the source"})
-    muda_lexicon: Optional[str] = field(default=None, metadata={
-        "help": "SRC.conllu,TGT.conllu,ALIGN: annotate hypotheses by lookup in this corpus (no model)"})
+    muda_lexicon: Optional[str] = field(
+        default=None,
+        metadata={"help": "SRC.conllu,TGT.conllu,ALIGN: annotate hypotheses by lookup in this corpus (no model)"},
+    )
     muda_output: Optional[str] = field(default=None, metadata={"help": "write the JSON result here"})
 
 
@@ -51,10 +54,10 @@ def scorer_flags() -> Iterator[None]:
 def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     """Everything --scoring muda reads, checked when the scorer is built (before generation);
     returns the --muda-lexicon annotator, if one is asked for."""
-    from muda.evaluation.evaluate import check_ref_tags
-    from muda.formats.tags import read_tags
     from commandkit.documents import read_docids
     from commandkit.text import check_input_file, read_lines
+    from muda.evaluation.evaluate import check_ref_tags
+    from muda.formats.tags import read_tags
     from muda.languages import get_language
 
     get_language(cfg.muda_tgt_lang)
@@ -68,8 +71,10 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
             raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {cfg.muda_src} has {len(srcs)}")
         check_ref_tags(cfg.muda_ref_tags, dump, refs)
     elif sum(len(doc) for doc in dump) != len(srcs):
-        raise InputError(f"{cfg.muda_ref_tags}: has {sum(len(doc) for doc in dump)} sentences but "
-                         f"{cfg.muda_src} has {len(srcs)} lines")
+        raise InputError(
+            f"{cfg.muda_ref_tags}: has {sum(len(doc) for doc in dump)} sentences but "
+            f"{cfg.muda_src} has {len(srcs)} lines"
+        )
     if cfg.muda_src_conllu:
         check_input_file(cfg.muda_src_conllu, "CoNLL-U file")
     if not cfg.muda_lexicon:
@@ -91,17 +96,22 @@ def _check_source_annotations(cfg: MudaScorerConfig) -> None:
 
     beside = annotation_paths(cfg.muda_ref_tags)["src_conllu"]
     if not cfg.muda_src_conllu and not output_exists(beside):
-        raise InputError("--muda-lexicon cannot annotate the English source (it has no parser and no coreference): "
-                         f"pass --muda-src-conllu (CoNLL-U of --muda-src with CorefUD coreference), or --muda-ref-tags "
-                         f"from `muda tag` with the .src.conllu it wrote beside them ({beside} not found)")
+        raise InputError(
+            "--muda-lexicon cannot annotate the English source (it has no parser and no coreference): "
+            f"pass --muda-src-conllu (CoNLL-U of --muda-src with CorefUD coreference), or --muda-ref-tags "
+            f"from `muda tag` with the .src.conllu it wrote beside them ({beside} not found)"
+        )
 
 
 @register_scorer("muda", dataclass=MudaScorerConfig)
 class MudaScorer(BaseScorer):
     def __init__(self, cfg):
         super().__init__(cfg)
-        missing = [f"--{k.replace('_', '-')}" for k in ("muda_ref_tags", "muda_docids", "muda_src", "muda_tgt_lang")
-                   if not getattr(cfg, k)]
+        missing = [
+            f"--{k.replace('_', '-')}"
+            for k in ("muda_ref_tags", "muda_docids", "muda_src", "muda_tgt_lang")
+            if not getattr(cfg, k)
+        ]
         if missing:
             raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
         with scorer_flags():  # fail now, not after the whole generation
@@ -118,12 +128,16 @@ class MudaScorer(BaseScorer):
 
         ids = generation_order.recorded()
         if len(ids) != len(self.pred):
-            raise ContextualMTError(f"--scoring muda: {len(self.pred)} hypotheses but {len(ids)} recorded sample ids "
-                                    "(it needs --task document_translation)")
+            raise ContextualMTError(
+                f"--scoring muda: {len(self.pred)} hypotheses but {len(ids)} recorded sample ids "
+                "(it needs --task document_translation)"
+            )
         order = sorted(range(len(ids)), key=lambda k: ids[k])
         if [ids[k] for k in order] != list(range(len(ids))):
-            raise ContextualMTError(f"--scoring muda: sample ids are not 0..{len(ids) - 1}; score the whole subset "
-                                    "(no --max-sentences cut-off)")
+            raise ContextualMTError(
+                f"--scoring muda: sample ids are not 0..{len(ids) - 1}; score the whole subset "
+                "(no --max-sentences cut-off)"
+            )
         with scratch_directory("muda-scorer-") as work:  # intermediate files, removed at the end
             hyp, ref = os.path.join(work, "hypotheses"), self.cfg.muda_ref or os.path.join(work, "reference")
             atomic_write_lines(hyp, [self.pred[k] for k in order], transactional=False)
@@ -134,10 +148,19 @@ class MudaScorer(BaseScorer):
                 from muda.annotators.models import ModelAnnotators
 
                 annotators = ModelAnnotators()
-            options = EvalOptions(self.cfg.muda_src, ref, self.cfg.muda_docids, self.cfg.muda_tgt_lang, [hyp],
-                                  output=self.cfg.muda_output, ref_tags=self.cfg.muda_ref_tags,
-                                  src_conllu=self.cfg.muda_src_conllu, names=["system"], bootstrap=0,
-                                  work_dir=os.path.join(work, "tags"))
+            options = EvalOptions(
+                self.cfg.muda_src,
+                ref,
+                self.cfg.muda_docids,
+                self.cfg.muda_tgt_lang,
+                [hyp],
+                output=self.cfg.muda_output,
+                ref_tags=self.cfg.muda_ref_tags,
+                src_conllu=self.cfg.muda_src_conllu,
+                names=["system"],
+                bootstrap=0,
+                work_dir=os.path.join(work, "tags"),
+            )
             self.result = run_eval(options, annotators)
         return self.result
 

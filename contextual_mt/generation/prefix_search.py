@@ -4,6 +4,7 @@ fairseq forces a prefix by keeping one candidate per beam, so when the prefix en
 hold the same hypothesis, and the first free step would fill the beam with copies of the same
 token. Like fairseq's own step 0, the first free step of each sentence here expands beam 0 only.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,4 +35,3 @@ class PrefixBeamSearch(BeamSearch):
                 lprobs = lprobs.clone()
                 lprobs[first_free, 1:, :] = -math.inf
         return super().step(step, lprobs, scores, prev_output_tokens, original_batch_idxs)
-

@@ -3,6 +3,7 @@
 fairseq's SequenceScorer assumes the non-pad target tokens form one contiguous run from the
 start; here the target-context positions are padding, so scores are gathered by mask.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List
@@ -25,13 +26,16 @@ class ContextSequenceScorer:
         return self._ensemble(models, sample["target"], lambda model: model(**sample["net_input"]))
 
     @torch.no_grad()
-    def shared_encoder_log_probs(self, models, encoder_input: Dict, expand: torch.Tensor,
-                                 prev_output_tokens: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    def shared_encoder_log_probs(
+        self, models, encoder_input: Dict, expand: torch.Tensor, prev_output_tokens: torch.Tensor, target: torch.Tensor
+    ) -> torch.Tensor:
         """The same, with each distinct source encoded once: row r of the target reads encoder
         row ``expand[r]`` (contrastive candidates of one source share its encoding)."""
+
         def forward(model):
             encoder_out = model.encoder.reorder_encoder_out(model.encoder(**encoder_input), expand)
             return model.decoder(prev_output_tokens, encoder_out=encoder_out)
+
         return self._ensemble(models, target, forward)
 
     @staticmethod
@@ -66,4 +70,3 @@ class ContextSequenceScorer:
                 ]
             )
         return hypos
-

@@ -5,6 +5,7 @@ its longest row, a row's length being what the model reads for it: the sentence 
 context (the longer of the encoder and decoder sides, where the backend measures both).
 An item longer than ``--max-tokens`` is a batch alone; without ``--max-tokens`` only
 ``--batch-size`` bounds a batch."""
+
 from __future__ import annotations
 
 from typing import Callable, Hashable, List, Optional, Sequence
@@ -14,9 +15,11 @@ HF_SCORING_MAX_TOKENS = {"cpu": 1024, "gpu": 8192}  # CPU: small batches stay in
 # on opus-mt size); GPU: fill it
 FAIRSEQ_ATTRIBUTION_MAX_TOKENS = 4096  # padded tokens per forward and backward pass of a fairseq checkpoint
 
-MAX_TOKENS_HELP = ("padded tokens per batch: rows times the longest row, a row being a sentence with its context "
-                   f"(default: no limit beyond --batch-size; --hf-model scoring: {HF_SCORING_MAX_TOKENS['cpu']} on "
-                   f"CPU, {HF_SCORING_MAX_TOKENS['gpu']} on GPU)")
+MAX_TOKENS_HELP = (
+    "padded tokens per batch: rows times the longest row, a row being a sentence with its context "
+    f"(default: no limit beyond --batch-size; --hf-model scoring: {HF_SCORING_MAX_TOKENS['cpu']} on "
+    f"CPU, {HF_SCORING_MAX_TOKENS['gpu']} on GPU)"
+)
 
 
 def hf_scoring_max_tokens(max_tokens: Optional[int], device_type: str) -> int:
@@ -33,9 +36,14 @@ def check_batching(batch_size: int, max_tokens: Optional[int]) -> None:
     check_option("--max-tokens", max_tokens, minimum=1, integer=True, optional=True)
 
 
-def length_batches(todo: Sequence[int], length: Callable[[int], int], batch_size: int,
-                   max_tokens: Optional[int] = None, key: Optional[Callable[[int], Hashable]] = None,
-                   order: Optional[Callable[[int], Hashable]] = None) -> List[List[int]]:
+def length_batches(
+    todo: Sequence[int],
+    length: Callable[[int], int],
+    batch_size: int,
+    max_tokens: Optional[int] = None,
+    key: Optional[Callable[[int], Hashable]] = None,
+    order: Optional[Callable[[int], Hashable]] = None,
+) -> List[List[int]]:
     """``todo`` sorted by length (then ``key``, then index; or by ``order``), cut into batches
     of at most ``batch_size`` items and ``max_tokens`` padded tokens (a longer item is a batch
     alone)."""
@@ -46,7 +54,9 @@ def length_batches(todo: Sequence[int], length: Callable[[int], int], batch_size
     longest = 0
     for i in sorted(todo, key=order):
         n = length(i)
-        if current and (len(current) >= batch_size or (max_tokens and max(longest, n) * (len(current) + 1) > max_tokens)):
+        if current and (
+            len(current) >= batch_size or (max_tokens and max(longest, n) * (len(current) + 1) > max_tokens)
+        ):
             out.append(current)
             current, longest = [], 0
         current.append(i)

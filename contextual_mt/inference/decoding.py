@@ -1,4 +1,5 @@
 """Decoding options shared by the fairseq and the Hugging Face translators."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +7,6 @@ from typing import Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching
-
 
 MAX_BEAM = 1000
 DECODINGS = ("auto", "parallel", "sequential")
@@ -28,6 +28,7 @@ class DecodingOptions:
     # parallel on a GPU, sequential on CPU (bench/RESULTS.md, "Parallel predicted-context decoding")
     decoding: str = "auto"
     window: int = 8
+
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
         # (a NaN length penalty); say which option is wrong before any model is loaded

@@ -8,6 +8,7 @@ Scoring has two ways in: a corpus of documents (``load``: each sentence's contex
 sentences before it), or free-standing pairs that carry their own context (``load_pairs``:
 contrastive sets, where every candidate translation has its own target context).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,9 +41,14 @@ class ScoringBackend(Protocol):
     target_context_size: int
     trained_context: Optional[Dict]  # sample_context_size / source / target sizes as trained, if known
 
-    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None,
-             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
+    def load(
+        self,
+        sources: Sequence[str],
+        references: Sequence[str],
+        doc_starts: np.ndarray,
+        context_of: Optional[np.ndarray] = None,
+        names: Tuple[str, str] = ("source", "reference"),
+    ) -> List[List[str]]:
         """Encode a corpus (later calls refer to its sentences by index); return the subword
         pieces of each reference, without EOS. A sentence the model cannot read whole is an
         error naming its line in ``names`` (the files of sources and references)."""
@@ -56,8 +62,9 @@ class ScoringBackend(Protocol):
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
         """log p(y_t | y_<t, x[, C]) for every reference token of each sentence, EOS included."""
 
-    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
-                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+    def token_log_probs_both(
+        self, indices: Sequence[int], with_context: Sequence[int]
+    ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
         """Both passes of P-CXMI: (without context for ``indices``, with context for
         ``with_context``). A backend may share batches between them."""
 
@@ -86,8 +93,14 @@ class Translator(Protocol):
     """Document translation with the model's own previous translations (or given references)
     as target context, decoded by the one driver (``inference.waves.decode_documents``)."""
 
-    def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
-                  progress: bool = True, source_name: str = "source") -> List[str]:
+    def translate(
+        self,
+        sources: Sequence[str],
+        docids: Sequence[str],
+        gold_targets: Optional[Sequence[str]] = None,
+        progress: bool = True,
+        source_name: str = "source",
+    ) -> List[str]:
         """One translation per source line (``inference.waves.Translations``: a list that also
         records how it was decoded); ``source_name`` (the file) is what messages name."""
 

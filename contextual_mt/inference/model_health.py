@@ -9,6 +9,7 @@
 
 Losses are fairseq's: bits per target token, with the criterion's label smoothing.
 """
+
 from __future__ import annotations
 
 import logging
@@ -52,17 +53,20 @@ class LossCheck:
         return self.valid_loss is not None and self.valid_loss >= self.unigram_loss
 
     def message(self, name: str) -> str:
-        return (f"{name}: validation loss {self.valid_loss:.2f} bits is no better than a unigram model of the "
-                f"target ({self.unigram_loss:.2f}): the model looks untrained; translations, scores and CXMI "
-                "from it mean little")
+        return (
+            f"{name}: validation loss {self.valid_loss:.2f} bits is no better than a unigram model of the "
+            f"target ({self.unigram_loss:.2f}): the model looks untrained; translations, scores and CXMI "
+            "from it mean little"
+        )
 
 
 def check_loss(valid_loss: Optional[float], counts: Sequence[int], label_smoothing: float = 0.0) -> LossCheck:
     return LossCheck(valid_loss, round(unigram_loss(counts, label_smoothing), 3))
 
 
-def warn_if_untrained(name: str, valid_loss: Optional[float], counts: Sequence[int],
-                      label_smoothing: float = 0.0) -> LossCheck:
+def warn_if_untrained(
+    name: str, valid_loss: Optional[float], counts: Sequence[int], label_smoothing: float = 0.0
+) -> LossCheck:
     """``check_loss``, logging one warning naming ``name`` when the model looks untrained."""
     check = check_loss(valid_loss, counts, label_smoothing)
     if check.looks_untrained:
@@ -99,8 +103,9 @@ class OutputCheck:
         if self._all_same:
             what = f"all {self.total} translations are the same ({self.example!r})"
         else:
-            what = (f"{self.repeated} of {self.total} translations are one token repeated or empty "
-                    f"(e.g. {self.example!r})")
+            what = (
+                f"{self.repeated} of {self.total} translations are one token repeated or empty (e.g. {self.example!r})"
+            )
         return f"{name}: {what}: the model looks untrained"
 
 

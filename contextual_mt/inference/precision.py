@@ -8,6 +8,7 @@ otherwise. float16 and bfloat16 may be asked for on CPU too: both give the float
 and P-CXMI within a few hundredths of a nat on the demo model (bench/RESULTS.md, "Half precision
 at inference, fairseq checkpoints"), but they are never chosen there by default.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -49,22 +50,26 @@ def resolve_dtype(requested: str, cpu: bool = False, flag: str = "--dtype") -> s
         # fast float16 (tensor cores) from Volta on; older GPUs and the CPU stay in float32
         return "float16" if cuda and major >= 7 else "float32"
     if requested == "bfloat16" and cuda and major < 8:
-        raise ContextualMTError(f"{flag} bfloat16: this GPU ({torch.cuda.get_device_name()}, compute capability "
-                                f"{major}.x) has no bfloat16; give float16 or float32")
+        raise ContextualMTError(
+            f"{flag} bfloat16: this GPU ({torch.cuda.get_device_name()}, compute capability "
+            f"{major}.x) has no bfloat16; give float16 or float32"
+        )
     return requested
 
 
-def torch_dtype(name: str) -> "torch.dtype":
+def torch_dtype(name: str) -> torch.dtype:
     import torch
 
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
 
-def check_finite_scores(scores: "torch.Tensor", dtype: str, what: str) -> None:
+def check_finite_scores(scores: torch.Tensor, dtype: str, what: str) -> None:
     """A half-precision model whose activations overflow gives NaN log-probabilities: say so in
     one line rather than write NaN scores or pick tokens at random."""
     import torch
 
     if dtype != "float32" and bool(torch.isnan(scores).any()):
-        raise ContextualMTError(f"{what}: the model in {dtype} gave NaN log-probabilities (its activations overflow "
-                                f"{dtype}'s range); run it with --dtype float32")
+        raise ContextualMTError(
+            f"{what}: the model in {dtype} gave NaN log-probabilities (its activations overflow "
+            f"{dtype}'s range); run it with --dtype float32"
+        )

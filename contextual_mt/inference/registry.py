@@ -6,6 +6,7 @@ checkpoint's ``FairseqModelOptions``, a Hugging Face model's ``HFModelOptions``)
 attribution backend, fingerprint it and name it in summaries, and never branch on the kind
 themselves. A backend registers when its package is imported, which building its options
 object does. Nothing here loads a model until asked to open one."""
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
@@ -20,11 +21,13 @@ FAMILIES: Dict[type, ModelFamily] = {}
 
 def register_family(options_class: type) -> Callable[[type], type]:
     """Class decorator: the ``ModelFamily`` of the specifications of ``options_class``."""
+
     def register(family_class: type) -> type:
         if options_class in FAMILIES:
             raise ValueError(f"a backend is already registered for {options_class.__name__}")
         FAMILIES[options_class] = family_class()
         return family_class
+
     return register
 
 

@@ -9,6 +9,7 @@ record of how they were decoded.
   when it is decoded;
 * parallel rounds (``translate_in_rounds``): the waves' output in fewer, fuller batches.
 """
+
 from __future__ import annotations
 
 import logging
@@ -33,9 +34,14 @@ def waves(docs: Sequence[Sequence[int]], sequential: bool = True) -> List[List[I
     return [[(d[t], d[:t]) for d in docs if len(d) > t] for t in range(max((len(d) for d in docs), default=0))]
 
 
-def translate_in_waves(docs: Sequence[Sequence[int]], total: int,
-                       decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
-                       sequential: bool = True, desc: str = "translate", progress: bool = True) -> List[Optional[T]]:
+def translate_in_waves(
+    docs: Sequence[Sequence[int]],
+    total: int,
+    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    sequential: bool = True,
+    desc: str = "translate",
+    progress: bool = True,
+) -> List[Optional[T]]:
     """Run ``decode_wave(wave, predicted)`` on every wave; it reads the translations so far in
     ``predicted`` (by sentence index) and yields (index, translation) lists as batches finish."""
     predicted: List[Optional[T]] = [None] * total
@@ -60,14 +66,25 @@ class RoundStats:
 
     def as_record(self) -> Dict:
         """What a translation record keeps of it (``make translate``'s translate.json)."""
-        return {"decoding": "parallel", "rounds": self.rounds, "sentences_translated": sum(self.translated),
-                "translated_per_round": list(self.translated), "retranslated": self.retranslated}
+        return {
+            "decoding": "parallel",
+            "rounds": self.rounds,
+            "sentences_translated": sum(self.translated),
+            "translated_per_round": list(self.translated),
+            "retranslated": self.retranslated,
+        }
 
 
-def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
-                        decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
-                        context_size: int, window: int, empty: T, desc: str = "translate",
-                        progress: bool = True) -> Tuple[List[Optional[T]], RoundStats]:
+def translate_in_rounds(
+    docs: Sequence[Sequence[int]],
+    total: int,
+    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    context_size: int,
+    window: int,
+    empty: T,
+    desc: str = "translate",
+    progress: bool = True,
+) -> Tuple[List[Optional[T]], RoundStats]:
     """The waves' output, with fewer, fuller batches: each round translates, in every document,
     the first sentence not yet final and up to ``window`` - 1 after it, each with the context the
     translations of the round before give it, and only those whose context changed since they
@@ -109,7 +126,7 @@ def translate_in_rounds(docs: Sequence[Sequence[int]], total: int,
         stats.translated.append(len(todo))
         before = sum(final)
         for d, doc in enumerate(docs):
-            while final[d] < len(doc) and doc[final[d]] in used and used[doc[final[d]]] == key(doc[:final[d]]):
+            while final[d] < len(doc) and doc[final[d]] in used and used[doc[final[d]]] == key(doc[: final[d]]):
                 final[d] += 1
         bar.update(sum(final) - before)
     bar.close()
@@ -126,23 +143,32 @@ class Translations(list):
         self.rounds = rounds
 
 
-def decode_documents(docs: Sequence[Sequence[int]], total: int,
-                     decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
-                     options, device_type: str, predicted_context: bool, target_context_size: int, empty: T,
-                     desc: str = "translate", progress: bool = True) -> Tuple[List[Optional[T]], Dict,
-                                                                             Optional[RoundStats]]:
+def decode_documents(
+    docs: Sequence[Sequence[int]],
+    total: int,
+    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    options,
+    device_type: str,
+    predicted_context: bool,
+    target_context_size: int,
+    empty: T,
+    desc: str = "translate",
+    progress: bool = True,
+) -> Tuple[List[Optional[T]], Dict, Optional[RoundStats]]:
     """Decode every sentence of ``docs`` with ``decode_wave`` as ``options``
     (``DecodingOptions``) ask on this device: (outputs by sentence index, how they were decoded,
     the rounds' statistics or None). ``predicted_context``: a sentence reads the model's own
     translations of the sentences before it (then it waits for them)."""
     if predicted_context and options.parallel(device_type):
-        predicted, stats = translate_in_rounds(docs, total, decode_wave, target_context_size, options.window, empty,
-                                               desc=desc, progress=progress)
+        predicted, stats = translate_in_rounds(
+            docs, total, decode_wave, target_context_size, options.window, empty, desc=desc, progress=progress
+        )
         if progress:  # progress, as the bars are (the record keeps the figures): not under --quiet
             logger.info("parallel decoding: %d rounds, %d sentences translated again", stats.rounds, stats.retranslated)
         return predicted, stats.as_record(), stats
-    predicted = translate_in_waves(docs, total, decode_wave, predicted_context or not options.free_batching,
-                                   desc=desc, progress=progress)
+    predicted = translate_in_waves(
+        docs, total, decode_wave, predicted_context or not options.free_batching, desc=desc, progress=progress
+    )
     return predicted, {"decoding": "sequential" if predicted_context else "one pass"}, None
 
 

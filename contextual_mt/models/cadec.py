@@ -15,6 +15,7 @@ encoder memory and to the base memory. The base's configuration and weights are 
 the CADec checkpoint (``base_model_config`` and the ``encoder.base.*`` parameters), so that one
 file is enough at inference.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from fairseq.models import (FairseqEncoder, FairseqEncoderDecoderModel, FairseqIncrementalDecoder, register_model,
-                            register_model_architecture)
+from fairseq.models import (
+    FairseqEncoder,
+    FairseqEncoderDecoderModel,
+    FairseqIncrementalDecoder,
+    register_model,
+    register_model_architecture,
+)
 from fairseq.modules import MultiheadAttention, PositionalEmbedding
 from torch import Tensor
 
@@ -39,8 +45,9 @@ from contextual_mt.errors import ContextualMTError
 logger = logging.getLogger(__name__)
 
 
-def split_context(tokens: Optional[Tensor], lengths: Optional[Tensor], brk: int, eos: int,
-                  limit: int) -> List[List[Tensor]]:
+def split_context(
+    tokens: Optional[Tensor], lengths: Optional[Tensor], brk: int, eos: int, limit: int
+) -> List[List[Tensor]]:
     """Per row, its context sentences nearest first (``c_far <brk> ... c_near <brk>`` as
     ContextDataset writes them), each ending in </s> as the base model reads sentences; at most
     ``limit`` of them."""
@@ -125,9 +132,17 @@ class CADecEncoder(FairseqEncoder):
         embeddings = self.base.decoder.embed_tokens(tokens)
         return [torch.cat([states[n, : len(t)], embeddings[n, : len(t)]], dim=0) for n, t in enumerate(translations)]
 
-    def forward(self, src_tokens: Tensor, src_lengths: Tensor, first_pass: Optional[Tensor] = None,
-                src_ctx_tokens: Optional[Tensor] = None, src_ctx_lengths: Optional[Tensor] = None,
-                tgt_ctx_tokens: Optional[Tensor] = None, tgt_ctx_lengths: Optional[Tensor] = None, **unused) -> Dict:
+    def forward(
+        self,
+        src_tokens: Tensor,
+        src_lengths: Tensor,
+        first_pass: Optional[Tensor] = None,
+        src_ctx_tokens: Optional[Tensor] = None,
+        src_ctx_lengths: Optional[Tensor] = None,
+        tgt_ctx_tokens: Optional[Tensor] = None,
+        tgt_ctx_lengths: Optional[Tensor] = None,
+        **unused,
+    ) -> Dict:
         if first_pass is None:
             raise ContextualMTError("CADec needs the first-pass translation of the current sentence (first_pass)")
         pad, eos = self.dictionary.pad(), self.dictionary.eos()
@@ -165,9 +180,13 @@ class CADecEncoder(FairseqEncoder):
             base_pieces[b].append(torch.cat([d, distance_features(len(d), k, size, d)], dim=1))
         enc_memory, enc_mask = pack(enc_pieces, self.memory_dim)
         base_memory, base_mask = pack(base_pieces, self.memory_dim)
-        return {"encoder_out": [enc_memory], "encoder_padding_mask": [enc_mask],
-                "base_out": [base_memory], "base_padding_mask": [base_mask],
-                "src_lengths": [src_lengths]}
+        return {
+            "encoder_out": [enc_memory],
+            "encoder_padding_mask": [enc_mask],
+            "base_out": [base_memory],
+            "base_padding_mask": [base_mask],
+            "src_lengths": [src_lengths],
+        }
 
     def reorder_encoder_out(self, encoder_out: Dict, new_order: Tensor) -> Dict:
         return {
@@ -189,24 +208,44 @@ class CADecLayer(nn.Module):
     def __init__(self, dim: int, memory_dim: int, heads: int, ffn: int, dropout: float, attention_dropout: float):
         super().__init__()
         self.self_attn = MultiheadAttention(dim, heads, dropout=attention_dropout, self_attention=True)
-        self.encoder_attn = MultiheadAttention(dim, heads, kdim=memory_dim, vdim=memory_dim, dropout=attention_dropout,
-                                               encoder_decoder_attention=True)
-        self.base_attn = MultiheadAttention(dim, heads, kdim=memory_dim, vdim=memory_dim, dropout=attention_dropout,
-                                            encoder_decoder_attention=True)
+        self.encoder_attn = MultiheadAttention(
+            dim, heads, kdim=memory_dim, vdim=memory_dim, dropout=attention_dropout, encoder_decoder_attention=True
+        )
+        self.base_attn = MultiheadAttention(
+            dim, heads, kdim=memory_dim, vdim=memory_dim, dropout=attention_dropout, encoder_decoder_attention=True
+        )
         self.norms = nn.ModuleList([nn.LayerNorm(dim) for _ in range(4)])
         self.fc1, self.fc2 = nn.Linear(dim, ffn), nn.Linear(ffn, dim)
         self.dropout = dropout
 
-    def forward(self, x: Tensor, encoder_out: Dict, incremental_state=None, self_attn_mask=None,
-                self_attn_padding_mask=None) -> Tensor:
-        y, _ = self.self_attn(query=x, key=x, value=x, key_padding_mask=self_attn_padding_mask,
-                              incremental_state=incremental_state, need_weights=False, attn_mask=self_attn_mask)
+    def forward(
+        self, x: Tensor, encoder_out: Dict, incremental_state=None, self_attn_mask=None, self_attn_padding_mask=None
+    ) -> Tensor:
+        y, _ = self.self_attn(
+            query=x,
+            key=x,
+            value=x,
+            key_padding_mask=self_attn_padding_mask,
+            incremental_state=incremental_state,
+            need_weights=False,
+            attn_mask=self_attn_mask,
+        )
         x = self.norms[0](x + F.dropout(y, self.dropout, self.training))
-        for k, (attn, memory, mask) in enumerate((
+        for k, (attn, memory, mask) in enumerate(
+            (
                 (self.encoder_attn, encoder_out["encoder_out"][0], encoder_out["encoder_padding_mask"][0]),
-                (self.base_attn, encoder_out["base_out"][0], encoder_out["base_padding_mask"][0]))):
-            y, _ = attn(query=x, key=memory, value=memory, key_padding_mask=mask, incremental_state=incremental_state,
-                        static_kv=True, need_weights=False)
+                (self.base_attn, encoder_out["base_out"][0], encoder_out["base_padding_mask"][0]),
+            )
+        ):
+            y, _ = attn(
+                query=x,
+                key=memory,
+                value=memory,
+                key_padding_mask=mask,
+                incremental_state=incremental_state,
+                static_kv=True,
+                need_weights=False,
+            )
             x = self.norms[1 + k](x + F.dropout(y, self.dropout, self.training))
         y = self.fc2(F.dropout(F.relu(self.fc1(x)), self.dropout, self.training))
         return self.norms[3](x + F.dropout(y, self.dropout, self.training))
@@ -224,22 +263,33 @@ class CADecDecoder(FairseqIncrementalDecoder):
         # CADec's own target embeddings (tied to its output), starting from the base's
         self.embed_tokens = nn.Embedding(len(dictionary), dim, dictionary.pad())
         self.embed_tokens.weight.data.copy_(base_decoder.embed_tokens.weight.data)
-        self.embed_scale = dim ** 0.5
+        self.embed_scale = dim**0.5
         self.max_target_positions = base_decoder.max_positions()
         self.embed_positions = PositionalEmbedding(self.max_target_positions, dim, dictionary.pad(), learned=False)
-        self.layers = nn.ModuleList([CADecLayer(dim, memory_dim, heads, ffn, args.dropout, args.attention_dropout)
-                                     for _ in range(args.decoder_layers)])
+        self.layers = nn.ModuleList(
+            [
+                CADecLayer(dim, memory_dim, heads, ffn, args.dropout, args.attention_dropout)
+                for _ in range(args.decoder_layers)
+            ]
+        )
         self.dropout = args.dropout
 
-    def forward(self, prev_output_tokens: Tensor, encoder_out: Optional[Dict] = None, incremental_state=None,
-                features_only: bool = False, **unused):
+    def forward(
+        self,
+        prev_output_tokens: Tensor,
+        encoder_out: Optional[Dict] = None,
+        incremental_state=None,
+        features_only: bool = False,
+        **unused,
+    ):
         x, extra = self.extract_features(prev_output_tokens, encoder_out, incremental_state)
         if not features_only:
             x = self.output_layer(x)
         return x, extra
 
-    def extract_features(self, prev_output_tokens: Tensor, encoder_out: Optional[Dict] = None,
-                         incremental_state=None, **unused):
+    def extract_features(
+        self, prev_output_tokens: Tensor, encoder_out: Optional[Dict] = None, incremental_state=None, **unused
+    ):
         positions = self.embed_positions(prev_output_tokens, incremental_state=incremental_state)
         if incremental_state is not None:
             prev_output_tokens = prev_output_tokens[:, -1:]
@@ -252,8 +302,13 @@ class CADecDecoder(FairseqIncrementalDecoder):
             n = x.size(0)
             mask = torch.triu(x.new_full((n, n), float("-inf")), 1)
         for layer in self.layers:
-            x = layer(x, encoder_out, incremental_state, self_attn_mask=mask,
-                      self_attn_padding_mask=padding if padding.any() else None)
+            x = layer(
+                x,
+                encoder_out,
+                incremental_state,
+                self_attn_mask=mask,
+                self_attn_padding_mask=padding if padding.any() else None,
+            )
         return x.transpose(0, 1), {"attn": [None], "inner_states": [x]}
 
     def output_layer(self, features: Tensor) -> Tensor:
@@ -272,12 +327,16 @@ def load_base_model(path: str, task) -> Tuple[nn.Module, Dict]:
     cfg = state.get("cfg")
     task_name = getattr(cfg.task, "_name", None) if cfg is not None else None
     if task_name not in ("translation", "document_translation"):
-        raise ContextualMTError(f"{path}: --base-model was trained with task '{task_name}'; CADec refines a "
-                                "sentence-level 'translation' or 'document_translation' model")
+        raise ContextualMTError(
+            f"{path}: --base-model was trained with task '{task_name}'; CADec refines a "
+            "sentence-level 'translation' or 'document_translation' model"
+        )
     if task_name == "document_translation" and (cfg.task.source_context_size or cfg.task.target_context_size):
-        raise ContextualMTError(f"{path}: --base-model was trained with context ({cfg.task.source_context_size}/"
-                                f"{cfg.task.target_context_size} sentences); CADec's base must be context-agnostic "
-                                "(trained at context 0)")
+        raise ContextualMTError(
+            f"{path}: --base-model was trained with context ({cfg.task.source_context_size}/"
+            f"{cfg.task.target_context_size} sentences); CADec's base must be context-agnostic "
+            "(trained at context 0)"
+        )
     _check_base_dictionaries(path, cfg, task)
     config = _container(cfg.model)
     model = _build_base(config, task, path)
@@ -291,20 +350,27 @@ def _check_base_dictionaries(path: str, cfg, task) -> None:
     from fairseq.data import Dictionary
 
     checked = False
-    for side, lang, ours in (("source", cfg.task.source_lang, task.source_dictionary),
-                             ("target", cfg.task.target_lang, task.target_dictionary)):
+    for side, lang, ours in (
+        ("source", cfg.task.source_lang, task.source_dictionary),
+        ("target", cfg.task.target_lang, task.target_dictionary),
+    ):
         for directory in (os.path.dirname(os.path.abspath(path)), getattr(cfg.task, "data", None)):
             dict_path = os.path.join(str(directory), f"dict.{lang}.txt") if directory and lang else None
             if dict_path and os.path.isfile(dict_path):
                 theirs = Dictionary.load(dict_path)
                 if theirs.symbols != ours.symbols:
-                    raise ContextualMTError(f"{path}: the base model's {side} dictionary ({dict_path}) differs from "
-                                            f"the data's; CADec needs a base trained on the same dictionaries")
+                    raise ContextualMTError(
+                        f"{path}: the base model's {side} dictionary ({dict_path}) differs from "
+                        f"the data's; CADec needs a base trained on the same dictionaries"
+                    )
                 checked = True
                 break
     if not checked:
-        logger.warning("%s: the base model's dictionaries were not found beside it or in its data directory; "
-                       "only their sizes are checked", path)
+        logger.warning(
+            "%s: the base model's dictionaries were not found beside it or in its data directory; "
+            "only their sizes are checked",
+            path,
+        )
 
 
 def _container(model_cfg) -> Dict:
@@ -330,14 +396,17 @@ def _build_base(config: Dict, task, where: str) -> nn.Module:
     model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
     rows = model.decoder.embed_tokens.weight.size(0)
     if rows != len(task.target_dictionary) or model.encoder.embed_tokens.weight.size(0) != len(task.source_dictionary):
-        raise ContextualMTError(f"{where}: the base model's dictionaries differ from the data's "
-                                f"({rows} target symbols, the data has {len(task.target_dictionary)})")
+        raise ContextualMTError(
+            f"{where}: the base model's dictionaries differ from the data's "
+            f"({rows} target symbols, the data has {len(task.target_dictionary)})"
+        )
     return model
 
 
 @dataclass
 class CADecArgs:
     """CADec's options (the names its checkpoints hold)."""
+
     base_model: Optional[str] = option(metavar="PATH", help="the frozen sentence-level base checkpoint")
     base_model_config: Optional[str] = option(help=argparse.SUPPRESS)
     cadec_max_distance: Optional[int] = option(type=int, help=argparse.SUPPRESS)
@@ -352,6 +421,7 @@ class CADecArgs:
 class CADecModel(FairseqEncoderDecoderModel):
     # contexts reach the encoder as separate inputs, as for multi-encoder models (the data layout)
     multi_encoder = True
+
     @staticmethod
     def add_args(parser):
         add_options(parser, CADecArgs)

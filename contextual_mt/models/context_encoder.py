@@ -5,6 +5,7 @@ source embeddings, target context with the decoder's, so the context encoder add
 no embedding tables. Its outputs, tagged by a learned segment vector per side, are appended to
 the current sentence's encoder memory: the decoder's cross-attention then attends to both.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional
@@ -69,9 +70,7 @@ class MultiContextEncoder(TransformerEncoder):
         out = super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
         memory = [out["encoder_out"][0]]
         masks = [
-            out["encoder_padding_mask"][0]
-            if len(out["encoder_padding_mask"]) > 0
-            else src_tokens.eq(self.padding_idx)
+            out["encoder_padding_mask"][0] if len(out["encoder_padding_mask"]) > 0 else src_tokens.eq(self.padding_idx)
         ]
         contexts = ((src_ctx_tokens, self.embed_tokens), (tgt_ctx_tokens, self._decoder_embed[0]))
         for side, (tokens, embed) in enumerate(contexts):

@@ -4,6 +4,7 @@ Concatenation (default): context is part of the data (see ``context_dataset``); 
 is a standard Transformer, so stock sentence-level checkpoints fine-tune into it directly.
 ``--multi-encoder``: a separate context encoder (``context_encoder``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -23,11 +24,16 @@ logger = logging.getLogger(__name__)
 @dataclass
 class ContextualTransformerArgs:
     """The model's own options, beyond fairseq's transformer's (the names checkpoints hold)."""
-    multi_encoder: bool = option(action="store_true", default=False,
-                                 help="encode context with a separate encoder (sharing embeddings) instead of "
-                                 "concatenating it to the current sentence")
-    context_encoder_layers: Optional[int] = option(type=int, metavar="N",
-                                                   help="layers of the context encoder (default: --encoder-layers)")
+
+    multi_encoder: bool = option(
+        action="store_true",
+        default=False,
+        help="encode context with a separate encoder (sharing embeddings) instead of "
+        "concatenating it to the current sentence",
+    )
+    context_encoder_layers: Optional[int] = option(
+        type=int, metavar="N", help="layers of the context encoder (default: --encoder-layers)"
+    )
 
 
 @register_model("contextual_transformer")
@@ -99,8 +105,10 @@ class ContextualTransformerModel(TransformerModel):
                 grows = key.endswith(("embed_tokens.weight", "output_projection.weight"))
                 if grows and loaded.dim() == 2 and loaded.size(1) == value.size(1) and loaded.size(0) < value.size(0):
                     logger.warning(
-                        "%s: checkpoint has %d rows, model %d; new symbols keep their "
-                        "initialisation", key, loaded.size(0), value.size(0),
+                        "%s: checkpoint has %d rows, model %d; new symbols keep their initialisation",
+                        key,
+                        loaded.size(0),
+                        value.size(0),
                     )
                     grown = value.clone()
                     grown[: loaded.size(0)] = loaded
@@ -118,7 +126,9 @@ class ContextualTransformerModel(TransformerModel):
             logger.info(
                 "context encoder not in checkpoint: %d tensors copied from the sentence "
                 "encoder, %d freshly initialised (%s)",
-                len(from_encoder), len(from_scratch), ", ".join(from_scratch[:4]),
+                len(from_encoder),
+                len(from_scratch),
+                ", ".join(from_scratch[:4]),
             )
         return super().load_state_dict(state_dict, strict=strict, model_cfg=model_cfg, args=args)
 
@@ -137,8 +147,7 @@ def contextual_transformer(args):
 def _size(args, dim: int, ffn: int, layers: int, heads: int) -> None:
     """Architecture defaults for both sides; explicit command-line values win."""
     for side in ("encoder", "decoder"):
-        for name, value in (("embed_dim", dim), ("ffn_embed_dim", ffn), ("layers", layers),
-                            ("attention_heads", heads)):
+        for name, value in (("embed_dim", dim), ("ffn_embed_dim", ffn), ("layers", layers), ("attention_heads", heads)):
             key = f"{side}_{name}"
             setattr(args, key, getattr(args, key, value))
 

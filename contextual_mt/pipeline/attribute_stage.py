@@ -2,6 +2,7 @@
 with the pair's context model: ``results/xx/attribution.jsonl`` and its summary, kept while they
 were made from the same inputs and options (the summary's fingerprint), resumed after an
 interruption. ``ATTRIBUTE_ARGS`` (``--attribute-args``) takes attribute's method options."""
+
 from __future__ import annotations
 
 import logging
@@ -35,9 +36,16 @@ def attribute_options(o: AttributeStageOptions):
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     p = eval_paths(o.lang, o.root)
-    return AttributeOptions(FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype), p.test("en"), p.test("docids"),
-                            attribution_output(p.results), reference=p.test(p.target), resume=not o.overwrite,
-                            progress=o.progress, **o.method)
+    return AttributeOptions(
+        FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype),
+        p.test("en"),
+        p.test("docids"),
+        attribution_output(p.results),
+        reference=p.test(p.target),
+        resume=not o.overwrite,
+        progress=o.progress,
+        **o.method,
+    )
 
 
 def run_attribute_stage(o: AttributeStageOptions) -> Dict:
@@ -48,7 +56,9 @@ def run_attribute_stage(o: AttributeStageOptions) -> Dict:
     p = eval_paths(o.lang, o.root)
     options = attribute_options(o)
     check_inputs(p, "attribute")
-    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(attribute_fingerprint(options))
+    current = SummaryRecord(options.output, summary_path(options.output), "sentences").current(
+        attribute_fingerprint(options)
+    )
     if current is not None:
         print(f"{options.output}: up to date (made from these inputs and options)")
         return current

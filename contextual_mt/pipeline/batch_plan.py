@@ -38,6 +38,7 @@ same rule. Hydra overrides of the batch or learning rate (``--override dataset.m
 are the user's own choice: they are refused together with an explicit ``--batch``, and
 ``auto`` then keeps the preset's batch.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,20 +53,26 @@ MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, worksp
 MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
 LR_CAP = 2.0
 MAX_DATA_WORKERS = 6
-MAX_TOKENS_PER_UPDATE = 10 ** 9  # beyond, fairseq overflows a C long; no GPU holds it anyway
+MAX_TOKENS_PER_UPDATE = 10**9  # beyond, fairseq overflows a C long; no GPU holds it anyway
 MIN_UPDATES_PER_EPOCH = 250  # auto grows the batch only while an epoch keeps this many updates
 SCALES = (8, 4, 2, 1, 1 / 2, 1 / 4, 1 / 8)  # per-GPU max_tokens as multiples of the preset's
 STATE_BYTES_PER_PARAM = 20  # fp32 weights 4 + grads 4 + Adam 8, fp16 weights and grads 2 + 2
 PROBE_ROW = 256  # tokens per row in the memory probe (attention grows with the row length)
 PROBE_TOKENS = 1024
 # the overrides that set the batch or the schedule themselves
-BATCH_KEYS = ("dataset.max_tokens", "dataset.batch_size", "optimization.update_freq", "optimization.lr",
-              "lr_scheduler.warmup_updates")
+BATCH_KEYS = (
+    "dataset.max_tokens",
+    "dataset.batch_size",
+    "optimization.update_freq",
+    "optimization.lr",
+    "lr_scheduler.warmup_updates",
+)
 
 
 @dataclass(frozen=True)
 class Reference:
     """The preset's own batch and schedule (from its Hydra config and overrides)."""
+
     max_tokens: int
     update_freq: int
     lr: float
@@ -79,12 +86,13 @@ class Reference:
 @dataclass(frozen=True)
 class MemoryEstimate:
     """What one training process needs on a GPU: ``state_gib + tokens * kib_per_token``."""
+
     parameters: int
     kib_per_token: float
     state_gib: float
 
     def gib(self, tokens: int) -> float:
-        return self.state_gib + tokens * self.kib_per_token / 2 ** 20
+        return self.state_gib + tokens * self.kib_per_token / 2**20
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,7 @@ class BatchPlan:
     memory: Optional[MemoryEstimate] = None
     num_workers: Optional[int] = None  # data workers per process; None: the config's
     sentence_cap: bool = False  # dataset.batch_size overridden: tokens per update is only an upper bound
+
     @property
     def tokens_per_update(self) -> int:
         return self.max_tokens * self.update_freq * self.processes
@@ -112,16 +121,23 @@ class BatchPlan:
     @property
     def changes_preset(self) -> bool:
         r = self.reference
-        return (self.max_tokens, self.update_freq, self.lr, self.warmup_updates) != \
-            (r.max_tokens, r.update_freq, r.lr, r.warmup_updates)
+        return (self.max_tokens, self.update_freq, self.lr, self.warmup_updates) != (
+            r.max_tokens,
+            r.update_freq,
+            r.lr,
+            r.warmup_updates,
+        )
 
     def overrides(self) -> List[str]:
         """The Hydra overrides that set this plan (none for the preset's own settings)."""
         workers = [] if self.num_workers is None else [f"dataset.num_workers={self.num_workers}"]
         if not self.changes_preset:
             return workers
-        out = workers + [f"dataset.max_tokens={self.max_tokens}", f"optimization.update_freq=[{self.update_freq}]",
-               f"optimization.lr=[{self.lr:.6g}]"]
+        out = workers + [
+            f"dataset.max_tokens={self.max_tokens}",
+            f"optimization.update_freq=[{self.update_freq}]",
+            f"optimization.lr=[{self.lr:.6g}]",
+        ]
         if self.warmup_updates is not None:
             out.append(f"lr_scheduler.warmup_updates={self.warmup_updates}")
         return out
@@ -131,15 +147,28 @@ class BatchPlan:
         written before batch plans existed still match)."""
         if not self.changes_preset:
             return None
-        return {"max_tokens": self.max_tokens, "update_freq": self.update_freq, "processes": self.processes,
-                "lr": self.lr, "warmup_updates": self.warmup_updates}
+        return {
+            "max_tokens": self.max_tokens,
+            "update_freq": self.update_freq,
+            "processes": self.processes,
+            "lr": self.lr,
+            "warmup_updates": self.warmup_updates,
+        }
 
     def as_record(self) -> Dict:
-        record = {"mode": self.mode, "tokens_per_update": None if self.sentence_cap else self.tokens_per_update,
-                  "max_tokens": self.max_tokens,
-                  "update_freq": self.update_freq, "processes": self.processes, "lr": self.lr,
-                  "warmup_updates": self.warmup_updates, "scale": round(self.scale, 4),
-                  "num_workers": self.num_workers, "reference": asdict(self.reference), "why": self.why}
+        record = {
+            "mode": self.mode,
+            "tokens_per_update": None if self.sentence_cap else self.tokens_per_update,
+            "max_tokens": self.max_tokens,
+            "update_freq": self.update_freq,
+            "processes": self.processes,
+            "lr": self.lr,
+            "warmup_updates": self.warmup_updates,
+            "scale": round(self.scale, 4),
+            "num_workers": self.num_workers,
+            "reference": asdict(self.reference),
+            "why": self.why,
+        }
         if self.gpu_memory_gib is not None:
             record["gpu_memory_gib"] = round(self.gpu_memory_gib, 2)
         if self.memory is not None:
@@ -149,12 +178,13 @@ class BatchPlan:
 
     def summary(self) -> str:
         r = self.reference
-        where = f"{self.processes} GPU{'s' if self.processes > 1 else ''}" if self.gpu_memory_gib is not None \
-            else "CPU"
+        where = f"{self.processes} GPU{'s' if self.processes > 1 else ''}" if self.gpu_memory_gib is not None else "CPU"
         warmup = f", warm-up {self.warmup_updates} updates" if self.warmup_updates is not None else ""
-        return (f"{self.tokens_per_update} tokens per update (max_tokens {self.max_tokens} x update_freq "
-                f"{self.update_freq} x {where}), lr {self.lr:.3g}{warmup}; the preset's: {r.tokens_per_update} "
-                f"tokens, lr {r.lr:.3g}; {self.why}")
+        return (
+            f"{self.tokens_per_update} tokens per update (max_tokens {self.max_tokens} x update_freq "
+            f"{self.update_freq} x {where}), lr {self.lr:.3g}{warmup}; the preset's: {r.tokens_per_update} "
+            f"tokens, lr {r.lr:.3g}; {self.why}"
+        )
 
 
 def parse_batch(value: str, flag: str = "--batch") -> str:
@@ -165,8 +195,9 @@ def parse_batch(value: str, flag: str = "--batch") -> str:
     try:
         number = int(text)
     except ValueError:
-        raise ContextualMTError(f"{flag} must be auto, preset or a number of tokens per update (got {value!r})") \
-            from None
+        raise ContextualMTError(
+            f"{flag} must be auto, preset or a number of tokens per update (got {value!r})"
+        ) from None
     if number < 1:
         raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})")
     if number > MAX_TOKENS_PER_UPDATE:
@@ -182,10 +213,17 @@ def scaled_schedule(ref: Reference, tokens_per_update: int) -> tuple:
     return lr, warmup
 
 
-def plan_batch(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float] = None,
-               estimate: Optional[Callable[[], MemoryEstimate]] = None, user_overrides: Sequence[str] = (),
-               flag: str = "--batch", cpus: Optional[int] = None,
-               batches_at: Optional[Callable[[int], int]] = None) -> BatchPlan:
+def plan_batch(
+    batch: str,
+    ref: Reference,
+    gpus: int,
+    gpu_memory_gib: Optional[float] = None,
+    estimate: Optional[Callable[[], MemoryEstimate]] = None,
+    user_overrides: Sequence[str] = (),
+    flag: str = "--batch",
+    cpus: Optional[int] = None,
+    batches_at: Optional[Callable[[int], int]] = None,
+) -> BatchPlan:
     """The batch of a run on ``gpus`` GPUs (0: CPU) with ``gpu_memory_gib`` on the smallest.
     ``estimate`` measures the model's memory; it is only called when a GPU batch is sized.
     ``batches_at(max_tokens)``: batches in an epoch of the training split (auto's guard).
@@ -197,28 +235,50 @@ def plan_batch(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[f
     return BatchPlan(**{**plan.__dict__, "num_workers": max(1, min(MAX_DATA_WORKERS, cores // gpus - 1))})
 
 
-def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float],
-          estimate: Optional[Callable[[], MemoryEstimate]], user_overrides: Sequence[str], flag: str,
-          batches_at: Optional[Callable[[int], int]]) -> BatchPlan:
+def _plan(
+    batch: str,
+    ref: Reference,
+    gpus: int,
+    gpu_memory_gib: Optional[float],
+    estimate: Optional[Callable[[], MemoryEstimate]],
+    user_overrides: Sequence[str],
+    flag: str,
+    batches_at: Optional[Callable[[int], int]],
+) -> BatchPlan:
     batch = parse_batch(batch, flag)
     processes = max(gpus, 1)
-    preset_plan = BatchPlan(batch, ref.max_tokens, ref.update_freq, processes, ref.lr, ref.warmup_updates, ref,
-                            "", gpu_memory_gib if gpus else None)
+    preset_plan = BatchPlan(
+        batch,
+        ref.max_tokens,
+        ref.update_freq,
+        processes,
+        ref.lr,
+        ref.warmup_updates,
+        ref,
+        "",
+        gpu_memory_gib if gpus else None,
+    )
     overridden = [o.split("=", 1)[0] for o in user_overrides if o.split("=", 1)[0].lstrip("+") in BATCH_KEYS]
     if overridden and batch == "preset":
-        raise ContextualMTError(f"{flag} preset keeps the preset's own values, and the override of "
-                                f"{', '.join(overridden)} changes them: not both (leave {flag} at auto, and the "
-                                "overrides decide)")
+        raise ContextualMTError(
+            f"{flag} preset keeps the preset's own values, and the override of "
+            f"{', '.join(overridden)} changes them: not both (leave {flag} at auto, and the "
+            "overrides decide)"
+        )
     if overridden and batch != "auto":
-        raise ContextualMTError(f"{flag} {batch} and the override of {', '.join(overridden)}: not both "
-                                "(the batch plan sets them)")
+        raise ContextualMTError(
+            f"{flag} {batch} and the override of {', '.join(overridden)}: not both (the batch plan sets them)"
+        )
     if batch == "preset":
         return _why(preset_plan, "the preset's settings (" + flag + " preset)")
     if overridden:
         capped = any(o.lstrip("+") == "dataset.batch_size" for o in overridden)
         why = f"the preset's batch: the overrides set {', '.join(overridden)}" + (
             " (dataset.batch_size caps the sentences per batch: tokens per update not known beforehand, at most "
-            f"{preset_plan.tokens_per_update})" if capped else "")
+            f"{preset_plan.tokens_per_update})"
+            if capped
+            else ""
+        )
         return BatchPlan(**{**preset_plan.__dict__, "why": why, "sentence_cap": capped})
     if batch == "auto" and gpus == 0:
         return _why(preset_plan, "the preset's batch (on CPU)")
@@ -234,17 +294,24 @@ def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float]
             per = int(ref.max_tokens * scale)
             if not fits(per) or (scale > 1 and per * ref.update_freq * processes > target):
                 continue  # (many GPUs at the preset's batch each may exceed the target: accepted)
-            if scale > 1 and batches_at is not None and \
-                    batches_at(per) / (processes * ref.update_freq) < MIN_UPDATES_PER_EPOCH:
+            if (
+                scale > 1
+                and batches_at is not None
+                and batches_at(per) / (processes * ref.update_freq) < MIN_UPDATES_PER_EPOCH
+            ):
                 continue  # too few updates per epoch
             # a fraction of the preset's batch per forward: accumulate back to the preset's per update
             freq = ref.update_freq * max(1, math.ceil(ref.tokens_per_update / (per * ref.update_freq * processes)))
-            why = (f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
-                   f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
-                   if budget is not None else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's")
+            why = (
+                f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
+                f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
+                if budget is not None
+                else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's"
+            )
             if batches_at is not None:
-                why += (f" and keeps >= {MIN_UPDATES_PER_EPOCH} updates per epoch "
-                        f"({batches_at(per) // (processes * freq)})")
+                why += (
+                    f" and keeps >= {MIN_UPDATES_PER_EPOCH} updates per epoch ({batches_at(per) // (processes * freq)})"
+                )
             return _scaled(batch, per, freq, processes, ref, why, gpu_memory_gib, memory)
         raise _too_small(ref, memory, gpu_memory_gib)
     tokens = int(batch)
@@ -253,8 +320,11 @@ def _plan(batch: str, ref: Reference, gpus: int, gpu_memory_gib: Optional[float]
         if per < 1:
             break
         if fits(per):
-            why = f"{flag} {tokens}" + (f": {per} tokens per forward fit {MEMORY_FRACTION:.0%} of "
-                                        f"{gpu_memory_gib:.0f} GiB" if budget is not None else "")
+            why = f"{flag} {tokens}" + (
+                f": {per} tokens per forward fit {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
+                if budget is not None
+                else ""
+            )
             return _scaled("tokens", per, freq, processes, ref, why, gpu_memory_gib if gpus else None, memory)
     raise _too_small(ref, memory, gpu_memory_gib, tokens)
 
@@ -263,18 +333,29 @@ def _why(plan: BatchPlan, why: str) -> BatchPlan:
     return BatchPlan(**{**plan.__dict__, "why": why})
 
 
-def _scaled(mode: str, per: int, freq: int, processes: int, ref: Reference, why: str,
-            gpu_memory_gib: Optional[float], memory: Optional[MemoryEstimate]) -> BatchPlan:
+def _scaled(
+    mode: str,
+    per: int,
+    freq: int,
+    processes: int,
+    ref: Reference,
+    why: str,
+    gpu_memory_gib: Optional[float],
+    memory: Optional[MemoryEstimate],
+) -> BatchPlan:
     lr, warmup = scaled_schedule(ref, per * freq * processes)
     return BatchPlan(mode, per, freq, processes, lr, warmup, ref, why, gpu_memory_gib, memory)
 
 
-def _too_small(ref: Reference, memory: Optional[MemoryEstimate], gib: Optional[float],
-               tokens: Optional[int] = None) -> ContextualMTError:
+def _too_small(
+    ref: Reference, memory: Optional[MemoryEstimate], gib: Optional[float], tokens: Optional[int] = None
+) -> ContextualMTError:
     need = f"{memory.gib(max(1, ref.max_tokens // 8)):.1f} GiB" if memory else "?"
-    return ContextualMTError(f"the GPU's {gib or 0:.1f} GiB are too small for this model even at "
-                             f"{ref.max_tokens // 8} tokens per forward (estimated {need}); use a smaller "
-                             "preset or model")
+    return ContextualMTError(
+        f"the GPU's {gib or 0:.1f} GiB are too small for this model even at "
+        f"{ref.max_tokens // 8} tokens per forward (estimated {need}); use a smaller "
+        "preset or model"
+    )
 
 
 # ---------------------------------------------------------------- reading the preset and measuring
@@ -286,20 +367,23 @@ def reference_of(config: Dict) -> Reference:
     freq = optimization.get("update_freq", 1)
     if not dataset.get("max_tokens"):
         raise ContextualMTError("the preset's config has no dataset.max_tokens: the batch plan needs it")
-    return Reference(max_tokens=int(dataset["max_tokens"]), update_freq=int(freq[0] if isinstance(freq, list) else freq),
-                     lr=float(lr[0] if isinstance(lr, list) else lr),
-                     warmup_updates=int(scheduler["warmup_updates"]) if "warmup_updates" in scheduler else None)
+    return Reference(
+        max_tokens=int(dataset["max_tokens"]),
+        update_freq=int(freq[0] if isinstance(freq, list) else freq),
+        lr=float(lr[0] if isinstance(lr, list) else lr),
+        warmup_updates=int(scheduler["warmup_updates"]) if "warmup_updates" in scheduler else None,
+    )
 
 
 def measure_memory(model_config: Dict, dictionary_path: str, task_config: Optional[Dict] = None) -> MemoryEstimate:
     """Build the model of ``model_config`` (the Hydra ``model`` section) with the data's target
     dictionary on CPU and measure the activations saved by one forward/backward of the loss."""
     import torch
-
-    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
-    import contextual_mt  # noqa: F401  (registers the architectures)
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+
+    import contextual_mt  # noqa: F401  (registers the architectures)
+    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
 
     arch = model_config.get("_name")
     if arch not in ARCH_MODEL_REGISTRY:
@@ -332,8 +416,11 @@ def measure_memory(model_config: Dict, dictionary_path: str, task_config: Option
             loss = -lprobs.gather(-1, tgt.unsqueeze(-1)).sum()
         del loss, lprobs, out
     parameters = sum(p.numel() for p in model.parameters())
-    return MemoryEstimate(parameters=parameters, kib_per_token=round(sum(saved.values()) / PROBE_TOKENS / 1024, 2),
-                          state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2 ** 30, 4))
+    return MemoryEstimate(
+        parameters=parameters,
+        kib_per_token=round(sum(saved.values()) / PROBE_TOKENS / 1024, 2),
+        state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2**30, 4),
+    )
 
 
 class TrainingSplit:
@@ -341,12 +428,23 @@ class TrainingSplit:
     epoch 1's sampled context sizes): ``batches_at(max_tokens)`` and the ``longest`` row."""
 
     def __init__(self, task_config: Dict, bin_dir: str, source_lang: str, target_lang: str):
-        import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
         from fairseq import options, tasks
 
-        argv = [bin_dir, "--task", "document_translation", "--user-dir",
-                os.path.dirname(os.path.dirname(__file__)), "--arch", "contextual_transformer_tiny",
-                "-s", source_lang, "-t", target_lang]
+        import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
+
+        argv = [
+            bin_dir,
+            "--task",
+            "document_translation",
+            "--user-dir",
+            os.path.dirname(os.path.dirname(__file__)),
+            "--arch",
+            "contextual_transformer_tiny",
+            "-s",
+            source_lang,
+            "-t",
+            target_lang,
+        ]
         for key, value in task_config.items():
             if key in ("_name", "data", "source_lang", "target_lang") or value is None or value is False:
                 continue
@@ -370,4 +468,4 @@ def gpu_memory_gib(gpus: int) -> Optional[float]:
         return None
     import torch
 
-    return min(torch.cuda.get_device_properties(i).total_memory for i in range(gpus)) / 2 ** 30
+    return min(torch.cuda.get_device_properties(i).total_memory for i in range(gpus)) / 2**30

@@ -7,6 +7,7 @@ context model with its trained context sizes) and ``context-0`` (the context mod
 (the scores file for the set's own scorer, and its summary) and ``summary.{json,md}``, the
 accuracies side by side. A re-run scores only what is missing or made from other inputs.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,9 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Sequence, Tuple
 
+from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import PairLayout, require_data
-from commandkit.outputs import atomic_write_text, outputs
 
 # system -> (model, context sizes: None = as trained)
 CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", None), "context-0": ("context", 0)}
@@ -28,8 +29,10 @@ def parse_set(spec: str) -> Tuple[str, str, Tuple[str, ...]]:
 
     fmt, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise ContextualMTError(f"SETS entry {spec!r}: expected FORMAT:FILE[,CONTEXT_FILE...], e.g. "
-                                "voita:deixis_test.json or contrapro:contrapro.json,contrapro.text.en,...")
+        raise ContextualMTError(
+            f"SETS entry {spec!r}: expected FORMAT:FILE[,CONTEXT_FILE...], e.g. "
+            "voita:deixis_test.json or contrapro:contrapro.json,contrapro.text.en,..."
+        )
     get_format(fmt)
     files = rest.split(",")
     return fmt, files[0], tuple(files[1:])
@@ -53,7 +56,7 @@ class ContrastiveStageOptions:
         check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         if not self.sets:
-            raise ContextualMTError("SETS is empty: give the test sets, e.g. SETS=\"voita:deixis_test.json\"")
+            raise ContextualMTError('SETS is empty: give the test sets, e.g. SETS="voita:deixis_test.json"')
         self.parsed = [parse_set(s) for s in self.sets]
         names = [os.path.splitext(os.path.basename(f))[0] for _, f, _ in self.parsed]
         if len(set(names)) != len(names):
@@ -69,8 +72,8 @@ class ContrastiveStageOptions:
 
 def run_stage(options: ContrastiveStageOptions) -> Dict:
     """Score every set with every system (up-to-date ones are kept); returns the summary table."""
-    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.pipeline.systems import finished_checkpoint
 
     o = options
@@ -82,17 +85,39 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
         for system in o.systems:
             model, size = CONTRASTIVE_SYSTEMS[system]
             stem = os.path.join(o.folder, f"{name}.{system}")
-            runs.append((name, system, ContrastiveOptions(
-                FairseqModelOptions(checkpoints[model], spm=o.layout.spm, data=o.layout.bin, source_context_size=size,
-                             target_context_size=size, cpu=o.cpu, dtype=o.dtype),
-                fmt, path, stem + ".scores", stem + ".json", context_files=context_files, batch_size=o.batch_size,
-                detokenize=o.detokenize, progress=o.progress, skip_up_to_date=True)))
+            runs.append(
+                (
+                    name,
+                    system,
+                    ContrastiveOptions(
+                        FairseqModelOptions(
+                            checkpoints[model],
+                            spm=o.layout.spm,
+                            data=o.layout.bin,
+                            source_context_size=size,
+                            target_context_size=size,
+                            cpu=o.cpu,
+                            dtype=o.dtype,
+                        ),
+                        fmt,
+                        path,
+                        stem + ".scores",
+                        stem + ".json",
+                        context_files=context_files,
+                        batch_size=o.batch_size,
+                        detokenize=o.detokenize,
+                        progress=o.progress,
+                        skip_up_to_date=True,
+                    ),
+                )
+            )
     table: Dict[str, Dict] = {}
     for name, system, run in runs:
         summary = run_contrastive(run)
         table.setdefault(name, {"format": summary["format"], "groups": summary["groups"]})[system] = {
-            "accuracy": summary["accuracy"], "by": {k: {v: r["accuracy"] for v, r in values.items()}
-                                                    for k, values in summary["by"].items()}}
+            "accuracy": summary["accuracy"],
+            "by": {k: {v: r["accuracy"] for v, r in values.items()} for k, values in summary["by"].items()},
+        }
     with outputs(os.path.join(o.folder, "summary.json"), os.path.join(o.folder, "summary.md")):
         atomic_write_text(os.path.join(o.folder, "summary.json"), json.dumps(table, indent=2) + "\n")
         atomic_write_text(os.path.join(o.folder, "summary.md"), markdown(table, o.systems))
@@ -103,6 +128,9 @@ def markdown(table: Dict, systems: Sequence[str]) -> str:
     head = "| set | format | groups | " + " | ".join(systems) + " |"
     rows = [head, "|" + "---|" * (3 + len(systems))]
     for name, r in table.items():
-        rows.append(f"| {name} | {r['format']} | {r['groups']} | "
-                    + " | ".join(f"{r[s]['accuracy']:.3f}" for s in systems) + " |")
+        rows.append(
+            f"| {name} | {r['format']} | {r['groups']} | "
+            + " | ".join(f"{r[s]['accuracy']:.3f}" for s in systems)
+            + " |"
+        )
     return "Contrastive accuracy (fraction of groups where the correct translation wins)\n\n" + "\n".join(rows) + "\n"

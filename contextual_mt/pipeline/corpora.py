@@ -13,6 +13,7 @@ one rule: a document is in one split only (``check_one_split_per_document``).
 
 Every error is a ``ContextualMTError`` of one line naming the file (and line) at fault.
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,10 +25,10 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.documents import read_docids
 from commandkit.errors import InputError
 from commandkit.text import check_input_file, decoded_lines, read_lines
+from contextual_mt.errors import ContextualMTError
 
 SOURCE_LANG = "en"
 SPLITS = ("train", "valid", "test")
@@ -42,6 +43,7 @@ DETOKENIZE_CHUNK = 2000  # sentences per task of the detokenization pool
 class Split:
     """One split: parallel ``src`` / ``tgt`` sentences, the document id of each line, and the
     number of rows dropped because a side had no translation."""
+
     src: List[str] = field(default_factory=list)
     tgt: List[str] = field(default_factory=list)
     docids: List[str] = field(default_factory=list)
@@ -60,6 +62,7 @@ Corpus = Dict[str, Split]
 
 def _ours(func):
     """muda's file errors (a missing file, not UTF-8) raised as ``ContextualMTError``."""
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
@@ -68,11 +71,12 @@ def _ours(func):
             raise
         except InputError as e:
             raise ContextualMTError(str(e)) from None
+
     return wrapper
 
 
 # characters some readers take for a line break (fairseq reads text files with universal newlines)
-_LINE_BREAKS = str.maketrans({c: " " for c in "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
 
 
 def one_line(text: str) -> str:
@@ -93,13 +97,15 @@ def _is_null(cell: str) -> bool:
 
 def _ted_header(header: Optional[str], name: str) -> List[str]:
     if header is None:
-        raise ContextualMTError(f"{name}: empty file (expected a header row with '{TED_DOC_COLUMN}' "
-                                "and one column per language)")
+        raise ContextualMTError(
+            f"{name}: empty file (expected a header row with '{TED_DOC_COLUMN}' and one column per language)"
+        )
     columns = [c.strip() for c in header.lstrip("\ufeff").split("\t")]
     if TED_DOC_COLUMN not in columns:
-        raise ContextualMTError(f"{name}:1: no '{TED_DOC_COLUMN}' column in the header (the document "
-                                f"of each row); columns: {', '.join(columns[:12])}"
-                                + (", ..." if len(columns) > 12 else ""))
+        raise ContextualMTError(
+            f"{name}:1: no '{TED_DOC_COLUMN}' column in the header (the document "
+            f"of each row); columns: {', '.join(columns[:12])}" + (", ..." if len(columns) > 12 else "")
+        )
     return columns
 
 
@@ -112,8 +118,9 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
     columns = _ted_header(first[1] if first else None, name)
     for code in (SOURCE_LANG, lang):
         if code not in columns:
-            raise ContextualMTError(f"{name}: no '{code}' column; the languages are: "
-                                    + " ".join(sorted(_languages(columns))))
+            raise ContextualMTError(
+                f"{name}: no '{code}' column; the languages are: " + " ".join(sorted(_languages(columns)))
+            )
         if columns.count(code) > 1:  # which one holds the translation is anyone's guess
             raise ContextualMTError(f"{name}:1: the header has {columns.count(code)} '{code}' columns")
     width = len(columns)
@@ -146,19 +153,25 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
 
 def _ted_folder_files(path: str) -> Dict[str, str]:
     """The three TSV files in ``path`` or in one of its sub-folders (the unpacked tarball)."""
-    candidates = [path] + sorted(os.path.join(path, d) for d in os.listdir(path)
-                                 if os.path.isdir(os.path.join(path, d)))
+    candidates = [path] + sorted(
+        os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d))
+    )
     for folder in candidates:
-        found = {split: os.path.join(folder, f) for split, f in TED_FILES.items()
-                 if os.path.isfile(os.path.join(folder, f))}
+        found = {
+            split: os.path.join(folder, f) for split, f in TED_FILES.items() if os.path.isfile(os.path.join(folder, f))
+        }
         if found:
             missing = [TED_FILES[s] for s in SPLITS if s not in found]
             if missing:
-                raise ContextualMTError(f"{folder}: no {', '.join(missing)} (the TED corpus has "
-                                        + ", ".join(TED_FILES.values()) + ")")
+                raise ContextualMTError(
+                    f"{folder}: no {', '.join(missing)} (the TED corpus has " + ", ".join(TED_FILES.values()) + ")"
+                )
             return found
-    raise ContextualMTError(f"{path}: no " + ", ".join(TED_FILES.values())
-                            + " in this folder or its sub-folders (is it the unpacked ted_talks.tar.gz?)")
+    raise ContextualMTError(
+        f"{path}: no "
+        + ", ".join(TED_FILES.values())
+        + " in this folder or its sub-folders (is it the unpacked ted_talks.tar.gz?)"
+    )
 
 
 @_ours
@@ -224,8 +237,11 @@ def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
         raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
     missing = [TED_FILES[s] for s in SPLITS if s not in seen]
     if missing:
-        raise ContextualMTError(f"{path}: the archive has no {', '.join(missing)} (the TED corpus has "
-                                + ", ".join(TED_FILES.values()) + ")")
+        raise ContextualMTError(
+            f"{path}: the archive has no {', '.join(missing)} (the TED corpus has "
+            + ", ".join(TED_FILES.values())
+            + ")"
+        )
 
 
 @_ours
@@ -244,8 +260,9 @@ def ted_languages(path: str) -> List[str]:
 
 
 @_ours
-def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
-             progress: Optional[Callable[[int], None]] = None) -> Corpus:
+def read_ted(
+    path: str, lang: str, detokenize: bool = True, workers: int = 1, progress: Optional[Callable[[int], None]] = None
+) -> Corpus:
     """The ``en``-``lang`` pairs of the TED corpus at ``path`` (``ted_talks.tar.gz`` or the folder
     it unpacks to); dev is the valid split. Rows where either side is missing (``__NULL__``,
     ``_ _ NULL _ _``, blank) are dropped and counted in ``Split.dropped``. With ``detokenize``, the
@@ -260,8 +277,10 @@ def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
     else:
         check_input_file(path, "TED corpus (ted_talks.tar.gz or its folder)")
         try:
-            sources = [(split, name, _parse_ted_tsv(decoded_lines(raw, name), name, lang))
-                       for split, name, raw in _ted_members(path)]
+            sources = [
+                (split, name, _parse_ted_tsv(decoded_lines(raw, name), name, lang))
+                for split, name, raw in _ted_members(path)
+            ]
         except (tarfile.TarError, EOFError, OSError, zlib.error) as e:  # a damaged archive
             raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
     corpus: Corpus = {}
@@ -271,16 +290,19 @@ def read_ted(path: str, lang: str, detokenize: bool = True, workers: int = 1,
     check_one_split_per_document([(split, name, data.docids) for split, name, data in sources], "talk")
     for split in SPLITS:
         if not corpus[split].src:
-            raise ContextualMTError(f"{names[split]}: no row with both '{SOURCE_LANG}' and '{lang}' text "
-                                    f"({corpus[split].dropped} rows dropped as missing a translation)")
+            raise ContextualMTError(
+                f"{names[split]}: no row with both '{SOURCE_LANG}' and '{lang}' text "
+                f"({corpus[split].dropped} rows dropped as missing a translation)"
+            )
     corpus = {s: corpus[s] for s in SPLITS}
     if detokenize:
         moses_detokenize(corpus, lang, workers=workers, progress=progress)
     return corpus
 
 
-def check_one_split_per_document(sources: Iterable[Tuple[str, str, Sequence[str]]], what: str = "document",
-                                 numbered: bool = False) -> None:
+def check_one_split_per_document(
+    sources: Iterable[Tuple[str, str, Sequence[str]]], what: str = "document", numbered: bool = False
+) -> None:
     """The rule of every corpus format: a document (talk) is in one split only, else test scores
     would be measured on training text. ``sources``: (split, file name, document id of each line
     or document); ``numbered``: the ids are the file's lines, so the error names the line."""
@@ -290,8 +312,9 @@ def check_one_split_per_document(sources: Iterable[Tuple[str, str, Sequence[str]
             seen_split, seen_name = first.setdefault(docid, (split, name))
             if seen_split != split:
                 where = f"{name}:{k + 1}" if numbered else name
-                raise ContextualMTError(f"{where}: {what} {docid!r} is also in {seen_name}; "
-                                        f"a {what} must be in one split only")
+                raise ContextualMTError(
+                    f"{where}: {what} {docid!r} is also in {seen_name}; a {what} must be in one split only"
+                )
 
 
 # ============================================================================ detokenization
@@ -308,8 +331,9 @@ def _detokenize_chunk(task: Tuple[str, List[str]]) -> List[str]:
     return [detok.detokenize(line.split()) for line in lines]
 
 
-def moses_detokenize(corpus: Corpus, lang: str, workers: int = 1,
-                     progress: Optional[Callable[[int], None]] = None) -> Dict[str, str]:
+def moses_detokenize(
+    corpus: Corpus, lang: str, workers: int = 1, progress: Optional[Callable[[int], None]] = None
+) -> Dict[str, str]:
     """Undo the Moses tokenization of every split in place: the source with the English
     detokenizer, the target with ``base_language(lang)``'s (sacremoses ``MosesDetokenizer``,
     which also unescapes ``&apos;``, ``&quot;``, ...). ``workers`` processes share the work in
@@ -318,8 +342,10 @@ def moses_detokenize(corpus: Corpus, lang: str, workers: int = 1,
     try:  # fail here, before the pool starts, if it is missing
         import sacremoses  # noqa: F401
     except ImportError:
-        raise ContextualMTError("the TED corpus is Moses-tokenized and detokenizing it needs sacremoses; "
-                                "install it (pip install sacremoses)") from None
+        raise ContextualMTError(
+            "the TED corpus is Moses-tokenized and detokenizing it needs sacremoses; "
+            "install it (pip install sacremoses)"
+        ) from None
 
     langs = {SOURCE_LANG: base_language(SOURCE_LANG), lang: base_language(lang)}
     tasks: List[Tuple[str, List[str]]] = []
@@ -327,7 +353,7 @@ def moses_detokenize(corpus: Corpus, lang: str, workers: int = 1,
     for split in corpus.values():
         for side, code in ((split.src, SOURCE_LANG), (split.tgt, lang)):
             for start in range(0, len(side), DETOKENIZE_CHUNK):
-                tasks.append((langs[code], side[start:start + DETOKENIZE_CHUNK]))
+                tasks.append((langs[code], side[start : start + DETOKENIZE_CHUNK]))
                 slots.append((side, start, start + DETOKENIZE_CHUNK))
 
     def place(results: Iterable[List[str]]) -> None:
@@ -355,8 +381,23 @@ _TALKID = re.compile(r"^\s*<talkid>\s*(.*?)\s*</talkid>\s*$", re.IGNORECASE)
 _TAG_LINE = re.compile(r"^\s*</?([A-Za-z][\w-]*)\b[^>]*>")
 _FULL_TAG_LINE = re.compile(r"^\s*<([A-Za-z][\w-]*)\b[^>]*>.*</\1\s*>\s*$", re.DOTALL)
 # the metadata of a talk in train.tags files, one line each
-IWSLT_META_TAGS = {"doc", "url", "keywords", "speaker", "talkid", "title", "description", "reviewer",
-                   "translator", "transcription", "mteval", "srcset", "refset", "tstset", "head"}
+IWSLT_META_TAGS = {
+    "doc",
+    "url",
+    "keywords",
+    "speaker",
+    "talkid",
+    "title",
+    "description",
+    "reviewer",
+    "translator",
+    "transcription",
+    "mteval",
+    "srcset",
+    "refset",
+    "tstset",
+    "head",
+}
 # inline markup that may be part of a sentence: never taken for a metadata line
 INLINE_TAGS = {"i", "b", "u", "em", "strong", "span", "font", "br", "sup", "sub", "a"}
 
@@ -370,15 +411,20 @@ class _Doc:
 
 def _iwslt_pair(path: str, lang: str) -> str:
     if not os.path.isdir(path):
-        raise ContextualMTError(f"{path}: IWSLT folder not found" if not os.path.exists(path)
-                                else f"{path}: not a folder (give the IWSLT17 {SOURCE_LANG}-{lang} release folder)")
+        raise ContextualMTError(
+            f"{path}: IWSLT folder not found"
+            if not os.path.exists(path)
+            else f"{path}: not a folder (give the IWSLT17 {SOURCE_LANG}-{lang} release folder)"
+        )
     for pair in (f"{SOURCE_LANG}-{lang}", f"{lang}-{SOURCE_LANG}"):
         if all(os.path.isfile(os.path.join(path, f"train.tags.{pair}.{side}")) for side in (SOURCE_LANG, lang)):
             return pair
     found = sorted(f for f in os.listdir(path) if f.startswith("train.tags."))
-    raise ContextualMTError(f"{path}: no train.tags.{SOURCE_LANG}-{lang}.{SOURCE_LANG} and "
-                            f"train.tags.{SOURCE_LANG}-{lang}.{lang} (an IWSLT17 {SOURCE_LANG}-{lang} release "
-                            "folder)" + (f"; found: {', '.join(found)}" if found else ""))
+    raise ContextualMTError(
+        f"{path}: no train.tags.{SOURCE_LANG}-{lang}.{SOURCE_LANG} and "
+        f"train.tags.{SOURCE_LANG}-{lang}.{lang} (an IWSLT17 {SOURCE_LANG}-{lang} release "
+        "folder)" + (f"; found: {', '.join(found)}" if found else "")
+    )
 
 
 @_ours
@@ -394,8 +440,10 @@ def iwslt_sets(path: str, lang: str) -> Dict[str, Dict[str, str]]:
         if len(sides) != 2:
             have = next(iter(sides.values()))
             missing = SOURCE_LANG if SOURCE_LANG not in sides else lang
-            raise ContextualMTError(f"{have}: no {missing} side for {name} (expected "
-                                    f"{os.path.basename(have).rsplit('.', 2)[0]}.{missing}.xml beside it)")
+            raise ContextualMTError(
+                f"{have}: no {missing} side for {name} (expected "
+                f"{os.path.basename(have).rsplit('.', 2)[0]}.{missing}.xml beside it)"
+            )
     return sets
 
 
@@ -434,8 +482,10 @@ def _read_train_tags(path: str) -> List[_Doc]:
             inside = True
             docs.append(_Doc(m.group(1).strip() if m else "", [], f"{path}:{lineno}"))
             continue
-        if tag and (tag.group(1).lower() in IWSLT_META_TAGS
-                    or (tag.group(1).lower() not in INLINE_TAGS and _FULL_TAG_LINE.match(line))):
+        if tag and (
+            tag.group(1).lower() in IWSLT_META_TAGS
+            or (tag.group(1).lower() not in INLINE_TAGS and _FULL_TAG_LINE.match(line))
+        ):
             talkid = _TALKID.match(line)
             if talkid:
                 if not has_docs:
@@ -449,15 +499,15 @@ def _read_train_tags(path: str) -> List[_Doc]:
             continue
         if not docs:
             if stripped:
-                raise ContextualMTError(f"{path}:{lineno}: text before any <doc> or <talkid> line "
-                                        "(cannot tell its document)")
+                raise ContextualMTError(
+                    f"{path}:{lineno}: text before any <doc> or <talkid> line (cannot tell its document)"
+                )
             continue
         docs[-1].lines.append(one_line(stripped))
     if inside:
         raise ContextualMTError(f"{path}: the last <doc> block ({docs[-1].where}) has no </doc>")
     if not docs:
-        raise ContextualMTError(f"{path}: no <doc docid=...> blocks or <talkid> lines: cannot tell the "
-                                "documents")
+        raise ContextualMTError(f"{path}: no <doc docid=...> blocks or <talkid> lines: cannot tell the documents")
     for doc in docs:
         if not doc.docid:
             raise ContextualMTError(f"{doc.where}: <doc> without a docid attribute or <talkid> line")
@@ -485,8 +535,9 @@ def _read_xml_set(path: str) -> List[_Doc]:
     return docs
 
 
-def _pair_docs(src_docs: List[_Doc], tgt_docs: List[_Doc], src_path: str, tgt_path: str,
-               prefix: str, split: Split) -> None:
+def _pair_docs(
+    src_docs: List[_Doc], tgt_docs: List[_Doc], src_path: str, tgt_path: str, prefix: str, split: Split
+) -> None:
     """Append two sides' documents to ``split``; they must match document by document."""
     if [d.docid for d in src_docs] != [d.docid for d in tgt_docs]:
         src_ids, tgt_ids = [d.docid for d in src_docs], [d.docid for d in tgt_docs]
@@ -498,13 +549,17 @@ def _pair_docs(src_docs: List[_Doc], tgt_docs: List[_Doc], src_path: str, tgt_pa
                     raise ContextualMTError(f"{tgt_path}: document {b!r} ({tgt_docs[k].where}) is not in {src_path}")
                 if b is None:
                     raise ContextualMTError(f"{src_path}: document {a!r} ({src_docs[k].where}) is not in {tgt_path}")
-                raise ContextualMTError(f"{tgt_path}: document {k + 1} is {b!r} ({tgt_docs[k].where}) but in "
-                                        f"{src_path} it is {a!r}; the two sides must hold the same documents")
+                raise ContextualMTError(
+                    f"{tgt_path}: document {k + 1} is {b!r} ({tgt_docs[k].where}) but in "
+                    f"{src_path} it is {a!r}; the two sides must hold the same documents"
+                )
     seen = set()
     for s, t in zip(src_docs, tgt_docs):
         if len(s.lines) != len(t.lines):
-            raise ContextualMTError(f"{tgt_path}: document {t.docid!r} ({t.where}) has {len(t.lines)} lines but "
-                                    f"{len(s.lines)} in {src_path}")
+            raise ContextualMTError(
+                f"{tgt_path}: document {t.docid!r} ({t.where}) has {len(t.lines)} lines but "
+                f"{len(s.lines)} in {src_path}"
+            )
         docid = f"{prefix}{s.docid}"
         if docid in seen:
             raise ContextualMTError(f"{s.where}: document {s.docid!r} appears twice in {src_path}")
@@ -528,8 +583,7 @@ def _set_list(value: str, flag: str) -> List[str]:
 
 
 @_ours
-def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010",
-                       test: Optional[str] = None) -> Dict[str, List[str]]:
+def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010", test: Optional[str] = None) -> Dict[str, List[str]]:
     """The IWSLT set names that make the valid and test splits (``test`` None: tst2015, else the
     newest tst set)."""
     available = iwslt_sets(path, lang)
@@ -545,8 +599,9 @@ def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010",
                 raise ContextualMTError(f"{flag}: no {name} set in {path} (sets: {listing})")
     both = set(chosen["valid"]) & set(chosen["test"])
     if both:
-        raise ContextualMTError(f"--iwslt-dev and --iwslt-test both name {', '.join(sorted(both))}; "
-                                "a set can be in one split only")
+        raise ContextualMTError(
+            f"--iwslt-dev and --iwslt-test both name {', '.join(sorted(both))}; a set can be in one split only"
+        )
     return chosen
 
 
@@ -601,8 +656,11 @@ def read_text(path: str, lang: str) -> Corpus:
     files of a split must have the same number of lines, no document id may be blank, and a
     document is in one split only."""
     if not os.path.isdir(path):
-        raise ContextualMTError(f"{path}: text folder not found" if not os.path.exists(path)
-                                else f"{path}: not a folder (give the folder with train.{SOURCE_LANG}, ...)")
+        raise ContextualMTError(
+            f"{path}: text folder not found"
+            if not os.path.exists(path)
+            else f"{path}: not a folder (give the folder with train.{SOURCE_LANG}, ...)"
+        )
     corpus: Corpus = {}
     for split in SPLITS:
         src_path, tgt_path, ids_path = (os.path.join(path, f"{split}.{ext}") for ext in (SOURCE_LANG, lang, "docids"))
@@ -610,14 +668,33 @@ def read_text(path: str, lang: str) -> Corpus:
         ids = read_docids(ids_path)
         for other, lines in ((tgt_path, tgt), (ids_path, ids)):
             if len(lines) != len(src):
-                raise ContextualMTError(f"{other}: has {len(lines)} lines but {src_path} has {len(src)}; "
-                                        "the files of a split must be parallel")
+                raise ContextualMTError(
+                    f"{other}: has {len(lines)} lines but {src_path} has {len(src)}; "
+                    "the files of a split must be parallel"
+                )
         corpus[split] = Split(src, tgt, ids)
-    check_one_split_per_document([(split, os.path.join(path, f"{split}.docids"), corpus[split].docids)
-                                  for split in SPLITS], numbered=True)
+    check_one_split_per_document(
+        [(split, os.path.join(path, f"{split}.docids"), corpus[split].docids) for split in SPLITS], numbered=True
+    )
     return corpus
 
 
-__all__ = ["Corpus", "SOURCE_LANG", "SPLITS", "Split", "base_language", "default_iwslt_test", "iwslt_files",
-           "iwslt_sets", "moses_detokenize", "one_line", "read_iwslt", "read_ted", "read_text", "resolve_iwslt_sets",
-           "ted_files", "ted_languages", "text_files"]
+__all__ = [
+    "SOURCE_LANG",
+    "SPLITS",
+    "Corpus",
+    "Split",
+    "base_language",
+    "default_iwslt_test",
+    "iwslt_files",
+    "iwslt_sets",
+    "moses_detokenize",
+    "one_line",
+    "read_iwslt",
+    "read_ted",
+    "read_text",
+    "resolve_iwslt_sets",
+    "ted_files",
+    "ted_languages",
+    "text_files",
+]

@@ -4,6 +4,7 @@ finished steps (text, spm, bin) with their files' sha256, and of its outputs onc
 finished (earlier versions' records are read too); plus the folder lock. ``prepare.py`` runs the
 steps.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -14,21 +15,25 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.pipeline.make_names import given, option_name
 from contextual_mt.stage_record import LEGACY_DATA_STATE, StageRecord, digest, tree_hashes
-from commandkit.text import file_sha256
+
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
 STATE = os.path.join(".stage", "data.json")  # the stage's record, in the output folder
 SCRATCH = ".prepare-tmp"
 SUMMARY = "summary.json"
 STEPS = ("text", "spm", "bin")
 _TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
-STEP_SETTINGS = {"text": _TEXT_SETTINGS, "spm": _TEXT_SETTINGS + ("spm",),
-                 "bin": _TEXT_SETTINGS + ("spm", "dictionary")}
+STEP_SETTINGS = {
+    "text": _TEXT_SETTINGS,
+    "spm": _TEXT_SETTINGS + ("spm",),
+    "bin": _TEXT_SETTINGS + ("spm", "dictionary"),
+}
 # what bin/dict.*.txt holds; data made before it held every piece recorded none, and is refused
 DICTIONARY = "every piece of spm.model"
 SPM_TYPES = ("bpe", "unigram")
@@ -45,6 +50,7 @@ def default_workers() -> int:
 @dataclass
 class DataOptions:
     """What ``prepare_data`` reads and how. Exactly one of ``ted`` / ``iwslt`` / ``text``."""
+
     lang: str
     output: str
     ted: Optional[str] = None
@@ -66,15 +72,20 @@ class DataOptions:
         check_lang(self.lang)  # the same codes as the later stages
         inputs = [given(f"--{k}") for k in INPUT_KINDS if getattr(self, k)]
         if len(inputs) != 1:  # under make: TED=, IWSLT=, TEXT=
-            raise ContextualMTError(f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
-                                    + (" and ".join(inputs) or "none") + ")")
+            raise ContextualMTError(
+                f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
+                + (" and ".join(inputs) or "none")
+                + ")"
+            )
         if not self.output:
             raise ContextualMTError("--output: give the folder to write")
         if self.kind != "iwslt":
             for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
                 if value is not None:
-                    raise ContextualMTError(f"{given(flag)} only applies to {given('--iwslt')} input (the input "
-                                            f"is {given('--' + self.kind)})")
+                    raise ContextualMTError(
+                        f"{given(flag)} only applies to {given('--iwslt')} input (the input "
+                        f"is {given('--' + self.kind)})"
+                    )
         check_option(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
         if self.spm_type not in SPM_TYPES:
             raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
@@ -150,8 +161,10 @@ def make_plan(options: DataOptions) -> Plan:
         languages = corpora.ted_languages(path)  # a header: fail now, not after hashing the corpus
         for code in (SOURCE_LANG, lang):
             if code not in languages:
-                raise ContextualMTError(f"{options.input_path}: the TED corpus has no '{code}' column; the "
-                                        f"languages are: {' '.join(languages)}")
+                raise ContextualMTError(
+                    f"{options.input_path}: the TED corpus has no '{code}' column; the "
+                    f"languages are: {' '.join(languages)}"
+                )
     elif kind == "iwslt":
         dev = options.iwslt_dev or "dev2010"
         sets = corpora.resolve_iwslt_sets(path, lang, dev, options.iwslt_test)
@@ -160,8 +173,11 @@ def make_plan(options: DataOptions) -> Plan:
         files = corpora.text_files(path, lang)
         for f in files:
             if not os.path.isfile(f):
-                raise ContextualMTError(f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, "
-                                        f".{lang} and .docids)" if not os.path.exists(f) else f"{f}: not a file")
+                raise ContextualMTError(
+                    f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, .{lang} and .docids)"
+                    if not os.path.exists(f)
+                    else f"{f}: not a file"
+                )
     out = os.path.abspath(options.output)
     if os.path.exists(out) and not os.path.isdir(out):
         raise ContextualMTError(f"{options.output}: exists and is not a folder")
@@ -176,9 +192,13 @@ def make_plan(options: DataOptions) -> Plan:
         "input_sha256": {os.path.relpath(f, path) if f != path else "(archive)": file_sha256(f) for f in files},
         "detokenize": kind == "ted",
         "iwslt_sets": sets,
-        "spm": {"model_type": options.spm_type, "vocab_size": options.vocab_size,
-                "character_coverage": options.coverage, "input_sentence_size": options.input_sentence_size,
-                "seed": options.seed},
+        "spm": {
+            "model_type": options.spm_type,
+            "vocab_size": options.vocab_size,
+            "character_coverage": options.coverage,
+            "input_sentence_size": options.input_sentence_size,
+            "seed": options.seed,
+        },
         "dictionary": DICTIONARY,
     }
     fingerprint = digest(settings)
@@ -192,8 +212,9 @@ def describe_change(old: Dict[str, Any], new: Dict[str, Any]) -> str:
         if a == b:
             continue
         if isinstance(a, dict) and isinstance(b, dict) and key != "input_sha256":
-            changes += [f"{key}.{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b))
-                        if a.get(k) != b.get(k)]
+            changes += [
+                f"{key}.{k} {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)
+            ]
         elif key == "input_sha256":
             changes.append("the input files differ")
         else:
@@ -209,8 +230,7 @@ class DataState:
 
     def __init__(self, plan: Plan, data: Optional[Dict[str, Any]] = None):
         self.plan = plan
-        self.data = data or {"format": FORMAT, "fingerprint": plan.fingerprint, "settings": plan.settings,
-                             "steps": {}}
+        self.data = data or {"format": FORMAT, "fingerprint": plan.fingerprint, "settings": plan.settings, "steps": {}}
 
     @property
     def path(self) -> str:
@@ -232,8 +252,9 @@ class DataState:
     def save(self, outputs: Sequence[str] = ()) -> None:
         """``outputs``: the stage finished, these are its outputs (a step that is redone forgets them)."""
         fields = {k: v for k, v in self.data.items() if k not in ("stage", "fingerprint", "outputs", "base")}
-        StageRecord(self.path, "data").save(self.data["fingerprint"], [os.path.join(self.plan.out, n) for n in outputs],
-                                            **fields)
+        StageRecord(self.path, "data").save(
+            self.data["fingerprint"], [os.path.join(self.plan.out, n) for n in outputs], **fields
+        )
         remove_path(os.path.join(self.plan.out, LEGACY_DATA_STATE))  # an earlier version's, now read into this
 
     def stale(self, step: str) -> Optional[str]:

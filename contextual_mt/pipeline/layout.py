@@ -3,6 +3,7 @@
 ``ROOT/data/xx`` (text, sentencepiece, ``bin/``), ``ROOT/checkpoints/xx/{sentence,context}``,
 ``ROOT/results/xx`` (translations, scores, P-CXMI, MuDA). Source is always English.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,11 @@ from contextual_mt.stage_record import read_record
 SOURCE_LANG = "en"
 MODELS = ("sentence", "context")
 # system name -> (model, target context): the model's own translations or the references
-SYSTEMS = {"sentence": ("sentence", "predicted"), "context": ("context", "predicted"),
-           "context-gold": ("context", "gold")}
+SYSTEMS = {
+    "sentence": ("sentence", "predicted"),
+    "context": ("context", "predicted"),
+    "context-gold": ("context", "gold"),
+}
 _LANG = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 
 
@@ -80,8 +84,10 @@ def require_data(layout: PairLayout) -> Dict:
     """The data stage's summary; a missing one says which command makes it."""
     summary = read_record(layout.data_summary)
     if summary is None or not os.path.exists(os.path.join(layout.bin, f"dict.{layout.lang}.txt")):
-        raise ContextualMTError(f"{layout.data_summary}: not found; prepare the data first "
-                                f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')")
+        raise ContextualMTError(
+            f"{layout.data_summary}: not found; prepare the data first "
+            f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')"
+        )
     return summary
 
 
@@ -142,7 +148,13 @@ def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
     """``lang`` None: the demo pair (``fr`` under ``demo/``, whatever ``root``)."""
     demo = lang in (None, DEMO)
     layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(lang, root)
-    return EvalPaths(DEMO if demo else layout.lang, layout.data, layout.lang, layout.checkpoint("context"),
-                     layout.spm if os.path.isfile(layout.spm) else None, layout.results,
-                     tuple(layout.translation(s) for s in SYSTEMS),
-                     demo_corpus(DEMO_ROOT) if demo else layout.data)
+    return EvalPaths(
+        DEMO if demo else layout.lang,
+        layout.data,
+        layout.lang,
+        layout.checkpoint("context"),
+        layout.spm if os.path.isfile(layout.spm) else None,
+        layout.results,
+        tuple(layout.translation(s) for s in SYSTEMS),
+        demo_corpus(DEMO_ROOT) if demo else layout.data,
+    )

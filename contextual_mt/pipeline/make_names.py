@@ -5,17 +5,35 @@ The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line
 ``eval_stage``); ``MAKE_VARIABLES`` is the Makefile's own mapping from variable to option
 (tests/contextual_mt/pipeline/test_make_names.py checks it against the Makefile).
 """
+
 from __future__ import annotations
 
 import os
 
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
-MAKE_VARIABLES = {"--ted": "TED", "--iwslt": "IWSLT", "--text": "TEXT", "--iwslt-dev": "IWSLT_DEV",
-                  "--iwslt-test": "IWSLT_TEST", "--vocab-size": "SPM_VOCAB", "--shard": "SHARD",
-                  "--merge-shards": "SHARDS", "--preset": "PRESET", "--model": "MODEL", "--gpus": "GPUS",
-                  "--max-epoch": "EPOCHS", "--max-update": "MAX_UPDATE", "--batch": "BATCH", "--pretrained": "PRETRAINED",
-                  "--beam": "BEAM", "--comet-model": "COMET_MODEL", "--hyps": "HYPS", "--sets": "SETS",
-                  "--dtype": "DTYPE", "--decoding": "DECODING"}
+MAKE_VARIABLES = {
+    "--ted": "TED",
+    "--iwslt": "IWSLT",
+    "--text": "TEXT",
+    "--iwslt-dev": "IWSLT_DEV",
+    "--iwslt-test": "IWSLT_TEST",
+    "--vocab-size": "SPM_VOCAB",
+    "--shard": "SHARD",
+    "--merge-shards": "SHARDS",
+    "--preset": "PRESET",
+    "--model": "MODEL",
+    "--gpus": "GPUS",
+    "--max-epoch": "EPOCHS",
+    "--max-update": "MAX_UPDATE",
+    "--batch": "BATCH",
+    "--pretrained": "PRETRAINED",
+    "--beam": "BEAM",
+    "--comet-model": "COMET_MODEL",
+    "--hyps": "HYPS",
+    "--sets": "SETS",
+    "--dtype": "DTYPE",
+    "--decoding": "DECODING",
+}
 
 
 def under_make() -> bool:

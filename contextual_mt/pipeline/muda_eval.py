@@ -7,6 +7,7 @@ options (``--muda-args``, ``--muda-tag-args``: what MUDA_ARGS / MUDA_TAG_ARGS ho
 mean for ``muda``; each step is kept while its stage record says it was made from the same inputs
 and options.
 """
+
 from __future__ import annotations
 
 import logging
@@ -27,8 +28,9 @@ logger = logging.getLogger(__name__)
 def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
     """The demo's lexicon (its data has an annotated training corpus); else COMET when asked for."""
     if p.pair == DEMO:
-        return "--lexicon " + " ".join(os.path.join(p.annotations, f)
-                                       for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
+        return "--lexicon " + " ".join(
+            os.path.join(p.annotations, f) for f in ("train.en.conllu", "train.fr.conllu", "train.align")
+        )
     return f"--comet-model {shlex.quote(comet_model)}" if comet_model else ""
 
 
@@ -47,9 +49,20 @@ class MudaEvalOptions:
         self.hyps = tuple(self.hyps) or self.paths.translations
         if self.muda_args is None:
             self.muda_args = default_muda_args(self.paths, self.comet_model)
-        owned = {"--muda-args": ("--src", "--ref", "--docids", "--tgt-lang", "--hyps", "--ref-tags", "--output",
-                                 "--table", "--plot"),
-                 "--muda-tag-args": ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags")}
+        owned = {
+            "--muda-args": (
+                "--src",
+                "--ref",
+                "--docids",
+                "--tgt-lang",
+                "--hyps",
+                "--ref-tags",
+                "--output",
+                "--table",
+                "--plot",
+            ),
+            "--muda-tag-args": ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags"),
+        }
         for flag, value in (("--muda-args", self.muda_args), ("--muda-tag-args", self.muda_tag_args)):
             try:
                 words = shlex.split(value)
@@ -59,8 +72,10 @@ class MudaEvalOptions:
             given = [w.split("=")[0] for w in words if w.split("=")[0] in owned[flag]]
             if given:
                 name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
-                raise ContextualMTError(f"{name}: {', '.join(given)} is set by the stage (the pair's files and "
-                                        "language); give only other options")
+                raise ContextualMTError(
+                    f"{name}: {', '.join(given)} is set by the stage (the pair's files and "
+                    "language); give only other options"
+                )
 
 
 class _MudaOptionError(Exception):
@@ -85,13 +100,18 @@ def check_inputs(o: MudaEvalOptions) -> None:
     for h in o.hyps:
         if not os.path.isfile(h):
             where = "" if p.pair == DEMO else f" LANG={p.pair}"
-            raise ContextualMTError(f"{h} not found: translate the test set first ('make translate{where}'), or "
-                                    "pass HYPS=\"...\" (README, 'make muda-eval')")
+            raise ContextualMTError(
+                f"{h} not found: translate the test set first ('make translate{where}'), or "
+                "pass HYPS=\"...\" (README, 'make muda-eval')"
+            )
 
 
 def _annotations(p: EvalPaths) -> Dict[str, Optional[str]]:
-    return {"src_conllu": p.optional("test.en.conllu"), "tgt_conllu": p.optional(f"test.{p.target}.conllu"),
-            "alignments": p.optional("test.align")}
+    return {
+        "src_conllu": p.optional("test.en.conllu"),
+        "tgt_conllu": p.optional(f"test.{p.target}.conllu"),
+        "alignments": p.optional("test.align"),
+    }
 
 
 def _given(files: Dict[str, Optional[str]]) -> Dict[str, str]:
@@ -109,10 +129,16 @@ def _tag_step(o: MudaEvalOptions):
     p = o.paths
     tags, pre = reference_tags(p), _annotations(p)
     inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
-    fp = {**file_hashes({**inputs, **pre}), "lang": p.muda_lang, "args": o.muda_tag_args,
-          "arg_files": _arg_files(o.muda_tag_args), "version": project_version()}
-    options = muda_options("tag", shlex.split(o.muda_tag_args), **inputs, tgt_lang=p.muda_lang, dump_tags=tags,
-                           **_given(pre))
+    fp = {
+        **file_hashes({**inputs, **pre}),
+        "lang": p.muda_lang,
+        "args": o.muda_tag_args,
+        "arg_files": _arg_files(o.muda_tag_args),
+        "version": project_version(),
+    }
+    options = muda_options(
+        "tag", shlex.split(o.muda_tag_args), **inputs, tgt_lang=p.muda_lang, dump_tags=tags, **_given(pre)
+    )
     return options, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
 
 
@@ -137,9 +163,11 @@ def muda_options(command: str, words: List[str], **given: Any):
 
     def refuse(message: str):
         raise _MudaOptionError(message)
+
     try:
-        return parse_options({"tag": TagArgs, "eval": EvalArgs}[command], words, prog=f"muda {command}",
-                             error=refuse, **given)
+        return parse_options(
+            {"tag": TagArgs, "eval": EvalArgs}[command], words, prog=f"muda {command}", error=refuse, **given
+        )
     except _MudaOptionError as e:
         flag = "--muda-tag-args" if command == "tag" else "--muda-args"
         name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
@@ -159,29 +187,59 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     if tag:
         t = _tag_step(o)[0]
         stanza_dir, align_model = t.annotators.stanza_dir, t.annotators.align_model
-        for m in required_models(p.muda_lang, t.phenomena, src_conllu=t.src_conllu, tgt_conllu=t.tgt_conllu,
-                                 alignments=t.alignments, stanza_dir=stanza_dir, align_model=align_model):
+        for m in required_models(
+            p.muda_lang,
+            t.phenomena,
+            src_conllu=t.src_conllu,
+            tgt_conllu=t.tgt_conllu,
+            alignments=t.alignments,
+            stanza_dir=stanza_dir,
+            align_model=align_model,
+        ):
             needed.setdefault(m.label, m)
     if evaluate:
-        e = muda_options("eval", shlex.split(o.muda_args or ""), src="S", ref="R", docids="D", tgt_lang=p.muda_lang,
-                         hyps=list(o.hyps), ref_tags="T")
+        e = muda_options(
+            "eval",
+            shlex.split(o.muda_args or ""),
+            src="S",
+            ref="R",
+            docids="D",
+            tgt_lang=p.muda_lang,
+            hyps=list(o.hyps),
+            ref_tags="T",
+        )
         stanza_dir, align_model = stanza_dir or e.annotators.stanza_dir, align_model or e.annotators.align_model
         # the source side comes from the reference's tags (the CoNLL-U written beside them)
-        for m in required_models(p.muda_lang, src_conllu="from the reference tags", tgt_conllu=e.hyp_conllu,
-                                 alignments=e.hyp_alignments, stanza_dir=e.annotators.stanza_dir,
-                                 align_model=e.annotators.align_model,
-                                 lexicon=bool(e.lexicon)):
+        for m in required_models(
+            p.muda_lang,
+            src_conllu="from the reference tags",
+            tgt_conllu=e.hyp_conllu,
+            alignments=e.hyp_alignments,
+            stanza_dir=e.annotators.stanza_dir,
+            align_model=e.annotators.align_model,
+            lexicon=bool(e.lexicon),
+        ):
             needed.setdefault(m.label, m)
     missing = missing_models(list(needed.values()))
     if not missing:
         return
-    pre = f"test.en.conllu, test.{p.target}.conllu, test.align in {p.annotations}, or " \
-          'MUDA_TAG_ARGS="--src-conllu FILE --tgt-conllu FILE --alignments FILE"'
+    pre = (
+        f"test.en.conllu, test.{p.target}.conllu, test.align in {p.annotations}, or "
+        'MUDA_TAG_ARGS="--src-conllu FILE --tgt-conllu FILE --alignments FILE"'
+    )
     if evaluate and any(m.name != "en" for m in missing):
         pre += ' with MUDA_ARGS="--lexicon SRC.conllu TGT.conllu ALIGN" for the systems'
     where = "" if p.pair == DEMO else f" LANG={p.pair}"
-    raise ContextualMTError(missing_message(f"make muda-eval{where}", missing, p.muda_lang, stanza_dir,
-                                            align_model or "bert-base-multilingual-cased", pre))
+    raise ContextualMTError(
+        missing_message(
+            f"make muda-eval{where}",
+            missing,
+            p.muda_lang,
+            stanza_dir,
+            align_model or "bert-base-multilingual-cased",
+            pre,
+        )
+    )
 
 
 def run_muda_eval(o: MudaEvalOptions) -> None:
@@ -189,16 +247,30 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     check_inputs(o)
     tags = reference_tags(p)
     folder = muda_folder(p)
-    out = {"output": os.path.join(folder, "eval.json"), "table": os.path.join(folder, "eval.txt"),
-           "plot": os.path.join(folder, "eval.png")}
+    out = {
+        "output": os.path.join(folder, "eval.json"),
+        "table": os.path.join(folder, "eval.txt"),
+        "plot": os.path.join(folder, "eval.png"),
+    }
     src_conllu = _annotations(p)["src_conllu"]
-    files = {"src": p.test("en"), "ref": p.test(p.target), "docids": p.test("docids"), "ref_tags": tags,
-             "src_conllu": src_conllu}
+    files = {
+        "src": p.test("en"),
+        "ref": p.test(p.target),
+        "docids": p.test("docids"),
+        "ref_tags": tags,
+        "src_conllu": src_conllu,
+    }
 
     def muda_eval_fingerprint() -> Dict:
-        return {**file_hashes(files), "hyps": [file_hashes({"h": h})["h"] for h in o.hyps],
-                "hyp_files": list(o.hyps), "lang": p.muda_lang, "args": o.muda_args,
-                "arg_files": _arg_files(o.muda_args), "version": project_version()}
+        return {
+            **file_hashes(files),
+            "hyps": [file_hashes({"h": h})["h"] for h in o.hyps],
+            "hyp_files": list(o.hyps),
+            "lang": p.muda_lang,
+            "args": o.muda_args,
+            "arg_files": _arg_files(o.muda_args),
+            "version": project_version(),
+        }
 
     record = StageRecord(record_path(p, "muda-eval"), "muda-eval")
     _, tag_fp, tag_record = _tag_step(o)
@@ -218,9 +290,9 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
 def generative_testset(o: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
     from commandkit.outputs import atomic_write_text
     from commandkit.text import file_sha256
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
 
     p = o.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
@@ -229,12 +301,16 @@ def generative_testset(o: MudaEvalOptions) -> None:
         return
     made_from = read_summary(os.path.join(testset_folder(p.results), "summary.json")).get("reference_sha256")
     if made_from != file_sha256(p.test(p.target)):
-        logger.warning("%s: made from another reference than %s; run 'make testset' again for its generative "
-                       "evaluation", manifest, p.test(p.target))
+        logger.warning(
+            "%s: made from another reference than %s; run 'make testset' again for its generative evaluation",
+            manifest,
+            p.test(p.target),
+        )
         return
     folder = muda_folder(p)
-    result = evaluate_testset(EvaluateOptions(manifest, o.hyps, docids=p.test("docids"),
-                                              output=os.path.join(folder, "testset_eval.json")))
+    result = evaluate_testset(
+        EvaluateOptions(manifest, o.hyps, docids=p.test("docids"), output=os.path.join(folder, "testset_eval.json"))
+    )
     table = format_testset_table(result)
     atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")
     print(f"generative evaluation on the test suites ({manifest}):\n{table}")
@@ -242,6 +318,19 @@ def generative_testset(o: MudaEvalOptions) -> None:
 
 def _muda_eval_step(o: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
     p = o.paths
-    _muda(muda_options("eval", shlex.split(o.muda_args), src=files["src"], ref=files["ref"], docids=files["docids"],
-                       tgt_lang=p.muda_lang, hyps=list(o.hyps), ref_tags=tags, **_given({"src_conllu": src_conllu}),
-                       output=out["output"], table=out["table"], plot=out["plot"]))
+    _muda(
+        muda_options(
+            "eval",
+            shlex.split(o.muda_args),
+            src=files["src"],
+            ref=files["ref"],
+            docids=files["docids"],
+            tgt_lang=p.muda_lang,
+            hyps=list(o.hyps),
+            ref_tags=tags,
+            **_given({"src_conllu": src_conllu}),
+            output=out["output"],
+            table=out["table"],
+            plot=out["plot"],
+        )
+    )

@@ -8,6 +8,7 @@ the records, with the references' CoNLL-U and MuDA tags when the data folder (or
 them, or with what ``ReportInputs`` asks for (``make pcxmi REPORT_ARGS="--stanza"``). Each output is
 kept while its stage record says it was made from the same inputs.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,11 +40,14 @@ def parse_stage_shard(shard: str) -> tuple:
     try:
         i, n = (int(x) for x in shard.split("/"))
     except ValueError:
-        raise ContextualMTError(f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 "
-                                "(e.g. 1/4)") from None
+        raise ContextualMTError(
+            f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)"
+        ) from None
     if not 1 <= i <= n:
-        raise ContextualMTError(f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
-                                f"to {max(n, 1)}/{max(n, 1)})")
+        raise ContextualMTError(
+            f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
+            f"to {max(n, 1)}/{max(n, 1)})"
+        )
     return i, n
 
 
@@ -54,8 +58,9 @@ def parse_merge_shards(value) -> Optional[int]:
     try:
         return int(value)
     except ValueError:
-        raise ContextualMTError(f"{given('--merge-shards', value or repr(value))}: give the number of shards "
-                                "(e.g. 4)") from None
+        raise ContextualMTError(
+            f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)"
+        ) from None
 
 
 @dataclass
@@ -105,8 +110,10 @@ class PcxmiStageOptions:
 def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
     """The context model and the test set, or one line saying which stage makes them."""
     if not os.path.isfile(paths.checkpoint):
-        raise ContextualMTError(f"{paths.checkpoint} not found: train the {paths.pair} context model first "
-                                f"('make train LANG={paths.pair} MODEL=context')")
+        raise ContextualMTError(
+            f"{paths.checkpoint} not found: train the {paths.pair} context model first "
+            f"('make train LANG={paths.pair} MODEL=context')"
+        )
     for side in ("en", paths.target, "docids"):
         if not os.path.isfile(paths.test(side)):
             raise ContextualMTError(f"{paths.test(side)} not found (README, 'make {stage}')")
@@ -119,8 +126,9 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
 
     documents = len(document_spans(read_docids(p.test("docids"))))
     if n > documents:
-        raise ContextualMTError(f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, "
-                                f"fewer than {n} shards")
+        raise ContextualMTError(
+            f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards"
+        )
 
 
 def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
@@ -141,9 +149,19 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
         check_shard_count(p, o.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
     model = FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype)
-    summary = run_cxmi(CxmiOptions(model, p.test("en"), p.test(p.target),
-                                   p.test("docids"), output, shard=shard, resume=not o.overwrite,
-                                   progress=o.progress, skip_up_to_date=True))
+    summary = run_cxmi(
+        CxmiOptions(
+            model,
+            p.test("en"),
+            p.test(p.target),
+            p.test("docids"),
+            output,
+            shard=shard,
+            resume=not o.overwrite,
+            progress=o.progress,
+            skip_up_to_date=True,
+        )
+    )
     print(summary_line(summary, output))
     if o.shard is None:
         report_stage(p, o.report)
@@ -164,9 +182,11 @@ def merge_stage(p: EvalPaths, n: int) -> None:
         return
     absent = [i for i, s in enumerate(shards, start=1) if not os.path.isfile(s)]
     if absent:
-        raise ContextualMTError(f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
-                                f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
-                                "shard i)")
+        raise ContextualMTError(
+            f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
+            f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
+            "shard i)"
+        )
     summary = merge_shards(shards, output)
     print(summary_line(summary, output))
     record.save(fp, [output, summary_path(output)])
@@ -190,17 +210,34 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
     a = given_inputs or ReportInputs()
     inputs = report_inputs(p, a)
     if not os.path.isfile(inputs["pcxmi"]):
-        raise ContextualMTError(f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
-                                + ("" if p.pair == DEMO else f" LANG={p.pair}") + "')")
+        raise ContextualMTError(
+            f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
+            + ("" if p.pair == DEMO else f" LANG={p.pair}")
+            + "')"
+        )
     folder = os.path.join(p.results, "report")
     stanza_lang = p.muda_lang if a.stanza else None
-    fp = {**file_hashes(inputs), "tags_file": inputs["tags"], "stanza": stanza_lang, "words": p.muda_lang,
-          "version": project_version()}
+    fp = {
+        **file_hashes(inputs),
+        "tags_file": inputs["tags"],
+        "stanza": stanza_lang,
+        "words": p.muda_lang,
+        "version": project_version(),
+    }
     record = StageRecord(record_path(p, "report"), "report")
     if record.current(fp):
         print(f"{folder}: up to date")
         return
-    summary = run_report(ReportOptions(inputs["pcxmi"], folder, conllu=inputs["conllu"], tags=inputs["tags"],
-                                       stanza_lang=stanza_lang, stanza_dir=a.stanza_dir, lang=p.muda_lang))
+    summary = run_report(
+        ReportOptions(
+            inputs["pcxmi"],
+            folder,
+            conllu=inputs["conllu"],
+            tags=inputs["tags"],
+            stanza_lang=stanza_lang,
+            stanza_dir=a.stanza_dir,
+            lang=p.muda_lang,
+        )
+    )
     print("\n".join(report_lines(summary, folder)))
     record.save(fp, [os.path.join(folder, name) for name in ("report.md", "report.json")])

@@ -23,6 +23,7 @@ with the later ones); a run with other inputs or options into the same folder is
 ``overwrite``. An error leaves the finished steps and nothing half-written. The options, the
 fingerprint and that record live in ``data_plan.py``; this module runs the steps.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,19 +36,36 @@ import time
 from collections import Counter
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.codec import model_pieces
-from contextual_mt.pipeline import corpora
-from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
-from contextual_mt.pipeline.data_plan import (ENCODE_CHUNK, PADDING_FACTOR, SCRATCH, STATE, STEPS, SUMMARY,
-                                               DataOptions, DataState, Plan, clear_outputs, default_workers,
-                                               load_state, lock_folder, make_plan, old_output_names, remove_path,
-                                               remove_state, state_exists, unlock_folder)
-from contextual_mt.stage_record import stale_error
-from contextual_mt.symbols import CONTEXT_SYMBOLS, FAIRSEQ_SPECIALS as SPECIALS, FILLER
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import read_lines
-
+from contextual_mt.backends.fairseq.codec import model_pieces
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline import corpora
+from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
+from contextual_mt.pipeline.data_plan import (
+    ENCODE_CHUNK,
+    PADDING_FACTOR,
+    SCRATCH,
+    STATE,
+    STEPS,
+    SUMMARY,
+    DataOptions,
+    DataState,
+    Plan,
+    clear_outputs,
+    default_workers,
+    load_state,
+    lock_folder,
+    make_plan,
+    old_output_names,
+    remove_path,
+    remove_state,
+    state_exists,
+    unlock_folder,
+)
+from contextual_mt.stage_record import stale_error
+from contextual_mt.symbols import CONTEXT_SYMBOLS, FILLER
+from contextual_mt.symbols import FAIRSEQ_SPECIALS as SPECIALS
 
 DICTIONARY_FILE = "dict.txt"  # in the scratch folder of the encoded splits: fairseq-preprocess --srcdict
 
@@ -78,8 +96,9 @@ class _Bar:
         if progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=f"[data] {desc}", unit="sent", file=sys.stderr,
-                            mininterval=1.0, leave=False)
+            self.bar = tqdm(
+                total=total, desc=f"[data] {desc}", unit="sent", file=sys.stderr, mininterval=1.0, leave=False
+            )
 
     def update(self, n: int) -> None:
         if self.bar is not None:
@@ -114,8 +133,11 @@ def _step_text(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
         _log(progress, f"reading the TED corpus {options.input_path} ({SOURCE_LANG}-{lang})")
         corpus = corpora.read_ted(options.input_path, lang, detokenize=False)
     elif options.kind == "iwslt":
-        _log(progress, f"reading the IWSLT folder {options.input_path} ({SOURCE_LANG}-{lang}; valid: "
-             f"{','.join(plan.iwslt_sets['valid'])}, test: {','.join(plan.iwslt_sets['test'])})")
+        _log(
+            progress,
+            f"reading the IWSLT folder {options.input_path} ({SOURCE_LANG}-{lang}; valid: "
+            f"{','.join(plan.iwslt_sets['valid'])}, test: {','.join(plan.iwslt_sets['test'])})",
+        )
         corpus = corpora.read_iwslt(options.input_path, lang, options.iwslt_dev or "dev2010", options.iwslt_test)
     else:
         _log(progress, f"reading the text files in {options.input_path}")
@@ -129,14 +151,20 @@ def _step_text(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
         langs = corpora.moses_detokenize(corpus, lang, workers=options.workers, progress=bar.update)
         bar.close()
         seconds["detokenize"] = time.time() - t1
-        info["detokenized"] = {"tool": "sacremoses MosesDetokenizer", "languages": langs,
-                               "note": "the TED corpus text is Moses-tokenized; each side was detokenized "
-                                       "with the detokenizer of its base language"}
+        info["detokenized"] = {
+            "tool": "sacremoses MosesDetokenizer",
+            "languages": langs,
+            "note": "the TED corpus text is Moses-tokenized; each side was detokenized "
+            "with the detokenizer of its base language",
+        }
     else:
         seconds["detokenize"] = 0.0
         info["detokenized"] = None
-        info["note"] = ("IWSLT text is not Moses-tokenized: used as it is, not detokenized" if options.kind == "iwslt"
-                        else "text files used as they are, not detokenized")
+        info["note"] = (
+            "IWSLT text is not Moses-tokenized: used as it is, not detokenized"
+            if options.kind == "iwslt"
+            else "text files used as they are, not detokenized"
+        )
     scratch = _scratch(plan, "text")
     splits: Dict[str, Any] = {}
     for split in SPLITS:
@@ -144,13 +172,23 @@ def _step_text(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
         _write_lines(os.path.join(scratch, f"{split}.{SOURCE_LANG}"), data.src)
         _write_lines(os.path.join(scratch, f"{split}.{lang}"), data.tgt)
         _write_lines(os.path.join(scratch, f"{split}.docids"), data.docids)
-        splits[split] = {"documents": _documents(data.docids), "sentences": len(data.src), "dropped": data.dropped,
-                         "words": {SOURCE_LANG: sum(len(s.split()) for s in data.src),
-                                   lang: sum(len(s.split()) for s in data.tgt)}}
+        splits[split] = {
+            "documents": _documents(data.docids),
+            "sentences": len(data.src),
+            "dropped": data.dropped,
+            "words": {SOURCE_LANG: sum(len(s.split()) for s in data.src), lang: sum(len(s.split()) for s in data.tgt)},
+        }
     _move_into_place(plan, scratch, plan.text_names())
     seconds["read"] = time.time() - t0 - seconds["detokenize"]  # reading + writing the text
-    _log(progress, "text: " + ", ".join(f"{s} {splits[s]['sentences']} sentences in {splits[s]['documents']} "
-                                         f"documents ({splits[s]['dropped']} dropped)" for s in SPLITS))
+    _log(
+        progress,
+        "text: "
+        + ", ".join(
+            f"{s} {splits[s]['sentences']} sentences in {splits[s]['documents']} "
+            f"documents ({splits[s]['dropped']} dropped)"
+            for s in SPLITS
+        ),
+    )
     return {"splits": splits, "input": info}, seconds
 
 
@@ -172,29 +210,51 @@ def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     options = plan.options
     t0 = time.time()
     sample, total = _spm_sample(plan)
-    _log(progress, f"training a {options.spm_type} sentencepiece model ({options.vocab_size} pieces) on "
-         f"{len(sample)} of the {total} sentences of train.{SOURCE_LANG} + train.{options.lang}")
+    _log(
+        progress,
+        f"training a {options.spm_type} sentencepiece model ({options.vocab_size} pieces) on "
+        f"{len(sample)} of the {total} sentences of train.{SOURCE_LANG} + train.{options.lang}",
+    )
     scratch = _scratch(plan, "spm")
-    settings = {"model_type": options.spm_type, "vocab_size": options.vocab_size,
-                "character_coverage": options.coverage, "hard_vocab_limit": False}
+    settings = {
+        "model_type": options.spm_type,
+        "vocab_size": options.vocab_size,
+        "character_coverage": options.coverage,
+        "hard_vocab_limit": False,
+    }
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sample), model_prefix=os.path.join(scratch, "spm"), input_sentence_size=0,
-            shuffle_input_sentence=False, num_threads=options.workers, minloglevel=2, **settings)
+            sentence_iterator=iter(sample),
+            model_prefix=os.path.join(scratch, "spm"),
+            input_sentence_size=0,
+            shuffle_input_sentence=False,
+            num_threads=options.workers,
+            minloglevel=2,
+            **settings,
+        )
     except (RuntimeError, OSError) as e:
         why = str(e).strip().splitlines()[-1] if str(e).strip() else str(e)
         if "vocab" in why.lower():  # e.g. fewer pieces asked for than the corpus has characters
-            raise ContextualMTError(f"--vocab-size {options.vocab_size}: sentencepiece cannot build it from "
-                                    f"train.{SOURCE_LANG} + train.{options.lang} ({why})") from None
-        raise ContextualMTError(f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training "
-                                f"failed ({why})") from None
+            raise ContextualMTError(
+                f"--vocab-size {options.vocab_size}: sentencepiece cannot build it from "
+                f"train.{SOURCE_LANG} + train.{options.lang} ({why})"
+            ) from None
+        raise ContextualMTError(
+            f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training failed ({why})"
+        ) from None
     pieces = spm.SentencePieceProcessor(model_file=os.path.join(scratch, "spm.model")).get_piece_size()
     _move_into_place(plan, scratch, ["spm.model", "spm.vocab"])
-    stats = {**settings, "pieces": pieces, "input_sentence_size": options.input_sentence_size,
-             "shuffle_input_sentence": True, "seed": options.seed, "training_sentences": len(sample),
-             "trained_on": [f"train.{SOURCE_LANG}", f"train.{options.lang}"],
-             "sampling": "a uniform random sample (seed) of the non-blank lines of both files when they hold "
-                         "more than input_sentence_size"}
+    stats = {
+        **settings,
+        "pieces": pieces,
+        "input_sentence_size": options.input_sentence_size,
+        "shuffle_input_sentence": True,
+        "seed": options.seed,
+        "training_sentences": len(sample),
+        "trained_on": [f"train.{SOURCE_LANG}", f"train.{options.lang}"],
+        "sampling": "a uniform random sample (seed) of the non-blank lines of both files when they hold "
+        "more than input_sentence_size",
+    }
     _log(progress, f"spm: {pieces} pieces")
     return stats, {"spm_train": time.time() - t0}
 
@@ -212,7 +272,7 @@ def _encode(plan: Plan, sp, dest: str, progress: bool) -> Tuple[Dict[str, Dict[s
         count = 0
         with open(os.path.join(dest, f"{split}.{side}"), "w", encoding="utf-8") as f:
             for start in range(0, len(lines), ENCODE_CHUNK):
-                chunk = sp.encode(lines[start:start + ENCODE_CHUNK], out_type=str, num_threads=workers)
+                chunk = sp.encode(lines[start : start + ENCODE_CHUNK], out_type=str, num_threads=workers)
                 for pieces in chunk:
                     count += len(pieces)
                     line = " ".join(pieces)
@@ -242,16 +302,36 @@ def _dictionary_lines(sp, counts: Counter) -> Tuple[List[str], int]:
 def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
     """fairseq-preprocess of the encoded splits with the dictionary written beside them."""
     lang = plan.options.lang
-    cmd = [sys.executable, "-m", "fairseq_cli.preprocess", "-s", SOURCE_LANG, "-t", lang, "--joined-dictionary",
-           "--srcdict", os.path.join(encoded, DICTIONARY_FILE),
-           "--trainpref", os.path.join(encoded, "train"), "--validpref", os.path.join(encoded, "valid"),
-           "--testpref", os.path.join(encoded, "test"), "--destdir", dest, "--workers", str(plan.options.workers)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fairseq_cli.preprocess",
+        "-s",
+        SOURCE_LANG,
+        "-t",
+        lang,
+        "--joined-dictionary",
+        "--srcdict",
+        os.path.join(encoded, DICTIONARY_FILE),
+        "--trainpref",
+        os.path.join(encoded, "train"),
+        "--validpref",
+        os.path.join(encoded, "valid"),
+        "--testpref",
+        os.path.join(encoded, "test"),
+        "--destdir",
+        dest,
+        "--workers",
+        str(plan.options.workers),
+    ]
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
-        raise ContextualMTError(f"{dest}: fairseq-preprocess failed (exit {proc.returncode}): "
-                                + (lines[-1].strip() if lines else "no output"))
+        raise ContextualMTError(
+            f"{dest}: fairseq-preprocess failed (exit {proc.returncode}): "
+            + (lines[-1].strip() if lines else "no output")
+        )
     return cmd
 
 
@@ -271,8 +351,11 @@ def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     dictionary, unseen = _dictionary_lines(sp, counts)
     atomic_write_lines(os.path.join(encoded, DICTIONARY_FILE), dictionary, transactional=False)
     t1 = time.time()
-    _log(progress, f"binarizing with fairseq-preprocess --joined-dictionary --srcdict (every piece of spm.model; "
-                   f"{plan.options.workers} workers)")
+    _log(
+        progress,
+        f"binarizing with fairseq-preprocess --joined-dictionary --srcdict (every piece of spm.model; "
+        f"{plan.options.workers} workers)",
+    )
     cmd = _binarize(plan, encoded, binary)
     for side in (SOURCE_LANG, lang):
         add_context_symbols(os.path.join(binary, f"dict.{side}.txt"))
@@ -283,18 +366,30 @@ def _step_bin(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     remove_path(encoded)
     _move_into_place(plan, scratch, ["bin"])
     shown = {encoded: "ENCODED", binary: "bin"}  # the scratch paths, as the reader knows them
-    command = ["fairseq-preprocess"] + [next((arg.replace(k, v, 1) for k, v in shown.items() if arg.startswith(k)), arg)
-                                        for arg in cmd[3:]]
-    stats = {"tokens": tokens, "dictionary_size": dict_size, "pieces_not_in_train": unseen, "command": command,
-             "encoded": "ENCODED/{split}.{lang}: the splits encoded with spm.model, and ENCODED/dict.txt: the "
-                        "joined dictionary, every piece of spm.model in it (removed after binarizing)"}
-    _log(progress, f"bin: dictionary of {dict_size} symbols: every piece of spm.model ({unseen} of them never in "
-                   f"the training text), fairseq's fillers, {' '.join(CONTEXT_SYMBOLS)}")
+    command = ["fairseq-preprocess"] + [
+        next((arg.replace(k, v, 1) for k, v in shown.items() if arg.startswith(k)), arg) for arg in cmd[3:]
+    ]
+    stats = {
+        "tokens": tokens,
+        "dictionary_size": dict_size,
+        "pieces_not_in_train": unseen,
+        "command": command,
+        "encoded": "ENCODED/{split}.{lang}: the splits encoded with spm.model, and ENCODED/dict.txt: the "
+        "joined dictionary, every piece of spm.model in it (removed after binarizing)",
+    }
+    _log(
+        progress,
+        f"bin: dictionary of {dict_size} symbols: every piece of spm.model ({unseen} of them never in "
+        f"the training text), fairseq's fillers, {' '.join(CONTEXT_SYMBOLS)}",
+    )
     return stats, {"encode": t1 - t0, "binarize": time.time() - t1}
 
 
 _STEP_FUNCS: Dict[str, Callable[[Plan, bool], Tuple[Dict[str, Any], Dict[str, float]]]] = {
-    "text": _step_text, "spm": _step_spm, "bin": _step_bin}
+    "text": _step_text,
+    "spm": _step_spm,
+    "bin": _step_bin,
+}
 
 
 # ============================================================================ the summary
@@ -304,15 +399,24 @@ def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
     splits = {}
     for split in SPLITS:
         s = text["splits"][split]
-        splits[split] = {"documents": s["documents"], "sentences": s["sentences"], "dropped": s["dropped"],
-                         "tokens": bin_stats["tokens"][split], "words": s["words"]}
+        splits[split] = {
+            "documents": s["documents"],
+            "sentences": s["sentences"],
+            "dropped": s["dropped"],
+            "tokens": bin_stats["tokens"][split],
+            "words": s["words"],
+        }
     seconds: Dict[str, float] = {}
     for step in STEPS:
         seconds.update({k: round(v, 2) for k, v in state.done(step)["seconds"].items()})
     pair = f"{SOURCE_LANG}-{lang}"
-    input_info = {"kind": options.kind, "path": os.path.abspath(options.input_path),
-                  "files": [os.path.abspath(f) for f in plan.files], "sha256": plan.settings["input_sha256"],
-                  **text["input"]}
+    input_info = {
+        "kind": options.kind,
+        "path": os.path.abspath(options.input_path),
+        "files": [os.path.abspath(f) for f in plan.files],
+        "sha256": plan.settings["input_sha256"],
+        **text["input"],
+    }
     if plan.iwslt_sets:
         input_info["iwslt_sets"] = plan.iwslt_sets
     return {
@@ -321,12 +425,18 @@ def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
         "input": input_info,
         "splits": splits,
         "dropped_rows": "rows whose source or target was missing (TED __NULL__ / _ _ NULL _ _, or blank); "
-                        "words: whitespace-separated, tokens: sentencepiece pieces",
+        "words: whitespace-separated, tokens: sentencepiece pieces",
         "spm": {"model": "spm.model", "vocab": "spm.vocab", **spm_stats},
-        "bin": {"path": "bin", "dictionary": [f"bin/dict.{SOURCE_LANG}.txt", f"bin/dict.{lang}.txt"],
-                "joined_dictionary": True, "dictionary_size": bin_stats["dictionary_size"],
-                "context_symbols": list(CONTEXT_SYMBOLS), "pieces_not_in_train": bin_stats["pieces_not_in_train"],
-                "docids": [f"bin/{split}.{pair}.docids" for split in SPLITS], "command": bin_stats["command"]},
+        "bin": {
+            "path": "bin",
+            "dictionary": [f"bin/dict.{SOURCE_LANG}.txt", f"bin/dict.{lang}.txt"],
+            "joined_dictionary": True,
+            "dictionary_size": bin_stats["dictionary_size"],
+            "context_symbols": list(CONTEXT_SYMBOLS),
+            "pieces_not_in_train": bin_stats["pieces_not_in_train"],
+            "docids": [f"bin/{split}.{pair}.docids" for split in SPLITS],
+            "command": bin_stats["command"],
+        },
         "fingerprint": plan.fingerprint,
         "options": plan.settings,
         "versions": state.data.get("versions", {}),
@@ -373,10 +483,12 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         if why:
             raise stale_error(options.output, why, "use --overwrite to replace it, or another --output")
         if present:
-            raise ContextualMTError(f"{options.output}: already holds {', '.join(present[:4])}"
-                                    + (", ..." if len(present) > 4 else "")
-                                    + " not written by this command; use --overwrite to replace them, "
-                                      "or another --output")
+            raise ContextualMTError(
+                f"{options.output}: already holds {', '.join(present[:4])}"
+                + (", ..." if len(present) > 4 else "")
+                + " not written by this command; use --overwrite to replace them, "
+                "or another --output"
+            )
     if state is None:
         state = DataState(plan)
         remove_state(out)  # an unusable one (e.g. of a run that finished no step)
@@ -390,12 +502,15 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
                 if changed is None:
                     _log(progress, f"{step}: done already (same inputs and options), skipped")
                     continue
-                _log(progress, f"{step}: {os.path.join(out, changed)} was changed or removed since it was "
-                               f"written; redoing this step and the later ones")
+                _log(
+                    progress,
+                    f"{step}: {os.path.join(out, changed)} was changed or removed since it was "
+                    f"written; redoing this step and the later ones",
+                )
             if not redo:  # the summary of the earlier outputs no longer holds
                 remove_path(os.path.join(out, SUMMARY))
             redo = True
-            state.forget(STEPS[STEPS.index(step):])
+            state.forget(STEPS[STEPS.index(step) :])
             stats, seconds = _STEP_FUNCS[step](plan, progress)
             state.finish(step, stats, seconds)
             ran.append(step)

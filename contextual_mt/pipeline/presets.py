@@ -9,6 +9,7 @@ data is made with (the demo's; the study's data stage has its own ``--vocab-size
 
 ``python -m contextual_mt.pipeline.presets`` prints the README's table.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,16 +34,31 @@ class Preset:
     cpu_threads: Optional[int] = None
 
 
-PRESETS: Dict[str, Preset] = {p.name: p for p in (
-    Preset("tiny", "tiny", "CPU tests and smoke runs: 2 layers, 128/256, 4 heads (not for results)"),
-    Preset("small", "small_scratch", "transformer-small (512/1024, 6 layers, 8 heads) from scratch"),
-    Preset("big", "big_finetune", "transformer-big (1024/4096, 6 layers, 16 heads) fine-tuned from a "
-           "sentence-level checkpoint (`PRETRAINED`)", pretrained=True),
-    # the demo's models: tiny, logged every 100 updates, sentence 8 / context
-    # 16 epochs, on a 500-piece vocabulary, 2 threads (the same weights on every machine of 2 cores or more)
-    Preset("demo", "tiny", "the offline demo's two models (`make demo`)", overrides=("common.log_interval=100",),
-           max_epoch={"sentence": 8, "context": 16}, vocab_size=500, cpu_threads=2),
-)}
+PRESETS: Dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("tiny", "tiny", "CPU tests and smoke runs: 2 layers, 128/256, 4 heads (not for results)"),
+        Preset("small", "small_scratch", "transformer-small (512/1024, 6 layers, 8 heads) from scratch"),
+        Preset(
+            "big",
+            "big_finetune",
+            "transformer-big (1024/4096, 6 layers, 16 heads) fine-tuned from a "
+            "sentence-level checkpoint (`PRETRAINED`)",
+            pretrained=True,
+        ),
+        # the demo's models: tiny, logged every 100 updates, sentence 8 / context
+        # 16 epochs, on a 500-piece vocabulary, 2 threads (the same weights on every machine of 2 cores or more)
+        Preset(
+            "demo",
+            "tiny",
+            "the offline demo's two models (`make demo`)",
+            overrides=("common.log_interval=100",),
+            max_epoch={"sentence": 8, "context": 16},
+            vocab_size=500,
+            cpu_threads=2,
+        ),
+    )
+}
 DEFAULT = "small"
 
 
@@ -118,8 +134,9 @@ def markdown_table() -> str:
     """The README's table of the presets."""
     rows = ["| preset | Hydra config | epochs | extra overrides | what it is |", "|---|---|---|---|---|"]
     for p in PRESETS.values():
-        epochs = (", ".join(f"{model} {n}" for model, n in p.max_epoch.items()) if p.max_epoch
-                  else str(config_epochs(p.name)))
+        epochs = (
+            ", ".join(f"{model} {n}" for model, n in p.max_epoch.items()) if p.max_epoch else str(config_epochs(p.name))
+        )
         extra = ", ".join(f"`{o}`" for o in p.overrides) or "none"
         about = p.about + (f"; its data: {p.vocab_size} sentencepiece pieces" if p.vocab_size else "")
         rows.append(f"| `{p.name}` | `{p.config}.yaml` | {epochs} | {extra} | {about} |")

@@ -1,6 +1,7 @@
 """``make score``: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with a model) of every system's
 translation (``systems``) in ``results/xx/scores.json``, made again when a translation or the
 references change."""
+
 from __future__ import annotations
 
 import json
@@ -9,13 +10,13 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence
 
+from commandkit.outputs import atomic_write_text, outputs
+from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
 from contextual_mt.stage_record import read_record
-from commandkit.outputs import atomic_write_text, outputs
-from commandkit.text import file_sha256
 
 
 @dataclass
@@ -39,9 +40,9 @@ class ScoreStageOptions:
 def score_systems(options: ScoreStageOptions) -> Dict:
     """``results/xx/scores.json``: every system's metrics, with the hashes of what was scored
     (a re-run with the same translations and references does nothing)."""
-    from contextual_mt.metrics import comet_results, load_comet, score
     from commandkit.documents import read_docids
     from commandkit.text import read_lines
+    from contextual_mt.metrics import comet_results, load_comet, score
 
     o = options
     files = test_files(o.layout)
@@ -52,14 +53,18 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
         made = record.get(system, {})
         if made.get("output") != file_sha256(path):
-            raise ContextualMTError(f"{path}: not the file `make translate` wrote (edited, or not recorded in "
-                                    f"{TRANSLATE_RECORD}); translate again ('make translate LANG={o.lang}')")
+            raise ContextualMTError(
+                f"{path}: not the file `make translate` wrote (edited, or not recorded in "
+                f"{TRANSLATE_RECORD}); translate again ('make translate LANG={o.lang}')"
+            )
         now = system_inputs(o.layout, system, files)
         was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
         if was != now:
             changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
-            raise ContextualMTError(f"{path}: made from another {changed} than there is now; translate again "
-                                    f"('make translate LANG={o.lang}')")
+            raise ContextualMTError(
+                f"{path}: made from another {changed} than there is now; translate again "
+                f"('make translate LANG={o.lang}')"
+            )
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
     settings = {"comet_model": o.comet_model, "inputs": inputs}
     if o.comet_model:  # only then: scores.json written without COMET stays up to date
@@ -78,8 +83,9 @@ def score_systems(options: ScoreStageOptions) -> Dict:
                 raise ContextualMTError(f"{path}: has {len(hyps)} lines but {files['reference']} has {len(refs)}")
             r = score(hyps, refs, ids)
             if comet is not None:
-                r.update(comet_results(comet, srcs, hyps, refs, ids, o.comet_model, o.comet_batch_size,
-                                       o.doc_comet_context))
+                r.update(
+                    comet_results(comet, srcs, hyps, refs, ids, o.comet_model, o.comet_batch_size, o.doc_comet_context)
+                )
                 for metric in ("comet", "doc_comet"):
                     r.get(metric, {}).pop("segments", None)
             r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
@@ -90,8 +96,11 @@ def score_systems(options: ScoreStageOptions) -> Dict:
 
 
 def format_scores(result: Dict) -> str:
-    comet = [(m, title) for m, title in (("comet", "COMET"), ("doc_comet", "Doc-COMET"))
-             if any(m in r for r in result["systems"].values())]
+    comet = [
+        (m, title)
+        for m, title in (("comet", "COMET"), ("doc_comet", "Doc-COMET"))
+        if any(m in r for r in result["systems"].values())
+    ]
     head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + "".join(f" {t:>9s}" for _, t in comet)
     rows = [head]
     for name, r in result["systems"].items():

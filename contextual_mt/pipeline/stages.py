@@ -10,6 +10,7 @@ Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}
 (WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
 a per-model stage), ``{shard}`` / ``{shards}`` (a task of a sharded stage).
 """
+
 from __future__ import annotations
 
 import json
@@ -57,44 +58,156 @@ _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
 # the job chain, in the order `make all` runs it
 STAGES: Tuple[Stage, ...] = (
-    Stage("data", (), ("TED|IWSLT|TEXT",), ("{data}/.stage/data.json",),
-          "cpu", "data", "data.sbatch", "data", make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
-          outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"), target="data",
-          legacy="{data}/summary.json"),
-    Stage("train", ("data",), ("{data}/bin",), ("{ckpt}/{model}/.stage/train.json",),
-          "gpus", "train", "train.sbatch", "train", make_vars=("PRESET", "MODEL", "GPUS"), per_model=True,
-          outputs=("{ckpt}/{model}/checkpoint_best.pt",), target="train", legacy="{ckpt}/{model}/train.done"),
-    Stage("translate", ("train-sentence", "train-context"), (*_CHECKPOINTS, *_TEST),
-          ("{results}/.stage/translate.json",), "gpu", "translate", "translate.sbatch", "translate",
-          outputs=_TRANSLATIONS, target="translate", legacy="{results}/translate.json"),
-    Stage("score", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/score.json",), "gpu", "score",
-          "score.sbatch", "score", target="score", legacy="{results}/scores.json"),
-    Stage("pcxmi", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
-          ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",), "gpu", "pcxmi-shard", "pcxmi.sbatch",
-          "pcxmi", make_vars=("SHARDS",), sharded=True),
-    Stage("pcxmi-merge", ("pcxmi",), ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
-          ("{results}/pcxmi.summary.json", "{results}/.stage/report.json"), "cpu", "pcxmi-merge",
-          "pcxmi-merge.sbatch", "pcxmi", make_vars=("SHARDS",), target="pcxmi"),
-    Stage("muda", ("translate",), (*_TRANSLATIONS, *_TEST), ("{results}/.stage/muda-eval.json",), "gpu", "muda-eval",
-          "muda.sbatch", "muda", target="muda-eval"),
+    Stage(
+        "data",
+        (),
+        ("TED|IWSLT|TEXT",),
+        ("{data}/.stage/data.json",),
+        "cpu",
+        "data",
+        "data.sbatch",
+        "data",
+        make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
+        outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
+        target="data",
+        legacy="{data}/summary.json",
+    ),
+    Stage(
+        "train",
+        ("data",),
+        ("{data}/bin",),
+        ("{ckpt}/{model}/.stage/train.json",),
+        "gpus",
+        "train",
+        "train.sbatch",
+        "train",
+        make_vars=("PRESET", "MODEL", "GPUS"),
+        per_model=True,
+        outputs=("{ckpt}/{model}/checkpoint_best.pt",),
+        target="train",
+        legacy="{ckpt}/{model}/train.done",
+    ),
+    Stage(
+        "translate",
+        ("train-sentence", "train-context"),
+        (*_CHECKPOINTS, *_TEST),
+        ("{results}/.stage/translate.json",),
+        "gpu",
+        "translate",
+        "translate.sbatch",
+        "translate",
+        outputs=_TRANSLATIONS,
+        target="translate",
+        legacy="{results}/translate.json",
+    ),
+    Stage(
+        "score",
+        ("translate",),
+        (*_TRANSLATIONS, *_TEST),
+        ("{results}/.stage/score.json",),
+        "gpu",
+        "score",
+        "score.sbatch",
+        "score",
+        target="score",
+        legacy="{results}/scores.json",
+    ),
+    Stage(
+        "pcxmi",
+        ("train-context",),
+        ("{ckpt}/context/checkpoint_best.pt", *_TEST),
+        ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",),
+        "gpu",
+        "pcxmi-shard",
+        "pcxmi.sbatch",
+        "pcxmi",
+        make_vars=("SHARDS",),
+        sharded=True,
+    ),
+    Stage(
+        "pcxmi-merge",
+        ("pcxmi",),
+        ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
+        ("{results}/pcxmi.summary.json", "{results}/.stage/report.json"),
+        "cpu",
+        "pcxmi-merge",
+        "pcxmi-merge.sbatch",
+        "pcxmi",
+        make_vars=("SHARDS",),
+        target="pcxmi",
+    ),
+    Stage(
+        "muda",
+        ("translate",),
+        (*_TRANSLATIONS, *_TEST),
+        ("{results}/.stage/muda-eval.json",),
+        "gpu",
+        "muda-eval",
+        "muda.sbatch",
+        "muda",
+        target="muda-eval",
+    ),
 )
 # the stages run by hand (make STAGE), or by `make table` over several pairs
 BY_HAND: Tuple[Stage, ...] = (
-    Stage("report", ("pcxmi-merge",), ("{results}/pcxmi.jsonl",), ("{results}/.stage/report.json",), "cpu",
-          "report", "", "", about="the P-CXMI report (part of pcxmi and pcxmi-merge)"),
-    Stage("testset", ("data",), _TEST, ("{results}/.stage/testset.json",), "cpu", "testset", "", "",
-          legacy="{results}/testset/summary.json",
-          about="contrastive test suites of the test split from MuDA tags"),
-    Stage("attribute", ("train-context",), ("{ckpt}/context/checkpoint_best.pt", *_TEST),
-          ("{results}/attribution.summary.json",), "gpu", "attribute", "", "",
-          outputs=("{results}/attribution.jsonl",),
-          about="context attribution of the test references (CTI + CCI)"),
-    Stage("contrastive", ("train-sentence", "train-context"), ("SETS",),
-          ("{results}/contrastive/summary.json",), "gpu", "contrastive", "", "",
-          about="accuracy on contrastive test sets (SETS=...)"),
-    Stage("table", ("score", "muda"), ("{results}/scores.json", "{results}/muda/eval.json"),
-          ("{results}/../table/.stage/table.json",), "cpu", "table", "", "", about="the table over LANGS",
-          legacy="{results}/../table/table.json"),
+    Stage(
+        "report",
+        ("pcxmi-merge",),
+        ("{results}/pcxmi.jsonl",),
+        ("{results}/.stage/report.json",),
+        "cpu",
+        "report",
+        "",
+        "",
+        about="the P-CXMI report (part of pcxmi and pcxmi-merge)",
+    ),
+    Stage(
+        "testset",
+        ("data",),
+        _TEST,
+        ("{results}/.stage/testset.json",),
+        "cpu",
+        "testset",
+        "",
+        "",
+        legacy="{results}/testset/summary.json",
+        about="contrastive test suites of the test split from MuDA tags",
+    ),
+    Stage(
+        "attribute",
+        ("train-context",),
+        ("{ckpt}/context/checkpoint_best.pt", *_TEST),
+        ("{results}/attribution.summary.json",),
+        "gpu",
+        "attribute",
+        "",
+        "",
+        outputs=("{results}/attribution.jsonl",),
+        about="context attribution of the test references (CTI + CCI)",
+    ),
+    Stage(
+        "contrastive",
+        ("train-sentence", "train-context"),
+        ("SETS",),
+        ("{results}/contrastive/summary.json",),
+        "gpu",
+        "contrastive",
+        "",
+        "",
+        about="accuracy on contrastive test sets (SETS=...)",
+    ),
+    Stage(
+        "table",
+        ("score", "muda"),
+        ("{results}/scores.json", "{results}/muda/eval.json"),
+        ("{results}/../table/.stage/table.json",),
+        "cpu",
+        "table",
+        "",
+        "",
+        about="the table over LANGS",
+        legacy="{results}/../table/table.json",
+    ),
 )
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
 
@@ -131,6 +244,7 @@ class Job:
     """One job of the chain: a stage, for one model or all the shards; ``todo``: the shards (1-based)
     not finished yet (a sharded stage), ``finished``: every done-record of the stage says so
     (``StageRecord.finished``)."""
+
     name: str
     stage: str
     needs: List[str]
@@ -147,8 +261,12 @@ class Job:
 
 
 def _paths(layout: PairLayout) -> Dict[str, str]:
-    return {"data": layout.data, "ckpt": os.path.dirname(layout.checkpoints("context")), "results": layout.results,
-            "lang": layout.lang}
+    return {
+        "data": layout.data,
+        "ckpt": os.path.dirname(layout.checkpoints("context")),
+        "results": layout.results,
+        "lang": layout.lang,
+    }
 
 
 MAX_SHARDS = 10_000
@@ -163,10 +281,12 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
         raise ContextualMTError(f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/")
     paths = _paths(PairLayout(lang, root))
     out = []
-    for s in (EVERY if every else STAGES):
-        needs = [n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need)
-                                                 else [need])]
-        for model in (MODELS if s.per_model else (None,)):
+    for s in EVERY if every else STAGES:
+        needs = [
+            n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need) else [need])
+        ]
+        for model in MODELS if s.per_model else (None,):
+
             def fill(templates: Tuple[str, ...], shard: int = 0) -> List[str]:
                 fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
                 return [t.format(**fields) for t in templates]
@@ -176,15 +296,30 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
 
             def done(shard: int = 0) -> bool:
                 legacy = fill((s.legacy,), shard) if s.legacy else [None]
-                return (all(StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
-                            for i, r in enumerate(records(shard)))
-                        and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)))
+                return all(
+                    StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
+                    for i, r in enumerate(records(shard))
+                ) and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard))
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name
-            out.append(Job(name, s.name, needs, s.make, s.script, s.group, s.device, list(s.make_vars), model,
-                           shards if s.sharded else None, not todo if s.sharded else done(), todo,
-                           [r for i in (range(1, shards + 1) if s.sharded else (0,)) for r in records(i)]))
+            out.append(
+                Job(
+                    name,
+                    s.name,
+                    needs,
+                    s.make,
+                    s.script,
+                    s.group,
+                    s.device,
+                    list(s.make_vars),
+                    model,
+                    shards if s.sharded else None,
+                    not todo if s.sharded else done(),
+                    todo,
+                    [r for i in (range(1, shards + 1) if s.sharded else (0,)) for r in records(i)],
+                )
+            )
     for j in out:  # shards are intermediate: done once what merges them is
         if j.shards and all(k.finished for k in out if j.name in k.needs):
             j.finished, j.todo = True, []
@@ -202,5 +337,8 @@ def format_plan(job_list: List[Job], as_json: bool) -> str:
     if as_json:
         return "\n".join(json.dumps(asdict(j)) for j in job_list)
     words = lambda xs: ",".join(str(x) for x in xs) or "-"  # noqa: E731
-    return "\n".join(f"{j.name} {words(j.needs)} {j.script or '-'} {j.device} {j.group or '-'} {words(j.make_vars)} "
-                     f"{'done' if j.finished else 'todo'} {words(j.todo)}" for j in job_list)
+    return "\n".join(
+        f"{j.name} {words(j.needs)} {j.script or '-'} {j.device} {j.group or '-'} {words(j.make_vars)} "
+        f"{'done' if j.finished else 'todo'} {words(j.todo)}"
+        for j in job_list
+    )

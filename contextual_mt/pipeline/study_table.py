@@ -22,6 +22,7 @@ Figure 2), written together through ``commandkit.outputs.outputs`` (all of them,
 This module is the command; reading, gathering, the text formats and the figure are in
 ``results_table/`` (their public names are importable from here too).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,6 +30,7 @@ import os
 import sys
 from typing import Dict
 
+from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.gather import gather
 from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format_markdown
@@ -36,15 +38,21 @@ from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES,
 from contextual_mt.pipeline.results_table.plot import plot_table
 from contextual_mt.pipeline.results_table.read import LanguageResults, muda_missing_note, read_language, system_key
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
-from commandkit.outputs import atomic_write_text, outputs
 
 
 def table_fingerprint(o: TableOptions) -> Dict:
     """What the table is made from: every language's results files, by content, and the options."""
-    files = {f"{lang} {kind}": path for lang in o.langs
-             for kind, path in (("scores", o.scores_path(lang)), ("eval", o.eval_path(lang)))}
-    return {"inputs": file_hashes({k: p if os.path.isfile(p) else None for k, p in files.items()}),
-            "langs": list(o.langs), "alpha": o.alpha, "version": project_version()}
+    files = {
+        f"{lang} {kind}": path
+        for lang in o.langs
+        for kind, path in (("scores", o.scores_path(lang)), ("eval", o.eval_path(lang)))
+    }
+    return {
+        "inputs": file_hashes({k: p if os.path.isfile(p) else None for k, p in files.items()}),
+        "langs": list(o.langs),
+        "alpha": o.alpha,
+        "version": project_version(),
+    }
 
 
 def build_table(options: TableOptions) -> Dict:
@@ -63,8 +71,11 @@ def build_table(options: TableOptions) -> Dict:
             languages = [read_language(o, lang) for lang in o.langs]
             for lr in languages:
                 if not lr.muda:  # built anyway, but said where it is seen: on stderr
-                    print(f"warning: {lr.eval_path} not found: {muda_missing_note(lr.lang)}; its MuDA columns "
-                          "are marked missing", file=sys.stderr)
+                    print(
+                        f"warning: {lr.eval_path} not found: {muda_missing_note(lr.lang)}; its MuDA columns "
+                        "are marked missing",
+                        file=sys.stderr,
+                    )
             table = gather(o, languages)
             atomic_write_text(o.output_path("table.md"), format_markdown(table))
             atomic_write_text(o.output_path("table.csv"), format_csv(table))
@@ -78,6 +89,16 @@ def build_table(options: TableOptions) -> Dict:
         raise ContextualMTError(str(e)) from None
 
 
-
-__all__ = ["TableOptions", "build_table", "read_language", "gather", "format_markdown",
-           "format_csv", "plot_table", "system_key", "LanguageResults", "BASELINE", "OUTPUT_FILES"]
+__all__ = [
+    "BASELINE",
+    "OUTPUT_FILES",
+    "LanguageResults",
+    "TableOptions",
+    "build_table",
+    "format_csv",
+    "format_markdown",
+    "gather",
+    "plot_table",
+    "read_language",
+    "system_key",
+]

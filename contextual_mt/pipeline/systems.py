@@ -4,21 +4,25 @@ context model with its own previous translations as target context) and ``contex
 context model with the references as target context); their test files, finished checkpoints and
 what each translation is made from, by content (recorded per system in ``results/xx/translate.json``).
 """
+
 from __future__ import annotations
 
 import os
 from typing import Dict, Tuple
 
+from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout
-from commandkit.text import file_sha256
 
 TRANSLATE_RECORD = "translate.json"
 
 
 def test_files(layout: PairLayout) -> Dict[str, str]:
-    files = {"source": layout.text("test", SOURCE_LANG), "reference": layout.text("test", layout.lang),
-             "docids": layout.text("test", "docids")}
+    files = {
+        "source": layout.text("test", SOURCE_LANG),
+        "reference": layout.text("test", layout.lang),
+        "docids": layout.text("test", "docids"),
+    }
     for path in files.values():
         if not os.path.isfile(path):
             raise ContextualMTError(f"{path}: not found; prepare the data first ('make data LANG={layout.lang} ...')")
@@ -33,15 +37,20 @@ def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     path = layout.checkpoint(model)
     done = done_record(layout, model).read()
     if not os.path.isfile(path) or done is None or "checkpoint_sha256" not in done:  # none, or under way
-        raise ContextualMTError(f"{path}: no finished training; train it first "
-                                f"('make train LANG={layout.lang} MODEL={model}')")
+        raise ContextualMTError(
+            f"{path}: no finished training; train it first ('make train LANG={layout.lang} MODEL={model}')"
+        )
     if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):
-        raise ContextualMTError(f"{path}: trained on other data than {layout.bin} holds now; train it again "
-                                f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
+        raise ContextualMTError(
+            f"{path}: trained on other data than {layout.bin} holds now; train it again "
+            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')"
+        )
     sha = file_sha256(path)
     if done.get("checkpoint_sha256") != sha:
-        raise ContextualMTError(f"{path}: changed since its training finished; train it again "
-                                f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')")
+        raise ContextualMTError(
+            f"{path}: changed since its training finished; train it again "
+            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')"
+        )
     return path, sha
 
 
@@ -49,8 +58,15 @@ def system_inputs(layout: PairLayout, system: str, files: Dict[str, str]) -> Dic
     """What a system's translation is made from, by content (without the decoding options)."""
     model, context = SYSTEMS[system]
     ckpt, sha = finished_checkpoint(layout, model)
-    return {"checkpoint": sha, "spm": file_sha256(layout.spm),
-            "dictionaries": {n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
-                             for n in sorted(os.listdir(os.path.dirname(ckpt))) if n.startswith("dict.")},
-            "source": file_sha256(files["source"]), "docids": file_sha256(files["docids"]),
-            "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted"}
+    return {
+        "checkpoint": sha,
+        "spm": file_sha256(layout.spm),
+        "dictionaries": {
+            n: file_sha256(os.path.join(os.path.dirname(ckpt), n))
+            for n in sorted(os.listdir(os.path.dirname(ckpt)))
+            if n.startswith("dict.")
+        },
+        "source": file_sha256(files["source"]),
+        "docids": file_sha256(files["docids"]),
+        "target_context": file_sha256(files["reference"]) if context == "gold" else "predicted",
+    }

@@ -4,6 +4,7 @@ by its record; ``MUDA_TAG_ARGS`` applies), into ``results/xx/testset/``. Agreein
 looked up in the test split's annotations and, when the data folder has it, the training
 split's (``train.xx.conllu``). Its record (``results/xx/.stage/testset.json``) holds what the
 suites were built from: a re-run with the same inputs rebuilds nothing."""
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,16 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
     o = MudaEvalOptions(lang, root, hyps=(p.test(p.target),), muda_tag_args=muda_tag_args)
 
     def options() -> BuildOptions:  # the annotations beside the tags are found when it is built
-        return BuildOptions(p.test("en"), p.test(p.target), p.test("docids"), reference_tags(p),
-                            testset_folder(p.results), p.muda_lang,
-                            lexicon=tuple(x for x in (p.optional(f"train.{p.target}.conllu"),) if x))
+        return BuildOptions(
+            p.test("en"),
+            p.test(p.target),
+            p.test("docids"),
+            reference_tags(p),
+            testset_folder(p.results),
+            p.muda_lang,
+            lexicon=tuple(x for x in (p.optional(f"train.{p.target}.conllu"),) if x),
+        )
+
     options()  # a language without alternatives fails before any model is loaded
     check_models(o, evaluate=False)
     tag_reference(o)  # cached by its own record
@@ -48,8 +56,22 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
 
 def _fingerprint(o) -> Dict:
     """What the suites are made from, by content, and the build's settings."""
-    return {**file_hashes({"source": o.source, "reference": o.reference, "docids": o.docids, "tags": o.tags,
-                           "tgt_conllu": o.tgt_conllu, "src_conllu": o.src_conllu, "alignments": o.alignments,
-                           **{f"lexicon{i}": x for i, x in enumerate(o.lexicon)}}),
-            "language": o.language.code, "context_size": o.context_size, "seed": o.seed,
-            "phenomena": list(o.phenomena), "version": project_version()}
+    return {
+        **file_hashes(
+            {
+                "source": o.source,
+                "reference": o.reference,
+                "docids": o.docids,
+                "tags": o.tags,
+                "tgt_conllu": o.tgt_conllu,
+                "src_conllu": o.src_conllu,
+                "alignments": o.alignments,
+                **{f"lexicon{i}": x for i, x in enumerate(o.lexicon)},
+            }
+        ),
+        "language": o.language.code,
+        "context_size": o.context_size,
+        "seed": o.seed,
+        "phenomena": list(o.phenomena),
+        "version": project_version(),
+    }

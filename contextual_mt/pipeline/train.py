@@ -17,6 +17,7 @@ losses), not what was asked. The stopping criterion is not part of what the chec
 trained from: asked for more epochs or updates than a finished run has, training goes on from
 ``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again).
 """
+
 from __future__ import annotations
 
 import os
@@ -29,25 +30,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.batch_plan import BatchPlan, TrainingSplit, gpu_memory_gib, measure_memory, \
-    parse_batch, plan_batch, reference_of
-from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
+from commandkit.text import file_sha256
 from contextual_mt.checkpoint_file import read_training_figures, training_figures
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.pipeline.batch_plan import (
+    BatchPlan,
+    TrainingSplit,
+    gpu_memory_gib,
+    measure_memory,
+    parse_batch,
+    plan_batch,
+    reference_of,
+)
+from contextual_mt.pipeline.layout import MODELS, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import given, option_name, under_make
 from contextual_mt.pipeline.presets import DEFAULT, config_dir, config_file, get_preset, preset_config
-from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.pipeline.stages import record as stage_record
+from contextual_mt.pipeline.train_progress import TrainProgress
 from contextual_mt.stage_record import StageRecord, stale_error
-from commandkit.text import file_sha256
+
 USER_DIR = str(Path(__file__).resolve().parents[1])
 # the model kinds of the study, as task overrides (the same keys for both, so neither inherits
 # a preset's context settings by accident)
 KINDS = {
-    "sentence": ["task.source_context_size=0", "task.target_context_size=0",
-                 "task.sample_context_size=false", "task.coword_dropout=0.0"],
-    "context": ["task.source_context_size=0", "task.target_context_size=3",
-                "task.sample_context_size=true", "task.coword_dropout=0.1"],
+    "sentence": [
+        "task.source_context_size=0",
+        "task.target_context_size=0",
+        "task.sample_context_size=false",
+        "task.coword_dropout=0.0",
+    ],
+    "context": [
+        "task.source_context_size=0",
+        "task.target_context_size=3",
+        "task.sample_context_size=true",
+        "task.coword_dropout=0.1",
+    ],
 }
 LOG = "train.log"
 
@@ -89,13 +106,16 @@ class TrainOptions:
                 raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
         if preset.pretrained:
             if not self.pretrained:
-                raise ContextualMTError(f"--preset {self.preset} fine-tunes a sentence-level checkpoint: give it "
-                                        "with --pretrained PATH (make: PRETRAINED=PATH)")
+                raise ContextualMTError(
+                    f"--preset {self.preset} fine-tunes a sentence-level checkpoint: give it "
+                    "with --pretrained PATH (make: PRETRAINED=PATH)"
+                )
             if not os.path.isfile(self.pretrained):
                 raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found")
         elif self.pretrained:
-            raise ContextualMTError(f"--pretrained is for --preset big (fine-tuning); --preset {self.preset} "
-                                    "trains from scratch")
+            raise ContextualMTError(
+                f"--pretrained is for --preset big (fine-tuning); --preset {self.preset} trains from scratch"
+            )
 
 
 def visible_gpus() -> int:
@@ -153,15 +173,24 @@ def batch_plan(o: TrainOptions, gpus: int) -> BatchPlan:
         return split["train"]
 
     flag = option_name("--batch")
-    plan = plan_batch(o.batch, reference_of(config), gpus, gpu_memory_gib(gpus), estimate, o.overrides,
-                      flag=flag, batches_at=lambda max_tokens: training_split().batches_at(max_tokens))
+    plan = plan_batch(
+        o.batch,
+        reference_of(config),
+        gpus,
+        gpu_memory_gib(gpus),
+        estimate,
+        o.overrides,
+        flag=flag,
+        batches_at=lambda max_tokens: training_split().batches_at(max_tokens),
+    )
     if o.batch not in ("auto", "preset"):
         longest = training_split().longest
         if plan.max_tokens < longest:  # fairseq would drop every longer example, or find no batch at all
             raise ContextualMTError(
                 f"{flag} {o.batch}: {plan.max_tokens} tokens per forward{' on each GPU' if gpus > 1 else ''} are "
                 f"fewer than the longest training example ({longest} tokens, its context included); give at "
-                f"least {longest * plan.processes * plan.update_freq}")
+                f"least {longest * plan.processes * plan.update_freq}"
+            )
     return plan
 
 
@@ -169,11 +198,22 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPl
     bin_dir = Path(sys.executable).parent
     save = os.path.abspath(o.layout.checkpoints(o.model))
     preset = get_preset(o.preset)
-    cmd = [str(bin_dir / "fairseq-hydra-train"), "--config-dir", config_dir(), "--config-name", preset.config,
-           f"task.data={os.path.abspath(o.layout.bin)}", f"task.source_lang={SOURCE_LANG}",
-           f"task.target_lang={o.lang}", f"common.user_dir={USER_DIR}", f"checkpoint.save_dir={save}",
-           f"hydra.run.dir={os.path.join(save, 'hydra')}", "hydra.output_subdir=null", *KINDS[o.model],
-           *preset.overrides]
+    cmd = [
+        str(bin_dir / "fairseq-hydra-train"),
+        "--config-dir",
+        config_dir(),
+        "--config-name",
+        preset.config,
+        f"task.data={os.path.abspath(o.layout.bin)}",
+        f"task.source_lang={SOURCE_LANG}",
+        f"task.target_lang={o.lang}",
+        f"common.user_dir={USER_DIR}",
+        f"checkpoint.save_dir={save}",
+        f"hydra.run.dir={os.path.join(save, 'hydra')}",
+        "hydra.output_subdir=null",
+        *KINDS[o.model],
+        *preset.overrides,
+    ]
     if gpus == 0:
         cmd.append("common.cpu=true")
     if fp16:
@@ -203,8 +243,9 @@ def stop_limits(o: TrainOptions) -> Tuple[Optional[int], Optional[int]]:
     """The max_epoch and max_update fairseq runs with (None: no limit), as the command sets them
     over the preset's config (an ``--override`` of them last, as on the command line)."""
     max_epoch = _max_epoch_option(o)
-    given_limits = ([f"optimization.max_epoch={max_epoch}"] if max_epoch is not None else []) + \
-        ([f"optimization.max_update={o.max_update}"] if o.max_update is not None else [])
+    given_limits = ([f"optimization.max_epoch={max_epoch}"] if max_epoch is not None else []) + (
+        [f"optimization.max_update={o.max_update}"] if o.max_update is not None else []
+    )
     optimization = preset_config(o.preset, (*given_limits, *o.overrides)).get("optimization") or {}
     return optimization.get("max_epoch") or None, optimization.get("max_update") or None
 
@@ -222,15 +263,19 @@ def _past_limits(o: TrainOptions, trained: Dict, limits: Tuple[Optional[int], Op
     """The refusal when the checkpoints were trained for more epochs or updates than asked."""
     for have, want, unit in zip((trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates")):
         if have is not None and want is not None and have > want:
-            return (f"{o.layout.checkpoints(o.model)} was trained for {have} {unit}; {_asked(o, want, unit)} asks for "
-                    f"fewer: {'OVERWRITE=1' if under_make() else '--overwrite'} retrains")
+            return (
+                f"{o.layout.checkpoints(o.model)} was trained for {have} {unit}; {_asked(o, want, unit)} asks for "
+                f"fewer: {'OVERWRITE=1' if under_make() else '--overwrite'} retrains"
+            )
     return None
 
 
 def _more_to_do(trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> bool:
     """Whether fairseq, resuming from checkpoints this far, trains on (below both limits)."""
-    return all(want is None or have is None or have < want
-               for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits))
+    return all(
+        want is None or have is None or have < want
+        for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits)
+    )
 
 
 def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Tuple[str, Optional[Dict]]:
@@ -255,8 +300,11 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
         shutil.rmtree(save)
         return "train", None
     if problem:
-        raise stale_error(save, f"{problem}; resuming would build on them",
-                          "re-run with --overwrite (make: OVERWRITE=1) to train again from scratch")
+        raise stale_error(
+            save,
+            f"{problem}; resuming would build on them",
+            "re-run with --overwrite (make: OVERWRITE=1) to train again from scratch",
+        )
     if trained is not None:
         refusal = _past_limits(o, trained, limits)
         if refusal:
@@ -276,8 +324,9 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[
     record = done_record(o.layout, o.model).read()
     last = os.path.join(save, "checkpoint_last.pt")
     if record is None:
-        return ("the checkpoints there have no record of what they were trained from" if os.path.exists(last)
-                else None), None
+        return (
+            "the checkpoints there have no record of what they were trained from" if os.path.exists(last) else None
+        ), None
     if record.get("fingerprint") != fp:
         old = record.get("fingerprint") or {}
         changed = ", ".join(k for k in sorted(set(fp) | set(old)) if fp.get(k) != old.get(k))
@@ -326,15 +375,27 @@ def train_model(options: TrainOptions) -> Dict:
         stats = _run(cmd, os.path.join(save, LOG), o)
         if earlier:  # went on from a finished run: its validations first
             curve = stats.get("valid_curve") or []
-            stats["valid_curve"] = [p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]] + curve
+            stats["valid_curve"] = [
+                p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]
+            ] + curve
     if not os.path.exists(o.layout.checkpoint(o.model)):
         raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
     figures = checkpoint_figures(o)
-    return record.save(fp, [o.layout.checkpoint(o.model)], max_epoch=o.max_epoch, max_update=o.max_update,
-                       preset=o.preset, model=o.model, gpus=gpus, fp16=fp16, batch=plan.as_record(),
-                       tokens_per_update=plan.tokens_per_update, command=cmd if action == "train" else None,
-                       checkpoint_sha256=file_sha256(o.layout.checkpoint(o.model)),
-                       **{**stats, **figures, **_health(o, figures)})  # the checkpoints' figures over the log's
+    return record.save(
+        fp,
+        [o.layout.checkpoint(o.model)],
+        max_epoch=o.max_epoch,
+        max_update=o.max_update,
+        preset=o.preset,
+        model=o.model,
+        gpus=gpus,
+        fp16=fp16,
+        batch=plan.as_record(),
+        tokens_per_update=plan.tokens_per_update,
+        command=cmd if action == "train" else None,
+        checkpoint_sha256=file_sha256(o.layout.checkpoint(o.model)),
+        **{**stats, **figures, **_health(o, figures)},
+    )  # the checkpoints' figures over the log's
 
 
 def checkpoint_figures(o: TrainOptions) -> Dict:
@@ -344,9 +405,14 @@ def checkpoint_figures(o: TrainOptions) -> Dict:
     best = read_training_figures(o.layout.checkpoint(o.model))
     path = os.path.join(o.layout.checkpoints(o.model), "checkpoint_last.pt")
     last = read_training_figures(path) if os.path.exists(path) else best
-    return {"epochs": last["epochs"], "num_updates": last["num_updates"], "valid_loss": last["valid_loss"],
-            "best_epoch": best["epochs"], "best_valid_loss": best["valid_loss"],
-            "label_smoothing": best["label_smoothing"]}
+    return {
+        "epochs": last["epochs"],
+        "num_updates": last["num_updates"],
+        "valid_loss": last["valid_loss"],
+        "best_epoch": best["epochs"],
+        "best_valid_loss": best["valid_loss"],
+        "label_smoothing": best["label_smoothing"],
+    }
 
 
 def _health(o: TrainOptions, figures: Dict) -> Dict:
@@ -355,8 +421,9 @@ def _health(o: TrainOptions, figures: Dict) -> Dict:
     from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
 
     counts = dictionary_counts(os.path.join(o.layout.checkpoints(o.model), f"dict.{o.lang}.txt"))
-    check = warn_if_untrained(o.layout.checkpoint(o.model), figures["best_valid_loss"], counts,
-                              figures.get("label_smoothing") or 0.0)
+    check = warn_if_untrained(
+        o.layout.checkpoint(o.model), figures["best_valid_loss"], counts, figures.get("label_smoothing") or 0.0
+    )
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
@@ -366,8 +433,12 @@ def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
     threads = get_preset(preset).cpu_threads
     if gpus or not threads:
         return {}
-    return {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "OMP_DYNAMIC": "FALSE",
-            "MKL_DYNAMIC": "FALSE"}
+    return {
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "OMP_DYNAMIC": "FALSE",
+        "MKL_DYNAMIC": "FALSE",
+    }
 
 
 def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
@@ -392,10 +463,12 @@ def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
         tail = _last_error(log_path)
         if _failed_saving(log_path):  # fairseq's own error names neither the folder nor the cause
             save = o.layout.checkpoints(o.model)
-            free = shutil.disk_usage(save).free / 2 ** 30
-            raise ContextualMTError(f"{save}: saving a checkpoint failed ({tail or 'see the log'}); is the disk full "
-                                    f"({free:.1f} GiB free now)? Free space there and re-run: training resumes from "
-                                    f"checkpoint_last.pt; see {log_path}")
+            free = shutil.disk_usage(save).free / 2**30
+            raise ContextualMTError(
+                f"{save}: saving a checkpoint failed ({tail or 'see the log'}); is the disk full "
+                f"({free:.1f} GiB free now)? Free space there and re-run: training resumes from "
+                f"checkpoint_last.pt; see {log_path}"
+            )
         raise ContextualMTError(f"training the {o.model} model failed{': ' + tail if tail else ''}; see {log_path}")
     stats = progress.stats.as_dict()
     stats["seconds"] = round(time.time() - start, 1)
@@ -409,8 +482,14 @@ def _max_epoch(cmd: List[str]) -> Optional[int]:
 
 
 # how a failed checkpoint write ends fairseq's log: torch's writer errors, or an OSError of a full disk
-_SAVE_ERRORS = ("No space left on device", "Errno 28", "PytorchStreamWriter failed", "file write failed",
-                "unexpected pos", "Disk quota exceeded")
+_SAVE_ERRORS = (
+    "No space left on device",
+    "Errno 28",
+    "PytorchStreamWriter failed",
+    "file write failed",
+    "unexpected pos",
+    "Disk quota exceeded",
+)
 _SAVE_FRAME = re.compile(r'checkpoint_utils\.py", line \d+, in (save_checkpoint|_?torch_persistent_save)')
 
 

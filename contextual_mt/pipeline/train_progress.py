@@ -13,6 +13,7 @@ fairseq (``log_format: simple``) logs, among much else:
 * ``epoch 004 | valid on 'valid' subset | loss 3.19 | ... | num_updates 131 | best_loss 3.19``;
 * ``epoch 004 | loss 4.44 | ... | wps 6637.6 | ... | num_updates 131 | ...`` (the epoch's means).
 """
+
 from __future__ import annotations
 
 import re
@@ -76,14 +77,21 @@ class TrainStats:
     label_smoothing: Optional[float] = None  # the criterion's, from fairseq's config
 
     def as_dict(self) -> Dict:
-        return {"epochs": self.epochs, "num_updates": self.num_updates, "train_wps": list(self.train_wps),
-                "train_ups": list(self.train_ups), "train_wpb": list(self.train_wpb),
-                # the run's throughput, by which presets and batch sizes are compared (medians over its epochs)
-                "target_words_per_second": _median(self.train_wps), "updates_per_second": _median(self.train_ups),
-                "target_words_per_update": _median(self.train_wpb),
-                "valid_loss": self.valid_loss, "best_valid_loss": self.best_valid_loss,
-                "valid_curve": [list(point) for point in self.valid_curve],
-                "label_smoothing": self.label_smoothing}
+        return {
+            "epochs": self.epochs,
+            "num_updates": self.num_updates,
+            "train_wps": list(self.train_wps),
+            "train_ups": list(self.train_ups),
+            "train_wpb": list(self.train_wpb),
+            # the run's throughput, by which presets and batch sizes are compared (medians over its epochs)
+            "target_words_per_second": _median(self.train_wps),
+            "updates_per_second": _median(self.train_ups),
+            "target_words_per_update": _median(self.train_wpb),
+            "valid_loss": self.valid_loss,
+            "best_valid_loss": self.best_valid_loss,
+            "valid_curve": [list(point) for point in self.valid_curve],
+            "label_smoothing": self.label_smoothing,
+        }
 
 
 def updates_of(values: Dict[str, str]) -> Optional[int]:
@@ -108,8 +116,14 @@ class TrainProgress:
     the command sets it (fairseq's logged config replaces it: that is what the run uses);
     ``show=False`` shows nothing but still gathers ``stats``. ``clock`` is for tests."""
 
-    def __init__(self, label: str, max_epoch: Optional[int] = None, show: bool = True,
-                 file: Optional[TextIO] = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        label: str,
+        max_epoch: Optional[int] = None,
+        show: bool = True,
+        file: Optional[TextIO] = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.label, self.show, self.clock = label, show, clock
         self.file = file if file is not None else sys.stderr
         self.state = EpochState(max_epoch=max_epoch)
@@ -173,8 +187,12 @@ class TrainProgress:
             self._epoch_start = None
         self._close_bar()
         if self.show:
-            print(f"{self.label} epoch {epoch}: valid loss {values.get('loss')}, {self.stats.num_updates} updates, "
-                  f"{self.clock() - self.start:.0f} s", file=self.file, flush=True)
+            print(
+                f"{self.label} epoch {epoch}: valid loss {values.get('loss')}, {self.stats.num_updates} updates, "
+                f"{self.clock() - self.start:.0f} s",
+                file=self.file,
+                flush=True,
+            )
 
     def _best(self, loss: Optional[float]) -> Optional[float]:
         known = [v for v in (loss, self.stats.best_valid_loss) if v is not None]
@@ -185,8 +203,11 @@ class TrainProgress:
         updates = _float(values, "num_updates")
         if updates is not None:
             self.stats.num_updates = int(updates)
-        for key, figures in (("wps", self.stats.train_wps), ("ups", self.stats.train_ups),
-                             ("wpb", self.stats.train_wpb)):
+        for key, figures in (
+            ("wps", self.stats.train_wps),
+            ("ups", self.stats.train_ups),
+            ("wpb", self.stats.train_wpb),
+        ):
             value = _float(values, key)
             if value is not None:
                 figures.append(value)
@@ -225,9 +246,16 @@ class TrainProgress:
             return
         from tqdm import tqdm
 
-        self.bar = tqdm(total=self.state.total, desc=self.description(), unit="upd", file=self.file,
-                        leave=False, dynamic_ncols=True, postfix=self.postfix() or None,
-                        mininterval=0)  # fairseq's lines come seconds apart: show each one
+        self.bar = tqdm(
+            total=self.state.total,
+            desc=self.description(),
+            unit="upd",
+            file=self.file,
+            leave=False,
+            dynamic_ncols=True,
+            postfix=self.postfix() or None,
+            mininterval=0,
+        )  # fairseq's lines come seconds apart: show each one
 
     def _advance(self, n: int) -> None:
         self.state.n = n

@@ -2,6 +2,7 @@
 Each translation records what it was made from (checkpoint, sentencepiece model, test set and
 decoding options, by content) in ``results/xx/translate.json``; a re-run only translates what is
 missing or stale."""
+
 from __future__ import annotations
 
 import os
@@ -9,16 +10,15 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Dict, Sequence
 
+from commandkit.documents import check_line_count
+from commandkit.outputs import atomic_write_lines, outputs
+from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
 from contextual_mt.stage_record import read_record, write_record
-from commandkit.documents import check_line_count
-from commandkit.outputs import atomic_write_lines, outputs
-from commandkit.text import file_sha256
-
 
 # 64, not DecodingOptions' 32: the study's translations were made with it (the batch changes which
 # sentences share a padded batch); `pipeline translate --batch-size` reads it from here
@@ -52,20 +52,28 @@ class TranslateStageOptions:
 def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str) -> Dict:
     """``dtype``: the one the model runs in (``auto`` decided), with the decoding options: a
     float16 translation is not the float32 one (``score`` compares the rest with the inputs)."""
-    return {**system_inputs(o.layout, system, files),
-            # what does not change the output (how it is computed) is left out
-            "decoding": {**{k: v for k, v in asdict(o.decoding).items()
-                            if k not in ("incremental", "free_batching", "decoding", "window")}, "dtype": dtype}}
+    return {
+        **system_inputs(o.layout, system, files),
+        # what does not change the output (how it is computed) is left out
+        "decoding": {
+            **{
+                k: v
+                for k, v in asdict(o.decoding).items()
+                if k not in ("incremental", "free_batching", "decoding", "window")
+            },
+            "dtype": dtype,
+        },
+    }
 
 
 def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     """Translate the test set with each system that is missing or stale; returns system -> file."""
-    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-    from contextual_mt.inference.precision import resolve_dtype
-    from contextual_mt.backends.fairseq.translator import DocumentTranslator
-    from contextual_mt.inference.model_health import warn_if_degenerate
     from commandkit.documents import read_docids
     from commandkit.text import read_lines
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+    from contextual_mt.inference.model_health import warn_if_degenerate
+    from contextual_mt.inference.precision import resolve_dtype
 
     o = options
     require_data(o.layout)
@@ -78,8 +86,11 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
         fp = system_fingerprint(o, system, files, dtype)
         out = o.layout.translation(system)
-        if record.get(system, {}).get("fingerprint") == fp and os.path.exists(out) \
-                and file_sha256(out) == record[system].get("output"):
+        if (
+            record.get(system, {}).get("fingerprint") == fp
+            and os.path.exists(out)
+            and file_sha256(out) == record[system].get("output")
+        ):
             print(f"{system}: up to date ({out})", file=sys.stderr)
         else:
             todo[system] = fp
@@ -95,24 +106,41 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
         for system, fp in todo.items():
             model, context = SYSTEMS[system]
             if model not in loaded:  # context and context-gold share one loaded model
-                loaded[model] = DocumentTranslator(DocumentModel.load(FairseqModelOptions(
-                    o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)), options=o.decoding)
+                loaded[model] = DocumentTranslator(
+                    DocumentModel.load(
+                        FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+                    ),
+                    options=o.decoding,
+                )
             how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
-            print(f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
-                  file=sys.stderr)
-            hyps = loaded[model].translate(sources, ids, refs if context == "gold" else None,
-                                           progress=o.progress, source_name=files["source"])
+            print(
+                f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
+                file=sys.stderr,
+            )
+            hyps = loaded[model].translate(
+                sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
+            )
             atomic_write_lines(o.layout.translation(system), hyps)
             warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
-            record[system] = {"fingerprint": fp, "output": file_sha256(o.layout.translation(system)),
-                              "decoding": hyps.record}
+            record[system] = {
+                "fingerprint": fp,
+                "output": file_sha256(o.layout.translation(system)),
+                "decoding": hyps.record,
+            }
             if hyps.rounds is not None:
                 r = hyps.rounds
-                print(f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated "
-                      "again", file=sys.stderr)
+                print(
+                    f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated again",
+                    file=sys.stderr,
+                )
         write_record(record_path, record, transactional=True)
-        done.save({s: r.get("fingerprint") for s, r in record.items()},
-                  {**{o.layout.translation(s): r.get("output") for s, r in record.items()},
-                   record_path: file_sha256(record_path)}, transactional=True)
+        done.save(
+            {s: r.get("fingerprint") for s, r in record.items()},
+            {
+                **{o.layout.translation(s): r.get("output") for s, r in record.items()},
+                record_path: file_sha256(record_path),
+            },
+            transactional=True,
+        )
     return {s: o.layout.translation(s) for s in o.systems}

@@ -28,11 +28,17 @@ logger = logging.getLogger(__name__)
 @dataclass
 class CADecTranslationConfig(DocumentTranslationConfig):
     context_size: int = field(default=3, metadata={"help": "previous sentences (source and translation) CADec reads"})
-    cadec_p: float = field(default=0.5, metadata={
-        "help": "probability that the first pass of a training sentence is the corrupted reference rather than a "
-                "translation sampled from the base model"})
-    cadec_corrupt: float = field(default=0.2, metadata={
-        "help": "fraction of the reference's tokens replaced by random tokens in a corrupted first pass"})
+    cadec_p: float = field(
+        default=0.5,
+        metadata={
+            "help": "probability that the first pass of a training sentence is the corrupted reference rather than a "
+            "translation sampled from the base model"
+        },
+    )
+    cadec_corrupt: float = field(
+        default=0.2,
+        metadata={"help": "fraction of the reference's tokens replaced by random tokens in a corrupted first pass"},
+    )
 
 
 def check_cadec_options(cfg) -> None:
@@ -45,8 +51,10 @@ def check_cadec_model(cfg) -> None:
     """A checkpoint loaded under this task must hold a CADec model."""
     name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
     if name is not None and not str(name).startswith("cadec_transformer"):
-        raise ContextualMTError(f"--path: the checkpoint holds a '{name}' model, not a cadec_transformer; "
-                                "--task cadec_translation needs a CADec checkpoint")
+        raise ContextualMTError(
+            f"--path: the checkpoint holds a '{name}' model, not a cadec_transformer; "
+            "--task cadec_translation needs a CADec checkpoint"
+        )
 
 
 def corrupt(tokens: torch.Tensor, rate: float, choices: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -61,8 +69,15 @@ def corrupt(tokens: torch.Tensor, rate: float, choices: torch.Tensor, generator:
 
 
 @torch.no_grad()
-def sample_translations(base, src_tokens: torch.Tensor, src_lengths: torch.Tensor, eos: int, pad: int,
-                        max_len: int, generator: torch.Generator) -> List[torch.Tensor]:
+def sample_translations(
+    base,
+    src_tokens: torch.Tensor,
+    src_lengths: torch.Tensor,
+    eos: int,
+    pad: int,
+    max_len: int,
+    generator: torch.Generator,
+) -> List[torch.Tensor]:
     """One translation per row sampled from the base model (ancestral sampling, incremental
     decoding), each ending in </s>."""
     base.eval()
@@ -102,8 +117,13 @@ class CADecTranslationTask(DocumentTranslationTask):
         super().__init__(cfg, src_dict, tgt_dict)
         self.multi_encoder = True  # contexts stay apart from the sentence: CADec reads each sentence alone
         specials = {tgt_dict.index(s) for s in CONTEXT_SYMBOLS}
-        self.random_tokens = torch.tensor([i for i in range(tgt_dict.nspecial, len(tgt_dict))
-                                           if i not in specials and not tgt_dict[i].startswith("madeupword")])
+        self.random_tokens = torch.tensor(
+            [
+                i
+                for i in range(tgt_dict.nspecial, len(tgt_dict))
+                if i not in specials and not tgt_dict[i].startswith("madeupword")
+            ]
+        )
 
     @classmethod
     def setup_task(cls, cfg: CADecTranslationConfig, **kwargs):
@@ -126,8 +146,10 @@ class CADecTranslationTask(DocumentTranslationTask):
         return model
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
-        raise ContextualMTError("fairseq-generate cannot run CADec's two passes; translate with `contextual-mt "
-                                "translate --path CADEC.pt` and score with `contextual-mt contrastive` or `cxmi`")
+        raise ContextualMTError(
+            "fairseq-generate cannot run CADec's two passes; translate with `contextual-mt "
+            "translate --path CADEC.pt` and score with `contextual-mt contrastive` or `cxmi`"
+        )
 
     # ------------------------------------------------------------------ the first pass
     def first_pass(self, sample, model, seed: int) -> torch.Tensor:
@@ -146,9 +168,15 @@ class CADecTranslationTask(DocumentTranslationTask):
         if len(sampled):
             net = sample["net_input"]
             index = sampled.to(net["src_tokens"].device)
-            drawn = sample_translations(model.base, net["src_tokens"].index_select(0, index),
-                                        net["src_lengths"].index_select(0, index), eos, pad,
-                                        model.decoder.max_positions(), generator)
+            drawn = sample_translations(
+                model.base,
+                net["src_tokens"].index_select(0, index),
+                net["src_lengths"].index_select(0, index),
+                eos,
+                pad,
+                model.decoder.max_positions(),
+                generator,
+            )
             for b, row in zip(sampled.tolist(), drawn):
                 rows[b] = row
         sample["first_pass_corrupted"] = corrupted

@@ -14,14 +14,18 @@ from fairseq import utils
 from fairseq.data import data_utils
 from fairseq.dataclass import ChoiceEnum
 from fairseq.search import BeamSearch
-from omegaconf import II
 from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
+from omegaconf import II
 
-from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
 from commandkit.documents import check_line_count, document_starts, read_docids
-from contextual_mt.errors import (ContextualMTError, check_option, install_excepthook_for_fairseq_cli,
-                                  note_fairseq_save_dir)
+from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
+from contextual_mt.errors import (
+    ContextualMTError,
+    check_option,
+    install_excepthook_for_fairseq_cli,
+    note_fairseq_save_dir,
+)
 from contextual_mt.generation.prefix_search import PrefixBeamSearch
 from contextual_mt.symbols import BRK, MASK
 
@@ -58,8 +62,9 @@ class DocumentTranslationConfig(TranslationConfig):
     )
 
 
-def context_options(cfg: DocumentTranslationConfig, train: bool = True, shuffle: bool = True,
-                    multi_encoder: bool = False) -> ContextOptions:
+def context_options(
+    cfg: DocumentTranslationConfig, train: bool = True, shuffle: bool = True, multi_encoder: bool = False
+) -> ContextOptions:
     """The dataset options of a split. Evaluation splits use the full context: sampling and
     CoWord dropout are training regularisers."""
     return ContextOptions(
@@ -103,8 +108,10 @@ def check_dictionaries(cfg: DocumentTranslationConfig) -> None:
     for flag, lang in (("-s", src), ("-t", tgt)):
         path = os.path.join(data, f"dict.{lang}.txt")
         if not os.path.isfile(path):
-            raise ContextualMTError(f"{path}: dictionary not found (for {flag} {lang}); "
-                                    "fairseq-preprocess writes dict.LANG.txt into the data directory")
+            raise ContextualMTError(
+                f"{path}: dictionary not found (for {flag} {lang}); "
+                "fairseq-preprocess writes dict.LANG.txt into the data directory"
+            )
 
 
 def check_contextual_model(cfg) -> None:
@@ -120,7 +127,8 @@ def check_contextual_model(cfg) -> None:
         raise ContextualMTError(
             f"--path: the checkpoint holds a '{name}' model, not a contextual_transformer, so "
             "--task document_translation cannot use it; fine-tune it into one first (fairseq-train "
-            "--task document_translation --arch contextual_transformer --finetune-from-model CHECKPOINT)")
+            "--task document_translation --arch contextual_transformer --finetune-from-model CHECKPOINT)"
+        )
 
 
 def check_generation_args(args) -> None:
@@ -192,12 +200,21 @@ class DocumentTranslationTask(TranslationTask):
         check_line_count(doc_ids, docids_path, len(src_ds), f"{src_prefix}.bin")
         starts = document_starts(doc_ids)
         self.datasets[split] = ContextDataset(
-            src_ds, src_ds.sizes, self.src_dict, tgt_ds, tgt_ds.sizes, self.tgt_dict, starts,
+            src_ds,
+            src_ds.sizes,
+            self.src_dict,
+            tgt_ds,
+            tgt_ds.sizes,
+            self.tgt_dict,
+            starts,
             context_options(self.cfg, split == self.cfg.train_subset, split != "test", self.multi_encoder),
         )
         logger.info(
             "%s %s: %d sentences in %d documents",
-            data_path, split, len(src_ds), int((starts == np.arange(len(starts))).sum()),
+            data_path,
+            split,
+            len(src_ds),
+            int((starts == np.arange(len(starts))).sum()),
         )
 
     def build_model(self, cfg, from_checkpoint: bool = False):

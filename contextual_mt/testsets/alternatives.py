@@ -3,6 +3,7 @@
 features that change with them (which the words agreeing with it must follow). Verb forms and
 lexical cohesion take their alternatives from the corpus itself (``variants``). The optional
 ``agreement`` section says how agreement works in the language (see ``Agreement``)."""
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,10 @@ def load(lang: str) -> Table:
     that have one when it has none."""
     path = os.path.join(DIRECTORY, f"{lang}.yaml")
     if not os.path.isfile(path):
-        raise ContextualMTError(f"testset build has no alternatives for '{lang}' (languages: "
-                                f"{', '.join(available())}); add {path} (see fr.yaml)")
+        raise ContextualMTError(
+            f"testset build has no alternatives for '{lang}' (languages: "
+            f"{', '.join(available())}); add {path} (see fr.yaml)"
+        )
     with open(path, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict) or set(data) - set(PHENOMENA) - {"agreement"}:
@@ -81,9 +84,10 @@ def load(lang: str) -> Table:
                 if not isinstance(requires, dict):
                     raise ContextualMTError(f"{path}: {phenomenon}.{word}.{alt}: 'if' takes Name: Value features")
                 if role is not None and role not in ROLES:
-                    raise ContextualMTError(f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}")
-                if not all(isinstance(k, str) and isinstance(v, str)
-                           for k, v in [*changes.items(), *requires.items()]):
+                    raise ContextualMTError(
+                        f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}"
+                    )
+                if not all(isinstance(k, str) and isinstance(v, str) for k, v in [*changes.items(), *requires.items()]):
                     raise ContextualMTError(f"{path}: {phenomenon}.{word}.{alt}: features are Name: Value strings")
                 swaps.append(Swap(str(alt), tuple(sorted(changes.items())), role, tuple(sorted(requires.items()))))
             table.swaps[phenomenon][str(word).lower()] = tuple(swaps)
@@ -96,9 +100,18 @@ def _agreement(data: dict, path: str) -> Agreement:
         raise ContextualMTError(f"{path}: agreement: expected the keys {', '.join(sorted(keys))}")
     aux = data.get("participle_auxiliaries") or []
     vowel = data.get("before_vowel") or {}
-    if not isinstance(aux, list) or not all(isinstance(a, str) for a in aux) or not isinstance(vowel, dict) \
-            or not isinstance(data.get("polite_plural_adjectives", False), bool):
-        raise ContextualMTError(f"{path}: agreement: participle_auxiliaries is a list of lemmas, "
-                                "polite_plural_adjectives true or false, before_vowel word: form (or null)")
-    return Agreement(frozenset(a.lower() for a in aux), bool(data.get("polite_plural_adjectives", False)),
-                     tuple(sorted((str(k).lower(), None if v is None else str(v)) for k, v in vowel.items())))
+    if (
+        not isinstance(aux, list)
+        or not all(isinstance(a, str) for a in aux)
+        or not isinstance(vowel, dict)
+        or not isinstance(data.get("polite_plural_adjectives", False), bool)
+    ):
+        raise ContextualMTError(
+            f"{path}: agreement: participle_auxiliaries is a list of lemmas, "
+            "polite_plural_adjectives true or false, before_vowel word: form (or null)"
+        )
+    return Agreement(
+        frozenset(a.lower() for a in aux),
+        bool(data.get("polite_plural_adjectives", False)),
+        tuple(sorted((str(k).lower(), None if v is None else str(v)) for k, v in vowel.items())),
+    )

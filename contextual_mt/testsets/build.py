@@ -14,6 +14,7 @@ to the reference is never written. Outputs, in ``--output-dir``:
   ``testset evaluate`` reads);
 - ``summary.json``: counts per phenomenon (groups, skipped by reason) and the inputs' hashes.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,6 +25,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from commandkit.documents import check_line_count, document_spans, read_docids
+from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
+from commandkit.text import check_input_file, file_sha256, read_lines
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.testsets import alternatives
 from contextual_mt.testsets.lexicon import Lexicon
@@ -33,12 +37,15 @@ from muda.formats.conllu import read_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import read_pharaoh
 from muda.formats.tags import read_tags
-from commandkit.documents import check_line_count, document_spans, read_docids
-from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
-from commandkit.text import check_input_file, file_sha256, read_lines
 from muda.languages import get_language
-from muda.tagger import (annotation_paths, check_annotations_match, output_paths, read_summary, skipped_phenomena,
-                         text_hash)
+from muda.tagger import (
+    annotation_paths,
+    check_annotations_match,
+    output_paths,
+    read_summary,
+    skipped_phenomena,
+    text_hash,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +75,9 @@ class BuildOptions:
         check_option("--seed", self.seed, minimum=0, integer=True)
         unknown = set(self.phenomena) - set(PHENOMENA)
         if unknown:
-            raise ContextualMTError(f"--phenomena: {', '.join(sorted(unknown))} has no test suite "
-                                    f"(phenomena: {', '.join(PHENOMENA)})")
+            raise ContextualMTError(
+                f"--phenomena: {', '.join(sorted(unknown))} has no test suite (phenomena: {', '.join(PHENOMENA)})"
+            )
         self.language = get_language(self.lang)  # a language MuDA does not cover: one line
         self.table = alternatives.load(self.language.code)
         if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
@@ -79,7 +87,8 @@ class BuildOptions:
             raise ContextualMTError(
                 f"--output-dir {self.output_dir}: holds {', '.join(os.path.basename(p) for p in self.stale)} of an "
                 "earlier build that this one would not replace (they would pass for this build's); give --overwrite "
-                "to remove them, or another folder")
+                "to remove them, or another folder"
+            )
         for path in self.lexicon:  # checked before anything is annotated or written
             check_input_file(path, "--lexicon CoNLL-U")
         beside = annotation_paths(self.tags)
@@ -105,26 +114,39 @@ def stale_files(output_dir: str, lang: str, tags: str) -> List[str]:
     was = earlier.get("tags")
     if isinstance(was, str) and os.path.dirname(os.path.abspath(was)) == os.path.abspath(output_dir):
         written |= {os.path.basename(p) for p in output_paths(was)}  # tagged there (`testset build` without --tags)
-    now = set(output_names(lang)) | {os.path.basename(p) for p in output_paths(tags)
-                                     if os.path.dirname(os.path.abspath(p)) == os.path.abspath(output_dir)}
+    now = set(output_names(lang)) | {
+        os.path.basename(p)
+        for p in output_paths(tags)
+        if os.path.dirname(os.path.abspath(p)) == os.path.abspath(output_dir)
+    }
     return sorted(os.path.join(output_dir, n) for n in written - now if os.path.isfile(os.path.join(output_dir, n)))
 
 
 def output_names(lang: str) -> List[str]:
-    return ["voita.json", "contrapro.json", "manifest.jsonl", "summary.json",
-            *(f"contrapro.{kind}.{side}" for kind in ("text", "context") for side in ("en", lang))]
+    return [
+        "voita.json",
+        "contrapro.json",
+        "manifest.jsonl",
+        "summary.json",
+        *(f"contrapro.{kind}.{side}" for kind in ("text", "context") for side in ("en", lang)),
+    ]
 
 
 def run_build(options: BuildOptions) -> Dict:
     """Every input read and checked first; then the outputs, together (nothing on failure)."""
     o = options
     paths = [os.path.join(o.output_dir, n) for n in output_names(o.language.code)]
-    inputs = {os.path.realpath(p): p for p in (o.source, o.reference, o.docids, o.tags, o.tgt_conllu, o.src_conllu,
-                                                o.alignments, *o.lexicon) if p}
+    inputs = {
+        os.path.realpath(p): p
+        for p in (o.source, o.reference, o.docids, o.tags, o.tgt_conllu, o.src_conllu, o.alignments, *o.lexicon)
+        if p
+    }
     for path in paths:
         if os.path.realpath(path) in inputs:
-            raise ContextualMTError(f"--output-dir {o.output_dir}: {os.path.basename(path)} would overwrite the "
-                                    f"input {inputs[os.path.realpath(path)]}; choose another folder")
+            raise ContextualMTError(
+                f"--output-dir {o.output_dir}: {os.path.basename(path)} would overwrite the "
+                f"input {inputs[os.path.realpath(path)]}; choose another folder"
+            )
     # the folder is made by the transaction: removed again, with everything else, on any failure
     with outputs(*paths, directories=[o.output_dir]):
         summary = _build(o, _read(o))
@@ -141,25 +163,35 @@ def _read(o: BuildOptions):
     check_line_count(ids, o.docids, len(sources), o.source)
     summary = read_summary(o.tags)
     if summary is not None and summary.get("tgt_sha256") not in (None, text_hash(references)):
-        raise ContextualMTError(f"{o.tags}: tags of another text (its summary's reference hash differs from "
-                                f"{o.reference}); tag this reference with `muda tag`")
+        raise ContextualMTError(
+            f"{o.tags}: tags of another text (its summary's reference hash differs from "
+            f"{o.reference}); tag this reference with `muda tag`"
+        )
     if summary is not None and summary.get("language") not in (None, o.language.code):
-        raise ContextualMTError(f"{o.tags}: tags for {summary['language']}, not {o.language.code} (its summary); tag "
-                                f"the reference with --tgt-lang {o.language.code}")
+        raise ContextualMTError(
+            f"{o.tags}: tags for {summary['language']}, not {o.language.code} (its summary); tag "
+            f"the reference with --tgt-lang {o.language.code}"
+        )
     dump = read_tags(o.tags)
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
         raise ContextualMTError(f"{o.tags}: has {len(flat)} sentences but {o.reference} has {len(references)} lines")
     if not os.path.isfile(o.tgt_conllu):
-        raise ContextualMTError(f"{o.tgt_conllu}: not found; testset build needs the reference's annotations "
-                                "(`muda tag` writes them beside the tags; or give --tgt-conllu)")
+        raise ContextualMTError(
+            f"{o.tgt_conllu}: not found; testset build needs the reference's annotations "
+            "(`muda tag` writes them beside the tags; or give --tgt-conllu)"
+        )
     tgt = read_conllu(o.tgt_conllu)
     if len(tgt) != len(references):
-        raise ContextualMTError(f"{o.tgt_conllu}: has {len(tgt)} sentences but {o.reference} has {len(references)} lines")
+        raise ContextualMTError(
+            f"{o.tgt_conllu}: has {len(tgt)} sentences but {o.reference} has {len(references)} lines"
+        )
     for n, (sent, tags) in enumerate(zip(tgt, flat), start=1):
         if [t.form for t in sent.tokens] != [t["token"] for t in tags]:
-            raise ContextualMTError(f"{o.tags}: sentence {n}: its tokens are not those of {o.tgt_conllu} "
-                                    "(tags and annotations of different runs)")
+            raise ContextualMTError(
+                f"{o.tags}: sentence {n}: its tokens are not those of {o.tgt_conllu} "
+                "(tags and annotations of different runs)"
+            )
     check_annotations_match(tgt, references, o.tgt_conllu, o.reference)  # of this very reference
     src = read_conllu(o.src_conllu) if o.src_conllu else None
     if src is not None and len(src) != len(sources):
@@ -188,8 +220,9 @@ def _build(o: BuildOptions, data) -> Dict:
                 if phenomenon not in o.phenomena:
                     continue
                 counts[phenomenon]["occurrences"] += 1
-                outcome = _variants(o, phenomenon, tgt[i], j, _aligned_sources(src, sources, align, i, j),
-                                    lexicon, translations)
+                outcome = _variants(
+                    o, phenomenon, tgt[i], j, _aligned_sources(src, sources, align, i, j), lexicon, translations
+                )
                 made = []  # (text, variant)
                 for v in outcome.variants:
                     text = apply(references[i], tgt[i], v.replaced)
@@ -203,24 +236,48 @@ def _build(o: BuildOptions, data) -> Dict:
                     continue
                 counts[phenomenon]["groups"] += 1
                 variants = [v for _, v in made]
-                groups.append({
-                    "group": len(groups), "line": i + 1, "doc": ids[i], "sentence": i - a, "phenomenon": phenomenon,
-                    "position": j, "word": tgt[i].tokens[j].form,
-                    "alternatives": sorted({v.alternative for v in variants}),
-                    "distance": _distance(o, phenomenon, i, a, j, tgt, corefs.get(a), align, src),
-                    "variants": [{"text": t, "replaced": [list(r) for r in v.replaced], "reason": v.reason}
-                                 for t, v in made],
-                    "_rng": rng.random(),
-                })
+                groups.append(
+                    {
+                        "group": len(groups),
+                        "line": i + 1,
+                        "doc": ids[i],
+                        "sentence": i - a,
+                        "phenomenon": phenomenon,
+                        "position": j,
+                        "word": tgt[i].tokens[j].form,
+                        "alternatives": sorted({v.alternative for v in variants}),
+                        "distance": _distance(o, phenomenon, i, a, j, tgt, corefs.get(a), align, src),
+                        "variants": [
+                            {"text": t, "replaced": [list(r) for r in v.replaced], "reason": v.reason} for t, v in made
+                        ],
+                        "_rng": rng.random(),
+                    }
+                )
     not_tagged = _not_tagged(o, read_summary(o.tags))
-    said = (f"{', '.join(not_tagged)} not tagged (for lack of "
-            f"{', '.join(sorted(set().union(*map(set, not_tagged.values()))))})") if not_tagged else ""
+    said = (
+        (
+            f"{', '.join(not_tagged)} not tagged (for lack of "
+            f"{', '.join(sorted(set().union(*map(set, not_tagged.values()))))})"
+        )
+        if not_tagged
+        else ""
+    )
     if not groups:  # empty suites would be refused by contrastive and evaluate, with their own hints
-        tagged = "; ".join(f"{p} {counts[p]['occurrences']} tagged" + "".join(
-            f", {n} skipped: {k[len('skipped: '):]}" for k, n in sorted(counts[p].items()) if k.startswith("skipped: "))
-            for p in o.phenomena if p not in not_tagged)
-        raise ContextualMTError(f"{o.tags}: no test group for {', '.join(o.phenomena)} ("
-                                + "; ".join(x for x in (tagged, said) if x) + "); nothing written")
+        tagged = "; ".join(
+            f"{p} {counts[p]['occurrences']} tagged"
+            + "".join(
+                f", {n} skipped: {k[len('skipped: ') :]}"
+                for k, n in sorted(counts[p].items())
+                if k.startswith("skipped: ")
+            )
+            for p in o.phenomena
+            if p not in not_tagged
+        )
+        raise ContextualMTError(
+            f"{o.tags}: no test group for {', '.join(o.phenomena)} ("
+            + "; ".join(x for x in (tagged, said) if x)
+            + "); nothing written"
+        )
     if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
         logger.warning("%s: %s: no test suite for %s", o.tags, said, "them" if len(not_tagged) > 1 else "it")
     _write(o, groups, sources, references, ids, doc_of, counts)
@@ -299,16 +356,31 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
         src_ctx, tgt_ctx = sources[first:i], references[first:i]
         candidates = [references[i]] + [v["text"] for v in g["variants"]]
         true_ind = int(g.pop("_rng") * len(candidates))
-        order = candidates[1:true_ind + 1] + [candidates[0]] + candidates[true_ind + 1:]
-        voita.append({"src": SEPARATOR.join(src_ctx + [sources[i]]),
-                      "dst": [SEPARATOR.join(tgt_ctx + [c]) for c in order], "true_ind": true_ind,
-                      "ctx_dist": g["distance"], "phenomenon": g["phenomenon"], "line": g["line"]})
-        contrapro.append({"document id": ids[i], "segment id": g["sentence"] + 1, "src segment": sources[i],
-                          "ref segment": references[i], "src pronoun": None, "ref pronoun": g["word"],
-                          "ante distance": g["distance"] if g["distance"] is not None else -1,
-                          "intrasegmental": False, "phenomenon": g["phenomenon"],
-                          "errors": [{"contrastive": v["text"], "replacement": v["replaced"][0][2]}
-                                     for v in g["variants"]]})
+        order = candidates[1 : true_ind + 1] + [candidates[0]] + candidates[true_ind + 1 :]
+        voita.append(
+            {
+                "src": SEPARATOR.join(src_ctx + [sources[i]]),
+                "dst": [SEPARATOR.join(tgt_ctx + [c]) for c in order],
+                "true_ind": true_ind,
+                "ctx_dist": g["distance"],
+                "phenomenon": g["phenomenon"],
+                "line": g["line"],
+            }
+        )
+        contrapro.append(
+            {
+                "document id": ids[i],
+                "segment id": g["sentence"] + 1,
+                "src segment": sources[i],
+                "ref segment": references[i],
+                "src pronoun": None,
+                "ref pronoun": g["word"],
+                "ante distance": g["distance"] if g["distance"] is not None else -1,
+                "intrasegmental": False,
+                "phenomenon": g["phenomenon"],
+                "errors": [{"contrastive": v["text"], "replacement": v["replaced"][0][2]} for v in g["variants"]],
+            }
+        )
         pad = [""] * (o.context_size - len(src_ctx))  # the script's empty lines before a document's start
         for c in candidates:
             text_en.append(sources[i])
@@ -319,8 +391,12 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
     d, lang = o.output_dir, o.language.code
     atomic_write_text(os.path.join(d, "voita.json"), json.dumps(voita, ensure_ascii=False, indent=1) + "\n")
     atomic_write_text(os.path.join(d, "contrapro.json"), json.dumps(contrapro, ensure_ascii=False, indent=1) + "\n")
-    for name, lines in (("contrapro.text.en", text_en), (f"contrapro.text.{lang}", text_xx),
-                        ("contrapro.context.en", ctx_en), (f"contrapro.context.{lang}", ctx_xx)):
+    for name, lines in (
+        ("contrapro.text.en", text_en),
+        (f"contrapro.text.{lang}", text_xx),
+        ("contrapro.context.en", ctx_en),
+        (f"contrapro.context.{lang}", ctx_xx),
+    ):
         atomic_write_lines(os.path.join(d, name), lines)
     atomic_write_lines(os.path.join(d, "manifest.jsonl"), manifest)
 
@@ -332,23 +408,34 @@ def _not_tagged(o: BuildOptions, summary: Optional[Dict]) -> Dict[str, List[str]
 
 def _summary(o: BuildOptions, groups: List[Dict], counts, references) -> Dict:
     summary = {
-        "language": o.language.code, "source": o.source, "reference": o.reference, "docids": o.docids,
-        "tags": o.tags, "reference_sha256": file_sha256(o.reference), "lines": len(references),
-        "context_size": o.context_size, "seed": o.seed, "groups": len(groups),
+        "language": o.language.code,
+        "source": o.source,
+        "reference": o.reference,
+        "docids": o.docids,
+        "tags": o.tags,
+        "reference_sha256": file_sha256(o.reference),
+        "lines": len(references),
+        "context_size": o.context_size,
+        "seed": o.seed,
+        "groups": len(groups),
         "candidates": sum(1 + len(g["variants"]) for g in groups),
         "phenomena": {p: dict(sorted(counts[p].items())) for p in o.phenomena if counts[p]},
     }
     not_tagged = _not_tagged(o, read_summary(o.tags))
     if not_tagged:
         summary["not_tagged"] = not_tagged
-    atomic_write_text(os.path.join(o.output_dir, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(
+        os.path.join(o.output_dir, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
+    )
     return summary
 
 
 def summary_lines(summary: Dict) -> List[str]:
     lines = [f"{summary['groups']} groups ({summary['candidates']} candidates) from {summary['reference']}"]
     for p, c in summary["phenomena"].items():
-        skipped = {k[len('skipped: '):]: v for k, v in c.items() if k.startswith("skipped: ")}
-        lines.append(f"  {p:17s} {c.get('occurrences', 0):5d} tagged, {c.get('groups', 0):5d} groups"
-                     + (", skipped: " + "; ".join(f"{k} {v}" for k, v in skipped.items()) if skipped else ""))
+        skipped = {k[len("skipped: ") :]: v for k, v in c.items() if k.startswith("skipped: ")}
+        lines.append(
+            f"  {p:17s} {c.get('occurrences', 0):5d} tagged, {c.get('groups', 0):5d} groups"
+            + (", skipped: " + "; ".join(f"{k} {v}" for k, v in skipped.items()) if skipped else "")
+        )
     return lines

@@ -13,6 +13,7 @@ Fractions are reported overall, per phenomenon and per context distance, with pe
 bootstrap confidence intervals over documents, and every system after the first is compared
 with the first by paired bootstrap (``muda.evaluation.significance``, as ``muda eval`` does).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.testsets.build import PHENOMENA
-from commandkit.errors import InputError
-from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 from commandkit.documents import document_spans, read_docids
+from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, read_lines, read_text
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.testsets.build import PHENOMENA
+from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 
 OUTCOMES = ("correct", "wrong_alternative", "missing")
 DISTANCES = ("0", "1", "2", "3", ">3", "unknown")
@@ -43,9 +44,9 @@ NOTES = (
     "no word alignment: presence anywhere in the line is checked, any occurrence counting (a frequent word such "
     "as a pronoun may be found elsewhere in the sentence than where the reference has it)",
     "words are compared case-insensitively on the Moses tokens of the language, split on apostrophes and hyphens "
-    "(\"l'\" matches l'homme, \"vous\" matches êtes-vous); a word of several pieces must appear as consecutive pieces; "
+    '("l\'" matches l\'homme, "vous" matches êtes-vous); a word of several pieces must appear as consecutive pieces; '
     "formality in a language that tells it by case (German Sie/sie) is compared with case (a sentence-initial "
-    "\"Sie\" still counts as formal)",
+    '"Sie" still counts as formal)',
     "confidence intervals: 95% percentile bootstrap over documents; comparisons: paired bootstrap of the "
     "difference in fraction correct with the first system, p = share of resamples where its sign changes "
     "(a resample without groups of a cell counts against the difference)",
@@ -55,6 +56,7 @@ NOTES = (
 @dataclass(frozen=True)
 class EvaluateOptions:
     """The inputs of ``evaluate_testset`` (the options of ``contextual-mt testset evaluate``)."""
+
     manifest: str  # manifest.jsonl of `testset build`
     hyps: Sequence[str]  # one system's translations per file, one line per line of the test set
     summary: Optional[str] = None  # default: summary.json beside the manifest
@@ -64,8 +66,12 @@ class EvaluateOptions:
     seed: int = 1
 
     def __post_init__(self) -> None:
-        for flag, path in (("--manifest", self.manifest), ("--summary", self.summary), ("--docids", self.docids),
-                           ("--output", self.output)):
+        for flag, path in (
+            ("--manifest", self.manifest),
+            ("--summary", self.summary),
+            ("--docids", self.docids),
+            ("--output", self.output),
+        ):
             if path is not None and (not isinstance(path, str) or not path):
                 raise ContextualMTError(f"{flag}: a file path is required (got {path!r})")
         if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
@@ -75,8 +81,9 @@ class EvaluateOptions:
             raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})")
         check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         if 0 < self.bootstrap < MIN_BOOTSTRAP:  # a 95% interval from a handful of resamples is noise
-            raise ContextualMTError(f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} "
-                                    f"(got {self.bootstrap})")
+            raise ContextualMTError(
+                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})"
+            )
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
         if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
             raise ContextualMTError(f"{self.output}: --output would overwrite an input; write it elsewhere")
@@ -98,6 +105,7 @@ class EvaluateOptions:
 @dataclass(frozen=True)
 class Group:
     """What the evaluation reads of a manifest line."""
+
     line: int  # 1-based line of the test set
     doc: str
     phenomenon: str
@@ -144,8 +152,10 @@ def _group(text: str, where: str) -> Group:
         if not isinstance(record[key], str) or not record[key].strip():
             raise ContextualMTError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})")
     if record["phenomenon"] not in PHENOMENA:  # a column of its own in every table, silently
-        raise ContextualMTError(f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` makes "
-                                f"groups for {', '.join(PHENOMENA)})")
+        raise ContextualMTError(
+            f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` makes "
+            f"groups for {', '.join(PHENOMENA)})"
+        )
     if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
         raise ContextualMTError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})")
     if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
@@ -162,8 +172,11 @@ def read_summary(path: str) -> Dict:
     try:
         summary = json.loads(read_text(path))
     except InputError as e:
-        raise ContextualMTError(f"{e} (the summary.json that `testset build` writes beside the manifest; "
-                                "or give --summary)" if "not found" in str(e) else str(e)) from None
+        raise ContextualMTError(
+            f"{e} (the summary.json that `testset build` writes beside the manifest; or give --summary)"
+            if "not found" in str(e)
+            else str(e)
+        ) from None
     except json.JSONDecodeError as e:
         raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
@@ -174,17 +187,20 @@ def read_summary(path: str) -> Dict:
     return summary
 
 
-def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[Group], summary: str,
-                 what: str) -> None:
+def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[Group], summary: str, what: str) -> None:
     """A file with one line per line of the test set: exactly ``lines`` (the summary's), or at least
     the last line a group refers to when the summary does not record the count."""
     if lines is not None and count != lines:
-        raise ContextualMTError(f"{path}: has {count} lines but the test set has {lines} ({summary}); "
-                                f"give {what}, one per line of the test set")
+        raise ContextualMTError(
+            f"{path}: has {count} lines but the test set has {lines} ({summary}); "
+            f"give {what}, one per line of the test set"
+        )
     last = max(g.line for g in groups)
     if count < last:
-        raise ContextualMTError(f"{path}: has {count} lines but the manifest has a group on line {last}; "
-                                f"give {what}, one per line of the test set")
+        raise ContextualMTError(
+            f"{path}: has {count} lines but the manifest has a group on line {last}; "
+            f"give {what}, one per line of the test set"
+        )
 
 
 def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> np.ndarray:
@@ -195,9 +211,11 @@ def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]
         _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
         for k, g in enumerate(groups, start=1):  # other ids (e.g. one document) give zero-wide intervals, p 0
             if ids[g.line - 1] != g.doc:
-                raise ContextualMTError(f"{o.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
-                                        f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
-                                        "document ids of the test set the suites were built from")
+                raise ContextualMTError(
+                    f"{o.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
+                    f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
+                    "document ids of the test set the suites were built from"
+                )
         of_line = np.zeros(len(ids), dtype=np.int64)
         for k, (start, end) in enumerate(document_spans(ids)):
             of_line[start:end] = k
@@ -222,8 +240,9 @@ class WordMatcher:
         try:
             from sacremoses import MosesTokenizer
         except ImportError:
-            raise ContextualMTError("testset evaluate tokenizes with sacremoses; install it (pip install "
-                                    "sacremoses)") from None
+            raise ContextualMTError(
+                "testset evaluate tokenizes with sacremoses; install it (pip install sacremoses)"
+            ) from None
         self.tokenizer = MosesTokenizer(lang=re.split(r"[-_]", language, maxsplit=1)[0].lower())
 
     def pieces(self, text: str) -> Tuple[str, ...]:
@@ -235,7 +254,7 @@ class WordMatcher:
 def contains(pieces: Sequence[str], word: Sequence[str]) -> bool:
     """``word``'s pieces appear consecutively in ``pieces``."""
     n = len(word)
-    return n > 0 and any(tuple(pieces[i:i + n]) == tuple(word) for i in range(len(pieces) - n + 1))
+    return n > 0 and any(tuple(pieces[i : i + n]) == tuple(word) for i in range(len(pieces) - n + 1))
 
 
 def outcome(hypothesis: Sequence[str], word: Sequence[str], alternatives: Sequence[Sequence[str]]) -> Tuple[int, bool]:
@@ -305,8 +324,14 @@ def _intervals(counts: np.ndarray, samples: Optional[np.ndarray]) -> Optional[np
         return np.nanpercentile(_fractions(_resampled_totals(counts, samples)), [tail, 100 - tail], axis=0)
 
 
-def _system_result(hyp: str, counts: np.ndarray, both: np.ndarray, cells: Sequence[str],
-                   ci: Optional[np.ndarray], outcomes: Sequence[int]) -> Dict:
+def _system_result(
+    hyp: str,
+    counts: np.ndarray,
+    both: np.ndarray,
+    cells: Sequence[str],
+    ci: Optional[np.ndarray],
+    outcomes: Sequence[int],
+) -> Dict:
     totals = counts.sum(0)
     fractions = _fractions(totals)
     result: Dict[str, Any] = {"hypotheses": hyp, "overall": None, "phenomena": {}, "distances": {}}
@@ -330,8 +355,9 @@ def _place(result: Dict, cell: str, entry: Any) -> None:
         result["phenomena" if kind == "phenomenon" else "distances"][key] = entry
 
 
-def _comparison(names: Sequence[str], counts: Sequence[np.ndarray], k: int, cells: Sequence[str],
-                samples: np.ndarray) -> Dict:
+def _comparison(
+    names: Sequence[str], counts: Sequence[np.ndarray], k: int, cells: Sequence[str], samples: np.ndarray
+) -> Dict:
     """System k against the first: difference in fraction correct and its paired bootstrap p."""
     p = paired_bootstrap(counts[k], counts[0], samples, metric=_correct_fraction)
     diff = _correct_fraction(counts[k].sum(0)) - _correct_fraction(counts[0].sum(0))
@@ -357,8 +383,10 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     groups = read_manifest(o.manifest)
     summary = read_summary(o.summary_path)
     if summary.get("groups") is not None and summary["groups"] != len(groups):
-        raise ContextualMTError(f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "
-                                f"{o.manifest} has {len(groups)}: give the summary.json written beside it")
+        raise ContextualMTError(
+            f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "
+            f"{o.manifest} has {len(groups)}: give the summary.json written beside it"
+        )
     lines = summary.get("lines")
     hyps = []
     for path in o.hyps:
@@ -374,10 +402,20 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     cells = _cells(groups)
     samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
     result: Dict[str, Any] = {
-        "manifest": o.manifest, "summary": o.summary_path, "language": summary["language"],
-        "reference": summary.get("reference"), "lines": lines, "groups": len(groups),
-        "documents": int(docs.max()) + 1, "bootstrap": o.bootstrap, "seed": o.seed, "confidence": CONFIDENCE,
-        "notes": list(NOTES), "systems": {}, "comparisons": []}
+        "manifest": o.manifest,
+        "summary": o.summary_path,
+        "language": summary["language"],
+        "reference": summary.get("reference"),
+        "lines": lines,
+        "groups": len(groups),
+        "documents": int(docs.max()) + 1,
+        "bootstrap": o.bootstrap,
+        "seed": o.seed,
+        "confidence": CONFIDENCE,
+        "notes": list(NOTES),
+        "systems": {},
+        "comparisons": [],
+    }
     all_counts = []
     for name, path, text in zip(o.system_names, o.hyps, hyps):
         checked = [outcome(m.pieces(text[g.line - 1]), w, alts) for g, m, (w, alts) in zip(groups, matchers, words)]
@@ -385,11 +423,11 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         counts = _counts(outcomes, groups, docs, cells)
         both = _flag_counts([c[1] for c in checked], groups, cells)
         all_counts.append(counts)
-        result["systems"][name] = _system_result(path, counts, both, cells, _intervals(counts, samples),
-                                                 outcomes)
+        result["systems"][name] = _system_result(path, counts, both, cells, _intervals(counts, samples), outcomes)
     if samples is not None:
-        result["comparisons"] = [_comparison(o.system_names, all_counts, k, cells, samples)
-                                 for k in range(1, len(all_counts))]
+        result["comparisons"] = [
+            _comparison(o.system_names, all_counts, k, cells, samples) for k in range(1, len(all_counts))
+        ]
     if o.output:
         atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return result
@@ -404,8 +442,10 @@ def _percent(entry: Dict, what: str = "correct") -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
-    return ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
-            for r in [header, *rows]]
+    return [
+        "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in [header, *rows]
+    ]
 
 
 def format_testset_table(result: Dict) -> str:
@@ -421,12 +461,13 @@ def format_testset_table(result: Dict) -> str:
     rows.append(["groups"] + [str(get(first)["groups"]) for _, get in columns])
     lines += _table(["system"] + [c for c, _ in columns], rows)
     lines.append("")
-    lines += _table(["system", *OUTCOMES], [[name] + [_percent(s["overall"], w) for w in OUTCOMES]
-                                            for name, s in systems.items()])
+    lines += _table(
+        ["system", *OUTCOMES], [[name] + [_percent(s["overall"], w) for w in OUTCOMES] for name, s in systems.items()]
+    )
     for c in result["comparisons"]:
         parts = [f"{label} {100 * get(c)['difference']:+.1f} (p {get(c)['p']:.3f})" for label, get in columns]
         lines.append(f"{c['b']} vs {c['a']}: % correct, paired bootstrap: {', '.join(parts)}")
     return "\n".join(lines)
 
 
-__all__ = ["EvaluateOptions", "evaluate_testset", "format_testset_table", "read_manifest", "WordMatcher"]
+__all__ = ["EvaluateOptions", "WordMatcher", "evaluate_testset", "format_testset_table", "read_manifest"]

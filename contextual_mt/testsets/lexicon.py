@@ -1,6 +1,7 @@
 """Word forms by lemma and features, read off annotated text (CoNLL-U): where a variant finds
 the form a word takes when its features change (``voir`` + 2nd person plural -> ``voyez``).
 Only forms seen in the corpus are used: nothing is inflected by rule."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict

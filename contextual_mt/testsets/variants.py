@@ -9,14 +9,15 @@ of them takes the form of its lemma with the changed features, as seen in the co
 ungrammatical). A possessive (DET) instead follows its noun: the alternative whose conditions
 its noun's features meet.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from muda.annotation import Sentence, Word
 from contextual_mt.testsets.alternatives import Agreement, Swap, Table
 from contextual_mt.testsets.lexicon import Lexicon
+from muda.annotation import Sentence, Word
 
 FINITE = ("VERB", "AUX")
 AGREEING = {"formality": FINITE, "pronouns": FINITE + ("ADJ",)}
@@ -59,17 +60,21 @@ def _linked(sent: Sentence, w: Word) -> List[Word]:
     if head is None:
         return []
     with_subject = {x.head for x in sent.words if x.deprel.startswith("nsubj")}
-    heads = [head] + [x for x in sent.words if x.head == head.id and x.deprel.split(":")[0] == "conj"
-                      and x.id not in with_subject]
-    return heads + [x for x in sent.words if x.head in {h.id for h in heads}
-                    and x.deprel.split(":")[0] in ("cop", "aux")]
+    heads = [head] + [
+        x for x in sent.words if x.head == head.id and x.deprel.split(":")[0] == "conj" and x.id not in with_subject
+    ]
+    return heads + [
+        x for x in sent.words if x.head in {h.id for h in heads} and x.deprel.split(":")[0] in ("cop", "aux")
+    ]
 
 
 def _participle_agrees(sent: Sentence, x: Word, agreement: Agreement) -> bool:
     """A participle agrees with the subject with the listed auxiliaries (fr: être) or in the
     passive, not otherwise (fr: avoir)."""
-    return any(a.head == x.id and (a.deprel == "aux:pass" or a.lemma.lower() in agreement.participle_auxiliaries)
-               for a in sent.words)
+    return any(
+        a.head == x.id and (a.deprel == "aux:pass" or a.lemma.lower() in agreement.participle_auxiliaries)
+        for a in sent.words
+    )
 
 
 VOWELS = "aeiouyàâäéèêëîïôöùûü"
@@ -119,8 +124,9 @@ def closed_variants(sent: Sentence, j: int, phenomenon: str, table: Table, lexic
     verb_found = any(x.upos in FINITE and "Person" in x.feats for x in linked)
     if phenomenon == "formality" and any(_plural_agreement(x) for x in linked):
         return Outcome(skipped="plural agreement: not a polite singular")
-    agreeing = AGREEING[phenomenon] + (("ADJ",) if phenomenon == "formality" and agreement.polite_plural_adjectives
-                                       else ())
+    agreeing = AGREEING[phenomenon] + (
+        ("ADJ",) if phenomenon == "formality" and agreement.polite_plural_adjectives else ()
+    )
     out = Outcome()
     missing = None
     for swap in swaps:
@@ -176,9 +182,9 @@ def _possessive(sent: Sentence, j: int, w: Word, swaps: Sequence[Swap], agreemen
             usable, alternative = _before_vowel(sent, j, swap.alternative, agreement)
             if not usable:
                 return Outcome(skipped="elision before the next word")
-            reason = f"{w.form} -> {alternative}" + (f" (its noun {noun.form}: "
-                                                     f"{'|'.join(f'{k}={v}' for k, v in conditions.items())})"
-                                                     if conditions else "")
+            reason = f"{w.form} -> {alternative}" + (
+                f" (its noun {noun.form}: {'|'.join(f'{k}={v}' for k, v in conditions.items())})" if conditions else ""
+            )
             return Outcome([Variant(alternative, [(j, w.form, _cased(w.form, alternative))], reason)])
     return Outcome(skipped="possessive: no alternative matches its noun")
 
@@ -196,14 +202,17 @@ def verb_form_variants(sent: Sentence, j: int, tenses: Set[str], lexicon: Lexico
     for tense in sorted((set(tenses) | {"Pres"}) - {own}):
         form = lexicon.form(w, {"Tense": tense})
         if form is not None and form != w.form.lower():
-            out.variants.append(Variant(form, [(j, w.form, _cased(w.form, form))], f"{w.form} ({own}) -> {form} ({tense})"))
+            out.variants.append(
+                Variant(form, [(j, w.form, _cased(w.form, form))], f"{w.form} ({own}) -> {form} ({tense})")
+            )
     if not out.variants:
         out.skipped = "no other tense of the verb in the corpus"
     return out
 
 
-def cohesion_variants(sent: Sentence, j: int, sources: Sequence[str], translations: Dict[str, Dict[str, int]],
-                      lexicon: Lexicon) -> Outcome:
+def cohesion_variants(
+    sent: Sentence, j: int, sources: Sequence[str], translations: Dict[str, Dict[str, int]], lexicon: Lexicon
+) -> Outcome:
     """The repeated word replaced by another translation of its source word(s) found in the
     corpus's alignments, of the same part of speech, gender and number (so that its
     determiners and adjectives still agree)."""
@@ -222,8 +231,15 @@ def cohesion_variants(sent: Sentence, j: int, sources: Sequence[str], translatio
         feats = lexicon.feats_of(form, w.upos)
         if feats is None or any(feats.get(k) != w.feats.get(k) for k in ("Gender", "Number") if k in w.feats):
             continue
-        return Outcome([Variant(form, [(j, w.form, _cased(w.form, form))],
-                                f"{w.form} -> {form} (another translation of {'/'.join(sources)} in the corpus)")])
+        return Outcome(
+            [
+                Variant(
+                    form,
+                    [(j, w.form, _cased(w.form, form))],
+                    f"{w.form} -> {form} (another translation of {'/'.join(sources)} in the corpus)",
+                )
+            ]
+        )
     return Outcome(skipped="no other translation of the source word with the same gender and number")
 
 
@@ -234,7 +250,7 @@ def apply(text: str, sent: Sentence, replaced: Sequence[Tuple[int, str, str]]) -
     for tok in sent.tokens:
         while at < len(text) and text[at].isspace():
             at += 1
-        if text[at:at + len(tok.form)] != tok.form:
+        if text[at : at + len(tok.form)] != tok.form:
             return None
         spans.append((at, at + len(tok.form)))
         at += len(tok.form)

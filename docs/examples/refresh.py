@@ -16,6 +16,7 @@ On another CPU the demo's training sums in another order (other vector units), s
 every figure after them may differ in the last digits; on one machine, every run gives the same
 figures (the demo preset fixes its training threads; tests/contextual_mt/pipeline/test_train_determinism.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,59 +49,113 @@ TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
 # ``render``: "bash" (the commands and, as comments, what they printed), "text" (the shown lines in a
 # plain block) or "markdown" (the shown lines as they are: a table))
 EXAMPLES: List[Dict] = [
-    {"id": "translate", "show": False, "commands": [
-        f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
-        "    --output demo/test.hyp.fr --beam 4"]},
-    {"id": "score", "commands": [
-        f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
-        "    --output demo/scores.json"]},
+    {
+        "id": "translate",
+        "show": False,
+        "commands": [
+            f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
+            "    --output demo/test.hyp.fr --beam 4"
+        ],
+    },
+    {
+        "id": "score",
+        "commands": [
+            f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
+            "    --output demo/scores.json"
+        ],
+    },
     {"id": "cxmi", "commands": [f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --output {R}/pcxmi.jsonl"]},
-    {"id": "cxmi-random-context", "block": False, "commands": [  # a figure of the prose only
-        f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --random-context --output {R}/pcxmi.random.jsonl"]},
-    {"id": "report", "commands": [
-        f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
-        f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json"]},
-    {"id": "attribute", "commands": [
-        f"contextual-mt attribute {MODEL} \\\n    {TEST} \\\n    --output {R}/attribution.jsonl"]},
-    {"id": "report-attribution", "keep": r"^attribution:", "commands": [
-        f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
-        f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json \\\n    --attribution {R}/attribution.jsonl"]},
-    {"id": "testset", "commands": [
-        "make testset          # the demo pair: its test split, tagged by muda-eval's cached step",
-        f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n    {MODEL} \\\n"
-        f"    --output {R}/testset/context.scores --summary {R}/testset/context.summary.json",
-        f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n"
-        f"    --path demo/checkpoints/fr/sentence/checkpoint_best.pt --spm {D}/spm.model \\\n"
-        f"    --output {R}/testset/sentence.scores --summary {R}/testset/sentence.summary.json"]},
-    {"id": "testset-evaluate", "commands": [
-        f"contextual-mt testset evaluate --manifest {R}/testset/manifest.jsonl \\\n"
-        f"    --hyp {R}/sentence.test.fr --hyp {R}/context.test.fr \\\n"
-        f"    --docids {D}/test.docids --output {R}/testset/evaluate.json"]},
-    {"id": "planted-contrastive", "commands": [
-        f"contextual-mt contrastive --format voita --input {C}/test.contrastive.json \\\n"
-        f"    {MODEL} --detokenize no \\\n    --output {R}/planted.scores --summary {R}/planted.json"]},
-    {"id": "muda-tag", "commands": [
-        f"muda tag --src {D}/test.en --tgt {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
-        f"    --src-conllu {C}/test.en.conllu --tgt-conllu {C}/test.fr.conllu \\\n"
-        f"    --alignments {C}/test.align --dump-tags {R}/muda/test.tags.json"]},
-    {"id": "muda-eval", "commands": [
-        f"muda eval --src {D}/test.en --ref {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
-        f"    --hyps {R}/sentence.test.fr {R}/context.test.fr \\\n"
-        f"    --ref-tags {R}/muda/reference.tags.json --src-conllu {C}/test.en.conllu \\\n"
-        f"    --lexicon {C}/train.en.conllu {C}/train.fr.conllu {C}/train.align \\\n"
-        f"    --output {R}/muda/eval.json --table {R}/muda/eval.txt --plot {R}/muda/eval.png"]},
+    {
+        "id": "cxmi-random-context",
+        "block": False,
+        "commands": [  # a figure of the prose only
+            f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --random-context --output {R}/pcxmi.random.jsonl"
+        ],
+    },
+    {
+        "id": "report",
+        "commands": [
+            f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
+            f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json"
+        ],
+    },
+    {
+        "id": "attribute",
+        "commands": [f"contextual-mt attribute {MODEL} \\\n    {TEST} \\\n    --output {R}/attribution.jsonl"],
+    },
+    {
+        "id": "report-attribution",
+        "keep": r"^attribution:",
+        "commands": [
+            f"contextual-mt report {R}/pcxmi.jsonl --output-dir {R}/report \\\n"
+            f"    --conllu {C}/test.fr.conllu --tags {C}/test.tags.json \\\n    --attribution {R}/attribution.jsonl"
+        ],
+    },
+    {
+        "id": "testset",
+        "commands": [
+            "make testset          # the demo pair: its test split, tagged by muda-eval's cached step",
+            f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n    {MODEL} \\\n"
+            f"    --output {R}/testset/context.scores --summary {R}/testset/context.summary.json",
+            f"contextual-mt contrastive --format voita --input {R}/testset/voita.json \\\n"
+            f"    --path demo/checkpoints/fr/sentence/checkpoint_best.pt --spm {D}/spm.model \\\n"
+            f"    --output {R}/testset/sentence.scores --summary {R}/testset/sentence.summary.json",
+        ],
+    },
+    {
+        "id": "testset-evaluate",
+        "commands": [
+            f"contextual-mt testset evaluate --manifest {R}/testset/manifest.jsonl \\\n"
+            f"    --hyp {R}/sentence.test.fr --hyp {R}/context.test.fr \\\n"
+            f"    --docids {D}/test.docids --output {R}/testset/evaluate.json"
+        ],
+    },
+    {
+        "id": "planted-contrastive",
+        "commands": [
+            f"contextual-mt contrastive --format voita --input {C}/test.contrastive.json \\\n"
+            f"    {MODEL} --detokenize no \\\n    --output {R}/planted.scores --summary {R}/planted.json"
+        ],
+    },
+    {
+        "id": "muda-tag",
+        "commands": [
+            f"muda tag --src {D}/test.en --tgt {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
+            f"    --src-conllu {C}/test.en.conllu --tgt-conllu {C}/test.fr.conllu \\\n"
+            f"    --alignments {C}/test.align --dump-tags {R}/muda/test.tags.json"
+        ],
+    },
+    {
+        "id": "muda-eval",
+        "commands": [
+            f"muda eval --src {D}/test.en --ref {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
+            f"    --hyps {R}/sentence.test.fr {R}/context.test.fr \\\n"
+            f"    --ref-tags {R}/muda/reference.tags.json --src-conllu {C}/test.en.conllu \\\n"
+            f"    --lexicon {C}/train.en.conllu {C}/train.fr.conllu {C}/train.align \\\n"
+            f"    --output {R}/muda/eval.json --table {R}/muda/eval.txt --plot {R}/muda/eval.png"
+        ],
+    },
     {"id": "cadec-demo", "commands": ["make cadec-demo"]},
     # the study on the demo corpus in the TED release's layout (README, "The study on a language pair")
-    {"id": "ted-study", "show": False, "commands": [
-        ".venv/bin/contextual-mt demo-data --output demo-ted --ted",
-        "make all LANG=fr WORK=study TED=demo-ted/ted_talks.tar.gz SPM_VOCAB=1000 PRESET=tiny \\\n"
-        '    MUDA_TAG_ARGS="--src-conllu demo-ted/test.en.conllu --tgt-conllu demo-ted/test.fr.conllu '
-        '--alignments demo-ted/test.align" \\\n'
-        '    MUDA_ARGS="--src-conllu demo-ted/test.en.conllu --lexicon demo-ted/train.en.conllu '
-        'demo-ted/train.fr.conllu demo-ted/train.align"',
-        "make table LANGS=fr WORK=study"]},
-    {"id": "ted-scores", "render": "text", "keep": r"^(system|sentence|context)\b",
-     "commands": ["make score LANG=fr WORK=study"]},
+    {
+        "id": "ted-study",
+        "show": False,
+        "commands": [
+            ".venv/bin/contextual-mt demo-data --output demo-ted --ted",
+            "make all LANG=fr WORK=study TED=demo-ted/ted_talks.tar.gz SPM_VOCAB=1000 PRESET=tiny \\\n"
+            '    MUDA_TAG_ARGS="--src-conllu demo-ted/test.en.conllu --tgt-conllu demo-ted/test.fr.conllu '
+            '--alignments demo-ted/test.align" \\\n'
+            '    MUDA_ARGS="--src-conllu demo-ted/test.en.conllu --lexicon demo-ted/train.en.conllu '
+            'demo-ted/train.fr.conllu demo-ted/train.align"',
+            "make table LANGS=fr WORK=study",
+        ],
+    },
+    {
+        "id": "ted-scores",
+        "render": "text",
+        "keep": r"^(system|sentence|context)\b",
+        "commands": ["make score LANG=fr WORK=study"],
+    },
     {"id": "ted-table", "render": "markdown", "keep": r"^\|", "commands": ["make table LANGS=fr WORK=study"]},
 ]
 WIDTH = 112  # a shown line longer than this is folded, its continuation indented
@@ -125,15 +180,21 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
     if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
         raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
     # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
-    env = dict(os.environ, PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
-               COLUMNS="200", PYTHONUNBUFFERED="1", MAKEFLAGS="s")
+    env = dict(
+        os.environ,
+        PATH=os.path.join(ROOT, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""),
+        COLUMNS="200",
+        PYTHONUNBUFFERED="1",
+        MAKEFLAGS="s",
+    )
     record: Dict = {"machine": machine(), "examples": {}}
     for example in [e for e in EXAMPLES if not only or e["id"] in only]:
         outputs, printed, start = [], [], time.time()
         for command in example["commands"]:
             print(f"$ {command}", file=sys.stderr, flush=True)
-            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
+            proc = subprocess.run(
+                ["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
             if proc.returncode != 0:
                 sys.stderr.write(proc.stdout)
                 raise SystemExit(f"error: example {example['id']} failed (exit {proc.returncode})")
@@ -141,8 +202,12 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
             printed.append(lines)
             shown = [x for x in lines if re.search(example["keep"], x)] if example.get("keep") else lines
             outputs.append(shown if example.get("show", True) else [])
-        record["examples"][example["id"]] = {"commands": example["commands"], "outputs": outputs, "printed": printed,
-                                             "seconds": round(time.time() - start, 1)}
+        record["examples"][example["id"]] = {
+            "commands": example["commands"],
+            "outputs": outputs,
+            "printed": printed,
+            "seconds": round(time.time() - start, 1),
+        }
     return record
 
 
@@ -154,8 +219,7 @@ def machine() -> Dict:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
         cpu = names[0] if names else cpu
-    return {"cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version(), "torch": torch.__version__}
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__}
 
 
 def render_example(entry: Dict, render: str = "bash") -> str:
@@ -166,8 +230,9 @@ def render_example(entry: Dict, render: str = "bash") -> str:
     for command, lines in zip(entry["commands"], entry["outputs"]):
         body.append(command)
         for line in lines:
-            folded = textwrap.wrap(line, WIDTH - 2, subsequent_indent="  ", break_on_hyphens=False,
-                                   drop_whitespace=True) or [""]
+            folded = textwrap.wrap(
+                line, WIDTH - 2, subsequent_indent="  ", break_on_hyphens=False, drop_whitespace=True
+            ) or [""]
             body += [f"# {x}" if x else "#" for x in folded]
     return "```bash\n" + "\n".join(body) + "\n```"
 
@@ -194,23 +259,28 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     """The inline figures the README's prose quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
     cxmi = r"^CXMI (-?[0-9.]+) nats"
-    return {"cxmi": printed_figure(run, "cxmi", cxmi),
-            "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
-            "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
-            "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
-            "demo-machine": f"{run['machine']['cores']} CPU cores",
-            "demo-context-bleu": f"{context['bleu']:.2f}",
-            "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
-            "demo-contrastive": f"{contrastive['context']['accuracy']:.3f}",
-            "demo-contrastive-0": f"{contrastive['context-0']['accuracy']:.3f}"}
+    return {
+        "cxmi": printed_figure(run, "cxmi", cxmi),
+        "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
+        "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
+        "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
+        "demo-machine": f"{run['machine']['cores']} CPU cores",
+        "demo-context-bleu": f"{context['bleu']:.2f}",
+        "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
+        "demo-contrastive": f"{contrastive['context']['accuracy']:.3f}",
+        "demo-contrastive-0": f"{contrastive['context-0']['accuracy']:.3f}",
+    }
 
 
 def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
     """Every generated block and figure of the README, by marker id."""
     blockless = {e["id"] for e in EXAMPLES if e.get("block") is False}
     render = {e["id"]: e.get("render", "bash") for e in EXAMPLES}
-    out = {f"example:{k}": render_example(v, render.get(k, "bash")) for k, v in run["examples"].items()
-           if k not in blockless}
+    out = {
+        f"example:{k}": render_example(v, render.get(k, "bash"))
+        for k, v in run["examples"].items()
+        if k not in blockless
+    }
     out["example:demo"] = render_demo_table(demo)
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     return out
@@ -221,8 +291,9 @@ _MARKED = re.compile(r"<!-- (example|figure):([\w-]+) -->(.*?)<!-- /\1:\2 -->", 
 
 def marked(text: str) -> Dict[str, str]:
     """The README's generated parts, by marker id (a block's text without its surrounding newlines)."""
-    return {f"{kind}:{name}": body.strip("\n") if kind == "example" else body
-            for kind, name, body in _MARKED.findall(text)}
+    return {
+        f"{kind}:{name}": body.strip("\n") if kind == "example" else body for kind, name, body in _MARKED.findall(text)
+    }
 
 
 def rewrite(text: str, generated: Dict[str, str]) -> str:
@@ -249,10 +320,19 @@ def load(path: str) -> Dict:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--run", nargs="*", metavar="ID", help="run the examples (or these) on the finished demo and "
-                    "record them first (the others' records are kept)")
-    ap.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
-                    help="run these examples and print their blocks; nothing is written (a dry run)")
+    ap.add_argument(
+        "--run",
+        nargs="*",
+        metavar="ID",
+        help="run the examples (or these) on the finished demo and record them first (the others' records are kept)",
+    )
+    ap.add_argument(
+        "--try",
+        dest="try_ids",
+        nargs="+",
+        metavar="ID",
+        help="run these examples and print their blocks; nothing is written (a dry run)",
+    )
     args = ap.parse_args(argv)
     if args.try_ids:
         for key, entry in run_examples(args.try_ids)["examples"].items():
@@ -261,8 +341,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.run is not None:
         record = run_examples(args.run)
         if args.run:  # some examples again: the rest of the record stays
-            record = {**load(RUN), "machine": record["machine"],
-                      "examples": {**load(RUN)["examples"], **record["examples"]}}
+            record = {
+                **load(RUN),
+                "machine": record["machine"],
+                "examples": {**load(RUN)["examples"], **record["examples"]},
+            }
         shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
         os.replace(DEMO + ".tmp", DEMO)
         with open(RUN + ".tmp", "w", encoding="utf-8") as f:

@@ -1,17 +1,24 @@
 """Word alignment by the awesome-align method (Dou and Neubig, 2021): contextual embeddings from
 a multilingual BERT layer, softmax extraction in both directions, and the intersection of
 subword links above a threshold, mapped back to words. Batched; on GPU when present."""
+
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from muda.formats.pharaoh import Alignment
 from commandkit.errors import InputError
+from muda.formats.pharaoh import Alignment
 
 
 class AwesomeAligner:
-    def __init__(self, model: str = "bert-base-multilingual-cased", layer: int = 8, threshold: float = 1e-3,
-                 batch_size: int = 32, device: Optional[str] = None):
+    def __init__(
+        self,
+        model: str = "bert-base-multilingual-cased",
+        layer: int = 8,
+        threshold: float = 1e-3,
+        batch_size: int = 32,
+        device: Optional[str] = None,
+    ):
         import torch
         from transformers import AutoModel, AutoTokenizer
 
@@ -22,7 +29,8 @@ class AwesomeAligner:
             raise InputError(
                 f"alignment model {model!r} not found locally ({type(e).__name__}); on a machine with network run "
                 f"`huggingface-cli download {model}` (or save it and pass --align-model PATH), "
-                f"or give pre-computed --alignments") from None
+                f"or give pre-computed --alignments"
+            ) from None
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()
         self.layer, self.threshold, self.batch_size = layer, threshold, batch_size
@@ -30,8 +38,9 @@ class AwesomeAligner:
     def _embed(self, sentences: Sequence[Sequence[str]]):
         import torch
 
-        enc = self.tokenizer([list(s) for s in sentences], is_split_into_words=True, padding=True,
-                             truncation=True, return_tensors="pt")
+        enc = self.tokenizer(
+            [list(s) for s in sentences], is_split_into_words=True, padding=True, truncation=True, return_tensors="pt"
+        )
         word_ids = [enc.word_ids(b) for b in range(len(sentences))]
         with torch.no_grad():
             out = self.model(**{k: v.to(self.device) for k, v in enc.items()}, output_hidden_states=True)
@@ -46,9 +55,10 @@ class AwesomeAligner:
         result: List[Alignment] = []
         from tqdm import tqdm
 
-        for b in tqdm(range(0, len(src), self.batch_size), desc="aligning", unit="batch",
-                      disable=len(src) <= 4 * self.batch_size):
-            s_batch, t_batch = src[b:b + self.batch_size], tgt[b:b + self.batch_size]
+        for b in tqdm(
+            range(0, len(src), self.batch_size), desc="aligning", unit="batch", disable=len(src) <= 4 * self.batch_size
+        ):
+            s_batch, t_batch = src[b : b + self.batch_size], tgt[b : b + self.batch_size]
             todo = [k for k in range(len(s_batch)) if s_batch[k] and t_batch[k]]
             aligns: List[Alignment] = [set() for _ in s_batch]
             if todo:

@@ -4,6 +4,7 @@ the tagger needs, for whatever the user did not pre-compute. ``tag_files`` calls
 An annotator that cannot do a step raises one ``InputError`` naming the pre-computed file (or
 option) that supplies it, instead of failing somewhere inside the tagger.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable

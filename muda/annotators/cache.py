@@ -1,5 +1,6 @@
 """On-disk cache of annotations, keyed by a hash of the content and of what produced it, so the
 same source side is annotated once however many hypothesis files are tagged."""
+
 from __future__ import annotations
 
 import hashlib
@@ -56,6 +57,9 @@ class AnnotationCache:
             atomic_write_text(self.path(key, ext), text, transactional=False)  # a cache outlives a failed command
         except OSError as e:
             if not self.warned:
-                logger.warning("annotation cache %s cannot be written (%s); annotations will not be reused "
-                               "(--cache-dir)", self.directory, e.strerror or e)
+                logger.warning(
+                    "annotation cache %s cannot be written (%s); annotations will not be reused (--cache-dir)",
+                    self.directory,
+                    e.strerror or e,
+                )
                 self.warned = True

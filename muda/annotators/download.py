@@ -1,6 +1,7 @@
 """``muda download``: get every model a ``muda tag`` run needs (``required_models``) in one go,
 where the tagger will look for them: stanza's models into ``--stanza-dir``, the aligner into the
 Hugging Face cache. Needs network; without it, one error line naming what could not be got."""
+
 from __future__ import annotations
 
 import os
@@ -8,8 +9,13 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
 from commandkit.errors import InputError
-from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, RequiredModel, default_stanza_dir, missing_models, \
-    required_models
+from muda.annotators.required_models import (
+    DEFAULT_ALIGN_MODEL,
+    RequiredModel,
+    default_stanza_dir,
+    missing_models,
+    required_models,
+)
 
 
 @dataclass(frozen=True)
@@ -27,8 +33,13 @@ def download_plan(o: DownloadOptions) -> List[RequiredModel]:
     """The models ``download`` gets: those of ``required_models`` less the parts left out."""
     # a pre-computed part is a part whose model is not needed: say so with a stand-in file name
     given = {"src_conllu": o.no_source, "tgt_conllu": o.no_target, "alignments": o.no_aligner}
-    return required_models(o.tgt_lang, o.phenomena, stanza_dir=o.stanza_dir, align_model=o.align_model,
-                           **{k: "given" if v else None for k, v in given.items()})
+    return required_models(
+        o.tgt_lang,
+        o.phenomena,
+        stanza_dir=o.stanza_dir,
+        align_model=o.align_model,
+        **{k: "given" if v else None for k, v in given.items()},
+    )
 
 
 def stanza_download(model: RequiredModel) -> None:
@@ -37,8 +48,14 @@ def stanza_download(model: RequiredModel) -> None:
     import stanza
 
     stanza.download(model.name, model_dir=model.where, processors=model.processors, logging_level="WARN")
-    stanza.Pipeline(model.name, dir=model.where, processors=model.processors, download_method="reuse_resources",
-                    logging_level="WARN", use_gpu=False)
+    stanza.Pipeline(
+        model.name,
+        dir=model.where,
+        processors=model.processors,
+        download_method="reuse_resources",
+        logging_level="WARN",
+        use_gpu=False,
+    )
 
 
 def aligner_download(model: RequiredModel) -> None:
@@ -63,22 +80,28 @@ def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[Req
             log(f"{m.label}: already in {m.where}")
             continue
         if not m.downloadable:
-            raise InputError(f"{m.label}: folder not found or without config.json and weights; give a model folder "
-                             f"or a Hugging Face name to --align-model")
+            raise InputError(
+                f"{m.label}: folder not found or without config.json and weights; give a model folder "
+                f"or a Hugging Face name to --align-model"
+            )
         created = m.kind == "stanza" and not os.path.exists(m.where)
         try:
             (stanza_download if m.kind == "stanza" else aligner_download)(m)
         except Exception as e:  # network, disk, unknown name: stanza and transformers raise many kinds
             if created and os.path.isdir(m.where) and not any(os.scandir(m.where)):
                 os.rmdir(m.where)  # nothing got there: leave no empty folder behind
-            raise InputError(f"muda download: cannot get {m.label} ({_one_line(e)}); this needs network: run it on a "
-                             f"machine that has it and copy {m.where} here") from None
+            raise InputError(
+                f"muda download: cannot get {m.label} ({_one_line(e)}); this needs network: run it on a "
+                f"machine that has it and copy {m.where} here"
+            ) from None
         log(f"{m.label}: got it into {m.where}")
     still = missing_models(download_plan(o))
     if still:  # downloaded, yet not where the tagger looks: say so now rather than at `muda tag`
-        raise InputError(f"muda download: {', '.join(m.label for m in still)} still not found after downloading "
-                         f"(looked in {', '.join(sorted({m.where for m in still}))})")
+        raise InputError(
+            f"muda download: {', '.join(m.label for m in still)} still not found after downloading "
+            f"(looked in {', '.join(sorted({m.where for m in still}))})"
+        )
     return plan
 
 
-__all__ = ["DownloadOptions", "download_plan", "download", "default_stanza_dir"]
+__all__ = ["DownloadOptions", "default_stanza_dir", "download", "download_plan"]

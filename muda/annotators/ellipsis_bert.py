@@ -1,6 +1,7 @@
 """The paper's ellipsis classifier: BERT trained on Penn Treebank sentences, where a sentence
 whose tree contains the ellipsis trace ``*?*`` is a positive; positives' loss is up-weighted x100.
 ``muda train-ellipsis`` trains it from PTB-format files the user has; ``--ellipsis-model`` loads it."""
+
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ from muda.formats.ptb import read_ptb_trees
 class TrainEllipsisOptions:
     """The training settings of ``train_ellipsis`` (the options of ``muda train-ellipsis``),
     checked when built: before the trees are read or the base model loaded."""
+
     epochs: int = 1
     batch_size: int = 16
     lr: float = 2e-5
@@ -36,8 +38,14 @@ class TrainEllipsisOptions:
         check_number("seed", self.seed, minimum=0, integer=True)
 
 
-def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, device: Optional[str] = None,
-                   progress: bool = True, **settings: Any) -> dict:
+def train_ellipsis(
+    ptb_files: Sequence[str],
+    base_model: str,
+    output: str,
+    device: Optional[str] = None,
+    progress: bool = True,
+    **settings: Any,
+) -> dict:
     """``settings``: the fields of ``TrainEllipsisOptions`` (epochs, batch_size, lr, positive_weight,
     max_length, seed), their defaults declared there."""
     options = TrainEllipsisOptions(**settings)
@@ -48,8 +56,13 @@ def train_ellipsis(ptb_files: Sequence[str], base_model: str, output: str, devic
     tokenizer, model = _load_base_model(base_model)
     losses = _train(model, tokenizer, examples, options, device, progress)
     _save(model, tokenizer, output)
-    return {"sentences": len(examples), "positives": sum(label for _, label in examples), "epochs": options.epochs,
-            "final_loss": losses[-1], "output": output}
+    return {
+        "sentences": len(examples),
+        "positives": sum(label for _, label in examples),
+        "epochs": options.epochs,
+        "final_loss": losses[-1],
+        "output": output,
+    }
 
 
 def _check_output_dir(output: str) -> None:
@@ -58,8 +71,10 @@ def _check_output_dir(output: str) -> None:
     if os.path.isfile(output):
         raise InputError(f"{output}: exists and is not a directory")
     if os.path.isdir(output) and os.listdir(output) and not os.path.exists(os.path.join(output, "config.json")):
-        raise InputError(f"{output}: a directory with other files in it (no model config.json); give a new or "
-                         "empty directory for the model")
+        raise InputError(
+            f"{output}: a directory with other files in it (no model config.json); give a new or "
+            "empty directory for the model"
+        )
 
 
 def _is_missing_path(model: str) -> bool:
@@ -77,8 +92,10 @@ def _load_base_model(base_model: str):
         tokenizer = AutoTokenizer.from_pretrained(base_model, local_files_only=True)
         model = AutoModelForSequenceClassification.from_pretrained(base_model, num_labels=2, local_files_only=True)
     except (OSError, ValueError) as e:
-        raise InputError(f"base model {base_model!r} not found locally ({type(e).__name__}); download it on a "
-                         f"machine with network (`huggingface-cli download {base_model}`) and pass its path") from None
+        raise InputError(
+            f"base model {base_model!r} not found locally ({type(e).__name__}); download it on a "
+            f"machine with network (`huggingface-cli download {base_model}`) and pass its path"
+        ) from None
     return tokenizer, model
 
 
@@ -98,9 +115,10 @@ def _train(model, tokenizer, examples, o: TrainEllipsisOptions, device: Optional
         order = torch.randperm(len(examples), generator=gen).tolist()
         bar = tqdm(range(0, len(order), o.batch_size), desc=f"ellipsis epoch {epoch + 1}", disable=not progress)
         for b in bar:
-            batch = [examples[i] for i in order[b:b + o.batch_size]]
-            enc = tokenizer([s for s, _ in batch], padding=True, truncation=True, max_length=o.max_length,
-                            return_tensors="pt").to(dev)
+            batch = [examples[i] for i in order[b : b + o.batch_size]]
+            enc = tokenizer(
+                [s for s, _ in batch], padding=True, truncation=True, max_length=o.max_length, return_tensors="pt"
+            ).to(dev)
             logits = model(**enc).logits
             loss = loss_fn(logits, torch.tensor([y for _, y in batch], device=dev))
             optim.zero_grad()
@@ -128,8 +146,10 @@ def _save(model, tokenizer, output: str) -> None:
 class EllipsisClassifier:
     def __init__(self, path: str, batch_size: int = 64, device: Optional[str] = None):
         if _is_missing_path(path):
-            raise InputError(f"{path}: ellipsis model directory not found (--ellipsis-model); train one with "
-                             "`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector")
+            raise InputError(
+                f"{path}: ellipsis model directory not found (--ellipsis-model); train one with "
+                "`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector"
+            )
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -137,8 +157,10 @@ class EllipsisClassifier:
             self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             self.model = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True)
         except (OSError, ValueError) as e:
-            raise InputError(f"ellipsis model {path!r} not found ({type(e).__name__}); train one with "
-                             f"`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector") from None
+            raise InputError(
+                f"ellipsis model {path!r} not found ({type(e).__name__}); train one with "
+                f"`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector"
+            ) from None
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()
         self.batch_size = batch_size
@@ -149,9 +171,10 @@ class EllipsisClassifier:
         out: List[bool] = [False] * len(lines)
         todo = [i for i, line in enumerate(lines) if line.strip()]
         for b in range(0, len(todo), self.batch_size):
-            idx = todo[b:b + self.batch_size]
-            enc = self.tokenizer([lines[i] for i in idx], padding=True, truncation=True, max_length=128,
-                                 return_tensors="pt").to(self.device)
+            idx = todo[b : b + self.batch_size]
+            enc = self.tokenizer(
+                [lines[i] for i in idx], padding=True, truncation=True, max_length=128, return_tensors="pt"
+            ).to(self.device)
             with torch.no_grad():
                 pred = self.model(**enc).logits.argmax(-1).tolist()
             for i, p in zip(idx, pred):

@@ -6,6 +6,7 @@ verb ("I want to."). NP ellipsis: a numeral, determiner or adjective that fills 
 argument slot with no noun ("I took two.", "She bought the red.", "Take some.").
 The paper's BERT classifier (``muda train-ellipsis``) can replace this with ``--ellipsis-model``.
 """
+
 from __future__ import annotations
 
 from typing import List, Sequence
@@ -31,12 +32,18 @@ def is_elliptical(sentence: Sentence) -> bool:
         if w.upos == "AUX" and w.lemma.lower() in VP_AUX and w.deprel in CLAUSE_HEAD:
             # a promoted auxiliary with a subject of its own, and no predicate below it
             deps = children[w.id]
-            if any(d.deprel.startswith("nsubj") or d.deprel == "expl" for d in deps) and \
-                    not any(d.upos in {"VERB", "ADJ", "NOUN", "PROPN", "PRON", "NUM", "ADP", "ADV"}
-                            and d.deprel in {"xcomp", "obj", "ccomp", "obl", "advmod:pred"} for d in deps):
+            if any(d.deprel.startswith("nsubj") or d.deprel == "expl" for d in deps) and not any(
+                d.upos in {"VERB", "ADJ", "NOUN", "PROPN", "PRON", "NUM", "ADP", "ADV"}
+                and d.deprel in {"xcomp", "obj", "ccomp", "obl", "advmod:pred"}
+                for d in deps
+            ):
                 return True
-        if w.upos == "PART" and w.lemma.lower() == "to" and not children[w.id] and \
-                w.deprel in {"xcomp", "ccomp", "obj", "advcl"}:
+        if (
+            w.upos == "PART"
+            and w.lemma.lower() == "to"
+            and not children[w.id]
+            and w.deprel in {"xcomp", "ccomp", "obj", "advcl"}
+        ):
             return True
         if w.upos in NP_HEADS and w.deprel in NOMINAL_ARGS and w.lemma.lower() not in _NOT_NP_ELLIPSIS:
             if not any(d.upos in {"NOUN", "PROPN", "PRON"} for d in children[w.id]):

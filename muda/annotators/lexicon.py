@@ -6,14 +6,15 @@ outputs with no model; on open text it only covers words seen in the corpus.
 It has no parser and no coreference, so it cannot annotate the English source: that comes
 pre-computed (``--src-conllu``, or the ``.src.conllu`` that ``muda tag`` wrote beside the
 reference tags); ellipsis is then found by the rule-based detector over that parse."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from typing import Dict, List, NoReturn, Sequence, Tuple
 
+from commandkit.errors import InputError
 from muda.annotation import Sentence, Token, Word
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
-from commandkit.errors import InputError
 from muda.formats.conllu import read_conllu
 from muda.formats.pharaoh import Alignment, read_pharaoh
 
@@ -26,8 +27,10 @@ class LexiconAnnotator:
     def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str):
         src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
         if not (len(src) == len(tgt) == len(aligns)):
-            raise InputError(f"--lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
-                             f"and {len(aligns)} sentences; they must be one annotated parallel corpus")
+            raise InputError(
+                f"--lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
+                f"and {len(aligns)} sentences; they must be one annotated parallel corpus"
+            )
         analyses: Dict[str, Counter] = defaultdict(Counter)
         for s in tgt:
             for t in s.tokens:
@@ -43,9 +46,11 @@ class LexiconAnnotator:
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> NoReturn:
         """Always an error: the English source must come pre-computed."""
-        raise InputError("the --lexicon annotator cannot annotate the English source (it has no parser and no "
-                         "coreference): pass --src-conllu (CoNLL-U of --src with CorefUD coreference), or --ref-tags "
-                         "from `muda tag` with the .src.conllu it wrote beside them")
+        raise InputError(
+            "the --lexicon annotator cannot annotate the English source (it has no parser and no "
+            "coreference): pass --src-conllu (CoNLL-U of --src with CorefUD coreference), or --ref-tags "
+            "from `muda tag` with the .src.conllu it wrote beside them"
+        )
 
     def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:
         """No classifier: the rule-based detector over the source parse."""
@@ -66,9 +71,13 @@ class LexiconAnnotator:
                 tail.insert(0, form[-1])
                 form = form[:-1]
             cut = max(form.find("'"), form.find("\u2019"))
-            if form not in self.analysis and 0 < cut < len(form) - 1 \
-                    and form[:cut + 1] in self.analysis and form[cut + 1:] in self.analysis:
-                out += head + [form[:cut + 1], form[cut + 1:]] + tail
+            if (
+                form not in self.analysis
+                and 0 < cut < len(form) - 1
+                and form[: cut + 1] in self.analysis
+                and form[cut + 1 :] in self.analysis
+            ):
+                out += head + [form[: cut + 1], form[cut + 1 :]] + tail
             else:
                 out += head + [form] + tail
         return out
@@ -79,8 +88,11 @@ class LexiconAnnotator:
             tokens = []
             for k, form in enumerate(self.words(line), start=1):
                 lemma, upos, feats = self.analysis.get(form, (form.lower(), "X", ()))
-                tokens.append(Token(form, [Word(k, form, lemma, upos, dict(feats), 0 if k == 1 else 1,
-                                                "root" if k == 1 else "dep")]))
+                tokens.append(
+                    Token(
+                        form, [Word(k, form, lemma, upos, dict(feats), 0 if k == 1 else 1, "root" if k == 1 else "dep")]
+                    )
+                )
             out.append(Sentence(tokens, text=line))
         return out
 

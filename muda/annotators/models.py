@@ -2,20 +2,21 @@
 stanza for morphology and (on the English side) coreference, awesome-align for alignments, and
 optionally the BERT ellipsis classifier. Models load once, on first use; results are cached on
 disk."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.documents import document_spans
+from commandkit.errors import InputError, check_number
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
-from commandkit.errors import InputError, check_number
+from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.formats.coref import add_corefud
 from muda.formats.pharaoh import Alignment, format_pharaoh, parse_pharaoh
-from commandkit.documents import document_spans
-from muda.annotators.required_models import DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS
 
 if TYPE_CHECKING:
     from muda.annotators.awesome_align import AwesomeAligner
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class AnnotatorOptions:
     """Which models the annotators load, and how they run (the `muda` annotator options)."""
+
     stanza_dir: Optional[str] = None  # default: $STANZA_RESOURCES_DIR or ~/stanza_resources
     align_model: str = DEFAULT_ALIGN_MODEL
     ellipsis_model: Optional[str] = None  # None: the rule-based detector
@@ -45,10 +47,13 @@ class ModelAnnotators:
     """The model annotators. ``source_annotator``, ``target_annotators`` (language -> annotator)
     and ``aligner`` replace the models that would be loaded (tests pass stand-ins)."""
 
-    def __init__(self, options: AnnotatorOptions = AnnotatorOptions(),
-                 source_annotator: Optional[StanzaAnnotator] = None,
-                 target_annotators: Optional[Dict[str, StanzaAnnotator]] = None,
-                 aligner: Optional[AwesomeAligner] = None) -> None:
+    def __init__(
+        self,
+        options: AnnotatorOptions = AnnotatorOptions(),
+        source_annotator: Optional[StanzaAnnotator] = None,
+        target_annotators: Optional[Dict[str, StanzaAnnotator]] = None,
+        aligner: Optional[AwesomeAligner] = None,
+    ) -> None:
         self.options = options
         self.cache = AnnotationCache(options.cache_dir)
         self._source, self._targets, self._aligner = source_annotator, dict(target_annotators or {}), aligner
@@ -60,8 +65,9 @@ class ModelAnnotators:
     def _stanza(self, lang: str, **pipeline_options):
         from muda.annotators.stanza_pipeline import StanzaAnnotator
 
-        return StanzaAnnotator(lang, model_dir=self.options.stanza_dir, use_gpu=False if self.options.cpu else None,
-                               **pipeline_options)
+        return StanzaAnnotator(
+            lang, model_dir=self.options.stanza_dir, use_gpu=False if self.options.cpu else None, **pipeline_options
+        )
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> Tuple[List[Sentence], None]:
         """English source: morphology, dependencies and coreference (one call per document or
@@ -77,12 +83,12 @@ class ModelAnnotators:
         for start, end in document_spans(docids):
             size = self.options.coref_window or end - start
             for lo in range(start, end, size):
-                chunks.append((lo, list(lines[lo:min(end, lo + size)])))
+                chunks.append((lo, list(lines[lo : min(end, lo + size)])))
         sentences: List[Sentence] = [Sentence([]) for _ in lines]
         for (offset, chunk), (sents, mentions) in zip(chunks, self._source.annotate_documents([c for _, c in chunks])):
             # chain ids restart in every window: keep the windows' entities apart
             add_corefud(sents, [replace(m, entity=f"{offset}x{m.entity}") for m in mentions])
-            sentences[offset:offset + len(sents)] = sents
+            sentences[offset : offset + len(sents)] = sents
         self.cache.put(key, ".conllu", format_conllu(sentences))
         return sentences, None
 
@@ -100,16 +106,18 @@ class ModelAnnotators:
         return sentences
 
     def align(self, src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]]) -> List[Alignment]:
-        key = self.cache.key("align", f"awesome:{self.options.align_model}",
-                             [" ".join(s) + "\t" + " ".join(t) for s, t in zip(src, tgt)])
+        key = self.cache.key(
+            "align", f"awesome:{self.options.align_model}", [" ".join(s) + "\t" + " ".join(t) for s, t in zip(src, tgt)]
+        )
         cached = self.cache.get(key, ".align")
         if cached is not None:
-            return [parse_pharaoh(line, "annotation cache") for line in cached.split("\n")[:len(src)]]
+            return [parse_pharaoh(line, "annotation cache") for line in cached.split("\n")[: len(src)]]
         if self._aligner is None:
             from muda.annotators.awesome_align import AwesomeAligner
 
-            self._aligner = AwesomeAligner(self.options.align_model, batch_size=self.options.batch_size,
-                                           device="cpu" if self.options.cpu else None)
+            self._aligner = AwesomeAligner(
+                self.options.align_model, batch_size=self.options.batch_size, device="cpu" if self.options.cpu else None
+            )
         aligns = self._aligner.align(src, tgt)
         self.cache.put(key, ".align", "".join(format_pharaoh(a) + "\n" for a in aligns))
         return aligns

@@ -4,6 +4,7 @@ loading any: stanza's resources.json and model files are looked up where stanza 
 pipeline's muda-eval stage) call ``check_models`` before anything loads, so that a run with
 several models missing fails once, listing them all, instead of once per model; ``muda eval``
 checks ``eval_required_models`` the same way."""
+
 from __future__ import annotations
 
 import json
@@ -49,10 +50,17 @@ def _is_path(model: str) -> bool:
     return os.path.isabs(model) or model.startswith(".") or os.path.isdir(model)
 
 
-def required_models(tgt_lang: str, phenomena: Optional[Sequence[str]] = None, *, src_conllu: Optional[str] = None,
-                    tgt_conllu: Optional[str] = None, alignments: Optional[str] = None,
-                    stanza_dir: Optional[str] = None, align_model: str = DEFAULT_ALIGN_MODEL,
-                    lexicon: bool = False) -> List[RequiredModel]:
+def required_models(
+    tgt_lang: str,
+    phenomena: Optional[Sequence[str]] = None,
+    *,
+    src_conllu: Optional[str] = None,
+    tgt_conllu: Optional[str] = None,
+    alignments: Optional[str] = None,
+    stanza_dir: Optional[str] = None,
+    align_model: str = DEFAULT_ALIGN_MODEL,
+    lexicon: bool = False,
+) -> List[RequiredModel]:
     """Every model a ``muda tag`` of English -> ``tgt_lang`` loads, given what is pre-computed.
     The phenomena are checked but do not shorten the list: every phenomenon reads the aligned pair,
     and the tagger annotates the source, the target and their alignment for any of them."""
@@ -74,11 +82,20 @@ def required_models(tgt_lang: str, phenomena: Optional[Sequence[str]] = None, *,
     return needed
 
 
-def eval_required_models(tgt_lang: str, *, tag_reference: bool, src_conllu: Optional[str] = None,
-                         ref_conllu: Optional[str] = None, ref_alignments: Optional[str] = None,
-                         source_from_reference: bool = False, hyp_conllu: Optional[Sequence[str]] = None,
-                         hyp_alignments: Optional[Sequence[str]] = None, stanza_dir: Optional[str] = None,
-                         align_model: str = DEFAULT_ALIGN_MODEL, lexicon: bool = False) -> List[RequiredModel]:
+def eval_required_models(
+    tgt_lang: str,
+    *,
+    tag_reference: bool,
+    src_conllu: Optional[str] = None,
+    ref_conllu: Optional[str] = None,
+    ref_alignments: Optional[str] = None,
+    source_from_reference: bool = False,
+    hyp_conllu: Optional[Sequence[str]] = None,
+    hyp_alignments: Optional[Sequence[str]] = None,
+    stanza_dir: Optional[str] = None,
+    align_model: str = DEFAULT_ALIGN_MODEL,
+    lexicon: bool = False,
+) -> List[RequiredModel]:
     """Every model a ``muda eval`` loads: the reference's tagging when its tags are not given
     (``tag_reference``), then every hypothesis's, whose English side is the reference's (the
     CoNLL-U beside its tags: ``source_from_reference`` for given tags that have one) or
@@ -86,12 +103,18 @@ def eval_required_models(tgt_lang: str, *, tag_reference: bool, src_conllu: Opti
     common = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
     needed: Dict[str, RequiredModel] = {}
     if tag_reference:
-        for m in required_models(tgt_lang, src_conllu=src_conllu, tgt_conllu=ref_conllu, alignments=ref_alignments,
-                                 **common):
+        for m in required_models(
+            tgt_lang, src_conllu=src_conllu, tgt_conllu=ref_conllu, alignments=ref_alignments, **common
+        ):
             needed.setdefault(m.label, m)
     source_given = src_conllu or ("the reference's" if tag_reference or source_from_reference else None)
-    for m in required_models(tgt_lang, src_conllu=source_given, tgt_conllu="given" if hyp_conllu else None,
-                             alignments="given" if hyp_alignments else None, **common):
+    for m in required_models(
+        tgt_lang,
+        src_conllu=source_given,
+        tgt_conllu="given" if hyp_conllu else None,
+        alignments="given" if hyp_alignments else None,
+        **common,
+    ):
         needed.setdefault(m.label, m)
     return list(needed.values())
 
@@ -160,8 +183,9 @@ def _aligner(model: str) -> RequiredModel:
 
 
 def _has_weights(folder: str) -> bool:
-    return os.path.isfile(os.path.join(folder, "config.json")) and \
-        any(os.path.isfile(os.path.join(folder, w)) for w in WEIGHT_FILES)
+    return os.path.isfile(os.path.join(folder, "config.json")) and any(
+        os.path.isfile(os.path.join(folder, w)) for w in WEIGHT_FILES
+    )
 
 
 def hf_cache_dir() -> str:
@@ -184,8 +208,12 @@ def in_hf_cache(name: str, cache_dir: Optional[str] = None) -> bool:
 
 
 # ------------------------------------------------------------------------------------ the error
-def download_command(missing: Sequence[RequiredModel], tgt_lang: str, stanza_dir: Optional[str] = None,
-                     align_model: str = DEFAULT_ALIGN_MODEL) -> str:
+def download_command(
+    missing: Sequence[RequiredModel],
+    tgt_lang: str,
+    stanza_dir: Optional[str] = None,
+    align_model: str = DEFAULT_ALIGN_MODEL,
+) -> str:
     """The one ``muda download`` command line that gets the ``missing`` models (and no other)."""
     kinds = {_part(m) for m in missing}
     parts = ["muda download", f"--tgt-lang {tgt_lang}"]
@@ -205,28 +233,71 @@ def _part(m: RequiredModel) -> str:
 PRECOMPUTED_FLAGS = {"source": "--src-conllu FILE", "target": "--tgt-conllu FILE", "aligner": "--alignments FILE"}
 
 
-def missing_message(command: str, missing: Sequence[RequiredModel], tgt_lang: str, stanza_dir: Optional[str] = None,
-                    align_model: str = DEFAULT_ALIGN_MODEL, precomputed_hint: Optional[str] = None) -> str:
+def missing_message(
+    command: str,
+    missing: Sequence[RequiredModel],
+    tgt_lang: str,
+    stanza_dir: Optional[str] = None,
+    align_model: str = DEFAULT_ALIGN_MODEL,
+    precomputed_hint: Optional[str] = None,
+) -> str:
     """One line: every missing model, the one command that gets them, the pre-computed way."""
-    listed = ", ".join(m.label + (f" in {m.where}" if m.kind == "stanza" else "" if m.downloadable
-                                  else " (folder not found or without config.json and weights)") for m in missing)
-    hint = precomputed_hint or " ".join(PRECOMPUTED_FLAGS[p] for p in PRECOMPUTED_FLAGS
-                                        if p in {_part(m) for m in missing})
+    listed = ", ".join(
+        m.label
+        + (
+            f" in {m.where}"
+            if m.kind == "stanza"
+            else ""
+            if m.downloadable
+            else " (folder not found or without config.json and weights)"
+        )
+        for m in missing
+    )
+    hint = precomputed_hint or " ".join(
+        PRECOMPUTED_FLAGS[p] for p in PRECOMPUTED_FLAGS if p in {_part(m) for m in missing}
+    )
     get = [m for m in missing if m.downloadable]
-    how = (f"get {'them all' if len(get) > 1 else 'it'} with '{download_command(get, tgt_lang, stanza_dir, align_model)}'"
-           " (needs network)") if get else "give an existing --align-model folder"
-    return f"{command} needs models not on this machine: {listed}; {how}, or give pre-computed annotations " \
-           f"instead ({hint}; README, 'MuDA models')"
+    how = (
+        (
+            f"get {'them all' if len(get) > 1 else 'it'} with '{download_command(get, tgt_lang, stanza_dir, align_model)}'"
+            " (needs network)"
+        )
+        if get
+        else "give an existing --align-model folder"
+    )
+    return (
+        f"{command} needs models not on this machine: {listed}; {how}, or give pre-computed annotations "
+        f"instead ({hint}; README, 'MuDA models')"
+    )
 
 
-def check_models(command: str, models: Sequence[RequiredModel], tgt_lang: str, stanza_dir: Optional[str] = None,
-                 align_model: str = DEFAULT_ALIGN_MODEL, precomputed_hint: Optional[str] = None) -> None:
+def check_models(
+    command: str,
+    models: Sequence[RequiredModel],
+    tgt_lang: str,
+    stanza_dir: Optional[str] = None,
+    align_model: str = DEFAULT_ALIGN_MODEL,
+    precomputed_hint: Optional[str] = None,
+) -> None:
     """One InputError listing every missing model of ``models`` (nothing when all are here)."""
     missing = missing_models(models)
     if missing:
         raise InputError(missing_message(command, missing, tgt_lang, stanza_dir, align_model, precomputed_hint))
 
 
-__all__ = ["RequiredModel", "required_models", "eval_required_models", "missing_models", "check_models", "missing_message",
-           "download_command", "stanza_files_missing", "PRECOMPUTED_FLAGS", "in_hf_cache", "default_stanza_dir", "SOURCE_PROCESSORS",
-           "TARGET_PROCESSORS", "DEFAULT_ALIGN_MODEL"]
+__all__ = [
+    "DEFAULT_ALIGN_MODEL",
+    "PRECOMPUTED_FLAGS",
+    "SOURCE_PROCESSORS",
+    "TARGET_PROCESSORS",
+    "RequiredModel",
+    "check_models",
+    "default_stanza_dir",
+    "download_command",
+    "eval_required_models",
+    "in_hf_cache",
+    "missing_message",
+    "missing_models",
+    "required_models",
+    "stanza_files_missing",
+]

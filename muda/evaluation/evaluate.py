@@ -2,6 +2,7 @@
 tags are given) and every system output in its own document context, then score each system
 (per-tag word P/R/F, corpus BLEU, COMET when a model is given) and compare every pair of systems
 by paired bootstrap. Writes the JSON result and the plot when asked."""
+
 from __future__ import annotations
 
 import json
@@ -14,23 +15,43 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from muda.annotators.base import Annotator
+from commandkit.documents import group_by_document, read_docids
 from commandkit.errors import InputError, check_number
-from muda.evaluation.metrics import bleu_metric, bleu_with_document_statistics, comet_document_sums, \
-    comet_predict, load_comet
+from commandkit.outputs import (
+    atomic_write_lines,
+    atomic_write_text,
+    check_distinct,
+    check_not_inputs,
+    output_exists,
+    outputs,
+    scratch_directory,
+)
+from commandkit.text import read_lines
+from muda.annotators.base import Annotator
+from muda.evaluation.metrics import (
+    bleu_metric,
+    bleu_with_document_statistics,
+    comet_document_sums,
+    comet_predict,
+    load_comet,
+)
 from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean_bootstrap, paired_bootstrap
 from muda.evaluation.words import document_counts, present_tags, prf, scores
 from muda.formats.hypotheses import Hypotheses, load_hypotheses
 from muda.formats.tags import TagDump, read_tags
-from commandkit.documents import group_by_document, read_docids
-from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, check_not_inputs, output_exists, \
-    outputs, scratch_directory
-from commandkit.text import read_lines
 from muda.languages import get_language
 from muda.phenomena import check_phenomena, phenomenon_names
 from muda.settings import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, TaggerSettings
-from muda.tagger import TagOptions, annotation_paths, output_paths, read_summary, \
-    skipped_phenomena, summary_path, tag_files, text_hash
+from muda.tagger import (
+    TagOptions,
+    annotation_paths,
+    output_paths,
+    read_summary,
+    skipped_phenomena,
+    summary_path,
+    tag_files,
+    text_hash,
+)
 
 # p-values have a resolution of 1/N; past this, more resamples only fill memory (N x documents)
 MAX_BOOTSTRAP = 100_000
@@ -42,6 +63,7 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class EvalOptions:
     """The inputs of ``run_eval`` (the options of ``muda eval``)."""
+
     src: str
     ref: str
     docids: str
@@ -73,8 +95,11 @@ class EvalOptions:
         get_language(self.tgt_lang)
         check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         check_number("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
-        for flag, values in (("--names", self.names), ("--hyp-conllu", self.hyp_conllu),
-                             ("--hyp-alignments", self.hyp_alignments)):
+        for flag, values in (
+            ("--names", self.names),
+            ("--hyp-conllu", self.hyp_conllu),
+            ("--hyp-alignments", self.hyp_alignments),
+        ):
             _check_one_per_system(flag, values, len(self.hyps))
         _check_names(self.system_names, self.names is not None, self.ref_tags is None)
 
@@ -91,11 +116,20 @@ class EvalOptions:
 
     def inputs(self) -> Dict[str, str]:
         """Every input file, by the option that names it (no output may replace one)."""
-        found = {"--src": self.src, "--ref": self.ref, "--docids": self.docids, "--ref-tags": self.ref_tags,
-                 "--src-conllu": self.src_conllu, "--ref-conllu": self.ref_conllu,
-                 "--ref-alignments": self.ref_alignments}
-        for flag, files in (("--hyps", self.hyps), ("--hyp-conllu", self.hyp_conllu),
-                            ("--hyp-alignments", self.hyp_alignments)):
+        found = {
+            "--src": self.src,
+            "--ref": self.ref,
+            "--docids": self.docids,
+            "--ref-tags": self.ref_tags,
+            "--src-conllu": self.src_conllu,
+            "--ref-conllu": self.ref_conllu,
+            "--ref-alignments": self.ref_alignments,
+        }
+        for flag, files in (
+            ("--hyps", self.hyps),
+            ("--hyp-conllu", self.hyp_conllu),
+            ("--hyp-alignments", self.hyp_alignments),
+        ):
             found.update({f"{flag} ({k + 1})": f for k, f in enumerate(files or ())})
         return {k: v for k, v in found.items() if v}
 
@@ -106,8 +140,9 @@ def _check_one_per_system(flag: str, values: Optional[Sequence[str]], systems: i
     if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
         raise InputError(f"{flag}: give a list of non-empty strings (got {values!r})")
     if len(values) != systems:
-        raise InputError(f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the "
-                         "same order")
+        raise InputError(
+            f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the same order"
+        )
 
 
 def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> None:
@@ -119,8 +154,10 @@ def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> 
         if name in (".", "..") or "/" in name or os.sep in name or "\0" in name:
             raise InputError(f"{flag}: {name!r} cannot be a system name (it names files in the work directory)")
         if reference_in_work and name == REFERENCE:
-            raise InputError(f"{flag}: {name!r} is taken by the reference's tags in the work directory; give the "
-                             "system another name (--names), or --ref-tags")
+            raise InputError(
+                f"{flag}: {name!r} is taken by the reference's tags in the work directory; give the "
+                "system another name (--names), or --ref-tags"
+            )
 
 
 def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Optional[str] = None) -> None:
@@ -133,15 +170,18 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
             _check_language(path, summary, tgt_lang)
         recorded = summary.get("tgt_sha256")
         if recorded and recorded != text_hash(refs):
-            raise InputError(f"{path}: made from a different reference (content hash {str(recorded)[:12]} in "
-                             f"{meta_path}, the reference's is {text_hash(refs)[:12]}); tag this reference again")
+            raise InputError(
+                f"{path}: made from a different reference (content hash {str(recorded)[:12]} in "
+                f"{meta_path}, the reference's is {text_hash(refs)[:12]}); tag this reference again"
+            )
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
         raise InputError(f"{path}: has {len(flat)} sentences but the reference has {len(refs)} lines")
     for n, (s, ref) in enumerate(zip(flat, refs), start=1):
         if "".join(t["token"] for t in s).replace(" ", "") != "".join(ref.split()):
-            raise InputError(f"{path}: sentence {n} does not match line {n} of the reference; made from another "
-                             f"reference?")
+            raise InputError(
+                f"{path}: sentence {n} does not match line {n} of the reference; made from another reference?"
+            )
 
 
 def _check_language(path: str, summary: Dict[str, Any], tgt_lang: str) -> None:
@@ -154,20 +194,25 @@ def _check_language(path: str, summary: Dict[str, Any], tgt_lang: str) -> None:
     try:
         made_for = get_language(str(recorded)).code
     except InputError:
-        raise InputError(f"{meta_path}: records the language {recorded!r}, which muda does not know; tag the "
-                         f"reference again with --tgt-lang {tgt_lang}") from None
+        raise InputError(
+            f"{meta_path}: records the language {recorded!r}, which muda does not know; tag the "
+            f"reference again with --tgt-lang {tgt_lang}"
+        ) from None
     wanted = get_language(tgt_lang).code
     if made_for != wanted:
         given = tgt_lang if tgt_lang.lower() == wanted else f"{tgt_lang} ({wanted})"
-        raise InputError(f"{path}: tags made for language '{made_for}' (in {meta_path}) but --tgt-lang is {given}; "
-                         f"tag the reference again with `muda tag --tgt-lang {tgt_lang}`, or pass the right "
-                         f"--tgt-lang")
+        raise InputError(
+            f"{path}: tags made for language '{made_for}' (in {meta_path}) but --tgt-lang is {given}; "
+            f"tag the reference again with `muda tag --tgt-lang {tgt_lang}`, or pass the right "
+            f"--tgt-lang"
+        )
 
 
 @dataclass(frozen=True)
 class _Tagging:
     """How the hypotheses are tagged: as the reference was (its summary's phenomena and
     settings), so that a tag the reference lacks is not counted as every system's error."""
+
     phenomena: Optional[List[str]] = None
     settings: Optional[TaggerSettings] = None
 
@@ -194,12 +239,11 @@ def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Di
     Every output (the JSON, the plot, the work directory) is checked before any work and
     written together at the end, or nothing on any error."""
     o = options
-    with outputs(o.output, o.plot, directories=[o.work] if o.work else ()):
-        with _work_directory(o) as work:
-            written = _work_outputs(o, work)
-            check_not_inputs(written, o.inputs())
-            check_distinct(list(written.items()))
-            return _run_eval(o, work, annotators)
+    with outputs(o.output, o.plot, directories=[o.work] if o.work else ()), _work_directory(o) as work:
+        written = _work_outputs(o, work)
+        check_not_inputs(written, o.inputs())
+        check_distinct(list(written.items()))
+        return _run_eval(o, work, annotators)
 
 
 @contextmanager
@@ -216,12 +260,14 @@ def _work_outputs(o: EvalOptions, work: str) -> Dict[str, str]:
     """Every file the run writes, by what it is."""
     found = {"--output": o.output, "--plot": o.plot}
     if not o.ref_tags:
-        found.update({f"the work file {os.path.basename(p)} of the reference": p
-                      for p in output_paths(_ref_tags_path(work))})
+        found.update(
+            {f"the work file {os.path.basename(p)} of the reference": p for p in output_paths(_ref_tags_path(work))}
+        )
     for name in o.system_names:
         text, tags = _system_paths(work, name)
-        found.update({f"the work file {os.path.basename(p)} of system {name!r}": p
-                      for p in (text, *output_paths(tags))})
+        found.update(
+            {f"the work file {os.path.basename(p)} of system {name!r}": p for p in (text, *output_paths(tags))}
+        )
     return {k: v for k, v in found.items() if v}
 
 
@@ -269,8 +315,11 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
         hyp_docs.append(dump)
         not_tagged.update({p: m for p, m in skipped.items() if p not in not_tagged})
     if not_tagged:  # zeros there would mean "not tagged", not "found nowhere" or "every system wrong"
-        logger.warning("not scored: %s (not tagged, for lack of %s)", ", ".join(not_tagged),
-                       ", ".join(sorted(set().union(*map(set, not_tagged.values())))))
+        logger.warning(
+            "not scored: %s (not tagged, for lack of %s)",
+            ", ".join(not_tagged),
+            ", ".join(sorted(set().union(*map(set, not_tagged.values())))),
+        )
     kept = o.ref_tags or o.work  # a temporary work directory is gone after the run
     result = _score(o, texts, ref_docs, hyp_docs, comet, not_tagged)
     result["reference_tags"] = ref_tags if kept else None
@@ -278,21 +327,38 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
     return result
 
 
-def _score(o: EvalOptions, texts: _Texts, ref_docs: TagDump, hyp_docs: Sequence[TagDump], comet: Any,
-           not_tagged: Optional[Dict[str, List[str]]] = None) -> Dict:
+def _score(
+    o: EvalOptions,
+    texts: _Texts,
+    ref_docs: TagDump,
+    hyp_docs: Sequence[TagDump],
+    comet: Any,
+    not_tagged: Optional[Dict[str, List[str]]] = None,
+) -> Dict:
     """Per-tag P/R/F, BLEU and COMET of every system, and the paired bootstrap between them; the
     phenomena ``not_tagged`` (skipped for the reference or a system) are left out and listed."""
     names, hyp_lines = o.system_names, [h.texts for h in texts.hyps]
     not_tagged = not_tagged or {}
     tags = [t for t in present_tags([ref_docs, *hyp_docs], phenomenon_names()) if t not in not_tagged]
     counts = [document_counts(ref_docs, h, tags) for h in hyp_docs]
-    result: Dict = {"reference": o.ref, "reference_tags": None, "language": o.tgt_lang, "tags": tags,
-                    **({"not_tagged": not_tagged} if not_tagged else {}),
-                    "bootstrap": o.bootstrap, "seed": o.seed, "systems": {}, "comparisons": []}
+    result: Dict = {
+        "reference": o.ref,
+        "reference_tags": None,
+        "language": o.tgt_lang,
+        "tags": tags,
+        **({"not_tagged": not_tagged} if not_tagged else {}),
+        "bootstrap": o.bootstrap,
+        "seed": o.seed,
+        "systems": {},
+        "comparisons": [],
+    }
     bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, texts.refs, texts.ids)
     for k, name in enumerate(names):
-        result["systems"][name] = {"hypotheses": o.hyps[k], "bleu": bleu[k],
-                                   "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()}}
+        result["systems"][name] = {
+            "hypotheses": o.hyps[k],
+            "bleu": bleu[k],
+            "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()},
+        }
     comet_docs = []
     if comet is not None:  # loaded once, for every system
         for k, name in enumerate(names):
@@ -300,8 +366,9 @@ def _score(o: EvalOptions, texts: _Texts, ref_docs: TagDump, hyp_docs: Sequence[
             result["systems"][name]["comet"] = out["score"]
             comet_docs.append(comet_document_sums(out["segments"], texts.ids))
     if o.bootstrap and len(o.hyps) > 1:
-        result["comparisons"] = _compare(names, tags, counts, bleu_stats, comet_docs,
-                                         bootstrap_samples(len(ref_docs), o.bootstrap, o.seed))
+        result["comparisons"] = _compare(
+            names, tags, counts, bleu_stats, comet_docs, bootstrap_samples(len(ref_docs), o.bootstrap, o.seed)
+        )
     return result
 
 
@@ -314,8 +381,9 @@ def _write_result(o: EvalOptions, result: Dict) -> None:
         plot_fmeasure(o.plot, result)
 
 
-def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str,
-                    annotators: Optional[Annotator]) -> Tuple[str, TagDump]:
+def _reference_tags(
+    o: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str, annotators: Optional[Annotator]
+) -> Tuple[str, TagDump]:
     """The reference's tags file (given, or tagged now into ``work``) and its tags by document."""
     if o.ref_tags:
         ref_tags = o.ref_tags
@@ -323,24 +391,57 @@ def _reference_tags(o: EvalOptions, refs: Sequence[str], ids: Sequence[str], wor
         check_ref_tags(ref_tags, dump, refs, o.tgt_lang)
     else:
         ref_tags = _ref_tags_path(work)
-        tag_files(TagOptions(o.src, o.ref, o.docids, o.tgt_lang, ref_tags, src_conllu=o.src_conllu,
-                             tgt_conllu=o.ref_conllu, alignments=o.ref_alignments), annotators, progress=False)
+        tag_files(
+            TagOptions(
+                o.src,
+                o.ref,
+                o.docids,
+                o.tgt_lang,
+                ref_tags,
+                src_conllu=o.src_conllu,
+                tgt_conllu=o.ref_conllu,
+                alignments=o.ref_alignments,
+            ),
+            annotators,
+            progress=False,
+        )
         dump = read_tags(ref_tags)
     return ref_tags, _by_document(dump, ids)
 
 
-def _hypothesis_tags(o: EvalOptions, k: int, name: str, hyp: Hypotheses, ids: Sequence[str], work: str,
-                     src_conllu: Optional[str], tagging: _Tagging, annotators: Optional[Annotator]
-                     ) -> Tuple[TagDump, Dict[str, List[str]]]:
+def _hypothesis_tags(
+    o: EvalOptions,
+    k: int,
+    name: str,
+    hyp: Hypotheses,
+    ids: Sequence[str],
+    work: str,
+    src_conllu: Optional[str],
+    tagging: _Tagging,
+    annotators: Optional[Annotator],
+) -> Tuple[TagDump, Dict[str, List[str]]]:
     """System ``k`` tagged in its own document context (its text and tags go into ``work``), and
     the phenomena its tagging skipped; messages about its text name the user's file and line."""
     text, out = _system_paths(work, name)
     atomic_write_lines(text, hyp.texts)
-    summary = tag_files(TagOptions(o.src, text, o.docids, o.tgt_lang, out, src_conllu=src_conllu,
-                         tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
-                         alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
-                         phenomena=tagging.phenomena, settings=tagging.settings,
-                         tgt_name=o.hyps[k], tgt_line_numbers=hyp.line_numbers), annotators, progress=False)
+    summary = tag_files(
+        TagOptions(
+            o.src,
+            text,
+            o.docids,
+            o.tgt_lang,
+            out,
+            src_conllu=src_conllu,
+            tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
+            alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
+            phenomena=tagging.phenomena,
+            settings=tagging.settings,
+            tgt_name=o.hyps[k],
+            tgt_line_numbers=hyp.line_numbers,
+        ),
+        annotators,
+        progress=False,
+    )
     return _by_document(read_tags(out), ids), skipped_phenomena(summary)
 
 
@@ -350,22 +451,33 @@ def _by_document(dump: TagDump, ids: Sequence[str]) -> TagDump:
     return group_by_document([s for d in dump for s in d], ids)
 
 
-def _compare(names: Sequence[str], tags: Sequence[str], counts: Sequence[np.ndarray],
-             bleu_stats: Sequence[np.ndarray], comet_docs: Sequence[np.ndarray], samples: np.ndarray) -> List[Dict]:
+def _compare(
+    names: Sequence[str],
+    tags: Sequence[str],
+    counts: Sequence[np.ndarray],
+    bleu_stats: Sequence[np.ndarray],
+    comet_docs: Sequence[np.ndarray],
+    samples: np.ndarray,
+) -> List[Dict]:
     """Paired bootstrap p-values for every pair of systems, all on the same resamples."""
     metric = bleu_metric()
     comparisons = []
     for a, b in combinations(range(len(names)), 2):
-        p = {m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
-             for i, m in enumerate(("precision", "recall", "f"))}
+        p = {
+            m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
+            for i, m in enumerate(("precision", "recall", "f"))
+        }
         comparison = {"a": names[a], "b": names[b]}
         if comet_docs:
             comparison["comet_p"] = mean_bootstrap(comet_docs[a], comet_docs[b], samples)
-        comparisons.append({
-            **comparison,
-            "bleu_p": bleu_bootstrap(bleu_stats[a], bleu_stats[b], samples, metric),
-            "tags": {t: {m: float(p[m][j]) for m in p} for j, t in enumerate(tags)}})
+        comparisons.append(
+            {
+                **comparison,
+                "bleu_p": bleu_bootstrap(bleu_stats[a], bleu_stats[b], samples, metric),
+                "tags": {t: {m: float(p[m][j]) for m in p} for j, t in enumerate(tags)},
+            }
+        )
     return comparisons
 
 
-__all__ = ["EvalOptions", "run_eval", "check_ref_tags"]
+__all__ = ["EvalOptions", "check_ref_tags", "run_eval"]

@@ -2,6 +2,7 @@
 for the bootstrap, and COMET (unbabel-comet, optional) with per-document segment sums.
 
 Loading a COMET model, and what its failures say, is defined here once for every caller."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,7 +11,7 @@ import os
 import re
 import warnings
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -34,8 +35,9 @@ def bleu_metric() -> BLEU:
     return BLEU()
 
 
-def bleu_with_document_statistics(hyps: Sequence[Sequence[str]], refs: Sequence[str],
-                                  ids: Sequence[str]) -> Tuple[List[float], List[np.ndarray]]:
+def bleu_with_document_statistics(
+    hyps: Sequence[Sequence[str]], refs: Sequence[str], ids: Sequence[str]
+) -> Tuple[List[float], List[np.ndarray]]:
     """Corpus BLEU of each system, and its sufficient statistics per document (documents, k),
     from which the bootstrap recomputes BLEU on resampled documents."""
     metric = bleu_metric()
@@ -88,10 +90,13 @@ def import_comet() -> Any:
             import comet
     except Exception as e:  # a dependency missing (ModuleNotFoundError), an ImportError inside it, ...
         if isinstance(e, ModuleNotFoundError) and e.name == "comet":
-            raise InputError(f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}") \
-                from None
-        raise InputError(f"unbabel-comet is installed but cannot be imported ({first_line(e)}); run {COMET_INSTALL}, "
-                         "which installs it with the versions it needs") from None
+            raise InputError(
+                f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}"
+            ) from None
+        raise InputError(
+            f"unbabel-comet is installed but cannot be imported ({first_line(e)}); run {COMET_INSTALL}, "
+            "which installs it with the versions it needs"
+        ) from None
     return comet
 
 
@@ -112,8 +117,10 @@ def local_comet_checkpoint(model: str) -> Optional[str]:
     path = os.path.abspath(path)
     folder = os.path.dirname(os.path.dirname(path))
     if not os.path.isfile(os.path.join(folder, "hparams.yaml")):
-        raise InputError(f"{path}: no hparams.yaml in {folder} (unbabel-comet reads a checkpoint with the "
-                         "hparams.yaml of its model folder, two levels up)")
+        raise InputError(
+            f"{path}: no hparams.yaml in {folder} (unbabel-comet reads a checkpoint with the "
+            "hparams.yaml of its model folder, two levels up)"
+        )
     return path
 
 
@@ -130,7 +137,7 @@ def load_comet(model: str) -> Any:
         except Exception as e:  # any failure to fetch: the fix is the same, fetch it elsewhere
             raise InputError(
                 f"COMET model '{model}' is not a local file or folder and could not be downloaded "
-                f"({type(e).__name__}). On a machine with network access run: python -c \"import comet; "
+                f'({type(e).__name__}). On a machine with network access run: python -c "import comet; '
                 f"print(comet.download_model('{model}'))\", copy the model folder of the checkpoint it prints "
                 "(…/checkpoints/model.ckpt) and pass that folder to --comet-model (README, 'COMET without network')"
             ) from None
@@ -151,7 +158,7 @@ def _load_error(e: Exception) -> str:
     return first_line(e)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _checkpoint_digest(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -170,8 +177,15 @@ def comet_model_id(model: str) -> str:
     return _checkpoint_digest(checkpoint, st.st_size, st.st_mtime_ns)
 
 
-def comet_predict(scorer: Any, srcs: Sequence[str], hyps: Sequence[str], refs: Sequence[str], model: str = "",
-                  batch_size: int = 16, gpus: Optional[int] = None) -> Dict:
+def comet_predict(
+    scorer: Any,
+    srcs: Sequence[str],
+    hyps: Sequence[str],
+    refs: Sequence[str],
+    model: str = "",
+    batch_size: int = 16,
+    gpus: Optional[int] = None,
+) -> Dict:
     """COMET with a model already loaded (load it once for several systems)."""
     if gpus is None:
         import torch  # only here: muda starts without torch otherwise

@@ -1,5 +1,6 @@
 """A PNG bar chart of word f-measure per tag per system (like Figure 2 of the MuDA paper), with
 '*' over tags where a pair of systems differs significantly (paired bootstrap, p < 0.05)."""
+
 from __future__ import annotations
 
 from typing import Dict

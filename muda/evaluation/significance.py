@@ -1,6 +1,7 @@
 """Paired bootstrap resampling over documents: is the difference between two systems, in word
 f-measure per tag, in BLEU or in COMET, due to chance? Every test draws from the same resamples
 (``bootstrap_samples``), so the p-values of one comparison are computed on the same documents."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
@@ -18,8 +19,12 @@ def bootstrap_samples(n_docs: int, n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_docs, size=(n, n_docs))
 
 
-def paired_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray,
-                     metric: Callable[[np.ndarray], np.ndarray] = lambda c: prf(c)[..., 2]) -> np.ndarray:
+def paired_bootstrap(
+    a: np.ndarray,
+    b: np.ndarray,
+    samples: np.ndarray,
+    metric: Callable[[np.ndarray], np.ndarray] = lambda c: prf(c)[..., 2],
+) -> np.ndarray:
     """p-values per tag that A's and B's difference in ``metric`` is due to chance: the share of
     resamples in which the difference does not have the sign observed on the whole set.
     ``a``/``b``: (documents, tags, 4) counts; returns (tags,)."""
@@ -30,8 +35,7 @@ def paired_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray,
     return worse
 
 
-def _scalar_bootstrap(score: Callable[[np.ndarray], float], a: np.ndarray, b: np.ndarray,
-                      samples: np.ndarray) -> float:
+def _scalar_bootstrap(score: Callable[[np.ndarray], float], a: np.ndarray, b: np.ndarray, samples: np.ndarray) -> float:
     """The same test for one corpus-level score computed from per-document rows."""
     observed = score(a) - score(b)
     if observed == 0:
@@ -40,8 +44,9 @@ def _scalar_bootstrap(score: Callable[[np.ndarray], float], a: np.ndarray, b: np
     return float((np.sign(diffs) != np.sign(observed)).mean())
 
 
-def bleu_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, samples: np.ndarray, bleu: "BLEU") -> float:
+def bleu_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, samples: np.ndarray, bleu: BLEU) -> float:
     """The same test for corpus BLEU, from per-document sufficient statistics (documents, k)."""
+
     def score(stats: np.ndarray) -> float:
         return bleu._compute_score_from_stats(list(stats.sum(0))).score
 
@@ -50,6 +55,7 @@ def bleu_bootstrap(stats_a: np.ndarray, stats_b: np.ndarray, samples: np.ndarray
 
 def mean_bootstrap(a: np.ndarray, b: np.ndarray, samples: np.ndarray) -> float:
     """The same test for a mean of segment scores (COMET), from per-document (sum, count)."""
+
     def mean(x: np.ndarray) -> float:
         return float(x[:, 0].sum() / max(x[:, 1].sum(), 1))
 

@@ -1,5 +1,6 @@
 """The plain-text table of a ``run_eval`` result, as ``muda eval`` prints it (and
 ``fairseq-generate --scoring muda`` at the end of generation)."""
+
 from __future__ import annotations
 
 from typing import Dict

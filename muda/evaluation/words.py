@@ -6,6 +6,7 @@ Words are matched within a sentence by form: the k-th occurrence of a word in th
 matches the k-th occurrence in the reference. A tagged reference word counts towards recall,
 a tagged hypothesis word towards precision (hypotheses are tagged in their own document context).
 """
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict

@@ -1,4 +1,5 @@
 """Reading and writing CoNLL-U, with errors that name the file and line."""
+
 from __future__ import annotations
 
 from typing import Iterable, List
@@ -41,9 +42,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
     lineno = 0
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
-            if tokens:
-                finish(lineno)
-            elif comments:  # a comment block with no tokens: an empty sentence (a blank text line)
+            if tokens or comments:
                 finish(lineno)
             continue
         if line.startswith("#"):
@@ -72,8 +71,16 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
             feats = parse_feats(cols[5])
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
-        word = Word(_integer(ident, "word id (ID)", where), cols[1], cols[2], cols[3], feats,
-                    _integer(cols[6], "HEAD", where) if cols[6] != "_" else 0, cols[7], _misc(cols[9]))
+        word = Word(
+            _integer(ident, "word id (ID)", where),
+            cols[1],
+            cols[2],
+            cols[3],
+            feats,
+            _integer(cols[6], "HEAD", where) if cols[6] != "_" else 0,
+            cols[7],
+            _misc(cols[9]),
+        )
         expected = len([w for t in tokens for w in t.words]) + 1
         if word.id != expected:
             raise InputError(f"{path}:{lineno}: word id {word.id}, expected {expected}")
@@ -104,8 +111,22 @@ def format_conllu(sentences: Iterable[Sentence]) -> str:
                 out.append(f"{t.words[0].id}-{t.words[-1].id}\t{t.form}" + "\t_" * 8)
             for w in t.words:
                 misc = "|".join(f"{k}={v}" if v else k for k, v in w.misc.items()) or "_"
-                out.append("\t".join([str(w.id), w.form, w.lemma, w.upos, "_", format_feats(w.feats),
-                                      str(w.head), w.deprel, "_", misc]))
+                out.append(
+                    "\t".join(
+                        [
+                            str(w.id),
+                            w.form,
+                            w.lemma,
+                            w.upos,
+                            "_",
+                            format_feats(w.feats),
+                            str(w.head),
+                            w.deprel,
+                            "_",
+                            misc,
+                        ]
+                    )
+                )
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 

@@ -1,12 +1,13 @@
 """Coreference as mentions of entities, from CorefUD ``Entity`` values in CoNLL-U MISC."""
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from muda.annotation import Sentence
 from commandkit.errors import InputError
+from muda.annotation import Sentence
 
 _PART = re.compile(r"\([^()]+\)|\([^()]+|[^()]+\)")
 
@@ -59,8 +60,11 @@ class CorefIndex:
 
     def antecedent(self, mention: Mention) -> Optional[Mention]:
         """The nearest earlier mention of the same entity."""
-        before = [m for m in self.mentions if m.entity == mention.entity and m != mention
-                  and (m.sentence, m.end) < (mention.sentence, mention.start)]
+        before = [
+            m
+            for m in self.mentions
+            if m.entity == mention.entity and m != mention and (m.sentence, m.end) < (mention.sentence, mention.start)
+        ]
         return before[-1] if before else None
 
     def antecedent_outside_sentence(self, sentence: int, token: int) -> bool:

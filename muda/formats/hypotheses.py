@@ -1,5 +1,6 @@
 """System outputs: plain text (one line per source line, as `contextual-mt translate` writes) or
 the raw output of `fairseq-generate` (S-/T-/H-/D-/P- lines in any order, re-ordered by id)."""
+
 from __future__ import annotations
 
 import re
@@ -17,6 +18,7 @@ _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-,
 class Hypotheses:
     """A system's hypotheses, one per reference line, and the line of the file each came from
     (fairseq output is re-ordered: messages must name the line the user can find)."""
+
     texts: List[str]
     line_numbers: List[int]
 
@@ -68,9 +70,11 @@ def _best(lines: List[str], path: str) -> Dict[str, Dict[int, Tuple[str, int]]]:
             if known is None:
                 best[kind][i] = (text, lineno)
             elif known[0] != text:
-                raise InputError(f"{path}:{lineno}: sample id {i} again, with another hypothesis than at line "
-                                 f"{known[1]} ({text[:40]!r} vs {known[0][:40]!r}): two different fairseq-generate "
-                                 "outputs in one file? Give each its own file")
+                raise InputError(
+                    f"{path}:{lineno}: sample id {i} again, with another hypothesis than at line "
+                    f"{known[1]} ({text[:40]!r} vs {known[0][:40]!r}): two different fairseq-generate "
+                    "outputs in one file? Give each its own file"
+                )
     return best
 
 

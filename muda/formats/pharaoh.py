@@ -1,4 +1,5 @@
 """Word alignments in Pharaoh format (``0-0 1-2``): source token i aligned to target token j."""
+
 from __future__ import annotations
 
 from typing import List, Sequence, Set, Tuple
@@ -27,13 +28,16 @@ def read_pharaoh(path: str) -> List[Alignment]:
     return [parse_pharaoh(line, f"{path}:{n}") for n, line in enumerate(read_lines(path), start=1)]
 
 
-def check_alignment_ranges(alignments: Sequence[Alignment], src_lens: Sequence[int], tgt_lens: Sequence[int],
-                           path: str) -> None:
+def check_alignment_ranges(
+    alignments: Sequence[Alignment], src_lens: Sequence[int], tgt_lens: Sequence[int], path: str
+) -> None:
     for n, (pairs, ls, lt) in enumerate(zip(alignments, src_lens, tgt_lens), start=1):
         for i, j in sorted(pairs):
             if i >= ls or j >= lt:
-                raise InputError(f"{path}:{n}: alignment {i}-{j} out of range: the sentence pair has "
-                                 f"{ls} source and {lt} target tokens")
+                raise InputError(
+                    f"{path}:{n}: alignment {i}-{j} out of range: the sentence pair has "
+                    f"{ls} source and {lt} target tokens"
+                )
 
 
 def format_pharaoh(pairs: Alignment) -> str:

@@ -1,5 +1,6 @@
 """Penn Treebank bracketed trees (.mrg files), read as the ellipsis classifier's training data:
 the words of each tree, and whether it contains the ellipsis trace ``*?*``."""
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,7 @@ def read_ptb_trees(path: str) -> Iterator[Tuple[str, bool, int]]:
             if depth < 0:
                 raise InputError(f"{path}:{line}: unbalanced ')'")
             if depth == 0 and start is not None:
-                tree = text[start:pos + 1]
+                tree = text[start : pos + 1]
                 words = [w for tag, w in _LEAF.findall(tree) if tag != "-NONE-"]
                 if words:
                     yield " ".join(words), "*?*" in tree, start_line

@@ -1,5 +1,6 @@
 """The tags dump, in the original MuDA layout: documents -> sentences -> tokens ->
 ``{"token": ..., "tags": [...]}``."""
+
 from __future__ import annotations
 
 import json
@@ -40,26 +41,38 @@ def _check_layout(docs: object, path: str) -> None:
             raise InputError(f"{path}: document {d} is {_kind(doc)}, not a list of sentences ({_LAYOUT})")
         for s, sent in enumerate(doc, start=1):
             if not isinstance(sent, list):
-                raise InputError(f"{path}: document {d}, sentence {s} is {_kind(sent)}, not a list of "
-                                 f"tokens ({_LAYOUT})")
+                raise InputError(
+                    f"{path}: document {d}, sentence {s} is {_kind(sent)}, not a list of tokens ({_LAYOUT})"
+                )
             for t, tok in enumerate(sent, start=1):
                 if not _is_token(tok):
-                    raise InputError(f"{path}: document {d}, sentence {s}, token {t}: {json.dumps(tok)[:60]} is "
-                                     f"not a token of {_LAYOUT}")
+                    raise InputError(
+                        f"{path}: document {d}, sentence {s}, token {t}: {json.dumps(tok)[:60]} is "
+                        f"not a token of {_LAYOUT}"
+                    )
 
 
 def _kind(value: object) -> str:
     """What a JSON value is, in JSON's words."""
-    for t, name in ((bool, "true/false"), (dict, "an object"), (list, "a list"), (str, "a string"),
-                    ((int, float), "a number")):
+    for t, name in (
+        (bool, "true/false"),
+        (dict, "an object"),
+        (list, "a list"),
+        (str, "a string"),
+        ((int, float), "a number"),
+    ):
         if isinstance(value, t):
             return name
     return "null"
 
 
 def _is_token(tok: object) -> bool:
-    return (isinstance(tok, dict) and isinstance(tok.get("token"), str) and isinstance(tok.get("tags"), list)
-            and all(isinstance(t, str) for t in tok["tags"]))
+    return (
+        isinstance(tok, dict)
+        and isinstance(tok.get("token"), str)
+        and isinstance(tok.get("tags"), list)
+        and all(isinstance(t, str) for t in tok["tags"])
+    )
 
 
 def flat_sentences(dump: TagDump) -> List[List[Tuple[str, List[str]]]]:
@@ -68,7 +81,7 @@ def flat_sentences(dump: TagDump) -> List[List[Tuple[str, List[str]]]]:
 
 
 def tag_counts(dump: TagDump, phenomena: Sequence[str]) -> Dict[str, int]:
-    counts = {p: 0 for p in phenomena}
+    counts = dict.fromkeys(phenomena, 0)
     for doc in dump:
         for sent in doc:
             for tok in sent:

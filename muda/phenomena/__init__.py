@@ -5,12 +5,21 @@ token indices`` (one set per sentence).
 The modules are imported here in canonical order (lexical cohesion, formality, pronouns, verb
 form, ellipsis): the order of registration is the order of tags in every output.
 """
-from muda.phenomena.registry import (applicable, check_phenomena, get_tagger, phenomenon_names,  # noqa: F401
-                                     register, required_annotations)
-from muda.phenomena import lexical_cohesion  # noqa: F401,I001  (the order matters, see above)
-from muda.phenomena import formality  # noqa: F401
-from muda.phenomena import pronouns  # noqa: F401
-from muda.phenomena import verb_form  # noqa: F401
-from muda.phenomena import ellipsis  # noqa: F401
+
+from muda.phenomena import (
+    ellipsis,  # noqa: F401
+    formality,  # noqa: F401
+    lexical_cohesion,  # noqa: F401,I001  (the order matters, see above)
+    pronouns,  # noqa: F401
+    verb_form,  # noqa: F401
+)
+from muda.phenomena.registry import (
+    applicable,
+    check_phenomena,
+    get_tagger,
+    phenomenon_names,  # noqa: F401
+    register,
+    required_annotations,
+)
 
 __all__ = ["applicable", "check_phenomena", "get_tagger", "phenomenon_names", "register", "required_annotations"]

@@ -1,5 +1,6 @@
 """Ellipsis: in a pair whose source sentence is elliptical, a target VERB, NOUN, PROPN or PRON
 that occurred in previous target sentences of the document and is aligned to no source word."""
+
 from __future__ import annotations
 
 from typing import List, Set
@@ -15,8 +16,11 @@ def _key(word) -> str:
     return (word.lemma if word.lemma not in ("", "_") else word.form).lower()
 
 
-@register("ellipsis", applies=lambda language: True,  # decided on the English side
-          requires={ELLIPSIS_DETECTION, TARGET_MORPHOLOGY, ALIGNMENT})
+@register(
+    "ellipsis",
+    applies=lambda language: True,  # decided on the English side
+    requires={ELLIPSIS_DETECTION, TARGET_MORPHOLOGY, ALIGNMENT},
+)
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     seen: Set[str] = set()

@@ -1,6 +1,7 @@
 """Formality: T-V pronouns and possessives (and honorifics for ja, ko), tagged when a word of the
 same formality level appeared earlier in the document. For pro-drop languages (es, it, pt, ro)
 also verbs whose source subject is "you", conjugated in the 2nd (T) or 3rd (V) person."""
+
 from __future__ import annotations
 
 from typing import FrozenSet, List, Optional, Set
@@ -48,8 +49,11 @@ def _requires(language: Language) -> FrozenSet[str]:
     return frozenset({TARGET_MORPHOLOGY})
 
 
-@register("formality", applies=lambda language: language.formality is not None,  # T-V words listed
-          requires=_requires)
+@register(
+    "formality",
+    applies=lambda language: language.formality is not None,  # T-V words listed
+    requires=_requires,
+)
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     f = lang.formality
     out: List[Set[int]] = []

@@ -1,5 +1,6 @@
 """Lexical cohesion: an aligned pair of lemmatized content words that already occurred at least
 ``lexical_min_count`` times earlier in the document, not counting the current sentence."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -20,16 +21,18 @@ def _content_lemma(tok: Token, upos) -> Optional[str]:
     return None
 
 
-@register("lexical_cohesion", applies=lambda language: True,  # needs no language data
-          requires={SOURCE_PARSE, TARGET_MORPHOLOGY, ALIGNMENT})
+@register(
+    "lexical_cohesion",
+    applies=lambda language: True,  # needs no language data
+    requires={SOURCE_PARSE, TARGET_MORPHOLOGY, ALIGNMENT},
+)
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     counts: Counter = Counter()
     for pair in doc.pairs:
         src = [_content_lemma(t, settings.content_upos) for t in pair.src.tokens]
         tgt = [_content_lemma(t, settings.content_upos) for t in pair.tgt.tokens]
-        keys = [((src[i], tgt[j]), j) for i, j in pair.alignment
-                if i < len(src) and j < len(tgt) and src[i] and tgt[j]]
+        keys = [((src[i], tgt[j]), j) for i, j in pair.alignment if i < len(src) and j < len(tgt) and src[i] and tgt[j]]
         out.append({j for key, j in keys if counts[key] >= settings.lexical_min_count})
         counts.update(key for key, _ in keys)
     return out

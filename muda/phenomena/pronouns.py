@@ -1,5 +1,6 @@
 """Pronoun choice: an aligned English pronoun / target pronoun pair from the language's list of
 ambiguous pronouns, whose antecedent (by source-side coreference) is not in the sentence."""
+
 from __future__ import annotations
 
 from typing import List, Set
@@ -15,8 +16,11 @@ def _is_pron(tok) -> bool:
     return any(w.upos == "PRON" for w in tok.words)
 
 
-@register("pronouns", applies=lambda language: bool(language.pronouns),  # ambiguous pronouns listed
-          requires={SOURCE_PARSE, COREFERENCE, TARGET_MORPHOLOGY, ALIGNMENT})
+@register(
+    "pronouns",
+    applies=lambda language: bool(language.pronouns),  # ambiguous pronouns listed
+    requires={SOURCE_PARSE, COREFERENCE, TARGET_MORPHOLOGY, ALIGNMENT},
+)
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     out: List[Set[int]] = []
     for s, pair in enumerate(doc.pairs):

@@ -2,6 +2,7 @@
 saying which languages it applies to. The registry is the only list of phenomenon names; its
 order (the order in which ``muda.phenomena`` imports the modules) is the order of tags in every
 output. Also the helper that several taggers share (``seen_before``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,9 +23,9 @@ Tagger = Callable[["Document", "Language", "TaggerSettings"], List[Set[int]]]
 class Phenomenon:
     name: str
     tag: Tagger
-    applies: Callable[["Language"], bool]
+    applies: Callable[[Language], bool]
     # the annotations (muda.phenomena.requirements) the tagger reads, for a language
-    requires: Callable[["Language"], FrozenSet[str]]
+    requires: Callable[[Language], FrozenSet[str]]
 
 
 _REGISTRY: Dict[str, Phenomenon] = {}
@@ -33,7 +34,7 @@ _REGISTRY: Dict[str, Phenomenon] = {}
 Requires = Union[FrozenSet[str], Callable[["Language"], FrozenSet[str]]]
 
 
-def register(name: str, applies: Callable[["Language"], bool], requires: Requires) -> Callable[[Tagger], Tagger]:
+def register(name: str, applies: Callable[[Language], bool], requires: Requires) -> Callable[[Tagger], Tagger]:
     """Decorator: register ``fn`` as the tagger of phenomenon ``name``, which applies to the
     languages for which ``applies(language)`` is true and reads the annotations ``requires``
     (a set of ``muda.phenomena.requirements`` names, or a function of the language giving one)."""
@@ -44,6 +45,7 @@ def register(name: str, applies: Callable[["Language"], bool], requires: Require
             raise ValueError(f"phenomenon {name!r} registered twice")
         _REGISTRY[name] = Phenomenon(name, fn, applies, needs)
         return fn
+
     return wrap
 
 
@@ -52,12 +54,12 @@ def phenomenon_names() -> List[str]:
     return list(_REGISTRY)
 
 
-def applicable(language: "Language") -> List[str]:
+def applicable(language: Language) -> List[str]:
     """The phenomena that apply to ``language``, in canonical order."""
     return [p.name for p in _REGISTRY.values() if p.applies(language)]
 
 
-def required_annotations(name: str, language: "Language") -> FrozenSet[str]:
+def required_annotations(name: str, language: Language) -> FrozenSet[str]:
     """The annotations phenomenon ``name`` reads for ``language``."""
     return _REGISTRY[name].requires(language)
 

@@ -1,6 +1,7 @@
 """The annotations a phenomenon reads, by name: phenomena declare which they require
 (``muda.phenomena.register``), an annotator backend which it provides (``provides``), pre-computed
 files supply theirs; the tagger runs the phenomena whose requirements are all met."""
+
 from __future__ import annotations
 
 from typing import FrozenSet, Optional

@@ -1,5 +1,6 @@
 """commandkit.console: a command stopped under a progress bar (Ctrl-C, an input error met in
 its loop) prints its one error line below the bar, and the bar is not drawn again after it."""
+
 import contextlib
 import gc
 import io
@@ -11,8 +12,13 @@ from commandkit.console import INTERRUPTED, run_command
 from commandkit.errors import InputError
 
 
-@pytest.mark.parametrize("stop, status, line", [(KeyboardInterrupt(), INTERRUPTED, "error: interrupted"),
-                                                (InputError("x.txt:3: bad line"), 1, "error: x.txt:3: bad line")])
+@pytest.mark.parametrize(
+    "stop, status, line",
+    [
+        (KeyboardInterrupt(), INTERRUPTED, "error: interrupted"),
+        (InputError("x.txt:3: bad line"), 1, "error: x.txt:3: bad line"),
+    ],
+)
 def test_the_error_line_comes_below_an_open_progress_bar(stop, status, line):
     from tqdm import tqdm
 

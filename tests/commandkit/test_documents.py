@@ -1,4 +1,5 @@
 """Document ids: a document is a maximal run of equal consecutive ids; the docids file's errors."""
+
 import numpy as np
 import pytest
 

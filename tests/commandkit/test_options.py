@@ -1,5 +1,6 @@
 """commandkit.options: a parser generated from option dataclasses (nested groups, argument groups,
 mutually exclusive options, positionals) and the options objects built back from it."""
+
 import argparse
 from dataclasses import dataclass
 from typing import List, Optional

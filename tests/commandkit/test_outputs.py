@@ -1,5 +1,6 @@
 """``outputs(...)``: outputs distinct and replacing no input, scratch directories, a failed commit,
 a full disk, an output given as a link."""
+
 import contextlib
 import errno
 import io
@@ -44,13 +45,11 @@ def test_a_scratch_directory_is_written_directly_and_removed(tmp_path):
             assert os.listdir(scratch) == ["tmp.txt"]  # written now, not at the end
         atomic_write_text(str(tmp_path / "out.txt"), "done")
     assert not os.path.exists(kept[0]) and (tmp_path / "out.txt").read_text() == "done"
-    with pytest.raises(RuntimeError):
-        with outputs(str(tmp_path / "other.txt")):
-            with scratch_directory() as scratch:
-                kept.append(scratch)
-                atomic_write_text(os.path.join(scratch, "tmp.txt"), "x")
-                atomic_write_text(str(tmp_path / "other.txt"), "partial")
-                raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), outputs(str(tmp_path / "other.txt")), scratch_directory() as scratch:
+        kept.append(scratch)
+        atomic_write_text(os.path.join(scratch, "tmp.txt"), "x")
+        atomic_write_text(str(tmp_path / "other.txt"), "partial")
+        raise RuntimeError("boom")
     assert not os.path.exists(kept[1]) and not (tmp_path / "other.txt").exists()
 
 
@@ -108,8 +107,9 @@ def test_a_full_disk_met_outside_the_writers_is_one_line(tmp_path):
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         assert run_command(command, None) == 1
-    assert err.getvalue().splitlines() == [f"error: {tmp_path / 'model.pt'}: cannot write (No space left on device); "
-                                           "free some space and run again"]
+    assert err.getvalue().splitlines() == [
+        f"error: {tmp_path / 'model.pt'}: cannot write (No space left on device); free some space and run again"
+    ]
 
 
 def test_an_output_given_as_a_link_is_written_where_it_points(tmp_path):

@@ -1,4 +1,5 @@
 """The one reader of user text: the line of a bad byte, lines streamed from an archive."""
+
 import pytest
 
 from commandkit.errors import InputError

@@ -2,6 +2,7 @@
 built offline (tests/hf_models.py, build_comet): `contextual-mt score` gives, segment by
 segment, what unbabel-comet's own API gives (``predict``, and ``enable_context()`` for
 Doc-COMET); and how unbabel-comet's failures reach the user."""
+
 import hashlib
 import json
 import subprocess
@@ -11,17 +12,18 @@ from importlib.metadata import version
 
 import pytest
 
-from tests.helpers import BIN
-from tests.hf_models import EN, FR
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import score
 from muda.evaluation.metrics import quiet_comet
+from tests.helpers import BIN
+from tests.hf_models import EN, FR
 
 # three documents of 5, 4 and 3 sentences; the hypotheses differ from the references here and there
 SRCS = EN
 REFS = FR
-HYPS = [f.replace("est", "sont") if i % 3 == 0 else f.replace(" .", " !") if i % 3 == 1 else f
-        for i, f in enumerate(FR)]
+HYPS = [
+    f.replace("est", "sont") if i % 3 == 0 else f.replace(" .", " !") if i % 3 == 1 else f for i, f in enumerate(FR)
+]
 DOCS = ["a"] * 5 + ["b"] * 4 + ["c"] * 3
 BATCH = 4
 
@@ -77,12 +79,41 @@ def test_score_command_equals_comets_own_predict(comet_model, own, own_comet, tm
         files[name] = tmp_path / name
         files[name].write_text("\n".join(rows) + "\n")
     out = tmp_path / "scores.json"
-    proc = subprocess.run([str(BIN / "contextual-mt"), "score", "--source", files["src"], "--hyp", files["hyp"],
-                           "--ref", files["ref"], "--docids", files["ids"], "--comet-model", comet_model,
-                           "--comet-batch-size", str(BATCH), "--output", out], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(BIN / "contextual-mt"),
+            "score",
+            "--source",
+            files["src"],
+            "--hyp",
+            files["hyp"],
+            "--ref",
+            files["ref"],
+            "--docids",
+            files["ids"],
+            "--comet-model",
+            comet_model,
+            "--comet-batch-size",
+            str(BATCH),
+            "--output",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for chatter in ("GPU available", "TPU available", "Tip", "💡", "litlogger", "Encoder model frozen", "srun",
-                    "pkg_resources", "Warning", "warn"):
+    for chatter in (
+        "GPU available",
+        "TPU available",
+        "Tip",
+        "💡",
+        "litlogger",
+        "Encoder model frozen",
+        "srun",
+        "pkg_resources",
+        "Warning",
+        "warn",
+    ):
         assert chatter not in proc.stderr, proc.stderr[-3000:]
     result = json.loads(out.read_text())
 
@@ -101,16 +132,19 @@ def test_score_command_equals_comets_own_predict(comet_model, own, own_comet, tm
 
     ident = f"model:{checkpoint_id(comet_model)}"
     assert result["comet"]["signature"] == f"COMET|{ident}|precision:fp32|version:{version('unbabel-comet')}"
-    assert result["doc_comet"]["signature"] == \
-        f"Doc-COMET|{ident}|context:2|mtctx:ref|sep:{sep}|precision:fp32|version:{version('unbabel-comet')}"
+    assert (
+        result["doc_comet"]["signature"]
+        == f"Doc-COMET|{ident}|context:2|mtctx:ref|sep:{sep}|precision:fp32|version:{version('unbabel-comet')}"
+    )
     assert str(tmp_path.parent) not in json.dumps([result["comet"]["signature"], result["doc_comet"]["signature"]])
     assert proc.stdout.strip().endswith(f"({result['doc_comet']['signature']})")
 
 
 def test_checkpoint_path_is_the_same_model(comet_model, own_comet):
     """The checkpoint file instead of the folder, from Python: the same scores and signature."""
-    r = score(HYPS, REFS, srcs=SRCS, comet_model=str(comet_model / "checkpoints" / "model.ckpt"),
-              comet_batch_size=BATCH)
+    r = score(
+        HYPS, REFS, srcs=SRCS, comet_model=str(comet_model / "checkpoints" / "model.ckpt"), comet_batch_size=BATCH
+    )
     assert max(abs(a - b) for a, b in zip(r["comet"]["segments"], own_comet[0])) < 1e-6
     assert r["comet"]["signature"].startswith(f"COMET|model:{checkpoint_id(comet_model)}|precision:fp32|")
 
@@ -128,8 +162,9 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
 
 def test_not_installed_only_when_comet_itself_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
-    with pytest.raises(ContextualMTError, match="^COMET needs the unbabel-comet package, which is not installed: "
-                                                "run make install"):
+    with pytest.raises(
+        ContextualMTError, match="^COMET needs the unbabel-comet package, which is not installed: run make install"
+    ):
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
 
 
@@ -139,11 +174,14 @@ def test_a_broken_dependency_is_named_not_called_not_installed(monkeypatch, tmp_
     stub = tmp_path / "comet"
     stub.mkdir()
     (stub / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'pkg_resources'\", name='pkg_resources')\n")
+        "raise ModuleNotFoundError(\"No module named 'pkg_resources'\", name='pkg_resources')\n"
+    )
     monkeypatch.delitem(sys.modules, "comet", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ContextualMTError) as e:
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
-    assert str(e.value).startswith("unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No "
-                                   "module named 'pkg_resources'); run make install")
+    assert str(e.value).startswith(
+        "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No "
+        "module named 'pkg_resources'); run make install"
+    )
     assert "not installed" not in str(e.value)

@@ -1,16 +1,17 @@
 """Doc-COMET in contextual-mt score and make score: the inputs given to unbabel-comet's document-
 context mode, checked with a stand-in model that records them (tests/contextual_mt/test_comet.py
 scores with the real unbabel-comet on a tiny model)."""
+
 import json
 import sys
 import types
 
 import pytest
 
-from tests.helpers import contextual_mt_cli
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import DOC_COMET_CONTEXT, comet_version, score, summary_line, with_context
 from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores
+from tests.helpers import contextual_mt_cli
 
 # two documents: a has three sentences (the third has two of context), b two (none from a)
 SRCS = ["A1 src", "A2 src", "A3 src", "B1 src", "B2 src"]
@@ -43,8 +44,9 @@ class FakeComet:
 @pytest.fixture
 def fake(monkeypatch):
     model = FakeComet()
-    module = types.SimpleNamespace(download_model=lambda name: f"/models/{name}.ckpt",
-                                   load_from_checkpoint=lambda path: model)
+    module = types.SimpleNamespace(
+        download_model=lambda name: f"/models/{name}.ckpt", load_from_checkpoint=lambda path: model
+    )
     monkeypatch.setitem(sys.modules, "comet", module)
     return model
 
@@ -66,8 +68,11 @@ def test_exact_inputs_given_to_the_context_mode(fake):
     assert doc["data"] == [
         {"src": "A1 src", "mt": "A1 hyp", "ref": "A1 ref"},
         {"src": "A1 src </s> A2 src", "mt": "A1 ref </s> A2 hyp", "ref": "A1 ref </s> A2 ref"},
-        {"src": "A1 src </s> A2 src </s> A3 src", "mt": "A1 ref </s> A2 ref </s> A3 hyp",
-         "ref": "A1 ref </s> A2 ref </s> A3 ref"},
+        {
+            "src": "A1 src </s> A2 src </s> A3 src",
+            "mt": "A1 ref </s> A2 ref </s> A3 hyp",
+            "ref": "A1 ref </s> A2 ref </s> A3 ref",
+        },
         {"src": "B1 src", "mt": "B1 hyp", "ref": "B1 ref"},
         {"src": "B1 src </s> B2 src", "mt": "B1 ref </s> B2 hyp", "ref": "B1 ref </s> B2 ref"},
     ]
@@ -114,8 +119,18 @@ def cli_error(*args):
 def write_files(tmp_path, docs=DOCS):
     for name, rows in (("src", SRCS), ("hyp", HYPS), ("ref", REFS), ("ids", docs)):
         (tmp_path / name).write_text("\n".join(rows) + "\n")
-    return ["--source", tmp_path / "src", "--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref",
-            "--docids", tmp_path / "ids", "--comet-model", MODEL]
+    return [
+        "--source",
+        tmp_path / "src",
+        "--hyp",
+        tmp_path / "hyp",
+        "--ref",
+        tmp_path / "ref",
+        "--docids",
+        tmp_path / "ids",
+        "--comet-model",
+        MODEL,
+    ]
 
 
 def test_cli_json_and_summary(fake, tmp_path):
@@ -132,16 +147,23 @@ def test_cli_bad_input_is_one_line_and_no_output(fake, tmp_path):
     out = tmp_path / "scores.json"
     assert cli_error(*files, "--output", out) == f"error: {tmp_path / 'ids'}: has 4 lines but {tmp_path / 'ref'} has 5"
     files = write_files(tmp_path)
-    assert cli_error(*files, "--doc-comet-context", "0", "--output", out) == \
-        "error: --doc-comet-context must be >= 1 (got 0)"
+    assert (
+        cli_error(*files, "--doc-comet-context", "0", "--output", out)
+        == "error: --doc-comet-context must be >= 1 (got 0)"
+    )
     assert not out.exists() and fake.calls == []
     with pytest.raises(ContextualMTError, match="--doc-comet-context"):
         ScoreStageOptions("fr", str(tmp_path), doc_comet_context=0)
 
 
 def test_make_score_table_has_doc_comet_and_its_signature():
-    row = {"bleu": {"score": 1.0}, "chrf": {"score": 2.0}, "d_bleu": {"score": 3.0}, "comet": {"score": 0.3},
-           "doc_comet": {"score": 0.8, "signature": signature()}}
+    row = {
+        "bleu": {"score": 1.0},
+        "chrf": {"score": 2.0},
+        "d_bleu": {"score": 3.0},
+        "comet": {"score": 0.3},
+        "doc_comet": {"score": 0.8, "signature": signature()},
+    }
     table = format_scores({"systems": {"sentence": row, "context": row}}).splitlines()
     assert table[0].split()[-2:] == ["COMET", "Doc-COMET"]
     assert table[1].split()[-2:] == ["0.3000", "0.8000"] and table[-1] == signature() and len(table) == 4

@@ -1,4 +1,5 @@
 """contextual-mt score: sacreBLEU, chrF, d-BLEU, COMET (at its narrowest boundary)."""
+
 import json
 import sys
 import types
@@ -6,9 +7,9 @@ import types
 import pytest
 import sacrebleu
 
-from tests.helpers import BIN, contextual_mt_cli, run
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.metrics import join_documents, score, score_files
+from tests.helpers import BIN, contextual_mt_cli, run
 
 HYPS = ["the cat sat on the mat", "it was happy", "a dog barked", "", "the end"]
 REFS = ["the cat sat on a mat", "it was very happy", "a dog barked loudly", "silence", "the end"]
@@ -49,8 +50,10 @@ def test_comet_scoring_code_path(monkeypatch):
             calls.update(data=data, batch_size=batch_size, gpus=gpus)
             return Output()
 
-    fake = types.SimpleNamespace(download_model=lambda name: calls.setdefault("path", f"/models/{name}.ckpt"),
-                                 load_from_checkpoint=lambda path: calls.setdefault("loaded", path) and Model())
+    fake = types.SimpleNamespace(
+        download_model=lambda name: calls.setdefault("path", f"/models/{name}.ckpt"),
+        load_from_checkpoint=lambda path: calls.setdefault("loaded", path) and Model(),
+    )
     monkeypatch.setitem(sys.modules, "comet", fake)
     r = score(HYPS, REFS, srcs=["s"] * 5, comet_model="Unbabel/wmt22-comet-da", comet_batch_size=3)
     assert r["comet"]["score"] == 0.5 and r["comet"]["segments"][2] == 0.75
@@ -78,8 +81,20 @@ def test_cli_json_and_summary(tmp_path):
     for name, rows in (("hyp", HYPS), ("ref", REFS), ("ids", DOCS)):
         (tmp_path / name).write_text("\n".join(rows) + "\n")
     out = tmp_path / "scores.json"
-    proc = run([str(BIN / "contextual-mt"), "score", "--hyp", str(tmp_path / "hyp"), "--ref",
-                str(tmp_path / "ref"), "--docids", str(tmp_path / "ids"), "--output", str(out)])
+    proc = run(
+        [
+            str(BIN / "contextual-mt"),
+            "score",
+            "--hyp",
+            str(tmp_path / "hyp"),
+            "--ref",
+            str(tmp_path / "ref"),
+            "--docids",
+            str(tmp_path / "ids"),
+            "--output",
+            str(out),
+        ]
+    )
     first = proc.stdout.strip().splitlines()[0]
     assert first.startswith("BLEU ") and "chrF" in first and "d-BLEU" in first
     data = json.loads(out.read_text())
@@ -104,8 +119,10 @@ def score_cli(*args):
 def test_empty_files_are_one_clear_error(tmp_path):
     (tmp_path / "hyp").write_text("")
     (tmp_path / "ref").write_text("")
-    assert score_cli("--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref") == \
-        f"error: {tmp_path / 'hyp'}: hypothesis file is empty"
+    assert (
+        score_cli("--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref")
+        == f"error: {tmp_path / 'hyp'}: hypothesis file is empty"
+    )
     (tmp_path / "hyp").write_text("a b c\n")
     with pytest.raises(ContextualMTError, match=f"^{tmp_path / 'ref'}: reference file is empty$"):
         score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))

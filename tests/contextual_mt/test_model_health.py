@@ -1,13 +1,20 @@
 """model_health: a unigram model's loss as the yardstick of an untrained model, degenerate
 translations, and the one loader's warning."""
+
 import logging
 from types import SimpleNamespace
 
 import pytest
 
 from contextual_mt.checkpoint_file import label_smoothing, validation_loss
-from contextual_mt.inference.model_health import (check_loss, check_outputs, dictionary_counts, unigram_loss,
-                                        warn_if_degenerate, warn_if_untrained)
+from contextual_mt.inference.model_health import (
+    check_loss,
+    check_outputs,
+    dictionary_counts,
+    unigram_loss,
+    warn_if_degenerate,
+    warn_if_untrained,
+)
 
 HEALTH = "contextual_mt.inference.model_health"
 
@@ -53,19 +60,27 @@ def test_loss_above_or_below_the_unigram_model(caplog):
     assert high.looks_untrained and not low.looks_untrained and not unknown.looks_untrained
     assert [r.getMessage() for r in caplog.records] == [
         "ckpt.pt: validation loss 2.50 bits is no better than a unigram model of the target (2.00): the model "
-        "looks untrained; translations, scores and CXMI from it mean little"]
+        "looks untrained; translations, scores and CXMI from it mean little"
+    ]
     assert check_loss(2.0, counts).looks_untrained  # equal is no better
 
 
-@pytest.mark.parametrize("hyps,sources,degenerate,message", [
-    ([","] * 12, None, True, "out.txt: all 12 translations are the same (',')"),
-    (["Oui."] * 3, None, False, None),  # a handful of lines may well have one translation
-    ([", , ,", ",,,,", "", "Bonjour."], None, True,
-     "out.txt: 3 of 4 translations are one token repeated or empty (e.g. ', , ,')"),
-    (["Bonjour.", "Oui", "Merci beaucoup", "la la"], None, False, None),
-    (["", "", "Bonjour.", "Merci."], ["", " ", "Hello.", "Thanks."], False, None),  # empty sources left out
-    (["Oui"], None, False, None),  # one short answer is no sign of anything
-])
+@pytest.mark.parametrize(
+    "hyps,sources,degenerate,message",
+    [
+        ([","] * 12, None, True, "out.txt: all 12 translations are the same (',')"),
+        (["Oui."] * 3, None, False, None),  # a handful of lines may well have one translation
+        (
+            [", , ,", ",,,,", "", "Bonjour."],
+            None,
+            True,
+            "out.txt: 3 of 4 translations are one token repeated or empty (e.g. ', , ,')",
+        ),
+        (["Bonjour.", "Oui", "Merci beaucoup", "la la"], None, False, None),
+        (["", "", "Bonjour.", "Merci."], ["", " ", "Hello.", "Thanks."], False, None),  # empty sources left out
+        (["Oui"], None, False, None),  # one short answer is no sign of anything
+    ],
+)
 def test_degenerate_outputs(hyps, sources, degenerate, message, caplog):
     assert check_outputs(hyps, sources).degenerate is degenerate
     with caplog.at_level(logging.WARNING, logger=HEALTH):

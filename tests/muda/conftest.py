@@ -1,5 +1,6 @@
 """The demo corpus that the evaluation and error tests share (built once per session): the
 reference as the "context" system, and a "sentence" system with every planted word wrong."""
+
 import json
 import shutil
 

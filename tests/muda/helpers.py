@@ -1,4 +1,5 @@
 """Compact builders for hand-written annotated sentences, and small sample files (tests only)."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +17,23 @@ def sentence(*tokens):
         t = tuple(t) + (None,) * (7 - len(t))
         form, upos, feats, head, deprel, misc, lemma = t
         misc_d = dict(x.partition("=")[::2] for x in misc.split("|")) if misc else {}
-        toks.append(Token(form, [Word(i, form, lemma or form.lower(), upos or "X", parse_feats(feats or "_"),
-                                      0 if head is None else head, deprel or ("root" if i == 1 else "dep"), misc_d)]))
+        toks.append(
+            Token(
+                form,
+                [
+                    Word(
+                        i,
+                        form,
+                        lemma or form.lower(),
+                        upos or "X",
+                        parse_feats(feats or "_"),
+                        0 if head is None else head,
+                        deprel or ("root" if i == 1 else "dep"),
+                        misc_d,
+                    )
+                ],
+            )
+        )
     return Sentence(toks)
 
 
@@ -63,15 +79,54 @@ def assert_one_error(proc, *needles):
 
 def tag_args(d, out, lang="fr", split="test"):
     """`muda tag` on the demo corpus ``d`` with its gold annotations."""
-    return [str(a) for a in ("tag", "--src", d / f"{split}.en", "--tgt", d / f"{split}.fr", "--docids",
-                             d / f"{split}.docids", "--tgt-lang", lang, "--dump-tags", out,
-                             "--src-conllu", d / f"{split}.en.conllu", "--tgt-conllu", d / f"{split}.fr.conllu",
-                             "--alignments", d / f"{split}.align")]
+    return [
+        str(a)
+        for a in (
+            "tag",
+            "--src",
+            d / f"{split}.en",
+            "--tgt",
+            d / f"{split}.fr",
+            "--docids",
+            d / f"{split}.docids",
+            "--tgt-lang",
+            lang,
+            "--dump-tags",
+            out,
+            "--src-conllu",
+            d / f"{split}.en.conllu",
+            "--tgt-conllu",
+            d / f"{split}.fr.conllu",
+            "--alignments",
+            d / f"{split}.align",
+        )
+    ]
 
 
 def eval_args(d, *extra, lang="fr"):
     """`muda eval` on the demo corpus ``d``: gold reference annotations, lexicon for hypotheses."""
-    return [str(a) for a in ("eval", "--src", d / "test.en", "--ref", d / "test.fr", "--docids", d / "test.docids",
-                             "--tgt-lang", lang, "--src-conllu", d / "test.en.conllu", "--ref-conllu",
-                             d / "test.fr.conllu", "--ref-alignments", d / "test.align", "--lexicon",
-                             d / "train.en.conllu", d / "train.fr.conllu", d / "train.align", *extra)]
+    return [
+        str(a)
+        for a in (
+            "eval",
+            "--src",
+            d / "test.en",
+            "--ref",
+            d / "test.fr",
+            "--docids",
+            d / "test.docids",
+            "--tgt-lang",
+            lang,
+            "--src-conllu",
+            d / "test.en.conllu",
+            "--ref-conllu",
+            d / "test.fr.conllu",
+            "--ref-alignments",
+            d / "test.align",
+            "--lexicon",
+            d / "train.en.conllu",
+            d / "train.fr.conllu",
+            d / "train.align",
+            *extra,
+        )
+    ]

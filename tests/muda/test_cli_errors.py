@@ -1,5 +1,6 @@
 """Bad input to `muda tag`, `muda eval` and `muda train-ellipsis`: each case is one 'error:' line
 naming the file (and line) or the option, exit status 1, no traceback, and nothing written."""
+
 import os
 import shutil
 import signal
@@ -24,8 +25,9 @@ def bad(tmp_path_factory, demo):
     conllu = (demo / "test.en.conllu").read_text().splitlines()
     first_word = next(k for k, line in enumerate(conllu) if line.startswith("1\t"))
     cols = conllu[first_word].split("\t")
-    (d / "badhead.conllu").write_text("\n".join(conllu[:first_word] + ["\t".join(cols[:6] + ["x"] + cols[7:])]
-                                                + conllu[first_word + 1:]) + "\n")
+    (d / "badhead.conllu").write_text(
+        "\n".join(conllu[:first_word] + ["\t".join(cols[:6] + ["x"] + cols[7:])] + conllu[first_word + 1 :]) + "\n"
+    )
     sents = read_conllu(str(demo / "test.en.conllu"))
     free = next(w for w in sents[2].words if "Entity" not in w.misc)
     free.misc["Entity"] = "e99)"  # closes a mention never opened, in sentence 3
@@ -57,13 +59,22 @@ def _no_annotations(args):
     """Drop the pre-computed annotations: the model annotators' options are used."""
     for flag in ("--src-conllu", "--tgt-conllu", "--alignments"):
         k = args.index(flag)
-        del args[k:k + 2]
+        del args[k : k + 2]
     return args
 
 
 def _eval(demo, out, *extra):
-    return eval_args(demo, "--hyps", demo / "sentence.txt", demo / "context.txt", "--bootstrap", "10",
-                     "--output", out / "e.json", *map(str, extra))
+    return eval_args(
+        demo,
+        "--hyps",
+        demo / "sentence.txt",
+        demo / "context.txt",
+        "--bootstrap",
+        "10",
+        "--output",
+        out / "e.json",
+        *map(str, extra),
+    )
 
 
 def _eval_with(demo, out, flag, value, *extra):
@@ -74,8 +85,10 @@ def _eval_with(demo, out, flag, value, *extra):
 
 
 def _train(bad, out, *extra):
-    return [str(a) for a in ("train-ellipsis", bad / "a.mrg", "--base-model", bad / "adir", "--output",
-                             out / "model", *extra)]
+    return [
+        str(a)
+        for a in ("train-ellipsis", bad / "a.mrg", "--base-model", bad / "adir", "--output", out / "model", *extra)
+    ]
 
 
 CASES = {
@@ -85,93 +98,154 @@ CASES = {
     "tag-empty-docids": (lambda d, b, o: _tag(d, b, o, docids=b / "empty"), ["empty: docids file is empty"]),
     "tag-non-utf8-conllu": (lambda d, b, o: _tag(d, b, o, src_conllu=b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
     "tag-non-utf8-alignments": (lambda d, b, o: _tag(d, b, o, alignments=b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
-    "tag-conllu-columns": (lambda d, b, o: _tag(d, b, o, src_conllu=b / "badcols.conllu"),
-                           ["badcols.conllu:1: expected 10 tab-separated columns"]),
-    "tag-conllu-head": (lambda d, b, o: _tag(d, b, o, src_conllu=b / "badhead.conllu"),
-                        ["badhead.conllu:", "HEAD 'x' is not a word number"]),
-    "tag-coref-entity": (lambda d, b, o: _tag(d, b, o, src_conllu=b / "entity.conllu"),
-                         ["entity.conllu: sentence 3: entity e99 closed but not opened"]),
-    "tag-alignment-superscript": (lambda d, b, o: _tag(d, b, o, alignments=b / "superscript.align"),
-                                  ["superscript.align:1: '\u00b2-1' is not a Pharaoh pair"]),
-    "tag-ellipsis-model-missing": (lambda d, b, o: _tag(d, b, o, ellipsis_model=b / "no-model"),
-                                   ["no-model: ellipsis model directory not found"]),
+    "tag-conllu-columns": (
+        lambda d, b, o: _tag(d, b, o, src_conllu=b / "badcols.conllu"),
+        ["badcols.conllu:1: expected 10 tab-separated columns"],
+    ),
+    "tag-conllu-head": (
+        lambda d, b, o: _tag(d, b, o, src_conllu=b / "badhead.conllu"),
+        ["badhead.conllu:", "HEAD 'x' is not a word number"],
+    ),
+    "tag-coref-entity": (
+        lambda d, b, o: _tag(d, b, o, src_conllu=b / "entity.conllu"),
+        ["entity.conllu: sentence 3: entity e99 closed but not opened"],
+    ),
+    "tag-alignment-superscript": (
+        lambda d, b, o: _tag(d, b, o, alignments=b / "superscript.align"),
+        ["superscript.align:1: '\u00b2-1' is not a Pharaoh pair"],
+    ),
+    "tag-ellipsis-model-missing": (
+        lambda d, b, o: _tag(d, b, o, ellipsis_model=b / "no-model"),
+        ["no-model: ellipsis model directory not found"],
+    ),
     "tag-unknown-language": (lambda d, b, o: _tag(d, b, o, tgt_lang="xx"), ["unknown target language 'xx'"]),
     # muda tag: option values (checked before any file is read or model loaded)
-    "tag-lexical-min-count-0": (lambda d, b, o: _tag(d, b, o, lexical_min_count="0"),
-                                ["--lexical-min-count must be >= 1 (got 0)"]),
-    "tag-coref-window-negative": (lambda d, b, o: _no_annotations(_tag(d, b, o, coref_window="-1")),
-                                  ["--coref-window must be >= 0 (got -1)"]),
-    "tag-batch-size-0": (lambda d, b, o: _no_annotations(_tag(d, b, o, batch_size="0")),
-                         ["--batch-size must be >= 1 (got 0)"]),
+    "tag-lexical-min-count-0": (
+        lambda d, b, o: _tag(d, b, o, lexical_min_count="0"),
+        ["--lexical-min-count must be >= 1 (got 0)"],
+    ),
+    "tag-coref-window-negative": (
+        lambda d, b, o: _no_annotations(_tag(d, b, o, coref_window="-1")),
+        ["--coref-window must be >= 0 (got -1)"],
+    ),
+    "tag-batch-size-0": (
+        lambda d, b, o: _no_annotations(_tag(d, b, o, batch_size="0")),
+        ["--batch-size must be >= 1 (got 0)"],
+    ),
     # muda tag: outputs
-    "tag-output-under-a-file": (lambda d, b, o: _tag(d, b, o, dump_tags=b / "empty" / "t.json"),
-                                ["empty/t.json: cannot write here", "is a file"]),
+    "tag-output-under-a-file": (
+        lambda d, b, o: _tag(d, b, o, dump_tags=b / "empty" / "t.json"),
+        ["empty/t.json: cannot write here", "is a file"],
+    ),
     "tag-output-is-a-directory": (lambda d, b, o: _tag(d, b, o, dump_tags=b / "adir"), ["adir: is a directory"]),
-    "tag-output-is-an-input": (lambda d, b, o: _tag(d, b, o, dump_tags=b / "hyp_copy.txt", tgt=b / "hyp_copy.txt"),
-                               ["hyp_copy.txt: --dump-tags would overwrite the input given as --tgt"]),
+    "tag-output-is-an-input": (
+        lambda d, b, o: _tag(d, b, o, dump_tags=b / "hyp_copy.txt", tgt=b / "hyp_copy.txt"),
+        ["hyp_copy.txt: --dump-tags would overwrite the input given as --tgt"],
+    ),
     # muda eval: option values
     "eval-fewer-names": (lambda d, b, o: _eval(d, o, "--names", "a"), ["--names: 1 given for 2 --hyps files"]),
     "eval-more-names": (lambda d, b, o: _eval(d, o, "--names", "a", "b", "c"), ["--names: 3 given for 2 --hyps"]),
-    "eval-bootstrap-negative": (lambda d, b, o: _eval_with(d, o, "--bootstrap", "-5"),
-                                ["--bootstrap must be >= 0 (got -5)"]),
+    "eval-bootstrap-negative": (
+        lambda d, b, o: _eval_with(d, o, "--bootstrap", "-5"),
+        ["--bootstrap must be >= 0 (got -5)"],
+    ),
     "eval-bootstrap-huge": (lambda d, b, o: _eval_with(d, o, "--bootstrap", "1000000000"), ["--bootstrap must be <="]),
     "eval-seed-negative": (lambda d, b, o: _eval(d, o, "--seed", "-1"), ["--seed must be >= 0 (got -1)"]),
-    "eval-hyp-conllu-count": (lambda d, b, o: _eval(d, o, "--hyp-conllu", d / "test.fr.conllu"),
-                              ["--hyp-conllu: 1 given for 2 --hyps files"]),
+    "eval-hyp-conllu-count": (
+        lambda d, b, o: _eval(d, o, "--hyp-conllu", d / "test.fr.conllu"),
+        ["--hyp-conllu: 1 given for 2 --hyps files"],
+    ),
     "eval-name-with-slash": (lambda d, b, o: _eval(d, o, "--names", "a/b", "c"), ["--names: 'a/b' cannot be"]),
-    "eval-name-reference": (lambda d, b, o: _eval(d, o, "--names", "reference", "c"),
-                            ["--names: 'reference' is taken"]),
+    "eval-name-reference": (
+        lambda d, b, o: _eval(d, o, "--names", "reference", "c"),
+        ["--names: 'reference' is taken"],
+    ),
     "eval-batch-size-0": (lambda d, b, o: _eval(d, o, "--batch-size", "0"), ["--batch-size must be >= 1"]),
-    "eval-ellipsis-model-with-lexicon": (lambda d, b, o: _eval(d, o, "--ellipsis-model", b / "no-model"),
-                                         ["--ellipsis-model needs the model annotators", "--lexicon"]),
-    "eval-unknown-language": (lambda d, b, o: _eval_with(d, o, "--tgt-lang", "xx"),
-                              ["unknown target language 'xx'"]),
+    "eval-ellipsis-model-with-lexicon": (
+        lambda d, b, o: _eval(d, o, "--ellipsis-model", b / "no-model"),
+        ["--ellipsis-model needs the model annotators", "--lexicon"],
+    ),
+    "eval-unknown-language": (lambda d, b, o: _eval_with(d, o, "--tgt-lang", "xx"), ["unknown target language 'xx'"]),
     # muda eval: input files
-    "eval-ref-tags-missing": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "nope.json"),
-                              ["nope.json: tags file not found"]),
+    "eval-ref-tags-missing": (
+        lambda d, b, o: _eval(d, o, "--ref-tags", b / "nope.json"),
+        ["nope.json: tags file not found"],
+    ),
     "eval-ref-tags-directory": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "adir"), ["adir: is a directory"]),
     "eval-ref-tags-empty": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "empty"), ["empty: not a JSON file"]),
     "eval-ref-tags-non-utf8": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
-    "eval-ref-tags-object": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "dict.json"),
-                             ["dict.json: not the MuDA tags layout", "top level is an object"]),
-    "eval-ref-tags-string-tags": (lambda d, b, o: _eval(d, o, "--ref-tags", b / "string_tags.json"),
-                                  ["string_tags.json: document 1, sentence 1, token 1"]),
-    "eval-hyp-empty": (lambda d, b, o: _eval_with(d, o, "--hyps", b / "empty"),
-                       ["empty: has 0 lines but the reference has"]),
+    "eval-ref-tags-object": (
+        lambda d, b, o: _eval(d, o, "--ref-tags", b / "dict.json"),
+        ["dict.json: not the MuDA tags layout", "top level is an object"],
+    ),
+    "eval-ref-tags-string-tags": (
+        lambda d, b, o: _eval(d, o, "--ref-tags", b / "string_tags.json"),
+        ["string_tags.json: document 1, sentence 1, token 1"],
+    ),
+    "eval-hyp-empty": (
+        lambda d, b, o: _eval_with(d, o, "--hyps", b / "empty"),
+        ["empty: has 0 lines but the reference has"],
+    ),
     "eval-hyp-non-utf8": (lambda d, b, o: _eval_with(d, o, "--hyps", b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
     "eval-hyp-directory": (lambda d, b, o: _eval_with(d, o, "--hyps", b / "adir"), ["adir: is a directory"]),
-    "eval-lexicon-missing": (lambda d, b, o: _eval_with(d, o, "--lexicon", b / "nope.conllu"),
-                             ["nope.conllu: file not found"]),
-    "eval-lexicon-bad-alignments": (lambda d, b, o: _eval_with(d, o, str(d / "train.fr.conllu"), b / "badcols.conllu"),
-                                    ["badcols.conllu:1: '1' is not a Pharaoh pair"]),
-    "eval-lexicon-sizes": (lambda d, b, o: _eval_with(d, o, "--lexicon", d / "test.en.conllu"),
-                           ["--lexicon: ", "have 155, 815 and 815 sentences"]),
+    "eval-lexicon-missing": (
+        lambda d, b, o: _eval_with(d, o, "--lexicon", b / "nope.conllu"),
+        ["nope.conllu: file not found"],
+    ),
+    "eval-lexicon-bad-alignments": (
+        lambda d, b, o: _eval_with(d, o, str(d / "train.fr.conllu"), b / "badcols.conllu"),
+        ["badcols.conllu:1: '1' is not a Pharaoh pair"],
+    ),
+    "eval-lexicon-sizes": (
+        lambda d, b, o: _eval_with(d, o, "--lexicon", d / "test.en.conllu"),
+        ["--lexicon: ", "have 155, 815 and 815 sentences"],
+    ),
     # muda eval: outputs
-    "eval-output-twice": (lambda d, b, o: _eval(d, o, "--table", o / "e.json"), ["e.json: --output and --table would be the same file"]),
-    "eval-output-is-a-hypothesis": (lambda d, b, o: _eval_with(d, o, "--output", b / "hyp_copy.txt", "--hyps",
-                                                               b / "hyp_copy.txt"),
-                                    ["hyp_copy.txt: --output would overwrite the input given as --hyps"]),
-    "eval-table-is-the-reference": (lambda d, b, o: _eval(d, o, "--table", d / "test.fr"),
-                                    ["test.fr: --table would overwrite the input given as --ref"]),
-    "eval-plot-under-a-file": (lambda d, b, o: _eval(d, o, "--plot", b / "empty" / "e.png"),
-                               ["empty/e.png: cannot write here"]),
-    "eval-table-is-a-directory": (lambda d, b, o: _eval(d, o, "--table", b / "adir", "--plot", o / "e.png"),
-                                  ["adir: is a directory"]),
+    "eval-output-twice": (
+        lambda d, b, o: _eval(d, o, "--table", o / "e.json"),
+        ["e.json: --output and --table would be the same file"],
+    ),
+    "eval-output-is-a-hypothesis": (
+        lambda d, b, o: _eval_with(d, o, "--output", b / "hyp_copy.txt", "--hyps", b / "hyp_copy.txt"),
+        ["hyp_copy.txt: --output would overwrite the input given as --hyps"],
+    ),
+    "eval-table-is-the-reference": (
+        lambda d, b, o: _eval(d, o, "--table", d / "test.fr"),
+        ["test.fr: --table would overwrite the input given as --ref"],
+    ),
+    "eval-plot-under-a-file": (
+        lambda d, b, o: _eval(d, o, "--plot", b / "empty" / "e.png"),
+        ["empty/e.png: cannot write here"],
+    ),
+    "eval-table-is-a-directory": (
+        lambda d, b, o: _eval(d, o, "--table", b / "adir", "--plot", o / "e.png"),
+        ["adir: is a directory"],
+    ),
     # muda train-ellipsis
-    "train-missing-trees": (lambda d, b, o: _train(b, o)[:1] + [b / "nope.mrg"] + _train(b, o)[2:],
-                            ["nope.mrg: file not found"]),
-    "train-non-utf8-trees": (lambda d, b, o: _train(b, o)[:1] + [b / "nonutf8"] + _train(b, o)[2:],
-                             ["nonutf8:2: not UTF-8"]),
+    "train-missing-trees": (
+        lambda d, b, o: _train(b, o)[:1] + [b / "nope.mrg"] + _train(b, o)[2:],
+        ["nope.mrg: file not found"],
+    ),
+    "train-non-utf8-trees": (
+        lambda d, b, o: _train(b, o)[:1] + [b / "nonutf8"] + _train(b, o)[2:],
+        ["nonutf8:2: not UTF-8"],
+    ),
     "train-epochs-0": (lambda d, b, o: _train(b, o, "--epochs", "0"), ["--epochs must be >= 1 (got 0)"]),
     "train-lr-nan": (lambda d, b, o: _train(b, o, "--lr", "nan"), ["--lr must be a finite number"]),
     "train-lr-negative": (lambda d, b, o: _train(b, o, "--lr", "-0.1"), ["--lr must be > 0"]),
     "train-batch-size-0": (lambda d, b, o: _train(b, o, "--batch-size", "0"), ["--batch-size must be >= 1"]),
-    "train-positive-weight-0": (lambda d, b, o: _train(b, o, "--positive-weight", "0"),
-                                ["--positive-weight must be > 0"]),
-    "train-base-model-path-missing": (lambda d, b, o: _train(b, o, "--base-model", b / "no-model"),
-                                      ["no-model: base model directory not found"]),
-    "train-output-holds-other-files": (lambda d, b, o: _train(b, o)[:-2] + ["--output", b / "user_dir"],
-                                       ["user_dir: a directory with other files in it"]),
+    "train-positive-weight-0": (
+        lambda d, b, o: _train(b, o, "--positive-weight", "0"),
+        ["--positive-weight must be > 0"],
+    ),
+    "train-base-model-path-missing": (
+        lambda d, b, o: _train(b, o, "--base-model", b / "no-model"),
+        ["no-model: base model directory not found"],
+    ),
+    "train-output-holds-other-files": (
+        lambda d, b, o: _train(b, o)[:-2] + ["--output", b / "user_dir"],
+        ["user_dir: a directory with other files in it"],
+    ),
 }
 
 
@@ -186,10 +260,16 @@ def test_bad_input_is_one_error_line_and_nothing_is_written(case, demo, bad, tmp
     assert {p: p.read_bytes() for p in bad.rglob("*") if p.is_file()} == before  # no input touched
 
 
-@pytest.mark.parametrize("missing, needle", [
-    ("comet", "COMET needs the unbabel-comet package, which is not installed: run make install"),
-    ("pkg_resources", "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No module named "
-                      "'pkg_resources')")])
+@pytest.mark.parametrize(
+    "missing, needle",
+    [
+        ("comet", "COMET needs the unbabel-comet package, which is not installed: run make install"),
+        (
+            "pkg_resources",
+            "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No module named 'pkg_resources')",
+        ),
+    ],
+)
 def test_eval_without_comet_fails_before_any_work(demo, tmp_path, tmp_path_factory, missing, needle):
     """unbabel-comet missing, or one of its dependencies (a stand-in ``comet`` first on the path
     raises what Python raises then): one line, before tagging and BLEU (whose warnings would come
@@ -234,9 +314,11 @@ def _python(code: str) -> subprocess.Popen:
 
 
 def test_warnings_read_as_warning_lines_whoever_logs_them():
-    proc = _python("import logging\nfrom commandkit.console import configure_logging\nconfigure_logging()\n"
-                   "logging.getLogger('muda').warning('a.docids:3: document id %r appears again', 'd1')\n"
-                   "logging.getLogger('fairseq.x').info('not shown at WARNING')\n")
+    proc = _python(
+        "import logging\nfrom commandkit.console import configure_logging\nconfigure_logging()\n"
+        "logging.getLogger('muda').warning('a.docids:3: document id %r appears again', 'd1')\n"
+        "logging.getLogger('fairseq.x').info('not shown at WARNING')\n"
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == "warning: a.docids:3: document id 'd1' appears again\n", err
 
@@ -244,9 +326,11 @@ def test_warnings_read_as_warning_lines_whoever_logs_them():
 def test_ctrl_c_while_python_waits_for_threads_is_one_line():
     # a worker thread still running when main() returns: Python waits for it, and a Ctrl-C then
     # used to print "Exception ignored in: <module 'threading'>" and a traceback
-    proc = _python("import threading, time\nfrom commandkit.console import console_run\n"
-                   "def main():\n    threading.Thread(target=time.sleep, args=(30,)).start()\n"
-                   "    print('ready', flush=True)\n    return 0\nconsole_run(main)\n")
+    proc = _python(
+        "import threading, time\nfrom commandkit.console import console_run\n"
+        "def main():\n    threading.Thread(target=time.sleep, args=(30,)).start()\n"
+        "    print('ready', flush=True)\n    return 0\nconsole_run(main)\n"
+    )
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
@@ -258,10 +342,12 @@ def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
     # kill / timeout / scancel: the command's clean-up runs (Python's default would end it on
     # the spot, leaving its temporary files)
     marker = tmp_path / "cleaned"
-    proc = _python("import time\nfrom commandkit.console import console_run, run_command\n"
-                   "def work(args):\n    try:\n        print('ready', flush=True)\n        time.sleep(30)\n"
-                   f"    finally:\n        open({str(marker)!r}, 'w').close()\n"
-                   "console_run(lambda: run_command(work, None))\n")
+    proc = _python(
+        "import time\nfrom commandkit.console import console_run, run_command\n"
+        "def work(args):\n    try:\n        print('ready', flush=True)\n        time.sleep(30)\n"
+        f"    finally:\n        open({str(marker)!r}, 'w').close()\n"
+        "console_run(lambda: run_command(work, None))\n"
+    )
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
@@ -272,13 +358,15 @@ def test_a_sigterm_that_reaches_a_child_before_its_fork_hooks_ends_it():
     # a pool that ends at once sends SIGTERM to workers still starting: the signal must end them,
     # not be swallowed by the inherited handler inside a fork hook (the pool then waited forever).
     # Here a hook registered before console_run's sends the child its SIGTERM, deterministically.
-    proc = _python("import os, signal\n"
-                   "os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
-                   "from commandkit.console import console_run\n"
-                   "def main():\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
-                   "    _, status = os.waitpid(pid, 0)\n"
-                   "    print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)\n"
-                   "    return 0\nconsole_run(main)\n")
+    proc = _python(
+        "import os, signal\n"
+        "os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))\n"
+        "from commandkit.console import console_run\n"
+        "def main():\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
+        "    _, status = os.waitpid(pid, 0)\n"
+        "    print(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM)\n"
+        "    return 0\nconsole_run(main)\n"
+    )
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and out == "True\n", (out, err)
     assert "KeyboardInterrupt" not in err, err
@@ -288,9 +376,11 @@ def test_forked_pool_workers_still_end_on_their_pools_sigterm():
     # a Pool's workers inherit console_run's SIGTERM handler, and the pool ends them with
     # SIGTERM: they must die at once (an exception in a worker could leave a queue lock held
     # and hang the next worker: `make data` once hung so)
-    proc = _python("import multiprocessing\nfrom commandkit.console import console_run\n"
-                   "def main():\n    for _ in range(30):\n"
-                   "        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
-                   "            pool.map(abs, range(200))\n    return 0\nconsole_run(main)\n")
+    proc = _python(
+        "import multiprocessing\nfrom commandkit.console import console_run\n"
+        "def main():\n    for _ in range(30):\n"
+        "        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
+        "            pool.map(abs, range(200))\n    return 0\nconsole_run(main)\n"
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and err == "", err

@@ -1,4 +1,5 @@
 """Language data files: every shipped file validates; broken files are errors naming the file."""
+
 import pytest
 
 from commandkit.errors import InputError
@@ -15,15 +16,18 @@ def test_fourteen_languages_and_ted_aliases():
     assert "on" in registry()["fr"].pronouns["we"]  # a YAML boolean trap, quoted in the file
 
 
-@pytest.mark.parametrize("text, error", [
-    ("name: X\nformality:\n  T: [a]\n  V: [a]\n", "words in both T and V: a"),
-    ("name: X\nverb_forms: [Past, Aorist]\n", "Aorist is not a UD Tense"),
-    ("name: X\npronouns:\n  it: []\n", "pronouns.it: expected a non-empty list"),
-    ("name: X\npronouns:\n  we: [nous, on]\n", "pronouns.we: expected a non-empty list"),
-    ("name: X\nformality: {T: [a], V: [b], polite: true}\n", "unknown key\\(s\\) polite"),
-    ("nom: X\n", "unknown key\\(s\\) nom"),
-    ("name: [unclosed\n", "xx.yaml:\\d+: not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("name: X\nformality:\n  T: [a]\n  V: [a]\n", "words in both T and V: a"),
+        ("name: X\nverb_forms: [Past, Aorist]\n", "Aorist is not a UD Tense"),
+        ("name: X\npronouns:\n  it: []\n", "pronouns.it: expected a non-empty list"),
+        ("name: X\npronouns:\n  we: [nous, on]\n", "pronouns.we: expected a non-empty list"),
+        ("name: X\nformality: {T: [a], V: [b], polite: true}\n", "unknown key\\(s\\) polite"),
+        ("nom: X\n", "unknown key\\(s\\) nom"),
+        ("name: [unclosed\n", "xx.yaml:\\d+: not valid YAML"),
+    ],
+)
 def test_invalid_language_files(tmp_path, text, error):
     path = tmp_path / "xx.yaml"
     path.write_text(text)

@@ -1,15 +1,24 @@
 """The models a `muda tag` run needs (muda.annotators.required_models), found without loading any; the one
 error listing every missing one; `muda download` with stanza's and transformers' downloads
 replaced by stand-ins (no network in tests)."""
+
 import json
 
 import pytest
 
+from commandkit.errors import InputError
 from muda import cli, commands
 from muda.annotators import download as dl
-from commandkit.errors import InputError
-from muda.annotators.required_models import (DEFAULT_ALIGN_MODEL, SOURCE_PROCESSORS, TARGET_PROCESSORS, check_models,
-                                  in_hf_cache, missing_models, required_models, stanza_files_missing)
+from muda.annotators.required_models import (
+    DEFAULT_ALIGN_MODEL,
+    SOURCE_PROCESSORS,
+    TARGET_PROCESSORS,
+    check_models,
+    in_hf_cache,
+    missing_models,
+    required_models,
+    stanza_files_missing,
+)
 
 
 def fake_stanza(folder, langs):
@@ -17,21 +26,45 @@ def fake_stanza(folder, langs):
     alias, default packages, mwt for German, a dependency on pretrained embeddings) and the model
     files of ``langs`` only."""
     resources = {
-        "en": {"packages": {"default": {"tokenize": "combined", "pos": "combined_charlm", "lemma": "combined_nocharlm",
-                                        "depparse": "combined_charlm", "coref": "ontonotes"}},
-               "pos": {"combined_charlm": {"dependencies": [{"model": "pretrain", "package": "conll17"}]}}},
-        "de": {"packages": {"default": {"tokenize": "gsd", "mwt": "gsd", "pos": "gsd_charlm", "lemma": "gsd"}},
-               "pos": {"gsd_charlm": {"dependencies": [{"model": "pretrain", "package": "conll17"},
-                                                       {"model": "forward_charlm", "package": "newswiki"}]}}},
+        "en": {
+            "packages": {
+                "default": {
+                    "tokenize": "combined",
+                    "pos": "combined_charlm",
+                    "lemma": "combined_nocharlm",
+                    "depparse": "combined_charlm",
+                    "coref": "ontonotes",
+                }
+            },
+            "pos": {"combined_charlm": {"dependencies": [{"model": "pretrain", "package": "conll17"}]}},
+        },
+        "de": {
+            "packages": {"default": {"tokenize": "gsd", "mwt": "gsd", "pos": "gsd_charlm", "lemma": "gsd"}},
+            "pos": {
+                "gsd_charlm": {
+                    "dependencies": [
+                        {"model": "pretrain", "package": "conll17"},
+                        {"model": "forward_charlm", "package": "newswiki"},
+                    ]
+                }
+            },
+        },
         "german": {"alias": "de"},
         "url": "https://example.org/{lang}",
     }
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "resources.json").write_text(json.dumps(resources))
-    files = {"en": ["tokenize/combined", "pos/combined_charlm", "lemma/combined_nocharlm", "depparse/combined_charlm",
-                    "coref/ontonotes", "pretrain/conll17"],
-             "de": ["tokenize/gsd", "mwt/gsd", "pos/gsd_charlm", "lemma/gsd", "pretrain/conll17",
-                    "forward_charlm/newswiki"]}
+    files = {
+        "en": [
+            "tokenize/combined",
+            "pos/combined_charlm",
+            "lemma/combined_nocharlm",
+            "depparse/combined_charlm",
+            "coref/ontonotes",
+            "pretrain/conll17",
+        ],
+        "de": ["tokenize/gsd", "mwt/gsd", "pos/gsd_charlm", "lemma/gsd", "pretrain/conll17", "forward_charlm/newswiki"],
+    }
     for lang in langs:
         for f in files[lang]:
             path = folder / lang / f"{f}.pt"
@@ -58,11 +91,16 @@ def hf_cache(tmp_path, monkeypatch):
 def test_the_models_of_a_pair(tmp_path, hf_cache):
     models = required_models("de", stanza_dir=str(tmp_path / "s"))
     assert [(m.kind, m.name, m.processors) for m in models] == [
-        ("stanza", "en", SOURCE_PROCESSORS), ("stanza", "de", TARGET_PROCESSORS),
-        ("aligner", DEFAULT_ALIGN_MODEL, "")]
+        ("stanza", "en", SOURCE_PROCESSORS),
+        ("stanza", "de", TARGET_PROCESSORS),
+        ("aligner", DEFAULT_ALIGN_MODEL, ""),
+    ]
     assert SOURCE_PROCESSORS == "tokenize,pos,lemma,depparse,coref" and TARGET_PROCESSORS == "tokenize,pos,lemma"
-    assert [m.label for m in models] == ["stanza en (tokenize,pos,lemma,depparse,coref)",
-                                         "stanza de (tokenize,pos,lemma)", "aligner bert-base-multilingual-cased"]
+    assert [m.label for m in models] == [
+        "stanza en (tokenize,pos,lemma,depparse,coref)",
+        "stanza de (tokenize,pos,lemma)",
+        "aligner bert-base-multilingual-cased",
+    ]
     # a TED variant is the language stanza knows; the phenomena are checked, every one reads the aligned pair
     assert [m.name for m in required_models("pt-br", ["formality"], stanza_dir="x")][:2] == ["en", "pt"]
     assert len(required_models("de", ["verb_form"], stanza_dir="x")) == 3
@@ -89,8 +127,13 @@ def test_one_language_present_another_missing(tmp_path, hf_cache):
     models = required_models("de", stanza_dir=str(folder))
     assert [(m.name, m.present) for m in models] == [("en", True), ("de", False), (DEFAULT_ALIGN_MODEL, False)]
     assert stanza_files_missing("de", TARGET_PROCESSORS, str(folder)) == [
-        "de/tokenize/gsd.pt", "de/pos/gsd_charlm.pt", "de/pretrain/conll17.pt", "de/forward_charlm/newswiki.pt",
-        "de/lemma/gsd.pt", "de/mwt/gsd.pt"]
+        "de/tokenize/gsd.pt",
+        "de/pos/gsd_charlm.pt",
+        "de/pretrain/conll17.pt",
+        "de/forward_charlm/newswiki.pt",
+        "de/lemma/gsd.pt",
+        "de/mwt/gsd.pt",
+    ]
     assert stanza_files_missing("german", TARGET_PROCESSORS, str(folder))[0] == "de/tokenize/gsd.pt"  # alias
     (folder / "en" / "pretrain" / "conll17.pt").unlink()  # a dependency missing makes the language missing
     assert stanza_files_missing("en", SOURCE_PROCESSORS, str(folder)) == ["en/pretrain/conll17.pt"]
@@ -123,7 +166,8 @@ def test_check_models_lists_every_missing_model_in_one_line(tmp_path, hf_cache):
         f"muda tag needs models not on this machine: stanza de (tokenize,pos,lemma) in {folder}, aligner "
         f"bert-base-multilingual-cased; get them all with 'muda download --tgt-lang de --no-source --stanza-dir "
         f"{folder}' (needs network), or give pre-computed annotations instead (--tgt-conllu FILE --alignments FILE; "
-        "README, 'MuDA models')")
+        "README, 'MuDA models')"
+    )
     check_models("muda tag", required_models("de", stanza_dir=str(folder), tgt_conllu="b", alignments="c"), "de")
 
 
@@ -138,14 +182,32 @@ def test_muda_tag_fails_once_listing_all_missing_models(tmp_path, hf_cache, caps
         raise AssertionError("a model was loaded before the check")
 
     monkeypatch.setattr(commands, "_annotators", no_loading)
-    rc = cli.main(["tag", "--src", str(tmp_path / "s.en"), "--tgt", str(tmp_path / "t.de"), "--docids",
-                   str(tmp_path / "ids"), "--tgt-lang", "de", "--dump-tags", str(out), "--stanza-dir", str(stanza_dir)])
+    rc = cli.main(
+        [
+            "tag",
+            "--src",
+            str(tmp_path / "s.en"),
+            "--tgt",
+            str(tmp_path / "t.de"),
+            "--docids",
+            str(tmp_path / "ids"),
+            "--tgt-lang",
+            "de",
+            "--dump-tags",
+            str(out),
+            "--stanza-dir",
+            str(stanza_dir),
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 1 and len(err) == 1 and err[0].startswith("error: muda tag needs models not on this machine: ")
-    for needle in (f"stanza en (tokenize,pos,lemma,depparse,coref) in {stanza_dir}",
-                   f"stanza de (tokenize,pos,lemma) in {stanza_dir}", "aligner bert-base-multilingual-cased",
-                   f"'muda download --tgt-lang de --stanza-dir {stanza_dir}'",
-                   "--src-conllu FILE --tgt-conllu FILE --alignments FILE"):
+    for needle in (
+        f"stanza en (tokenize,pos,lemma,depparse,coref) in {stanza_dir}",
+        f"stanza de (tokenize,pos,lemma) in {stanza_dir}",
+        "aligner bert-base-multilingual-cased",
+        f"'muda download --tgt-lang de --stanza-dir {stanza_dir}'",
+        "--src-conllu FILE --tgt-conllu FILE --alignments FILE",
+    ):
         assert needle in err[0]
     assert list(out.parent.iterdir()) == []  # no output file, nor its summary or annotations
 
@@ -184,8 +246,10 @@ def test_muda_download_without_network_is_one_line(tmp_path, hf_cache, capsys, m
     folder = tmp_path / "stanza"
     assert cli.main(["download", "--tgt-lang", "de", "--stanza-dir", str(folder), "--no-source"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"error: muda download: cannot get stanza de (tokenize,pos,lemma) (OSError: Failed to resolve "
-                   f"'huggingface.co'); this needs network: run it on a machine that has it and copy {folder} here"]
+    assert err == [
+        f"error: muda download: cannot get stanza de (tokenize,pos,lemma) (OSError: Failed to resolve "
+        f"'huggingface.co'); this needs network: run it on a machine that has it and copy {folder} here"
+    ]
 
 
 def test_muda_eval_checks_its_models_before_reading_anything(tmp_path, hf_cache, capsys, monkeypatch):
@@ -203,15 +267,33 @@ def test_muda_eval_checks_its_models_before_reading_anything(tmp_path, hf_cache,
 
     monkeypatch.setattr(commands, "_annotators", too_early)
     monkeypatch.setattr(evaluation, "run_eval", too_early)
-    base = ["eval", "--src", str(tmp_path / "s.en"), "--ref", str(tmp_path / "r.de"), "--docids",
-            str(tmp_path / "ids"), "--tgt-lang", "de", "--hyps", str(tmp_path / "h.de"), "--stanza-dir", str(stanza_dir),
-            "--output", str(tmp_path / "out.json")]
+    base = [
+        "eval",
+        "--src",
+        str(tmp_path / "s.en"),
+        "--ref",
+        str(tmp_path / "r.de"),
+        "--docids",
+        str(tmp_path / "ids"),
+        "--tgt-lang",
+        "de",
+        "--hyps",
+        str(tmp_path / "h.de"),
+        "--stanza-dir",
+        str(stanza_dir),
+        "--output",
+        str(tmp_path / "out.json"),
+    ]
     assert cli.main(base) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: muda eval needs models not on this machine: "), err
-    for needle in (f"stanza en (tokenize,pos,lemma,depparse,coref) in {stanza_dir}",
-                   f"stanza de (tokenize,pos,lemma) in {stanza_dir}", "aligner bert-base-multilingual-cased",
-                   f"'muda download --tgt-lang de --stanza-dir {stanza_dir}'", "--hyp-conllu"):
+    for needle in (
+        f"stanza en (tokenize,pos,lemma,depparse,coref) in {stanza_dir}",
+        f"stanza de (tokenize,pos,lemma) in {stanza_dir}",
+        "aligner bert-base-multilingual-cased",
+        f"'muda download --tgt-lang de --stanza-dir {stanza_dir}'",
+        "--hyp-conllu",
+    ):
         assert needle in err[0], needle
     assert not (tmp_path / "out.json").exists()
     # the reference's tags given with their English parse, the systems' CoNLL-U given: only the aligner

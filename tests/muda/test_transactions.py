@@ -1,6 +1,7 @@
 """The library calls `tag_files` and `run_eval` give Python callers the CLI's guarantees: every
 output checked before any annotation or tagging, all written together at the end, nothing left
 behind on an error (no partial JSON, no work directory, no temporary directory)."""
+
 import contextlib
 import errno
 import io
@@ -8,14 +9,15 @@ import os
 
 import pytest
 
-from muda.annotators.lexicon import LexiconAnnotator
 from commandkit.errors import InputError
+from muda.annotators.lexicon import LexiconAnnotator
 from muda.evaluation.evaluate import EvalOptions, run_eval
 from muda.tagger import TagOptions, tag_files
 
 
 class NoWork:
     """An annotator that must not be reached: outputs are checked before any annotation."""
+
     has_ellipsis_model = False
 
     def __getattr__(self, step):
@@ -31,10 +33,19 @@ def lexicon(d):
 
 
 def eval_options(d, **more):
-    return EvalOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
-                       [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
-                       src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
-                       ref_alignments=str(d / "test.align"), bootstrap=10, **more)
+    return EvalOptions(
+        str(d / "test.en"),
+        str(d / "test.fr"),
+        str(d / "test.docids"),
+        "fr",
+        [str(d / "sentence.txt"), str(d / "context.txt")],
+        names=["sentence", "context"],
+        src_conllu=str(d / "test.en.conllu"),
+        ref_conllu=str(d / "test.fr.conllu"),
+        ref_alignments=str(d / "test.align"),
+        bootstrap=10,
+        **more,
+    )
 
 
 @pytest.mark.parametrize("where", ["summary", "annotation", "under_a_file"])
@@ -58,9 +69,16 @@ def test_tag_files_writes_all_or_nothing(demo, tmp_path):
     bad = tmp_path / "entity.conllu"
     bad.write_text((demo / "test.en.conllu").read_text().replace("_\n", "Entity=e99)\n", 1))
     with pytest.raises(InputError, match="entity.conllu: sentence 1: entity e99 closed but not opened"):
-        tag_files(tag_options(demo, tmp_path / "out" / "x.json", src_conllu=str(bad),
-                              tgt_conllu=str(demo / "test.fr.conllu"), alignments=str(demo / "test.align")),
-                  progress=False)
+        tag_files(
+            tag_options(
+                demo,
+                tmp_path / "out" / "x.json",
+                src_conllu=str(bad),
+                tgt_conllu=str(demo / "test.fr.conllu"),
+                alignments=str(demo / "test.align"),
+            ),
+            progress=False,
+        )
     assert [p.name for p in tmp_path.iterdir()] == ["entity.conllu"]  # not even out/
 
 
@@ -73,8 +91,9 @@ def test_run_eval_checks_the_plot_before_tagging_and_writes_nothing(demo, tmp_pa
 
 def test_run_eval_error_in_a_system_leaves_no_work_directory(demo, tmp_path):
     """The reference is tagged (into OUTPUT.work) before the second system fails."""
-    options = eval_options(demo, output=str(tmp_path / "e.json"),
-                           hyp_conllu=[str(demo / "test.fr.conllu"), str(demo / "test.fr.conllu")])
+    options = eval_options(
+        demo, output=str(tmp_path / "e.json"), hyp_conllu=[str(demo / "test.fr.conllu"), str(demo / "test.fr.conllu")]
+    )
     with pytest.raises(InputError, match=r"does not match .*sentence.txt:\d+"):
         run_eval(options, lexicon(demo))
     assert not list(tmp_path.iterdir())
@@ -106,10 +125,14 @@ def test_run_eval_outputs_may_not_collide_with_inputs_or_each_other(demo, tmp_pa
     work = tmp_path / "e.work"
     with pytest.raises(InputError, match=r"context.txt: --plot and the work file context.txt of system 'context'"):
         run_eval(eval_options(demo, output=str(tmp_path / "e.json"), plot=str(work / "context.txt")), NoWork())
-    with pytest.raises(InputError, match=r"the work file context.tags.json of system 'context' would overwrite the "
-                                         r"input given as --ref-tags"):
-        run_eval(eval_options(demo, output=str(tmp_path / "e.json"), ref_tags=str(work / "context.tags.json")),
-                 NoWork())
+    with pytest.raises(
+        InputError,
+        match=r"the work file context.tags.json of system 'context' would overwrite the "
+        r"input given as --ref-tags",
+    ):
+        run_eval(
+            eval_options(demo, output=str(tmp_path / "e.json"), ref_tags=str(work / "context.tags.json")), NoWork()
+        )
     assert not list(tmp_path.iterdir())
 
 

@@ -2,6 +2,7 @@
 and skipping, with stub `sbatch`, `squeue` and `scancel` on PATH that record their arguments; the
 sbatch scripts with a stub `make`. The real Slurm is test_slurm_cluster.py.
 """
+
 import hashlib
 import json
 import os
@@ -17,12 +18,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SLURM = ROOT / "recipes" / "slurm"
 SUBMIT = SLURM / "submit.sh"
 STAGES = ["data", "train-sentence", "train-context", "translate", "score", "pcxmi", "pcxmi-merge", "muda"]
-SCRIPTS = {"data": "data.sbatch", "train-sentence": "train.sbatch", "train-context": "train.sbatch",
-           "translate": "translate.sbatch", "score": "score.sbatch", "pcxmi": "pcxmi.sbatch",
-           "pcxmi-merge": "pcxmi-merge.sbatch", "muda": "muda.sbatch"}
+SCRIPTS = {
+    "data": "data.sbatch",
+    "train-sentence": "train.sbatch",
+    "train-context": "train.sbatch",
+    "translate": "translate.sbatch",
+    "score": "score.sbatch",
+    "pcxmi": "pcxmi.sbatch",
+    "pcxmi-merge": "pcxmi-merge.sbatch",
+    "muda": "muda.sbatch",
+}
 # variables of submit.sh that the caller's environment must not set for these tests
-SUBMIT_VARS = ("PRESET MODEL STAGES WORK TED IWSLT TEXT SPM_VOCAB PARTITION CPU_PARTITION ACCOUNT GPUS "
-               "STAGE_GPUS TRAIN_TIME STAGE_TIME CPUS MEM SHARDS JOB_PREFIX SBATCH_ARGS MAKE_ARGS DRY_RUN").split()
+SUBMIT_VARS = ["PRESET", "MODEL", "STAGES", "WORK", "TED", "IWSLT", "TEXT", "SPM_VOCAB", "PARTITION", "CPU_PARTITION", "ACCOUNT", "GPUS", "STAGE_GPUS", "TRAIN_TIME", "STAGE_TIME", "CPUS", "MEM", "SHARDS", "JOB_PREFIX", "SBATCH_ARGS", "MAKE_ARGS", "DRY_RUN"]
 
 STUB_SBATCH = r"""#!/usr/bin/env bash
 # records its arguments (one per line) in $STUBS/sbatch.N and prints job id 100+N
@@ -62,8 +69,12 @@ def _write_exe(path: Path, text: str) -> None:
 def stubs(tmp_path):
     d = tmp_path / "stubs"
     d.mkdir()
-    for name, text in (("sbatch", STUB_SBATCH), ("squeue", STUB_SQUEUE), ("scancel", STUB_SCANCEL),
-                       ("make", STUB_MAKE)):
+    for name, text in (
+        ("sbatch", STUB_SBATCH),
+        ("squeue", STUB_SQUEUE),
+        ("scancel", STUB_SCANCEL),
+        ("make", STUB_MAKE),
+    ):
         _write_exe(d / name, text)
     return d
 
@@ -86,8 +97,7 @@ class Submission:
         n = int((stubs / "sbatch.count").read_text()) if (stubs / "sbatch.count").exists() else 0
         for i in range(1, n + 1):
             self.calls.append((stubs / f"sbatch.{i}").read_text().splitlines())
-        self.cancelled = ((stubs / "scancel.calls").read_text().split()
-                          if (stubs / "scancel.calls").exists() else [])
+        self.cancelled = (stubs / "scancel.calls").read_text().split() if (stubs / "scancel.calls").exists() else []
 
     def status(self, stage):
         return self.lines[stage][1]
@@ -111,12 +121,12 @@ class Submission:
         if dep is None:
             return set()
         assert dep.startswith("afterok:"), dep
-        return set(dep[len("afterok:"):].split(":"))
+        return set(dep[len("afterok:") :].split(":"))
 
     def make_vars(self, stage):
         call = self.call(stage)
         i = next(i for i, a in enumerate(call) if a.endswith(".sbatch"))
-        return call[i], call[i + 1:]
+        return call[i], call[i + 1 :]
 
 
 def _reset(stubs: Path) -> None:
@@ -128,8 +138,14 @@ def _reset(stubs: Path) -> None:
 
 def submit(stubs: Path, work: Path, *args, check=True, **env) -> Submission:
     _reset(stubs)
-    proc = subprocess.run(["bash", str(SUBMIT), "LANG=fr", f"WORK={work}", *args], cwd=str(work.parent),
-                          env=_env(stubs, **env), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", str(SUBMIT), "LANG=fr", f"WORK={work}", *args],
+        cwd=str(work.parent),
+        env=_env(stubs, **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return Submission(proc, stubs)
@@ -142,8 +158,16 @@ def _touch(path: Path, text: str = "x\n") -> None:
 
 def _record(path: Path, stage: str, *made: Path) -> None:
     """A done-record as the stages write it (stage_record.StageRecord): the outputs with their sha256."""
-    _touch(path, json.dumps({"stage": stage, "fingerprint": {},
-                             "outputs": {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in made}}))
+    _touch(
+        path,
+        json.dumps(
+            {
+                "stage": stage,
+                "fingerprint": {},
+                "outputs": {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in made},
+            }
+        ),
+    )
 
 
 def finish(work: Path, *stages: str, shards: int = 4) -> None:
@@ -153,7 +177,7 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
         if stage == "data":
             _touch(d / "bin" / "dict.fr.txt"), _touch(d / "summary.json", "{}")
         elif stage.startswith("train-"):
-            model = stage[len("train-"):]
+            model = stage[len("train-") :]
             _touch(c / model / "checkpoint_best.pt")
             _record(c / model / ".stage" / "train.json", "train", c / model / "checkpoint_best.pt")
         elif stage == "translate":
@@ -165,7 +189,7 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
         elif stage == "score":
             _touch(r / "scores.json", "{}")
         elif stage.startswith("shard-"):
-            _touch(r / f"pcxmi.shard-{stage[len('shard-'):]}-of-{shards}.summary.json", "{}")
+            _touch(r / f"pcxmi.shard-{stage[len('shard-') :]}-of-{shards}.summary.json", "{}")
         elif stage == "pcxmi-merge":
             _touch(r / "pcxmi.summary.json", "{}"), _touch(r / "report" / "report.md")
             _record(r / ".stage" / "report.json", "report", r / "report" / "report.md")
@@ -177,6 +201,7 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
 
 
 # ---------------------------------------------------------------------------------------- syntax
+
 
 @pytest.mark.parametrize("script", sorted(p.name for p in SLURM.iterdir() if p.suffix in (".sh", ".sbatch")))
 def test_bash_syntax(script):
@@ -200,6 +225,7 @@ def test_all_stage_scripts_exist():
 
 
 # ------------------------------------------------------------------------------------ submit.sh
+
 
 def test_fresh_submits_the_whole_chain(stubs, tmp_path):
     work = tmp_path / "work"
@@ -239,9 +265,23 @@ def test_fresh_submits_the_whole_chain(stubs, tmp_path):
 
 
 def test_resources_and_gpus(stubs, tmp_path):
-    s = submit(stubs, tmp_path / "w", "TEXT=/c", "GPUS=2", "PARTITION=gpu", "CPU_PARTITION=cpu", "ACCOUNT=lab",
-               "CPUS=4", "MEM=", "TRAIN_TIME=12:00:00", "STAGE_TIME=1:00:00", "SHARDS=3", "JOB_PREFIX=ctxmt",
-               "SBATCH_ARGS=--qos=long --constraint=a100", "MAKE_ARGS=EPOCHS=3 BEAM=4")
+    s = submit(
+        stubs,
+        tmp_path / "w",
+        "TEXT=/c",
+        "GPUS=2",
+        "PARTITION=gpu",
+        "CPU_PARTITION=cpu",
+        "ACCOUNT=lab",
+        "CPUS=4",
+        "MEM=",
+        "TRAIN_TIME=12:00:00",
+        "STAGE_TIME=1:00:00",
+        "SHARDS=3",
+        "JOB_PREFIX=ctxmt",
+        "SBATCH_ARGS=--qos=long --constraint=a100",
+        "MAKE_ARGS=EPOCHS=3 BEAM=4",
+    )
     for st in STAGES:
         assert s.option(st, "account") == "lab" and s.option(st, "cpus-per-task") == "4"
         assert s.option(st, "mem") is None  # MEM= empty: none
@@ -265,8 +305,13 @@ def test_resources_and_gpus(stubs, tmp_path):
 
 def test_quoted_extra_arguments(stubs, tmp_path):
     """SBATCH_ARGS and MAKE_ARGS are split into words like a shell does (quotes group), nothing run."""
-    s = submit(stubs, tmp_path / "w", "TEXT=/c", "SBATCH_ARGS=--qos=long --comment='a b'",
-               'MAKE_ARGS=MUDA_ARGS="--lexicon x y z" BEAM=4 X="$(touch pwned)"')
+    s = submit(
+        stubs,
+        tmp_path / "w",
+        "TEXT=/c",
+        "SBATCH_ARGS=--qos=long --comment='a b'",
+        'MAKE_ARGS=MUDA_ARGS="--lexicon x y z" BEAM=4 X="$(touch pwned)"',
+    )
     assert s.option("muda", "qos") == "long" and s.option("muda", "comment") == "a b"
     assert s.make_vars("muda")[1][2:] == ["MUDA_ARGS=--lexicon x y z", "BEAM=4", "X=$(touch pwned)"]
     assert not (tmp_path / "pwned").exists() and not (ROOT / "pwned").exists()
@@ -276,8 +321,9 @@ def test_quoted_extra_arguments(stubs, tmp_path):
 
 def test_environment_defaults_and_arguments(stubs, tmp_path):
     """Environment variables are defaults; arguments win; the jobs do not inherit them."""
-    s = submit(stubs, tmp_path / "w", "TEXT=/c", "CPUS=2", PARTITION="envpart", CPUS="16", MODEL="context",
-               LANG="de_DE.UTF-8")
+    s = submit(
+        stubs, tmp_path / "w", "TEXT=/c", "CPUS=2", PARTITION="envpart", CPUS="16", MODEL="context", LANG="de_DE.UTF-8"
+    )
     assert s.option("data", "partition") == "envpart" and s.option("data", "cpus-per-task") == "2"
     assert s.status("train-sentence") == "off" and s.status("translate") == "blocked"
 
@@ -324,10 +370,12 @@ def test_downstream_of_finished_stages(stubs, tmp_path):
 def test_queued_stages_are_reused(stubs, tmp_path):
     work = tmp_path / "work"
     finish(work, "data")
-    (stubs / "queue").write_text("ctxmt-fr-train-context|77|RUNNING|None\n"
-                                 "ctxmt-de-train-sentence|78|RUNNING|None\n"  # another language
-                                 "ctxmt-fr-pcxmi|79|PENDING|Dependency\n"
-                                 "ctxmt-fr-pcxmi|79|RUNNING|None\n")  # array: several lines, one id
+    (stubs / "queue").write_text(
+        "ctxmt-fr-train-context|77|RUNNING|None\n"
+        "ctxmt-de-train-sentence|78|RUNNING|None\n"  # another language
+        "ctxmt-fr-pcxmi|79|PENDING|Dependency\n"
+        "ctxmt-fr-pcxmi|79|RUNNING|None\n"
+    )  # array: several lines, one id
     s = submit(stubs, work)
     assert s.lines["train-context"] == ["77", "queued"]
     assert s.lines["pcxmi"] == ["79", "queued"]
@@ -342,8 +390,9 @@ def test_queued_stages_are_reused(stubs, tmp_path):
 def test_failed_dependency_is_cancelled_and_resubmitted(stubs, tmp_path):
     work = tmp_path / "work"
     finish(work, "data", "train-sentence", "train-context")
-    (stubs / "queue").write_text("ctxmt-fr-translate|90|PENDING|DependencyNeverSatisfied\n"
-                                 "ctxmt-fr-score|91|PENDING|Dependency\n")
+    (stubs / "queue").write_text(
+        "ctxmt-fr-translate|90|PENDING|DependencyNeverSatisfied\nctxmt-fr-score|91|PENDING|Dependency\n"
+    )
     s = submit(stubs, work)
     assert s.cancelled == ["90"]
     assert s.status("translate") == "submitted" and s.job("translate") != "90"
@@ -372,13 +421,27 @@ def test_model_and_stages_select(stubs, tmp_path):
     assert [s.status(st) for st in STAGES] == ["submitted"] * 3 + ["off"] * 5
 
 
-@pytest.mark.parametrize("args, message", [
-    (["LANG=demo"], "LANG=demo"), (["PRESET=huge"], "PRESET"), (["MODEL=both"], "MODEL"), (["SHARDS=0"], "SHARDS"),
-    (["GPUS=two"], "GPUS"), (["STAGES=data eval"], "eval"), (["NOPE=1"], "unknown variable"), (["fr"], "VAR=value"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["LANG=demo"], "LANG=demo"),
+        (["PRESET=huge"], "PRESET"),
+        (["MODEL=both"], "MODEL"),
+        (["SHARDS=0"], "SHARDS"),
+        (["GPUS=two"], "GPUS"),
+        (["STAGES=data eval"], "eval"),
+        (["NOPE=1"], "unknown variable"),
+        (["fr"], "VAR=value"),
+    ],
+)
 def test_bad_arguments(stubs, tmp_path, args, message):
-    proc = subprocess.run(["bash", str(SUBMIT), "LANG=fr", f"WORK={tmp_path}/w", "TEXT=/c", *args],
-                          env=_env(stubs), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", str(SUBMIT), "LANG=fr", f"WORK={tmp_path}/w", "TEXT=/c", *args],
+        env=_env(stubs),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert not (stubs / "sbatch.count").exists()
 
@@ -400,33 +463,74 @@ def test_make_slurm_passes_the_variables(stubs, tmp_path):
     (tmp_path / "bin").mkdir()
     for name in ("sbatch", "squeue", "scancel"):
         shutil.copy(stubs / name, tmp_path / "bin" / name)
-    proc = subprocess.run(["make", "--no-print-directory", "slurm", "LANG=fr", f"WORK={work}", "TEXT=/c", "GPUS=0",
-                           "SHARDS=2", "PRESET=tiny", "EPOCHS=2", "BATCH=preset", "MUDA_ARGS=--lexicon a  b c",
-                           "SBATCH_ARGS=--comment='it''s'"], cwd=str(ROOT), env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "slurm",
+            "LANG=fr",
+            f"WORK={work}",
+            "TEXT=/c",
+            "GPUS=0",
+            "SHARDS=2",
+            "PRESET=tiny",
+            "EPOCHS=2",
+            "BATCH=preset",
+            "MUDA_ARGS=--lexicon a  b c",
+            "SBATCH_ARGS=--comment='it''s'",
+        ],
+        cwd=str(ROOT),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     s = Submission(proc, stubs)
     assert [s.status(st) for st in STAGES] == ["submitted"] * 8
     assert s.option("pcxmi", "array") == "0-1" and s.option("train-context", "gres") is None
-    assert s.make_vars("train-context")[1] == ["LANG=fr", f"WORK={work}", "EPOCHS=2", "BATCH=preset",
-                                               "MUDA_ARGS=--lexicon a b c",
-                                               "PRESET=tiny", "MODEL=context", "GPUS=0"]
+    assert s.make_vars("train-context")[1] == [
+        "LANG=fr",
+        f"WORK={work}",
+        "EPOCHS=2",
+        "BATCH=preset",
+        "MUDA_ARGS=--lexicon a b c",
+        "PRESET=tiny",
+        "MODEL=context",
+        "GPUS=0",
+    ]
     assert s.option("data", "comment") == "its"  # the shell's quoting rules
-    proc = subprocess.run(["make", "--no-print-directory", "slurm"], cwd=str(ROOT), env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "slurm"], cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode != 0 and "LANG=xx" in proc.stderr
 
 
 # ------------------------------------------------------------------------------- sbatch scripts
 
+
 def _run_script(stubs, tmp_path, script, *args, **env):
-    return subprocess.run(["bash", str(SLURM / script), *args], cwd=str(tmp_path),
-                          env=_env(stubs, CTXMT_ROOT=str(ROOT), **env), capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        ["bash", str(SLURM / script), *args],
+        cwd=str(tmp_path),
+        env=_env(stubs, CTXMT_ROOT=str(ROOT), **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-@pytest.mark.parametrize("script, target", [
-    ("data.sbatch", "data"), ("train.sbatch", "train"), ("translate.sbatch", "translate"), ("score.sbatch", "score"),
-    ("pcxmi-merge.sbatch", "pcxmi-merge"), ("muda.sbatch", "muda-eval")])
+@pytest.mark.parametrize(
+    "script, target",
+    [
+        ("data.sbatch", "data"),
+        ("train.sbatch", "train"),
+        ("translate.sbatch", "translate"),
+        ("score.sbatch", "score"),
+        ("pcxmi-merge.sbatch", "pcxmi-merge"),
+        ("muda.sbatch", "muda-eval"),
+    ],
+)
 def test_sbatch_scripts_run_their_target(stubs, tmp_path, script, target):
     proc = _run_script(stubs, tmp_path, script, "LANG=fr", "WORK=/w", SLURM_JOB_ID="5", SLURM_CPUS_PER_TASK="3")
     assert proc.returncode == 0, proc.stderr
@@ -439,8 +543,14 @@ def test_sbatch_scripts_run_their_target(stubs, tmp_path, script, target):
 
 def test_sbatch_scripts_run_in_the_submit_dir(stubs, tmp_path):
     env = _env(stubs, SLURM_SUBMIT_DIR=str(tmp_path))
-    proc = subprocess.run(["bash", str(SLURM / "score.sbatch"), "LANG=fr"], cwd=str(ROOT), env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", str(SLURM / "score.sbatch"), "LANG=fr"],
+        cwd=str(ROOT),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "not the contextual-mt repository" in proc.stderr
 
 
@@ -460,11 +570,17 @@ def test_pcxmi_array_task_runs_its_shard(stubs, tmp_path):
 def test_train_requeues_itself_near_the_time_limit(stubs, tmp_path):
     """USR1 (sent by Slurm 10 minutes before the limit, --signal=B:USR1@600) makes the job requeue
     itself with `scontrol requeue`; make goes on until Slurm stops the job."""
-    _write_exe(stubs / "make", "#!/usr/bin/env bash\nsleep 4\necho made >\"$STUBS/make.done\"\n")
-    _write_exe(stubs / "scontrol", "#!/usr/bin/env bash\nprintf '%s\\n' \"$*\" >>\"$STUBS/scontrol.calls\"\n")
+    _write_exe(stubs / "make", '#!/usr/bin/env bash\nsleep 4\necho made >"$STUBS/make.done"\n')
+    _write_exe(stubs / "scontrol", '#!/usr/bin/env bash\nprintf \'%s\\n\' "$*" >>"$STUBS/scontrol.calls"\n')
     env = _env(stubs, CTXMT_ROOT=str(ROOT), SLURM_JOB_ID="42", SLURM_RESTART_COUNT="0")
-    proc = subprocess.Popen(["bash", str(SLURM / "train.sbatch"), "LANG=fr", "MODEL=context"], cwd=str(tmp_path),
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["bash", str(SLURM / "train.sbatch"), "LANG=fr", "MODEL=context"],
+        cwd=str(tmp_path),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.5)
     proc.send_signal(10)  # SIGUSR1
     out, err = proc.communicate(timeout=30)
@@ -474,8 +590,14 @@ def test_train_requeues_itself_near_the_time_limit(stubs, tmp_path):
 
     (stubs / "scontrol.calls").unlink()
     env.update(SLURM_RESTART_COUNT="2", CTXMT_MAX_REQUEUE="2")
-    proc = subprocess.Popen(["bash", str(SLURM / "train.sbatch"), "LANG=fr"], cwd=str(tmp_path), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        ["bash", str(SLURM / "train.sbatch"), "LANG=fr"],
+        cwd=str(tmp_path),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.5)
     proc.send_signal(10)
     out, err = proc.communicate(timeout=30)

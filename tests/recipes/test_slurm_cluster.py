@@ -4,6 +4,7 @@ installed, or root with apt-get. CONTEXTUAL_MT_TEST_SLURM=0 skips it; =1 runs it
 looks impossible (to see why it fails). A file of its own, so that pytest-xdist runs it beside
 the other tests rather than after the stub tests of test_slurm.py.
 """
+
 import os
 import shutil
 import subprocess
@@ -19,15 +20,24 @@ def _can_bring_up_slurm() -> bool:
     return os.geteuid() == 0 and (installed or shutil.which("apt-get") is not None)
 
 
-@pytest.mark.skipif(os.environ.get("CONTEXTUAL_MT_TEST_SLURM") == "0"
-                    or os.environ.get("CONTEXTUAL_MT_TEST_SLURM") != "1" and not _can_bring_up_slurm(),
-                    reason="a local Slurm needs root (slurmd) and Slurm installed or apt-get; "
-                           "CONTEXTUAL_MT_TEST_SLURM=0 skips it, =1 forces it")
+@pytest.mark.skipif(
+    os.environ.get("CONTEXTUAL_MT_TEST_SLURM") == "0"
+    or (os.environ.get("CONTEXTUAL_MT_TEST_SLURM") != "1"
+    and not _can_bring_up_slurm()),
+    reason="a local Slurm needs root (slurmd) and Slurm installed or apt-get; "
+    "CONTEXTUAL_MT_TEST_SLURM=0 skips it, =1 forces it",
+)
 def test_make_test_slurm():
     start = time.monotonic()
     env = {k: v for k, v in os.environ.items() if k not in SUBMIT_VARS and not k.startswith(("SLURM_", "MAKE"))}
-    proc = subprocess.run(["make", "--no-print-directory", "test-slurm"], cwd=str(ROOT), env=env,
-                          capture_output=True, text=True, timeout=int(os.environ.get("TEST_SLURM_TIMEOUT", 5400)) + 600)
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "test-slurm"],
+        cwd=str(ROOT),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=int(os.environ.get("TEST_SLURM_TIMEOUT", 5400)) + 600,
+    )
     took = time.monotonic() - start
     print(proc.stdout[-5000:])
     print(f"make test-slurm: {took:.0f} s")

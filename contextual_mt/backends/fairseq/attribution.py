@@ -5,6 +5,7 @@ left-padded), the target context the decoder prefix after its first ``</s>``: co
 are found at those positions, their separators are not context tokens. Multi-encoder and CADec
 checkpoints read their context through other inputs and are refused (``check_attributable``).
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
@@ -15,41 +16,48 @@ import torch
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
 from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenContrast
-from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
-from contextual_mt.inference.batching import length_batches
 from contextual_mt.backends.fairseq.model import DocumentModel, beyond_trained_error
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS, length_batches
 from contextual_mt.symbols import BRK
 
-
 # why attribute refuses context sizes larger than those trained (``DocumentModel.load`` refuses them so)
-BEYOND_TRAINED = ("the model never learned to read that context, so attributing to it means nothing; give sizes up "
-                  "to those trained")
+BEYOND_TRAINED = (
+    "the model never learned to read that context, so attributing to it means nothing; give sizes up to those trained"
+)
 
 
 def check_attributable(model: DocumentModel, name: str) -> None:
     """Attribution reads context at known input positions of a concatenation model."""
     if model.cadec:
-        raise ContextualMTError(f"{name}: a CADec checkpoint; attribute supports concatenation "
-                                "document_translation checkpoints and --hf-model models")
+        raise ContextualMTError(
+            f"{name}: a CADec checkpoint; attribute supports concatenation "
+            "document_translation checkpoints and --hf-model models"
+        )
     if model.multi_encoder:
-        raise ContextualMTError(f"{name}: a multi-encoder checkpoint (context read by a separate encoder); attribute "
-                                "supports concatenation document_translation checkpoints and --hf-model models")
+        raise ContextualMTError(
+            f"{name}: a multi-encoder checkpoint (context read by a separate encoder); attribute "
+            "supports concatenation document_translation checkpoints and --hf-model models"
+        )
 
 
 class FairseqAttributionBackend(FairseqScoringBackend):
     """CTI and CCI of a concatenation ``document_translation`` checkpoint."""
 
-    def __init__(self, model: DocumentModel, name: str = "the checkpoint",
-                 max_tokens: int = FAIRSEQ_ATTRIBUTION_MAX_TOKENS):
+    def __init__(
+        self, model: DocumentModel, name: str = "the checkpoint", max_tokens: int = FAIRSEQ_ATTRIBUTION_MAX_TOKENS
+    ):
         check_attributable(model, name)
         trained = model.trained_context
-        if (model.source_context_size > trained["source_context_size"]
-                or model.target_context_size > trained["target_context_size"]):
-            raise beyond_trained_error(name, (model.source_context_size, model.target_context_size), trained,
-                                       BEYOND_TRAINED)
+        if (
+            model.source_context_size > trained["source_context_size"]
+            or model.target_context_size > trained["target_context_size"]
+        ):
+            raise beyond_trained_error(
+                name, (model.source_context_size, model.target_context_size), trained, BEYOND_TRAINED
+            )
         super().__init__(model)
         self.max_tokens = max_tokens
         self.brk = (model.src_dict.index(BRK), model.tgt_dict.index(BRK))
@@ -68,8 +76,10 @@ class FairseqAttributionBackend(FairseqScoringBackend):
     def context_tokens(self, index: int) -> List[ContextToken]:
         item = self._item(index)
         out: List[ContextToken] = []
-        for side, ids, dictionary, brk in (("source", item["src_context"], self.model.src_dict, self.brk[0]),
-                                           ("target", item["tgt_context"], self.model.tgt_dict, self.brk[1])):
+        for side, ids, dictionary, brk in (
+            ("source", item["src_context"], self.model.src_dict, self.brk[0]),
+            ("target", item["tgt_context"], self.model.tgt_dict, self.brk[1]),
+        ):
             for sentence, position, token_id in _split_context(ids.tolist(), brk):
                 out.append(ContextToken(side, sentence, position, dictionary[token_id]))
         return out
@@ -86,11 +96,21 @@ class FairseqAttributionBackend(FairseqScoringBackend):
     # ------------------------------------------------------------------ batches
     def _inputs(self, items: Sequence[Dict]):
         m = self.model
-        encoder_input = build_encoder_input([it["source"] for it in items], [it["src_context"] for it in items],
-                                            [it["tgt_context"] for it in items], m.src_dict.pad(), m.src_dict.eos(),
-                                            False)
-        decoder_input = build_decoder_input([it["target"] for it in items], [it["tgt_context"] for it in items],
-                                            m.tgt_dict.pad(), m.tgt_dict.eos(), False)
+        encoder_input = build_encoder_input(
+            [it["source"] for it in items],
+            [it["src_context"] for it in items],
+            [it["tgt_context"] for it in items],
+            m.src_dict.pad(),
+            m.src_dict.eos(),
+            False,
+        )
+        decoder_input = build_decoder_input(
+            [it["target"] for it in items],
+            [it["tgt_context"] for it in items],
+            m.tgt_dict.pad(),
+            m.tgt_dict.eos(),
+            False,
+        )
         if m.device.type == "cuda":
             from fairseq import utils
 
@@ -104,8 +124,9 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         net.eval()
         encoder_input, decoder_input = self._inputs(items)
         encoder_out = net.encoder(encoder_input["src_tokens"], src_lengths=encoder_input["src_lengths"])
-        x, extra = net.decoder(decoder_input["prev_output_tokens"], encoder_out=encoder_out, features_only=True,
-                               **decoder_kwargs)
+        x, extra = net.decoder(
+            decoder_input["prev_output_tokens"], encoder_out=encoder_out, features_only=True, **decoder_kwargs
+        )
         return x, extra, encoder_input, decoder_input
 
     def _log_probs_at(self, x: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -128,9 +149,14 @@ class FairseqAttributionBackend(FairseqScoringBackend):
                 x, _, _, decoder_input = self._features(items)
                 rows, positions = _target_positions(items)
                 rows, positions = rows.to(x.device), positions.to(x.device)
-                passes.append((self._log_probs_at(x, rows, positions),
-                               decoder_input["prev_output_tokens"].new_tensor(
-                                   [t for it in items for t in it["target"].tolist()])))
+                passes.append(
+                    (
+                        self._log_probs_at(x, rows, positions),
+                        decoder_input["prev_output_tokens"].new_tensor(
+                            [t for it in items for t in it["target"].tolist()]
+                        ),
+                    )
+                )
             (lp_c, targets), (lp_a, _) = passes
             values = compare_distributions(lp_c, lp_a, targets)
             bounds = np.cumsum([0] + [len(self._item(i)["target"]) for i in chunk])
@@ -208,8 +234,11 @@ class FairseqAttributionBackend(FairseqScoringBackend):
             it = unique[u]
             e, d = self._context_positions(it, width)
             p = len(it["tgt_context"]) + r.token
-            result.append(np.concatenate([cross[u, p, e].float().cpu().numpy(),
-                                          own[u, p, d].float().cpu().numpy()]).astype(np.float64))
+            result.append(
+                np.concatenate([cross[u, p, e].float().cpu().numpy(), own[u, p, d].float().cpu().numpy()]).astype(
+                    np.float64
+                )
+            )
         return result
 
 
@@ -252,8 +281,10 @@ class _self_attention_of:
         def keep(module, args, kwargs, output):
             self.weights.append(output[1])
 
-        self.handles = [self.module.register_forward_pre_hook(ask, with_kwargs=True),
-                        self.module.register_forward_hook(keep, with_kwargs=True)]
+        self.handles = [
+            self.module.register_forward_pre_hook(ask, with_kwargs=True),
+            self.module.register_forward_hook(keep, with_kwargs=True),
+        ]
         return self.weights
 
     def __exit__(self, *exc) -> None:

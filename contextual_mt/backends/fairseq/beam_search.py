@@ -11,6 +11,7 @@ its </s> ranks among a step's first ``beam`` candidates (of ``2 * beam``). Log-p
 and scores are float32 whatever the model's dtype (fairseq's log-softmax upcasts half-precision
 logits).
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,10 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
     captured: List[Optional[Tensor]] = [None] * len(decoder.layers)
     hooks = []
     for i, layer in enumerate(decoder.layers):
+
         def hook(module, args, kwargs, i=i):
             captured[i] = kwargs["key"] if "key" in kwargs else args[1]
+
         hooks.append(layer.self_attn.register_forward_pre_hook(hook, with_kwargs=True))
     try:
         features, extra = decoder(prefix_tokens, encoder_out=encoder_out, features_only=True)
@@ -63,10 +66,14 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
         attn = layer.self_attn
         k = attn.k_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
         v = attn.v_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
-        attn._set_input_buffer(incremental_state, {
-            "prev_key": k.contiguous(), "prev_value": v.contiguous(),
-            "prev_key_padding_mask": padding if padding.any() else None,
-        })
+        attn._set_input_buffer(
+            incremental_state,
+            {
+                "prev_key": k.contiguous(),
+                "prev_value": v.contiguous(),
+                "prev_key_padding_mask": padding if padding.any() else None,
+            },
+        )
     last = (~padding).long().sum(1) - 1
     # only each row's last position needs the output projection (the vocabulary is large)
     logits = decoder.output_layer(features[torch.arange(bsz, device=last.device), last].unsqueeze(1))
@@ -77,15 +84,18 @@ def _nan_error(model):
     from contextual_mt.errors import ContextualMTError
 
     dtype = str(next(model.parameters()).dtype).replace("torch.", "")
-    hint = ("its activations overflow that type's range; run it with --dtype float32" if dtype != "float32"
-            else "are its weights finite?")
+    hint = (
+        "its activations overflow that type's range; run it with --dtype float32"
+        if dtype != "float32"
+        else "are its weights finite?"
+    )
     return ContextualMTError(f"beam search: the model in {dtype} gave NaN log-probabilities ({hint})")
 
 
 def _normalized(score: float, length: int, lenpen: float) -> float:
     """``score / length ** lenpen`` in float32, as fairseq divides its float32 scores (so that
     hypotheses of different lengths compare as they do there)."""
-    return (torch.tensor(score, dtype=torch.float32) / length ** lenpen).item()
+    return (torch.tensor(score, dtype=torch.float32) / length**lenpen).item()
 
 
 @torch.no_grad()
@@ -117,7 +127,7 @@ def beam_search(
     for i, p in enumerate(prefixes):
         prefix[i, 0] = eos
         if p:
-            prefix[i, 1:1 + len(p)] = torch.tensor(p, dtype=torch.long, device=device)
+            prefix[i, 1 : 1 + len(p)] = torch.tensor(p, dtype=torch.long, device=device)
     state: Dict = {}
     lprobs = prefill(model, encoder_out, prefix, state)  # B x V
 

@@ -1,4 +1,5 @@
 """Text <-> dictionary ids: a sentencepiece model checked against the dictionary, or whitespace."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,11 @@ from contextual_mt.symbols import BRK, CONTEXT_SYMBOLS, FILLER
 def model_pieces(sp) -> List[str]:
     """The pieces ``sp`` can put into encoded text, in id order (not its control, unknown or
     unused ones): what a dictionary of text encoded with it must hold."""
-    return [sp.id_to_piece(i) for i in range(sp.get_piece_size())
-            if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i))]
+    return [
+        sp.id_to_piece(i)
+        for i in range(sp.get_piece_size())
+        if not (sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i))
+    ]
 
 
 def unknown_characters(sp, symbol: str) -> bool:
@@ -29,23 +33,34 @@ def check_vocabulary(sp, model_path: str, dictionary, dictionary_path: str) -> N
     pieces = model_pieces(sp)
     known = set(pieces)
     missing = [p for p in pieces if p not in dictionary.indices]
-    symbols = dictionary.symbols[dictionary.nspecial:]
-    foreign = [w for w in symbols if w not in known and w not in CONTEXT_SYMBOLS and not w.startswith(FILLER)
-               and not unknown_characters(sp, w)]
+    symbols = dictionary.symbols[dictionary.nspecial :]
+    foreign = [
+        w
+        for w in symbols
+        if w not in known and w not in CONTEXT_SYMBOLS and not w.startswith(FILLER) and not unknown_characters(sp, w)
+    ]
     if not (missing or foreign):
         return
     found = []
     if missing:
-        found.append(f"{len(missing)} of its {len(pieces)} pieces are not in the dictionary (e.g. "
-                     f"{', '.join(map(repr, missing[:4]))})")
+        found.append(
+            f"{len(missing)} of its {len(pieces)} pieces are not in the dictionary (e.g. "
+            f"{', '.join(map(repr, missing[:4]))})"
+        )
     if foreign:
-        found.append(f"{len(foreign)} of the {len(symbols)} dictionary symbols are not pieces of the model (e.g. "
-                     f"{', '.join(map(repr, foreign[:4]))})")
-    fix = ("give the sentencepiece model the data was encoded with" if foreign else
-           "they would become <unk>: binarize with a dictionary of every piece (the data stage does; or "
-           "fairseq-preprocess --srcdict) and train again, or give the model the data was encoded with")
-    raise ContextualMTError(f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: "
-                            f"{'; '.join(found)}; {fix}")
+        found.append(
+            f"{len(foreign)} of the {len(symbols)} dictionary symbols are not pieces of the model (e.g. "
+            f"{', '.join(map(repr, foreign[:4]))})"
+        )
+    fix = (
+        "give the sentencepiece model the data was encoded with"
+        if foreign
+        else "they would become <unk>: binarize with a dictionary of every piece (the data stage does; or "
+        "fairseq-preprocess --srcdict) and train again, or give the model the data was encoded with"
+    )
+    raise ContextualMTError(
+        f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: {'; '.join(found)}; {fix}"
+    )
 
 
 class SentencePieceCodec:

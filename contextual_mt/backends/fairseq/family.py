@@ -1,18 +1,19 @@
 """The fairseq backend's ``ModelFamily``: how a checkpoint's ``FairseqModelOptions`` opens its scorer,
 translator and attribution backend, and what its numbers depend on (without loading it)."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import replace
 from typing import Dict, Optional
 
+from commandkit.text import check_input_file, file_sha256
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
-from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.precision import HALF
 from contextual_mt.inference.registry import register_family
-from commandkit.text import check_input_file, file_sha256
 
 
 def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
@@ -22,8 +23,11 @@ def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
     directory = model.data or os.path.dirname(os.path.abspath(model.path))
     if model.data and not os.path.isdir(model.data):
         raise ContextualMTError(f"{model.data}: --data directory not found")
-    return {name: file_sha256(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
-            if name.startswith("dict.") and name.endswith(".txt")}
+    return {
+        name: file_sha256(os.path.join(directory, name))
+        for name in sorted(os.listdir(directory))
+        if name.startswith("dict.") and name.endswith(".txt")
+    }
 
 
 @register_family(FairseqModelOptions)
@@ -46,8 +50,11 @@ class FairseqFamily:
         from contextual_mt.backends.fairseq.attribution import BEYOND_TRAINED, FairseqAttributionBackend
         from contextual_mt.backends.fairseq.model import DocumentModel
 
-        return FairseqAttributionBackend(DocumentModel.load(self.for_gradients(spec), BEYOND_TRAINED), spec.path,
-                                         max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS)
+        return FairseqAttributionBackend(
+            DocumentModel.load(self.for_gradients(spec), BEYOND_TRAINED),
+            spec.path,
+            max_tokens or FAIRSEQ_ATTRIBUTION_MAX_TOKENS,
+        )
 
     def fingerprint(self, spec: FairseqModelOptions) -> Dict:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
@@ -56,11 +63,15 @@ class FairseqFamily:
             raise ContextualMTError(f"{spec.path}: checkpoint not found")
         if spec.spm is not None:
             check_input_file(spec.spm, "sentencepiece model")
-        return {"checkpoint": file_sha256(spec.path), "spm": file_sha256(spec.spm) if spec.spm else None,
-                "dictionaries": dictionary_hashes(spec),
-                # as requested: None = as trained (the checkpoint's hash covers what was trained)
-                "source_context_size": spec.source_context_size, "target_context_size": spec.target_context_size,
-                "dtype": spec.resolved_dtype()}
+        return {
+            "checkpoint": file_sha256(spec.path),
+            "spm": file_sha256(spec.spm) if spec.spm else None,
+            "dictionaries": dictionary_hashes(spec),
+            # as requested: None = as trained (the checkpoint's hash covers what was trained)
+            "source_context_size": spec.source_context_size,
+            "target_context_size": spec.target_context_size,
+            "dtype": spec.resolved_dtype(),
+        }
 
     def summary(self, spec: FairseqModelOptions) -> Dict:
         return {"checkpoint": spec.path, "dtype": spec.resolved_dtype()}
@@ -72,8 +83,10 @@ class FairseqFamily:
         """Attribution back-propagates through the model: in float32 only (``auto`` is float32
         here); half precision asked for is refused."""
         if spec.dtype in HALF:
-            raise ContextualMTError(f"--dtype {spec.dtype}: attribute computes the gradients of fairseq checkpoints "
-                                    "in float32 only; leave --dtype (and --fp16) out")
+            raise ContextualMTError(
+                f"--dtype {spec.dtype}: attribute computes the gradients of fairseq checkpoints "
+                "in float32 only; leave --dtype (and --fp16) out"
+            )
         return replace(spec, dtype="float32")
 
     def reads_raw_text(self, spec: FairseqModelOptions) -> bool:

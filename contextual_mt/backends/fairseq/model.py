@@ -2,6 +2,7 @@
 the scoring backend. It checks the task, finds the dictionaries, applies context-size
 overrides, warns when the model looks untrained (``model_health``), puts the model on a GPU
 when one is present (unless ``cpu``) and casts it to its ``dtype`` (``precision``)."""
+
 from __future__ import annotations
 
 import logging
@@ -9,9 +10,9 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
+from contextual_mt.backends.fairseq.codec import SentencePieceCodec
 from contextual_mt.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.backends.fairseq.codec import SentencePieceCodec
 from contextual_mt.inference.model_health import warn_if_untrained
 from contextual_mt.inference.precision import check_dtype, cuda_in_use, resolve_dtype, torch_dtype
 
@@ -26,21 +27,31 @@ DOCUMENT_TASKS = ("document_translation", "cadec_translation")
 
 def beyond_trained_error(name: str, asked, trained: Dict, why: str) -> ContextualMTError:
     """Context sizes larger than those trained, where a command cannot use them (``why``)."""
-    return ContextualMTError(f"{name}: context sizes {asked[0]}/{asked[1]} (source/target) exceed those trained "
-                             f"({trained['source_context_size']}/{trained['target_context_size']}): {why}")
+    return ContextualMTError(
+        f"{name}: context sizes {asked[0]}/{asked[1]} (source/target) exceed those trained "
+        f"({trained['source_context_size']}/{trained['target_context_size']}): {why}"
+    )
 
 
-def load_document_model(path: str, data: Optional[str] = None, source_context_size: Optional[int] = None,
-                        target_context_size: Optional[int] = None, spm: Optional[str] = None,
-                        beyond_trained: Optional[str] = None):
+def load_document_model(
+    path: str,
+    data: Optional[str] = None,
+    source_context_size: Optional[int] = None,
+    target_context_size: Optional[int] = None,
+    spm: Optional[str] = None,
+    beyond_trained: Optional[str] = None,
+):
     """Load a ``document_translation`` checkpoint (ensemble of one), its task and the source and
     target codecs (``spm``, checked against the dictionaries before the weights are read); context
     sizes given here replace the trained ones. Sizes larger than those trained are a warning, or,
     given ``beyond_trained`` (why the command cannot use them), the one error line."""
     from fairseq import checkpoint_utils, tasks
 
-    overrides = {k: v for k, v in (("source_context_size", source_context_size),
-                                   ("target_context_size", target_context_size)) if v is not None}
+    overrides = {
+        k: v
+        for k, v in (("source_context_size", source_context_size), ("target_context_size", target_context_size))
+        if v is not None
+    }
 
     if os.path.isdir(path):
         raise ContextualMTError(f"{path}: is a directory, not a checkpoint file")
@@ -90,26 +101,35 @@ def load_document_model(path: str, data: Optional[str] = None, source_context_si
     trained = {k: cfg.task[k] for k in ("sample_context_size", "source_context_size", "target_context_size")}
     if task_name == "cadec_translation":
         # CADec reads K previous sentences with their translations: one size for both sides
-        trained.update(source_context_size=cfg.task.context_size, target_context_size=cfg.task.context_size,
-                       cadec=True)
+        trained.update(source_context_size=cfg.task.context_size, target_context_size=cfg.task.context_size, cadec=True)
         sizes = {v for v in (source_context_size, target_context_size) if v is not None}
         if len(sizes) > 1:
-            raise ContextualMTError(f"{path}: a CADec model reads as many source as target context sentences; "
-                                    "give --source-context-size and --target-context-size the same value")
+            raise ContextualMTError(
+                f"{path}: a CADec model reads as many source as target context sentences; "
+                "give --source-context-size and --target-context-size the same value"
+            )
         overrides = {"context_size": sizes.pop()} if sizes else {}
-    asked = (trained["source_context_size"] if source_context_size is None else source_context_size,
-             trained["target_context_size"] if target_context_size is None else target_context_size)
+    asked = (
+        trained["source_context_size"] if source_context_size is None else source_context_size,
+        trained["target_context_size"] if target_context_size is None else target_context_size,
+    )
     if asked[0] > trained["source_context_size"] or asked[1] > trained["target_context_size"]:
         if beyond_trained is not None:  # refused (attribute): the error alone, no warning above it
             raise beyond_trained_error(path, asked, trained, beyond_trained)
         # every command that loads a model says so (translate, cxmi, contrastive, the pipeline)
-        logger.warning("context sizes %d/%d (source/target) exceed those trained (%d/%d)", *asked,
-                       trained["source_context_size"], trained["target_context_size"])
+        logger.warning(
+            "context sizes %d/%d (source/target) exceed those trained (%d/%d)",
+            *asked,
+            trained["source_context_size"],
+            trained["target_context_size"],
+        )
     # fairseq applies arg_overrides only when it reads the file itself; this state is preloaded
     overwrite_args_by_name(cfg, {"data": data_dir, **overrides})
     task = tasks.setup_task(cfg.task)  # reads the dictionaries: a wrong --spm fails before the model is built
-    codecs = [SentencePieceCodec(d, spm, os.path.join(data_dir, f"dict.{lang}.txt"))
-              for d, lang in ((task.source_dictionary, src), (task.target_dictionary, tgt))]
+    codecs = [
+        SentencePieceCodec(d, spm, os.path.join(data_dir, f"dict.{lang}.txt"))
+        for d, lang in ((task.source_dictionary, src), (task.target_dictionary, tgt))
+    ]
     # every command that loads a model says so when it looks untrained (once per load)
     warn_if_untrained(path, validation_loss(state), task.target_dictionary.count, label_smoothing(state))
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([path], task=task, state=state)
@@ -155,13 +175,14 @@ class DocumentModel:
     dtype: str = "float32"  # of the weights and activations; log-probabilities are float32 whatever it is
 
     @classmethod
-    def load(cls, options: FairseqModelOptions, beyond_trained: Optional[str] = None) -> "DocumentModel":
+    def load(cls, options: FairseqModelOptions, beyond_trained: Optional[str] = None) -> DocumentModel:
         import torch
 
         o = options
         dtype = o.resolved_dtype()  # a refused dtype fails before the weights are read
         models, cfg, task, (src_codec, tgt_codec) = load_document_model(
-            o.path, o.data, o.source_context_size, o.target_context_size, o.spm, beyond_trained)
+            o.path, o.data, o.source_context_size, o.target_context_size, o.spm, beyond_trained
+        )
         device = torch.device("cuda" if cuda_in_use(o.cpu) else "cpu")
         # cast once, here: every consumer (beam search, scoring, CADec's base pass) runs in it
         models = [m.to(device=device, dtype=torch_dtype(dtype)).eval() for m in models]
@@ -218,4 +239,5 @@ class DocumentModel:
             if n > limit:
                 raise ContextualMTError(
                     f"{path}:{lineno}: {n} subword pieces (with </s>), but the model takes at most "
-                    f"{limit} {side} positions; split the line")
+                    f"{limit} {side} positions; split the line"
+                )

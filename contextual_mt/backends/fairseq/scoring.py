@@ -3,21 +3,21 @@ token log-probabilities of reference targets given their source, with and withou
 context, by teacher forcing; ``CADecScoringBackend`` for CADec checkpoints, which also read the
 base model's translation of each sentence. ``scoring_backend`` picks the one for a loaded model.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
-
 import logging
+from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
+from contextual_mt.backends.fairseq.model import DocumentModel
+from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.model import DocumentModel
-from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.precision import check_finite_scores
 from contextual_mt.symbols import BRK
@@ -37,13 +37,17 @@ class FairseqScoringBackend:
         self._without: Optional[ContextDataset] = None
         self._pairs: List[Dict[str, torch.Tensor]] = []
 
-    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None,
-             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
+    def load(
+        self,
+        sources: Sequence[str],
+        references: Sequence[str],
+        doc_starts: np.ndarray,
+        context_of: Optional[np.ndarray] = None,
+        names: Tuple[str, str] = ("source", "reference"),
+    ) -> List[List[str]]:
         m = self.model
         src_eos, tgt_eos = m.src_dict.eos(), m.tgt_dict.eos()
-        src = [torch.tensor(m.src_codec.to_ids(m.src_codec.encode(s)) + [src_eos], dtype=torch.long)
-               for s in sources]
+        src = [torch.tensor(m.src_codec.to_ids(m.src_codec.encode(s)) + [src_eos], dtype=torch.long) for s in sources]
         pieces = [m.tgt_codec.encode(r) for r in references]
         tgt = [torch.tensor(m.tgt_codec.to_ids(p) + [tgt_eos], dtype=torch.long) for p in pieces]
         sizes_s, sizes_t = np.array([len(s) for s in src]), np.array([len(t) for t in tgt])
@@ -52,12 +56,17 @@ class FairseqScoringBackend:
         m.check_fits(sizes_t.tolist(), names[1], "target")
 
         def dataset(n_src: int, n_tgt: int, at: Optional[np.ndarray]) -> ContextDataset:
-            options = ContextOptions(source_context_size=n_src, target_context_size=n_tgt, shuffle=False,
-                                     max_source_positions=m.cfg.task.max_source_positions,
-                                     max_target_positions=m.cfg.task.max_target_positions,
-                                     multi_encoder=m.multi_encoder)
-            return ContextDataset(src, sizes_s, m.src_dict, tgt, sizes_t, m.tgt_dict, doc_starts, options,
-                                  context_of=at)
+            options = ContextOptions(
+                source_context_size=n_src,
+                target_context_size=n_tgt,
+                shuffle=False,
+                max_source_positions=m.cfg.task.max_source_positions,
+                max_target_positions=m.cfg.task.max_target_positions,
+                multi_encoder=m.multi_encoder,
+            )
+            return ContextDataset(
+                src, sizes_s, m.src_dict, tgt, sizes_t, m.tgt_dict, doc_starts, options, context_of=at
+            )
 
         self._with = dataset(self.source_context_size, self.target_context_size, context_of)
         self._without = dataset(0, 0, None)
@@ -83,12 +92,15 @@ class FairseqScoringBackend:
     def length(self, index: int) -> int:
         return self._with.num_tokens(index)
 
-    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
-                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+    def token_log_probs_both(
+        self, indices: Sequence[int], with_context: Sequence[int]
+    ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
         """The two passes one after the other (each batch of a pass holds its own dataset's
         sentences)."""
-        return (self.token_log_probs(indices, context=False),
-                self.token_log_probs(with_context, context=True) if with_context else {})
+        return (
+            self.token_log_probs(indices, context=False),
+            self.token_log_probs(with_context, context=True) if with_context else {},
+        )
 
     @torch.no_grad()
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
@@ -121,21 +133,40 @@ class FairseqScoringBackend:
             target = tgt_ids(pair.target) + [m.tgt_dict.eos()]
             for side, tokens, limit in (("source", source, max_src), ("target", target, max_tgt)):
                 if len(tokens) > limit:
-                    raise ContextualMTError(f"{where(i)}: the {side} sentence has {len(tokens)} subword pieces "
-                                            f"(with </s>), but the model takes at most {limit} {side} positions")
+                    raise ContextualMTError(
+                        f"{where(i)}: the {side} sentence has {len(tokens)} subword pieces "
+                        f"(with </s>), but the model takes at most {limit} {side} positions"
+                    )
             # the nearest sentences that fit beside the sentence itself, as ContextDataset trims
-            src_ctx = nearest_context(_last(pair.source_context, self.source_context_size, src_ids),
-                                      self.source_context_size, src_brk, max_src - len(source))
-            tgt_ctx = nearest_context(_last(pair.target_context, self.target_context_size, tgt_ids),
-                                      self.target_context_size, tgt_brk, max_tgt - len(target))
+            src_ctx = nearest_context(
+                _last(pair.source_context, self.source_context_size, src_ids),
+                self.source_context_size,
+                src_brk,
+                max_src - len(source),
+            )
+            tgt_ctx = nearest_context(
+                _last(pair.target_context, self.target_context_size, tgt_ids),
+                self.target_context_size,
+                tgt_brk,
+                max_tgt - len(target),
+            )
             if unk[0] in source or unk[0] in src_ctx or unk[1] in target or unk[1] in tgt_ctx:
                 with_unk.append(i)
-            encoded.append({"source": torch.tensor(source), "target": torch.tensor(target),
-                            "src_context": torch.tensor(src_ctx, dtype=torch.long),
-                            "tgt_context": torch.tensor(tgt_ctx, dtype=torch.long)})
+            encoded.append(
+                {
+                    "source": torch.tensor(source),
+                    "target": torch.tensor(target),
+                    "src_context": torch.tensor(src_ctx, dtype=torch.long),
+                    "tgt_context": torch.tensor(tgt_ctx, dtype=torch.long),
+                }
+            )
         if with_unk:
-            logger.warning("%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
-                           len(with_unk), len(pairs), where(with_unk[0]))
+            logger.warning(
+                "%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
+                len(with_unk),
+                len(pairs),
+                where(with_unk[0]),
+            )
         self._pairs_loaded(encoded)
         self._pairs = encoded
 
@@ -151,8 +182,12 @@ class FairseqScoringBackend:
 
     def pair_identity(self, index: int) -> Hashable:
         p = self._pairs[index]
-        return (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()), tuple(p["tgt_context"].tolist()),
-                tuple(p["target"].tolist()))
+        return (
+            tuple(p["src_context"].tolist()),
+            tuple(p["source"].tolist()),
+            tuple(p["tgt_context"].tolist()),
+            tuple(p["target"].tolist()),
+        )
 
     @torch.no_grad()
     def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
@@ -165,10 +200,21 @@ class FairseqScoringBackend:
         first: Dict[Hashable, int] = {}
         owner = [first.setdefault(self.pair_source_key(i), len(first)) for i in indices]
         unique = [rows[owner.index(u)] for u in range(len(first))]
-        encoder_input = build_encoder_input([r["source"] for r in unique], [r["src_context"] for r in unique],
-                                            [r["tgt_context"] for r in unique], pad, eos, m.multi_encoder)
-        decoder_input = build_decoder_input([r["target"] for r in rows], [r["tgt_context"] for r in rows],
-                                            m.tgt_dict.pad(), m.tgt_dict.eos(), m.multi_encoder)
+        encoder_input = build_encoder_input(
+            [r["source"] for r in unique],
+            [r["src_context"] for r in unique],
+            [r["tgt_context"] for r in unique],
+            pad,
+            eos,
+            m.multi_encoder,
+        )
+        decoder_input = build_decoder_input(
+            [r["target"] for r in rows],
+            [r["tgt_context"] for r in rows],
+            m.tgt_dict.pad(),
+            m.tgt_dict.eos(),
+            m.multi_encoder,
+        )
         self._pair_inputs(encoder_input, unique)
         expand = torch.tensor(owner, dtype=torch.long)
         if m.device.type == "cuda":
@@ -177,7 +223,8 @@ class FairseqScoringBackend:
             encoder_input, decoder_input, expand = utils.move_to_cuda((encoder_input, decoder_input, expand))
         target = decoder_input["target"]
         scores = ContextSequenceScorer(m.tgt_dict).shared_encoder_log_probs(
-            m.models, encoder_input, expand, decoder_input["prev_output_tokens"], target)
+            m.models, encoder_input, expand, decoder_input["prev_output_tokens"], target
+        )
         keep = target.ne(m.tgt_dict.pad())
         check_finite_scores(scores[keep], m.dtype, m.path)
         return {int(i): scores[r][keep[r]].double().cpu().numpy() for r, i in enumerate(indices)}
@@ -191,6 +238,7 @@ def _memo(encode: Callable[[str], List[int]]) -> Callable[[str], List[int]]:
         if text not in cache:
             cache[text] = encode(text)
         return cache[text]
+
     return cached
 
 

@@ -9,6 +9,7 @@ sentence that has context, reading the base translation and the two-pass transla
 previous sentences. A sentence without context keeps its base translation. Scoring
 (``scoring.CADecScoringBackend``) reads the base translation the same way.
 """
+
 from __future__ import annotations
 
 import logging
@@ -17,15 +18,15 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import torch
 from tqdm import tqdm
 
+from commandkit.documents import document_spans
+from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from contextual_mt.data.context_trim import nearest_context
 from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK
-from commandkit.documents import document_spans
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ class DocumentTranslator:
         self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
         # a CADec checkpoint decodes in two passes: the frozen base model, then CADec's refinement
         self.passes = CADecPasses(self) if m.cadec else SinglePass()
+
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
         """Dictionary ids of each source line (without </s>). ``name`` (the file) is what
@@ -78,8 +80,10 @@ class DocumentTranslator:
         self.model.check_fits([len(ids) + 1 for ids in encoded], name, "source")
         if unk_lines:
             logger.warning(
-                "%s: %d lines contain pieces missing from the dictionary (mapped to <unk>), "
-                "first at line %d", name, len(unk_lines), unk_lines[0],
+                "%s: %d lines contain pieces missing from the dictionary (mapped to <unk>), first at line %d",
+                name,
+                len(unk_lines),
+                unk_lines[0],
             )
         return encoded
 
@@ -88,8 +92,15 @@ class DocumentTranslator:
         def tensors(key: str) -> List[torch.Tensor]:
             return [torch.tensor(r[key], dtype=torch.long) for r in rows]
 
-        return build_encoder_input(tensors("source"), tensors("src_ctx"), tensors("tgt_ctx"), self.src_dict.pad(),
-                                   self.src_dict.eos(), self.multi_encoder, left_pad_source=True)
+        return build_encoder_input(
+            tensors("source"),
+            tensors("src_ctx"),
+            tensors("tgt_ctx"),
+            self.src_dict.pad(),
+            self.src_dict.eos(),
+            self.multi_encoder,
+            left_pad_source=True,
+        )
 
     def beam_search(self, model, net_input: Dict, rows: List[Dict], prefixes: List[List[int]]) -> List[List[int]]:
         """Beam search of ``model`` over a batch of rows, each with its forced target prefix."""
@@ -101,8 +112,9 @@ class DocumentTranslator:
             net_input = utils.move_to_cuda(net_input)
         o = self.options
         limits = [int(o.max_len_a * (len(r["source"]) - 1) + o.max_len_b) for r in rows]
-        return beam_search(model, net_input, prefixes, beam=o.beam, lenpen=o.lenpen,
-                           max_lengths=limits, incremental=o.incremental)
+        return beam_search(
+            model, net_input, prefixes, beam=o.beam, lenpen=o.lenpen, max_lengths=limits, incremental=o.incremental
+        )
 
     @torch.no_grad()
     def _decode(self, rows: List[Dict]) -> List[List[int]]:
@@ -115,10 +127,15 @@ class DocumentTranslator:
         """Sentence ``i`` with the nearest context that fits beside it (and its translation's room)."""
         eos = 1  # room for </s>
         row = {"index": i, "source": src_ids[i] + [self.src_dict.eos()]}
-        row["src_ctx"] = nearest_context([src_ids[j] for j in prev], self.n_src,
-                                         self.src_dict.index(BRK), self.max_src - len(row["source"]))
-        row["tgt_ctx"] = nearest_context(tgt_prev, self.n_tgt, self.tgt_dict.index(BRK),
-                                         self.max_tgt - len(src_ids[i]) - self.options.max_len_b - eos)
+        row["src_ctx"] = nearest_context(
+            [src_ids[j] for j in prev], self.n_src, self.src_dict.index(BRK), self.max_src - len(row["source"])
+        )
+        row["tgt_ctx"] = nearest_context(
+            tgt_prev,
+            self.n_tgt,
+            self.tgt_dict.index(BRK),
+            self.max_tgt - len(src_ids[i]) - self.options.max_len_b - eos,
+        )
         return row
 
     def translate(
@@ -143,9 +160,18 @@ class DocumentTranslator:
         docs.sort(key=len, reverse=True)  # wave t is then a prefix of this list
         self.passes.prepare(src_ids, progress)
 
-        def decode_wave(wave: List[Item], predicted: List[Optional[List[int]]]) -> Iterator[List[Tuple[int, List[int]]]]:
-            rows = [self._row(i, src_ids, prev, [gold_ids[j] for j in prev] if gold_ids is not None else
-                              [predicted[j] for j in prev]) for i, prev in wave]
+        def decode_wave(
+            wave: List[Item], predicted: List[Optional[List[int]]]
+        ) -> Iterator[List[Tuple[int, List[int]]]]:
+            rows = [
+                self._row(
+                    i,
+                    src_ids,
+                    prev,
+                    [gold_ids[j] for j in prev] if gold_ids is not None else [predicted[j] for j in prev],
+                )
+                for i, prev in wave
+            ]
             settled, rows = self.passes.settle(rows)
             yield settled
             empty = [r for r in rows if len(r["source"]) == 1]
@@ -157,9 +183,17 @@ class DocumentTranslator:
         # the t-th sentences of all documents wait for the (t-1)-th when the target context is
         # predicted; otherwise one pass, batched freely by length
         predicted, record, rounds = decode_documents(
-            docs, len(sources), decode_wave, self.options, self.device.type,
-            predicted_context=gold_ids is None and self.n_tgt > 0, target_context_size=self.n_tgt, empty=[],
-            desc=f"translating {len(docs)} documents", progress=progress)
+            docs,
+            len(sources),
+            decode_wave,
+            self.options,
+            self.device.type,
+            predicted_context=gold_ids is None and self.n_tgt > 0,
+            target_context_size=self.n_tgt,
+            empty=[],
+            desc=f"translating {len(docs)} documents",
+            progress=progress,
+        )
         return Translations((self.tgt_codec.decode(ids) for ids in predicted), record, rounds)
 
     def _chunks(self, rows: List[Dict]) -> Iterator[List[Dict]]:
@@ -167,8 +201,9 @@ class DocumentTranslator:
         rows finish decoding at about the same step); a row's length is its source with context."""
         o = self.options
         size = [len(r["source"]) + len(r["src_ctx"]) + len(r["tgt_ctx"]) for r in rows]
-        for batch in length_batches(range(len(rows)), size.__getitem__, o.batch_size, o.max_tokens,
-                                    order=lambda k: (len(rows[k]["source"]), k)):
+        for batch in length_batches(
+            range(len(rows)), size.__getitem__, o.batch_size, o.max_tokens, order=lambda k: (len(rows[k]["source"]), k)
+        ):
             yield [rows[k] for k in batch]
 
 
@@ -195,8 +230,15 @@ class CADecPasses(SinglePass):
         for batch in length_batches(todo, lambda i: len(src_ids[i]) + 1, o.batch_size, o.max_tokens):
             rows = [{"source": src_ids[i] + [eos]} for i in batch]
             none = [torch.empty(0, dtype=torch.long)] * len(rows)
-            net_input = build_encoder_input([torch.tensor(r["source"]) for r in rows], none, none, t.src_dict.pad(),
-                                            eos, multi_encoder=False, left_pad_source=True)
+            net_input = build_encoder_input(
+                [torch.tensor(r["source"]) for r in rows],
+                none,
+                none,
+                t.src_dict.pad(),
+                eos,
+                multi_encoder=False,
+                left_pad_source=True,
+            )
             for i, ids in zip(batch, t.beam_search(t.models[0].base, net_input, rows, [[]] * len(rows))):
                 out[i] = ids
             bar.update(len(batch))
@@ -215,8 +257,9 @@ class CADecPasses(SinglePass):
         return [(r["index"], self.first[r["index"]]) for r in kept], rows
 
     def add_inputs(self, net_input: Dict, rows: List[Dict]) -> None:
-        net_input["first_pass"] = collate_first_passes(self.t.tgt_dict, [torch.tensor(r["first_pass"], dtype=torch.long)
-                                                                         for r in rows])
+        net_input["first_pass"] = collate_first_passes(
+            self.t.tgt_dict, [torch.tensor(r["first_pass"], dtype=torch.long) for r in rows]
+        )
 
 
 def collate_first_passes(tgt_dict, rows: List[torch.Tensor]) -> torch.Tensor:
@@ -231,7 +274,8 @@ def base_translations(model, sources: List[List[int]]) -> List[torch.Tensor]:
     authors' setting) of each distinct source (ids without </s>), with </s>."""
     keys = list({tuple(s): None for s in sources})
     translated = DocumentTranslator(model, options=DecodingOptions(beam=SCORING_BEAM)).passes.first_pass(
-        [list(k) for k in keys], progress=False)
+        [list(k) for k in keys], progress=False
+    )
     eos = model.tgt_dict.eos()
     by_source = {k: torch.tensor(t + [eos], dtype=torch.long) for k, t in zip(keys, translated)}
     return [by_source[tuple(s)] for s in sources]

@@ -11,6 +11,7 @@ model's own input ids (slow tokenizers such as Marian's included, no offsets nee
 that straddles a sentence boundary (merged with template text or a separator) counts in the
 sentence; special tokens (EOS, language codes) are never context tokens.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -23,10 +24,10 @@ import torch
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
-from contextual_mt.data.context_trim import last_sentences
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.data.context_trim import last_sentences
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 
 ENCODER, DECODER = 0, 1
@@ -137,8 +138,9 @@ class HFAttributionBackend(HFScoringBackend):
             end = max(end, b)
         return out
 
-    def _sentences_in(self, ids: Sequence[int], text: str, spans: Sequence[Tuple[int, int]],
-                      encode: Callable) -> List[Tuple[List[str], List[int]]]:
+    def _sentences_in(
+        self, ids: Sequence[int], text: str, spans: Sequence[Tuple[int, int]], encode: Callable
+    ) -> List[Tuple[List[str], List[int]]]:
         """For each character span of ``text`` (tokenized by ``encode`` into ``ids``): the pieces
         of its tokens and their positions in ``ids`` (see the module docstring)."""
         ids = list(ids)
@@ -179,8 +181,9 @@ class HFAttributionBackend(HFScoringBackend):
             spans.append((at, at + len(s)))
             at += len(s) + len(sep)
         offset = len(row.prefix) - len(ids)  # after the decoder start (and language code)
-        found = self._sentences_in(ids, text, spans, lambda t, **kw: self.hf.tokenizer(
-            text_target=t, add_special_tokens=False, **kw))
+        found = self._sentences_in(
+            ids, text, spans, lambda t, **kw: self.hf.tokenizer(text_target=t, add_special_tokens=False, **kw)
+        )
         return DECODER, [(i, [p + offset for p in ps]) for i, ps in found]
 
     def _lm_prompt(self, row: Row, src_ctx: List[str], tgt_ctx: List[str], source: str):
@@ -191,12 +194,16 @@ class HFAttributionBackend(HFScoringBackend):
         marked = [(f"{_MARK[0]}{s}{_MARK[1]}", f"{_MARK[0]}{t}{_MARK[1]}") for s, t in pairs]
         t, tok = self.hf.template, self.hf.tokenizer
         if t.chat:
+
             def render(p):
                 return tok.apply_chat_template(t.chat_messages(source, p), tokenize=False, add_generation_prompt=True)
+
             special = False
         else:
+
             def render(p):
                 return t.render_prompt(source, p)
+
             special = True
         chars: List[str] = []
         spans, start = [], 0
@@ -209,10 +216,11 @@ class HFAttributionBackend(HFScoringBackend):
                 chars.append(c)
         text = "".join(chars)
         if text != render(pairs) or len(spans) != 2 * k:
-            raise ContextualMTError(f"{self.hf.folder}: cannot find the context sentences in the prompt (the "
-                                    "template changes the sentences' text); attribution needs them verbatim")
-        found = self._sentences_in(row.prefix, text, spans,
-                                   lambda x, **kw: tok(x, add_special_tokens=special, **kw))
+            raise ContextualMTError(
+                f"{self.hf.folder}: cannot find the context sentences in the prompt (the "
+                "template changes the sentences' text); attribution needs them verbatim"
+            )
+        found = self._sentences_in(row.prefix, text, spans, lambda x, **kw: tok(x, add_special_tokens=special, **kw))
         # the spans alternate source, target (pair by pair, oldest first)
         return [(DECODER, found[0::2]), (DECODER, found[1::2])]
 
@@ -239,8 +247,13 @@ class HFAttributionBackend(HFScoringBackend):
     def _distributions(self, rows: Sequence[Row]) -> List[torch.Tensor]:
         """Log-softmax [target tokens, vocabulary] of each row (on the CPU), in batches."""
         out: List[Optional[torch.Tensor]] = [None] * len(rows)
-        for batch in length_batches(range(len(rows)), lambda k: rows[k].length, max(1, len(rows)), self.max_tokens,
-                                    key=lambda k: rows[k].encoder or ()):
+        for batch in length_batches(
+            range(len(rows)),
+            lambda k: rows[k].length,
+            max(1, len(rows)),
+            self.max_tokens,
+            key=lambda k: rows[k].encoder or (),
+        ):
             inputs, row_index, pos_index, _, lengths = self._inputs([rows[b] for b in batch])
             lp = torch.log_softmax(self._logits_at(inputs, row_index, pos_index), dim=-1).cpu()
             for b, part in zip(batch, torch.split(lp, lengths)):
@@ -262,11 +275,15 @@ class HFAttributionBackend(HFScoringBackend):
             else:
                 out[k] = np.zeros(0, dtype=np.float64)  # no context read: nothing to score
         rows = {k: self._request_row(requests[k]) for k in todo}
-        for batch in length_batches(todo, lambda k: rows[k].length, max(1, len(todo)), self.max_tokens,
-                                    key=lambda k: rows[k].encoder or ()):
+        for batch in length_batches(
+            todo, lambda k: rows[k].length, max(1, len(todo)), self.max_tokens, key=lambda k: rows[k].encoder or ()
+        ):
             qs = [requests[k] for k in batch]
-            scores = (self._attention_scores(qs, [rows[k] for k in batch]) if method == "attention" else
-                      self._gradient_scores(qs, [rows[k] for k in batch], method))
+            scores = (
+                self._attention_scores(qs, [rows[k] for k in batch])
+                if method == "attention"
+                else self._gradient_scores(qs, [rows[k] for k in batch], method)
+            )
             for k, s in zip(batch, scores):
                 out[k] = s
         return out  # type: ignore[return-value]
@@ -276,10 +293,11 @@ class HFAttributionBackend(HFScoringBackend):
         token; the merged end value attributes the first end token): the same scores, fewer
         positions, since every position sees only the ones before it."""
         r = self._with[q.index]
-        return Row(r.encoder, r.prefix, r.target[:q.token + 1], r.pieces, r.context)
+        return Row(r.encoder, r.prefix, r.target[: q.token + 1], r.pieces, r.context)
 
-    def _read(self, rows: Sequence[Row], qs: Sequence[CueRequest], per_stream: Sequence[torch.Tensor]
-              ) -> List[np.ndarray]:
+    def _read(
+        self, rows: Sequence[Row], qs: Sequence[CueRequest], per_stream: Sequence[torch.Tensor]
+    ) -> List[np.ndarray]:
         """Each row's values at its context tokens; ``per_stream``: [rows, positions] per stream."""
         out = []
         for b, q in enumerate(qs):
@@ -304,13 +322,16 @@ class HFAttributionBackend(HFScoringBackend):
         ends = torch.tensor([len(r.prefix) + len(r.target) - 2 for r in rows], device=self.hf.device)
         with captured_embeddings(modules) as leaves:
             logits = self._logits_at(inputs, torch.arange(len(rows), device=self.hf.device), ends)
-            value = contrast_values(torch.log_softmax(logits, dim=-1), [r.target[-1] for r in rows],
-                                    [q.foil for q in qs]).sum()
+            value = contrast_values(
+                torch.log_softmax(logits, dim=-1), [r.target[-1] for r in rows], [q.foil for q in qs]
+            ).sum()
             # seq2seq: the encoder runs first, so its embeddings are the first captured
             expected = 2 if self.hf.seq2seq else 1
             if len(leaves) != expected:
-                raise ContextualMTError(f"{self.hf.folder}: the input embeddings were called {len(leaves)} times "
-                                        f"in one forward (expected {expected}); this model is not supported")
+                raise ContextualMTError(
+                    f"{self.hf.folder}: the input embeddings were called {len(leaves)} times "
+                    f"in one forward (expected {expected}); this model is not supported"
+                )
             grads = torch.autograd.grad(value, leaves, allow_unused=True)
         streams = []
         for leaf, grad in zip(leaves, grads):

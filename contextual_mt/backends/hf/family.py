@@ -1,14 +1,15 @@
 """The Hugging Face backend's ``ModelFamily``: how ``HFModelOptions`` opens its scorer,
 translator and attribution backend, and what its numbers depend on (without loading it)."""
+
 from __future__ import annotations
 
 import os
 from typing import Dict, Optional
 
+from commandkit.text import file_sha256
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.inference.interface import ScoringBackend, Translator
 from contextual_mt.inference.registry import register_family
-from commandkit.text import file_sha256
 
 
 @register_family(HFModelOptions)
@@ -37,8 +38,10 @@ class HFFamily:
         from contextual_mt.backends.hf.model import model_files, resolve_model_folder
 
         folder = resolve_model_folder(spec.path)
-        return {"hf_files": {os.path.relpath(p, folder): file_sha256(p) for p in model_files(folder)},
-                **{k: v for k, v in spec.settings().items() if k != "hf_model"}}
+        return {
+            "hf_files": {os.path.relpath(p, folder): file_sha256(p) for p in model_files(folder)},
+            **{k: v for k, v in spec.settings().items() if k != "hf_model"},
+        }
 
     def summary(self, spec: HFModelOptions) -> Dict:
         return {"hf_model": spec.path, "hf_settings": spec.settings()}

@@ -13,14 +13,15 @@ current target follows, tokenized on its own, and is scored with the template's 
 Context is trimmed to fit the model's positions by the one rule of ``data.context_trim`` (the
 furthest sentences first); a sentence that does not fit by itself is an error naming it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.hf.model import HFModel
 
 Ids = Tuple[int, ...]
 
@@ -72,14 +73,18 @@ class InputLayout:
     def target_parts(self, text: str) -> Tuple[Ids, Ids, Ids, Tuple[str, ...]]:
         """(lead, plain, trail, pieces): the target's forced special tokens (a language code),
         its plain tokens, the special tokens that end it (EOS), and the plain tokens as pieces."""
+
         def make(t: str):
             full = list(self.tok(text_target=t)["input_ids"])
             plain = list(self.tok(text_target=t, add_special_tokens=False)["input_ids"])
-            k = next((k for k in range(len(full) - len(plain) + 1) if full[k:k + len(plain)] == plain), None)
+            k = next((k for k in range(len(full) - len(plain) + 1) if full[k : k + len(plain)] == plain), None)
             if k is None:  # tokenizers keep the plain tokens contiguous; anything else would be misread
-                raise ContextualMTError(f"{self.hf.folder}: the tokenizer's target tokens are not its plain tokens "
-                                        "with special tokens around them; this model is not supported")
-            return tuple(full[:k]), tuple(plain), tuple(full[k + len(plain):]), self.pieces(t, plain, target=True)
+                raise ContextualMTError(
+                    f"{self.hf.folder}: the tokenizer's target tokens are not its plain tokens "
+                    "with special tokens around them; this model is not supported"
+                )
+            return tuple(full[:k]), tuple(plain), tuple(full[k + len(plain) :]), self.pieces(t, plain, target=True)
+
         return self._memo("tgt", text, make)
 
     def target_context_ids(self, sentences: Sequence[str]) -> Ids:
@@ -90,16 +95,20 @@ class InputLayout:
         return self._memo("tctx", text, lambda t: tuple(self.tok(text_target=t, add_special_tokens=False)["input_ids"]))
 
     def lm_ids(self, text: str, special: bool) -> Ids:
-        return self._memo("lm" + "+" * special, text,
-                          lambda t: tuple(self.tok(t, add_special_tokens=special)["input_ids"]))
+        return self._memo(
+            "lm" + "+" * special, text, lambda t: tuple(self.tok(t, add_special_tokens=special)["input_ids"])
+        )
 
     def pieces(self, text: str, ids: Sequence[int], target: bool = False) -> Tuple[str, ...]:
         """The tokens of ``text`` as pieces whose concatenation (without '▁') is the text without
         whitespace, '▁' marking the first piece of each whitespace word: what ``split_words``
         and the report read, for SentencePiece and byte-level BPE alike."""
         if getattr(self.tok, "is_fast", False):
-            enc = (self.tok(text_target=text, add_special_tokens=False, return_offsets_mapping=True) if target and
-                   self.hf.seq2seq else self.tok(text, add_special_tokens=False, return_offsets_mapping=True))
+            enc = (
+                self.tok(text_target=text, add_special_tokens=False, return_offsets_mapping=True)
+                if target and self.hf.seq2seq
+                else self.tok(text, add_special_tokens=False, return_offsets_mapping=True)
+            )
             if list(enc["input_ids"]) == list(ids):
                 out, end, bare_space = [], 0, False
                 for a, b in enc["offset_mapping"]:
@@ -116,8 +125,16 @@ class InputLayout:
         return tuple(t.replace("Ġ", "▁") if isinstance(t, str) else str(t) for t in tokens)
 
     # ------------------------------------------------------------------ rows
-    def row(self, source: str, target: str, src_ctx: Sequence[str], tgt_ctx: Sequence[str], n_src: int, n_tgt: int,
-            where: Callable[[], str]) -> Row:
+    def row(
+        self,
+        source: str,
+        target: str,
+        src_ctx: Sequence[str],
+        tgt_ctx: Sequence[str],
+        n_src: int,
+        n_tgt: int,
+        where: Callable[[], str],
+    ) -> Row:
         """The row of ``target`` given ``source`` and the nearest ``n_src``/``n_tgt`` context
         sentences (fewer when they do not fit)."""
         make = self._seq2seq_row if self.hf.seq2seq else self._lm_row
@@ -127,8 +144,11 @@ class InputLayout:
             return self._fits(r), r
 
         def error(r: Row) -> ContextualMTError:
-            return ContextualMTError(f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
-                                     f"{self.limit} positions; split the line")
+            return ContextualMTError(
+                f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
+                f"{self.limit} positions; split the line"
+            )
+
         return nearest_fitting(min(n_src, len(src_ctx)), min(n_tgt, len(tgt_ctx)), attempt, error)
 
     def _size(self, r: Row) -> int:
@@ -150,16 +170,20 @@ class InputLayout:
         k = min(len(src_ctx), len(tgt_ctx))
         pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
         if t.chat:
-            text = self.tok.apply_chat_template(t.chat_messages(source, pairs), tokenize=False,
-                                                add_generation_prompt=True)
+            text = self.tok.apply_chat_template(
+                t.chat_messages(source, pairs), tokenize=False, add_generation_prompt=True
+            )
             prompt = self.lm_ids(text, special=False)
             rendered = target
         else:
             prompt = self.lm_ids(t.render_prompt(source, pairs), special=True)
             rendered = t.render_target(target)
         plain = self.lm_ids(rendered, special=False)
-        end: Ids = ((self.tok.eos_token_id,) if t.chat or t.end == "eos" else
-                    (self.lm_ids(t.end, special=False) if t.end else ()))
+        end: Ids = (
+            (self.tok.eos_token_id,)
+            if t.chat or t.end == "eos"
+            else (self.lm_ids(t.end, special=False) if t.end else ())
+        )
         pieces = self._memo("lmp", rendered, lambda x: self.pieces(x, plain))
         return Row(None, prompt, plain + end, pieces, (k, k))
 
@@ -174,6 +198,8 @@ def lm_context_sizes(hf: HFModel, n_src: int, n_tgt: int) -> Tuple[int, int]:
     if hf.seq2seq:
         return n_src, n_tgt
     if n_src != n_tgt:
-        raise ContextualMTError(f"a decoder-only LM reads previous sentences as source/target pairs: give the same "
-                                f"--source-context-size and --target-context-size (got {n_src} and {n_tgt})")
+        raise ContextualMTError(
+            f"a decoder-only LM reads previous sentences as source/target pairs: give the same "
+            f"--source-context-size and --target-context-size (got {n_src} and {n_tgt})"
+        )
     return n_src, n_tgt

@@ -1,6 +1,7 @@
 """Loading a Hugging Face model for scoring and translation: a local folder or a name in the local
 cache (never a download), seq2seq MT model or decoder-only LM, with its tokenizer set to the
 language pair, on the GPU when there is one. Every failure is one line saying how to fix it."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,14 +13,16 @@ from typing import Dict, List, Optional
 import torch
 
 from commandkit.errors import first_line
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
+from contextual_mt.errors import ContextualMTError
 
 logger = logging.getLogger(__name__)
 
-HOW_TO_GET = ("download it where there is network (`huggingface-cli download NAME --local-dir DIR`, or "
-              "`save_pretrained(DIR)`) and give the folder")
+HOW_TO_GET = (
+    "download it where there is network (`huggingface-cli download NAME --local-dir DIR`, or "
+    "`save_pretrained(DIR)`) and give the folder"
+)
 
 
 def resolve_model_folder(path: str) -> str:
@@ -38,8 +41,10 @@ def resolve_model_folder(path: str) -> str:
     except Exception:  # not a valid repo id, or not in the cache
         folder = None
     if not folder or not os.path.isfile(os.path.join(folder, "config.json")):
-        raise ContextualMTError(f"{path}: no such model folder, and not in the local Hugging Face cache "
-                                f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}); {HOW_TO_GET}")
+        raise ContextualMTError(
+            f"{path}: no such model folder, and not in the local Hugging Face cache "
+            f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}); {HOW_TO_GET}"
+        )
     return folder
 
 
@@ -54,8 +59,10 @@ def model_files(folder: str) -> List[str]:
 
 def model_kind(config, folder: str) -> str:
     """'seq2seq' or 'causal' from the config; anything else is refused."""
-    from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-                                                        MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES)
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
+    )
 
     def names(mapping) -> set:
         out = set()
@@ -75,8 +82,10 @@ def model_kind(config, folder: str) -> str:
     elif config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not config.is_encoder_decoder:
         return "causal"
     what = archs[0] if archs else f"a '{config.model_type}' model"
-    raise ContextualMTError(f"{folder}: is {what}, not a seq2seq translation model (AutoModelForSeq2SeqLM) or a "
-                            "decoder-only LM (AutoModelForCausalLM)")
+    raise ContextualMTError(
+        f"{folder}: is {what}, not a seq2seq translation model (AutoModelForSeq2SeqLM) or a "
+        "decoder-only LM (AutoModelForCausalLM)"
+    )
 
 
 def language_token(tokenizer, code: str) -> Optional[str]:
@@ -98,8 +107,9 @@ def language_codes(tokenizer) -> List[str]:
     marian = getattr(tokenizer, "supported_language_codes", None)
     if marian:
         return sorted(c[2:-2] for c in marian)
-    return sorted(t for t in getattr(tokenizer, "additional_special_tokens", []) or []
-                  if language_token(tokenizer, t) == t)
+    return sorted(
+        t for t in getattr(tokenizer, "additional_special_tokens", []) or [] if language_token(tokenizer, t) == t
+    )
 
 
 def _torch_dtype(name: str) -> torch.dtype:
@@ -145,15 +155,18 @@ class HFModel:
     @property
     def max_positions(self) -> int:
         c = self.model.config
-        limits = [getattr(c, k) for k in ("max_position_embeddings", "n_positions", "max_target_positions")
-                  if isinstance(getattr(c, k, None), int)]
+        limits = [
+            getattr(c, k)
+            for k in ("max_position_embeddings", "n_positions", "max_target_positions")
+            if isinstance(getattr(c, k, None), int)
+        ]
         n = getattr(self.tokenizer, "model_max_length", None)
         if isinstance(n, int) and n < 1_000_000:
             limits.append(n)
         return min(limits) if limits else 1_000_000
 
     @classmethod
-    def load(cls, options: HFModelOptions) -> "HFModel":
+    def load(cls, options: HFModelOptions) -> HFModel:
         o = options
         folder = resolve_model_folder(o.path)
         try:
@@ -175,8 +188,10 @@ class HFModel:
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         except Exception as e:
-            raise ContextualMTError(f"{folder}: no usable tokenizer ({first_line(e)}); the folder needs the model's "
-                                    "tokenizer files (save_pretrained of the tokenizer)") from None
+            raise ContextualMTError(
+                f"{folder}: no usable tokenizer ({first_line(e)}); the folder needs the model's "
+                "tokenizer files (save_pretrained of the tokenizer)"
+            ) from None
         target_token, marian_prefix, template = None, "", None
         if kind == "seq2seq":
             target_token, marian_prefix = _set_languages(tokenizer, o, folder)
@@ -218,30 +233,38 @@ def _set_languages(tokenizer, o: HFModelOptions, folder: str):
         if o.src_lang:
             logger.warning("--src-lang %s: Marian models read any source language; ignored", o.src_lang)
         if marian_codes and not o.tgt_lang:
-            raise ContextualMTError(f"{folder}: this Marian model translates into several languages: give --tgt-lang "
-                                    f"(one of {', '.join(language_codes(tokenizer)[:12])})")
+            raise ContextualMTError(
+                f"{folder}: this Marian model translates into several languages: give --tgt-lang "
+                f"(one of {', '.join(language_codes(tokenizer)[:12])})"
+            )
         if o.tgt_lang:
             token = f">>{o.tgt_lang}<<"
             if not marian_codes or token not in marian_codes:
                 known = ", ".join(language_codes(tokenizer)[:12]) or "none: it has one target language"
-                raise ContextualMTError(f"{folder}: the tokenizer has no target language token {token} "
-                                        f"(its codes: {known})")
+                raise ContextualMTError(
+                    f"{folder}: the tokenizer has no target language token {token} (its codes: {known})"
+                )
             return None, token + " "
         return None, ""
     has_codes = hasattr(tokenizer, "src_lang")
     if not has_codes:
         for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
             if value:
-                raise ContextualMTError(f"{flag} {value}: the tokenizer of {folder} has no language codes "
-                                        "(leave the option out)")
+                raise ContextualMTError(
+                    f"{flag} {value}: the tokenizer of {folder} has no language codes (leave the option out)"
+                )
         return None, ""
     for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
         if not value:
-            raise ContextualMTError(f"{folder}: a multilingual model; give {flag} (a language code of its tokenizer, "
-                                    f"e.g. {', '.join(language_codes(tokenizer)[:6])})")
+            raise ContextualMTError(
+                f"{folder}: a multilingual model; give {flag} (a language code of its tokenizer, "
+                f"e.g. {', '.join(language_codes(tokenizer)[:6])})"
+            )
         if language_token(tokenizer, value) is None:
-            raise ContextualMTError(f"{flag} {value}: not a language code of the tokenizer of {folder} (it has e.g. "
-                                    f"{', '.join(language_codes(tokenizer)[:8])})")
+            raise ContextualMTError(
+                f"{flag} {value}: not a language code of the tokenizer of {folder} (it has e.g. "
+                f"{', '.join(language_codes(tokenizer)[:8])})"
+            )
     tokenizer.src_lang = o.src_lang
     tokenizer.tgt_lang = o.tgt_lang
     return language_token(tokenizer, o.tgt_lang), ""
@@ -252,14 +275,20 @@ def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplat
         if getattr(tokenizer, "chat_template", None):
             return load_template("chat", o.src_lang, o.tgt_lang)
         if not (o.src_lang and o.tgt_lang):
-            raise ContextualMTError(f"{folder}: a decoder-only LM without a chat template: give --src-lang and "
-                                    "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE")
+            raise ContextualMTError(
+                f"{folder}: a decoder-only LM without a chat template: give --src-lang and "
+                "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE"
+            )
         return load_template("plain", o.src_lang, o.tgt_lang)
     template = o.template()
     if template.chat and not getattr(tokenizer, "chat_template", None):
-        raise ContextualMTError(f"--prompt-template chat: the tokenizer of {folder} has no chat template; give "
-                                "--prompt-template plain or a template file")
+        raise ContextualMTError(
+            f"--prompt-template chat: the tokenizer of {folder} has no chat template; give "
+            "--prompt-template plain or a template file"
+        )
     if tokenizer.eos_token_id is None and template.end == "eos":
-        raise ContextualMTError(f"{o.prompt_template}: ends the target with 'eos', but the tokenizer of {folder} "
-                                "has no end token; set \"end\" to a string such as \"\\n\"")
+        raise ContextualMTError(
+            f"{o.prompt_template}: ends the target with 'eos', but the tokenizer of {folder} "
+            'has no end token; set "end" to a string such as "\\n"'
+        )
     return template

@@ -1,13 +1,14 @@
 """``--hf-model``: which Hugging Face model to load and how it reads context. Validated when
 built (no model is loaded, transformers is not imported), so a bad option fails first."""
+
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
+from contextual_mt.errors import ContextualMTError, check_option
 
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -51,10 +52,16 @@ class HFModelOptions:
     def settings(self) -> Dict:
         """What the scores depend on besides the model files (for fingerprints and summaries)."""
         template = self.template()
-        return {"hf_model": self.path, "src_lang": self.src_lang, "tgt_lang": self.tgt_lang,
-                "separator": self.separator, "prompt_template": template.describe() if template else None,
-                "source_context_size": self.source_context_size, "target_context_size": self.target_context_size,
-                "dtype": self.dtype}
+        return {
+            "hf_model": self.path,
+            "src_lang": self.src_lang,
+            "tgt_lang": self.tgt_lang,
+            "separator": self.separator,
+            "prompt_template": template.describe() if template else None,
+            "source_context_size": self.source_context_size,
+            "target_context_size": self.target_context_size,
+            "dtype": self.dtype,
+        }
 
     @property
     def is_local_folder(self) -> bool:

@@ -13,6 +13,7 @@ logits at the scored positions. The output layer check allows for the dtype's ro
 cut off before the softmax): a vocabulary such as opus-mt's 58,101 otherwise leaves the half
 precision matmul's output rows misaligned for tensor cores.
 """
+
 from __future__ import annotations
 
 import logging
@@ -21,11 +22,11 @@ from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
-from contextual_mt.data.context_trim import last_sentences
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.data.context_trim import last_sentences
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.interface import ContextPair
 
@@ -45,7 +46,8 @@ class HFScoringBackend:
         self.layout = InputLayout(hf)
         self.max_tokens = hf_scoring_max_tokens(max_tokens, hf.device.type)
         self.source_context_size, self.target_context_size = lm_context_sizes(
-            hf, hf.options.source_context_size, hf.options.target_context_size)
+            hf, hf.options.source_context_size, hf.options.target_context_size
+        )
         self._with: List[Row] = []
         self._without: List[Row] = []
         self._pairs: List[Row] = []
@@ -55,7 +57,7 @@ class HFScoringBackend:
         self.fast_head = self._check_fast_head()
 
     @classmethod
-    def open(cls, options: HFModelOptions, max_tokens: Optional[int] = None) -> "HFScoringBackend":
+    def open(cls, options: HFModelOptions, max_tokens: Optional[int] = None) -> HFScoringBackend:
         return cls(HFModel.load(options), max_tokens)
 
     def _pad_id(self) -> int:
@@ -66,9 +68,14 @@ class HFScoringBackend:
         return 0
 
     # ------------------------------------------------------------------ corpus
-    def load(self, sources: Sequence[str], references: Sequence[str], doc_starts: np.ndarray,
-             context_of: Optional[np.ndarray] = None,
-             names: Tuple[str, str] = ("source", "reference")) -> List[List[str]]:
+    def load(
+        self,
+        sources: Sequence[str],
+        references: Sequence[str],
+        doc_starts: np.ndarray,
+        context_of: Optional[np.ndarray] = None,
+        names: Tuple[str, str] = ("source", "reference"),
+    ) -> List[List[str]]:
         at = np.arange(len(sources)) if context_of is None else np.asarray(context_of)
         starts = np.asarray(doc_starts)
         self._with, self._without = [], []
@@ -78,9 +85,17 @@ class HFScoringBackend:
             k = max(self.source_context_size, self.target_context_size)
             where = lambda i=i: f"{names[0]}:{i + 1}"  # noqa: E731
             self._without.append(self.layout.row(source, reference, (), (), 0, 0, where))
-            self._with.append(self.layout.row(source, reference, last_sentences(sources[first:a], k),
-                                              last_sentences(references[first:a], k),
-                                              self.source_context_size, self.target_context_size, where))
+            self._with.append(
+                self.layout.row(
+                    source,
+                    reference,
+                    last_sentences(sources[first:a], k),
+                    last_sentences(references[first:a], k),
+                    self.source_context_size,
+                    self.target_context_size,
+                    where,
+                )
+            )
         self._warn_unknown(self._with, lambda i: f"{names[0]}:{i + 1}")
         return [self._record_pieces(r) for r in self._without]
 
@@ -88,8 +103,10 @@ class HFScoringBackend:
         return list(r.pieces)
 
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
-        return (np.array([r.context[0] for r in self._with], dtype=np.int64),
-                np.array([r.context[1] for r in self._with], dtype=np.int64))
+        return (
+            np.array([r.context[0] for r in self._with], dtype=np.int64),
+            np.array([r.context[1] for r in self._with], dtype=np.int64),
+        )
 
     def length(self, index: int) -> int:
         return self._with[index].length
@@ -99,8 +116,9 @@ class HFScoringBackend:
         scores = self.score_rows([rows[i] for i in indices])
         return {int(i): self._merge_end(rows[i], s) for i, s in zip(indices, scores)}
 
-    def token_log_probs_both(self, indices: Sequence[int], with_context: Sequence[int]
-                             ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
+    def token_log_probs_both(
+        self, indices: Sequence[int], with_context: Sequence[int]
+    ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
         """Both passes in shared batches: (without context for ``indices``, with context for
         ``with_context``)."""
         rows = [self._without[i] for i in indices] + [self._with[i] for i in with_context]
@@ -118,9 +136,18 @@ class HFScoringBackend:
 
     # ------------------------------------------------------------------ free-standing pairs
     def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
-        self._pairs = [self.layout.row(p.source, p.target, p.source_context, p.target_context,
-                                       self.source_context_size, self.target_context_size, lambda i=i: where(i))
-                       for i, p in enumerate(pairs)]
+        self._pairs = [
+            self.layout.row(
+                p.source,
+                p.target,
+                p.source_context,
+                p.target_context,
+                self.source_context_size,
+                self.target_context_size,
+                lambda i=i: where(i),
+            )
+            for i, p in enumerate(pairs)
+        ]
         self._warn_unknown(self._pairs, where)
 
     def pair_length(self, index: int) -> int:
@@ -144,16 +171,25 @@ class HFScoringBackend:
             return  # byte-level BPE (GPT-2) has no unknown token: its 'unk' is its end token
         bad = [i for i, r in enumerate(rows) if unk in r.target or unk in r.prefix or (r.encoder and unk in r.encoder)]
         if bad:
-            logger.warning("%d of %d sentences contain text the tokenizer maps to its unknown token, first: %s",
-                           len(bad), len(rows), where(bad[0]))
+            logger.warning(
+                "%d of %d sentences contain text the tokenizer maps to its unknown token, first: %s",
+                len(bad),
+                len(rows),
+                where(bad[0]),
+            )
 
     # ------------------------------------------------------------------ the computation
     def score_rows(self, rows: Sequence[Row]) -> List[np.ndarray]:
         """log p of every target token of each row (natural log), in batches of at most
         ``max_tokens`` padded positions, sorted by length."""
         out: List[Optional[np.ndarray]] = [None] * len(rows)
-        for batch in length_batches(range(len(rows)), lambda k: rows[k].length, max(1, len(rows)), self.max_tokens,
-                                    key=lambda k: rows[k].encoder or ()):
+        for batch in length_batches(
+            range(len(rows)),
+            lambda k: rows[k].length,
+            max(1, len(rows)),
+            self.max_tokens,
+            key=lambda k: rows[k].encoder or (),
+        ):
             for b, scores in zip(batch, self._forward([rows[b] for b in batch])):
                 out[b] = scores
         return out  # type: ignore[return-value]
@@ -195,8 +231,11 @@ class HFScoringBackend:
             enc_ids, enc_mask, expand = encoder
             with self.hf.attention():
                 encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
-            inputs = dict(encoder_outputs=(encoded.index_select(0, expand),),
-                          attention_mask=enc_mask.index_select(0, expand), decoder_input_ids=ids)
+            inputs = dict(
+                encoder_outputs=(encoded.index_select(0, expand),),
+                attention_mask=enc_mask.index_select(0, expand),
+                decoder_input_ids=ids,
+            )
         elif self.hf.seq2seq:
             enc_ids, enc_mask = encoder
             inputs = dict(input_ids=enc_ids, attention_mask=enc_mask, decoder_input_ids=ids)
@@ -204,8 +243,9 @@ class HFScoringBackend:
             inputs = dict(input_ids=ids, attention_mask=mask)
         return inputs, row_index, pos_index, labels, lengths
 
-    def _logits_at(self, inputs: Dict, row_index: torch.Tensor, pos_index: torch.Tensor,
-                   fast: Optional[bool] = None) -> torch.Tensor:
+    def _logits_at(
+        self, inputs: Dict, row_index: torch.Tensor, pos_index: torch.Tensor, fast: Optional[bool] = None
+    ) -> torch.Tensor:
         """float32 logits at the given (row, position) pairs only."""
         fast = self.fast_head if fast is None else fast
         model = self.hf.model
@@ -217,15 +257,15 @@ class HFScoringBackend:
                 logits = model(**inputs, use_cache=False).logits[row_index, pos_index]
         # the padded head's extra columns are cut here; in half precision .float() is the one
         # conversion, of the scored positions only
-        return logits[..., :self._vocabulary(logits)].float()
+        return logits[..., : self._vocabulary(logits)].float()
 
     def _pad(self, sequences: Sequence[Sequence[int]]) -> Tuple[np.ndarray, np.ndarray]:
         n = max(len(s) for s in sequences)
         ids = np.full((len(sequences), n), self.pad, dtype=np.int64)
         mask = np.zeros((len(sequences), n), dtype=np.int64)
         for b, s in enumerate(sequences):
-            ids[b, :len(s)] = s
-            mask[b, :len(s)] = 1
+            ids[b, : len(s)] = s
+            mask[b, : len(s)] = 1
         return ids, mask
 
     def _vocabulary(self, logits: torch.Tensor) -> int:
@@ -288,16 +328,19 @@ class HFScoringBackend:
         different output computation (a scale, a soft cap, a missing bias) misses it by far."""
         text = "Context, checked once."
         try:
-            row = self.layout.row(text, text, (text,), (text,), self.source_context_size, self.target_context_size,
-                                  lambda: "check")
+            row = self.layout.row(
+                text, text, (text,), (text,), self.source_context_size, self.target_context_size, lambda: "check"
+            )
         except ContextualMTError as e:
             raise ContextualMTError(f"{self.hf.folder}: cannot lay out a short test sentence ({e})") from None
         model = self.hf.model
         try:
             full = self._forward([row], fast=False)[0]
         except Exception as e:  # tokenizer and model disagree (token ids beyond the embeddings, ...)
-            raise ContextualMTError(f"{self.hf.folder}: the model fails on a short test sentence "
-                                    f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?") from None
+            raise ContextualMTError(
+                f"{self.hf.folder}: the model fails on a short test sentence "
+                f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?"
+            ) from None
         try:
             if model.base_model is model or model.get_output_embeddings() is None:
                 return False
@@ -319,14 +362,18 @@ class HFScoringBackend:
         else:
             eps = torch.finfo(next(model.parameters()).dtype).eps
             extra = getattr(model, "final_logits_bias", None)
-            bias = extra.reshape(-1).float().abs()[:theirs.shape[-1]] if extra is not None else 0
+            bias = extra.reshape(-1).float().abs()[: theirs.shape[-1]] if extra is not None else 0
             allowed = 2 * eps * (theirs.abs() + bias) + eps * theirs.pow(2).mean(-1, keepdim=True).sqrt()
             excess = float(((ours - theirs).abs() / allowed).max())
             self.head_check.update(max_logit_difference=float((ours - theirs).abs().max()), logit_excess=excess)
             same = excess <= 1
-            what = (f"its logits by up to {self.head_check['max_logit_difference']:.3g}, {excess:.3g} times the "
-                    f"{torch.finfo(next(model.parameters()).dtype)} rounding allowed")
+            what = (
+                f"its logits by up to {self.head_check['max_logit_difference']:.3g}, {excess:.3g} times the "
+                f"{torch.finfo(next(model.parameters()).dtype)} rounding allowed"
+            )
         if not same:
-            logger.info("scoring through the full forward (the output layer alone differs from the model's by %s)", what)
+            logger.info(
+                "scoring through the full forward (the output layer alone differs from the model's by %s)", what
+            )
             self._fused = None
         return same

@@ -12,6 +12,7 @@ A template file is JSON with these fields (``{...}`` are placeholders; write ``{
 language names such as "English"). The named template ``chat`` uses the tokenizer's own chat
 template instead: every previous pair is a user turn and an assistant turn.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,17 +21,22 @@ import string
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.text import read_text
+from contextual_mt.errors import ContextualMTError
 
-FIELDS = {"prompt": ({"context", "source"}, {"src_lang", "tgt_lang"}),
-          "example": ({"source", "target"}, {"src_lang", "tgt_lang"}),
-          "target": ({"target"}, set())}
+FIELDS = {
+    "prompt": ({"context", "source"}, {"src_lang", "tgt_lang"}),
+    "example": ({"source", "target"}, {"src_lang", "tgt_lang"}),
+    "target": ({"target"}, set()),
+}
 
 NAMED: Dict[str, Dict[str, str]] = {
-    "plain": {"prompt": "Translate from {src_lang} to {tgt_lang}.\n{context}{src_lang}: {source}\n{tgt_lang}:",
-              "example": "{src_lang}: {source}\n{tgt_lang}: {target}\n",
-              "target": " {target}", "end": "\n"},
+    "plain": {
+        "prompt": "Translate from {src_lang} to {tgt_lang}.\n{context}{src_lang}: {source}\n{tgt_lang}:",
+        "example": "{src_lang}: {source}\n{tgt_lang}: {target}\n",
+        "target": " {target}",
+        "end": "\n",
+    },
     "chat": {},  # the tokenizer's chat template
 }
 
@@ -59,8 +65,13 @@ class PromptTemplate:
         return self.name == "chat"
 
     def describe(self) -> Dict:
-        return {"name": self.name, "prompt": self.prompt, "example": self.example, "target": self.target,
-                "end": self.end}
+        return {
+            "name": self.name,
+            "prompt": self.prompt,
+            "example": self.example,
+            "target": self.target,
+            "end": self.end,
+        }
 
     def _langs(self) -> Dict[str, str]:
         return {"src_lang": self.src_lang or "", "tgt_lang": self.tgt_lang or ""}
@@ -87,36 +98,45 @@ class PromptTemplate:
 def check_fields(spec: Dict, where: str, src_lang: Optional[str], tgt_lang: Optional[str]) -> None:
     unknown = sorted(set(spec) - set(FIELDS) - {"end"})
     if unknown:
-        raise ContextualMTError(f"{where}: unknown field(s) {', '.join(unknown)} (a template has prompt, example, "
-                                "target and end)")
+        raise ContextualMTError(
+            f"{where}: unknown field(s) {', '.join(unknown)} (a template has prompt, example, target and end)"
+        )
     for field, (needed, optional) in FIELDS.items():
         text = spec.get(field, " {target}" if field == "target" else None)
         if not isinstance(text, str):
-            raise ContextualMTError(f"{where}: the field '{field}' is missing (or not a string); it needs "
-                                    + " and ".join("{" + n + "}" for n in sorted(needed)))
+            raise ContextualMTError(
+                f"{where}: the field '{field}' is missing (or not a string); it needs "
+                + " and ".join("{" + n + "}" for n in sorted(needed))
+            )
         try:
             names = placeholders(text)
         except ValueError as e:
             raise ContextualMTError(f"{where}: field '{field}': {e}") from None
         missing = sorted(needed - set(names))
         if missing:
-            raise ContextualMTError(f"{where}: field '{field}' lacks the placeholder(s) "
-                                    + ", ".join("{" + n + "}" for n in missing))
+            raise ContextualMTError(
+                f"{where}: field '{field}' lacks the placeholder(s) " + ", ".join("{" + n + "}" for n in missing)
+            )
         bad = sorted(set(names) - needed - optional)
         if bad:
-            raise ContextualMTError(f"{where}: field '{field}' has unknown placeholder(s) "
-                                    + ", ".join("{" + (n or "") + "}" for n in bad) + " (allowed: "
-                                    + ", ".join("{" + n + "}" for n in sorted(needed | optional)) + ")")
+            raise ContextualMTError(
+                f"{where}: field '{field}' has unknown placeholder(s) "
+                + ", ".join("{" + (n or "") + "}" for n in bad)
+                + " (allowed: "
+                + ", ".join("{" + n + "}" for n in sorted(needed | optional))
+                + ")"
+            )
         for lang, value, flag in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
             if lang in names and not value:
-                raise ContextualMTError(f"{where}: field '{field}' names the language ({{{lang}}}): give {flag} "
-                                        "(a language name, e.g. English)")
+                raise ContextualMTError(
+                    f"{where}: field '{field}' names the language ({{{lang}}}): give {flag} "
+                    "(a language name, e.g. English)"
+                )
     if not isinstance(spec.get("end", "eos"), str):
-        raise ContextualMTError(f"{where}: the field 'end' must be a string (\"eos\", \"\\n\", ...)")
+        raise ContextualMTError(f'{where}: the field \'end\' must be a string ("eos", "\\n", ...)')
 
 
-def load_template(name_or_path: str, src_lang: Optional[str] = None,
-                  tgt_lang: Optional[str] = None) -> PromptTemplate:
+def load_template(name_or_path: str, src_lang: Optional[str] = None, tgt_lang: Optional[str] = None) -> PromptTemplate:
     """A named template (``plain``, ``chat``) or a JSON template file, checked."""
     if name_or_path == "chat":
         return PromptTemplate("chat", src_lang=src_lang, tgt_lang=tgt_lang)
@@ -124,17 +144,26 @@ def load_template(name_or_path: str, src_lang: Optional[str] = None,
         spec, where = NAMED[name_or_path], f"--prompt-template {name_or_path}"
     else:
         if not os.path.isfile(name_or_path):
-            raise ContextualMTError(f"{name_or_path}: prompt template not found (give a JSON file or one of: "
-                                    f"{', '.join(NAMED)})")
+            raise ContextualMTError(
+                f"{name_or_path}: prompt template not found (give a JSON file or one of: {', '.join(NAMED)})"
+            )
         text = read_text(name_or_path)
         try:
             spec = json.loads(text)
         except json.JSONDecodeError as e:
             raise ContextualMTError(f"{name_or_path}:{e.lineno}: not JSON ({e.msg})") from None
         if not isinstance(spec, dict):
-            raise ContextualMTError(f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, "
-                                    "end)")
+            raise ContextualMTError(
+                f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, end)"
+            )
         where = name_or_path
     check_fields(spec, where, src_lang, tgt_lang)
-    return PromptTemplate(name_or_path, spec["prompt"], spec["example"], spec.get("target", " {target}"),
-                          spec.get("end", "eos"), src_lang, tgt_lang)
+    return PromptTemplate(
+        name_or_path,
+        spec["prompt"],
+        spec["example"],
+        spec.get("target", " {target}"),
+        spec.get("end", "eos"),
+        src_lang,
+        tgt_lang,
+    )

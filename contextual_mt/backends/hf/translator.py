@@ -3,20 +3,21 @@ t-th sentence of every document in one wave), its context the previous sources a
 own previous translations (or the references), laid out as for scoring (``inputs``). ``generate`` decodes each batch with beam
 search and incremental decoding; a seq2seq batch holds forced target prefixes of one length (no
 padding inside the decoder), a decoder-only batch is padded on the left."""
+
 from __future__ import annotations
 
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.data.context_trim import last_sentences, nearest_fitting
+from commandkit.documents import group_by_document
 from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
+from contextual_mt.data.context_trim import last_sentences, nearest_fitting
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
-from commandkit.documents import group_by_document
 
 
 class HFDocumentTranslator:
@@ -30,8 +31,14 @@ class HFDocumentTranslator:
         if hf.seq2seq:
             self.lead = self.layout.target_parts("x")[0]  # the target language code, if any
 
-    def translate(self, sources: Sequence[str], docids: Sequence[str], gold_targets: Optional[Sequence[str]] = None,
-                  progress: bool = True, source_name: str = "source") -> Translations:
+    def translate(
+        self,
+        sources: Sequence[str],
+        docids: Sequence[str],
+        gold_targets: Optional[Sequence[str]] = None,
+        progress: bool = True,
+        source_name: str = "source",
+    ) -> Translations:
         docs = group_by_document(list(range(len(sources))), list(docids))
 
         def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
@@ -44,18 +51,28 @@ class HFDocumentTranslator:
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
                 yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
+
         predicted, record, rounds = decode_documents(
-            docs, len(sources), decode_wave, self.options, torch.device(self.hf.device).type,
-            predicted_context=gold_targets is None and self.n_tgt > 0, target_context_size=self.n_tgt, empty="",
-            desc="translate", progress=progress)
+            docs,
+            len(sources),
+            decode_wave,
+            self.options,
+            torch.device(self.hf.device).type,
+            predicted_context=gold_targets is None and self.n_tgt > 0,
+            target_context_size=self.n_tgt,
+            empty="",
+            desc="translate",
+            progress=progress,
+        )
         return Translations((p or "" for p in predicted), record, rounds)
 
     def max_new_tokens(self, source_length: int) -> int:
         o = self.options
         return max(1, int(o.max_len_a * source_length + o.max_len_b))
 
-    def _prompt(self, i: int, sources: Sequence[str], prev: Sequence[int], targets: Sequence[str],
-                source_name: str) -> Tuple:
+    def _prompt(
+        self, i: int, sources: Sequence[str], prev: Sequence[int], targets: Sequence[str], source_name: str
+    ) -> Tuple:
         """(encoder ids or None, forced decoder ids / prompt, new tokens allowed), the nearest
         context that leaves room for the translation."""
         lay, limit = self.layout, self.layout.limit
@@ -79,8 +96,10 @@ class HFDocumentTranslator:
             return fits, (encoder, prefix, min(wanted, room))
 
         def error(_) -> ContextualMTError:
-            return ContextualMTError(f"{where}: the sentence does not fit in the {limit} positions of "
-                                     f"{self.hf.folder}; split the line")
+            return ContextualMTError(
+                f"{where}: the sentence does not fit in the {limit} positions of {self.hf.folder}; split the line"
+            )
+
         return nearest_fitting(min(self.n_src, len(prev)), min(self.n_tgt, len(prev)), attempt, error)
 
     def _chunks(self, requests: List[Tuple[int, Tuple]]):
@@ -102,8 +121,14 @@ class HFDocumentTranslator:
         hf, o, device = self.hf, self.options, self.hf.device
         new = min(p[2] for p in prompts)  # one limit per batch (_chunks groups rows by it: all the same)
         new = max(new, 1)
-        kwargs: Dict = dict(num_beams=o.beam, max_new_tokens=new, length_penalty=o.lenpen, do_sample=False,
-                            early_stopping=True if o.beam > 1 else False, pad_token_id=self.pad)
+        kwargs: Dict = dict(
+            num_beams=o.beam,
+            max_new_tokens=new,
+            length_penalty=o.lenpen,
+            do_sample=False,
+            early_stopping=True if o.beam > 1 else False,
+            pad_token_id=self.pad,
+        )
         if hf.seq2seq:
             enc = [p[0] for p in prompts]
             width = max(len(e) for e in enc)
@@ -138,5 +163,5 @@ class HFDocumentTranslator:
     def _clean(self, text: str) -> str:
         t = self.hf.template
         if t is not None and not t.chat and t.end not in ("eos", "") and t.end in text:
-            text = text[:text.index(t.end)]
+            text = text[: text.index(t.end)]
         return " ".join(text.split())

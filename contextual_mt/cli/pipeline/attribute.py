@@ -1,4 +1,5 @@
 """``contextual-mt pipeline attribute`` (pipeline/attribute_stage.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -15,11 +16,15 @@ from contextual_mt.pipeline.make_names import under_make
 @dataclass
 class AttributeStageArgs:
     pair: PairArgs = group(PairArgs)
-    attribute_args: Optional[str] = option(help="`contextual-mt attribute` method options, as one string (e.g. "
-                                           "\"--method input_x_gradient --cti-top-k 2\"; make: ATTRIBUTE_ARGS)")
+    attribute_args: Optional[str] = option(
+        help="`contextual-mt attribute` method options, as one string (e.g. "
+        '"--method input_x_gradient --cti-top-k 2"; make: ATTRIBUTE_ARGS)'
+    )
     overwrite: bool = overwrite_option(PARTIAL_HELP)
-    dtype: Optional[str] = option(help="float32 (and auto, which is float32 here): the gradients of fairseq "
-                                  "checkpoints are computed in float32; half precision is refused (make: DTYPE)")
+    dtype: Optional[str] = option(
+        help="float32 (and auto, which is float32 here): the gradients of fairseq "
+        "checkpoints are computed in float32; half precision is refused (make: DTYPE)"
+    )
     quiet: bool = quiet_option()
 
 
@@ -39,8 +44,14 @@ def attribute(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
     method = parse_options(AttributionMethodArgs, words, prog="attribute", error=refuse)
-    options = AttributeStageOptions(args.lang, args.root, method.options(), overwrite=args.overwrite,
-                                    progress=not args.quiet, dtype="auto" if args.dtype is None else args.dtype)
+    options = AttributeStageOptions(
+        args.lang,
+        args.root,
+        method.options(),
+        overwrite=args.overwrite,
+        progress=not args.quiet,
+        dtype="auto" if args.dtype is None else args.dtype,
+    )
     attribute_options(options)  # checked before the demo runs
     demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
     run_attribute_stage(options)
@@ -48,6 +59,11 @@ def attribute(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "attribute", AttributeStageArgs, attribute, "context attribution (CTI + CCI) of the test references "
-            "with the context model: results/xx/attribution.jsonl",
-            transaction=False)  # attribute writes its own outputs atomically
+    command(
+        sub,
+        "attribute",
+        AttributeStageArgs,
+        attribute,
+        "context attribution (CTI + CCI) of the test references with the context model: results/xx/attribution.jsonl",
+        transaction=False,
+    )  # attribute writes its own outputs atomically

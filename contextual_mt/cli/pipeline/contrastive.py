@@ -1,4 +1,5 @@
 """``contextual-mt pipeline contrastive`` (pipeline/contrastive_stage.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,12 @@ class ContrastiveStageArgs:
     batch_size: int = option(type=int, default=ContrastiveStageOptions.batch_size)
     cpu: bool = option(action="store_true", default=False)
     dtype: str = dtype_option()
-    detokenize: str = option(choices=("auto", "yes", "no"), default=ContrastiveStageOptions.detokenize,
-                             help="sacremoses-detokenize Moses-tokenized sets (auto: yes; no where the pair's text "
-                             "is tokenized, as the demo's)")
+    detokenize: str = option(
+        choices=("auto", "yes", "no"),
+        default=ContrastiveStageOptions.detokenize,
+        help="sacremoses-detokenize Moses-tokenized sets (auto: yes; no where the pair's text "
+        "is tokenized, as the demo's)",
+    )
     quiet: bool = quiet_option()
 
 
@@ -33,5 +37,11 @@ def contrastive(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "contrastive", ContrastiveStageArgs, contrastive, "accuracy of the sentence and context models on "
-            "contrastive test sets", transaction=False)  # one transaction per set and system, kept as each ends
+    command(
+        sub,
+        "contrastive",
+        ContrastiveStageArgs,
+        contrastive,
+        "accuracy of the sentence and context models on contrastive test sets",
+        transaction=False,
+    )  # one transaction per set and system, kept as each ends

@@ -1,4 +1,5 @@
 """``contextual-mt pipeline data`` (pipeline/prepare.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -30,33 +31,57 @@ def data_args():
     @dataclass
     class DataArgs:
         lang: str = option(required=True, help="target language code (the source is en), e.g. fr, de, pt-br")
-        ted: Optional[str] = option(metavar="PATH", group=INPUT, help="the TED talks corpus of Qi et al. 2018: "
-                                    "ted_talks.tar.gz or the folder it unpacks to (Moses-tokenized: detokenized with "
-                                    "sacremoses)")
-        iwslt: Optional[str] = option(metavar="DIR", group=INPUT, help="an IWSLT17 en-XX release folder "
-                                      "(train.tags.* and IWSLT17.TED.*.xml)")
-        text: Optional[str] = option(metavar="DIR", group=INPUT,
-                                     help="a folder with {train,valid,test}.{en,XX,docids}, used as is")
+        ted: Optional[str] = option(
+            metavar="PATH",
+            group=INPUT,
+            help="the TED talks corpus of Qi et al. 2018: "
+            "ted_talks.tar.gz or the folder it unpacks to (Moses-tokenized: detokenized with "
+            "sacremoses)",
+        )
+        iwslt: Optional[str] = option(
+            metavar="DIR", group=INPUT, help="an IWSLT17 en-XX release folder (train.tags.* and IWSLT17.TED.*.xml)"
+        )
+        text: Optional[str] = option(
+            metavar="DIR", group=INPUT, help="a folder with {train,valid,test}.{en,XX,docids}, used as is"
+        )
         output: str = option(required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
-        vocab_size: int = option(type=int, default=DataOptions.vocab_size,
-                                 help=f"sentencepiece pieces (default: {DataOptions.vocab_size})")
-        spm_type: str = option(choices=SPM_TYPES, default=DataOptions.spm_type,
-                               help=f"sentencepiece model type (default: {DataOptions.spm_type})")
-        character_coverage: Optional[float] = option(type=float, help="sentencepiece character coverage (default: "
-                                                     "0.9995 for ja/zh/ko, else 1.0)")
-        input_sentence_size: int = option(type=int, default=DataOptions.input_sentence_size,
-                                          help="sentencepiece trains on a random sample of at most this many "
-                                          f"sentences (default: {DataOptions.input_sentence_size})")
-        iwslt_dev: Optional[str] = option(metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated "
-                                          "(default: dev2010)")
-        iwslt_test: Optional[str] = option(metavar="SETS", help="IWSLT set(s) for the test split, comma-separated "
-                                           "(default: tst2015 if present, else the newest tst set)")
-        workers: int = option(type=int, default=DataOptions.workers, help="processes for detokenization, encoding "
-                              f"and binarization (default: {default_workers()})")
-        overwrite: bool = overwrite_option("replace what OUTPUT holds (by default, a run with other inputs or "
-                                           "options is refused, and a run with the same ones skips the finished "
-                                           "steps)")
+        vocab_size: int = option(
+            type=int, default=DataOptions.vocab_size, help=f"sentencepiece pieces (default: {DataOptions.vocab_size})"
+        )
+        spm_type: str = option(
+            choices=SPM_TYPES,
+            default=DataOptions.spm_type,
+            help=f"sentencepiece model type (default: {DataOptions.spm_type})",
+        )
+        character_coverage: Optional[float] = option(
+            type=float, help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)"
+        )
+        input_sentence_size: int = option(
+            type=int,
+            default=DataOptions.input_sentence_size,
+            help="sentencepiece trains on a random sample of at most this many "
+            f"sentences (default: {DataOptions.input_sentence_size})",
+        )
+        iwslt_dev: Optional[str] = option(
+            metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated (default: dev2010)"
+        )
+        iwslt_test: Optional[str] = option(
+            metavar="SETS",
+            help="IWSLT set(s) for the test split, comma-separated "
+            "(default: tst2015 if present, else the newest tst set)",
+        )
+        workers: int = option(
+            type=int,
+            default=DataOptions.workers,
+            help=f"processes for detokenization, encoding and binarization (default: {default_workers()})",
+        )
+        overwrite: bool = overwrite_option(
+            "replace what OUTPUT holds (by default, a run with other inputs or "
+            "options is refused, and a run with the same ones skips the finished "
+            "steps)"
+        )
         quiet: bool = quiet_option("no progress lines")
+
     return DataArgs
 
 
@@ -65,10 +90,14 @@ def data(args: argparse.Namespace) -> int:
     summary, ran = prepare_data_steps(options, progress=not args.quiet)
     for split in SPLITS:
         s = summary["splits"][split]
-        print(f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
-              + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items()))
-    what = (f"text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ (dictionary "
-            f"{summary['bin']['dictionary_size']}), summary.json")
+        print(
+            f"{split}: {s['documents']} documents, {s['sentences']} sentences ({s['dropped']} rows dropped), "
+            + ", ".join(f"{lang} {n} tokens" for lang, n in s["tokens"].items())
+        )
+    what = (
+        f"text splits, spm.model ({summary['spm']['pieces']} pieces), bin/ (dictionary "
+        f"{summary['bin']['dictionary_size']}), summary.json"
+    )
     if ran:
         print(f"wrote {options.output}: {what}")
     else:
@@ -78,7 +107,12 @@ def data(args: argparse.Namespace) -> int:
 
 def add(sub) -> argparse.ArgumentParser:
     """Add the ``data`` subcommand to ``sub`` (of ``contextual-mt pipeline``)."""
-    return command(sub, "data", data_args(), data, "prepare one language pair: text splits, a joint sentencepiece "
-                   "model, fairseq-binarized data", transaction=False,  # the stage writes and resumes step by step
-                   parser_settings=dict(description=DATA_DESCRIPTION,
-                                        formatter_class=argparse.RawDescriptionHelpFormatter))
+    return command(
+        sub,
+        "data",
+        data_args(),
+        data,
+        "prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
+        transaction=False,  # the stage writes and resumes step by step
+        parser_settings=dict(description=DATA_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter),
+    )

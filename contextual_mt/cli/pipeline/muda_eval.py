@@ -1,4 +1,5 @@
 """``contextual-mt pipeline muda-eval`` (pipeline/muda_eval.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,10 +15,12 @@ from contextual_mt.cli.pipeline.testset import MUDA_TAG_ARGS_HELP
 @dataclass
 class MudaEvalArgs:
     pair: PairArgs = group(PairArgs)
-    hyps: Optional[List[str]] = option(nargs="+", help="systems to compare, the first the baseline (default: the "
-                                       "study's translations)")
-    muda_args: Optional[str] = option(help="more `muda eval` options, as one string (default: the demo's lexicon, or "
-                                      "--comet-model)")
+    hyps: Optional[List[str]] = option(
+        nargs="+", help="systems to compare, the first the baseline (default: the study's translations)"
+    )
+    muda_args: Optional[str] = option(
+        help="more `muda eval` options, as one string (default: the demo's lexicon, or --comet-model)"
+    )
     muda_tag_args: Optional[str] = option(help=MUDA_TAG_ARGS_HELP)
     comet_model: Optional[str] = option(help="also COMET in `muda eval` (when --muda-args is not given)")
 
@@ -31,5 +34,11 @@ def muda_eval(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "muda-eval", MudaEvalArgs, muda_eval, "MuDA evaluation of the translations (the reference tagged "
-            "once)", transaction=False)  # muda's commands run their own transactions
+    command(
+        sub,
+        "muda-eval",
+        MudaEvalArgs,
+        muda_eval,
+        "MuDA evaluation of the translations (the reference tagged once)",
+        transaction=False,
+    )  # muda's commands run their own transactions

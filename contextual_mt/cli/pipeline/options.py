@@ -1,4 +1,5 @@
 """Options several stages share: the pair (``--lang``, ``--root``) and ``--dtype``."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,8 +15,10 @@ ROOT_HELP = "the folder holding data/, checkpoints/ and results/"
 @dataclass
 class PairArgs:
     """The pair of the stages that default to the demo's (pcxmi, report, attribute, testset, muda-eval)."""
-    lang: Optional[str] = option(help="target language (source: English); default: the demo pair (fr under demo/, "
-                                 "made by make demo)")
+
+    lang: Optional[str] = option(
+        help="target language (source: English); default: the demo pair (fr under demo/, made by make demo)"
+    )
     root: str = option(default=".", help=ROOT_HELP)
 
 
@@ -32,7 +35,10 @@ def demo_first(lang: Optional[str], root: str, needed: Callable[[EvalPaths], str
 
 def dtype_option() -> object:
     """--dtype of the stages that run a model (make: DTYPE=); checked by the stage's options (one line)."""
-    return option(default="auto", metavar=DTYPES_METAVAR,
-                  help="the models' precision (log-probabilities are float32 in every case); default auto: float16 "
-                  "on a GPU of compute capability >= 7.0, else float32; the outputs' records name it, and a run in "
-                  "another dtype does not reuse them")
+    return option(
+        default="auto",
+        metavar=DTYPES_METAVAR,
+        help="the models' precision (log-probabilities are float32 in every case); default auto: float16 "
+        "on a GPU of compute capability >= 7.0, else float32; the outputs' records name it, and a run in "
+        "another dtype does not reuse them",
+    )

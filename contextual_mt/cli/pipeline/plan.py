@@ -1,4 +1,5 @@
 """``contextual-mt pipeline plan`` (pipeline/stages.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,14 +17,16 @@ from contextual_mt.pipeline.stages import format_plan, jobs
 class PlanArgs:
     lang: str = option(required=True)
     root: str = option(default=keyword_default(jobs, "root"), help=ROOT_HELP)
-    shards: int = option(type=int, default=keyword_default(jobs, "shards"),
-                         help="tasks of the P-CXMI job array (default: 4)")
-    json: bool = option(action="store_true", default=False,
-                        help="one JSON object per job (default: one line of words)")
+    shards: int = option(
+        type=int, default=keyword_default(jobs, "shards"), help="tasks of the P-CXMI job array (default: 4)"
+    )
+    json: bool = option(action="store_true", default=False, help="one JSON object per job (default: one line of words)")
     # the plan does not depend on the preset; submit.sh passes PRESET here so that the presets
     # module, not the script, says which names exist
-    preset: Optional[str] = option(choices=sorted(PRESETS), help="check that the train jobs' preset exists "
-                                   "(submit.sh's PRESET); the plan is the same for every preset")
+    preset: Optional[str] = option(
+        choices=sorted(PRESETS),
+        help="check that the train jobs' preset exists (submit.sh's PRESET); the plan is the same for every preset",
+    )
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -32,5 +35,11 @@ def plan(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> argparse.ArgumentParser:
-    return command(sub, "plan", PlanArgs, plan, "print the job graph of a language pair (what recipes/slurm/submit.sh "
-                   "submits)", transaction=False)
+    return command(
+        sub,
+        "plan",
+        PlanArgs,
+        plan,
+        "print the job graph of a language pair (what recipes/slurm/submit.sh submits)",
+        transaction=False,
+    )

@@ -1,4 +1,5 @@
 """``contextual-mt pipeline testset`` (pipeline/testset_stage.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,6 +27,11 @@ def testset(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "testset", TestsetStageArgs, testset, "contrastive test suites of the test split from the "
-            "reference's MuDA tags (results/xx/testset/)",
-            transaction=False)  # testset build writes its own outputs together
+    command(
+        sub,
+        "testset",
+        TestsetStageArgs,
+        testset,
+        "contrastive test suites of the test split from the reference's MuDA tags (results/xx/testset/)",
+        transaction=False,
+    )  # testset build writes its own outputs together

@@ -1,4 +1,5 @@
 """``contextual-mt pipeline translate`` and ``score`` (pipeline/translate_stage.py, pipeline/score_stage.py)."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,9 +10,9 @@ from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, max_tokens_option, quiet_option
 from contextual_mt.cli.pipeline.options import ROOT_HELP, dtype_option
 from contextual_mt.cli.translate import DECODING_HELP
+from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores, score_systems
-from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.translate_stage import STUDY_BATCH_SIZE, TranslateStageOptions, translate_systems
 
 
@@ -33,8 +34,9 @@ class TranslateStageArgs:
 def stage_options(args: argparse.Namespace) -> TranslateStageOptions:
     """The flags of the decoding group become the stage's DecodingOptions (``--decoding``: its mode)."""
     how = {} if args.decoding is None else {"decoding": args.decoding}
-    decoding = DecodingOptions(beam=args.beam, lenpen=args.lenpen, batch_size=args.batch_size,
-                               max_tokens=args.max_tokens, **how)
+    decoding = DecodingOptions(
+        beam=args.beam, lenpen=args.lenpen, batch_size=args.batch_size, max_tokens=args.max_tokens, **how
+    )
     return from_namespace(TranslateStageOptions, args, decoding=decoding, progress=not args.quiet)
 
 
@@ -61,7 +63,19 @@ def score(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(sub, "translate", TranslateStageArgs, translate, "translate the test set with the sentence, context and "
-            "context-gold systems", transaction=False)  # its own transaction, after the up-to-date check
-    command(sub, "score", ScoreStageArgs, score, "BLEU, chrF, d-BLEU (and COMET) of every system into "
-            "results/xx/scores.json", transaction=False)
+    command(
+        sub,
+        "translate",
+        TranslateStageArgs,
+        translate,
+        "translate the test set with the sentence, context and context-gold systems",
+        transaction=False,
+    )  # its own transaction, after the up-to-date check
+    command(
+        sub,
+        "score",
+        ScoreStageArgs,
+        score,
+        "BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json",
+        transaction=False,
+    )

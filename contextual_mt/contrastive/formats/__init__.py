@@ -1,4 +1,5 @@
 """The registered test-set formats, one module each (importing this package registers them)."""
+
 from contextual_mt.contrastive.formats import bawden, contrapro, scat, voita  # noqa: F401
 from contextual_mt.contrastive.sets import FORMATS, SetFormat
 from contextual_mt.errors import ContextualMTError

@@ -12,14 +12,15 @@ right when the correct translation's score is strictly lower. It also counts the
 pairs are all right ("blocks"); so does the summary here. ``--context-files`` may give those four files (e.g.
 after your own preprocessing): their text is then scored, on the JSON's structure.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
+from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from commandkit.text import read_lines
 
 TEXT_ROLES = ("prev.en", "current.en", "prev.fr", "current.fr")
 # where, categories, candidates, entry key
@@ -30,7 +31,9 @@ def _number(path: str, key: str) -> int:
     try:
         return int(key)
     except ValueError:
-        raise ContextualMTError(f"{path}: entry key {key!r} is not a number (the scorer orders entries by it)") from None
+        raise ContextualMTError(
+            f"{path}: entry key {key!r} is not a number (the scorer orders entries by it)"
+        ) from None
 
 
 def _load_json(path: str) -> Dict:
@@ -51,15 +54,20 @@ def _blocks(path: str, data: Dict) -> List[Block]:
             raise ContextualMTError(f"{path}: entry {key}: not an object")
         if "examples" in entry:  # lexical choice
             examples = entry["examples"]
-            items = [(ex.get("src"), ex.get("trg"), entry.get("type")) if isinstance(ex, dict) else (None, None, None)
-                     for ex in (examples if isinstance(examples, list) else [])]
+            items = [
+                (ex.get("src"), ex.get("trg"), entry.get("type")) if isinstance(ex, dict) else (None, None, None)
+                for ex in (examples if isinstance(examples, list) else [])
+            ]
         elif "trg" in entry:  # anaphora
             trg = entry["trg"]
-            items = [(entry.get("src"), t, t.get("type") if isinstance(t, dict) else None)
-                     for t in (trg if isinstance(trg, list) else [])]
+            items = [
+                (entry.get("src"), t, t.get("type") if isinstance(t, dict) else None)
+                for t in (trg if isinstance(trg, list) else [])
+            ]
         else:
-            raise ContextualMTError(f"{path}: entry {key}: has neither 'trg' (anaphora) nor 'examples' "
-                                    "(lexical choice)")
+            raise ContextualMTError(
+                f"{path}: entry {key}: has neither 'trg' (anaphora) nor 'examples' (lexical choice)"
+            )
         if not items:
             raise ContextualMTError(f"{path}: entry {key}: no examples")
         for n, (src, trg, kind) in enumerate(items):
@@ -68,9 +76,14 @@ def _blocks(path: str, data: Dict) -> List[Block]:
                 raise ContextualMTError(f"{where}: 'trg' must be an object with 'correct' and 'incorrect'")
             good = "correct" if "correct" in trg else "semi-correct" if "semi-correct" in trg else None
             if good is None or "incorrect" not in trg:
-                raise ContextualMTError(f"{where}: needs a 'correct' (or 'semi-correct') and an 'incorrect' translation")
+                raise ContextualMTError(
+                    f"{where}: needs a 'correct' (or 'semi-correct') and an 'incorrect' translation"
+                )
             source = _two(path, key, "src", src)
-            candidates = [(source, _two(path, key, good, trg[good])), (source, _two(path, key, "incorrect", trg["incorrect"]))]
+            candidates = [
+                (source, _two(path, key, good, trg[good])),
+                (source, _two(path, key, "incorrect", trg["incorrect"])),
+            ]
             categories = {"type": str(kind) if kind is not None else "?"}
             if good == "semi-correct":
                 categories["correct translation"] = "semi-correct"

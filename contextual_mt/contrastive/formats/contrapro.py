@@ -14,15 +14,17 @@ by ``src pronoun:ref pronoun`` and by ``intrasegmental``; so does the summary he
 Near a document's start the script writes an empty line, or its placeholder ``null`` (line 0),
 for a context sentence that does not exist: both are dropped here.
 """
+
 from __future__ import annotations
 
 import os
 from typing import List, Optional, Sequence, Tuple
 
+from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from commandkit.text import read_lines
+
 
 def roles_of(context_files: Sequence[str]) -> Tuple[str, str, str, str]:
     """The four roles, for the target language the files are named with (German in the
@@ -60,21 +62,27 @@ class ContraProFormat:
             where = f"{path}: entry {n}"
             if not isinstance(entry, dict):
                 raise ContextualMTError(f"{where}: not an object")
-            needed = ("ante distance", "errors") if context_files else ("src segment", "ref segment", "ante distance",
-                                                                          "errors")
+            needed = (
+                ("ante distance", "errors")
+                if context_files
+                else ("src segment", "ref segment", "ante distance", "errors")
+            )
             for key in needed:
                 if key not in entry:
                     raise ContextualMTError(f"{where}: no '{key}'")
             errors = entry["errors"]
-            if not isinstance(errors, list) or not all(isinstance(e, dict) and isinstance(e.get("contrastive"), str)
-                                                       for e in errors):
+            if not isinstance(errors, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("contrastive"), str) for e in errors
+            ):
                 raise ContextualMTError(f"{where}: 'errors' must be a list of objects with a 'contrastive' string")
             if not errors:
                 raise ContextualMTError(f"{where}: empty group ('errors' has no contrastive translation)")
             try:
                 bucket = distance_bucket(entry["ante distance"])
             except (TypeError, ValueError):
-                raise ContextualMTError(f"{where}: 'ante distance' {entry['ante distance']!r} is not a number") from None
+                raise ContextualMTError(
+                    f"{where}: 'ante distance' {entry['ante distance']!r} is not a number"
+                ) from None
             entries.append((where, entry, bucket))
         texts, per = self._texts(context_files, sum(1 + len(e["errors"]) for _, e, _ in entries))
         _, text_tgt, _, context_tgt = roles_of(context_files)
@@ -87,8 +95,14 @@ class ContraProFormat:
                     pairs.append(ContextPair(entry["src segment"], target))
                 else:
                     ctx = slice(line * per, (line + 1) * per)
-                    pairs.append(ContextPair(texts["text.en"][line], texts[text_tgt][line],
-                                             _context(texts["context.en"][ctx]), _context(texts[context_tgt][ctx])))
+                    pairs.append(
+                        ContextPair(
+                            texts["text.en"][line],
+                            texts[text_tgt][line],
+                            _context(texts["context.en"][ctx]),
+                            _context(texts[context_tgt][ctx]),
+                        )
+                    )
                 line += 1
             categories = {"antecedent distance": bucket}
             # ContraPro's own entries; `testset build` writes no source word ('src pronoun' null: no "none:il")
@@ -112,16 +126,21 @@ class ContraProFormat:
         texts = {role: read_lines(p) for role, p in files.items()}
         for role in roles[:2]:
             if len(texts[role]) != candidates:
-                raise ContextualMTError(f"{files[role]}: has {len(texts[role])} lines, but the test set has "
-                                        f"{candidates} candidates (the reference and each error of every entry)")
+                raise ContextualMTError(
+                    f"{files[role]}: has {len(texts[role])} lines, but the test set has "
+                    f"{candidates} candidates (the reference and each error of every entry)"
+                )
         per: Optional[int] = None
         for role in roles[2:]:
             n = len(texts[role])
             if n % candidates:
-                raise ContextualMTError(f"{files[role]}: has {n} lines, not a multiple of the {candidates} "
-                                        "candidates (json2text_and_context.pl writes N lines per candidate)")
+                raise ContextualMTError(
+                    f"{files[role]}: has {n} lines, not a multiple of the {candidates} "
+                    "candidates (json2text_and_context.pl writes N lines per candidate)"
+                )
             if per is not None and n // candidates != per:
-                raise ContextualMTError(f"{files[role]}: {n // candidates} context lines per candidate, but "
-                                        f"{files['context.en']} has {per}")
+                raise ContextualMTError(
+                    f"{files[role]}: {n // candidates} context lines per candidate, but {files['context.en']} has {per}"
+                )
             per = n // candidates
         return texts, per

@@ -14,16 +14,17 @@ kept; ``where`` of each group names its line). The context line is given to the 
 ``--input`` is the French file; the English and context files are found beside it
 (``X.fr`` -> ``X.en``, ``X.context.en``, ``X.context.fr``) or given with ``--context-files``.
 """
+
 from __future__ import annotations
 
 import os
 import re
 from typing import Dict, List, Sequence
 
+from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, register_format
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
-from commandkit.text import read_lines
 
 OTHER_GENDER = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
 PRONOUN = re.compile(r"<p>(.*?)</p>")
@@ -39,6 +40,7 @@ def clean(text: str) -> str:
 def swap_marked_pronouns(text: str) -> str:
     """The sentence with every marked whole-word pronoun of the other gender, markup removed;
     unchanged text (after cleaning) when there is none."""
+
     def swap(m: re.Match) -> str:
         word, start, end = m.group(1), m.start(), m.end()
         before = text[start - 1] if start > 0 else " "
@@ -48,6 +50,7 @@ def swap_marked_pronouns(text: str) -> str:
         if not whole or other is None:
             return word
         return other.capitalize() if word[:1].isupper() else other
+
     return clean(PRONOUN.sub(swap, text))
 
 
@@ -56,7 +59,7 @@ def _companions(path: str, context_files: Sequence[str]) -> Dict[str, str]:
         return files_by_role(context_files, ROLES, "the SCAT release")
     if not path.endswith(".fr"):
         raise ContextualMTError(f"{path}: --input for scat is the French file (highlighted.SPLIT.fr)")
-    stem = path[:-len(".fr")]
+    stem = path[: -len(".fr")]
     found = {role: f"{stem}.{role}" for role in ROLES}
     for role, f in found.items():
         if not os.path.isfile(f):
@@ -87,9 +90,13 @@ class ScatFormat:
             if contrastive == reference:
                 continue  # nothing to swap
             ctx_en, ctx_fr = clean(texts["context.en"][n]), clean(texts["context.fr"][n])
-            pronouns = sorted({m.group(1).lower() for m in PRONOUN.finditer(target)
-                               if m.group(1).lower() in OTHER_GENDER})
+            pronouns = sorted(
+                {m.group(1).lower() for m in PRONOUN.finditer(target) if m.group(1).lower() in OTHER_GENDER}
+            )
             pair = lambda t: ContextPair(clean(source), t, (ctx_en,) if ctx_en else (), (ctx_fr,) if ctx_fr else ())
-            groups.append(Group([pair(reference), pair(contrastive)], 0,
-                                {"pronoun": "+".join(pronouns) or "?"}, f"{path}:{n + 1}"))
+            groups.append(
+                Group(
+                    [pair(reference), pair(contrastive)], 0, {"pronoun": "+".join(pronouns) or "?"}, f"{path}:{n + 1}"
+                )
+            )
         return groups

@@ -7,6 +7,7 @@ loss per line for every candidate in order, and predicts the argmin of each grou
 file name (``deixis_test``, ``lex_cohesion_dev``, ...) is its phenomenon; an entry's own
 ``phenomenon`` key (the demo's planted set) takes precedence.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,10 @@ class VoitaFormat:
         # it reads REPO/consistency_testsets/scoring_data/NAME.json itself: the published sets only
         name = os.path.splitext(os.path.basename(path))[0]
         if name not in PUBLISHED:
-            return (f"none for {os.path.basename(path)}: evaluate_consistency.py reads only the authors' sets "
-                    f"({', '.join(PUBLISHED)}); the summary's accuracy is its rule, the first lowest loss")
+            return (
+                f"none for {os.path.basename(path)}: evaluate_consistency.py reads only the authors' sets "
+                f"({', '.join(PUBLISHED)}); the summary's accuracy is its rule, the first lowest loss"
+            )
         return f"python scripts/evaluate_consistency.py --repo-dir REPO --test {name} --scores {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
@@ -67,8 +70,9 @@ class VoitaFormat:
                 raise ContextualMTError(f"{where}: no 'true_ind' (the index of the correct candidate)")
             true_ind = entry["true_ind"]
             if isinstance(true_ind, bool) or not isinstance(true_ind, int):
-                raise ContextualMTError(f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index "
-                                        "of the correct candidate)")
+                raise ContextualMTError(
+                    f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index of the correct candidate)"
+                )
             if not 0 <= true_ind < len(dst):
                 raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
             src_context, source = split_eos(entry["src"])

@@ -1,5 +1,6 @@
 """The numbers of the table (what table.json holds): its columns, each language's values and
 p-values against the sentence-level system, and which values are significantly better."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,12 +55,22 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
         columns.append(Column("d_bleu", "d-BLEU", 2, False, "scores.json"))
     units = {lr.cxmi_unit for lr in languages if lr.cxmi is not None}
     if len(units) > 1:
-        raise ContextualMTError("the languages' CXMI are in different units (" + ", ".join(
-            f"{lr.lang} {lr.cxmi_unit}" for lr in languages if lr.cxmi is not None) + "); run `make pcxmi` again")
+        raise ContextualMTError(
+            "the languages' CXMI are in different units ("
+            + ", ".join(f"{lr.lang} {lr.cxmi_unit}" for lr in languages if lr.cxmi is not None)
+            + "); run `make pcxmi` again"
+        )
     with_cxmi = bool(units)
     if with_cxmi:
-        columns.append(Column("cxmi", f"CXMI ({units.pop()})", 4, False,
-                              "pcxmi.summary.json: the context model's, on the rows of its translations"))
+        columns.append(
+            Column(
+                "cxmi",
+                f"CXMI ({units.pop()})",
+                4,
+                False,
+                "pcxmi.summary.json: the context model's, on the rows of its translations",
+            )
+        )
 
     rows, langs_info = [], {}
     for lr in languages:
@@ -76,25 +87,55 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
                 for t in tags:
                     if values[k][t] is not None:
                         p[t] = float(c["tags"][t]["f"])
-            significant = {col.key: bool(p[col.key] is not None and p[col.key] < options.alpha
-                                         and values[k][col.key] is not None and base[col.key] is not None
-                                         and values[k][col.key] > base[col.key]) for col in columns}
-            rows.append({"language": lr.lang, "system": k, "eval_name": lr.eval_names[k], "baseline": k == BASELINE,
-                         "values": values[k], "p": p, "significant": significant})
+            significant = {
+                col.key: bool(
+                    p[col.key] is not None
+                    and p[col.key] < options.alpha
+                    and values[k][col.key] is not None
+                    and base[col.key] is not None
+                    and values[k][col.key] > base[col.key]
+                )
+                for col in columns
+            }
+            rows.append(
+                {
+                    "language": lr.lang,
+                    "system": k,
+                    "eval_name": lr.eval_names[k],
+                    "baseline": k == BASELINE,
+                    "values": values[k],
+                    "p": p,
+                    "significant": significant,
+                }
+            )
         tested = lr.muda and all(k in lr.comparisons for k in lr.systems if k != BASELINE)
         langs_info[lr.lang] = {
-            "eval": lr.eval_path, "scores": lr.scores_path, "systems": lr.systems,
-            "bootstrap": lr.evaluation.get("bootstrap"), "tested": tested,
-            "tags": lr.tags, "ref_words": lr.ref_words,
-            "comet_from": sorted({v for v in comet_from.values() if v}), "muda": lr.muda}
-    return {"langs": list(options.langs), "baseline": BASELINE, "alpha": options.alpha,
-            "results_dir": options.results_dir, "tags": tags,
-            "columns": [vars(c) for c in columns], "rows": rows, "languages": langs_info,
-            "files": {name: options.output_path(name) for name in OUTPUT_FILES}}
+            "eval": lr.eval_path,
+            "scores": lr.scores_path,
+            "systems": lr.systems,
+            "bootstrap": lr.evaluation.get("bootstrap"),
+            "tested": tested,
+            "tags": lr.tags,
+            "ref_words": lr.ref_words,
+            "comet_from": sorted({v for v in comet_from.values() if v}),
+            "muda": lr.muda,
+        }
+    return {
+        "langs": list(options.langs),
+        "baseline": BASELINE,
+        "alpha": options.alpha,
+        "results_dir": options.results_dir,
+        "tags": tags,
+        "columns": [vars(c) for c in columns],
+        "rows": rows,
+        "languages": langs_info,
+        "files": {name: options.output_path(name) for name in OUTPUT_FILES},
+    }
 
 
-def _values(lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool,
-            with_dbleu: bool, with_cxmi: bool = False) -> Dict[str, Optional[float]]:
+def _values(
+    lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool, with_dbleu: bool, with_cxmi: bool = False
+) -> Dict[str, Optional[float]]:
     s, r = lr.evaluation["systems"][lr.eval_names[key]], lr.scores[key]
     # without MuDA results, sacreBLEU's BLEU of scores.json (the same corpus BLEU, untested)
     values: Dict[str, Optional[float]] = {"bleu": float(s["bleu"] if lr.muda else r["bleu"]["score"])}

@@ -1,4 +1,5 @@
 """table.md and table.csv from the gathered table."""
+
 from __future__ import annotations
 
 import csv
@@ -19,9 +20,12 @@ def format_markdown(table: Dict) -> str:
     """table.md: the table, the legend, the counts of tagged reference words."""
     columns = [Column(**c) for c in table["columns"]]
     alpha = table["alpha"]
-    lines = [f"# Context-aware MT, English to {', '.join(table['langs'])}", "",
-             "| language | system | " + " | ".join(c.label for c in columns) + " |",
-             "|---|---|" + "---:|" * len(columns)]
+    lines = [
+        f"# Context-aware MT, English to {', '.join(table['langs'])}",
+        "",
+        "| language | system | " + " | ".join(c.label for c in columns) + " |",
+        "|---|---|" + "---:|" * len(columns),
+    ]
     for row in table["rows"]:
         cells = []
         for c in columns:
@@ -29,27 +33,44 @@ def format_markdown(table: Dict) -> str:
             text = MISSING if _is_missing(table, row, c) else "-" if value is None else f"{value:.{c.digits}f}"
             cells.append(f"**{text}**" if row["significant"][c.key] else text)
         lines.append(f"| {row['language']} | {row['system']} | " + " | ".join(cells) + " |")
-    tagged = "; ".join(f"{lang}: " + ("MuDA not run" if not info.get("muda", True) else
-                                      ", ".join(f"{t} {n}" for t, n in info["ref_words"].items()) or "none")
-                       for lang, info in table["languages"].items())
-    lines += ["", f"**Bold**: significantly better than the `{table['baseline']}` system of the same language "
-                  f"(paired bootstrap over documents, p < {alpha:g}, from `muda eval`). "
-                  "Tag columns: word f-measure per MuDA tag; `-`: the tag does not apply to the language "
-                  "(no tagged reference words), or the metric was not computed.",
-              "BLEU, COMET and word f-measure: `RESULTS/xx/muda/eval.json`; chrF and d-BLEU: "
-              "`RESULTS/xx/scores.json` (no significance test)."
-              + (" CXMI: the context model's corpus CXMI (mean over sentences; `RESULTS/xx/pcxmi.summary.json`, "
-                 "`make pcxmi`), on the rows of the systems that model translated."
-                 if any(c.key == "cxmi" for c in columns) else ""), "",
-              f"Tagged reference words: {tagged}."]
+    tagged = "; ".join(
+        f"{lang}: "
+        + (
+            "MuDA not run"
+            if not info.get("muda", True)
+            else ", ".join(f"{t} {n}" for t, n in info["ref_words"].items()) or "none"
+        )
+        for lang, info in table["languages"].items()
+    )
+    lines += [
+        "",
+        f"**Bold**: significantly better than the `{table['baseline']}` system of the same language "
+        f"(paired bootstrap over documents, p < {alpha:g}, from `muda eval`). "
+        "Tag columns: word f-measure per MuDA tag; `-`: the tag does not apply to the language "
+        "(no tagged reference words), or the metric was not computed.",
+        "BLEU, COMET and word f-measure: `RESULTS/xx/muda/eval.json`; chrF and d-BLEU: "
+        "`RESULTS/xx/scores.json` (no significance test)."
+        + (
+            " CXMI: the context model's corpus CXMI (mean over sentences; `RESULTS/xx/pcxmi.summary.json`, "
+            "`make pcxmi`), on the rows of the systems that model translated."
+            if any(c.key == "cxmi" for c in columns)
+            else ""
+        ),
+        "",
+        f"Tagged reference words: {tagged}.",
+    ]
     no_muda = [lang for lang, info in table["languages"].items() if not info.get("muda", True)]
     for lang in no_muda:
-        lines.append(f"{muda_missing_note(lang)}: `{MISSING}` in its MuDA columns; its BLEU (and COMET) from "
-                     "scores.json, untested.")
+        lines.append(
+            f"{muda_missing_note(lang)}: `{MISSING}` in its MuDA columns; its BLEU (and COMET) from "
+            "scores.json, untested."
+        )
     untested = [lang for lang, info in table["languages"].items() if not info["tested"] and lang not in no_muda]
     if untested:
-        lines.append(f"No paired bootstrap in eval.json (`muda eval --bootstrap 0`) for {', '.join(untested)}: "
-                     "nothing marked there.")
+        lines.append(
+            f"No paired bootstrap in eval.json (`muda eval --bootstrap 0`) for {', '.join(untested)}: "
+            "nothing marked there."
+        )
     lines += ["", "![BLEU, COMET and word f-measure per tag](table.png)", ""]
     return "\n".join(lines)
 

@@ -1,5 +1,6 @@
 """What ``contextual-mt pipeline table`` gathers and where it writes: ``TableOptions``, validated
 when built, and the constants every part of the table shares."""
+
 from __future__ import annotations
 
 import os
@@ -56,13 +57,15 @@ def _language_list(langs: Any) -> List[str]:
         raise ContextualMTError(f"--langs: give a list of target language codes (got {langs!r})")
     codes = [code for item in langs for code in re.split(r"[\s,]+", item) if code]
     if not codes:
-        raise ContextualMTError('--langs: no target language given; list the pairs to gather, e.g. '
-                                'make table LANGS="de fr ja"')
+        raise ContextualMTError(
+            '--langs: no target language given; list the pairs to gather, e.g. make table LANGS="de fr ja"'
+        )
     seen = set()
     for code in codes:
         if not _LANG_CODE.match(code):
-            raise ContextualMTError(f"--langs: {code!r} is not a language code (it names the directory "
-                                    f"RESULTS_DIR/{code})")
+            raise ContextualMTError(
+                f"--langs: {code!r} is not a language code (it names the directory RESULTS_DIR/{code})"
+            )
         if code in seen:
             raise ContextualMTError(f"--langs: language {code!r} given twice ({' '.join(codes)})")
         seen.add(code)

@@ -1,11 +1,12 @@
 """table.png: the gathered table as a figure like Figure 2 of the MuDA paper."""
+
 from __future__ import annotations
 
 import math
 from typing import Dict, List
 
-from contextual_mt.pipeline.results_table.gather import Column
 from commandkit.outputs import atomic_save_figure
+from contextual_mt.pipeline.results_table.gather import Column
 
 
 def plot_table(path: str, table: Dict) -> None:
@@ -27,8 +28,9 @@ def plot_table(path: str, table: Dict) -> None:
     rows = {(r["language"], r["system"]): r for r in table["rows"]}
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(max(4.5, 1.3 * len(langs) + 1.5) * ncols, 3.4 * nrows),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(max(4.5, 1.3 * len(langs) + 1.5) * ncols, 3.4 * nrows), squeeze=False
+    )
     width = 0.8 / max(len(systems), 1)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     x = np.arange(len(langs))
@@ -55,14 +57,20 @@ def plot_table(path: str, table: Dict) -> None:
         ax.set_xlim(-0.5, len(langs) - 0.5)
         ax.set_xticks(x)
         ax.set_xticklabels(langs)
-        ax.set_title("BLEU / 100" if col.key == "bleu" else col.label if col.key == "comet"
-                     else f"{col.label} (word f-measure)", fontsize=10)
-    for ax in list(axes.flat)[len(panels):]:
+        ax.set_title(
+            "BLEU / 100" if col.key == "bleu" else col.label if col.key == "comet" else f"{col.label} (word f-measure)",
+            fontsize=10,
+        )
+    for ax in list(axes.flat)[len(panels) :]:
         ax.axis("off")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colors[k % len(colors)]) for k in range(len(systems))]
     fig.legend(handles, systems, loc="upper right", ncol=len(systems), fontsize=9, frameon=False)
-    fig.suptitle(f"* p < {table['alpha']:g} better than {table['baseline']} (paired bootstrap); "
-                 "∅ the tag does not apply", fontsize=10, x=0.02, ha="left")
+    fig.suptitle(
+        f"* p < {table['alpha']:g} better than {table['baseline']} (paired bootstrap); ∅ the tag does not apply",
+        fontsize=10,
+        x=0.02,
+        ha="left",
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     try:
         atomic_save_figure(fig, path)

@@ -1,6 +1,7 @@
 """Reading one language's results (``eval.json`` of ``make muda-eval``, ``scores.json`` of
 ``make score``): every value the table uses is checked, and a bad file is one line naming it and
 the make target that writes it."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.text import check_input_file, read_lines
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
-from commandkit.text import check_input_file, read_lines
 
 
 def _read_json(path: str, make_target: str) -> Any:
@@ -31,8 +32,9 @@ def _read_json(path: str, make_target: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno}); {again} "
-                                f"again") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno}); {again} again"
+        ) from None
 
 
 def _number(value: Any, path: str, where: str) -> float:
@@ -93,8 +95,9 @@ def read_cxmi(options: TableOptions, lang: str) -> Tuple[Optional[float], Option
     summary = _mapping(_read_json(path, f"make pcxmi LANG={lang}"), path, "the file")
     unit = summary.get("unit")
     if not isinstance(unit, str):
-        raise ContextualMTError(f"{path}: no 'unit'; not a `contextual-mt cxmi` summary? run `make pcxmi "
-                                f"LANG={lang}` again")
+        raise ContextualMTError(
+            f"{path}: no 'unit'; not a `contextual-mt cxmi` summary? run `make pcxmi LANG={lang}` again"
+        )
     return _number(summary.get("cxmi"), path, "'cxmi'"), unit
 
 
@@ -126,8 +129,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
     for name, s in systems.items():
         key = system_key(name, lang)
         if key in eval_names:
-            raise ContextualMTError(f"{eval_path}: systems {eval_names[key]!r} and {name!r} are both system "
-                                    f"{key!r}")
+            raise ContextualMTError(f"{eval_path}: systems {eval_names[key]!r} and {name!r} are both system {key!r}")
         eval_names[key] = name
         s = _mapping(s, eval_path, f"system {name!r}")
         _number(s.get("bleu"), eval_path, f"the BLEU of system {name!r}")
@@ -139,25 +141,39 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
             _number(score.get("f"), eval_path, f"the f-measure of tag {t!r} of system {name!r}")
             _number(score.get("ref_words"), eval_path, f"the reference words of tag {t!r} of system {name!r}")
     if BASELINE not in eval_names:
-        raise ContextualMTError(f"{eval_path}: no sentence-level baseline system {BASELINE!r} (or "
-                                f"'{BASELINE}.test.{lang}'); its systems are {', '.join(systems) or 'none'}; "
-                                f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others (`make muda-eval "
-                                f"LANG={lang}`)")
+        raise ContextualMTError(
+            f"{eval_path}: no sentence-level baseline system {BASELINE!r} (or "
+            f"'{BASELINE}.test.{lang}'); its systems are {', '.join(systems) or 'none'}; "
+            f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others (`make muda-eval "
+            f"LANG={lang}`)"
+        )
     keys = [BASELINE] + [system_key(n, lang) for n in systems if system_key(n, lang) != BASELINE]
 
     scored = _scored_systems(sc, scores_path, lang)
     if set(scored) != set(keys):
         only_eval = [k for k in keys if k not in scored]
         only_scores = [k for k in scored if k not in eval_names]
-        differences = ([f"{', '.join(only_eval)} only in {eval_path}"] if only_eval else []) + \
-                      ([f"{', '.join(only_scores)} only in {scores_path}"] if only_scores else [])
-        raise ContextualMTError(f"{scores_path}: its systems ({', '.join(scored) or 'none'}) differ from those of "
-                                f"{eval_path} ({', '.join(keys)}): {'; '.join(differences)}; score and evaluate the "
-                                f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)")
+        differences = ([f"{', '.join(only_eval)} only in {eval_path}"] if only_eval else []) + (
+            [f"{', '.join(only_scores)} only in {scores_path}"] if only_scores else []
+        )
+        raise ContextualMTError(
+            f"{scores_path}: its systems ({', '.join(scored) or 'none'}) differ from those of "
+            f"{eval_path} ({', '.join(keys)}): {'; '.join(differences)}; score and evaluate the "
+            f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)"
+        )
 
     baseline_tags = systems[eval_names[BASELINE]]["tags"]
-    result = LanguageResults(lang, eval_path, scores_path, keys, eval_names, ev, scored, tags,
-                             {t: int(baseline_tags[t]["ref_words"]) for t in tags})
+    result = LanguageResults(
+        lang,
+        eval_path,
+        scores_path,
+        keys,
+        eval_names,
+        ev,
+        scored,
+        tags,
+        {t: int(baseline_tags[t]["ref_words"]) for t in tags},
+    )
     result.comparisons = _baseline_comparisons(ev, eval_path, eval_names, tags)
     result.cxmi, result.cxmi_unit = read_cxmi(options, lang)
     return result
@@ -187,11 +203,23 @@ def _without_muda(options: TableOptions, lang: str) -> LanguageResults:
         raise ContextualMTError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)") from None
     scored = _scored_systems(sc, scores_path, lang)
     if BASELINE not in scored:
-        raise ContextualMTError(f"{scores_path}: no sentence-level baseline system {BASELINE!r}; its systems are "
-                                f"{', '.join(scored) or 'none'}; score it with the others (`make score LANG={lang}`)")
+        raise ContextualMTError(
+            f"{scores_path}: no sentence-level baseline system {BASELINE!r}; its systems are "
+            f"{', '.join(scored) or 'none'}; score it with the others (`make score LANG={lang}`)"
+        )
     keys = [BASELINE] + [k for k in scored if k != BASELINE]
-    result = LanguageResults(lang, eval_path, scores_path, keys, {k: k for k in keys},
-                             {"systems": {k: {} for k in keys}}, scored, [], {}, muda=False)
+    result = LanguageResults(
+        lang,
+        eval_path,
+        scores_path,
+        keys,
+        {k: k for k in keys},
+        {"systems": {k: {} for k in keys}},
+        scored,
+        [],
+        {},
+        muda=False,
+    )
     result.cxmi, result.cxmi_unit = read_cxmi(options, lang)
     return result
 
@@ -218,7 +246,10 @@ def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags:
             _number(c["comet_p"], path, f"the COMET p-value of {where}")
         ctags = _mapping(c.get("tags"), path, f"the tags of {where}")
         for t in tags:
-            _number(_mapping(ctags.get(t), path, f"tag {t!r} of {where}").get("f"), path,
-                    f"the f-measure p-value of tag {t!r} of {where}")
+            _number(
+                _mapping(ctags.get(t), path, f"tag {t!r} of {where}").get("f"),
+                path,
+                f"the f-measure p-value of tag {t!r} of {where}",
+            )
         found[by_name[other]] = c
     return found

@@ -1,4 +1,5 @@
 """CXMI / P-CXMI: agreement with fairseq-generate --score-reference, units, controls, shards."""
+
 import json
 import math
 import re
@@ -7,12 +8,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
+from commandkit.documents import document_starts
 from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
-from commandkit.documents import document_starts
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY
+from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 
 
 def records(path):
@@ -20,18 +21,51 @@ def records(path):
 
 
 def cxmi(dynamic_model, raw_corpus, data_bin, out, source_context_size=None, target_context_size=None, **kw):
-    model = FairseqModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=source_context_size,
-                         target_context_size=target_context_size)
-    return run_cxmi(CxmiOptions(model, str(raw_corpus / "test.en"), str(raw_corpus / "test.fr"),
-                                str(raw_corpus / "test.docids"), str(out), progress=False, **kw))
+    model = FairseqModelOptions(
+        str(dynamic_model),
+        data=str(data_bin),
+        source_context_size=source_context_size,
+        target_context_size=target_context_size,
+    )
+    return run_cxmi(
+        CxmiOptions(
+            model,
+            str(raw_corpus / "test.en"),
+            str(raw_corpus / "test.fr"),
+            str(raw_corpus / "test.docids"),
+            str(out),
+            progress=False,
+            **kw,
+        )
+    )
 
 
 def fairseq_positional_scores(data_bin, ckpt, size):
-    out = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task",
-               "document_translation", "--source-context-size", str(size), "--target-context-size", str(size),
-               "--path", str(ckpt), "--score-reference", "--batch-size", "5", "--cpu", "--gen-subset", "test"]).stdout
-    return {int(m.group(1)) + 1: [float(x) for x in m.group(2).split()]
-            for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)}
+    out = run(
+        [
+            str(BIN / "fairseq-generate"),
+            str(data_bin),
+            "--user-dir",
+            USER_DIR,
+            "--task",
+            "document_translation",
+            "--source-context-size",
+            str(size),
+            "--target-context-size",
+            str(size),
+            "--path",
+            str(ckpt),
+            "--score-reference",
+            "--batch-size",
+            "5",
+            "--cpu",
+            "--gen-subset",
+            "test",
+        ]
+    ).stdout
+    return {
+        int(m.group(1)) + 1: [float(x) for x in m.group(2).split()] for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)
+    }
 
 
 def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data_bin, tmp_path):
@@ -53,14 +87,16 @@ def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tm
     # asking CXMI for context sizes 0/0 is an error (0 by construction); the backend still
     # scores exactly alike with and without "context" then
     with pytest.raises(ContextualMTError, match="0/0.*CXMI is 0 by construction"):
-        cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0,
-             target_context_size=0)
+        cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0, target_context_size=0)
     assert not list(tmp_path.iterdir())
-    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 
-    backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(
-        str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)))
+    backend = FairseqScoringBackend(
+        DocumentModel.load(
+            FairseqModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=0, target_context_size=0)
+        )
+    )
     src, ref = (raw_corpus / "test.en").read_text().splitlines(), (raw_corpus / "test.fr").read_text().splitlines()
     backend.load(src, ref, document_starts((raw_corpus / "test.docids").read_text().splitlines()))
     assert not backend.context_sentences()[0].any() and not backend.context_sentences()[1].any()
@@ -114,8 +150,15 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     full = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
     for i in range(3):
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / f"s{i}.jsonl", shard=f"{i}/3")
-    proc = run([str(BIN / "contextual-mt"), "cxmi-merge", *(str(tmp_path / f"s{i}.jsonl") for i in range(3)),
-                "--output", str(tmp_path / "merged.jsonl")])
+    proc = run(
+        [
+            str(BIN / "contextual-mt"),
+            "cxmi-merge",
+            *(str(tmp_path / f"s{i}.jsonl") for i in range(3)),
+            "--output",
+            str(tmp_path / "merged.jsonl"),
+        ]
+    )
     assert "CXMI" in proc.stdout
     merged_recs, full_recs = records(tmp_path / "merged.jsonl"), records(tmp_path / "full.jsonl")
     assert [r["line"] for r in merged_recs] == [r["line"] for r in full_recs]
@@ -163,18 +206,40 @@ def cli(args):
 
 
 def test_warnings_and_errors(dynamic_model, raw_corpus, data_bin, tmp_path, zoo):
-    files = ["--source", str(raw_corpus / "test.en"), "--reference", str(raw_corpus / "test.fr"),
-             "--docids", str(raw_corpus / "test.docids"), "--data", str(data_bin), "--quiet"]
-    proc = cli(["--path", str(dynamic_model), *files, "--output", str(tmp_path / "a.jsonl"),
-                "--target-context-size", "4"])
+    files = [
+        "--source",
+        str(raw_corpus / "test.en"),
+        "--reference",
+        str(raw_corpus / "test.fr"),
+        "--docids",
+        str(raw_corpus / "test.docids"),
+        "--data",
+        str(data_bin),
+        "--quiet",
+    ]
+    proc = cli(
+        ["--path", str(dynamic_model), *files, "--output", str(tmp_path / "a.jsonl"), "--target-context-size", "4"]
+    )
     assert proc.returncode == 0 and "exceed those trained (2/2)" in proc.stderr
     fixed = zoo.checkpoint("target_context_2")  # trained with a fixed context size
     proc = cli(["--path", str(fixed), *files, "--output", str(tmp_path / "b.jsonl")])
     assert proc.returncode == 0 and "CXMI from it is not meaningful" in proc.stderr
     short = tmp_path / "short.fr"
     short.write_text("\n".join((raw_corpus / "test.fr").read_text().splitlines()[:-1]) + "\n")
-    proc = cli(["--path", str(dynamic_model), "--source", str(raw_corpus / "test.en"), "--reference", str(short),
-                "--docids", str(raw_corpus / "test.docids"), "--output", str(tmp_path / "c.jsonl")])
+    proc = cli(
+        [
+            "--path",
+            str(dynamic_model),
+            "--source",
+            str(raw_corpus / "test.en"),
+            "--reference",
+            str(short),
+            "--docids",
+            str(raw_corpus / "test.docids"),
+            "--output",
+            str(tmp_path / "c.jsonl"),
+        ]
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert str(short) in proc.stderr.strip().splitlines()[-1] and not (tmp_path / "c.jsonl").exists()
 
@@ -208,8 +273,10 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     proc = subprocess.run(report_make, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0 and "report: up to date" in proc.stdout, proc.stderr[-2000:]
     # REPORT_ARGS reach the report: a missing file, and stanza without its models, are one line each
-    for args, message in (("--conllu missing.conllu", "missing.conllu not found"),
-                          (f"--stanza --stanza-dir {tmp_path / 'no-stanza'}", "stanza")):
+    for args, message in (
+        ("--conllu missing.conllu", "missing.conllu not found"),
+        (f"--stanza --stanza-dir {tmp_path / 'no-stanza'}", "stanza"),
+    ):
         proc = subprocess.run(report_make + [f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1 and message in errors[0], proc.stderr[-2000:]
@@ -220,9 +287,15 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
 
 # ------------------------------------------------------------------ no wrong number, ever
 def options(dynamic_model, raw_corpus, data_bin, out, source=None, reference=None, docids=None, **kw):
-    return CxmiOptions(FairseqModelOptions(str(dynamic_model), data=str(data_bin)), str(source or raw_corpus / "test.en"),
-                       str(reference or raw_corpus / "test.fr"), str(docids or raw_corpus / "test.docids"), str(out),
-                       progress=False, **kw)
+    return CxmiOptions(
+        FairseqModelOptions(str(dynamic_model), data=str(data_bin)),
+        str(source or raw_corpus / "test.en"),
+        str(reference or raw_corpus / "test.fr"),
+        str(docids or raw_corpus / "test.docids"),
+        str(out),
+        progress=False,
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -254,29 +327,39 @@ def interrupted(monkeypatch, options_, after_calls=2):
             run_cxmi(options_)
 
 
-def test_resume_refuses_a_partial_of_another_computation(dynamic_model, raw_corpus, data_bin, tmp_path,
-                                                         monkeypatch):
+def test_resume_refuses_a_partial_of_another_computation(dynamic_model, raw_corpus, data_bin, tmp_path, monkeypatch):
     out = tmp_path / "p.jsonl"
     partial = tmp_path / "p.jsonl.partial"
-    interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, batch_size=4, log_base="2",
-                                     random_context=True, seed=5))
+    interrupted(
+        monkeypatch,
+        options(dynamic_model, raw_corpus, data_bin, out, batch_size=4, log_base="2", random_context=True, seed=5),
+    )
     lines = partial.read_text().splitlines()
     assert json.loads(lines[0])[FINGERPRINT_KEY]["log_base"] == "2" and len(lines) > 1
     assert not out.exists()
     with monkeypatch.context() as m:  # resumed without --log-base 2 --random-context
-        m.setattr("contextual_mt.analysis.cxmi.PCXMIScorer.from_checkpoint",
-                  lambda *a, **k: pytest.fail("the model was loaded before the fingerprint check"))
+        m.setattr(
+            "contextual_mt.analysis.cxmi.PCXMIScorer.from_checkpoint",
+            lambda *a, **k: pytest.fail("the model was loaded before the fingerprint check"),
+        )
         with pytest.raises(ContextualMTError) as e:
             run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
     msg = str(e.value)
     assert msg.startswith(f"{partial}: left by a different computation")
-    assert "log_base (partial '2', now 'e')" in msg and "random_context (partial True, now False)" in msg and "--overwrite" in msg
+    assert (
+        "log_base (partial '2', now 'e')" in msg
+        and "random_context (partial True, now False)" in msg
+        and "--overwrite" in msg
+    )
     assert "source" not in msg.split("differs in:")[1]  # the same inputs
     # the same command resumes; --overwrite (resume=False) starts again
     summary = run_cxmi(options(dynamic_model, raw_corpus, data_bin, out, log_base="2", random_context=True, seed=5))
     assert summary["unit"] == "bits" and summary["random_context"] and not partial.exists()
-    fresh = run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "fresh.jsonl", log_base="2",
-                             random_context=True, seed=5))
+    fresh = run_cxmi(
+        options(
+            dynamic_model, raw_corpus, data_bin, tmp_path / "fresh.jsonl", log_base="2", random_context=True, seed=5
+        )
+    )
     assert summary["cxmi"] == pytest.approx(fresh["cxmi"], abs=1e-4)
     assert summary["fingerprint"] == fresh["fingerprint"]
 
@@ -289,20 +372,59 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
         text = (raw_corpus / f"test.{ext}").read_text()
         (big / f"test.{ext}").write_text("".join(text.replace("test-doc", f"copy{k}") for k in range(5)))
     n = len((raw_corpus / "test.en").read_text().splitlines())
-    interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, source=big / "test.en",
-                                     reference=big / "test.fr", docids=big / "test.docids", batch_size=20), 4)
+    interrupted(
+        monkeypatch,
+        options(
+            dynamic_model,
+            raw_corpus,
+            data_bin,
+            out,
+            source=big / "test.en",
+            reference=big / "test.fr",
+            docids=big / "test.docids",
+            batch_size=20,
+        ),
+        4,
+    )
     assert len((tmp_path / "p.jsonl.partial").read_text().splitlines()) == 41 > n  # "resuming, 40 of 13"
     with pytest.raises(ContextualMTError, match=r"differs in: docids, reference, source\)"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
     for flag in ("--overwrite", "--no-resume"):  # both discard the partial
-        proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
-                    "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
-                    "--output", str(out), "--quiet", flag])
+        proc = cli(
+            [
+                "--path",
+                str(dynamic_model),
+                "--data",
+                str(data_bin),
+                "--source",
+                str(raw_corpus / "test.en"),
+                "--reference",
+                str(raw_corpus / "test.fr"),
+                "--docids",
+                str(raw_corpus / "test.docids"),
+                "--output",
+                str(out),
+                "--quiet",
+                flag,
+            ]
+        )
         assert proc.returncode == 0 and "resuming" not in proc.stderr, proc.stderr[-2000:]
         assert len(records(out)) == n and f"over {n} sentences" in proc.stdout
         assert not (tmp_path / "p.jsonl.partial").exists()
-        interrupted(monkeypatch, options(dynamic_model, raw_corpus, data_bin, out, source=big / "test.en",
-                                         reference=big / "test.fr", docids=big / "test.docids", batch_size=20), 4)
+        interrupted(
+            monkeypatch,
+            options(
+                dynamic_model,
+                raw_corpus,
+                data_bin,
+                out,
+                source=big / "test.en",
+                reference=big / "test.fr",
+                docids=big / "test.docids",
+                batch_size=20,
+            ),
+            4,
+        )
     # a partial from an older version (no fingerprint line) is not trusted either
     (tmp_path / "p.jsonl.partial").write_text((out).read_text())
     with pytest.raises(ContextualMTError, match="has no fingerprint on its first line.*--overwrite"):
@@ -315,7 +437,9 @@ def test_summary_records_the_fingerprint(dynamic_model, raw_corpus, data_bin, tm
     summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", target_context_size=1, shard="1/2")
     fp = json.loads((tmp_path / "p.summary.json").read_text())["fingerprint"]
     assert fp == summary["fingerprint"]
-    assert fp["checkpoint"] == file_sha256(str(dynamic_model)) and fp["source"] == file_sha256(str(raw_corpus / "test.en"))
+    assert fp["checkpoint"] == file_sha256(str(dynamic_model)) and fp["source"] == file_sha256(
+        str(raw_corpus / "test.en")
+    )
     assert set(fp["dictionaries"]) == {"dict.en.txt", "dict.fr.txt"}
     assert (fp["source_context_size"], fp["target_context_size"], fp["shard"]) == (None, 1, "1/2")
     assert (fp["log_base"], fp["random_context"], fp["seed"], fp["spm"]) == ("e", False, None, None)
@@ -329,8 +453,9 @@ def test_no_empty_partial_when_failing_before_scoring(dynamic_model, raw_corpus,
     out = tmp_path / "out" / "p.jsonl"
     with pytest.raises(ContextualMTError) as e:
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out, reference=ref))
-    assert str(e.value) == (f"{ref}:3: 1101 subword pieces (with </s>), but the model takes at most 1024 target "
-                            "positions; split the line")
+    assert str(e.value) == (
+        f"{ref}:3: 1101 subword pieces (with </s>), but the model takes at most 1024 target positions; split the line"
+    )
     assert not (tmp_path / "out").exists()  # no records, no summary, no partial, no directory
 
 
@@ -339,11 +464,28 @@ def test_over_long_source_line_is_an_error(dynamic_model, raw_corpus, data_bin, 
     lines = (raw_corpus / "test.en").read_text().splitlines()
     lines[-1] = " ".join(["cat"] * 5000)
     src.write_text("\n".join(lines) + "\n")
-    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(src), "--reference",
-                str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"), "--output",
-                str(tmp_path / "p.jsonl"), "--quiet"])
-    assert_one_error(proc, f"{src}:{len(lines)}: 5001 subword pieces (with </s>), but the model takes at most 1024 "
-                           "source positions; split the line")
+    proc = cli(
+        [
+            "--path",
+            str(dynamic_model),
+            "--data",
+            str(data_bin),
+            "--source",
+            str(src),
+            "--reference",
+            str(raw_corpus / "test.fr"),
+            "--docids",
+            str(raw_corpus / "test.docids"),
+            "--output",
+            str(tmp_path / "p.jsonl"),
+            "--quiet",
+        ]
+    )
+    assert_one_error(
+        proc,
+        f"{src}:{len(lines)}: 5001 subword pieces (with </s>), but the model takes at most 1024 "
+        "source positions; split the line",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["long.en"]
 
 
@@ -373,26 +515,57 @@ def test_random_context_needs_two_documents(dynamic_model, raw_corpus, data_bin,
     one.mkdir()
     for ext in ("en", "fr", "docids"):
         (one / ext).write_text("\n".join((raw_corpus / f"test.{ext}").read_text().splitlines()[:n]) + "\n")
-    with pytest.raises(ContextualMTError, match=f"^{one / 'docids'}: --random-context needs at least two documents "
-                                                r"\(found 1\)"):
-        run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", source=one / "en",
-                         reference=one / "fr", docids=one / "docids", random_context=True))
+    with pytest.raises(
+        ContextualMTError,
+        match=f"^{one / 'docids'}: --random-context needs at least two documents "
+        r"\(found 1\)",
+    ):
+        run_cxmi(
+            options(
+                dynamic_model,
+                raw_corpus,
+                data_bin,
+                tmp_path / "p.jsonl",
+                source=one / "en",
+                reference=one / "fr",
+                docids=one / "docids",
+                random_context=True,
+            )
+        )
     assert not (tmp_path / "p.jsonl.partial").exists()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--batch-size", "0"], "error: --batch-size must be >= 1 (got 0)"),
-    (["--batch-size", "-2"], "error: --batch-size must be >= 1 (got -2)"),
-    (["--shard", "2"], "error: --shard must look like 'i/n' (got '2')"),
-    (["--shard", "3/3"], "error: --shard 3/3: need 0 <= i < n"),
-    (["--shard", "0/50"], "has only"),
-    (["--target-context-size", "-1"], "error: --target-context-size must be >= 0 (got -1)"),
-    (["--source-context-size", "0", "--target-context-size", "0"], "CXMI is 0 by construction"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--batch-size", "0"], "error: --batch-size must be >= 1 (got 0)"),
+        (["--batch-size", "-2"], "error: --batch-size must be >= 1 (got -2)"),
+        (["--shard", "2"], "error: --shard must look like 'i/n' (got '2')"),
+        (["--shard", "3/3"], "error: --shard 3/3: need 0 <= i < n"),
+        (["--shard", "0/50"], "has only"),
+        (["--target-context-size", "-1"], "error: --target-context-size must be >= 0 (got -1)"),
+        (["--source-context-size", "0", "--target-context-size", "0"], "CXMI is 0 by construction"),
+    ],
+)
 def test_bad_options_are_one_line(dynamic_model, raw_corpus, data_bin, tmp_path, args, message):
-    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
-                "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
-                "--output", str(tmp_path / "p.jsonl"), "--quiet", *args])
+    proc = cli(
+        [
+            "--path",
+            str(dynamic_model),
+            "--data",
+            str(data_bin),
+            "--source",
+            str(raw_corpus / "test.en"),
+            "--reference",
+            str(raw_corpus / "test.fr"),
+            "--docids",
+            str(raw_corpus / "test.docids"),
+            "--output",
+            str(tmp_path / "p.jsonl"),
+            "--quiet",
+            *args,
+        ]
+    )
     assert_one_error(proc, message)
     assert not list(tmp_path.iterdir())
 
@@ -401,18 +574,46 @@ def test_bad_options_are_one_line(dynamic_model, raw_corpus, data_bin, tmp_path,
 def test_unwritable_output_is_one_line_before_scoring(dynamic_model, raw_corpus, data_bin, tmp_path, where):
     (tmp_path / "afile").write_text("x\n")
     output = tmp_path / "afile" / "p.jsonl" if where == "a-file" else tmp_path
-    proc = cli(["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
-                "--reference", str(raw_corpus / "test.fr"), "--docids", str(raw_corpus / "test.docids"),
-                "--output", str(output), "--quiet"])
+    proc = cli(
+        [
+            "--path",
+            str(dynamic_model),
+            "--data",
+            str(data_bin),
+            "--source",
+            str(raw_corpus / "test.en"),
+            "--reference",
+            str(raw_corpus / "test.fr"),
+            "--docids",
+            str(raw_corpus / "test.docids"),
+            "--output",
+            str(output),
+            "--quiet",
+        ]
+    )
     assert_one_error(proc, str(output))
     assert "P-CXMI" not in proc.stderr  # no scoring started
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
 def test_sentence_level_checkpoint_is_an_error(data_bin, raw_corpus, tmp_path, zoo):
-    proc = cli(["--path", str(zoo.checkpoint("sentence")), "--data", str(data_bin), "--source",
-                str(raw_corpus / "test.en"), "--reference", str(raw_corpus / "test.fr"), "--docids",
-                str(raw_corpus / "test.docids"), "--output", str(tmp_path / "p.jsonl"), "--quiet"])
+    proc = cli(
+        [
+            "--path",
+            str(zoo.checkpoint("sentence")),
+            "--data",
+            str(data_bin),
+            "--source",
+            str(raw_corpus / "test.en"),
+            "--reference",
+            str(raw_corpus / "test.fr"),
+            "--docids",
+            str(raw_corpus / "test.docids"),
+            "--output",
+            str(tmp_path / "p.jsonl"),
+            "--quiet",
+        ]
+    )
     assert_one_error(proc, "was trained without context", "CXMI is 0 by construction", "--sample-context-size")
     assert not (tmp_path / "p.jsonl").exists() and not (tmp_path / "p.jsonl.partial").exists()
 
@@ -436,14 +637,20 @@ def merge_cli(*args):
     return contextual_mt_cli("cxmi-merge", *args)
 
 
-@pytest.mark.parametrize("names, message", [
-    (["0/2"], "shard(s) 1/2 missing: merge all 2 shards"),
-    (["0/2", "1/2 ctx1"], "not a shard of the same computation as {0}.summary.json (differs in: "
-                          "target_context_size (there None, here 1))"),
-    (["0/2", "1/3"], "shard 1/3, but {0}.summary.json is one of 2 shards"),
-    (["0/2", "1/2 bits"], "differs in: log_base (there 'e', here '2')"),
-    (["1/2", "1/2"], "shard 1/2 given twice"),
-])
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        (["0/2"], "shard(s) 1/2 missing: merge all 2 shards"),
+        (
+            ["0/2", "1/2 ctx1"],
+            "not a shard of the same computation as {0}.summary.json (differs in: "
+            "target_context_size (there None, here 1))",
+        ),
+        (["0/2", "1/3"], "shard 1/3, but {0}.summary.json is one of 2 shards"),
+        (["0/2", "1/2 bits"], "differs in: log_base (there 'e', here '2')"),
+        (["1/2", "1/2"], "shard 1/2 given twice"),
+    ],
+)
 def test_merge_refuses_shards_that_do_not_belong_together(shard_runs, tmp_path, names, message):
     paths = [shard_runs[n] for n in names]
     proc = merge_cli(*paths, "--output", tmp_path / "m.jsonl")
@@ -472,8 +679,10 @@ def test_merge_refuses_other_checkpoints_and_broken_files(shard_runs, tmp_path):
     b.write_text("\n".join(recs[:-1]) + "\n" + recs[-1][:30])  # cut mid-line
     assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"), f"{b}:{len(recs)}: not a P-CXMI record")
     b.write_text("\n".join(recs[:-1]) + "\n")  # cut at a line end
-    assert_one_error(merge_cli(a, b, "--output", tmp_path / "m.jsonl"),
-                     f"{b}: has {len(recs) - 1} records but {meta} counts {len(recs)}")
+    assert_one_error(
+        merge_cli(a, b, "--output", tmp_path / "m.jsonl"),
+        f"{b}: has {len(recs) - 1} records but {meta} counts {len(recs)}",
+    )
     assert not (tmp_path / "m.jsonl").exists() and not (tmp_path / "m.summary.json").exists()
 
 

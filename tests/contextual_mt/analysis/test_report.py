@@ -1,4 +1,5 @@
 """contextual-mt report: POS classes, ROC-AUC, joining layers, tables, plot and the HTML viewer."""
+
 import json
 import os
 import shutil
@@ -7,16 +8,16 @@ import subprocess
 import numpy as np
 import pytest
 
-from tests.helpers import BIN, contextual_mt_cli
-from contextual_mt.demo.corpus import generate_demo_data
-from contextual_mt.errors import ContextualMTError
 from commandkit.errors import InputError
-from contextual_mt.analysis.join import join, moses_words, word_unit
 from contextual_mt.analysis import tables as T
-from contextual_mt.analysis.tables import roc_auc
+from contextual_mt.analysis.join import join, moses_words, word_unit
 from contextual_mt.analysis.pos_classes import pos_classes
 from contextual_mt.analysis.report import OUTPUTS
+from contextual_mt.analysis.tables import roc_auc
+from contextual_mt.demo.corpus import generate_demo_data
+from contextual_mt.errors import ContextualMTError
 from muda.formats.conllu import format_conllu, parse_conllu
+from tests.helpers import BIN, contextual_mt_cli
 
 
 def test_pos_classes_follow_table_5():
@@ -68,53 +69,87 @@ def test_conllu_multiword_tokens_empty_sentences_and_round_trip():
     assert sents[0].tokens[2].upos == "ADP+DET" and sents[0].newdoc == "d1"
     assert sents[0].words[4].misc == {"SpaceAfter": "No"}
     again = parse_conllu(format_conllu(sents).splitlines())
-    assert [[(w.form, w.upos, w.feats, w.head) for w in s.words] for s in again] == \
-        [[(w.form, w.upos, w.feats, w.head) for w in s.words] for s in sents]
+    assert [[(w.form, w.upos, w.feats, w.head) for w in s.words] for s in again] == [
+        [(w.form, w.upos, w.feats, w.head) for w in s.words] for s in sents
+    ]
 
 
-@pytest.mark.parametrize("text, where", [
-    ("1\tIl\til\tPRON\t_\t_\t0\troot\t_\n", "x.conllu:1: expected 10"),
-    ("1\tIl\til\tPRON\t_\t_\t0\troot\t_\t_\n3\tx\tx\tX\t_\t_\t1\tdep\t_\t_\n", "x.conllu:2: word id 3"),
-    ("1\tIl\til\tPRON\t_\tPerson\t0\troot\t_\t_\n", "x.conllu:1: bad feature"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("1\tIl\til\tPRON\t_\t_\t0\troot\t_\n", "x.conllu:1: expected 10"),
+        ("1\tIl\til\tPRON\t_\t_\t0\troot\t_\t_\n3\tx\tx\tX\t_\t_\t1\tdep\t_\t_\n", "x.conllu:2: word id 3"),
+        ("1\tIl\til\tPRON\t_\tPerson\t0\troot\t_\t_\n", "x.conllu:1: bad feature"),
+    ],
+)
 def test_conllu_errors_name_file_and_line(text, where):
     with pytest.raises(InputError, match=where):
         parse_conllu(text.splitlines(), "x.conllu")
 
 
 def record(line, reference, pieces, values, doc="d1", sentence=0):
-    return {"line": line, "doc": doc, "sentence": sentence, "source": "src", "reference": reference,
-            "context_sentences": {"source": 0, "target": 1}, "tokens": pieces + ["</s>"],
-            "token_pcxmi": values + [0.5], "words": [], "word_pcxmi": [], "sentence_pcxmi": sum(values) + 0.5}
+    return {
+        "line": line,
+        "doc": doc,
+        "sentence": sentence,
+        "source": "src",
+        "reference": reference,
+        "context_sentences": {"source": 0, "target": 1},
+        "tokens": pieces + ["</s>"],
+        "token_pcxmi": values + [0.5],
+        "words": [],
+        "word_pcxmi": [],
+        "sentence_pcxmi": sum(values) + 0.5,
+    }
 
 
 def test_join_sums_subwords_into_annotation_tokens():
     sents = parse_conllu(CONLLU.splitlines())
     # sentencepiece splits "pain." as "▁pa" "in" "." and "l'as." as "▁l" "'" "as" "."
-    r1 = record(1, "Il mange du pain.", ["▁Il", "▁man", "ge", "▁du", "▁pa", "in", "."],
-                [1.0, 0.25, 0.5, 0.125, 2.0, 4.0, 8.0])
+    r1 = record(
+        1, "Il mange du pain.", ["▁Il", "▁man", "ge", "▁du", "▁pa", "in", "."], [1.0, 0.25, 0.5, 0.125, 2.0, 4.0, 8.0]
+    )
     r3 = record(3, "Tu l'as.", ["▁Tu", "▁l", "'", "as", "."], [1.0, 2.0, 4.0, 8.0, 16.0], sentence=2)
     out = join([r1, r3], sents, "x.conllu")
-    assert [(u.form, u.pcxmi) for u in out[0].units] == [("Il", 1.0), ("mange", 0.75), ("du", 0.125),
-                                                          ("pain", 6.0), (".", 8.0)]
+    assert [(u.form, u.pcxmi) for u in out[0].units] == [
+        ("Il", 1.0),
+        ("mange", 0.75),
+        ("du", 0.125),
+        ("pain", 6.0),
+        (".", 8.0),
+    ]
     assert [(u.form, u.pcxmi) for u in out[1].units] == [("Tu", 1.0), ("l'", 6.0), ("as", 8.0), (".", 16.0)]
     assert out[0].units[0].classes == ["PRON", "PRON.3", "PRON.3.Sing"]
     assert out[0].units[2].classes == ["ADP", "DET"]  # the multi-word token counts for both words
-    tags = [[("Il", ["pronouns"]), ("mange", []), ("du", []), ("pain.", ["lexical_cohesion"])], [],
-            [("Tu", ["formality"]), ("l'as.", [])]]
+    tags = [
+        [("Il", ["pronouns"]), ("mange", []), ("du", []), ("pain.", ["lexical_cohesion"])],
+        [],
+        [("Tu", ["formality"]), ("l'as.", [])],
+    ]
     out = join([r1, r3], sents, "x.conllu", tags, "t.json")
     assert [u.tags for u in out[0].units] == [["pronouns"], [], [], ["lexical_cohesion"], ["lexical_cohesion"]]
 
 
 def test_without_annotations_words_are_split_off_their_punctuation():
     # "wurde," and "wurde." are the word "wurde" in the vocabulary table, not three items
-    r = record(1, "Er wurde, sagte er, gut.", ["▁Er", "▁wurde", ",", "▁sagte", "▁er", ",", "▁gut", "."],
-               [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0])
+    r = record(
+        1,
+        "Er wurde, sagte er, gut.",
+        ["▁Er", "▁wurde", ",", "▁sagte", "▁er", ",", "▁gut", "."],
+        [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0],
+    )
     r["words"] = r["reference"].split()
     out = join([r], lang="de")
     assert [(u.form, u.pcxmi) for u in out[0].units] == [
-        ("Er", 1.0), ("wurde", 2.0), (",", 4.0), ("sagte", 8.0), ("er", 16.0), (",", 32.0), ("gut", 64.0),
-        (".", 128.0)]
+        ("Er", 1.0),
+        ("wurde", 2.0),
+        (",", 4.0),
+        ("sagte", 8.0),
+        ("er", 16.0),
+        (",", 32.0),
+        ("gut", 64.0),
+        (".", 128.0),
+    ]
     rows = {row.key: row for row in T.by_vocabulary(out, min_count=1)}
     assert rows["wurde"].count == 1 and rows[","].count == 2 and "wurde," not in rows
     # the language's rules: French keeps the elided article's apostrophe on it
@@ -157,9 +192,12 @@ def test_stanza_documents_convert_like_conllu():
     doc = CoNLL.conll2doc(input_str=text)
     ours = [s for s in parse_conllu(text.splitlines()) if s.tokens]
     theirs = from_stanza_document(doc)
-    assert [[(t.form, t.upos) for t in s.tokens] for s in theirs] == [[(t.form, t.upos) for t in s.tokens] for s in ours]
-    assert [[(w.lemma, w.feats, w.head, w.deprel) for w in s.words] for s in theirs] == \
-        [[(w.lemma, w.feats, w.head, w.deprel) for w in s.words] for s in ours]
+    assert [[(t.form, t.upos) for t in s.tokens] for s in theirs] == [
+        [(t.form, t.upos) for t in s.tokens] for s in ours
+    ]
+    assert [[(w.lemma, w.feats, w.head, w.deprel) for w in s.words] for s in theirs] == [
+        [(w.lemma, w.feats, w.head, w.deprel) for w in s.words] for s in ours
+    ]
 
     class Pipeline:  # stands in for a loaded stanza.Pipeline: answers with the parsed document
         def bulk_process(self, docs):
@@ -198,9 +236,25 @@ def planted_report(tmp_path_factory):
         records[-1]["context_sentences"] = {"source": 0, "target": min(3, i - start)}
     (work / "p.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     out = work / "out"
-    proc = subprocess.run([str(BIN / "contextual-mt"), "report", str(work / "p.jsonl"), "--output-dir", str(out),
-                           "--conllu", str(work / "test.fr.conllu"), "--tags", str(work / "test.tags.json"),
-                           "--min-count", "2", "--top", "5"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(BIN / "contextual-mt"),
+            "report",
+            str(work / "p.jsonl"),
+            "--output-dir",
+            str(out),
+            "--conllu",
+            str(work / "test.fr.conllu"),
+            "--tags",
+            str(work / "test.tags.json"),
+            "--min-count",
+            "2",
+            "--top",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     return {"work": work, "out": out, "records": records, "stdout": proc.stdout, "stderr": proc.stderr}
 
@@ -234,16 +288,25 @@ def test_report_rejects_mismatched_annotations(planted_report, tmp_path):
     conllu = (work / "test.fr.conllu").read_text().replace("\tTu\t", "\tToi\t", 1)
     (tmp_path / "bad.conllu").write_text(conllu)
     line = next(r["line"] for r in planted_report["records"] if r["reference"].split()[0] == "Tu")
-    proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "out", "--conllu",
-                             tmp_path / "bad.conllu")  # in this process
+    proc = contextual_mt_cli(
+        "report", work / "p.jsonl", "--output-dir", tmp_path / "out", "--conllu", tmp_path / "bad.conllu"
+    )  # in this process
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines()[-1].startswith("error: ")
     assert f"do not match the reference on line {line} " in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "out" / "report.md").exists()
 
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium():
@@ -251,8 +314,9 @@ def chromium():
     if not found:
         if os.environ.get("CONTEXTUAL_MT_SKIP_BROWSER") == "1":
             pytest.skip("CONTEXTUAL_MT_SKIP_BROWSER=1")
-        pytest.fail("chromium is not installed: `make install` installs Debian's chromium "
-                    "(or set CONTEXTUAL_MT_SKIP_BROWSER=1)")
+        pytest.fail(
+            "chromium is not installed: `make install` installs Debian's chromium (or set CONTEXTUAL_MT_SKIP_BROWSER=1)"
+        )
     return found
 
 
@@ -260,9 +324,20 @@ def test_viewer_renders_in_headless_chromium(planted_report, tmp_path):
     page = planted_report["out"] / "viewer.html"
     html = page.read_text()
     assert "http://" not in html and "https://" not in html and "<link" not in html  # self-contained
-    proc = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                           "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     dom = proc.stdout
     assert 'data-ready="1"' in dom, proc.stderr[-2000:]
     assert "Uncaught" not in proc.stderr
@@ -287,11 +362,14 @@ def report_error(*args):
     return last
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--top", "-3"], "error: --top must be >= 0 (got -3)"),
-    (["--min-count", "-5"], "error: --min-count must be >= 1 (got -5)"),
-    (["--min-count", "0"], "error: --min-count must be >= 1 (got 0)"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--top", "-3"], "error: --top must be >= 0 (got -3)"),
+        (["--min-count", "-5"], "error: --min-count must be >= 1 (got -5)"),
+        (["--min-count", "0"], "error: --min-count must be >= 1 (got 0)"),
+    ],
+)
 def test_report_options_are_checked(planted_report, tmp_path, args, message):
     assert report_error(planted_report["work"] / "p.jsonl", "--output-dir", tmp_path / "out", *args) == message
     assert not list(tmp_path.iterdir())
@@ -315,8 +393,10 @@ def test_report_unwritable_output_dir_and_broken_summary(planted_report, tmp_pat
     copy = tmp_path / "p.jsonl"
     shutil.copy(records, copy)
     (tmp_path / "p.summary.json").write_text('{"unit": "nats",\n  "cxmi": }\n')
-    assert report_error(copy, "--output-dir", tmp_path / "out") == \
-        f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value)"
+    assert (
+        report_error(copy, "--output-dir", tmp_path / "out")
+        == f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value)"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.jsonl", "p.summary.json"]
 
 
@@ -328,9 +408,14 @@ def test_a_language_moses_has_no_rules_for_is_said_in_one_warning(planted_report
     proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "zz", "--lang", "zz")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.strip().splitlines()  # (in this process a log record reads "WARNING | logger | ...")
-    assert len(lines) == 1 and lines[0].startswith("WARNING") and lines[0].endswith(
-        "--lang zz: the Moses tokenizer (sacremoses) has no rules for 'zz'; words are split off their "
-        "punctuation by its default (English) rules"), proc.stderr
+    assert (
+        len(lines) == 1
+        and lines[0].startswith("WARNING")
+        and lines[0].endswith(
+            "--lang zz: the Moses tokenizer (sacremoses) has no rules for 'zz'; words are split off their "
+            "punctuation by its default (English) rules"
+        )
+    ), proc.stderr
     for extra in (["--lang", "fr"], ["--lang", "zz", "--conllu", work / "test.fr.conllu"]):
         proc = contextual_mt_cli("report", work / "p.jsonl", "--output-dir", tmp_path / "fr", *extra)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # nothing to warn about

@@ -1,22 +1,22 @@
 """contextual-mt report --attribution: cues in the viewer, the (target word, cue word) pair table,
 and the checks of the attribution records against the P-CXMI records. Records made by hand."""
+
 import json
 import re
 import subprocess
 
 import pytest
 
-from tests.helpers import contextual_mt_cli
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.join import join, read_attribution
 from contextual_mt.analysis.report import ReportOptions, run_report
 from contextual_mt.errors import ContextualMTError
+from tests.helpers import contextual_mt_cli
 
 # (line, doc, sentence in doc, source, reference pieces, P-CXMI per piece without EOS)
 SENTENCES = [
     (1, "d1", 0, "Hi Paul .", ["▁Salut", "▁Paul", "▁."], [0.0, 0.0, 0.0]),
-    (2, "d1", 1, "You see the cake .", ["▁Tu", "▁vois", "▁le", "▁gâ", "teau", "▁."],
-     [1.0, 0.0, 0.0, 0.1, 0.2, 0.0]),
+    (2, "d1", 1, "You see the cake .", ["▁Tu", "▁vois", "▁le", "▁gâ", "teau", "▁."], [1.0, 0.0, 0.0, 0.1, 0.2, 0.0]),
     (3, "d2", 0, "Hi Marie .", ["▁Salut", "▁Marie", "▁."], [0.0, 0.0, 0.0]),
     (4, "d2", 1, "You see her .", ["▁Tu", "▁la", "▁vois", "▁."], [0.5, 0.0, 0.0, 0.0]),
 ]
@@ -24,14 +24,22 @@ SENTENCES = [
 
 def pcxmi_record(line, doc, sentence, source, pieces, values):
     reference = " ".join(p for p in "".join(pieces).split("▁") if p)
-    return {"line": line, "doc": doc, "sentence": sentence, "source": source, "reference": reference,
-            "words": reference.split(), "tokens": pieces + ["</s>"], "token_pcxmi": values + [0.0],
-            "sentence_pcxmi": sum(values), "context_sentences": {"source": sentence, "target": sentence}}
+    return {
+        "line": line,
+        "doc": doc,
+        "sentence": sentence,
+        "source": source,
+        "reference": reference,
+        "words": reference.split(),
+        "tokens": pieces + ["</s>"],
+        "token_pcxmi": values + [0.0],
+        "sentence_pcxmi": sum(values),
+        "context_sentences": {"source": sentence, "target": sentence},
+    }
 
 
 def cue(target, side, position, score, sentence=-1, token=""):
-    return {"target": target, "side": side, "sentence": sentence, "position": position, "token": token,
-            "score": score}
+    return {"target": target, "side": side, "sentence": sentence, "position": position, "token": token, "score": score}
 
 
 def attribution_records():
@@ -40,16 +48,30 @@ def attribution_records():
     records = [pcxmi_record(*s) for s in SENTENCES]
     out = []
     for r in records:
-        a = {"doc": r["doc"], "sentence": r["sentence"], "line": r["line"], "source": r["source"],
-             "target": r["reference"], "tokens": r["tokens"], "cti": {"kl": [0.0] * len(r["tokens"]),
-                                                                      "pcxmi": r["token_pcxmi"]},
-             "selected": [], "context": [], "cues": []}
+        a = {
+            "doc": r["doc"],
+            "sentence": r["sentence"],
+            "line": r["line"],
+            "source": r["source"],
+            "target": r["reference"],
+            "tokens": r["tokens"],
+            "cti": {"kl": [0.0] * len(r["tokens"]), "pcxmi": r["token_pcxmi"]},
+            "selected": [],
+            "context": [],
+            "cues": [],
+        }
         out.append(a)
     out[1]["selected"] = [0, 4]
-    out[1]["context"] = [{"side": "target", "sentence": -1, "tokens": ["▁Salut", "▁Paul", "▁."]},
-                         {"side": "source", "sentence": -1, "tokens": ["▁Hi", "▁Pa", "ul", "▁."]}]
-    out[1]["cues"] = [cue(0, "target", 0, 2.0), cue(0, "source", 1, 1.0), cue(0, "source", 2, 1.5),
-                      cue(4, "target", 1, 0.5)]
+    out[1]["context"] = [
+        {"side": "target", "sentence": -1, "tokens": ["▁Salut", "▁Paul", "▁."]},
+        {"side": "source", "sentence": -1, "tokens": ["▁Hi", "▁Pa", "ul", "▁."]},
+    ]
+    out[1]["cues"] = [
+        cue(0, "target", 0, 2.0),
+        cue(0, "source", 1, 1.0),
+        cue(0, "source", 2, 1.5),
+        cue(4, "target", 1, 0.5),
+    ]
     out[3]["selected"] = [0]
     out[3]["context"] = [{"side": "target", "sentence": -1, "tokens": ["▁Salut", "▁Marie", "▁."]}]
     out[3]["cues"] = [cue(0, "target", 0, 4.0), cue(0, "target", 1, 1.0)]
@@ -64,9 +86,13 @@ def write_jsonl(path, records):
 @pytest.fixture
 def files(tmp_path):
     records, attribution = attribution_records()
-    return {"pcxmi": write_jsonl(tmp_path / "p.jsonl", records),
-            "attr": write_jsonl(tmp_path / "a.jsonl", attribution),
-            "records": records, "attribution": attribution, "tmp": tmp_path}
+    return {
+        "pcxmi": write_jsonl(tmp_path / "p.jsonl", records),
+        "attr": write_jsonl(tmp_path / "a.jsonl", attribution),
+        "records": records,
+        "attribution": attribution,
+        "tmp": tmp_path,
+    }
 
 
 def payload(html):
@@ -90,14 +116,18 @@ def test_viewer_carries_the_cues_of_selected_words(files):
 
 
 def test_pair_table_counts_by_tag(files):
-    tags = [[("Salut", []), ("Paul", []), (".", [])],
-            [("Tu", ["formality"]), ("vois", []), ("le", []), ("gâteau", []), (".", [])],
-            [("Salut", []), ("Marie", []), (".", [])],
-            [("Tu", ["formality"]), ("la", ["pronouns"]), ("vois", []), (".", [])]]
+    tags = [
+        [("Salut", []), ("Paul", []), (".", [])],
+        [("Tu", ["formality"]), ("vois", []), ("le", []), ("gâteau", []), (".", [])],
+        [("Salut", []), ("Marie", []), (".", [])],
+        [("Tu", ["formality"]), ("la", ["pronouns"]), ("vois", []), (".", [])],
+    ]
     sentences = join(files["records"], tags=tags)
     attribution = read_attribution(str(files["attr"]), files["records"])
-    rows = [(r.group, r.target, r.side, r.cue, r.count, r.mean_score)
-            for r in T.cue_pairs(sentences, attribution, tagged=True)]
+    rows = [
+        (r.group, r.target, r.side, r.cue, r.count, r.mean_score)
+        for r in T.cue_pairs(sentences, attribution, tagged=True)
+    ]
     assert rows == [
         ("all", "tu", "target", "salut", 2, 3.0),
         ("all", "tu", "source", "paul", 1, 1.5),
@@ -108,8 +138,11 @@ def test_pair_table_counts_by_tag(files):
         ("formality", "tu", "target", "marie", 1, 1.0),
         ("no tag", "gâteau", "target", "paul", 1, 0.5),
     ]
-    assert [r.target for r in T.top_pairs(T.cue_pairs(sentences, attribution, tagged=True), 1)] == \
-        ["tu", "tu", "gâteau"]
+    assert [r.target for r in T.top_pairs(T.cue_pairs(sentences, attribution, tagged=True), 1)] == [
+        "tu",
+        "tu",
+        "gâteau",
+    ]
 
 
 def test_report_writes_the_pair_table_without_tags(files):
@@ -134,17 +167,26 @@ def mismatched(files, change):
     return write_jsonl(files["tmp"] / "bad.jsonl", records)
 
 
-@pytest.mark.parametrize("change, where, says", [
-    (lambda a: a[:3], 4, "ends after 3 records"),
-    (lambda a: a + [dict(a[3], line=5)], 5, "sentence 5 has no record"),
-    (lambda a: a[1].update(tokens=["▁Tu", "▁vois", "▁le", "▁gâteau", "▁.", "</s>"]), 2,
-     "target tokens of sentence 2"),
-    (lambda a: a[2].update(doc="d9"), 3, "document 'd9'"),
-    (lambda a: a[1].update(target="Tu vois la tarte ."), 2,
-     "attribute them with `contextual-mt attribute --reference`"),
-    (lambda a: a[1]["cues"].append(cue(1, "target", 0, 1.0)), 2, "a cue points outside"),
-    (lambda a: [a[0], a[0]] + a[1:], 2, "sentence 1 again"),
-])
+@pytest.mark.parametrize(
+    "change, where, says",
+    [
+        (lambda a: a[:3], 4, "ends after 3 records"),
+        (lambda a: a + [dict(a[3], line=5)], 5, "sentence 5 has no record"),
+        (
+            lambda a: a[1].update(tokens=["▁Tu", "▁vois", "▁le", "▁gâteau", "▁.", "</s>"]),
+            2,
+            "target tokens of sentence 2",
+        ),
+        (lambda a: a[2].update(doc="d9"), 3, "document 'd9'"),
+        (
+            lambda a: a[1].update(target="Tu vois la tarte ."),
+            2,
+            "attribute them with `contextual-mt attribute --reference`",
+        ),
+        (lambda a: a[1]["cues"].append(cue(1, "target", 0, 1.0)), 2, "a cue points outside"),
+        (lambda a: [a[0], a[0]] + a[1:], 2, "sentence 1 again"),
+    ],
+)
 def test_mismatched_attribution_is_one_error_and_no_output(files, change, where, says):
     bad = mismatched(files, change)
     out = files["tmp"] / "out"
@@ -186,19 +228,38 @@ def test_cli_end_to_end_and_click_in_headless_chromium(files):
     from tests.contextual_mt.analysis.test_report import CHROMIUM_FLAGS, chromium
 
     out = files["tmp"] / "out"
-    proc = contextual_mt_cli("report", files["pcxmi"], "--output-dir", out, "--attribution", files["attr"],
-                             "--top-pairs", "3")
+    proc = contextual_mt_cli(
+        "report", files["pcxmi"], "--output-dir", out, "--attribution", files["attr"], "--top-pairs", "3"
+    )
     assert proc.returncode == 0, proc.stderr
     assert (out / "cue_pairs.csv").exists() and "pairs per tag (top 3)" in (out / "report.md").read_text()
     # click "Tu" of line 2 once the page is ready: its cues are shaded, with their scores on hover
-    page = (out / "viewer.html").read_text().replace("</body>", """<script>
+    page = (
+        (out / "viewer.html")
+        .read_text()
+        .replace(
+            "</body>",
+            """<script>
 document.querySelector('#line-2 .tok.cs').click();
 document.body.dataset.cues = [...document.querySelectorAll('.ctok.cue')].map(e => e.id + '=' + e.title).join('|');
-</script></body>""")
+</script></body>""",
+        )
+    )
     (out / "click.html").write_text(page)
-    proc = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={files['tmp'] / 'profile'}",
-                           "--enable-logging=stderr", "--v=0", "--dump-dom", (out / "click.html").as_uri()],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={files['tmp'] / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            (out / "click.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Uncaught" not in proc.stderr, proc.stderr[-2000:]
     m = re.search(r'data-cues="([^"]*)"', proc.stdout)
     assert m, proc.stdout[:3000]

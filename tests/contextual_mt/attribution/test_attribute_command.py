@@ -1,22 +1,37 @@
 """contextual-mt attribute end to end with a fairseq checkpoint: the records, the selection rule,
 resuming, and bad input (one line, exit 1, nothing written)."""
+
 import json
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from contextual_mt.backends.fairseq.attribution import check_attributable
 from contextual_mt.attribution.selection import Rule, select, statistics
+from contextual_mt.backends.fairseq.attribution import check_attributable
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY
 from tests.helpers import contextual_mt_cli
 
 
 def attribute(model, data_bin, corpus, out, *extra):
-    return contextual_mt_cli("attribute", "--path", str(model), "--data", str(data_bin), "--source",
-                             str(corpus / "test.en"), "--reference", str(corpus / "test.fr"), "--docids",
-                             str(corpus / "test.docids"), "--output", str(out), "--quiet", *extra)
+    return contextual_mt_cli(
+        "attribute",
+        "--path",
+        str(model),
+        "--data",
+        str(data_bin),
+        "--source",
+        str(corpus / "test.en"),
+        "--reference",
+        str(corpus / "test.fr"),
+        "--docids",
+        str(corpus / "test.docids"),
+        "--output",
+        str(out),
+        "--quiet",
+        *extra,
+    )
 
 
 def read(path):
@@ -110,8 +125,12 @@ def test_a_resumed_record_of_another_target_text_is_refused(run, dynamic_model, 
 def test_shards_need_a_rule_that_is_the_same_in_every_shard(dynamic_model, data_bin, raw_corpus, tmp_path):
     proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "s.jsonl", "--shard", "0/2")
     assert proc.returncode == 1 and "--cti-scope sentence or --cti-top-k" in proc.stderr
-    assert attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "s.jsonl", "--shard", "0/2",
-                     "--cti-scope", "sentence").returncode == 0
+    assert (
+        attribute(
+            dynamic_model, data_bin, raw_corpus, tmp_path / "s.jsonl", "--shard", "0/2", "--cti-scope", "sentence"
+        ).returncode
+        == 0
+    )
 
 
 def test_other_options_do_not_resume_this_partial(run, dynamic_model, data_bin, raw_corpus, tmp_path):
@@ -122,8 +141,12 @@ def test_other_options_do_not_resume_this_partial(run, dynamic_model, data_bin, 
     proc = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "d.jsonl", "--method", "attention")
     assert proc.returncode == 1 and "left by a different computation (differs in: " in proc.stderr
     assert "method" in proc.stderr.split("differs in:")[1]
-    assert attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "d.jsonl", "--method", "attention",
-                     "--overwrite").returncode == 0
+    assert (
+        attribute(
+            dynamic_model, data_bin, raw_corpus, tmp_path / "d.jsonl", "--method", "attention", "--overwrite"
+        ).returncode
+        == 0
+    )
 
 
 def one_line_error(proc, *needles):
@@ -138,16 +161,42 @@ def test_bad_input(dynamic_model, data_bin, raw_corpus, tmp_path):
     out = tmp_path / "o.jsonl"
     short = tmp_path / "short.fr"
     short.write_text("\n".join((raw_corpus / "test.fr").read_text().splitlines()[:-1]) + "\n")
-    base = ["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
-            "--docids", str(raw_corpus / "test.docids"), "--output", str(out), "--quiet"]
+    base = [
+        "--path",
+        str(dynamic_model),
+        "--data",
+        str(data_bin),
+        "--source",
+        str(raw_corpus / "test.en"),
+        "--docids",
+        str(raw_corpus / "test.docids"),
+        "--output",
+        str(out),
+        "--quiet",
+    ]
     one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(short)), str(short), "lines")
     one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(tmp_path / "none.fr")), "none.fr")
-    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
-                                     "--target-context-size", "3"), "exceed those trained (2/2)")
-    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
-                                     "--source-context-size", "0", "--target-context-size", "0"), "0/0")
-    one_line_error(contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"),
-                                     "--cue-top-k", "0"), "--cue-top-k")
+    one_line_error(
+        contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"), "--target-context-size", "3"),
+        "exceed those trained (2/2)",
+    )
+    one_line_error(
+        contextual_mt_cli(
+            "attribute",
+            *base,
+            "--reference",
+            str(raw_corpus / "test.fr"),
+            "--source-context-size",
+            "0",
+            "--target-context-size",
+            "0",
+        ),
+        "0/0",
+    )
+    one_line_error(
+        contextual_mt_cli("attribute", *base, "--reference", str(raw_corpus / "test.fr"), "--cue-top-k", "0"),
+        "--cue-top-k",
+    )
     assert not list(tmp_path.glob("o.jsonl*"))
 
 
@@ -159,14 +208,24 @@ def test_models_whose_context_is_not_at_known_positions_are_refused(kind, words)
 
 
 def test_translate_on_the_fly_equals_translate_then_hypotheses(dynamic_model, data_bin, raw_corpus, tmp_path):
-    common = ["--path", str(dynamic_model), "--data", str(data_bin), "--source", str(raw_corpus / "test.en"),
-              "--docids", str(raw_corpus / "test.docids")]
+    common = [
+        "--path",
+        str(dynamic_model),
+        "--data",
+        str(data_bin),
+        "--source",
+        str(raw_corpus / "test.en"),
+        "--docids",
+        str(raw_corpus / "test.docids"),
+    ]
     hyp = tmp_path / "hyp.fr"
     assert contextual_mt_cli("translate", *common, "--output", str(hyp), "--beam", "2", "--quiet").returncode == 0
-    a = contextual_mt_cli("attribute", *common, "--translate", "--beam", "2", "--output", str(tmp_path / "t.jsonl"),
-                          "--quiet")
-    b = contextual_mt_cli("attribute", *common, "--hypotheses", str(hyp), "--output", str(tmp_path / "h.jsonl"),
-                          "--quiet")
+    a = contextual_mt_cli(
+        "attribute", *common, "--translate", "--beam", "2", "--output", str(tmp_path / "t.jsonl"), "--quiet"
+    )
+    b = contextual_mt_cli(
+        "attribute", *common, "--hypotheses", str(hyp), "--output", str(tmp_path / "h.jsonl"), "--quiet"
+    )
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
     assert read(tmp_path / "t.jsonl") == read(tmp_path / "h.jsonl")
     assert [r["target"] for r in read(tmp_path / "t.jsonl")] == hyp.read_text().splitlines()

@@ -5,17 +5,18 @@ import numpy as np
 import pytest
 import torch
 
+from commandkit.documents import document_starts
 from contextual_mt.attribution.interface import CueRequest
 from contextual_mt.backends.fairseq.attribution import FairseqAttributionBackend
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-from commandkit.documents import document_starts
 
 
 @pytest.fixture(scope="module", params=[2, 0], ids=["source-context-2", "source-context-0"])
 def loaded(request, dynamic_model, raw_corpus, data_bin):
     # without source context, the rows of a sentence share one encoder pass (another code path)
-    model = DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin),
-                                            source_context_size=request.param))
+    model = DocumentModel.load(
+        FairseqModelOptions(str(dynamic_model), data=str(data_bin), source_context_size=request.param)
+    )
     backend = FairseqAttributionBackend(model, max_tokens=64)  # small batches: several per call
     src = (raw_corpus / "test.en").read_text().splitlines()
     tgt = (raw_corpus / "test.fr").read_text().splitlines()
@@ -52,12 +53,18 @@ def example(model, src, tgt, starts, i):
 def forward(model, enc, dec, hook=None):
     net = model.models[0]
     net.eval()
-    handles = [m.register_forward_hook(hook) for m in {id(e): e for e in (net.encoder.embed_tokens,
-                                                                          net.decoder.embed_tokens)}.values()] \
-        if hook else []
+    handles = (
+        [
+            m.register_forward_hook(hook)
+            for m in {id(e): e for e in (net.encoder.embed_tokens, net.decoder.embed_tokens)}.values()
+        ]
+        if hook
+        else []
+    )
     try:
-        logits, extra = net(src_tokens=torch.tensor([enc]), src_lengths=torch.tensor([len(enc)]),
-                            prev_output_tokens=torch.tensor([dec]))
+        logits, extra = net(
+            src_tokens=torch.tensor([enc]), src_lengths=torch.tensor([len(enc)]), prev_output_tokens=torch.tensor([dec])
+        )
     finally:
         for h in handles:
             h.remove()
@@ -70,9 +77,9 @@ def test_cti_equals_two_full_forwards_per_sentence(loaded):
     for i in range(len(src)):
         enc, dec, target, prefix, _, _ = example(model, src, tgt, starts, i)
         with torch.no_grad():
-            lp_c = forward(model, enc, dec)[0][prefix:prefix + len(target)]
+            lp_c = forward(model, enc, dec)[0][prefix : prefix + len(target)]
             e0, d0, _, p0, _, _ = example(model, src, tgt, np.arange(len(src)), i)  # no context
-            lp_a = forward(model, e0, d0)[0][p0:p0 + len(target)]
+            lp_a = forward(model, e0, d0)[0][p0 : p0 + len(target)]
         y = torch.tensor(target)
         kl = (lp_c.exp() * (lp_c - lp_a)).sum(-1)
         c = got[i]
@@ -92,14 +99,16 @@ def gradient_loop(model, src, tgt, starts, i, t, foil, method):
         leaf = output.detach().requires_grad_(True)
         leaves.append(leaf)
         return leaf
+
     with torch.enable_grad():
         lp, _ = forward(model, enc, dec, hook)
         f = lp[prefix + t, target[t]] - (lp[prefix + t, foil] if foil is not None else 0)
         f.backward()
     enc_leaf, dec_leaf = leaves
     reduce = (lambda e: e.grad.norm(dim=-1)) if method == "saliency" else (lambda e: (e * e.grad).norm(dim=-1))
-    return np.concatenate([reduce(enc_leaf)[0, enc_ctx].detach().numpy(),
-                           reduce(dec_leaf)[0, dec_ctx].detach().numpy()])
+    return np.concatenate(
+        [reduce(enc_leaf)[0, enc_ctx].detach().numpy(), reduce(dec_leaf)[0, dec_ctx].detach().numpy()]
+    )
 
 
 @pytest.mark.parametrize("method", ["saliency", "input_x_gradient"])
@@ -107,8 +116,12 @@ def gradient_loop(model, src, tgt, starts, i, t, foil, method):
 def test_cci_equals_a_per_token_gradient_loop(loaded, method, with_foil):
     model, backend, src, tgt, starts = loaded
     contrasts = backend.contrast(range(len(src)))
-    requests = [CueRequest(i, t, int(contrasts[i].foil[t]) if with_foil else None)
-                for i in range(len(src)) if backend.context_tokens(i) for t in range(len(tgt[i].split()) + 1)]
+    requests = [
+        CueRequest(i, t, int(contrasts[i].foil[t]) if with_foil else None)
+        for i in range(len(src))
+        if backend.context_tokens(i)
+        for t in range(len(tgt[i].split()) + 1)
+    ]
     assert len({r.index for r in requests}) >= 3
     got = backend.cue_scores(requests, method)  # one call: rows of many sentences and tokens batched
     for r, scores in zip(requests, got):
@@ -121,20 +134,23 @@ def test_cci_equals_a_per_token_gradient_loop(loaded, method, with_foil):
 def test_attention_equals_the_per_example_weights(loaded):
     model, backend, src, tgt, starts = loaded
     net = model.models[0]
-    requests = [CueRequest(i, t) for i in range(len(src)) if backend.context_tokens(i)
-                for t in range(len(tgt[i].split()) + 1)]
+    requests = [
+        CueRequest(i, t) for i in range(len(src)) if backend.context_tokens(i) for t in range(len(tgt[i].split()) + 1)
+    ]
     got = backend.cue_scores(requests, "attention")
     for r, scores in zip(requests, got):
         enc, dec, target, prefix, enc_ctx, dec_ctx = example(model, src, tgt, starts, r.index)
         kept = []
         attn = net.decoder.layers[-1].self_attn
-        handle = attn.register_forward_hook(lambda m, a, kw, out: kept.append(
-            m.forward(*a, **{**kw, "need_weights": True})[1]), with_kwargs=True)
+        handle = attn.register_forward_hook(
+            lambda m, a, kw, out: kept.append(m.forward(*a, **{**kw, "need_weights": True})[1]), with_kwargs=True
+        )
         try:
             with torch.no_grad():
                 encoder_out = net.encoder(torch.tensor([enc]), src_lengths=torch.tensor([len(enc)]))
-                _, extra = net.decoder(torch.tensor([dec]), encoder_out=encoder_out,
-                                       alignment_layer=len(net.decoder.layers) - 1)
+                _, extra = net.decoder(
+                    torch.tensor([dec]), encoder_out=encoder_out, alignment_layer=len(net.decoder.layers) - 1
+                )
         finally:
             handle.remove()
         p = prefix + r.token

@@ -3,14 +3,15 @@ sentence at a time, full ``transformers`` forwards, gradients from a hook of the
 the context tokens located by an independent rule (Marian: each sentence tokenized alone, the
 pieces concatenate to the model input; GPT-2: the fast tokenizer's character offsets). Context
 size 2/2 on the two documents of EN/FR (the second starts at sentence 7)."""
+
 from typing import Dict, List, Tuple
 
 import numpy as np
 import pytest
 import torch
 
-from contextual_mt.backends.hf.attribution import HFAttributionBackend
 from contextual_mt.attribution.interface import CueRequest
+from contextual_mt.backends.hf.attribution import HFAttributionBackend
 from contextual_mt.backends.hf.options import HFModelOptions
 from tests.hf_models import EN, FR
 
@@ -34,7 +35,7 @@ def setup(request):
 
 def context_of(i: int) -> Tuple[List[str], List[str]]:
     first = 0 if i < 6 else 6
-    return EN[max(first, i - K):i], FR[max(first, i - K):i]
+    return EN[max(first, i - K) : i], FR[max(first, i - K) : i]
 
 
 class Reference:
@@ -69,8 +70,10 @@ class Reference:
                 forced += ids
             plain = tok(text_target=FR[i], add_special_tokens=False).input_ids
             scored = tok(text_target=FR[i]).input_ids
-            inputs = dict(input_ids=torch.tensor([enc + tok(EN[i]).input_ids]),
-                          decoder_input_ids=torch.tensor([forced + scored[:-1]]))
+            inputs = dict(
+                input_ids=torch.tensor([enc + tok(EN[i]).input_ids]),
+                decoder_input_ids=torch.tensor([forced + scored[:-1]]),
+            )
             return dict(inputs=inputs, scored=scored, first=len(forced) - 1, plain=len(plain), sentences=sentences)
         pairs, spans = "", []
         head = "Translate from English to French.\n"
@@ -98,7 +101,7 @@ class Reference:
     def log_softmax(self, i: int, context: bool) -> torch.Tensor:
         ex = self.example(i, context)
         logits = self.model(**ex["inputs"]).logits[0]
-        return torch.log_softmax(logits.float(), -1)[ex["first"]:ex["first"] + len(ex["scored"])]
+        return torch.log_softmax(logits.float(), -1)[ex["first"] : ex["first"] + len(ex["scored"])]
 
     def positions(self, ex) -> Tuple[np.ndarray, np.ndarray]:
         stream = np.array([s for _, _, s, ps in ex["sentences"] for _ in ps])
@@ -196,7 +199,7 @@ def test_contrast_equals_per_example_forwards(setup):
         np.testing.assert_allclose(c.log_prob_context, merge(lp_c[torch.arange(len(y)), y].numpy(), n), atol=1e-4)
         np.testing.assert_allclose(c.log_prob_no_context, merge(lp_a[torch.arange(len(y)), y].numpy(), n), atol=1e-4)
         np.testing.assert_allclose(c.kl, merge(kl, n), atol=1e-4)
-        np.testing.assert_array_equal(c.foil, foil[:n + 1])
+        np.testing.assert_array_equal(c.foil, foil[: n + 1])
         # the CXMI scorer's values, to 1e-5
         np.testing.assert_allclose(c.log_prob_context, within[i], atol=1e-5)
         np.testing.assert_allclose(c.log_prob_no_context, without[i], atol=1e-5)
@@ -251,8 +254,10 @@ def test_m2m100_language_codes_are_not_context_tokens(m2m):
     """M2M100: the source language code and EOS of the encoder input, the decoder start and the
     target language code are not context tokens; the pieces are the sentences'; CTI equals the
     CXMI scorer and the scores do not depend on the batch."""
-    backend = HFAttributionBackend.open(HFModelOptions(str(m2m), src_lang="en", tgt_lang="fr", source_context_size=K,
-                                                       target_context_size=K), max_tokens=300)
+    backend = HFAttributionBackend.open(
+        HFModelOptions(str(m2m), src_lang="en", tgt_lang="fr", source_context_size=K, target_context_size=K),
+        max_tokens=300,
+    )
     backend.load(EN, FR, STARTS)
     special = set(backend.hf.tokenizer.all_special_ids)
     for i in range(12):

@@ -1,13 +1,14 @@
 """The test-set formats, on small files written here in each authors' layout: candidates and
 context in the scorers' order, categories, the decision rules (checked against an independent
 reading of the scores), and bad input as one error naming the file and entry."""
+
 import json
 
 import pytest
 
-from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
 from contextual_mt.contrastive.evaluate import ExternalScoresOptions, evaluate_scores, format_contrastive_table
 from contextual_mt.contrastive.formats import get_format
+from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
 from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError
 
@@ -23,11 +24,15 @@ def lines(path, rows):
 
 
 # ------------------------------------------------------------------ voita
-VOITA = [{"src": "a . _eos b . _eos c . _eos you see it .", "dst": ["A . _eos B . _eos C . _eos tu le vois .",
-                                                                     "A . _eos B . _eos C . _eos vous le voyez ."],
-          "true_ind": 0, "ctx_dist": 1},
-         {"src": "x . _eos y .", "dst": ["X . _eos Y1 .", "X . _eos Y2 .", "X2 . _eos Y3 ."], "true_ind": 2,
-          "ctx_dist": 3}]
+VOITA = [
+    {
+        "src": "a . _eos b . _eos c . _eos you see it .",
+        "dst": ["A . _eos B . _eos C . _eos tu le vois .", "A . _eos B . _eos C . _eos vous le voyez ."],
+        "true_ind": 0,
+        "ctx_dist": 1,
+    },
+    {"src": "x . _eos y .", "dst": ["X . _eos Y1 .", "X . _eos Y2 .", "X2 . _eos Y3 ."], "true_ind": 2, "ctx_dist": 3},
+]
 
 
 def test_voita_reads_context_and_candidates(tmp_path):
@@ -40,15 +45,18 @@ def test_voita_reads_context_and_candidates(tmp_path):
     assert g.categories == {"phenomenon": "deixis", "context distance": "1"}
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"src": "a", "dst": ["b", "c"], "true_ind": 2}, "entry 0: true_ind 2 is out of range for 2 candidates"),
-    ({"src": "a", "dst": ["b", "c"], "true_ind": "0"}, "entry 0: true_ind '0' is not a whole number"),
-    ({"src": "a", "dst": ["b", "c"], "true_ind": True}, "entry 0: true_ind True is not a whole number"),
-    ({"src": "a", "dst": ["b", "c"]}, "entry 0: no 'true_ind'"),
-    ({"src": "a", "dst": [], "true_ind": 0}, "entry 0: empty group"),
-    ({"src": "a", "dst": "b", "true_ind": 0}, "entry 0: 'dst' must be a list"),
-    ({"dst": ["b"], "true_ind": 0}, "entry 0: needs 'src'"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"src": "a", "dst": ["b", "c"], "true_ind": 2}, "entry 0: true_ind 2 is out of range for 2 candidates"),
+        ({"src": "a", "dst": ["b", "c"], "true_ind": "0"}, "entry 0: true_ind '0' is not a whole number"),
+        ({"src": "a", "dst": ["b", "c"], "true_ind": True}, "entry 0: true_ind True is not a whole number"),
+        ({"src": "a", "dst": ["b", "c"]}, "entry 0: no 'true_ind'"),
+        ({"src": "a", "dst": [], "true_ind": 0}, "entry 0: empty group"),
+        ({"src": "a", "dst": "b", "true_ind": 0}, "entry 0: 'dst' must be a list"),
+        ({"dst": ["b"], "true_ind": 0}, "entry 0: needs 'src'"),
+    ],
+)
 def test_voita_bad_entries(tmp_path, entry, message):
     path = write(tmp_path / "set.json", [entry])
     with pytest.raises(ContextualMTError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
@@ -66,14 +74,31 @@ def test_voita_one_candidate_is_refused_by_the_shared_checks(tmp_path):
 
 # ------------------------------------------------------------------ bawden
 ANAPHORA = {  # keys out of numeric order on purpose: the scorer sorts them as numbers
-    "10": {"src": ["The cars are here.", "They are red."],
-           "trg": [{"correct": ["Les voitures sont là.", "Elles sont rouges."],
-                    "incorrect": ["Les voitures sont là.", "Ils sont rouges."], "type": "f.pl"},
-                   {"semi-correct": ["Les véhicules sont là.", "Ils sont rouges."],
-                    "incorrect": ["Les véhicules sont là.", "Elles sont rouges."], "type": "m.pl"}]},
-    "2": {"src": ["I see the cat.", "It is big."],
-          "trg": [{"correct": ["Je vois le chat.", "Il est grand."],
-                   "incorrect": ["Je vois le chat.", "Elle est grande."], "type": "m.sg"}]},
+    "10": {
+        "src": ["The cars are here.", "They are red."],
+        "trg": [
+            {
+                "correct": ["Les voitures sont là.", "Elles sont rouges."],
+                "incorrect": ["Les voitures sont là.", "Ils sont rouges."],
+                "type": "f.pl",
+            },
+            {
+                "semi-correct": ["Les véhicules sont là.", "Ils sont rouges."],
+                "incorrect": ["Les véhicules sont là.", "Elles sont rouges."],
+                "type": "m.pl",
+            },
+        ],
+    },
+    "2": {
+        "src": ["I see the cat.", "It is big."],
+        "trg": [
+            {
+                "correct": ["Je vois le chat.", "Il est grand."],
+                "incorrect": ["Je vois le chat.", "Elle est grande."],
+                "type": "m.sg",
+            }
+        ],
+    },
 }
 
 
@@ -81,8 +106,13 @@ def test_bawden_order_pairs_and_blocks(tmp_path):
     groups = get_format("bawden").read(str(write(tmp_path / "anaphora.json", ANAPHORA)), ())
     assert [g.block for g in groups] == ["2", "10", "10"]
     assert [c.target for g in groups for c in g.candidates] == [
-        "Il est grand.", "Elle est grande.", "Elles sont rouges.", "Ils sont rouges.", "Ils sont rouges.",
-        "Elles sont rouges."]
+        "Il est grand.",
+        "Elle est grande.",
+        "Elles sont rouges.",
+        "Ils sont rouges.",
+        "Ils sont rouges.",
+        "Elles sont rouges.",
+    ]
     assert groups[1].candidates[0].target_context == ("Les voitures sont là.",)
     assert groups[2].categories == {"type": "m.pl", "correct translation": "semi-correct"}
 
@@ -108,18 +138,36 @@ def test_bawden_scores_follow_the_authors_rule(tmp_path):
     assert summary["blocks"] == {"blocks": 2, "all_right": 1, "accuracy": 0.5}
     assert summary["by"]["type"]["f.pl"]["accuracy"] == 0.0 and summary["by"]["type"]["m.pl"]["accuracy"] == 1.0
     assert "anaphora" in summary["official_scorer"]
-    maximized = evaluate_scores(ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True))
+    maximized = evaluate_scores(
+        ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True)
+    )
     assert maximized["right"] == 0  # the higher scores lose now, and the tie stays wrong
 
 
 # ------------------------------------------------------------------ contrapro
 CONTRAPRO = [
-    {"document id": "d1.de", "segment id": 3, "src segment": "It is big.", "ref segment": "Er ist groß.",
-     "src pronoun": "it", "ref pronoun": "Er", "ante distance": 1, "intrasegmental": False,
-     "errors": [{"contrastive": "Sie ist groß."}, {"contrastive": "Es ist groß."}]},
-    {"document id": "d2.de", "segment id": 1, "src segment": "It works.", "ref segment": "Sie funktioniert.",
-     "src pronoun": "it", "ref pronoun": "sie", "ante distance": 5, "intrasegmental": None,
-     "errors": [{"contrastive": "Er funktioniert."}]},
+    {
+        "document id": "d1.de",
+        "segment id": 3,
+        "src segment": "It is big.",
+        "ref segment": "Er ist groß.",
+        "src pronoun": "it",
+        "ref pronoun": "Er",
+        "ante distance": 1,
+        "intrasegmental": False,
+        "errors": [{"contrastive": "Sie ist groß."}, {"contrastive": "Es ist groß."}],
+    },
+    {
+        "document id": "d2.de",
+        "segment id": 1,
+        "src segment": "It works.",
+        "ref segment": "Sie funktioniert.",
+        "src pronoun": "it",
+        "ref pronoun": "sie",
+        "ante distance": 5,
+        "intrasegmental": None,
+        "errors": [{"contrastive": "Er funktioniert."}],
+    },
 ]
 
 
@@ -132,8 +180,10 @@ def contrapro_files(tmp_path, per=2):
             first = e["segment id"] == 1
             ctx_en += (["", "null"] if first else ["I have a dog.", "The dog eats."])[-per:]
             ctx_de += (["", "null"] if first else ["Ich habe einen Hund.", "Der Hund frisst."])[-per:]
-    return [str(lines(tmp_path / f"contrapro.{n}", rows)) for n, rows in
-            (("text.en", text_en), ("text.de", text_de), ("context.en", ctx_en), ("context.de", ctx_de))]
+    return [
+        str(lines(tmp_path / f"contrapro.{n}", rows))
+        for n, rows in (("text.en", text_en), ("text.de", text_de), ("context.en", ctx_en), ("context.de", ctx_de))
+    ]
 
 
 def test_contrapro_reads_context_files_in_the_scripts_layout(tmp_path):
@@ -153,19 +203,34 @@ def test_contrapro_rule_and_distance_bins(tmp_path):
     path = write(tmp_path / "contrapro.json", CONTRAPRO)
     # entry 1: the reference beats one error but ties the other -> wrong; entry 2: right
     scores = lines(tmp_path / "s.txt", ["1.0", "2.0", "1.0", "0.5", "0.7"])
-    summary = evaluate_scores(ExternalScoresOptions("contrapro", str(path), str(scores), str(tmp_path / "sum.json"),
-                                            tuple(contrapro_files(tmp_path))))
+    summary = evaluate_scores(
+        ExternalScoresOptions(
+            "contrapro", str(path), str(scores), str(tmp_path / "sum.json"), tuple(contrapro_files(tmp_path))
+        )
+    )
     assert summary["accuracy"] == 0.5
     assert {k: v["accuracy"] for k, v in summary["by"]["antecedent distance"].items()} == {"1": 0.0, ">3": 1.0}
     assert group_is_right([1.0, 2.0, 1.0], 0, "beats_all") is False
     assert group_is_right([1.0, 1.0], 0, "argmin") is True  # Voita's argmin takes the first of a tie
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda files: lines(__import__("pathlib").Path(files[2]), ["x"] * 9), r"contrapro.context.en: has 9 lines, not a multiple of the 5"),
-    (lambda files: lines(__import__("pathlib").Path(files[3]), ["x"] * 5), r"contrapro.context.de: 1 context lines per candidate, but"),
-    (lambda files: lines(__import__("pathlib").Path(files[1]), ["x"] * 4), r"contrapro.text.de: has 4 lines, but the test set has 5"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda files: lines(__import__("pathlib").Path(files[2]), ["x"] * 9),
+            r"contrapro.context.en: has 9 lines, not a multiple of the 5",
+        ),
+        (
+            lambda files: lines(__import__("pathlib").Path(files[3]), ["x"] * 5),
+            r"contrapro.context.de: 1 context lines per candidate, but",
+        ),
+        (
+            lambda files: lines(__import__("pathlib").Path(files[1]), ["x"] * 4),
+            r"contrapro.text.de: has 4 lines, but the test set has 5",
+        ),
+    ],
+)
 def test_contrapro_candidate_counts_must_match_the_context_files(tmp_path, change, message):
     path = write(tmp_path / "contrapro.json", CONTRAPRO)
     files = contrapro_files(tmp_path)
@@ -184,8 +249,10 @@ def test_contrapro_empty_errors_is_an_empty_group(tmp_path):
 def test_scat_swaps_marked_pronouns_only(tmp_path):
     assert swap_marked_pronouns("<p>Elles</p> sont là, <hon>les filles<hoff>.") == "Ils sont là, les filles."
     assert swap_marked_pronouns("Un ca<p>il</p>lou, et <p>il</p> a explosé.") == "Un caillou, et elle a explosé."
-    fr = lines(tmp_path / "highlighted.test.fr", ["Les <hon>choses<hoff> comme <p>elles</p> sont.",
-                                                  "Est-ce qu'il est assez gros ?"])
+    fr = lines(
+        tmp_path / "highlighted.test.fr",
+        ["Les <hon>choses<hoff> comme <p>elles</p> sont.", "Est-ce qu'il est assez gros ?"],
+    )
     lines(tmp_path / "highlighted.test.en", ["Things as they are.", "Is it big enough?"])
     lines(tmp_path / "highlighted.test.context.en", ["I like <hon>things<hoff>. Really.", ""])
     lines(tmp_path / "highlighted.test.context.fr", ["J'aime les <hon>choses<hoff>. Vraiment.", ""])
@@ -199,9 +266,11 @@ def test_scat_swaps_marked_pronouns_only(tmp_path):
 # ------------------------------------------------------------------ scores files, formats
 def test_scores_file_of_the_wrong_length_or_not_numbers(tmp_path):
     path = write(tmp_path / "deixis_test.json", VOITA)
-    for rows, message in ((["1", "2", "3"], "has 3 scores, but the test set has 5 candidates"),
-                          (["1", "2", "x", "4", "5"], r"s.txt:3: not a number"),
-                          (["1", "2", "nan", "4", "5"], r"s.txt:3: nan is not a finite score")):
+    for rows, message in (
+        (["1", "2", "3"], "has 3 scores, but the test set has 5 candidates"),
+        (["1", "2", "x", "4", "5"], r"s.txt:3: not a number"),
+        (["1", "2", "nan", "4", "5"], r"s.txt:3: nan is not a finite score"),
+    ):
         scores = lines(tmp_path / "s.txt", rows)
         with pytest.raises(ContextualMTError, match=message):
             evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
@@ -214,18 +283,20 @@ def test_voita_accuracy_from_scores_matches_the_official_argmin(tmp_path):
     path = write(tmp_path / "deixis_test.json", VOITA)
     scores = [0.5, 0.7, 2.0, 1.0, 0.9]
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
+    summary = evaluate_scores(
+        ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
+    )
     expected = [int(np.argmin(scores[0:2]) == 0), int(np.argmin(scores[2:5]) == 2)]
     assert summary["accuracy"] == np.mean(expected) == 1.0
     assert "--test deixis_test" in summary["official_scorer"]
 
 
 # the official ellipsis_infl lists one surface form twice in 13 of its 500 groups
-ELLIPSIS = [{"src": "a . _eos what ?", "dst": ["A . _eos Аварии .", "A . _eos Аварий .", "A . _eos Аварии ."],
-             "true_ind": 0},
-            {"src": "b . _eos what ?", "dst": ["B . _eos Аварии .", "B . _eos Аварии .", "B . _eos Авариям ."],
-             "true_ind": 1},
-            {"src": "c . _eos who ?", "dst": ["C . _eos Он .", "C . _eos Она ."], "true_ind": 1}]
+ELLIPSIS = [
+    {"src": "a . _eos what ?", "dst": ["A . _eos Аварии .", "A . _eos Аварий .", "A . _eos Аварии ."], "true_ind": 0},
+    {"src": "b . _eos what ?", "dst": ["B . _eos Аварии .", "B . _eos Аварии .", "B . _eos Авариям ."], "true_ind": 1},
+    {"src": "c . _eos who ?", "dst": ["C . _eos Он .", "C . _eos Она ."], "true_ind": 1},
+]
 
 
 def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
@@ -238,7 +309,9 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
     assert [repeated_candidates(g) for g in groups] == [{2: 0}, {1: 0}, {}]
     scores = [1.0, 2.0, 1.0, 0.5, 0.5, 3.0, 2.0, 1.0]  # identical strings, equal scores
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
+    summary = evaluate_scores(
+        ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
+    )
     # np.argmin: group 0's correct candidate is listed first and wins; group 1's ties with its
     # copy listed before it and loses, as in evaluate_consistency.py
     official = [int(np.argmin(scores[0:3])) == 0, int(np.argmin(scores[3:6])) == 1, int(np.argmin(scores[6:8])) == 1]
@@ -250,7 +323,9 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
 
 
 def test_unknown_format(tmp_path):
-    with pytest.raises(ContextualMTError, match="--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"):
+    with pytest.raises(
+        ContextualMTError, match="--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"
+    ):
         get_format("xyz")
 
 

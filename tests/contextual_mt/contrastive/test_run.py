@@ -1,6 +1,7 @@
 """contextual-mt contrastive: losses equal fairseq-generate --score-reference on the same pairs,
 the accuracy follows the authors' rules (computed here independently from the scores file),
 context sizes, normalisation, resuming."""
+
 import json
 import math
 import re
@@ -9,10 +10,10 @@ import shutil
 import numpy as np
 import pytest
 
+from commandkit.documents import document_starts
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.fairseq.model import FairseqModelOptions
-from commandkit.documents import document_starts
 from tests.helpers import BIN, USER_DIR, run
 
 SWAP = {"il": "elle", "elle": "il"}
@@ -44,9 +45,14 @@ def planted_like_set(raw_corpus, context: int = 2):
         true_ind = int(rng.integers(2))
         if true_ind:
             dst.reverse()
-        entries.append({"src": " _eos ".join(src[lo:i] + [src[i]]),
-                        "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
-                        "true_ind": true_ind, "ctx_dist": i - lo})
+        entries.append(
+            {
+                "src": " _eos ".join(src[lo:i] + [src[i]]),
+                "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                "true_ind": true_ind,
+                "ctx_dist": i - lo,
+            }
+        )
     return entries
 
 
@@ -68,26 +74,68 @@ def fairseq_scores(entries, data_bin, ckpt, tmp_path, size=2):
     for name, lines in (("test.en", src), ("test.fr", tgt), ("test.docids", ids)):
         (raw / name).write_text("\n".join(lines) + "\n")
     dest = tmp_path / "fs-bin"
-    run([str(BIN / "fairseq-preprocess"), "-s", "en", "-t", "fr", "--srcdict", str(data_bin / "dict.en.txt"),
-         "--tgtdict", str(data_bin / "dict.fr.txt"), "--testpref", str(raw / "test"), "--destdir", str(dest),
-         "--workers", "1"])
+    run(
+        [
+            str(BIN / "fairseq-preprocess"),
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--srcdict",
+            str(data_bin / "dict.en.txt"),
+            "--tgtdict",
+            str(data_bin / "dict.fr.txt"),
+            "--testpref",
+            str(raw / "test"),
+            "--destdir",
+            str(dest),
+            "--workers",
+            "1",
+        ]
+    )
     shutil.copy(raw / "test.docids", dest / "test.en-fr.docids")
     src_size, tgt_size = size if isinstance(size, tuple) else (size, size)
     sizes = ["--source-context-size", str(src_size), "--target-context-size", str(tgt_size)]
-    out = run([str(BIN / "fairseq-generate"), str(dest), "--user-dir", USER_DIR, "--task", "document_translation",
-               *sizes, "--path", str(ckpt), "--score-reference", "--batch-size", "7", "--cpu",
-               "--gen-subset", "test"]).stdout
+    out = run(
+        [
+            str(BIN / "fairseq-generate"),
+            str(dest),
+            "--user-dir",
+            USER_DIR,
+            "--task",
+            "document_translation",
+            *sizes,
+            "--path",
+            str(ckpt),
+            "--score-reference",
+            "--batch-size",
+            "7",
+            "--cpu",
+            "--gen-subset",
+            "test",
+        ]
+    ).stdout
     # fairseq-generate prints base-2 log-probabilities
-    scores = {int(m.group(1)): sum(float(x) for x in m.group(2).split()) * math.log(2)
-              for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)}
+    scores = {
+        int(m.group(1)): sum(float(x) for x in m.group(2).split()) * math.log(2)
+        for m in re.finditer(r"^P-(\d+)\t(.*)$", out, re.M)
+    }
     return [scores[i] for i in last]
 
 
 def contrastive(tmp_path, ckpt, data_bin, test_set, name="s", fmt="voita", **kw):
-    model = FairseqModelOptions(str(ckpt), data=str(data_bin), source_context_size=kw.pop("src", None),
-                         target_context_size=kw.pop("tgt", None))
-    options = ContrastiveOptions(model, fmt, str(test_set), str(tmp_path / f"{name}.scores"),
-                                 str(tmp_path / f"{name}.json"), progress=False, **kw)
+    model = FairseqModelOptions(
+        str(ckpt), data=str(data_bin), source_context_size=kw.pop("src", None), target_context_size=kw.pop("tgt", None)
+    )
+    options = ContrastiveOptions(
+        model,
+        fmt,
+        str(test_set),
+        str(tmp_path / f"{name}.scores"),
+        str(tmp_path / f"{name}.json"),
+        progress=False,
+        **kw,
+    )
     return run_contrastive(options), [float(x) for x in (tmp_path / f"{name}.scores").read_text().splitlines()]
 
 
@@ -115,14 +163,15 @@ def test_accuracy_is_the_argmin_rule_on_the_written_scores(dynamic_model, data_b
     at, right, by_dist = 0, [], {}
     for e in entries:  # the official rule, recomputed from the file
         n = len(e["dst"])
-        ok = int(np.argmin(losses[at:at + n])) == e["true_ind"]
+        ok = int(np.argmin(losses[at : at + n])) == e["true_ind"]
         right.append(ok)
         by_dist.setdefault(str(e["ctx_dist"]), []).append(ok)
         at += n
     assert summary["groups"] == len(entries) and summary["candidates"] == at
     assert summary["accuracy"] == pytest.approx(np.mean(right))
     assert {k: v["accuracy"] for k, v in summary["by"]["context distance"].items()} == pytest.approx(
-        {k: np.mean(v) for k, v in by_dist.items()})
+        {k: np.mean(v) for k, v in by_dist.items()}
+    )
     assert list(summary["by"]["phenomenon"]) == ["pronoun"]  # from the file name
     assert summary["accuracy"] > 0.5  # the model has learnt il/elle from context
 
@@ -132,8 +181,14 @@ def test_context_zero_is_the_sentence_level_model(dynamic_model, data_bin, voita
     summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, src=0, tgt=0)
     assert summary["source_context_size"] == summary["target_context_size"] == 0
     # without context the two candidates' scores do not depend on where the set puts context
-    bare = [{"src": e["src"].split(" _eos ")[-1], "dst": [d.split(" _eos ")[-1] for d in e["dst"]],
-             "true_ind": e["true_ind"]} for e in entries]
+    bare = [
+        {
+            "src": e["src"].split(" _eos ")[-1],
+            "dst": [d.split(" _eos ")[-1] for d in e["dst"]],
+            "true_ind": e["true_ind"],
+        }
+        for e in entries
+    ]
     (tmp_path / "bare_set.json").write_text(json.dumps(bare))
     _, bare_losses = contrastive(tmp_path, dynamic_model, data_bin, tmp_path / "bare_set.json", name="bare")
     assert losses == bare_losses
@@ -162,7 +217,9 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     partial.write_text(json.dumps({"cxmi_fingerprint": fp}) + "\n" + json.dumps(planted) + "\n")
     _, resumed = contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     assert resumed[0] == 123.0 and resumed[1:] == full[1:] and not partial.exists()
-    partial.write_text(json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n")
+    partial.write_text(
+        json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n"
+    )
     with pytest.raises(ContextualMTError, match="different computation.*detokenized"):
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
@@ -171,15 +228,22 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
 
 def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_bin, tmp_path, caplog):
     # both wrong words are outside the tiny vocabulary: the two candidates become the same tokens
-    entries = [{"src": "i see the cat . _eos it is big .", "dst": ["je vois le chat . _eos il est grand .",
-                                                                 "je vois le chat . _eos il est grand ."],
-                "true_ind": 0},
-               {"src": "it is big .", "dst": ["il est zzyzx .", "il est qwvkj ."], "true_ind": 1}]
+    entries = [
+        {
+            "src": "i see the cat . _eos it is big .",
+            "dst": ["je vois le chat . _eos il est grand .", "je vois le chat . _eos il est grand ."],
+            "true_ind": 0,
+        },
+        {"src": "it is big .", "dst": ["il est zzyzx .", "il est qwvkj ."], "true_ind": 1},
+    ]
     entries[0]["dst"][1] = entries[0]["dst"][1].replace("grand", "petit")
     path = tmp_path / "oov_set.json"
     path.write_text(json.dumps(entries))
-    with pytest.raises(ContextualMTError, match=r"oov_set.json: entry 1: candidates 0 and 1 are the same tokens.*"
-                                                r"1 of 2 groups"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"oov_set.json: entry 1: candidates 0 and 1 are the same tokens.*"
+        r"1 of 2 groups",
+    ):
         contrastive(tmp_path, dynamic_model, data_bin, path)
     assert "2 of 4 pairs contain pieces missing from the dictionary" in caplog.text
     assert not list(tmp_path.glob("s.*"))
@@ -187,11 +251,18 @@ def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_
 
 def test_a_candidate_listed_twice_is_scored_once_and_ties(dynamic_model, data_bin, tmp_path):
     # as in Voita et al.'s ellipsis_infl: one string twice (two grammatical cases, one surface form)
-    entries = [{"src": "i see the cat . _eos it is big .",
-                "dst": ["je vois le chat . _eos il est grand .", "je vois le chat . _eos il est petit .",
-                        "je vois le chat . _eos il est grand ."], "true_ind": 2},
-               {"src": "it is big .", "dst": ["il est grand .", "elle est grande .", "il est grand ."],
-                "true_ind": 0}]
+    entries = [
+        {
+            "src": "i see the cat . _eos it is big .",
+            "dst": [
+                "je vois le chat . _eos il est grand .",
+                "je vois le chat . _eos il est petit .",
+                "je vois le chat . _eos il est grand .",
+            ],
+            "true_ind": 2,
+        },
+        {"src": "it is big .", "dst": ["il est grand .", "elle est grande .", "il est grand ."], "true_ind": 0},
+    ]
     path = tmp_path / "ellipsis_infl.json"
     path.write_text(json.dumps(entries))
     summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, batch_size=1)  # copies in other batches
@@ -206,8 +277,21 @@ def multi_encoder_model(data_bin, tmp_path_factory):
     from tests.helpers import train
 
     save = tmp_path_factory.mktemp("multi_ckpt")
-    train(data_bin, save, "-s", "en", "-t", "fr", "--multi-encoder", "--source-context-size", "1",
-          "--target-context-size", "2", "--sample-context-size", epochs=1)
+    train(
+        data_bin,
+        save,
+        "-s",
+        "en",
+        "-t",
+        "fr",
+        "--multi-encoder",
+        "--source-context-size",
+        "1",
+        "--target-context-size",
+        "2",
+        "--sample-context-size",
+        epochs=1,
+    )
     return save / "checkpoint_last.pt"
 
 
@@ -220,14 +304,16 @@ def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita
 
 
 def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
-    from contextual_mt.contrastive.evaluate import score_candidates
-    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
     from contextual_mt.backends.fairseq.model import DocumentModel
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
+    from contextual_mt.contrastive.evaluate import score_candidates
     from contextual_mt.contrastive.formats import get_format
 
     groups = get_format("voita").read(str(voita_set[0]), ())
     pairs = [c for g in groups for c in g.candidates]
-    backend = FairseqScoringBackend(DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin), cpu=True)))
+    backend = FairseqScoringBackend(
+        DocumentModel.load(FairseqModelOptions(str(dynamic_model), data=str(data_bin), cpu=True))
+    )
     backend.load_pairs(pairs, where=str)
     encoder = backend.model.model.encoder
     rows, original = [], encoder.forward
@@ -252,9 +338,15 @@ def test_multi_encoder_in_bfloat16(multi_encoder_model, data_bin, voita_set, tmp
     path, _ = voita_set
     runs = {}
     for dtype in ("float32", "bfloat16"):
-        options = ContrastiveOptions(FairseqModelOptions(str(multi_encoder_model), data=str(data_bin), dtype=dtype), "voita",
-                                     str(path), str(tmp_path / "s.scores"), str(tmp_path / "s.json"), progress=False,
-                                     skip_up_to_date=True)
+        options = ContrastiveOptions(
+            FairseqModelOptions(str(multi_encoder_model), data=str(data_bin), dtype=dtype),
+            "voita",
+            str(path),
+            str(tmp_path / "s.scores"),
+            str(tmp_path / "s.json"),
+            progress=False,
+            skip_up_to_date=True,
+        )
         runs[dtype] = run_contrastive(options), [float(x) for x in (tmp_path / "s.scores").read_text().splitlines()]
     (s32, l32), (s16, l16) = runs["float32"], runs["bfloat16"]
     assert (s32["dtype"], s16["dtype"], s16["fingerprint"]["dtype"]) == ("float32", "bfloat16", "bfloat16")

@@ -1,11 +1,12 @@
 """Context building, dynamic context size, CoWord dropout and the loss mask."""
+
 import numpy as np
 import pytest
 import torch
 from fairseq.data import Dictionary
 
-from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 from commandkit.documents import document_starts
+from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 
 
 def make_dict():
@@ -32,10 +33,20 @@ def sentences(n, length=3, offset=0):
 def dataset(doc_ids, n_src=2, n_tgt=2, src_len=3, tgt_len=3, **kw):
     n = len(doc_ids)
     src, tgt = sentences(n, src_len), sentences(n, tgt_len, offset=100)
-    return ContextDataset(
-        src, np.array([len(s) for s in src]), DICTIONARY, tgt, np.array([len(t) for t in tgt]), DICTIONARY,
-        document_starts(doc_ids), ContextOptions(source_context_size=n_src, target_context_size=n_tgt, **kw)
-    ), src, tgt
+    return (
+        ContextDataset(
+            src,
+            np.array([len(s) for s in src]),
+            DICTIONARY,
+            tgt,
+            np.array([len(t) for t in tgt]),
+            DICTIONARY,
+            document_starts(doc_ids),
+            ContextOptions(source_context_size=n_src, target_context_size=n_tgt, **kw),
+        ),
+        src,
+        tgt,
+    )
 
 
 def expected_context(seqs, i, k):
@@ -133,8 +144,7 @@ def test_coword_dropout_never_masks_special_symbols():
 
 
 def test_coword_dropout_whole_sentence():
-    ds, src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25,
-                         coword_dropout_type="whole")
+    ds, src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25, coword_dropout_type="whole")
     whole = 0
     for i in range(4000):
         cur = ds[i]["source"][:-1]
@@ -159,7 +169,7 @@ def test_loss_mask_and_decoder_input():
     prev = batch["net_input"]["prev_output_tokens"][row]
     n = len(prefix)
     assert torch.all(target[:n] == PAD)  # no loss on context positions
-    assert torch.equal(target[n:n + len(tgt[2])], tgt[2])
+    assert torch.equal(target[n : n + len(tgt[2])], tgt[2])
     assert torch.equal(prev[: n + len(tgt[2])], torch.cat([torch.tensor([EOS]), prefix, tgt[2][:-1]]))
     assert batch["ntokens"] == len(tgt[2]) + len(tgt[0])
     assert batch["prefix_lengths"][row] == n

@@ -1,14 +1,15 @@
 """--scoring muda: its inputs are checked when the scorer is built, and muda's errors name the
 scorer's own flags (--muda-*)."""
+
 import dataclasses
 
 import pytest
 
+from commandkit.errors import InputError
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.generation import generation_order
 from contextual_mt.generation.muda_scorer import MudaScorer, MudaScorerConfig, as_scorer_flags
-from commandkit.errors import InputError
 
 
 @pytest.fixture(autouse=True)
@@ -27,17 +28,23 @@ def corpus(tmp_path_factory):
 
 def config(corpus, **changes):
     cfg = MudaScorerConfig(
-        muda_ref_tags=str(corpus / "test.tags.json"), muda_docids=str(corpus / "test.docids"),
-        muda_src=str(corpus / "test.en"), muda_tgt_lang="fr", muda_ref=str(corpus / "test.fr"),
+        muda_ref_tags=str(corpus / "test.tags.json"),
+        muda_docids=str(corpus / "test.docids"),
+        muda_src=str(corpus / "test.en"),
+        muda_tgt_lang="fr",
+        muda_ref=str(corpus / "test.fr"),
         muda_src_conllu=str(corpus / "test.en.conllu"),
-        muda_lexicon=",".join(str(corpus / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align")))
+        muda_lexicon=",".join(str(corpus / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align")),
+    )
     return dataclasses.replace(cfg, **changes)
 
 
 def test_flags_are_the_scorers():
     msg = as_scorer_flags("pass --src-conllu (CoNLL-U of --src), or --ref-tags; --lexicon, --tgt-lang, --docids")
-    assert msg == ("pass --muda-src-conllu (CoNLL-U of --muda-src), or --muda-ref-tags; --muda-lexicon, "
-                   "--muda-tgt-lang, --muda-docids")
+    assert msg == (
+        "pass --muda-src-conllu (CoNLL-U of --muda-src), or --muda-ref-tags; --muda-lexicon, "
+        "--muda-tgt-lang, --muda-docids"
+    )
     assert as_scorer_flags("--muda-src-conllu and --hyps") == "--muda-src-conllu and --hyps"
 
 
@@ -52,18 +59,21 @@ def short(corpus, tmp_path, name, keep=-1):
     return str(path)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda c, t: {"muda_docids": str(t / "none.docids")}, "none.docids: docids file not found"),
-    (lambda c, t: {"muda_docids": short(c, t, "test.docids")}, "test.docids: has"),
-    (lambda c, t: {"muda_src": str(t)}, "is a directory"),
-    (lambda c, t: {"muda_ref": short(c, t, "test.fr")}, "test.fr: has"),
-    (lambda c, t: {"muda_tgt_lang": "xx"}, "unknown target language 'xx'"),
-    (lambda c, t: {"muda_ref_tags": short(c, t, "test.tags.json", 0)}, "not a JSON file"),
-    (lambda c, t: {"muda_ref_tags": str(c / "valid.tags.json")}, "valid.tags.json: "),
-    (lambda c, t: {"muda_lexicon": str(c / "train.align")}, "--muda-lexicon takes three files"),
-    (lambda c, t: {"muda_lexicon": f"{c}/train.en.conllu,{t}/no.conllu,{c}/train.align"}, "no.conllu"),
-    (lambda c, t: {"muda_src_conllu": None}, "pass --muda-src-conllu (CoNLL-U of --muda-src"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda c, t: {"muda_docids": str(t / "none.docids")}, "none.docids: docids file not found"),
+        (lambda c, t: {"muda_docids": short(c, t, "test.docids")}, "test.docids: has"),
+        (lambda c, t: {"muda_src": str(t)}, "is a directory"),
+        (lambda c, t: {"muda_ref": short(c, t, "test.fr")}, "test.fr: has"),
+        (lambda c, t: {"muda_tgt_lang": "xx"}, "unknown target language 'xx'"),
+        (lambda c, t: {"muda_ref_tags": short(c, t, "test.tags.json", 0)}, "not a JSON file"),
+        (lambda c, t: {"muda_ref_tags": str(c / "valid.tags.json")}, "valid.tags.json: "),
+        (lambda c, t: {"muda_lexicon": str(c / "train.align")}, "--muda-lexicon takes three files"),
+        (lambda c, t: {"muda_lexicon": f"{c}/train.en.conllu,{t}/no.conllu,{c}/train.align"}, "no.conllu"),
+        (lambda c, t: {"muda_src_conllu": None}, "pass --muda-src-conllu (CoNLL-U of --muda-src"),
+    ],
+)
 def test_bad_inputs_fail_when_the_scorer_is_built(corpus, tmp_path, change, message):
     with pytest.raises(InputError) as e:
         MudaScorer(config(corpus, **change(corpus, tmp_path)))
@@ -84,6 +94,9 @@ def test_errors_during_evaluation_name_the_scorers_flags(corpus, monkeypatch):
         raise InputError("the --lexicon annotator cannot annotate the English source: pass --src-conllu")
 
     monkeypatch.setattr(muda_run, "run_eval", fails)
-    with pytest.raises(ContextualMTError, match=r"^the --muda-lexicon annotator cannot annotate the English "
-                                                r"source: pass --muda-src-conllu$"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"^the --muda-lexicon annotator cannot annotate the English "
+        r"source: pass --muda-src-conllu$",
+    ):
         scorer.score()

@@ -1,4 +1,5 @@
 """After a forced prefix, beam search keeps distinct hypotheses."""
+
 import torch
 from fairseq.data import Dictionary
 from fairseq.search import BeamSearch

@@ -1,5 +1,6 @@
 """The HF backend tests' chat-template GPT-2 and two-document corpus (the tiny models themselves are
 session fixtures of tests/conftest.py, shared with the attribution tests)."""
+
 from pathlib import Path
 
 import pytest

@@ -1,6 +1,7 @@
 """The HF scoring backend against a plain per-example computation with transformers forward
 passes (one sentence, one forward, full logits), for a Marian, an M2M100 (forced language
 code), a GPT-2 with the plain prompt and a GPT-2 with a chat template."""
+
 import json
 import math
 
@@ -9,9 +10,9 @@ import pytest
 import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
-from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
-from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from tests.hf_models import EN, FR, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)
@@ -36,7 +37,7 @@ def seq2seq_reference(folder, source, target, src_ctx=None, tgt_ctx=None, src_la
     enc = tok(" ".join(([src_ctx] if src_ctx else []) + [source]), return_tensors="pt").input_ids
     labels = tok(text_target=target).input_ids
     plain = tok(text_target=target, add_special_tokens=False).input_ids
-    lead = labels[:len(labels) - len(plain) - 1]
+    lead = labels[: len(labels) - len(plain) - 1]
     ctx = tok(text_target=tgt_ctx, add_special_tokens=False).input_ids if tgt_ctx else []
     forced = [model.config.decoder_start_token_id] + lead + ctx
     scored = plain + [labels[-1]]
@@ -105,8 +106,17 @@ def options_for(kind, folder, **kw):
 def test_token_pcxmi_equals_per_example_forwards(kind, request, corpus, tmp_path):
     folder = request.getfixturevalue(kind if kind != "m2m" else "m2m")
     out = tmp_path / "p.jsonl"
-    summary = run_cxmi(CxmiOptions(options_for(kind, folder), str(corpus / "src.en"), str(corpus / "ref.fr"),
-                                   str(corpus / "docids"), str(out), max_tokens=300, progress=False))
+    summary = run_cxmi(
+        CxmiOptions(
+            options_for(kind, folder),
+            str(corpus / "src.en"),
+            str(corpus / "ref.fr"),
+            str(corpus / "docids"),
+            str(out),
+            max_tokens=300,
+            progress=False,
+        )
+    )
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 12 and summary["sentences"] == 12
     differ = 0
@@ -135,8 +145,17 @@ def test_base_2_and_inseq_pcxmi(marian, corpus, tmp_path):
     ours in bits when its original input is the one without context and the contrast the one
     with context (and is its negative with the roles swapped)."""
     out = tmp_path / "b.jsonl"
-    run_cxmi(CxmiOptions(HFModelOptions(str(marian)), str(corpus / "src.en"), str(corpus / "ref.fr"),
-                         str(corpus / "docids"), str(out), log_base="2", progress=False))
+    run_cxmi(
+        CxmiOptions(
+            HFModelOptions(str(marian)),
+            str(corpus / "src.en"),
+            str(corpus / "ref.fr"),
+            str(corpus / "docids"),
+            str(out),
+            log_base="2",
+            progress=False,
+        )
+    )
     r = json.loads(out.read_text().splitlines()[3])
     a, c = references("marian", marian, 3)
     inseq = -np.log2(np.exp(a) / np.exp(c))  # orig: without context, contrast: with context
@@ -173,17 +192,33 @@ def test_random_context_and_longer_context(marian, corpus, tmp_path):
     """Context size 2: the two previous sentences joined by the separator; the control draws
     context from the other document."""
     out = tmp_path / "k.jsonl"
-    run_cxmi(CxmiOptions(HFModelOptions(str(marian), source_context_size=2, target_context_size=2),
-                         str(corpus / "src.en"), str(corpus / "ref.fr"), str(corpus / "docids"), str(out),
-                         progress=False))
+    run_cxmi(
+        CxmiOptions(
+            HFModelOptions(str(marian), source_context_size=2, target_context_size=2),
+            str(corpus / "src.en"),
+            str(corpus / "ref.fr"),
+            str(corpus / "docids"),
+            str(out),
+            progress=False,
+        )
+    )
     r = json.loads(out.read_text().splitlines()[4])
     assert r["context_sentences"] == {"source": 2, "target": 2}
     a = seq2seq_reference(marian, EN[4], FR[4])
     c = seq2seq_reference(marian, EN[4], FR[4], f"{EN[2]} {EN[3]}", f"{FR[2]} {FR[3]}")
     np.testing.assert_allclose(r["token_pcxmi"], c - a, atol=1e-4)
     rnd = tmp_path / "r.jsonl"
-    run_cxmi(CxmiOptions(HFModelOptions(str(marian)), str(corpus / "src.en"), str(corpus / "ref.fr"),
-                         str(corpus / "docids"), str(rnd), random_context=True, progress=False))
+    run_cxmi(
+        CxmiOptions(
+            HFModelOptions(str(marian)),
+            str(corpus / "src.en"),
+            str(corpus / "ref.fr"),
+            str(corpus / "docids"),
+            str(rnd),
+            random_context=True,
+            progress=False,
+        )
+    )
     real = [json.loads(x)["sentence_pcxmi"] for x in (tmp_path / "k.jsonl").read_text().splitlines()]
     control = [json.loads(x)["sentence_pcxmi"] for x in rnd.read_text().splitlines()]
     assert control != real
@@ -194,9 +229,17 @@ def test_contrastive_losses_equal_per_example_forwards(marian, tmp_path):
     own previous sentence as context (the set's text as is: --detokenize no)."""
     path = write_voita_set(tmp_path / "deixis_test.json")
     entries = json.loads(path.read_text())
-    summary = run_contrastive(ContrastiveOptions(HFModelOptions(str(marian)), "voita", str(path),
-                                                 str(tmp_path / "s.scores"), str(tmp_path / "s.json"),
-                                                 detokenize="no", progress=False))
+    summary = run_contrastive(
+        ContrastiveOptions(
+            HFModelOptions(str(marian)),
+            "voita",
+            str(path),
+            str(tmp_path / "s.scores"),
+            str(tmp_path / "s.json"),
+            detokenize="no",
+            progress=False,
+        )
+    )
     losses = [float(x) for x in (tmp_path / "s.scores").read_text().splitlines()]
     expected = []
     for e in entries:

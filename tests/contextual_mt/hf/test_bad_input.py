@@ -1,15 +1,16 @@
 """--hf-model bad input: one line naming what is wrong and how to fix it, exit status 1, no
 output file; option errors come before any model is loaded."""
+
 import json
 
 import pytest
 
-from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.templates import load_template
+from contextual_mt.cli import main
+from contextual_mt.errors import ContextualMTError
 
 
 def cli_error(capsys, argv, output):
@@ -24,8 +25,19 @@ def cli_error(capsys, argv, output):
 
 
 def cxmi_argv(corpus, out, *model):
-    return ["cxmi", *model, "--source", str(corpus / "src.en"), "--reference", str(corpus / "ref.fr"),
-            "--docids", str(corpus / "docids"), "--output", str(out), "--quiet"]
+    return [
+        "cxmi",
+        *model,
+        "--source",
+        str(corpus / "src.en"),
+        "--reference",
+        str(corpus / "ref.fr"),
+        "--docids",
+        str(corpus / "docids"),
+        "--output",
+        str(out),
+        "--quiet",
+    ]
 
 
 def test_missing_folder_and_uncached_name(corpus, tmp_path, capsys, monkeypatch):
@@ -33,7 +45,9 @@ def test_missing_folder_and_uncached_name(corpus, tmp_path, capsys, monkeypatch)
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     out = tmp_path / "o.jsonl"
     line = cli_error(capsys, cxmi_argv(corpus, out, "--hf-model", str(tmp_path / "nowhere")), out)
-    assert "no such model folder, and not in the local Hugging Face cache" in line and "huggingface-cli download" in line
+    assert (
+        "no such model folder, and not in the local Hugging Face cache" in line and "huggingface-cli download" in line
+    )
     line = cli_error(capsys, cxmi_argv(corpus, out, "--hf-model", "Helsinki-NLP/opus-mt-en-fr"), out)
     assert line.startswith("error: Helsinki-NLP/opus-mt-en-fr: no such model folder")
 
@@ -45,10 +59,12 @@ def test_folder_that_is_not_a_translation_model_or_lm(corpus, tmp_path, capsys):
     empty.mkdir()
     out = tmp_path / "o.jsonl"
     assert "not a Hugging Face model folder (no config.json)" in cli_error(
-        capsys, cxmi_argv(corpus, out, "--hf-model", str(empty)), out)
+        capsys, cxmi_argv(corpus, out, "--hf-model", str(empty)), out
+    )
     bert = tmp_path / "bert"
-    BertModel(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32)).save_pretrained(bert)
+    BertModel(
+        BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    ).save_pretrained(bert)
     line = cli_error(capsys, cxmi_argv(corpus, out, "--hf-model", str(bert)), out)
     assert "is BertModel, not a seq2seq translation model" in line
 
@@ -68,7 +84,9 @@ def test_weights_of_another_model(marian, m2m, tmp_path):
 def test_language_codes(m2m, marian):
     with pytest.raises(ContextualMTError, match="a multilingual model; give --src-lang"):
         HFModel.load(HFModelOptions(str(m2m)))
-    with pytest.raises(ContextualMTError, match=r"--tgt-lang xx: not a language code of the tokenizer .* \(it has e\.g\. af"):
+    with pytest.raises(
+        ContextualMTError, match=r"--tgt-lang xx: not a language code of the tokenizer .* \(it has e\.g\. af"
+    ):
         HFModel.load(HFModelOptions(str(m2m), src_lang="en", tgt_lang="xx"))
     with pytest.raises(ContextualMTError, match="no target language token >>fra<<"):
         HFModel.load(HFModelOptions(str(marian), tgt_lang="fra"))
@@ -86,18 +104,24 @@ def test_marian_multi_target_token(tmp_path):
     assert tok.convert_ids_to_tokens(backend.layout.source_ids("It is green ."))[0] == ">>fra<<"
 
 
-@pytest.mark.parametrize("spec, message", [
-    ({"prompt": "{context}", "example": "{source} {target}"}, "field 'prompt' lacks the placeholder(s) {source}"),
-    ({"prompt": "{context}{source}", "example": "{source}"}, "field 'example' lacks the placeholder(s) {target}"),
-    ({"prompt": "{context}{source}{lang}", "example": "{source}{target}"}, "unknown placeholder(s) {lang}"),
-    ({"prompt": "{context}{source}", "example": "{source}{target}", "target": "x"},
-     "field 'target' lacks the placeholder(s) {target}"),
-    ({"prompt": "{context}{source}", "example": "{source}{target}", "suffix": ""}, "unknown field(s) suffix"),
-    ({"prompt": "{src_lang}{context}{source}", "example": "{source}{target}"}, "give --src-lang"),
-    ({"prompt": "{context}{source", "example": "{source}{target}"}, "bad braces"),
-])
-def test_template_without_its_placeholders_fails_before_the_model(spec, message, gpt2, corpus, tmp_path, capsys,
-                                                                    monkeypatch):
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"prompt": "{context}", "example": "{source} {target}"}, "field 'prompt' lacks the placeholder(s) {source}"),
+        ({"prompt": "{context}{source}", "example": "{source}"}, "field 'example' lacks the placeholder(s) {target}"),
+        ({"prompt": "{context}{source}{lang}", "example": "{source}{target}"}, "unknown placeholder(s) {lang}"),
+        (
+            {"prompt": "{context}{source}", "example": "{source}{target}", "target": "x"},
+            "field 'target' lacks the placeholder(s) {target}",
+        ),
+        ({"prompt": "{context}{source}", "example": "{source}{target}", "suffix": ""}, "unknown field(s) suffix"),
+        ({"prompt": "{src_lang}{context}{source}", "example": "{source}{target}"}, "give --src-lang"),
+        ({"prompt": "{context}{source", "example": "{source}{target}"}, "bad braces"),
+    ],
+)
+def test_template_without_its_placeholders_fails_before_the_model(
+    spec, message, gpt2, corpus, tmp_path, capsys, monkeypatch
+):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(spec))
     monkeypatch.setattr(HFModel, "load", lambda *a: pytest.fail("the model was loaded before the error"))
@@ -116,7 +140,10 @@ def test_template_files_and_names(tmp_path):
     with pytest.raises(ContextualMTError, match="names the language"):
         load_template("plain")
     t = load_template("plain", "English", "French")
-    assert t.render_prompt("b", [("a", "A")]) == "Translate from English to French.\nEnglish: a\nFrench: A\nEnglish: b\nFrench:"
+    assert (
+        t.render_prompt("b", [("a", "A")])
+        == "Translate from English to French.\nEnglish: a\nFrench: A\nEnglish: b\nFrench:"
+    )
 
 
 def test_lm_options(gpt2, gpt2_chat):
@@ -128,13 +155,16 @@ def test_lm_options(gpt2, gpt2_chat):
         HFScoringBackend.open(HFModelOptions(str(gpt2_chat), source_context_size=2, target_context_size=1))
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--dtype", "float16"], "--dtype float16 needs a GPU"),
-    (["--spm", "x.model"], "--spm: for fairseq checkpoints only"),
-    (["--target-context-size", "-1"], "--target-context-size"),
-    (["--source-context-size", "0", "--target-context-size", "0"], "CXMI is 0 by construction"),
-    (["--max-tokens", "0"], "--max-tokens"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--dtype", "float16"], "--dtype float16 needs a GPU"),
+        (["--spm", "x.model"], "--spm: for fairseq checkpoints only"),
+        (["--target-context-size", "-1"], "--target-context-size"),
+        (["--source-context-size", "0", "--target-context-size", "0"], "CXMI is 0 by construction"),
+        (["--max-tokens", "0"], "--max-tokens"),
+    ],
+)
 def test_option_errors(extra, message, marian, corpus, tmp_path, capsys):
     out = tmp_path / "o.jsonl"
     assert message in cli_error(capsys, cxmi_argv(corpus, out, "--hf-model", str(marian), *extra), out)
@@ -144,6 +174,8 @@ def test_model_flags(corpus, tmp_path, capsys, marian):
     out = tmp_path / "o.jsonl"
     assert "--path CHECKPOINT (fairseq) or --hf-model" in cli_error(capsys, cxmi_argv(corpus, out), out)
     assert "--hf-separator: for --hf-model only" in cli_error(
-        capsys, cxmi_argv(corpus, out, "--path", "x.pt", "--hf-separator", " | "), out)
+        capsys, cxmi_argv(corpus, out, "--path", "x.pt", "--hf-separator", " | "), out
+    )
     assert "--path CHECKPOINT (fairseq) or --hf-model" in cli_error(
-        capsys, cxmi_argv(corpus, out, "--path", "x.pt", "--hf-model", str(marian)), out)
+        capsys, cxmi_argv(corpus, out, "--path", "x.pt", "--hf-model", str(marian)), out
+    )

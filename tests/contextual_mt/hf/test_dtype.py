@@ -2,6 +2,7 @@
 (the check allows for the dtype's rounding, also where logits are as large as a trained
 model's), the scores stay within 0.05 nats of float32, float32 is unchanged, and contrastive
 and translate run. On CUDA the forwards avoid the cuDNN attention backend."""
+
 import json
 
 import numpy as np
@@ -9,13 +10,13 @@ import pytest
 import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
-from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
+from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 from contextual_mt.inference.decoding import DecodingOptions
-from tests.hf_models import EN, FR, write_voita_set, build_marian
+from tests.hf_models import EN, FR, build_marian, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)
 GPT2 = dict(src_lang="English", tgt_lang="French")
@@ -89,7 +90,7 @@ def test_half_precision_head_is_padded_and_cut(marian):
         hidden = half.hf.model.base_model(**inputs, use_cache=False).last_hidden_state[row_index, pos_index]
         bias = (half.hf.model.final_logits_bias.float().reshape(-1)).to(torch.bfloat16)
         plain = torch.nn.functional.linear(hidden, layer.weight, bias).float()
-    torch.testing.assert_close(logits, plain, atol=0, rtol=2 ** -7)
+    torch.testing.assert_close(logits, plain, atol=0, rtol=2**-7)
 
 
 @pytest.mark.parametrize("kind", ["marian", "gpt2"])
@@ -98,9 +99,16 @@ def test_bfloat16_pcxmi_within_0_05_nats_of_float32(kind, request, corpus, tmp_p
     records = {}
     for dtype in ("float32", "bfloat16"):
         out = tmp_path / f"{dtype}.jsonl"
-        run_cxmi(CxmiOptions(HFModelOptions(str(folder), dtype=dtype, **(GPT2 if kind == "gpt2" else {})),
-                             str(corpus / "src.en"), str(corpus / "ref.fr"), str(corpus / "docids"), str(out),
-                             progress=False))
+        run_cxmi(
+            CxmiOptions(
+                HFModelOptions(str(folder), dtype=dtype, **(GPT2 if kind == "gpt2" else {})),
+                str(corpus / "src.en"),
+                str(corpus / "ref.fr"),
+                str(corpus / "docids"),
+                str(out),
+                progress=False,
+            )
+        )
         records[dtype] = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records["bfloat16"]) == 12
     for a, b in zip(records["float32"], records["bfloat16"]):
@@ -126,9 +134,17 @@ def test_contrastive_and_translate_in_bfloat16(marian, tmp_path):
     path = write_voita_set(tmp_path / "deixis_test.json")
     losses = {}
     for dtype in ("float32", "bfloat16"):
-        summary = run_contrastive(ContrastiveOptions(HFModelOptions(str(marian), dtype=dtype), "voita", str(path),
-                                                     str(tmp_path / f"{dtype}.scores"), str(tmp_path / f"{dtype}.json"),
-                                                     detokenize="no", progress=False))
+        summary = run_contrastive(
+            ContrastiveOptions(
+                HFModelOptions(str(marian), dtype=dtype),
+                "voita",
+                str(path),
+                str(tmp_path / f"{dtype}.scores"),
+                str(tmp_path / f"{dtype}.json"),
+                detokenize="no",
+                progress=False,
+            )
+        )
         assert summary["groups"] == 4 and summary["candidates"] == 8
         losses[dtype] = [float(x) for x in (tmp_path / f"{dtype}.scores").read_text().splitlines()]
     # a sentence's loss sums its ~10 tokens' log p
@@ -139,7 +155,8 @@ def test_contrastive_and_translate_in_bfloat16(marian, tmp_path):
     for dtype in ("float32", "bfloat16"):
         hf = HFModel.load(HFModelOptions(str(marian), dtype=dtype))
         out[dtype] = HFDocumentTranslator(hf, DecodingOptions(beam=2, max_len_b=6, batch_size=4)).translate(
-            EN, docs, progress=False)
+            EN, docs, progress=False
+        )
     assert len(out["bfloat16"]) == 12 and all(out["bfloat16"])
     assert sum(a == b for a, b in zip(out["float32"], out["bfloat16"])) >= 10
 

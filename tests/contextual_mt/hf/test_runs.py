@@ -1,20 +1,22 @@
 """cxmi --hf-model as a run: resume after an interruption, the fingerprint covers the model files
 and the HF settings, shards merge, the report reads the records unchanged."""
+
 import json
 
 import pytest
 
 from contextual_mt.analysis.cxmi import CxmiOptions, merge_shards, run_cxmi
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.backends.hf.scoring import HFScoringBackend
-from contextual_mt.backends.hf.options import HFModelOptions
 
 
 def options(marian, corpus, out, **kw):
     model = HFModelOptions(str(marian), separator=kw.pop("separator", " "))
-    return CxmiOptions(model, str(corpus / "src.en"), str(corpus / "ref.fr"), str(corpus / "docids"), str(out),
-                       progress=False, **kw)
+    return CxmiOptions(
+        model, str(corpus / "src.en"), str(corpus / "ref.fr"), str(corpus / "docids"), str(out), progress=False, **kw
+    )
 
 
 def test_resume_equals_a_clean_run_and_refuses_other_settings(marian, corpus, tmp_path, monkeypatch):

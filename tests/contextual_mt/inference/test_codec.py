@@ -1,9 +1,10 @@
 """The sentencepiece codec: the model and the dictionary must belong together, both ways."""
+
 import pytest
 from fairseq.data import Dictionary
 
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec, model_pieces
+from contextual_mt.errors import ContextualMTError
 
 LINES = ["the cat sees the dog", "a dog sees a cat", "le chat voit le chien", "un chien voit un chat"]
 
@@ -13,8 +14,14 @@ def spm_model(tmp_path_factory):
     import sentencepiece as spm
 
     prefix = tmp_path_factory.mktemp("codec") / "spm"
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(LINES * 10), model_prefix=str(prefix), vocab_size=40,
-                                   model_type="bpe", hard_vocab_limit=False, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(LINES * 10),
+        model_prefix=str(prefix),
+        vocab_size=40,
+        model_type="bpe",
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
     path = f"{prefix}.model"
     return path, model_pieces(spm.SentencePieceProcessor(model_file=path))
 

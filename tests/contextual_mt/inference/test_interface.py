@@ -1,22 +1,23 @@
 """The one interface and the shared helpers of inference: every backend implements the
 protocols, one context-trimming rule (scalar, list and array forms agree), one waves loop, one
 batching rule."""
+
 import inspect
 
 import numpy as np
 import pytest
 
-from contextual_mt.data.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
-from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.backends.hf.scoring import HFScoringBackend
-from contextual_mt.backends.hf.translator import HFDocumentTranslator
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.backends.fairseq.family import FairseqFamily
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.backends.fairseq.scoring import CADecScoringBackend, FairseqScoringBackend
 from contextual_mt.backends.fairseq.translator import DocumentTranslator
-from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
-from contextual_mt.backends.fairseq.family import FairseqFamily
 from contextual_mt.backends.hf.family import HFFamily
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.backends.hf.scoring import HFScoringBackend
+from contextual_mt.backends.hf.translator import HFDocumentTranslator
+from contextual_mt.data.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
+from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
 from contextual_mt.inference.registry import family
 from contextual_mt.inference.waves import translate_in_waves, waves
 
@@ -32,8 +33,9 @@ def test_every_scoring_backend_implements_the_interface(cls):
     missing = sorted(m for m in methods if not callable(getattr(cls, m, None)))
     assert missing == []
     for m in methods:  # same parameters as declared
-        assert list(inspect.signature(getattr(cls, m)).parameters) == \
-            list(inspect.signature(getattr(ScoringBackend, m)).parameters), (cls.__name__, m)
+        assert list(inspect.signature(getattr(cls, m)).parameters) == list(
+            inspect.signature(getattr(ScoringBackend, m)).parameters
+        ), (cls.__name__, m)
 
 
 @pytest.mark.parametrize("cls", [DocumentTranslator, HFDocumentTranslator])
@@ -46,7 +48,9 @@ def test_each_model_spec_has_its_family():
     assert isinstance(family(HFModelOptions("some/model")), HFFamily)
     for kind in (FairseqFamily, HFFamily):
         assert protocol_methods(ModelFamily) <= {m for m in dir(kind) if callable(getattr(kind, m))}
-    assert family(FairseqModelOptions("ckpt.pt", spm="spm.model")).reads_raw_text(FairseqModelOptions("ckpt.pt", spm="spm.model"))
+    assert family(FairseqModelOptions("ckpt.pt", spm="spm.model")).reads_raw_text(
+        FairseqModelOptions("ckpt.pt", spm="spm.model")
+    )
     assert not family(FairseqModelOptions("ckpt.pt")).reads_raw_text(FairseqModelOptions("ckpt.pt"))
     assert family(HFModelOptions("some/model")).reads_raw_text(HFModelOptions("some/model"))
 
@@ -57,6 +61,7 @@ def test_nearest_fitting_drops_the_furthest_of_the_longer_side_first():
     def attempt(n_src, n_tgt):
         tried.append((n_src, n_tgt))
         return n_src + n_tgt <= 2, (n_src, n_tgt)
+
     assert nearest_fitting(3, 2, attempt, lambda v: ValueError(v)) == (1, 1)
     assert tried == [(3, 2), (2, 2), (1, 2), (1, 1)]  # a tie drops a source sentence
     with pytest.raises(ValueError):
@@ -88,7 +93,7 @@ def test_array_form_agrees_with_the_list_form():
         own, k, limit = lengths[-1], int(rng.integers(0, 6)), int(rng.integers(1, 20))
         ids = nearest_context(previous, k, 0, limit - own)
         kept = ids.count(0)
-        window = previous[max(0, len(previous) - k):] if k else []
+        window = previous[max(0, len(previous) - k) :] if k else []
         cost = np.cumsum([0] + [len(s) + 1 for s in reversed(window)])
         array = nearest_fitting_sizes(np.array([len(window)]), lambda a: own + cost[a], limit)
         assert int(array[0]) == kept
@@ -108,6 +113,7 @@ def test_translate_in_waves_gives_each_wave_the_translations_before_it():
     def decode_wave(wave, predicted):
         seen.append([predicted[j] for _, prev in wave for j in prev])
         yield [(i, f"t{i}") for i, _ in wave]
+
     out = translate_in_waves(docs, 5, decode_wave, progress=False)
     assert out == ["t0", "t1", "t2", "t3", "t4"]
     assert seen == [[], ["t0", "t3"], ["t0", "t1"]]

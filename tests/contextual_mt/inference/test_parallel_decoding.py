@@ -1,5 +1,6 @@
 """Parallel predicted-context decoding (``inference.waves.translate_in_rounds``) gives exactly the
 waves' output, for any decoder whose output depends on its own row only; with fewer rounds."""
+
 import hashlib
 import random
 
@@ -11,16 +12,18 @@ from contextual_mt.inference.waves import translate_in_rounds, translate_in_wave
 def decoder(k, sensitive=lambda i: True, log=None):
     """A deterministic stand-in for a model: sentence i's 'translation' is a function of i and of
     the previous k predictions it is given (only i, where the context does not matter to it)."""
+
     def decode_wave(wave, predicted):
         if log is not None:
             log.append(len(wave))
         out = []
         for i, prev in wave:
-            ctx = [tuple(predicted[j]) for j in (prev[len(prev) - k:] if k else [])] if sensitive(i) else []
+            ctx = [tuple(predicted[j]) for j in (prev[len(prev) - k :] if k else [])] if sensitive(i) else []
             h = hashlib.sha256(repr((i, ctx)).encode()).digest()
             out.append((i, [h[0] % 5, h[1] % 5]))
         yield out[: len(out) // 2]  # as batches finish
-        yield out[len(out) // 2:]
+        yield out[len(out) // 2 :]
+
     return decode_wave
 
 
@@ -58,8 +61,7 @@ def test_context_that_changes_nothing_costs_two_rounds_per_window():
     # predictions of predecessors not translated yet) are made again once with their real context,
     # and are then known final: two rounds per window instead of one wave per sentence
     docs, total = documents([20, 20, 5])
-    parallel, stats = translate_in_rounds(docs, total, decoder(2, sensitive=lambda i: False), 2, 10, [],
-                                          progress=False)
+    parallel, stats = translate_in_rounds(docs, total, decoder(2, sensitive=lambda i: False), 2, 10, [], progress=False)
     assert parallel == translate_in_waves(docs, total, decoder(2, sensitive=lambda i: False), progress=False)
     assert stats.rounds == 4 and stats.translated[0] == 25  # 10 + 10 + 5 first translations
 
@@ -78,7 +80,7 @@ def test_random_documents_and_sensitivity():
 
 
 def test_the_rounds_line_is_progress_said_only_with_progress(caplog):
-    """"parallel decoding: N rounds, ..." is progress: not printed under --quiet (progress off)."""
+    """ "parallel decoding: N rounds, ..." is progress: not printed under --quiet (progress off)."""
     from types import SimpleNamespace
 
     from contextual_mt.inference.waves import decode_documents

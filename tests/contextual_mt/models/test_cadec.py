@@ -1,6 +1,7 @@
 """CADec (Voita et al. 2019) on a tiny base model: memories and distance features, a frozen base,
 the first-pass mixing and corruption rates, incremental decoding, a checkpoint that loads without
 its base file, and bad input."""
+
 import shutil
 
 import pytest
@@ -8,14 +9,41 @@ import torch
 
 from tests.helpers import BIN, TRAIN_OPTS, USER_DIR, run, train
 
-CADEC = ["--task", "cadec_translation", "-s", "en", "-t", "fr", "--arch", "cadec_transformer_tiny",
-         "--context-size", "2"]
+CADEC = [
+    "--task",
+    "cadec_translation",
+    "-s",
+    "en",
+    "-t",
+    "fr",
+    "--arch",
+    "cadec_transformer_tiny",
+    "--context-size",
+    "2",
+]
 
 
 def train_cadec(data_bin, save, base, *extra, check=True):
     base_args = ["--base-model", str(base)] if base is not None else []
-    return run([str(BIN / "fairseq-train"), str(data_bin), "--user-dir", USER_DIR, *CADEC, *base_args,
-                *TRAIN_OPTS, "--max-epoch", "2", "--save-dir", str(save), "--seed", "3", *extra], check=check)
+    return run(
+        [
+            str(BIN / "fairseq-train"),
+            str(data_bin),
+            "--user-dir",
+            USER_DIR,
+            *CADEC,
+            *base_args,
+            *TRAIN_OPTS,
+            "--max-epoch",
+            "2",
+            "--save-dir",
+            str(save),
+            "--seed",
+            "3",
+            *extra,
+        ],
+        check=check,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +60,13 @@ def cadec_checkpoint(data_bin, base_model, tmp_path_factory):
 
 
 def load(ckpt, data_bin, **overrides):
-    import contextual_mt  # noqa: F401
     from fairseq import checkpoint_utils
 
+    import contextual_mt  # noqa: F401
+
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
-        [str(ckpt)], arg_overrides={"data": str(data_bin), **overrides})
+        [str(ckpt)], arg_overrides={"data": str(data_bin), **overrides}
+    )
     return models[0].eval(), task
 
 
@@ -63,8 +93,11 @@ def test_memories_carry_each_sentence_with_its_distance(cadec_checkpoint, data_b
         counts = one_hot.sum(0).long().tolist()
         assert counts[0] == int(net["src_tokens"][b].ne(pad).sum())  # the current sentence, </s> included
         # distance k: the k-th previous source sentence (+ its </s>); none beyond the context given
-        n_ctx = int((net["src_ctx_tokens"][b] == task.source_dictionary.index("<brk>")).sum()) \
-            if net.get("src_ctx_tokens") is not None else 0
+        n_ctx = (
+            int((net["src_ctx_tokens"][b] == task.source_dictionary.index("<brk>")).sum())
+            if net.get("src_ctx_tokens") is not None
+            else 0
+        )
         assert sum(c > 0 for c in counts[1:]) == n_ctx
     base_memory = out["base_out"][0]
     first_len = int(sample["target"][0].ne(pad).sum())
@@ -75,11 +108,13 @@ def test_memories_carry_each_sentence_with_its_distance(cadec_checkpoint, data_b
 
 def test_base_stays_frozen_and_the_checkpoint_holds_it(cadec_checkpoint, base_model, data_bin, tmp_path):
     state = torch.load(cadec_checkpoint, map_location="cpu", weights_only=False)
-    import contextual_mt  # noqa: F401
     from fairseq import checkpoint_utils
 
-    base_model_obj, _, _ = checkpoint_utils.load_model_ensemble_and_task([str(base_model)],
-                                                                         arg_overrides={"data": str(data_bin)})
+    import contextual_mt  # noqa: F401
+
+    base_model_obj, _, _ = checkpoint_utils.load_model_ensemble_and_task(
+        [str(base_model)], arg_overrides={"data": str(data_bin)}
+    )
     for name, p in base_model_obj[0].named_parameters():
         assert torch.equal(state["model"]["encoder.base." + name], p.detach()), name
     # one file is enough: the base checkpoint is gone
@@ -99,8 +134,10 @@ def test_first_pass_mixing_and_corruption_rates(cadec_checkpoint, data_bin):
     big = {k: v for k, v in sample.items()}
     reps = 80
     big["target"] = sample["target"].repeat(reps, 1)
-    big["net_input"] = {"src_tokens": sample["net_input"]["src_tokens"].repeat(reps, 1),
-                        "src_lengths": sample["net_input"]["src_lengths"].repeat(reps)}
+    big["net_input"] = {
+        "src_tokens": sample["net_input"]["src_tokens"].repeat(reps, 1),
+        "src_lengths": sample["net_input"]["src_lengths"].repeat(reps),
+    }
     first = task.first_pass(big, model, seed=5)
     corrupted = big["first_pass_corrupted"]
     assert abs(corrupted.float().mean().item() - 0.5) < 0.07
@@ -175,10 +212,10 @@ def test_a_base_with_context_or_another_dictionary_is_refused(data_bin, raw_corp
 
 
 def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus):
+    from commandkit.documents import document_starts
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from commandkit.documents import document_starts
 
     src = (raw_corpus / "test.en").read_text().splitlines()
     ids = (raw_corpus / "test.docids").read_text().splitlines()
@@ -186,23 +223,46 @@ def test_two_pass_translation(cadec_checkpoint, base_model, data_bin, raw_corpus
     assert model.cadec and model.source_context_size == model.target_context_size == 2
     two_pass = DocumentTranslator(model, options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
     full = DocumentTranslator(model, options=DecodingOptions(beam=3, incremental=False)).translate(
-        src, ids, progress=False)
+        src, ids, progress=False
+    )
     assert two_pass == full  # incremental decoding of both passes = recomputing everything
-    base = DocumentTranslator(FairseqModelOptions(str(base_model), data=str(data_bin), cpu=True),
-                              options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
+    base = DocumentTranslator(
+        FairseqModelOptions(str(base_model), data=str(data_bin), cpu=True), options=DecodingOptions(beam=3)
+    ).translate(src, ids, progress=False)
     starts = document_starts(ids)
     first = [i for i in range(len(src)) if starts[i] == i]
     # a document's first sentence has no context: it keeps the base translation
     assert [two_pass[i] for i in first] == [base[i] for i in first]
-    no_context = DocumentTranslator(FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin),
-                                                        source_context_size=0, target_context_size=0, cpu=True),
-                                    options=DecodingOptions(beam=3))
+    no_context = DocumentTranslator(
+        FairseqModelOptions(
+            str(cadec_checkpoint), data=str(data_bin), source_context_size=0, target_context_size=0, cpu=True
+        ),
+        options=DecodingOptions(beam=3),
+    )
     assert no_context.translate(src, ids, progress=False) == base
 
 
 def test_fairseq_generate_points_to_the_two_pass_commands(cadec_checkpoint, data_bin):
-    proc = run([str(BIN / "fairseq-generate"), str(data_bin), "--user-dir", USER_DIR, "--task", "cadec_translation",
-                "-s", "en", "-t", "fr", "--path", str(cadec_checkpoint), "--gen-subset", "test", "--cpu"], check=False)
+    proc = run(
+        [
+            str(BIN / "fairseq-generate"),
+            str(data_bin),
+            "--user-dir",
+            USER_DIR,
+            "--task",
+            "cadec_translation",
+            "-s",
+            "en",
+            "-t",
+            "fr",
+            "--path",
+            str(cadec_checkpoint),
+            "--gen-subset",
+            "test",
+            "--cpu",
+        ],
+        check=False,
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "contextual-mt translate" in proc.stderr.splitlines()[-1]
 
@@ -212,16 +272,18 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
     scoring run in bfloat16, with float32 log-probabilities close to float32's."""
     import numpy as np
 
+    from commandkit.documents import document_starts
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.scoring import scoring_backend
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
-    from commandkit.documents import document_starts
 
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
     out = {}
     for dtype in ("float32", "bfloat16"):
-        model = DocumentModel.load(FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True, dtype=dtype))
+        model = DocumentModel.load(
+            FairseqModelOptions(str(cadec_checkpoint), data=str(data_bin), cpu=True, dtype=dtype)
+        )
         assert model.cadec and {p.dtype for p in model.model.parameters()} == {getattr(torch, dtype)}
         hyps = DocumentTranslator(model, options=DecodingOptions(beam=3)).translate(src, ids, progress=False)
         backend = scoring_backend(model)

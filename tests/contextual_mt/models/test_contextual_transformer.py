@@ -1,4 +1,5 @@
 """contextual_transformer: incremental decoding, checkpoints, fine-tuning."""
+
 from argparse import Namespace
 
 import pytest
@@ -9,15 +10,23 @@ from contextual_mt.tasks.document_translation import DocumentTranslationConfig, 
 
 
 def build(data_bin, multi_encoder=False, src_ctx=1, tgt_ctx=2, split="test"):
-    cfg = DocumentTranslationConfig(data=str(data_bin), source_lang="en", target_lang="fr",
-                                    source_context_size=src_ctx, target_context_size=tgt_ctx)
+    cfg = DocumentTranslationConfig(
+        data=str(data_bin), source_lang="en", target_lang="fr", source_context_size=src_ctx, target_context_size=tgt_ctx
+    )
     cfg.seed, cfg.dataset_impl, cfg.train_subset = 1, None, "train"
     task = DocumentTranslationTask.setup_task(cfg)
     task.load_dataset(split)
-    args = Namespace(arch="contextual_transformer_tiny", multi_encoder=multi_encoder,
-                     share_all_embeddings=True, max_source_positions=1024,
-                     max_target_positions=1024, dropout=0.0, encoder_layers_to_keep=None,
-                     decoder_layers_to_keep=None, context_encoder_layers=1)
+    args = Namespace(
+        arch="contextual_transformer_tiny",
+        multi_encoder=multi_encoder,
+        share_all_embeddings=True,
+        max_source_positions=1024,
+        max_target_positions=1024,
+        dropout=0.0,
+        encoder_layers_to_keep=None,
+        decoder_layers_to_keep=None,
+        context_encoder_layers=1,
+    )
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 
     ARCH_CONFIG_REGISTRY[args.arch](args)
@@ -91,15 +100,17 @@ def test_finetune_grows_embeddings_and_initialises_context_encoder(data_bin):
     fresh.load_state_dict(state, strict=True)
     got = fresh.state_dict()
     assert torch.equal(got["encoder.embed_tokens.weight"][:-2], emb + 1.0)
-    assert torch.equal(
-        got["encoder.context_encoder.layers.0.fc1.weight"], state["encoder.layers.0.fc1.weight"]
-    )
+    assert torch.equal(got["encoder.context_encoder.layers.0.fc1.weight"], state["encoder.layers.0.fc1.weight"])
 
 
 @pytest.mark.parametrize(
     "arch,dim,ffn,layers,heads",
-    [("contextual_transformer", 512, 2048, 6, 8), ("contextual_transformer_small", 512, 1024, 6, 8),
-     ("contextual_transformer_big", 1024, 4096, 6, 16), ("contextual_transformer_tiny", 128, 256, 2, 4)],
+    [
+        ("contextual_transformer", 512, 2048, 6, 8),
+        ("contextual_transformer_small", 512, 1024, 6, 8),
+        ("contextual_transformer_big", 1024, 4096, 6, 16),
+        ("contextual_transformer_tiny", 128, 256, 2, 4),
+    ],
 )
 def test_architecture_sizes(arch, dim, ffn, layers, heads):
     from fairseq.models import ARCH_CONFIG_REGISTRY

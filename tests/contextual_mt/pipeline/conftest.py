@@ -3,6 +3,7 @@ tests that inspect its outputs (test_chain.py) and by the stale-state tests, whi
 of it (test_pipeline_bad_input.py): a synthetic TED-format corpus -> make data -> make train
 PRESET=tiny (both models) -> make translate -> make score -> make pcxmi -> make muda-eval ->
 make table -> make contrastive, on CPU."""
+
 import pytest
 
 from tests.contextual_mt.pipeline.chain import build_make_chain

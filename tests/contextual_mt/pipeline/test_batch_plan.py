@@ -1,5 +1,6 @@
 """Tokens per update for `make train` (pipeline/batch_plan.py): the preset's settings on CPU and
 with BATCH=preset, a GPU batch from its memory, and the learning-rate rule."""
+
 import json
 import math
 import os
@@ -8,8 +9,18 @@ import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
-from contextual_mt.pipeline.batch_plan import (LR_CAP, MAX_SCALE, MIN_UPDATES_PER_EPOCH, MemoryEstimate, Reference,
-                                               TrainingSplit, measure_memory, parse_batch, plan_batch, reference_of)
+from contextual_mt.pipeline.batch_plan import (
+    LR_CAP,
+    MAX_SCALE,
+    MIN_UPDATES_PER_EPOCH,
+    MemoryEstimate,
+    Reference,
+    TrainingSplit,
+    measure_memory,
+    parse_batch,
+    plan_batch,
+    reference_of,
+)
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.presets import preset_config
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
@@ -65,8 +76,11 @@ def test_auto_fills_the_gpu_memory_within_the_fraction(gib, per_gpu):
     k = per_gpu / 4096
     assert p.lr == pytest.approx(5e-4 * min(math.sqrt(k), LR_CAP))
     assert p.warmup_updates == round(4000 / k)
-    assert p.fingerprint() == (None if k == 1 else {"max_tokens": per_gpu, "update_freq": 1, "processes": 1,
-                                                    "lr": p.lr, "warmup_updates": p.warmup_updates})
+    assert p.fingerprint() == (
+        None
+        if k == 1
+        else {"max_tokens": per_gpu, "update_freq": 1, "processes": 1, "lr": p.lr, "warmup_updates": p.warmup_updates}
+    )
 
 
 def test_a_small_gpu_accumulates_back_to_the_presets_update():
@@ -101,6 +115,7 @@ def test_the_rule_holds_the_learning_rate_at_equal_tokens():
     """fairseq's inverse_sqrt schedule, after warm-up: lr * sqrt(warmup / update). With the plan's
     schedule the learning rate after the same number of tokens is min(sqrt(k), LR_CAP) times the
     preset's, at every point past both warm-ups."""
+
     def inverse_sqrt(lr, warmup, update):
         return lr * update / warmup if update < warmup else lr * math.sqrt(warmup / update)
 
@@ -153,6 +168,7 @@ def test_memory_is_measured_on_the_presets_model(tmp_path):
 
 class FakeSplit:
     """A training split of 40M tokens whose longest row is 50 tokens."""
+
     longest = 50
 
     def __init__(self, *args):
@@ -200,15 +216,16 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     # the same run again: done; with the paper's settings: other settings than the checkpoints'
     assert train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, progress=False)) == saved
     with pytest.raises(ContextualMTError, match=r"other data or settings \(changed: batch\)"):
-        train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, batch="preset",
-                                 progress=False))
+        train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, batch="preset", progress=False))
 
 
 def test_cpu_training_commands_are_unchanged(fake_data):
     o = TrainOptions("fr", "context", preset="small", root=fake_data.root)
     p = train_stage.batch_plan(o, 0)
     assert train_command(o, 0, False, p) == train_command(o, 0, False)
-    assert train_stage.train_fingerprint(o, p) == train_stage.train_fingerprint(o) and "batch" not in train_stage.train_fingerprint(o, p)
+    assert train_stage.train_fingerprint(o, p) == train_stage.train_fingerprint(
+        o
+    ) and "batch" not in train_stage.train_fingerprint(o, p)
 
 
 def test_auto_keeps_enough_updates_per_epoch():
@@ -241,7 +258,7 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
     for max_tokens in (64, 256):
         assert at(max_tokens) >= math.ceil(sum(longest) / max_tokens)
         assert at(max_tokens) <= len(longest)
-    assert at(10 ** 9) == 1 and at(64) > at(256)
+    assert at(10**9) == 1 and at(64) > at(256)
     # the context model's rows carry their context: more tokens, more batches
     assert split.longest == max(longest)
     with_context = TrainingSplit(context, str(data_bin), "en", "fr")
@@ -249,8 +266,11 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
 
 
 def test_preset_with_batch_overrides_is_refused_and_a_sentence_cap_is_not_a_token_count():
-    with pytest.raises(ContextualMTError, match=r"--batch preset keeps the preset's own values, and the override of "
-                                                r"dataset.max_tokens changes them: not both"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"--batch preset keeps the preset's own values, and the override of "
+        r"dataset.max_tokens changes them: not both",
+    ):
         plan("preset", user_overrides=["dataset.max_tokens=1024"])
     capped = plan(gpus=0, user_overrides=["dataset.batch_size=2"])
     assert capped.as_record()["tokens_per_update"] is None and "dataset.batch_size caps the sentences" in capped.why
@@ -259,9 +279,12 @@ def test_preset_with_batch_overrides_is_refused_and_a_sentence_cap_is_not_a_toke
 def test_a_batch_below_the_longest_example_is_refused_before_training(fake_data, monkeypatch):
     monkeypatch.setattr(train_stage, "TrainingSplit", FakeSplit)
     monkeypatch.setattr(train_stage, "_run", lambda *a: pytest.fail("training started"))
-    with pytest.raises(ContextualMTError, match=r"^--batch 32: 32 tokens per forward are fewer than the longest "
-                                                r"training example \(50 tokens, its context included\); give at "
-                                                r"least 50$"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"^--batch 32: 32 tokens per forward are fewer than the longest "
+        r"training example \(50 tokens, its context included\); give at "
+        r"least 50$",
+    ):
         train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, gpus=0, batch="32"))
     assert not os.path.exists(fake_data.checkpoints("context"))
 

@@ -2,6 +2,7 @@
 synthetic TED-format corpus -> make data -> make train PRESET=tiny (both models) -> make translate
 -> make score -> make pcxmi -> make muda-eval -> make table -> make contrastive; then `make all`
 again does nothing, and stale state is refused."""
+
 import json
 from pathlib import Path
 
@@ -68,7 +69,10 @@ def test_translation_and_scores(study):
     # how each was decoded: on CPU, predicted context in waves (the auto rule); others in one pass
     record = json.loads((work / "results" / "fr" / "translate.json").read_text())
     assert {s: record[s]["decoding"]["decoding"] for s in SYSTEMS} == {
-        "sentence": "one pass", "context": "sequential", "context-gold": "one pass"}
+        "sentence": "one pass",
+        "context": "sequential",
+        "context-gold": "one pass",
+    }
 
 
 def test_testset_stage(study):
@@ -137,11 +141,15 @@ def test_contrastive_stage(study):
 
 def test_make_all_again_does_nothing(study):
     work = study["work"]
-    outputs = [work / "data" / "fr" / "bin" / "train.en-fr.fr.bin", work / "data" / "fr" / "spm.model",
-               *(work / "checkpoints" / "fr" / m / "checkpoint_best.pt" for m in ("sentence", "context")),
-               *(work / "results" / "fr" / f"{s}.test.fr" for s in SYSTEMS),
-               work / "results" / "fr" / "scores.json", work / "results" / "fr" / "pcxmi.jsonl",
-               work / "results" / "fr" / "muda" / "eval.json"]
+    outputs = [
+        work / "data" / "fr" / "bin" / "train.en-fr.fr.bin",
+        work / "data" / "fr" / "spm.model",
+        *(work / "checkpoints" / "fr" / m / "checkpoint_best.pt" for m in ("sentence", "context")),
+        *(work / "results" / "fr" / f"{s}.test.fr" for s in SYSTEMS),
+        work / "results" / "fr" / "scores.json",
+        work / "results" / "fr" / "pcxmi.jsonl",
+        work / "results" / "fr" / "muda" / "eval.json",
+    ]
     before = {p: p.stat().st_mtime_ns for p in outputs}
     proc = make("all", *study["variables"])
     log = proc.stdout + proc.stderr
@@ -153,8 +161,22 @@ def test_make_all_again_does_nothing(study):
 def test_stale_state_is_refused(study):
     work = study["work"]
     # other settings than the checkpoints were trained with: refused before any training
-    proc = run([str(BIN / "contextual-mt"), "pipeline", "train", "--lang", "fr", "--root", str(work),
-                "--preset", "small", "--model", "sentence"], check=False)
+    proc = run(
+        [
+            str(BIN / "contextual-mt"),
+            "pipeline",
+            "train",
+            "--lang",
+            "fr",
+            "--root",
+            str(work),
+            "--preset",
+            "small",
+            "--model",
+            "sentence",
+        ],
+        check=False,
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("error: ") and "other data or settings" in last and "--overwrite" in last

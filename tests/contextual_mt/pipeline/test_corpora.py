@@ -1,19 +1,31 @@
 """Readers of the pipeline's corpora: TED (Qi et al. 2018), IWSLT17, plain text."""
+
 import os
 import tarfile
 
 import pytest
 
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.corpora import (SPLITS, base_language, moses_detokenize, read_iwslt, read_ted, read_text,
-                                            ted_languages)
+from contextual_mt.pipeline.corpora import (
+    SPLITS,
+    base_language,
+    moses_detokenize,
+    read_iwslt,
+    read_ted,
+    read_text,
+    ted_languages,
+)
 
 # ----------------------------------------------------------------------------- a tiny TED corpus
 # rows: (talk_name, en, fr, de); Moses-tokenized as in the corpus
 TED_ROWS = {
     "train": [
-        ("talk_a", "it &apos;s a &quot; hello , world &quot; test .",
-         "c&apos; est un test &quot; bonjour , le monde &quot; .", "x"),
+        (
+            "talk_a",
+            "it &apos;s a &quot; hello , world &quot; test .",
+            "c&apos; est un test &quot; bonjour , le monde &quot; .",
+            "x",
+        ),
         ("talk_a", "the man is here , isn &apos;t he ?", "l&apos; homme est là , n&apos; est-ce pas ?", "x"),
         ("talk_a", "__NULL__", "une phrase sans source .", "x"),
         ("talk_a", "we &apos;re going ( now ) .", "nous partons ( maintenant ) .", "x"),
@@ -120,8 +132,9 @@ def test_ted_language_with_region_uses_base_language(tmp_path):
 
 
 def test_ted_interleaved_talk_rows_are_grouped(tmp_path):
-    rows = dict(TED_ROWS, train=[("a", "one .", "un .", "x"), ("b", "two .", "deux .", "x"),
-                                 ("a", "three .", "trois .", "x")])
+    rows = dict(
+        TED_ROWS, train=[("a", "one .", "un .", "x"), ("b", "two .", "deux .", "x"), ("a", "three .", "trois .", "x")]
+    )
     corpus = read_ted(write_ted(str(tmp_path / "t"), rows), "fr")
     assert corpus["train"].docids == ["a", "a", "b"]
     assert corpus["train"].src == ["one.", "three.", "two."]
@@ -199,11 +212,16 @@ def train_tags(side, docs, markup=True):
     for docid, lines in docs:
         if markup:
             out.append(f'<doc docid="{docid}" genre="lectures">')
-        out += [f"<url>http://www.ted.com/talks/{docid}</url>", "<keywords>talks, science</keywords>",
-                f"<speaker>Speaker {docid}</speaker>", f"<talkid>{docid}</talkid>",
-                f"<title>Title {docid} ({side})</title>",
-                "<description>TED Talk Subtitles and Transcript: about things</description>",
-                '<reviewer href="x">R</reviewer>', '<translator href="y">T</translator>']
+        out += [
+            f"<url>http://www.ted.com/talks/{docid}</url>",
+            "<keywords>talks, science</keywords>",
+            f"<speaker>Speaker {docid}</speaker>",
+            f"<talkid>{docid}</talkid>",
+            f"<title>Title {docid} ({side})</title>",
+            "<description>TED Talk Subtitles and Transcript: about things</description>",
+            '<reviewer href="x">R</reviewer>',
+            '<translator href="y">T</translator>',
+        ]
         out += lines
         if markup:
             out.append("</doc>")
@@ -214,23 +232,33 @@ def xml_set(side, setname, docs):
     body = []
     for docid, lines in docs:
         body.append(f'<doc docid="{docid}" genre="lectures">')
-        body += [f"<url>http://www.ted.com/talks/{docid}</url>", f"<talkid>{docid}</talkid>",
-                 f"<title>{setname} {docid}</title>"]
+        body += [
+            f"<url>http://www.ted.com/talks/{docid}</url>",
+            f"<talkid>{docid}</talkid>",
+            f"<title>{setname} {docid}</title>",
+        ]
         body += [f'<seg id="{i}"> {line} </seg>' for i, line in enumerate(lines, start=1)]
         body.append("</doc>")
     kind = "srcset" if side == "en" else "refset"
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n<mteval>\n'
-            f'<{kind} setid="iwslt2017-{setname}" srclang="english" trglang="french">\n'
-            + "\n".join(body) + f"\n</{kind}>\n</mteval>\n")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<mteval>\n'
+        f'<{kind} setid="iwslt2017-{setname}" srclang="english" trglang="french">\n'
+        + "\n".join(body)
+        + f"\n</{kind}>\n</mteval>\n"
+    )
 
 
-IWSLT_TRAIN = {"en": [("1", ["Hello there.", "It's a test & more."]),
-                      ("2", ["Second talk.", "", "<i>Third</i> line."])],
-               "fr": [("1", ["Bonjour.", "C'est un test & plus."]),
-                      ("2", ["Deuxième exposé.", "vide", "<i>Troisième</i>."])]}
-IWSLT_SETS = {name: {"en": [(f"{n}0", [f"{name} one &amp; &quot;two&quot;", "It&apos;s done."])],
-                     "fr": [(f"{n}0", [f"{name} un &amp; &quot;deux&quot;", "C&apos;est fini."])]}
-              for n, name in enumerate(["dev2010", "tst2010", "tst2013", "tst2014", "tst2015"], start=1)}
+IWSLT_TRAIN = {
+    "en": [("1", ["Hello there.", "It's a test & more."]), ("2", ["Second talk.", "", "<i>Third</i> line."])],
+    "fr": [("1", ["Bonjour.", "C'est un test & plus."]), ("2", ["Deuxième exposé.", "vide", "<i>Troisième</i>."])],
+}
+IWSLT_SETS = {
+    name: {
+        "en": [(f"{n}0", [f"{name} one &amp; &quot;two&quot;", "It&apos;s done."])],
+        "fr": [(f"{n}0", [f"{name} un &amp; &quot;deux&quot;", "C&apos;est fini."])],
+    }
+    for n, name in enumerate(["dev2010", "tst2010", "tst2013", "tst2014", "tst2015"], start=1)
+}
 
 
 def write_iwslt(folder, lang="fr", train=None, sets=None, markup=True):
@@ -352,4 +380,3 @@ def test_a_document_in_two_splits_is_refused_in_every_format(tmp_path):
     # several sets prefix their ids with the set name: the talk ids themselves are compared
     with pytest.raises(ContextualMTError, match="talk '2' is also in"):
         read_iwslt(write_iwslt(str(tmp_path / "iwslt2"), sets=sets), "fr", test="tst2014,tst2015")
-

@@ -2,6 +2,7 @@
 shared make chain (conftest.py; made on CPU, where the default auto is float32): the records name
 the dtype, a run in another dtype does not reuse the float32 results, and make score takes the
 translations of any dtype."""
+
 import json
 import shutil
 
@@ -34,8 +35,16 @@ def test_another_dtype_is_not_up_to_date_and_is_recorded(make_chain, work):
     # in this process (no interpreter to start; make passes DTYPE on: test_make_names.py), and one
     # system (translating the tiny model's degenerate output is slow)
     pair = ("--lang", "fr", "--root", str(work))
-    translate = ("pipeline", "translate", *pair, "--beam", setting(make_chain, "BEAM"), "--systems", "context-gold",
-                 "--quiet")
+    translate = (
+        "pipeline",
+        "translate",
+        *pair,
+        "--beam",
+        setting(make_chain, "BEAM"),
+        "--systems",
+        "context-gold",
+        "--quiet",
+    )
     proc = contextual_mt_cli(*translate, "--dtype", "bfloat16")
     assert proc.returncode == 0 and "context-gold: translating" in proc.stderr and " in bfloat16" in proc.stderr
     assert dtypes() == {"sentence": "float32", "context": "float32", "context-gold": "bfloat16"}
@@ -48,8 +57,9 @@ def test_another_dtype_is_not_up_to_date_and_is_recorded(make_chain, work):
     assert summary["dtype"] == summary["fingerprint"]["dtype"] == "bfloat16"
 
     sets = make_chain["sets"].split("=", 1)[1]
-    proc = contextual_mt_cli("pipeline", "contrastive", *pair, "--sets", sets, "--systems", "context", "--dtype",
-                             "bfloat16", "--quiet")
+    proc = contextual_mt_cli(
+        "pipeline", "contrastive", *pair, "--sets", sets, "--systems", "context", "--dtype", "bfloat16", "--quiet"
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert read(results / "contrastive" / "test.contrastive.context.json")["dtype"] == "bfloat16"
     assert read(results / "contrastive" / "test.contrastive.sentence.json")["dtype"] == "float32"  # not asked

@@ -3,6 +3,7 @@ shapes: train.done / train.json, translate.json, scores.json, .prepare-state.jso
 .stage/*.json; tests/fixtures/study_records, made by that code with its make_fixture.py) stays up
 to date: the plan counts every stage as done, and the stages that check their own records do
 nothing."""
+
 import json
 import shutil
 from pathlib import Path
@@ -25,15 +26,28 @@ def study(tmp_path, monkeypatch):
 def test_the_plan_counts_every_stage_of_an_earlier_study_as_done(study):
     graph = {j.name: j for j in jobs("fr", ".", shards=2, every=True)}
     assert [name for name, j in graph.items() if not j.finished] == []
-    assert set(graph) >= {"data", "train-sentence", "train-context", "translate", "score", "pcxmi", "pcxmi-merge",
-                          "muda", "report", "testset", "attribute", "contrastive", "table"}
+    assert set(graph) >= {
+        "data",
+        "train-sentence",
+        "train-context",
+        "translate",
+        "score",
+        "pcxmi",
+        "pcxmi-merge",
+        "muda",
+        "report",
+        "testset",
+        "attribute",
+        "contrastive",
+        "table",
+    }
     assert all(line.split()[6] == "done" for line in format_plan(list(graph.values()), as_json=False).splitlines())
 
 
 def test_an_earlier_study_is_not_trained_translated_or_scored_again(study, capsys):
     from contextual_mt.pipeline.score_stage import ScoreStageOptions, score_systems
-    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
     from contextual_mt.pipeline.train import TrainOptions, train_model
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 
     before = {p: p.stat().st_mtime_ns for p in study.rglob("*") if p.is_file()}
     for model in ("sentence", "context"):
@@ -52,8 +66,8 @@ def test_an_earlier_study_is_not_trained_translated_or_scored_again(study, capsy
 def test_an_earlier_train_done_is_read_as_a_stage_record(study):
     """An earlier train.done is read as a StageRecord (its checkpoint_sha256 as the output's hash):
     finished while the checkpoint is the file it names, not once it changed."""
-    from contextual_mt.pipeline.train import done_record
     from contextual_mt.pipeline.layout import PairLayout
+    from contextual_mt.pipeline.train import done_record
 
     layout = PairLayout("fr", ".")
     record = done_record(layout, "context")

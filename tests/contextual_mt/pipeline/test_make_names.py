@@ -1,5 +1,6 @@
 """Errors of the stages run by make name the Make variables the user typed (SHARD=, SHARDS=,
 TED=/IWSLT=/TEXT=), run by hand the options; all before any model loads."""
+
 import os
 import re
 
@@ -19,22 +20,27 @@ def test_the_mapping_is_the_makefiles():
 
 def test_spelling_by_hand_and_under_make(monkeypatch):
     monkeypatch.delenv(MAKE_ENV, raising=False)
-    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == ("--shard 3/2", "--ted",
-                                                                                      "--vocab-size")
+    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == (
+        "--shard 3/2",
+        "--ted",
+        "--vocab-size",
+    )
     monkeypatch.setenv(MAKE_ENV, "1")
-    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == ("SHARD=3/2", "TED=",
-                                                                                      "SPM_VOCAB")
+    assert (given("--shard", "3/2"), given("--ted"), option_name("--vocab-size")) == ("SHARD=3/2", "TED=", "SPM_VOCAB")
     assert given("--lang", "fr") == "--lang fr"  # no Make variable of its own
 
 
-@pytest.mark.parametrize("args, fragments", [
-    (["--shard", "0/2"], ["SHARD=0/2", "need 1 <= i <= n", "count from 1"]),
-    (["--shard", "3/2"], ["SHARD=3/2", "need 1 <= i <= n"]),
-    (["--shard", ""], ["SHARD=''", "i/n"]),
-    (["--merge-shards", ""], ["SHARDS=''", "number of shards"]),
-    (["--merge-shards", "x"], ["SHARDS=x", "number of shards"]),
-    (["--merge-shards", "0"], ["SHARDS must be >= 1"]),
-])
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["--shard", "0/2"], ["SHARD=0/2", "need 1 <= i <= n", "count from 1"]),
+        (["--shard", "3/2"], ["SHARD=3/2", "need 1 <= i <= n"]),
+        (["--shard", ""], ["SHARD=''", "i/n"]),
+        (["--merge-shards", ""], ["SHARDS=''", "number of shards"]),
+        (["--merge-shards", "x"], ["SHARDS=x", "number of shards"]),
+        (["--merge-shards", "0"], ["SHARDS must be >= 1"]),
+    ],
+)
 def test_pcxmi_stage_errors_name_make_variables(tmp_path, monkeypatch, args, fragments):
     monkeypatch.setenv(MAKE_ENV, "1")
     line = one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, *args), *fragments)
@@ -47,8 +53,10 @@ def test_pcxmi_stage_by_hand_names_the_option(tmp_path, monkeypatch):
 
 
 def test_make_pcxmi_shard_names_shard(tmp_path):
-    for target, var, fragment in (("pcxmi-shard", "SHARD=0/2", "SHARD=0/2: need 1 <= i <= n"),
-                                  ("pcxmi-merge", "SHARDS=", "SHARDS='': give the number of shards")):
+    for target, var, fragment in (
+        ("pcxmi-shard", "SHARD=0/2", "SHARD=0/2: need 1 <= i <= n"),
+        ("pcxmi-merge", "SHARDS=", "SHARDS='': give the number of shards"),
+    ):
         proc = make(target, "LANG=fr", f"WORK={tmp_path}", var, check=False)
         assert proc.returncode != 0 and "Traceback" not in proc.stderr and "usage:" not in proc.stderr
         assert f"error: {fragment}" in proc.stderr, proc.stderr[-2000:]
@@ -65,8 +73,12 @@ def test_pcxmi_merge_names_the_shards_not_scored_yet(tmp_path, monkeypatch):
     os.makedirs(p.results)
     open(os.path.join(p.results, "pcxmi.shard-2-of-3.jsonl"), "w").close()
     monkeypatch.setenv(MAKE_ENV, "1")
-    one_error(cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--merge-shards", "3"),
-              "pcxmi.shard-1-of-3.jsonl: does not exist", "2 of 3 shards not scored yet: 1/3, 3/3", "SHARD=i/n")
+    one_error(
+        cmt("pipeline", "pcxmi", "--lang", "fr", "--root", tmp_path, "--merge-shards", "3"),
+        "pcxmi.shard-1-of-3.jsonl: does not exist",
+        "2 of 3 shards not scored yet: 1/3, 3/3",
+        "SHARD=i/n",
+    )
     assert sorted(os.listdir(p.results)) == ["pcxmi.shard-2-of-3.jsonl"]
 
 
@@ -74,24 +86,32 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
     # argparse's own errors (a value of the wrong type, an unknown choice, an empty value), under
     # make: no usage dump, no option the user never typed
     for target, variables, fragment in (
-            ("data", ["SPM_VOCAB=x", f"TEXT={tmp_path}"], "SPM_VOCAB: invalid int value: 'x'"),
-            ("translate", ["BEAM=abc"], "BEAM: invalid int value: 'abc'"),
-            ("translate", ["BEAM="], "BEAM: needs a value (it is empty)"),
-            ("train", ["PRESET=huge"], "PRESET: invalid choice: 'huge'"),
-            # and the stages' own checks of the values
-            ("translate", ["BEAM=0"], "BEAM must be >= 1 (got 0)"),
-            ("train", ["EPOCHS=0"], "EPOCHS must be >= 1 (got 0)"),
-            ("train", ["GPUS=-1"], "GPUS must be >= 0 (got -1)"),
-            ("train", ["BATCH=lots"], "BATCH must be auto, preset or a number of tokens per update (got 'lots')"),
-            ("train", ["BATCH=0"], "BATCH must be >= 1 tokens per update (got 0)"),
-            # DTYPE reaches every stage that runs a model
-            *((target, ["DTYPE=fp8", *extra], "DTYPE must be one of auto, float32, bfloat16, float16 (got 'fp8')")
-              for target, extra in (("translate", []), ("pcxmi", []), ("pcxmi-shard", ["SHARD=1/2"]),
-                                    ("contrastive", ["SETS=voita:x.json"])))):
+        ("data", ["SPM_VOCAB=x", f"TEXT={tmp_path}"], "SPM_VOCAB: invalid int value: 'x'"),
+        ("translate", ["BEAM=abc"], "BEAM: invalid int value: 'abc'"),
+        ("translate", ["BEAM="], "BEAM: needs a value (it is empty)"),
+        ("train", ["PRESET=huge"], "PRESET: invalid choice: 'huge'"),
+        # and the stages' own checks of the values
+        ("translate", ["BEAM=0"], "BEAM must be >= 1 (got 0)"),
+        ("train", ["EPOCHS=0"], "EPOCHS must be >= 1 (got 0)"),
+        ("train", ["GPUS=-1"], "GPUS must be >= 0 (got -1)"),
+        ("train", ["BATCH=lots"], "BATCH must be auto, preset or a number of tokens per update (got 'lots')"),
+        ("train", ["BATCH=0"], "BATCH must be >= 1 tokens per update (got 0)"),
+        # DTYPE reaches every stage that runs a model
+        *(
+            (target, ["DTYPE=fp8", *extra], "DTYPE must be one of auto, float32, bfloat16, float16 (got 'fp8')")
+            for target, extra in (
+                ("translate", []),
+                ("pcxmi", []),
+                ("pcxmi-shard", ["SHARD=1/2"]),
+                ("contrastive", ["SETS=voita:x.json"]),
+            )
+        ),
+    ):
         proc = make(target, "LANG=fr", f"WORK={tmp_path}", *variables, check=False)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-        assert proc.returncode != 0 and len(errors) == 1 and errors[0].startswith(f"error: {fragment}"), \
-            proc.stderr[-2000:]
+        assert proc.returncode != 0 and len(errors) == 1 and errors[0].startswith(f"error: {fragment}"), proc.stderr[
+            -2000:
+        ]
         assert "usage:" not in proc.stderr
     assert not list(tmp_path.iterdir())
 
@@ -103,8 +123,11 @@ def test_a_bad_muda_option_names_muda_args(monkeypatch):
     stage = dict(src="S", ref="R", docids="D", tgt_lang="fr", hyps=["H"])  # what the stage sets itself
     words = ["--frobnicate", "3"]  # MUDA_ARGS
     monkeypatch.setenv(MAKE_ENV, "1")
-    with pytest.raises(ContextualMTError, match=r"^MUDA_ARGS: muda eval refuses it: unrecognized arguments: "
-                                                r"--frobnicate 3$"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"^MUDA_ARGS: muda eval refuses it: unrecognized arguments: "
+        r"--frobnicate 3$",
+    ):
         muda_options("eval", words, **stage)
     monkeypatch.delenv(MAKE_ENV)
     with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):

@@ -1,13 +1,18 @@
 """Every Make variable of `make translate` reaches its option of `contextual-mt pipeline translate`
 (a dry run of make), and the option reaches the stage's decoding options."""
+
 import subprocess
 
 from tests.contextual_mt.pipeline.chain import ROOT
 
 
 def dry_run(*variables: str) -> str:
-    proc = subprocess.run(["make", "-C", str(ROOT), "--no-print-directory", "-n", "translate", "LANG=fr", *variables],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        ["make", "-C", str(ROOT), "--no-print-directory", "-n", "translate", "LANG=fr", *variables],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return next(line for line in proc.stdout.splitlines() if "pipeline translate" in line)
 
 
@@ -33,6 +38,10 @@ def test_pipeline_translate_decoding_reaches_the_decoding_options(tmp_path):
     assert stage_options(args).decoding.decoding == "parallel"
     assert stage_options(parsed()).decoding.decoding == "auto"  # DecodingOptions' default
     assert TranslateStageOptions("fr", str(tmp_path)).decoding.decoding == "auto"
-    assert stage_options(parsed()).decoding.batch_size == TranslateStageOptions("fr").decoding.batch_size \
-        == STUDY_BATCH_SIZE == 64
+    assert (
+        stage_options(parsed()).decoding.batch_size
+        == TranslateStageOptions("fr").decoding.batch_size
+        == STUDY_BATCH_SIZE
+        == 64
+    )
     assert stage_options(parsed("--beam", "3", "--max-tokens", "900")).decoding.beam == 3

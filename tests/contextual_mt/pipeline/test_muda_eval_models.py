@@ -1,6 +1,7 @@
 """`make muda-eval` checks every model its steps need before running either (the reference's
 `muda tag`, the systems' annotation in `muda eval`): one error listing all missing ones, the
 `muda download` command that gets them, and the Make variables of the pre-computed way."""
+
 import pytest
 
 from contextual_mt.errors import ContextualMTError
@@ -27,21 +28,36 @@ def test_every_missing_model_in_one_error(pair):
         run_muda_eval(o)
     message = str(e.value)
     assert "\n" not in message and message.startswith("make muda-eval LANG=de needs models not on this machine: ")
-    for needle in ("stanza en (tokenize,pos,lemma,depparse,coref)", "stanza de (tokenize,pos,lemma)",
-                   "aligner bert-base-multilingual-cased", "'muda download --tgt-lang de'", "MUDA_TAG_ARGS=",
-                   f"test.en.conllu, test.de.conllu, test.align in {data}", 'MUDA_ARGS="--lexicon'):
+    for needle in (
+        "stanza en (tokenize,pos,lemma,depparse,coref)",
+        "stanza de (tokenize,pos,lemma)",
+        "aligner bert-base-multilingual-cased",
+        "'muda download --tgt-lang de'",
+        "MUDA_TAG_ARGS=",
+        f"test.en.conllu, test.de.conllu, test.align in {data}",
+        'MUDA_ARGS="--lexicon',
+    ):
         assert needle in message, needle
     assert not (root / "results").exists() or not any((root / "results").rglob("*.json"))
 
 
 def test_pre_computed_annotations_and_a_lexicon_need_no_model(pair):
     root, data, hyp = pair
-    o = MudaEvalOptions("de", str(root), hyps=[hyp], muda_args="--lexicon a b c",
-                        muda_tag_args="--src-conllu x --tgt-conllu y --alignments z")
+    o = MudaEvalOptions(
+        "de",
+        str(root),
+        hyps=[hyp],
+        muda_args="--lexicon a b c",
+        muda_tag_args="--src-conllu x --tgt-conllu y --alignments z",
+    )
     check_models(o)  # nothing missing: no model needed
-    o = MudaEvalOptions("de", str(root), hyps=[hyp], muda_args="--lexicon a b c",
-                        muda_tag_args="--src-conllu x --tgt-conllu y")
-    with pytest.raises(ContextualMTError, match=r"needs models not on this machine: aligner "
-                                                r"bert-base-multilingual-cased; get it with 'muda download "
-                                                r"--tgt-lang de --no-source --no-target'"):
+    o = MudaEvalOptions(
+        "de", str(root), hyps=[hyp], muda_args="--lexicon a b c", muda_tag_args="--src-conllu x --tgt-conllu y"
+    )
+    with pytest.raises(
+        ContextualMTError,
+        match=r"needs models not on this machine: aligner "
+        r"bert-base-multilingual-cased; get it with 'muda download "
+        r"--tgt-lang de --no-source --no-target'",
+    ):
         check_models(o)

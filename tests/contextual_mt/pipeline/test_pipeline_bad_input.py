@@ -8,6 +8,7 @@ traceback, never exit 0 with numbers computed from stale or mismatched state.
 Data-stage tests build tiny inputs directly. The stale-state tests work on copies of the make
 chain that test_chain.py inspects (conftest.py: built once per run, PRESET=tiny on CPU).
 """
+
 import json
 import os
 import shutil
@@ -46,8 +47,11 @@ def make(*args):
 
 def meaningful(stderr):
     """stderr lines without fairseq's import-time INFO line and progress bars."""
-    return [line for line in stderr.replace("\r", "\n").splitlines()
-            if line.strip() and "tensorboardX" not in line and "%|" not in line]
+    return [
+        line
+        for line in stderr.replace("\r", "\n").splitlines()
+        if line.strip() and "tensorboardX" not in line and "%|" not in line
+    ]
 
 
 def one_error(proc, *fragments):
@@ -71,8 +75,11 @@ TSV_HEADER = "talk_name\ten\tfr"
 
 
 def ted_rows(split, docs=3, lines=6):
-    return [f"{split}_talk_{d}\tThe cat number {i} sees the dog .\tLe chat numéro {i} voit le chien ."
-            for d in range(docs) for i in range(lines)]
+    return [
+        f"{split}_talk_{d}\tThe cat number {i} sees the dog .\tLe chat numéro {i} voit le chien ."
+        for d in range(docs)
+        for i in range(lines)
+    ]
 
 
 def write_ted_folder(path, header=TSV_HEADER, mutate=None):
@@ -148,6 +155,7 @@ def test_data_rerun_with_a_fixed_vocab_size_is_not_refused(tmp_path):
 
 def test_data_duplicate_language_column_is_refused(tmp_path):
     """A header with the target column twice is ambiguous: refused, naming the file."""
+
     def dup(split, raw):
         return raw.replace(b"talk_name\ten\tfr", b"talk_name\ten\tfr\tfr").replace(b" .\n", b" .\tautre\n")
 
@@ -180,14 +188,17 @@ def test_data_refuses_language_codes_the_later_stages_refuse(tmp_path):
 
 
 # ============================================================================ data stage: malformed corpora
-@pytest.mark.parametrize("kind, fragment", [
-    ("ragged", "all_talks_test.tsv:5: 4 tab-separated fields"),
-    ("noheader", "all_talks_test.tsv:1: no 'talk_name' column"),
-    ("notalk", "all_talks_test.tsv:8: empty talk_name"),
-    ("latin1", "all_talks_test.tsv:2: not UTF-8"),
-    ("empty", "all_talks_test.tsv: empty file"),
-    ("allnull", "all_talks_test.tsv: no row with both"),
-])
+@pytest.mark.parametrize(
+    "kind, fragment",
+    [
+        ("ragged", "all_talks_test.tsv:5: 4 tab-separated fields"),
+        ("noheader", "all_talks_test.tsv:1: no 'talk_name' column"),
+        ("notalk", "all_talks_test.tsv:8: empty talk_name"),
+        ("latin1", "all_talks_test.tsv:2: not UTF-8"),
+        ("empty", "all_talks_test.tsv: empty file"),
+        ("allnull", "all_talks_test.tsv: no row with both"),
+    ],
+)
 def test_data_malformed_tsv_is_one_line_error(tmp_path, kind, fragment):
     def mutate(split, raw):
         if split != "test":
@@ -216,14 +227,19 @@ def test_data_bom_and_crlf_are_read(tmp_path):
     out = tmp_path / "out"
     ok(data(out, "--ted", corpus))
     assert (out / "test.fr").read_text(encoding="utf-8").splitlines()[0] == "Le chat numéro 0 voit le chien."
-    assert "\r" not in (out / "test.docids").read_text() and (out / "test.docids").read_text().startswith("test_talk_0\n")
+    assert "\r" not in (out / "test.docids").read_text() and (out / "test.docids").read_text().startswith(
+        "test_talk_0\n"
+    )
 
 
-@pytest.mark.parametrize("case, fragment", [
-    ("notgzip", "not a readable tar archive"),
-    ("missing", "the archive has no all_talks_test.tsv"),
-    ("wronglang", "no 'de' column"),
-])
+@pytest.mark.parametrize(
+    "case, fragment",
+    [
+        ("notgzip", "not a readable tar archive"),
+        ("missing", "the archive has no all_talks_test.tsv"),
+        ("wronglang", "no 'de' column"),
+    ],
+)
 def test_data_bad_tarball_is_one_line_error(tmp_path, case, fragment):
     folder = write_ted_folder(tmp_path / "ted")
     tarball = tmp_path / "ted_talks.tar.gz"
@@ -256,8 +272,12 @@ def test_data_text_document_in_two_splits_is_refused(tmp_path):
     ids[4:8] = ["train-b"] * 4
     (corpus / "test.docids").write_text("\n".join(ids) + "\n")
     out = tmp_path / "out"
-    one_error(data(out, "--text", corpus, vocab=40), "test.docids:5: document 'train-b' is also in",
-              "train.docids", "one split only")
+    one_error(
+        data(out, "--text", corpus, vocab=40),
+        "test.docids:5: document 'train-b' is also in",
+        "train.docids",
+        "one split only",
+    )
     assert not out.exists()
 
 
@@ -273,16 +293,20 @@ def test_data_iwslt_segment_mismatch_is_one_line_error(tmp_path):
         for name in ("dev2010", "tst2015"):
             segs = "\n".join(f'<seg id="{i}"> {word} {i} </seg>' for i in range(3))
             (iw / f"IWSLT17.TED.{name}.en-fr.{side}.xml").write_text(
-                f'<mteval>\n<doc docid="10">\n{segs}\n</doc>\n</mteval>\n')
+                f'<mteval>\n<doc docid="10">\n{segs}\n</doc>\n</mteval>\n'
+            )
     out = tmp_path / "out"
     one_error(data(out, "--iwslt", iw, vocab=40), "document '2'", "has 3 lines but 4")
     assert not out.exists()
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    ([], "give exactly one of --ted, --iwslt, --text (got none)"),
-    (["--ted", "TED", "--vocab-size", "0"], "--vocab-size must be >= 10"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        ([], "give exactly one of --ted, --iwslt, --text (got none)"),
+        (["--ted", "TED", "--vocab-size", "0"], "--vocab-size must be >= 10"),
+    ],
+)
 def test_data_bad_options(tmp_path, argv, fragment):
     corpus = write_ted_folder(tmp_path / "ted")
     argv = [str(corpus) if a == "TED" else a for a in argv]
@@ -305,8 +329,22 @@ def test_data_output_that_is_a_file_is_refused(tmp_path):
     corpus = write_ted_folder(tmp_path / "ted")
     (tmp_path / "afile").write_text("x\n")
     # through the console script: exit status 1 and one line, no traceback
-    one_error(cmt_script("pipeline", "data", "--lang", "fr", "--output", tmp_path / "afile", "--vocab-size", "50",
-                         "--quiet", "--ted", corpus), "exists and is not a folder")
+    one_error(
+        cmt_script(
+            "pipeline",
+            "data",
+            "--lang",
+            "fr",
+            "--output",
+            tmp_path / "afile",
+            "--vocab-size",
+            "50",
+            "--quiet",
+            "--ted",
+            corpus,
+        ),
+        "exists and is not a folder",
+    )
 
 
 def test_data_rerun_with_a_changed_input_is_refused(tmp_path):
@@ -349,10 +387,21 @@ def study(make_chain, tmp_path_factory):
     last = rows[-1].split("\t")[0]
     train_tsv.write_text("\n".join(r for r in rows if not r.startswith(last + "\t")) + "\n", encoding="utf-8")
     other = root / "other"
-    ok(make("data", "LANG=fr", f"WORK={other}", f"TED={train_tsv.parent}",
-            f"SPM_VOCAB={setting(make_chain, 'SPM_VOCAB')}"))
-    return {"root": root, "work": make_chain["work"], "other_data": other / "data" / "fr",
-            "variables": make_chain["variables"]}
+    ok(
+        make(
+            "data",
+            "LANG=fr",
+            f"WORK={other}",
+            f"TED={train_tsv.parent}",
+            f"SPM_VOCAB={setting(make_chain, 'SPM_VOCAB')}",
+        )
+    )
+    return {
+        "root": root,
+        "work": make_chain["work"],
+        "other_data": other / "data" / "fr",
+        "variables": make_chain["variables"],
+    }
 
 
 @pytest.fixture
@@ -412,8 +461,9 @@ def test_score_after_a_failed_translate_on_a_corrupt_checkpoint(study, work):
     (no numbers of a checkpoint that no longer exists)."""
     ckpt = work / "checkpoints" / "fr" / "context" / "checkpoint_best.pt"
     ckpt.write_bytes(ckpt.read_bytes()[:100_000])
-    one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet"),
-              "checkpoint_best.pt")
+    one_error(
+        cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet"), "checkpoint_best.pt"
+    )
     one_error(cmt("pipeline", "score", "--lang", "fr", "--root", work))
 
 
@@ -423,11 +473,30 @@ def test_translate_refuses_checkpoints_trained_on_other_data(study, work):
     as it was."""
     shutil.rmtree(work / "data" / "fr")
     shutil.copytree(study["other_data"], work / "data" / "fr")
-    one_error(cmt("pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-                  "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence"), "other data or settings")
+    one_error(
+        cmt(
+            "pipeline",
+            "train",
+            "--lang",
+            "fr",
+            "--root",
+            work,
+            "--preset",
+            "tiny",
+            "--gpus",
+            "0",
+            "--max-epoch",
+            setting(study, "EPOCHS"),
+            "--model",
+            "sentence",
+        ),
+        "other data or settings",
+    )
     before = {s: (work / "results" / "fr" / f"{s}.test.fr").read_bytes() for s in SYSTEMS}
-    one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet",
-                  "--systems", "sentence"), "sentence")
+    one_error(
+        cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet", "--systems", "sentence"),
+        "sentence",
+    )
     assert (work / "results" / "fr" / "sentence.test.fr").read_bytes() == before["sentence"]
 
 
@@ -437,14 +506,31 @@ def test_train_recovers_from_a_deleted_checkpoint_best(study, work):
     checkpoint_best.pt and the finished record are back."""
     save = work / "checkpoints" / "fr" / "sentence"
     (save / "checkpoint_best.pt").unlink()
-    args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-            "--max-epoch", setting(study, "EPOCHS"), "--model", "sentence", "--quiet"]  # the chain's settings
+    args = [
+        "pipeline",
+        "train",
+        "--lang",
+        "fr",
+        "--root",
+        work,
+        "--preset",
+        "tiny",
+        "--gpus",
+        "0",
+        "--max-epoch",
+        setting(study, "EPOCHS"),
+        "--model",
+        "sentence",
+        "--quiet",
+    ]  # the chain's settings
     first = cmt(*args)
     if first.returncode != 0:  # refusing is fine if it says how to get out ...
         one_error(first)
         assert "--overwrite" in first.stderr or "OVERWRITE" in first.stderr, meaningful(first.stderr)[-1]
         ok(cmt(*args, "--overwrite"))  # ... and the way out works
-    assert (save / "checkpoint_best.pt").exists() and json.loads((save / ".stage" / "train.json").read_text())["outputs"]
+    assert (save / "checkpoint_best.pt").exists() and json.loads((save / ".stage" / "train.json").read_text())[
+        "outputs"
+    ]
 
 
 def test_train_goes_on_to_more_epochs_and_refuses_fewer(study, work):
@@ -456,10 +542,25 @@ def test_train_goes_on_to_more_epochs_and_refuses_fewer(study, work):
     save = work / "checkpoints" / "fr" / "sentence"
     record = save / ".stage" / "train.json"
     before = json.loads(record.read_text())
-    args = ["pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0",
-            "--model", "sentence", "--quiet"]
-    one_error(cmt(*args, "--max-epoch", "2"), "sentence was trained for 3 epochs; --max-epoch 2 asks for fewer: "
-              "--overwrite retrains")
+    args = [
+        "pipeline",
+        "train",
+        "--lang",
+        "fr",
+        "--root",
+        work,
+        "--preset",
+        "tiny",
+        "--gpus",
+        "0",
+        "--model",
+        "sentence",
+        "--quiet",
+    ]
+    one_error(
+        cmt(*args, "--max-epoch", "2"),
+        "sentence was trained for 3 epochs; --max-epoch 2 asks for fewer: --overwrite retrains",
+    )
     assert json.loads(record.read_text()) == before
     proc = ok(cmt(*args, "--max-epoch", "4"))
     after = json.loads(record.read_text())
@@ -476,8 +577,9 @@ def test_translate_source_docids_mismatch_names_the_file(study, work):
     src = work / "data" / "fr" / "test.en"
     lines = src.read_text(encoding="utf-8").splitlines()
     src.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
-    err = one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet",
-                        "--systems", "sentence"))
+    err = one_error(
+        cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet", "--systems", "sentence")
+    )
     assert "test.en" in err or "test.docids" in err, err
 
 
@@ -485,22 +587,26 @@ def test_translate_source_docids_mismatch_names_the_file(study, work):
 def test_translate_and_train_refuse_a_deleted_bin(study, work):
     shutil.rmtree(work / "data" / "fr" / "bin")
     one_error(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--quiet"), "make data LANG=fr")
-    one_error(cmt("pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0"),
-              "make data LANG=fr")
+    one_error(
+        cmt("pipeline", "train", "--lang", "fr", "--root", work, "--preset", "tiny", "--gpus", "0"), "make data LANG=fr"
+    )
 
 
 def test_translate_again_after_an_edited_translation(study, work):
     hyp = work / "results" / "fr" / "sentence.test.fr"
     good = hyp.read_bytes()
     hyp.write_text("edited\n" * len(good.splitlines()))
-    ok(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet",
-           "--systems", "sentence"))
+    ok(cmt("pipeline", "translate", "--lang", "fr", "--root", work, "--beam", "2", "--quiet", "--systems", "sentence"))
     assert hyp.read_bytes() == good
 
 
 def test_table_with_a_missing_language(study, work):
     out = work / "results" / "table"
     shutil.rmtree(out)  # the shared chain made the table of fr: this test starts without one
-    one_error(cmt("pipeline", "table", "--langs", "fr", "de", "--results-dir", work / "results",
-                  "--output-dir", out), "results/de/scores.json", "make score LANG=de", "make muda-eval LANG=de")
+    one_error(
+        cmt("pipeline", "table", "--langs", "fr", "de", "--results-dir", work / "results", "--output-dir", out),
+        "results/de/scores.json",
+        "make score LANG=de",
+        "make muda-eval LANG=de",
+    )
     assert not out.exists()

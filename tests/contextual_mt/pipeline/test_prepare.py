@@ -1,4 +1,5 @@
 """The data stage: corpus -> text splits, joint sentencepiece, fairseq binaries; resumable."""
+
 import argparse
 import fcntl
 import json
@@ -8,16 +9,16 @@ import shutil
 
 import pytest
 
+from commandkit.console import run_command
+from contextual_mt.cli.pipeline.data import add as add_data_parser
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
-from contextual_mt.cli.pipeline.data import add as add_data_parser
-from commandkit.console import run_command
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 
 SPLITS = ("train", "valid", "test")
-EN_WORDS = "the a man woman house talk idea world people time we you they think know see".split()
-FR_WORDS = "le la homme femme maison exposé idée monde gens temps nous vous ils pense sais vois".split()
+EN_WORDS = ["the", "a", "man", "woman", "house", "talk", "idea", "world", "people", "time", "we", "you", "they", "think", "know", "see"]
+FR_WORDS = ["le", "la", "homme", "femme", "maison", "exposé", "idée", "monde", "gens", "temps", "nous", "vous", "ils", "pense", "sais", "vois"]
 
 
 def ted_rows(seed=0, talks=12):
@@ -90,8 +91,12 @@ def test_outputs(prepared):
     assert summary["input"]["detokenized"]["languages"] == {"en": "en", "fr": "fr"}
     assert "sacremoses" in summary["input"]["detokenized"]["tool"]
     spm = summary["spm"]
-    assert (spm["model_type"], spm["vocab_size"], spm["hard_vocab_limit"], spm["character_coverage"]) == \
-        ("bpe", 150, False, 1.0)
+    assert (spm["model_type"], spm["vocab_size"], spm["hard_vocab_limit"], spm["character_coverage"]) == (
+        "bpe",
+        150,
+        False,
+        1.0,
+    )
     assert spm["trained_on"] == ["train.en", "train.fr"] and spm["training_sentences"] > 0
     assert summary["bin"]["context_symbols"] == ["<brk>", "<mask>"]
     assert len(summary["fingerprint"]) == 64
@@ -104,8 +109,9 @@ def test_fairseq_task_loads_the_binaries(prepared):
     from contextual_mt.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
 
     out, summary, _ = prepared
-    cfg = DocumentTranslationConfig(data=str(out / "bin"), source_lang="en", target_lang="fr",
-                                    source_context_size=1, target_context_size=1)
+    cfg = DocumentTranslationConfig(
+        data=str(out / "bin"), source_lang="en", target_lang="fr", source_context_size=1, target_context_size=1
+    )
     cfg.seed, cfg.dataset_impl, cfg.train_subset = 1, None, "train"
     task = DocumentTranslationTask.setup_task(cfg)
     sp = spm.SentencePieceProcessor(model_file=str(out / "spm.model"))
@@ -138,7 +144,7 @@ def test_dictionary_holds_every_piece_in_fairseqs_order(prepared):
             for token in " ".join(sp.encode(line, out_type=str)).split():
                 built.add_symbol(token)
     built.finalize(padding_factor=1)
-    assert dictionary.symbols[:len(built)] == built.symbols
+    assert dictionary.symbols[: len(built)] == built.symbols
     assert len(dictionary) % 8 == 2  # padded as fairseq pads, then <brk> and <mask>
 
 
@@ -165,8 +171,9 @@ def test_a_folder_prepared_by_an_earlier_version_is_up_to_date(prepared, tmp_pat
     summary = prepare_data(options(out, ted=prepared[2]), progress=False)
     after = mtimes(out)
     assert summary == prepared[1]
-    assert {k: v for k, v in after.items() if k != prepare_module.STATE} == \
-        {k: v for k, v in before.items() if k != LEGACY_DATA_STATE}  # no step redone, summary.json kept
+    assert {k: v for k, v in after.items() if k != prepare_module.STATE} == {
+        k: v for k, v in before.items() if k != LEGACY_DATA_STATE
+    }  # no step redone, summary.json kept
     assert {k: json.loads((out / prepare_module.STATE).read_text())[k] for k in earlier} == earlier
 
 
@@ -178,8 +185,9 @@ def test_moved_input_is_the_same_input(prepared, tmp_path):
     summary = prepare_data(options(out, ted=moved), progress=False)
     assert summary["input"]["path"] == moved and summary["fingerprint"] == prepared[1]["fingerprint"]
     after = mtimes(out)
-    assert {k: v for k, v in after.items() if k != "summary.json"} == \
-        {k: v for k, v in before.items() if k != "summary.json"}
+    assert {k: v for k, v in after.items() if k != "summary.json"} == {
+        k: v for k, v in before.items() if k != "summary.json"
+    }
 
 
 def test_other_options_or_inputs_are_refused_then_overwritten(prepared, tmp_path):
@@ -193,8 +201,7 @@ def test_other_options_or_inputs_are_refused_then_overwritten(prepared, tmp_path
     with pytest.raises(ContextualMTError, match="input files differ.*--overwrite"):
         prepare_data(options(out, ted=other), progress=False)
     assert mtimes(out) == before  # refused: nothing touched
-    summary = prepare_data(options(out, ted=prepared[2], vocab_size=120, lang="de", overwrite=True),
-                           progress=False)
+    summary = prepare_data(options(out, ted=prepared[2], vocab_size=120, lang="de", overwrite=True), progress=False)
     assert summary["spm"]["vocab_size"] == 120 and summary["fingerprint"] != prepared[1]["fingerprint"]
     assert json.loads((out / "summary.json").read_text()) == summary
     assert not (out / "train.fr").exists() and not (out / "bin" / "dict.fr.txt").exists()  # the old pair: gone
@@ -280,18 +287,21 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
         prepare_data(options(out, ted=ted), progress=False)
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({}, "give exactly one of --ted, --iwslt, --text (got none)"),
-    ({"ted": "a", "text": "b"}, "got --ted and --text"),
-    ({"ted": "a", "lang": "en"}, "the source is English"),
-    ({"ted": "a", "lang": "f r"}, "expected a language code"),
-    ({"ted": "a", "vocab_size": 0}, "--vocab-size must be >= 10"),
-    ({"ted": "a", "vocab_size": 1.5}, "--vocab-size must be an integer"),
-    ({"ted": "a", "spm_type": "word"}, "--spm-type must be one of bpe, unigram"),
-    ({"ted": "a", "workers": -1}, "--workers must be >= 0"),
-    ({"ted": "a", "character_coverage": 1.5}, "--character-coverage must be <= 1"),
-    ({"ted": "a", "iwslt_dev": "dev2010"}, "--iwslt-dev only applies to --iwslt input"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({}, "give exactly one of --ted, --iwslt, --text (got none)"),
+        ({"ted": "a", "text": "b"}, "got --ted and --text"),
+        ({"ted": "a", "lang": "en"}, "the source is English"),
+        ({"ted": "a", "lang": "f r"}, "expected a language code"),
+        ({"ted": "a", "vocab_size": 0}, "--vocab-size must be >= 10"),
+        ({"ted": "a", "vocab_size": 1.5}, "--vocab-size must be an integer"),
+        ({"ted": "a", "spm_type": "word"}, "--spm-type must be one of bpe, unigram"),
+        ({"ted": "a", "workers": -1}, "--workers must be >= 0"),
+        ({"ted": "a", "character_coverage": 1.5}, "--character-coverage must be <= 1"),
+        ({"ted": "a", "iwslt_dev": "dev2010"}, "--iwslt-dev only applies to --iwslt input"),
+    ],
+)
 def test_bad_options(kw, message):
     with pytest.raises(ContextualMTError) as e:
         options("out", **kw)
@@ -317,8 +327,27 @@ def cli(argv):
 def test_cli_iwslt(tmp_path, capsys):
     folder = write_iwslt(str(tmp_path / "en-fr"))
     out = tmp_path / "out"
-    assert cli(["data", "--lang", "fr", "--iwslt", folder, "--iwslt-test", "tst2014,tst2015",
-                "--output", str(out), "--vocab-size", "60", "--workers", "1", "--quiet"]) == 0
+    assert (
+        cli(
+            [
+                "data",
+                "--lang",
+                "fr",
+                "--iwslt",
+                folder,
+                "--iwslt-test",
+                "tst2014,tst2015",
+                "--output",
+                str(out),
+                "--vocab-size",
+                "60",
+                "--workers",
+                "1",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr()
     assert "test: 2 documents, 4 sentences" in printed.out and printed.err == ""
     summary = json.loads((out / "summary.json").read_text())
@@ -328,11 +357,25 @@ def test_cli_iwslt(tmp_path, capsys):
     assert summary["splits"]["train"]["dropped"] == 1
 
     # errors: one line on stderr, exit status 1
-    assert cli(["data", "--lang", "fr", "--iwslt", folder, "--iwslt-test", "tst2099",
-                "--output", str(tmp_path / "o2"), "--quiet"]) == 1
+    assert (
+        cli(
+            [
+                "data",
+                "--lang",
+                "fr",
+                "--iwslt",
+                folder,
+                "--iwslt-test",
+                "tst2099",
+                "--output",
+                str(tmp_path / "o2"),
+                "--quiet",
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert err.startswith("error: --iwslt-test: no tst2099 set") and err.count("\n") == 1
     assert not (tmp_path / "o2").exists()
-    assert cli(["data", "--lang", "fr", "--iwslt", folder, "--output", str(out), "--vocab-size", "70",
-                "--quiet"]) == 1
+    assert cli(["data", "--lang", "fr", "--iwslt", folder, "--output", str(out), "--vocab-size", "70", "--quiet"]) == 1
     assert "use --overwrite" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """The training presets: declared once (pipeline/presets.py), their Hydra configs shipped inside
 the package, the README's table generated from them, and the demo preset's training command."""
+
 import os
 from pathlib import Path
 
@@ -58,8 +59,16 @@ def test_a_preset_as_fairseq_train_options_is_its_config():
     from contextual_mt.pipeline.presets import fairseq_train_options
     from tests.helpers import USER_DIR
 
-    argv = ["data", "--user-dir", USER_DIR, "--task", "document_translation", "--arch", "contextual_transformer_tiny",
-            *fairseq_train_options("demo", skip=("max_epoch",))]
+    argv = [
+        "data",
+        "--user-dir",
+        USER_DIR,
+        "--task",
+        "document_translation",
+        "--arch",
+        "contextual_transformer_tiny",
+        *fairseq_train_options("demo", skip=("max_epoch",)),
+    ]
     a = options.parse_args_and_arch(options.get_training_parser(), argv)
     assert (a.optimizer, a.lr_scheduler, a.criterion) == ("adam", "inverse_sqrt", "label_smoothed_cross_entropy")
     assert a.lr == [0.002] and a.adam_betas == "(0.9, 0.98)" and a.warmup_updates == 200

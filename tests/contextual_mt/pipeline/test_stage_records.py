@@ -1,14 +1,24 @@
 """The one stage record (contextual_mt/stage_record.py) and the stage declarations
 (contextual_mt/pipeline/stages.py, `contextual-mt pipeline plan`)."""
+
 import json
 
 import pytest
 
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.stages import STAGES, format_plan, jobs, make_all
-from contextual_mt.stage_record import (FINGERPRINT_KEY, PartialFile, StageRecord, differences, partial_path,
-                                        read_record, record_finished, resumable_records, stale_error,
-                                        SummaryRecord)
+from contextual_mt.stage_record import (
+    FINGERPRINT_KEY,
+    PartialFile,
+    StageRecord,
+    SummaryRecord,
+    differences,
+    partial_path,
+    read_record,
+    record_finished,
+    resumable_records,
+    stale_error,
+)
 
 
 def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_path):
@@ -53,12 +63,16 @@ def test_partial_resume_rule(tmp_path):
     writer.close()
     assert json.loads(path.read_text().splitlines()[0]) == {FINGERPRINT_KEY: {"log_base": "e"}}
     assert sorted(r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])) == [1, 2]
-    with pytest.raises(ContextualMTError, match=r"left by a different computation \(differs in: log_base "
-                                                r"\(partial 'e', now '2'\)\).*--overwrite"):
+    with pytest.raises(
+        ContextualMTError,
+        match=r"left by a different computation \(differs in: log_base "
+        r"\(partial 'e', now '2'\)\).*--overwrite",
+    ):
         resumable_records(str(path), {"log_base": "2"}, [1])
     path.write_text('{"line": 1}\n')
-    with pytest.raises(ContextualMTError, match="no fingerprint on its first line.*`contextual-mt contrastive`"
-                                                ".*--overwrite"):
+    with pytest.raises(
+        ContextualMTError, match="no fingerprint on its first line.*`contextual-mt contrastive`.*--overwrite"
+    ):
         resumable_records(str(path), {}, [1], "contrastive")
 
 
@@ -76,7 +90,7 @@ def test_a_stage_is_finished_when_its_done_record_says_so(tmp_path):
     record.parent.mkdir()
     StageRecord(str(record), "muda-eval").save({"lang": "fr"}, [str(out)])
     assert record_finished(str(record))  # whatever the settings: the chain asks "finished?"
-    out.write_text("{\"edited\": 1}\n")
+    out.write_text('{"edited": 1}\n')
     assert not record_finished(str(record))  # an output is no longer the file the stage wrote
     record.write_text("{not json")
     assert not record_finished(str(record))  # unreadable: the stage reruns and says so
@@ -105,8 +119,16 @@ def test_a_job_is_not_finished_without_the_outputs_its_record_does_not_list(tmp_
 
 def test_plan_declares_the_job_chain(tmp_path):
     graph = {j.name: j for j in jobs("pt-br", str(tmp_path), shards=3)}
-    assert list(graph) == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
-                           "pcxmi-merge", "muda"]
+    assert list(graph) == [
+        "data",
+        "train-sentence",
+        "train-context",
+        "translate",
+        "score",
+        "pcxmi",
+        "pcxmi-merge",
+        "muda",
+    ]
     assert graph["translate"].needs == ["train-sentence", "train-context"]
     assert graph["pcxmi"].needs == ["train-context"] and graph["pcxmi"].todo == [1, 2, 3]
     assert graph["train-context"].device == "gpus" and graph["data"].device == "cpu"
@@ -123,9 +145,21 @@ def test_plan_lists_every_stage_with_its_needs_and_make_all_follows_the_chain(tm
     """`pipeline plan` prints the job chain, then the stages run by hand (no script, no group: not
     Slurm jobs); `make all` runs the chain's targets in its order (Makefile: make_all())."""
     graph = jobs("fr", str(tmp_path), shards=2, every=True)
-    assert [j.name for j in graph] == ["data", "train-sentence", "train-context", "translate", "score", "pcxmi",
-                                       "pcxmi-merge", "muda", "report", "testset", "attribute", "contrastive",
-                                       "table"]
+    assert [j.name for j in graph] == [
+        "data",
+        "train-sentence",
+        "train-context",
+        "translate",
+        "score",
+        "pcxmi",
+        "pcxmi-merge",
+        "muda",
+        "report",
+        "testset",
+        "attribute",
+        "contrastive",
+        "table",
+    ]
     by_hand = {j.name: j for j in graph[8:]}
     assert by_hand["attribute"].needs == ["train-context"] and by_hand["report"].needs == ["pcxmi-merge"]
     assert by_hand["contrastive"].needs == ["train-sentence", "train-context"]

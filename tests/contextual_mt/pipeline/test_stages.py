@@ -1,19 +1,19 @@
 """The training, translation and scoring stages: option checks, the order of stages, and what
 the training command is on CPU, one GPU and several (the chain itself runs in test_chain.py)."""
+
 import json
 import sys
 
 import pytest
 
-from contextual_mt.inference.decoding import DecodingOptions
-
 from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout, check_lang
 from contextual_mt.pipeline.score_stage import ScoreStageOptions, score_systems
-from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 from contextual_mt.pipeline.train import TrainOptions, train_command, train_model
+from contextual_mt.pipeline.translate_stage import TranslateStageOptions, translate_systems
 
 
 def one_error(capsys, argv):
@@ -35,15 +35,18 @@ def test_ted_language_codes_are_accepted(lang):
     assert PairLayout(lang).translation("context") == f"./results/{lang}/context.test.{lang}"
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["--preset", "huge"], "--preset"),
-    (["--preset", "big"], "--pretrained PATH"),
-    (["--preset", "big", "--pretrained", "missing.pt"], "missing.pt: pretrained checkpoint not found"),
-    (["--preset", "tiny", "--pretrained", "x.pt"], "--pretrained is for --preset big"),
-    (["--max-epoch", "0"], "--max-epoch"),
-    (["--gpus", "-1"], "--gpus"),
-    (["--override", "novalue"], "key=value"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["--preset", "huge"], "--preset"),
+        (["--preset", "big"], "--pretrained PATH"),
+        (["--preset", "big", "--pretrained", "missing.pt"], "missing.pt: pretrained checkpoint not found"),
+        (["--preset", "tiny", "--pretrained", "x.pt"], "--pretrained is for --preset big"),
+        (["--max-epoch", "0"], "--max-epoch"),
+        (["--gpus", "-1"], "--gpus"),
+        (["--override", "novalue"], "key=value"),
+    ],
+)
 def test_train_options_are_checked_first(tmp_path, capsys, argv, fragment):
     if "--preset" in argv and argv[argv.index("--preset") + 1] == "huge":
         with pytest.raises(SystemExit):  # argparse's choices
@@ -105,12 +108,15 @@ def test_training_refuses_checkpoints_of_other_data(fake_data):
 
 
 def test_training_command(fake_data, monkeypatch):
-    o = TrainOptions("fr", "context", preset="small", root=fake_data.root, max_update=3000,
-                     overrides=["optimization.lr=[1e-3]"])
+    o = TrainOptions(
+        "fr", "context", preset="small", root=fake_data.root, max_update=3000, overrides=["optimization.lr=[1e-3]"]
+    )
     cpu = train_command(o, gpus=0, fp16=False)
     assert cpu[0].endswith("fairseq-hydra-train") and "--config-name" in cpu and "small_scratch" in cpu
     assert "common.cpu=true" in cpu and "task.target_context_size=3" in cpu and "task.sample_context_size=true" in cpu
-    assert "task.target_lang=fr" in cpu and "optimization.max_update=3000" in cpu and cpu[-1] == "optimization.lr=[1e-3]"
+    assert (
+        "task.target_lang=fr" in cpu and "optimization.max_update=3000" in cpu and cpu[-1] == "optimization.lr=[1e-3]"
+    )
     one = train_command(o, gpus=1, fp16=True)
     assert "common.cpu=true" not in one and "common.fp16=true" in one and one[0] == cpu[0]
     many = train_command(o, gpus=4, fp16=True)

@@ -14,6 +14,7 @@ planted differences, from pre-computed annotations (no models):
 
 scores.json comes from the real `contextual_mt.metrics.score_files`.
 """
+
 import argparse
 import copy
 import csv
@@ -25,9 +26,9 @@ import types
 
 import pytest
 
+from contextual_mt.cli.pipeline.table import add as add_table_parser
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, build_table, system_key
-from contextual_mt.cli.pipeline.table import add as add_table_parser
 from muda.phenomena.registry import phenomenon_names
 
 SYSTEMS = ("sentence", "context", "context-gold")
@@ -41,8 +42,22 @@ def _conllu(sentences):
     for tokens in sentences:
         out.append("# text = " + " ".join(t[0] for t in tokens))
         for k, (form, upos, feats) in enumerate(tokens, start=1):
-            out.append("\t".join([str(k), form, form.lower(), upos, "_", feats, "0" if k == 1 else "1",
-                                  "root" if k == 1 else "dep", "_", "_"]))
+            out.append(
+                "\t".join(
+                    [
+                        str(k),
+                        form,
+                        form.lower(),
+                        upos,
+                        "_",
+                        feats,
+                        "0" if k == 1 else "1",
+                        "root" if k == 1 else "dep",
+                        "_",
+                        "_",
+                    ]
+                )
+            )
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -87,11 +102,22 @@ def _write_hand_corpus(root, lang, docs, names=None):
         (data / f"{k}.conllu").write_text(_conllu(tgts[k]))
         hyps.append(str(hyp))
         hyp_conllu.append(str(data / f"{k}.conllu"))
-    options = EvalOptions(str(data / "test.en"), str(data / f"test.{lang}"), str(data / "test.docids"), lang, hyps,
-                          output=str(results / "muda" / "eval.json"), src_conllu=str(data / "test.en.conllu"),
-                          ref_conllu=str(data / f"test.{lang}.conllu"), ref_alignments=str(data / "test.align"),
-                          hyp_conllu=hyp_conllu, hyp_alignments=[str(data / "test.align")] * 3, names=names,
-                          bootstrap=1000, seed=3)
+    options = EvalOptions(
+        str(data / "test.en"),
+        str(data / f"test.{lang}"),
+        str(data / "test.docids"),
+        lang,
+        hyps,
+        output=str(results / "muda" / "eval.json"),
+        src_conllu=str(data / "test.en.conllu"),
+        ref_conllu=str(data / f"test.{lang}.conllu"),
+        ref_alignments=str(data / "test.align"),
+        hyp_conllu=hyp_conllu,
+        hyp_alignments=[str(data / "test.align")] * 3,
+        names=names,
+        bootstrap=1000,
+        seed=3,
+    )
     return run_eval(options)
 
 
@@ -99,18 +125,28 @@ def _german(root):
     docs = []
     for d in range(24):
         cars = ["rot", "schnell", "neu", "alt"]
-        doc = [("I/PRON thank/VERB you/PRON ./PUNCT", [(0, 0), (1, 1), (2, 2), (3, 3)],
-                {"ref": "Ich/PRON danke/VERB Ihnen/PRON|Person=2 ./PUNCT"}),
-               ("I/PRON see/VERB you/PRON ./PUNCT", [(0, 0), (1, 1), (2, 2), (3, 3)],
-                {"ref": "Ich/PRON sehe/VERB Sie/PRON|Person=2 ./PUNCT",
-                 "sentence": "Ich/PRON sehe/VERB dich/PRON|Person=2 ./PUNCT" if d % 3 else
-                 "Ich/PRON sehe/VERB Sie/PRON|Person=2 ./PUNCT"})]
+        doc = [
+            (
+                "I/PRON thank/VERB you/PRON ./PUNCT",
+                [(0, 0), (1, 1), (2, 2), (3, 3)],
+                {"ref": "Ich/PRON danke/VERB Ihnen/PRON|Person=2 ./PUNCT"},
+            ),
+            (
+                "I/PRON see/VERB you/PRON ./PUNCT",
+                [(0, 0), (1, 1), (2, 2), (3, 3)],
+                {
+                    "ref": "Ich/PRON sehe/VERB Sie/PRON|Person=2 ./PUNCT",
+                    "sentence": "Ich/PRON sehe/VERB dich/PRON|Person=2 ./PUNCT"
+                    if d % 3
+                    else "Ich/PRON sehe/VERB Sie/PRON|Person=2 ./PUNCT",
+                },
+            ),
+        ]
         for k, (en, de) in enumerate(zip(["red", "fast", "new", "old"], cars)):
             targets = {"ref": f"Das/DET Auto/NOUN ist/AUX {de}/ADJ ./PUNCT"}
             if k == 3:
                 targets["context-gold"] = f"Der/DET Wagen/NOUN ist/AUX {de}/ADJ ./PUNCT"
-            doc.append((f"The/DET car/NOUN is/AUX {en}/ADJ ./PUNCT", [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)],
-                        targets))
+            doc.append((f"The/DET car/NOUN is/AUX {en}/ADJ ./PUNCT", [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], targets))
         docs.append(doc)
     return _write_hand_corpus(root, "de", docs, names=list(SYSTEMS))
 
@@ -118,21 +154,37 @@ def _german(root):
 def _japanese(root):
     docs = []
     for d in range(20):
-        doc = [("Thank/VERB you/PRON ./PUNCT", [(0, 0), (2, 3)], {"ref": "ありがとう/INTJ ござい/AUX ます/AUX 。/PUNCT"}),
-               ("It/PRON is/AUX a/DET book/NOUN ./PUNCT", [(3, 0), (4, 2)],
-                {"ref": "本/NOUN です/AUX 。/PUNCT", "sentence": "本/NOUN だ/AUX 。/PUNCT",
-                 "context-gold": "本/NOUN です/AUX 。/PUNCT" if d == 0 else "本/NOUN だ/AUX 。/PUNCT"})]
+        doc = [
+            ("Thank/VERB you/PRON ./PUNCT", [(0, 0), (2, 3)], {"ref": "ありがとう/INTJ ござい/AUX ます/AUX 。/PUNCT"}),
+            (
+                "It/PRON is/AUX a/DET book/NOUN ./PUNCT",
+                [(3, 0), (4, 2)],
+                {
+                    "ref": "本/NOUN です/AUX 。/PUNCT",
+                    "sentence": "本/NOUN だ/AUX 。/PUNCT",
+                    "context-gold": "本/NOUN です/AUX 。/PUNCT" if d == 0 else "本/NOUN だ/AUX 。/PUNCT",
+                },
+            ),
+        ]
         for k in range(4):  # the reference varies the word, so it never counts as cohesion there
             car = "車" if k % 2 == 0 else "自動車"
-            doc.append(("I/PRON drove/VERB the/DET car/NOUN ./PUNCT", [(3, 0), (4, 5)],
-                        {"ref": f"{car}/NOUN を/ADP 運転/NOUN し/AUX た/AUX 。/PUNCT",
-                         "context": "車/NOUN を/ADP 運転/NOUN し/AUX た/AUX 。/PUNCT"}))
+            doc.append(
+                (
+                    "I/PRON drove/VERB the/DET car/NOUN ./PUNCT",
+                    [(3, 0), (4, 5)],
+                    {
+                        "ref": f"{car}/NOUN を/ADP 運転/NOUN し/AUX た/AUX 。/PUNCT",
+                        "context": "車/NOUN を/ADP 運転/NOUN し/AUX た/AUX 。/PUNCT",
+                    },
+                )
+            )
         docs.append(doc)
     return _write_hand_corpus(root, "ja", docs)
 
 
 def _comet_stand_in():
     """COMET cannot be downloaded here: a segment scores 1.0 when it equals the reference."""
+
     class Model:
         dtype = "torch.float32"
 
@@ -162,22 +214,40 @@ def _french(root):
     for k in SYSTEMS:
         (results / f"{k}.test.fr").write_text("\n".join(" ".join(w) for w in outputs[k]) + "\n")
         hyps.append(str(results / f"{k}.test.fr"))
-    options = EvalOptions(str(data / "test.en"), str(data / "test.fr"), str(data / "test.docids"), "fr", hyps,
-                          output=str(results / "muda" / "eval.json"), src_conllu=str(data / "test.en.conllu"),
-                          ref_conllu=str(data / "test.fr.conllu"), ref_alignments=str(data / "test.align"),
-                          bootstrap=1000, seed=3, comet_model="Unbabel/wmt22-comet-da")
-    return run_eval(options, LexiconAnnotator(str(data / "train.en.conllu"), str(data / "train.fr.conllu"),
-                                              str(data / "train.align")))
+    options = EvalOptions(
+        str(data / "test.en"),
+        str(data / "test.fr"),
+        str(data / "test.docids"),
+        "fr",
+        hyps,
+        output=str(results / "muda" / "eval.json"),
+        src_conllu=str(data / "test.en.conllu"),
+        ref_conllu=str(data / "test.fr.conllu"),
+        ref_alignments=str(data / "test.align"),
+        bootstrap=1000,
+        seed=3,
+        comet_model="Unbabel/wmt22-comet-da",
+    )
+    return run_eval(
+        options,
+        LexiconAnnotator(str(data / "train.en.conllu"), str(data / "train.fr.conllu"), str(data / "train.align")),
+    )
 
 
 def _write_scores(root, lang, comet=False):
     from contextual_mt.metrics import score_files
 
     data, results = root / "data" / lang, root / "results" / lang
-    systems = {k: score_files(str(results / f"{k}.test.{lang}"), str(data / f"test.{lang}"),
-                              docids=str(data / "test.docids"), source=str(data / "test.en") if comet else None,
-                              comet_model="Unbabel/wmt22-comet-da" if comet else None)
-               for k in SYSTEMS}
+    systems = {
+        k: score_files(
+            str(results / f"{k}.test.{lang}"),
+            str(data / f"test.{lang}"),
+            docids=str(data / "test.docids"),
+            source=str(data / "test.en") if comet else None,
+            comet_model="Unbabel/wmt22-comet-da" if comet else None,
+        )
+        for k in SYSTEMS
+    }
     (results / "scores.json").write_text(json.dumps({"systems": systems, "settings": {"lang": lang}}, indent=2))
 
 
@@ -288,8 +358,9 @@ def test_markdown_has_the_layout_of_table_10(table):
     assert tags == t["tags"] == ["lexical_cohesion", "formality", "pronouns"]  # canonical order, only those that apply
     assert head == "| language | system | BLEU | COMET | lexical_cohesion | formality | pronouns | chrF | d-BLEU |"
     body = [line for line in lines if line.startswith("| ") and not line.startswith("| language")]
-    assert [tuple(c.strip() for c in line.split("|")[1:3]) for line in body] == \
-        [(lang, k) for lang in LANGS for k in SYSTEMS]
+    assert [tuple(c.strip() for c in line.split("|")[1:3]) for line in body] == [
+        (lang, k) for lang in LANGS for k in SYSTEMS
+    ]
     labels = ["bleu", "comet", *t["tags"], "chrf", "d_bleu"]
     digits = {"bleu": 2, "comet": 4, "chrf": 2, "d_bleu": 2}
     for line, row in zip(body, t["rows"]):
@@ -393,8 +464,11 @@ def test_system_names_map_from_hypothesis_files():
 
 # ----------------------------------------------------------------------------- errors
 def _fails(options_or_langs, tmp_path, match, results=None):
-    options = options_or_langs if isinstance(options_or_langs, TableOptions) else \
-        TableOptions(options_or_langs, str(results), str(tmp_path / "out"))
+    options = (
+        options_or_langs
+        if isinstance(options_or_langs, TableOptions)
+        else TableOptions(options_or_langs, str(results), str(tmp_path / "out"))
+    )
     with pytest.raises(ContextualMTError, match=match) as e:
         build_table(options)
     assert "\n" not in str(e.value)
@@ -407,8 +481,9 @@ def test_missing_results_name_the_file_and_the_make_target(study, tmp_path):
     (results / "de" / "scores.json").unlink()
     _fails(["de"], tmp_path, r"results/de/scores\.json: .*not found.*make score LANG=de", results)
     # neither file: both make targets named
-    _fails(["xx"], tmp_path, r"results/xx/scores\.json: .*not found.*make score LANG=xx.*make muda-eval LANG=xx",
-           results)
+    _fails(
+        ["xx"], tmp_path, r"results/xx/scores\.json: .*not found.*make score LANG=xx.*make muda-eval LANG=xx", results
+    )
     # eval.json there but broken is still refused (only a MuDA run not made is tolerated)
     (results / "ja" / "muda" / "eval.json").write_text("")
     _fails(["ja"], tmp_path, r"results/ja/muda/eval\.json: empty file.*make muda-eval LANG=ja", results)
@@ -430,8 +505,11 @@ def test_a_language_without_muda_results_gets_its_other_columns(study, table, tm
         assert row["values"]["comet"] == scores[system]["comet"]["score"]
         assert all(row["values"][t] is None for t in built["tags"]) and not any(row["significant"].values())
         before = _row(full, "de", system)  # the other languages as before (in the columns still there)
-        assert all(_row(built, "de", system)[part][k] == before[part][k]
-                   for part in ("values", "p", "significant") for k in _row(built, "de", system)[part])
+        assert all(
+            _row(built, "de", system)[part][k] == before[part][k]
+            for part in ("values", "p", "significant")
+            for k in _row(built, "de", system)[part]
+        )
     assert built["languages"]["fr"]["muda"] is False and built["languages"]["de"]["muda"] is True
     md = (tmp_path / "out" / "table.md").read_text()
     fr_rows = [line for line in md.splitlines() if line.startswith("| fr |")]
@@ -481,8 +559,13 @@ def test_systems_that_differ_between_scores_and_eval(study, tmp_path):
     good = copy.deepcopy(scores)
     del scores["systems"]["context-gold"]
     path.write_text(json.dumps(scores))
-    message = _fails(["de"], tmp_path, r"results/de/scores\.json: its systems .* differ from those of "
-                     r".*results/de/muda/eval\.json", results)
+    message = _fails(
+        ["de"],
+        tmp_path,
+        r"results/de/scores\.json: its systems .* differ from those of "
+        r".*results/de/muda/eval\.json",
+        results,
+    )
     assert "context-gold only in" in message
     good["systems"]["big-context"] = good["systems"]["context"]
     path.write_text(json.dumps(good))
@@ -501,13 +584,21 @@ def test_a_broken_eval_structure_names_the_file(study, tmp_path):
     ev = json.loads(path.read_text())
     ev["systems"]["context"]["tags"]["formality"]["f"] = "high"
     path.write_text(json.dumps(ev))
-    _fails(["de"], tmp_path, r"eval\.json: the f-measure of tag 'formality' of system 'context' is not a number",
-           results)
+    _fails(
+        ["de"], tmp_path, r"eval\.json: the f-measure of tag 'formality' of system 'context' is not a number", results
+    )
 
 
-@pytest.mark.parametrize("langs, match", [([], "no target language"), ("", "no target language"),
-                                          (["de", "fr", "de"], "language 'de' given twice"),
-                                          (["de", "../x"], "not a language code"), ([3], "give a list")])
+@pytest.mark.parametrize(
+    "langs, match",
+    [
+        ([], "no target language"),
+        ("", "no target language"),
+        (["de", "fr", "de"], "language 'de' given twice"),
+        (["de", "../x"], "not a language code"),
+        ([3], "give a list"),
+    ],
+)
 def test_bad_langs(langs, match):
     with pytest.raises(ContextualMTError, match=match):
         TableOptions(langs, output_dir="out")
@@ -561,11 +652,27 @@ def _run(argv):
 
 def test_command_prints_the_table_and_where_it_is(study, tmp_path, capsys):
     out = tmp_path / "t"
-    args = _parser().parse_args(["table", "--langs", "de", "ja", "--results-dir", str(study[0] / "results"),
-                                 "--output-dir", str(out)])
+    args = _parser().parse_args(
+        ["table", "--langs", "de", "ja", "--results-dir", str(study[0] / "results"), "--output-dir", str(out)]
+    )
     assert args.output_dir_args == ("output_dir",) and args.alpha == 0.05
-    assert _run(["table", "--langs", "de", "ja", "--results-dir", str(study[0] / "results"),
-                 "--output-dir", str(out), "--alpha", "0.01"]) == 0
+    assert (
+        _run(
+            [
+                "table",
+                "--langs",
+                "de",
+                "ja",
+                "--results-dir",
+                str(study[0] / "results"),
+                "--output-dir",
+                str(out),
+                "--alpha",
+                "0.01",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert printed.startswith("# ") and "| de | context |" in printed and str(out / "table.png") in printed
     assert printed.strip().splitlines()[-1].startswith("wrote ")
@@ -575,8 +682,9 @@ def test_command_prints_the_table_and_where_it_is(study, tmp_path, capsys):
 def test_command_errors_are_one_line(tmp_path, capsys):
     assert _run(["table", "--langs", "de", "de", "--output-dir", str(tmp_path / "t")]) == 1
     assert capsys.readouterr().err.strip() == "error: --langs: language 'de' given twice (de de)"
-    assert _run(["table", "--langs", "fr", "--results-dir", str(tmp_path / "r"),
-                 "--output-dir", str(tmp_path / "t")]) == 1
+    assert (
+        _run(["table", "--langs", "fr", "--results-dir", str(tmp_path / "r"), "--output-dir", str(tmp_path / "t")]) == 1
+    )
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "make muda-eval LANG=fr" in err
     assert not (tmp_path / "t").exists()
@@ -587,8 +695,7 @@ def test_cxmi_column_from_the_pcxmi_summaries(study, tmp_path):
     results = _copy_results(study, tmp_path)
     (results / "fr" / "muda" / "eval.json").unlink()  # the column comes with or without MuDA
     for lang, cxmi in (("de", 0.0123), ("fr", -0.0042)):
-        (results / lang / "pcxmi.summary.json").write_text(json.dumps({"cxmi": cxmi, "unit": "nats",
-                                                                       "sentences": 10}))
+        (results / lang / "pcxmi.summary.json").write_text(json.dumps({"cxmi": cxmi, "unit": "nats", "sentences": 10}))
     built = build_table(TableOptions(LANGS, str(results), str(tmp_path / "out")))
     assert [c["key"] for c in built["columns"]][-1] == "cxmi" and built["columns"][-1]["label"] == "CXMI (nats)"
     for lang, cxmi in (("de", 0.0123), ("fr", -0.0042), ("ja", None)):

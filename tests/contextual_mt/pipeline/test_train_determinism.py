@@ -2,6 +2,7 @@
 same weights twice, the second time with another thread count in the environment (as on a
 machine with another number of cores) and beside a process that keeps a core busy (OpenMP and
 MKL may lower their thread counts under load, and the order of the sums with them)."""
+
 import shutil
 import subprocess
 import sys
@@ -21,12 +22,15 @@ def _weights(path):
     return {k: v for k, v in state.items() if not k.endswith("._float_tensor")}
 
 
-def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thread_settings(demo_corpus, tmp_path,
-                                                                                            monkeypatch):
+def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thread_settings(
+    demo_corpus, tmp_path, monkeypatch
+):
     corpus = demo_corpus(train_docs=40, valid_docs=5, test_docs=5, seed=5)
     first, second = PairLayout("fr", str(tmp_path / "a")), PairLayout("fr", str(tmp_path / "b"))
-    prepare_data(DataOptions(lang="fr", output=first.data, text=str(corpus),
-                             vocab_size=get_preset("demo").vocab_size), progress=False)
+    prepare_data(
+        DataOptions(lang="fr", output=first.data, text=str(corpus), vocab_size=get_preset("demo").vocab_size),
+        progress=False,
+    )
     shutil.copytree(first.data, second.data)
     train_model(TrainOptions("fr", "context", preset="demo", root=first.root, gpus=0, max_epoch=1, progress=False))
     # the second as on a machine of one core (the default thread count is the number of cores)
@@ -34,8 +38,7 @@ def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thre
     monkeypatch.setenv("MKL_NUM_THREADS", "1")
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        train_model(TrainOptions("fr", "context", preset="demo", root=second.root, gpus=0, max_epoch=1,
-                                 progress=False))
+        train_model(TrainOptions("fr", "context", preset="demo", root=second.root, gpus=0, max_epoch=1, progress=False))
     finally:
         busy.kill()
         busy.wait()
@@ -46,6 +49,10 @@ def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thre
 
 
 def test_the_thread_count_is_the_presets_on_cpu_only():
-    assert cpu_thread_env("demo", 0) == {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OMP_DYNAMIC": "FALSE",
-                                         "MKL_DYNAMIC": "FALSE"}
+    assert cpu_thread_env("demo", 0) == {
+        "OMP_NUM_THREADS": "2",
+        "MKL_NUM_THREADS": "2",
+        "OMP_DYNAMIC": "FALSE",
+        "MKL_DYNAMIC": "FALSE",
+    }
     assert cpu_thread_env("demo", 1) == {} and cpu_thread_env("small", 0) == {}

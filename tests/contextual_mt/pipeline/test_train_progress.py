@@ -1,5 +1,6 @@
 """train_progress: fairseq's log lines (as fairseq-hydra-train writes them with log_format simple)
 become a bar per epoch, a line per validation and the figures of the run's log."""
+
 import io
 
 import pytest
@@ -7,9 +8,11 @@ import pytest
 from contextual_mt.pipeline.train import _max_epoch
 from contextual_mt.pipeline.train_progress import TrainProgress
 
-CONFIG = ("[2026-11-25 17:26:18,1][fairseq_cli.train][INFO] - {'_name': None, 'optimization': {'_name': None, "
-          "'max_epoch': 8, 'max_update': 0, 'lr': [0.002]}, 'criterion': {'_name': 'label_smoothed_cross_entropy', "
-          "'label_smoothing': 0.1, 'report_accuracy': False}}")
+CONFIG = (
+    "[2026-11-25 17:26:18,1][fairseq_cli.train][INFO] - {'_name': None, 'optimization': {'_name': None, "
+    "'max_epoch': 8, 'max_update': 0, 'lr': [0.002]}, 'criterion': {'_name': 'label_smoothed_cross_entropy', "
+    "'label_smoothing': 0.1, 'report_accuracy': False}}"
+)
 
 
 def epoch_lines(epoch, total, updates_before, valid_loss, best_loss=None):
@@ -64,10 +67,20 @@ def test_a_resumed_run_counts_epochs_from_its_checkpoint():
     assert after_interval[0][0].startswith("[train de context] epoch 4/8")
     assert progress.state.max_epoch == 8 and progress.bar is None
     stats = progress.stats.as_dict()
-    assert stats == {"epochs": 5, "num_updates": 500, "train_wps": [6004.5, 6005.5], "train_ups": [3.87, 3.87],
-                     "train_wpb": [1715.2, 1715.2], "target_words_per_second": 6005.0, "updates_per_second": 3.87,
-                     "target_words_per_update": 1715.2, "valid_loss": 3.25, "best_valid_loss": 3.25,
-                     "valid_curve": [[4, 400, 3.5], [5, 500, 3.25]], "label_smoothing": 0.1}
+    assert stats == {
+        "epochs": 5,
+        "num_updates": 500,
+        "train_wps": [6004.5, 6005.5],
+        "train_ups": [3.87, 3.87],
+        "train_wpb": [1715.2, 1715.2],
+        "target_words_per_second": 6005.0,
+        "updates_per_second": 3.87,
+        "target_words_per_update": 1715.2,
+        "valid_loss": 3.25,
+        "best_valid_loss": 3.25,
+        "valid_curve": [[4, 400, 3.5], [5, 500, 3.25]],
+        "label_smoothing": 0.1,
+    }
     shown = out.getvalue()
     assert "[train de context] epoch 4: valid loss 3.5, 400 updates" in shown
     assert "[train de context] epoch 5: valid loss 3.25, 500 updates" in shown

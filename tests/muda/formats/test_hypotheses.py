@@ -1,4 +1,5 @@
 """fairseq-generate output: the best of each n-best list, and two different runs in one file."""
+
 import pytest
 
 from commandkit.errors import InputError
@@ -47,8 +48,11 @@ def test_two_runs_with_different_outputs_are_an_error_naming_the_second(order):
     first = run(HYPS, order=[0, 2, 1] if order == [2, 0, 1] else None)
     lines = first + run(other, order=order)
     second = len(first) + next(n for n, l in enumerate(run(other, order=order), start=1) if l.startswith("D-1\t"))
-    with pytest.raises(InputError, match=rf"gen.out:{second}: sample id 1 again, with another hypothesis than at "
-                                         rf"line \d+ \('C D \.' vs 'c d \.'\)"):
+    with pytest.raises(
+        InputError,
+        match=rf"gen.out:{second}: sample id 1 again, with another hypothesis than at "
+        rf"line \d+ \('C D \.' vs 'c d \.'\)",
+    ):
         parse_fairseq_output(lines, "gen.out", 3)
 
 

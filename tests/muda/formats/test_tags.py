@@ -1,4 +1,5 @@
 """The MuDA tags dump and the docids beside it are read through the one reader of user text."""
+
 import pytest
 
 from commandkit.documents import read_docids
@@ -8,8 +9,8 @@ from commandkit.errors import InputError
 def test_the_reader_drops_a_bom_and_refuses_nul_bytes(tmp_path):
     """A byte-order mark (Windows editors write one) stuck to the first id: line 1 became a
     document of its own. Only the file's first bytes are a BOM; elsewhere U+FEFF is text."""
-    from muda.formats.tags import read_tags
     from commandkit.text import read_lines
+    from muda.formats.tags import read_tags
 
     (tmp_path / "ids").write_bytes(b"\xef\xbb\xbftalk 1\r\ntalk 1\ntalk 2\n")
     assert read_docids(str(tmp_path / "ids")) == ["talk 1", "talk 1", "talk 2"]
