@@ -23,3 +23,49 @@ def test_a_demo_folder_of_an_old_layout_is_refused_before_anything_is_written(tm
     with pytest.raises(ContextualMTError, match=f"holds {old}/"):
         run_demo(str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == [old]
+
+
+def test_the_two_models_train_side_by_side_and_a_failure_is_raised_once_the_other_ended(monkeypatch):
+    import threading
+    import time
+
+    from contextual_mt.demo.pipeline import train_side_by_side
+    from contextual_mt.pipeline import train
+    from contextual_mt.pipeline.train import TrainOptions
+
+    spans, both_running = {}, threading.Barrier(2, timeout=10)
+
+    def fake_train(o):
+        start = time.time()
+        both_running.wait()  # times out (BrokenBarrierError) unless the other model trains at once
+        time.sleep(0.3 if o.model == "sentence" else 0.1)
+        spans[o.model] = (start, time.time())
+        if o.model == "context":
+            raise ContextualMTError("training the context model failed")
+        return {}
+
+    monkeypatch.setattr(train, "train_model", fake_train)
+    options = [TrainOptions("fr", m, preset="demo", root="unused", gpus=0) for m in ("sentence", "context")]
+    with pytest.raises(ContextualMTError, match="context model failed"):
+        train_side_by_side(options)
+    assert set(spans) == {"sentence", "context"}  # the sentence model's run was not cut short
+
+
+def test_the_demo_runs_end_to_end_and_records_where_its_time_goes(tmp_path):
+    import json
+    import os
+
+    from contextual_mt.demo.pipeline import demo_results
+
+    work = tmp_path / "demo"
+    results = run_demo(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    with open(demo_results(str(work))) as f:
+        assert json.load(f) == results
+    assert set(results["time"]) == {"corpus", "data", "train", "translate", "score", "contrastive"}
+    assert results["time"]["train"]["sentence_wall_s"] > 0 and results["time"]["train"]["context_wall_s"] > 0
+    assert {"sentence", "context", "context-0"} <= set(results["contrastive"])
+    layout = PairLayout("fr", str(work))
+    stamps = {m: os.path.getmtime(layout.checkpoint(m)) for m in ("sentence", "context")}
+    again = run_demo(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    assert {m: os.path.getmtime(layout.checkpoint(m)) for m in ("sentence", "context")} == stamps  # nothing retrained
+    assert again["contrastive"] == results["contrastive"]

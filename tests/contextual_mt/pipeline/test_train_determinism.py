@@ -33,9 +33,9 @@ def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thre
     )
     shutil.copytree(first.data, second.data)
     train_model(TrainOptions("fr", "context", preset="demo", root=first.root, gpus=0, max_epoch=1, progress=False))
-    # the second as on a machine of one core (the default thread count is the number of cores)
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    monkeypatch.setenv("MKL_NUM_THREADS", "1")
+    # the second as on a machine whose default thread count (the number of cores) is 2
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    monkeypatch.setenv("MKL_NUM_THREADS", "2")
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         train_model(TrainOptions("fr", "context", preset="demo", root=second.root, gpus=0, max_epoch=1, progress=False))
@@ -50,8 +50,8 @@ def test_the_demo_preset_trains_the_same_weights_twice_under_load_and_other_thre
 
 def test_the_thread_count_is_the_presets_on_cpu_only():
     assert cpu_thread_env("demo", 0) == {
-        "OMP_NUM_THREADS": "2",
-        "MKL_NUM_THREADS": "2",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
         "OMP_DYNAMIC": "FALSE",
         "MKL_DYNAMIC": "FALSE",
     }
