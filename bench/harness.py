@@ -19,12 +19,15 @@ The API:
 ``time_it(fn, repeats, warmup, sync)``
     Call ``fn`` ``warmup`` times untimed, then ``repeats`` times timed (``time.perf_counter``;
     ``sync`` is called before each clock reading, e.g. ``torch.cuda.synchronize``). Returns a
-    ``Timing``: every time, the median, min, max; ``fn``'s last result is ``Timing.result``.
+    ``Timing``: every time, the median, min, max; ``fn``'s results are ``Timing.results``
+    (the last one ``Timing.result``).
+    A ``fn`` that times itself returns ``Elapsed(seconds, result)``: its seconds are recorded.
 ``time_interleaved(fns, repeats, warmup, sync)``
     The same for several variants, run in turn within each repeat (the order rotating from repeat
     to repeat) so that a busy machine slows all alike: ``{name: Timing}``.
-``summarize(times)``
-    A ``Timing`` of times measured elsewhere (a subprocess's own report, fairseq's ``wps``).
+``summarize(times)``, ``spread(values)``
+    A ``Timing`` of times measured elsewhere (a subprocess's own report); the median, min and
+    max of other figures a tool reports (fairseq's words/s).
 ``machine_info(device)``
     The machine: CPU model, cores, the cores this process may use, torch's threads, Python,
     torch, CUDA's device name when there is one, the git commit.
@@ -67,11 +70,16 @@ class Timing:
 
     times: List[float]
     warmup: int = 0
-    result: Any = field(default=None, repr=False, compare=False)
+    results: List[Any] = field(default_factory=list, repr=False, compare=False)  # fn's, one per repeat
 
     def __post_init__(self) -> None:
         if not self.times:
             raise ValueError("a Timing needs at least one time")
+
+    @property
+    def result(self) -> Any:
+        """The last repeat's result."""
+        return self.results[-1] if self.results else None
 
     @property
     def median(self) -> float:
@@ -108,9 +116,26 @@ class Timing:
         return d
 
 
+@dataclass
+class Elapsed:
+    """What a timed function returns when it measures its own time (a subprocess's own figure,
+    or one section of its work such as decoding without model loading): ``seconds`` is then the
+    time recorded instead of the wall time of the call, ``result`` the call's result."""
+
+    seconds: float
+    result: Any = None
+
+
 def summarize(times: Sequence[float], warmup: int = 0) -> Timing:
     """A ``Timing`` of times measured elsewhere."""
     return Timing([float(t) for t in times], warmup)
+
+
+def spread(values: Sequence[float]) -> Dict[str, Any]:
+    """Median, min and max of figures a tool reports itself (fairseq's words/s, say)."""
+    if not values:
+        raise ValueError("no values to summarize")
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "values": list(values)}
 
 
 def _check_counts(repeats: int, warmup: int) -> None:
@@ -127,7 +152,7 @@ def time_it(
     _check_counts(repeats, warmup)
     for _ in range(warmup):
         fn()
-    times, result = [], None
+    times, results = [], []
     for _ in range(repeats):
         if sync:
             sync()
@@ -135,8 +160,12 @@ def time_it(
         result = fn()
         if sync:
             sync()
-        times.append(time.perf_counter() - t0)
-    return Timing(times, warmup, result)
+        seconds = time.perf_counter() - t0
+        if isinstance(result, Elapsed):
+            seconds, result = result.seconds, result.result
+        times.append(seconds)
+        results.append(result)
+    return Timing(times, warmup, results)
 
 
 def time_interleaved(
@@ -154,13 +183,13 @@ def time_interleaved(
         for name in names:
             fns[name]()
     times: Dict[str, List[float]] = {name: [] for name in names}
-    results: Dict[str, Any] = {}
+    results: Dict[str, List[Any]] = {name: [] for name in names}
     for r in range(repeats):
         shift = r % len(names) if rotate and names else 0
         for name in names[shift:] + names[:shift]:
             one = time_it(fns[name], repeats=1, sync=sync)
             times[name].append(one.times[0])
-            results[name] = one.result
+            results[name].append(one.result)
     return {name: Timing(times[name], warmup, results[name]) for name in names}
 
 

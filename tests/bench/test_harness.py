@@ -27,7 +27,7 @@ def test_time_it_median_min_max_of_the_repeats_after_untimed_warmup(monkeypatch)
     assert len(calls) == 7  # 2 untimed, 5 timed
     assert t.times == [3.0, 1.0, 2.0, 10.0, 4.0]
     assert (t.median, t.min, t.max, t.repeats) == (3.0, 1.0, 10.0, 5)
-    assert t.result == 7  # the last call's result
+    assert t.results == [3, 4, 5, 6, 7] and t.result == 7  # the timed calls' results
     assert t.rate(30) == 10.0
     d = t.to_dict(items=30)
     assert d["median_s"] == 3.0 and d["per_s"] == 10.0 and d["warmup"] == 2
@@ -36,6 +36,11 @@ def test_time_it_median_min_max_of_the_repeats_after_untimed_warmup(monkeypatch)
 def test_time_it_even_repeats_median_is_the_mean_of_the_middle_two(monkeypatch):
     clock(monkeypatch, [1.0, 5.0, 2.0, 4.0])
     assert harness.time_it(lambda: None, repeats=4).median == 3.0
+
+
+def test_a_function_that_times_itself_gives_its_own_seconds():
+    t = harness.time_it(lambda: harness.Elapsed(0.5, "out"), repeats=3)
+    assert t.times == [0.5, 0.5, 0.5] and t.result == "out"
 
 
 def test_time_it_calls_sync_around_each_timed_call():
@@ -57,6 +62,7 @@ def test_time_interleaved_rotates_the_order_and_keeps_each_variant_apart():
     )
     assert order == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
     assert sorted(timings) == ["a", "b", "c"] and all(t.repeats == 3 for t in timings.values())
+    assert harness.spread([5.0, 1.0, 3.0]) == {"median": 3.0, "min": 1.0, "max": 5.0, "values": [5.0, 1.0, 3.0]}
 
 
 def test_compare_ratio_above_one_means_ours_is_better_for_rates_and_for_times():
