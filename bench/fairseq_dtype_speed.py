@@ -11,12 +11,12 @@ for P-CXMI) and their ratio to float32; the lines that differ from float32's; th
 |ΔP-CXMI| of a token and the corpus CXMI difference; on a GPU the peak memory. A warm-up on the
 first 16 lines of each dtype is not timed.
 
-    python -m bench.fairseq_dtype --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
+    python -m bench.fairseq_dtype_speed --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
         --spm demo/data/fr/spm.model --data demo/data/fr --device cpu --dtypes float32 bfloat16 \\
         [--lines 300] [--repeats 3] [--beam 4] [--batch-size 64] [--json result.json]
 
     # on a GPU (float16 and bfloat16 against float32):
-    python -m bench.fairseq_dtype ... --device cuda --dtypes float32 float16 bfloat16 --lines 0
+    python -m bench.fairseq_dtype_speed ... --device cuda --dtypes float32 float16 bfloat16 --lines 0
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def main(argv=None) -> None:
             )
     if cuda:
         print("peak memory: " + ", ".join(f"{d} {result['tasks'][d]['peak_memory_mib']:.0f} MiB" for d in dtypes))
-    harness.finish(a, "fairseq_dtype", result, device=a.device)
+    harness.finish(a, "fairseq_dtype_speed", result, device=a.device)
 
 
 if __name__ == "__main__":
