@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +77,7 @@ def wps(work: Path, model_args, updates: int) -> float:
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     values = [float(m.group(1)) for m in re.finditer(r"train_inner .* wps=([\d.]+)", proc.stdout + proc.stderr)]
-    return statistics.median(values[1:] or values)
+    return harness.spread(values[1:] or values)["median"]
 
 
 def sampling_rate(work: Path, batches: int = 10) -> float:
