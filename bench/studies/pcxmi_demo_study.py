@@ -126,6 +126,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rates", default="0.0,0.2")
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--skip-coword", action="store_true")
+    harness.add_arguments(ap, repeats=None, json_alias=False)
     args = harness.parse(ap, argv)
     work, out = Path(args.workdir), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -136,7 +137,7 @@ def main(argv=None) -> None:
             work, out, args.epochs, [float(r) for r in args.rates.split(",")], [int(s) for s in args.seeds.split(",")]
         )
         print(json.dumps(results["coword"], indent=2))
-    harness.write_json(str(out / "results.json"), harness.record("studies.pcxmi_demo_study", results, args))
+    harness.write_json(str(out / "results.json"), harness.finish(args, "studies.pcxmi_demo_study", results))
 
 
 if __name__ == "__main__":
