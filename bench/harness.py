@@ -317,7 +317,9 @@ def table(rows: Sequence[Row], baseline: str = "baseline", ours: str = "ours") -
 
 
 def _plain(x: Any) -> Any:
-    """JSON cannot hold Paths, tuples of dataclasses or inf; make them plain."""
+    """JSON cannot hold Paths, Timings, NumPy numbers and arrays, or inf; make them plain."""
+    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):  # NumPy scalars and arrays
+        x = x.tolist()
     if isinstance(x, Timing):
         return x.to_dict()
     if isinstance(x, Row):

@@ -5,6 +5,7 @@ import json
 import math
 import os
 
+import numpy as np
 import pytest
 
 from bench import harness
@@ -85,7 +86,11 @@ def test_write_json_record_shape_and_atomic(tmp_path, monkeypatch):
     path = tmp_path / "new" / "run.json"
     args = harness.parse(parser, ["--repeats", "2", "--json", str(path)])
     timing = harness.summarize([2.0, 1.0, 3.0])
-    rec = harness.finish(args, "translate_speed", {"ours": timing, "rows": [harness.Row("x", "s", 2.0, 1.0, False)]})
+    rec = harness.finish(
+        args,
+        "translate_speed",
+        {"ours": timing, "rows": [harness.Row("x", "s", 2.0, 1.0, False)], "counts": {"train": np.int64(3)}},
+    )
     on_disk = json.loads(path.read_text())
     assert on_disk == json.loads(json.dumps(rec))
     assert set(on_disk) == {"benchmark", "command", "date", "machine", "arguments", "results"}
@@ -94,6 +99,7 @@ def test_write_json_record_shape_and_atomic(tmp_path, monkeypatch):
     assert on_disk["arguments"] == {"repeats": 2, "warmup": 1}  # --json itself is not an argument of the run
     assert on_disk["results"]["ours"]["median_s"] == 2.0 and on_disk["results"]["ours"]["times_s"] == [2.0, 1.0, 3.0]
     assert on_disk["results"]["rows"][0]["ratio"] == 2.0
+    assert on_disk["results"]["counts"] == {"train": 3}  # NumPy numbers made plain
     machine = on_disk["machine"]
     assert machine["cores"] == os.cpu_count() and machine["python"] and machine["cpu"]
     assert "torch" in machine and "cuda" in machine
