@@ -17,8 +17,8 @@ differ in details that do not change the work done (Inseq's KL is KL(p_A || p_C)
 KL(p_C || p_A); Inseq selects on |score| with the unbiased std; Inseq contrasts probabilities,
 we log-probabilities).
 
-    .venv/bin/python bench/attribution_speed.py --docs 20 --threads 1 \\
-        --inseq-python /work/inseq-venv/bin/python [--out result.json]
+    .venv/bin/python -m bench.attribution_speed --docs 20 --threads 1 \\
+        --inseq-python /work/inseq-venv/bin/python [--json result.json]
 """
 
 from __future__ import annotations
@@ -26,13 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench import harness
+
+REPO = harness.REPO
 
 
 def ours(folder: Path, work: Path, method: str, threads: int) -> dict:
@@ -44,23 +43,22 @@ def ours(folder: Path, work: Path, method: str, threads: int) -> dict:
     torch.set_num_threads(threads)
     model = HFModelOptions(str(folder), source_context_size=1, target_context_size=1, cpu=True)
     out = work / f"ours-{method}.jsonl"
-    start = time.perf_counter()
-    summary = run_attribute(
-        AttributeOptions(
-            model,
-            str(work / "src.en"),
-            str(work / "docids"),
-            str(out),
-            reference=str(work / "ref.fr"),
-            cti_scope="sentence",
-            method=method,
-            contrast="foil",
-            progress=False,
-            resume=False,
-        )
+    options = AttributeOptions(
+        model,
+        str(work / "src.en"),
+        str(work / "docids"),
+        str(out),
+        reference=str(work / "ref.fr"),
+        cti_scope="sentence",
+        method=method,
+        contrast="foil",
+        progress=False,
+        resume=False,
     )
+    timed = harness.time_it(lambda: run_attribute(options), repeats=1)
+    summary = timed.result
     return {
-        "seconds": time.perf_counter() - start,
+        "seconds": timed.median,
         "selected_tokens": summary["selected_tokens"],
         "cues": summary["cues"],
     }
@@ -91,14 +89,17 @@ def inseq(python: str, folder: Path, work: Path, examples: list, method: str, th
     return {"seconds": result["seconds"], "selected_tokens": selected, "version": result.get("inseq_version")}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--methods", nargs="+", default=["saliency", "input_x_gradient"])
     ap.add_argument("--inseq-python", default="/work/inseq-venv/bin/python")
-    ap.add_argument("--out")
-    args = ap.parse_args()
+    harness.add_arguments(ap, repeats=None)
+    args = harness.parse(ap, argv)
+    if not Path(args.inseq_python).is_file():
+        raise SystemExit(f"{args.inseq_python}: no such Python (--inseq-python; bench/attribution_inseq/README.md)")
+    print(harness.machine_line(harness.machine_info()), flush=True)
     from tests.hf_models import EN, FR, build_marian
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -131,8 +132,9 @@ def main() -> None:
                 f"{b['selected_tokens']} selected): {b['seconds'] / a['seconds']:.1f}x",
                 flush=True,
             )
-    if args.out:
-        Path(args.out).write_text(json.dumps({"threads": args.threads, "docs": args.docs, "methods": rows}, indent=2))
+    table = [harness.Row(m, "examples/s", r["inseq_examples_per_s"], r["ours_examples_per_s"]) for m, r in rows.items()]
+    print(harness.table(table, baseline="Inseq attribute-context", ours="contextual-mt attribute"))
+    harness.finish(args, "attribution_speed", {"threads": args.threads, "docs": args.docs, "methods": rows})
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 3. Translation of the test documents, model loading excluded: one pass of the base model
    against CADec's two passes, same beam and batch size.
 
-    .venv/bin/python bench/cadec_speed.py --workdir demo [--updates 60] [--repeats 2] [--out result.json]
+    .venv/bin/python -m bench.cadec_speed --workdir demo [--updates 60] [--repeats 2] [--json result.json]
 """
 
 from __future__ import annotations
@@ -17,17 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from bench import harness
+from contextual_mt.demo.pipeline import demo_layout
+
 BIN = Path(sys.executable).parent
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 TRAIN = [
     "-s",
@@ -79,7 +77,7 @@ def wps(work: Path, model_args, updates: int) -> float:
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     values = [float(m.group(1)) for m in re.finditer(r"train_inner .* wps=([\d.]+)", proc.stdout + proc.stderr)]
-    return statistics.median(values[1:] or values)
+    return harness.spread(values[1:] or values)["median"]
 
 
 def sampling_rate(work: Path, batches: int = 10) -> float:
@@ -99,18 +97,20 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     for k, sample in enumerate(itr):
         if k == batches:
             break
-        start = time.perf_counter()
-        drawn = sample_translations(
-            m.model.base,
-            sample["net_input"]["src_tokens"],
-            sample["net_input"]["src_lengths"],
-            task.tgt_dict.eos(),
-            task.tgt_dict.pad(),
-            1024,
-            torch.Generator().manual_seed(k),
+        drawn = harness.time_it(
+            lambda sample=sample, k=k: sample_translations(
+                m.model.base,
+                sample["net_input"]["src_tokens"],
+                sample["net_input"]["src_lengths"],
+                task.tgt_dict.eos(),
+                task.tgt_dict.pad(),
+                1024,
+                torch.Generator().manual_seed(k),
+            ),
+            repeats=1,
         )
-        seconds += time.perf_counter() - start
-        n += len(drawn)
+        seconds += drawn.median
+        n += len(drawn.result)
     return n / seconds
 
 
@@ -125,21 +125,19 @@ def translation_seconds(work: Path, checkpoint: Path, beam: int) -> float:
         FairseqModelOptions(str(checkpoint), spm=demo_layout(work).spm, cpu=True),
         options=DecodingOptions(beam=beam, batch_size=64),
     )
-    start = time.perf_counter()
-    translator.translate(src, ids, progress=False)
-    return time.perf_counter() - start
+    return harness.time_it(lambda: translator.translate(src, ids, progress=False), repeats=1).median
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workdir", default="demo")
     p.add_argument("--updates", type=int, default=60)
-    p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--beam", type=int, default=4)
-    p.add_argument("--out")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=2)
+    args = harness.parse(p, argv)
     import torch
 
+    print(harness.machine_line(harness.machine_info()), flush=True)
     work = Path(args.workdir)
     base = Path(demo_layout(work).checkpoint("sentence"))
     cadec = [
@@ -163,15 +161,15 @@ def main() -> None:
         "CADec, cadec-p 0.5 (sampling on the fly)": [*cadec, "--cadec-p", "0.5"],
         "CADec, cadec-p 1.0 (no sampling: precomputed samples' cost)": [*cadec, "--cadec-p", "1.0"],
     }
-    runs = {name: [] for name in configs}
-    for _ in range(args.repeats):  # interleaved, so that all see the same machine load
-        for name, model_args in configs.items():
-            runs[name].append(round(wps(work, model_args, args.updates), 1))
-            print(f"{name}: {runs[name][-1]} wps", file=sys.stderr, flush=True)
+    timings = harness.time_interleaved(  # interleaved, so that all see the same machine load
+        {name: (lambda a=model_args: round(wps(work, a, args.updates), 1)) for name, model_args in configs.items()},
+        repeats=args.repeats,
+        rotate=False,
+    )
     result = {
         "threads": torch.get_num_threads(),
         "updates": args.updates,
-        "training_wps": {name: {"runs": r, "median": statistics.median(r)} for name, r in runs.items()},
+        "training_wps": {name: {"runs": t.results, **harness.spread(t.results)} for name, t in timings.items()},
     }
     result["sampling_sentences_per_s"] = round(sampling_rate(work), 1)
     t_base = translation_seconds(work, base, args.beam)
@@ -182,8 +180,7 @@ def main() -> None:
         "ratio": round(t_cadec / t_base, 2),
     }
     print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    harness.finish(args, "cadec_speed", result)
 
 
 if __name__ == "__main__":

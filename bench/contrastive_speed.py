@@ -13,27 +13,24 @@ made with one training update on the demo data: speed does not depend on the wei
 exclude model loading: fairseq-generate's own "Translated N sentences (T tokens) in Xs", and the
 wall time of encoding the pairs plus `score_candidates` for ours. Same batch size for both.
 
-    .venv/bin/python bench/contrastive_speed.py --workdir demo [--repeats 3] [--batch-size 64]
+    .venv/bin/python -m bench.contrastive_speed --workdir demo [--repeats 3] [--batch-size 64] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from bench import harness
+from contextual_mt.demo.pipeline import demo_layout
+
 BIN = Path(sys.executable).parent
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def swapped(line: str) -> str:
@@ -172,30 +169,37 @@ def groups(work: Path):
     return pairs
 
 
-def ours(backend, pairs, batch: int):
+def ours(backend, pairs, batch: int) -> dict:
+    """Encoding the pairs and scoring them (timed whole by the harness)."""
     from contextual_mt.contrastive.evaluate import score_candidates
 
-    start = time.perf_counter()
     backend.load_pairs(pairs, where=str)
     tokens = sum(
         r["tokens"] for records in score_candidates(backend, range(len(pairs)), batch, progress=False) for r in records
     )
-    return len(pairs), tokens, time.perf_counter() - start
+    return {"candidates": len(pairs), "tokens": tokens}
 
 
-def main() -> None:
+def fairseq_both(work: Path, swapped_data: Path, ckpt: Path, batch: int) -> harness.Elapsed:
+    """fairseq-generate on the references and on the swapped copy: their own times added."""
+    n1, t1, s1 = score_reference(Path(demo_layout(work).bin), ckpt, batch)
+    n2, t2, s2 = score_reference(swapped_data, ckpt, batch)
+    return harness.Elapsed(s1 + s2, {"candidates": n1 + n2, "tokens": t1 + t2})
+
+
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workdir", default="demo")
-    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--out", help="write the figures as JSON here")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=3)
+    args = harness.parse(p, argv)
     import torch
 
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 
     work = Path(args.workdir)
+    print(harness.machine_line(harness.machine_info()), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         ckpt = small_model(work, tmp / "ckpt")
@@ -204,25 +208,26 @@ def main() -> None:
             DocumentModel.load(FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True))
         )
         pairs = groups(work)
-        rows = {"fairseq": [], "ours": []}
-        for _ in range(args.repeats):  # interleaved, so that both see the same machine load
-            n1, t1, s1 = score_reference(Path(demo_layout(work).bin), ckpt, args.batch_size)
-            n2, t2, s2 = score_reference(swapped_data, ckpt, args.batch_size)
-            rows["fairseq"].append({"candidates": n1 + n2, "tokens": t1 + t2, "seconds": s1 + s2})
-            n, t, s = ours(backend, pairs, args.batch_size)
-            rows["ours"].append({"candidates": n, "tokens": t, "seconds": s})
+        timings = harness.time_interleaved(  # interleaved, so that both see the same machine load
+            {
+                "fairseq": lambda: fairseq_both(work, swapped_data, ckpt, args.batch_size),
+                "ours": lambda: ours(backend, pairs, args.batch_size),
+            },
+            repeats=args.repeats,
+            rotate=False,
+        )
     result = {"threads": torch.get_num_threads(), "batch_size": args.batch_size}
-    for name, runs in rows.items():
-        rates = [r["candidates"] / r["seconds"] for r in runs]
+    for name, t in timings.items():
         result[name] = {
-            "runs": runs,
-            "candidates_per_s": [round(x, 1) for x in rates],
-            "median": round(statistics.median(rates), 1),
+            "timing": t.to_dict(items=t.result["candidates"]),
+            "tokens": t.result["tokens"],
+            "candidates_per_s": [round(t.result["candidates"] / x, 1) for x in t.times],
+            "median": round(t.rate(t.result["candidates"]), 1),
         }
-    result["ratio"] = round(result["ours"]["median"] / result["fairseq"]["median"], 3)
-    print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    row = harness.Row("contrastive scoring", "candidates/s", result["fairseq"]["median"], result["ours"]["median"])
+    result["ratio"] = round(row.ratio, 3)
+    print(harness.table([row], baseline="fairseq-generate --score-reference", ours="contextual-mt contrastive"))
+    harness.finish(args, "contrastive_speed", result)
 
 
 if __name__ == "__main__":

@@ -6,25 +6,22 @@ fairseq-generate's own "Translated N sentences (T tokens) in Xs" figures (the tw
 are added), and the wall time of `PCXMIScorer.score` over the whole split, which includes
 sentencepiece encoding, building both datasets, both passes and the per-token/per-word records.
 
-    .venv/bin/python bench/cxmi_speed.py --workdir demo
+    .venv/bin/python -m bench.cxmi_speed --workdir demo [--repeats 3] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from bench import harness
+from contextual_mt.demo.pipeline import demo_layout
+
 BIN = Path(sys.executable).parent
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-USER_DIR = str(REPO / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def score_reference(work: Path, ckpt: Path, context: int, batch: int):
@@ -62,22 +59,33 @@ def score_reference(work: Path, ckpt: Path, context: int, batch: int):
     return int(m.group(2).replace(",", "")), float(m.group(3))
 
 
-def cxmi_time(scorer, work: Path) -> tuple:
+def cxmi_time(scorer, work: Path) -> harness.Elapsed:
+    """``PCXMIScorer.score`` over the test split: its seconds, and the tokens scored."""
     data = Path(demo_layout(work).data)
     src, ref = (data / "test.en").read_text().splitlines(), (data / "test.fr").read_text().splitlines()
     ids = (data / "test.docids").read_text().splitlines()
-    start = time.perf_counter()
-    tokens = sum(len(r["tokens"]) for batch in scorer.score(src, ref, ids, progress=False) for r in batch)
-    return tokens, time.perf_counter() - start
+    timed = harness.time_it(
+        lambda: sum(len(r["tokens"]) for batch in scorer.score(src, ref, ids, progress=False) for r in batch),
+        repeats=1,
+    )
+    return harness.Elapsed(timed.median, timed.result)
 
 
-def main() -> None:
+def fairseq_twice(work: Path, ckpt: Path, context: int, batch: int) -> harness.Elapsed:
+    """The two fairseq-generate --score-reference runs (context 0 and ``context``): their own
+    times added, and the tokens scored (the same in both)."""
+    t0, s0 = score_reference(work, ckpt, 0, batch)
+    t3, s3 = score_reference(work, ckpt, context, batch)
+    assert t0 == t3
+    return harness.Elapsed(s0 + s3, t0)
+
+
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workdir", default="demo")
     p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--out", default="bench/out/cxmi_speed.json")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=3)
+    args = harness.parse(p, argv)
     from contextual_mt.analysis.cxmi import PCXMIScorer
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
@@ -85,37 +93,32 @@ def main() -> None:
     ckpt = Path(demo_layout(work).checkpoint("context"))
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
+    print(harness.machine_line(harness.machine_info()), flush=True)
     scorer = PCXMIScorer.from_checkpoint(
         FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, cpu=True), batch_size=args.batch_size
     )
-    fairseq_rates, ours = [], []
-    for r in range(args.repeats):
-        t0, s0 = score_reference(work, ckpt, 0, args.batch_size)
-        t3, s3 = score_reference(work, ckpt, scorer.n_tgt, args.batch_size)
-        assert t0 == t3
-        fairseq_rates.append(t0 / (s0 + s3))
-        tokens, seconds = cxmi_time(scorer, work)
-        assert tokens == t0, (tokens, t0)  # the same reference tokens, EOS included
-        ours.append(tokens / seconds)
-        print(
-            f"[{r + 1}/{args.repeats}] fairseq-generate x2: {fairseq_rates[-1]:.0f} tokens/s "
-            f"({s0:.2f}s + {s3:.2f}s); cxmi: {ours[-1]:.0f} tokens/s ({seconds:.2f}s)",
-            flush=True,
-        )
-    summary = {
-        "fairseq_score_reference_x2_tokens_per_s": statistics.median(fairseq_rates),
-        "cxmi_tokens_per_s": statistics.median(ours),
-        "runs": {"fairseq": fairseq_rates, "cxmi": ours},
-        "tokens": t0,
-        "settings": vars(args),
-    }
-    summary["ratio"] = summary["cxmi_tokens_per_s"] / summary["fairseq_score_reference_x2_tokens_per_s"]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(summary, indent=2))
-    print(
-        f"cxmi {summary['cxmi_tokens_per_s']:.0f} tokens/s vs two fairseq-generate --score-reference runs "
-        f"{summary['fairseq_score_reference_x2_tokens_per_s']:.0f} tokens/s: ratio {summary['ratio']:.2f}"
+    timings = harness.time_interleaved(
+        {
+            "fairseq": lambda: fairseq_twice(work, ckpt, scorer.n_tgt, args.batch_size),
+            "cxmi": lambda: cxmi_time(scorer, work),
+        },
+        repeats=args.repeats,
+        rotate=False,
     )
+    tokens = timings["fairseq"].result
+    assert timings["cxmi"].result == tokens, (timings["cxmi"].result, tokens)  # the same tokens, EOS included
+    row = harness.Row(
+        "P-CXMI of the test split", "tokens/s", timings["fairseq"].rate(tokens), timings["cxmi"].rate(tokens)
+    )
+    summary = {
+        "fairseq_score_reference_x2_tokens_per_s": row.baseline,
+        "cxmi_tokens_per_s": row.ours,
+        "timings": timings,
+        "tokens": tokens,
+        "ratio": row.ratio,
+    }
+    print(harness.table([row], baseline="fairseq-generate --score-reference x2", ours="contextual-mt cxmi"))
+    harness.finish(args, "cxmi_speed", summary)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ Each method runs in its own process (so that its peak resident memory is its own
 interleaved over the repeats; timings exclude model loading. Both methods' token P-CXMI are
 compared (max abs difference).
 
-    .venv/bin/python bench/hf_cxmi_speed.py --sentences 400 --repeats 2
+    .venv/bin/python -m bench.hf_cxmi_speed --sentences 400 --repeats 2 [--json result.json]
 """
 
 from __future__ import annotations
@@ -18,15 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench import harness
 
 
 def build(work: Path, sentences: int) -> Path:
@@ -65,11 +62,12 @@ def run_batched(work: Path, max_tokens: int, dtype: str = "float32") -> dict:
     scorer = PCXMIScorer.from_checkpoint(
         HFModelOptions(str(work / "marian"), cpu=True, dtype=dtype), batch_size=10_000, max_tokens=max_tokens
     )
-    start = time.perf_counter()
-    records = [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch]
-    seconds = time.perf_counter() - start
+    timed = harness.time_it(
+        lambda: [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch], repeats=1
+    )
+    records = timed.result
     return {
-        "seconds": seconds,
+        "seconds": timed.median,
         "tokens": sum(len(r["token_pcxmi"]) for r in records),
         "pcxmi": {r["line"]: r["token_pcxmi"] for r in records},
     }
@@ -94,17 +92,21 @@ def run_loop(work: Path) -> dict:
         lp = torch.log_softmax(logits, -1)[len(forced) - 1 :]
         return lp.gather(-1, torch.tensor(scored).unsqueeze(-1)).squeeze(-1)
 
-    start = time.perf_counter()
-    out, tokens = {}, 0
-    for i in range(len(src)):
-        first = i == 0 or ids[i] != ids[i - 1]
-        # two forwards for every sentence, as a per-example tool does (at a document start the
-        # "context" input is the sentence alone)
-        a = log_probs(src[i], ref[i], "")
-        c = log_probs(src[i] if first else f"{src[i - 1]} {src[i]}", ref[i], "" if first else ref[i - 1])
-        out[i + 1] = (c - a).tolist()
-        tokens += len(a)
-    return {"seconds": time.perf_counter() - start, "tokens": tokens, "pcxmi": out}
+    def loop():
+        out, tokens = {}, 0
+        for i in range(len(src)):
+            first = i == 0 or ids[i] != ids[i - 1]
+            # two forwards for every sentence, as a per-example tool does (at a document start the
+            # "context" input is the sentence alone)
+            a = log_probs(src[i], ref[i], "")
+            c = log_probs(src[i] if first else f"{src[i - 1]} {src[i]}", ref[i], "" if first else ref[i - 1])
+            out[i + 1] = (c - a).tolist()
+            tokens += len(a)
+        return out, tokens
+
+    timed = harness.time_it(loop, repeats=1)
+    out, tokens = timed.result
+    return {"seconds": timed.median, "tokens": tokens, "pcxmi": out}
 
 
 def child(args) -> None:
@@ -117,10 +119,33 @@ def child(args) -> None:
     Path(args.result).write_text(json.dumps(result))
 
 
-def main() -> None:
-    p = argparse.ArgumentParser()
+def run_child(work: Path, method: str, max_tokens: int) -> harness.Elapsed:
+    """One method in its own process: its own seconds (loading excluded), and its record."""
+    out = work / f"{method}.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.hf_cxmi_speed",
+            "--method",
+            method,
+            "--work",
+            str(work),
+            "--result",
+            str(out),
+            "--max-tokens",
+            str(max_tokens),
+        ],
+        check=True,
+        cwd=harness.REPO,
+    )
+    record = json.loads(out.read_text())
+    return harness.Elapsed(record["seconds"], record)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sentences", type=int, default=400)
-    p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument(
         "--bf16", action="store_true", help="also the batched scorer in bfloat16 (CPUs with AVX512-BF16/AMX)"
@@ -128,37 +153,24 @@ def main() -> None:
     p.add_argument("--method", help=argparse.SUPPRESS)
     p.add_argument("--work", help=argparse.SUPPRESS)
     p.add_argument("--result", help=argparse.SUPPRESS)
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=2)
+    args = harness.parse(p, argv)
     if args.method:
         return child(args)
     import torch
 
+    print(harness.machine_line(harness.machine_info()), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         build(work, args.sentences)
-        runs = {"batched": [], "loop": [], **({"batched_bf16": []} if args.bf16 else {})}
-        for _ in range(args.repeats):
-            for method in runs:
-                out = work / f"{method}.json"
-                subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--method",
-                        method,
-                        "--work",
-                        str(work),
-                        "--result",
-                        str(out),
-                        "--max-tokens",
-                        str(args.max_tokens),
-                    ],
-                    check=True,
-                )
-                runs[method].append(json.loads(out.read_text()))
+        methods = ["batched", "loop", *(["batched_bf16"] if args.bf16 else [])]
+        timings = harness.time_interleaved(
+            {m: (lambda m=m: run_child(work, m, args.max_tokens)) for m in methods}, repeats=args.repeats, rotate=False
+        )
+    runs = {m: t.results for m, t in timings.items()}
     b, lp = runs["batched"][-1], runs["loop"][-1]
-    diff = max(abs(x - y) for line in b["pcxmi"] for x, y in zip(b["pcxmi"][line], lp["pcxmi"][line]))
-    rate = {m: statistics.median(r["tokens"] / r["seconds"] for r in rs) for m, rs in runs.items()}
+    diff = max(abs(x - y) for line in b["pcxmi"] for x, y in zip(b["pcxmi"][line], lp["pcxmi"][line], strict=True))
+    rate = {m: t.rate(t.result["tokens"]) for m, t in timings.items()}
     print(
         f"threads {torch.get_num_threads()}, {len(b['pcxmi'])} sentences, {b['tokens']} target tokens "
         f"(with </s>), Marian 512/2048 6+6 layers, vocabulary 58,101, random weights"
@@ -171,8 +183,20 @@ def main() -> None:
     print(f"  speed-up {rate['batched'] / rate['loop']:.2f}x; max |token P-CXMI difference| {diff:.2e} nats")
     if "batched_bf16" in runs:
         h = runs["batched_bf16"][-1]
-        dh = max(abs(x - y) for line in h["pcxmi"] for x, y in zip(h["pcxmi"][line], b["pcxmi"][line]))
+        dh = max(abs(x - y) for line in h["pcxmi"] for x, y in zip(h["pcxmi"][line], b["pcxmi"][line], strict=True))
         print(f"  bfloat16: {rate['batched_bf16'] / rate['loop']:.2f}x the loop; max |difference to float32| {dh:.2e}")
+    rows = [harness.Row(f"P-CXMI, {m}", "tokens/s", rate["loop"], rate[m]) for m in methods if m != "loop"]
+    print(harness.table(rows, baseline="per-example loop", ours="contextual-mt cxmi"))
+    summary = {
+        "sentences": len(b["pcxmi"]),
+        "tokens": b["tokens"],
+        "tokens_per_s": rate,
+        "timings": {m: t.to_dict(items=t.result["tokens"]) for m, t in timings.items()},
+        "peak_rss_mib": {m: max(r["peak_rss_mib"] for r in rs) for m, rs in runs.items()},
+        "max_abs_pcxmi_difference": diff,
+        "rows": harness.compare(rows),
+    }
+    harness.finish(args, "hf_cxmi_speed", summary)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ For each: target tokens/s, the ratio to float32, max and mean |token P-CXMI - fl
 the scoring path (output layer at the scored positions, or the full forward), what the output
 layer check measured, the attention kernels and host syncs of one profiled batch, peak memory.
 
-    .venv/bin/python bench/hf_dtype_speed.py --device cpu --sentences 200 --repeats 2
-    python3 bench/hf_dtype_speed.py --device cuda --sentences 3000 --repeats 3 --translate 300 \\
+    .venv/bin/python -m bench.hf_dtype_speed --device cpu --sentences 200 --repeats 2
+    python3 -m bench.hf_dtype_speed --device cuda --sentences 3000 --repeats 3 --translate 300 \\
         --max-tokens 4096,8192,16384 --json $OUT/dtype_speed.json
 """
 
@@ -30,15 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench import harness
 
 CUDA_VARIANTS = ["float32", "bfloat16", "float16", "bfloat16+cudnn", "bfloat16-unpadded"]
 CPU_VARIANTS = ["float32", "bfloat16", "bfloat16-unpadded"]
@@ -121,12 +118,14 @@ def child(args) -> None:
         return original(rows, fast)
 
     backend._forward = counted
-    start = time.perf_counter()
-    records = [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch]
-    seconds = time.perf_counter() - start
+    sync = torch.cuda.synchronize if cuda else None
+    timed = harness.time_it(
+        lambda: [r for batch in scorer.score(src, ref, ids, progress=False) for r in batch], repeats=1, sync=sync
+    )
+    records = timed.result
     result = {
         "variant": args.method,
-        "seconds": seconds,
+        "seconds": timed.median,
         "tokens": sum(len(r["token_pcxmi"]) for r in records),
         "batches": len(batches),
         "max_tokens": backend.max_tokens,
@@ -160,11 +159,11 @@ def child(args) -> None:
         translator = HFDocumentTranslator(
             backend.hf, DecodingOptions(beam=4, max_len_a=1.2, max_len_b=10, batch_size=64, decoding="sequential")
         )
-        start = time.perf_counter()
-        hyps = translator.translate(src[:n], ids[:n], progress=False)
+        timed = harness.time_it(lambda: translator.translate(src[:n], ids[:n], progress=False), repeats=1, sync=sync)
+        hyps = timed.result
         result["translate"] = {
             "sentences": n,
-            "seconds": time.perf_counter() - start,
+            "seconds": timed.median,
             "hypotheses": hyps,
             "words": sum(len(h.split()) for h in hyps),
         }
@@ -178,7 +177,7 @@ def times(seconds) -> str:
 
 def report(runs: dict, args, device: str) -> dict:
     base = runs["float32"][-1]["pcxmi"]
-    rate = {m: statistics.median(r["tokens"] / r["seconds"] for r in rs) for m, rs in runs.items()}
+    rate = {m: harness.summarize([r["seconds"] for r in rs]).rate(rs[-1]["tokens"]) for m, rs in runs.items()}
     out = {
         "device": device,
         "sentences": args.sentences,
@@ -198,7 +197,7 @@ def report(runs: dict, args, device: str) -> dict:
     )
     for m, rs in runs.items():
         last = rs[-1]
-        diffs = [abs(x - y) for line, values in last["pcxmi"].items() for x, y in zip(values, base[line])]
+        diffs = [abs(x - y) for line, values in last["pcxmi"].items() for x, y in zip(values, base[line], strict=True)]
         check = ", ".join(f"{k} {v:.3g}" for k, v in last["head_check"].items())
         p = last["profile"]
         memory = (
@@ -231,12 +230,12 @@ def report(runs: dict, args, device: str) -> dict:
         print(f"  translate, {args.translate} sentences, beam 4, sequential waves:")
         ref = runs["float32"][-1]["translate"]["hypotheses"]
         t_rate = {
-            m: statistics.median(r["translate"]["sentences"] / r["translate"]["seconds"] for r in rs)
+            m: harness.summarize([r["translate"]["seconds"] for r in rs]).rate(rs[-1]["translate"]["sentences"])
             for m, rs in runs.items()
         }
         for m, rs in runs.items():
             t = rs[-1]["translate"]
-            same = sum(a == b for a, b in zip(t["hypotheses"], ref))
+            same = sum(a == b for a, b in zip(t["hypotheses"], ref, strict=True))
             print(
                 f"  {m:18s} {t_rate[m]:9.2f} sentences/s {t_rate[m] / t_rate['float32']:6.2f}x  "
                 f"({same}/{len(ref)} translations as float32's; times "
@@ -250,11 +249,38 @@ def report(runs: dict, args, device: str) -> dict:
     return out
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_child(work: Path, method: str, size: int, args) -> harness.Elapsed:
+    """One variant in its own process: its own seconds (loading excluded), and its record."""
+    out = work / f"{method}.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.hf_dtype_speed",
+            "--device",
+            args.device,
+            "--method",
+            method,
+            "--work",
+            str(work),
+            "--result",
+            str(out),
+            "--max-tokens",
+            str(size),
+            "--translate",
+            str(args.translate),
+        ],
+        check=True,
+        cwd=harness.REPO,
+    )
+    record = json.loads(out.read_text())
+    return harness.Elapsed(record["seconds"], record)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", choices=("cuda", "cpu"), required=True)
     p.add_argument("--sentences", type=int, default=400)
-    p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--max-tokens", default="", help="comma-separated; default: the backend's (1024 CPU, 8192 GPU)")
     p.add_argument(
         "--variants",
@@ -263,12 +289,12 @@ def main() -> None:
     )
     p.add_argument("--head-scale", type=float, default=1.0)
     p.add_argument("--translate", type=int, default=0, help="also translate this many sentences per variant")
-    p.add_argument("--json", help="write the figures here")
     p.add_argument("--method", help=argparse.SUPPRESS)
     p.add_argument("--work", help=argparse.SUPPRESS)
     p.add_argument("--result", help=argparse.SUPPRESS)
+    harness.add_arguments(p, repeats=2)
     p.error = fail  # one line, exit 1
-    args = p.parse_args()
+    args = harness.parse(p, argv)
     if args.method:
         args.max_tokens = int(args.max_tokens or 0)
         return child(args)
@@ -279,7 +305,7 @@ def main() -> None:
     if bad := [v for v in variants if v not in known]:
         fail(f"--variants: {', '.join(bad)} not among {', '.join(known)} on {args.device}")
     if "float32" not in variants:
-        variants = ["float32"] + variants  # the reference of every ratio
+        variants = ["float32", *variants]  # the reference of every ratio
     if args.sentences < 2 or args.repeats < 1 or args.translate < 0 or args.head_scale <= 0:
         fail("--sentences must be >= 2, --repeats >= 1, --translate >= 0, --head-scale > 0")
     try:
@@ -305,33 +331,13 @@ def main() -> None:
         work = Path(tmp)
         build(work, args.sentences, args.head_scale)
         for size in sizes:
-            runs = {m: [] for m in variants}
-            for _ in range(args.repeats):
-                for method in variants:
-                    out = work / f"{method}.json"
-                    subprocess.run(
-                        [
-                            sys.executable,
-                            __file__,
-                            "--device",
-                            args.device,
-                            "--method",
-                            method,
-                            "--work",
-                            str(work),
-                            "--result",
-                            str(out),
-                            "--max-tokens",
-                            str(size),
-                            "--translate",
-                            str(args.translate),
-                        ],
-                        check=True,
-                    )
-                    runs[method].append(json.loads(out.read_text()))
-            results.append(report(runs, args, device))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+            timings = harness.time_interleaved(
+                {m: (lambda m=m, size=size: run_child(work, m, size, args)) for m in variants},
+                repeats=args.repeats,
+                rotate=False,
+            )
+            results.append(report({m: t.results for m, t in timings.items()}, args, device))
+    harness.finish(args, "hf_dtype_speed", results, device=args.device)
 
 
 if __name__ == "__main__":

@@ -9,26 +9,129 @@ syllables, so subwords are shared as in real text), ~20 tokens a sentence, with 
 Then it times ``prepare_data`` end to end (vocabulary 16000, 2 workers) and prints the time of
 each step: read, detokenize, spm train, encode, binarize.
 
-    .venv/bin/python bench/make_data_speed.py [--pairs 230000] [--talks 2000] [--workers 2]
+    .venv/bin/python -m bench.make_data_speed [--pairs 230000] [--talks 2000] [--workers 2] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import sys
 import tempfile
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench import harness
 
 SYLLABLES = {
-    "en": ["th", "er", "on", "an", "re", "he", "in", "ed", "nd", "ha", "at", "en", "es", "of", "or", "nt", "ea", "ti", "to", "it", "st", "io", "le", "is", "ou", "ar", "as", "de", "rt", "ve", "wh", "ch", "sh", "ly", "ing", "tion", "ment", "ble", "ful", "ness", "pro", "con", "com", "per", "ex", "un", "str", "gr", "pl", "bl", "cr", "tr"],
-    "fr": ["le", "de", "es", "en", "re", "nt", "on", "er", "ou", "an", "ai", "qu", "ti", "la", "et", "ur", "it", "me", "se", "ne", "ce", "eu", "oi", "au", "in", "em", "ie", "ment", "tion", "eur", "eux", "ais", "ait", "ons", "ez", "che", "gn", "pr", "tr", "cr", "br", "pl", "vr", "ét", "é", "è", "ê", "à", "ç"],
+    "en": [
+        "th",
+        "er",
+        "on",
+        "an",
+        "re",
+        "he",
+        "in",
+        "ed",
+        "nd",
+        "ha",
+        "at",
+        "en",
+        "es",
+        "of",
+        "or",
+        "nt",
+        "ea",
+        "ti",
+        "to",
+        "it",
+        "st",
+        "io",
+        "le",
+        "is",
+        "ou",
+        "ar",
+        "as",
+        "de",
+        "rt",
+        "ve",
+        "wh",
+        "ch",
+        "sh",
+        "ly",
+        "ing",
+        "tion",
+        "ment",
+        "ble",
+        "ful",
+        "ness",
+        "pro",
+        "con",
+        "com",
+        "per",
+        "ex",
+        "un",
+        "str",
+        "gr",
+        "pl",
+        "bl",
+        "cr",
+        "tr",
+    ],
+    "fr": [
+        "le",
+        "de",
+        "es",
+        "en",
+        "re",
+        "nt",
+        "on",
+        "er",
+        "ou",
+        "an",
+        "ai",
+        "qu",
+        "ti",
+        "la",
+        "et",
+        "ur",
+        "it",
+        "me",
+        "se",
+        "ne",
+        "ce",
+        "eu",
+        "oi",
+        "au",
+        "in",
+        "em",
+        "ie",
+        "ment",
+        "tion",
+        "eur",
+        "eux",
+        "ais",
+        "ait",
+        "ons",
+        "ez",
+        "che",
+        "gn",
+        "pr",
+        "tr",
+        "cr",
+        "br",
+        "pl",
+        "vr",
+        "ét",
+        "é",
+        "è",
+        "ê",
+        "à",
+        "ç",
+    ],
 }
 CONTRACTIONS = {
     "en": ["&apos;s", "&apos;re", "n&apos;t", "&apos;ve", "&apos;ll", "&apos;m"],
@@ -93,14 +196,20 @@ def write_synthetic_ted(folder: str, pairs: int = 230_000, talks: int = 2000, se
     n_test = n_dev = max(1, talks // 40)
     split_of = ["test"] * n_test + ["dev"] * n_dev + ["train"] * (talks - n_test - n_dev)
     header = "talk_name\tde\ten\tfr\tja\n"
-    files = {
-        s: open(os.path.join(folder, f"all_talks_{s}.tsv"), "w", encoding="utf-8") for s in ("train", "dev", "test")
-    }
+    with contextlib.ExitStack() as stack:
+        files = {
+            s: stack.enter_context(open(os.path.join(folder, f"all_talks_{s}.tsv"), "w", encoding="utf-8"))
+            for s in ("train", "dev", "test")
+        }
+        return write_talks(files, header, text, sizes, split_of, rng.random(pairs))
+
+
+def write_talks(files, header, text, sizes, split_of, nulls) -> dict:
+    """The talks' rows into the open split files; the row count of each split."""
     counts = dict.fromkeys(files, 0)
     for f in files.values():
         f.write(header)
     row = 0
-    nulls = rng.random(pairs)
     for t, size in enumerate(sizes):
         f = files[split_of[t]]
         name = f"talk_{t:05d}_synthetic_speaker"
@@ -115,12 +224,10 @@ def write_synthetic_ted(folder: str, pairs: int = 230_000, talks: int = 2000, se
             row += 1
         f.writelines(lines)
         counts[split_of[t]] += size
-    for f in files.values():
-        f.close()
     return counts
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=230_000)
     parser.add_argument("--talks", type=int, default=2000)
@@ -128,7 +235,9 @@ def main() -> int:
     parser.add_argument("--spm-type", default=None, help="default: prepare_data's default")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--workdir", help="keep the corpus and outputs here (default: a temporary folder)")
-    args = parser.parse_args()
+    harness.add_arguments(parser, repeats=None)
+    args = harness.parse(parser, argv)
+    print(harness.machine_line(harness.machine_info()), flush=True)
 
     from contextual_mt.pipeline.prepare import DataOptions, prepare_data
 
@@ -136,19 +245,18 @@ def main() -> int:
     os.makedirs(work, exist_ok=True)
     corpus = os.path.join(work, "ted_talks")
     os.makedirs(corpus, exist_ok=True)
-    t = time.time()
-    counts = write_synthetic_ted(corpus, args.pairs, args.talks)
-    print(f"synthetic TED corpus: {counts} rows, written in {time.time() - t:.1f} s", flush=True)
+    written = harness.time_it(lambda: write_synthetic_ted(corpus, args.pairs, args.talks), repeats=1)
+    counts = written.result
+    print(f"synthetic TED corpus: {counts} rows, written in {written.median:.1f} s", flush=True)
     out = os.path.join(work, "out")
     extra = {"spm_type": args.spm_type} if args.spm_type else {}
     options = DataOptions(
         lang="fr", output=out, ted=corpus, vocab_size=args.vocab_size, workers=args.workers, overwrite=True, **extra
     )
     load = os.getloadavg()
-    t = time.time()
-    summary = prepare_data(options, progress=False)
-    total = time.time() - t
-    print(json.dumps({s: {k: v for k, v in summary["splits"][s].items()} for s in summary["splits"]}, indent=1))
+    timed = harness.time_it(lambda: prepare_data(options, progress=False), repeats=1)
+    summary, total = timed.result, timed.median
+    print(json.dumps({s: dict(summary["splits"][s]) for s in summary["splits"]}, indent=1))
     print(
         f"spm: {summary['spm']['model_type']}, {summary['spm']['pieces']} pieces, trained on "
         f"{summary['spm']['training_sentences']} sentences"
@@ -158,6 +266,17 @@ def main() -> int:
     print(
         f"{'total':12s} {total:8.1f} s (wall, end to end)   load average before: {load[0]:.2f}, "
         f"after: {os.getloadavg()[0]:.2f}"
+    )
+    harness.finish(
+        args,
+        "make_data_speed",
+        {
+            "rows": counts,
+            "splits": summary["splits"],
+            "spm": summary["spm"],
+            "seconds": summary["seconds"],
+            "total_s": total,
+        },
     )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)

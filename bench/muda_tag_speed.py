@@ -6,31 +6,26 @@ alignments), then runs `tag_files` on it several times and reports the median of
 reading and validating CoNLL-U and alignments, ellipsis detection and writing the outputs.
 Run it pinned to one core:
 
-    taskset -c 0 .venv/bin/python bench/muda_tag_speed.py
+    taskset -c 0 .venv/bin/python -m bench.muda_tag_speed [--docs 545] [--repeats 5] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from contextual_mt.demo.corpus import generate_demo_data  # noqa: E402
-from muda.tagger import TagOptions, tag_files  # noqa: E402
+from bench import harness
+from contextual_mt.demo.corpus import generate_demo_data
+from muda.tagger import TagOptions, tag_files
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--docs", type=int, default=545, help="test documents (545 gives about 3,000 sentences)")
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--out", default="bench/out/muda_tag_speed.json")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=5)
+    args = harness.parse(p, argv)
+    print(harness.machine_line(harness.machine_info()), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         generate_demo_data(str(d), train_docs=1, valid_docs=1, test_docs=args.docs, seed=21)
@@ -45,10 +40,11 @@ def main() -> None:
             alignments=str(d / "test.align"),
         )
         runs = []
-        for r in range(args.repeats):
-            runs.append(tag_files(options, progress=False))
+        wall = harness.time_it(lambda: runs.append(tag_files(options, progress=False)), repeats=args.repeats)
         n = runs[0]["sentences"]
-    stages = {k: statistics.median(r["seconds"][k] for r in runs) for k in runs[0]["seconds"]}
+    # the stages' own times (tag_files measures them), summarized alike
+    stage_timings = {k: harness.summarize([r["seconds"][k] for r in runs]) for k in runs[0]["seconds"]}
+    stages = {k: t.median for k, t in stage_timings.items()}
     total = sum(stages.values())
     summary = {
         "sentences": n,
@@ -58,9 +54,9 @@ def main() -> None:
         "total_seconds": total,
         "tagging_sentences_per_s": n / stages["tagging"],
         "end_to_end_sentences_per_s": n / total,
+        "stage_timings": stage_timings,
+        "wall": wall,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(summary, indent=2))
     print(f"{n} sentences, {summary['documents']} documents; tags: {summary['tags']}")
     for k, v in stages.items():
         print(f"  {k:12s} {v * 1000:8.1f} ms")
@@ -68,6 +64,7 @@ def main() -> None:
         f"tagging: {summary['tagging_sentences_per_s']:.0f} sentences/s; end to end: "
         f"{summary['end_to_end_sentences_per_s']:.0f} sentences/s"
     )
+    harness.finish(args, "muda_tag_speed", summary)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ covers the current sentence only, since context positions carry no loss) over th
 `train_inner` logs of a fixed number of updates, skipping the first log (warm-up).
 Configurations run interleaved, `--repeats` times each; the median is reported.
 
-    .venv/bin/python bench/train_speed.py --out bench/out/train_speed.json
+    .venv/bin/python -m bench.train_speed [--repeats 3] [--json bench/out/train_speed.json]
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from bench import harness
+
 BIN = Path(sys.executable).parent
-USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def make_corpus(directory: Path, docs: int, seed: int = 0) -> None:
@@ -182,23 +183,23 @@ def run_once(data: Path, extra, updates: int, max_tokens: int) -> float:
             wps.append(float(json.loads(line[line.index("{") :])["wps"]))
     if len(wps) < 2:
         raise SystemExit("too few train_inner logs; raise --updates")
-    return statistics.median(wps[1:])
+    return harness.spread(wps[1:])["median"]
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=400)
     parser.add_argument("--updates", type=int, default=60)
     parser.add_argument("--max-tokens", type=int, default=2048)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default="bench/out/train_speed.json")
     parser.add_argument(
         "--size",
         choices=sorted(SIZES),
         default="medium",
         help="medium: 256/512, 3 layers; small: 512/1024, 6 layers, 8 heads (PRESET=small)",
     )
-    args = parser.parse_args()
+    harness.add_arguments(parser, repeats=3)
+    args = harness.parse(parser, argv)
+    print(harness.machine_line(harness.machine_info()), flush=True)
     global MODEL
     MODEL = SIZES[args.size]
     if args.size == "small":
@@ -208,12 +209,16 @@ def main() -> None:
         raw.mkdir()
         make_corpus(raw, args.docs)
         preprocess(raw, data)
-        results = {name: [] for name in CONFIGS}
-        for r in range(args.repeats):
-            for name, extra in CONFIGS.items():
-                results[name].append(run_once(data, extra, args.updates, args.max_tokens))
-                print(f"[{r + 1}/{args.repeats}] {name}: {results[name][-1]:.0f} wps", flush=True)
-    medians = {name: statistics.median(v) for name, v in results.items()}
+        timings = harness.time_interleaved(  # fairseq's own wps, configurations interleaved
+            {
+                name: (lambda extra=extra: run_once(data, extra, args.updates, args.max_tokens))
+                for name, extra in CONFIGS.items()
+            },
+            repeats=args.repeats,
+            rotate=False,
+        )
+    results = {name: t.results for name, t in timings.items()}
+    medians = {name: harness.spread(v)["median"] for name, v in results.items()}
     names = list(CONFIGS)
     summary = {
         "runs_wps": results,
@@ -221,11 +226,9 @@ def main() -> None:
         "ratio_context0_vs_stock": medians[names[1]] / medians[names[0]],
         "ratio_dynamic3_vs_stock_per_current_token": medians[names[2]] / medians[names[0]],
         **({"ratio_study_context_vs_stock": medians[names[3]] / medians[names[0]]} if len(names) > 3 else {}),
-        "settings": vars(args),
+        "spread_wps": {name: harness.spread(v) for name, v in results.items()},
         "torch_threads": os.environ.get("OMP_NUM_THREADS", "default"),
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(summary, indent=2))
     for name in names:
         print(f"{name:45s} {medians[name]:8.0f} target words/s (median of {args.repeats})")
     print(f"context 0 / stock: {summary['ratio_context0_vs_stock']:.3f}")
@@ -235,6 +238,7 @@ def main() -> None:
     )
     if len(names) > 3:
         print(f"target 0-3 dynamic + CoWord / stock: {summary['ratio_study_context_vs_stock']:.3f}")
+    harness.finish(args, "train_speed", summary)
 
 
 if __name__ == "__main__":

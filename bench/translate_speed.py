@@ -9,26 +9,26 @@ loading: fairseq-generate's own "Translated N sentences ... in Xs" figure, and t
 3. translate M=3 with fairseq's incremental decoding switched off (full recomputation of the
    decoder, prefix included, at every step), for the speed-up of incremental decoding.
 
-    .venv/bin/python bench/translate_speed.py --workdir demo --beam 4
+    .venv/bin/python -m bench.translate_speed --workdir demo --beam 4 [--repeats 3] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from bench import harness
+from contextual_mt.demo.pipeline import demo_layout
+
 BIN = Path(sys.executable).parent
-USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
-from contextual_mt.demo.pipeline import demo_layout  # noqa: E402
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 
-def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
+def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> harness.Elapsed:
+    """fairseq-generate on the test split; its own time (model loading excluded)."""
     proc = subprocess.run(
         [
             str(BIN / "fairseq-generate"),
@@ -59,69 +59,79 @@ def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> float:
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     m = re.search(r"Translated ([\d,]+) sentences .* in ([\d.]+)s", proc.stdout + proc.stderr)
-    return int(m.group(1).replace(",", "")) / float(m.group(2))
+    return harness.Elapsed(float(m.group(2)), int(m.group(1).replace(",", "")))
 
 
-def translate_rate(work: Path, ckpt: Path, beam: int, batch: int, context: int, incremental: bool = True) -> float:
+def translator(work: Path, beam: int, batch: int, context: int, incremental: bool = True):
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
     from contextual_mt.inference.decoding import DecodingOptions
 
-    t = DocumentTranslator(
-        FairseqModelOptions(str(ckpt), spm=demo_layout(work).spm, target_context_size=context, cpu=True),
+    return DocumentTranslator(
+        FairseqModelOptions(
+            demo_layout(work).checkpoint("context"), spm=demo_layout(work).spm, target_context_size=context, cpu=True
+        ),
         options=DecodingOptions(beam=beam, batch_size=batch, incremental=incremental),
     )
-    src = (Path(demo_layout(work).data) / "test.en").read_text().splitlines()
-    ids = (Path(demo_layout(work).data) / "test.docids").read_text().splitlines()
-    start = time.perf_counter()
-    t.translate(src, ids, progress=False)
-    return len(src) / (time.perf_counter() - start)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workdir", default="demo")
     p.add_argument("--beam", type=int, default=4)
     p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--out", default="bench/out/translate_speed.json")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=3)
+    args = harness.parse(p, argv)
     work = Path(args.workdir)
     ckpt = Path(demo_layout(work).checkpoint("context"))
     if not ckpt.exists():
         raise SystemExit(f"{ckpt} not found: run `make demo` first")
-    runs = {
-        "fairseq-generate, context 0": [],
-        "translate, context 0": [],
-        "translate, predicted M=3": [],
-        "translate, predicted M=3, no incremental decoding": [],
-    }
-    for r in range(args.repeats):
-        runs["fairseq-generate, context 0"].append(fairseq_generate(work, ckpt, args.beam, args.batch_size))
-        runs["translate, context 0"].append(translate_rate(work, ckpt, args.beam, args.batch_size, 0))
-        runs["translate, predicted M=3"].append(translate_rate(work, ckpt, args.beam, args.batch_size, 3))
-        runs["translate, predicted M=3, no incremental decoding"].append(
-            translate_rate(work, ckpt, args.beam, args.batch_size, 3, incremental=False)
-        )
-        print(f"[{r + 1}/{args.repeats}] " + ", ".join(f"{k}: {v[-1]:.1f}" for k, v in runs.items()), flush=True)
-    med = {k: statistics.median(v) for k, v in runs.items()}
+    src = (Path(demo_layout(work).data) / "test.en").read_text().splitlines()
+    ids = (Path(demo_layout(work).data) / "test.docids").read_text().splitlines()
+    print(harness.machine_line(harness.machine_info()), flush=True)
+    # models loaded before timing: only DocumentTranslator.translate is timed
+    ctx0 = translator(work, args.beam, args.batch_size, 0)
+    m3 = translator(work, args.beam, args.batch_size, 3)
+    m3_full = translator(work, args.beam, args.batch_size, 3, incremental=False)
+    timings = harness.time_interleaved(
+        {
+            "fairseq-generate, context 0": lambda: fairseq_generate(work, ckpt, args.beam, args.batch_size),
+            "translate, context 0": lambda: ctx0.translate(src, ids, progress=False),
+            "translate, predicted M=3": lambda: m3.translate(src, ids, progress=False),
+            "translate, predicted M=3, no incremental decoding": lambda: m3_full.translate(src, ids, progress=False),
+        },
+        repeats=args.repeats,
+        rotate=False,
+    )
+    n = len(src)
+    med = {k: t.rate(n) for k, t in timings.items()}
+    rows = [
+        harness.Row(
+            "translate predicted M=3 vs fairseq-generate context 0",
+            "sentences/s",
+            med["fairseq-generate, context 0"],
+            med["translate, predicted M=3"],
+        ),
+        harness.Row(
+            "incremental decoding (M=3): off vs on",
+            "sentences/s",
+            med["translate, predicted M=3, no incremental decoding"],
+            med["translate, predicted M=3"],
+        ),
+    ]
+    for k, t in timings.items():
+        print(f"{k:52s} {med[k]:8.1f} sentences/s  ({harness.describe(t)})")
+    print(harness.table(rows))
     summary = {
+        "sentences": n,
         "sentences_per_second": med,
-        "runs": runs,
-        "settings": vars(args),
+        "timings": timings,
         "time_ratio_translate_M3_vs_fairseq_generate_ctx0": med["fairseq-generate, context 0"]
         / med["translate, predicted M=3"],
-        "incremental_speedup_M3": med["translate, predicted M=3"]
-        / med["translate, predicted M=3, no incremental decoding"],
+        "incremental_speedup_M3": rows[1].ratio,
+        "rows": harness.compare(rows),
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(summary, indent=2))
-    for k, v in med.items():
-        print(f"{k:52s} {v:8.1f} sentences/s")
-    print(
-        f"time of translate M=3 / fairseq-generate context 0: {summary['time_ratio_translate_M3_vs_fairseq_generate_ctx0']:.2f}x"
-    )
-    print(f"incremental decoding speed-up (M=3): {summary['incremental_speedup_M3']:.2f}x")
+    harness.finish(args, "translate_speed", summary)
 
 
 if __name__ == "__main__":

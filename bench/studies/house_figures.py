@@ -2,8 +2,8 @@
 lower floor to a higher one, import cycles between packages, modules calling ``add_argument``,
 modules using ``StageRecord``, and the history names. Run on a checkout or an exported commit:
 
-    python bench/house_figures.py .                                  # this tree
-    git archive e95c3c7 | tar -x -C /tmp/old && python bench/house_figures.py /tmp/old
+    python -m bench.studies.house_figures .                          # this tree
+    git archive e95c3c7 | tar -x -C /tmp/old && python -m bench.studies.house_figures /tmp/old
 
 Floors are tests/test_architecture.py's (of this checkout); an older tree's modules that have
 moved since are given their new floor (``MOVED``)."""
@@ -17,8 +17,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests import test_architecture as arch  # noqa: E402
+from bench import harness
+from tests import test_architecture as arch
 
 # e95c3c7's modules that are backends (or the command layer) now
 MOVED = {
@@ -45,9 +45,8 @@ def cycles(graph):
     """The strongly connected components of more than one package (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
 
-    def visit(v, counter=[0]):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
+    def visit(v):
+        index[v] = low[v] = len(index)  # the visiting order
         stack.append(v)
         on.add(v)
         for w in graph.get(v, ()):
@@ -80,10 +79,12 @@ def calls(path: Path, name: str) -> int:
     )
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("tree")
-    root = Path(p.parse_args().tree).resolve()
+    harness.add_arguments(p, repeats=None)
+    args = harness.parse(p, argv)
+    root = Path(args.tree).resolve()
     packages = tuple(n for n in ("contextual_mt", "muda", "commandkit") if (root / n).is_dir())
     modules = arch.module_files(root, packages)
     graph = arch.import_graph(root, packages)
@@ -112,6 +113,7 @@ def main() -> int:
         ),
     }
     print(json.dumps(figures, indent=1))
+    harness.finish(args, "studies.house_figures", figures)
     return 0
 
 

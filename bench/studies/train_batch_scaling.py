@@ -11,7 +11,7 @@ epoch, so equal epochs are equal tokens.
 fairseq data worker runs it) over one epoch of the demo's training split with the context
 model's settings: current-sentence target tokens/s, against the training throughput a GPU needs.
 
-    python bench/train_batch_scaling.py --train --data --out bench/out/train_batch_scaling.json
+    python -m bench.studies.train_batch_scaling --train --data --json bench/out/train_batch_scaling.json
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import harness
+
+ROOT = harness.REPO
 
 
 def train(spm_folder: Path, batches, epochs: int, threads: int) -> dict:
@@ -40,14 +40,13 @@ def train(spm_folder: Path, batches, epochs: int, threads: int) -> dict:
             root = os.path.join(tmp, f"run-{batch}")
             os.makedirs(os.path.join(root, "data"))
             os.symlink(spm_folder.resolve(), os.path.join(root, "data", "fr"))
-            start = time.time()
-            record = train_model(
-                TrainOptions(
-                    "fr", "context", preset="demo", root=root, gpus=0, batch=batch, max_epoch=epochs, progress=False
-                )
+            options = TrainOptions(
+                "fr", "context", preset="demo", root=root, gpus=0, batch=batch, max_epoch=epochs, progress=False
             )
+            timed = harness.time_it(lambda options=options: train_model(options), repeats=1)
+            record = timed.result
             out[batch] = {
-                "seconds": round(time.time() - start, 1),
+                "seconds": round(timed.median, 1),
                 "batch": record["batch"],
                 "valid_curve": record["valid_curve"],
                 "num_updates": record["num_updates"],
@@ -96,13 +95,17 @@ def data_side(spm_folder: Path, max_tokens: int) -> dict:
     task.load_dataset("train")
     ds = task.dataset("train")
     batches = ds.batch_by_size(ds.ordered_indices(), max_tokens=max_tokens)
-    start = time.perf_counter()
-    tokens = processed = 0
-    for b in batches:
-        batch = ds.collater([ds[int(i)] for i in b])
-        tokens += int(batch["ntokens"])
-        processed += int(batch["net_input"]["prev_output_tokens"].numel())
-    seconds = time.perf_counter() - start
+
+    def epoch():
+        tokens = processed = 0
+        for b in batches:
+            batch = ds.collater([ds[int(i)] for i in b])
+            tokens += int(batch["ntokens"])
+            processed += int(batch["net_input"]["prev_output_tokens"].numel())
+        return tokens, processed
+
+    timed = harness.time_it(epoch, repeats=1)
+    (tokens, processed), seconds = timed.result, timed.median
     return {
         "batches": len(batches),
         "seconds": round(seconds, 3),
@@ -113,16 +116,16 @@ def data_side(spm_folder: Path, max_tokens: int) -> dict:
     }
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spm", type=Path, default=ROOT / "demo" / "data" / "fr", help="the demo's data folder (make demo)")
     p.add_argument("--train", action="store_true")
     p.add_argument("--data", action="store_true")
     p.add_argument("--batches", nargs="+", default=["preset", "16384", "32768"])
     p.add_argument("--epochs", type=int, default=16, help="the demo's context model: 16")
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "train_batch_scaling.json")
-    a = p.parse_args()
+    harness.add_arguments(p, repeats=None)
+    a = harness.parse(p, argv)
     result = {}
     if a.data:
         result["data"] = {str(t): data_side(a.spm, t) for t in (4096, 32768)}
@@ -154,8 +157,7 @@ def main() -> None:
                 else:
                     cells.append("-")
             print(f"| {e + 1} | " + " | ".join(cells) + " |")
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=1) + "\n")
+    harness.finish(a, "studies.train_batch_scaling", result)
 
 
 if __name__ == "__main__":

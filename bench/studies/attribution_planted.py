@@ -16,8 +16,8 @@ out, as in the P-CXMI study. A planted word counts as selected when one of its p
 cue is the highest-scoring cue of its highest-CTI selected piece. The chance level of the top-cue
 fraction is the mean share of cue words among the context words of the planted tokens.
 
-    python bench/attribution_planted.py --demo demo --methods saliency input_x_gradient attention \\
-        [--out bench/attribution_planted.json]
+    python -m bench.studies.attribution_planted --demo demo --methods saliency input_x_gradient attention \\
+        [--json bench/studies/attribution_planted.json]
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ import argparse
 import json
 import os
 import tempfile
-import time
 from collections import defaultdict
+from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
+from bench import harness
 from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
@@ -135,7 +136,7 @@ def evaluate(records: List[Dict], planted: List[Dict], cues: Dict) -> Dict:
     }
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--demo", default="demo")
     ap.add_argument("--methods", nargs="+", default=["saliency", "input_x_gradient", "attention"])
@@ -143,8 +144,8 @@ def main() -> None:
     ap.add_argument("--scopes", nargs="+", default=["corpus", "sentence"], help="CTI threshold scopes")
     ap.add_argument("--test-docs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--out")
-    args = ap.parse_args()
+    harness.add_arguments(ap, repeats=None)
+    args = harness.parse(ap, argv)
     data = os.path.join(args.demo, "data")
     docs = generate_split(args.test_docs, args.seed * 1000 + 2, "test")  # the test split of generate_demo_data
     lines = [" ".join(t.form for t in pair.src) for doc in docs for pair in doc]
@@ -152,7 +153,7 @@ def main() -> None:
         if [x.rstrip("\n") for x in f] != lines:
             raise SystemExit(f"{data}/test.en is not the regenerated test split (--test-docs/--seed?)")
     cues = cue_words(docs)
-    planted = [json.loads(x) for x in open(os.path.join(data, "test.planted.jsonl"), encoding="utf-8")]
+    planted = [json.loads(x) for x in Path(data, "test.planted.jsonl").read_text(encoding="utf-8").splitlines()]
     model = FairseqModelOptions(
         os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"), spm=os.path.join(args.demo, "spm/spm.model")
     )
@@ -160,22 +161,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for method, scope in [(m, s) for s in args.scopes for m in args.methods]:
             out = os.path.join(tmp, f"{method}-{scope}.jsonl")
-            start = time.perf_counter()
-            summary = run_attribute(
-                AttributeOptions(
-                    model,
-                    os.path.join(data, "test.en"),
-                    os.path.join(data, "test.docids"),
-                    out,
-                    reference=os.path.join(data, "test.fr"),
-                    method=method,
-                    contrast=args.contrast,
-                    cti_scope=scope,
-                    progress=False,
-                )
+            options = AttributeOptions(
+                model,
+                os.path.join(data, "test.en"),
+                os.path.join(data, "test.docids"),
+                out,
+                reference=os.path.join(data, "test.fr"),
+                method=method,
+                contrast=args.contrast,
+                cti_scope=scope,
+                progress=False,
             )
-            seconds = time.perf_counter() - start
-            records = [json.loads(x) for x in open(out, encoding="utf-8")]
+            timed = harness.time_it(lambda options=options: run_attribute(options), repeats=1)
+            summary, seconds = timed.result, timed.median
+            records = [json.loads(x) for x in Path(out).read_text(encoding="utf-8").splitlines()]
             key = f"{method}, CTI threshold per {scope}"
             results[key] = {
                 "seconds": round(seconds, 2),
@@ -193,9 +192,8 @@ def main() -> None:
                     f"chance {s['chance_top_cue']:.3f}"
                     + (f"  precision {s['precision_of_selection']:.3f}" if "precision_of_selection" in s else "")
                 )
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=2)
+    if args.json:  # the figures alone, as bench/studies/attribution_planted.json holds them
+        harness.write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Wall time of every stage of `make all` on the demo corpus in the TED layout, and the
 training words/s fairseq reports (mean over epochs), with the preset given (tiny on CPU).
 
-    .venv/bin/python bench/pipeline_stages.py --train-docs 3000 --preset tiny --out bench/out/pipeline_tiny.json
+    .venv/bin/python -m bench.pipeline_stages_time --train-docs 3000 --preset tiny --json bench/out/pipeline_tiny.json
 
 On a GPU machine, e.g. `--preset small --max-update 3000`. Each stage runs through make in a
 fresh WORK folder; peak GPU memory is read with nvidia-smi when it is there.
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import harness
+
+ROOT = harness.REPO
 BIN = Path(sys.executable).parent
 STAGES = ("data", "train", "translate", "score", "pcxmi", "muda-eval")
 
@@ -47,7 +47,7 @@ class GpuMemory(threading.Thread):
             self.stop.wait(0.5)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train-docs", type=int, default=3000)
     parser.add_argument("--preset", default="tiny")
@@ -55,9 +55,10 @@ def main() -> None:
     parser.add_argument("--max-update", type=int)
     parser.add_argument("--spm-vocab", type=int, default=1000)
     parser.add_argument("--beam", type=int, default=5)
-    parser.add_argument("--out", default="bench/out/pipeline_stages.json")
     parser.add_argument("--keep", help="keep the work folder here")
-    args = parser.parse_args()
+    harness.add_arguments(parser, repeats=None)
+    args = harness.parse(parser, argv)
+    print(harness.machine_line(harness.machine_info()), flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
     demo, work = tmp / "demo", Path(args.keep) if args.keep else tmp / "work"
     subprocess.run(
@@ -85,11 +86,13 @@ def main() -> None:
                 shutil.copy(demo / name, work / "data" / "fr" / name)
         gpu = GpuMemory()
         gpu.start()
-        start = time.time()
-        proc = subprocess.run(
-            ["make", "-C", str(ROOT), "--no-print-directory", stage, *variables], capture_output=True, text=True
+        timed = harness.time_it(
+            lambda stage=stage: subprocess.run(
+                ["make", "-C", str(ROOT), "--no-print-directory", stage, *variables], capture_output=True, text=True
+            ),
+            repeats=1,
         )
-        seconds = time.time() - start
+        proc, seconds = timed.result, timed.median
         gpu.stop.set()
         if proc.returncode != 0:
             raise SystemExit(f"make {stage} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
@@ -120,8 +123,7 @@ def main() -> None:
         for s, r in json.loads((work / "results" / "fr" / "scores.json").read_text())["systems"].items()
     }
     print(json.dumps(result["scores"], indent=1))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    harness.finish(args, "pipeline_stages_time", result)
     if not args.keep:
         shutil.rmtree(tmp)
 

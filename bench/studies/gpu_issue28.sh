@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Issue 28's GPU measurements, one step per device call (each under 10 minutes on an H100/H200):
-#   bash bench/gpu_issue28.sh OUT_DIR train-speed   # item 2: BATCH=preset vs 4x and 8x, PRESET=small
-#   bash bench/gpu_issue28.sh OUT_DIR decode-small  # item 1: train a transformer-small context model,
+#   bash bench/studies/gpu_issue28.sh OUT_DIR train-speed   # item 2: BATCH=preset vs 4x and 8x, PRESET=small
+#   bash bench/studies/gpu_issue28.sh OUT_DIR decode-small  # item 1: train a transformer-small context model,
 #                                                   # then parallel vs waves vs fairseq-generate
 #                                                   # and float16/bfloat16 against float32 on it (item 4)
-#   bash bench/gpu_issue28.sh OUT_DIR hf-dtype      # item 3: --hf-model in bfloat16/float16 against float32
-# On the device: `bash .gpu/setup.sh && bash bench/gpu_issue28.sh $OUT STEP` (../shared/gpu/README.md).
+#   bash bench/studies/gpu_issue28.sh OUT_DIR hf-dtype      # item 3: --hf-model in bfloat16/float16 against float32
+# On the device: `bash .gpu/setup.sh && bash bench/studies/gpu_issue28.sh $OUT STEP` (../shared/gpu/README.md).
 # Each step makes its own corpus: the demo's generator at DOCS training documents (default 20000,
 # as the issue measured), the study's data stage (1,000 pieces: the demo text has no more).
 set -euo pipefail
@@ -17,6 +17,8 @@ PRESET=${PRESET:-small}
 DEVICE=${DEVICE:-cuda}  # cpu: a dry run of the script here (with PRESET=tiny DOCS=300 MAX_UPDATE=3 GATE=99)
 W=${WORK:-$(mktemp -d)}
 mkdir -p "$OUT_DIR" "$W"
+OUT_DIR=$(cd "$OUT_DIR" && pwd) W=$(cd "$W" && pwd)
+cd "$(dirname "$0")/../.."  # the repository root: the benchmarks run as python -m bench.NAME
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader > "$OUT_DIR/gpu.txt" 2>/dev/null || true
 
 corpus() {  # the demo corpus at DOCS documents, then the data stage -> $W/data/fr
@@ -29,8 +31,8 @@ case $STEP in
 train-speed)
     corpus
     # explicit sizes: on this corpus (~430 updates per epoch at 4,096) auto's epoch guard keeps the preset's
-    timeout 480 $PY bench/train_gpu_batch.py --spm "$W/data/fr" --preset small --batches preset 16384 32768 \
-        --updates "${UPDATES:-300}" --out "$OUT_DIR/train_gpu_batch.json" 2>&1 | tail -8
+    timeout 480 $PY -m bench.studies.train_gpu_batch --spm "$W/data/fr" --preset small --batches preset 16384 32768 \
+        --updates "${UPDATES:-300}" --json "$OUT_DIR/train_gpu_batch.json" 2>&1 | tail -8
     ;;
 decode-small)
     corpus
@@ -63,17 +65,17 @@ if not losses or losses[-1] > float(sys.argv[2]):
 print(f"validation loss {losses[-1]} bits after {len(losses)} epochs: trained enough to measure")
 PYEOF
     DEV=$([ "$DEVICE" = cpu ] && echo --cpu || true)
-    timeout 100 $PY bench/parallel_decoding.py --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
-        --talks 18 --windows 2 8 32 $DEV --out "$OUT_DIR/parallel_decoding.json" 2>&1 | tail -6 || true
-    timeout 100 $PY bench/translate_ted_shape.py --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
-        --bin "$W/data/fr/bin" --talks 18 --repeats 1 $DEV --out "$OUT_DIR/translate_ted_shape.json" 2>&1 | tail -12 || true
-    timeout 90 $PY bench/fairseq_dtype.py --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
+    timeout 100 $PY -m bench.parallel_decoding_speed --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
+        --talks 18 --windows 2 8 32 $DEV --json "$OUT_DIR/parallel_decoding.json" 2>&1 | tail -6 || true
+    timeout 100 $PY -m bench.translate_talks_speed --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
+        --bin "$W/data/fr/bin" --talks 18 --repeats 1 $DEV --json "$OUT_DIR/translate_ted_shape.json" 2>&1 | tail -12 || true
+    timeout 90 $PY -m bench.fairseq_dtype_speed --ckpt "$CKPT" --spm "$W/data/fr/spm.model" --data "$W/data/fr" \
         --device "$DEVICE" --dtypes float32 float16 bfloat16 --lines 600 --repeats 2 \
-        --out "$OUT_DIR/fairseq_dtype.json" 2>&1 | tail -12 || true
+        --json "$OUT_DIR/fairseq_dtype.json" 2>&1 | tail -12 || true
     ;;
 hf-dtype)
     # item 3: an opus-mt-size Marian with random weights, built here (no download)
-    timeout 540 $PY bench/hf_dtype_speed.py --device cuda --sentences 3000 --repeats 2 --translate 200 \
+    timeout 540 $PY -m bench.hf_dtype_speed --device cuda --sentences 3000 --repeats 2 --translate 200 \
         --json "$OUT_DIR/hf_dtype_speed.json" 2>&1 | tail -16
     ;;
 *) echo "unknown step $STEP" >&2; exit 2;;

@@ -6,8 +6,9 @@ the train stage's own code (`contextual-mt pipeline train`), on the demo's data.
         --out bench/out/train_gpu_batch.json
 
 ``--train-docs N``: a demo corpus of N training documents made here (the demo's generator, then
-the data stage, 1,000 pieces: the demo text has no more), as the issue measured (20,000); without it, the demo's own data
-(3,000 documents: at 32k tokens per update an epoch is a dozen updates).
+the data stage, 1,000 pieces: the demo text has no more), as the issue measured (20,000);
+without it, the demo's own data (3,000 documents: at 32k tokens per update an epoch is a dozen
+updates).
 
 Each setting trains the context model from scratch for ``--updates`` updates; target words/s
 is the median of fairseq's per-epoch figures (the train record, .stage/train.json), so it includes data loading and
@@ -17,19 +18,18 @@ the per-update overhead, not start-up.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import harness
+
+ROOT = harness.REPO
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spm", type=Path, default=ROOT / "demo" / "data" / "fr", help="the demo's data folder (make demo)")
     p.add_argument("--train-docs", type=int, help="make a demo corpus of this many training documents")
     p.add_argument("--vocab-size", type=int, default=1000, help="the demo text allows at most ~1,068 pieces")
@@ -37,8 +37,8 @@ def main() -> None:
     p.add_argument("--batches", nargs="+", default=["preset", "auto"])
     p.add_argument("--updates", type=int, default=300)
     p.add_argument("--gpus", type=int, default=None, help="default: every visible GPU (0: CPU, a smoke run)")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "train_gpu_batch.json")
-    a = p.parse_args()
+    harness.add_arguments(p, repeats=None)
+    a = harness.parse(p, argv)
     from contextual_mt.pipeline.train import TrainOptions, train_model
 
     runs = {}
@@ -57,23 +57,22 @@ def main() -> None:
             root = os.path.join(tmp, f"run-{batch}")
             os.makedirs(os.path.join(root, "data"))
             os.symlink(data, os.path.join(root, "data", "fr"))
-            start = time.time()
             # many epochs' worth: the run stops at --updates
-            record = train_model(
-                TrainOptions(
-                    "fr",
-                    "context",
-                    preset=a.preset,
-                    root=root,
-                    gpus=a.gpus,
-                    batch=batch,
-                    max_epoch=1000,
-                    max_update=a.updates,
-                    progress=False,
-                )
+            options = TrainOptions(
+                "fr",
+                "context",
+                preset=a.preset,
+                root=root,
+                gpus=a.gpus,
+                batch=batch,
+                max_epoch=1000,
+                max_update=a.updates,
+                progress=False,
             )
+            timed = harness.time_it(lambda options=options: train_model(options), repeats=1)
+            record = timed.result
             runs[batch] = {
-                "seconds": round(time.time() - start, 1),
+                "seconds": round(timed.median, 1),
                 "gpus": record["gpus"],
                 "fp16": record["fp16"],
                 "batch": record["batch"],
@@ -91,7 +90,7 @@ def main() -> None:
                 flush=True,
             )
     first = runs[a.batches[0]]["target_words_per_second"]
-    for batch, r in runs.items():
+    for r in runs.values():
         r["ratio"] = round(r["target_words_per_second"] / first, 3) if first else None
     device = "CPU"
     try:
@@ -107,9 +106,8 @@ def main() -> None:
             f"| {batch} | {r['batch']['tokens_per_update']} | {r['batch']['lr']:.3g} | "
             f"{r['target_words_per_second']} | {r['updates_per_second']} | {r['ratio']} |"
         )
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(
-        json.dumps({"device": device, "preset": a.preset, "train_docs": a.train_docs, "runs": runs}, indent=1) + "\n"
+    harness.finish(
+        a, "studies.train_gpu_batch", {"device": device, "preset": a.preset, "train_docs": a.train_docs, "runs": runs}
     )
 
 

@@ -5,26 +5,23 @@ The test split's documents are regrouped into ``--talks`` long documents (as in 
 a wave then holds at most that many sentences). Each setting translates the same talks with the
 same loaded model; the wall time of ``DocumentTranslator.translate`` (sentencepiece included),
 the rounds, the sentences translated again, and the lines that differ from the waves' output
-(0 is the claim) are printed and, with ``--out``, written as JSON.
+(0 is the claim) are printed and, with ``--json``, written as JSON.
 
-    python bench/parallel_decoding.py --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
+    python -m bench.parallel_decoding_speed --ckpt demo/checkpoints/fr/context/checkpoint_best.pt \\
         --spm demo/data/fr/spm.model --data demo/data/fr [--talks 20] [--windows 2 4 8 16] [--beam 4] \\
-        [--batch-size 64] [--cpu] [--out result.json]
+        [--batch-size 64] [--cpu] [--json result.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from translate_ted_shape import talks  # noqa: E402  (the same regrouping as the decoding benchmark)
+from bench import harness
+from bench.translate_talks_speed import talks  # the same regrouping as the decoding benchmark
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt", required=True)
     ap.add_argument("--spm", required=True)
@@ -35,8 +32,8 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--dtype", default="float32", help="the model's precision (translate's --dtype)")
-    ap.add_argument("--out")
-    a = ap.parse_args()
+    harness.add_arguments(ap, repeats=None)
+    a = harness.parse(ap, argv)
 
     import torch
 
@@ -56,13 +53,12 @@ def main() -> None:
 
     def run(decoding: str, window: int = 1):
         translator.options.decoding, translator.options.window = decoding, window
-        if device != "cpu":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        hyps = translator.translate(src, ids, progress=False)
-        if device != "cpu":
-            torch.cuda.synchronize()
-        seconds = time.perf_counter() - start
+        timed = harness.time_it(
+            lambda: translator.translate(src, ids, progress=False),
+            repeats=1,
+            sync=torch.cuda.synchronize if device != "cpu" else None,
+        )
+        hyps, seconds = timed.result, timed.median
         stats = hyps.rounds
         return hyps, {
             "decoding": decoding,
@@ -78,7 +74,7 @@ def main() -> None:
     runs.append({**row, "lines_differing": 0})
     for w in a.windows:
         hyps, row = run("parallel", w)
-        runs.append({**row, "lines_differing": sum(x != y for x, y in zip(hyps, reference))})
+        runs.append({**row, "lines_differing": sum(x != y for x, y in zip(hyps, reference, strict=True))})
     base = runs[0]["sentences_per_s"]
     print(
         f"{device}; {len(src)} sentences in {a.talks} talks; beam {a.beam}, batch {a.batch_size}; "
@@ -93,21 +89,20 @@ def main() -> None:
             f"{r['decoding']:<12} {r['window'] or '-'!s:>6} {r['seconds']:>8} {r['sentences_per_s']:>8} "
             f"{r['sentences_per_s'] / base:>6.2f} {r['rounds']:>6} {r['translated']:>10} {r['lines_differing']:>6}"
         )
-    if a.out:
-        Path(a.out).write_text(
-            json.dumps(
-                {
-                    "device": device,
-                    "dtype": a.dtype,
-                    "sentences": len(src),
-                    "talks": a.talks,
-                    "beam": a.beam,
-                    "batch_size": a.batch_size,
-                    "runs": runs,
-                },
-                indent=2,
-            )
-        )
+    harness.finish(
+        a,
+        "parallel_decoding_speed",
+        {
+            "device": device,
+            "dtype": a.dtype,
+            "sentences": len(src),
+            "talks": a.talks,
+            "beam": a.beam,
+            "batch_size": a.batch_size,
+            "runs": runs,
+        },
+        device="cpu" if a.cpu else "cuda",
+    )
 
 
 if __name__ == "__main__":

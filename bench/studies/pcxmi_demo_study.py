@@ -11,30 +11,27 @@ Needs `make demo` first (its data, sentencepiece model and contextual model).
    dynamic size, same epochs) but with CoWord dropout 0.0 and 0.2, for seeds 1 and 2; their
    corpus CXMI on the test split.
 
-    .venv/bin/python bench/pcxmi_demo_study.py --workdir demo --out bench/out/pcxmi_study
+    .venv/bin/python -m bench.studies.pcxmi_demo_study --workdir demo --out bench/out/pcxmi_study
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi  # noqa: E402
-from contextual_mt.analysis.join import join, read_pcxmi, read_tags  # noqa: E402
-from contextual_mt.analysis.report import run_report  # noqa: E402
-from contextual_mt.analysis.tables import roc_auc  # noqa: E402
-from contextual_mt.backends.fairseq.model import FairseqModelOptions  # noqa: E402
-from contextual_mt.demo.pipeline import LANG, PRESET, demo_layout  # noqa: E402
-from contextual_mt.pipeline.layout import PairLayout, demo_corpus  # noqa: E402
-from contextual_mt.pipeline.train import TrainOptions, train_model  # noqa: E402
+from bench import harness
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.join import join, read_pcxmi, read_tags
+from contextual_mt.analysis.report import run_report
+from contextual_mt.analysis.tables import roc_auc
+from contextual_mt.backends.fairseq.model import FairseqModelOptions
+from contextual_mt.demo.pipeline import LANG, PRESET, demo_layout
+from contextual_mt.pipeline.layout import PairLayout, demo_corpus
+from contextual_mt.pipeline.train import TrainOptions, train_model
 
 
 def planted_study(work: Path, out: Path) -> dict:
@@ -121,15 +118,16 @@ def coword_study(work: Path, out: Path, epochs: int, rates, seeds) -> dict:
     return results
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workdir", default="demo")
-    ap.add_argument("--out", default="bench/out/pcxmi_study")
+    ap.add_argument("--out", default="bench/out/pcxmi_study", help="folder of the study's files and results.json")
     ap.add_argument("--epochs", type=int, help="default: the demo's contextual model's (the demo preset's)")
     ap.add_argument("--rates", default="0.0,0.2")
     ap.add_argument("--seeds", default="1,2")
     ap.add_argument("--skip-coword", action="store_true")
-    args = ap.parse_args()
+    harness.add_arguments(ap, repeats=None, json_alias=False)
+    args = harness.parse(ap, argv)
     work, out = Path(args.workdir), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = {"planted": planted_study(work, out)}
@@ -139,7 +137,7 @@ def main() -> None:
             work, out, args.epochs, [float(r) for r in args.rates.split(",")], [int(s) for s in args.seeds.split(",")]
         )
         print(json.dumps(results["coword"], indent=2))
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    harness.write_json(str(out / "results.json"), harness.finish(args, "studies.pcxmi_demo_study", results))
 
 
 if __name__ == "__main__":
