@@ -12,6 +12,7 @@ an interrupted one resumes. The stages run without LANG (``make pcxmi``, ``repor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
@@ -19,15 +20,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, Optional, Sequence
 
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
-
-if TYPE_CHECKING:
-    from contextual_mt.pipeline.train import TrainOptions
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
+
+if TYPE_CHECKING:  # the stages import torch and fairseq: loaded when the demo runs
+    from contextual_mt.pipeline.train import TrainOptions
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions
 
 LANG = DEMO_LANG
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
@@ -94,22 +96,48 @@ def write_corpus(work: Path, train_docs: int = 3000, test_docs: int = 300, valid
     return corpus
 
 
-def train_side_by_side(options: Sequence[TrainOptions]) -> Dict[str, float]:
+def train_side_by_side(
+    options: Sequence[TrainOptions], then: Optional[Dict[str, Callable[[], None]]] = None
+) -> Dict[str, float]:
     """The demo's models trained at once, each in its own process with the demo preset's one CPU
     thread: on two cores the pair takes the time of the longer run, not of both (one thread each
-    also makes the weights the same on every machine). The context model's progress is shown; a
-    failure is raised once the other run has ended, whose checkpoints and record are kept, so a
-    re-run trains only what is left. Returns each model's wall seconds."""
+    also makes the weights the same on every machine). ``then[model]`` runs as soon as that model
+    is trained, while the other still trains (the sentence model's translation: it ends first).
+    The context model's progress is shown; a failure is raised once the other run has ended,
+    whose checkpoints and record are kept, so a re-run trains only what is left. Returns the wall
+    seconds of each model's training and of each ``then`` (``MODEL_then``)."""
     from contextual_mt.pipeline.train import train_model
 
-    def train(o: TrainOptions) -> float:
+    walls: Dict[str, float] = {}
+
+    def train(o: TrainOptions) -> None:
         start = time.time()
         train_model(o)
-        return round(time.time() - start, 1)
+        walls[o.model] = round(time.time() - start, 1)
+        if then and o.model in then:
+            start = time.time()
+            then[o.model]()
+            walls[f"{o.model}_then"] = round(time.time() - start, 1)
 
     with ThreadPoolExecutor(max_workers=len(options)) as pool:
-        runs = {o.model: pool.submit(train, o) for o in options}
-    return {model: run.result() for model, run in runs.items()}
+        runs = [pool.submit(train, o) for o in options]
+    for run in runs:
+        run.result()
+    return walls
+
+
+def _translate_on_one_thread(translate: TranslateStageOptions, systems: Sequence[str]) -> None:
+    """The translate stage for ``systems`` with one torch thread: the other core trains."""
+    import torch
+
+    from contextual_mt.pipeline.translate_stage import translate_systems
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        translate_systems(dataclasses.replace(translate, systems=tuple(systems), progress=False))
+    finally:
+        torch.set_num_threads(threads)
 
 
 def run_demo(
@@ -163,15 +191,17 @@ def run_demo(
         "train stage: the sentence and the context model side by side, one thread each "
         f"(logs: {os.path.join(layout.checkpoints('MODEL'), 'train.log')})"
     )
-    with _timed(times, "train"):
-        walls = train_side_by_side(training)
+    with _timed(times, "train"):  # and the sentence model's translation, once it is trained
+        walls = train_side_by_side(
+            training, then={"sentence": lambda: _translate_on_one_thread(translate, ["sentence"])}
+        )
     times["train"].update({f"{name}_wall_s": wall for name, wall in walls.items()})
     _log(
-        "translate stage: the sentence model, the context model with its own previous translations and "
-        "with the references as context"
+        "translate stage: the context model, with its own previous translations and with the references "
+        "as context (the sentence model's translation was made beside the context model's training)"
     )
     with _timed(times, "translate"):
-        translate_systems(translate)
+        translate_systems(translate)  # up to date for the sentence model: the other two
     with _timed(times, "score"):
         scores = score_systems(scoring)["systems"]
     planted = read_planted(str(corpus / "test.planted.jsonl"))

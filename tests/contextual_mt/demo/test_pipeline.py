@@ -46,9 +46,11 @@ def test_the_two_models_train_side_by_side_and_a_failure_is_raised_once_the_othe
 
     monkeypatch.setattr(train, "train_model", fake_train)
     options = [TrainOptions("fr", m, preset="demo", root="unused", gpus=0) for m in ("sentence", "context")]
+    then = []
     with pytest.raises(ContextualMTError, match="context model failed"):
-        train_side_by_side(options)
+        train_side_by_side(options, then={"sentence": lambda: then.append(time.time())})
     assert set(spans) == {"sentence", "context"}  # the sentence model's run was not cut short
+    assert len(then) == 1 and then[0] >= spans["sentence"][1]  # after its model was trained
 
 
 def test_the_demo_runs_end_to_end_and_records_where_its_time_goes(tmp_path):
