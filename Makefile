@@ -70,7 +70,7 @@ MAX_UPDATE ?=
 PRETRAINED ?=
 ## var BATCH: tokens per update: `auto` (default; on a GPU as many as its memory holds, up to 8x the
 ##   preset's, learning rate and warm-up scaled; on CPU the preset's), `preset` (the config's exact
-##   settings) or a number (the explanation 'Batch size')
+##   settings) or a number (docs/explanations/batching.md)
 BATCH ?=
 ## var BEAM: the beam size of `make translate` (default: `contextual-mt pipeline translate --beam`'s, 5;
 ##   `BEAM=` with no value is an error)
@@ -78,7 +78,8 @@ BATCH ?=
 ##   on CPU), `sequential` or `parallel` (the same translations)
 DECODING ?=
 ## var COMET_MODEL: adds COMET to `make score` and `make muda-eval`, and Doc-COMET (2 preceding
-##   sentences of context) to `make score`: a model name, or a local model folder ('COMET without network')
+##   sentences of context) to `make score`: a model name, or a local model folder (docs/explanations/scoring.md,
+##   'COMET without network')
 COMET_MODEL ?=
 ## var DTYPE: the models' precision, `auto` (default: float16 on a GPU of compute capability >= 7.0,
 ##   else float32), `float32`, `bfloat16` or `float16`; recorded, so results of another dtype are made again
@@ -132,7 +133,7 @@ DECODING_OPT := $(if $(DECODING),--decoding $(call quote,$(DECODING)),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
-@if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (README, 'The study on a language pair')" >&2; exit 1; fi
+@if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (docs/tutorials/study.md)" >&2; exit 1; fi
 endef
 define need_venv
 @test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }

@@ -159,8 +159,9 @@ def make_block(doc: Optional[MakeDoc] = None, commands: Optional[Dict[str, Dict]
     commands = surface() if commands is None else commands
     here = "reference/make.md"
     out = []
-    for target in [t for t in doc.phony if t in doc.targets]:
-        out += [f"### `make {target}`", "", _linked(doc.targets[target], commands, here), ""]
+    for target, text in doc.targets.items():  # in the order of the Makefiles
+        text = text[:1].upper() + text[1:]
+        out += [f"### `make {target}`", "", _linked(text, commands, here) + ".", ""]
         variables = doc.uses.get(target, [])
         if variables:
             out += ["| variable | default | meaning |", "|---|---|---|"]
