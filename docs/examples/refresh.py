@@ -142,7 +142,7 @@ EXAMPLES: List[Dict] = [
         ],
     },
     {"id": "cadec-demo", "commands": ["make cadec-demo"]},
-    # the study on the demo corpus in the TED release's layout (README, "The study on a language pair")
+    # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
     {
         "id": "ted-study",
         "show": False,
@@ -248,7 +248,7 @@ def printed_lines(text: str) -> List[str]:
 
 def run_examples(only: Sequence[str] = ()) -> Dict:
     """Run every example (``only``: those) on the finished demo (in the repository root, as the
-    README's reader would); returns the record."""
+    documentation's reader would); returns the record."""
     if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
         raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
     # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
@@ -320,7 +320,7 @@ def render_demo_table(demo: Dict) -> str:
 
 def printed_figure(run: Dict, example: str, pattern: str) -> str:
     """A number an example printed (``pattern``'s group), as printed; its output is recorded even
-    where the README does not show it."""
+    where no page shows it."""
     for lines in run["examples"][example].get("printed", run["examples"][example]["outputs"]):
         for line in lines:
             m = re.search(pattern, line)
@@ -330,7 +330,7 @@ def printed_figure(run: Dict, example: str, pattern: str) -> str:
 
 
 def figures(demo: Dict, run: Dict) -> Dict[str, str]:
-    """The inline figures the README's prose quotes."""
+    """The inline figures the prose of the README and the pages quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
     cxmi = r"^CXMI (-?[0-9.]+) nats"
     return {
