@@ -83,3 +83,35 @@ def test_the_readme_is_an_entry_point():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         lines = f.read().split("\n")
     assert len(lines) <= 250, f"README.md has {len(lines)} lines; the details belong in docs/"
+
+
+def documentation_texts():
+    """README.md, every page under docs/ and the Makefiles (whose comments make the make reference)."""
+    paths = [os.path.join(ROOT, "README.md"), *reference.MAKEFILES]
+    for folder, dirs, files in os.walk(os.path.join(ROOT, "docs")):
+        dirs[:] = [d for d in dirs if d != "examples"]
+        paths += [os.path.join(folder, f) for f in files if f.endswith(".md")]
+    for path in paths:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            yield os.path.relpath(os.path.join(ROOT, path), ROOT), f.read()
+
+
+def test_the_files_and_results_sections_the_documentation_names_exist():
+    """A file of the repository the documentation names (``bench/fairseq_dtype.py``,
+    ``contextual_mt/pipeline/presets.py``) is there, and a section of bench/RESULTS.md it quotes
+    (``bench/RESULTS.md, "Batch size"``) is one of its headings: a rename cannot leave them stale."""
+    with open(os.path.join(ROOT, "bench", "RESULTS.md"), encoding="utf-8") as f:
+        headings = [line for line in f.read().split("\n") if line.startswith("#")]
+    gone, sections = [], []
+    path = re.compile(r"(?<![\w/.(-])((?:contextual_mt|muda|commandkit|recipes|tests|bench|docs)/[\w./-]*[\w/])")
+    for name, text in documentation_texts():
+        for m in path.finditer(text):
+            found = m.group(1)
+            if found.startswith("muda/") and found.endswith((".json", ".txt", ".png")):
+                continue  # results/xx/muda/eval.json, a study's output
+            if not os.path.exists(os.path.join(ROOT, found)):
+                gone.append(f"{name}: {found}")
+        for m in re.finditer(r'bench/RESULTS\.md`?,? "([^"]+)"', text):
+            if not any(m.group(1) in h for h in headings):
+                sections.append(f"{name}: {m.group(1)}")
+    assert gone == [] and sections == []
