@@ -468,7 +468,8 @@ def package_folders(package: str) -> Set[str]:
 @pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
 def test_the_layout_page_names_every_folder(package):
     """docs/layout.md names every folder of each package, nested ones too (``fairseq/`` under
-    backends, ``alternatives/`` under testsets), each as ``name/`` in the package's block."""
+    backends, ``alternatives/`` under testsets), each as ``name/`` in the package's block; and so does
+    contextual_mt/__init__.py's map, contextual_mt's."""
     block = docs_layout().split(f"\n{package}/", 1)[1].split("\n", 1)[1]
     block = "\n".join(line for line in block.split("\n") if line.startswith(" "))  # up to the next package
     named = layout_entries(block) | {m.rstrip("/") + "/" for m in re.findall(r"[a-z_]+(?:/[a-z_]+)+/", block)}
@@ -476,6 +477,12 @@ def test_the_layout_page_names_every_folder(package):
         f for f in sorted(package_folders(package)) if f.split("/")[-1] + "/" not in named and f + "/" not in named
     ]
     assert unnamed == [], f"docs/layout.md does not name these folders of {package}: {unnamed}"
+    if package == "contextual_mt":
+        import contextual_mt
+
+        named = layout_entries(contextual_mt.__doc__.split("Layout", 1)[1])
+        unnamed = [f for f in sorted(package_folders(package)) if f.split("/")[-1] + "/" not in named]
+        assert unnamed == [], f"contextual_mt/__init__.py's map does not name these folders: {unnamed}"
 
 
 @pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
