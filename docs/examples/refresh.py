@@ -336,7 +336,7 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     return {
         "cxmi": printed_figure(run, "cxmi", cxmi),
         "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "\u2212"),  # a minus sign
-        "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
+        "demo-minutes": f"{demo['seconds'] / 60:.1f} minutes",
         "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
         "demo-machine": f"{run['machine']['cores']} CPU cores",
         "demo-context-bleu": f"{context['bleu']:.2f}",
