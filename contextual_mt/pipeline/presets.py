@@ -1,13 +1,13 @@
 """The training presets (``make train PRESET=...``, ``contextual-mt pipeline train --preset``, and
-the offline demo), declared once: train.py, the demo, the command line and the README's table
-read them from here.
+the offline demo), declared once: train.py, the demo, the command line and the study tutorial's table
+(docs/tutorials/study.md) read them from here.
 
 A preset names a Hydra config shipped inside the package (``contextual_mt/hydra_configs/``, so a
 non-editable install trains too), plus what it adds on top: Hydra overrides, the epochs of each
 model kind when the config's one value does not fit both, and the sentencepiece vocabulary its
 data is made with (the demo's; the study's data stage has its own ``--vocab-size``).
 
-``python -m contextual_mt.pipeline.presets`` prints the README's table.
+``python -m contextual_mt.pipeline.presets`` prints the study tutorial's table.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from contextual_mt.errors import ContextualMTError
 class Preset:
     name: str
     config: str  # the Hydra config: contextual_mt/hydra_configs/CONFIG.yaml
-    about: str  # one line, for --help and the README
+    about: str  # one line, for --help and the study tutorial
     overrides: Tuple[str, ...] = ()  # Hydra overrides on top of the config
     max_epoch: Dict[str, int] = field(default_factory=dict)  # per model kind; absent: the config's
     vocab_size: Optional[int] = None  # the sentencepiece vocabulary of its data (the demo's)
@@ -131,7 +131,7 @@ def fairseq_train_options(name: str, skip: Tuple[str, ...] = ()) -> List[str]:
 
 
 def markdown_table() -> str:
-    """The README's table of the presets."""
+    """The study tutorial's table of the presets."""
     rows = ["| preset | Hydra config | epochs | extra overrides | what it is |", "|---|---|---|---|---|"]
     for p in PRESETS.values():
         epochs = (

@@ -23,7 +23,7 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
     p = eval_paths(lang, root)
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(f"{p.test(side)} not found (README, 'make data')")
+            raise ContextualMTError(f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')")
     o = MudaEvalOptions(lang, root, hyps=(p.test(p.target),), muda_tag_args=muda_tag_args)
 
     def options() -> BuildOptions:  # the annotations beside the tags are found when it is built

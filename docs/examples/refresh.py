@@ -1,15 +1,20 @@
-"""The README's demo figures and example outputs, made by a run and never typed.
+"""The documentation's figures, example outputs and reference parts, made by a run or from the
+code, never typed.
 
 ``docs/examples/run.json`` is the committed record of one run on a finished demo (``make demo``):
-for each example, the commands as the README shows them and the lines they printed; beside it,
-``docs/examples/demo.json``, the demo's own results file (``demo/results/fr/demo.json``) of that
-run. In the README, a generated block sits between ``<!-- example:ID -->`` and
-``<!-- /example:ID -->`` (an inline figure between ``<!-- figure:ID -->`` and ``<!-- /figure:ID -->``);
-``tests/test_documented_examples.py`` checks that every block is what this script renders from
-the committed files, so a figure cannot be edited by hand or go stale against the record.
+for each example, the commands as the documentation shows them and the lines they printed; beside
+it, ``docs/examples/demo.json``, the demo's own results file (``demo/results/fr/demo.json``) of that
+run. In README.md and the pages under docs/, a generated block sits between ``<!-- example:ID -->``
+and ``<!-- /example:ID -->`` (an inline figure between ``<!-- figure:ID -->`` and
+``<!-- /figure:ID -->``); the reference pages' usage and options sit between ``<!-- cli:PROG-SUB -->``
+markers and the make targets between ``<!-- make:reference -->`` markers, generated from the parsers
+and the Makefiles (docs/examples/reference.py). ``tests/test_documented_examples.py`` checks that
+every block is what this script renders from the committed files and the code, and that every one
+is shown somewhere, so a figure cannot be edited by hand or go stale against the record.
 
-    make demo && python docs/examples/refresh.py --run     # run the examples, record, rewrite the README
-    python docs/examples/refresh.py                        # rewrite the README from the record only
+    make demo && python docs/examples/refresh.py --run     # run the examples, record, rewrite the pages
+    python docs/examples/refresh.py --run ID ...           # run these examples again (the rest is kept)
+    python docs/examples/refresh.py                        # rewrite the pages from the record and the code
 
 What varies: the figures are those of one machine (the run names it: CPU, threads, versions).
 On another CPU the demo's training sums in another order (other vector units), so its models and
@@ -36,6 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 RUN = os.path.join(HERE, "run.json")
 DEMO = os.path.join(HERE, "demo.json")
 README = os.path.join(ROOT, "README.md")
+DOCS = os.path.join(ROOT, "docs")
 DEMO_RESULTS = os.path.join("demo", "results", "fr", "demo.json")  # demo.pipeline.demo_results("demo")
 
 D, C, R = "demo/data/fr", "demo/corpus", "demo/results/fr"  # the demo pair's data, its corpus, its results
@@ -47,11 +53,11 @@ TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
 # printed lines to show (``keep``: a regular expression; default all but progress bars and logs;
 # ``show`` False: the commands alone; ``block`` False: no block, its printed lines feed a figure;
 # ``render``: "bash" (the commands and, as comments, what they printed), "text" (the shown lines in a
-# plain block) or "markdown" (the shown lines as they are: a table))
+# plain block) or "markdown" (the shown lines as they are: a table); ``exit``: the exit status the
+# last command must have, default 0 (an example of an error))
 EXAMPLES: List[Dict] = [
     {
         "id": "translate",
-        "show": False,
         "commands": [
             f"contextual-mt translate {MODEL} \\\n    --source {D}/test.en --docids {D}/test.docids \\\n"
             "    --output demo/test.hyp.fr --beam 4"
@@ -136,7 +142,7 @@ EXAMPLES: List[Dict] = [
         ],
     },
     {"id": "cadec-demo", "commands": ["make cadec-demo"]},
-    # the study on the demo corpus in the TED release's layout (README, "The study on a language pair")
+    # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
     {
         "id": "ted-study",
         "show": False,
@@ -157,6 +163,72 @@ EXAMPLES: List[Dict] = [
         "commands": ["make score LANG=fr WORK=study"],
     },
     {"id": "ted-table", "render": "markdown", "keep": r"^\|", "commands": ["make table LANGS=fr WORK=study"]},
+    # the reference pages' examples (docs/reference/): each command on the finished demo (demo/) or
+    # the TED-layout study above (study/), whose stages are up to date, so they say so
+    {
+        "id": "add-symbols",
+        "commands": [
+            "cut -d' ' -f1,2 demo/data/fr/bin/dict.en.txt | grep -v '^<' > demo/dict.en.txt   # without them",
+            "contextual-mt add-symbols demo/dict.en.txt",
+            "contextual-mt add-symbols demo/dict.en.txt",
+        ],
+    },
+    {"id": "demo-data", "commands": ["contextual-mt demo-data --output demo/corpus-again"]},
+    {
+        "id": "cxmi-merge",
+        "commands": [
+            f"contextual-mt cxmi {MODEL} \\\n    {TEST} \\\n    --shard {i}/2 --output {R}/shards/pcxmi.{i}.jsonl"
+            for i in (0, 1)
+        ]
+        + [
+            f"contextual-mt cxmi-merge {R}/shards/pcxmi.0.jsonl {R}/shards/pcxmi.1.jsonl \\\n"
+            f"    --output {R}/shards/pcxmi.jsonl"
+        ],
+    },
+    {
+        "id": "testset-build",
+        "commands": [
+            f"contextual-mt testset build --source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids \\\n"
+            f"    --lang fr --tags {R}/muda/reference.tags.json --lexicon {C}/train.fr.conllu \\\n"
+            f"    --output-dir {R}/testset-by-hand"
+        ],
+    },
+    {"id": "pipeline-plan", "commands": ["contextual-mt pipeline plan --lang fr --root study"]},
+    {
+        "id": "pipeline-data",
+        "commands": [
+            "contextual-mt pipeline data --lang fr --output study/data/fr --ted demo-ted/ted_talks.tar.gz "
+            "--vocab-size 1000"
+        ],
+    },
+    {"id": "pipeline-train", "commands": ["contextual-mt pipeline train --lang fr --root study --preset tiny"]},
+    {"id": "pipeline-translate", "commands": ["contextual-mt pipeline translate --lang fr --root study"]},
+    {"id": "pipeline-score", "commands": ["contextual-mt pipeline score --lang fr --root study"]},
+    {"id": "pipeline-pcxmi", "commands": ["contextual-mt pipeline pcxmi --lang fr --root study"]},
+    {"id": "pipeline-report", "commands": ["contextual-mt pipeline report --lang fr --root study"]},
+    {
+        "id": "pipeline-table",
+        "keep": r"^(\||wrote)",
+        "commands": [
+            "contextual-mt pipeline table --langs fr --results-dir study/results --output-dir study/results/table"
+        ],
+    },
+    {"id": "pipeline-attribute", "commands": ["contextual-mt pipeline attribute    # the demo pair"]},
+    {"id": "pipeline-testset", "commands": ["contextual-mt pipeline testset    # the demo pair"]},
+    {"id": "pipeline-muda-eval", "commands": ["contextual-mt pipeline muda-eval    # the demo pair"]},
+    {
+        "id": "pipeline-contrastive",
+        "commands": [
+            f"contextual-mt pipeline contrastive --lang fr --root demo --sets voita:{C}/test.contrastive.json"
+        ],
+    },
+    # offline (this machine has no network), what the two commands that need it say
+    {"id": "muda-download", "exit": 1, "commands": ["muda download --tgt-lang fr --stanza-dir stanza_resources"]},
+    {
+        "id": "muda-train-ellipsis",
+        "exit": 1,
+        "commands": ["muda train-ellipsis wsj_0001.mrg --base-model bert-base-cased --output ellipsis-model"],
+    },
 ]
 WIDTH = 112  # a shown line longer than this is folded, its continuation indented
 _LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| [A-Z]+ \|")
@@ -176,7 +248,7 @@ def printed_lines(text: str) -> List[str]:
 
 def run_examples(only: Sequence[str] = ()) -> Dict:
     """Run every example (``only``: those) on the finished demo (in the repository root, as the
-    README's reader would); returns the record."""
+    documentation's reader would); returns the record."""
     if not os.path.isfile(os.path.join(ROOT, DEMO_RESULTS)):
         raise SystemExit(f"error: {DEMO_RESULTS} not found: run `make demo` first")
     # stdout and stderr in one stream, in the order a terminal shows them; make without its echo
@@ -195,9 +267,11 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
             proc = subprocess.run(
                 ["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
             )
-            if proc.returncode != 0:
+            if proc.returncode != example.get("exit", 0):
                 sys.stderr.write(proc.stdout)
-                raise SystemExit(f"error: example {example['id']} failed (exit {proc.returncode})")
+                raise SystemExit(
+                    f"error: example {example['id']} exited {proc.returncode}, not {example.get('exit', 0)}"
+                )
             lines = printed_lines(proc.stdout)
             printed.append(lines)
             shown = [x for x in lines if re.search(example["keep"], x)] if example.get("keep") else lines
@@ -227,7 +301,7 @@ def render_example(entry: Dict, render: str = "bash") -> str:
         lines = [x for shown in entry["outputs"] for x in shown]
         return "\n".join(lines) if render == "markdown" else "```\n" + "\n".join(lines) + "\n```"
     body = []
-    for command, lines in zip(entry["commands"], entry["outputs"]):
+    for command, lines in zip(entry["commands"], entry["outputs"], strict=True):
         body.append(command)
         for line in lines:
             folded = textwrap.wrap(
@@ -246,7 +320,7 @@ def render_demo_table(demo: Dict) -> str:
 
 def printed_figure(run: Dict, example: str, pattern: str) -> str:
     """A number an example printed (``pattern``'s group), as printed; its output is recorded even
-    where the README does not show it."""
+    where no page shows it."""
     for lines in run["examples"][example].get("printed", run["examples"][example]["outputs"]):
         for line in lines:
             m = re.search(pattern, line)
@@ -256,12 +330,12 @@ def printed_figure(run: Dict, example: str, pattern: str) -> str:
 
 
 def figures(demo: Dict, run: Dict) -> Dict[str, str]:
-    """The inline figures the README's prose quotes."""
+    """The inline figures the prose of the README and the pages quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
     cxmi = r"^CXMI (-?[0-9.]+) nats"
     return {
         "cxmi": printed_figure(run, "cxmi", cxmi),
-        "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "−"),
+        "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "\u2212"),  # a minus sign
         "demo-minutes": f"{demo['seconds'] / 60:.0f} minutes",
         "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
         "demo-machine": f"{run['machine']['cores']} CPU cores",
@@ -272,8 +346,9 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     }
 
 
-def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
-    """Every generated block and figure of the README, by marker id."""
+def blocks(run: Dict, demo: Dict, reference: bool = True) -> Dict[str, str]:
+    """Every generated block and figure of the documentation, by marker id (``reference``: with the
+    reference pages' parts, generated from the parsers and the Makefiles)."""
     blockless = {e["id"] for e in EXAMPLES if e.get("block") is False}
     render = {e["id"]: e.get("render", "bash") for e in EXAMPLES}
     out = {
@@ -283,34 +358,61 @@ def blocks(run: Dict, demo: Dict) -> Dict[str, str]:
     }
     out["example:demo"] = render_demo_table(demo)
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
+    if reference:
+        out.update(_reference().blocks())
     return out
 
 
-_MARKED = re.compile(r"<!-- (example|figure):([\w-]+) -->(.*?)<!-- /\1:\2 -->", re.S)
+def _reference():
+    """docs/examples/reference.py, the reference pages' generator."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import reference
+
+    return reference
+
+
+def pages() -> List[str]:
+    """The files that hold generated parts: README.md and every page under docs/."""
+    found = [README]
+    for folder, dirs, files in os.walk(DOCS):
+        dirs[:] = sorted(d for d in dirs if d != "examples")
+        found += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".md")]
+    return found
+
+
+_MARKED = re.compile(r"<!-- (example|figure|cli|make):([\w-]+) -->(.*?)<!-- /\1:\2 -->", re.S)
 
 
 def marked(text: str) -> Dict[str, str]:
-    """The README's generated parts, by marker id (a block's text without its surrounding newlines)."""
+    """A page's generated parts, by marker id (a block's text without its surrounding newlines)."""
     return {
-        f"{kind}:{name}": body.strip("\n") if kind == "example" else body for kind, name, body in _MARKED.findall(text)
+        f"{kind}:{name}": body if kind == "figure" else body.strip("\n") for kind, name, body in _MARKED.findall(text)
     }
 
 
-def rewrite(text: str, generated: Dict[str, str]) -> str:
+def rewrite(text: str, generated: Dict[str, str], name: str = "README.md") -> str:
     def one(m: re.Match) -> str:
         key = f"{m.group(1)}:{m.group(2)}"
         if key not in generated:
-            raise SystemExit(f"error: README.md marks {key}, which docs/examples/refresh.py does not make")
-        body = f"\n{generated[key]}\n" if m.group(1) == "example" else generated[key]
+            raise SystemExit(f"error: {name} marks {key}, which docs/examples/refresh.py does not make")
+        body = generated[key] if m.group(1) == "figure" else f"\n{generated[key]}\n"
         return f"<!-- {key} -->{body}<!-- /{key} -->"
 
     return _MARKED.sub(one, text)
 
 
 def stale(text: str, generated: Dict[str, str]) -> List[str]:
-    """The generated parts the README lacks or shows otherwise than ``generated`` (by marker id)."""
-    shown = marked(text)
-    return sorted(k for k in set(generated) | set(shown) if shown.get(k) != generated.get(k))
+    """The generated parts a page shows otherwise than ``generated`` (by marker id)."""
+    return sorted(k for k, v in marked(text).items() if generated.get(k) != v)
+
+
+def missing(texts: Sequence[str], generated: Dict[str, str]) -> List[str]:
+    """The generated parts no page shows."""
+    shown = set()
+    for text in texts:
+        shown |= set(marked(text))
+    return sorted(set(generated) - shown)
 
 
 def load(path: str) -> Dict:
@@ -346,18 +448,33 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "machine": record["machine"],
                 "examples": {**load(RUN)["examples"], **record["examples"]},
             }
-        shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
-        os.replace(DEMO + ".tmp", DEMO)
+        else:  # the whole run after `make demo`: its results file too
+            shutil.copyfile(os.path.join(ROOT, DEMO_RESULTS), DEMO + ".tmp")
+            os.replace(DEMO + ".tmp", DEMO)
         with open(RUN + ".tmp", "w", encoding="utf-8") as f:
             f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         os.replace(RUN + ".tmp", RUN)
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    new = rewrite(text, blocks(load(RUN), load(DEMO)))
-    with open(README + ".tmp", "w", encoding="utf-8") as f:
-        f.write(new)
-    os.replace(README + ".tmp", README)
-    print(f"README.md: {len(marked(new))} generated parts" + (" (changed)" if new != text else " (unchanged)"))
+    generated = blocks(load(RUN), load(DEMO))
+    changed, count = [], 0
+    for path in pages():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        name = os.path.relpath(path, ROOT)
+        new = rewrite(text, generated, name)
+        count += len(marked(new))
+        if new != text:
+            with open(path + ".tmp", "w", encoding="utf-8") as f:
+                f.write(new)
+            os.replace(path + ".tmp", path)
+            changed.append(name)
+    texts = []
+    for path in pages():
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    print(f"{count} generated parts in {len(texts)} pages; changed: {', '.join(changed) or 'none'}")
+    unshown = missing(texts, generated)
+    if unshown:
+        print(f"warning: shown on no page: {', '.join(unshown)}", file=sys.stderr)
     return 0
 
 

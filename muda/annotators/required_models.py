@@ -267,7 +267,7 @@ def missing_message(
     )
     return (
         f"{command} needs models not on this machine: {listed}; {how}, or give pre-computed annotations "
-        f"instead ({hint}; README, 'MuDA models')"
+        f"instead ({hint}; docs/explanations/muda.md, 'MuDA models')"
     )
 
 

@@ -139,7 +139,8 @@ def load_comet(model: str) -> Any:
                 f"COMET model '{model}' is not a local file or folder and could not be downloaded "
                 f'({type(e).__name__}). On a machine with network access run: python -c "import comet; '
                 f"print(comet.download_model('{model}'))\", copy the model folder of the checkpoint it prints "
-                "(…/checkpoints/model.ckpt) and pass that folder to --comet-model (README, 'COMET without network')"
+                "(…/checkpoints/model.ckpt) and pass that folder to --comet-model "
+                "(docs/explanations/scoring.md, 'COMET without network')"
             ) from None
     try:
         with quiet_comet():

@@ -1,5 +1,5 @@
 """Registry of target languages. Each language is a data file, ``muda/languages/<code>.yaml``,
-validated on load; adding a language means adding a file (README, "Adding a language").
+validated on load; adding a language means adding a file (docs/explanations/muda.md, "Adding a language").
 Which phenomena apply to a language is decided by the phenomena themselves
 (``muda.phenomena.applicable``), from the data loaded here."""
 

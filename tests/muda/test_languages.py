@@ -4,7 +4,7 @@ import pytest
 
 from commandkit.errors import InputError
 from muda.languages import get_language, load_language_file, registry
-from muda.phenomena import applicable
+from muda.phenomena import applicable, phenomenon_names
 from muda.tagger import MudaTagger
 
 
@@ -47,3 +47,12 @@ def test_phenomena_selection():
     assert MudaTagger("zh", ["verb_form", "formality"]).phenomena == ["formality"]  # verb form does not apply
     with pytest.raises(InputError, match="unknown phenomenon 'tense'"):
         MudaTagger("fr", ["tense"])
+
+
+def test_the_phenomena_are_registered_in_canonical_order():
+    """The order of registration is the order of tags in every output and of ``--phenomena``'s
+    choices (muda/phenomena/__init__.py imports the modules in it; sorting those imports broke it)."""
+    canonical = ["lexical_cohesion", "formality", "pronouns", "verb_form", "ellipsis"]
+    assert phenomenon_names() == canonical
+    assert applicable(get_language("fr")) == [p for p in canonical if p in applicable(get_language("fr"))]
+    assert MudaTagger("fr").phenomena == [p for p in canonical if p in MudaTagger("fr").phenomena]

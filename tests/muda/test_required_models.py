@@ -166,7 +166,7 @@ def test_check_models_lists_every_missing_model_in_one_line(tmp_path, hf_cache):
         f"muda tag needs models not on this machine: stanza de (tokenize,pos,lemma) in {folder}, aligner "
         f"bert-base-multilingual-cased; get them all with 'muda download --tgt-lang de --no-source --stanza-dir "
         f"{folder}' (needs network), or give pre-computed annotations instead (--tgt-conllu FILE --alignments FILE; "
-        "README, 'MuDA models')"
+        "docs/explanations/muda.md, 'MuDA models')"
     )
     check_models("muda tag", required_models("de", stanza_dir=str(folder), tgt_conllu="b", alignments="c"), "de")
 

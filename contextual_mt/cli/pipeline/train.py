@@ -35,7 +35,7 @@ class TrainArgs:
         metavar="auto|preset|N",
         help="tokens per update: auto (default; on a GPU as many as its memory holds, up to 8x the "
         "preset's, with the learning rate and warm-up scaled; on CPU the preset's), preset (the "
-        "config's exact settings) or N tokens per update (scaled the same way); README 'Batch size'",
+        "config's exact settings) or N tokens per update (scaled the same way); docs/explanations/batching.md",
     )
     override: List[str] = option(
         action="append",

@@ -1,5 +1,6 @@
 """The training presets: declared once (pipeline/presets.py), their Hydra configs shipped inside
-the package, the README's table generated from them, and the demo preset's training command."""
+the package, the study tutorial's table (docs/tutorials/study.md) generated from them, and the demo
+preset's training command."""
 
 import os
 from pathlib import Path
@@ -11,11 +12,11 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.presets import PRESETS, config_dir, config_file, get_preset, markdown_table
 from contextual_mt.pipeline.train import TrainOptions, train_command
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+STUDY = Path(__file__).resolve().parents[3] / "docs" / "tutorials" / "study.md"
 
 
-def test_the_readme_table_is_the_presets_module():
-    assert markdown_table() in README.read_text(encoding="utf-8")
+def test_the_study_tutorials_table_is_the_presets_module():
+    assert markdown_table() in STUDY.read_text(encoding="utf-8")
     assert list(PRESETS) == ["tiny", "small", "big", "demo"]
 
 
