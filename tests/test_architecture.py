@@ -61,7 +61,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt) :] + [nxt]
+                return [*path[path.index(nxt):], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:
@@ -368,7 +368,7 @@ def third_party_imports(root: Path) -> Set[str]:
     own = set(PACKAGES) | {"contextual_mt_compat", "commandkit"}
     files = [p for package in PACKAGES for p in sorted((root / package).rglob("*.py"))]
     found: Set[str] = set()
-    for path in files + [root / "contextual_mt_compat.py"]:
+    for path in [*files, root / "contextual_mt_compat.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)

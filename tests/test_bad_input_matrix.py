@@ -245,7 +245,7 @@ def mx_demo(tmp_path_factory) -> Dict:
     }
 
 
-def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: int = 2, watch: Path = None):
+def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: int = 2, watch: Path | None = None):
     """Run ``contextual-mt ARGV``; once ``partial`` holds ``min_lines`` lines (it is scoring),
     send SIGINT as Ctrl-C would. (After 20 s, anything written under ``watch`` will do.)
     Returns the exit status."""

@@ -219,7 +219,7 @@ def _run(o: AttributeOptions) -> Dict:
 
     finished = {r["line"] - 1: r for r in done}
     for i, r in finished.items():
-        _check_resumed(r, selected[i], list(pieces[i]) + [EOS], targets[i], partial)
+        _check_resumed(r, selected[i], [*list(pieces[i]), EOS], targets[i], partial)
     if done:
         logger.warning("%s: resuming, %d of %d sentences already attributed", partial, len(finished), len(mine))
     todo = [i for i in order if i not in finished]
@@ -318,7 +318,7 @@ def _record(
         "line": i + 1,
         "source": sources[i],
         "target": targets[i],
-        "tokens": list(pieces) + [EOS],
+        "tokens": [*list(pieces), EOS],
         "cti": {m: [round(float(v), 6) for v in cti[m]] for m in METRICS},
         "selected": selected,
         "context": [{"side": side, "sentence": s, "tokens": toks} for (side, s), toks in sentences.items()],

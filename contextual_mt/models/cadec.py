@@ -164,7 +164,7 @@ class CADecEncoder(FairseqEncoder):
         translations, sources, owner = [], [], []
         for b in range(bsz):
             first = first_pass[b][first_pass[b].ne(pad)]
-            for k, t in enumerate([first] + tgt_ctx[b][: n_ctx[b]]):
+            for k, t in enumerate([first, *tgt_ctx[b][:n_ctx[b]]]):
                 translations.append(t)
                 sources.append(where[b][k])
                 owner.append((b, k))

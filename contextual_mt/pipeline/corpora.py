@@ -153,9 +153,7 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
 
 def _ted_folder_files(path: str) -> Dict[str, str]:
     """The three TSV files in ``path`` or in one of its sub-folders (the unpacked tarball)."""
-    candidates = [path] + sorted(
-        os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d))
-    )
+    candidates = [path, *sorted(os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))]
     for folder in candidates:
         found = {
             split: os.path.join(folder, f) for split, f in TED_FILES.items() if os.path.isfile(os.path.join(folder, f))

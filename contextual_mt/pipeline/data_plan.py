@@ -31,8 +31,8 @@ STEPS = ("text", "spm", "bin")
 _TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
 STEP_SETTINGS = {
     "text": _TEXT_SETTINGS,
-    "spm": _TEXT_SETTINGS + ("spm",),
-    "bin": _TEXT_SETTINGS + ("spm", "dictionary"),
+    "spm": (*_TEXT_SETTINGS, "spm"),
+    "bin": (*_TEXT_SETTINGS, "spm", "dictionary"),
 }
 # what bin/dict.*.txt holds; data made before it held every piece recorded none, and is refused
 DICTIONARY = "every piece of spm.model"

@@ -214,7 +214,7 @@ def _build(o: BuildOptions, data) -> Dict:
     rng = random.Random(o.seed)
     groups, counts = [], defaultdict(Counter)
     for i, sent_tags in enumerate(tags):
-        a, b = doc_of[i]
+        a, _b = doc_of[i]
         for j, tok in enumerate(sent_tags):
             for phenomenon in tok["tags"]:
                 if phenomenon not in o.phenomena:
@@ -356,11 +356,11 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
         src_ctx, tgt_ctx = sources[first:i], references[first:i]
         candidates = [references[i]] + [v["text"] for v in g["variants"]]
         true_ind = int(g.pop("_rng") * len(candidates))
-        order = candidates[1 : true_ind + 1] + [candidates[0]] + candidates[true_ind + 1 :]
+        order = [*candidates[1:true_ind + 1], candidates[0], *candidates[true_ind + 1:]]
         voita.append(
             {
-                "src": SEPARATOR.join(src_ctx + [sources[i]]),
-                "dst": [SEPARATOR.join(tgt_ctx + [c]) for c in order],
+                "src": SEPARATOR.join([*src_ctx, sources[i]]),
+                "dst": [SEPARATOR.join([*tgt_ctx, c]) for c in order],
                 "true_ind": true_ind,
                 "ctx_dist": g["distance"],
                 "phenomenon": g["phenomenon"],

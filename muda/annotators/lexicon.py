@@ -77,9 +77,9 @@ class LexiconAnnotator:
                 and form[: cut + 1] in self.analysis
                 and form[cut + 1 :] in self.analysis
             ):
-                out += head + [form[: cut + 1], form[cut + 1 :]] + tail
+                out += [*head, form[:cut + 1], form[cut + 1:], *tail]
             else:
-                out += head + [form] + tail
+                out += [*head, form, *tail]
         return out
 
     def target(self, lines: Sequence[str], lang: str = "") -> List[Sentence]:

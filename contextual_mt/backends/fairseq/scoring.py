@@ -47,9 +47,9 @@ class FairseqScoringBackend:
     ) -> List[List[str]]:
         m = self.model
         src_eos, tgt_eos = m.src_dict.eos(), m.tgt_dict.eos()
-        src = [torch.tensor(m.src_codec.to_ids(m.src_codec.encode(s)) + [src_eos], dtype=torch.long) for s in sources]
+        src = [torch.tensor([*m.src_codec.to_ids(m.src_codec.encode(s)), src_eos], dtype=torch.long) for s in sources]
         pieces = [m.tgt_codec.encode(r) for r in references]
-        tgt = [torch.tensor(m.tgt_codec.to_ids(p) + [tgt_eos], dtype=torch.long) for p in pieces]
+        tgt = [torch.tensor([*m.tgt_codec.to_ids(p), tgt_eos], dtype=torch.long) for p in pieces]
         sizes_s, sizes_t = np.array([len(s) for s in src]), np.array([len(t) for t in tgt])
         # context is trimmed to fit; the sentence itself cannot be
         m.check_fits(sizes_s.tolist(), names[0], "source")
@@ -129,8 +129,8 @@ class FairseqScoringBackend:
         encoded, with_unk = [], []
         unk = (m.src_dict.unk(), m.tgt_dict.unk())
         for i, pair in enumerate(pairs):
-            source = src_ids(pair.source) + [m.src_dict.eos()]
-            target = tgt_ids(pair.target) + [m.tgt_dict.eos()]
+            source = [*src_ids(pair.source), m.src_dict.eos()]
+            target = [*tgt_ids(pair.target), m.tgt_dict.eos()]
             for side, tokens, limit in (("source", source, max_src), ("target", target, max_tgt)):
                 if len(tokens) > limit:
                     raise ContextualMTError(
@@ -178,7 +178,7 @@ class FairseqScoringBackend:
         p = self._pairs[index]
         key = (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()))
         # a multi-encoder model also encodes the target context
-        return key + (tuple(p["tgt_context"].tolist()),) if self.model.multi_encoder else key
+        return (*key, tuple(p["tgt_context"].tolist())) if self.model.multi_encoder else key
 
     def pair_identity(self, index: int) -> Hashable:
         p = self._pairs[index]

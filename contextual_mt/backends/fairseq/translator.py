@@ -277,5 +277,5 @@ def base_translations(model, sources: List[List[int]]) -> List[torch.Tensor]:
         [list(k) for k in keys], progress=False
     )
     eos = model.tgt_dict.eos()
-    by_source = {k: torch.tensor(t + [eos], dtype=torch.long) for k, t in zip(keys, translated)}
+    by_source = {k: torch.tensor([*t, eos], dtype=torch.long) for k, t in zip(keys, translated)}
     return [by_source[tuple(s)] for s in sources]

@@ -61,7 +61,7 @@ class HFAttributionBackend(HFScoringBackend):
         self._texts: List[Tuple[List[str], List[str], str]] = []
         self._located: Dict[int, _Located] = {}
         tok = self.hf.tokenizer
-        self._special = set(int(i) for i in tok.all_special_ids)
+        self._special = {int(i) for i in tok.all_special_ids}
         probe = tok.convert_ids_to_tokens(list(tok(" a", add_special_tokens=False)["input_ids"]))
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
 
@@ -163,7 +163,7 @@ class HFAttributionBackend(HFScoringBackend):
 
     def _seq2seq_source(self, row: Row, src_ctx: List[str], source: str):
         sep, lead = self.hf.options.separator, self.hf.marian_prefix
-        text = lead + sep.join(src_ctx + [source])
+        text = lead + sep.join([*src_ctx, source])
         spans, at = [], len(lead)
         for s in src_ctx:
             spans.append((at, at + len(s)))

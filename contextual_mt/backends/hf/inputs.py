@@ -159,7 +159,7 @@ class InputLayout:
 
     def _seq2seq_row(self, source: str, target: str, src_ctx: List[str], tgt_ctx: List[str]) -> Row:
         sep = self.hf.options.separator
-        encoder = self.source_ids(sep.join(src_ctx + [source]))
+        encoder = self.source_ids(sep.join([*src_ctx, source]))
         lead, plain, trail, pieces = self.target_parts(target)
         prefix = self.start + lead + self.target_context_ids(tgt_ctx)
         return Row(encoder, prefix, plain + trail, pieces, (len(src_ctx), len(tgt_ctx)))

@@ -231,16 +231,16 @@ class HFScoringBackend:
             enc_ids, enc_mask, expand = encoder
             with self.hf.attention():
                 encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
-            inputs = dict(
-                encoder_outputs=(encoded.index_select(0, expand),),
-                attention_mask=enc_mask.index_select(0, expand),
-                decoder_input_ids=ids,
-            )
+            inputs = {
+                "encoder_outputs": (encoded.index_select(0, expand),),
+                "attention_mask": enc_mask.index_select(0, expand),
+                "decoder_input_ids": ids,
+            }
         elif self.hf.seq2seq:
             enc_ids, enc_mask = encoder
-            inputs = dict(input_ids=enc_ids, attention_mask=enc_mask, decoder_input_ids=ids)
+            inputs = {"input_ids": enc_ids, "attention_mask": enc_mask, "decoder_input_ids": ids}
         else:
-            inputs = dict(input_ids=ids, attention_mask=mask)
+            inputs = {"input_ids": ids, "attention_mask": mask}
         return inputs, row_index, pos_index, labels, lengths
 
     def _logits_at(

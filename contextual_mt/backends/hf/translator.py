@@ -82,7 +82,7 @@ class HFDocumentTranslator:
         def attempt(n_src: int, n_tgt: int) -> Tuple[bool, Tuple]:
             sc, tc = last_sentences(src_ctx, n_src), last_sentences(targets, n_tgt)
             if self.hf.seq2seq:
-                encoder = lay.source_ids(self.hf.options.separator.join(sc + [sources[i]]))
+                encoder = lay.source_ids(self.hf.options.separator.join([*sc, sources[i]]))
                 prefix = lay.start + self.lead + lay.target_context_ids(tc)
                 fits = len(encoder) <= limit
                 wanted = self.max_new_tokens(len(lay.source_ids(sources[i])))
@@ -121,14 +121,14 @@ class HFDocumentTranslator:
         hf, o, device = self.hf, self.options, self.hf.device
         new = min(p[2] for p in prompts)  # one limit per batch (_chunks groups rows by it: all the same)
         new = max(new, 1)
-        kwargs: Dict = dict(
-            num_beams=o.beam,
-            max_new_tokens=new,
-            length_penalty=o.lenpen,
-            do_sample=False,
-            early_stopping=True if o.beam > 1 else False,
-            pad_token_id=self.pad,
-        )
+        kwargs: Dict = {
+            "num_beams": o.beam,
+            "max_new_tokens": new,
+            "length_penalty": o.lenpen,
+            "do_sample": False,
+            "early_stopping": o.beam > 1,
+            "pad_token_id": self.pad,
+        }
         if hf.seq2seq:
             enc = [p[0] for p in prompts]
             width = max(len(e) for e in enc)

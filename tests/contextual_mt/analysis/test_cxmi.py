@@ -182,7 +182,7 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     full = (tmp_path / "full.jsonl").read_text().splitlines()
     partial = tmp_path / "resumed.jsonl.partial"
     header = json.dumps({"cxmi_fingerprint": summary["fingerprint"]})  # the same computation
-    partial.write_text("\n".join([header] + full[:5]) + "\n" + full[5][:40])  # interrupted mid-line
+    partial.write_text("\n".join([header, *full[:5]]) + "\n" + full[5][:40])  # interrupted mid-line
     scored = []
     original = module.FairseqScoringBackend.token_log_probs
 
@@ -261,7 +261,7 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     for d in data_bin.glob("dict.*.txt"):
         shutil.copy(d, ckpt / d.name)
     make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={venv}", "pcxmi"]
-    proc = subprocess.run(make + ["LANG=tst"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([*make, "LANG=tst"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "results" / "tst" / "pcxmi.summary.json").read_text())
     assert summary["sentences"] == len((raw_corpus / "test.en").read_text().splitlines())
@@ -269,7 +269,7 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     assert report["cxmi"] == pytest.approx(summary["cxmi"], abs=1e-5)
     assert (tmp_path / "results" / "tst" / "report" / "viewer.html").exists()
     assert report["word_unit"].startswith("words of the references") and report["annotations"] is None
-    report_make = make[:-1] + ["report", "LANG=tst"]
+    report_make = [*make[:-1], "report", "LANG=tst"]
     proc = subprocess.run(report_make, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0 and "report: up to date" in proc.stdout, proc.stderr[-2000:]
     # REPORT_ARGS reach the report: a missing file, and stanza without its models, are one line each
@@ -277,11 +277,11 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
         ("--conllu missing.conllu", "missing.conllu not found"),
         (f"--stanza --stanza-dir {tmp_path / 'no-stanza'}", "stanza"),
     ):
-        proc = subprocess.run(report_make + [f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
+        proc = subprocess.run([*report_make, f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1 and message in errors[0], proc.stderr[-2000:]
         assert "Traceback" not in proc.stderr
-    proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([*make, "LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr
 
 

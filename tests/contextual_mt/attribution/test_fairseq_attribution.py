@@ -139,7 +139,7 @@ def test_attention_equals_the_per_example_weights(loaded):
     ]
     got = backend.cue_scores(requests, "attention")
     for r, scores in zip(requests, got):
-        enc, dec, target, prefix, enc_ctx, dec_ctx = example(model, src, tgt, starts, r.index)
+        enc, dec, _target, prefix, enc_ctx, dec_ctx = example(model, src, tgt, starts, r.index)
         kept = []
         attn = net.decoder.layers[-1].self_attn
         handle = attn.register_forward_hook(

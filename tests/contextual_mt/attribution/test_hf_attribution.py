@@ -20,7 +20,7 @@ K = 2
 
 
 def options(kind, folder):
-    extra = dict(src_lang="English", tgt_lang="French") if kind == "gpt2" else {}
+    extra = {"src_lang": "English", "tgt_lang": "French"} if kind == "gpt2" else {}
     return HFModelOptions(str(folder), source_context_size=K, target_context_size=K, **extra)
 
 
@@ -62,7 +62,7 @@ class Reference:
                 ids = tok(s, add_special_tokens=False).input_ids
                 sentences.append(("source", s, 0, list(range(pos, pos + len(ids)))))
                 enc, pos = enc + ids, pos + len(ids)
-            assert tok(" ".join(src + [EN[i]])).input_ids == enc + tok(EN[i]).input_ids
+            assert tok(" ".join([*src, EN[i]])).input_ids == enc + tok(EN[i]).input_ids
             forced = [self.model.config.decoder_start_token_id]
             for s in tgt:
                 ids = tok(text_target=s, add_special_tokens=False).input_ids
@@ -70,11 +70,11 @@ class Reference:
                 forced += ids
             plain = tok(text_target=FR[i], add_special_tokens=False).input_ids
             scored = tok(text_target=FR[i]).input_ids
-            inputs = dict(
-                input_ids=torch.tensor([enc + tok(EN[i]).input_ids]),
-                decoder_input_ids=torch.tensor([forced + scored[:-1]]),
-            )
-            return dict(inputs=inputs, scored=scored, first=len(forced) - 1, plain=len(plain), sentences=sentences)
+            inputs = {
+                "input_ids": torch.tensor([enc + tok(EN[i]).input_ids]),
+                "decoder_input_ids": torch.tensor([forced + scored[:-1]]),
+            }
+            return {"inputs": inputs, "scored": scored, "first": len(forced) - 1, "plain": len(plain), "sentences": sentences}
         pairs, spans = "", []
         head = "Translate from English to French.\n"
         for s, t in zip(src, tgt):
@@ -94,8 +94,8 @@ class Reference:
         sentences.sort(key=lambda x: x[0] != "source")  # source side first (stable: oldest first)
         plain = tok(" " + FR[i], add_special_tokens=False).input_ids
         scored = plain + tok("\n", add_special_tokens=False).input_ids
-        inputs = dict(input_ids=torch.tensor([enc.input_ids + scored[:-1]]))
-        return dict(inputs=inputs, scored=scored, first=len(enc.input_ids) - 1, plain=len(plain), sentences=sentences)
+        inputs = {"input_ids": torch.tensor([enc.input_ids + scored[:-1]])}
+        return {"inputs": inputs, "scored": scored, "first": len(enc.input_ids) - 1, "plain": len(plain), "sentences": sentences}
 
     @torch.no_grad()
     def log_softmax(self, i: int, context: bool) -> torch.Tensor:
@@ -162,7 +162,7 @@ def requests_for(backend) -> List[CueRequest]:
 
 
 def test_context_tokens_are_the_sentences_pieces(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     for i in range(12):
         tokens = backend.context_tokens(i)
         src, tgt = context_of(i)
@@ -184,7 +184,7 @@ def test_context_tokens_are_the_sentences_pieces(setup):
 
 
 def test_contrast_equals_per_example_forwards(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     got = backend.contrast(range(12))
     without, within = backend.token_log_probs_both(range(12), range(12))
     for i in range(12):
@@ -210,7 +210,7 @@ def test_contrast_equals_per_example_forwards(setup):
 
 @pytest.mark.parametrize("method", ["saliency", "input_x_gradient"])
 def test_gradient_scores_equal_a_per_token_loop(setup, method):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     requests = requests_for(backend)
     got = backend.cue_scores(requests, method)
     assert all(g.dtype == np.float64 for g in got)
@@ -224,7 +224,7 @@ def test_gradient_scores_equal_a_per_token_loop(setup, method):
 
 
 def test_attention_scores_equal_output_attentions(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     requests = requests_for(backend)
     for q, g in zip(requests, backend.cue_scores(requests, "attention")):
         np.testing.assert_allclose(g, ref.attention_scores(q.index, q.token), atol=1e-5)
@@ -232,7 +232,7 @@ def test_attention_scores_equal_output_attentions(setup):
 
 @pytest.mark.parametrize("method", ["saliency", "input_x_gradient", "attention"])
 def test_batch_independence(setup, method):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, _ref = setup
     requests = requests_for(backend)
     together = backend.cue_scores(requests, method)
     for q, g in zip(requests, together):
@@ -242,7 +242,7 @@ def test_batch_independence(setup, method):
 
 
 def test_attention_leaves_scoring_unchanged(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, _ref = setup
     before = backend.token_log_probs(range(12), context=True)
     backend.cue_scores(requests_for(backend)[:2], "attention")
     after = backend.token_log_probs(range(12), context=True)

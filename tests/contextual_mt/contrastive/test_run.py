@@ -47,8 +47,8 @@ def planted_like_set(raw_corpus, context: int = 2):
             dst.reverse()
         entries.append(
             {
-                "src": " _eos ".join(src[lo:i] + [src[i]]),
-                "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                "src": " _eos ".join([*src[lo:i], src[i]]),
+                "dst": [" _eos ".join([*ref[lo:i], d]) for d in dst],
                 "true_ind": true_ind,
                 "ctx_dist": i - lo,
             }
@@ -206,7 +206,7 @@ def test_normalize_divides_by_the_token_count(dynamic_model, data_bin, voita_set
 
 
 def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_model, data_bin, voita_set, tmp_path):
-    path, entries = voita_set
+    path, _entries = voita_set
     _, full = contrastive(tmp_path, dynamic_model, data_bin, path, name="full")
     partial = tmp_path / "r.scores.partial"
     from contextual_mt.contrastive.evaluate import contrastive_fingerprint

@@ -144,7 +144,7 @@ def test_coword_dropout_never_masks_special_symbols():
 
 
 def test_coword_dropout_whole_sentence():
-    ds, src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25, coword_dropout_type="whole")
+    ds, _src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25, coword_dropout_type="whole")
     whole = 0
     for i in range(4000):
         cur = ds[i]["source"][:-1]

@@ -21,7 +21,7 @@ def cli_error(capsys, argv, output):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and not output.exists()
     assert len([line for line in err if line.startswith("error:")]) == 1 and "Traceback" not in "\n".join(err)
-    return [line for line in err if line.startswith("error:")][0]
+    return next(line for line in err if line.startswith("error:"))
 
 
 def cxmi_argv(corpus, out, *model):

@@ -19,7 +19,7 @@ from contextual_mt.inference.decoding import DecodingOptions
 from tests.hf_models import EN, FR, build_marian, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)
-GPT2 = dict(src_lang="English", tgt_lang="French")
+GPT2 = {"src_lang": "English", "tgt_lang": "French"}
 
 
 @pytest.fixture(scope="module")

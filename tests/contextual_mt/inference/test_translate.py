@@ -74,7 +74,7 @@ def test_order_and_line_count_with_uneven_documents(translator, demo_model, tmp_
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
     # documents of very different lengths, an empty line, and batches smaller than a wave
-    src, ids = src[:40] + [""] + src[40:45], ids[:40] + [ids[39]] + ids[40:45]
+    src, ids = [*src[:40], "", *src[40:45]], [*ids[:40], ids[39], *ids[40:45]]
     translator.options.batch_size = 3
     hyps = translator.translate(src, ids, progress=False)
     translator.options.batch_size = 16
@@ -172,7 +172,7 @@ def test_translation_and_scoring_give_the_same_context_sentences(translator, dem
 def test_context_changes_output_where_planted_context_demands(demo_model):
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
-    planted = [p for p in read_planted(str(data / "test.planted.jsonl"))]
+    planted = list(read_planted(str(data / "test.planted.jsonl")))
     with_ctx = DocumentTranslator(
         FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])), options=DecodingOptions(beam=2)
     ).translate(src, ids, progress=False)
@@ -203,7 +203,7 @@ def test_gold_target_context(translator, demo_model, monkeypatch):
     for i in range(1, 12):
         if ids[i] == ids[i - 1]:
             gold_prev = codec.to_ids(codec.encode(refs[i - 1]))
-            assert seen[i][-1 - len(gold_prev) :] == gold_prev + [brk]
+            assert seen[i][-1 - len(gold_prev) :] == [*gold_prev, brk]
 
 
 def test_without_predicted_context_sentences_are_batched_freely(translator, demo_model, monkeypatch):
@@ -403,7 +403,7 @@ def test_checkpoint_from_another_task(demo_model, tmp_path):
 def _rows(translator, demo_model, n, context):
     data = demo_model["data"]
     src, ref = lines(data / "test.en")[:n], lines(data / "test.fr")[:n]
-    ids = [translator.src_codec.to_ids(translator.src_codec.encode(l)) + [translator.src_dict.eos()] for l in src]
+    ids = [[*translator.src_codec.to_ids(translator.src_codec.encode(l)), translator.src_dict.eos()] for l in src]
     tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(l)) for l in ref]
     brk = translator.tgt_dict.index("<brk>")
     return [

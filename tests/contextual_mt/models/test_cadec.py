@@ -64,7 +64,7 @@ def load(ckpt, data_bin, **overrides):
 
     import contextual_mt  # noqa: F401
 
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
+    models, _cfg, task = checkpoint_utils.load_model_ensemble_and_task(
         [str(ckpt)], arg_overrides={"data": str(data_bin), **overrides}
     )
     return models[0].eval(), task
@@ -131,7 +131,7 @@ def test_base_stays_frozen_and_the_checkpoint_holds_it(cadec_checkpoint, base_mo
 def test_first_pass_mixing_and_corruption_rates(cadec_checkpoint, data_bin):
     model, task = load(cadec_checkpoint, data_bin)
     sample = batch(task, 6)
-    big = {k: v for k, v in sample.items()}
+    big = dict(sample.items())
     reps = 80
     big["target"] = sample["target"].repeat(reps, 1)
     big["net_input"] = {

@@ -227,7 +227,7 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_the_folder(lay
         "train_command",
         lambda o, gpus, fp16, plan=None: [sys.executable, "-c", FULL_DISK, os.path.join(save, "checkpoint_last.pt")],
     )
-    status, out, err = cli_train(layout, capsys)
+    status, _out, err = cli_train(layout, capsys)
     assert status == 1 and len(err) == 1 and "Traceback" not in err[0], err
     assert err[0].startswith(f"error: {save}: saving a checkpoint failed (RuntimeError: [enforce fail")
     assert "is the disk full" in err[0] and "resumes from checkpoint_last.pt" in err[0]

@@ -291,7 +291,7 @@ def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     assert json.loads((out / "eval.json").read_text())["systems"]["context.txt"]["tags"]["pronouns"]["f"] == 1.0
     again = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
     assert again.returncode == 0 and "(cached)" in again.stdout
-    missing = subprocess.run(make[:-2] + ["HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
+    missing = subprocess.run([*make[:-2], "HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
     assert missing.returncode != 0 and "nope.txt not found" in missing.stderr
 
 
