@@ -61,7 +61,7 @@ def find_cycle(graph: Dict[str, Set[str]]) -> Optional[List[str]]:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
+                return [*path[path.index(nxt) :], nxt]
             if nxt not in state:
                 cycle = visit(nxt)
                 if cycle:

@@ -60,7 +60,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     """Shards merge only if they are parts of one computation (same fingerprint but for the
     shard) and are all its parts 0..n-1, once each."""
     first, first_path = metas[0]["fingerprint"], summary_path(shards[0])
-    for path, meta in zip(shards[1:], metas[1:]):
+    for path, meta in zip(shards[1:], metas[1:], strict=True):
         differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
         if differ:
             raise ContextualMTError(
@@ -69,7 +69,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
             )
     parts: Dict[int, str] = {}
     n = None
-    for path, meta in zip(shards, metas):
+    for path, meta in zip(shards, metas, strict=True):
         try:
             i, n_here = parse_shard(meta["fingerprint"].get("shard"))
         except ContextualMTError as e:
@@ -95,7 +95,7 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
     metas = [_shard_summary(path) for path in shards]
     check_shards(shards, metas)
     records, seen = [], set()
-    for path, meta in zip(shards, metas):
+    for path, meta in zip(shards, metas, strict=True):
         shard_records = read_pcxmi(path)
         if len(shard_records) != meta["sentences"]:
             raise ContextualMTError(

@@ -180,22 +180,27 @@ def join(
         spans = _spans(forms)
         units = [Unit(f, 0.0) for f in forms]
         u, piece_units = 0, []
-        for (start, _), v in zip(piece_spans, values):
+        for (start, _), v in zip(piece_spans, values, strict=True):
             while u + 1 < len(spans) and spans[u][1] <= start:
                 u += 1
             if units:
                 units[u].pcxmi += v
             piece_units.append(u if units else -1)
         if ann is not None:
-            for unit, tok in zip(units, ann.tokens):
+            for unit, tok in zip(units, ann.tokens, strict=True):
                 unit.upos = tok.upos
                 unit.classes = sorted(
                     {c for w in tok.words for c in pos_classes(w.upos, w.feats)}, key=lambda c: (c.count("."), c)
                 )
         if tag is not None:
             tag_spans = _spans([t for t, _ in tag])
-            for unit, (a, b) in zip(units, spans):
-                found = {t for (c, d), (_, ts) in zip(tag_spans, tag) if (c < b and a < d) or (a == b == c) for t in ts}
+            for unit, (a, b) in zip(units, spans, strict=True):
+                found = {
+                    t
+                    for (c, d), (_, ts) in zip(tag_spans, tag, strict=True)
+                    if (c < b and a < d) or (a == b == c)
+                    for t in ts
+                }
                 unit.tags = sorted(found)
         for unit in units:
             unit.pcxmi = round(unit.pcxmi, 6)
@@ -270,7 +275,8 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
 
 
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
-    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    # up to the shorter: the first difference may be the end of one of them
+    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     at = lambda t: repr(t[i]) if i < len(t) else "the end"  # noqa: E731
     return f"token {i}: {at(a)} here, {at(b)} in the P-CXMI records"
 

@@ -234,7 +234,7 @@ def _run(o: AttributeOptions) -> Dict:
             ]
             scores = backend.cue_scores(requests, o.method) if requests else []
             by_sentence: Dict[int, List[Tuple[int, np.ndarray]]] = {}
-            for r, s in zip(requests, scores):
+            for r, s in zip(requests, scores, strict=True):
                 by_sentence.setdefault(r.index, []).append((r.token, s))
             records = [
                 _record(

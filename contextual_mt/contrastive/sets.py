@@ -166,7 +166,7 @@ def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
 def blocks_right(groups: Sequence[Group], right: Sequence[bool]) -> Optional[Dict]:
     """Entries whose groups are all right (Bawden et al.'s "example blocks entirely correct")."""
     blocks: Dict[str, bool] = {}
-    for g, ok in zip(groups, right):
+    for g, ok in zip(groups, right, strict=True):
         if g.block is not None:
             blocks[g.block] = blocks.get(g.block, True) and bool(ok)
     if not blocks:
@@ -180,7 +180,7 @@ def accuracy_by(
 ) -> Dict[str, Dict[str, Dict]]:
     """Per category name, per value: groups, right, accuracy (a fraction)."""
     table: Dict[str, Dict[str, List[int]]] = {}
-    for g, ok in zip(groups, right):
+    for g, ok in zip(groups, right, strict=True):
         for name, value in g.categories.items():
             counts = table.setdefault(name, {}).setdefault(str(value), [0, 0])
             counts[0] += int(ok)

@@ -28,7 +28,7 @@ def model_sources(
     """What the (sentence) encoder reads for each row."""
     if multi_encoder:
         return list(sources)
-    return [torch.cat([c, s]) if len(c) else s for s, c in zip(sources, src_contexts)]
+    return [torch.cat([c, s]) if len(c) else s for s, c in zip(sources, src_contexts, strict=True)]
 
 
 def build_encoder_input(
@@ -68,8 +68,8 @@ def build_decoder_input(
         full = masked = list(targets)
     else:
         prefixes = list(tgt_contexts)
-        full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
-        masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
+        full = [torch.cat([p, t]) for p, t in zip(prefixes, targets, strict=True)]
+        masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets, strict=True)]
     return {
         "prev_output_tokens": data_utils.collate_tokens(full, pad, eos, left_pad=False, move_eos_to_beginning=True),
         "target": data_utils.collate_tokens(masked, pad, eos, left_pad=False),

@@ -152,7 +152,7 @@ class CADecEncoder(FairseqEncoder):
         src_ctx = split_context(src_ctx_tokens, src_ctx_lengths, self.brk, eos, K) if K else [[] for _ in range(bsz)]
         tgt_ctx = split_context(tgt_ctx_tokens, tgt_ctx_lengths, self.brk, eos, K) if K else [[] for _ in range(bsz)]
         # a context translation needs its source sentence, and the other way round
-        n_ctx = [min(len(s), len(t)) for s, t in zip(src_ctx, tgt_ctx)]
+        n_ctx = [min(len(s), len(t)) for s, t in zip(src_ctx, tgt_ctx, strict=True)]
         sentences, where = [], []  # where[b][k]: index of row b's sentence at distance k
         for b in range(bsz):
             where.append([len(sentences)])
@@ -164,7 +164,7 @@ class CADecEncoder(FairseqEncoder):
         translations, sources, owner = [], [], []
         for b in range(bsz):
             first = first_pass[b][first_pass[b].ne(pad)]
-            for k, t in enumerate([first, *tgt_ctx[b][:n_ctx[b]]]):
+            for k, t in enumerate([first, *tgt_ctx[b][: n_ctx[b]]]):
                 translations.append(t)
                 sources.append(where[b][k])
                 owner.append((b, k))
@@ -176,7 +176,7 @@ class CADecEncoder(FairseqEncoder):
                 s = encoded[n]
                 enc_pieces[b].append(torch.cat([s, distance_features(len(s), k, size, s)], dim=1))
         base_pieces: List[List[Tensor]] = [[] for _ in range(bsz)]
-        for (b, k), d in zip(owner, decoded):
+        for (b, k), d in zip(owner, decoded, strict=True):
             base_pieces[b].append(torch.cat([d, distance_features(len(d), k, size, d)], dim=1))
         enc_memory, enc_mask = pack(enc_pieces, self.memory_dim)
         base_memory, base_mask = pack(base_pieces, self.memory_dim)

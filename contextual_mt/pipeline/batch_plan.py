@@ -133,7 +133,12 @@ class BatchPlan:
         workers = [] if self.num_workers is None else [f"dataset.num_workers={self.num_workers}"]
         if not self.changes_preset:
             return workers
-        out = [*workers, f"dataset.max_tokens={self.max_tokens}", f"optimization.update_freq=[{self.update_freq}]", f"optimization.lr=[{self.lr:.6g}]"]
+        out = [
+            *workers,
+            f"dataset.max_tokens={self.max_tokens}",
+            f"optimization.update_freq=[{self.update_freq}]",
+            f"optimization.lr=[{self.lr:.6g}]",
+        ]
         if self.warmup_updates is not None:
             out.append(f"lr_scheduler.warmup_updates={self.warmup_updates}")
         return out

@@ -153,7 +153,10 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
 
 def _ted_folder_files(path: str) -> Dict[str, str]:
     """The three TSV files in ``path`` or in one of its sub-folders (the unpacked tarball)."""
-    candidates = [path, *sorted(os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))]
+    candidates = [
+        path,
+        *sorted(os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d))),
+    ]
     for folder in candidates:
         found = {
             split: os.path.join(folder, f) for split, f in TED_FILES.items() if os.path.isfile(os.path.join(folder, f))
@@ -355,7 +358,7 @@ def moses_detokenize(
                 slots.append((side, start, start + DETOKENIZE_CHUNK))
 
     def place(results: Iterable[List[str]]) -> None:
-        for (side, a, b), out in zip(slots, results):
+        for (side, a, b), out in zip(slots, results, strict=True):
             side[a:b] = out
             if progress is not None:
                 progress(len(out))
@@ -552,7 +555,7 @@ def _pair_docs(
                     f"{src_path} it is {a!r}; the two sides must hold the same documents"
                 )
     seen = set()
-    for s, t in zip(src_docs, tgt_docs):
+    for s, t in zip(src_docs, tgt_docs, strict=True):
         if len(s.lines) != len(t.lines):
             raise ContextualMTError(
                 f"{tgt_path}: document {t.docid!r} ({t.where}) has {len(t.lines)} lines but "
@@ -562,7 +565,7 @@ def _pair_docs(
         if docid in seen:
             raise ContextualMTError(f"{s.where}: document {s.docid!r} appears twice in {src_path}")
         seen.add(docid)
-        for a, b in zip(s.lines, t.lines):
+        for a, b in zip(s.lines, t.lines, strict=True):
             if not a or not b:
                 split.dropped += 1  # a blank line on either side: no translation to learn from
                 continue

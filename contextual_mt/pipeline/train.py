@@ -261,7 +261,9 @@ def _asked(o: TrainOptions, want: int, unit: str) -> str:
 
 def _past_limits(o: TrainOptions, trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Optional[str]:
     """The refusal when the checkpoints were trained for more epochs or updates than asked."""
-    for have, want, unit in zip((trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates")):
+    for have, want, unit in zip(
+        (trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates"), strict=True
+    ):
         if have is not None and want is not None and have > want:
             return (
                 f"{o.layout.checkpoints(o.model)} was trained for {have} {unit}; {_asked(o, want, unit)} asks for "
@@ -274,7 +276,7 @@ def _more_to_do(trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> b
     """Whether fairseq, resuming from checkpoints this far, trains on (below both limits)."""
     return all(
         want is None or have is None or have < want
-        for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits)
+        for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits, strict=True)
     )
 
 

@@ -274,7 +274,7 @@ class DocumentTranslationTask(TranslationTask):
 
 def strip_context(hypos, prefix_lengths: torch.Tensor, len_penalty: float = 1.0):
     """Remove the forced target-context prefix from hypotheses; rescore the current sentence."""
-    for sentence_hypos, n in zip(hypos, prefix_lengths.tolist()):
+    for sentence_hypos, n in zip(hypos, prefix_lengths.tolist(), strict=True):
         if n == 0:
             continue
         for hypo in sentence_hypos:

@@ -186,7 +186,7 @@ def _read(o: BuildOptions):
         raise ContextualMTError(
             f"{o.tgt_conllu}: has {len(tgt)} sentences but {o.reference} has {len(references)} lines"
         )
-    for n, (sent, tags) in enumerate(zip(tgt, flat), start=1):
+    for n, (sent, tags) in enumerate(zip(tgt, flat, strict=True), start=1):
         if [t.form for t in sent.tokens] != [t["token"] for t in tags]:
             raise ContextualMTError(
                 f"{o.tags}: sentence {n}: its tokens are not those of {o.tgt_conllu} "
@@ -356,7 +356,7 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
         src_ctx, tgt_ctx = sources[first:i], references[first:i]
         candidates = [references[i]] + [v["text"] for v in g["variants"]]
         true_ind = int(g.pop("_rng") * len(candidates))
-        order = [*candidates[1:true_ind + 1], candidates[0], *candidates[true_ind + 1:]]
+        order = [*candidates[1 : true_ind + 1], candidates[0], *candidates[true_ind + 1 :]]
         voita.append(
             {
                 "src": SEPARATOR.join([*src_ctx, sources[i]]),

@@ -227,7 +227,7 @@ def render_example(entry: Dict, render: str = "bash") -> str:
         lines = [x for shown in entry["outputs"] for x in shown]
         return "\n".join(lines) if render == "markdown" else "```\n" + "\n".join(lines) + "\n```"
     body = []
-    for command, lines in zip(entry["commands"], entry["outputs"]):
+    for command, lines in zip(entry["commands"], entry["outputs"], strict=True):
         body.append(command)
         for line in lines:
             folded = textwrap.wrap(

@@ -177,7 +177,7 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
         raise InputError(f"{path}: has {len(flat)} sentences but the reference has {len(refs)} lines")
-    for n, (s, ref) in enumerate(zip(flat, refs), start=1):
+    for n, (s, ref) in enumerate(zip(flat, refs, strict=True), start=1):
         if "".join(t["token"] for t in s).replace(" ", "") != "".join(ref.split()):
             raise InputError(
                 f"{path}: sentence {n} does not match line {n} of the reference; made from another reference?"

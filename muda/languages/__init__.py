@@ -20,7 +20,27 @@ UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
 # spaCy's trained pipeline packages: xx_core_news_sm, zh_core_web_md, ... (an importable module name)
 SPACY_PIPELINE = re.compile(r"[a-z]{2,3}_core_(news|web)_(sm|md|lg|trf)")
 # the universal part-of-speech tags (universaldependencies.org/u/pos)
-UD_UPOS = frozenset(["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"])
+UD_UPOS = frozenset(
+    [
+        "ADJ",
+        "ADP",
+        "ADV",
+        "AUX",
+        "CCONJ",
+        "DET",
+        "INTJ",
+        "NOUN",
+        "NUM",
+        "PART",
+        "PRON",
+        "PROPN",
+        "PUNCT",
+        "SCONJ",
+        "SYM",
+        "VERB",
+        "X",
+    ]
+)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ def bad(tmp_path_factory, demo):
     first_word = next(k for k, line in enumerate(conllu) if line.startswith("1\t"))
     cols = conllu[first_word].split("\t")
     (d / "badhead.conllu").write_text(
-        "\n".join([*conllu[:first_word], "\t".join([*cols[:6], "x", *cols[7:]]), *conllu[first_word + 1:]]) + "\n"
+        "\n".join([*conllu[:first_word], "\t".join([*cols[:6], "x", *cols[7:]]), *conllu[first_word + 1 :]]) + "\n"
     )
     sents = read_conllu(str(demo / "test.en.conllu"))
     free = next(w for w in sents[2].words if "Entity" not in w.misc)

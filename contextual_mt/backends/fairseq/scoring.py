@@ -263,7 +263,9 @@ class CADecScoringBackend(FairseqScoringBackend):
 
     def _pairs_loaded(self, encoded: List[Dict[str, torch.Tensor]]) -> None:
         # the base translation of each distinct source, shared by its candidates
-        for p, f in zip(encoded, base_translations(self.model, [p["source"][:-1].tolist() for p in encoded])):
+        for p, f in zip(
+            encoded, base_translations(self.model, [p["source"][:-1].tolist() for p in encoded]), strict=True
+        ):
             p["first_pass"] = f
 
     def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:

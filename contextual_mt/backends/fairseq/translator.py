@@ -177,7 +177,7 @@ class DocumentTranslator:
             empty = [r for r in rows if len(r["source"]) == 1]
             todo = [r for r in rows if len(r["source"]) > 1]
             for chunk in self._chunks(todo):
-                yield list(zip((r["index"] for r in chunk), self._decode(chunk)))
+                yield list(zip((r["index"] for r in chunk), self._decode(chunk), strict=True))
             yield [(r["index"], []) for r in empty]
 
         # the t-th sentences of all documents wait for the (t-1)-th when the target context is
@@ -239,7 +239,7 @@ class CADecPasses(SinglePass):
                 multi_encoder=False,
                 left_pad_source=True,
             )
-            for i, ids in zip(batch, t.beam_search(t.models[0].base, net_input, rows, [[]] * len(rows))):
+            for i, ids in zip(batch, t.beam_search(t.models[0].base, net_input, rows, [[]] * len(rows)), strict=True):
                 out[i] = ids
             bar.update(len(batch))
         bar.close()
@@ -277,5 +277,5 @@ def base_translations(model, sources: List[List[int]]) -> List[torch.Tensor]:
         [list(k) for k in keys], progress=False
     )
     eos = model.tgt_dict.eos()
-    by_source = {k: torch.tensor([*t, eos], dtype=torch.long) for k, t in zip(keys, translated)}
+    by_source = {k: torch.tensor([*t, eos], dtype=torch.long) for k, t in zip(keys, translated, strict=True)}
     return [by_source[tuple(s)] for s in sources]

@@ -46,7 +46,7 @@ class _Located:
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # a common prefix: up to the shorter
         if x != y:
             break
         n += 1
@@ -103,9 +103,9 @@ class HFAttributionBackend(HFScoringBackend):
         else:
             per_side = self._lm_prompt(row, src_ctx, tgt_ctx, source)
         tokens, stream, position = [], [], []
-        for side, (where, sentences) in zip(("source", "target"), per_side):
+        for side, (where, sentences) in zip(("source", "target"), per_side, strict=True):
             for j, (pieces, positions) in enumerate(sentences):
-                for p, (piece, at) in enumerate(zip(pieces, positions)):
+                for p, (piece, at) in enumerate(zip(pieces, positions, strict=True)):
                     tokens.append(ContextToken(side, j - len(sentences), p, piece))
                     stream.append(where)
                     position.append(at)
@@ -190,7 +190,7 @@ class HFAttributionBackend(HFScoringBackend):
         """The prompt rendered with each context sentence between two marks: the marks give the
         sentences' spans in the prompt without them."""
         k = row.context[0]
-        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))
         marked = [(f"{_MARK[0]}{s}{_MARK[1]}", f"{_MARK[0]}{t}{_MARK[1]}") for s, t in pairs]
         t, tok = self.hf.template, self.hf.tokenizer
         if t.chat:
@@ -232,9 +232,9 @@ class HFAttributionBackend(HFScoringBackend):
         rows = [self._without[i] for i in indices] + [self._with[i] for i in read]
         dists = self._distributions(rows)
         n = len(indices)
-        with_context = dict(zip(read, dists[n:]))
+        with_context = dict(zip(read, dists[n:], strict=True))
         out = {}
-        for i, no_context in zip(indices, dists[:n]):
+        for i, no_context in zip(indices, dists[:n], strict=True):
             context = with_context.get(i, no_context)
             lp_c, lp_a, kl, foil = compare_distributions(context, no_context, torch.tensor(self._with[i].target))
             m = len(self._with[i].pieces)
@@ -256,7 +256,7 @@ class HFAttributionBackend(HFScoringBackend):
         ):
             inputs, row_index, pos_index, _, lengths = self._inputs([rows[b] for b in batch])
             lp = torch.log_softmax(self._logits_at(inputs, row_index, pos_index), dim=-1).cpu()
-            for b, part in zip(batch, torch.split(lp, lengths)):
+            for b, part in zip(batch, torch.split(lp, lengths), strict=True):
                 out[b] = part
         return out  # type: ignore[return-value]
 
@@ -284,7 +284,7 @@ class HFAttributionBackend(HFScoringBackend):
                 if method == "attention"
                 else self._gradient_scores(qs, [rows[k] for k in batch], method)
             )
-            for k, s in zip(batch, scores):
+            for k, s in zip(batch, scores, strict=True):
                 out[k] = s
         return out  # type: ignore[return-value]
 
@@ -334,7 +334,7 @@ class HFAttributionBackend(HFScoringBackend):
                 )
             grads = torch.autograd.grad(value, leaves, allow_unused=True)
         streams = []
-        for leaf, grad in zip(leaves, grads):
+        for leaf, grad in zip(leaves, grads, strict=True):
             grad = torch.zeros_like(leaf) if grad is None else grad
             streams.append(token_scores(leaf.detach(), grad, method))
         if not self.hf.seq2seq:

@@ -168,7 +168,7 @@ class InputLayout:
         t = self.hf.template
         # a pair needs both sides: the template shows whole previous pairs
         k = min(len(src_ctx), len(tgt_ctx))
-        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))
         if t.chat:
             text = self.tok.apply_chat_template(
                 t.chat_messages(source, pairs), tokenize=False, add_generation_prompt=True

@@ -50,7 +50,7 @@ class HFDocumentTranslator:
                 targets = [gold_targets[j] if gold_targets is not None else predicted[j] for j in prev]
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
-                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
+                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk]), strict=True))
 
         predicted, record, rounds = decode_documents(
             docs,

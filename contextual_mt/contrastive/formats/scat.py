@@ -85,7 +85,7 @@ class ScatFormat:
             if len(lines) != len(fr):
                 raise ContextualMTError(f"{files[role]}: has {len(lines)} lines but {path} has {len(fr)}")
         groups = []
-        for n, (target, source) in enumerate(zip(fr, texts["en"])):
+        for n, (target, source) in enumerate(zip(fr, texts["en"], strict=True)):
             reference, contrastive = clean(target), swap_marked_pronouns(target)
             if contrastive == reference:
                 continue  # nothing to swap

@@ -79,7 +79,7 @@ def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data
         c, a = with_ctx[r["line"]], without[r["line"]]
         assert len(c) == len(r["tokens"]) == len(r["token_pcxmi"])
         assert abs(sum(c) - r["logprob_context"]) < 1e-3 and abs(sum(a) - r["logprob_no_context"]) < 1e-3
-        for v, x, y in zip(r["token_pcxmi"], c, a):
+        for v, x, y in zip(r["token_pcxmi"], c, a, strict=True):
             assert abs(v - (x - y)) < 2e-4  # fairseq prints 4 decimals
 
 
@@ -162,7 +162,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     assert "CXMI" in proc.stdout
     merged_recs, full_recs = records(tmp_path / "merged.jsonl"), records(tmp_path / "full.jsonl")
     assert [r["line"] for r in merged_recs] == [r["line"] for r in full_recs]
-    for m, f in zip(merged_recs, full_recs):  # other batches, other padding: float noise only
+    for m, f in zip(merged_recs, full_recs, strict=True):  # other batches, other padding: float noise only
         assert m["tokens"] == f["tokens"] and m["doc"] == f["doc"]
         assert np.allclose(m["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     merged = json.loads((tmp_path / "merged.summary.json").read_text())
@@ -195,7 +195,7 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     assert len(set(scored)) == len(full) - 5  # only the unfinished sentences are scored
     resumed = records(tmp_path / "resumed.jsonl")
     assert [r["line"] for r in resumed] == [json.loads(l)["line"] for l in full]
-    for r, f in zip(resumed, map(json.loads, full)):
+    for r, f in zip(resumed, map(json.loads, full), strict=True):
         assert np.allclose(r["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     assert not partial.exists()
 

@@ -227,7 +227,7 @@ def planted_report(tmp_path_factory):
     ids = (work / "test.docids").read_text().splitlines()
     tags = [s for d in json.loads((work / "test.tags.json").read_text()) for s in d]
     records = []
-    for i, (ref, t) in enumerate(zip(refs, tags)):
+    for i, (ref, t) in enumerate(zip(refs, tags, strict=True)):
         words = ref.split()
         values = [1.0 if any("-" not in x for x in tag["tags"]) else 0.5 if tag["tags"] else 0.0 for tag in t]
         start = next(j for j in range(i + 1) if ids[j] == ids[i])

@@ -257,7 +257,7 @@ def test_pieces_rebuild_the_reference_for_sentencepiece_and_byte_level(marian, g
         backend = HFScoringBackend.open(HFModelOptions(str(folder), **kw))
         text = ["Où est la gare ?", "C'est très joli ."]
         pieces = backend.load(["a", "b"], text, np.array([0, 0]))
-        for p, t in zip(pieces, text):
+        for p, t in zip(pieces, text, strict=True):
             assert "".join(x.replace("▁", "") for x in p) == t.replace(" ", "")
             assert [w for w, _ in split_words(p)] == t.split()
 

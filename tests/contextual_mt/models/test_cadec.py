@@ -292,6 +292,6 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
         out[dtype] = hyps, backend.token_log_probs(everything, context=True)
     (h32, s32), (h16, s16) = out["float32"], out["bfloat16"]
     # measured: 12 of 13 lines identical, log-probabilities within 0.02
-    assert len(h16) == len(src) and np.mean([a == b for a, b in zip(h32, h16)]) >= 0.75
+    assert len(h16) == len(src) and np.mean([a == b for a, b in zip(h32, h16, strict=True)]) >= 0.75
     assert all(s16[i].dtype == np.float64 for i in s16)
     assert max(np.abs(s32[i] - s16[i]).max() for i in s32) < 0.1

@@ -253,7 +253,7 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
     # (the sizes are a view of the dataset's memory map: keep the datasets alive)
     datasets = [data_utils.load_indexed_dataset(str(data_bin / f"train.en-fr.{side}"), d) for side in ("en", "fr")]
     sizes = [ds.sizes.copy() for ds in datasets]
-    longest = [max(a, b) for a, b in zip(*sizes)]
+    longest = [max(a, b) for a, b in zip(*sizes, strict=True)]
     # every batch holds at most max_tokens (padded), and no fewer batches than the tokens need
     for max_tokens in (64, 256):
         assert at(max_tokens) >= math.ceil(sum(longest) / max_tokens)

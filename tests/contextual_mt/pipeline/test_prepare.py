@@ -17,8 +17,42 @@ from contextual_mt.pipeline.prepare import DataOptions, prepare_data
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 
 SPLITS = ("train", "valid", "test")
-EN_WORDS = ["the", "a", "man", "woman", "house", "talk", "idea", "world", "people", "time", "we", "you", "they", "think", "know", "see"]
-FR_WORDS = ["le", "la", "homme", "femme", "maison", "exposé", "idée", "monde", "gens", "temps", "nous", "vous", "ils", "pense", "sais", "vois"]
+EN_WORDS = [
+    "the",
+    "a",
+    "man",
+    "woman",
+    "house",
+    "talk",
+    "idea",
+    "world",
+    "people",
+    "time",
+    "we",
+    "you",
+    "they",
+    "think",
+    "know",
+    "see",
+]
+FR_WORDS = [
+    "le",
+    "la",
+    "homme",
+    "femme",
+    "maison",
+    "exposé",
+    "idée",
+    "monde",
+    "gens",
+    "temps",
+    "nous",
+    "vous",
+    "ils",
+    "pense",
+    "sais",
+    "vois",
+]
 
 
 def ted_rows(seed=0, talks=12):

@@ -107,7 +107,15 @@ def test_ja_honorifics_and_zh_ru_pronouns():
     )
     assert tags("ja", ja, "formality") == [[], ["ます"], []]
     zh = doc(
-        [*[(filler("you"), sentence(("您", "PRON"), ("好", "ADJ"))), (filler("you"), sentence(("您", "PRON"), ("请", "VERB")))][:0], (filler("you"), sentence(("您", "PRON"), ("好", "ADJ")), set(), 0), (filler("you"), sentence(("你", "PRON")), set(), 0), (filler("you"), sentence(("您", "PRON"), ("请", "VERB")), set(), 0)]
+        [
+            *[
+                (filler("you"), sentence(("您", "PRON"), ("好", "ADJ"))),
+                (filler("you"), sentence(("您", "PRON"), ("请", "VERB"))),
+            ][:0],
+            (filler("you"), sentence(("您", "PRON"), ("好", "ADJ")), set(), 0),
+            (filler("you"), sentence(("你", "PRON")), set(), 0),
+            (filler("you"), sentence(("您", "PRON"), ("请", "VERB")), set(), 0),
+        ]
     )
     assert tags("zh", zh, "formality") == [[], [], ["您"]]
     ru = doc(
