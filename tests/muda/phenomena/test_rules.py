@@ -321,3 +321,11 @@ def test_every_language_loads_and_tags(code):
     flat = [t for s in out for tok in s for t in tok["tags"]]
     assert flat.count("lexical_cohesion") == 1
     assert flat.count("formality") == (1 if lang.formality else 0)
+
+
+def test_phenomena_register_in_canonical_order():
+    """The registration order is the order of tags in every output: an import sorter once put
+    ellipsis first (muda/phenomena/__init__.py imports the modules in this order, unsorted)."""
+    from muda.phenomena import phenomenon_names
+
+    assert phenomenon_names() == ["lexical_cohesion", "formality", "pronouns", "verb_form", "ellipsis"]
