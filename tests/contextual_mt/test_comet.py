@@ -163,7 +163,7 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
 def test_not_installed_only_when_comet_itself_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
     with pytest.raises(
-        ContextualMTError, match="^COMET needs the unbabel-comet package, which is not installed: run make install"
+        ContextualMTError, match=r"^COMET needs the unbabel-comet package, which is not installed: run make install"
     ):
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
 

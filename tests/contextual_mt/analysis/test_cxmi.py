@@ -86,7 +86,7 @@ def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data
 def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tmp_path):
     # asking CXMI for context sizes 0/0 is an error (0 by construction); the backend still
     # scores exactly alike with and without "context" then
-    with pytest.raises(ContextualMTError, match="0/0.*CXMI is 0 by construction"):
+    with pytest.raises(ContextualMTError, match=r"0/0.*CXMI is 0 by construction"):
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0, target_context_size=0)
     assert not list(tmp_path.iterdir())
     from contextual_mt.backends.fairseq.model import DocumentModel
@@ -427,7 +427,7 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
         )
     # a partial from an older version (no fingerprint line) is not trusted either
     (tmp_path / "p.jsonl.partial").write_text((out).read_text())
-    with pytest.raises(ContextualMTError, match="has no fingerprint on its first line.*--overwrite"):
+    with pytest.raises(ContextualMTError, match=r"has no fingerprint on its first line.*--overwrite"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
 
 

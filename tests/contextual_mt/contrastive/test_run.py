@@ -220,7 +220,7 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     partial.write_text(
         json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n"
     )
-    with pytest.raises(ContextualMTError, match="different computation.*detokenized"):
+    with pytest.raises(ContextualMTError, match=r"different computation.*detokenized"):
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
     assert fresh == full

@@ -135,7 +135,7 @@ def test_template_files_and_names(tmp_path):
     bad.write_text("{\n  'prompt': 1\n}")
     with pytest.raises(ContextualMTError, match=r"bad.json:2: not JSON"):
         load_template(str(bad))
-    with pytest.raises(ContextualMTError, match="prompt template not found .* plain, chat"):
+    with pytest.raises(ContextualMTError, match=r"prompt template not found .* plain, chat"):
         load_template(str(tmp_path / "none.json"))
     with pytest.raises(ContextualMTError, match="names the language"):
         load_template("plain")

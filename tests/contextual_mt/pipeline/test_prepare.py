@@ -232,7 +232,7 @@ def test_other_options_or_inputs_are_refused_then_overwritten(prepared, tmp_path
     assert "\n" not in str(e.value)
     assert "spm.vocab_size 150 -> 120" in str(e.value) and "--overwrite" in str(e.value)
     other = write_ted(str(tmp_path / "other"), ted_rows(seed=1))
-    with pytest.raises(ContextualMTError, match="input files differ.*--overwrite"):
+    with pytest.raises(ContextualMTError, match=r"input files differ.*--overwrite"):
         prepare_data(options(out, ted=other), progress=False)
     assert mtimes(out) == before  # refused: nothing touched
     summary = prepare_data(options(out, ted=prepared[2], vocab_size=120, lang="de", overwrite=True), progress=False)
@@ -305,7 +305,7 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "train.en").write_text("someone else's\n")
-    with pytest.raises(ContextualMTError, match="already holds train.en not written by this command; use --overwrite"):
+    with pytest.raises(ContextualMTError, match=r"already holds train\.en not written by this command; use --overwrite"):
         prepare_data(options(out, ted=ted), progress=False)
     assert (out / "train.en").read_text() == "someone else's\n"
     fd = os.open(out, os.O_RDONLY)

@@ -631,7 +631,7 @@ def test_a_failure_keeps_the_previous_table(study, tmp_path):
 def test_an_unwritable_output_is_found_before_reading(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "table.csv").mkdir()
-    with pytest.raises(ContextualMTError, match="table.csv: is a directory"):
+    with pytest.raises(ContextualMTError, match=r"table\.csv: is a directory"):
         build_table(TableOptions(["de"], str(tmp_path / "no-results"), str(tmp_path / "out")))
 
 

@@ -383,7 +383,7 @@ def test_a_full_disk_leaves_no_folder(french, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(commandkit.outputs, "_write_text", disk_full)
-    with pytest.raises(WriteError, match="cannot write .No space left on device"):
+    with pytest.raises(WriteError, match=r"cannot write .No space left on device"):
         build(french)
     assert not (french / "out").exists()
 

@@ -228,9 +228,9 @@ def test_malformed_manifest_line(suite):
 
 
 def test_missing_files_and_bad_options(suite):
-    with pytest.raises(InputError, match="nowhere.fr: system output not found"):
+    with pytest.raises(InputError, match=r"nowhere\.fr: system output not found"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [str(suite["dir"] / "nowhere.fr")]))
-    with pytest.raises(InputError, match="missing.jsonl: manifest not found"):
+    with pytest.raises(InputError, match=r"missing\.jsonl: manifest not found"):
         evaluate_testset(EvaluateOptions(str(suite["dir"] / "missing.jsonl"), [suite["good"]]))
     with pytest.raises(ContextualMTError, match="--bootstrap"):
         EvaluateOptions(suite["manifest"], [suite["good"]], bootstrap=-1)

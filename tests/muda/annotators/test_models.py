@@ -93,7 +93,7 @@ def test_train_ellipsis_saves_a_model_that_loads_and_predicts(tiny_bert, tmp_pat
     clf = EllipsisClassifier(str(tmp_path / "model"), device="cpu")
     pred = clf.predict(["I do n't .", "", "She ate an apple ."])
     assert len(pred) == 3 and pred[1] is False and all(isinstance(p, bool) for p in pred)
-    with pytest.raises(InputError, match="ellipsis model .* not found"):
+    with pytest.raises(InputError, match=r"ellipsis model .* not found"):
         EllipsisClassifier(str(tmp_path / "none"))
 
 

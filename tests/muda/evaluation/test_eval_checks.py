@@ -63,7 +63,7 @@ def test_language_check_compares_canonical_codes(tmp_path):
     with pytest.raises(InputError, match=r"t.json: tags made for language 'pt' .* --tgt-lang is es"):
         check_ref_tags(str(tags), dump, ["Olá"], "es")
     (tmp_path / "t.summary.json").write_text(json.dumps({"language": "xx"}))
-    with pytest.raises(InputError, match="t.summary.json: records the language 'xx'"):
+    with pytest.raises(InputError, match=r"t\.summary\.json: records the language 'xx'"):
         check_ref_tags(str(tags), dump, ["Olá"], "pt")
 
 
