@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.abc
 import importlib.util
+import inspect
 import sys
 
 _FAIRSEQ_PREFIXES = ("fairseq", "fairseq_cli")
@@ -53,7 +54,7 @@ def patch_dataclass_defaults() -> None:
 
     def _process_class(cls, *args, **kwargs):
         if _from_module(getattr(cls, "__module__", None), _FAIRSEQ_PREFIXES):
-            for name in cls.__dict__.get("__annotations__", {}):
+            for name in inspect.get_annotations(cls):
                 default = cls.__dict__.get(name)
                 if isinstance(default, dataclasses.Field):
                     default = default.default

@@ -5,6 +5,7 @@ nothing left on failure. Also the checks that outputs are distinct and replace n
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -108,10 +109,8 @@ class OutputTransaction:
                 os.unlink(tmp)
         self.staged.clear()
         for d in reversed(self.created_dirs):
-            try:
-                os.rmdir(d)  # only if nothing else was put there
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # only if nothing else was put there
+                os.rmdir(d)
         self.created_dirs.clear()
 
 

@@ -333,7 +333,7 @@ class PartialFile:
             head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
             atomic_write_lines(self.path, head + lines, transactional=False)
             with writing(self.path):
-                self.file = open(self.path, "a", encoding="utf-8")
+                self.file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (kept open: records are appended as they come)
             return
         with writing(self.path):  # a full disk: one line naming the file
             self.file.write("".join(line + "\n" for line in lines))

@@ -313,7 +313,7 @@ def mx_partials(tmp_path_factory, mx_base, mx_models) -> Dict:
             )
             for key, (name, _) in runs.items()
         }
-        for key, future in futures.items():
+        for future in futures.values():
             future.result()
     paths = {"big_src": src, "big_ref": ref, "big_ids": ids}
     for key, (name, _) in runs.items():

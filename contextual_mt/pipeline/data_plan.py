@@ -261,8 +261,8 @@ class DataState:
         """The first output of a finished step that is missing or changed since, if any."""
         record = self.done(step)
         now = tree_hashes(self.plan.out, self.plan.step_outputs(step))
-        for name, digest in record["files"].items():
-            if now.get(name) != digest:
+        for name, recorded in record["files"].items():
+            if now.get(name) != recorded:
                 return name
         for name in now:
             if name not in record["files"]:

@@ -169,8 +169,8 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
 
 def merge_stage(p: EvalPaths, n: int) -> None:
     """``pcxmi.jsonl`` from the n shards, unless it was made from these very shards."""
-    from contextual_mt.analysis.cxmi import merge_shards, summary_path
-    from contextual_mt.analysis.cxmi_summary import summary_line
+    from contextual_mt.analysis.cxmi_shards import merge_shards
+    from contextual_mt.analysis.cxmi_summary import summary_line, summary_path
 
     shards = [shard_output(p, i, n) for i in range(1, n + 1)]
     output = pcxmi_output(p)

@@ -46,7 +46,6 @@ from contextual_mt.pipeline.data_plan import (
     ENCODE_CHUNK,
     PADDING_FACTOR,
     SCRATCH,
-    STATE,
     STEPS,
     SUMMARY,
     DataOptions,

@@ -342,7 +342,7 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[
 
     try:  # fairseq would fail on it after start-up, with a message that names no file
         state = torch.load(last, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 (torch raises many types for a damaged file)
+    except Exception as e:  # torch raises many types for a damaged file
         return f"{last} is unreadable ({str(e).splitlines()[0][:120]})", None
     return None, training_figures(state) if isinstance(state, dict) else None
 

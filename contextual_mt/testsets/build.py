@@ -333,9 +333,10 @@ def _distance(o, phenomenon, i, a, j, tgt, coref, align, src) -> Optional[int]:
             tense = word.feats.get("Tense")
             if any(w.upos in ("VERB", "AUX") and w.feats.get("Tense") == tense for w in tgt[k].words):
                 return i - k
-        elif phenomenon == "lexical_cohesion":
-            if (word.lemma if word.lemma not in ("", "_") else word.form).lower() in _lemmas(tgt[k]):
-                return i - k
+        elif phenomenon == "lexical_cohesion" and (
+            word.lemma if word.lemma not in ("", "_") else word.form
+        ).lower() in _lemmas(tgt[k]):
+            return i - k
     if phenomenon == "pronouns" and coref is not None and align is not None:
         for s, t in sorted(align[i]):
             if t == j:

@@ -45,9 +45,13 @@ def is_elliptical(sentence: Sentence) -> bool:
             and w.deprel in {"xcomp", "ccomp", "obj", "advcl"}
         ):
             return True
-        if w.upos in NP_HEADS and w.deprel in NOMINAL_ARGS and w.lemma.lower() not in _NOT_NP_ELLIPSIS:
-            if not any(d.upos in {"NOUN", "PROPN", "PRON"} for d in children[w.id]):
-                return True
+        if (
+            w.upos in NP_HEADS
+            and w.deprel in NOMINAL_ARGS
+            and w.lemma.lower() not in _NOT_NP_ELLIPSIS
+            and not any(d.upos in {"NOUN", "PROPN", "PRON"} for d in children[w.id])
+        ):
+            return True
     return False
 
 

@@ -73,7 +73,7 @@ class ModelAnnotators:
         """English source: morphology, dependencies and coreference (one call per document or
         per window of ``coref_window`` sentences); coreference goes into MISC as CorefUD Entity."""
         producer = f"stanza-en-coref:{self.options.stanza_dir}:window={self.options.coref_window}"
-        key = self.cache.key("source", producer, [f"{d}\t{l}" for d, l in zip(docids, lines, strict=True)])
+        key = self.cache.key("source", producer, [f"{d}\t{text}" for d, text in zip(docids, lines, strict=True)])
         cached = self.cache.get(key, ".conllu")
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache"), None
@@ -85,7 +85,7 @@ class ModelAnnotators:
             for lo in range(start, end, size):
                 chunks.append((lo, list(lines[lo : min(end, lo + size)])))
         sentences: List[Sentence] = [Sentence([]) for _ in lines]
-        for (offset, chunk), (sents, mentions) in zip(
+        for (offset, _chunk), (sents, mentions) in zip(
             chunks, self._source.annotate_documents([c for _, c in chunks]), strict=True
         ):
             # chain ids restart in every window: keep the windows' entities apart

@@ -259,7 +259,8 @@ def missing_message(
     get = [m for m in missing if m.downloadable]
     how = (
         (
-            f"get {'them all' if len(get) > 1 else 'it'} with '{download_command(get, tgt_lang, stanza_dir, align_model)}'"
+            f"get {'them all' if len(get) > 1 else 'it'} with "
+            f"'{download_command(get, tgt_lang, stanza_dir, align_model)}'"
             " (needs network)"
         )
         if get

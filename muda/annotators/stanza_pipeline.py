@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from commandkit.errors import InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
-from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # noqa: F401  (one place says where)
+from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # one place says where
 from muda.formats.coref import Mention
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it

@@ -11,7 +11,7 @@ import os
 import re
 import warnings
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml

@@ -57,11 +57,13 @@ def test_a_failed_commit_is_one_error_and_leaves_no_temporary(tmp_path):
     """A destination turned into a directory while the command ran: one line, no temporaries."""
     from commandkit.outputs import atomic_write_text, outputs
 
-    with pytest.raises(InputError, match=r"b\.txt: cannot write"):
-        with outputs(str(tmp_path / "a.txt"), str(tmp_path / "b.txt")):
-            atomic_write_text(str(tmp_path / "a.txt"), "a")
-            atomic_write_text(str(tmp_path / "b.txt"), "b")
-            (tmp_path / "b.txt").mkdir()
+    with (
+        pytest.raises(InputError, match=r"b\.txt: cannot write"),
+        outputs(str(tmp_path / "a.txt"), str(tmp_path / "b.txt")),
+    ):
+        atomic_write_text(str(tmp_path / "a.txt"), "a")
+        atomic_write_text(str(tmp_path / "b.txt"), "b")
+        (tmp_path / "b.txt").mkdir()
     assert [p.name for p in tmp_path.iterdir()] == ["b.txt"]  # no a.txt, no temporary
     assert (tmp_path / "b.txt").is_dir()
 
@@ -78,9 +80,11 @@ def test_a_full_disk_names_the_output_and_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(commandkit.outputs, "_write_text", _disk_full)
     out = str(tmp_path / "out" / "tags.json")
-    with pytest.raises(OSError, match=r"tags.json: cannot write \(No space left on device\); free some space"):
-        with commandkit.outputs.outputs(out):
-            commandkit.outputs.atomic_write_text(out, "x")
+    with (
+        pytest.raises(OSError, match=r"tags.json: cannot write \(No space left on device\); free some space"),
+        commandkit.outputs.outputs(out),
+    ):
+        commandkit.outputs.atomic_write_text(out, "x")
     assert not list(tmp_path.iterdir())
     with pytest.raises(InputError, match="cannot write"):
         commandkit.outputs.atomic_write_text(out, "x", transactional=False)  # (caches) its directory is made at once

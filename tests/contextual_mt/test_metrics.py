@@ -3,6 +3,7 @@
 import json
 import sys
 import types
+from typing import ClassVar, List
 
 import pytest
 import sacrebleu
@@ -40,7 +41,7 @@ def test_comet_scoring_code_path(monkeypatch):
     calls = {}
 
     class Output:
-        scores = [0.5, 0.25, 0.75, 0.0, 1.0]
+        scores: ClassVar[List[float]] = [0.5, 0.25, 0.75, 0.0, 1.0]
         system_score = 0.5
 
     class Model:

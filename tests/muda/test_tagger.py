@@ -62,7 +62,7 @@ def test_tag_demo_corpus_finds_the_planted_pronouns(corpus, tmp_path):
     proc = muda(*cli_args(files(corpus), out))
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # all pre-computed: nothing to warn about
     dump = read_tags(str(out))
-    planted = [json.loads(l) for l in (corpus / "test.planted.jsonl").read_text().splitlines()]
+    planted = [json.loads(text) for text in (corpus / "test.planted.jsonl").read_text().splitlines()]
     flat = [s for d in dump for s in d]
     assert len(flat) == len((corpus / "test.fr").read_text().splitlines())
     tagged = {(n + 1, j) for n, s in enumerate(flat) for j, t in enumerate(s) if "pronouns" in t["tags"]}

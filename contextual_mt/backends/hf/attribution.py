@@ -238,7 +238,10 @@ class HFAttributionBackend(HFScoringBackend):
             context = with_context.get(i, no_context)
             lp_c, lp_a, kl, foil = compare_distributions(context, no_context, torch.tensor(self._with[i].target))
             m = len(self._with[i].pieces)
-            merge = lambda v: np.append(v[:m], v[m:].sum())  # noqa: E731  (the end tokens: one value)
+
+            def merge(v: np.ndarray, m: int = m) -> np.ndarray:  # the end tokens: one value
+                return np.append(v[:m], v[m:].sum())
+
             foil = np.append(foil[:m], foil[m] if len(foil) > m else -1)
             out[i] = TokenContrast(merge(lp_c), merge(lp_a), merge(kl), foil.astype(np.int64))
         return out

@@ -1,8 +1,8 @@
-"""Document translation with a Hugging Face model, in the waves of ``inference.waves`` (the
-t-th sentence of every document in one wave), its context the previous sources and the model's
-own previous translations (or the references), laid out as for scoring (``inputs``). ``generate`` decodes each batch with beam
-search and incremental decoding; a seq2seq batch holds forced target prefixes of one length (no
-padding inside the decoder), a decoder-only batch is padded on the left."""
+"""Document translation with a Hugging Face model, in the waves of ``inference.waves`` (the t-th
+sentence of every document in one wave), its context the previous sources and the model's own
+previous translations (or the references), laid out as for scoring (``inputs``). ``generate``
+decodes each batch with beam search and incremental decoding; a seq2seq batch holds forced target
+prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left."""
 
 from __future__ import annotations
 

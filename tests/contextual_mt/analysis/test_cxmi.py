@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from commandkit.documents import document_starts
-from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.pcxmi_scorer import random_context_sources, split_words
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY
@@ -17,7 +18,7 @@ from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 
 
 def records(path):
-    return [json.loads(l) for l in path.read_text().splitlines()]
+    return [json.loads(text) for text in path.read_text().splitlines()]
 
 
 def cxmi(dynamic_model, raw_corpus, data_bin, out, source_context_size=None, target_context_size=None, **kw):
@@ -170,7 +171,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     assert merged["cxmi"] == pytest.approx(full["cxmi"], abs=1e-6)
     assert merged["fingerprint"] == dict(full["fingerprint"], shard=None)
     with pytest.raises(ContextualMTError, match="shard 0/3 given twice"):
-        from contextual_mt.analysis.cxmi import merge_shards
+        from contextual_mt.analysis.cxmi_shards import merge_shards
 
         merge_shards([str(tmp_path / "s0.jsonl"), str(tmp_path / "s0.jsonl")], str(tmp_path / "m2.jsonl"))
 
@@ -194,7 +195,7 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "resumed.jsonl")
     assert len(set(scored)) == len(full) - 5  # only the unfinished sentences are scored
     resumed = records(tmp_path / "resumed.jsonl")
-    assert [r["line"] for r in resumed] == [json.loads(l)["line"] for l in full]
+    assert [r["line"] for r in resumed] == [json.loads(text)["line"] for text in full]
     for r, f in zip(resumed, map(json.loads, full), strict=True):
         assert np.allclose(r["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     assert not partial.exists()

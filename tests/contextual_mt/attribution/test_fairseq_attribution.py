@@ -143,7 +143,8 @@ def test_attention_equals_the_per_example_weights(loaded):
         kept = []
         attn = net.decoder.layers[-1].self_attn
         handle = attn.register_forward_hook(
-            lambda m, a, kw, out: kept.append(m.forward(*a, **{**kw, "need_weights": True})[1]), with_kwargs=True
+            lambda m, a, kw, out, kept=kept: kept.append(m.forward(*a, **{**kw, "need_weights": True})[1]),
+            with_kwargs=True,
         )
         try:
             with torch.no_grad():

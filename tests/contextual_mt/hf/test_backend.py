@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive

@@ -404,8 +404,8 @@ def test_checkpoint_from_another_task(demo_model, tmp_path):
 def _rows(translator, demo_model, n, context):
     data = demo_model["data"]
     src, ref = lines(data / "test.en")[:n], lines(data / "test.fr")[:n]
-    ids = [[*translator.src_codec.to_ids(translator.src_codec.encode(l)), translator.src_dict.eos()] for l in src]
-    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(l)) for l in ref]
+    ids = [[*translator.src_codec.to_ids(translator.src_codec.encode(text)), translator.src_dict.eos()] for text in src]
+    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(text)) for text in ref]
     brk = translator.tgt_dict.index("<brk>")
     return [
         {"source": ids[i], "src_ctx": [], "tgt_ctx": [x for j in range(max(0, i - context), i) for x in tgt[j] + [brk]]}

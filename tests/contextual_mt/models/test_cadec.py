@@ -186,7 +186,7 @@ def test_bad_inputs_are_one_line(data_bin, base_model, cadec_checkpoint, tmp_pat
     ]
     for base, extra, message in cases:
         proc = train_cadec(data_bin, tmp_path / "ckpt", base, *extra, check=False)
-        err = [l for l in proc.stderr.splitlines() if l.strip()]
+        err = [text for text in proc.stderr.splitlines() if text.strip()]
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-1500:]
         assert message in err[-1], err[-1]
         assert not (tmp_path / "ckpt").exists()

@@ -305,7 +305,9 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "train.en").write_text("someone else's\n")
-    with pytest.raises(ContextualMTError, match=r"already holds train\.en not written by this command; use --overwrite"):
+    with pytest.raises(
+        ContextualMTError, match=r"already holds train\.en not written by this command; use --overwrite"
+    ):
         prepare_data(options(out, ted=ted), progress=False)
     assert (out / "train.en").read_text() == "someone else's\n"
     fd = os.open(out, os.O_RDONLY)
