@@ -175,7 +175,7 @@ def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
     """No output may replace an input of the same command (``--output`` given the hypothesis
     file would destroy it), whatever the path's spelling or links: one line naming both paths
     and both options. Each is a mapping option -> path, or (option, path) pairs."""
-    where = {}
+    where: Dict[str, Tuple[str, str]] = {}
     for flag, path in _pairs(inputs):
         if path:
             where.setdefault(os.path.realpath(path), (flag, path))

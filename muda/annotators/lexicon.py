@@ -39,10 +39,10 @@ class LexiconAnnotator:
                     analyses[t.form][(w.lemma, w.upos, tuple(sorted(w.feats.items())))] += 1
         self.analysis = {form: c.most_common(1)[0][0] for form, c in analyses.items()}
         self.pairs: Counter = Counter()
-        for s, t, a in zip(src, tgt, aligns, strict=True):
+        for s, ts, a in zip(src, tgt, aligns, strict=True):
             for i, j in a:
-                if i < len(s.tokens) and j < len(t.tokens):
-                    self.pairs[(s.tokens[i].form.lower(), t.tokens[j].form.lower())] += 1
+                if i < len(s.tokens) and j < len(ts.tokens):
+                    self.pairs[(s.tokens[i].form.lower(), ts.tokens[j].form.lower())] += 1
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> NoReturn:
         """Always an error: the English source must come pre-computed."""

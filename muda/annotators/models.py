@@ -128,7 +128,7 @@ class ModelAnnotators:
 
     def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:
         """The trained classifier on the raw lines, or without one the rule-based detector."""
-        if not self.has_ellipsis_model:
+        if not self.has_ellipsis_model or self.options.ellipsis_model is None:
             return detect_ellipsis(sentences)
         from muda.annotators.ellipsis_bert import EllipsisClassifier
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.errors import InputError
 
@@ -100,7 +100,7 @@ def eval_required_models(
     (``tag_reference``), then every hypothesis's, whose English side is the reference's (the
     CoNLL-U beside its tags: ``source_from_reference`` for given tags that have one) or
     --src-conllu. ``lexicon``: lookup for all of it, no model."""
-    common = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
+    common: Dict[str, Any] = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
     needed: Dict[str, RequiredModel] = {}
     if tag_reference:
         for m in required_models(

@@ -87,7 +87,12 @@ class TagScore:
 def scores(doc_counts: np.ndarray, tags: Sequence[str]) -> Dict[str, TagScore]:
     total = doc_counts.sum(axis=0)
     values = prf(total)
-    return {t: TagScore(*map(float, values[k]), int(total[k, REF]), int(total[k, HYP])) for k, t in enumerate(tags)}
+    return {
+        t: TagScore(
+            float(values[k][0]), float(values[k][1]), float(values[k][2]), int(total[k, REF]), int(total[k, HYP])
+        )
+        for k, t in enumerate(tags)
+    }
 
 
 def present_tags(dumps: Sequence[TagDump], order: Sequence[str]) -> List[str]:

@@ -116,7 +116,7 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         if not isinstance(en, str):
             raise InputError(f"{path}: pronouns: keys must be English pronouns")
         pronouns[en.lower()] = frozenset(w.lower() for w in _strings(forms, f"{path}: pronouns.{en}"))
-    verb_forms = frozenset()
+    verb_forms: FrozenSet[str] = frozenset()
     if "verb_forms" in data:
         verb_forms = _strings(data["verb_forms"], f"{path}: verb_forms")
         bad = verb_forms - UD_TENSES

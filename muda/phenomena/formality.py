@@ -60,6 +60,8 @@ def _requires(language: Language) -> FrozenSet[str]:
 )
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     f = lang.formality
+    if f is None:  # the registry applies the tagger only where T-V words are listed
+        raise ValueError("the formality tagger needs a language with T-V words")
     out: List[Set[int]] = []
     seen: Set[str] = set()
     for pair in doc.pairs:
