@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
 
@@ -51,7 +51,7 @@ def label_smoothing(state: Dict) -> float:
     return float(value or 0.0)
 
 
-def _field(config: object, key: str) -> object:
+def _field(config: Any, key: str) -> Any:
     """``config.key``: of fairseq's config as its loader gives it, or as a plain dict (torch.load)."""
     if config is None:
         return None

@@ -80,6 +80,8 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         if i in parts:
             raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}")
         parts[i] = path
+    if n is None:
+        raise ContextualMTError("no shards to merge")
     missing = [f"{i}/{n}" for i in range(n) if i not in parts]
     if missing:
         raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards")

@@ -15,7 +15,7 @@ import math
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
@@ -62,7 +62,7 @@ def _piece_text(piece: str) -> str:
     return piece.replace("▁", "")[:-2] if piece.endswith("@@") else piece.replace("▁", "")
 
 
-_MOSES: Dict[str, object] = {}
+_MOSES: Dict[str, Any] = {}  # sacremoses' tokenizers (untyped), by language
 
 
 def moses_words(words: Sequence[str], lang: str) -> List[str]:
@@ -74,7 +74,7 @@ def moses_words(words: Sequence[str], lang: str) -> List[str]:
     tok = _MOSES.get(lang)
     if tok is None:
         tok = _MOSES[lang] = MosesTokenizer(lang=lang)
-    out = []
+    out: List[str] = []
     for w in words:
         parts = tok.tokenize(w, escape=False)
         out.extend(parts if parts and "".join(parts) == w else [w])
@@ -101,7 +101,8 @@ def word_unit(annotations_name: Optional[str], tags_name: Optional[str], lang: O
 def read_pcxmi(path: str) -> List[Dict]:
     """The records of ``contextual-mt cxmi``, checked: each sentence once, every value a finite
     number (a duplicated or damaged record would change every mean silently)."""
-    records, seen = [], {}
+    records: List[Dict] = []
+    seen: Dict[int, int] = {}
     for lineno, line in enumerate(read_lines(path), start=1):
         try:
             r = json.loads(line)

@@ -156,11 +156,11 @@ def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
     """The authors' decision for one group (lower loss = better); with ``argmin`` the first of
     equal losses wins (``np.argmin``), so a correct candidate tied with a wrong one listed before it
     is wrong."""
-    losses = np.asarray(losses, dtype=float)
+    values = np.asarray(losses, dtype=float)
     if rule == "argmin":
-        return int(np.argmin(losses)) == correct
-    others = np.delete(losses, correct)
-    return bool((losses[correct] < others).all())
+        return int(np.argmin(values)) == correct
+    others = np.delete(values, correct)
+    return bool((values[correct] < others).all())
 
 
 def blocks_right(groups: Sequence[Group], right: Sequence[bool]) -> Optional[Dict]:

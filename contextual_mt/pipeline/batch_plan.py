@@ -287,7 +287,7 @@ def _plan(
     budget = None if gpu_memory_gib is None or memory is None else MEMORY_FRACTION * gpu_memory_gib
 
     def fits(tokens: int) -> bool:
-        return budget is None or memory.gib(tokens) <= budget
+        return budget is None or memory is None or memory.gib(tokens) <= budget
 
     if batch == "auto":
         target = ref.tokens_per_update * MAX_SCALE
@@ -306,7 +306,7 @@ def _plan(
             why = (
                 f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
                 f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
-                if budget is not None
+                if budget is not None and memory is not None
                 else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's"
             )
             if batches_at is not None:

@@ -23,7 +23,7 @@ import re
 import tarfile
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import read_docids
 from commandkit.errors import InputError
@@ -233,6 +233,8 @@ def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
                     raise ContextualMTError(f"{path}: {base} twice in the archive ({seen[split]} and {member.name})")
                 seen[split] = member.name
                 f = tar.extractfile(member)
+                if f is None:
+                    raise ContextualMTError(f"{path}: {member.name} is not a regular file")
                 yield split, f"{path}:{member.name}", f
     except (tarfile.TarError, EOFError, OSError) as e:
         raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
@@ -319,7 +321,7 @@ def check_one_split_per_document(
 
 
 # ============================================================================ detokenization
-_DETOKENIZERS: Dict[str, object] = {}
+_DETOKENIZERS: Dict[str, Any] = {}  # sacremoses' detokenizers (untyped), by language
 
 
 def _detokenize_chunk(task: Tuple[str, List[str]]) -> List[str]:

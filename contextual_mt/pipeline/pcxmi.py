@@ -209,9 +209,10 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
 
     a = given_inputs or ReportInputs()
     inputs = report_inputs(p, a)
-    if not os.path.isfile(inputs["pcxmi"]):
+    records = pcxmi_output(p)
+    if not os.path.isfile(records):
         raise ContextualMTError(
-            f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
+            f"{records} not found: compute P-CXMI first ('make pcxmi"
             + ("" if p.pair == DEMO else f" LANG={p.pair}")
             + "')"
         )
@@ -230,7 +231,7 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
         return
     summary = run_report(
         ReportOptions(
-            inputs["pcxmi"],
+            records,
             folder,
             conllu=inputs["conllu"],
             tags=inputs["tags"],

@@ -21,7 +21,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -219,7 +219,7 @@ def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]
         of_line = np.zeros(len(ids), dtype=np.int64)
         for k, (start, end) in enumerate(document_spans(ids)):
             of_line[start:end] = k
-        keys = [int(of_line[g.line - 1]) for g in groups]
+        keys: List[Any] = [int(of_line[g.line - 1]) for g in groups]
     else:
         keys = [g.doc for g in groups]
     index: Dict[Any, int] = {}
@@ -451,14 +451,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
     ]
 
 
+def _entry(section: str, key: Any) -> Callable[[Dict], Any]:
+    """A system's figure ``section[key]`` (a column of the summary)."""
+    return lambda s: s[section][key]
+
+
 def format_testset_table(result: Dict) -> str:
     """Per system: % correct [95% CI] overall, per phenomenon, per distance; the outcome shares
     overall; the comparisons with the first system."""
     systems = result["systems"]
     first = next(iter(systems.values()))
-    columns = [("all", lambda s: s["overall"])]
-    columns += [(p, lambda s, p=p: s["phenomena"][p]) for p in first["phenomena"]]
-    columns += [(f"d={d}", lambda s, d=d: s["distances"][d]) for d in first["distances"]]
+    columns: List[Tuple[str, Callable[[Dict], Any]]] = [("all", lambda s: s["overall"])]
+    columns += [(p, _entry("phenomena", p)) for p in first["phenomena"]]
+    columns += [(f"d={d}", _entry("distances", d)) for d in first["distances"]]
     lines = ["% correct [95% CI]" if result["bootstrap"] else "% correct"]
     rows = [[name] + [_percent(get(s)) for _, get in columns] for name, s in systems.items()]
     rows.append(["groups"] + [str(get(first)["groups"]) for _, get in columns])

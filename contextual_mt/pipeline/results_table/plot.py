@@ -43,7 +43,7 @@ def plot_table(path: str, table: Dict) -> None:
             for j, lang in enumerate(langs):
                 row = rows.get((lang, system))
                 value = None if row is None else row["values"][col.key]
-                if value is None:
+                if row is None or value is None:
                     continue
                 v = value / scale
                 shown.append(v)
