@@ -48,7 +48,7 @@ class DocumentTranslationConfig(TranslationConfig):
         default=0.0,
         metadata={"help": "probability of masking current-source tokens during training"},
     )
-    coword_dropout_type: ChoiceEnum(COWORD_TYPES) = field(  # type: ignore[valid-type]
+    coword_dropout_type: ChoiceEnum(COWORD_TYPES) = field(  # type: ignore[valid-type]  # fairseq makes the enum type at run time
         default="token",
         metadata={"help": "'token': mask each token with prob p; 'whole': mask the sentence"},
     )
