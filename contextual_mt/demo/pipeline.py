@@ -20,7 +20,7 @@ from typing import Dict, Optional
 
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, given
 from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 
 LANG = DEMO_LANG
@@ -105,7 +105,14 @@ def run_demo(
     )
     corpus = write_corpus(work, train_docs, test_docs)
     _log("data stage: sentencepiece and binarized data")
-    prepare_data(DataOptions(lang=LANG, output=layout.data, text=str(corpus), vocab_size=get_preset(PRESET).vocab_size))
+    prepare_data(
+        DataOptions(
+            lang=LANG,
+            output=layout.data,
+            text=str(corpus),
+            vocab_size=given(get_preset(PRESET).vocab_size, "the demo preset's vocab_size"),
+        )
+    )
     epochs = {"sentence": sentence_epochs, "context": context_epochs}  # None: the preset's
     for name in MODELS:
         train_model(TrainOptions(LANG, name, preset=PRESET, root=str(work), gpus=0, max_epoch=epochs[name]))
