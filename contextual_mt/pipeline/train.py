@@ -90,7 +90,8 @@ class TrainOptions:
     overrides: List[str] = field(default_factory=list)  # extra Hydra overrides, key=value
     overwrite: bool = False  # discard checkpoints trained from something else
     progress: bool = True
-    layout: Optional[PairLayout] = None  # None: PairLayout(lang, root); the demo keeps its own folders
+    # None: PairLayout(lang, root), set when built (so typed as what it is after); the demo keeps its own folders
+    layout: PairLayout = None  # type: ignore[assignment]  # set in __post_init__
 
     def __post_init__(self) -> None:
         self.layout = self.layout or PairLayout(self.lang, self.root)
@@ -291,7 +292,7 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     done = done_record(o.layout, o.model).current(fp)
     # an earlier version recorded a resumed run that trained nothing as 0 updates: the checkpoints decide
     trusted = done is not None and done.get("num_updates") != 0
-    if trusted and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
+    if trusted and done is not None and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
         return "done", done  # the run as it was asked for
     if not os.path.isdir(save):
         return "train", None
@@ -361,7 +362,7 @@ def train_model(options: TrainOptions) -> Dict:
     fp = train_fingerprint(o, plan)
     action, earlier = _plan(o, fp, stop_limits(o))
     save = o.layout.checkpoints(o.model)
-    if action == "done":
+    if action == "done" and earlier is not None:
         print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
         return earlier
     record = done_record(o.layout, o.model)
@@ -455,6 +456,7 @@ def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
             log.write("$ " + " ".join(cmd) + "\n")
             log.flush()
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            assert proc.stdout is not None  # stdout=PIPE
             for line in proc.stdout:
                 log.write(line)
                 progress.feed(line)
