@@ -16,7 +16,7 @@ scored:
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, TypedDict
 
 import torch
 from fairseq.data import data_utils
@@ -56,9 +56,18 @@ def build_encoder_input(
     return net_input
 
 
+class DecoderInput(TypedDict):
+    """What ``build_decoder_input`` gives (see there)."""
+
+    prev_output_tokens: torch.Tensor
+    target: torch.Tensor
+    prefix_lengths: torch.Tensor
+    tgt_prefix: Optional[torch.Tensor]
+
+
 def build_decoder_input(
     targets: Sequence[torch.Tensor], tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int, multi_encoder: bool
-) -> Dict[str, Optional[torch.Tensor]]:
+) -> DecoderInput:
     """Teacher-forcing tensors for targets (each ending in </s>): ``prev_output_tokens``,
     ``target`` (context positions padded), ``prefix_lengths`` and ``tgt_prefix`` (None when no
     row has a target-context prefix). Multi-encoder models read their target context in the

@@ -71,7 +71,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
 
     # ------------------------------------------------------------------ context tokens
     def _item(self, index: int, context: bool = True) -> Dict:
-        return (self._with if context else self._without)[index]
+        return self._dataset(context)[index]
 
     def context_tokens(self, index: int) -> List[ContextToken]:
         item = self._item(index)
@@ -208,8 +208,8 @@ class FairseqAttributionBackend(FairseqScoringBackend):
             contrast_values(lp, targets, [r.foil for r in batch]).sum().backward()
         if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
             raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
-        dec = token_scores(embedded[-1], embedded[-1].grad, method).cpu().numpy()
-        enc = token_scores(embedded[0], embedded[0].grad, method).cpu().numpy() if through_encoder else None
+        dec = token_scores(embedded[-1], _grad(embedded[-1]), method).cpu().numpy()
+        enc = token_scores(embedded[0], _grad(embedded[0]), method).cpu().numpy() if through_encoder else None
         result = []
         for r, it in enumerate(items):
             e, d = self._context_positions(it, width)
@@ -290,3 +290,10 @@ class _self_attention_of:
     def __exit__(self, *exc) -> None:
         for h in self.handles:
             h.remove()
+
+
+def _grad(embedded: torch.Tensor) -> torch.Tensor:
+    """The gradient the backward pass left on captured embeddings."""
+    if embedded.grad is None:
+        raise RuntimeError("no gradient reached the embeddings")
+    return embedded.grad

@@ -162,7 +162,9 @@ def beam_search(
             raise _nan_error(model)
         new_rows, new_tokens, new_scores, still = [], [], [], []
         for i, b in enumerate(active):
-            rows_b, tokens_b, scores_b = [], [], []
+            rows_b: List[int] = []
+            tokens_b: List[int] = []
+            scores_b: List[float] = []
             for rank, (s, t, k) in enumerate(zip(ts[i], tt[i], tb[i], strict=True)):
                 if len(rows_b) == beam or s == -math.inf:
                     break

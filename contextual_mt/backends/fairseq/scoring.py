@@ -86,11 +86,18 @@ class FairseqScoringBackend:
     def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:
         """Extra encoder inputs of the distinct encoder rows of a batch of pairs."""
 
+    def _dataset(self, context: bool = True) -> ContextDataset:
+        """The loaded corpus, with context or without."""
+        dataset = self._with if context else self._without
+        if dataset is None:
+            raise ValueError("no corpus loaded: call load() first")
+        return dataset
+
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
-        return self._with.src_k, self._with.tgt_k
+        return self._dataset().src_k, self._dataset().tgt_k
 
     def length(self, index: int) -> int:
-        return self._with.num_tokens(index)
+        return self._dataset().num_tokens(index)
 
     def token_log_probs_both(
         self, indices: Sequence[int], with_context: Sequence[int]
@@ -108,7 +115,7 @@ class FairseqScoringBackend:
 
         from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
 
-        dataset = self._with if context else self._without
+        dataset = self._dataset(context)
         batch = dataset.collater([dataset[i] for i in indices])
         self._corpus_inputs(batch["net_input"], batch["id"].tolist())
         if self.model.device.type == "cuda":

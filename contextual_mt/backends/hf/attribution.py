@@ -28,7 +28,7 @@ from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import filled, length_batches
 
 ENCODER, DECODER = 0, 1
 _MARK = ("\ue000", "\ue001")  # private-use characters around a sentence: where it lands in a prompt
@@ -168,7 +168,7 @@ class HFAttributionBackend(HFScoringBackend):
         for s in src_ctx:
             spans.append((at, at + len(s)))
             at += len(s) + len(sep)
-        return ENCODER, self._sentences_in(row.encoder, text, spans, self.hf.tokenizer)
+        return ENCODER, self._sentences_in(row.encoder_ids, text, spans, self.hf.tokenizer)
 
     def _seq2seq_target(self, row: Row, tgt_ctx: List[str]):
         if not tgt_ctx:
@@ -192,7 +192,7 @@ class HFAttributionBackend(HFScoringBackend):
         k = row.context[0]
         pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))
         marked = [(f"{_MARK[0]}{s}{_MARK[1]}", f"{_MARK[0]}{t}{_MARK[1]}") for s, t in pairs]
-        t, tok = self.hf.template, self.hf.tokenizer
+        t, tok = self.hf.prompt, self.hf.tokenizer
         if t.chat:
 
             def render(p):
@@ -261,7 +261,7 @@ class HFAttributionBackend(HFScoringBackend):
             lp = torch.log_softmax(self._logits_at(inputs, row_index, pos_index), dim=-1).cpu()
             for b, part in zip(batch, torch.split(lp, lengths), strict=True):
                 out[b] = part
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     # ------------------------------------------------------------------ CCI
     def cue_scores(self, requests: Sequence[CueRequest], method: str) -> List[np.ndarray]:
@@ -289,7 +289,7 @@ class HFAttributionBackend(HFScoringBackend):
             )
             for k, s in zip(batch, scores, strict=True):
                 out[k] = s
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     def _request_row(self, q: CueRequest) -> Row:
         """The with-context row cut after the attributed token (its last position predicts the

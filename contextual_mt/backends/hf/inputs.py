@@ -38,6 +38,13 @@ class Row:
     context: Tuple[int, int]  # source and target context sentences actually read
 
     @property
+    def encoder_ids(self) -> Ids:
+        """The encoder input of a seq2seq row."""
+        if self.encoder is None:
+            raise ValueError("a decoder-only row has no encoder input")
+        return self.encoder
+
+    @property
     def length(self) -> int:
         """Padded positions this row costs in a batch (its longer side)."""
         decoder = len(self.prefix) + len(self.target)
@@ -165,7 +172,7 @@ class InputLayout:
         return Row(encoder, prefix, plain + trail, pieces, (len(src_ctx), len(tgt_ctx)))
 
     def _lm_row(self, source: str, target: str, src_ctx: List[str], tgt_ctx: List[str]) -> Row:
-        t = self.hf.template
+        t = self.hf.prompt
         # a pair needs both sides: the template shows whole previous pairs
         k = min(len(src_ctx), len(tgt_ctx))
         pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))

@@ -16,6 +16,7 @@ precision matmul's output rows misaligned for tensor cores.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
@@ -27,7 +28,7 @@ from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import hf_scoring_max_tokens, length_batches
+from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)
@@ -144,7 +145,7 @@ class HFScoringBackend:
                 p.target_context,
                 self.source_context_size,
                 self.target_context_size,
-                lambda i=i: where(i),
+                functools.partial(where, i),
             )
             for i, p in enumerate(pairs)
         ]
@@ -192,7 +193,7 @@ class HFScoringBackend:
         ):
             for b, scores in zip(batch, self._forward([rows[b] for b in batch]), strict=True):
                 out[b] = scores
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     @torch.no_grad()
     def _forward(self, rows: Sequence[Row], fast: Optional[bool] = None) -> List[np.ndarray]:
@@ -211,18 +212,18 @@ class HFScoringBackend:
         decoder = [r.prefix + r.target[:-1] for r in rows]
         # position p predicts token p + 1: the target's tokens from the last prefix position on
         lengths = [len(r.target) for r in rows]
-        row_index = np.repeat(np.arange(len(rows)), lengths)
-        pos_index = np.concatenate(
+        row_at = np.repeat(np.arange(len(rows)), lengths)
+        pos_at = np.concatenate(
             [np.arange(len(r.prefix) - 1, len(r.prefix) - 1 + n) for r, n in zip(rows, lengths, strict=True)]
         )
-        labels = np.fromiter((tok for r in rows for tok in r.target), dtype=np.int64, count=int(sum(lengths)))
-        host = [row_index, pos_index, labels, *self._pad(decoder)]
+        label_ids = np.fromiter((tok for r in rows for tok in r.target), dtype=np.int64, count=int(sum(lengths)))
+        host = [row_at, pos_at, label_ids, *self._pad(decoder)]
         if self.hf.seq2seq and share_encoder:
             unique: Dict[Tuple[int, ...], int] = {}
-            owner = [unique.setdefault(r.encoder, len(unique)) for r in rows]
+            owner = [unique.setdefault(r.encoder_ids, len(unique)) for r in rows]
             host += [*self._pad(list(unique)), np.asarray(owner)]
         elif self.hf.seq2seq:
-            host += list(self._pad([r.encoder for r in rows]))
+            host += list(self._pad([r.encoder_ids for r in rows]))
         # one copy to the device, before the first kernel: a copy from pageable host memory waits
         # for the GPU's queue, so one made after the encoder (as before) stalled it mid-batch
         flat = torch.from_numpy(np.concatenate([a.ravel() for a in host])).to(self.hf.device)

@@ -15,7 +15,7 @@ from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 
@@ -41,13 +41,18 @@ class HFDocumentTranslator:
     ) -> Translations:
         docs = group_by_document(list(range(len(sources))), list(docids))
 
-        def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
+        def decode_wave(wave: List[Item], predicted: Sequence[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
             requests = []
             for i, prev in wave:
                 if not sources[i].strip():
                     yield [(i, "")]
                     continue
-                targets = [gold_targets[j] if gold_targets is not None else predicted[j] for j in prev]
+                # predicted: only the nearest n_tgt are read (and decoded before; not so without target context)
+                targets = (
+                    [gold_targets[j] for j in prev]
+                    if gold_targets is not None
+                    else filled(predicted, last_sentences(prev, self.n_tgt))
+                )
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
                 yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk]), strict=True))
@@ -152,7 +157,7 @@ class HFDocumentTranslator:
         return [self._clean(t) for t in texts]
 
     def _end_ids(self) -> List[int]:
-        t, tok = self.hf.template, self.hf.tokenizer
+        t, tok = self.hf.prompt, self.hf.tokenizer
         ids = [tok.eos_token_id] if tok.eos_token_id is not None else []
         if not t.chat and t.end not in ("eos", ""):
             end = list(self.layout.lm_ids(t.end, special=False))
