@@ -3,6 +3,7 @@ model is the frozen base; CADec (``cadec_transformer_tiny``, K = 3) is trained o
 the test documents are translated in two passes and scored like the other demo systems: BLEU,
 accuracy on the planted tokens, and the planted contrastive set. Steps resume like the demo's.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,18 +12,28 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 from tqdm import tqdm
 
+from commandkit.outputs import atomic_write_text
+from commandkit.text import read_lines
 from contextual_mt.demo.pipeline import LANG, PLANTED_SET, _log, _quiet_logs, demo_layout, run_demo_first, write_corpus
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.presets import fairseq_train_options
-from commandkit.outputs import atomic_write_text
-from commandkit.text import read_lines
 
-CADEC_ARGS = ["--task", "cadec_translation", "--arch", "cadec_transformer_tiny", "--context-size", "3",
-              "--cadec-p", "0.5", "--cadec-corrupt", "0.2"]
+CADEC_ARGS = [
+    "--task",
+    "cadec_translation",
+    "--arch",
+    "cadec_transformer_tiny",
+    "--context-size",
+    "3",
+    "--cadec-p",
+    "0.5",
+    "--cadec-corrupt",
+    "0.2",
+]
 # CADec is no model kind of the study's train stage, so it is trained here, with the demo
 # preset's settings (pipeline/presets.py, hydra_configs/tiny.yaml) as fairseq-train options
 TRAINING = ["-s", "en", "-t", LANG, *fairseq_train_options("demo", skip=("max_epoch",))]
@@ -31,15 +42,27 @@ TRAINING = ["-s", "en", "-t", LANG, *fairseq_train_options("demo", skip=("max_ep
 def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, model_args: List[str]) -> Path:
     """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt."""
     user_dir = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
-    cmd = [str(Path(sys.executable).parent / "fairseq-train"), str(data_bin), "--user-dir", user_dir,
-           *model_args, *TRAINING, "--max-epoch", str(epochs), "--save-dir", str(save_dir), "--cpu",
-           "--no-progress-bar"]
+    cmd = [
+        str(Path(sys.executable).parent / "fairseq-train"),
+        str(data_bin),
+        "--user-dir",
+        user_dir,
+        *model_args,
+        *TRAINING,
+        "--max-epoch",
+        str(epochs),
+        "--save-dir",
+        str(save_dir),
+        "--cpu",
+        "--no-progress-bar",
+    ]
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "train_cadec.log"
     bar = tqdm(total=epochs, desc="training cadec model", unit="epoch")
     with open(log_path, "w") as log:
         log.write(" ".join(cmd) + "\n")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None  # stdout=PIPE
         for line in proc.stdout:
             log.write(line)
             if "| valid |" in line or "| valid on" in line:
@@ -57,9 +80,9 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
 
 def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_first: bool = False) -> Dict:
     """``demo_first``: run the demo first when its sentence-level model is not there yet (``make cadec-demo``)."""
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
-    from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.inference.decoding import DecodingOptions
     from contextual_mt.inference.translate import TranslateOptions, translate_files
     from contextual_mt.metrics import score
@@ -75,29 +98,51 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
     for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
             raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)")
-    ckpt = train_cadec(data_bin, Path(layout.checkpoints("cadec")), Path(layout.results) / "logs", epochs,
-                       model_args=[*CADEC_ARGS, "--base-model", str(base)])
+    ckpt = train_cadec(
+        data_bin,
+        Path(layout.checkpoints("cadec")),
+        Path(layout.results) / "logs",
+        epochs,
+        model_args=[*CADEC_ARGS, "--base-model", str(base)],
+    )
     refs, ids = read_lines(str(data / "test.fr")), read_lines(str(data / "test.docids"))
     corpus = write_corpus(work)  # written by the demo; its planted tokens and contrastive set
     planted = read_planted(str(corpus / "test.planted.jsonl"))
     test_set = corpus / PLANTED_SET
-    results = {}
+    results: Dict[str, Any] = {}
     for name, path in (("base", base), ("cadec", ckpt)):
         out = Path(layout.results) / "cadec" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model")
-        hyps = translate_files(TranslateOptions(FairseqModelOptions(str(path), spm=str(spm)), str(data / "test.en"),
-                                                str(data / "test.docids"), str(out),
-                                                decoding=DecodingOptions(beam=beam, batch_size=64)))
+        hyps = translate_files(
+            TranslateOptions(
+                FairseqModelOptions(str(path), spm=str(spm)),
+                str(data / "test.en"),
+                str(data / "test.docids"),
+                str(out),
+                decoding=DecodingOptions(beam=beam, batch_size=64),
+            )
+        )
         scores = score(hyps, refs, ids)
         stem = Path(layout.results) / "cadec" / "contrastive" / f"{name}"
-        contrastive = run_contrastive(ContrastiveOptions(FairseqModelOptions(str(path), spm=str(spm)), "voita",
-                                                         str(test_set), f"{stem}.scores", f"{stem}.json",
-                                                         detokenize="no", progress=False))
-        results[name] = {"bleu": scores["bleu"]["score"], "d_bleu": scores["d_bleu"]["score"],
-                         "planted": planted_accuracy(hyps, planted), "contrastive": contrastive["accuracy"],
-                         "contrastive_by_phenomenon": {k: v["accuracy"]
-                                                       for k, v in contrastive["by"]["phenomenon"].items()},
-                         "output": str(out)}
+        contrastive = run_contrastive(
+            ContrastiveOptions(
+                FairseqModelOptions(str(path), spm=str(spm)),
+                "voita",
+                str(test_set),
+                f"{stem}.scores",
+                f"{stem}.json",
+                detokenize="no",
+                progress=False,
+            )
+        )
+        results[name] = {
+            "bleu": scores["bleu"]["score"],
+            "d_bleu": scores["d_bleu"]["score"],
+            "planted": planted_accuracy(hyps, planted),
+            "contrastive": contrastive["accuracy"],
+            "contrastive_by_phenomenon": {k: v["accuracy"] for k, v in contrastive["by"]["phenomenon"].items()},
+            "output": str(out),
+        }
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(str(Path(layout.results) / "cadec" / "results.json"), json.dumps(results, indent=2) + "\n")
     print(format_cadec_table(results))
@@ -106,13 +151,18 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
 
 def format_cadec_table(results: Dict) -> str:
     phenomena = sorted(results["base"]["planted"])
-    head = (f"{'model':8s} {'BLEU':>6s} {'d-BLEU':>7s} " + " ".join(f"{p:>15s}" for p in phenomena)
-            + f" {'contrastive':>12s}")
+    head = (
+        f"{'model':8s} {'BLEU':>6s} {'d-BLEU':>7s} "
+        + " ".join(f"{p:>15s}" for p in phenomena)
+        + f" {'contrastive':>12s}"
+    )
     rows = [head, "-" * len(head)]
     for name in ("base", "cadec"):
         r = results[name]
         cells = " ".join(f"{r['planted'][p]['accuracy']:14.1f}%" for p in phenomena)
         rows.append(f"{name:8s} {r['bleu']:6.2f} {r['d_bleu']:7.2f} {cells} {r['contrastive']:12.3f}")
-    rows.append("planted tokens: accuracy = right context-dependent word in the translation; contrastive: the "
-                f"planted set ({results['seconds']} s in all)")
+    rows.append(
+        "planted tokens: accuracy = right context-dependent word in the translation; contrastive: the "
+        f"planted set ({results['seconds']} s in all)"
+    )
     return "\n".join(rows)

@@ -6,23 +6,25 @@ replaced by their context-dependent alternatives: both are fluent on their own, 
 previous sentences (up to 3, as in Voita et al.) tell them apart. The correct candidate's
 position is drawn at random, and each entry carries its ``phenomenon``.
 """
+
 from __future__ import annotations
 
 import json
 import random
 from typing import Dict, List, Tuple
 
-from contextual_mt.demo.corpus import WINDOW
-from contextual_mt.demo.planted import read_planted
 from commandkit.documents import document_starts, read_docids
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
+from contextual_mt.demo.corpus import WINDOW
+from contextual_mt.demo.planted import read_planted
 
 SEPARATOR = " _eos "
 
 
-def planted_groups(sources: List[str], references: List[str], docids: List[str], planted: List[Dict],
-                   seed: int = 1) -> List[Dict]:
+def planted_groups(
+    sources: List[str], references: List[str], docids: List[str], planted: List[Dict], seed: int = 1
+) -> List[Dict]:
     starts = document_starts(docids)
     by_sentence: Dict[Tuple[int, str], List[Dict]] = {}
     for rec in planted:
@@ -40,18 +42,27 @@ def planted_groups(sources: List[str], references: List[str], docids: List[str],
         if true_ind:
             candidates.reverse()
         context_src, context_tgt = sources[first:i], references[first:i]
-        entries.append({
-            "src": SEPARATOR.join(context_src + [sources[i]]),
-            "dst": [SEPARATOR.join(context_tgt + [c]) for c in candidates],
-            "true_ind": true_ind, "phenomenon": phenomenon, "line": i + 1,
-        })
+        entries.append(
+            {
+                "src": SEPARATOR.join([*context_src, sources[i]]),
+                "dst": [SEPARATOR.join([*context_tgt, c]) for c in candidates],
+                "true_ind": true_ind,
+                "phenomenon": phenomenon,
+                "line": i + 1,
+            }
+        )
     return entries
 
 
 def write_planted_contrastive(data_dir: str, output: str, split: str = "test", seed: int = 1) -> int:
     """Write the set for ``split`` of the demo corpus in ``data_dir``; returns its size."""
     path = f"{data_dir}/{split}"
-    entries = planted_groups(read_lines(f"{path}.en"), read_lines(f"{path}.fr"), read_docids(f"{path}.docids"),
-                             read_planted(f"{path}.planted.jsonl"), seed)
+    entries = planted_groups(
+        read_lines(f"{path}.en"),
+        read_lines(f"{path}.fr"),
+        read_docids(f"{path}.docids"),
+        read_planted(f"{path}.planted.jsonl"),
+        seed,
+    )
     atomic_write_text(output, json.dumps(entries, ensure_ascii=False, indent=1) + "\n")
     return len(entries)

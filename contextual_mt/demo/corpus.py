@@ -14,15 +14,17 @@ Everything else translates from the sentence alone. Gold annotations are written
 text: CoNLL-U (UPOS, FEATS, LEMMA, HEAD, DEPREL; source coreference as CorefUD ``Entity`` in
 MISC), Pharaoh alignments, and the planted target tokens.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text
+from contextual_mt.errors import given
 
 PHENOMENA = ("pronouns", "formality", "lexical_choice")
 WINDOW = 3  # planted tokens are resolvable from at most this many previous sentences
@@ -68,25 +70,50 @@ def T(form, lemma, upos, head, deprel, feats="_") -> Token:
 
 # ------------------------------------------------------------------ vocabulary
 NOUNS: Dict[str, Tuple[str, str]] = {  # english -> (french, gender)
-    "book": ("livre", "Masc"), "pen": ("stylo", "Masc"), "bike": ("vélo", "Masc"),
-    "train": ("train", "Masc"), "cake": ("gâteau", "Masc"), "garden": ("jardin", "Masc"),
-    "desk": ("bureau", "Masc"), "phone": ("téléphone", "Masc"),
-    "car": ("voiture", "Fem"), "house": ("maison", "Fem"), "table": ("table", "Fem"),
-    "chair": ("chaise", "Fem"), "lamp": ("lampe", "Fem"), "window": ("fenêtre", "Fem"),
-    "door": ("porte", "Fem"), "watch": ("montre", "Fem"),
+    "book": ("livre", "Masc"),
+    "pen": ("stylo", "Masc"),
+    "bike": ("vélo", "Masc"),
+    "train": ("train", "Masc"),
+    "cake": ("gâteau", "Masc"),
+    "garden": ("jardin", "Masc"),
+    "desk": ("bureau", "Masc"),
+    "phone": ("téléphone", "Masc"),
+    "car": ("voiture", "Fem"),
+    "house": ("maison", "Fem"),
+    "table": ("table", "Fem"),
+    "chair": ("chaise", "Fem"),
+    "lamp": ("lampe", "Fem"),
+    "window": ("fenêtre", "Fem"),
+    "door": ("porte", "Fem"),
+    "watch": ("montre", "Fem"),
 }
 ADJECTIVES = {  # gender-invariant in French
-    "red": "rouge", "yellow": "jaune", "useful": "utile", "modern": "moderne",
-    "famous": "célèbre", "fast": "rapide", "practical": "pratique", "comfortable": "confortable",
-    "fragile": "fragile", "solid": "solide", "magnificent": "magnifique", "simple": "simple",
+    "red": "rouge",
+    "yellow": "jaune",
+    "useful": "utile",
+    "modern": "moderne",
+    "famous": "célèbre",
+    "fast": "rapide",
+    "practical": "pratique",
+    "comfortable": "confortable",
+    "fragile": "fragile",
+    "solid": "solide",
+    "magnificent": "magnifique",
+    "simple": "simple",
 }
 # english verb -> (lemma, tu form, vous form); antecedent sentences use the first person
-YOU_VERBS = {"like": ("aimer", "aimes", "aimez"), "see": ("voir", "vois", "voyez"),
-             "want": ("vouloir", "veux", "voulez"), "have": ("avoir", "as", "avez"),
-             "buy": ("acheter", "achètes", "achetez")}
+YOU_VERBS = {
+    "like": ("aimer", "aimes", "aimez"),
+    "see": ("voir", "vois", "voyez"),
+    "want": ("vouloir", "veux", "voulez"),
+    "have": ("avoir", "as", "avez"),
+    "buy": ("acheter", "achètes", "achetez"),
+}
 SUBJECT_VERBS = [  # (en subject, en verb, fr subject, fr verb, fr lemma, person, number)
-    ("I", "see", "Je", "vois", "voir", "1", "Sing"), ("We", "like", "Nous", "aimons", "aimer", "1", "Plur"),
-    ("They", "sell", "Ils", "vendent", "vendre", "3", "Plur"), ("I", "want", "Je", "veux", "vouloir", "1", "Sing"),
+    ("I", "see", "Je", "vois", "voir", "1", "Sing"),
+    ("We", "like", "Nous", "aimons", "aimer", "1", "Plur"),
+    ("They", "sell", "Ils", "vendent", "vendre", "3", "Plur"),
+    ("I", "want", "Je", "veux", "vouloir", "1", "Sing"),
 ]
 FORMAL_NAMES = ["Smith", "Martin", "Dupont", "Jones", "Brown", "Garcia", "Moreau", "Wilson"]
 INFORMAL_NAMES = ["Tom", "Anna", "Paul", "Lisa", "Max", "Julie", "Leo", "Emma"]
@@ -103,49 +130,79 @@ def _det(gender: str) -> Token:
 def greeting(rng: random.Random, formal: bool) -> Pair:
     if formal:
         name = rng.choice(FORMAL_NAMES)
-        src = [T("Hello", "hello", "INTJ", 0, "root"), T(",", ",", "PUNCT", 1, "punct"),
-               T("Mr.", "Mr.", "PROPN", 4, "compound", "Number=Sing"),
-               T(name, name, "PROPN", 1, "vocative", "Number=Sing"), T(".", ".", "PUNCT", 1, "punct")]
-        tgt = [T("Bonjour", "bonjour", "INTJ", 0, "root"), T(",", ",", "PUNCT", 1, "punct"),
-               T("monsieur", "monsieur", "NOUN", 1, "vocative", "Gender=Masc|Number=Sing"),
-               T(name, name, "PROPN", 3, "flat:name"), T(".", ".", "PUNCT", 1, "punct")]
+        src = [
+            T("Hello", "hello", "INTJ", 0, "root"),
+            T(",", ",", "PUNCT", 1, "punct"),
+            T("Mr.", "Mr.", "PROPN", 4, "compound", "Number=Sing"),
+            T(name, name, "PROPN", 1, "vocative", "Number=Sing"),
+            T(".", ".", "PUNCT", 1, "punct"),
+        ]
+        tgt = [
+            T("Bonjour", "bonjour", "INTJ", 0, "root"),
+            T(",", ",", "PUNCT", 1, "punct"),
+            T("monsieur", "monsieur", "NOUN", 1, "vocative", "Gender=Masc|Number=Sing"),
+            T(name, name, "PROPN", 3, "flat:name"),
+            T(".", ".", "PUNCT", 1, "punct"),
+        ]
         return Pair(src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], kind="greeting_formal")
     name = rng.choice(INFORMAL_NAMES)
-    src = [T("Hi", "hi", "INTJ", 0, "root"), T(name, name, "PROPN", 1, "vocative", "Number=Sing"),
-           T(",", ",", "PUNCT", 5, "punct"),
-           T("my", "my", "PRON", 5, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-           T("friend", "friend", "NOUN", 2, "appos", "Number=Sing"), T(".", ".", "PUNCT", 1, "punct")]
-    tgt = [T("Salut", "salut", "INTJ", 0, "root"), T(name, name, "PROPN", 1, "vocative"),
-           T(",", ",", "PUNCT", 5, "punct"),
-           T("mon", "mon", "DET", 5, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
-           T("ami", "ami", "NOUN", 2, "appos", "Gender=Masc|Number=Sing"), T(".", ".", "PUNCT", 1, "punct")]
+    src = [
+        T("Hi", "hi", "INTJ", 0, "root"),
+        T(name, name, "PROPN", 1, "vocative", "Number=Sing"),
+        T(",", ",", "PUNCT", 5, "punct"),
+        T("my", "my", "PRON", 5, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+        T("friend", "friend", "NOUN", 2, "appos", "Number=Sing"),
+        T(".", ".", "PUNCT", 1, "punct"),
+    ]
+    tgt = [
+        T("Salut", "salut", "INTJ", 0, "root"),
+        T(name, name, "PROPN", 1, "vocative"),
+        T(",", ",", "PUNCT", 5, "punct"),
+        T("mon", "mon", "DET", 5, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
+        T("ami", "ami", "NOUN", 2, "appos", "Gender=Masc|Number=Sing"),
+        T(".", ".", "PUNCT", 1, "punct"),
+    ]
     return Pair(src, tgt, [(i, i) for i in range(6)], kind="greeting_informal")
 
 
-def _svo(subject: Tuple[str, str, str], verb: Tuple[str, str], fr_subject: Tuple[str, str],
-         fr_verb: Tuple[str, str, str], noun: str) -> Tuple[List[Token], List[Token]]:
+def _svo(
+    subject: Tuple[str, str, str],
+    verb: Tuple[str, str],
+    fr_subject: Tuple[str, str],
+    fr_verb: Tuple[str, str, str],
+    noun: str,
+) -> Tuple[List[Token], List[Token]]:
     """'SUBJ VERB the NOUN .' and its French, with gold annotation.
     subject = (form, lemma, FEATS); verb = (form, lemma); fr_subject = (form, FEATS);
     fr_verb = (form, lemma, FEATS)."""
     fr, gender = NOUNS[noun]
-    src = [T(subject[0], subject[1], "PRON", 2, "nsubj", subject[2]),
-           T(verb[0], verb[1], "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-           T("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
-           T(noun, noun, "NOUN", 2, "obj", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
-    tgt = [T(fr_subject[0], fr_subject[0].lower(), "PRON", 2, "nsubj", fr_subject[1]),
-           T(fr_verb[0], fr_verb[1], "VERB", 0, "root", fr_verb[2]),
-           _det(gender), T(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
-           T(".", ".", "PUNCT", 2, "punct")]
+    src = [
+        T(subject[0], subject[1], "PRON", 2, "nsubj", subject[2]),
+        T(verb[0], verb[1], "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+        T("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
+        T(noun, noun, "NOUN", 2, "obj", "Number=Sing"),
+        T(".", ".", "PUNCT", 2, "punct"),
+    ]
+    tgt = [
+        T(fr_subject[0], fr_subject[0].lower(), "PRON", 2, "nsubj", fr_subject[1]),
+        T(fr_verb[0], fr_verb[1], "VERB", 0, "root", fr_verb[2]),
+        _det(gender),
+        T(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
+        T(".", ".", "PUNCT", 2, "punct"),
+    ]
     return src, tgt
 
 
 def antecedent(rng: random.Random) -> Pair:
     noun = rng.choice(sorted(NOUNS))
     s_en, v_en, s_fr, v_fr, lemma, person, number = rng.choice(SUBJECT_VERBS)
-    src, tgt = _svo((s_en, s_en if s_en == "I" else s_en.lower(),
-                     f"Case=Nom|Number={number}|Person={person}|PronType=Prs"), (v_en, v_en),
-                    (s_fr, f"Number={number}|Person={person}|PronType=Prs"),
-                    (v_fr, lemma, f"Mood=Ind|Number={number}|Person={person}|Tense=Pres|VerbForm=Fin"), noun)
+    src, tgt = _svo(
+        (s_en, s_en if s_en == "I" else s_en.lower(), f"Case=Nom|Number={number}|Person={person}|PronType=Prs"),
+        (v_en, v_en),
+        (s_fr, f"Number={number}|Person={person}|PronType=Prs"),
+        (v_fr, lemma, f"Mood=Ind|Number={number}|Person={person}|Tense=Pres|VerbForm=Fin"),
+        noun,
+    )
     return Pair(src, tgt, [(i, i) for i in range(5)], kind="antecedent", noun=noun, mention=(2, 3))
 
 
@@ -157,9 +214,13 @@ def you_sentence(rng: random.Random, formal: bool) -> Pair:
     form, alt_form = (vous_form, tu_form) if formal else (tu_form, vous_form)
     number = "Plur" if formal else "Sing"
     polite = "|Polite=Form" if formal else ""
-    src, tgt = _svo(("You", "you", "Case=Nom|Person=2|PronType=Prs"), (verb, verb),
-                    (pron, f"Number={number}|Person=2{polite}|PronType=Prs"),
-                    (form, lemma, f"Mood=Ind|Number={number}|Person=2|Tense=Pres|VerbForm=Fin"), noun)
+    src, tgt = _svo(
+        ("You", "you", "Case=Nom|Person=2|PronType=Prs"),
+        (verb, verb),
+        (pron, f"Number={number}|Person=2{polite}|PronType=Prs"),
+        (form, lemma, f"Mood=Ind|Number={number}|Person=2|Tense=Pres|VerbForm=Fin"),
+        noun,
+    )
     planted = [Planted(0, "formality", pron, alt_pron), Planted(1, "formality", form, alt_form, agrees_with=0)]
     return Pair(src, tgt, [(i, i) for i in range(5)], planted, kind="you", noun=noun, mention=(2, 3))
 
@@ -169,86 +230,141 @@ def pronoun_sentence(rng: random.Random, antecedent_noun: str) -> Pair:
     pron, alt = ("Il", "Elle") if gender == "Masc" else ("Elle", "Il")
     adj = rng.choice(sorted(ADJECTIVES))
     verb_en, verb_fr, lemma = rng.choice([("is", "est", "être"), ("looks", "semble", "sembler")])
-    src = [T("It", "it", "PRON", 3, "nsubj", "Case=Nom|Gender=Neut|Number=Sing|Person=3|PronType=Prs"),
-           T(verb_en, "be" if verb_en == "is" else "look", "AUX" if verb_en == "is" else "VERB", 3,
-             "cop" if verb_en == "is" else "xcomp", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-           T(adj, adj, "ADJ", 0, "root", "Degree=Pos"), T(".", ".", "PUNCT", 3, "punct")]
-    tgt = [T(pron, pron.lower(), "PRON", 3, "nsubj", f"Gender={gender}|Number=Sing|Person=3|PronType=Prs"),
-           T(verb_fr, lemma, "AUX" if verb_fr == "est" else "VERB", 3, "cop" if verb_fr == "est" else "xcomp",
-             "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-           T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
-           T(".", ".", "PUNCT", 3, "punct")]
-    return Pair(src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3)], [Planted(0, "pronouns", pron, alt)],
-                kind="pronoun", pronoun_at=0)
+    src = [
+        T("It", "it", "PRON", 3, "nsubj", "Case=Nom|Gender=Neut|Number=Sing|Person=3|PronType=Prs"),
+        T(
+            verb_en,
+            "be" if verb_en == "is" else "look",
+            "AUX" if verb_en == "is" else "VERB",
+            3,
+            "cop" if verb_en == "is" else "xcomp",
+            "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+        ),
+        T(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
+        T(".", ".", "PUNCT", 3, "punct"),
+    ]
+    tgt = [
+        T(pron, pron.lower(), "PRON", 3, "nsubj", f"Gender={gender}|Number=Sing|Person=3|PronType=Prs"),
+        T(
+            verb_fr,
+            lemma,
+            "AUX" if verb_fr == "est" else "VERB",
+            3,
+            "cop" if verb_fr == "est" else "xcomp",
+            "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+        ),
+        T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
+        T(".", ".", "PUNCT", 3, "punct"),
+    ]
+    return Pair(
+        src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3)], [Planted(0, "pronouns", pron, alt)], kind="pronoun", pronoun_at=0
+    )
 
 
 def _cue(noun: str, sense: int) -> Pair:
     """A sentence whose own words disambiguate ``noun``."""
     if noun == "bank" and sense == 0:
-        src = [T("I", "I", "PRON", 2, "nsubj", "Case=Nom|Number=Sing|Person=1|PronType=Prs"),
-               T("keep", "keep", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-               T("my", "my", "PRON", 4, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-               T("money", "money", "NOUN", 2, "obj", "Number=Sing"),
-               T("in", "in", "ADP", 7, "case"), T("the", "the", "DET", 7, "det", "Definite=Def|PronType=Art"),
-               T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
-        tgt = [T("Je", "je", "PRON", 2, "nsubj", "Number=Sing|Person=1|PronType=Prs"),
-               T("garde", "garder", "VERB", 0, "root", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin"),
-               T("mon", "mon", "DET", 4, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
-               T("argent", "argent", "NOUN", 2, "obj", "Gender=Masc|Number=Sing"),
-               T("dans", "dans", "ADP", 7, "case"),
-               T("la", "le", "DET", 7, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
-               T("banque", "banque", "NOUN", 2, "obl", "Gender=Fem|Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
+        src = [
+            T("I", "I", "PRON", 2, "nsubj", "Case=Nom|Number=Sing|Person=1|PronType=Prs"),
+            T("keep", "keep", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+            T("my", "my", "PRON", 4, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+            T("money", "money", "NOUN", 2, "obj", "Number=Sing"),
+            T("in", "in", "ADP", 7, "case"),
+            T("the", "the", "DET", 7, "det", "Definite=Def|PronType=Art"),
+            T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
+            T(".", ".", "PUNCT", 2, "punct"),
+        ]
+        tgt = [
+            T("Je", "je", "PRON", 2, "nsubj", "Number=Sing|Person=1|PronType=Prs"),
+            T("garde", "garder", "VERB", 0, "root", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin"),
+            T("mon", "mon", "DET", 4, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
+            T("argent", "argent", "NOUN", 2, "obj", "Gender=Masc|Number=Sing"),
+            T("dans", "dans", "ADP", 7, "case"),
+            T("la", "le", "DET", 7, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
+            T("banque", "banque", "NOUN", 2, "obl", "Gender=Fem|Number=Sing"),
+            T(".", ".", "PUNCT", 2, "punct"),
+        ]
         return Pair(src, tgt, [(i, i) for i in range(8)], kind="cue", mention=(5, 6))
     if noun == "bank":
-        src = [T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
-               T("sit", "sit", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-               T("on", "on", "ADP", 5, "case"), T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
-               T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"), T("of", "of", "ADP", 8, "case"),
-               T("the", "the", "DET", 8, "det", "Definite=Def|PronType=Art"),
-               T("river", "river", "NOUN", 5, "nmod", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")]
-        tgt = [T("Nous", "nous", "PRON", 3, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
-               T("sommes", "être", "AUX", 3, "cop", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
-               T("assis", "assis", "ADJ", 0, "root", "Gender=Masc|Number=Plur"),
-               T("sur", "sur", "ADP", 6, "case"),
-               T("la", "le", "DET", 6, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
-               T("rive", "rive", "NOUN", 3, "obl", "Gender=Fem|Number=Sing"),
-               T("du", "de", "ADP", 8, "case", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
-               T("fleuve", "fleuve", "NOUN", 6, "nmod", "Gender=Masc|Number=Sing"),
-               T(".", ".", "PUNCT", 3, "punct")]
+        src = [
+            T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
+            T("sit", "sit", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+            T("on", "on", "ADP", 5, "case"),
+            T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
+            T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
+            T("of", "of", "ADP", 8, "case"),
+            T("the", "the", "DET", 8, "det", "Definite=Def|PronType=Art"),
+            T("river", "river", "NOUN", 5, "nmod", "Number=Sing"),
+            T(".", ".", "PUNCT", 2, "punct"),
+        ]
+        tgt = [
+            T("Nous", "nous", "PRON", 3, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
+            T("sommes", "être", "AUX", 3, "cop", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
+            T("assis", "assis", "ADJ", 0, "root", "Gender=Masc|Number=Plur"),
+            T("sur", "sur", "ADP", 6, "case"),
+            T("la", "le", "DET", 6, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
+            T("rive", "rive", "NOUN", 3, "obl", "Gender=Fem|Number=Sing"),
+            T("du", "de", "ADP", 8, "case", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+            T("fleuve", "fleuve", "NOUN", 6, "nmod", "Gender=Masc|Number=Sing"),
+            T(".", ".", "PUNCT", 3, "punct"),
+        ]
         align = [(0, 0), (1, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 6), (7, 7), (8, 8)]
         return Pair(src, tgt, align, kind="cue", mention=(3, 4))
     fr_noun = AMBIGUOUS[noun][sense]
     fin3 = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
-    src = [T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
-           T(noun, noun, "NOUN", 3, "nsubj", "Number=Sing")]
-    tgt = [T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
-           T(fr_noun, fr_noun, "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing")]
+    src = [
+        T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
+        T(noun, noun, "NOUN", 3, "nsubj", "Number=Sing"),
+    ]
+    tgt = [
+        T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
+        T(fr_noun, fr_noun, "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
+    ]
     fem_def = "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"
     if (noun, sense) == ("plant", 0):  # This plant has green leaves . / Cette plante a des feuilles vertes .
-        src += [T("has", "have", "VERB", 0, "root", fin3), T("green", "green", "ADJ", 5, "amod", "Degree=Pos"),
-                T("leaves", "leaf", "NOUN", 3, "obj", "Number=Plur")]
-        tgt += [T("a", "avoir", "VERB", 0, "root", fin3), T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
-                T("feuilles", "feuille", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
-                T("vertes", "vert", "ADJ", 5, "amod", "Gender=Fem|Number=Plur")]
+        src += [
+            T("has", "have", "VERB", 0, "root", fin3),
+            T("green", "green", "ADJ", 5, "amod", "Degree=Pos"),
+            T("leaves", "leaf", "NOUN", 3, "obj", "Number=Plur"),
+        ]
+        tgt += [
+            T("a", "avoir", "VERB", 0, "root", fin3),
+            T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
+            T("feuilles", "feuille", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
+            T("vertes", "vert", "ADJ", 5, "amod", "Gender=Fem|Number=Plur"),
+        ]
         align = [(0, 0), (1, 1), (2, 2), (3, 5), (4, 3), (4, 4), (5, 6)]
     elif (noun, sense) == ("plant", 1):  # This plant makes cars . / Cette usine fabrique des voitures .
         src += [T("makes", "make", "VERB", 0, "root", fin3), T("cars", "car", "NOUN", 3, "obj", "Number=Plur")]
-        tgt += [T("fabrique", "fabriquer", "VERB", 0, "root", fin3),
-                T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
-                T("voitures", "voiture", "NOUN", 3, "obj", "Gender=Fem|Number=Plur")]
+        tgt += [
+            T("fabrique", "fabriquer", "VERB", 0, "root", fin3),
+            T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
+            T("voitures", "voiture", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
+        ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (3, 4), (4, 5)]
     elif (noun, sense) == ("bat", 0):  # This bat flies at night . / Cette chauve-souris vole la nuit .
-        src += [T("flies", "fly", "VERB", 0, "root", fin3), T("at", "at", "ADP", 5, "case"),
-                T("night", "night", "NOUN", 3, "obl", "Number=Sing")]
-        tgt += [T("vole", "voler", "VERB", 0, "root", fin3), T("la", "le", "DET", 5, "det", fem_def),
-                T("nuit", "nuit", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Sing")]
+        src += [
+            T("flies", "fly", "VERB", 0, "root", fin3),
+            T("at", "at", "ADP", 5, "case"),
+            T("night", "night", "NOUN", 3, "obl", "Number=Sing"),
+        ]
+        tgt += [
+            T("vole", "voler", "VERB", 0, "root", fin3),
+            T("la", "le", "DET", 5, "det", fem_def),
+            T("nuit", "nuit", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Sing"),
+        ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
     else:  # This bat hits the ball . / Cette batte frappe la balle .
-        src += [T("hits", "hit", "VERB", 0, "root", fin3),
-                T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
-                T("ball", "ball", "NOUN", 3, "obj", "Number=Sing")]
-        tgt += [T("frappe", "frapper", "VERB", 0, "root", fin3), T("la", "le", "DET", 5, "det", fem_def),
-                T("balle", "balle", "NOUN", 3, "obj", "Gender=Fem|Number=Sing")]
+        src += [
+            T("hits", "hit", "VERB", 0, "root", fin3),
+            T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
+            T("ball", "ball", "NOUN", 3, "obj", "Number=Sing"),
+        ]
+        tgt += [
+            T("frappe", "frapper", "VERB", 0, "root", fin3),
+            T("la", "le", "DET", 5, "det", fem_def),
+            T("balle", "balle", "NOUN", 3, "obj", "Gender=Fem|Number=Sing"),
+        ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
     src.append(T(".", ".", "PUNCT", 3, "punct"))
     tgt.append(T(".", ".", "PUNCT", 3, "punct"))
@@ -258,15 +374,23 @@ def _cue(noun: str, sense: int) -> Pair:
 def lexical_sentence(rng: random.Random, noun: str, sense: int) -> Pair:
     adj = rng.choice(sorted(ADJECTIVES))
     fr, alt = AMBIGUOUS[noun][sense], AMBIGUOUS[noun][1 - sense]
-    src = [T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"), T(noun, noun, "NOUN", 4, "nsubj", "Number=Sing"),
-           T("is", "be", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-           T(adj, adj, "ADJ", 0, "root", "Degree=Pos"), T(".", ".", "PUNCT", 4, "punct")]
-    tgt = [T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
-           T(fr, fr, "NOUN", 4, "nsubj", "Gender=Fem|Number=Sing"),
-           T("est", "être", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-           T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"), T(".", ".", "PUNCT", 4, "punct")]
-    return Pair(src, tgt, [(i, i) for i in range(5)], [Planted(1, "lexical_choice", fr, alt)],
-                kind="lexical", mention=(0, 1))
+    src = [
+        T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
+        T(noun, noun, "NOUN", 4, "nsubj", "Number=Sing"),
+        T("is", "be", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
+        T(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
+        T(".", ".", "PUNCT", 4, "punct"),
+    ]
+    tgt = [
+        T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
+        T(fr, fr, "NOUN", 4, "nsubj", "Gender=Fem|Number=Sing"),
+        T("est", "être", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
+        T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
+        T(".", ".", "PUNCT", 4, "punct"),
+    ]
+    return Pair(
+        src, tgt, [(i, i) for i in range(5)], [Planted(1, "lexical_choice", fr, alt)], kind="lexical", mention=(0, 1)
+    )
 
 
 FIN = "Mood=Ind|Tense=Pres|VerbForm=Fin"
@@ -276,39 +400,83 @@ def _fillers() -> List[Tuple[List[Token], List[Token], List[Tuple[int, int]]]]:
     """Context-free sentences that put distance between cues and planted tokens."""
     p3s = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
     return [
-        ([T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
-          T("eat", "eat", "VERB", 0, "root", FIN), T("at", "at", "ADP", 4, "case"),
-          T("noon", "noon", "NOUN", 2, "obl", "Number=Sing"), T(".", ".", "PUNCT", 2, "punct")],
-         [T("Nous", "nous", "PRON", 2, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
-          T("mangeons", "manger", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
-          T("à", "à", "ADP", 4, "case"), T("midi", "midi", "NOUN", 2, "obl:mod", "Gender=Masc|Number=Sing"),
-          T(".", ".", "PUNCT", 2, "punct")],
-         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)]),
-        ([T("The", "the", "DET", 2, "det", "Definite=Def|PronType=Art"),
-          T("train", "train", "NOUN", 3, "nsubj", "Number=Sing"), T("leaves", "leave", "VERB", 0, "root", p3s),
-          T("at", "at", "ADP", 5, "case"), T("six", "six", "NUM", 3, "obl", "NumType=Card"),
-          T(".", ".", "PUNCT", 3, "punct")],
-         [T("Le", "le", "DET", 2, "det", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
-          T("train", "train", "NOUN", 3, "nsubj", "Gender=Masc|Number=Sing"),
-          T("part", "partir", "VERB", 0, "root", p3s), T("à", "à", "ADP", 6, "case"),
-          T("six", "six", "NUM", 6, "nummod", "NumType=Card"),
-          T("heures", "heure", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Plur"), T(".", ".", "PUNCT", 3, "punct")],
-         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 6)]),
-        ([T("My", "my", "PRON", 2, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-          T("sister", "sister", "NOUN", 3, "nsubj", "Number=Sing"), T("reads", "read", "VERB", 0, "root", p3s),
-          T("a", "a", "DET", 5, "det", "Definite=Ind|PronType=Art"),
-          T("lot", "lot", "NOUN", 3, "obl:npmod", "Number=Sing"), T(".", ".", "PUNCT", 3, "punct")],
-         [T("Ma", "mon", "DET", 2, "det", "Gender=Fem|Number=Sing|Poss=Yes|PronType=Prs"),
-          T("sœur", "sœur", "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"), T("lit", "lire", "VERB", 0, "root", p3s),
-          T("beaucoup", "beaucoup", "ADV", 3, "advmod"), T(".", ".", "PUNCT", 3, "punct")],
-         [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 4)]),
-        ([T("They", "they", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=3|PronType=Prs"),
-          T("work", "work", "VERB", 0, "root", FIN), T("today", "today", "NOUN", 2, "obl:tmod", "Number=Sing"),
-          T(".", ".", "PUNCT", 2, "punct")],
-         [T("Ils", "il", "PRON", 2, "nsubj", "Gender=Masc|Number=Plur|Person=3|PronType=Prs"),
-          T("travaillent", "travailler", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin"),
-          T("aujourd'hui", "aujourd'hui", "ADV", 2, "advmod"), T(".", ".", "PUNCT", 2, "punct")],
-         [(0, 0), (1, 1), (2, 2), (3, 3)]),
+        (
+            [
+                T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
+                T("eat", "eat", "VERB", 0, "root", FIN),
+                T("at", "at", "ADP", 4, "case"),
+                T("noon", "noon", "NOUN", 2, "obl", "Number=Sing"),
+                T(".", ".", "PUNCT", 2, "punct"),
+            ],
+            [
+                T("Nous", "nous", "PRON", 2, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
+                T("mangeons", "manger", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
+                T("à", "à", "ADP", 4, "case"),
+                T("midi", "midi", "NOUN", 2, "obl:mod", "Gender=Masc|Number=Sing"),
+                T(".", ".", "PUNCT", 2, "punct"),
+            ],
+            [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)],
+        ),
+        (
+            [
+                T("The", "the", "DET", 2, "det", "Definite=Def|PronType=Art"),
+                T("train", "train", "NOUN", 3, "nsubj", "Number=Sing"),
+                T("leaves", "leave", "VERB", 0, "root", p3s),
+                T("at", "at", "ADP", 5, "case"),
+                T("six", "six", "NUM", 3, "obl", "NumType=Card"),
+                T(".", ".", "PUNCT", 3, "punct"),
+            ],
+            [
+                T("Le", "le", "DET", 2, "det", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+                T("train", "train", "NOUN", 3, "nsubj", "Gender=Masc|Number=Sing"),
+                T("part", "partir", "VERB", 0, "root", p3s),
+                T("à", "à", "ADP", 6, "case"),
+                T("six", "six", "NUM", 6, "nummod", "NumType=Card"),
+                T("heures", "heure", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Plur"),
+                T(".", ".", "PUNCT", 3, "punct"),
+            ],
+            [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 6)],
+        ),
+        (
+            [
+                T("My", "my", "PRON", 2, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+                T("sister", "sister", "NOUN", 3, "nsubj", "Number=Sing"),
+                T("reads", "read", "VERB", 0, "root", p3s),
+                T("a", "a", "DET", 5, "det", "Definite=Ind|PronType=Art"),
+                T("lot", "lot", "NOUN", 3, "obl:npmod", "Number=Sing"),
+                T(".", ".", "PUNCT", 3, "punct"),
+            ],
+            [
+                T("Ma", "mon", "DET", 2, "det", "Gender=Fem|Number=Sing|Poss=Yes|PronType=Prs"),
+                T("sœur", "sœur", "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
+                T("lit", "lire", "VERB", 0, "root", p3s),
+                T("beaucoup", "beaucoup", "ADV", 3, "advmod"),
+                T(".", ".", "PUNCT", 3, "punct"),
+            ],
+            [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 4)],
+        ),
+        (
+            [
+                T("They", "they", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=3|PronType=Prs"),
+                T("work", "work", "VERB", 0, "root", FIN),
+                T("today", "today", "NOUN", 2, "obl:tmod", "Number=Sing"),
+                T(".", ".", "PUNCT", 2, "punct"),
+            ],
+            [
+                T("Ils", "il", "PRON", 2, "nsubj", "Gender=Masc|Number=Plur|Person=3|PronType=Prs"),
+                T(
+                    "travaillent",
+                    "travailler",
+                    "VERB",
+                    0,
+                    "root",
+                    "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin",
+                ),
+                T("aujourd'hui", "aujourd'hui", "ADV", 2, "advmod"),
+                T(".", ".", "PUNCT", 2, "punct"),
+            ],
+            [(0, 0), (1, 1), (2, 2), (3, 3)],
+        ),
     ]
 
 
@@ -336,7 +504,7 @@ def make_document(rng: random.Random) -> List[Pair]:
             ante = antecedent(rng) if rng.random() < 0.7 or len(doc) - anchor >= WINDOW else you_sentence(rng, formal)
             if ante.kind == "you":
                 anchor = len(doc)
-            doc += [ante, pronoun_sentence(rng, ante.noun)]
+            doc += [ante, pronoun_sentence(rng, given(ante.noun, "the antecedent's noun"))]
         elif kind == "you":
             anchor = len(doc)
             doc.append(you_sentence(rng, formal))
@@ -355,11 +523,11 @@ def make_document(rng: random.Random) -> List[Pair]:
 def _coref(doc: List[Pair]) -> List[Dict[int, str]]:
     """CorefUD Entity MISC values per source token: antecedent noun phrase + its pronoun,
     and an ambiguous noun's cue mention + its later mention."""
-    marks: List[Dict[int, str]] = [dict() for _ in doc]
+    marks: List[Dict[int, str]] = [{} for _ in doc]
     next_id = 1
 
-    def mark(sent: int, span: Tuple[int, int], eid: int, etype: str) -> None:
-        start, end = span
+    def mark(sent: int, span: Optional[Tuple[int, int]], eid: int, etype: str) -> None:
+        start, end = given(span, f"sentence {sent}: the mention's span")
         if start == end:
             marks[sent][start] = f"(e{eid}-{etype})"
         else:
@@ -369,7 +537,8 @@ def _coref(doc: List[Pair]) -> List[Dict[int, str]]:
     for i, pair in enumerate(doc):
         if pair.kind == "pronoun":
             mark(i - 1, doc[i - 1].mention, next_id, "object")
-            mark(i, (pair.pronoun_at, pair.pronoun_at), next_id, "object")
+            at = given(pair.pronoun_at, f"sentence {i}: the pronoun's index")
+            mark(i, (at, at), next_id, "object")
             next_id += 1
         elif pair.kind == "lexical":
             cue = max(j for j in range(i) if doc[j].kind == "cue")
@@ -408,9 +577,11 @@ def _planted_tags(pair: Pair) -> List[Dict]:
 def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, int]:
     """Write text, docids, CoNLL-U, alignments and planted tokens for one split."""
     src_lines, tgt_lines, ids, aligns, planted, src_conllu, tgt_conllu = [], [], [], [], [], [], []
-    counts = {p: 0 for p in PHENOMENA}
+    counts = dict.fromkeys(PHENOMENA, 0)
     line = 0
-    tags = []  # MuDA dump layout: documents -> sentences -> tokens -> {"token", "tags"}
+    tags: List[
+        List[List[Dict[str, Any]]]
+    ] = []  # MuDA dump layout: documents -> sentences -> tokens -> {"token", "tags"}
     for d, doc in enumerate(docs):
         doc_id = f"{split}-{d:05d}"
         marks = _coref(doc)
@@ -425,10 +596,21 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
             src_conllu.append(_conllu(pair.src, f"{doc_id}-{s}", first, marks[s]))
             tgt_conllu.append(_conllu(pair.tgt, f"{doc_id}-{s}", first, {}))
             for p in pair.planted:
-                planted.append(json.dumps({"line": line + 1, "doc": doc_id, "sentence": s, "index": p.index,
-                                           "phenomenon": p.phenomenon, "gold": p.gold,
-                                           "alternative": p.alternative, "agrees_with": p.agrees_with},
-                                          ensure_ascii=False))
+                planted.append(
+                    json.dumps(
+                        {
+                            "line": line + 1,
+                            "doc": doc_id,
+                            "sentence": s,
+                            "index": p.index,
+                            "phenomenon": p.phenomenon,
+                            "gold": p.gold,
+                            "alternative": p.alternative,
+                            "agrees_with": p.agrees_with,
+                        },
+                        ensure_ascii=False,
+                    )
+                )
                 counts[p.phenomenon] += 1
             line += 1
     base = os.path.join(out_dir, split)
@@ -443,8 +625,9 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
     return {"sentences": len(src_lines), "documents": len(docs), **counts}
 
 
-def generate_demo_data(out_dir: str, train_docs: int = 3000, valid_docs: int = 150,
-                       test_docs: int = 300, seed: int = 13) -> Dict[str, Dict[str, int]]:
+def generate_demo_data(
+    out_dir: str, train_docs: int = 3000, valid_docs: int = 150, test_docs: int = 300, seed: int = 13
+) -> Dict[str, Dict[str, int]]:
     """Write the demo corpus into ``out_dir``; returns per-split counts. Deterministic."""
     from contextual_mt.errors import check_option
 

@@ -9,6 +9,7 @@ the planted tokens per phenomenon. Every stage keeps its records, so a re-run do
 an interrupted one resumes. The stages run without LANG (``make pcxmi``, ``report``,
 ``muda-eval``, ``attribute``, ``testset``) use this pair (``pipeline.layout.eval_paths``).
 """
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,10 @@ import time
 from pathlib import Path
 from typing import Dict, Optional
 
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
+from contextual_mt.errors import ContextualMTError, given
+from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 
 LANG = DEMO_LANG
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
@@ -51,8 +52,10 @@ def _quiet_logs() -> None:
 def _refuse_old_layout(work: Path) -> None:
     for old in ("data-bin", "spm", "outputs"):  # the folders of the demo before it was a pair run
         if (work / old).is_dir():
-            raise ContextualMTError(f"{work}: written by an earlier version of the demo (it holds {old}/); "
-                                    "remove it or give another --workdir")
+            raise ContextualMTError(
+                f"{work}: written by an earlier version of the demo (it holds {old}/); "
+                "remove it or give another --workdir"
+            )
 
 
 def write_corpus(work: Path, train_docs: int = 3000, test_docs: int = 300) -> Path:
@@ -69,8 +72,13 @@ def write_corpus(work: Path, train_docs: int = 3000, test_docs: int = 300) -> Pa
     return corpus
 
 
-def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300,
-             sentence_epochs: Optional[int] = None, context_epochs: Optional[int] = None) -> Dict:
+def run_demo(
+    workdir: str = "demo",
+    train_docs: int = 3000,
+    test_docs: int = 300,
+    sentence_epochs: Optional[int] = None,
+    context_epochs: Optional[int] = None,
+) -> Dict:
     """``sentence_epochs`` / ``context_epochs``: None for the demo preset's."""
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.pipeline.contrastive_stage import ContrastiveStageOptions, run_stage
@@ -88,31 +96,50 @@ def run_demo(workdir: str = "demo", train_docs: int = 3000, test_docs: int = 300
     # every option checked before the corpus is written or a model trained
     translate = TranslateStageOptions(LANG, str(work))
     scoring = ScoreStageOptions(LANG, str(work))
-    contrastive = ContrastiveStageOptions(LANG, (f"voita:{os.path.join(demo_corpus(str(work)), PLANTED_SET)}",),
-                                          str(work), detokenize="no", progress=False)
+    contrastive = ContrastiveStageOptions(
+        LANG,
+        (f"voita:{os.path.join(demo_corpus(str(work)), PLANTED_SET)}",),
+        str(work),
+        detokenize="no",
+        progress=False,
+    )
     corpus = write_corpus(work, train_docs, test_docs)
     _log("data stage: sentencepiece and binarized data")
-    prepare_data(DataOptions(lang=LANG, output=layout.data, text=str(corpus), vocab_size=get_preset(PRESET).vocab_size))
+    prepare_data(
+        DataOptions(
+            lang=LANG,
+            output=layout.data,
+            text=str(corpus),
+            vocab_size=given(get_preset(PRESET).vocab_size, "the demo preset's vocab_size"),
+        )
+    )
     epochs = {"sentence": sentence_epochs, "context": context_epochs}  # None: the preset's
     for name in MODELS:
         train_model(TrainOptions(LANG, name, preset=PRESET, root=str(work), gpus=0, max_epoch=epochs[name]))
-    _log("translate stage: the sentence model, the context model with its own previous translations and "
-         "with the references as context")
+    _log(
+        "translate stage: the sentence model, the context model with its own previous translations and "
+        "with the references as context"
+    )
     translate_systems(translate)
     scores = score_systems(scoring)["systems"]
     planted = read_planted(str(corpus / "test.planted.jsonl"))
     results: Dict = {}
     for name in MODELS:
         s = scores[name]
-        results[name] = {"bleu": s["bleu"]["score"], "d_bleu": s["d_bleu"]["score"],
-                         "bleu_signature": s["bleu"]["signature"],
-                         "planted": planted_accuracy(read_lines(layout.translation(name)), planted),
-                         "output": layout.translation(name)}
+        results[name] = {
+            "bleu": s["bleu"]["score"],
+            "d_bleu": s["d_bleu"]["score"],
+            "bleu_signature": s["bleu"]["signature"],
+            "planted": planted_accuracy(read_lines(layout.translation(name)), planted),
+            "output": layout.translation(name),
+        }
     _log("contrastive stage: the planted contrastive set")
     table = next(iter(run_stage(contrastive).values()))
-    results["contrastive"] = {system: {"accuracy": r["accuracy"], "groups": table["groups"],
-                                       "by_phenomenon": r["by"].get("phenomenon", {})}
-                              for system, r in table.items() if isinstance(r, dict)}
+    results["contrastive"] = {
+        system: {"accuracy": r["accuracy"], "groups": table["groups"], "by_phenomenon": r["by"].get("phenomenon", {})}
+        for system, r in table.items()
+        if isinstance(r, dict)
+    }
     results["seconds"] = round(time.time() - start, 1)
     atomic_write_text(demo_results(str(work)), json.dumps(results, indent=2) + "\n")
     print(format_demo_table(results))
@@ -137,15 +164,23 @@ def format_demo_table(results: Dict) -> str:
         cells = " ".join(f"{r['planted'][p]['accuracy']:14.1f}%" for p in phenomena)
         rows.append(f"{name:10s} {r['bleu']:6.2f} {r['d_bleu']:7.2f} {cells}")
     total = results["sentence"]["planted"]
-    rows.append("planted tokens: " + ", ".join(f"{p} {total[p]['total']}" for p in phenomena)
-                + "; accuracy = right context-dependent word")
+    rows.append(
+        "planted tokens: "
+        + ", ".join(f"{p} {total[p]['total']}" for p in phenomena)
+        + "; accuracy = right context-dependent word"
+    )
     contrastive = results.get("contrastive")
     if contrastive:
         groups = next(iter(contrastive.values()))["groups"]
-        rows += ["", f"contrastive set ({groups} groups: the reference against its planted tokens swapped)",
-                 f"{'model':16s} {'all':>6s} " + " ".join(f"{p:>15s}" for p in phenomena)]
+        rows += [
+            "",
+            f"contrastive set ({groups} groups: the reference against its planted tokens swapped)",
+            f"{'model':16s} {'all':>6s} " + " ".join(f"{p:>15s}" for p in phenomena),
+        ]
         for label, r in contrastive.items():
-            rows.append(f"{label:16s} {r['accuracy']:6.3f} "
-                        + " ".join(f"{r['by_phenomenon'].get(p, float('nan')):15.3f}" for p in phenomena))
+            rows.append(
+                f"{label:16s} {r['accuracy']:6.3f} "
+                + " ".join(f"{r['by_phenomenon'].get(p, float('nan')):15.3f}" for p in phenomena)
+            )
     rows.append(f"{results['seconds']} s in all")
     return "\n".join(rows)

@@ -1,11 +1,12 @@
 """Accuracy on the demo corpus's planted context-dependent target tokens."""
+
 from __future__ import annotations
 
 import json
 from typing import Dict, List, Sequence
 
-from contextual_mt.errors import ContextualMTError
 from commandkit.text import read_lines
+from contextual_mt.errors import ContextualMTError
 
 
 def read_planted(path: str) -> List[Dict]:

@@ -6,6 +6,7 @@ language (``en``, ``fr`` and an unused ``de``); Moses-tokenized and escaped text
 release; a few inserted rows with a missing translation (``__NULL__`` or ``_ _ NULL _ _``),
 which the data stage drops; talks of 1-6 consecutive demo documents, so of different lengths.
 """
+
 from __future__ import annotations
 
 import csv
@@ -15,9 +16,10 @@ import tarfile
 import tempfile
 from typing import Dict, List
 
-from contextual_mt.stage_record import partial_path
 from commandkit.documents import read_docids
 from commandkit.text import read_lines
+from contextual_mt.stage_record import partial_path
+
 TED_SPLITS = {"train": "train", "valid": "dev", "test": "test"}
 
 
@@ -55,8 +57,14 @@ def write_ted_layout(demo_dir: str, tarball: str, seed: int = 3, null_rate: floa
                     en, fr = ("__NULL__", "Bonjour .") if rng.random() < 0.5 else ("Hello .", "_ _ NULL _ _")
                     rows.append([name, en, fr, "__NULL__"])
                     nulls[split] += 1
-                rows.append([name, tok["en"].tokenize(lines["en"][k], return_str=True, escape=True),
-                             tok["fr"].tokenize(lines["fr"][k], return_str=True, escape=True), "Hallo ."])
+                rows.append(
+                    [
+                        name,
+                        tok["en"].tokenize(lines["en"][k], return_str=True, escape=True),
+                        tok["fr"].tokenize(lines["fr"][k], return_str=True, escape=True),
+                        "Hallo .",
+                    ]
+                )
             with open(os.path.join(folder, f"all_talks_{ted_split}.tsv"), "w", encoding="utf-8", newline="") as f:
                 writer = csv.writer(f, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
                 writer.writerow(["talk_name", "en", "fr", "de"])

@@ -1,5 +1,6 @@
 """The demo is an ordinary run of the study on the pair fr under its folder: the stages' own
 folders and records, no folders of its own."""
+
 import pytest
 
 from contextual_mt.demo.pipeline import demo_layout, run_demo
