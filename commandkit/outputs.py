@@ -5,6 +5,7 @@ nothing left on failure. Also the checks that outputs are distinct and replace n
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -108,10 +109,8 @@ class OutputTransaction:
                 os.unlink(tmp)
         self.staged.clear()
         for d in reversed(self.created_dirs):
-            try:
-                os.rmdir(d)  # only if nothing else was put there
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # only if nothing else was put there
+                os.rmdir(d)
         self.created_dirs.clear()
 
 
@@ -176,7 +175,7 @@ def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
     """No output may replace an input of the same command (``--output`` given the hypothesis
     file would destroy it), whatever the path's spelling or links: one line naming both paths
     and both options. Each is a mapping option -> path, or (option, path) pairs."""
-    where = {}
+    where: Dict[str, Tuple[str, str]] = {}
     for flag, path in _pairs(inputs):
         if path:
             where.setdefault(os.path.realpath(path), (flag, path))

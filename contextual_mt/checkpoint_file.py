@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 from contextual_mt.errors import ContextualMTError
 
@@ -22,7 +22,7 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
         return checkpoint_utils.load_checkpoint_to_cpu(path)
     except OSError as e:  # the file itself (permissions, a disk error)
         raise ContextualMTError(f"{path}: cannot read {label} ({e.strerror or e})") from None
-    except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
+    except Exception as e:  # torch and pickle raise many types for a damaged file
         # their words ("invalid literal for int()", "Memo value not found") are about the
         # unpickler's bytes, not the user's file: say what the file is not
         what = "an empty file" if os.path.getsize(path) == 0 else "damaged, cut off or another kind of file"
@@ -51,7 +51,7 @@ def label_smoothing(state: Dict) -> float:
     return float(value or 0.0)
 
 
-def _field(config: object, key: str) -> object:
+def _field(config: Any, key: str) -> Any:
     """``config.key``: of fairseq's config as its loader gives it, or as a plain dict (torch.load)."""
     if config is None:
         return None
@@ -85,7 +85,7 @@ def read_training_figures(path: str) -> Dict:
             state = torch.load(path, map_location="cpu", weights_only=False, mmap=True)
         except RuntimeError:  # a file of torch's legacy format cannot be mapped
             state = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 (torch and pickle raise many types for a damaged file)
+    except Exception as e:  # torch and pickle raise many types for a damaged file
         raise ContextualMTError(
             f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})"
         ) from None

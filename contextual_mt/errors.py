@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, TypeVar
 
 from commandkit.console import install_excepthook
 from commandkit.errors import InputError, check_number
+
+T = TypeVar("T")
 
 
 class ContextualMTError(InputError):
@@ -27,6 +29,14 @@ def check_option(flag: str, value: Any, **bounds: Any) -> None:
         raise
     except InputError as e:
         raise ContextualMTError(str(e)) from None
+
+
+def given(value: Optional[T], flag: str) -> T:
+    """The value of option ``flag``, which the command needs here: one line when it was not given
+    (most are checked, or set to their default, when the options are built)."""
+    if value is None:
+        raise ContextualMTError(f"{flag}: not given")
+    return value
 
 
 def _fairseq_program() -> str:

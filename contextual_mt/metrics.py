@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from commandkit.documents import document_spans, group_by_document, read_docids
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError, InputError, check_option
+from contextual_mt.errors import ContextualMTError, InputError, check_option, given
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 
@@ -230,7 +230,18 @@ def score(
         if docids is not None:
             result["d_bleu"] = document_bleu(hyps, refs, docids)
     if scorer is not None:
-        result.update(comet_results(scorer, srcs, hyps, refs, docids, comet_model, comet_batch_size, doc_comet_context))
+        result.update(
+            comet_results(
+                scorer,
+                given(srcs, "--source"),
+                hyps,
+                refs,
+                docids,
+                given(comet_model, "--comet-model"),
+                comet_batch_size,
+                doc_comet_context,
+            )
+        )
     return result
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tuple, Union
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
 from commandkit.text import file_sha256
@@ -324,7 +324,7 @@ class PartialFile:
 
     def __init__(self, path: str, fp: Dict, resumed: Sequence[Dict]):
         self.path, self.fp, self.resumed = path, fp, list(resumed)
-        self.file = None
+        self.file: Optional[TextIO] = None
 
     def write(self, records: Sequence[Dict]) -> None:
         lines = [json.dumps(r, ensure_ascii=False) for r in records]
@@ -333,7 +333,7 @@ class PartialFile:
             head = [json.dumps({FINGERPRINT_KEY: self.fp})] + [json.dumps(r, ensure_ascii=False) for r in self.resumed]
             atomic_write_lines(self.path, head + lines, transactional=False)
             with writing(self.path):
-                self.file = open(self.path, "a", encoding="utf-8")
+                self.file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (kept open: records are appended as they come)
             return
         with writing(self.path):  # a full disk: one line naming the file
             self.file.write("".join(line + "\n" for line in lines))

@@ -39,7 +39,8 @@ class TaggerSettings:
                 f"{where}: 'settings' is not a tagger settings object (known keys: {', '.join(sorted(known))})"
             )
         try:
-            return cls(**{k: frozenset(v) if isinstance(v, list) else v for k, v in data.items()})
+            values: Dict[str, Any] = {k: frozenset(v) if isinstance(v, list) else v for k, v in data.items()}
+            return cls(**values)
         except (TypeError, InputError) as e:
             raise InputError(f"{where}: bad 'settings' ({e})") from None
 

@@ -57,7 +57,7 @@ def check_annotations_match(
     """Pre-computed annotations must be of this text: one sentence per line, with its words.
     ``line_numbers``: where each sentence is in ``text`` when not on line n (fairseq output)."""
     check_sentence_count(sentences, conllu, len(lines), text)
-    for n, (s, line) in enumerate(zip(sentences, lines), start=1):
+    for n, (s, line) in enumerate(zip(sentences, lines, strict=True), start=1):
         if _norm("".join(s.forms)) != _norm(line):
             where = line_numbers[n - 1] if line_numbers else n
             raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} ({line!r})")

@@ -192,7 +192,7 @@ def file_cases(
         )
 
 
-def edited(c: Ctx, flag: str, name: str, edit: Callable[[List[str]], List[str]], start: str = None) -> str:
+def edited(c: Ctx, flag: str, name: str, edit: Callable[[List[str]], List[str]], start: str | None = None) -> str:
     """``flag``'s current file (or ``start``), copied to ``name`` with its lines edited; set as
     the value of ``flag``."""
     path = c.write_lines(name, edit(lines_of(start or c.value(flag))))
@@ -251,7 +251,7 @@ def drop_last(lines):
 
 
 def add_line(lines):
-    return lines + [lines[-1]]
+    return [*lines, lines[-1]]
 
 
 def blank_line(k):
@@ -580,8 +580,8 @@ for shard, word in (
     ("1/2/3", "three-parts"),
     ("", "empty"),
 ):
-    add(f"cxmi-shard-{word}", cxmi_command, opt("--shard", shard, "--shard", MUST + ("i/n",)))
-add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", MUST + ("i/n",)))
+    add(f"cxmi-shard-{word}", cxmi_command, opt("--shard", shard, "--shard", (*MUST, "i/n")))
+add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/2"), "--shard", (*MUST, "i/n")))
 
 
 def single_document(c):
@@ -738,7 +738,7 @@ option_cases(
     [("--batch-size", "0"), ("--cue-top-k", "0"), ("--cti-top-k", "-1"), ("--cti-std", "nan"), ("--max-tokens", "0")],
 )
 for shard, word in (("3/2", "3of2"), ("x", "x")):
-    add(f"attribute-shard-{word}", attribute_command, opt("--shard", shard, "--shard", MUST + ("i/n",)))
+    add(f"attribute-shard-{word}", attribute_command, opt("--shard", shard, "--shard", (*MUST, "i/n")))
 output_cases("attribute", attribute_command, "--output", "a.jsonl")
 
 
@@ -772,7 +772,7 @@ def voita_set(w, n: int = 6, context: int = 2) -> list:
         entries.append(
             {
                 "src": " _eos ".join(src[lo : i + 1]),
-                "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                "dst": [" _eos ".join([*ref[lo:i], d]) for d in dst],
                 "true_ind": 0,
                 "ctx_dist": 1,
             }
@@ -817,7 +817,7 @@ file_cases(
 add(
     "contrastive-input-empty",
     contrastive_command,
-    opt("--input", lambda c: c.write("empty.json", ""), "empty.json", EMPTY + ("not JSON",)),
+    opt("--input", lambda c: c.write("empty.json", ""), "empty.json", (*EMPTY, "not JSON")),
 )
 add(
     "contrastive-input-not-json",
@@ -1139,7 +1139,7 @@ def nan_value(lines: List[str]) -> List[str]:
 add(
     "report-pcxmi-duplicated-record",
     report_command,
-    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: ls + [ls[0]])(c), "again"],
+    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: [*ls, ls[0]])(c), "again"],
 )
 add("report-pcxmi-nan-value", report_command, lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite"])
 add(
@@ -1180,7 +1180,7 @@ def drop_last_sentence(lines):
             block = []
     if block:
         blocks.append(block)
-    return [line for b in blocks[:-1] for line in b + [""]]
+    return [line for b in blocks[:-1] for line in [*b, ""]]
 
 
 def nine_columns(lines):
@@ -1202,7 +1202,7 @@ add(
 add(
     "report-conllu-fewer-sentences",
     report_command,
-    lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), LINES + ("no annotation",)],
+    lambda c: [report_conllu(c, "fewer.conllu", drop_last_sentence), (*LINES, "no annotation")],
 )
 add(
     "report-conllu-malformed",
@@ -1231,7 +1231,7 @@ add(
     do(
         lambda c: (c.set("--stanza-lang", "fr"), c.set("--stanza-dir", c.mkdir("no_stanza"))),
         "stanza",
-        NOT_FOUND + ("download", "get it"),
+        (*NOT_FOUND, "download", "get it"),
     ),
 )
 add(
@@ -1485,7 +1485,7 @@ add(
             c.set("--cache-dir", str(c.inp.parent / "cache")),
         ),
         "stanza",
-        NOT_FOUND + ("download", "get it"),
+        (*NOT_FOUND, "download", "get it"),
     ),
 )
 option_cases(
@@ -1520,7 +1520,7 @@ def change_form_demo(sentence: int):
 def bad_token_id(lines):
     lines = list(lines)
     k = [i for i, line in enumerate(lines) if line.count("\t") == 9][3]
-    lines[k] = "\t".join(["x"] + lines[k].split("\t")[1:])
+    lines[k] = "\t".join(["x", *lines[k].split("\t")[1:]])
     return lines
 
 
@@ -1605,7 +1605,7 @@ def fairseq_output(refs, skip=(), twice=None):
             f"H-{twice}\t-0.5\tautre chose .",
             f"D-{twice}\t-0.5\tautre chose .",
         ]
-    return out + ["Generate test with beam=2: BLEU4 = 50.0"]
+    return [*out, "Generate test with beam=2: BLEU4 = 50.0"]
 
 
 add(
@@ -1633,7 +1633,7 @@ add(
     eval_command,
     opt(
         "--hyps",
-        lambda c: c.write_lines("gen_beyond.out", fairseq_output(lines_of(c.w.d_ref) + ["x ."])),
+        lambda c: c.write_lines("gen_beyond.out", fairseq_output([*lines_of(c.w.d_ref), "x ."])),
         "gen_beyond.out",
         ("lines", "reference", "id"),
     ),

@@ -100,7 +100,7 @@ def surface(parser: argparse.ArgumentParser, path: List[str] = ()) -> Dict[str, 
         }
     }
     for name, sub in subcommands.items():
-        out.update(surface(sub, path + [name]))
+        out.update(surface(sub, [*path, name]))
     return out
 
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import contextual_mt  # noqa: F401  (activates the compat layer, registers the plugin)
+import contextual_mt  # activates the compat layer, registers the plugin
 
 BIN = Path(sys.executable).parent
 USER_DIR = str(Path(contextual_mt.__file__).parent)

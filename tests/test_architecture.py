@@ -379,14 +379,15 @@ def third_party_imports(root: Path) -> Set[str]:
 
 
 def test_declared_dependencies_are_the_imported_ones():
-    """Every distribution in pyproject.toml (its extras but the tools', `test` and `docs`, included) is
+    """Every distribution in pyproject.toml (its extras but the tools' `test`, `lint` and `docs` included) is
     imported by the project, except fairseq's own requirements, which must be fairseq's; and every third-party import is
     declared (fairseq itself is installed by `make install`, see pyproject.toml)."""
     import importlib.metadata
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = [r for name, rs in project["optional-dependencies"].items() if name not in ("test", "docs") for r in rs]
+    tools = {"test", "lint", "docs"}  # extras of tools run on the project, which it does not import
+    extras = [r for name, rs in project["optional-dependencies"].items() if name not in tools for r in rs]
     declared = {distribution_name(r) for r in project["dependencies"] + extras}
     imported = third_party_imports(ROOT)
     import_name = {d: IMPORT_NAMES.get(d, d.replace("-", "_")) for d in declared}

@@ -245,7 +245,7 @@ def mx_demo(tmp_path_factory) -> Dict:
     }
 
 
-def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: int = 2, watch: Path = None):
+def interrupt_when_partial(argv, partial: Path, stderr_path: Path, min_lines: int = 2, watch: Path | None = None):
     """Run ``contextual-mt ARGV``; once ``partial`` holds ``min_lines`` lines (it is scoring),
     send SIGINT as Ctrl-C would. (After 20 s, anything written under ``watch`` will do.)
     Returns the exit status."""
@@ -313,7 +313,7 @@ def mx_partials(tmp_path_factory, mx_base, mx_models) -> Dict:
             )
             for key, (name, _) in runs.items()
         }
-        for key, future in futures.items():
+        for future in futures.values():
             future.result()
     paths = {"big_src": src, "big_ref": ref, "big_ids": ids}
     for key, (name, _) in runs.items():

@@ -18,21 +18,16 @@ from typing import Dict, List, Optional, Tuple
 
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256
-from contextual_mt.analysis.cxmi_shards import check_shards, merge_shards, parse_shard, shard_lines  # noqa: F401
-from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records  # noqa: F401
+from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
+from contextual_mt.analysis.cxmi_summary import summarize, summary_path, write_records
 from contextual_mt.analysis.pcxmi_scorer import (
-    LOG_BASES,
-    UNITS,
     PCXMIScorer,
-    check_log_base,  # noqa: F401
+    check_log_base,
     check_random_context,
-    check_references,
     no_context_error,
-    random_context_sources,
     read_scored_corpus,
-    split_words,
 )
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import check_option
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.registry import ModelSpec, model_fingerprint, model_summary
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records

@@ -60,7 +60,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     """Shards merge only if they are parts of one computation (same fingerprint but for the
     shard) and are all its parts 0..n-1, once each."""
     first, first_path = metas[0]["fingerprint"], summary_path(shards[0])
-    for path, meta in zip(shards[1:], metas[1:]):
+    for path, meta in zip(shards[1:], metas[1:], strict=True):
         differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
         if differ:
             raise ContextualMTError(
@@ -69,7 +69,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
             )
     parts: Dict[int, str] = {}
     n = None
-    for path, meta in zip(shards, metas):
+    for path, meta in zip(shards, metas, strict=True):
         try:
             i, n_here = parse_shard(meta["fingerprint"].get("shard"))
         except ContextualMTError as e:
@@ -80,6 +80,8 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         if i in parts:
             raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}")
         parts[i] = path
+    if n is None:
+        raise ContextualMTError("no shards to merge")
     missing = [f"{i}/{n}" for i in range(n) if i not in parts]
     if missing:
         raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards")
@@ -95,7 +97,7 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
     metas = [_shard_summary(path) for path in shards]
     check_shards(shards, metas)
     records, seen = [], set()
-    for path, meta in zip(shards, metas):
+    for path, meta in zip(shards, metas, strict=True):
         shard_records = read_pcxmi(path)
         if len(shard_records) != meta["sentences"]:
             raise ContextualMTError(

@@ -15,7 +15,7 @@ import math
 import os
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
@@ -62,7 +62,7 @@ def _piece_text(piece: str) -> str:
     return piece.replace("▁", "")[:-2] if piece.endswith("@@") else piece.replace("▁", "")
 
 
-_MOSES: Dict[str, object] = {}
+_MOSES: Dict[str, Any] = {}  # sacremoses' tokenizers (untyped), by language
 
 
 def moses_words(words: Sequence[str], lang: str) -> List[str]:
@@ -74,7 +74,7 @@ def moses_words(words: Sequence[str], lang: str) -> List[str]:
     tok = _MOSES.get(lang)
     if tok is None:
         tok = _MOSES[lang] = MosesTokenizer(lang=lang)
-    out = []
+    out: List[str] = []
     for w in words:
         parts = tok.tokenize(w, escape=False)
         out.extend(parts if parts and "".join(parts) == w else [w])
@@ -101,7 +101,8 @@ def word_unit(annotations_name: Optional[str], tags_name: Optional[str], lang: O
 def read_pcxmi(path: str) -> List[Dict]:
     """The records of ``contextual-mt cxmi``, checked: each sentence once, every value a finite
     number (a duplicated or damaged record would change every mean silently)."""
-    records, seen = [], {}
+    records: List[Dict] = []
+    seen: Dict[int, int] = {}
     for lineno, line in enumerate(read_lines(path), start=1):
         try:
             r = json.loads(line)
@@ -180,22 +181,27 @@ def join(
         spans = _spans(forms)
         units = [Unit(f, 0.0) for f in forms]
         u, piece_units = 0, []
-        for (start, _), v in zip(piece_spans, values):
+        for (start, _), v in zip(piece_spans, values, strict=True):
             while u + 1 < len(spans) and spans[u][1] <= start:
                 u += 1
             if units:
                 units[u].pcxmi += v
             piece_units.append(u if units else -1)
         if ann is not None:
-            for unit, tok in zip(units, ann.tokens):
+            for unit, tok in zip(units, ann.tokens, strict=True):
                 unit.upos = tok.upos
                 unit.classes = sorted(
                     {c for w in tok.words for c in pos_classes(w.upos, w.feats)}, key=lambda c: (c.count("."), c)
                 )
         if tag is not None:
             tag_spans = _spans([t for t, _ in tag])
-            for unit, (a, b) in zip(units, spans):
-                found = {t for (c, d), (_, ts) in zip(tag_spans, tag) if (c < b and a < d) or (a == b == c) for t in ts}
+            for unit, (a, b) in zip(units, spans, strict=True):
+                found = {
+                    t
+                    for (c, d), (_, ts) in zip(tag_spans, tag, strict=True)
+                    if (c < b and a < d) or (a == b == c)
+                    for t in ts
+                }
                 unit.tags = sorted(found)
         for unit in units:
             unit.pcxmi = round(unit.pcxmi, 6)
@@ -270,7 +276,8 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
 
 
 def _first_difference(a: Sequence[str], b: Sequence[str]) -> str:
-    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    # up to the shorter: the first difference may be the end of one of them
+    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     at = lambda t: repr(t[i]) if i < len(t) else "the end"  # noqa: E731
     return f"token {i}: {at(a)} here, {at(b)} in the P-CXMI records"
 

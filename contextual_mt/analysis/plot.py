@@ -19,7 +19,7 @@ def plot_means(path: str, pos_rows: Sequence[Row], tag_rows: Sequence[Row], unit
         panels = [("POS class", [])]
     height = max(3.0, 0.28 * max(len(rows) for _, rows in panels) + 1.2)
     fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), height), squeeze=False)
-    for ax, (title, rows) in zip(axes[0], panels):
+    for ax, (title, rows) in zip(axes[0], panels, strict=True):
         rows = list(reversed(rows))  # largest at the top
         values = [r.mean for r in rows]
         ax.barh(

@@ -24,7 +24,7 @@ from contextual_mt.analysis.join import (
 )
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis.viewer import write_viewer
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError, check_option, given
 from muda.annotation import Sentence
 
 OUTPUTS = (
@@ -91,7 +91,11 @@ class ReportOptions:
 def run_report(options: Union[ReportOptions, str], output_dir: Optional[str] = None, **kwargs: Any) -> Dict:
     """Write the report files into the output directory (all of them, or none on failure);
     return the numbers of report.json. Takes ``ReportOptions``, or its fields as arguments."""
-    o = options if isinstance(options, ReportOptions) else ReportOptions(options, output_dir, **kwargs)
+    o = (
+        options
+        if isinstance(options, ReportOptions)
+        else ReportOptions(options, given(output_dir, "--output-dir"), **kwargs)
+    )
     with outputs(directories=[o.output_dir]):
         summary = _run_report(o)
     if o.attribution is None:  # a table of an earlier run with --attribution would now be stale
@@ -176,16 +180,16 @@ def _run_report(o: ReportOptions) -> Dict:
     pairs = None
     if attribution is not None:
         pairs = T.cue_pairs(sentences, attribution, tagged=tag_sentences is not None)
-        summary["attribution"] = _attribution_summary(o, attribution, pairs)
+        summary["attribution"] = _attribution_summary(o, given(o.attribution, "--attribution"), attribution, pairs)
     _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops, attribution, pairs)
     return summary
 
 
-def _attribution_summary(o: ReportOptions, attribution: Dict[int, Dict], pairs: List[T.PairRow]) -> Dict:
-    meta_path = summary_path(o.attribution)
+def _attribution_summary(o: ReportOptions, records: str, attribution: Dict[int, Dict], pairs: List[T.PairRow]) -> Dict:
+    meta_path = summary_path(records)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
     return {
-        "records": o.attribution,
+        "records": records,
         "cti": meta.get("cti"),
         "cci": meta.get("cci"),
         "selected_tokens": sum(len(a["selected"]) for a in attribution.values()),

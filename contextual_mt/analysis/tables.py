@@ -37,7 +37,7 @@ def roc_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
     boundaries = np.flatnonzero(np.diff(sorted_values)) + 1
     starts = np.concatenate([[0], boundaries])
     ends = np.concatenate([boundaries, [len(values)]])
-    for s, e in zip(starts, ends):
+    for s, e in zip(starts, ends, strict=True):
         ranks[order[s:e]] = (s + e + 1) / 2
     return float((ranks[: len(p)].sum() - len(p) * (len(p) + 1) / 2) / (len(p) * len(n)))
 

@@ -228,7 +228,7 @@ def viewer_html(
     }
     if attribution is not None:  # absent otherwise: the page stays as it was without attribution
         per_sentence = [_sentence_attribution(s, attribution[s.line]) for s in sentences]
-        for d, a in zip(data["sentences"], per_sentence):
+        for d, a in zip(data["sentences"], per_sentence, strict=True):
             d["a"] = a
         data["cueScale"] = _cue_scale(per_sentence)
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")

@@ -37,7 +37,7 @@ from contextual_mt.analysis.pcxmi_scorer import (
 )
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.registry import (
@@ -163,7 +163,10 @@ def run_attribute(options: AttributeOptions) -> Dict:
 def _run(o: AttributeOptions) -> Dict:
     if o.translate is None:
         sources, targets, ids = read_scored_corpus(
-            o.source, o.target, o.docids, "hypothesis" if o.hypotheses else "reference"
+            o.source,
+            given(o.target, "--reference or --hypotheses"),
+            o.docids,
+            "hypothesis" if o.hypotheses else "reference",
         )
     else:
         sources, ids = read_lines(o.source), read_docids(o.docids)
@@ -219,7 +222,7 @@ def _run(o: AttributeOptions) -> Dict:
 
     finished = {r["line"] - 1: r for r in done}
     for i, r in finished.items():
-        _check_resumed(r, selected[i], list(pieces[i]) + [EOS], targets[i], partial)
+        _check_resumed(r, selected[i], [*list(pieces[i]), EOS], targets[i], partial)
     if done:
         logger.warning("%s: resuming, %d of %d sentences already attributed", partial, len(finished), len(mine))
     todo = [i for i in order if i not in finished]
@@ -234,8 +237,8 @@ def _run(o: AttributeOptions) -> Dict:
             ]
             scores = backend.cue_scores(requests, o.method) if requests else []
             by_sentence: Dict[int, List[Tuple[int, np.ndarray]]] = {}
-            for r, s in zip(requests, scores):
-                by_sentence.setdefault(r.index, []).append((r.token, s))
+            for request, s in zip(requests, scores, strict=True):
+                by_sentence.setdefault(request.index, []).append((request.token, s))
             records = [
                 _record(
                     i,
@@ -318,7 +321,7 @@ def _record(
         "line": i + 1,
         "source": sources[i],
         "target": targets[i],
-        "tokens": list(pieces) + [EOS],
+        "tokens": [*list(pieces), EOS],
         "cti": {m: [round(float(v), 6) for v in cti[m]] for m in METRICS},
         "selected": selected,
         "context": [{"side": side, "sentence": s, "tokens": toks} for (side, s), toks in sentences.items()],

@@ -49,7 +49,9 @@ def contrast_values(log_probs: torch.Tensor, targets: Sequence[int], foils: Sequ
     index = torch.arange(len(targets), device=log_probs.device)
     value = log_probs[index, torch.tensor(list(targets), device=log_probs.device)]
     if any(f is not None for f in foils):
-        foil_ids = torch.tensor([f if f is not None else t for f, t in zip(foils, targets)], device=log_probs.device)
+        foil_ids = torch.tensor(
+            [f if f is not None else t for f, t in zip(foils, targets, strict=True)], device=log_probs.device
+        )
         has = torch.tensor([f is not None for f in foils], device=log_probs.device)
         value = value - torch.where(has, log_probs[index, foil_ids], torch.zeros_like(value))
     return value

@@ -84,15 +84,15 @@ class AttributionMethodArgs:
 
     def options(self) -> Dict[str, Any]:
         """The AttributeOptions fields these select."""
-        return dict(
-            cti_metric=self.cti_metric,
-            cti=_rule("cti", self.cti_std, self.cti_top_k),
-            cti_scope=self.cti_scope,
-            method=self.method,
-            contrast=self.contrast,
-            cci=_rule("cue", self.cue_std, self.cue_top_k),
-            log_base=self.log_base,
-        )
+        return {
+            "cti_metric": self.cti_metric,
+            "cti": _rule("cti", self.cti_std, self.cti_top_k),
+            "cti_scope": self.cti_scope,
+            "method": self.method,
+            "contrast": self.contrast,
+            "cci": _rule("cue", self.cue_std, self.cue_top_k),
+            "log_base": self.log_base,
+        }
 
 
 def _rule(name: str, std, top_k) -> Rule:

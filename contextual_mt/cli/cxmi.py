@@ -66,7 +66,7 @@ class CxmiMergeArgs:
 
 
 def cxmi_merge(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.cxmi import merge_shards
+    from contextual_mt.analysis.cxmi_shards import merge_shards
     from contextual_mt.analysis.cxmi_summary import summary_line
 
     print(summary_line(merge_shards(args.shards, args.output), args.output))

@@ -156,17 +156,17 @@ def group_is_right(losses: Sequence[float], correct: int, rule: str) -> bool:
     """The authors' decision for one group (lower loss = better); with ``argmin`` the first of
     equal losses wins (``np.argmin``), so a correct candidate tied with a wrong one listed before it
     is wrong."""
-    losses = np.asarray(losses, dtype=float)
+    values = np.asarray(losses, dtype=float)
     if rule == "argmin":
-        return int(np.argmin(losses)) == correct
-    others = np.delete(losses, correct)
-    return bool((losses[correct] < others).all())
+        return int(np.argmin(values)) == correct
+    others = np.delete(values, correct)
+    return bool((values[correct] < others).all())
 
 
 def blocks_right(groups: Sequence[Group], right: Sequence[bool]) -> Optional[Dict]:
     """Entries whose groups are all right (Bawden et al.'s "example blocks entirely correct")."""
     blocks: Dict[str, bool] = {}
-    for g, ok in zip(groups, right):
+    for g, ok in zip(groups, right, strict=True):
         if g.block is not None:
             blocks[g.block] = blocks.get(g.block, True) and bool(ok)
     if not blocks:
@@ -180,7 +180,7 @@ def accuracy_by(
 ) -> Dict[str, Dict[str, Dict]]:
     """Per category name, per value: groups, right, accuracy (a fraction)."""
     table: Dict[str, Dict[str, List[int]]] = {}
-    for g, ok in zip(groups, right):
+    for g, ok in zip(groups, right, strict=True):
         for name, value in g.categories.items():
             counts = table.setdefault(name, {}).setdefault(str(value), [0, 0])
             counts[0] += int(ok)

@@ -236,20 +236,23 @@ class ContextDataset(FairseqDataset):
         if len(samples) == 0:
             return {}
         pad, eos = self.src_dict.pad(), self.src_dict.eos()
-        ids = torch.LongTensor([s["id"] for s in samples])
+        ids: torch.Tensor = torch.LongTensor([s["id"] for s in samples])
         # Sort by source length, as fairseq's LanguagePairDataset does (packed encoders).
         read = model_sources([s["source"] for s in samples], [s["src_context"] for s in samples], self.multi_encoder)
         src_lengths, order = torch.LongTensor([len(s) for s in read]).sort(descending=True)
         samples = [samples[i] for i in order.tolist()]
         ids = ids[order]
-        net_input = build_encoder_input(
-            [s["source"] for s in samples],
-            [s["src_context"] for s in samples],
-            [s["tgt_context"] for s in samples],
-            pad,
-            eos,
-            self.multi_encoder,
-            self.left_pad_source,
+        net_input: Dict[str, Optional[torch.Tensor]] = {}  # the encoder's, then prev_output_tokens
+        net_input.update(
+            build_encoder_input(
+                [s["source"] for s in samples],
+                [s["src_context"] for s in samples],
+                [s["tgt_context"] for s in samples],
+                pad,
+                eos,
+                self.multi_encoder,
+                self.left_pad_source,
+            )
         )
         batch = {"id": ids, "nsentences": len(samples), "net_input": net_input}
         if samples[0]["target"] is None:

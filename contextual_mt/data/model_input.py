@@ -16,7 +16,7 @@ scored:
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, TypedDict
 
 import torch
 from fairseq.data import data_utils
@@ -28,7 +28,7 @@ def model_sources(
     """What the (sentence) encoder reads for each row."""
     if multi_encoder:
         return list(sources)
-    return [torch.cat([c, s]) if len(c) else s for s, c in zip(sources, src_contexts)]
+    return [torch.cat([c, s]) if len(c) else s for s, c in zip(sources, src_contexts, strict=True)]
 
 
 def build_encoder_input(
@@ -56,9 +56,18 @@ def build_encoder_input(
     return net_input
 
 
+class DecoderInput(TypedDict):
+    """What ``build_decoder_input`` gives (see there)."""
+
+    prev_output_tokens: torch.Tensor
+    target: torch.Tensor
+    prefix_lengths: torch.Tensor
+    tgt_prefix: Optional[torch.Tensor]
+
+
 def build_decoder_input(
     targets: Sequence[torch.Tensor], tgt_contexts: Sequence[torch.Tensor], pad: int, eos: int, multi_encoder: bool
-) -> Dict[str, Optional[torch.Tensor]]:
+) -> DecoderInput:
     """Teacher-forcing tensors for targets (each ending in </s>): ``prev_output_tokens``,
     ``target`` (context positions padded), ``prefix_lengths`` and ``tgt_prefix`` (None when no
     row has a target-context prefix). Multi-encoder models read their target context in the
@@ -68,8 +77,8 @@ def build_decoder_input(
         full = masked = list(targets)
     else:
         prefixes = list(tgt_contexts)
-        full = [torch.cat([p, t]) for p, t in zip(prefixes, targets)]
-        masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets)]
+        full = [torch.cat([p, t]) for p, t in zip(prefixes, targets, strict=True)]
+        masked = [torch.cat([p.new_full((len(p),), pad), t]) for p, t in zip(prefixes, targets, strict=True)]
     return {
         "prev_output_tokens": data_utils.collate_tokens(full, pad, eos, left_pad=False, move_eos_to_beginning=True),
         "target": data_utils.collate_tokens(masked, pad, eos, left_pad=False),

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List
 
 from tqdm import tqdm
 
@@ -62,6 +62,7 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
     with open(log_path, "w") as log:
         log.write(" ".join(cmd) + "\n")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None  # stdout=PIPE
         for line in proc.stdout:
             log.write(line)
             if "| valid |" in line or "| valid on" in line:
@@ -108,7 +109,7 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
     corpus = write_corpus(work)  # written by the demo; its planted tokens and contrastive set
     planted = read_planted(str(corpus / "test.planted.jsonl"))
     test_set = corpus / PLANTED_SET
-    results = {}
+    results: Dict[str, Any] = {}
     for name, path in (("base", base), ("cadec", ckpt)):
         out = Path(layout.results) / "cadec" / f"{name}.test.fr"
         _log(f"translating the test documents with the {name} model")

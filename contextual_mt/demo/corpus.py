@@ -21,9 +21,10 @@ import json
 import os
 import random
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text
+from contextual_mt.errors import given
 
 PHENOMENA = ("pronouns", "formality", "lexical_choice")
 WINDOW = 3  # planted tokens are resolvable from at most this many previous sentences
@@ -503,7 +504,7 @@ def make_document(rng: random.Random) -> List[Pair]:
             ante = antecedent(rng) if rng.random() < 0.7 or len(doc) - anchor >= WINDOW else you_sentence(rng, formal)
             if ante.kind == "you":
                 anchor = len(doc)
-            doc += [ante, pronoun_sentence(rng, ante.noun)]
+            doc += [ante, pronoun_sentence(rng, given(ante.noun, "the antecedent's noun"))]
         elif kind == "you":
             anchor = len(doc)
             doc.append(you_sentence(rng, formal))
@@ -525,8 +526,8 @@ def _coref(doc: List[Pair]) -> List[Dict[int, str]]:
     marks: List[Dict[int, str]] = [{} for _ in doc]
     next_id = 1
 
-    def mark(sent: int, span: Tuple[int, int], eid: int, etype: str) -> None:
-        start, end = span
+    def mark(sent: int, span: Optional[Tuple[int, int]], eid: int, etype: str) -> None:
+        start, end = given(span, f"sentence {sent}: the mention's span")
         if start == end:
             marks[sent][start] = f"(e{eid}-{etype})"
         else:
@@ -536,7 +537,8 @@ def _coref(doc: List[Pair]) -> List[Dict[int, str]]:
     for i, pair in enumerate(doc):
         if pair.kind == "pronoun":
             mark(i - 1, doc[i - 1].mention, next_id, "object")
-            mark(i, (pair.pronoun_at, pair.pronoun_at), next_id, "object")
+            at = given(pair.pronoun_at, f"sentence {i}: the pronoun's index")
+            mark(i, (at, at), next_id, "object")
             next_id += 1
         elif pair.kind == "lexical":
             cue = max(j for j in range(i) if doc[j].kind == "cue")
@@ -577,7 +579,9 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
     src_lines, tgt_lines, ids, aligns, planted, src_conllu, tgt_conllu = [], [], [], [], [], [], []
     counts = dict.fromkeys(PHENOMENA, 0)
     line = 0
-    tags = []  # MuDA dump layout: documents -> sentences -> tokens -> {"token", "tags"}
+    tags: List[
+        List[List[Dict[str, Any]]]
+    ] = []  # MuDA dump layout: documents -> sentences -> tokens -> {"token", "tags"}
     for d, doc in enumerate(docs):
         doc_id = f"{split}-{d:05d}"
         marks = _coref(doc)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterator, Optional, Sequence
 
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, given
 from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 
 if TYPE_CHECKING:  # the stages import torch and fairseq: loaded when the demo runs
@@ -185,7 +185,12 @@ def run_demo(
     _log("data stage: sentencepiece and binarized data")
     with _timed(times, "data"):
         prepare_data(
-            DataOptions(lang=LANG, output=layout.data, text=str(corpus), vocab_size=get_preset(PRESET).vocab_size)
+            DataOptions(
+                lang=LANG,
+                output=layout.data,
+                text=str(corpus),
+                vocab_size=given(get_preset(PRESET).vocab_size, "the demo preset's vocab_size"),
+            )
         )
     _log(
         "train stage: the sentence and the context model side by side, one thread each "

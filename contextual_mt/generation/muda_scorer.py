@@ -7,7 +7,7 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Tuple
 
 from fairseq.dataclass import FairseqDataclass
 from fairseq.scoring import BaseScorer, register_scorer
@@ -51,6 +51,19 @@ def scorer_flags() -> Iterator[None]:
         raise ContextualMTError(as_scorer_flags(str(e))) from None
 
 
+def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:
+    """--muda-ref-tags, --muda-docids, --muda-src and --muda-tgt-lang, which --scoring muda needs."""
+    ref_tags, docids, src, tgt_lang = cfg.muda_ref_tags, cfg.muda_docids, cfg.muda_src, cfg.muda_tgt_lang
+    if not (ref_tags and docids and src and tgt_lang):
+        missing = [
+            f"--{k.replace('_', '-')}"
+            for k in ("muda_ref_tags", "muda_docids", "muda_src", "muda_tgt_lang")
+            if not getattr(cfg, k)
+        ]
+        raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
+    return ref_tags, docids, src, tgt_lang
+
+
 def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     """Everything --scoring muda reads, checked when the scorer is built (before generation);
     returns the --muda-lexicon annotator, if one is asked for."""
@@ -60,21 +73,19 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     from muda.formats.tags import read_tags
     from muda.languages import get_language
 
-    get_language(cfg.muda_tgt_lang)
-    srcs, ids = read_lines(cfg.muda_src), read_docids(cfg.muda_docids)
+    ref_tags, docids, src, tgt_lang = required_inputs(cfg)
+    get_language(tgt_lang)
+    srcs, ids = read_lines(src), read_docids(docids)
     if len(ids) != len(srcs):
-        raise InputError(f"{cfg.muda_docids}: has {len(ids)} lines but {cfg.muda_src} has {len(srcs)}")
-    dump = read_tags(cfg.muda_ref_tags)
+        raise InputError(f"{docids}: has {len(ids)} lines but {src} has {len(srcs)}")
+    dump = read_tags(ref_tags)
     if cfg.muda_ref:
         refs = read_lines(cfg.muda_ref)
         if len(refs) != len(srcs):
-            raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {cfg.muda_src} has {len(srcs)}")
-        check_ref_tags(cfg.muda_ref_tags, dump, refs)
+            raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {src} has {len(srcs)}")
+        check_ref_tags(ref_tags, dump, refs)
     elif sum(len(doc) for doc in dump) != len(srcs):
-        raise InputError(
-            f"{cfg.muda_ref_tags}: has {sum(len(doc) for doc in dump)} sentences but "
-            f"{cfg.muda_src} has {len(srcs)} lines"
-        )
+        raise InputError(f"{ref_tags}: has {sum(len(doc) for doc in dump)} sentences but {src} has {len(srcs)} lines")
     if cfg.muda_src_conllu:
         check_input_file(cfg.muda_src_conllu, "CoNLL-U file")
     if not cfg.muda_lexicon:
@@ -82,19 +93,19 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     files = cfg.muda_lexicon.split(",")
     if len(files) != 3:
         raise InputError(f"--muda-lexicon takes three files, SRC.conllu,TGT.conllu,ALIGN (got {len(files)})")
-    _check_source_annotations(cfg)
+    _check_source_annotations(cfg, ref_tags)
     from muda.annotators.lexicon import LexiconAnnotator
 
     return LexiconAnnotator(*files)
 
 
-def _check_source_annotations(cfg: MudaScorerConfig) -> None:
+def _check_source_annotations(cfg: MudaScorerConfig, ref_tags: str) -> None:
     """The lexicon cannot parse the English source: it must come as CoNLL-U, given or beside
     the reference tags (where `muda tag` writes it)."""
     from commandkit.outputs import output_exists
     from muda.tagger import annotation_paths
 
-    beside = annotation_paths(cfg.muda_ref_tags)["src_conllu"]
+    beside = annotation_paths(ref_tags)["src_conllu"]
     if not cfg.muda_src_conllu and not output_exists(beside):
         raise InputError(
             "--muda-lexicon cannot annotate the English source (it has no parser and no coreference): "
@@ -107,13 +118,7 @@ def _check_source_annotations(cfg: MudaScorerConfig) -> None:
 class MudaScorer(BaseScorer):
     def __init__(self, cfg):
         super().__init__(cfg)
-        missing = [
-            f"--{k.replace('_', '-')}"
-            for k in ("muda_ref_tags", "muda_docids", "muda_src", "muda_tgt_lang")
-            if not getattr(cfg, k)
-        ]
-        if missing:
-            raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
+        required_inputs(cfg)
         with scorer_flags():  # fail now, not after the whole generation
             self.lexicon = check_inputs(cfg)
         generation_order.start()

@@ -6,7 +6,7 @@ start; here the target-context positions are padding, so scores are gathered by 
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import torch
 
@@ -40,12 +40,14 @@ class ContextSequenceScorer:
 
     @staticmethod
     def _ensemble(models, target: torch.Tensor, forward) -> torch.Tensor:
-        avg = None
+        avg: Optional[torch.Tensor] = None
         for model in models:
             model.eval()
             lprobs = model.get_normalized_probs(forward(model), log_probs=True, sample={"target": target})
             scores = lprobs.gather(-1, target.unsqueeze(-1)).squeeze(-1).float()
             avg = scores if avg is None else torch.logaddexp(avg, scores)
+        if avg is None:
+            raise ValueError("no model to score with")
         if len(models) > 1:
             avg = avg - torch.log(torch.tensor(float(len(models))))
         return avg

@@ -8,7 +8,9 @@ An item longer than ``--max-tokens`` is a batch alone; without ``--max-tokens`` 
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, List, Optional, Sequence
+from typing import Any, Callable, Iterable, List, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
 
 # --max-tokens when not given, declared once: no limit beyond --batch-size, except where a backend needs one
 HF_SCORING_MAX_TOKENS = {"cpu": 1024, "gpu": 8192}  # CPU: small batches stay in cache (1024 measured fastest
@@ -41,8 +43,8 @@ def length_batches(
     length: Callable[[int], int],
     batch_size: int,
     max_tokens: Optional[int] = None,
-    key: Optional[Callable[[int], Hashable]] = None,
-    order: Optional[Callable[[int], Hashable]] = None,
+    key: Optional[Callable[[int], Any]] = None,  # a sort key: comparable
+    order: Optional[Callable[[int], Any]] = None,
 ) -> List[List[int]]:
     """``todo`` sorted by length (then ``key``, then index; or by ``order``), cut into batches
     of at most ``batch_size`` items and ``max_tokens`` padded tokens (a longer item is a batch
@@ -63,4 +65,16 @@ def length_batches(
         longest = max(longest, n)
     if current:
         out.append(current)
+    return out
+
+
+def filled(slots: Sequence[Optional[T]], which: Optional[Iterable[int]] = None) -> List[T]:
+    """The values of ``slots`` (those at ``which``: all by default), each filled by now: by its
+    batch, or as a sentence's context before the sentence is decoded."""
+    out: List[T] = []
+    for k in range(len(slots)) if which is None else which:
+        value = slots[k]
+        if value is None:
+            raise ValueError(f"item {k} was not computed")
+        out.append(value)
     return out

@@ -39,7 +39,11 @@ class ScoringBackend(Protocol):
 
     source_context_size: int  # the context the model reads, in sentences (0: none)
     target_context_size: int
-    trained_context: Optional[Dict]  # sample_context_size / source / target sizes as trained, if known
+
+    @property
+    def trained_context(self) -> Optional[Dict]:
+        """sample_context_size / source / target sizes as trained, if known."""
+        ...
 
     def load(
         self,

@@ -29,7 +29,7 @@ def unigram_loss(counts: Sequence[int], label_smoothing: float = 0.0) -> float:
         raise ValueError("unigram_loss: empty dictionary")
     total = sum(c + 1 for c in counts)
     bits = [-math.log2((c + 1) / total) for c in counts]
-    entropy = sum((c + 1) / total * b for c, b in zip(counts, bits))
+    entropy = sum((c + 1) / total * b for c, b in zip(counts, bits, strict=True))
     return (1 - label_smoothing) * entropy + label_smoothing * sum(bits) / len(bits)
 
 

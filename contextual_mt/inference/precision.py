@@ -45,7 +45,7 @@ def resolve_dtype(requested: str, cpu: bool = False, flag: str = "--dtype") -> s
     import torch
 
     cuda = cuda_in_use(cpu)
-    major = torch.cuda.get_device_capability()[0] if cuda else None
+    major = torch.cuda.get_device_capability()[0] if cuda else 0  # 0: not asked (no CUDA)
     if requested == "auto":
         # fast float16 (tensor cores) from Volta on; older GPUs and the CPU stay in float32
         return "float16" if cuda and major >= 7 else "float32"

@@ -37,7 +37,7 @@ def waves(docs: Sequence[Sequence[int]], sequential: bool = True) -> List[List[I
 def translate_in_waves(
     docs: Sequence[Sequence[int]],
     total: int,
-    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    decode_wave: Callable[[List[Item], Sequence[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
     sequential: bool = True,
     desc: str = "translate",
     progress: bool = True,
@@ -78,7 +78,7 @@ class RoundStats:
 def translate_in_rounds(
     docs: Sequence[Sequence[int]],
     total: int,
-    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    decode_wave: Callable[[List[Item], Sequence[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
     context_size: int,
     window: int,
     empty: T,
@@ -100,7 +100,8 @@ def translate_in_rounds(
     stats = RoundStats()
 
     def view(j: int) -> T:
-        return empty if predicted[j] is None else predicted[j]
+        p = predicted[j]
+        return empty if p is None else p
 
     def key(prev: Sequence[int]) -> tuple:
         # the predictions the context is made of (the last ``context_size``): equal keys, equal rows
@@ -146,7 +147,7 @@ class Translations(list):
 def decode_documents(
     docs: Sequence[Sequence[int]],
     total: int,
-    decode_wave: Callable[[List[Item], List[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
+    decode_wave: Callable[[List[Item], Sequence[Optional[T]]], Iterable[Sequence[Tuple[int, T]]]],
     options,
     device_type: str,
     predicted_context: bool,

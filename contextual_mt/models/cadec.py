@@ -53,6 +53,8 @@ def split_context(
     ``limit`` of them."""
     if tokens is None:
         return [[] for _ in range(len(lengths))] if lengths is not None else []
+    if lengths is None:
+        raise ValueError("context tokens without their lengths")
     rows = []
     for r in range(tokens.size(0)):
         row = tokens[r, : int(lengths[r])]
@@ -152,8 +154,9 @@ class CADecEncoder(FairseqEncoder):
         src_ctx = split_context(src_ctx_tokens, src_ctx_lengths, self.brk, eos, K) if K else [[] for _ in range(bsz)]
         tgt_ctx = split_context(tgt_ctx_tokens, tgt_ctx_lengths, self.brk, eos, K) if K else [[] for _ in range(bsz)]
         # a context translation needs its source sentence, and the other way round
-        n_ctx = [min(len(s), len(t)) for s, t in zip(src_ctx, tgt_ctx)]
-        sentences, where = [], []  # where[b][k]: index of row b's sentence at distance k
+        n_ctx = [min(len(s), len(t)) for s, t in zip(src_ctx, tgt_ctx, strict=True)]
+        sentences: List[Tensor] = []
+        where: List[List[int]] = []  # where[b][k]: index of row b's sentence at distance k
         for b in range(bsz):
             where.append([len(sentences)])
             sentences.append(current[b])
@@ -164,7 +167,7 @@ class CADecEncoder(FairseqEncoder):
         translations, sources, owner = [], [], []
         for b in range(bsz):
             first = first_pass[b][first_pass[b].ne(pad)]
-            for k, t in enumerate([first] + tgt_ctx[b][: n_ctx[b]]):
+            for k, t in enumerate([first, *tgt_ctx[b][: n_ctx[b]]]):
                 translations.append(t)
                 sources.append(where[b][k])
                 owner.append((b, k))
@@ -176,7 +179,7 @@ class CADecEncoder(FairseqEncoder):
                 s = encoded[n]
                 enc_pieces[b].append(torch.cat([s, distance_features(len(s), k, size, s)], dim=1))
         base_pieces: List[List[Tensor]] = [[] for _ in range(bsz)]
-        for (b, k), d in zip(owner, decoded):
+        for (b, k), d in zip(owner, decoded, strict=True):
             base_pieces[b].append(torch.cat([d, distance_features(len(d), k, size, d)], dim=1))
         enc_memory, enc_mask = pack(enc_pieces, self.memory_dim)
         base_memory, base_mask = pack(base_pieces, self.memory_dim)
@@ -326,7 +329,7 @@ def load_base_model(path: str, task) -> Tuple[nn.Module, Dict]:
     state = read_checkpoint(path, "--base-model checkpoint")
     cfg = state.get("cfg")
     task_name = getattr(cfg.task, "_name", None) if cfg is not None else None
-    if task_name not in ("translation", "document_translation"):
+    if cfg is None or task_name not in ("translation", "document_translation"):
         raise ContextualMTError(
             f"{path}: --base-model was trained with task '{task_name}'; CADec refines a "
             "sentence-level 'translation' or 'document_translation' model"
@@ -379,9 +382,12 @@ def _container(model_cfg) -> Dict:
     if isinstance(model_cfg, dict):
         return dict(model_cfg)
     try:
-        return OmegaConf.to_container(model_cfg, resolve=True)
+        container = OmegaConf.to_container(model_cfg, resolve=True)
     except ValueError:
         return dict(vars(model_cfg))
+    if not isinstance(container, dict):
+        raise ContextualMTError(f"the base model's config is not a mapping ({type(container).__name__})")
+    return container
 
 
 def _build_base(config: Dict, task, where: str) -> nn.Module:

@@ -133,7 +133,8 @@ class BatchPlan:
         workers = [] if self.num_workers is None else [f"dataset.num_workers={self.num_workers}"]
         if not self.changes_preset:
             return workers
-        out = workers + [
+        out = [
+            *workers,
             f"dataset.max_tokens={self.max_tokens}",
             f"optimization.update_freq=[{self.update_freq}]",
             f"optimization.lr=[{self.lr:.6g}]",
@@ -286,7 +287,7 @@ def _plan(
     budget = None if gpu_memory_gib is None or memory is None else MEMORY_FRACTION * gpu_memory_gib
 
     def fits(tokens: int) -> bool:
-        return budget is None or memory.gib(tokens) <= budget
+        return budget is None or memory is None or memory.gib(tokens) <= budget
 
     if batch == "auto":
         target = ref.tokens_per_update * MAX_SCALE
@@ -305,7 +306,7 @@ def _plan(
             why = (
                 f"auto: the largest batch of at most {MAX_SCALE}x the preset's whose estimated "
                 f"{memory.gib(per):.1f} GiB fits {MEMORY_FRACTION:.0%} of {gpu_memory_gib:.0f} GiB"
-                if budget is not None
+                if budget is not None and memory is not None
                 else f"auto: {processes} GPU(s), at most {MAX_SCALE}x the preset's"
             )
             if batches_at is not None:

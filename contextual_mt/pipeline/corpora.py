@@ -23,7 +23,7 @@ import re
 import tarfile
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import read_docids
 from commandkit.errors import InputError
@@ -153,9 +153,10 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
 
 def _ted_folder_files(path: str) -> Dict[str, str]:
     """The three TSV files in ``path`` or in one of its sub-folders (the unpacked tarball)."""
-    candidates = [path] + sorted(
-        os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d))
-    )
+    candidates = [
+        path,
+        *sorted(os.path.join(path, d) for d in os.listdir(path) if os.path.isdir(os.path.join(path, d))),
+    ]
     for folder in candidates:
         found = {
             split: os.path.join(folder, f) for split, f in TED_FILES.items() if os.path.isfile(os.path.join(folder, f))
@@ -232,6 +233,8 @@ def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
                     raise ContextualMTError(f"{path}: {base} twice in the archive ({seen[split]} and {member.name})")
                 seen[split] = member.name
                 f = tar.extractfile(member)
+                if f is None:
+                    raise ContextualMTError(f"{path}: {member.name} is not a regular file")
                 yield split, f"{path}:{member.name}", f
     except (tarfile.TarError, EOFError, OSError) as e:
         raise ContextualMTError(f"{path}: cannot read the archive ({e})") from None
@@ -318,7 +321,7 @@ def check_one_split_per_document(
 
 
 # ============================================================================ detokenization
-_DETOKENIZERS: Dict[str, object] = {}
+_DETOKENIZERS: Dict[str, Any] = {}  # sacremoses' detokenizers (untyped), by language
 
 
 def _detokenize_chunk(task: Tuple[str, List[str]]) -> List[str]:
@@ -357,7 +360,7 @@ def moses_detokenize(
                 slots.append((side, start, start + DETOKENIZE_CHUNK))
 
     def place(results: Iterable[List[str]]) -> None:
-        for (side, a, b), out in zip(slots, results):
+        for (side, a, b), out in zip(slots, results, strict=True):
             side[a:b] = out
             if progress is not None:
                 progress(len(out))
@@ -554,7 +557,7 @@ def _pair_docs(
                     f"{src_path} it is {a!r}; the two sides must hold the same documents"
                 )
     seen = set()
-    for s, t in zip(src_docs, tgt_docs):
+    for s, t in zip(src_docs, tgt_docs, strict=True):
         if len(s.lines) != len(t.lines):
             raise ContextualMTError(
                 f"{tgt_path}: document {t.docid!r} ({t.where}) has {len(t.lines)} lines but "
@@ -564,7 +567,7 @@ def _pair_docs(
         if docid in seen:
             raise ContextualMTError(f"{s.where}: document {s.docid!r} appears twice in {src_path}")
         seen.add(docid)
-        for a, b in zip(s.lines, t.lines):
+        for a, b in zip(s.lines, t.lines, strict=True):
             if not a or not b:
                 split.dropped += 1  # a blank line on either side: no translation to learn from
                 continue

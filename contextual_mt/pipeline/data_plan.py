@@ -31,8 +31,8 @@ STEPS = ("text", "spm", "bin")
 _TEXT_SETTINGS = ("format", "source_lang", "target_lang", "input_kind", "input_sha256", "detokenize", "iwslt_sets")
 STEP_SETTINGS = {
     "text": _TEXT_SETTINGS,
-    "spm": _TEXT_SETTINGS + ("spm",),
-    "bin": _TEXT_SETTINGS + ("spm", "dictionary"),
+    "spm": (*_TEXT_SETTINGS, "spm"),
+    "bin": (*_TEXT_SETTINGS, "spm", "dictionary"),
 }
 # what bin/dict.*.txt holds; data made before it held every piece recorded none, and is refused
 DICTIONARY = "every piece of spm.model"
@@ -239,6 +239,13 @@ class DataState:
     def done(self, step: str) -> Optional[Dict[str, Any]]:
         return self.data["steps"].get(step)
 
+    def finished_step(self, step: str) -> Dict[str, Any]:
+        """The record of a step that finished (one line if the state file lacks it)."""
+        record = self.done(step)
+        if record is None:
+            raise ContextualMTError(f"{self.path}: no record of the finished step {step!r}; use --overwrite")
+        return record
+
     def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
         files = tree_hashes(self.plan.out, self.plan.step_outputs(step))
         self.data["steps"][step] = {"files": files, "stats": stats, "seconds": seconds}
@@ -259,10 +266,10 @@ class DataState:
 
     def stale(self, step: str) -> Optional[str]:
         """The first output of a finished step that is missing or changed since, if any."""
-        record = self.done(step)
+        record = self.finished_step(step)
         now = tree_hashes(self.plan.out, self.plan.step_outputs(step))
-        for name, digest in record["files"].items():
-            if now.get(name) != digest:
+        for name, recorded in record["files"].items():
+            if now.get(name) != recorded:
                 return name
         for name in now:
             if name not in record["files"]:
@@ -291,7 +298,7 @@ def remove_state(out: str) -> None:
 def load_state(plan: Plan) -> Tuple[Optional[DataState], Optional[str]]:
     """The state in the output folder, or (None, why it cannot be used)."""
     record = state_record(plan.out)
-    path = record.path if os.path.exists(record.path) else record.legacy
+    path = record.path if os.path.exists(record.path) or record.legacy is None else record.legacy
     if not os.path.exists(path):
         return None, None
     try:
@@ -327,7 +334,8 @@ def old_output_names(plan: Plan) -> List[str]:
     """What an earlier run (another target language) recorded in the state file."""
     try:
         record = state_record(plan.out)
-        with open(record.path if os.path.exists(record.path) else record.legacy, encoding="utf-8") as f:
+        path = record.path if os.path.exists(record.path) or record.legacy is None else record.legacy
+        with open(path, encoding="utf-8") as f:
             data = json.load(f)
         names = set()
         for record in data.get("steps", {}).values():

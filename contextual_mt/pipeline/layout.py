@@ -146,8 +146,8 @@ def testset_folder(results: str) -> str:
 
 def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
     """``lang`` None: the demo pair (``fr`` under ``demo/``, whatever ``root``)."""
-    demo = lang in (None, DEMO)
-    layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(lang, root)
+    demo = lang is None or lang == DEMO
+    layout = PairLayout(DEMO_LANG, DEMO_ROOT) if lang is None or lang == DEMO else PairLayout(lang, root)
     return EvalPaths(
         DEMO if demo else layout.lang,
         layout.data,

@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, given
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.pcxmi import record_path
@@ -268,7 +268,7 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
             "hyp_files": list(o.hyps),
             "lang": p.muda_lang,
             "args": o.muda_args,
-            "arg_files": _arg_files(o.muda_args),
+            "arg_files": _arg_files(given(o.muda_args, "--muda-args")),
             "version": project_version(),
         }
 

@@ -169,8 +169,8 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
 
 def merge_stage(p: EvalPaths, n: int) -> None:
     """``pcxmi.jsonl`` from the n shards, unless it was made from these very shards."""
-    from contextual_mt.analysis.cxmi import merge_shards, summary_path
-    from contextual_mt.analysis.cxmi_summary import summary_line
+    from contextual_mt.analysis.cxmi_shards import merge_shards
+    from contextual_mt.analysis.cxmi_summary import summary_line, summary_path
 
     shards = [shard_output(p, i, n) for i in range(1, n + 1)]
     output = pcxmi_output(p)
@@ -209,9 +209,10 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
 
     a = given_inputs or ReportInputs()
     inputs = report_inputs(p, a)
-    if not os.path.isfile(inputs["pcxmi"]):
+    records = pcxmi_output(p)
+    if not os.path.isfile(records):
         raise ContextualMTError(
-            f"{inputs['pcxmi']} not found: compute P-CXMI first ('make pcxmi"
+            f"{records} not found: compute P-CXMI first ('make pcxmi"
             + ("" if p.pair == DEMO else f" LANG={p.pair}")
             + "')"
         )
@@ -230,7 +231,7 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
         return
     summary = run_report(
         ReportOptions(
-            inputs["pcxmi"],
+            records,
             folder,
             conllu=inputs["conllu"],
             tags=inputs["tags"],

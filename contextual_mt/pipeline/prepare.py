@@ -46,7 +46,6 @@ from contextual_mt.pipeline.data_plan import (
     ENCODE_CHUNK,
     PADDING_FACTOR,
     SCRATCH,
-    STATE,
     STEPS,
     SUMMARY,
     DataOptions,
@@ -133,10 +132,12 @@ def _step_text(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, fl
         _log(progress, f"reading the TED corpus {options.input_path} ({SOURCE_LANG}-{lang})")
         corpus = corpora.read_ted(options.input_path, lang, detokenize=False)
     elif options.kind == "iwslt":
+        sets = plan.iwslt_sets
+        assert sets is not None  # the plan resolves them for an IWSLT input
         _log(
             progress,
             f"reading the IWSLT folder {options.input_path} ({SOURCE_LANG}-{lang}; valid: "
-            f"{','.join(plan.iwslt_sets['valid'])}, test: {','.join(plan.iwslt_sets['test'])})",
+            f"{','.join(sets['valid'])}, test: {','.join(sets['test'])})",
         )
         corpus = corpora.read_iwslt(options.input_path, lang, options.iwslt_dev or "dev2010", options.iwslt_test)
     else:
@@ -216,7 +217,7 @@ def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
         f"{len(sample)} of the {total} sentences of train.{SOURCE_LANG} + train.{options.lang}",
     )
     scratch = _scratch(plan, "spm")
-    settings = {
+    settings: Dict[str, Any] = {
         "model_type": options.spm_type,
         "vocab_size": options.vocab_size,
         "character_coverage": options.coverage,
@@ -395,7 +396,7 @@ _STEP_FUNCS: Dict[str, Callable[[Plan, bool], Tuple[Dict[str, Any], Dict[str, fl
 # ============================================================================ the summary
 def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
     options, lang = plan.options, plan.options.lang
-    text, spm_stats, bin_stats = (state.done(s)["stats"] for s in STEPS)
+    text, spm_stats, bin_stats = (state.finished_step(s)["stats"] for s in STEPS)
     splits = {}
     for split in SPLITS:
         s = text["splits"][split]
@@ -408,7 +409,7 @@ def _summary(plan: Plan, state: DataState) -> Dict[str, Any]:
         }
     seconds: Dict[str, float] = {}
     for step in STEPS:
-        seconds.update({k: round(v, 2) for k, v in state.done(step)["seconds"].items()})
+        seconds.update({k: round(v, 2) for k, v in state.finished_step(step)["seconds"].items()})
     pair = f"{SOURCE_LANG}-{lang}"
     input_info = {
         "kind": options.kind,

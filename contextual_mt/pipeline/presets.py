@@ -72,7 +72,7 @@ def get_preset(name: str) -> Preset:
 
 def config_dir() -> str:
     """The folder of the Hydra configs, inside the installed package (editable or not)."""
-    return os.fspath(resources.files("contextual_mt") / "hydra_configs")
+    return str(resources.files("contextual_mt") / "hydra_configs")
 
 
 def config_file(name: str) -> str:

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import file_sha256
@@ -66,13 +66,14 @@ def score_systems(options: ScoreStageOptions) -> Dict:
                 f"('make translate LANG={o.lang}')"
             )
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
-    settings = {"comet_model": o.comet_model, "inputs": inputs}
+    settings: Dict[str, Any] = {"comet_model": o.comet_model, "inputs": inputs}
     if o.comet_model:  # only then: scores.json written without COMET stays up to date
         settings["doc_comet_context"] = o.doc_comet_context
     done = stage_record("score", o.layout)
-    if done.current(settings) is not None:
+    scores = read_record(o.layout.scores) if done.current(settings) is not None else None
+    if scores is not None:
         print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
-        return read_record(o.layout.scores)
+        return scores
     with outputs(o.layout.scores, done.path):
         comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
@@ -84,7 +85,9 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             r = score(hyps, refs, ids)
             if comet is not None:
                 r.update(
-                    comet_results(comet, srcs, hyps, refs, ids, o.comet_model, o.comet_batch_size, o.doc_comet_context)
+                    comet_results(
+                        comet, srcs, hyps, refs, ids, o.comet_model or "", o.comet_batch_size, o.doc_comet_context
+                    )
                 )
                 for metric in ("comet", "doc_comet"):
                     r.get(metric, {}).pop("segments", None)

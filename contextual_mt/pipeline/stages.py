@@ -286,15 +286,16 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
             n for need in s.needs for n in ([f"{need}-{m}" for m in MODELS] if stage_is_per_model(need) else [need])
         ]
         for model in MODELS if s.per_model else (None,):
+            # the helpers are called within this iteration; the defaults bind its stage and model
 
-            def fill(templates: Tuple[str, ...], shard: int = 0) -> List[str]:
+            def fill(templates: Tuple[str, ...], shard: int = 0, model: Optional[str] = model) -> List[str]:
                 fields = {**paths, "model": model or "", "shards": shards, "shard": shard}
                 return [t.format(**fields) for t in templates]
 
-            def records(shard: int = 0) -> List[str]:
+            def records(shard: int = 0, s: Stage = s) -> List[str]:
                 return fill(s.records, shard)
 
-            def done(shard: int = 0) -> bool:
+            def done(shard: int = 0, s: Stage = s) -> bool:
                 legacy = fill((s.legacy,), shard) if s.legacy else [None]
                 return all(
                     StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()

@@ -60,7 +60,7 @@ def build_table(options: TableOptions) -> Dict:
     into ``options.output_dir`` (checked writable before anything is read; all four files, or
     none on any error). Returns what table.json holds."""
     o = options
-    record = StageRecord(os.path.join(o.output_dir, ".stage", "table.json"), "table")
+    record = StageRecord(os.path.join(o.table_dir, ".stage", "table.json"), "table")
     fp = table_fingerprint(o)
     if record.current(fp):
         print(f"table: up to date ({record.path})", file=sys.stderr)

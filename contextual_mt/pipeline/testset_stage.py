@@ -43,8 +43,8 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
     built = options()
     record = StageRecord(record_path(p, "testset"), "testset")
     summary_file = os.path.join(built.output_dir, "summary.json")
-    if record.current(_fingerprint(built)) and read_record(summary_file):
-        summary = read_record(summary_file)
+    summary = read_record(summary_file) if record.current(_fingerprint(built)) else None
+    if summary:
         print(f"test suites: up to date ({record.path})")
     else:
         summary = run_build(built)

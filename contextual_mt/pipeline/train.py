@@ -90,7 +90,8 @@ class TrainOptions:
     overrides: List[str] = field(default_factory=list)  # extra Hydra overrides, key=value
     overwrite: bool = False  # discard checkpoints trained from something else
     progress: bool = True
-    layout: Optional[PairLayout] = None  # None: PairLayout(lang, root); the demo keeps its own folders
+    # None: PairLayout(lang, root), set when built (so typed as what it is after); the demo keeps its own folders
+    layout: PairLayout = None  # type: ignore[assignment]  # set in __post_init__
 
     def __post_init__(self) -> None:
         self.layout = self.layout or PairLayout(self.lang, self.root)
@@ -261,7 +262,9 @@ def _asked(o: TrainOptions, want: int, unit: str) -> str:
 
 def _past_limits(o: TrainOptions, trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> Optional[str]:
     """The refusal when the checkpoints were trained for more epochs or updates than asked."""
-    for have, want, unit in zip((trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates")):
+    for have, want, unit in zip(
+        (trained.get("epochs"), trained.get("num_updates")), limits, ("epochs", "updates"), strict=True
+    ):
         if have is not None and want is not None and have > want:
             return (
                 f"{o.layout.checkpoints(o.model)} was trained for {have} {unit}; {_asked(o, want, unit)} asks for "
@@ -274,7 +277,7 @@ def _more_to_do(trained: Dict, limits: Tuple[Optional[int], Optional[int]]) -> b
     """Whether fairseq, resuming from checkpoints this far, trains on (below both limits)."""
     return all(
         want is None or have is None or have < want
-        for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits)
+        for have, want in zip((trained.get("epochs"), trained.get("num_updates")), limits, strict=True)
     )
 
 
@@ -289,7 +292,7 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     done = done_record(o.layout, o.model).current(fp)
     # an earlier version recorded a resumed run that trained nothing as 0 updates: the checkpoints decide
     trusted = done is not None and done.get("num_updates") != 0
-    if trusted and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
+    if trusted and done is not None and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
         return "done", done  # the run as it was asked for
     if not os.path.isdir(save):
         return "train", None
@@ -340,7 +343,7 @@ def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[
 
     try:  # fairseq would fail on it after start-up, with a message that names no file
         state = torch.load(last, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 (torch raises many types for a damaged file)
+    except Exception as e:  # torch raises many types for a damaged file
         return f"{last} is unreadable ({str(e).splitlines()[0][:120]})", None
     return None, training_figures(state) if isinstance(state, dict) else None
 
@@ -359,7 +362,7 @@ def train_model(options: TrainOptions) -> Dict:
     fp = train_fingerprint(o, plan)
     action, earlier = _plan(o, fp, stop_limits(o))
     save = o.layout.checkpoints(o.model)
-    if action == "done":
+    if action == "done" and earlier is not None:
         print(f"{o.model} model: already trained ({o.layout.checkpoint(o.model)}); nothing to do", file=sys.stderr)
         return earlier
     record = done_record(o.layout, o.model)
@@ -453,6 +456,7 @@ def _run(cmd: List[str], log_path: str, o: TrainOptions) -> Dict:
             log.write("$ " + " ".join(cmd) + "\n")
             log.flush()
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+            assert proc.stdout is not None  # stdout=PIPE
             for line in proc.stdout:
                 log.write(line)
                 progress.feed(line)

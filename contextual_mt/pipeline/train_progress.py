@@ -21,7 +21,10 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, TextIO
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, TextIO
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 _CONFIG_INT = {"max_epoch": re.compile(r"'max_epoch': (\d+)"), "max_update": re.compile(r"'max_update': (\d+)")}
 _SMOOTHING = re.compile(r"'label_smoothing': ([\d.eE+-]+)")
@@ -73,7 +76,8 @@ class TrainStats:
     train_wpb: List[float] = field(default_factory=list)  # target words per update of each epoch
     valid_loss: Optional[float] = None  # the last validation's loss (bits per token)
     best_valid_loss: Optional[float] = None  # the best so far, as fairseq reports it (checkpoint_best.pt's)
-    valid_curve: List[List[float]] = field(default_factory=list)  # [epoch, updates, loss] per validation
+    # [epoch, updates, loss] per validation (updates None: not in the log line)
+    valid_curve: List[List[Optional[float]]] = field(default_factory=list)
     label_smoothing: Optional[float] = None  # the criterion's, from fairseq's config
 
     def as_dict(self) -> Dict:
@@ -104,7 +108,7 @@ def _median(values: List[float]) -> Optional[float]:
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     h, rest = divmod(seconds, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60:02d}:{rest % 60:02d}"
 
@@ -132,7 +136,7 @@ class TrainProgress:
         self.epoch_seconds: List[float] = []  # the epochs run here, from their start to validation
         self._epoch_start: Optional[float] = None
         self._next_total: Optional[int] = None
-        self.bar = None
+        self.bar: Optional[tqdm] = None  # tqdm is imported when the bar starts
 
     # --- parsing ---------------------------------------------------------------------------
 

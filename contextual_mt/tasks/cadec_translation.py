@@ -177,7 +177,7 @@ class CADecTranslationTask(DocumentTranslationTask):
                 model.decoder.max_positions(),
                 generator,
             )
-            for b, row in zip(sampled.tolist(), drawn):
+            for b, row in zip(sampled.tolist(), drawn, strict=True):
                 rows[b] = row
         sample["first_pass_corrupted"] = corrupted
         return data_utils.collate_tokens(rows, pad, eos, left_pad=False)

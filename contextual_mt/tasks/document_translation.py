@@ -48,7 +48,7 @@ class DocumentTranslationConfig(TranslationConfig):
         default=0.0,
         metadata={"help": "probability of masking current-source tokens during training"},
     )
-    coword_dropout_type: ChoiceEnum(COWORD_TYPES) = field(  # type: ignore[valid-type]
+    coword_dropout_type: ChoiceEnum(COWORD_TYPES) = field(  # type: ignore[valid-type]  # fairseq makes the enum type at run time
         default="token",
         metadata={"help": "'token': mask each token with prob p; 'whole': mask the sentence"},
     )
@@ -274,7 +274,7 @@ class DocumentTranslationTask(TranslationTask):
 
 def strip_context(hypos, prefix_lengths: torch.Tensor, len_penalty: float = 1.0):
     """Remove the forced target-context prefix from hypotheses; rescore the current sentence."""
-    for sentence_hypos, n in zip(hypos, prefix_lengths.tolist()):
+    for sentence_hypos, n in zip(hypos, prefix_lengths.tolist(), strict=True):
         if n == 0:
             continue
         for hypo in sentence_hypos:

@@ -23,12 +23,12 @@ import os
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.testsets import alternatives
 from contextual_mt.testsets.lexicon import Lexicon
 from contextual_mt.testsets.variants import Outcome, apply, closed_variants, cohesion_variants, verb_form_variants
@@ -176,23 +176,22 @@ def _read(o: BuildOptions):
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
         raise ContextualMTError(f"{o.tags}: has {len(flat)} sentences but {o.reference} has {len(references)} lines")
-    if not os.path.isfile(o.tgt_conllu):
+    tgt_conllu = given(o.tgt_conllu, "--tgt-conllu")  # set when the options are built
+    if not os.path.isfile(tgt_conllu):
         raise ContextualMTError(
-            f"{o.tgt_conllu}: not found; testset build needs the reference's annotations "
+            f"{tgt_conllu}: not found; testset build needs the reference's annotations "
             "(`muda tag` writes them beside the tags; or give --tgt-conllu)"
         )
-    tgt = read_conllu(o.tgt_conllu)
+    tgt = read_conllu(tgt_conllu)
     if len(tgt) != len(references):
-        raise ContextualMTError(
-            f"{o.tgt_conllu}: has {len(tgt)} sentences but {o.reference} has {len(references)} lines"
-        )
-    for n, (sent, tags) in enumerate(zip(tgt, flat), start=1):
+        raise ContextualMTError(f"{tgt_conllu}: has {len(tgt)} sentences but {o.reference} has {len(references)} lines")
+    for n, (sent, tags) in enumerate(zip(tgt, flat, strict=True), start=1):
         if [t.form for t in sent.tokens] != [t["token"] for t in tags]:
             raise ContextualMTError(
-                f"{o.tags}: sentence {n}: its tokens are not those of {o.tgt_conllu} "
+                f"{o.tags}: sentence {n}: its tokens are not those of {tgt_conllu} "
                 "(tags and annotations of different runs)"
             )
-    check_annotations_match(tgt, references, o.tgt_conllu, o.reference)  # of this very reference
+    check_annotations_match(tgt, references, tgt_conllu, o.reference)  # of this very reference
     src = read_conllu(o.src_conllu) if o.src_conllu else None
     if src is not None and len(src) != len(sources):
         raise ContextualMTError(f"{o.src_conllu}: has {len(src)} sentences but {o.source} has {len(sources)} lines")
@@ -210,11 +209,16 @@ def _build(o: BuildOptions, data) -> Dict:
     translations = _translation_table(src, tgt, align, sources)
     spans = document_spans(ids)
     doc_of = {i: (a, b) for a, b in spans for i in range(a, b)}
-    corefs = {a: CorefIndex(corefud_mentions(src[a:b], o.src_conllu, a + 1)) for a, b in spans} if src else {}
+    corefs = (
+        {a: CorefIndex(corefud_mentions(src[a:b], given(o.src_conllu, "--src-conllu"), a + 1)) for a, b in spans}
+        if src
+        else {}
+    )
     rng = random.Random(o.seed)
-    groups, counts = [], defaultdict(Counter)
+    groups: List[Dict[str, Any]] = []
+    counts: Dict[str, Counter] = defaultdict(Counter)
     for i, sent_tags in enumerate(tags):
-        a, b = doc_of[i]
+        a, _b = doc_of[i]
         for j, tok in enumerate(sent_tags):
             for phenomenon in tok["tags"]:
                 if phenomenon not in o.phenomena:
@@ -223,7 +227,7 @@ def _build(o: BuildOptions, data) -> Dict:
                 outcome = _variants(
                     o, phenomenon, tgt[i], j, _aligned_sources(src, sources, align, i, j), lexicon, translations
                 )
-                made = []  # (text, variant)
+                made: List[Tuple[str, Any]] = []  # (text, variant)
                 for v in outcome.variants:
                     text = apply(references[i], tgt[i], v.replaced)
                     if text is None:
@@ -301,7 +305,7 @@ def _aligned_sources(src, sources, align, i: int, j: int) -> List[str]:
     return [words[s] for s, t in sorted(align[i]) if t == j and s < len(words)]
 
 
-def _translation_table(src, tgt, align, sources) -> Optional[Dict[str, Dict[str, int]]]:
+def _translation_table(src, tgt, align, sources) -> Optional[Dict[str, Counter]]:
     """Source word -> target forms aligned to it in the corpus, with counts."""
     if align is None:
         return None
@@ -333,9 +337,10 @@ def _distance(o, phenomenon, i, a, j, tgt, coref, align, src) -> Optional[int]:
             tense = word.feats.get("Tense")
             if any(w.upos in ("VERB", "AUX") and w.feats.get("Tense") == tense for w in tgt[k].words):
                 return i - k
-        elif phenomenon == "lexical_cohesion":
-            if (word.lemma if word.lemma not in ("", "_") else word.form).lower() in _lemmas(tgt[k]):
-                return i - k
+        elif phenomenon == "lexical_cohesion" and (
+            word.lemma if word.lemma not in ("", "_") else word.form
+        ).lower() in _lemmas(tgt[k]):
+            return i - k
     if phenomenon == "pronouns" and coref is not None and align is not None:
         for s, t in sorted(align[i]):
             if t == j:
@@ -356,11 +361,11 @@ def _write(o: BuildOptions, groups: List[Dict], sources, references, ids, doc_of
         src_ctx, tgt_ctx = sources[first:i], references[first:i]
         candidates = [references[i]] + [v["text"] for v in g["variants"]]
         true_ind = int(g.pop("_rng") * len(candidates))
-        order = candidates[1 : true_ind + 1] + [candidates[0]] + candidates[true_ind + 1 :]
+        order = [*candidates[1 : true_ind + 1], candidates[0], *candidates[true_ind + 1 :]]
         voita.append(
             {
-                "src": SEPARATOR.join(src_ctx + [sources[i]]),
-                "dst": [SEPARATOR.join(tgt_ctx + [c]) for c in order],
+                "src": SEPARATOR.join([*src_ctx, sources[i]]),
+                "dst": [SEPARATOR.join([*tgt_ctx, c]) for c in order],
                 "true_ind": true_ind,
                 "ctx_dist": g["distance"],
                 "phenomenon": g["phenomenon"],

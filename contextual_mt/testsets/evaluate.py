@@ -21,7 +21,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -219,7 +219,7 @@ def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]
         of_line = np.zeros(len(ids), dtype=np.int64)
         for k, (start, end) in enumerate(document_spans(ids)):
             of_line[start:end] = k
-        keys = [int(of_line[g.line - 1]) for g in groups]
+        keys: List[Any] = [int(of_line[g.line - 1]) for g in groups]
     else:
         keys = [g.doc for g in groups]
     index: Dict[Any, int] = {}
@@ -280,7 +280,7 @@ def _counts(outcomes: Sequence[int], groups: Sequence[Group], docs: np.ndarray, 
     """(documents, cells, outcomes) counts of one system."""
     where = {c: k for k, c in enumerate(cells)}
     counts = np.zeros((int(docs.max()) + 1, len(cells), len(OUTCOMES)), dtype=np.int64)
-    for g, d, o in zip(groups, docs, outcomes):
+    for g, d, o in zip(groups, docs, outcomes, strict=True):
         for cell in _group_cells(g):
             counts[d, where[cell], o] += 1
     return counts
@@ -290,7 +290,7 @@ def _flag_counts(flags: Sequence[bool], groups: Sequence[Group], cells: Sequence
     """(cells,) how many groups of each cell have the flag."""
     where = {c: k for k, c in enumerate(cells)}
     totals = np.zeros(len(cells), dtype=np.int64)
-    for g, flag in zip(groups, flags):
+    for g, flag in zip(groups, flags, strict=True):
         for cell in _group_cells(g):
             totals[where[cell]] += int(flag)
     return totals
@@ -398,7 +398,7 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     folded = WordMatcher(summary["language"])
     cased = WordMatcher(summary["language"], case_sensitive=True) if _formality_by_case(summary["language"]) else None
     matchers = [cased if cased is not None and g.phenomenon == "formality" else folded for g in groups]
-    words = [(m.pieces(g.word), [m.pieces(a) for a in g.alternatives]) for g, m in zip(groups, matchers)]
+    words = [(m.pieces(g.word), [m.pieces(a) for a in g.alternatives]) for g, m in zip(groups, matchers, strict=True)]
     cells = _cells(groups)
     samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
     result: Dict[str, Any] = {
@@ -417,8 +417,11 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         "comparisons": [],
     }
     all_counts = []
-    for name, path, text in zip(o.system_names, o.hyps, hyps):
-        checked = [outcome(m.pieces(text[g.line - 1]), w, alts) for g, m, (w, alts) in zip(groups, matchers, words)]
+    for name, path, text in zip(o.system_names, o.hyps, hyps, strict=True):
+        checked = [
+            outcome(m.pieces(text[g.line - 1]), w, alts)
+            for g, m, (w, alts) in zip(groups, matchers, words, strict=True)
+        ]
         outcomes = [c[0] for c in checked]
         counts = _counts(outcomes, groups, docs, cells)
         both = _flag_counts([c[1] for c in checked], groups, cells)
@@ -443,9 +446,14 @@ def _percent(entry: Dict, what: str = "correct") -> str:
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
     return [
-        "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))).rstrip()
+        "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
         for r in [header, *rows]
     ]
+
+
+def _entry(section: str, key: Any) -> Callable[[Dict], Any]:
+    """A system's figure ``section[key]`` (a column of the summary)."""
+    return lambda s: s[section][key]
 
 
 def format_testset_table(result: Dict) -> str:
@@ -453,9 +461,9 @@ def format_testset_table(result: Dict) -> str:
     overall; the comparisons with the first system."""
     systems = result["systems"]
     first = next(iter(systems.values()))
-    columns = [("all", lambda s: s["overall"])]
-    columns += [(p, lambda s, p=p: s["phenomena"][p]) for p in first["phenomena"]]
-    columns += [(f"d={d}", lambda s, d=d: s["distances"][d]) for d in first["distances"]]
+    columns: List[Tuple[str, Callable[[Dict], Any]]] = [("all", lambda s: s["overall"])]
+    columns += [(p, _entry("phenomena", p)) for p in first["phenomena"]]
+    columns += [(f"d={d}", _entry("distances", d)) for d in first["distances"]]
     lines = ["% correct [95% CI]" if result["bootstrap"] else "% correct"]
     rows = [[name] + [_percent(get(s)) for _, get in columns] for name, s in systems.items()]
     rows.append(["groups"] + [str(get(first)["groups"]) for _, get in columns])

@@ -39,7 +39,6 @@ class Lexicon:
         """The features a form most often has with this UPOS (for a replacement noun's gender)."""
         best: Optional[Tuple[int, Key]] = None
         for k, forms in self.forms.items():
-            if k[1] == upos and forms.get(form.lower()):
-                if best is None or forms[form.lower()] > best[0]:
-                    best = (forms[form.lower()], k)
+            if k[1] == upos and forms.get(form.lower()) and (best is None or forms[form.lower()] > best[0]):
+                best = (forms[form.lower()], k)
         return dict(best[1][2]) if best else None

@@ -20,7 +20,7 @@ from contextual_mt.testsets.lexicon import Lexicon
 from muda.annotation import Sentence, Word
 
 FINITE = ("VERB", "AUX")
-AGREEING = {"formality": FINITE, "pronouns": FINITE + ("ADJ",)}
+AGREEING = {"formality": FINITE, "pronouns": (*FINITE, "ADJ")}
 
 
 @dataclass

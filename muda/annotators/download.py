@@ -32,13 +32,14 @@ class DownloadOptions:
 def download_plan(o: DownloadOptions) -> List[RequiredModel]:
     """The models ``download`` gets: those of ``required_models`` less the parts left out."""
     # a pre-computed part is a part whose model is not needed: say so with a stand-in file name
-    given = {"src_conllu": o.no_source, "tgt_conllu": o.no_target, "alignments": o.no_aligner}
     return required_models(
         o.tgt_lang,
         o.phenomena,
         stanza_dir=o.stanza_dir,
         align_model=o.align_model,
-        **{k: "given" if v else None for k, v in given.items()},
+        src_conllu="given" if o.no_source else None,
+        tgt_conllu="given" if o.no_target else None,
+        alignments="given" if o.no_aligner else None,
     )
 
 

@@ -177,6 +177,6 @@ class EllipsisClassifier:
             ).to(self.device)
             with torch.no_grad():
                 pred = self.model(**enc).logits.argmax(-1).tolist()
-            for i, p in zip(idx, pred):
+            for i, p in zip(idx, pred, strict=True):
                 out[i] = bool(p)
         return out

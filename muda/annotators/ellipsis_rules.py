@@ -9,9 +9,9 @@ The paper's BERT classifier (``muda train-ellipsis``) can replace this with ``--
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
-from muda.annotation import Sentence
+from muda.annotation import Sentence, Word
 
 VP_AUX = {"do", "be", "have", "can", "could", "will", "would", "shall", "should", "may", "might", "must"}
 CLAUSE_HEAD = {"root", "conj", "ccomp", "advcl", "parataxis", "xcomp", "acl:relcl", "acl"}
@@ -24,7 +24,7 @@ def is_elliptical(sentence: Sentence) -> bool:
     words = sentence.words
     if not words:
         return False
-    children = {w.id: [] for w in words}
+    children: Dict[int, List[Word]] = {w.id: [] for w in words}
     for w in words:
         if w.head in children:
             children[w.head].append(w)
@@ -45,9 +45,13 @@ def is_elliptical(sentence: Sentence) -> bool:
             and w.deprel in {"xcomp", "ccomp", "obj", "advcl"}
         ):
             return True
-        if w.upos in NP_HEADS and w.deprel in NOMINAL_ARGS and w.lemma.lower() not in _NOT_NP_ELLIPSIS:
-            if not any(d.upos in {"NOUN", "PROPN", "PRON"} for d in children[w.id]):
-                return True
+        if (
+            w.upos in NP_HEADS
+            and w.deprel in NOMINAL_ARGS
+            and w.lemma.lower() not in _NOT_NP_ELLIPSIS
+            and not any(d.upos in {"NOUN", "PROPN", "PRON"} for d in children[w.id])
+        ):
+            return True
     return False
 
 

@@ -39,10 +39,10 @@ class LexiconAnnotator:
                     analyses[t.form][(w.lemma, w.upos, tuple(sorted(w.feats.items())))] += 1
         self.analysis = {form: c.most_common(1)[0][0] for form, c in analyses.items()}
         self.pairs: Counter = Counter()
-        for s, t, a in zip(src, tgt, aligns):
+        for s, ts, a in zip(src, tgt, aligns, strict=True):
             for i, j in a:
-                if i < len(s.tokens) and j < len(t.tokens):
-                    self.pairs[(s.tokens[i].form.lower(), t.tokens[j].form.lower())] += 1
+                if i < len(s.tokens) and j < len(ts.tokens):
+                    self.pairs[(s.tokens[i].form.lower(), ts.tokens[j].form.lower())] += 1
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> NoReturn:
         """Always an error: the English source must come pre-computed."""
@@ -77,9 +77,9 @@ class LexiconAnnotator:
                 and form[: cut + 1] in self.analysis
                 and form[cut + 1 :] in self.analysis
             ):
-                out += head + [form[: cut + 1], form[cut + 1 :]] + tail
+                out += [*head, form[: cut + 1], form[cut + 1 :], *tail]
             else:
-                out += head + [form] + tail
+                out += [*head, form, *tail]
         return out
 
     def target(self, lines: Sequence[str], lang: str = "") -> List[Sentence]:
@@ -100,7 +100,7 @@ class LexiconAnnotator:
         """Greedy: the most frequent corpus pairs first, each target word used once, ties broken by
         relative position."""
         out = []
-        for s, t in zip(src, tgt):
+        for s, t in zip(src, tgt, strict=True):
             cands: List[Tuple[int, float, int, int]] = []
             for i, sw in enumerate(s):
                 for j, tw in enumerate(t):

@@ -73,7 +73,7 @@ class ModelAnnotators:
         """English source: morphology, dependencies and coreference (one call per document or
         per window of ``coref_window`` sentences); coreference goes into MISC as CorefUD Entity."""
         producer = f"stanza-en-coref:{self.options.stanza_dir}:window={self.options.coref_window}"
-        key = self.cache.key("source", producer, [f"{d}\t{l}" for d, l in zip(docids, lines)])
+        key = self.cache.key("source", producer, [f"{d}\t{text}" for d, text in zip(docids, lines, strict=True)])
         cached = self.cache.get(key, ".conllu")
         if cached is not None:
             return parse_conllu(cached.splitlines(), "annotation cache"), None
@@ -85,7 +85,9 @@ class ModelAnnotators:
             for lo in range(start, end, size):
                 chunks.append((lo, list(lines[lo : min(end, lo + size)])))
         sentences: List[Sentence] = [Sentence([]) for _ in lines]
-        for (offset, chunk), (sents, mentions) in zip(chunks, self._source.annotate_documents([c for _, c in chunks])):
+        for (offset, _chunk), (sents, mentions) in zip(
+            chunks, self._source.annotate_documents([c for _, c in chunks]), strict=True
+        ):
             # chain ids restart in every window: keep the windows' entities apart
             add_corefud(sents, [replace(m, entity=f"{offset}x{m.entity}") for m in mentions])
             sentences[offset : offset + len(sents)] = sents
@@ -107,7 +109,9 @@ class ModelAnnotators:
 
     def align(self, src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]]) -> List[Alignment]:
         key = self.cache.key(
-            "align", f"awesome:{self.options.align_model}", [" ".join(s) + "\t" + " ".join(t) for s, t in zip(src, tgt)]
+            "align",
+            f"awesome:{self.options.align_model}",
+            [" ".join(s) + "\t" + " ".join(t) for s, t in zip(src, tgt, strict=True)],
         )
         cached = self.cache.get(key, ".align")
         if cached is not None:
@@ -124,7 +128,7 @@ class ModelAnnotators:
 
     def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:
         """The trained classifier on the raw lines, or without one the rule-based detector."""
-        if not self.has_ellipsis_model:
+        if not self.has_ellipsis_model or self.options.ellipsis_model is None:
             return detect_ellipsis(sentences)
         from muda.annotators.ellipsis_bert import EllipsisClassifier
 

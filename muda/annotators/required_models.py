@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.errors import InputError
 
@@ -100,7 +100,7 @@ def eval_required_models(
     (``tag_reference``), then every hypothesis's, whose English side is the reference's (the
     CoNLL-U beside its tags: ``source_from_reference`` for given tags that have one) or
     --src-conllu. ``lexicon``: lookup for all of it, no model."""
-    common = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
+    common: Dict[str, Any] = {"stanza_dir": stanza_dir, "align_model": align_model, "lexicon": lexicon}
     needed: Dict[str, RequiredModel] = {}
     if tag_reference:
         for m in required_models(
@@ -259,7 +259,8 @@ def missing_message(
     get = [m for m in missing if m.downloadable]
     how = (
         (
-            f"get {'them all' if len(get) > 1 else 'it'} with '{download_command(get, tgt_lang, stanza_dir, align_model)}'"
+            f"get {'them all' if len(get) > 1 else 'it'} with "
+            f"'{download_command(get, tgt_lang, stanza_dir, align_model)}'"
             " (needs network)"
         )
         if get

@@ -39,12 +39,12 @@ class SpacyAnnotators(ModelAnnotators):
 
     def __init__(
         self,
-        options: AnnotatorOptions = AnnotatorOptions(),
+        options: Optional[AnnotatorOptions] = None,
         source: Optional[SpacyAnnotator] = None,
         targets: Optional[Dict[str, SpacyAnnotator]] = None,
         aligner=None,
     ) -> None:
-        super().__init__(options, aligner=aligner)
+        super().__init__(AnnotatorOptions() if options is None else options, aligner=aligner)
         self._spacy_source, self._spacy_targets = source, dict(targets or {})
         self.warned: Set[str] = set()  # warnings already given (muda eval tags several files)
 

@@ -87,6 +87,6 @@ class SpacyAnnotator:
     def annotate(self, lines: Sequence[str]) -> List[Sentence]:
         out = [Sentence([], text="") for _ in lines]  # blank lines stay empty sentences
         todo = [i for i, line in enumerate(lines) if line.strip()]
-        for i, doc in zip(todo, self.nlp.pipe((lines[i] for i in todo), batch_size=BATCH)):
+        for i, doc in zip(todo, self.nlp.pipe((lines[i] for i in todo), batch_size=BATCH), strict=True):
             out[i] = from_spacy_doc(doc, lines[i])
         return out

@@ -8,7 +8,7 @@ from tqdm import tqdm
 
 from commandkit.errors import InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
-from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # noqa: F401  (one place says where)
+from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # one place says where
 from muda.formats.coref import Mention
 
 DEFAULT_PROCESSORS = "tokenize,pos,lemma,depparse"  # stanza adds mwt itself where a language has it
@@ -91,7 +91,7 @@ class StanzaAnnotator:
         for b in tqdm(range(0, len(todo), CHUNK), desc=f"stanza {self.lang}", unit="chunk", disable=len(todo) <= CHUNK):
             docs.extend(self.pipeline.bulk_process([stanza.Document([], text=lines[i]) for i in todo[b : b + CHUNK]]))
         out = [Sentence([], text="") for _ in lines]  # blank lines stay empty sentences
-        for i, doc in zip(todo, docs):
+        for i, doc in zip(todo, docs, strict=True):
             out[i] = from_stanza_sentences(doc.sentences)
             out[i].text = lines[i]
         return out
@@ -114,7 +114,7 @@ class StanzaAnnotator:
                     [stanza.Document([], text="\n\n".join(inputs[k])) for k in todo[b : b + step]]
                 )
             )
-        by_doc = dict(zip(todo, done))
+        by_doc = dict(zip(todo, done, strict=True))
         for k, doc in enumerate(documents):
             sentences = [Sentence([], text="") for _ in doc]
             mentions: List[Mention] = []
@@ -127,7 +127,7 @@ class StanzaAnnotator:
                         f"{len(rows)}: the pipeline needs tokenize_no_ssplit=True"
                     )
                 token_of = []
-                for row, sent in zip(rows, sdoc.sentences):
+                for row, sent in zip(rows, sdoc.sentences, strict=True):
                     sentences[row] = from_stanza_sentences([sent])
                     sentences[row].text = doc[row]
                     token_of.append({w.id - 1: t for t, tok in enumerate(sent.tokens) for w in tok.words})

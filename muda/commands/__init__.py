@@ -137,7 +137,7 @@ def _check_eval_models(o: EvalArgs) -> None:
         src_conllu=o.src_conllu,
         ref_conllu=o.ref_conllu,
         ref_alignments=o.ref_alignments,
-        source_from_reference=bool(o.ref_tags) and output_exists(annotation_paths(o.ref_tags)["src_conllu"]),
+        source_from_reference=bool(o.ref_tags and output_exists(annotation_paths(o.ref_tags)["src_conllu"])),
         hyp_conllu=o.hyp_conllu,
         hyp_alignments=o.hyp_alignments,
         stanza_dir=a.stanza_dir,

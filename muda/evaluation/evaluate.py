@@ -11,7 +11,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -177,7 +177,7 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
         raise InputError(f"{path}: has {len(flat)} sentences but the reference has {len(refs)} lines")
-    for n, (s, ref) in enumerate(zip(flat, refs), start=1):
+    for n, (s, ref) in enumerate(zip(flat, refs, strict=True), start=1):
         if "".join(t["token"] for t in s).replace(" ", "") != "".join(ref.split()):
             raise InputError(
                 f"{path}: sentence {n} does not match line {n} of the reference; made from another reference?"
@@ -305,9 +305,8 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
     # tagged here too: its summary says which phenomena it was tagged for (the others were skipped)
     tagging = _tagging_of(ref_tags)
     # the source side the reference was tagged with serves every hypothesis
-    src_conllu = o.src_conllu or annotation_paths(ref_tags)["src_conllu"]
-    if not output_exists(src_conllu):
-        src_conllu = o.src_conllu
+    beside = annotation_paths(ref_tags)["src_conllu"]
+    src_conllu = o.src_conllu or (beside if output_exists(beside) else None)
     not_tagged = skipped_phenomena(read_summary(ref_tags))
     hyp_docs = []
     for k, name in enumerate(o.system_names):
@@ -362,7 +361,7 @@ def _score(
     comet_docs = []
     if comet is not None:  # loaded once, for every system
         for k, name in enumerate(names):
-            out = comet_predict(comet, texts.srcs, hyp_lines[k], texts.refs, o.comet_model)
+            out = comet_predict(comet, texts.srcs, hyp_lines[k], texts.refs, o.comet_model or "")
             result["systems"][name]["comet"] = out["score"]
             comet_docs.append(comet_document_sums(out["segments"], texts.ids))
     if o.bootstrap and len(o.hyps) > 1:
@@ -451,6 +450,11 @@ def _by_document(dump: TagDump, ids: Sequence[str]) -> TagDump:
     return group_by_document([s for d in dump for s in d], ids)
 
 
+def _prf_metric(i: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Precision (0), recall (1) or F (2) of counts, for the bootstrap."""
+    return lambda c: prf(c)[..., i]
+
+
 def _compare(
     names: Sequence[str],
     tags: Sequence[str],
@@ -464,10 +468,10 @@ def _compare(
     comparisons = []
     for a, b in combinations(range(len(names)), 2):
         p = {
-            m: paired_bootstrap(counts[a], counts[b], samples, metric=lambda c, i=i: prf(c)[..., i])
+            m: paired_bootstrap(counts[a], counts[b], samples, metric=_prf_metric(i))
             for i, m in enumerate(("precision", "recall", "f"))
         }
-        comparison = {"a": names[a], "b": names[b]}
+        comparison: Dict[str, Any] = {"a": names[a], "b": names[b]}
         if comet_docs:
             comparison["comet_p"] = mean_bootstrap(comet_docs[a], comet_docs[b], samples)
         comparisons.append(

@@ -11,7 +11,7 @@ import os
 import re
 import warnings
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -76,7 +76,7 @@ def quiet_comet() -> Iterator[None]:
         try:
             yield
         finally:
-            for logger, level in zip(loggers, levels):
+            for logger, level in zip(loggers, levels, strict=True):
                 logger.setLevel(level)
             root.setLevel(saved_root[0])
             root.handlers[:] = saved_root[1]
@@ -192,7 +192,7 @@ def comet_predict(
         import torch  # only here: muda starts without torch otherwise
 
         gpus = 1 if torch.cuda.is_available() else 0
-    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
+    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs, strict=True)]
     with quiet_comet():
         out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
     return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}

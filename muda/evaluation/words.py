@@ -42,11 +42,11 @@ def sentence_counts(ref: List[Dict], hyp: List[Dict]) -> Dict[str, np.ndarray]:
     """Counts per tag (and for untagged words) for one sentence pair of tag dumps."""
     ref_ok, hyp_ok = match([t["token"] for t in ref], [t["token"] for t in hyp])
     out: Dict[str, np.ndarray] = defaultdict(lambda: np.zeros(4, dtype=np.int64))
-    for tok, ok in zip(ref, ref_ok):
+    for tok, ok in zip(ref, ref_ok, strict=True):
         for tag in tok["tags"] or [NO_TAG]:
             out[tag][REF] += 1
             out[tag][REF_OK] += ok
-    for tok, ok in zip(hyp, hyp_ok):
+    for tok, ok in zip(hyp, hyp_ok, strict=True):
         for tag in tok["tags"] or [NO_TAG]:
             out[tag][HYP] += 1
             out[tag][HYP_OK] += ok
@@ -57,8 +57,8 @@ def document_counts(ref: TagDump, hyp: TagDump, tags: Sequence[str]) -> np.ndarr
     """Array (documents, tags, 4) of counts; ``ref`` and ``hyp`` have the same documents."""
     out = np.zeros((len(ref), len(tags), 4), dtype=np.int64)
     index = {t: k for k, t in enumerate(tags)}
-    for d, (rdoc, hdoc) in enumerate(zip(ref, hyp)):
-        for rs, hs in zip(rdoc, hdoc):
+    for d, (rdoc, hdoc) in enumerate(zip(ref, hyp, strict=True)):
+        for rs, hs in zip(rdoc, hdoc, strict=True):
             for tag, c in sentence_counts(rs, hs).items():
                 if tag in index:
                     out[d, index[tag]] += c
@@ -87,7 +87,12 @@ class TagScore:
 def scores(doc_counts: np.ndarray, tags: Sequence[str]) -> Dict[str, TagScore]:
     total = doc_counts.sum(axis=0)
     values = prf(total)
-    return {t: TagScore(*map(float, values[k]), int(total[k, REF]), int(total[k, HYP])) for k, t in enumerate(tags)}
+    return {
+        t: TagScore(
+            float(values[k][0]), float(values[k][1]), float(values[k][2]), int(total[k, REF]), int(total[k, HYP])
+        )
+        for k, t in enumerate(tags)
+    }
 
 
 def present_tags(dumps: Sequence[TagDump], order: Sequence[str]) -> List[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List
+from typing import Iterable, List, Sequence
 
 from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
@@ -135,6 +135,6 @@ def write_conllu(path: str, sentences: Iterable[Sentence]) -> None:
     atomic_write_text(path, format_conllu(sentences))
 
 
-def check_sentence_count(sentences: List[Sentence], path: str, expected: int, other: str) -> None:
+def check_sentence_count(sentences: Sequence[Sentence], path: str, expected: int, other: str) -> None:
     if len(sentences) != expected:
         raise InputError(f"{path}: has {len(sentences)} sentences but {other} has {expected} lines")

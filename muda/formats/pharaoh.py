@@ -31,7 +31,7 @@ def read_pharaoh(path: str) -> List[Alignment]:
 def check_alignment_ranges(
     alignments: Sequence[Alignment], src_lens: Sequence[int], tgt_lens: Sequence[int], path: str
 ) -> None:
-    for n, (pairs, ls, lt) in enumerate(zip(alignments, src_lens, tgt_lens), start=1):
+    for n, (pairs, ls, lt) in enumerate(zip(alignments, src_lens, tgt_lens, strict=True), start=1):
         for i, j in sorted(pairs):
             if i >= ls or j >= lt:
                 raise InputError(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
@@ -20,7 +20,27 @@ UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
 # spaCy's trained pipeline packages: xx_core_news_sm, zh_core_web_md, ... (an importable module name)
 SPACY_PIPELINE = re.compile(r"[a-z]{2,3}_core_(news|web)_(sm|md|lg|trf)")
 # the universal part-of-speech tags (universaldependencies.org/u/pos)
-UD_UPOS = frozenset(["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X"])
+UD_UPOS = frozenset(
+    [
+        "ADJ",
+        "ADP",
+        "ADV",
+        "AUX",
+        "CCONJ",
+        "DET",
+        "INTJ",
+        "NOUN",
+        "NUM",
+        "PART",
+        "PRON",
+        "PROPN",
+        "PUNCT",
+        "SCONJ",
+        "SYM",
+        "VERB",
+        "X",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -96,7 +116,7 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         if not isinstance(en, str):
             raise InputError(f"{path}: pronouns: keys must be English pronouns")
         pronouns[en.lower()] = frozenset(w.lower() for w in _strings(forms, f"{path}: pronouns.{en}"))
-    verb_forms = frozenset()
+    verb_forms: FrozenSet[str] = frozenset()
     if "verb_forms" in data:
         verb_forms = _strings(data["verb_forms"], f"{path}: verb_forms")
         bad = verb_forms - UD_TENSES

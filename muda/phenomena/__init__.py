@@ -6,11 +6,15 @@ The modules are imported here in canonical order (lexical cohesion, formality, p
 form, ellipsis): the order of registration is the order of tags in every output.
 """
 
-from muda.phenomena import lexical_cohesion  # noqa: F401, I001  (the order of registration: see above)
-from muda.phenomena import formality  # noqa: F401
-from muda.phenomena import pronouns  # noqa: F401
-from muda.phenomena import verb_form  # noqa: F401
-from muda.phenomena import ellipsis  # noqa: F401
+# the order of these imports is the order of registration (see above): not sorted
+# isort: off
+from muda.phenomena import lexical_cohesion  # noqa: F401  (imported to register its tagger)
+from muda.phenomena import formality  # noqa: F401  (imported to register its tagger)
+from muda.phenomena import pronouns  # noqa: F401  (imported to register its tagger)
+from muda.phenomena import verb_form  # noqa: F401  (imported to register its tagger)
+from muda.phenomena import ellipsis  # noqa: F401  (imported to register its tagger)
+
+# isort: on
 from muda.phenomena.registry import (
     applicable,
     check_phenomena,

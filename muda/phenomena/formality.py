@@ -16,10 +16,14 @@ from muda.settings import TaggerSettings
 
 def _pronoun_level(f: Formality, tok: Token, index: int) -> Optional[str]:
     level = f.level(tok.form)
-    if level and index == 0 and tok.form in f.sentence_initial_needs_feats:
-        # sentence-initial "Sie" may be she/they: formal only if the annotation says so
-        if not any(w.feats.get("Person") == "2" or w.feats.get("Polite") == "Form" for w in tok.words):
-            return None
+    # sentence-initial "Sie" may be she/they: formal only if the annotation says so
+    if (
+        level
+        and index == 0
+        and tok.form in f.sentence_initial_needs_feats
+        and not any(w.feats.get("Person") == "2" or w.feats.get("Polite") == "Form" for w in tok.words)
+    ):
+        return None
     return level
 
 
@@ -56,6 +60,8 @@ def _requires(language: Language) -> FrozenSet[str]:
 )
 def tag(doc: Document, lang: Language, settings: TaggerSettings) -> List[Set[int]]:
     f = lang.formality
+    if f is None:  # the registry applies the tagger only where T-V words are listed
+        raise ValueError("the formality tagger needs a language with T-V words")
     out: List[Set[int]] = []
     seen: Set[str] = set()
     for pair in doc.pairs:

@@ -6,7 +6,7 @@ output. Also the helper that several taggers share (``seen_before``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
+from typing import TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
 
 from commandkit.errors import InputError
 
@@ -31,7 +31,7 @@ class Phenomenon:
 _REGISTRY: Dict[str, Phenomenon] = {}
 
 
-Requires = Union[FrozenSet[str], Callable[["Language"], FrozenSet[str]]]
+Requires = Union[AbstractSet[str], Callable[["Language"], FrozenSet[str]]]
 
 
 def register(name: str, applies: Callable[[Language], bool], requires: Requires) -> Callable[[Tagger], Tagger]:

@@ -31,7 +31,7 @@ def test_blank_id_names_line(tmp_path):
 
 
 def test_line_count_mismatch_names_file():
-    with pytest.raises(InputError, match="x.docids: has 2 lines but train.en has 3"):
+    with pytest.raises(InputError, match=r"x\.docids: has 2 lines but train\.en has 3"):
         check_line_count(["a", "a"], "x.docids", 3, "train.en")
 
 

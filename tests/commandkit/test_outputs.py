@@ -15,9 +15,9 @@ def test_two_outputs_at_the_same_place_are_an_error(tmp_path):
     from commandkit.outputs import check_distinct
 
     check_distinct([("--output", str(tmp_path / "a.json")), ("--table", str(tmp_path / "a.txt")), ("--plot", None)])
-    with pytest.raises(InputError, match="a.json: --output and --table would be the same file"):
+    with pytest.raises(InputError, match=r"a\.json: --output and --table would be the same file"):
         check_distinct([("--output", str(tmp_path / "a.json")), ("--table", str(tmp_path / "x" / ".." / "a.json"))])
-    with pytest.raises(InputError, match="a.json: given twice as an output"):
+    with pytest.raises(InputError, match=r"a\.json: given twice as an output"):
         check_distinct([("an output", str(tmp_path / "a.json"))] * 2)
 
 
@@ -26,7 +26,7 @@ def test_an_output_may_not_replace_an_input(tmp_path):
 
     (tmp_path / "hyp.txt").write_text("x\n")
     check_not_inputs({"--output": str(tmp_path / "e.json")}, {"--hyps": str(tmp_path / "hyp.txt")})
-    with pytest.raises(InputError, match="hyp.txt: --output would overwrite the input given as --hyps"):
+    with pytest.raises(InputError, match=r"hyp\.txt: --output would overwrite the input given as --hyps"):
         check_not_inputs({"--output": str(tmp_path / "sub" / ".." / "hyp.txt")}, {"--hyps": str(tmp_path / "hyp.txt")})
 
 
@@ -57,11 +57,13 @@ def test_a_failed_commit_is_one_error_and_leaves_no_temporary(tmp_path):
     """A destination turned into a directory while the command ran: one line, no temporaries."""
     from commandkit.outputs import atomic_write_text, outputs
 
-    with pytest.raises(InputError, match="b.txt: cannot write"):
-        with outputs(str(tmp_path / "a.txt"), str(tmp_path / "b.txt")):
-            atomic_write_text(str(tmp_path / "a.txt"), "a")
-            atomic_write_text(str(tmp_path / "b.txt"), "b")
-            (tmp_path / "b.txt").mkdir()
+    with (
+        pytest.raises(InputError, match=r"b\.txt: cannot write"),
+        outputs(str(tmp_path / "a.txt"), str(tmp_path / "b.txt")),
+    ):
+        atomic_write_text(str(tmp_path / "a.txt"), "a")
+        atomic_write_text(str(tmp_path / "b.txt"), "b")
+        (tmp_path / "b.txt").mkdir()
     assert [p.name for p in tmp_path.iterdir()] == ["b.txt"]  # no a.txt, no temporary
     assert (tmp_path / "b.txt").is_dir()
 
@@ -78,9 +80,11 @@ def test_a_full_disk_names_the_output_and_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(commandkit.outputs, "_write_text", _disk_full)
     out = str(tmp_path / "out" / "tags.json")
-    with pytest.raises(OSError, match=r"tags.json: cannot write \(No space left on device\); free some space"):
-        with commandkit.outputs.outputs(out):
-            commandkit.outputs.atomic_write_text(out, "x")
+    with (
+        pytest.raises(OSError, match=r"tags.json: cannot write \(No space left on device\); free some space"),
+        commandkit.outputs.outputs(out),
+    ):
+        commandkit.outputs.atomic_write_text(out, "x")
     assert not list(tmp_path.iterdir())
     with pytest.raises(InputError, match="cannot write"):
         commandkit.outputs.atomic_write_text(out, "x", transactional=False)  # (caches) its directory is made at once

@@ -33,7 +33,7 @@ def own_scores(model, srcs, hyps, refs, context=False):
     model.use_context = False
     if context:
         model.enable_context()
-    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs)]
+    data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs, strict=True)]
     with quiet_comet():  # Lightning's banners (its numbers are the same)
         out = model.predict(data, batch_size=BATCH, gpus=0, progress_bar=False)
     model.use_context = False
@@ -118,17 +118,17 @@ def test_score_command_equals_comets_own_predict(comet_model, own, own_comet, tm
     result = json.loads(out.read_text())
 
     segments, system = own_comet
-    assert max(abs(a - b) for a, b in zip(result["comet"]["segments"], segments)) < 1e-6
+    assert max(abs(a - b) for a, b in zip(result["comet"]["segments"], segments, strict=True)) < 1e-6
     assert result["comet"]["score"] == pytest.approx(system, abs=1e-6)
     sep = own.encoder.tokenizer.sep_token
     doc_segments, doc_system = own_scores(own, *paper_inputs(sep), context=True)
-    assert max(abs(a - b) for a, b in zip(result["doc_comet"]["segments"], doc_segments)) < 1e-6
+    assert max(abs(a - b) for a, b in zip(result["doc_comet"]["segments"], doc_segments, strict=True)) < 1e-6
     assert result["doc_comet"]["score"] == pytest.approx(doc_system, abs=1e-6)
     # the context matters: a document's first sentence scores as in COMET, the others do not
     firsts = [i for i, d in enumerate(DOCS) if i == 0 or DOCS[i - 1] != d]
-    diffs = [abs(a - b) for a, b in zip(result["comet"]["segments"], result["doc_comet"]["segments"])]
+    diffs = [abs(a - b) for a, b in zip(result["comet"]["segments"], result["doc_comet"]["segments"], strict=True)]
     assert all(diffs[i] < 1e-6 for i in firsts) and all(d > 1e-4 for i, d in enumerate(diffs) if i not in firsts)
-    assert len(set(round(x, 4) for x in segments)) > 6  # the tiny model tells the segments apart
+    assert len({round(x, 4) for x in segments}) > 6  # the tiny model tells the segments apart
 
     ident = f"model:{checkpoint_id(comet_model)}"
     assert result["comet"]["signature"] == f"COMET|{ident}|precision:fp32|version:{version('unbabel-comet')}"
@@ -145,7 +145,7 @@ def test_checkpoint_path_is_the_same_model(comet_model, own_comet):
     r = score(
         HYPS, REFS, srcs=SRCS, comet_model=str(comet_model / "checkpoints" / "model.ckpt"), comet_batch_size=BATCH
     )
-    assert max(abs(a - b) for a, b in zip(r["comet"]["segments"], own_comet[0])) < 1e-6
+    assert max(abs(a - b) for a, b in zip(r["comet"]["segments"], own_comet[0], strict=True)) < 1e-6
     assert r["comet"]["signature"].startswith(f"COMET|model:{checkpoint_id(comet_model)}|precision:fp32|")
 
 
@@ -163,7 +163,7 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
 def test_not_installed_only_when_comet_itself_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
     with pytest.raises(
-        ContextualMTError, match="^COMET needs the unbabel-comet package, which is not installed: run make install"
+        ContextualMTError, match=r"^COMET needs the unbabel-comet package, which is not installed: run make install"
     ):
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
 

@@ -104,7 +104,7 @@ def test_score_reference(data_bin, trained):
 
 
 def test_checkpoint_loads_in_process_and_resumes(data_bin, trained, tmp_path):
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([str(trained)])
+    models, cfg, _task = checkpoint_utils.load_model_ensemble_and_task([str(trained)])
     raw = torch.load(trained, map_location="cpu", weights_only=False)
     for key, value in models[0].state_dict().items():
         # fairseq's uninitialised device buffer, and the fast-path copies of q/k/v/fc weights

@@ -3,6 +3,7 @@
 import json
 import sys
 import types
+from typing import ClassVar, List
 
 import pytest
 import sacrebleu
@@ -40,7 +41,7 @@ def test_comet_scoring_code_path(monkeypatch):
     calls = {}
 
     class Output:
-        scores = [0.5, 0.25, 0.75, 0.0, 1.0]
+        scores: ClassVar[List[float]] = [0.5, 0.25, 0.75, 0.0, 1.0]
         system_score = 0.5
 
     class Model:
@@ -67,7 +68,7 @@ def test_comet_offline_says_how_to_get_the_model(monkeypatch):
         raise ConnectionError("no network")
 
     monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(download_model=no_network))
-    with pytest.raises(ContextualMTError, match="could not be downloaded.*comet.download_model"):
+    with pytest.raises(ContextualMTError, match=r"could not be downloaded.*comet\.download_model"):
         score(HYPS, REFS, srcs=["s"] * 5, comet_model="Unbabel/wmt22-comet-da")
 
 
@@ -104,7 +105,7 @@ def test_cli_json_and_summary(tmp_path):
 def test_mismatched_lengths_name_the_files(tmp_path):
     (tmp_path / "hyp").write_text("a\nb\n")
     (tmp_path / "ref").write_text("a\n")
-    with pytest.raises(ContextualMTError, match="hyp: has 2 lines but .*ref has 1"):
+    with pytest.raises(ContextualMTError, match=r"hyp: has 2 lines but .*ref has 1"):
         score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))
 
 

@@ -12,7 +12,7 @@ def demo(tmp_path_factory, demo_corpus):
     d = tmp_path_factory.mktemp("eval") / "demo"
     shutil.copytree(demo_corpus(train_docs=150, valid_docs=2, test_docs=30, seed=8), d)
     refs = (d / "test.fr").read_text().splitlines()
-    planted = [json.loads(l) for l in (d / "test.planted.jsonl").read_text().splitlines()]
+    planted = [json.loads(text) for text in (d / "test.planted.jsonl").read_text().splitlines()]
     wrong = [line.split() for line in refs]
     for p in planted:
         wrong[p["line"] - 1][p["index"]] = p["alternative"]

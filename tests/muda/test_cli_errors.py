@@ -26,14 +26,14 @@ def bad(tmp_path_factory, demo):
     first_word = next(k for k, line in enumerate(conllu) if line.startswith("1\t"))
     cols = conllu[first_word].split("\t")
     (d / "badhead.conllu").write_text(
-        "\n".join(conllu[:first_word] + ["\t".join(cols[:6] + ["x"] + cols[7:])] + conllu[first_word + 1 :]) + "\n"
+        "\n".join([*conllu[:first_word], "\t".join([*cols[:6], "x", *cols[7:]]), *conllu[first_word + 1 :]]) + "\n"
     )
     sents = read_conllu(str(demo / "test.en.conllu"))
     free = next(w for w in sents[2].words if "Entity" not in w.misc)
     free.misc["Entity"] = "e99)"  # closes a mention never opened, in sentence 3
     (d / "entity.conllu").write_text(format_conllu(sents))
     align = (demo / "test.align").read_text().splitlines()
-    (d / "superscript.align").write_text("\n".join(["\u00b2-1"] + align[1:]) + "\n")  # int() refuses '²'
+    (d / "superscript.align").write_text("\n".join(["²-1", *align[1:]]) + "\n")  # int() refuses '²'
     (d / "dict.json").write_text('{"a": 1}\n')
     (d / "string_tags.json").write_text('[[[{"token": "il", "tags": "pronouns"}]]]\n')
     (d / "hyp_copy.txt").write_text((demo / "context.txt").read_text())
@@ -223,11 +223,11 @@ CASES = {
     ),
     # muda train-ellipsis
     "train-missing-trees": (
-        lambda d, b, o: _train(b, o)[:1] + [b / "nope.mrg"] + _train(b, o)[2:],
+        lambda d, b, o: [*_train(b, o)[:1], b / "nope.mrg", *_train(b, o)[2:]],
         ["nope.mrg: file not found"],
     ),
     "train-non-utf8-trees": (
-        lambda d, b, o: _train(b, o)[:1] + [b / "nonutf8"] + _train(b, o)[2:],
+        lambda d, b, o: [*_train(b, o)[:1], b / "nonutf8", *_train(b, o)[2:]],
         ["nonutf8:2: not UTF-8"],
     ),
     "train-epochs-0": (lambda d, b, o: _train(b, o, "--epochs", "0"), ["--epochs must be >= 1 (got 0)"]),
@@ -243,7 +243,7 @@ CASES = {
         ["no-model: base model directory not found"],
     ),
     "train-output-holds-other-files": (
-        lambda d, b, o: _train(b, o)[:-2] + ["--output", b / "user_dir"],
+        lambda d, b, o: [*_train(b, o)[:-2], "--output", b / "user_dir"],
         ["user_dir: a directory with other files in it"],
     ),
 }
@@ -319,7 +319,7 @@ def test_warnings_read_as_warning_lines_whoever_logs_them():
         "logging.getLogger('muda').warning('a.docids:3: document id %r appears again', 'd1')\n"
         "logging.getLogger('fairseq.x').info('not shown at WARNING')\n"
     )
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == "warning: a.docids:3: document id 'd1' appears again\n", err
 
 
@@ -334,7 +334,7 @@ def test_ctrl_c_while_python_waits_for_threads_is_one_line():
     assert proc.stdout.readline().strip() == "ready"
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "error: interrupted\n", err
 
 
@@ -350,7 +350,7 @@ def test_sigterm_stops_like_ctrl_c_and_cleans_up(tmp_path):
     )
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "error: interrupted\n" and marker.exists(), err
 
 
@@ -382,5 +382,5 @@ def test_forked_pool_workers_still_end_on_their_pools_sigterm():
         "        with multiprocessing.get_context('fork').Pool(2) as pool:\n"
         "            pool.map(abs, range(200))\n    return 0\nconsole_run(main)\n"
     )
-    out, err = proc.communicate(timeout=120)
+    _out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and err == "", err

@@ -13,16 +13,16 @@ from muda.tagger import MudaTagger, TagOptions
 @pytest.mark.parametrize(
     "change, needle",
     [
-        (dict(tgt_lang="xx"), "unknown target language 'xx'"),
-        (dict(tgt_lang=None), "--tgt-lang must be a language code"),
-        (dict(phenomena=["pronouns", "foo"]), "unknown phenomenon 'foo'"),
-        (dict(phenomena="pronouns"), "phenomena must be a list of names"),
-        (dict(output=""), "--dump-tags: a file path is required"),
-        (dict(settings={"lexical_min_count": 2}), "settings must be a TaggerSettings"),
+        ({"tgt_lang": "xx"}, "unknown target language 'xx'"),
+        ({"tgt_lang": None}, "--tgt-lang must be a language code"),
+        ({"phenomena": ["pronouns", "foo"]}, "unknown phenomenon 'foo'"),
+        ({"phenomena": "pronouns"}, "phenomena must be a list of names"),
+        ({"output": ""}, "--dump-tags: a file path is required"),
+        ({"settings": {"lexical_min_count": 2}}, "settings must be a TaggerSettings"),
     ],
 )
 def test_tag_options(change, needle):
-    values = dict(src="nope.en", tgt="nope.fr", docids="nope.ids", tgt_lang="fr", output="x.json")
+    values = {"src": "nope.en", "tgt": "nope.fr", "docids": "nope.ids", "tgt_lang": "fr", "output": "x.json"}
     values.update(change)
     with pytest.raises(InputError, match=needle):
         TagOptions(**values)
@@ -31,9 +31,9 @@ def test_tag_options(change, needle):
 @pytest.mark.parametrize(
     "change, needle",
     [
-        (dict(lexical_min_count=0), r"--lexical-min-count must be >= 1 \(got 0\)"),
-        (dict(lexical_min_count=1.5), "--lexical-min-count must be an integer"),
-        (dict(same_sentence_counts="yes"), "--same-sentence-counts must be true or false"),
+        ({"lexical_min_count": 0}, r"--lexical-min-count must be >= 1 \(got 0\)"),
+        ({"lexical_min_count": 1.5}, "--lexical-min-count must be an integer"),
+        ({"same_sentence_counts": "yes"}, "--same-sentence-counts must be true or false"),
     ],
 )
 def test_tagger_settings(change, needle):
@@ -55,10 +55,10 @@ def test_an_empty_list_of_phenomena_tags_nothing():
 @pytest.mark.parametrize(
     "change, needle",
     [
-        (dict(coref_window=-1), r"--coref-window must be >= 0 \(got -1\)"),
-        (dict(batch_size=0), r"--batch-size must be >= 1 \(got 0\)"),
-        (dict(batch_size=float("inf")), "--batch-size must be an integer"),
-        (dict(align_model=""), "--align-model: a model name or path is required"),
+        ({"coref_window": -1}, r"--coref-window must be >= 0 \(got -1\)"),
+        ({"batch_size": 0}, r"--batch-size must be >= 1 \(got 0\)"),
+        ({"batch_size": float("inf")}, "--batch-size must be an integer"),
+        ({"align_model": ""}, "--align-model: a model name or path is required"),
     ],
 )
 def test_annotator_options(change, needle):
@@ -69,12 +69,12 @@ def test_annotator_options(change, needle):
 @pytest.mark.parametrize(
     "change, needle",
     [
-        (dict(epochs=0), r"--epochs must be >= 1 \(got 0\)"),
-        (dict(batch_size=0), "--batch-size must be >= 1"),
-        (dict(lr=0.0), r"--lr must be > 0 \(got 0.0\)"),
-        (dict(lr=float("nan")), "--lr must be a finite number"),
-        (dict(positive_weight=-1.0), "--positive-weight must be > 0"),
-        (dict(positive_weight=float("inf")), "--positive-weight must be a finite number"),
+        ({"epochs": 0}, r"--epochs must be >= 1 \(got 0\)"),
+        ({"batch_size": 0}, "--batch-size must be >= 1"),
+        ({"lr": 0.0}, r"--lr must be > 0 \(got 0.0\)"),
+        ({"lr": float("nan")}, "--lr must be a finite number"),
+        ({"positive_weight": -1.0}, "--positive-weight must be > 0"),
+        ({"positive_weight": float("inf")}, "--positive-weight must be a finite number"),
     ],
 )
 def test_train_ellipsis_options(change, needle, tmp_path):

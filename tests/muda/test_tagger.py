@@ -21,14 +21,14 @@ def corpus(demo_corpus):
 
 
 def files(d, split="test"):
-    return dict(
-        src=str(d / f"{split}.en"),
-        tgt=str(d / f"{split}.fr"),
-        docids=str(d / f"{split}.docids"),
-        src_conllu=str(d / f"{split}.en.conllu"),
-        tgt_conllu=str(d / f"{split}.fr.conllu"),
-        alignments=str(d / f"{split}.align"),
-    )
+    return {
+        "src": str(d / f"{split}.en"),
+        "tgt": str(d / f"{split}.fr"),
+        "docids": str(d / f"{split}.docids"),
+        "src_conllu": str(d / f"{split}.en.conllu"),
+        "tgt_conllu": str(d / f"{split}.fr.conllu"),
+        "alignments": str(d / f"{split}.align"),
+    }
 
 
 def muda(*args):
@@ -62,7 +62,7 @@ def test_tag_demo_corpus_finds_the_planted_pronouns(corpus, tmp_path):
     proc = muda(*cli_args(files(corpus), out))
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # all pre-computed: nothing to warn about
     dump = read_tags(str(out))
-    planted = [json.loads(l) for l in (corpus / "test.planted.jsonl").read_text().splitlines()]
+    planted = [json.loads(text) for text in (corpus / "test.planted.jsonl").read_text().splitlines()]
     flat = [s for d in dump for s in d]
     assert len(flat) == len((corpus / "test.fr").read_text().splitlines())
     tagged = {(n + 1, j) for n, s in enumerate(flat) for j, t in enumerate(s) if "pronouns" in t["tags"]}
@@ -200,12 +200,12 @@ def test_blank_lines_are_empty_sentences_and_do_not_shift_alignments(corpus, tmp
     from muda.annotation import Sentence
 
     k = 3
-    blank = {key: v[:k] + ["" if key != "docids" else v[k - 1]] + v[k:] for key, v in lines.items()}
+    blank = {key: [*v[:k], "" if key != "docids" else v[k - 1], *v[k:]] for key, v in lines.items()}
     _write(
         tmp_path / "b",
         blank,
-        src_c[:k] + [Sentence([], text="")] + src_c[k:],
-        tgt_c[:k] + [Sentence([], text="")] + tgt_c[k:],
+        [*src_c[:k], Sentence([], text=""), *src_c[k:]],
+        [*tgt_c[:k], Sentence([], text=""), *tgt_c[k:]],
     )
     tag_files(
         TagOptions(*_paths(tmp_path / "b"), "fr", str(tmp_path / "b.json"), **_conllu_args(tmp_path / "b")),
@@ -222,7 +222,7 @@ def _paths(d):
 
 
 def _conllu_args(d):
-    return dict(src_conllu=str(d) + ".en.conllu", tgt_conllu=str(d) + ".fr.conllu", alignments=str(d) + ".align")
+    return {"src_conllu": str(d) + ".en.conllu", "tgt_conllu": str(d) + ".fr.conllu", "alignments": str(d) + ".align"}
 
 
 def _write(d, lines, src_c, tgt_c):

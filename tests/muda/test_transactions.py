@@ -59,7 +59,7 @@ def test_tag_files_checks_every_output_before_annotating(demo, tmp_path, where):
         (tmp_path / "file").write_text("")
         out = tmp_path / "file" / "x.json"
     before = sorted(p.name for p in tmp_path.iterdir())
-    with pytest.raises(InputError, match="is a directory|cannot write here"):
+    with pytest.raises(InputError, match=r"is a directory|cannot write here"):
         tag_files(tag_options(demo, out), NoWork(), progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
@@ -68,7 +68,7 @@ def test_tag_files_writes_all_or_nothing(demo, tmp_path):
     """An error after the annotations were read (coreference) leaves none of the six files."""
     bad = tmp_path / "entity.conllu"
     bad.write_text((demo / "test.en.conllu").read_text().replace("_\n", "Entity=e99)\n", 1))
-    with pytest.raises(InputError, match="entity.conllu: sentence 1: entity e99 closed but not opened"):
+    with pytest.raises(InputError, match=r"entity\.conllu: sentence 1: entity e99 closed but not opened"):
         tag_files(
             tag_options(
                 demo,
@@ -84,7 +84,7 @@ def test_tag_files_writes_all_or_nothing(demo, tmp_path):
 
 def test_run_eval_checks_the_plot_before_tagging_and_writes_nothing(demo, tmp_path):
     (tmp_path / "plot.png").mkdir()
-    with pytest.raises(InputError, match="plot.png: is a directory"):
+    with pytest.raises(InputError, match=r"plot\.png: is a directory"):
         run_eval(eval_options(demo, output=str(tmp_path / "e.json"), plot=str(tmp_path / "plot.png")), NoWork())
     assert [p.name for p in tmp_path.iterdir()] == ["plot.png"]  # no e.json, no e.work/
 

@@ -29,7 +29,30 @@ SCRIPTS = {
     "muda": "muda.sbatch",
 }
 # variables of submit.sh that the caller's environment must not set for these tests
-SUBMIT_VARS = ["PRESET", "MODEL", "STAGES", "WORK", "TED", "IWSLT", "TEXT", "SPM_VOCAB", "PARTITION", "CPU_PARTITION", "ACCOUNT", "GPUS", "STAGE_GPUS", "TRAIN_TIME", "STAGE_TIME", "CPUS", "MEM", "SHARDS", "JOB_PREFIX", "SBATCH_ARGS", "MAKE_ARGS", "DRY_RUN"]
+SUBMIT_VARS = [
+    "PRESET",
+    "MODEL",
+    "STAGES",
+    "WORK",
+    "TED",
+    "IWSLT",
+    "TEXT",
+    "SPM_VOCAB",
+    "PARTITION",
+    "CPU_PARTITION",
+    "ACCOUNT",
+    "GPUS",
+    "STAGE_GPUS",
+    "TRAIN_TIME",
+    "STAGE_TIME",
+    "CPUS",
+    "MEM",
+    "SHARDS",
+    "JOB_PREFIX",
+    "SBATCH_ARGS",
+    "MAKE_ARGS",
+    "DRY_RUN",
+]
 
 STUB_SBATCH = r"""#!/usr/bin/env bash
 # records its arguments (one per line) in $STUBS/sbatch.N and prints job id 100+N

@@ -22,8 +22,7 @@ def _can_bring_up_slurm() -> bool:
 
 @pytest.mark.skipif(
     os.environ.get("CONTEXTUAL_MT_TEST_SLURM") == "0"
-    or (os.environ.get("CONTEXTUAL_MT_TEST_SLURM") != "1"
-    and not _can_bring_up_slurm()),
+    or (os.environ.get("CONTEXTUAL_MT_TEST_SLURM") != "1" and not _can_bring_up_slurm()),
     reason="a local Slurm needs root (slurmd) and Slurm installed or apt-get; "
     "CONTEXTUAL_MT_TEST_SLURM=0 skips it, =1 forces it",
 )

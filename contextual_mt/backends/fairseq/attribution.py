@@ -71,7 +71,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
 
     # ------------------------------------------------------------------ context tokens
     def _item(self, index: int, context: bool = True) -> Dict:
-        return (self._with if context else self._without)[index]
+        return self._dataset(context)[index]
 
     def context_tokens(self, index: int) -> List[ContextToken]:
         item = self._item(index)
@@ -171,13 +171,13 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         for chunk in self._batches(range(len(requests)), lambda k: self.length(requests[k].index)):
             batch = [requests[k] for k in chunk]
             scores = self._attention(batch) if method == "attention" else self._gradients(batch, method)
-            for k, s in zip(chunk, scores):
+            for k, s in zip(chunk, scores, strict=True):
                 out[k] = s
         return out
 
     def _request_positions(self, batch: Sequence[CueRequest], items: Sequence[Dict]) -> torch.Tensor:
         """The decoder position predicting each request's token (after the target context)."""
-        return torch.tensor([len(it["tgt_context"]) + r.token for r, it in zip(batch, items)])
+        return torch.tensor([len(it["tgt_context"]) + r.token for r, it in zip(batch, items, strict=True)])
 
     def _gradients(self, batch: Sequence[CueRequest], method: str) -> List[np.ndarray]:
         net = self.model.models[0]
@@ -204,12 +204,12 @@ class FairseqAttributionBackend(FairseqScoringBackend):
             x, _ = net.decoder(decoder_input["prev_output_tokens"], encoder_out=encoder_out, features_only=True)
             positions = self._request_positions(batch, items).to(x.device)
             lp = self._log_probs_at(x, torch.arange(len(batch), device=x.device), positions)
-            targets = [int(it["target"][r.token]) for r, it in zip(batch, items)]
+            targets = [int(it["target"][r.token]) for r, it in zip(batch, items, strict=True)]
             contrast_values(lp, targets, [r.foil for r in batch]).sum().backward()
         if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
             raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
-        dec = token_scores(embedded[-1], embedded[-1].grad, method).cpu().numpy()
-        enc = token_scores(embedded[0], embedded[0].grad, method).cpu().numpy() if through_encoder else None
+        dec = token_scores(embedded[-1], _grad(embedded[-1]), method).cpu().numpy()
+        enc = token_scores(embedded[0], _grad(embedded[0]), method).cpu().numpy() if through_encoder else None
         result = []
         for r, it in enumerate(items):
             e, d = self._context_positions(it, width)
@@ -230,7 +230,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         own = self_attn[0]
         width = encoder_input["src_tokens"].size(1)
         result = []
-        for r, u in zip(batch, owner):
+        for r, u in zip(batch, owner, strict=True):
             it = unique[u]
             e, d = self._context_positions(it, width)
             p = len(it["tgt_context"]) + r.token
@@ -290,3 +290,10 @@ class _self_attention_of:
     def __exit__(self, *exc) -> None:
         for h in self.handles:
             h.remove()
+
+
+def _grad(embedded: torch.Tensor) -> torch.Tensor:
+    """The gradient the backward pass left on captured embeddings."""
+    if embedded.grad is None:
+        raise RuntimeError("no gradient reached the embeddings")
+    return embedded.grad

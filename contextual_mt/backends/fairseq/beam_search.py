@@ -62,7 +62,7 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
             h.remove()
     padding = prefix_tokens.eq(pad)
     bsz, length = prefix_tokens.shape
-    for layer, x in zip(decoder.layers, captured):
+    for layer, x in zip(decoder.layers, captured, strict=True):
         attn = layer.self_attn
         k = attn.k_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
         v = attn.v_proj(x).view(length, bsz, attn.num_heads, attn.head_dim).permute(1, 2, 0, 3)
@@ -162,8 +162,10 @@ def beam_search(
             raise _nan_error(model)
         new_rows, new_tokens, new_scores, still = [], [], [], []
         for i, b in enumerate(active):
-            rows_b, tokens_b, scores_b = [], [], []
-            for rank, (s, t, k) in enumerate(zip(ts[i], tt[i], tb[i])):
+            rows_b: List[int] = []
+            tokens_b: List[int] = []
+            scores_b: List[float] = []
+            for rank, (s, t, k) in enumerate(zip(ts[i], tt[i], tb[i], strict=True)):
                 if len(rows_b) == beam or s == -math.inf:
                     break
                 row = i * beam + k

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec
 from contextual_mt.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
@@ -60,7 +60,7 @@ def load_document_model(
     task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
     if task_name is None and state.get("args") is not None:
         task_name = getattr(state["args"], "task", None)
-    if task_name not in DOCUMENT_TASKS:
+    if cfg is None or task_name not in DOCUMENT_TASKS:
         raise ContextualMTError(
             f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation' "
             "(or 'cadec_translation')"
@@ -166,9 +166,9 @@ class DocumentModel:
     and config, the dictionaries with their codecs, context sizes and position limits."""
 
     path: str
-    models: List[torch.nn.Module]
-    cfg: object
-    task: object
+    models: List[Any]  # fairseq models (untyped): their encoder, decoder and layers are read by name
+    cfg: Any  # fairseq's config of the checkpoint
+    task: Any  # the fairseq task (its dictionaries, its config)
     device: torch.device
     src_codec: SentencePieceCodec
     tgt_codec: SentencePieceCodec
@@ -189,7 +189,7 @@ class DocumentModel:
         return cls(o.path, models, cfg, task, device, src_codec, tgt_codec, dtype)
 
     @property
-    def model(self) -> torch.nn.Module:
+    def model(self) -> Any:
         return self.models[0]
 
     @property

@@ -47,9 +47,9 @@ class FairseqScoringBackend:
     ) -> List[List[str]]:
         m = self.model
         src_eos, tgt_eos = m.src_dict.eos(), m.tgt_dict.eos()
-        src = [torch.tensor(m.src_codec.to_ids(m.src_codec.encode(s)) + [src_eos], dtype=torch.long) for s in sources]
+        src = [torch.tensor([*m.src_codec.to_ids(m.src_codec.encode(s)), src_eos], dtype=torch.long) for s in sources]
         pieces = [m.tgt_codec.encode(r) for r in references]
-        tgt = [torch.tensor(m.tgt_codec.to_ids(p) + [tgt_eos], dtype=torch.long) for p in pieces]
+        tgt = [torch.tensor([*m.tgt_codec.to_ids(p), tgt_eos], dtype=torch.long) for p in pieces]
         sizes_s, sizes_t = np.array([len(s) for s in src]), np.array([len(t) for t in tgt])
         # context is trimmed to fit; the sentence itself cannot be
         m.check_fits(sizes_s.tolist(), names[0], "source")
@@ -86,11 +86,18 @@ class FairseqScoringBackend:
     def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:
         """Extra encoder inputs of the distinct encoder rows of a batch of pairs."""
 
+    def _dataset(self, context: bool = True) -> ContextDataset:
+        """The loaded corpus, with context or without."""
+        dataset = self._with if context else self._without
+        if dataset is None:
+            raise ValueError("no corpus loaded: call load() first")
+        return dataset
+
     def context_sentences(self) -> Tuple[np.ndarray, np.ndarray]:
-        return self._with.src_k, self._with.tgt_k
+        return self._dataset().src_k, self._dataset().tgt_k
 
     def length(self, index: int) -> int:
-        return self._with.num_tokens(index)
+        return self._dataset().num_tokens(index)
 
     def token_log_probs_both(
         self, indices: Sequence[int], with_context: Sequence[int]
@@ -108,7 +115,7 @@ class FairseqScoringBackend:
 
         from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
 
-        dataset = self._with if context else self._without
+        dataset = self._dataset(context)
         batch = dataset.collater([dataset[i] for i in indices])
         self._corpus_inputs(batch["net_input"], batch["id"].tolist())
         if self.model.device.type == "cuda":
@@ -129,8 +136,8 @@ class FairseqScoringBackend:
         encoded, with_unk = [], []
         unk = (m.src_dict.unk(), m.tgt_dict.unk())
         for i, pair in enumerate(pairs):
-            source = src_ids(pair.source) + [m.src_dict.eos()]
-            target = tgt_ids(pair.target) + [m.tgt_dict.eos()]
+            source = [*src_ids(pair.source), m.src_dict.eos()]
+            target = [*tgt_ids(pair.target), m.tgt_dict.eos()]
             for side, tokens, limit in (("source", source, max_src), ("target", target, max_tgt)):
                 if len(tokens) > limit:
                     raise ContextualMTError(
@@ -178,7 +185,7 @@ class FairseqScoringBackend:
         p = self._pairs[index]
         key = (tuple(p["src_context"].tolist()), tuple(p["source"].tolist()))
         # a multi-encoder model also encodes the target context
-        return key + (tuple(p["tgt_context"].tolist()),) if self.model.multi_encoder else key
+        return (*key, tuple(p["tgt_context"].tolist())) if self.model.multi_encoder else key
 
     def pair_identity(self, index: int) -> Hashable:
         p = self._pairs[index]
@@ -263,7 +270,9 @@ class CADecScoringBackend(FairseqScoringBackend):
 
     def _pairs_loaded(self, encoded: List[Dict[str, torch.Tensor]]) -> None:
         # the base translation of each distinct source, shared by its candidates
-        for p, f in zip(encoded, base_translations(self.model, [p["source"][:-1].tolist() for p in encoded])):
+        for p, f in zip(
+            encoded, base_translations(self.model, [p["source"][:-1].tolist() for p in encoded]), strict=True
+        ):
             p["first_pass"] = f
 
     def _pair_inputs(self, encoder_input: Dict, rows: List[Dict[str, torch.Tensor]]) -> None:

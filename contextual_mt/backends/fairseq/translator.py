@@ -13,17 +13,17 @@ previous sentences. A sentence without context keeps its base translation. Scori
 from __future__ import annotations
 
 import logging
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
 from tqdm import tqdm
 
 from commandkit.documents import document_spans
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-from contextual_mt.data.context_trim import nearest_context
+from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK
@@ -64,7 +64,7 @@ class DocumentTranslator:
         self.src_codec, self.tgt_codec = m.src_codec, m.tgt_codec
         self.max_src, self.max_tgt = m.max_source_positions, m.max_target_positions
         # a CADec checkpoint decodes in two passes: the frozen base model, then CADec's refinement
-        self.passes = CADecPasses(self) if m.cadec else SinglePass()
+        self.passes: Union[CADecPasses, SinglePass] = CADecPasses(self) if m.cadec else SinglePass()
 
     # ------------------------------------------------------------------ encoding
     def encode_sources(self, lines: Sequence[str], name: str = "source") -> List[List[int]]:
@@ -126,7 +126,7 @@ class DocumentTranslator:
     def _row(self, i: int, src_ids: List[List[int]], prev: Sequence[int], tgt_prev: List[List[int]]) -> Dict:
         """Sentence ``i`` with the nearest context that fits beside it (and its translation's room)."""
         eos = 1  # room for </s>
-        row = {"index": i, "source": src_ids[i] + [self.src_dict.eos()]}
+        row: Dict[str, Any] = {"index": i, "source": src_ids[i] + [self.src_dict.eos()]}
         row["src_ctx"] = nearest_context(
             [src_ids[j] for j in prev], self.n_src, self.src_dict.index(BRK), self.max_src - len(row["source"])
         )
@@ -161,14 +161,17 @@ class DocumentTranslator:
         self.passes.prepare(src_ids, progress)
 
         def decode_wave(
-            wave: List[Item], predicted: List[Optional[List[int]]]
+            wave: List[Item], predicted: Sequence[Optional[List[int]]]
         ) -> Iterator[List[Tuple[int, List[int]]]]:
             rows = [
                 self._row(
                     i,
                     src_ids,
                     prev,
-                    [gold_ids[j] for j in prev] if gold_ids is not None else [predicted[j] for j in prev],
+                    # predicted: only the nearest n_tgt are read (and decoded before; not so without target context)
+                    [gold_ids[j] for j in prev]
+                    if gold_ids is not None
+                    else filled(predicted, last_sentences(prev, self.n_tgt)),
                 )
                 for i, prev in wave
             ]
@@ -177,9 +180,10 @@ class DocumentTranslator:
             empty = [r for r in rows if len(r["source"]) == 1]
             todo = [r for r in rows if len(r["source"]) > 1]
             for chunk in self._chunks(todo):
-                yield list(zip((r["index"] for r in chunk), self._decode(chunk)))
+                yield list(zip((r["index"] for r in chunk), self._decode(chunk), strict=True))
             yield [(r["index"], []) for r in empty]
 
+        no_tokens: List[int] = []  # what a sentence not decoded yet reads as (in rounds)
         # the t-th sentences of all documents wait for the (t-1)-th when the target context is
         # predicted; otherwise one pass, batched freely by length
         predicted, record, rounds = decode_documents(
@@ -190,11 +194,11 @@ class DocumentTranslator:
             self.device.type,
             predicted_context=gold_ids is None and self.n_tgt > 0,
             target_context_size=self.n_tgt,
-            empty=[],
+            empty=no_tokens,
             desc=f"translating {len(docs)} documents",
             progress=progress,
         )
-        return Translations((self.tgt_codec.decode(ids) for ids in predicted), record, rounds)
+        return Translations((self.tgt_codec.decode(ids) for ids in filled(predicted)), record, rounds)
 
     def _chunks(self, rows: List[Dict]) -> Iterator[List[Dict]]:
         """Batches by the one rule (``inference.batching``): similar source lengths together (their
@@ -239,7 +243,7 @@ class CADecPasses(SinglePass):
                 multi_encoder=False,
                 left_pad_source=True,
             )
-            for i, ids in zip(batch, t.beam_search(t.models[0].base, net_input, rows, [[]] * len(rows))):
+            for i, ids in zip(batch, t.beam_search(t.models[0].base, net_input, rows, [[]] * len(rows)), strict=True):
                 out[i] = ids
             bar.update(len(batch))
         bar.close()
@@ -273,9 +277,10 @@ def base_translations(model, sources: List[List[int]]) -> List[torch.Tensor]:
     """What CADec reads when scoring: the frozen base model's beam translation (beam 4, its
     authors' setting) of each distinct source (ids without </s>), with </s>."""
     keys = list({tuple(s): None for s in sources})
-    translated = DocumentTranslator(model, options=DecodingOptions(beam=SCORING_BEAM)).passes.first_pass(
-        [list(k) for k in keys], progress=False
-    )
+    passes = DocumentTranslator(model, options=DecodingOptions(beam=SCORING_BEAM)).passes
+    if not isinstance(passes, CADecPasses):
+        raise ValueError(f"{model.path}: base translations are a CADec model's")
+    translated = passes.first_pass([list(k) for k in keys], progress=False)
     eos = model.tgt_dict.eos()
-    by_source = {k: torch.tensor(t + [eos], dtype=torch.long) for k, t in zip(keys, translated)}
+    by_source = {k: torch.tensor([*t, eos], dtype=torch.long) for k, t in zip(keys, translated, strict=True)}
     return [by_source[tuple(s)] for s in sources]

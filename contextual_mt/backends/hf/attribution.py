@@ -28,7 +28,7 @@ from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import filled, length_batches
 
 ENCODER, DECODER = 0, 1
 _MARK = ("\ue000", "\ue001")  # private-use characters around a sentence: where it lands in a prompt
@@ -46,7 +46,7 @@ class _Located:
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # a common prefix: up to the shorter
         if x != y:
             break
         n += 1
@@ -61,7 +61,7 @@ class HFAttributionBackend(HFScoringBackend):
         self._texts: List[Tuple[List[str], List[str], str]] = []
         self._located: Dict[int, _Located] = {}
         tok = self.hf.tokenizer
-        self._special = set(int(i) for i in tok.all_special_ids)
+        self._special = {int(i) for i in tok.all_special_ids}
         probe = tok.convert_ids_to_tokens(list(tok(" a", add_special_tokens=False)["input_ids"]))
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
 
@@ -103,9 +103,9 @@ class HFAttributionBackend(HFScoringBackend):
         else:
             per_side = self._lm_prompt(row, src_ctx, tgt_ctx, source)
         tokens, stream, position = [], [], []
-        for side, (where, sentences) in zip(("source", "target"), per_side):
+        for side, (where, sentences) in zip(("source", "target"), per_side, strict=True):
             for j, (pieces, positions) in enumerate(sentences):
-                for p, (piece, at) in enumerate(zip(pieces, positions)):
+                for p, (piece, at) in enumerate(zip(pieces, positions, strict=True)):
                     tokens.append(ContextToken(side, j - len(sentences), p, piece))
                     stream.append(where)
                     position.append(at)
@@ -163,12 +163,12 @@ class HFAttributionBackend(HFScoringBackend):
 
     def _seq2seq_source(self, row: Row, src_ctx: List[str], source: str):
         sep, lead = self.hf.options.separator, self.hf.marian_prefix
-        text = lead + sep.join(src_ctx + [source])
+        text = lead + sep.join([*src_ctx, source])
         spans, at = [], len(lead)
         for s in src_ctx:
             spans.append((at, at + len(s)))
             at += len(s) + len(sep)
-        return ENCODER, self._sentences_in(row.encoder, text, spans, self.hf.tokenizer)
+        return ENCODER, self._sentences_in(row.encoder_ids, text, spans, self.hf.tokenizer)
 
     def _seq2seq_target(self, row: Row, tgt_ctx: List[str]):
         if not tgt_ctx:
@@ -190,9 +190,9 @@ class HFAttributionBackend(HFScoringBackend):
         """The prompt rendered with each context sentence between two marks: the marks give the
         sentences' spans in the prompt without them."""
         k = row.context[0]
-        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))
         marked = [(f"{_MARK[0]}{s}{_MARK[1]}", f"{_MARK[0]}{t}{_MARK[1]}") for s, t in pairs]
-        t, tok = self.hf.template, self.hf.tokenizer
+        t, tok = self.hf.prompt, self.hf.tokenizer
         if t.chat:
 
             def render(p):
@@ -232,13 +232,16 @@ class HFAttributionBackend(HFScoringBackend):
         rows = [self._without[i] for i in indices] + [self._with[i] for i in read]
         dists = self._distributions(rows)
         n = len(indices)
-        with_context = dict(zip(read, dists[n:]))
+        with_context = dict(zip(read, dists[n:], strict=True))
         out = {}
-        for i, no_context in zip(indices, dists[:n]):
+        for i, no_context in zip(indices, dists[:n], strict=True):
             context = with_context.get(i, no_context)
             lp_c, lp_a, kl, foil = compare_distributions(context, no_context, torch.tensor(self._with[i].target))
             m = len(self._with[i].pieces)
-            merge = lambda v: np.append(v[:m], v[m:].sum())  # noqa: E731  (the end tokens: one value)
+
+            def merge(v: np.ndarray, m: int = m) -> np.ndarray:  # the end tokens: one value
+                return np.append(v[:m], v[m:].sum())
+
             foil = np.append(foil[:m], foil[m] if len(foil) > m else -1)
             out[i] = TokenContrast(merge(lp_c), merge(lp_a), merge(kl), foil.astype(np.int64))
         return out
@@ -256,9 +259,9 @@ class HFAttributionBackend(HFScoringBackend):
         ):
             inputs, row_index, pos_index, _, lengths = self._inputs([rows[b] for b in batch])
             lp = torch.log_softmax(self._logits_at(inputs, row_index, pos_index), dim=-1).cpu()
-            for b, part in zip(batch, torch.split(lp, lengths)):
+            for b, part in zip(batch, torch.split(lp, lengths), strict=True):
                 out[b] = part
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     # ------------------------------------------------------------------ CCI
     def cue_scores(self, requests: Sequence[CueRequest], method: str) -> List[np.ndarray]:
@@ -284,9 +287,9 @@ class HFAttributionBackend(HFScoringBackend):
                 if method == "attention"
                 else self._gradient_scores(qs, [rows[k] for k in batch], method)
             )
-            for k, s in zip(batch, scores):
+            for k, s in zip(batch, scores, strict=True):
                 out[k] = s
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     def _request_row(self, q: CueRequest) -> Row:
         """The with-context row cut after the attributed token (its last position predicts the
@@ -334,7 +337,7 @@ class HFAttributionBackend(HFScoringBackend):
                 )
             grads = torch.autograd.grad(value, leaves, allow_unused=True)
         streams = []
-        for leaf, grad in zip(leaves, grads):
+        for leaf, grad in zip(leaves, grads, strict=True):
             grad = torch.zeros_like(leaf) if grad is None else grad
             streams.append(token_scores(leaf.detach(), grad, method))
         if not self.hf.seq2seq:

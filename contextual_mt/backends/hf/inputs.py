@@ -38,6 +38,13 @@ class Row:
     context: Tuple[int, int]  # source and target context sentences actually read
 
     @property
+    def encoder_ids(self) -> Ids:
+        """The encoder input of a seq2seq row."""
+        if self.encoder is None:
+            raise ValueError("a decoder-only row has no encoder input")
+        return self.encoder
+
+    @property
     def length(self) -> int:
         """Padded positions this row costs in a batch (its longer side)."""
         decoder = len(self.prefix) + len(self.target)
@@ -159,16 +166,16 @@ class InputLayout:
 
     def _seq2seq_row(self, source: str, target: str, src_ctx: List[str], tgt_ctx: List[str]) -> Row:
         sep = self.hf.options.separator
-        encoder = self.source_ids(sep.join(src_ctx + [source]))
+        encoder = self.source_ids(sep.join([*src_ctx, source]))
         lead, plain, trail, pieces = self.target_parts(target)
         prefix = self.start + lead + self.target_context_ids(tgt_ctx)
         return Row(encoder, prefix, plain + trail, pieces, (len(src_ctx), len(tgt_ctx)))
 
     def _lm_row(self, source: str, target: str, src_ctx: List[str], tgt_ctx: List[str]) -> Row:
-        t = self.hf.template
+        t = self.hf.prompt
         # a pair needs both sides: the template shows whole previous pairs
         k = min(len(src_ctx), len(tgt_ctx))
-        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k)))
+        pairs = list(zip(last_sentences(src_ctx, k), last_sentences(tgt_ctx, k), strict=True))
         if t.chat:
             text = self.tok.apply_chat_template(
                 t.chat_messages(source, pairs), tokenize=False, add_generation_prompt=True

@@ -8,14 +8,14 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 import torch
 
 from commandkit.errors import first_line
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, given
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def model_kind(config, folder: str) -> str:
     )
 
     def names(mapping) -> set:
-        out = set()
+        out: Set[str] = set()
         for v in mapping.values():
             out.update(v if isinstance(v, (list, tuple)) else [v])
         return out
@@ -122,12 +122,19 @@ class HFModel:
 
     options: HFModelOptions
     folder: str
-    model: torch.nn.Module
-    tokenizer: object
+    model: Any  # a transformers model: its heads, encoder and generate are read by name
+    tokenizer: Any  # a transformers tokenizer, slow or fast
     kind: str  # seq2seq | causal
     template: Optional[PromptTemplate]  # decoder-only models
     target_language_token: Optional[str]  # forced at the start of the target (mBART-50, NLLB, M2M100)
     marian_prefix: str  # multi-target Marian: ">>fra<< " before the source
+
+    @property
+    def prompt(self) -> PromptTemplate:
+        """The prompt template of a decoder-only model."""
+        if self.template is None:
+            raise ContextualMTError(f"{self.folder}: a {self.kind} model has no prompt template")
+        return self.template
 
     @property
     def seq2seq(self) -> bool:
@@ -213,7 +220,7 @@ class HFModel:
         except Exception as e:
             raise ContextualMTError(f"{folder}: cannot load the model weights ({first_line(e)})") from None
         if not o.device_map:
-            model = model.to("cuda" if cuda else "cpu")
+            model = model.to("cuda" if cuda else "cpu")  # type: ignore[arg-type]  # transformers' decorated .to
         model.eval()
         return cls(o, folder, model, tokenizer, kind, template, target_token, marian_prefix)
 
@@ -267,7 +274,7 @@ def _set_languages(tokenizer, o: HFModelOptions, folder: str):
             )
     tokenizer.src_lang = o.src_lang
     tokenizer.tgt_lang = o.tgt_lang
-    return language_token(tokenizer, o.tgt_lang), ""
+    return language_token(tokenizer, given(o.tgt_lang, "--tgt-lang")), ""
 
 
 def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplate:
@@ -280,7 +287,7 @@ def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplat
                 "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE"
             )
         return load_template("plain", o.src_lang, o.tgt_lang)
-    template = o.template()
+    template = load_template(o.prompt_template, o.src_lang, o.tgt_lang)
     if template.chat and not getattr(tokenizer, "chat_template", None):
         raise ContextualMTError(
             f"--prompt-template chat: the tokenizer of {folder} has no chat template; give "

@@ -16,6 +16,7 @@ precision matmul's output rows misaligned for tensor cores.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
@@ -27,7 +28,7 @@ from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import hf_scoring_max_tokens, length_batches
+from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ class HFScoringBackend:
         at = np.arange(len(sources)) if context_of is None else np.asarray(context_of)
         starts = np.asarray(doc_starts)
         self._with, self._without = [], []
-        for i, (source, reference) in enumerate(zip(sources, references)):
+        for i, (source, reference) in enumerate(zip(sources, references, strict=True)):
             a = int(at[i])
             first = int(starts[a])
             k = max(self.source_context_size, self.target_context_size)
@@ -114,7 +115,7 @@ class HFScoringBackend:
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
         rows = self._with if context else self._without
         scores = self.score_rows([rows[i] for i in indices])
-        return {int(i): self._merge_end(rows[i], s) for i, s in zip(indices, scores)}
+        return {int(i): self._merge_end(rows[i], s) for i, s in zip(indices, scores, strict=True)}
 
     def token_log_probs_both(
         self, indices: Sequence[int], with_context: Sequence[int]
@@ -124,8 +125,8 @@ class HFScoringBackend:
         rows = [self._without[i] for i in indices] + [self._with[i] for i in with_context]
         scores = self.score_rows(rows)
         n = len(indices)
-        without = {int(i): self._merge_end(self._without[i], s) for i, s in zip(indices, scores[:n])}
-        within = {int(i): self._merge_end(self._with[i], s) for i, s in zip(with_context, scores[n:])}
+        without = {int(i): self._merge_end(self._without[i], s) for i, s in zip(indices, scores[:n], strict=True)}
+        within = {int(i): self._merge_end(self._with[i], s) for i, s in zip(with_context, scores[n:], strict=True)}
         return without, within
 
     def _merge_end(self, r: Row, scores: np.ndarray) -> np.ndarray:
@@ -144,7 +145,7 @@ class HFScoringBackend:
                 p.target_context,
                 self.source_context_size,
                 self.target_context_size,
-                lambda i=i: where(i),
+                functools.partial(where, i),
             )
             for i, p in enumerate(pairs)
         ]
@@ -162,7 +163,7 @@ class HFScoringBackend:
         return (r.encoder, r.prefix, r.target)
 
     def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
-        return {int(i): s for i, s in zip(indices, self.score_rows([self._pairs[i] for i in indices]))}
+        return {int(i): s for i, s in zip(indices, self.score_rows([self._pairs[i] for i in indices]), strict=True)}
 
     def _warn_unknown(self, rows: Sequence[Row], where: Callable[[int], str]) -> None:
         tok = self.hf.tokenizer
@@ -190,9 +191,9 @@ class HFScoringBackend:
             self.max_tokens,
             key=lambda k: rows[k].encoder or (),
         ):
-            for b, scores in zip(batch, self._forward([rows[b] for b in batch])):
+            for b, scores in zip(batch, self._forward([rows[b] for b in batch]), strict=True):
                 out[b] = scores
-        return out  # type: ignore[return-value]
+        return filled(out)
 
     @torch.no_grad()
     def _forward(self, rows: Sequence[Row], fast: Optional[bool] = None) -> List[np.ndarray]:
@@ -211,36 +212,38 @@ class HFScoringBackend:
         decoder = [r.prefix + r.target[:-1] for r in rows]
         # position p predicts token p + 1: the target's tokens from the last prefix position on
         lengths = [len(r.target) for r in rows]
-        row_index = np.repeat(np.arange(len(rows)), lengths)
-        pos_index = np.concatenate([np.arange(len(r.prefix) - 1, len(r.prefix) - 1 + n) for r, n in zip(rows, lengths)])
-        labels = np.fromiter((tok for r in rows for tok in r.target), dtype=np.int64, count=int(sum(lengths)))
-        host = [row_index, pos_index, labels, *self._pad(decoder)]
+        row_at = np.repeat(np.arange(len(rows)), lengths)
+        pos_at = np.concatenate(
+            [np.arange(len(r.prefix) - 1, len(r.prefix) - 1 + n) for r, n in zip(rows, lengths, strict=True)]
+        )
+        label_ids = np.fromiter((tok for r in rows for tok in r.target), dtype=np.int64, count=int(sum(lengths)))
+        host = [row_at, pos_at, label_ids, *self._pad(decoder)]
         if self.hf.seq2seq and share_encoder:
             unique: Dict[Tuple[int, ...], int] = {}
-            owner = [unique.setdefault(r.encoder, len(unique)) for r in rows]
+            owner = [unique.setdefault(r.encoder_ids, len(unique)) for r in rows]
             host += [*self._pad(list(unique)), np.asarray(owner)]
         elif self.hf.seq2seq:
-            host += list(self._pad([r.encoder for r in rows]))
+            host += list(self._pad([r.encoder_ids for r in rows]))
         # one copy to the device, before the first kernel: a copy from pageable host memory waits
         # for the GPU's queue, so one made after the encoder (as before) stalled it mid-batch
         flat = torch.from_numpy(np.concatenate([a.ravel() for a in host])).to(self.hf.device)
         parts = torch.split(flat, [a.size for a in host])
-        row_index, pos_index, labels, ids, mask, *encoder = [t.view(a.shape) for t, a in zip(parts, host)]
+        row_index, pos_index, labels, ids, mask, *encoder = [t.view(a.shape) for t, a in zip(parts, host, strict=True)]
         model = self.hf.model
         if self.hf.seq2seq and share_encoder:
             enc_ids, enc_mask, expand = encoder
             with self.hf.attention():
                 encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
-            inputs = dict(
-                encoder_outputs=(encoded.index_select(0, expand),),
-                attention_mask=enc_mask.index_select(0, expand),
-                decoder_input_ids=ids,
-            )
+            inputs = {
+                "encoder_outputs": (encoded.index_select(0, expand),),
+                "attention_mask": enc_mask.index_select(0, expand),
+                "decoder_input_ids": ids,
+            }
         elif self.hf.seq2seq:
             enc_ids, enc_mask = encoder
-            inputs = dict(input_ids=enc_ids, attention_mask=enc_mask, decoder_input_ids=ids)
+            inputs = {"input_ids": enc_ids, "attention_mask": enc_mask, "decoder_input_ids": ids}
         else:
-            inputs = dict(input_ids=ids, attention_mask=mask)
+            inputs = {"input_ids": ids, "attention_mask": mask}
         return inputs, row_index, pos_index, labels, lengths
 
     def _logits_at(

@@ -1,8 +1,8 @@
-"""Document translation with a Hugging Face model, in the waves of ``inference.waves`` (the
-t-th sentence of every document in one wave), its context the previous sources and the model's
-own previous translations (or the references), laid out as for scoring (``inputs``). ``generate`` decodes each batch with beam
-search and incremental decoding; a seq2seq batch holds forced target prefixes of one length (no
-padding inside the decoder), a decoder-only batch is padded on the left."""
+"""Document translation with a Hugging Face model, in the waves of ``inference.waves`` (the t-th
+sentence of every document in one wave), its context the previous sources and the model's own
+previous translations (or the references), laid out as for scoring (``inputs``). ``generate``
+decodes each batch with beam search and incremental decoding; a seq2seq batch holds forced target
+prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 
@@ -41,16 +41,21 @@ class HFDocumentTranslator:
     ) -> Translations:
         docs = group_by_document(list(range(len(sources))), list(docids))
 
-        def decode_wave(wave: List[Item], predicted: List[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
+        def decode_wave(wave: List[Item], predicted: Sequence[Optional[str]]) -> Iterator[List[Tuple[int, str]]]:
             requests = []
             for i, prev in wave:
                 if not sources[i].strip():
                     yield [(i, "")]
                     continue
-                targets = [gold_targets[j] if gold_targets is not None else predicted[j] for j in prev]
+                # predicted: only the nearest n_tgt are read (and decoded before; not so without target context)
+                targets = (
+                    [gold_targets[j] for j in prev]
+                    if gold_targets is not None
+                    else filled(predicted, last_sentences(prev, self.n_tgt))
+                )
                 requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
             for chunk in self._chunks(requests):
-                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk])))
+                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk]), strict=True))
 
         predicted, record, rounds = decode_documents(
             docs,
@@ -82,7 +87,7 @@ class HFDocumentTranslator:
         def attempt(n_src: int, n_tgt: int) -> Tuple[bool, Tuple]:
             sc, tc = last_sentences(src_ctx, n_src), last_sentences(targets, n_tgt)
             if self.hf.seq2seq:
-                encoder = lay.source_ids(self.hf.options.separator.join(sc + [sources[i]]))
+                encoder = lay.source_ids(self.hf.options.separator.join([*sc, sources[i]]))
                 prefix = lay.start + self.lead + lay.target_context_ids(tc)
                 fits = len(encoder) <= limit
                 wanted = self.max_new_tokens(len(lay.source_ids(sources[i])))
@@ -121,14 +126,14 @@ class HFDocumentTranslator:
         hf, o, device = self.hf, self.options, self.hf.device
         new = min(p[2] for p in prompts)  # one limit per batch (_chunks groups rows by it: all the same)
         new = max(new, 1)
-        kwargs: Dict = dict(
-            num_beams=o.beam,
-            max_new_tokens=new,
-            length_penalty=o.lenpen,
-            do_sample=False,
-            early_stopping=True if o.beam > 1 else False,
-            pad_token_id=self.pad,
-        )
+        kwargs: Dict = {
+            "num_beams": o.beam,
+            "max_new_tokens": new,
+            "length_penalty": o.lenpen,
+            "do_sample": False,
+            "early_stopping": o.beam > 1,
+            "pad_token_id": self.pad,
+        }
         if hf.seq2seq:
             enc = [p[0] for p in prompts]
             width = max(len(e) for e in enc)
@@ -152,7 +157,7 @@ class HFDocumentTranslator:
         return [self._clean(t) for t in texts]
 
     def _end_ids(self) -> List[int]:
-        t, tok = self.hf.template, self.hf.tokenizer
+        t, tok = self.hf.prompt, self.hf.tokenizer
         ids = [tok.eos_token_id] if tok.eos_token_id is not None else []
         if not t.chat and t.end not in ("eos", ""):
             end = list(self.layout.lm_ids(t.end, special=False))

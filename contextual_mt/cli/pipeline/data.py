@@ -114,5 +114,5 @@ def add(sub) -> argparse.ArgumentParser:
         data,
         "prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
         transaction=False,  # the stage writes and resumes step by step
-        parser_settings=dict(description=DATA_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter),
+        parser_settings={"description": DATA_DESCRIPTION, "formatter_class": argparse.RawDescriptionHelpFormatter},
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from commandkit.options import option
 from contextual_mt.cli.common import DTYPES_METAVAR
@@ -33,7 +33,7 @@ def demo_first(lang: Optional[str], root: str, needed: Callable[[EvalPaths], str
         run_demo_first(needed(paths))
 
 
-def dtype_option() -> object:
+def dtype_option() -> Any:
     """--dtype of the stages that run a model (make: DTYPE=); checked by the stage's options (one line)."""
     return option(
         default="auto",

@@ -61,7 +61,7 @@ def _companions(path: str, context_files: Sequence[str]) -> Dict[str, str]:
         raise ContextualMTError(f"{path}: --input for scat is the French file (highlighted.SPLIT.fr)")
     stem = path[: -len(".fr")]
     found = {role: f"{stem}.{role}" for role in ROLES}
-    for role, f in found.items():
+    for f in found.values():
         if not os.path.isfile(f):
             raise ContextualMTError(f"{f}: not found beside {path}; give the files with --context-files")
     return found
@@ -85,7 +85,7 @@ class ScatFormat:
             if len(lines) != len(fr):
                 raise ContextualMTError(f"{files[role]}: has {len(lines)} lines but {path} has {len(fr)}")
         groups = []
-        for n, (target, source) in enumerate(zip(fr, texts["en"])):
+        for n, (target, source) in enumerate(zip(fr, texts["en"], strict=True)):
             reference, contrastive = clean(target), swap_marked_pronouns(target)
             if contrastive == reference:
                 continue  # nothing to swap
@@ -93,10 +93,7 @@ class ScatFormat:
             pronouns = sorted(
                 {m.group(1).lower() for m in PRONOUN.finditer(target) if m.group(1).lower() in OTHER_GENDER}
             )
-            pair = lambda t: ContextPair(clean(source), t, (ctx_en,) if ctx_en else (), (ctx_fr,) if ctx_fr else ())
-            groups.append(
-                Group(
-                    [pair(reference), pair(contrastive)], 0, {"pronoun": "+".join(pronouns) or "?"}, f"{path}:{n + 1}"
-                )
-            )
+            src_ctx, tgt_ctx = ((ctx_en,) if ctx_en else ()), ((ctx_fr,) if ctx_fr else ())
+            pairs = [ContextPair(clean(source), t, src_ctx, tgt_ctx) for t in (reference, contrastive)]
+            groups.append(Group(pairs, 0, {"pronoun": "+".join(pronouns) or "?"}, f"{path}:{n + 1}"))
         return groups

@@ -77,7 +77,7 @@ class VoitaFormat:
                 raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
             src_context, source = split_eos(entry["src"])
             candidates = []
-            for k, d in enumerate(dst):
+            for d in dst:
                 tgt_context, target = split_eos(d)
                 candidates.append(ContextPair(source, target, src_context, tgt_context))
             categories: Dict[str, str] = {"phenomenon": str(entry.get("phenomenon", default_phenomenon))}

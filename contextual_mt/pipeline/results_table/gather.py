@@ -41,6 +41,11 @@ def _comet(lr: LanguageResults, key: str) -> Tuple[Optional[float], Optional[str
     return None, None
 
 
+def _significant(p: Optional[float], value: Optional[float], baseline: Optional[float], alpha: float) -> bool:
+    """Better than the baseline, with a p-value below ``alpha`` (False where a figure is missing)."""
+    return p is not None and p < alpha and value is not None and baseline is not None and value > baseline
+
+
 def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
     """The numbers of the table (what table.json holds)."""
     tags = _tag_columns(languages)
@@ -88,14 +93,7 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
                     if values[k][t] is not None:
                         p[t] = float(c["tags"][t]["f"])
             significant = {
-                col.key: bool(
-                    p[col.key] is not None
-                    and p[col.key] < options.alpha
-                    and values[k][col.key] is not None
-                    and base[col.key] is not None
-                    and values[k][col.key] > base[col.key]
-                )
-                for col in columns
+                col.key: _significant(p[col.key], values[k][col.key], base[col.key], options.alpha) for col in columns
             }
             rows.append(
                 {

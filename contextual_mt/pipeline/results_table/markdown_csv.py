@@ -77,7 +77,8 @@ def format_markdown(table: Dict) -> str:
 
 def format_csv(table: Dict) -> str:
     """table.csv: one row per language and system; each value at full precision ('-': does not
-    apply; 'missing': MuDA not run for the language), and beside each tested value a ``_sig`` column ('*': significantly better)."""
+    apply; 'missing': MuDA not run for the language), and beside each tested value a ``_sig``
+    column ('*': significantly better)."""
     columns = [Column(**c) for c in table["columns"]]
     header = ["language", "system"]
     for c in columns:

@@ -44,8 +44,13 @@ class TableOptions:
     def scores_path(self, lang: str) -> str:
         return os.path.join(self.results_dir, lang, "scores.json")
 
+    @property
+    def table_dir(self) -> str:
+        """--output-dir (RESULTS_DIR/table when not given: set when built)."""
+        return os.path.join(self.results_dir, "table") if self.output_dir is None else self.output_dir
+
     def output_path(self, name: str) -> str:
-        return os.path.join(self.output_dir, name)
+        return os.path.join(self.table_dir, name)
 
 
 def _language_list(langs: Any) -> List[str]:

@@ -34,7 +34,8 @@ def plot_table(path: str, table: Dict) -> None:
     width = 0.8 / max(len(systems), 1)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     x = np.arange(len(langs))
-    for ax, col in zip(axes.flat, panels):
+    # strict=False: the grid's last row may have spare axes
+    for ax, col in zip(axes.flat, panels, strict=False):
         scale = 100.0 if col.key == "bleu" else 1.0
         shown: List[float] = []
         for k, system in enumerate(systems):
@@ -42,7 +43,7 @@ def plot_table(path: str, table: Dict) -> None:
             for j, lang in enumerate(langs):
                 row = rows.get((lang, system))
                 value = None if row is None else row["values"][col.key]
-                if value is None:
+                if row is None or value is None:
                     continue
                 v = value / scale
                 shown.append(v)

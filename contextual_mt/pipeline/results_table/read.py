@@ -144,8 +144,8 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
         raise ContextualMTError(
             f"{eval_path}: no sentence-level baseline system {BASELINE!r} (or "
             f"'{BASELINE}.test.{lang}'); its systems are {', '.join(systems) or 'none'}; "
-            f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others (`make muda-eval "
-            f"LANG={lang}`)"
+            f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others "
+            f"(`make muda-eval LANG={lang}`)"
         )
     keys = [BASELINE] + [system_key(n, lang) for n in systems if system_key(n, lang) != BASELINE]
 

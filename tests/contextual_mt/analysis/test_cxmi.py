@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from commandkit.documents import document_starts
-from contextual_mt.analysis.cxmi import CxmiOptions, random_context_sources, run_cxmi, split_words
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.pcxmi_scorer import random_context_sources, split_words
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.stage_record import FINGERPRINT_KEY
@@ -17,7 +18,7 @@ from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 
 
 def records(path):
-    return [json.loads(l) for l in path.read_text().splitlines()]
+    return [json.loads(text) for text in path.read_text().splitlines()]
 
 
 def cxmi(dynamic_model, raw_corpus, data_bin, out, source_context_size=None, target_context_size=None, **kw):
@@ -79,14 +80,14 @@ def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data
         c, a = with_ctx[r["line"]], without[r["line"]]
         assert len(c) == len(r["tokens"]) == len(r["token_pcxmi"])
         assert abs(sum(c) - r["logprob_context"]) < 1e-3 and abs(sum(a) - r["logprob_no_context"]) < 1e-3
-        for v, x, y in zip(r["token_pcxmi"], c, a):
+        for v, x, y in zip(r["token_pcxmi"], c, a, strict=True):
             assert abs(v - (x - y)) < 2e-4  # fairseq prints 4 decimals
 
 
 def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tmp_path):
     # asking CXMI for context sizes 0/0 is an error (0 by construction); the backend still
     # scores exactly alike with and without "context" then
-    with pytest.raises(ContextualMTError, match="0/0.*CXMI is 0 by construction"):
+    with pytest.raises(ContextualMTError, match=r"0/0.*CXMI is 0 by construction"):
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0, target_context_size=0)
     assert not list(tmp_path.iterdir())
     from contextual_mt.backends.fairseq.model import DocumentModel
@@ -162,7 +163,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     assert "CXMI" in proc.stdout
     merged_recs, full_recs = records(tmp_path / "merged.jsonl"), records(tmp_path / "full.jsonl")
     assert [r["line"] for r in merged_recs] == [r["line"] for r in full_recs]
-    for m, f in zip(merged_recs, full_recs):  # other batches, other padding: float noise only
+    for m, f in zip(merged_recs, full_recs, strict=True):  # other batches, other padding: float noise only
         assert m["tokens"] == f["tokens"] and m["doc"] == f["doc"]
         assert np.allclose(m["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     merged = json.loads((tmp_path / "merged.summary.json").read_text())
@@ -170,7 +171,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     assert merged["cxmi"] == pytest.approx(full["cxmi"], abs=1e-6)
     assert merged["fingerprint"] == dict(full["fingerprint"], shard=None)
     with pytest.raises(ContextualMTError, match="shard 0/3 given twice"):
-        from contextual_mt.analysis.cxmi import merge_shards
+        from contextual_mt.analysis.cxmi_shards import merge_shards
 
         merge_shards([str(tmp_path / "s0.jsonl"), str(tmp_path / "s0.jsonl")], str(tmp_path / "m2.jsonl"))
 
@@ -182,7 +183,7 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     full = (tmp_path / "full.jsonl").read_text().splitlines()
     partial = tmp_path / "resumed.jsonl.partial"
     header = json.dumps({"cxmi_fingerprint": summary["fingerprint"]})  # the same computation
-    partial.write_text("\n".join([header] + full[:5]) + "\n" + full[5][:40])  # interrupted mid-line
+    partial.write_text("\n".join([header, *full[:5]]) + "\n" + full[5][:40])  # interrupted mid-line
     scored = []
     original = module.FairseqScoringBackend.token_log_probs
 
@@ -194,8 +195,8 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "resumed.jsonl")
     assert len(set(scored)) == len(full) - 5  # only the unfinished sentences are scored
     resumed = records(tmp_path / "resumed.jsonl")
-    assert [r["line"] for r in resumed] == [json.loads(l)["line"] for l in full]
-    for r, f in zip(resumed, map(json.loads, full)):
+    assert [r["line"] for r in resumed] == [json.loads(text)["line"] for text in full]
+    for r, f in zip(resumed, map(json.loads, full), strict=True):
         assert np.allclose(r["token_pcxmi"], f["token_pcxmi"], atol=1e-4)
     assert not partial.exists()
 
@@ -261,7 +262,7 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     for d in data_bin.glob("dict.*.txt"):
         shutil.copy(d, ckpt / d.name)
     make = ["make", "--no-print-directory", "-f", str(repo / "Makefile"), f"VENV={venv}", "pcxmi"]
-    proc = subprocess.run(make + ["LANG=tst"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([*make, "LANG=tst"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "results" / "tst" / "pcxmi.summary.json").read_text())
     assert summary["sentences"] == len((raw_corpus / "test.en").read_text().splitlines())
@@ -269,7 +270,7 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
     assert report["cxmi"] == pytest.approx(summary["cxmi"], abs=1e-5)
     assert (tmp_path / "results" / "tst" / "report" / "viewer.html").exists()
     assert report["word_unit"].startswith("words of the references") and report["annotations"] is None
-    report_make = make[:-1] + ["report", "LANG=tst"]
+    report_make = [*make[:-1], "report", "LANG=tst"]
     proc = subprocess.run(report_make, cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0 and "report: up to date" in proc.stdout, proc.stderr[-2000:]
     # REPORT_ARGS reach the report: a missing file, and stanza without its models, are one line each
@@ -277,11 +278,11 @@ def test_make_pcxmi_on_the_documented_layout(dynamic_model, raw_corpus, data_bin
         ("--conllu missing.conllu", "missing.conllu not found"),
         (f"--stanza --stanza-dir {tmp_path / 'no-stanza'}", "stanza"),
     ):
-        proc = subprocess.run(report_make + [f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
+        proc = subprocess.run([*report_make, f"REPORT_ARGS={args}"], cwd=tmp_path, capture_output=True, text=True)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
         assert proc.returncode != 0 and len(errors) == 1 and message in errors[0], proc.stderr[-2000:]
         assert "Traceback" not in proc.stderr
-    proc = subprocess.run(make + ["LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([*make, "LANG=zz"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode != 0 and "checkpoints/zz/context/checkpoint_best.pt not found" in proc.stderr
 
 
@@ -427,7 +428,7 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
         )
     # a partial from an older version (no fingerprint line) is not trusted either
     (tmp_path / "p.jsonl.partial").write_text((out).read_text())
-    with pytest.raises(ContextualMTError, match="has no fingerprint on its first line.*--overwrite"):
+    with pytest.raises(ContextualMTError, match=r"has no fingerprint on its first line.*--overwrite"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
 
 

@@ -95,8 +95,8 @@ def record(line, reference, pieces, values, doc="d1", sentence=0):
         "source": "src",
         "reference": reference,
         "context_sentences": {"source": 0, "target": 1},
-        "tokens": pieces + ["</s>"],
-        "token_pcxmi": values + [0.5],
+        "tokens": [*pieces, "</s>"],
+        "token_pcxmi": [*values, 0.5],
         "words": [],
         "word_pcxmi": [],
         "sentence_pcxmi": sum(values) + 0.5,
@@ -227,7 +227,7 @@ def planted_report(tmp_path_factory):
     ids = (work / "test.docids").read_text().splitlines()
     tags = [s for d in json.loads((work / "test.tags.json").read_text()) for s in d]
     records = []
-    for i, (ref, t) in enumerate(zip(refs, tags)):
+    for i, (ref, t) in enumerate(zip(refs, tags, strict=True)):
         words = ref.split()
         values = [1.0 if any("-" not in x for x in tag["tags"]) else 0.5 if tag["tags"] else 0.0 for tag in t]
         start = next(j for j in range(i + 1) if ids[j] == ids[i])

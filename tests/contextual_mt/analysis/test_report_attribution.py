@@ -31,8 +31,8 @@ def pcxmi_record(line, doc, sentence, source, pieces, values):
         "source": source,
         "reference": reference,
         "words": reference.split(),
-        "tokens": pieces + ["</s>"],
-        "token_pcxmi": values + [0.0],
+        "tokens": [*pieces, "</s>"],
+        "token_pcxmi": [*values, 0.0],
         "sentence_pcxmi": sum(values),
         "context_sentences": {"source": sentence, "target": sentence},
     }
@@ -171,7 +171,7 @@ def mismatched(files, change):
     "change, where, says",
     [
         (lambda a: a[:3], 4, "ends after 3 records"),
-        (lambda a: a + [dict(a[3], line=5)], 5, "sentence 5 has no record"),
+        (lambda a: [*a, dict(a[3], line=5)], 5, "sentence 5 has no record"),
         (
             lambda a: a[1].update(tokens=["▁Tu", "▁vois", "▁le", "▁gâteau", "▁.", "</s>"]),
             2,
@@ -184,7 +184,7 @@ def mismatched(files, change):
             "attribute them with `contextual-mt attribute --reference`",
         ),
         (lambda a: a[1]["cues"].append(cue(1, "target", 0, 1.0)), 2, "a cue points outside"),
-        (lambda a: [a[0], a[0]] + a[1:], 2, "sentence 1 again"),
+        (lambda a: [a[0], a[0], *a[1:]], 2, "sentence 1 again"),
     ],
 )
 def test_mismatched_attribution_is_one_error_and_no_output(files, change, where, says):

@@ -88,7 +88,7 @@ def test_a_resumed_run_gives_the_same_records(run, dynamic_model, data_bin, raw_
     assert first.returncode == 0
     summary = json.loads((tmp_path / "b.summary.json").read_text())
     # an interrupted run: the fingerprint line and the first half of the records
-    partial.write_text("\n".join([json.dumps({FINGERPRINT_KEY: summary["fingerprint"]})] + full[:3]) + "\n")
+    partial.write_text("\n".join([json.dumps({FINGERPRINT_KEY: summary["fingerprint"]}), *full[:3]]) + "\n")
     (tmp_path / "b.jsonl").unlink()
     again = attribute(dynamic_model, data_bin, raw_corpus, tmp_path / "b.jsonl")
     assert again.returncode == 0 and "resuming, 3 of" in again.stderr

@@ -87,7 +87,7 @@ def test_cti_equals_two_full_forwards_per_sentence(loaded):
         assert np.allclose(c.log_prob_no_context, lp_a[range(len(y)), y].numpy(), atol=1e-4)
         assert np.allclose(c.kl, kl.numpy(), atol=1e-4)
         order = lp_a.argsort(dim=-1, descending=True)
-        want = [int(o[1]) if int(o[0]) == t else int(o[0]) for o, t in zip(order, target)]
+        want = [int(o[1]) if int(o[0]) == t else int(o[0]) for o, t in zip(order, target, strict=True)]
         assert c.foil.tolist() == want
 
 
@@ -124,7 +124,7 @@ def test_cci_equals_a_per_token_gradient_loop(loaded, method, with_foil):
     ]
     assert len({r.index for r in requests}) >= 3
     got = backend.cue_scores(requests, method)  # one call: rows of many sentences and tokens batched
-    for r, scores in zip(requests, got):
+    for r, scores in zip(requests, got, strict=True):
         want = gradient_loop(model, src, tgt, starts, r.index, r.token, r.foil, method)
         assert len(scores) == len(backend.context_tokens(r.index)) == len(want)
         assert np.allclose(scores, want, atol=1e-4, rtol=1e-4), (r, scores, want)
@@ -138,12 +138,13 @@ def test_attention_equals_the_per_example_weights(loaded):
         CueRequest(i, t) for i in range(len(src)) if backend.context_tokens(i) for t in range(len(tgt[i].split()) + 1)
     ]
     got = backend.cue_scores(requests, "attention")
-    for r, scores in zip(requests, got):
-        enc, dec, target, prefix, enc_ctx, dec_ctx = example(model, src, tgt, starts, r.index)
+    for r, scores in zip(requests, got, strict=True):
+        enc, dec, _target, prefix, enc_ctx, dec_ctx = example(model, src, tgt, starts, r.index)
         kept = []
         attn = net.decoder.layers[-1].self_attn
         handle = attn.register_forward_hook(
-            lambda m, a, kw, out: kept.append(m.forward(*a, **{**kw, "need_weights": True})[1]), with_kwargs=True
+            lambda m, a, kw, out, kept=kept: kept.append(m.forward(*a, **{**kw, "need_weights": True})[1]),
+            with_kwargs=True,
         )
         try:
             with torch.no_grad():

@@ -20,7 +20,7 @@ K = 2
 
 
 def options(kind, folder):
-    extra = dict(src_lang="English", tgt_lang="French") if kind == "gpt2" else {}
+    extra = {"src_lang": "English", "tgt_lang": "French"} if kind == "gpt2" else {}
     return HFModelOptions(str(folder), source_context_size=K, target_context_size=K, **extra)
 
 
@@ -62,7 +62,7 @@ class Reference:
                 ids = tok(s, add_special_tokens=False).input_ids
                 sentences.append(("source", s, 0, list(range(pos, pos + len(ids)))))
                 enc, pos = enc + ids, pos + len(ids)
-            assert tok(" ".join(src + [EN[i]])).input_ids == enc + tok(EN[i]).input_ids
+            assert tok(" ".join([*src, EN[i]])).input_ids == enc + tok(EN[i]).input_ids
             forced = [self.model.config.decoder_start_token_id]
             for s in tgt:
                 ids = tok(text_target=s, add_special_tokens=False).input_ids
@@ -70,14 +70,20 @@ class Reference:
                 forced += ids
             plain = tok(text_target=FR[i], add_special_tokens=False).input_ids
             scored = tok(text_target=FR[i]).input_ids
-            inputs = dict(
-                input_ids=torch.tensor([enc + tok(EN[i]).input_ids]),
-                decoder_input_ids=torch.tensor([forced + scored[:-1]]),
-            )
-            return dict(inputs=inputs, scored=scored, first=len(forced) - 1, plain=len(plain), sentences=sentences)
+            inputs = {
+                "input_ids": torch.tensor([enc + tok(EN[i]).input_ids]),
+                "decoder_input_ids": torch.tensor([forced + scored[:-1]]),
+            }
+            return {
+                "inputs": inputs,
+                "scored": scored,
+                "first": len(forced) - 1,
+                "plain": len(plain),
+                "sentences": sentences,
+            }
         pairs, spans = "", []
         head = "Translate from English to French.\n"
-        for s, t in zip(src, tgt):
+        for s, t in zip(src, tgt, strict=True):
             a = len(head) + len(pairs) + len("English: ")
             spans.append(("source", s, a, a + len(s)))
             b = a + len(s) + len("\nFrench: ")
@@ -94,8 +100,14 @@ class Reference:
         sentences.sort(key=lambda x: x[0] != "source")  # source side first (stable: oldest first)
         plain = tok(" " + FR[i], add_special_tokens=False).input_ids
         scored = plain + tok("\n", add_special_tokens=False).input_ids
-        inputs = dict(input_ids=torch.tensor([enc.input_ids + scored[:-1]]))
-        return dict(inputs=inputs, scored=scored, first=len(enc.input_ids) - 1, plain=len(plain), sentences=sentences)
+        inputs = {"input_ids": torch.tensor([enc.input_ids + scored[:-1]])}
+        return {
+            "inputs": inputs,
+            "scored": scored,
+            "first": len(enc.input_ids) - 1,
+            "plain": len(plain),
+            "sentences": sentences,
+        }
 
     @torch.no_grad()
     def log_softmax(self, i: int, context: bool) -> torch.Tensor:
@@ -126,13 +138,13 @@ class Reference:
         value = lp[ex["scored"][token]] - (lp[foil] if foil is not None else 0)
         grads = torch.autograd.grad(value, captured)
         per_stream = []
-        for e, g in zip(captured, grads):
+        for e, g in zip(captured, grads, strict=True):
             v = g[0] if method == "saliency" else e[0] * g[0]
             per_stream.append(v.norm(dim=-1).detach().numpy())
         if len(per_stream) == 1:
             per_stream = per_stream * 2
         stream, pos = self.positions(ex)
-        return np.array([per_stream[s][p] for s, p in zip(stream, pos)])
+        return np.array([per_stream[s][p] for s, p in zip(stream, pos, strict=True)])
 
     @torch.no_grad()
     def attention_scores(self, i: int, token: int) -> np.ndarray:
@@ -144,7 +156,7 @@ class Reference:
         else:
             per_stream = [out.attentions[-1][0].mean(0)[at]] * 2
         stream, pos = self.positions(ex)
-        return np.array([per_stream[s][p].item() for s, p in zip(stream, pos)])
+        return np.array([per_stream[s][p].item() for s, p in zip(stream, pos, strict=True)])
 
 
 def merge(v: np.ndarray, n: int) -> np.ndarray:
@@ -162,7 +174,7 @@ def requests_for(backend) -> List[CueRequest]:
 
 
 def test_context_tokens_are_the_sentences_pieces(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     for i in range(12):
         tokens = backend.context_tokens(i)
         src, tgt = context_of(i)
@@ -184,7 +196,7 @@ def test_context_tokens_are_the_sentences_pieces(setup):
 
 
 def test_contrast_equals_per_example_forwards(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     got = backend.contrast(range(12))
     without, within = backend.token_log_probs_both(range(12), range(12))
     for i in range(12):
@@ -210,11 +222,11 @@ def test_contrast_equals_per_example_forwards(setup):
 
 @pytest.mark.parametrize("method", ["saliency", "input_x_gradient"])
 def test_gradient_scores_equal_a_per_token_loop(setup, method):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     requests = requests_for(backend)
     got = backend.cue_scores(requests, method)
     assert all(g.dtype == np.float64 for g in got)
-    for q, g in zip(requests, got):
+    for q, g in zip(requests, got, strict=True):
         expected = ref.gradient_scores(q.index, q.token, q.foil, method)
         assert len(g) == len(backend.context_tokens(q.index))
         np.testing.assert_allclose(g, expected, atol=1e-4, rtol=1e-4)
@@ -224,25 +236,25 @@ def test_gradient_scores_equal_a_per_token_loop(setup, method):
 
 
 def test_attention_scores_equal_output_attentions(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, ref = setup
     requests = requests_for(backend)
-    for q, g in zip(requests, backend.cue_scores(requests, "attention")):
+    for q, g in zip(requests, backend.cue_scores(requests, "attention"), strict=True):
         np.testing.assert_allclose(g, ref.attention_scores(q.index, q.token), atol=1e-5)
 
 
 @pytest.mark.parametrize("method", ["saliency", "input_x_gradient", "attention"])
 def test_batch_independence(setup, method):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, _ref = setup
     requests = requests_for(backend)
     together = backend.cue_scores(requests, method)
-    for q, g in zip(requests, together):
+    for q, g in zip(requests, together, strict=True):
         np.testing.assert_allclose(backend.cue_scores([q], method)[0], g, atol=1e-6)
     # a sentence without context: no context tokens, nothing to score
     assert backend.cue_scores([CueRequest(0, 0)], method)[0].shape == (0,)
 
 
 def test_attention_leaves_scoring_unchanged(setup):
-    kind, folder, backend, ref = setup
+    _kind, _folder, backend, _ref = setup
     before = backend.token_log_probs(range(12), context=True)
     backend.cue_scores(requests_for(backend)[:2], "attention")
     after = backend.token_log_probs(range(12), context=True)
@@ -278,5 +290,5 @@ def test_m2m100_language_codes_are_not_context_tokens(m2m):
     requests = requests_for(backend)
     for method in ("saliency", "attention"):
         together = backend.cue_scores(requests, method)
-        for q, g in zip(requests[::3], together[::3]):
+        for q, g in zip(requests[::3], together[::3], strict=True):
             np.testing.assert_allclose(backend.cue_scores([q], method)[0], g, atol=1e-6)

@@ -324,7 +324,7 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
 
 def test_unknown_format(tmp_path):
     with pytest.raises(
-        ContextualMTError, match="--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"
+        ContextualMTError, match=r"--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"
     ):
         get_format("xyz")
 

@@ -47,8 +47,8 @@ def planted_like_set(raw_corpus, context: int = 2):
             dst.reverse()
         entries.append(
             {
-                "src": " _eos ".join(src[lo:i] + [src[i]]),
-                "dst": [" _eos ".join(ref[lo:i] + [d]) for d in dst],
+                "src": " _eos ".join([*src[lo:i], src[i]]),
+                "dst": [" _eos ".join([*ref[lo:i], d]) for d in dst],
                 "true_ind": true_ind,
                 "ctx_dist": i - lo,
             }
@@ -152,7 +152,7 @@ def test_losses_equal_fairseq_score_reference(dynamic_model, data_bin, voita_set
     summary, losses = contrastive(tmp_path, dynamic_model, data_bin, path, batch_size=5)
     expected = fairseq_scores(entries, data_bin, dynamic_model, tmp_path)
     assert len(losses) == len(expected) == sum(len(e["dst"]) for e in entries)
-    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3  # loss = -sum log p
+    assert max(abs(a + b) for a, b in zip(losses, expected, strict=True)) < 1e-3  # loss = -sum log p
     assert summary["source_context_size"] == summary["target_context_size"] == 2
     assert "negative sum" in summary["loss"] and summary["normalize"] is False
 
@@ -193,7 +193,7 @@ def test_context_zero_is_the_sentence_level_model(dynamic_model, data_bin, voita
     _, bare_losses = contrastive(tmp_path, dynamic_model, data_bin, tmp_path / "bare_set.json", name="bare")
     assert losses == bare_losses
     expected = fairseq_scores(bare, data_bin, dynamic_model, tmp_path, size=0)
-    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3
+    assert max(abs(a + b) for a, b in zip(losses, expected, strict=True)) < 1e-3
 
 
 def test_normalize_divides_by_the_token_count(dynamic_model, data_bin, voita_set, tmp_path):
@@ -201,12 +201,12 @@ def test_normalize_divides_by_the_token_count(dynamic_model, data_bin, voita_set
     _, sums = contrastive(tmp_path, dynamic_model, data_bin, path, name="sum")
     summary, means = contrastive(tmp_path, dynamic_model, data_bin, path, name="mean", normalize=True)
     lengths = [len(d.split(" _eos ")[-1].split()) + 1 for e in entries for d in e["dst"]]  # words + </s>
-    assert means == pytest.approx([s / n for s, n in zip(sums, lengths)], abs=2e-6)
+    assert means == pytest.approx([s / n for s, n in zip(sums, lengths, strict=True)], abs=2e-6)
     assert summary["normalize"] is True and "mean" in summary["loss"]
 
 
 def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_model, data_bin, voita_set, tmp_path):
-    path, entries = voita_set
+    path, _entries = voita_set
     _, full = contrastive(tmp_path, dynamic_model, data_bin, path, name="full")
     partial = tmp_path / "r.scores.partial"
     from contextual_mt.contrastive.evaluate import contrastive_fingerprint
@@ -220,7 +220,7 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     partial.write_text(
         json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n"
     )
-    with pytest.raises(ContextualMTError, match="different computation.*detokenized"):
+    with pytest.raises(ContextualMTError, match=r"different computation.*detokenized"):
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
     assert fresh == full
@@ -300,7 +300,7 @@ def test_multi_encoder_losses_equal_fairseq(multi_encoder_model, data_bin, voita
     summary, losses = contrastive(tmp_path, multi_encoder_model, data_bin, path, batch_size=4)
     assert (summary["source_context_size"], summary["target_context_size"]) == (1, 2)
     expected = fairseq_scores(entries, data_bin, multi_encoder_model, tmp_path, size=(1, 2))
-    assert max(abs(a + b) for a, b in zip(losses, expected)) < 1e-3
+    assert max(abs(a + b) for a, b in zip(losses, expected, strict=True)) < 1e-3
 
 
 def test_each_distinct_source_is_encoded_once_per_batch(dynamic_model, data_bin, voita_set):
@@ -351,4 +351,4 @@ def test_multi_encoder_in_bfloat16(multi_encoder_model, data_bin, voita_set, tmp
     (s32, l32), (s16, l16) = runs["float32"], runs["bfloat16"]
     assert (s32["dtype"], s16["dtype"], s16["fingerprint"]["dtype"]) == ("float32", "bfloat16", "bfloat16")
     assert json.loads((tmp_path / "s.json").read_text())["dtype"] == "bfloat16"
-    assert l16 != l32 and max(abs(a - b) for a, b in zip(l32, l16)) < 0.2  # a sentence's summed loss
+    assert l16 != l32 and max(abs(a - b) for a, b in zip(l32, l16, strict=True)) < 0.2  # a sentence's summed loss

@@ -144,7 +144,7 @@ def test_coword_dropout_never_masks_special_symbols():
 
 
 def test_coword_dropout_whole_sentence():
-    ds, src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25, coword_dropout_type="whole")
+    ds, _src, _ = dataset(["d"] * 4000, n_src=0, n_tgt=0, src_len=5, coword_dropout=0.25, coword_dropout_type="whole")
     whole = 0
     for i in range(4000):
         cur = ds[i]["source"][:-1]
@@ -229,7 +229,7 @@ def test_coword_masks_do_not_depend_on_the_order_items_are_built():
     ds, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=5)
     forward = [ds[i]["source"] for i in range(300)]
     backward = [ds[i]["source"] for i in reversed(range(300))][::-1]
-    assert all(torch.equal(a, b) for a, b in zip(forward, backward))
+    assert all(torch.equal(a, b) for a, b in zip(forward, backward, strict=True))
     again, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=5)
     assert all(torch.equal(forward[i], again[i]["source"]) for i in range(300))
     other, _, _ = dataset(["d"] * 300, n_src=1, n_tgt=1, src_len=12, coword_dropout=0.4, seed=6)

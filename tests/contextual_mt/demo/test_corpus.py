@@ -50,7 +50,7 @@ def test_annotations_are_consistent(demo, split):
     tgt_conllu = conllu_sentences(out / f"{split}.fr.conllu")
     assert len(src) == len(tgt) == len(ids) == len(align) == len(src_conllu) == len(tgt_conllu)
     assert stats[split]["sentences"] == len(src)
-    for _n, (s, t, a, sc, tc) in enumerate(zip(src, tgt, align, src_conllu, tgt_conllu, strict=True)):
+    for s, t, a, sc, tc in zip(src, tgt, align, src_conllu, tgt_conllu, strict=True):
         sw, tw = s.split(), t.split()
         assert [r[1] for r in sc] == sw and [r[1] for r in tc] == tw
         for rows in (sc, tc):
@@ -64,7 +64,7 @@ def test_annotations_are_consistent(demo, split):
         pairs = [tuple(map(int, p.split("-"))) for p in a.split()]
         assert pairs and all(0 <= i < len(sw) and 0 <= j < len(tw) for i, j in pairs)
         assert {i for i, _ in pairs} == set(range(len(sw)))  # every source word aligned
-    planted = [json.loads(line) for line in (out / f"{split}.planted.jsonl").read_text().splitlines()]
+    planted = [json.loads(text) for text in (out / f"{split}.planted.jsonl").read_text().splitlines()]
     for p in planted:
         assert tgt[p["line"] - 1].split()[p["index"]] == p["gold"]  # lines are 1-based
         assert p["alternative"] != p["gold"]
@@ -85,7 +85,7 @@ def test_planted_tokens_need_context(demo):
     src = (out / "train.en").read_text().splitlines()
     tgt = (out / "train.fr").read_text().splitlines()
     ids = (out / "train.docids").read_text().splitlines()
-    planted = [json.loads(line) for line in (out / "train.planted.jsonl").read_text().splitlines()]
+    planted = [json.loads(text) for text in (out / "train.planted.jsonl").read_text().splitlines()]
     by_phen = defaultdict(lambda: defaultdict(set))
     for p in planted:
         # the source sentence with its content word abstracted: same template, other gold

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi, split_words
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
@@ -39,8 +40,8 @@ def seq2seq_reference(folder, source, target, src_ctx=None, tgt_ctx=None, src_la
     plain = tok(text_target=target, add_special_tokens=False).input_ids
     lead = labels[: len(labels) - len(plain) - 1]
     ctx = tok(text_target=tgt_ctx, add_special_tokens=False).input_ids if tgt_ctx else []
-    forced = [model.config.decoder_start_token_id] + lead + ctx
-    scored = plain + [labels[-1]]
+    forced = [model.config.decoder_start_token_id, *lead, *ctx]
+    scored = [*plain, labels[-1]]
     logits = model(input_ids=enc, decoder_input_ids=torch.tensor([forced + scored[:-1]])).logits[0]
     return log_probs(logits, len(forced) - 1, scored)
 
@@ -78,7 +79,7 @@ def references(kind, folder, i):
     src, tgt = EN[i], FR[i]
     prev = (EN[i - 1], FR[i - 1]) if i not in (0, 6) else None
     if kind in ("marian", "m2m"):
-        langs = dict(src_lang="en", tgt_lang="fr") if kind == "m2m" else {}
+        langs = {"src_lang": "en", "tgt_lang": "fr"} if kind == "m2m" else {}
         a = seq2seq_reference(folder, src, tgt, **langs)
         c = seq2seq_reference(folder, src, tgt, prev[0], prev[1], **langs) if prev else a
         return a, c
@@ -253,11 +254,11 @@ def test_contrastive_losses_equal_per_example_forwards(marian, tmp_path):
 
 
 def test_pieces_rebuild_the_reference_for_sentencepiece_and_byte_level(marian, gpt2):
-    for folder, kw in ((marian, {}), (gpt2, dict(src_lang="English", tgt_lang="French"))):
+    for folder, kw in ((marian, {}), (gpt2, {"src_lang": "English", "tgt_lang": "French"})):
         backend = HFScoringBackend.open(HFModelOptions(str(folder), **kw))
         text = ["Où est la gare ?", "C'est très joli ."]
         pieces = backend.load(["a", "b"], text, np.array([0, 0]))
-        for p, t in zip(pieces, text):
+        for p, t in zip(pieces, text, strict=True):
             assert "".join(x.replace("▁", "") for x in p) == t.replace(" ", "")
             assert [w for w, _ in split_words(p)] == t.split()
 

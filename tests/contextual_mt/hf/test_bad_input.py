@@ -21,7 +21,7 @@ def cli_error(capsys, argv, output):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and not output.exists()
     assert len([line for line in err if line.startswith("error:")]) == 1 and "Traceback" not in "\n".join(err)
-    return [line for line in err if line.startswith("error:")][0]
+    return next(line for line in err if line.startswith("error:"))
 
 
 def cxmi_argv(corpus, out, *model):
@@ -135,7 +135,7 @@ def test_template_files_and_names(tmp_path):
     bad.write_text("{\n  'prompt': 1\n}")
     with pytest.raises(ContextualMTError, match=r"bad.json:2: not JSON"):
         load_template(str(bad))
-    with pytest.raises(ContextualMTError, match="prompt template not found .* plain, chat"):
+    with pytest.raises(ContextualMTError, match=r"prompt template not found .* plain, chat"):
         load_template(str(tmp_path / "none.json"))
     with pytest.raises(ContextualMTError, match="names the language"):
         load_template("plain")

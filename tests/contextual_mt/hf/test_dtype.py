@@ -19,7 +19,7 @@ from contextual_mt.inference.decoding import DecodingOptions
 from tests.hf_models import EN, FR, build_marian, write_voita_set
 
 STARTS = np.array([0] * 6 + [6] * 6)
-GPT2 = dict(src_lang="English", tgt_lang="French")
+GPT2 = {"src_lang": "English", "tgt_lang": "French"}
 
 
 @pytest.fixture(scope="module")
@@ -111,11 +111,13 @@ def test_bfloat16_pcxmi_within_0_05_nats_of_float32(kind, request, corpus, tmp_p
         )
         records[dtype] = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records["bfloat16"]) == 12
-    for a, b in zip(records["float32"], records["bfloat16"]):
+    for a, b in zip(records["float32"], records["bfloat16"], strict=True):
         assert a["tokens"] == b["tokens"] and a["words"] == b["words"]
         np.testing.assert_allclose(b["token_pcxmi"], a["token_pcxmi"], atol=0.05)
     # not the same numbers: the bfloat16 run did compute in bfloat16
-    assert any(a["token_pcxmi"] != b["token_pcxmi"] for a, b in zip(records["float32"], records["bfloat16"]))
+    assert any(
+        a["token_pcxmi"] != b["token_pcxmi"] for a, b in zip(records["float32"], records["bfloat16"], strict=True)
+    )
 
 
 def test_float32_scores_equal_the_full_forward(marian, gpt2):
@@ -126,7 +128,7 @@ def test_float32_scores_equal_the_full_forward(marian, gpt2):
         backend.load(EN, FR, STARTS)
         rows = backend._with
         fast, full = backend._forward(rows, fast=True), backend._forward(rows, fast=False)
-        for a, b in zip(fast, full):
+        for a, b in zip(fast, full, strict=True):
             np.testing.assert_allclose(a, b, atol=1e-5, rtol=0)
 
 
@@ -158,7 +160,7 @@ def test_contrastive_and_translate_in_bfloat16(marian, tmp_path):
             EN, docs, progress=False
         )
     assert len(out["bfloat16"]) == 12 and all(out["bfloat16"])
-    assert sum(a == b for a, b in zip(out["float32"], out["bfloat16"])) >= 10
+    assert sum(a == b for a, b in zip(out["float32"], out["bfloat16"], strict=True)) >= 10
 
 
 def test_cuda_forwards_leave_out_cudnn_attention(marian, monkeypatch):

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from contextual_mt.analysis.cxmi import CxmiOptions, merge_shards, run_cxmi
+from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+from contextual_mt.analysis.cxmi_shards import merge_shards
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.cli import main

@@ -95,7 +95,7 @@ def test_array_form_agrees_with_the_list_form():
         kept = ids.count(0)
         window = previous[max(0, len(previous) - k) :] if k else []
         cost = np.cumsum([0] + [len(s) + 1 for s in reversed(window)])
-        array = nearest_fitting_sizes(np.array([len(window)]), lambda a: own + cost[a], limit)
+        array = nearest_fitting_sizes(np.array([len(window)]), lambda a, own=own, cost=cost: own + cost[a], limit)
         assert int(array[0]) == kept
 
 

@@ -74,7 +74,7 @@ def test_order_and_line_count_with_uneven_documents(translator, demo_model, tmp_
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
     # documents of very different lengths, an empty line, and batches smaller than a wave
-    src, ids = src[:40] + [""] + src[40:45], ids[:40] + [ids[39]] + ids[40:45]
+    src, ids = [*src[:40], "", *src[40:45]], [*ids[:40], ids[39], *ids[40:45]]
     translator.options.batch_size = 3
     hyps = translator.translate(src, ids, progress=False)
     translator.options.batch_size = 16
@@ -118,7 +118,7 @@ def test_predicted_context_is_the_models_own_translation(translator, demo_model,
 
     def spy(rows):
         out = decode(rows)
-        for r, ids_ in zip(rows, out):
+        for r, ids_ in zip(rows, out, strict=True):
             seen[r["index"]] = (list(r["tgt_ctx"]), ids_)
         return out
 
@@ -172,7 +172,7 @@ def test_translation_and_scoring_give_the_same_context_sentences(translator, dem
 def test_context_changes_output_where_planted_context_demands(demo_model):
     data = demo_model["data"]
     src, ids = lines(data / "test.en"), lines(data / "test.docids")
-    planted = [p for p in read_planted(str(data / "test.planted.jsonl"))]
+    planted = list(read_planted(str(data / "test.planted.jsonl")))
     with_ctx = DocumentTranslator(
         FairseqModelOptions(str(demo_model["ckpt"]), spm=str(demo_model["spm"])), options=DecodingOptions(beam=2)
     ).translate(src, ids, progress=False)
@@ -194,7 +194,8 @@ def test_gold_target_context(translator, demo_model, monkeypatch):
         translator,
         "_decode",
         lambda rows: [
-            (seen.setdefault(r["index"], list(r["tgt_ctx"])) and None) or x for r, x in zip(rows, decode(rows))
+            (seen.setdefault(r["index"], list(r["tgt_ctx"])) and None) or x
+            for r, x in zip(rows, decode(rows), strict=True)
         ],
     )
     translator.translate(src, ids, gold_targets=refs, progress=False)
@@ -203,7 +204,7 @@ def test_gold_target_context(translator, demo_model, monkeypatch):
     for i in range(1, 12):
         if ids[i] == ids[i - 1]:
             gold_prev = codec.to_ids(codec.encode(refs[i - 1]))
-            assert seen[i][-1 - len(gold_prev) :] == gold_prev + [brk]
+            assert seen[i][-1 - len(gold_prev) :] == [*gold_prev, brk]
 
 
 def test_without_predicted_context_sentences_are_batched_freely(translator, demo_model, monkeypatch):
@@ -235,7 +236,7 @@ def test_beam_one_and_five(translator, demo_model):
     beam = translator.translate(src, ids, progress=False)
     translator.options.beam = 4
     assert len(greedy) == len(beam) == len(src)
-    assert sum(a == b for a, b in zip(greedy, beam)) > len(src) // 2  # mostly the same
+    assert sum(a == b for a, b in zip(greedy, beam, strict=True)) > len(src) // 2  # mostly the same
     b1, b5 = sentence_metrics(greedy, refs)["bleu"]["score"], sentence_metrics(beam, refs)["bleu"]["score"]
     # a 7-epoch tiny model: beam 5 is not better than greedy here (with the dictionary of every
     # spm piece: greedy 90.3, beam 87.3 BLEU); the check is that neither search is broken
@@ -403,8 +404,8 @@ def test_checkpoint_from_another_task(demo_model, tmp_path):
 def _rows(translator, demo_model, n, context):
     data = demo_model["data"]
     src, ref = lines(data / "test.en")[:n], lines(data / "test.fr")[:n]
-    ids = [translator.src_codec.to_ids(translator.src_codec.encode(l)) + [translator.src_dict.eos()] for l in src]
-    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(l)) for l in ref]
+    ids = [[*translator.src_codec.to_ids(translator.src_codec.encode(text)), translator.src_dict.eos()] for text in src]
+    tgt = [translator.tgt_codec.to_ids(translator.tgt_codec.encode(text)) for text in ref]
     brk = translator.tgt_dict.index("<brk>")
     return [
         {"source": ids[i], "src_ctx": [], "tgt_ctx": [x for j in range(max(0, i - context), i) for x in tgt[j] + [brk]]}
@@ -449,7 +450,10 @@ def test_prefilled_prefix_equals_forced_prefix(translator, demo_model):
     hypos = gen.generate(
         [model], {"net_input": translator._batch(rows), "id": torch.arange(len(rows))}, prefix_tokens=prefix
     )
-    theirs = [[t for t in h[0]["tokens"].tolist()[len(r["tgt_ctx"]) :] if t != d.eos()] for h, r in zip(hypos, rows)]
+    theirs = [
+        [t for t in h[0]["tokens"].tolist()[len(r["tgt_ctx"]) :] if t != d.eos()]
+        for h, r in zip(hypos, rows, strict=True)
+    ]
     assert ours == theirs
 
 
@@ -838,12 +842,12 @@ def test_bfloat16_on_cpu_against_float32(demo_model, tmp_path, monkeypatch):
         records[dtype] = [_json.loads(line) for line in out.read_text().splitlines()]
     torch_type = {"float32": torch.float32, "bfloat16": torch.bfloat16}
     assert seen and all(weights == {torch_type[d]} and logits == torch_type[d] for d, weights, logits in seen)
-    same = np.mean([a == b for a, b in zip(hyps["float32"], hyps["bfloat16"])])
+    same = np.mean([a == b for a, b in zip(hyps["float32"], hyps["bfloat16"], strict=True)])
     assert same >= 0.9, same  # 148 of 150 lines measured (beam 4)
     delta = [
         abs(a - b)
-        for r32, r16 in zip(records["float32"], records["bfloat16"])
-        for a, b in zip(r32["token_pcxmi"], r16["token_pcxmi"])
+        for r32, r16 in zip(records["float32"], records["bfloat16"], strict=True)
+        for a, b in zip(r32["token_pcxmi"], r16["token_pcxmi"], strict=True)
     ]
     corpus = abs(
         np.mean([r["sentence_pcxmi"] for r in records["float32"]])

@@ -64,7 +64,7 @@ def load(ckpt, data_bin, **overrides):
 
     import contextual_mt  # noqa: F401
 
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
+    models, _cfg, task = checkpoint_utils.load_model_ensemble_and_task(
         [str(ckpt)], arg_overrides={"data": str(data_bin), **overrides}
     )
     return models[0].eval(), task
@@ -131,7 +131,7 @@ def test_base_stays_frozen_and_the_checkpoint_holds_it(cadec_checkpoint, base_mo
 def test_first_pass_mixing_and_corruption_rates(cadec_checkpoint, data_bin):
     model, task = load(cadec_checkpoint, data_bin)
     sample = batch(task, 6)
-    big = {k: v for k, v in sample.items()}
+    big = dict(sample.items())
     reps = 80
     big["target"] = sample["target"].repeat(reps, 1)
     big["net_input"] = {
@@ -186,7 +186,7 @@ def test_bad_inputs_are_one_line(data_bin, base_model, cadec_checkpoint, tmp_pat
     ]
     for base, extra, message in cases:
         proc = train_cadec(data_bin, tmp_path / "ckpt", base, *extra, check=False)
-        err = [l for l in proc.stderr.splitlines() if l.strip()]
+        err = [text for text in proc.stderr.splitlines() if text.strip()]
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-1500:]
         assert message in err[-1], err[-1]
         assert not (tmp_path / "ckpt").exists()
@@ -292,6 +292,6 @@ def test_two_passes_and_scoring_in_bfloat16(cadec_checkpoint, data_bin, raw_corp
         out[dtype] = hyps, backend.token_log_probs(everything, context=True)
     (h32, s32), (h16, s16) = out["float32"], out["bfloat16"]
     # measured: 12 of 13 lines identical, log-probabilities within 0.02
-    assert len(h16) == len(src) and np.mean([a == b for a, b in zip(h32, h16)]) >= 0.75
+    assert len(h16) == len(src) and np.mean([a == b for a, b in zip(h32, h16, strict=True)]) >= 0.75
     assert all(s16[i].dtype == np.float64 for i in s16)
     assert max(np.abs(s32[i] - s16[i]).max() for i in s32) < 0.1

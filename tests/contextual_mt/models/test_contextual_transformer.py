@@ -90,7 +90,7 @@ def test_beam_search_matches_exhaustive_greedy(data_bin, multi_encoder):
 
 
 def test_finetune_grows_embeddings_and_initialises_context_encoder(data_bin):
-    task, model, _ = build(data_bin, multi_encoder=True)
+    _task, model, _ = build(data_bin, multi_encoder=True)
     state = {k: v.clone() for k, v in model.state_dict().items() if ".context_encoder." not in k}
     state.pop("encoder.segment")
     emb = state["encoder.embed_tokens.weight"][:-2]  # a dictionary without <brk>, <mask>

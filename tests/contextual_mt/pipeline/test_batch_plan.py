@@ -4,6 +4,7 @@ with BATCH=preset, a GPU batch from its memory, and the learning-rate rule."""
 import json
 import math
 import os
+from pathlib import Path
 
 import pytest
 
@@ -211,7 +212,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     assert record["tokens_per_update"] == 32768 and record["batch"]["mode"] == "auto"
     assert record["batch"]["reference"] == {"max_tokens": 4096, "update_freq": 1, "lr": 5e-4, "warmup_updates": 4000}
     assert record["fingerprint"]["batch"]["max_tokens"] == 32768
-    saved = json.loads(open(os.path.join(fake_data.checkpoints("context"), ".stage", "train.json")).read())
+    saved = json.loads(Path(os.path.join(fake_data.checkpoints("context"), ".stage", "train.json")).read_text())
     assert saved["batch"]["estimated_gib"] == pytest.approx(SMALL_MEMORY.gib(32768), abs=0.01)
     # the same run again: done; with the paper's settings: other settings than the checkpoints'
     assert train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, progress=False)) == saved
@@ -253,7 +254,7 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
     # (the sizes are a view of the dataset's memory map: keep the datasets alive)
     datasets = [data_utils.load_indexed_dataset(str(data_bin / f"train.en-fr.{side}"), d) for side in ("en", "fr")]
     sizes = [ds.sizes.copy() for ds in datasets]
-    longest = [max(a, b) for a, b in zip(*sizes)]
+    longest = [max(a, b) for a, b in zip(*sizes, strict=True)]
     # every batch holds at most max_tokens (padded), and no fewer batches than the tokens need
     for max_tokens in (64, 256):
         assert at(max_tokens) >= math.ceil(sum(longest) / max_tokens)

@@ -176,13 +176,13 @@ def test_ted_errors(ted, tmp_path):
         read_ted(write_ted(str(tmp_path / "empty"), rows), "fr")
     assert "all_talks_dev.tsv: no row with both 'en' and 'fr' text (2 rows dropped" in one_line(e)
 
-    with pytest.raises(ContextualMTError, match="ted_talks.tar.gz or its folder.* not found"):
+    with pytest.raises(ContextualMTError, match=r"ted_talks\.tar\.gz or its folder.* not found"):
         read_ted(str(tmp_path / "missing.tar.gz"), "fr")
     os.makedirs(tmp_path / "emptydir")
-    with pytest.raises(ContextualMTError, match="emptydir: no all_talks_train.tsv, all_talks_dev.tsv"):
+    with pytest.raises(ContextualMTError, match=r"emptydir: no all_talks_train\.tsv, all_talks_dev\.tsv"):
         read_ted(str(tmp_path / "emptydir"), "fr")
     os.remove(os.path.join(ted, "all_talks_test.tsv"))
-    with pytest.raises(ContextualMTError, match="ted_talks: no all_talks_test.tsv"):
+    with pytest.raises(ContextualMTError, match=r"ted_talks: no all_talks_test\.tsv"):
         read_ted(ted, "fr")
 
 
@@ -309,7 +309,7 @@ def test_iwslt_errors(tmp_path):
     assert "(sets: dev2010, tst2010, tst2013, tst2014, tst2015)" in one_line(e)
     with pytest.raises(ContextualMTError, match="both name tst2014"):
         read_iwslt(folder, "fr", dev="tst2014", test="tst2014")
-    with pytest.raises(ContextualMTError, match="no train.tags.en-de.en"):
+    with pytest.raises(ContextualMTError, match=r"no train\.tags\.en-de\.en"):
         read_iwslt(folder, "de")
 
     train = {"en": IWSLT_TRAIN["en"], "fr": [IWSLT_TRAIN["fr"][0], ("3", ["a", "b", "c"])]}

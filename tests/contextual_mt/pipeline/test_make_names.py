@@ -120,7 +120,7 @@ def test_a_bad_muda_option_names_muda_args(monkeypatch):
     from contextual_mt.errors import ContextualMTError
     from contextual_mt.pipeline.muda_eval import muda_options
 
-    stage = dict(src="S", ref="R", docids="D", tgt_lang="fr", hyps=["H"])  # what the stage sets itself
+    stage = {"src": "S", "ref": "R", "docids": "D", "tgt_lang": "fr", "hyps": ["H"]}  # what the stage sets itself
     words = ["--frobnicate", "3"]  # MUDA_ARGS
     monkeypatch.setenv(MAKE_ENV, "1")
     with pytest.raises(

@@ -42,7 +42,7 @@ def test_every_missing_model_in_one_error(pair):
 
 
 def test_pre_computed_annotations_and_a_lexicon_need_no_model(pair):
-    root, data, hyp = pair
+    root, _data, hyp = pair
     o = MudaEvalOptions(
         "de",
         str(root),

@@ -87,7 +87,7 @@ def write_ted_folder(path, header=TSV_HEADER, mutate=None):
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     for split, name in (("train", "all_talks_train.tsv"), ("dev", "all_talks_dev.tsv"), ("test", "all_talks_test.tsv")):
-        data = ("\n".join([header] + ted_rows(split)) + "\n").encode("utf-8")
+        data = ("\n".join([header, *ted_rows(split)]) + "\n").encode("utf-8")
         if mutate:
             data = mutate(split, data)
         (path / name).write_bytes(data)

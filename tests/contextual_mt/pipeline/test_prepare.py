@@ -13,12 +13,47 @@ from commandkit.console import run_command
 from contextual_mt.cli.pipeline.data import add as add_data_parser
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
+from contextual_mt.pipeline.data_plan import STATE
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
 from tests.contextual_mt.pipeline.test_corpora import TED_ROWS, make_tarball, write_iwslt, write_ted
 
 SPLITS = ("train", "valid", "test")
-EN_WORDS = ["the", "a", "man", "woman", "house", "talk", "idea", "world", "people", "time", "we", "you", "they", "think", "know", "see"]
-FR_WORDS = ["le", "la", "homme", "femme", "maison", "exposé", "idée", "monde", "gens", "temps", "nous", "vous", "ils", "pense", "sais", "vois"]
+EN_WORDS = [
+    "the",
+    "a",
+    "man",
+    "woman",
+    "house",
+    "talk",
+    "idea",
+    "world",
+    "people",
+    "time",
+    "we",
+    "you",
+    "they",
+    "think",
+    "know",
+    "see",
+]
+FR_WORDS = [
+    "le",
+    "la",
+    "homme",
+    "femme",
+    "maison",
+    "exposé",
+    "idée",
+    "monde",
+    "gens",
+    "temps",
+    "nous",
+    "vous",
+    "ils",
+    "pense",
+    "sais",
+    "vois",
+]
 
 
 def ted_rows(seed=0, talks=12):
@@ -162,19 +197,19 @@ def test_a_folder_prepared_by_an_earlier_version_is_up_to_date(prepared, tmp_pat
     from contextual_mt.stage_record import LEGACY_DATA_STATE
 
     out = copy_of(prepared, tmp_path)
-    record = json.loads((out / prepare_module.STATE).read_text())
+    record = json.loads((out / STATE).read_text())
     earlier = {k: record[k] for k in ("format", "fingerprint", "settings", "steps", "versions")}
     (out / LEGACY_DATA_STATE).write_text(json.dumps(earlier, indent=1) + "\n")
-    (out / prepare_module.STATE).unlink()
-    (out / prepare_module.STATE).parent.rmdir()
+    (out / STATE).unlink()
+    (out / STATE).parent.rmdir()
     before = mtimes(out)
     summary = prepare_data(options(out, ted=prepared[2]), progress=False)
     after = mtimes(out)
     assert summary == prepared[1]
-    assert {k: v for k, v in after.items() if k != prepare_module.STATE} == {
+    assert {k: v for k, v in after.items() if k != STATE} == {
         k: v for k, v in before.items() if k != LEGACY_DATA_STATE
     }  # no step redone, summary.json kept
-    assert {k: json.loads((out / prepare_module.STATE).read_text())[k] for k in earlier} == earlier
+    assert {k: json.loads((out / STATE).read_text())[k] for k in earlier} == earlier
 
 
 def test_moved_input_is_the_same_input(prepared, tmp_path):
@@ -198,7 +233,7 @@ def test_other_options_or_inputs_are_refused_then_overwritten(prepared, tmp_path
     assert "\n" not in str(e.value)
     assert "spm.vocab_size 150 -> 120" in str(e.value) and "--overwrite" in str(e.value)
     other = write_ted(str(tmp_path / "other"), ted_rows(seed=1))
-    with pytest.raises(ContextualMTError, match="input files differ.*--overwrite"):
+    with pytest.raises(ContextualMTError, match=r"input files differ.*--overwrite"):
         prepare_data(options(out, ted=other), progress=False)
     assert mtimes(out) == before  # refused: nothing touched
     summary = prepare_data(options(out, ted=prepared[2], vocab_size=120, lang="de", overwrite=True), progress=False)
@@ -243,7 +278,7 @@ def test_failed_step_leaves_finished_steps_only_and_resumes(prepared, tmp_path, 
     monkeypatch.undo()
     summary = prepare_data(options(out, text=str(prepared[0])), progress=False)
     after = mtimes(out)
-    assert all(after[k] == before[k] for k in before if k != prepare_module.STATE)
+    assert all(after[k] == before[k] for k in before if k != STATE)
     assert (out / "bin" / "test.en-fr.fr.bin").exists()
     assert summary["input"]["kind"] == "text" and summary["input"]["detokenized"] is None
     for split in SPLITS:  # the prepared text, used as it is
@@ -271,7 +306,9 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "train.en").write_text("someone else's\n")
-    with pytest.raises(ContextualMTError, match="already holds train.en not written by this command; use --overwrite"):
+    with pytest.raises(
+        ContextualMTError, match=r"already holds train\.en not written by this command; use --overwrite"
+    ):
         prepare_data(options(out, ted=ted), progress=False)
     assert (out / "train.en").read_text() == "someone else's\n"
     fd = os.open(out, os.O_RDONLY)
@@ -281,8 +318,8 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
             prepare_data(options(out, ted=ted, overwrite=True), progress=False)
     finally:
         os.close(fd)
-    (out / prepare_module.STATE).parent.mkdir(exist_ok=True)
-    (out / prepare_module.STATE).write_text("{not json")
+    (out / STATE).parent.mkdir(exist_ok=True)
+    (out / STATE).write_text("{not json")
     with pytest.raises(ContextualMTError, match="unreadable; use --overwrite"):
         prepare_data(options(out, ted=ted), progress=False)
 

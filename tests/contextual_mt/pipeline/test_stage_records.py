@@ -39,7 +39,7 @@ def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_p
 def test_a_broken_record_is_one_error_naming_it(tmp_path):
     path = tmp_path / "train.done"
     path.write_text("{not json")
-    with pytest.raises(ContextualMTError, match="train.done: unreadable state file"):
+    with pytest.raises(ContextualMTError, match=r"train\.done: unreadable state file"):
         read_record(str(path))
     assert read_record(str(tmp_path / "absent.json")) is None
 
@@ -71,7 +71,7 @@ def test_partial_resume_rule(tmp_path):
         resumable_records(str(path), {"log_base": "2"}, [1])
     path.write_text('{"line": 1}\n')
     with pytest.raises(
-        ContextualMTError, match="no fingerprint on its first line.*`contextual-mt contrastive`.*--overwrite"
+        ContextualMTError, match=r"no fingerprint on its first line.*`contextual-mt contrastive`.*--overwrite"
     ):
         resumable_records(str(path), {}, [1], "contrastive")
 

@@ -97,7 +97,7 @@ def test_training_refuses_checkpoints_of_other_data(fake_data):
 
     os.makedirs(save)
     open(os.path.join(save, "checkpoint_last.pt"), "w").close()  # no record of what it was trained from
-    with pytest.raises(ContextualMTError, match="no record of what they were trained from.*--overwrite"):
+    with pytest.raises(ContextualMTError, match=r"no record of what they were trained from.*--overwrite"):
         train_model(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root))
     options = TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root)
     record = {"fingerprint": {**train_stage.train_fingerprint(options), "data": {"dict.fr.txt": "other"}}}

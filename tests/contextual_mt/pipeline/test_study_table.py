@@ -142,7 +142,7 @@ def _german(root):
                 },
             ),
         ]
-        for k, (en, de) in enumerate(zip(["red", "fast", "new", "old"], cars)):
+        for k, (en, de) in enumerate(zip(["red", "fast", "new", "old"], cars, strict=True)):
             targets = {"ref": f"Das/DET Auto/NOUN ist/AUX {de}/ADJ ./PUNCT"}
             if k == 3:
                 targets["context-gold"] = f"Der/DET Wagen/NOUN ist/AUX {de}/ADJ ./PUNCT"
@@ -363,9 +363,9 @@ def test_markdown_has_the_layout_of_table_10(table):
     ]
     labels = ["bleu", "comet", *t["tags"], "chrf", "d_bleu"]
     digits = {"bleu": 2, "comet": 4, "chrf": 2, "d_bleu": 2}
-    for line, row in zip(body, t["rows"]):
+    for line, row in zip(body, t["rows"], strict=True):
         cells = [c.strip() for c in line.split("|")[3:-1]]
-        for key, cell in zip(labels, cells):
+        for key, cell in zip(labels, cells, strict=True):
             value = row["values"][key]
             text = "-" if value is None else f"{value:.{digits.get(key, 3)}f}"
             assert cell == (f"**{text}**" if row["significant"][key] else text), (row["language"], row["system"], key)
@@ -396,7 +396,7 @@ def test_csv_parses_and_matches_the_json(table):
     assert len(rows) == len(t["rows"]) == 9
     tested = {c["key"] for c in t["columns"] if c["tested"]}
     assert tested == {"bleu", "comet", *t["tags"]}
-    for row, r in zip(rows, on_disk["rows"]):
+    for row, r in zip(rows, on_disk["rows"], strict=True):
         assert (row["language"], row["system"]) == (r["language"], r["system"])
         for key, value in r["values"].items():
             assert row[key] == "-" if value is None else float(row[key]) == value
@@ -631,7 +631,7 @@ def test_a_failure_keeps_the_previous_table(study, tmp_path):
 def test_an_unwritable_output_is_found_before_reading(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "table.csv").mkdir()
-    with pytest.raises(ContextualMTError, match="table.csv: is a directory"):
+    with pytest.raises(ContextualMTError, match=r"table\.csv: is a directory"):
         build_table(TableOptions(["de"], str(tmp_path / "no-results"), str(tmp_path / "out")))
 
 

@@ -90,7 +90,7 @@ def test_a_resumed_run_counts_epochs_from_its_checkpoint():
 def test_the_whole_run_estimate_comes_after_one_epoch():
     clock = Clock()
     progress = TrainProgress("[train fr sentence]", show=False, clock=clock)
-    feed(progress, [CONFIG] + epoch_lines(1, 100, 0, 9.0)[:4], clock, step=10.0)
+    feed(progress, [CONFIG, *epoch_lines(1, 100, 0, 9.0)[:4]], clock, step=10.0)
     assert progress.run_left() is None and "left" not in progress.postfix()  # no epoch finished yet
     feed(progress, epoch_lines(1, 100, 0, 9.0)[4:] + epoch_lines(2, 100, 100, 8.0)[:2], clock, step=10.0)
     # epoch 1 took 40 s from its start to its validation (4 lines of 10 s); epoch 2 just began:
@@ -115,7 +115,7 @@ def test_first_validation_is_the_best_and_a_worse_one_keeps_it():
 def test_no_progress_shows_nothing():
     out = io.StringIO()
     progress = TrainProgress("[train fr sentence]", show=False, file=out)
-    feed(progress, [CONFIG] + epoch_lines(1, 100, 0, 9.0))
+    feed(progress, [CONFIG, *epoch_lines(1, 100, 0, 9.0)])
     progress.close()
     assert out.getvalue() == "" and progress.stats.epochs == 1
 

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -108,14 +109,14 @@ def test_fewer_epochs_than_trained_are_refused_in_one_line(layout, fairseq_runs,
     line saying why, and the record left as it was."""
     status, out, err = cli_train(layout, capsys)
     assert status == 0 and "(10 epochs, 70 updates, valid loss 0.000)" in out, out
-    before = open(record_file(layout)).read()
+    before = Path(record_file(layout)).read_text()
     status, out, err = cli_train(layout, capsys, "--max-epoch", "1", make=True, monkeypatch=monkeypatch)
     assert status == 1 and out == "" and len(err) == 1, err
     assert err[0] == (
         f"error: {layout.checkpoints('sentence')} was trained for 10 epochs; EPOCHS=1 asks for fewer: "
         "OVERWRITE=1 retrains"
     )
-    assert open(record_file(layout)).read() == before and fairseq_runs == [0]
+    assert Path(record_file(layout)).read_text() == before and fairseq_runs == [0]
     monkeypatch.delenv("CONTEXTUAL_MT_MAKE")
     with pytest.raises(ContextualMTError, match="was trained for 70 updates; --max-update 20 asks for fewer"):
         train(layout, max_update=20)
@@ -133,8 +134,8 @@ def test_more_epochs_continue_from_the_last_checkpoint(layout, fairseq_runs, cap
     assert [p[0] for p in record["valid_curve"]] == [1, 2, 3, 4, 5] and first["epochs"] == 3
     # the same limit in other words (the preset's 10 epochs, then 10 given): nothing to do, nothing rewritten
     train(layout)
-    before = open(record_file(layout)).read()
-    assert train(layout, max_epoch=10) == json.loads(before) and open(record_file(layout)).read() == before
+    before = Path(record_file(layout)).read_text()
+    assert train(layout, max_epoch=10) == json.loads(before) and Path(record_file(layout)).read_text() == before
     assert fairseq_runs == [0, 3, 5] and "already trained" in capsys.readouterr().err
 
 
@@ -144,7 +145,9 @@ def test_the_record_holds_what_the_checkpoint_is_not_what_the_log_said(layout, f
     would have had no figures in its log."""
     save = layout.checkpoints("sentence")
     train(layout, max_epoch=4)
-    done_record(layout, "sentence").save(json.load(open(record_file(layout)))["fingerprint"], [])  # under way
+    done_record(layout, "sentence").save(
+        json.loads(Path(record_file(layout)).read_text())["fingerprint"], []
+    )  # under way
     with pytest.raises(ContextualMTError, match="was trained for 4 epochs; --max-epoch 2 asks for fewer"):
         train(layout, max_epoch=2)
     record = train(layout, max_epoch=4)
@@ -160,7 +163,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     refused rather than called done; the preset's epochs record the checkpoint as it is."""
     train(layout)  # 10 epochs
     save = layout.checkpoints("sentence")
-    record = json.load(open(record_file(layout)))
+    record = json.loads(Path(record_file(layout)).read_text())
     os.unlink(record_file(layout))
     StageRecord(os.path.join(save, "train.done"), "train").save(
         record["fingerprint"],
@@ -187,7 +190,7 @@ def test_a_study_finished_by_the_previous_version_is_not_trained_again(layout, f
     it done and train does nothing (the fixture tests/fixtures/study_records has the older shape)."""
     train(layout, max_epoch=2)
     save = layout.checkpoints("sentence")
-    record = json.load(open(record_file(layout)))
+    record = json.loads(Path(record_file(layout)).read_text())
     shutil.rmtree(os.path.join(save, ".stage"))
     write_record(
         os.path.join(save, "train.done"), {**record, "outputs": {"checkpoint_best.pt": record["checkpoint_sha256"]}}
@@ -227,7 +230,7 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_the_folder(lay
         "train_command",
         lambda o, gpus, fp16, plan=None: [sys.executable, "-c", FULL_DISK, os.path.join(save, "checkpoint_last.pt")],
     )
-    status, out, err = cli_train(layout, capsys)
+    status, _out, err = cli_train(layout, capsys)
     assert status == 1 and len(err) == 1 and "Traceback" not in err[0], err
     assert err[0].startswith(f"error: {save}: saving a checkpoint failed (RuntimeError: [enforce fail")
     assert "is the disk full" in err[0] and "resumes from checkpoint_last.pt" in err[0]

@@ -113,7 +113,7 @@ def test_variants_change_the_tagged_word_and_its_agreement_only(french):
         for v in g["variants"]:
             words = v["text"].split()
             assert v["text"] != refs[g["line"] - 1] and len(words) == len(ref)
-            changed = {k for k, (a, b) in enumerate(zip(ref, words)) if a != b}
+            changed = {k for k, (a, b) in enumerate(zip(ref, words, strict=True)) if a != b}
             assert changed == {r[0] for r in v["replaced"]} and g["position"] in changed
     assert groups[0]["distance"] is None  # no earlier T word in the document
     # "Tu manges": the corpus never shows "mangez", so no variant (it could be wrong): counted
@@ -123,7 +123,7 @@ def test_variants_change_the_tagged_word_and_its_agreement_only(french):
         "skipped: agreeing form not in the corpus": 1,
     }
     voita = json.loads((french / "out" / "voita.json").read_text())
-    for entry, g in zip(voita, groups):
+    for entry, g in zip(voita, groups, strict=True):
         assert len(entry["dst"]) == 2 and entry["dst"][entry["true_ind"]].endswith(refs[g["line"] - 1])
         assert entry["src"].endswith(SOURCES[g["line"] - 1])
     assert len((french / "out" / "contrapro.text.fr").read_text().splitlines()) == 4  # 2 groups x 2 candidates
@@ -138,7 +138,7 @@ def test_variants_change_the_tagged_word_and_its_agreement_only(french):
     )
     voita = VoitaFormat().read(str(out / "voita.json"), [])
     assert len(contrapro) == len(voita) == 2
-    for a, b in zip(contrapro, voita):
+    for a, b in zip(contrapro, voita, strict=True):
         assert a.candidates[a.correct] == b.candidates[b.correct]
         assert sorted(p.target for p in a.candidates) == sorted(p.target for p in b.candidates)
         assert a.categories["phenomenon"] == b.categories["phenomenon"]
@@ -383,7 +383,7 @@ def test_a_full_disk_leaves_no_folder(french, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(commandkit.outputs, "_write_text", disk_full)
-    with pytest.raises(WriteError, match="cannot write .No space left on device"):
+    with pytest.raises(WriteError, match=r"cannot write .No space left on device"):
         build(french)
     assert not (french / "out").exists()
 

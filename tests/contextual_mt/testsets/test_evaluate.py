@@ -210,7 +210,7 @@ def test_wrong_line_count_is_one_error_and_nothing_written(suite, capsys):
 def test_line_count_without_summary_lines(suite):
     summary = suite["dir"] / "suite" / "summary.json"
     summary.write_text(json.dumps({"language": "fr"}), encoding="utf-8")
-    longer = write_lines(suite["dir"] / "longer.fr", GOOD + ["Encore une ligne."])
+    longer = write_lines(suite["dir"] / "longer.fr", [*GOOD, "Encore une ligne."])
     assert evaluate_testset(EvaluateOptions(suite["manifest"], [longer], bootstrap=0))["lines"] is None
     with pytest.raises(ContextualMTError, match="has 7 lines but the manifest has a group on line 8"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [write_lines(suite["dir"] / "s.fr", GOOD[:7])]))
@@ -219,18 +219,18 @@ def test_line_count_without_summary_lines(suite):
 def test_malformed_manifest_line(suite):
     path = suite["dir"] / "suite" / "manifest.jsonl"
     rows = path.read_text(encoding="utf-8").splitlines()
-    write_lines(path, rows[:2] + ["{not json"] + rows[3:])
+    write_lines(path, [*rows[:2], "{not json", *rows[3:]])
     with pytest.raises(ContextualMTError, match=r"manifest.jsonl:3: not a JSON object"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [suite["good"]]))
-    write_lines(path, rows[:1] + [json.dumps({"group": 1, "line": 2})])
+    write_lines(path, [*rows[:1], json.dumps({"group": 1, "line": 2})])
     with pytest.raises(ContextualMTError, match=r"manifest.jsonl:2: not a group of a testset manifest"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [suite["good"]]))
 
 
 def test_missing_files_and_bad_options(suite):
-    with pytest.raises(InputError, match="nowhere.fr: system output not found"):
+    with pytest.raises(InputError, match=r"nowhere\.fr: system output not found"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [str(suite["dir"] / "nowhere.fr")]))
-    with pytest.raises(InputError, match="missing.jsonl: manifest not found"):
+    with pytest.raises(InputError, match=r"missing\.jsonl: manifest not found"):
         evaluate_testset(EvaluateOptions(str(suite["dir"] / "missing.jsonl"), [suite["good"]]))
     with pytest.raises(ContextualMTError, match="--bootstrap"):
         EvaluateOptions(suite["manifest"], [suite["good"]], bootstrap=-1)

@@ -34,7 +34,7 @@ def test_every_annotator_satisfies_the_protocol(lexicon, tmp_path):
 
 
 def test_lexicon_annotator_cannot_do_the_source_and_says_what_to_pass(lexicon):
-    with pytest.raises(InputError, match="--lexicon annotator cannot annotate the English source.*--src-conllu"):
+    with pytest.raises(InputError, match=r"--lexicon annotator cannot annotate the English source.*--src-conllu"):
         lexicon.source(["I do ."], ["d1"])
     [tgt] = lexicon.target(["Je fais ."], "fr")
     assert tgt.forms == ["Je", "fais", "."] and tgt.tokens[1].words[0].upos == "VERB"

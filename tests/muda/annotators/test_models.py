@@ -12,7 +12,30 @@ def tiny_bert(tmp_path_factory):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     d = tmp_path_factory.mktemp("tiny-bert")
-    words = ["i", "do", "n't", "she", "ate", "an", "apple", "both", "did", "we", "like", "cats", ".", "je", "ne", "mange", "pas", "elle", "une", "pomme", "les", "chats"]
+    words = [
+        "i",
+        "do",
+        "n't",
+        "she",
+        "ate",
+        "an",
+        "apple",
+        "both",
+        "did",
+        "we",
+        "like",
+        "cats",
+        ".",
+        "je",
+        "ne",
+        "mange",
+        "pas",
+        "elle",
+        "une",
+        "pomme",
+        "les",
+        "chats",
+    ]
     (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]) + "\n")
     tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"), do_lower_case=True)
     config = BertConfig(
@@ -39,7 +62,7 @@ def test_awesome_aligner_with_a_tiny_bert(tiny_bert):
     tgt = [["she", "ate", "an", "apple", "."], ["les", "chats", "."], ["je"], ["i", "do"]]
     out = aligner.align(src, tgt)
     assert len(out) == 4 and out[2] == set()  # an empty side aligns nothing
-    for pairs, s, t in zip(out, src, tgt):
+    for pairs, s, t in zip(out, src, tgt, strict=True):
         assert all(0 <= i < len(s) and 0 <= j < len(t) for i, j in pairs)
     # identical sentences: each word's embedding is closest to itself in both directions
     assert {(i, i) for i in range(5)} <= out[0] and {(0, 0), (1, 1)} <= out[3]
@@ -70,7 +93,7 @@ def test_train_ellipsis_saves_a_model_that_loads_and_predicts(tiny_bert, tmp_pat
     clf = EllipsisClassifier(str(tmp_path / "model"), device="cpu")
     pred = clf.predict(["I do n't .", "", "She ate an apple ."])
     assert len(pred) == 3 and pred[1] is False and all(isinstance(p, bool) for p in pred)
-    with pytest.raises(InputError, match="ellipsis model .* not found"):
+    with pytest.raises(InputError, match=r"ellipsis model .* not found"):
         EllipsisClassifier(str(tmp_path / "none"))
 
 

@@ -63,7 +63,7 @@ def test_language_check_compares_canonical_codes(tmp_path):
     with pytest.raises(InputError, match=r"t.json: tags made for language 'pt' .* --tgt-lang is es"):
         check_ref_tags(str(tags), dump, ["Olá"], "es")
     (tmp_path / "t.summary.json").write_text(json.dumps({"language": "xx"}))
-    with pytest.raises(InputError, match="t.summary.json: records the language 'xx'"):
+    with pytest.raises(InputError, match=r"t\.summary\.json: records the language 'xx'"):
         check_ref_tags(str(tags), dump, ["Olá"], "pt")
 
 
@@ -142,23 +142,23 @@ def test_hyp_conllu_mismatch_in_fairseq_output_names_its_line(demo, tmp_path):
 @pytest.mark.parametrize(
     "change, needle",
     [
-        (dict(names=["a"]), "--names: 1 given for 2 --hyps files"),
-        (dict(names=["a", "b", "c"]), "--names: 3 given for 2 --hyps files"),
-        (dict(names=["a", "a"]), "system names must differ"),
-        (dict(bootstrap=-5), r"--bootstrap must be >= 0 \(got -5\)"),
-        (dict(bootstrap=2.5), "--bootstrap must be an integer"),
-        (dict(seed=-1), "--seed must be >= 0"),
-        (dict(seed="1"), "--seed must be an integer"),
-        (dict(hyp_conllu=["x"]), "--hyp-conllu: 1 given for 2"),
-        (dict(hyp_alignments=["x", "y", "z"]), "--hyp-alignments: 3 given for 2"),
-        (dict(hyps=[]), "--hyps: give one or more"),
-        (dict(hyps="a.txt"), "--hyps: give one or more"),
-        (dict(tgt_lang="xx"), "unknown target language 'xx'"),
+        ({"names": ["a"]}, "--names: 1 given for 2 --hyps files"),
+        ({"names": ["a", "b", "c"]}, "--names: 3 given for 2 --hyps files"),
+        ({"names": ["a", "a"]}, "system names must differ"),
+        ({"bootstrap": -5}, r"--bootstrap must be >= 0 \(got -5\)"),
+        ({"bootstrap": 2.5}, "--bootstrap must be an integer"),
+        ({"seed": -1}, "--seed must be >= 0"),
+        ({"seed": "1"}, "--seed must be an integer"),
+        ({"hyp_conllu": ["x"]}, "--hyp-conllu: 1 given for 2"),
+        ({"hyp_alignments": ["x", "y", "z"]}, "--hyp-alignments: 3 given for 2"),
+        ({"hyps": []}, "--hyps: give one or more"),
+        ({"hyps": "a.txt"}, "--hyps: give one or more"),
+        ({"tgt_lang": "xx"}, "unknown target language 'xx'"),
     ],
 )
 def test_eval_options_are_checked_when_built(change, needle):
     """Before any file is read: none of these files exist."""
-    values = dict(src="nope.en", ref="nope.fr", docids="nope.ids", tgt_lang="fr", hyps=["a.txt", "b.txt"])
+    values = {"src": "nope.en", "ref": "nope.fr", "docids": "nope.ids", "tgt_lang": "fr", "hyps": ["a.txt", "b.txt"]}
     values.update(change)
     with pytest.raises(InputError, match=needle):
         EvalOptions(**values)

@@ -93,12 +93,12 @@ def test_fairseq_output_in_any_order(tmp_path):
     random.Random(0).shuffle(lines)
     (tmp_path / "gen.out").write_text("\n".join(lines) + "\n")
     assert read_hypotheses(str(tmp_path / "gen.out"), 3) == ["bonjour .", "", "il est rouge ."]
-    no_d = [l for l in lines if not l.startswith("D-")]
+    no_d = [text for text in lines if not text.startswith("D-")]
     assert parse_fairseq_output(no_d, "x", 3) == ["bonjour .", "", "il est rouge ."]
 
 
 def test_fairseq_output_with_missing_ids_is_an_error(tmp_path):
-    lines = [l for l in FAIRSEQ.splitlines() if not l.startswith(("H-0", "D-0"))]
+    lines = [text for text in FAIRSEQ.splitlines() if not text.startswith(("H-0", "D-0"))]
     with pytest.raises(InputError, match=r"gen.out: hypotheses missing for 1 sample ids \(0\) of 3"):
         parse_fairseq_output(lines, "gen.out", 3)
     with pytest.raises(InputError, match="sample id 2 but the reference has only 2 lines"):
@@ -291,7 +291,7 @@ def test_make_muda_eval_on_the_documented_layout(demo, tmp_path):
     assert json.loads((out / "eval.json").read_text())["systems"]["context.txt"]["tags"]["pronouns"]["f"] == 1.0
     again = subprocess.run(make, cwd=tmp_path, capture_output=True, text=True)
     assert again.returncode == 0 and "(cached)" in again.stdout
-    missing = subprocess.run(make[:-2] + ["HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
+    missing = subprocess.run([*make[:-2], "HYPS=nope.txt"], cwd=tmp_path, capture_output=True, text=True)
     assert missing.returncode != 0 and "nope.txt not found" in missing.stderr
 
 

@@ -30,7 +30,7 @@ def test_nbest_keeps_the_first_of_each_sample():
 
 
 def test_nbest_without_source_lines_keeps_the_first():
-    lines = [l for l in run(HYPS, nbest=2) if l.startswith("H-")]  # grep ^H
+    lines = [text for text in run(HYPS, nbest=2) if text.startswith("H-")]  # grep ^H
     assert parse_fairseq_output(lines, "gen.out", 3) == HYPS
 
 
@@ -47,7 +47,7 @@ def test_two_runs_with_different_outputs_are_an_error_naming_the_second(order):
     other = ["a b .", "C D .", "e f ."]
     first = run(HYPS, order=[0, 2, 1] if order == [2, 0, 1] else None)
     lines = first + run(other, order=order)
-    second = len(first) + next(n for n, l in enumerate(run(other, order=order), start=1) if l.startswith("D-1\t"))
+    second = len(first) + next(n for n, text in enumerate(run(other, order=order), start=1) if text.startswith("D-1\t"))
     with pytest.raises(
         InputError,
         match=rf"gen.out:{second}: sample id 1 again, with another hypothesis than at "
@@ -57,7 +57,7 @@ def test_two_runs_with_different_outputs_are_an_error_naming_the_second(order):
 
 
 def test_two_runs_without_source_lines_are_an_error():
-    lines = [l for l in run(HYPS) + run(["x .", "y .", "z ."]) if l.startswith("H-")]
+    lines = [text for text in run(HYPS) + run(["x .", "y .", "z ."]) if text.startswith("H-")]
     with pytest.raises(InputError, match=r"gen.out:4: sample id 0 again"):
         parse_fairseq_output(lines, "gen.out", 3)
 

@@ -108,19 +108,12 @@ def test_ja_honorifics_and_zh_ru_pronouns():
     assert tags("ja", ja, "formality") == [[], ["ます"], []]
     zh = doc(
         [
-            (filler("you"), sentence(("您", "PRON"), ("好", "ADJ"))),
-            (filler("you"), sentence(("您", "PRON"), ("请", "VERB"))),
-        ][:0]
-        + [
+            *[
+                (filler("you"), sentence(("您", "PRON"), ("好", "ADJ"))),
+                (filler("you"), sentence(("您", "PRON"), ("请", "VERB"))),
+            ][:0],
             (filler("you"), sentence(("您", "PRON"), ("好", "ADJ")), set(), 0),
-            (
-                filler("you"),
-                sentence(
-                    ("你", "PRON"),
-                ),
-                set(),
-                0,
-            ),
+            (filler("you"), sentence(("你", "PRON")), set(), 0),
             (filler("you"), sentence(("您", "PRON"), ("请", "VERB")), set(), 0),
         ]
     )
@@ -168,7 +161,7 @@ def test_fr_pronoun_with_antecedent_in_an_earlier_sentence():
     assert tags("fr", house_doc(), "pronouns") == [[], ["Elle"]]
 
 
-@pytest.mark.parametrize("kwargs", [dict(same_sentence=True), dict(tgt_pronoun="Ce"), dict(upos="DET")])
+@pytest.mark.parametrize("kwargs", [{"same_sentence": True}, {"tgt_pronoun": "Ce"}, {"upos": "DET"}])
 def test_fr_pronoun_near_misses(kwargs):
     assert tags("fr", house_doc(**kwargs), "pronouns") == [[], []]
 
