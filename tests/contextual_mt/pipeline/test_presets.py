@@ -31,15 +31,16 @@ def test_the_configs_are_package_data():
 
 def test_the_demo_preset_trains_the_demo_models(tmp_path):
     demo = get_preset("demo")
-    assert demo.config == "tiny" and demo.vocab_size == 500 and demo.max_epoch == {"sentence": 8, "context": 16}
+    assert demo.config == "tiny" and demo.vocab_size == 500 and demo.max_epoch == {"sentence": 8, "context": 7}
     for model, epochs in demo.max_epoch.items():
         cmd = train_command(TrainOptions("fr", model, preset="demo", root=str(tmp_path)), gpus=0, fp16=False)
         assert cmd[cmd.index("--config-dir") + 1] == config_dir() and cmd[cmd.index("--config-name") + 1] == "tiny"
         assert "common.log_interval=100" in cmd and f"optimization.max_epoch={epochs}" in cmd
+        assert "lr_scheduler.warmup_updates=100" in cmd
         assert "common.cpu=true" in cmd
     # an explicit --max-epoch wins over the preset's; the other presets keep their config's
     cmd = train_command(TrainOptions("fr", "context", preset="demo", root=str(tmp_path), max_epoch=3), 0, False)
-    assert "optimization.max_epoch=3" in cmd and "optimization.max_epoch=16" not in cmd
+    assert "optimization.max_epoch=3" in cmd and "optimization.max_epoch=7" not in cmd
     tiny = train_command(TrainOptions("fr", "context", preset="tiny", root=str(tmp_path)), 0, False)
     assert not any(arg.startswith(("optimization.max_epoch=", "common.log_interval=")) for arg in tiny)
 
@@ -72,7 +73,7 @@ def test_a_preset_as_fairseq_train_options_is_its_config():
     ]
     a = options.parse_args_and_arch(options.get_training_parser(), argv)
     assert (a.optimizer, a.lr_scheduler, a.criterion) == ("adam", "inverse_sqrt", "label_smoothed_cross_entropy")
-    assert a.lr == [0.002] and a.adam_betas == "(0.9, 0.98)" and a.warmup_updates == 200
+    assert a.lr == [0.002] and a.adam_betas == "(0.9, 0.98)" and a.warmup_updates == 100  # the demo preset's
     assert a.label_smoothing == 0.1 and a.dropout == 0.1 and a.max_tokens == 4096
     assert a.seed == 1 and a.log_format == "simple" and a.no_epoch_checkpoints
     assert a.log_interval == 100  # the demo preset's override of tiny.yaml's 50
