@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -44,14 +43,17 @@ def findings(results: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def run_once(work: Path) -> Dict[str, Any]:
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "contextual_mt.cli", "demo", "--workdir", str(work)], check=True, cwd=harness.REPO
-    )
-    wall = time.perf_counter() - start
-    results = json.loads((work / "results" / "fr" / "demo.json").read_text())
-    return {"wall_s": round(wall, 1), "stages": results["time"], "findings": findings(results)}
+def run_once(keep: str = "") -> Dict[str, Any]:
+    """``contextual-mt demo`` in a fresh folder (copied to ``keep`` when given); its own record."""
+    with tempfile.TemporaryDirectory(prefix="demo-time-") as tmp:
+        work = Path(tmp) / "demo"
+        subprocess.run(
+            [sys.executable, "-m", "contextual_mt.cli", "demo", "--workdir", str(work)], check=True, cwd=harness.REPO
+        )
+        results = json.loads((work / "results" / "fr" / "demo.json").read_text())
+        if keep:
+            shutil.copytree(work, keep, dirs_exist_ok=True)
+    return {"stages": results["time"], "findings": findings(results)}
 
 
 def breakdown(run: Dict[str, Any]) -> str:
@@ -70,15 +72,12 @@ def main(argv=None) -> None:
     args = harness.parse(parser, argv)
     if args.keep and Path(args.keep).exists():
         parser.error(f"--keep {args.keep}: exists; give a new folder")
-    runs: List[Dict[str, Any]] = []
-    for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory(prefix="demo-time-") as tmp:
-            runs.append(run_once(Path(tmp) / "demo"))
-            if args.keep:
-                shutil.copytree(Path(tmp) / "demo", args.keep)
-        print(breakdown(runs[-1]))
-        print("findings hold:", "yes" if runs[-1]["findings"]["hold"] else "NO", runs[-1]["findings"])
-    total = harness.summarize([r["wall_s"] for r in runs])
+    # each repeat from nothing; the last one's folder kept (a later repeat overwrites it)
+    total = harness.time_it(lambda: run_once(args.keep or ""), repeats=args.repeats, warmup=0)
+    runs: List[Dict[str, Any]] = [dict(r, wall_s=round(t, 1)) for r, t in zip(total.results, total.times, strict=True)]
+    for run in runs:
+        print(breakdown(run))
+        print("findings hold:", "yes" if run["findings"]["hold"] else "NO", run["findings"])
     print(harness.describe(total))
     print(harness.machine_line(harness.machine_info()))
     harness.finish(args, "demo_time", {"wall": total.to_dict(), "runs": runs})
