@@ -19,7 +19,6 @@ wall time of encoding the pairs plus `score_candidates` for ours. Same batch siz
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import subprocess
 import sys
@@ -27,10 +26,10 @@ import tempfile
 from pathlib import Path
 
 from bench import harness
+from bench.fairseq_generate import USER_DIR, generate
 from contextual_mt.demo.pipeline import demo_layout
 
 BIN = Path(sys.executable).parent
-USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def swapped(line: str) -> str:
@@ -120,38 +119,10 @@ def swapped_bin(work: Path, tmp: Path) -> Path:
 
 
 def score_reference(data: Path, ckpt: Path, batch: int):
-    proc = subprocess.run(
-        [
-            str(BIN / "fairseq-generate"),
-            str(data),
-            "--user-dir",
-            USER_DIR,
-            "--task",
-            "document_translation",
-            "-s",
-            "en",
-            "-t",
-            "fr",
-            "--source-context-size",
-            "0",
-            "--target-context-size",
-            "3",
-            "--path",
-            str(ckpt),
-            "--score-reference",
-            "--batch-size",
-            str(batch),
-            "--gen-subset",
-            "test",
-            "--cpu",
-        ],
-        capture_output=True,
-        text=True,
+    g = generate(
+        str(data), str(ckpt), "--score-reference", "--batch-size", str(batch), target_context=3, source_context=0
     )
-    if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-2000:])
-    m = re.search(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s", proc.stdout + proc.stderr)
-    return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", "")), float(m.group(3))
+    return g.sentences, g.tokens, g.seconds
 
 
 def groups(work: Path):

@@ -12,51 +12,24 @@ sentencepiece encoding, building both datasets, both passes and the per-token/pe
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 from bench import harness
+from bench.fairseq_generate import generate
 from contextual_mt.demo.pipeline import demo_layout
-
-BIN = Path(sys.executable).parent
-USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def score_reference(work: Path, ckpt: Path, context: int, batch: int):
-    proc = subprocess.run(
-        [
-            str(BIN / "fairseq-generate"),
-            demo_layout(work).bin,
-            "--user-dir",
-            USER_DIR,
-            "--task",
-            "document_translation",
-            "-s",
-            "en",
-            "-t",
-            "fr",
-            "--source-context-size",
-            "0",
-            "--target-context-size",
-            str(context),
-            "--path",
-            str(ckpt),
-            "--score-reference",
-            "--batch-size",
-            str(batch),
-            "--gen-subset",
-            "test",
-            "--cpu",
-        ],
-        capture_output=True,
-        text=True,
+    g = generate(
+        demo_layout(work).bin,
+        str(ckpt),
+        "--score-reference",
+        "--batch-size",
+        str(batch),
+        target_context=context,
+        source_context=0,
     )
-    if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-2000:])
-    m = re.search(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s", proc.stdout + proc.stderr)
-    return int(m.group(2).replace(",", "")), float(m.group(3))
+    return g.tokens, g.seconds
 
 
 def cxmi_time(scorer, work: Path) -> harness.Elapsed:

@@ -15,51 +15,17 @@ loading: fairseq-generate's own "Translated N sentences ... in Xs" figure, and t
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 from bench import harness
+from bench.fairseq_generate import generate
 from contextual_mt.demo.pipeline import demo_layout
-
-BIN = Path(sys.executable).parent
-USER_DIR = str(harness.REPO / "contextual_mt")
 
 
 def fairseq_generate(work: Path, ckpt: Path, beam: int, batch: int) -> harness.Elapsed:
     """fairseq-generate on the test split; its own time (model loading excluded)."""
-    proc = subprocess.run(
-        [
-            str(BIN / "fairseq-generate"),
-            demo_layout(work).bin,
-            "--user-dir",
-            USER_DIR,
-            "--task",
-            "document_translation",
-            "-s",
-            "en",
-            "-t",
-            "fr",
-            "--target-context-size",
-            "0",
-            "--path",
-            str(ckpt),
-            "--beam",
-            str(beam),
-            "--batch-size",
-            str(batch),
-            "--gen-subset",
-            "test",
-            "--cpu",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-2000:])
-    m = re.search(r"Translated ([\d,]+) sentences .* in ([\d.]+)s", proc.stdout + proc.stderr)
-    return harness.Elapsed(float(m.group(2)), int(m.group(1).replace(",", "")))
+    g = generate(demo_layout(work).bin, str(ckpt), "--beam", str(beam), "--batch-size", str(batch))
+    return harness.Elapsed(g.seconds, g.sentences)
 
 
 def translator(work: Path, beam: int, batch: int, context: int, incremental: bool = True):

@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from bench import harness
-
-USER_DIR = str(harness.REPO / "contextual_mt")
+from bench.fairseq_generate import generate
 
 
 def talks(docids, n):
@@ -55,37 +52,11 @@ def regrouped_bin(bin_dir: str, talk_ids, work: str) -> str:
 
 def fairseq_generate(args, data: str, context: int) -> harness.Elapsed:
     """fairseq-generate's own time (model loading excluded) and its sentence count."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "fairseq_cli.generate",
-        data,
-        "--user-dir",
-        USER_DIR,
-        "--task",
-        "document_translation",
-        "-s",
-        "en",
-        "-t",
-        "fr",
-        "--target-context-size",
-        str(context),
-        "--path",
-        args.ckpt,
-        "--beam",
-        str(args.beam),
-        "--batch-size",
-        str(args.batch_size),
-        "--gen-subset",
-        "test",
-    ]
     # the same precision on both sides: fairseq's own --fp16 / --bf16 for half precision
-    cmd += {"float16": ["--fp16"], "bfloat16": ["--bf16"]}.get(args.dtype, [])
-    proc = subprocess.run(cmd + (["--cpu"] if args.cpu else []), capture_output=True, text=True)
-    m = re.search(r"Translated ([\d,]+) sentences .* in ([\d.]+)s", proc.stdout + proc.stderr)
-    if proc.returncode != 0 or not m:
-        raise SystemExit(proc.stderr[-3000:])
-    return harness.Elapsed(float(m.group(2)), int(m.group(1).replace(",", "")))
+    half = {"float16": ["--fp16"], "bfloat16": ["--bf16"]}.get(args.dtype, [])
+    options = ["--beam", str(args.beam), "--batch-size", str(args.batch_size), *half]
+    g = generate(data, args.ckpt, *options, target_context=context, cpu=args.cpu)
+    return harness.Elapsed(g.seconds, g.sentences)
 
 
 def main(argv=None) -> int:
