@@ -133,3 +133,13 @@ def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
         "splits": counts["1-2"],
         "mean_link_score": round(sum(scores) / len(scores), 4) if scores else None,
     }
+
+
+def summary(stats: Dict) -> str:
+    """The statistics in one line, as every command prints them."""
+    score = stats["mean_link_score"]
+    return (
+        f"aligned {stats['lines']} lines to {stats['segments']} output sentences: "
+        f"{stats['merges']} merges, {stats['splits']} splits, {stats['omissions']} omissions, "
+        f"{stats['additions']} additions; mean link chrF {'-' if score is None else f'{score:.3f}'}"
+    )

@@ -39,6 +39,7 @@ class Perturbed:
 
     doc: str
     first_line: int
+    lines: int  # the document's source lines
     text: str
     spans: List[Span]
     links: List[Link]
@@ -128,7 +129,7 @@ def perturb(lines: Sequence[str], ids: Sequence[str], rates: Rates = Rates(), se
             doc_spans.append((at, at + len(s)))
             at += len(s) + 1
         text = " ".join(sentences)
-        out.append(Perturbed(ids[start], start, text, doc_spans, links, counts))
+        out.append(Perturbed(ids[start], start, end - start, text, doc_spans, links, counts))
     return out
 
 
@@ -148,7 +149,7 @@ def link_accuracy(predicted: Sequence[DocumentAlignment], truth: Sequence[Pertur
     """The fraction of source lines linked to exactly the output characters the truth links them to."""
     right = total = 0
     for p, t in zip(predicted, truth, strict=True):
-        n = len(p.hypotheses)
+        n = t.lines
         got, want = line_coverage(p, n), line_coverage(t.alignment(), n)
         right += sum(g == w for g, w in zip(got, want, strict=True))
         total += n

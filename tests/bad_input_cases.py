@@ -2370,3 +2370,87 @@ add(
     do(lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")), "--path", "empty value"),
 )
 add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empty value"))
+
+
+# ============================================================================ contextual-mt align
+def _documents_jsonl(c: Ctx, name: str = "docs.jsonl", edit=None) -> str:
+    """The references joined per document as a JSONL document-level output (``edit`` changes the records)."""
+    ids, ref = lines_of(c.w.ids), lines_of(c.w.ref)
+    records: List[dict] = []
+    for doc_id, text in zip(ids, ref, strict=True):
+        if records and records[-1]["doc"] == doc_id:
+            records[-1]["text"] += " " + text
+        else:
+            records.append({"doc": doc_id, "text": text})
+    if edit:
+        records = edit(records)
+    return c.write_lines(name, [json.dumps(r, ensure_ascii=False) for r in records])
+
+
+def align_command(c: Ctx) -> None:
+    w = c.w
+    c.command = "contextual-mt"
+    c.argv = ["align", "--hyp-documents", _documents_jsonl(c), "--docids", w.ids, "--pivot", w.hyp]
+    c.argv += ["--output", c.o("aligned.fr"), "--alignment", c.o("alignment.jsonl")]
+    c.absent = [c.o("aligned.fr"), c.o("alignment.jsonl")]
+
+
+def _renamed_second(records):
+    records[1]["doc"] = "no-such-document"
+    return records
+
+
+def _emptied_first(records):
+    records[0]["text"] = " "
+    return records
+
+
+file_cases("align", align_command, "--hyp-documents", lambda w: w.ref, kinds=("missing", "dir", "latin1"))
+file_cases("align", align_command, "--pivot", lambda w: w.hyp, kinds=("missing", "dir", "latin1"))
+add(
+    "align-document-not-in-docids",
+    align_command,
+    do(
+        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "renamed.jsonl", _renamed_second)),
+        at_line("renamed.jsonl", 2),
+        "no-such-document",
+    ),
+)
+add(
+    "align-document-missing",
+    align_command,
+    do(
+        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "fewer.jsonl", lambda r: r[:-1])),
+        "fewer.jsonl",
+        "no record",
+    ),
+)
+add(
+    "align-document-empty",
+    align_command,
+    do(
+        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "emptied.jsonl", _emptied_first)),
+        at_line("emptied.jsonl", 1),
+        "empty",
+    ),
+)
+add(
+    "align-output-unknown-format",
+    align_command,
+    lambda c: [edited(c, "--hyp-documents", "odd.txt", drop_last, start=c.w.ref), "odd.txt", "unknown format"],
+)
+add(
+    "align-output-line-aligned",
+    align_command,
+    do(lambda c: c.set("--hyp-documents", c.w.hyp), "line-aligned"),
+)
+add("align-without-pivot", align_command, do(lambda c: c.drop("--pivot"), "--pivot"))
+add("align-pivot-fewer-lines", align_command, lambda c: [edited(c, "--pivot", "short.fr", drop_last), LINES])
+add(
+    "align-segmenter-not-installed",
+    align_command,
+    opt("--segmenter", "xx_no_such_pipeline", "xx_no_such_pipeline", "spacy download"),
+)
+option_cases("align", align_command, [("--band", "0")])
+output_cases("align", align_command, "--output", "aligned.fr")
+output_cases("align", align_command, "--alignment", "alignment.jsonl")

@@ -13,7 +13,18 @@ from commandkit.console import configure_logging, console_run, install_excepthoo
 def build_parser() -> argparse.ArgumentParser:
     """Every subcommand, one module each (``contextual_mt/cli/``), its parser generated from its
     options dataclass (``commandkit.options``)."""
-    from contextual_mt.cli import add_symbols, attribute, contrastive, cxmi, demo, report, score, testset, translate
+    from contextual_mt.cli import (
+        add_symbols,
+        align,
+        attribute,
+        contrastive,
+        cxmi,
+        demo,
+        report,
+        score,
+        testset,
+        translate,
+    )
     from contextual_mt.cli.pipeline import add as add_pipeline
 
     parser = argparse.ArgumentParser(prog="contextual-mt", description=__doc__)
@@ -22,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_symbols.add,
         translate.add,
         score.add,
+        align.add,
         demo.add_demo_data,
         cxmi.add,
         attribute.add,

@@ -1,0 +1,231 @@
+"""docalign: chrF against sacreBLEU, the dynamic program's links, its band, the rule for
+merges and additions, the output formats and the perturbation generator's known links."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+
+from commandkit.errors import InputError
+from docalign import dp
+from docalign.align import AlignOptions, align_documents, align_system_output
+from docalign.chrf import Profile, chrf
+from docalign.formats import read_system_output
+from docalign.links import summary
+from docalign.perturb import Rates, link_accuracy, perturb
+from docalign.segmenter import Segmenter
+
+SUBJECTS = ["Le chat", "Ma sœur", "Notre voisin", "La directrice", "Un enfant", "Le vieux pêcheur", "Cette équipe"]
+VERBS = ["regarde", "achète", "répare", "dessine", "cherche", "oublie", "vend"]
+OBJECTS = ["la maison rouge", "un vélo ancien", "le journal du matin", "une lettre", "la voiture", "un gâteau"]
+TAILS = ["", ", sans rien dire", ", puis il part", " depuis des années", ", comme chaque jour"]
+
+
+def corpus(n_docs: int = 30, seed: int = 0):
+    """Varied French sentences in documents of 4-12 lines: (lines, ids)."""
+    rng = random.Random(seed)
+    lines, ids = [], []
+    for d in range(n_docs):
+        for _ in range(rng.randint(4, 12)):
+            s = f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}{rng.choice(TAILS)}."
+            lines.append(s)
+            ids.append(f"doc{d}")
+    return lines, ids
+
+
+def noisy(lines, seed: int = 1):
+    """Another system's translation of the same lines: a word changed in some."""
+    rng = random.Random(seed)
+    out = []
+    for line in lines:
+        words = line.split()
+        if rng.random() < 0.5:
+            words[rng.randrange(len(words))] = rng.choice(VERBS)
+        out.append(" ".join(words))
+    return out
+
+
+def joined(lines, ids):
+    texts, prev = [], None
+    for line, i in zip(lines, ids, strict=True):
+        if i == prev:
+            texts[-1] += " " + line
+        else:
+            texts.append(line)
+        prev = i
+    return texts
+
+
+def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
+    from sacrebleu.metrics import CHRF
+
+    metric = CHRF(beta=1)
+    lines, _ = corpus(5)
+    rng = random.Random(3)
+    pairs = [
+        (rng.choice(lines), rng.choice(lines) + " " * rng.randint(0, 1) + rng.choice(["", lines[0]]))
+        for _ in range(200)
+    ]
+    pairs += [("", "a"), ("a", ""), ("ab", "xy"), ("même", "même")]
+    for hyp, ref in pairs:
+        assert chrf(Profile(hyp), Profile(ref)) == pytest.approx(
+            metric.sentence_score(hyp, [ref]).score / 100, abs=1e-12
+        )
+
+
+def test_every_link_type_is_found():
+    pivots = ["Salut Paul, mon ami.", "Tu vois le gâteau.", "Ma sœur lit beaucoup.", "Tu achètes la maison.",
+              "Nous aimons la maison.", "Elle est très moderne et grande."]  # fmt: skip
+    segments = ["Salut Paul, mon ami, tu vois le gâteau.", "Ma sœur lit beaucoup.", "Nous aimons la maison.",
+                "Une phrase ajoutée sans rapport.", "Elle est très moderne", "et grande."]  # fmt: skip
+    links = dp.align(pivots, segments, band=2)
+    assert [(link.kind, link.lines[0], link.segments[0]) for link in links] == [
+        ("2-1", 0, 0), ("1-1", 2, 1), ("1-0", 3, 2), ("1-1", 4, 2), ("0-1", 5, 3), ("1-2", 5, 4)
+    ]  # fmt: skip
+    two_two = dp.align(
+        ["Le chat dort sur le canapé du salon.", "Le chien joue dans le jardin derrière la maison."],
+        ["Le chat dort sur le canapé du salon, le chien joue", "dans le jardin derrière la maison."],
+    )
+    assert [link.kind for link in two_two] == ["2-2"]
+
+
+def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly(monkeypatch):
+    lines, _ = corpus(4, seed=5)
+    pivots = lines[:40]
+    segments = [f"Ajout numéro {k} qui ne ressemble à rien." for k in range(6)] + pivots[:34]  # off the diagonal
+    narrow, wide = dp.align(pivots, segments, band=2), dp.align(pivots, segments, band=1000)
+    assert narrow == wide
+    assert [link.kind for link in wide[:7]] == ["0-1"] * 6 + ["1-1"]
+
+    calls = []
+    real = dp.chrf
+    monkeypatch.setattr(dp, "chrf", lambda a, b: calls.append(1) or real(a, b))
+    many, _ = corpus(60, seed=6)
+    dp.align(many[:200], many[:200], band=5)
+    small = len(calls)
+    calls.clear()
+    dp.align(many[:400], many[:400], band=5)
+    assert len(calls) < 2.3 * small  # twice the lines, about twice the work (not four times)
+
+
+def test_merges_are_cut_between_their_lines_and_additions_are_kept_with_the_line_before():
+    pivots = ["Le chat dort.", "Le chien joue dehors.", "Il pleut."]
+    ids = ["d"] * 3
+    text = "Ajout au début. Le chat dort, le chien joue dehors. Une phrase ajoutée ici. Il pleut."
+    a = align_documents([text], pivots, ids, AlignOptions(language="fr"))
+    assert a.hypotheses == [
+        "Ajout au début. Le chat dort,",
+        "le chien joue dehors. Une phrase ajoutée ici.",
+        "Il pleut.",
+    ]
+    kinds = [r["link"] for r in a.records()]
+    assert kinds == ["2-1", "0-1", "2-1", "0-1", "1-1"]
+    added = [r for r in a.records() if r["link"] == "0-1"]
+    assert [r["attached_to"] for r in added] == [1, 2]
+    assert a.statistics["merges"] == 1 and a.statistics["additions"] == 2
+    assert summary(a.statistics).startswith(
+        "aligned 3 lines to 4 output sentences: 1 merges, 0 splits, 0 omissions, 2 additions"
+    )
+
+
+def test_a_document_output_of_line_aligned_translations_gives_the_lines_back():
+    lines, ids = corpus(20)
+    pivots = noisy(lines)
+    a = align_documents(joined(lines, ids), pivots, ids, AlignOptions(language="fr"))
+    assert a.hypotheses == lines
+    assert a.statistics["links"]["1-1"] == len(lines) and a.statistics["merges"] == 0
+
+
+def test_lines_with_an_empty_pivot_are_not_aligned():
+    a = align_documents(["Un. Deux."], ["Un.", "", "Deux."], ["d"] * 3)
+    assert a.hypotheses == ["Un.", "", "Deux."]
+    assert [r["link"] for r in a.records()] == ["1-1", "empty", "1-1"]
+
+
+def test_perturbed_outputs_are_aligned_to_their_known_links():
+    lines, ids = corpus(60, seed=2)
+    docs = perturb(lines, ids, Rates(), seed=4)
+    edits = {k: sum(d.edits[k] for d in docs) for k in ("merge", "split", "drop", "add")}
+    n = len(lines)
+    assert edits["merge"] == round(0.10 * n) and edits["drop"] == round(0.03 * n) and edits["add"] == round(0.02 * n)
+    assert 0 < edits["split"] <= round(0.05 * n)
+    assert link_accuracy([d.alignment() for d in docs], docs) == 1.0  # the measure: the truth scores 1
+    a = align_documents([d.text for d in docs], noisy(lines), ids, AlignOptions(language="fr"))
+    assert link_accuracy(a.documents, docs) >= 0.95
+
+
+# ------------------------------------------------------------------------------------ formats
+@pytest.fixture
+def files(tmp_path):
+    lines, ids = corpus(3)
+    (tmp_path / "ids").write_text("\n".join(ids) + "\n")
+    return tmp_path, lines, ids
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def test_jsonl_records_in_any_order_and_documents_per_line_are_read(files):
+    tmp, lines, ids = files
+    texts = joined(lines, ids)
+    names = list(dict.fromkeys(ids))
+    records = [{"doc": n, "text": t, "chunks": []} for n, t in zip(names, texts, strict=True)]
+    out = read_system_output(write_jsonl(tmp / "o.jsonl", records[::-1]), ids, "ids", [True] * 3)
+    assert out.format == "jsonl" and out.documents == texts and out.document_lines == [3, 2, 1]
+    (tmp / "o.txt").write_text("\n".join(texts) + "\n")
+    assert read_system_output(str(tmp / "o.txt"), ids, "ids", [True] * 3).documents == texts
+    (tmp / "l.txt").write_text("\n".join(lines) + "\n")
+    assert read_system_output(str(tmp / "l.txt"), ids, "ids", [True] * 3).format == "lines"
+    assert align_system_output(str(tmp / "l.txt"), lines, ids, "ids") is None
+
+
+@pytest.mark.parametrize(
+    "records, expected",
+    [
+        ([{"doc": "doc0", "text": "a"}, {"doc": "other", "text": "b"}], "o.jsonl:2: document 'other' is not in ids"),
+        ([{"doc": "doc0", "text": "a"}, {"doc": "doc1", "text": "b"}], "o.jsonl: no record for document 'doc2'"),
+        (
+            [{"doc": "doc0", "text": "a"}, {"doc": "doc1", "text": " "}, {"doc": "doc2", "text": "c"}],
+            "o.jsonl:2: document 'doc1' is empty",
+        ),
+        ([{"doc": "doc0", "text": "a"}, {"doc": "doc0", "text": "b"}], "o.jsonl:2: document 'doc0' again"),
+        ([{"doc": "doc0", "text": 3}], "o.jsonl:1: a record needs"),
+    ],
+)
+def test_bad_document_outputs_are_one_line_naming_the_file_and_line(files, records, expected):
+    tmp, _lines, ids = files
+    with pytest.raises(InputError, match=re.escape(expected)) as e:
+        read_system_output(write_jsonl(tmp / "o.jsonl", records), ids, "ids", [True] * 3)
+    assert "\n" not in str(e.value)
+
+
+def test_an_output_of_neither_shape_is_an_unknown_format(files):
+    tmp, _lines, ids = files
+    (tmp / "o.txt").write_text("one\ntwo\n")
+    with pytest.raises(InputError, match="unknown format"):
+        read_system_output(str(tmp / "o.txt"), ids, "ids", [True] * 3)
+
+
+def test_the_same_id_for_two_documents_matches_its_records_in_order(tmp_path):
+    ids = ["a", "a", "b", "a"]
+    path = write_jsonl(
+        tmp_path / "o.jsonl", [{"doc": "a", "text": "first"}, {"doc": "b", "text": "x"}, {"doc": "a", "text": "second"}]
+    )
+    assert read_system_output(path, ids, "ids", [True] * 3).documents == ["first", "x", "second"]
+
+
+# ----------------------------------------------------------------------------------- segmenter
+def test_the_segmenter_splits_on_line_breaks_and_keeps_abbreviations():
+    text = "M. Dupont est là. Il part.\nSans point final\n\nFin."
+    spans = Segmenter("sentencizer", "fr").split([text])[0]
+    assert [text[a:b] for a, b in spans] == ["M. Dupont est là.", "Il part.", "Sans point final", "Fin."]
+
+
+def test_a_pipeline_that_is_not_installed_says_how_to_get_it():
+    with pytest.raises(InputError, match=r"python -m spacy download xx_missing_pipeline"):
+        Segmenter("xx_missing_pipeline", "fr")
