@@ -142,6 +142,18 @@ EXAMPLES: List[Dict] = [
         ],
     },
     {"id": "cadec-demo", "commands": ["make cadec-demo"]},
+    # whole-document output (docs/explanations/alignment.md): the context model's translations made
+    # into documents with merged, split, dropped and added sentences, as an LLM writes them
+    {
+        "id": "align",
+        "commands": [
+            f"python docs/examples/document_output.py {R}/context.test.fr {D}/test.docids demo/context.documents.jsonl",
+            "contextual-mt align --hyp-documents demo/context.documents.jsonl --docids demo/data/fr/test.docids \\\n"
+            f"    --pivot {R}/sentence.test.fr --segmenter-lang fr \\\n"
+            "    --output demo/context.aligned.fr --alignment demo/context.alignment.jsonl",
+            "grep -m2 '\"link\": \"2-1\"' demo/context.alignment.jsonl",
+        ],
+    },
     # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
     {
         "id": "ted-study",
