@@ -148,14 +148,9 @@ def test_records_line_ranges_and_empty_lines(marian, tmp_path):
     ids = ["d1"] * 5 + ["empty"] * 2 + ["d3"] * 3
     folder = corpus(tmp_path, lines, ids)
     out = tmp_path / "docs.jsonl"
-    assert (
-        main(
-            ["translate", "--hf-model", str(marian), "--source", str(folder / "src.en"), "--docids"]
-            + [str(folder / "docids"), "--output", str(out), "--unit", "document", "--max-source-tokens", "24"]
-            + ["--max-len-b", "6", "--beam", "1", "--cpu", "--quiet"]
-        )
-        == 0
-    )
+    argv = ["translate", "--hf-model", str(marian), "--source", str(folder / "src.en"), "--docids"]
+    argv += [str(folder / "docids"), "--output", str(out), "--unit", "document", "--max-source-tokens", "24"]
+    assert main([*argv, "--max-len-b", "6", "--beam", "1", "--cpu", "--quiet"]) == 0
     raw = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["doc"] for r in raw] == ["d1", "empty", "d3"] and all(set(r) == {"doc", "text", "chunks"} for r in raw)
     d1, empty, d3 = read_document_records(str(out))
