@@ -156,12 +156,11 @@ def translate_documents(o, sources: Sequence[str], ids: Sequence[str], gold: Opt
     if todo:
         translator = family(o.model).open_chunk_translator(o.model, o.decoding)
         budget = o.max_source_tokens or translator.default_budget()
-        name = "--max-source-tokens" if o.max_source_tokens else "the source tokens that fit the model with room"
-        if budget < 1:
-            raise ContextualMTError(
-                f"--max-len-a {o.decoding.max_len_a} and --max-len-b {o.decoding.max_len_b} leave no room for "
-                "a source text in the model's positions; lower them or give --max-source-tokens"
-            )
+        name = (
+            "--max-source-tokens"
+            if o.max_source_tokens
+            else "what fits the model's positions with room for the translation"
+        )
         plans = plan_documents(sources, ids, todo, translator.source_tokens, budget, name, o.source)
         _warn_if_cut(plans, sources, translator, o.decoding)
         writer = PartialFile(partial, fp, done)

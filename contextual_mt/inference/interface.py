@@ -130,7 +130,7 @@ class ChunkTranslator(Protocol):
 
     def default_budget(self) -> int:
         """The source tokens of the largest chunk that fits the model's positions with room for
-        its translation (``--max-len-a``/``--max-len-b``)."""
+        its translation (``--max-len-a``/``--max-len-b``); one line when none does."""
 
     def translate_chunks(self, requests: Sequence[ChunkRequest]) -> List[str]:
         """One translation per request, in order, decoded in batches (``inference.batching``)."""

@@ -13,6 +13,7 @@ from typing import List, Optional, Sequence
 
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
+from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.interface import ChunkRequest
 
@@ -38,8 +39,14 @@ class HFChunkTranslator:
 
     def default_budget(self) -> int:
         """The largest n with overhead + n + (a * n + b) <= the model's positions."""
-        o = self.options
-        return int((self.sentences.layout.limit - self.overhead() - o.max_len_b) / (1 + o.max_len_a))
+        o, limit = self.options, self.sentences.layout.limit
+        n = int((limit - self.overhead() - o.max_len_b) / (1 + o.max_len_a))
+        if n < 1:
+            raise ContextualMTError(
+                f"{self.hf.folder}: --max-len-a {o.max_len_a:g} and --max-len-b {o.max_len_b} leave no room for a "
+                f"source text in its {limit} positions; lower them (or give --max-source-tokens)"
+            )
+        return n
 
     def translate_chunks(self, requests: Sequence[ChunkRequest]) -> List[str]:
         prompts = []
