@@ -143,6 +143,26 @@ def test_the_previous_chunk_is_the_prompts_example_pair(gpt2, tmp_path, monkeypa
         assert lay.lm_ids(hf.prompt.render_prompt(chunk.source, pairs), special=True) in prompts
 
 
+def test_the_previous_chunk_and_its_translation_are_a_chat_turn(gpt2_chat, tmp_path, monkeypatch):
+    from transformers import AutoTokenizer
+
+    folder = corpus(tmp_path, EN[:4], ["a"] * 4)
+    seen = spy_generate(monkeypatch)
+    out = tmp_path / "docs.jsonl"
+    options = HFModelOptions(str(gpt2_chat))
+    translate_document_files(doc_options(options, folder, out, max_source_tokens=20, max_len_b=5))
+    (record,) = read_document_records(str(out))
+    assert len(record.chunks) >= 2
+    hf = HFModel.load(options)
+    lay, tok = HFDocumentTranslator(hf).layout, AutoTokenizer.from_pretrained(gpt2_chat)
+    for k, chunk in enumerate(record.chunks):
+        pairs = [(record.chunks[k - 1].source, record.chunks[k - 1].text)] if k else []
+        text = tok.apply_chat_template(
+            hf.prompt.chat_messages(chunk.source, pairs), tokenize=False, add_generation_prompt=True
+        )
+        assert seen[k][1] == lay.lm_ids(text, special=False)
+
+
 def test_records_line_ranges_and_empty_lines(marian, tmp_path):
     lines = [EN[0], EN[1], "", EN[2], EN[3], "", "  ", EN[4], "", EN[5]]
     ids = ["d1"] * 5 + ["empty"] * 2 + ["d3"] * 3
