@@ -76,8 +76,10 @@ class DocumentPlan:
 def pack(lines: Sequence[int], count: Callable[[Sequence[int]], int], budget: int) -> List[List[int]]:
     """``lines`` cut into runs whose text has at most ``budget`` tokens (``count`` of a run of
     lines: the tokens of their joined text). Each run is grown by the sum of its lines' tokens,
-    then checked as one text (a tokenizer may count a joined text differently) and shortened
-    while over: linear in the lines, not quadratic. Every single line must fit (checked before)."""
+    then checked as one text (a tokenizer may count a joined text differently: byte-level BPE
+    counts a word after a space apart) and, when over, cut to the longest run that fits by
+    bisection: a few tokenizations per chunk, not one per line. Every single line must fit
+    (checked before)."""
     single = [count([i]) for i in lines]
     out: List[List[int]] = []
     k = 0
@@ -86,8 +88,12 @@ def pack(lines: Sequence[int], count: Callable[[Sequence[int]], int], budget: in
         while j < len(lines) and (j == k or used + single[j] <= budget):
             used += single[j]
             j += 1
-        while j - k > 1 and count(lines[k:j]) > budget:
-            j -= 1
+        if j - k > 1 and count(lines[k:j]) > budget:  # the longest run from k that fits (one line does)
+            lo, hi = k + 1, j - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if count(lines[k:mid]) <= budget else (lo, mid - 1)
+            j = lo
         out.append(list(lines[k:j]))
         k = j
     return out

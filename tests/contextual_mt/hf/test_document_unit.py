@@ -238,7 +238,7 @@ def test_a_written_partial_is_resumed_and_another_computations_refused(marian, t
     assert read_document_records(str(out))[0].text != "RESUMED" and not partial.exists()
 
 
-def test_refusals_before_any_model_loads(marian, tmp_path):
+def test_refusals_leave_no_output(marian, tmp_path):
     folder = corpus(tmp_path, [EN[1], EN[0]], ["a"] * 2)
     model = HFModelOptions(str(marian))
     with pytest.raises(ContextualMTError, match=r"src.en:2: 11 tokens, more than --max-source-tokens \(8\)"):
