@@ -58,12 +58,18 @@ def spy_generate(monkeypatch):
     return seen
 
 
-def test_pack_keeps_whole_lines_within_the_budget_when_a_joined_text_costs_more():
-    tokens = [4, 3, 5, 2, 6, 1]
+@pytest.mark.parametrize(
+    "tokens,budget,expected",
+    [
+        ([4, 3, 5, 2, 6, 1], 8, [[0, 1], [2, 3], [4, 5]]),
+        # by the sum, 4 lines (8 tokens) fit; as one text (+3 joins) they do not: cut back to 3
+        ([2, 2, 2, 2, 2, 2, 2], 9, [[0, 1, 2], [3, 4, 5], [6]]),
+    ],
+)
+def test_pack_keeps_whole_lines_within_the_budget_when_a_joined_text_costs_more(tokens, budget, expected):
     count = lambda run: sum(tokens[i] for i in run) + len(run) - 1  # noqa: E731  (one token per join)
-    chunks = pack(list(range(6)), count, 8)
-    assert [i for c in chunks for i in c] == list(range(6))
-    assert all(count(c) <= 8 for c in chunks) and chunks == [[0, 1], [2, 3], [4, 5]]
+    chunks = pack(list(range(len(tokens))), count, budget)
+    assert chunks == expected and all(count(c) <= budget for c in chunks)
 
 
 @pytest.mark.parametrize("model,kw", [("marian", {}), ("gpt2", GPT2)])
