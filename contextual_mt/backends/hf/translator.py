@@ -2,7 +2,9 @@
 sentence of every document in one wave), its context the previous sources and the model's own
 previous translations (or the references), laid out as for scoring (``inputs``). ``generate``
 decodes each batch with beam search and incremental decoding; a seq2seq batch holds forced target
-prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left."""
+prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left.
+``prompt``, ``batches`` and ``generate`` are also what ``--unit document`` translates a chunk of
+sentences with (``document_translator``)."""
 
 from __future__ import annotations
 
