@@ -397,6 +397,66 @@ option_cases(
 )
 output_cases("translate", translate_command, "--output", "hyp.fr")
 
+# --unit document (a document, or chunk of whole sentences, in one generation): --hf-model only
+add(
+    "translate-unit-document-with-path",
+    translate_command,
+    opt("--unit", "document", "--unit document", "--hf-model", "trained on sentences"),
+)
+add(
+    "translate-unit-unknown",
+    translate_command,
+    opt("--unit", "paragraph", "--unit paragraph", "sentence, document"),
+)
+add(
+    "translate-max-source-tokens-without-unit-document",
+    translate_command,
+    opt("--max-source-tokens", "50", "--max-source-tokens", "--unit document"),
+)
+add(
+    "translate-overwrite-without-unit-document",
+    translate_command,
+    do(lambda c: c.argv.append("--overwrite"), "--overwrite", "--unit document"),
+)
+
+
+def translate_documents_command(c: Ctx) -> None:
+    """translate --unit document with the tiny Hugging Face Marian."""
+    translate_command(c)
+    c.set("--hf-model", c.w.marian)
+    c.drop("--path")
+    c.set("--unit", "document")
+    c.set("--max-len-b", "6")
+    c.set("--output", c.o("docs.jsonl"))
+    c.absent = [c.o("docs.jsonl"), c.o("docs.jsonl.partial")]
+
+
+add(
+    "translate-unit-document-sentence-over-budget",
+    translate_documents_command,
+    lambda c: [
+        edited(c, "--source", "long_line.en", overlong_line(3, "cat"), start=c.w.src),
+        at_line("long_line.en", 3),
+        "--max-source-tokens",
+    ],
+)
+add(
+    "translate-unit-document-sentence-over-max-source-tokens",
+    translate_documents_command,
+    opt("--max-source-tokens", "2", at_line("test.en", 1), "more than --max-source-tokens (2)"),
+)
+add(
+    "translate-unit-document-decoding-parallel",
+    translate_documents_command,
+    opt("--decoding", "parallel", "--decoding parallel", "--unit sentence"),
+)
+add(
+    "translate-unit-document-no-room-for-a-source",
+    translate_documents_command,
+    opt("--max-len-b", "200", "--max-len-b 200", "positions"),
+)
+option_cases("translate", translate_documents_command, [("--max-source-tokens", "0")])
+
 
 # ============================================================================ contextual-mt score
 def score_command(c: Ctx) -> None:

@@ -326,7 +326,13 @@ def mx_partials(tmp_path_factory, mx_base, mx_models) -> Dict:
     return paths
 
 
-FIXTURES = ("mx_base", "mx_models", "mx_pcxmi", "mx_demo", "mx_partials")
+@pytest.fixture(scope="session")
+def mx_hf(marian) -> Dict:
+    """The tiny Hugging Face Marian of tests/conftest.py (what --hf-model cases translate with)."""
+    return {"marian": marian}
+
+
+FIXTURES = ("mx_base", "mx_models", "mx_pcxmi", "mx_demo", "mx_partials", "mx_hf")
 
 
 class World:
@@ -367,6 +373,7 @@ _KEYS = {
         "sys_b",
     },
     "mx_partials": {"big_src", "big_ref", "big_ids", "partial_bits", "partial_nats"},
+    "mx_hf": {"marian"},
 }
 
 

@@ -8,8 +8,18 @@ from dataclasses import dataclass
 from typing import Optional
 
 from commandkit.options import from_namespace, group, option
-from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, quiet_option
-from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.cli.common import (
+    RESUME_HELP,
+    ModelArgs,
+    command,
+    max_tokens_option,
+    model_options,
+    overwrite_option,
+    quiet_option,
+)
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.decoding import UNITS, DecodingOptions
+from contextual_mt.stage_record import partial_path
 
 HELP = "translate documents, with the model's own previous translations as target context"
 DECODING_HELP = (
@@ -18,12 +28,21 @@ DECODING_HELP = (
     "context changed; the same output), 'auto' (parallel on a GPU, sequential on CPU)"
 )
 
+UNIT_HELP = (
+    "sentence: one generation per source line, output line-aligned (default); document: each "
+    "document, or chunk of whole sentences within --max-source-tokens, in one generation, the "
+    "previous chunk as context (--hf-model only); output JSONL, resumable"
+)
+
 
 @dataclass
 class TranslateArgs:
     source: str = option(required=True, help="source text, one sentence per line")
     docids: str = option(required=True, help="document id of each line")
-    output: str = option(required=True, help="translations, one line per source line")
+    output: str = option(
+        required=True,
+        help="translations, one line per source line (--unit document: JSONL, one record per document)",
+    )
     gold_target_context: Optional[str] = option(
         metavar="REF", help="use these references as target context instead of the model's translations"
     )
@@ -41,22 +60,44 @@ class TranslateArgs:
     parallel_window: int = option(
         type=int, default=DecodingOptions.window, help="sentences per document a parallel round may translate"
     )
+    unit: str = option(default=UNITS[0], metavar="{" + ",".join(UNITS) + "}", help=UNIT_HELP)
+    max_source_tokens: Optional[int] = option(
+        type=int,
+        help="--unit document: source tokens (the model tokenizer's) per chunk of whole sentences "
+        "(default: what fits the model's positions with room for the translation, per --max-len-a/b)",
+    )
+    overwrite: bool = overwrite_option("--unit document: " + RESUME_HELP)
     quiet: bool = quiet_option("no progress bar")
     model: ModelArgs = group(ModelArgs)
 
 
 def translate(args: argparse.Namespace) -> int:
+    from contextual_mt.inference.document_unit import NEEDS_HF
     from contextual_mt.inference.registry import model_dtype
-    from contextual_mt.inference.translate import TranslateOptions, translate_files
+    from contextual_mt.inference.translate import TranslateOptions, translate_document_files, translate_files
 
+    if args.unit == "document" and args.path:  # before the checkpoint is looked at
+        raise ContextualMTError(NEEDS_HF)
     decoding = from_namespace(DecodingOptions, args, window=args.parallel_window)
     model = model_options(args)
-    hyps = translate_files(
-        from_namespace(TranslateOptions, args, model=model, decoding=decoding, progress=not args.quiet)
+    options = from_namespace(
+        TranslateOptions, args, model=model, decoding=decoding, progress=not args.quiet, resume=not args.overwrite
     )
-    print(f"wrote {len(hyps)} lines to {args.output} (the model in {model_dtype(model)})", file=sys.stderr)
+    if options.unit == "document":
+        n, what = translate_document_files(options), "documents"
+    else:
+        n, what = len(translate_files(options)), "lines"
+    print(f"wrote {n} {what} to {args.output} (the model in {model_dtype(model)})", file=sys.stderr)
     return 0
 
 
 def add(sub) -> None:
-    command(sub, "translate", TranslateArgs, translate, HELP, output_args=("output",))
+    command(
+        sub,
+        "translate",
+        TranslateArgs,
+        translate,
+        HELP,
+        output_args=("output",),
+        side_outputs=lambda a: [("--output's .partial", partial_path(a.output))] if a.output else [],
+    )

@@ -10,6 +10,8 @@ from contextual_mt.inference.batching import check_batching
 
 MAX_BEAM = 1000
 DECODINGS = ("auto", "parallel", "sequential")
+# translate --unit: a generation per sentence (the default), or per document / chunk (inference.document_unit)
+UNITS = ("sentence", "document")
 
 
 @dataclass

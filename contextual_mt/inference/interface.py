@@ -109,15 +109,47 @@ class Translator(Protocol):
         records how it was decoded); ``source_name`` (the file) is what messages name."""
 
 
+@dataclass(frozen=True)
+class ChunkRequest:
+    """``--unit document``: one chunk of whole sentences to translate in one generation, with
+    the previous chunk of its document (its source and translation) as context, if any."""
+
+    source: str
+    context_source: Optional[str] = None
+    context_target: Optional[str] = None
+    where: str = "source"  # file:line of the chunk's first sentence, for messages
+
+
+@runtime_checkable
+class ChunkTranslator(Protocol):
+    """Translation of chunks of documents, each in one generation (``inference.document_unit``
+    cuts the chunks and drives the waves)."""
+
+    def source_tokens(self, text: str) -> int:
+        """The model tokenizer's tokens of a source text (no special tokens): what the budget counts."""
+
+    def default_budget(self) -> int:
+        """The source tokens of the largest chunk that fits the model's positions with room for
+        its translation (``--max-len-a``/``--max-len-b``); one line when none does."""
+
+    def translate_chunks(self, requests: Sequence[ChunkRequest]) -> List[str]:
+        """One translation per request, in order, decoded in batches (``inference.batching``)."""
+
+
 class ModelFamily(Protocol):
     """What a kind of model specification (``FairseqModelOptions``, ``HFModelOptions``) knows about
     itself: how to open its backends, what its numbers depend on, how summaries name it."""
+
+    translates_documents: bool  # whether ``open_chunk_translator`` opens one (``--unit document``)
 
     def open_scorer(self, spec, max_tokens: Optional[int] = None) -> ScoringBackend:
         """The scoring backend of the model (loaded once)."""
 
     def open_translator(self, spec, decoding) -> Translator:
         """The translator of the model with these ``DecodingOptions``."""
+
+    def open_chunk_translator(self, spec, decoding) -> ChunkTranslator:
+        """The ``--unit document`` translator of the model (one line where the family has none)."""
 
     def open_attribution(self, spec, max_tokens: Optional[int] = None):
         """The attribution backend of the model (``attribution.interface``; loaded once)."""

@@ -34,6 +34,8 @@ def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
 class FairseqFamily:
     """A ``document_translation`` or ``cadec_translation`` checkpoint."""
 
+    translates_documents = False  # trained on sentences with a few context sentences
+
     def open_scorer(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
         from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.scoring import scoring_backend
@@ -45,6 +47,11 @@ class FairseqFamily:
         from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
         return DocumentTranslator(DocumentModel.load(spec), options=decoding)
+
+    def open_chunk_translator(self, spec: FairseqModelOptions, decoding):
+        from contextual_mt.inference.document_unit import NEEDS_HF
+
+        raise ContextualMTError(NEEDS_HF)
 
     def open_attribution(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.fairseq.attribution import BEYOND_TRAINED, FairseqAttributionBackend

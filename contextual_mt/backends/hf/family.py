@@ -16,6 +16,8 @@ from contextual_mt.inference.registry import register_family
 class HFFamily:
     """A ``transformers`` seq2seq MT model or decoder-only LM."""
 
+    translates_documents = True
+
     def open_scorer(self, spec: HFModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
         from contextual_mt.backends.hf.scoring import HFScoringBackend
 
@@ -26,6 +28,12 @@ class HFFamily:
         from contextual_mt.backends.hf.translator import HFDocumentTranslator
 
         return HFDocumentTranslator(HFModel.load(spec), decoding)
+
+    def open_chunk_translator(self, spec: HFModelOptions, decoding):
+        from contextual_mt.backends.hf.document_translator import HFChunkTranslator
+        from contextual_mt.backends.hf.model import HFModel
+
+        return HFChunkTranslator(HFModel.load(spec), decoding)
 
     def open_attribution(self, spec: HFModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.hf.attribution import HFAttributionBackend

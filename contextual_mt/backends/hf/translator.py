@@ -2,11 +2,13 @@
 sentence of every document in one wave), its context the previous sources and the model's own
 previous translations (or the references), laid out as for scoring (``inputs``). ``generate``
 decodes each batch with beam search and incremental decoding; a seq2seq batch holds forced target
-prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left."""
+prefixes of one length (no padding inside the decoder), a decoder-only batch is padded on the left.
+``prompt``, ``batches`` and ``generate`` are also what ``--unit document`` translates a chunk of
+sentences with (``document_translator``)."""
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -53,9 +55,11 @@ class HFDocumentTranslator:
                     if gold_targets is not None
                     else filled(predicted, last_sentences(prev, self.n_tgt))
                 )
-                requests.append((i, self._prompt(i, sources, prev, targets, source_name)))
-            for chunk in self._chunks(requests):
-                yield list(zip((i for i, _ in chunk), self._generate([p for _, p in chunk]), strict=True))
+                src_ctx = [sources[j] for j in prev]
+                where = f"{source_name}:{i + 1}"
+                requests.append((i, self.prompt(sources[i], src_ctx, targets, self.n_src, self.n_tgt, where)))
+            for batch in self.batches(requests):
+                yield list(zip((i for i, _ in batch), self.generate([p for _, p in batch]), strict=True))
 
         predicted, record, rounds = decode_documents(
             docs,
@@ -75,26 +79,33 @@ class HFDocumentTranslator:
         o = self.options
         return max(1, int(o.max_len_a * source_length + o.max_len_b))
 
-    def _prompt(
-        self, i: int, sources: Sequence[str], prev: Sequence[int], targets: Sequence[str], source_name: str
+    def prompt(
+        self,
+        source: str,
+        src_ctx: Sequence[str],
+        tgt_ctx: Sequence[str],
+        n_src: int,
+        n_tgt: int,
+        where: str,
+        what: str = "the sentence",
+        fix: str = "split the line",
     ) -> Tuple:
-        """(encoder ids or None, forced decoder ids / prompt, new tokens allowed), the nearest
-        context that leaves room for the translation."""
+        """(encoder ids or None, forced decoder ids / prompt, new tokens allowed) of ``source``
+        with the nearest context (up to ``n_src``/``n_tgt`` of ``src_ctx``/``tgt_ctx``, oldest
+        first) that leaves room for the translation; ``where`` (file:line) names it in the error."""
         lay, limit = self.layout, self.layout.limit
-        src_ctx = [sources[j] for j in prev]
-        where = f"{source_name}:{i + 1}"
 
         def attempt(n_src: int, n_tgt: int) -> Tuple[bool, Tuple]:
-            sc, tc = last_sentences(src_ctx, n_src), last_sentences(targets, n_tgt)
+            sc, tc = last_sentences(src_ctx, n_src), last_sentences(tgt_ctx, n_tgt)
             if self.hf.seq2seq:
-                encoder = lay.source_ids(self.hf.options.separator.join([*sc, sources[i]]))
+                encoder = lay.source_ids(self.hf.options.separator.join([*sc, source]))
                 prefix = lay.start + self.lead + lay.target_context_ids(tc)
                 fits = len(encoder) <= limit
-                wanted = self.max_new_tokens(len(lay.source_ids(sources[i])))
+                wanted = self.max_new_tokens(len(lay.source_ids(source)))
             else:
-                encoder, prefix = None, lay.row(sources[i], "", sc, tc, n_src, n_tgt, lambda: where).prefix
+                encoder, prefix = None, lay.row(source, "", sc, tc, n_src, n_tgt, lambda: where).prefix
                 fits = True
-                wanted = self.max_new_tokens(len(lay.lm_ids(sources[i], special=False)))
+                wanted = self.max_new_tokens(len(lay.lm_ids(source, special=False)))
             room = limit - len(prefix)
             # context goes before the translation's room; without context, what room is left
             fits = fits and room >= 1 and (room >= wanted or (n_src == 0 and n_tgt == 0))
@@ -102,12 +113,12 @@ class HFDocumentTranslator:
 
         def error(_) -> ContextualMTError:
             return ContextualMTError(
-                f"{where}: the sentence does not fit in the {limit} positions of {self.hf.folder}; split the line"
+                f"{where}: {what} does not fit in the {limit} positions of {self.hf.folder}; {fix}"
             )
 
-        return nearest_fitting(min(self.n_src, len(prev)), min(self.n_tgt, len(prev)), attempt, error)
+        return nearest_fitting(min(n_src, len(src_ctx)), min(n_tgt, len(tgt_ctx)), attempt, error)
 
-    def _chunks(self, requests: List[Tuple[int, Tuple]]):
+    def batches(self, requests: List[Tuple[Any, Tuple]]) -> Iterator[List[Tuple[Any, Tuple]]]:
         """Batches of similar length (``--batch-size``, ``--max-tokens``); the rows of a seq2seq
         batch share the length of their forced prefix (no padding inside the decoder), and the rows
         of any batch their room for new tokens (``generate`` takes one limit per batch): so a row's
@@ -122,9 +133,9 @@ class HFDocumentTranslator:
                 yield [requests[k] for k in batch]
 
     @torch.no_grad()
-    def _generate(self, prompts: Sequence[Tuple]) -> List[str]:
+    def generate(self, prompts: Sequence[Tuple]) -> List[str]:
         hf, o, device = self.hf, self.options, self.hf.device
-        new = min(p[2] for p in prompts)  # one limit per batch (_chunks groups rows by it: all the same)
+        new = min(p[2] for p in prompts)  # one limit per batch (``batches`` groups rows by it: all the same)
         new = max(new, 1)
         kwargs: Dict = {
             "num_beams": o.beam,
