@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from docalign.chrf import Profile, chrf
 
@@ -76,18 +76,33 @@ def length_cost(a: int, b: int, variance: float) -> float:
     return -math.log(max(math.erfc(delta / math.sqrt(2)), 1e-12))
 
 
-def align(pivots: Sequence[str], segments: Sequence[str], band: int = 20, weights: Weights = Weights()) -> List[Link]:
-    """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``."""
+Key = Tuple[int, int, int, int]  # a candidate link: (first line, lines, first segment, segments)
+Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and highest segment boundary
+
+
+def align(
+    pivots: Sequence[str],
+    segments: Sequence[str],
+    band: int = 20,
+    weights: Weights = Weights(),
+    model: Optional[Mapping[Key, float]] = None,
+    corridor: Optional[Corridor] = None,
+) -> List[Link]:
+    """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``.
+    ``model``: a model's similarity of candidate links (``candidates``), averaged with their chrF;
+    the search then stays in ``corridor`` (``corridor_of`` a first path)."""
     n, m = len(pivots), len(segments)
     if n == 0 or m == 0:
         return [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
     lines, segs = Groups(pivots), Groups(segments)
-    cache: Dict[Tuple[int, int, int, int], float] = {}
+    cache: Dict[Key, float] = {}
 
     def similarity(i: int, a: int, j: int, b: int) -> float:
         key = (i, a, j, b)
         if key not in cache:
             cache[key] = chrf(segs.profile(j, b), lines.profile(i, a))
+            if model is not None and key in model:
+                cache[key] = (cache[key] + model[key]) / 2
         return cache[key]
 
     w = weights
@@ -99,22 +114,53 @@ def align(pivots: Sequence[str], segments: Sequence[str], band: int = 20, weight
         lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance)
         return (a + b) / 2 * (1 - similarity(i, a, j, b)) + extra + w.length * lengths
 
-    width = max(band, 1)
-    while True:
-        links, touched = _search(n, m, width, cost)
-        if not touched or width >= max(n, m):
-            break
-        width *= 2
+    if corridor is not None:
+        links, _ = _search(n, m, corridor, cost)
+    else:
+        width = max(band, 1)
+        while True:
+            links, touched = _search(n, m, _diagonal(n, m, width), cost)
+            if not touched or width >= max(n, m):
+                break
+            width *= 2
     return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
 
 
-def _search(
-    n: int, m: int, width: int, cost: Callable[[int, int, int, int], float]
-) -> Tuple[List[Tuple[int, int, int, int]], bool]:
-    """The best path in the band and whether it touches the band's edge (inside 0..m)."""
+def _diagonal(n: int, m: int, width: int) -> Corridor:
     lo = [max(0, math.floor(i * m / n) - width) for i in range(n + 1)]
     hi = [min(m, math.ceil(i * m / n) + width) for i in range(n + 1)]
-    lo[n], hi[0] = min(lo[n], m), max(hi[0], 0)
+    return lo, hi
+
+
+def corridor_of(links: Sequence[Link], m: int, radius: int = 2) -> Corridor:
+    """The segment boundaries within ``radius`` of a path's, at every line boundary."""
+    n = sum(link.lines[1] for link in links)
+    lo, hi = [m] * (n + 1), [0] * (n + 1)
+    for link in links:
+        (i, a), (j, b) = link.lines, link.segments
+        for r in range(i, i + a + 1):
+            lo[r], hi[r] = min(lo[r], max(0, j - radius)), max(hi[r], min(m, j + b + radius))
+    lo[0], hi[n] = 0, m
+    return lo, hi
+
+
+def candidates(corridor: Corridor) -> List[Key]:
+    """Every link of lines and segments (1-1, 1-2, 2-1, 2-2) whose two ends lie in the corridor."""
+    lo, hi = corridor
+    n = len(lo) - 1
+    m = hi[-1]
+    return [
+        (i, a, j, b)
+        for i in range(n)
+        for j in range(lo[i], hi[i] + 1)
+        for a, b in MOVES
+        if a and b and i + a <= n and j + b <= m and lo[i + a] <= j + b <= hi[i + a]
+    ]
+
+
+def _search(n: int, m: int, band: Corridor, cost: Callable[[int, int, int, int], float]) -> Tuple[List[Key], bool]:
+    """The best path in the band and whether it touches the band's edge (inside 0..m)."""
+    lo, hi = band
     inf = math.inf
     best: List[List[float]] = [[inf] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
     move: List[List[int]] = [[-1] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
@@ -134,7 +180,7 @@ def _search(
                 if c < here:
                     here, row_move[j - low] = c, k
             row[j - low] = here
-    path: List[Tuple[int, int, int, int]] = []
+    path: List[Key] = []
     touched = False
     i, j = n, m
     while i or j:

@@ -88,7 +88,7 @@ def _read_jsonl(
             continue
         try:
             value = json.loads(line)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             raise InputError(f"{path}:{lineno}: not a JSON record ({e.msg})") from None
         if (
             not isinstance(value, dict)

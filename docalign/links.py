@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence
+from typing import Any, Dict, List, Sequence
 
 from docalign.chrf import Profile, chrf
 from docalign.dp import Link
@@ -99,7 +99,14 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
             if r["line"] is None and r["attached_to"] is None:
                 r["attached_to"] = d.first_line + index[0] + 1
     for k in sorted(set(range(lines)) - set(index)):
-        empty = {"doc": d.doc, "link": "empty", "segments": [], "spans": [], "output": "", "score": None}
+        empty: Dict[str, Any] = {
+            "doc": d.doc,
+            "link": "empty",
+            "segments": [],
+            "spans": [],
+            "output": "",
+            "score": None,
+        }
         records.append({"line": d.first_line + k + 1, **empty, "text": ""})
     d.hypotheses, d.records = hyps, sorted(records, key=_order)
 

@@ -151,7 +151,7 @@ EXAMPLES: List[Dict] = [
             "contextual-mt align --hyp-documents demo/context.documents.jsonl --docids demo/data/fr/test.docids \\\n"
             f"    --pivot {R}/sentence.test.fr --segmenter-lang fr \\\n"
             "    --output demo/context.aligned.fr --alignment demo/context.alignment.jsonl",
-            "grep -m2 '\"link\": \"2-1\"' demo/context.alignment.jsonl",
+            'grep -m2 \'"link": "2-1"\' demo/context.alignment.jsonl',
         ],
     },
     # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
