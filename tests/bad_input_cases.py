@@ -1784,6 +1784,51 @@ add(
 )
 
 
+# muda eval of a document-level output (re-aligned to the source lines by docalign)
+def document_output(c: Ctx, name: str = "documents.hyp", records: bool = False, doc: str = "") -> str:
+    """System a's lines joined per document: one document per line, or JSONL records (``doc``:
+    the id of the first, to give one not in the docids)."""
+    from commandkit.documents import document_spans
+
+    hyps, ids = lines_of(str(c.w.sys_a)), lines_of(str(c.w.d_ids))
+    docs = [(ids[a], " ".join(hyps[a:b])) for a, b in document_spans(ids)]
+    if records:
+        docs[0] = (doc or docs[0][0], docs[0][1])
+        return c.write_lines(name, [json.dumps({"doc": d, "text": t}) for d, t in docs])
+    return c.write_lines(name, [t for _, t in docs])
+
+
+def documents_and(flag: str, value: str):
+    def action(c: Ctx) -> None:
+        c.set("--hyps", document_output(c))
+        c.set(flag, value)
+
+    return action
+
+
+add(
+    "eval-pivot-fewer-lines", eval_command, lambda c: [edited(c, "--pivot", "short.pivot", drop_last, c.w.d_ref), LINES]
+)
+file_cases("eval", eval_command, "--pivot", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".pivot")
+add(
+    "eval-segmenter-pipeline-not-installed",
+    eval_command,
+    do(documents_and("--segmenter", "xx_no_such_pipeline_sm"), "xx_no_such_pipeline_sm", "spacy download"),
+)
+option_cases("eval", eval_command, [("--band", "0")])
+add(
+    "eval-hyps-documents-unknown-id",
+    eval_command,
+    opt(
+        "--hyps",
+        lambda c: document_output(c, "unknown.jsonl", records=True, doc="no-such-doc"),
+        "unknown.jsonl",
+        "no-such-doc",
+    ),
+)
+output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
+
+
 # ============================================================================ fairseq-train / fairseq-generate
 def train_command(c: Ctx) -> None:
     """fairseq-train (through tests.helpers.train): argv = [data, save_dir, extra...]."""
