@@ -396,6 +396,14 @@ def _score(
             # a document-level output's re-alignment: omissions, additions, merges, splits, mean link chrF
             "alignment": None if alignment is None else alignment.statistics,
         }
+    if any(h.alignment is not None for h in texts.hyps):  # how the document-level outputs were aligned
+        a = o.align_options
+        result["alignment"] = {
+            "pivot": o.pivot or o.ref,
+            "segmenter": a.segmenter,
+            "language": a.language,
+            "band": a.band,
+        }
     comet_docs = []
     if comet is not None:  # loaded once, for every system
         for k, name in enumerate(names):

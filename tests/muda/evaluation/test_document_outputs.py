@@ -16,6 +16,7 @@ from muda.annotators.lexicon import LexiconAnnotator
 from muda.evaluation.evaluate import EvalOptions, run_eval
 from muda.evaluation.table import format_muda_table
 from muda.evaluation.words import REF, REF_OK, sentence_counts
+from muda.formats.hypotheses import load_hypotheses, load_system_outputs
 from muda.formats.tags import read_tags
 from tests.muda.helpers import eval_args, muda
 
@@ -88,6 +89,24 @@ def test_line_aligned_hypotheses_joined_per_document_score_the_same(demo, tmp_pa
     table = format_muda_table(r)
     assert "context-jsonl: document-level output re-aligned to its 155 source lines (155 sentences): 0 " in table
     assert "\ncontext-txt: " not in table  # nothing about alignment for a line-aligned output
+
+
+def test_line_aligned_and_fairseq_outputs_are_read_as_before(demo, tmp_path, lexicon):
+    """The hypotheses (and the lines named in messages) of a line-aligned file and of
+    fairseq-generate output are what muda eval read before document-level outputs; the result of
+    line-aligned systems only has no alignment options, and its table no alignment line."""
+    refs, ids = lines(demo / "test.fr"), lines(demo / "test.docids")
+    gen = tmp_path / "gen.out"
+    gen.write_text(
+        "".join(f"S-{i}\tx\nH-{i}\t-0.1\t{h}\nD-{i}\t-0.1\t{h}\n" for i, h in reversed(list(enumerate(refs))))
+    )
+    paths = [str(demo / "sentence.txt"), str(gen)]
+    read = load_system_outputs(paths, refs, ids, str(demo / "test.docids"), AlignOptions("fr"))
+    assert read == [load_hypotheses(p, len(refs)) for p in paths] and all(h.alignment is None for h in read)
+    assert read[1].texts == refs and read[1].line_numbers[:2] == [3 * len(refs), 3 * len(refs) - 3]
+    r = evaluate(demo, tmp_path / "w", paths, ["a", "b"], lexicon, bootstrap=0)
+    assert "alignment" not in r and [s["alignment"] for s in r["systems"].values()] == [None, None]
+    assert "re-aligned" not in format_muda_table(r)
 
 
 def sentence_dump(path):
@@ -164,6 +183,7 @@ def test_the_command_prints_the_alignment_and_writes_one_file_per_document_level
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads((tmp_path / "r" / "eval.json").read_text())
+    assert r["alignment"] == {"pivot": str(demo / "test.fr"), "segmenter": "sentencizer", "language": "fr", "band": 20}
     stats = r["systems"]["perturbed.jsonl"]["alignment"]
     assert r["systems"]["context.txt"]["alignment"] is None and stats["merges"] > 0
     [shown] = [x for x in proc.stdout.splitlines() if "re-aligned" in x]
