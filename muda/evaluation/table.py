@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Dict
 
+from docalign.links import summary
+
 
 def format_muda_table(result: Dict) -> str:
     """The table `muda eval` prints: BLEU (and COMET), f-measure per tag, reference word counts,
@@ -29,30 +31,7 @@ def format_muda_table(result: Dict) -> str:
         lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}{comet}; f-measure: {sig})")
     for name, s in result["systems"].items():
         if s.get("alignment"):
-            lines.append(f"{name}: {alignment_summary(s['alignment'])}")
+            lines.append(f"{name} (document-level output): {summary(s['alignment'])}")
     if result.get("not_tagged"):
         lines.append(f"not scored (not tagged): {', '.join(result['not_tagged'])}")
     return "\n".join(lines)
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
-
-
-def alignment_summary(stats: Dict) -> str:
-    """One line of a document-level output's alignment statistics (``docalign.links.statistics``)."""
-    mean = stats.get("mean_link_score")
-    chrf = "none" if mean is None else f"{100 * mean:.1f}"
-    counts = ", ".join(
-        _count(stats[key], what)
-        for key, what in (
-            ("omissions", "omission"),
-            ("additions", "addition"),
-            ("merges", "merge"),
-            ("splits", "split"),
-        )
-    )
-    return (
-        f"document-level output re-aligned to its {stats['lines']} source lines ({stats['segments']} "
-        f"sentences): {counts}; mean link chrF {chrf}"
-    )
