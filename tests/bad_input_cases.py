@@ -1785,25 +1785,9 @@ add(
 
 
 # muda eval of a document-level output (re-aligned to the source lines by docalign)
-def document_output(c: Ctx, name: str = "documents.hyp", records: bool = False, doc: str = "") -> str:
-    """System a's lines joined per document: one document per line, or JSONL records (``doc``:
-    the id of the first, to give one not in the docids)."""
-    from commandkit.documents import document_spans
-
-    hyps, ids = lines_of(str(c.w.sys_a)), lines_of(str(c.w.d_ids))
-    docs = [(ids[a], " ".join(hyps[a:b])) for a, b in document_spans(ids)]
-    if records:
-        docs[0] = (doc or docs[0][0], docs[0][1])
-        return c.write_lines(name, [json.dumps({"doc": d, "text": t}) for d, t in docs])
-    return c.write_lines(name, [t for _, t in docs])
-
-
-def documents_and(flag: str, value: str):
-    def action(c: Ctx) -> None:
-        c.set("--hyps", document_output(c))
-        c.set(flag, value)
-
-    return action
+def eval_documents(c: Ctx, name: str = "documents.jsonl", edit=None) -> str:
+    """System a's lines joined per document, as JSONL records (see ``_documents_jsonl``)."""
+    return _documents_jsonl(c, name, edit, ids=c.w.d_ids, texts=c.w.sys_a)
 
 
 add(
@@ -1813,7 +1797,11 @@ file_cases("eval", eval_command, "--pivot", lambda w: w.d_ref, kinds=("missing",
 add(
     "eval-segmenter-pipeline-not-installed",
     eval_command,
-    do(documents_and("--segmenter", "xx_no_such_pipeline_sm"), "xx_no_such_pipeline_sm", "spacy download"),
+    do(
+        lambda c: (c.set("--hyps", eval_documents(c)), c.set("--segmenter", "xx_no_such_pipeline_sm")),
+        "xx_no_such_pipeline_sm",
+        "spacy download",
+    ),
 )
 option_cases("eval", eval_command, [("--band", "0")])
 add(
@@ -1821,9 +1809,9 @@ add(
     eval_command,
     opt(
         "--hyps",
-        lambda c: document_output(c, "unknown.jsonl", records=True, doc="no-such-doc"),
-        "unknown.jsonl",
-        "no-such-doc",
+        lambda c: eval_documents(c, "unknown.jsonl", _renamed_second),
+        at_line("unknown.jsonl", 2),
+        "no-such-document",
     ),
 )
 output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
@@ -2418,9 +2406,10 @@ add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empt
 
 
 # ============================================================================ contextual-mt align
-def _documents_jsonl(c: Ctx, name: str = "docs.jsonl", edit=None) -> str:
-    """The references joined per document as a JSONL document-level output (``edit`` changes the records)."""
-    ids, ref = lines_of(c.w.ids), lines_of(c.w.ref)
+def _documents_jsonl(c: Ctx, name: str = "docs.jsonl", edit=None, ids=None, texts=None) -> str:
+    """The references (or ``texts``, with their docids ``ids``) joined per document as a JSONL
+    document-level output (``edit`` changes the records)."""
+    ids, ref = lines_of(ids or c.w.ids), lines_of(texts or c.w.ref)
     records: List[dict] = []
     for doc_id, text in zip(ids, ref, strict=True):
         if records and records[-1]["doc"] == doc_id:
