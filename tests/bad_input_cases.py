@@ -1844,6 +1844,39 @@ add(
 )
 
 
+# muda eval of a document-level output (re-aligned to the source lines by docalign)
+def eval_documents(c: Ctx, name: str = "documents.jsonl", edit=None) -> str:
+    """System a's lines joined per document, as JSONL records (see ``_documents_jsonl``)."""
+    return _documents_jsonl(c, name, edit, ids=c.w.d_ids, texts=c.w.sys_a)
+
+
+add(
+    "eval-pivot-fewer-lines", eval_command, lambda c: [edited(c, "--pivot", "short.pivot", drop_last, c.w.d_ref), LINES]
+)
+file_cases("eval", eval_command, "--pivot", lambda w: w.d_ref, kinds=("missing", "latin1"), ext=".pivot")
+add(
+    "eval-segmenter-pipeline-not-installed",
+    eval_command,
+    do(
+        lambda c: (c.set("--hyps", eval_documents(c)), c.set("--segmenter", "xx_no_such_pipeline_sm")),
+        "xx_no_such_pipeline_sm",
+        "spacy download",
+    ),
+)
+option_cases("eval", eval_command, [("--band", "0")])
+add(
+    "eval-hyps-documents-unknown-id",
+    eval_command,
+    opt(
+        "--hyps",
+        lambda c: eval_documents(c, "unknown.jsonl", _renamed_second),
+        at_line("unknown.jsonl", 2),
+        "no-such-document",
+    ),
+)
+output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
+
+
 # ============================================================================ fairseq-train / fairseq-generate
 def train_command(c: Ctx) -> None:
     """fairseq-train (through tests.helpers.train): argv = [data, save_dir, extra...]."""
@@ -2433,9 +2466,10 @@ add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empt
 
 
 # ============================================================================ contextual-mt align
-def _documents_jsonl(c: Ctx, name: str = "docs.jsonl", edit=None) -> str:
-    """The references joined per document as a JSONL document-level output (``edit`` changes the records)."""
-    ids, ref = lines_of(c.w.ids), lines_of(c.w.ref)
+def _documents_jsonl(c: Ctx, name: str = "docs.jsonl", edit=None, ids=None, texts=None) -> str:
+    """The references (or ``texts``, with their docids ``ids``) joined per document as a JSONL
+    document-level output (``edit`` changes the records)."""
+    ids, ref = lines_of(ids or c.w.ids), lines_of(texts or c.w.ref)
     records: List[dict] = []
     for doc_id, text in zip(ids, ref, strict=True):
         if records and records[-1]["doc"] == doc_id:

@@ -101,9 +101,11 @@ def evaluate(o: EvalArgs) -> int:
     from commandkit.outputs import check_distinct, check_not_inputs
     from muda.evaluation.evaluate import EvalOptions, run_eval
     from muda.evaluation.table import format_muda_table
+    from muda.languages import get_language
 
     # every value checked before any file is read or model loaded
-    options = from_namespace(EvalOptions, o)
+    align = o.align.options(get_language(o.tgt_lang).code)  # --band; the segmenter's language
+    options = from_namespace(EvalOptions, o, pivot=o.align.pivot, align=align)
     annotator_options = o.annotators.annotator_options()
     check_distinct([("--output", o.output), ("--plot", o.plot), ("--table", o.table)])
     lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(o.lexicon or ())}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from commandkit.options import from_namespace, group, option
+from docalign.align import ALIGN_GROUP, AlignArgs
 from muda.annotators.ellipsis_bert import TrainEllipsisOptions
 from muda.annotators.models import AnnotatorOptions
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL
@@ -140,8 +141,18 @@ class EvalArgs:
         help="annotate hypotheses by lookup in this annotated parallel corpus (no model)",
     )
     annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    # a --hyps file may be a whole-document output (JSONL records {"doc", "text"}, or one document
+    # per line): it is re-aligned to the source lines (docalign) and evaluated through them
+    align: AlignArgs = group(AlignArgs)
+    alignment_dir: Optional[str] = option(
+        group=ALIGN_GROUP,
+        metavar="DIR",
+        help="write DIR/NAME.alignment.jsonl for each document-level system: each source line's "
+        "segment(s), link type and chrF",
+    )
 
     OUTPUT_ARGS = ("output", "table", "plot")
+    OUTPUT_DIR_ARGS = ("alignment_dir",)
 
 
 @dataclass

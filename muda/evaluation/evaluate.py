@@ -1,7 +1,11 @@
 """``muda eval`` as a library call, ``run_eval(EvalOptions(...))``: tag the reference (unless its
 tags are given) and every system output in its own document context, then score each system
 (per-tag word P/R/F, corpus BLEU, COMET when a model is given) and compare every pair of systems
-by paired bootstrap. Writes the JSON result and the plot when asked."""
+by paired bootstrap. Writes the JSON result and the plot when asked.
+
+A document-level output (``docalign.formats``) is re-aligned to the source lines first
+(``muda.formats.hypotheses.load_system_outputs``); its aligned hypotheses are what is tagged and
+scored (and what the annotation cache keys on), and its alignment statistics join its result."""
 
 from __future__ import annotations
 
@@ -27,6 +31,8 @@ from commandkit.outputs import (
     scratch_directory,
 )
 from commandkit.text import read_lines
+from docalign.align import AlignOptions
+from docalign.formats import write_alignment
 from muda.annotators.base import Annotator
 from muda.evaluation.metrics import (
     bleu_metric,
@@ -37,7 +43,7 @@ from muda.evaluation.metrics import (
 )
 from muda.evaluation.significance import bleu_bootstrap, bootstrap_samples, mean_bootstrap, paired_bootstrap
 from muda.evaluation.words import document_counts, present_tags, prf, scores
-from muda.formats.hypotheses import Hypotheses, load_hypotheses
+from muda.formats.hypotheses import Hypotheses, load_system_outputs
 from muda.formats.tags import TagDump, read_tags
 from muda.languages import get_language
 from muda.phenomena import check_phenomena, phenomenon_names
@@ -82,6 +88,11 @@ class EvalOptions:
     comet_model: Optional[str] = None
     plot: Optional[str] = None  # PNG bar chart
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
+    # document-level outputs: re-aligned to ``pivot`` (default: the reference) with ``align``
+    # (default: spaCy's sentencizer for --tgt-lang); NAME.alignment.jsonl of each into ``alignment_dir``
+    pivot: Optional[str] = None
+    align: Optional[AlignOptions] = None
+    alignment_dir: Optional[str] = None
 
     def __post_init__(self) -> None:
         # every value checked before any file is read or model loaded
@@ -102,6 +113,15 @@ class EvalOptions:
         ):
             _check_one_per_system(flag, values, len(self.hyps))
         _check_names(self.system_names, self.names is not None, self.ref_tags is None)
+        if self.pivot is not None and (not isinstance(self.pivot, str) or not self.pivot):
+            raise InputError(f"--pivot: a file path is required (got {self.pivot!r})")
+        if self.align is not None and not isinstance(self.align, AlignOptions):
+            raise InputError(f"align must be a docalign AlignOptions (got {type(self.align).__name__})")
+
+    @property
+    def align_options(self) -> AlignOptions:
+        """``align``, or the default alignment of outputs in --tgt-lang."""
+        return self.align or AlignOptions(get_language(self.tgt_lang).code)
 
     @property
     def system_names(self) -> List[str]:
@@ -124,6 +144,7 @@ class EvalOptions:
             "--src-conllu": self.src_conllu,
             "--ref-conllu": self.ref_conllu,
             "--ref-alignments": self.ref_alignments,
+            "--pivot": self.pivot,
         }
         for flag, files in (
             ("--hyps", self.hyps),
@@ -239,7 +260,7 @@ def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Di
     Every output (the JSON, the plot, the work directory) is checked before any work and
     written together at the end, or nothing on any error."""
     o = options
-    with outputs(o.output, o.plot, directories=[o.work] if o.work else ()), _work_directory(o) as work:
+    with outputs(o.output, o.plot, directories=[o.work, o.alignment_dir]), _work_directory(o) as work:
         written = _work_outputs(o, work)
         check_not_inputs(written, o.inputs())
         check_distinct(list(written.items()))
@@ -268,11 +289,18 @@ def _work_outputs(o: EvalOptions, work: str) -> Dict[str, str]:
         found.update(
             {f"the work file {os.path.basename(p)} of system {name!r}": p for p in (text, *output_paths(tags))}
         )
+        if o.alignment_dir:
+            found[f"the alignment file of system {name!r}"] = _alignment_path(o.alignment_dir, name)
     return {k: v for k, v in found.items() if v}
 
 
 def _ref_tags_path(work: str) -> str:
     return os.path.join(work, f"{REFERENCE}.tags.json")
+
+
+def _alignment_path(directory: str, name: str) -> str:
+    """Where ``--alignment-dir`` gets the alignment of system ``name`` (a document-level output)."""
+    return os.path.join(directory, f"{name}.alignment.jsonl")
 
 
 def _system_paths(work: str, name: str) -> Tuple[str, str]:
@@ -289,13 +317,20 @@ class _Texts:
 
 
 def _read_texts(o: EvalOptions) -> _Texts:
-    """Every text, checked (line counts, fairseq ids) before any tagging."""
+    """Every text, checked (line counts, fairseq ids, documents) before any tagging; the
+    document-level outputs re-aligned to the pivot (the reference unless --pivot)."""
     srcs, refs, ids = read_lines(o.src), read_lines(o.ref), read_docids(o.docids)
     if len(refs) != len(srcs):
         raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}")
     if len(ids) != len(srcs):
         raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}")
-    return _Texts(srcs, refs, ids, [load_hypotheses(h, len(refs)) for h in o.hyps])
+    pivots = refs if o.pivot is None else read_lines(o.pivot)
+    if len(pivots) != len(srcs):
+        raise InputError(
+            f"{o.pivot}: has {len(pivots)} lines but {o.src} has {len(srcs)} (--pivot: a sentence-level "
+            "translation of each source line)"
+        )
+    return _Texts(srcs, refs, ids, load_system_outputs(o.hyps, pivots, ids, o.docids, o.align_options))
 
 
 def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
@@ -322,7 +357,7 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
     kept = o.ref_tags or o.work  # a temporary work directory is gone after the run
     result = _score(o, texts, ref_docs, hyp_docs, comet, not_tagged)
     result["reference_tags"] = ref_tags if kept else None
-    _write_result(o, result)
+    _write_result(o, result, texts)
     return result
 
 
@@ -353,10 +388,21 @@ def _score(
     }
     bleu, bleu_stats = bleu_with_document_statistics(hyp_lines, texts.refs, texts.ids)
     for k, name in enumerate(names):
+        alignment = texts.hyps[k].alignment
         result["systems"][name] = {
             "hypotheses": o.hyps[k],
             "bleu": bleu[k],
             "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()},
+            # a document-level output's re-alignment: omissions, additions, merges, splits, mean link chrF
+            "alignment": None if alignment is None else alignment.statistics,
+        }
+    if any(h.alignment is not None for h in texts.hyps):  # how the document-level outputs were aligned
+        a = o.align_options
+        result["alignment"] = {
+            "pivot": o.pivot or o.ref,
+            "segmenter": a.segmenter,
+            "language": a.language,
+            "band": a.band,
         }
     comet_docs = []
     if comet is not None:  # loaded once, for every system
@@ -371,7 +417,11 @@ def _score(
     return result
 
 
-def _write_result(o: EvalOptions, result: Dict) -> None:
+def _write_result(o: EvalOptions, result: Dict, texts: _Texts) -> None:
+    if o.alignment_dir:
+        for name, hyp in zip(o.system_names, texts.hyps, strict=True):
+            if hyp.alignment is not None:
+                write_alignment(_alignment_path(o.alignment_dir, name), hyp.alignment.records())
     if o.output:
         atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     if o.plot:
@@ -435,7 +485,7 @@ def _hypothesis_tags(
             alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
             phenomena=tagging.phenomena,
             settings=tagging.settings,
-            tgt_name=o.hyps[k],
+            tgt_name=o.hyps[k] if hyp.alignment is None else f"the re-alignment of {o.hyps[k]}",
             tgt_line_numbers=hyp.line_numbers,
         ),
         annotators,

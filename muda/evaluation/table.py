@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Dict
 
+from docalign.links import summary
+
 
 def format_muda_table(result: Dict) -> str:
     """The table `muda eval` prints: BLEU (and COMET), f-measure per tag, reference word counts,
-    then one line of p-values per pair of systems."""
+    then one line of p-values per pair of systems, and one line per document-level output of
+    what its re-alignment found."""
     tags = result["tags"]
     names = list(result["systems"])
     width = max(12, *(len(n) for n in names))
@@ -26,6 +29,9 @@ def format_muda_table(result: Dict) -> str:
         sig = ", ".join(f"{t} {c['tags'][t]['f']:.3f}" for t in tags)
         comet = f"; COMET {c['comet_p']:.3f}" if "comet_p" in c else ""
         lines.append(f"{c['a']} vs {c['b']}: paired bootstrap p (BLEU {c['bleu_p']:.3f}{comet}; f-measure: {sig})")
+    for name, s in result["systems"].items():
+        if s.get("alignment"):
+            lines.append(f"{name} (document-level output): {summary(s['alignment'])}")
     if result.get("not_tagged"):
         lines.append(f"not scored (not tagged): {', '.join(result['not_tagged'])}")
     return "\n".join(lines)

@@ -1,14 +1,23 @@
-"""System outputs: plain text (one line per source line, as `contextual-mt translate` writes) or
-the raw output of `fairseq-generate` (S-/T-/H-/D-/P- lines in any order, re-ordered by id)."""
+"""System outputs: plain text (one line per source line, as `contextual-mt translate` writes),
+the raw output of `fairseq-generate` (S-/T-/H-/D-/P- lines in any order, re-ordered by id), or a
+document-level output (JSONL records ``{"doc", "text"}`` or one document per line, as a system
+that translates whole documents writes it), re-aligned to the source lines by ``docalign``.
+
+fairseq-generate output is recognised first (by its S-/H- lines); otherwise ``docalign.formats``
+tells a line-aligned output from a document-level one."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.text import read_lines
+from docalign.align import Alignment, AlignOptions, align_documents
+from docalign.formats import LINES, SystemOutput, read_system_output
+from docalign.segmenter import Segmenter
 
 _FAIRSEQ = re.compile(r"^([STHDP])-(\d+)\t")
 _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-, I-...)
@@ -17,10 +26,12 @@ _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-,
 @dataclass(frozen=True)
 class Hypotheses:
     """A system's hypotheses, one per reference line, and the line of the file each came from
-    (fairseq output is re-ordered: messages must name the line the user can find)."""
+    (fairseq output is re-ordered: messages must name the line the user can find); for a
+    document-level output, its re-alignment (``texts`` are its hypotheses, line n is source line n)."""
 
     texts: List[str]
     line_numbers: List[int]
+    alignment: Optional[Alignment] = None
 
 
 def is_fairseq_output(lines: List[str]) -> bool:
@@ -113,3 +124,41 @@ def load_hypotheses(path: str, expected: int) -> Hypotheses:
 
 def read_hypotheses(path: str, expected: int) -> List[str]:
     return load_hypotheses(path, expected).texts
+
+
+def read_system_output_file(
+    path: str, pivots: Sequence[str], ids: Sequence[str], docids_path: str
+) -> Union[Hypotheses, SystemOutput]:
+    """The output at ``path`` read and checked: its hypotheses (fairseq-generate output or one line
+    per source line), or its documents (``docalign.formats``), to be aligned to ``pivots`` (a
+    sentence-level translation of each source line: a document whose pivot has text may not be
+    empty)."""
+    lines = read_lines(path)
+    if is_fairseq_output(lines):
+        return parse_fairseq(lines, path, len(ids))
+    nonempty = [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
+    output = read_system_output(path, ids, docids_path, nonempty)
+    if output.format == LINES:
+        assert output.lines is not None
+        return Hypotheses(output.lines, list(range(1, len(ids) + 1)))
+    return output
+
+
+def load_system_outputs(
+    paths: Sequence[str], pivots: Sequence[str], ids: Sequence[str], docids_path: str, options: AlignOptions
+) -> List[Hypotheses]:
+    """The hypotheses of every output of ``paths``: each file is read and checked first, then the
+    document-level ones are re-aligned to the source lines (``docalign``: a merged segment is cut
+    between its two lines by its rule) with one segmenter, loaded only if one of them needs it."""
+    read = [read_system_output_file(p, pivots, ids, docids_path) for p in paths]
+    if all(isinstance(r, Hypotheses) for r in read):
+        return [r for r in read if isinstance(r, Hypotheses)]
+    segmenter = Segmenter(options.segmenter, options.language)
+    out = []
+    for r in read:
+        if isinstance(r, SystemOutput):
+            assert r.documents is not None
+            alignment = align_documents(r.documents, pivots, ids, options, segmenter=segmenter)
+            r = Hypotheses(alignment.hypotheses, list(range(1, len(ids) + 1)), alignment)
+        out.append(r)
+    return out

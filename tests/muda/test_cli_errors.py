@@ -184,7 +184,7 @@ CASES = {
     ),
     "eval-hyp-empty": (
         lambda d, b, o: _eval_with(d, o, "--hyps", b / "empty"),
-        ["empty: has 0 lines but the reference has"],
+        ["empty: has 0 lines: not one per source line (155)"],
     ),
     "eval-hyp-non-utf8": (lambda d, b, o: _eval_with(d, o, "--hyps", b / "nonutf8"), ["nonutf8:2: not UTF-8"]),
     "eval-hyp-directory": (lambda d, b, o: _eval_with(d, o, "--hyps", b / "adir"), ["adir: is a directory"]),
