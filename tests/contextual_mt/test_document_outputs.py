@@ -162,3 +162,28 @@ def test_testset_evaluate_document_output_needs_a_pivot(suite):  # noqa: F811 (t
     proc = contextual_mt_cli(*args, "--pivot", suite["good"])
     assert proc.returncode == 1 and "--docids" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
     assert not (folder / "e.json").exists()
+
+
+# ----------------------------------------------------------------------------- make score HYPS=..., make table
+def test_make_score_hyps_and_the_table_show_the_alignment(corpus, tmp_path):
+    from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores, score_systems
+    from contextual_mt.pipeline.study_table import TableOptions, build_table
+
+    data = tmp_path / "study" / "data" / "fr"
+    data.mkdir(parents=True)
+    for side in ("fr", "docids"):
+        (data / f"test.{side}").write_text((corpus["dir"] / f"test.{side}").read_text())
+    (data / "test.en").write_text("source\n" * len(corpus["ids"]))
+    baseline = write_lines(tmp_path / "sentence.test.fr", corpus["hyps"])
+    perturbed = perturb(corpus["hyps"], corpus["ids"], seed=2)
+    llm = write_lines(tmp_path / "llm.jsonl", [json.dumps({"doc": p.doc, "text": p.text}) for p in perturbed])
+    result = score_systems(ScoreStageOptions("fr", str(tmp_path / "study"), hyps=[baseline, llm]))
+    sentence, aligned = result["systems"]["sentence"], result["systems"]["llm.jsonl"]
+    assert "alignment" not in sentence and aligned["alignment"]["merges"] > 0
+    assert sentence["bleu"]["score"] == score_files(baseline, corpus["ref"], docids=corpus["docids"])["bleu"]["score"]
+    assert f"llm.jsonl: {alignment_line(aligned['alignment'])}" in format_scores(result)
+    table = build_table(TableOptions(["fr"], str(tmp_path / "study" / "results"), str(tmp_path / "table")))
+    rows = {r["system"]: r["values"] for r in table["rows"]}
+    assert rows["sentence"]["merges"] is None and rows["llm.jsonl"]["merges"] == aligned["alignment"]["merges"]
+    md = (tmp_path / "table" / "table.md").read_text()
+    assert "| merges | splits | omissions | additions | link chrF |" in md and "document-level" in md
