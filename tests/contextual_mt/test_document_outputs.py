@@ -187,3 +187,27 @@ def test_make_score_hyps_and_the_table_show_the_alignment(corpus, tmp_path):
     assert rows["sentence"]["merges"] is None and rows["llm.jsonl"]["merges"] == aligned["alignment"]["merges"]
     md = (tmp_path / "table" / "table.md").read_text()
     assert "| merges | splits | omissions | additions | link chrF |" in md and "document-level" in md
+
+
+def test_make_score_hyps_bad_input_is_one_line(corpus, tmp_path):
+    data = tmp_path / "study" / "data" / "fr"
+    data.mkdir(parents=True)
+    for side in ("fr", "docids"):
+        (data / f"test.{side}").write_text((corpus["dir"] / f"test.{side}").read_text())
+    (data / "test.en").write_text("source\n" * len(corpus["ids"]))
+    short = write_lines(tmp_path / "short.fr", corpus["hyps"][:-1])
+    other = tmp_path / "other"
+    other.mkdir()
+    twin = write_lines(other / "sys.fr", corpus["hyps"])
+    cases = [
+        ([str(tmp_path / "nothere.jsonl")], ("nothere.jsonl", "not found")),
+        ([corpus["hyp"], twin], ("two files", "'sys'")),
+        ([short], ("short.fr", "lines")),
+    ]
+    for hyps, fragments in cases:
+        proc = contextual_mt_cli(
+            "pipeline", "score", "--lang", "fr", "--root", str(tmp_path / "study"), "--hyps", *hyps
+        )
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+        assert all(f in proc.stderr for f in fragments), proc.stderr
+    assert not (tmp_path / "study" / "results" / "fr" / "scores.json").exists()
