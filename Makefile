@@ -92,8 +92,9 @@ LANGS ?=
 ## var SETS: the contrastive test sets of `make contrastive`, `FORMAT:FILE[,CONTEXT_FILE...]` each
 ##   (formats: voita, bawden, contrapro, scat)
 SETS ?=
-## var HYPS: the systems `make muda-eval` compares, `HYPS="a b"` (the first is the baseline of the
-##   significance tests; default: the pair's three translations)
+## var HYPS: the systems `make score` and `make muda-eval` evaluate, `HYPS="a b"` (the first is the
+##   baseline of the significance tests; default: the pair's three translations); another system's
+##   output may be one, document-level too (JSONL or one document per line: aligned to the references)
 ## var MUDA_ARGS: more `muda eval` options, e.g. `--stanza-dir DIR` or `--lexicon ...` (default: for the
 ##   demo its lexicon, else `--comet-model COMET_MODEL` when given)
 ## var MUDA_TAG_ARGS: more `muda tag` options for the reference, e.g. pre-computed annotations
@@ -264,11 +265,12 @@ train:
 translate:
 	$(call pair_stage,translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT))
 
-## target score: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system;
+## target score: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system (or
+##   of HYPS: a document-level output is aligned to the references, its alignment statistics kept);
 ##   writes `WORK/results/xx/scores.json` (`contextual-mt pipeline score`)
-## uses: LANG WORK COMET_MODEL
+## uses: LANG WORK COMET_MODEL HYPS
 score:
-	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT))
+	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT) $(if $(HYPS),--hyps $(HYPS),))
 
 ## target contrastive: accuracy of the sentence model, the context model and the context model at
 ##   context 0/0 on contrastive test sets; writes `WORK/results/xx/contrastive/*.{scores,json}` and

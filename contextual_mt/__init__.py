@@ -28,6 +28,8 @@ imports it back: tests/test_architecture.py):
   testsets/         test suites built from MuDA tags, and their evaluation (alternatives/: the
                     closed alternatives per language, package data)
   metrics           ``contextual-mt score``: BLEU, chrF, d-BLEU, COMET
+  system_outputs    a system output as the evaluations read it: line-aligned as it is,
+                    document-level re-aligned to the source lines (docalign)
   backends/         each backend in one folder (fairseq/: checkpoints, CADec and multi-encoder
                     included; hf/: Hugging Face models), registering itself with the registry
   pipeline/         the study per language pair: ``contextual-mt pipeline STAGE``, ``make all``;

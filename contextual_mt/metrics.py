@@ -12,6 +12,14 @@ from commandkit.documents import document_spans, group_by_document, read_docids
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError, InputError, check_option, given
+from contextual_mt.system_outputs import (
+    DOCUMENT_LEVEL,
+    alignment_line,
+    read_hypotheses,
+    read_pivots,
+    write_alignment_file,
+)
+from docalign.align import AlignArgs, AlignOptions
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 
@@ -253,6 +261,8 @@ def summary_line(result: Dict) -> str:
         parts.append(f"COMET {result['comet']['score']:.4f}")
     if "doc_comet" in result:  # its signature too: the context size changes the number
         parts.append(f"Doc-COMET {result['doc_comet']['score']:.4f} ({result['doc_comet']['signature']})")
+    if "alignment" in result:  # a document-level output, scored through its alignment
+        parts.append(alignment_line(result["alignment"]))
     return " | ".join(parts)
 
 
@@ -265,12 +275,31 @@ def score_files(
     comet_batch_size: int = 16,
     output: Optional[str] = None,
     doc_comet_context: int = DOC_COMET_CONTEXT,
+    align: Optional[AlignArgs] = None,
+    alignment_output: Optional[str] = None,
 ) -> Dict:
-    """``contextual-mt score``: the metrics of the files; ``output`` is written atomically
-    (checked writable first, nothing written on failure)."""
+    """``contextual-mt score``: the metrics of the files; ``output`` (and ``alignment_output``)
+    written atomically (checked writable first, nothing written on failure). ``hyp`` may be a
+    document-level output (``contextual_mt.system_outputs``): it is then aligned to the reference
+    lines (``align``: the alignment options; the pivot defaults to the references) and scored on
+    the aligned hypotheses, its alignment statistics in the result's ``alignment``."""
     check_comet_options(comet_batch_size, doc_comet_context)
-    with outputs(output):
-        return _score_files(hyp, ref, docids, source, comet_model, comet_batch_size, output, doc_comet_context)
+    align = align or AlignArgs()
+    options = align.options()  # --band checked before any file is read
+    with outputs(output, alignment_output):
+        return _score_files(
+            hyp,
+            ref,
+            docids,
+            source,
+            comet_model,
+            comet_batch_size,
+            output,
+            doc_comet_context,
+            align,
+            options,
+            alignment_output,
+        )
 
 
 def _score_files(
@@ -282,13 +311,14 @@ def _score_files(
     comet_batch_size: int,
     output: Optional[str],
     doc_comet_context: int,
+    align: AlignArgs,
+    options: AlignOptions,
+    alignment_output: Optional[str],
 ) -> Dict:
     hyps, refs = read_lines(hyp), read_lines(ref)
     for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
         if not lines:  # sacreBLEU has no score for no sentences
             raise ContextualMTError(f"{path}: {what} file is empty")
-    if len(hyps) != len(refs):
-        raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}")
     ids = None
     if docids is not None:
         ids = read_docids(docids)
@@ -299,8 +329,25 @@ def _score_files(
         srcs = read_lines(source)
         if len(srcs) != len(refs):
             raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}")
+    pivots = read_pivots(align, len(refs), ref)
+    alignment = None
+    if ids is None:
+        if len(hyps) != len(refs):
+            raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}")
+        if alignment_output:
+            raise ContextualMTError(
+                f"--alignment-output: without --docids {hyp} is read line by line (no alignment to write)"
+            )
+    else:
+        read = read_hypotheses([hyp], ids, docids or "", refs if pivots is None else pivots, options)[0]
+        if alignment_output:
+            write_alignment_file(alignment_output, read)  # staged: committed with the scores
+        hyps, alignment = read.lines, read.alignment
     result = score(hyps, refs, ids, srcs, comet_model, comet_batch_size, doc_comet_context)
     result["files"] = {"hyp": hyp, "ref": ref, "docids": docids, "source": source}
+    if alignment is not None:
+        result["files"]["pivot"] = align.pivot or ref
+        result["alignment"] = alignment.statistics
     if output:
         atomic_write_text(output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return result

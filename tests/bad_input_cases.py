@@ -548,6 +548,67 @@ add(
 output_cases("score", score_command, "--output", "scores.json")
 
 
+# ---- a document-level --hyp (contextual_mt.system_outputs, docalign): checked before any model loads
+def document_output(c: Ctx, name: str, lines_path: str, ids_path: str, jsonl: bool = True) -> str:
+    """``lines_path`` joined per document of ``ids_path``: JSONL records, or one document per line."""
+    from commandkit.documents import document_spans
+
+    lines, ids = lines_of(lines_path), lines_of(ids_path)
+    texts = [(ids[a], " ".join(lines[a:b])) for a, b in document_spans(ids)]
+    rows = [json.dumps({"doc": d, "text": t}, ensure_ascii=False) if jsonl else t for d, t in texts]
+    return c.write_lines(name, rows)
+
+
+def documents_hyp(c: Ctx, name: str = "docs.jsonl", jsonl: bool = True) -> str:
+    """--hyp: a document-level output of the command's own line-aligned --hyp."""
+    flag = "--hyp"
+    c.set(flag, document_output(c, name, c.value(flag), c.value("--docids"), jsonl))
+    return name
+
+
+add(
+    "score-hyp-documents-without-docids",
+    score_command,
+    lambda c: [documents_hyp(c), c.drop("--docids"), "--docids"][::2],
+)
+add(
+    "score-hyp-document-per-line-without-docids",
+    score_command,
+    lambda c: [documents_hyp(c, "docs.fr", jsonl=False), c.drop("--docids"), "--docids"][::2],
+)
+
+
+def unknown_document(c: Ctx) -> List[Fragment]:
+    name = documents_hyp(c)
+    path = Path(c.value("--hyp"))
+    rows = path.read_text(encoding="utf-8").splitlines()
+    rows[1] = json.dumps({"doc": "no such doc", "text": "Bonjour."})
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return [f"{name}:2", "no such doc", "not in"]
+
+
+add("score-hyp-documents-unknown-document", score_command, unknown_document)
+add(
+    "score-pivot-fewer-lines",
+    score_command,
+    lambda c: [documents_hyp(c), edited(c, "--pivot", "short_pivot.fr", drop_last, start=c.w.ref), "--pivot", LINES][
+        1:
+    ],
+)
+option_cases("score", score_command, [("--band", "0"), ("--band", "-3")])
+add(
+    "score-segmenter-not-installed",
+    score_command,
+    lambda c: [documents_hyp(c), c.set("--segmenter", "xx_nothere_sm"), "xx_nothere_sm", "spacy download"][2:],
+)
+add(
+    "score-alignment-output-of-a-line-aligned-hyp",
+    score_command,
+    opt("--alignment-output", lambda c: c.o("align.jsonl"), "--alignment-output", "line-aligned"),
+)
+output_cases("score", score_command, "--alignment-output", "align.jsonl")
+
+
 # ============================================================================ contextual-mt cxmi
 def cxmi_command(c: Ctx) -> None:
     w = c.w
@@ -2444,6 +2505,35 @@ def manifest_phenomenon(c: Ctx) -> List[Fragment]:
 
 add("testset-evaluate-docids-of-one-document", testset_evaluate_command, docids_of_one_document)
 add("testset-evaluate-manifest-unknown-phenomenon", testset_evaluate_command, manifest_phenomenon)
+add(
+    "testset-evaluate-hyp-documents-without-pivot",
+    testset_evaluate_command,
+    lambda c: [documents_hyp(c), "docs.jsonl", "--pivot"][1:],
+)
+add(
+    "testset-evaluate-hyp-documents-without-docids",
+    testset_evaluate_command,
+    lambda c: [documents_hyp(c), c.set("--pivot", c.w.d_ref), c.drop("--docids"), "docs.jsonl", "--docids"][3:],
+)
+add(
+    "testset-evaluate-pivot-fewer-lines",
+    testset_evaluate_command,
+    lambda c: [documents_hyp(c), edited(c, "--pivot", "short_pivot.fr", drop_last, start=c.w.d_ref), "--pivot", LINES][
+        1:
+    ],
+)
+option_cases("testset-evaluate", testset_evaluate_command, [("--band", "0")])
+add(
+    "testset-evaluate-segmenter-not-installed",
+    testset_evaluate_command,
+    lambda c: [
+        documents_hyp(c),
+        c.set("--pivot", c.w.d_ref),
+        c.set("--segmenter", "xx_nothere_sm"),
+        "xx_nothere_sm",
+        "spacy download",
+    ][3:],
+)
 add(
     "attribute-hypotheses-blank-line",
     attribute_command,  # a guard: it says "hypothesis", not "reference"

@@ -6,14 +6,20 @@ import argparse
 from dataclasses import dataclass
 from typing import Optional
 
-from commandkit.options import option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import command, keyword_default
 from contextual_mt.metrics import score_files
+from docalign.align import AlignArgs
 
 
 @dataclass
 class ScoreArgs:
-    hyp: str = option(required=True, help="system output, one line per reference line")
+    hyp: str = option(
+        required=True,
+        help="system output, one line per reference line; or a document-level output (JSONL records "
+        '{"doc", "text"}, or one document per line, with --docids), scored through its alignment to the '
+        "reference lines",
+    )
     ref: str = option(required=True, help="references")
     docids: Optional[str] = option(help="document ids: adds d-BLEU, and Doc-COMET with --comet-model")
     source: Optional[str] = option(help="source sentences (needed by COMET)")
@@ -26,6 +32,10 @@ class ScoreArgs:
         "(default: %(default)s, as in Vernikos et al. 2022)",
     )
     output: Optional[str] = option(help="write the full result as JSON here")
+    alignment_output: Optional[str] = option(
+        help="a document-level --hyp: write its alignment to the reference lines here (JSONL, one record per line)"
+    )
+    align: AlignArgs = group(AlignArgs)
 
 
 def score(args: argparse.Namespace) -> int:
@@ -40,6 +50,8 @@ def score(args: argparse.Namespace) -> int:
         comet_batch_size=args.comet_batch_size,
         output=args.output,
         doc_comet_context=args.doc_comet_context,
+        align=from_namespace(AlignArgs, args),
+        alignment_output=args.alignment_output,
     )
     print(summary_line(result))
     if args.output is None:
@@ -56,5 +68,5 @@ def add(sub) -> None:
         ScoreArgs,
         score,
         "sacreBLEU BLEU and chrF, document-level BLEU, COMET and Doc-COMET",
-        output_args=("output",),
+        output_args=("output", "alignment_output"),
     )

@@ -7,10 +7,11 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
-from commandkit.options import from_namespace, option
+from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import command, overwrite_option
 from contextual_mt.testsets.build import PHENOMENA, BuildOptions
 from contextual_mt.testsets.evaluate import EvaluateOptions
+from docalign.align import ALIGN_GROUP, AlignArgs
 from muda.commands.options import ANNOTATORS, AnnotatorArgs, cache_dir_option
 
 
@@ -121,21 +122,36 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
 
 
 @dataclass
+class TestsetAlignArgs(AlignArgs):
+    """The alignment options, with a --pivot that has no default: the command has no references."""
+
+    pivot: Optional[str] = option(
+        group=ALIGN_GROUP,
+        help="a sentence-level translation of each line of the test set, whose chrF to the output's "
+        "sentences scores the links: needed by a document-level --hyp (there are no references here; "
+        "the reference the suites were built from will do)",
+    )
+
+
+@dataclass
 class EvaluateArgs:
     manifest: str = option(required=True, help="manifest.jsonl written by `testset build`")
     hyp: List[str] = option(
         required=True,
         action="append",
         metavar="SYSTEM.txt",
-        help="a system's translations of the test set, one line per line; repeat for several "
-        "systems (the first is the baseline of the comparisons)",
+        help="a system's translations of the test set, one line per line, or a document-level output "
+        '(JSONL records {"doc", "text"}, or one document per line; with --docids and --pivot), evaluated '
+        "through its alignment to the lines; repeat for several systems (the first is the baseline of the "
+        "comparisons)",
     )
     summary: Optional[str] = option(
         help="summary.json of `testset build` (default: beside the manifest): the "
         "language and the test set's line count"
     )
     docids: Optional[str] = option(
-        help="document ids of the test set: the documents resampled (default: the manifest's 'doc' of each group)"
+        help="document ids of the test set: the documents resampled (default: the manifest's 'doc' of each "
+        "group); needed by a document-level --hyp"
     )
     output: Optional[str] = option(help="write the full result as JSON here")
     bootstrap: int = option(
@@ -144,12 +160,15 @@ class EvaluateArgs:
         help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)",
     )
     seed: int = option(type=int, default=EvaluateOptions.seed)
+    align: TestsetAlignArgs = group(TestsetAlignArgs)
 
 
 def evaluate(args: argparse.Namespace) -> int:
     from contextual_mt.testsets.evaluate import evaluate_testset, format_testset_table
 
-    result = evaluate_testset(from_namespace(EvaluateOptions, args, hyps=tuple(args.hyp)))
+    result = evaluate_testset(
+        from_namespace(EvaluateOptions, args, hyps=tuple(args.hyp), align=from_namespace(AlignArgs, args))
+    )
     print(format_testset_table(result))
     if args.output:
         print(f"result: {args.output}")

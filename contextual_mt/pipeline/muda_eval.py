@@ -293,6 +293,7 @@ def generative_testset(o: MudaEvalOptions) -> None:
     from commandkit.outputs import atomic_write_text
     from commandkit.text import file_sha256
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
+    from docalign.align import AlignArgs
 
     p = o.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
@@ -308,8 +309,14 @@ def generative_testset(o: MudaEvalOptions) -> None:
         )
         return
     folder = muda_folder(p)
-    result = evaluate_testset(
-        EvaluateOptions(manifest, o.hyps, docids=p.test("docids"), output=os.path.join(folder, "testset_eval.json"))
+    result = evaluate_testset(  # a document-level system output is aligned to the references
+        EvaluateOptions(
+            manifest,
+            o.hyps,
+            docids=p.test("docids"),
+            output=os.path.join(folder, "testset_eval.json"),
+            align=AlignArgs(pivot=p.test(p.target)),
+        )
     )
     table = format_testset_table(result)
     atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")

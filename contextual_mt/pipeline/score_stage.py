@@ -1,22 +1,31 @@
 """``make score``: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with a model) of every system's
 translation (``systems``) in ``results/xx/scores.json``, made again when a translation or the
-references change."""
+references change.
+
+``hyps`` (``make score HYPS="..."``, the systems ``make muda-eval`` compares too) scores these
+files instead, another system's output among them, named as ``muda eval`` names them (the file
+name without ``.test.xx``); a document-level one (JSONL or one document per line) is aligned to
+the references (``contextual_mt.system_outputs``) and its alignment statistics are kept beside
+its scores (``alignment``), where ``make table`` finds them."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence
 
 from commandkit.outputs import atomic_write_text, outputs
-from commandkit.text import file_sha256
+from commandkit.text import check_input_file, file_sha256
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
+from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
 from contextual_mt.stage_record import read_record
+from contextual_mt.system_outputs import alignment_line
 
 
 @dataclass
@@ -27,12 +36,21 @@ class ScoreStageOptions:
     comet_model: Optional[str] = None
     comet_batch_size: int = 16
     doc_comet_context: int = 2  # metrics.DOC_COMET_CONTEXT (a test checks): not imported, it loads numpy
+    hyps: Sequence[str] = ()  # system outputs scored instead of the systems' translations (make: HYPS)
 
     def __post_init__(self) -> None:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+        self.hyps = tuple(self.hyps)
+        names = [hyp_name(h, self.lang) for h in self.hyps]
+        clash = [n for n in names if names.count(n) > 1 or n in ("source", "reference", "docids")]
+        if clash:
+            raise ContextualMTError(
+                f"--hyps {' '.join(self.hyps)}: two files would be system {clash[0]!r} (a system is named by its "
+                "file name without .test.xx); rename one"
+            )
         check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
         check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
 
@@ -43,12 +61,20 @@ def score_systems(options: ScoreStageOptions) -> Dict:
     from commandkit.documents import read_docids
     from commandkit.text import read_lines
     from contextual_mt.metrics import comet_results, load_comet, score
+    from contextual_mt.system_outputs import read_hypotheses
 
     o = options
     files = test_files(o.layout)
     hyp_files = {s: o.layout.translation(s) for s in o.systems}
+    if o.hyps:
+        hyp_files = {hyp_name(h, o.lang): h for h in o.hyps}
     record = read_record(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
-    for system, path in hyp_files.items():
+    own = {os.path.realpath(o.layout.translation(s)): s for s in SYSTEMS}
+    for path in hyp_files.values():
+        system = own.get(os.path.realpath(path))
+        if system is None:  # another system's output: scored as it is
+            check_input_file(path, "system output (HYPS)" if under_make() else "system output (--hyps)")
+            continue
         if not os.path.isfile(path):
             raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
         made = record.get(system, {})
@@ -75,13 +101,15 @@ def score_systems(options: ScoreStageOptions) -> Dict:
         print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
         return scores
     with outputs(o.layout.scores, done.path):
-        comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
+        if len(ids) != len(refs):
+            raise ContextualMTError(f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}")
+        # every output read and checked (a document-level one aligned to the references), then COMET
+        read = read_hypotheses(list(hyp_files.values()), ids, files["docids"], refs, align_options(o.lang))
+        comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
         result: Dict = {"systems": {}, "settings": settings}
-        for system, path in hyp_files.items():
-            hyps = read_lines(path)
-            if len(hyps) != len(refs):
-                raise ContextualMTError(f"{path}: has {len(hyps)} lines but {files['reference']} has {len(refs)}")
+        for (system, path), h in zip(hyp_files.items(), read, strict=True):
+            hyps = h.lines
             r = score(hyps, refs, ids)
             if comet is not None:
                 r.update(
@@ -92,10 +120,27 @@ def score_systems(options: ScoreStageOptions) -> Dict:
                 for metric in ("comet", "doc_comet"):
                     r.get(metric, {}).pop("segments", None)
             r["files"] = {"hyp": path, "ref": files["reference"], "docids": files["docids"]}
+            if h.alignment is not None:  # a document-level output, scored through its alignment
+                r["alignment"] = h.alignment.statistics
             result["systems"][system] = r
         atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
         done.save(settings, [o.layout.scores], transactional=True)
     return result
+
+
+def hyp_name(path: str, lang: str) -> str:
+    """A system output's name in scores.json: as ``muda eval`` names it, without ``.test.xx``."""
+    from contextual_mt.pipeline.results_table.read import system_key
+
+    return system_key(os.path.basename(path), lang)
+
+
+def align_options(lang: str) -> Any:
+    """How a document-level output of the pair is aligned: docalign's defaults, with the
+    sentence rules of the target language (``pt-br``: spaCy's ``pt``)."""
+    from docalign.align import AlignArgs
+
+    return AlignArgs().options(re.split(r"[-_]", lang, maxsplit=1)[0].lower())
 
 
 def format_scores(result: Dict) -> str:
@@ -111,4 +156,5 @@ def format_scores(result: Dict) -> str:
         row += "".join(f" {r[m]['score']:9.4f}" if m in r else f" {'-':>9s}" for m, _ in comet)
         rows.append(row)
     signatures = {r["doc_comet"]["signature"] for r in result["systems"].values() if "doc_comet" in r}
-    return "\n".join(rows + sorted(signatures))  # the same for every system: printed once
+    aligned = [f"{name}: {alignment_line(r['alignment'])}" for name, r in result["systems"].items() if "alignment" in r]
+    return "\n".join(rows + sorted(signatures) + aligned)  # the signature is the same for every system: once

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -30,7 +30,9 @@ from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.system_outputs import Hypotheses, alignment_line, read_hypotheses, read_pivots
 from contextual_mt.testsets.build import PHENOMENA
+from docalign.align import AlignArgs
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 
 OUTCOMES = ("correct", "wrong_alternative", "missing")
@@ -64,6 +66,8 @@ class EvaluateOptions:
     output: Optional[str] = None  # the JSON result
     bootstrap: int = 1000  # resamples (0: no intervals, no comparison)
     seed: int = 1
+    # a document-level system output: aligned to the lines of align.pivot (needs docids)
+    align: AlignArgs = field(default_factory=AlignArgs)
 
     def __post_init__(self) -> None:
         for flag, path in (
@@ -71,6 +75,7 @@ class EvaluateOptions:
             ("--summary", self.summary),
             ("--docids", self.docids),
             ("--output", self.output),
+            ("--pivot", self.align.pivot),
         ):
             if path is not None and (not isinstance(path, str) or not path):
                 raise ContextualMTError(f"{flag}: a file path is required (got {path!r})")
@@ -85,6 +90,7 @@ class EvaluateOptions:
                 f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})"
             )
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
+        self.align.options()  # --band
         if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
             raise ContextualMTError(f"{self.output}: --output would overwrite an input; write it elsewhere")
 
@@ -99,7 +105,7 @@ class EvaluateOptions:
         return names if len(set(names)) == len(names) else list(self.hyps)
 
     def inputs(self) -> List[str]:
-        return [p for p in (self.manifest, self.summary_path, self.docids, *self.hyps) if p]
+        return [p for p in (self.manifest, self.summary_path, self.docids, self.align.pivot, *self.hyps) if p]
 
 
 @dataclass(frozen=True)
@@ -203,12 +209,49 @@ def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[G
         )
 
 
-def _documents(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> np.ndarray:
+def _read_ids(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> Optional[List[str]]:
+    """The ids of --docids (None without it), one per line of the test set."""
+    if not o.docids:
+        return None
+    ids = read_docids(o.docids)
+    _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
+    return ids
+
+
+def _read_systems(
+    o: EvaluateOptions, groups: Sequence[Group], summary: Dict, ids: Optional[Sequence[str]]
+) -> List[Hypotheses]:
+    """Each --hyp, one line per line of the test set: line-aligned, or (with --docids and --pivot)
+    a document-level output aligned to the lines of the pivot."""
+    lines = summary.get("lines")
+    for path in o.hyps:
+        check_input_file(path, "system output")
+    if ids is None or o.docids is None:
+        read = []
+        for path in o.hyps:
+            text = read_lines(path)
+            try:
+                _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
+            except ContextualMTError as e:
+                raise ContextualMTError(f"{e} (a document-level output needs --docids and --pivot)") from None
+            read.append(Hypotheses(path, text))
+        return read
+    pivots = read_pivots(o.align, len(ids), o.docids)
+    built_from = (
+        f": e.g. the reference the suites were built from, {summary['reference']}" if summary.get("reference") else ""
+    )
+    no_pivot = (
+        "a document-level output is aligned to a sentence-level translation of each line of the test "
+        f"set: give it with --pivot (testset evaluate has no references){built_from}"
+    )
+    language = re.split(r"[-_]", summary["language"], maxsplit=1)[0].lower()  # the segmenter's (spaCy's) code
+    return read_hypotheses(o.hyps, ids, o.docids, pivots, o.align.options(language), no_pivot)
+
+
+def _documents(o: EvaluateOptions, groups: Sequence[Group], ids: Optional[Sequence[str]]) -> np.ndarray:
     """The document index of each group, 0..D-1: the documents of --docids (runs of equal ids),
     else the manifest's 'doc' values."""
-    if o.docids:
-        ids = read_docids(o.docids)
-        _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
+    if o.docids and ids is not None:
         for k, g in enumerate(groups, start=1):  # other ids (e.g. one document) give zero-wide intervals, p 0
             if ids[g.line - 1] != g.doc:
                 raise ContextualMTError(
@@ -388,12 +431,10 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
             f"{o.manifest} has {len(groups)}: give the summary.json written beside it"
         )
     lines = summary.get("lines")
-    hyps = []
-    for path in o.hyps:
-        check_input_file(path, "system output")
-        hyps.append(read_lines(path))
-        _check_lines(path, len(hyps[-1]), lines, groups, o.summary_path, "the system's translations")
-    docs = _documents(o, groups, lines)
+    ids = _read_ids(o, groups, lines)
+    docs = _documents(o, groups, ids)
+    read = _read_systems(o, groups, summary, ids)
+    hyps = [r.lines for r in read]
     # German formality is told by case (Sie/sie): its groups are compared case-sensitively
     folded = WordMatcher(summary["language"])
     cased = WordMatcher(summary["language"], case_sensitive=True) if _formality_by_case(summary["language"]) else None
@@ -427,6 +468,10 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         both = _flag_counts([c[1] for c in checked], groups, cells)
         all_counts.append(counts)
         result["systems"][name] = _system_result(path, counts, both, cells, _intervals(counts, samples), outcomes)
+    for name, r in zip(o.system_names, read, strict=True):
+        if r.alignment is not None:  # a document-level output, evaluated through its alignment
+            result["systems"][name]["alignment"] = r.alignment.statistics
+            result["pivot"] = o.align.pivot
     if samples is not None:
         result["comparisons"] = [
             _comparison(o.system_names, all_counts, k, cells, samples) for k in range(1, len(all_counts))
@@ -472,6 +517,9 @@ def format_testset_table(result: Dict) -> str:
     lines += _table(
         ["system", *OUTCOMES], [[name] + [_percent(s["overall"], w) for w in OUTCOMES] for name, s in systems.items()]
     )
+    for name, s in systems.items():
+        if "alignment" in s:
+            lines.append(f"{name}: {alignment_line(s['alignment'])}")
     for c in result["comparisons"]:
         parts = [f"{label} {100 * get(c)['difference']:+.1f} (p {get(c)['p']:.3f})" for label, get in columns]
         lines.append(f"{c['b']} vs {c['a']}: % correct, paired bootstrap: {', '.join(parts)}")

@@ -54,10 +54,16 @@ class ScoreStageArgs:
     systems: List[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
     comet_batch_size: int = option(type=int, default=ScoreStageOptions.comet_batch_size)
+    hyps: Optional[List[str]] = option(
+        nargs="+",
+        help="score these system outputs instead of --systems' translations (another system's too, named by "
+        "its file name without .test.xx, as muda eval names it); a document-level output (JSONL or one "
+        "document per line) is aligned to the references, its alignment statistics beside its scores",
+    )
 
 
 def score(args: argparse.Namespace) -> int:
-    result = score_systems(from_namespace(ScoreStageOptions, args))
+    result = score_systems(from_namespace(ScoreStageOptions, args, hyps=args.hyps or ()))
     print(format_scores(result))
     return 0
 

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
-from contextual_mt.pipeline.results_table.read import LanguageResults
+from contextual_mt.pipeline.results_table.read import ALIGNMENT_FIGURES, LanguageResults
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
     tags = _tag_columns(languages)
     with_comet = any(_comet(lr, k)[0] is not None for lr in languages for k in lr.systems)
     with_dbleu = any("d_bleu" in lr.scores[k] for lr in languages for k in lr.systems)
+    with_alignment = any("alignment" in lr.scores[k] for lr in languages for k in lr.systems)
     columns = [Column("bleu", "BLEU", 2, True, "eval.json")]
     if with_comet:
         columns.append(Column("comet", "COMET", 4, True, "eval.json (scores.json when eval.json has none)"))
@@ -58,6 +59,18 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
     columns.append(Column("chrf", "chrF", 2, False, "scores.json"))
     if with_dbleu:
         columns.append(Column("d_bleu", "d-BLEU", 2, False, "scores.json"))
+    if with_alignment:  # a document-level system output, scored through its alignment to the references
+        source = "scores.json: the alignment of a document-level output to the references"
+        columns += [
+            Column(
+                key,
+                "link chrF" if key == "mean_link_score" else key,
+                2 if key == "mean_link_score" else 0,
+                False,
+                source,
+            )
+            for key in ALIGNMENT_FIGURES
+        ]
     units = {lr.cxmi_unit for lr in languages if lr.cxmi is not None}
     if len(units) > 1:
         raise ContextualMTError(
@@ -80,7 +93,7 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
     rows, langs_info = [], {}
     for lr in languages:
         comet_from = {k: _comet(lr, k)[1] for k in lr.systems}
-        values = {k: _values(lr, k, tags, with_comet, with_dbleu, with_cxmi) for k in lr.systems}
+        values = {k: _values(lr, k, tags, with_comet, with_dbleu, with_cxmi, with_alignment) for k in lr.systems}
         base = values[BASELINE]
         for k in lr.systems:
             p: Dict[str, Optional[float]] = {c.key: None for c in columns}
@@ -132,7 +145,13 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
 
 
 def _values(
-    lr: LanguageResults, key: str, tags: Sequence[str], with_comet: bool, with_dbleu: bool, with_cxmi: bool = False
+    lr: LanguageResults,
+    key: str,
+    tags: Sequence[str],
+    with_comet: bool,
+    with_dbleu: bool,
+    with_cxmi: bool = False,
+    with_alignment: bool = False,
 ) -> Dict[str, Optional[float]]:
     s, r = lr.evaluation["systems"][lr.eval_names[key]], lr.scores[key]
     # without MuDA results, sacreBLEU's BLEU of scores.json (the same corpus BLEU, untested)
@@ -146,4 +165,7 @@ def _values(
         values["d_bleu"] = float(r["d_bleu"]["score"]) if "d_bleu" in r else None
     if with_cxmi:  # a property of the context model: on the rows of the systems it translated
         values["cxmi"] = lr.cxmi if SYSTEMS.get(key, (None,))[0] == "context" else None
+    if with_alignment:  # None ('-'): a line-aligned output
+        a = r.get("alignment") or {}
+        values.update({f: None if a.get(f) is None else float(a[f]) for f in ALIGNMENT_FIGURES})
     return values

@@ -55,6 +55,13 @@ def format_markdown(table: Dict) -> str:
             "`make pcxmi`), on the rows of the systems that model translated."
             if any(c.key == "cxmi" for c in columns)
             else ""
+        )
+        + (
+            " merges, splits, omissions, additions, link chrF: the alignment of a document-level system "
+            "output to the references, through which it was scored (`make score HYPS=...`; `-`: a "
+            "line-aligned output)."
+            if any(c.key == "mean_link_score" for c in columns)
+            else ""
         ),
         "",
         f"Tagged reference words: {tagged}.",

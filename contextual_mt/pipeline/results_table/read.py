@@ -37,6 +37,10 @@ def _read_json(path: str, make_target: str) -> Any:
         ) from None
 
 
+# a document-level output's alignment statistics (contextual_mt.system_outputs), columns of the table
+ALIGNMENT_FIGURES = ("merges", "splits", "omissions", "additions", "mean_link_score")
+
+
 def _number(value: Any, path: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ContextualMTError(f"{path}: {where} is not a number (got {value!r})")
@@ -190,6 +194,11 @@ def _scored_systems(sc: Any, scores_path: str, lang: str) -> Dict[str, Dict]:
             if metric in ("bleu", "chrf") or metric in r:
                 m = _mapping(r.get(metric), scores_path, f"{metric!r} of system {key!r}")
                 _number(m.get("score"), scores_path, f"the {metric} score of system {key!r}")
+        if "alignment" in r:  # a document-level output's (make score HYPS=...)
+            a = _mapping(r["alignment"], scores_path, f"the alignment of system {key!r}")
+            for what in ALIGNMENT_FIGURES:
+                if what != "mean_link_score" or a.get(what) is not None:
+                    _number(a.get(what), scores_path, f"the alignment's {what} of system {key!r}")
     return scored
 
 
