@@ -220,7 +220,7 @@ test:
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
 
 ## target lint: ruff check and ruff format --check on the whole tree, and mypy on the library packages
-##   (contextual_mt, muda, commandkit), as configured in pyproject.toml; .ci/run runs it before the tests
+##   (contextual_mt, muda, commandkit, docalign), as configured in pyproject.toml; .ci/run runs it before the tests
 ## uses: VENV
 lint:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }

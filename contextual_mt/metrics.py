@@ -14,12 +14,12 @@ from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError, InputError, check_option, given
 from contextual_mt.system_outputs import (
     DOCUMENT_LEVEL,
-    alignment_line,
     read_hypotheses,
     read_pivots,
     write_alignment_file,
 )
 from docalign.align import AlignArgs, AlignOptions
+from docalign.links import summary as alignment_summary
 from muda.evaluation import metrics as _muda_metrics
 from muda.evaluation.metrics import comet_model_id, comet_predict, quiet_comet
 
@@ -262,7 +262,7 @@ def summary_line(result: Dict) -> str:
     if "doc_comet" in result:  # its signature too: the context size changes the number
         parts.append(f"Doc-COMET {result['doc_comet']['score']:.4f} ({result['doc_comet']['signature']})")
     if "alignment" in result:  # a document-level output, scored through its alignment
-        parts.append(alignment_line(result["alignment"]))
+        parts.append(alignment_summary(result["alignment"]))
     return " | ".join(parts)
 
 

@@ -4,7 +4,7 @@ A line-aligned file (one line per source line) is read as it is: its numbers are
 before. A document-level output (JSONL records ``{"doc", "text"}`` or one document per line; see
 ``docalign.formats``) is re-aligned to the source lines by ``docalign`` against a pivot (a
 sentence-level translation of each source line: the references by default) and evaluated on the
-aligned hypotheses; its alignment statistics go beside the scores (``alignment_line``).
+aligned hypotheses; its alignment statistics go beside the scores (``docalign.links.summary``).
 
 Every file is read and checked first; the segmenter (spaCy) is then loaded once for all the
 document-level outputs of the run, before any model an evaluation loads."""
@@ -12,14 +12,13 @@ document-level outputs of the run, before any model an evaluation loads."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 from commandkit.documents import document_spans
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
-from docalign.align import AlignArgs, Alignment, AlignOptions, align_documents
+from docalign.align import AlignArgs, Alignment, AlignOptions, align_outputs, nonempty_documents
 from docalign.formats import LINES, SystemOutput, read_system_output, write_alignment
-from docalign.segmenter import Segmenter
 
 DOCUMENT_LEVEL = "a document-level output (JSONL records or one document per line) is aligned to them with --docids"
 
@@ -59,43 +58,18 @@ def read_hypotheses(
     """Each of ``paths`` (one per source line of ``ids``, or document-level) as hypotheses:
     every file read and checked first, then the document-level ones aligned to ``pivots`` with one
     segmenter. ``no_pivot``: the error when a document-level output comes without pivots."""
-    spans = document_spans(ids)
     # without pivots a document-level output is refused below, whatever its documents hold
-    nonempty = [False] * len(spans) if pivots is None else [any(p.strip() for p in pivots[a:b]) for a, b in spans]
+    nonempty = [False] * len(document_spans(ids)) if pivots is None else nonempty_documents(pivots, ids)
     outputs: List[SystemOutput] = []
     for path in paths:
         outputs.append(read_system_output(path, ids, docids_path, nonempty))
         if outputs[-1].format != LINES and pivots is None:
             raise ContextualMTError(f"{path}: {no_pivot}")
-    segmenter = None
-    if any(o.format != LINES for o in outputs):
-        segmenter = Segmenter(options.segmenter, options.language)
-    result = []
-    for path, o in zip(paths, outputs, strict=True):
-        if o.format == LINES:
-            result.append(Hypotheses(path, list(o.lines or [])))
-            continue
-        assert o.documents is not None and pivots is not None
-        alignment = align_documents(o.documents, pivots, ids, options, segmenter=segmenter)
-        result.append(Hypotheses(path, alignment.hypotheses, alignment))
-    return result
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def alignment_line(statistics: Dict) -> str:
-    """``aligned: 12 merges, 3 splits, 2 omissions, 1 addition, mean link chrF 0.91``."""
-    parts = [
-        _count(statistics["merges"], "merge"),
-        _count(statistics["splits"], "split"),
-        _count(statistics["omissions"], "omission"),
-        _count(statistics["additions"], "addition"),
+    alignments = align_outputs(outputs, pivots or [], ids, options)
+    return [
+        Hypotheses(path, list(o.lines or [])) if a is None else Hypotheses(path, a.hypotheses, a)
+        for path, o, a in zip(paths, outputs, alignments, strict=True)
     ]
-    mean = statistics.get("mean_link_score")
-    parts.append("mean link chrF " + ("-" if mean is None else f"{mean:.2f}"))
-    return "aligned: " + ", ".join(parts)
 
 
 def write_alignment_file(path: str, hypotheses: Hypotheses) -> None:
@@ -109,4 +83,4 @@ def write_alignment_file(path: str, hypotheses: Hypotheses) -> None:
     write_alignment(path, hypotheses.alignment.records())
 
 
-__all__ = ["DOCUMENT_LEVEL", "Hypotheses", "alignment_line", "read_hypotheses", "read_pivots", "write_alignment_file"]
+__all__ = ["DOCUMENT_LEVEL", "Hypotheses", "read_hypotheses", "read_pivots", "write_alignment_file"]

@@ -18,7 +18,7 @@ from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.options import option
 from docalign.dp import Weights, align
-from docalign.formats import LINES, read_system_output
+from docalign.formats import LINES, SystemOutput, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
 from docalign.segmenter import SENTENCIZER, Segmenter, Span
 
@@ -80,6 +80,29 @@ def align_documents(
     return Alignment(hypotheses, documents, statistics(documents))
 
 
+def nonempty_documents(pivots: Sequence[str], ids: Sequence[str]) -> List[bool]:
+    """Per document: whether its pivot has text (then its translation may not be empty)."""
+    return [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
+
+
+def align_outputs(
+    outputs: Sequence[SystemOutput], pivots: Sequence[str], ids: Sequence[str], options: AlignOptions
+) -> List[Optional[Alignment]]:
+    """The alignment of each document-level output (None for a line-aligned one), with one
+    segmenter, loaded only if an output needs it: read and check every file first
+    (``read_system_output``), then align them all here."""
+    segmenter = None
+    result: List[Optional[Alignment]] = []
+    for output in outputs:
+        if output.format == LINES:
+            result.append(None)
+            continue
+        assert output.documents is not None
+        segmenter = segmenter or Segmenter(options.segmenter, options.language)
+        result.append(align_documents(output.documents, pivots, ids, options, segmenter=segmenter))
+    return result
+
+
 def align_system_output(
     path: str,
     pivots: Sequence[str],
@@ -91,8 +114,7 @@ def align_system_output(
     """The alignment of the document-level output at ``path``; None if it is line-aligned (it is
     then evaluated as it is). Reads and checks the file before the segmenter is loaded (pass one
     ``segmenter`` to align several outputs)."""
-    nonempty = [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
-    output = read_system_output(path, ids, docids_path, nonempty)
+    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids))
     if output.format == LINES:
         return None
     assert output.documents is not None

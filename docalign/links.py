@@ -142,11 +142,16 @@ def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
     }
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def summary(stats: Dict) -> str:
-    """The statistics in one line, as every command prints them."""
+    """The statistics in one line, as every command prints them: ``aligned 1644 lines to 1546
+    output sentences: 164 merges, 82 splits, 49 omissions, 33 additions; mean link chrF 0.884``."""
     score = stats["mean_link_score"]
+    counts = ", ".join(_count(stats[k + "s"], k) for k in ("merge", "split", "omission", "addition"))
     return (
-        f"aligned {stats['lines']} lines to {stats['segments']} output sentences: "
-        f"{stats['merges']} merges, {stats['splits']} splits, {stats['omissions']} omissions, "
-        f"{stats['additions']} additions; mean link chrF {'-' if score is None else f'{score:.3f}'}"
+        f"aligned {_count(stats['lines'], 'line')} to {_count(stats['segments'], 'output sentence')}: {counts}; "
+        f"mean link chrF {'-' if score is None else f'{score:.3f}'}"
     )

@@ -25,7 +25,7 @@ from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
 from contextual_mt.stage_record import read_record
-from contextual_mt.system_outputs import alignment_line
+from docalign.links import summary
 
 
 @dataclass
@@ -156,5 +156,5 @@ def format_scores(result: Dict) -> str:
         row += "".join(f" {r[m]['score']:9.4f}" if m in r else f" {'-':>9s}" for m, _ in comet)
         rows.append(row)
     signatures = {r["doc_comet"]["signature"] for r in result["systems"].values() if "doc_comet" in r}
-    aligned = [f"{name}: {alignment_line(r['alignment'])}" for name, r in result["systems"].items() if "alignment" in r]
+    aligned = [f"{name}: {summary(r['alignment'])}" for name, r in result["systems"].items() if "alignment" in r]
     return "\n".join(rows + sorted(signatures) + aligned)  # the signature is the same for every system: once

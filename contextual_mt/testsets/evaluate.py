@@ -30,9 +30,10 @@ from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.system_outputs import Hypotheses, alignment_line, read_hypotheses, read_pivots
+from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots
 from contextual_mt.testsets.build import PHENOMENA
 from docalign.align import AlignArgs
+from docalign.links import summary
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 
 OUTCOMES = ("correct", "wrong_alternative", "missing")
@@ -519,7 +520,7 @@ def format_testset_table(result: Dict) -> str:
     )
     for name, s in systems.items():
         if "alignment" in s:
-            lines.append(f"{name}: {alignment_line(s['alignment'])}")
+            lines.append(f"{name}: {summary(s['alignment'])}")
     for c in result["comparisons"]:
         parts = [f"{label} {100 * get(c)['difference']:+.1f} (p {get(c)['p']:.3f})" for label, get in columns]
         lines.append(f"{c['b']} vs {c['a']}: % correct, paired bootstrap: {', '.join(parts)}")

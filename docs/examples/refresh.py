@@ -154,6 +154,14 @@ EXAMPLES: List[Dict] = [
             'grep -m2 \'"link": "2-1"\' demo/context.alignment.jsonl',
         ],
     },
+    {
+        "id": "score-documents",
+        "keep": r"^BLEU",
+        "commands": [
+            "contextual-mt score --hyp demo/context.documents.jsonl --ref demo/data/fr/test.fr \\\n"
+            "    --docids demo/data/fr/test.docids --output demo/scores.documents.json"
+        ],
+    },
     # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
     {
         "id": "ted-study",

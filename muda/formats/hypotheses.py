@@ -12,12 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.text import read_lines
-from docalign.align import Alignment, AlignOptions, align_documents
+from docalign.align import Alignment, AlignOptions, align_outputs, nonempty_documents
 from docalign.formats import LINES, SystemOutput, read_system_output
-from docalign.segmenter import Segmenter
 
 _FAIRSEQ = re.compile(r"^([STHDP])-(\d+)\t")
 _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-, I-...)
@@ -136,8 +134,7 @@ def read_system_output_file(
     lines = read_lines(path)
     if is_fairseq_output(lines):
         return parse_fairseq(lines, path, len(ids))
-    nonempty = [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
-    output = read_system_output(path, ids, docids_path, nonempty)
+    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids))
     if output.format == LINES:
         assert output.lines is not None
         return Hypotheses(output.lines, list(range(1, len(ids) + 1)))
@@ -151,14 +148,13 @@ def load_system_outputs(
     document-level ones are re-aligned to the source lines (``docalign``: a merged segment is cut
     between its two lines by its rule) with one segmenter, loaded only if one of them needs it."""
     read = [read_system_output_file(p, pivots, ids, docids_path) for p in paths]
-    if all(isinstance(r, Hypotheses) for r in read):
-        return [r for r in read if isinstance(r, Hypotheses)]
-    segmenter = Segmenter(options.segmenter, options.language)
+    documents = [r for r in read if isinstance(r, SystemOutput)]
+    aligned = iter(align_outputs(documents, pivots, ids, options))
     out = []
     for r in read:
         if isinstance(r, SystemOutput):
-            assert r.documents is not None
-            alignment = align_documents(r.documents, pivots, ids, options, segmenter=segmenter)
+            alignment = next(aligned)
+            assert alignment is not None
             r = Hypotheses(alignment.hypotheses, list(range(1, len(ids) + 1)), alignment)
         out.append(r)
     return out

@@ -10,9 +10,9 @@ import pytest
 
 from commandkit.documents import document_spans
 from contextual_mt.metrics import score, score_files
-from contextual_mt.system_outputs import alignment_line
 from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table
 from docalign.align import AlignArgs
+from docalign.links import summary
 from docalign.perturb import perturb
 from tests.contextual_mt.testsets.test_evaluate import GOOD, suite  # noqa: F401 (a fixture)
 from tests.helpers import contextual_mt_cli, write_corpus
@@ -108,7 +108,7 @@ def test_perturbed_output_reports_its_alignment(corpus):
     found = {"merge": stats["merges"], "drop": stats["omissions"], "add": stats["additions"]}
     assert all(abs(found[k] - made[k]) <= 1 for k in made), (found, made)
     assert result["files"]["pivot"] == corpus["ref"]
-    assert alignment_line(stats) in proc.stdout and f"aligned: {stats['merges']} merges" in proc.stdout
+    assert summary(stats) in proc.stdout and f": {stats['merges']} merges" in proc.stdout
     records = [json.loads(r) for r in alignment.read_text().splitlines()]
     assert sorted(r["line"] for r in records if r["line"] is not None) == list(range(1, len(corpus["ids"]) + 1))
     assert sum(r["link"] == "0-1" for r in records) == stats["additions"]
@@ -125,9 +125,11 @@ def test_a_pivot_other_than_the_references(corpus):
     assert r["bleu"]["score"] == score_files(corpus["hyp"], corpus["ref"], docids=corpus["docids"])["bleu"]["score"]
 
 
-def test_alignment_line():
-    stats = {"merges": 12, "splits": 3, "omissions": 2, "additions": 1, "mean_link_score": 0.9123}
-    assert alignment_line(stats) == "aligned: 12 merges, 3 splits, 2 omissions, 1 addition, mean link chrF 0.91"
+def test_the_alignment_summary_line():
+    stats = {"lines": 40, "segments": 1, "merges": 12, "splits": 3, "omissions": 2, "additions": 1}
+    assert summary({**stats, "mean_link_score": 0.9123}) == (
+        "aligned 40 lines to 1 output sentence: 12 merges, 3 splits, 2 omissions, 1 addition; mean link chrF 0.912"
+    )
 
 
 # ----------------------------------------------------------------------------- testset evaluate
@@ -148,7 +150,10 @@ def test_testset_evaluate_through_the_alignment(suite):  # noqa: F811 (the fixtu
     assert a["group_outcomes"] == b["group_outcomes"] and a["overall"] == b["overall"]
     assert "alignment" not in a and b["alignment"]["links"]["1-1"] == 8
     assert json.loads(out.read_text())["systems"]["good.jsonl"]["alignment"] == b["alignment"]
-    assert "good.jsonl: aligned: 0 merges, 0 splits, 0 omissions, 0 additions" in format_testset_table(aligned)
+    assert (
+        "good.jsonl: aligned 8 lines to 8 output sentences: 0 merges, 0 splits, 0 omissions, 0 additions"
+        in format_testset_table(aligned)
+    )
 
 
 def test_testset_evaluate_document_output_needs_a_pivot(suite):  # noqa: F811 (the fixture)
@@ -181,7 +186,7 @@ def test_make_score_hyps_and_the_table_show_the_alignment(corpus, tmp_path):
     sentence, aligned = result["systems"]["sentence"], result["systems"]["llm.jsonl"]
     assert "alignment" not in sentence and aligned["alignment"]["merges"] > 0
     assert sentence["bleu"]["score"] == score_files(baseline, corpus["ref"], docids=corpus["docids"])["bleu"]["score"]
-    assert f"llm.jsonl: {alignment_line(aligned['alignment'])}" in format_scores(result)
+    assert f"llm.jsonl: {summary(aligned['alignment'])}" in format_scores(result)
     table = build_table(TableOptions(["fr"], str(tmp_path / "study" / "results"), str(tmp_path / "table")))
     rows = {r["system"]: r["values"] for r in table["rows"]}
     assert rows["sentence"]["merges"] is None and rows["llm.jsonl"]["merges"] == aligned["alignment"]["merges"]

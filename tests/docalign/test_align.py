@@ -127,7 +127,7 @@ def test_merges_are_cut_between_their_lines_and_additions_are_kept_with_the_line
     assert [r["attached_to"] for r in added] == [1, 2]
     assert a.statistics["merges"] == 1 and a.statistics["additions"] == 2
     assert summary(a.statistics).startswith(
-        "aligned 3 lines to 4 output sentences: 1 merges, 0 splits, 0 omissions, 2 additions"
+        "aligned 3 lines to 4 output sentences: 1 merge, 0 splits, 0 omissions, 2 additions"
     )
 
 
