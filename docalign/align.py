@@ -12,12 +12,12 @@ the links (see ``dp``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.options import option
-from docalign.dp import Weights, align
+from docalign.dp import Key, Weights, align, candidates, corridor_of
 from docalign.formats import LINES, SystemOutput, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
 from docalign.segmenter import SENTENCIZER, Segmenter, Span
@@ -50,6 +50,12 @@ class Alignment:
             yield from d.records
 
 
+# a model's similarity of each (source text, output text) pair, in [0, 1]: contextual-mt align
+# --path/--hf-model gives the model's geometric mean token probability of the output given the source
+LinkModel = Callable[[Sequence[Tuple[str, str]]], List[float]]
+CORRIDOR = 2  # a model scores the links within this many segments of the chrF path
+
+
 def align_documents(
     texts: Sequence[str],
     pivots: Sequence[str],
@@ -57,27 +63,65 @@ def align_documents(
     options: AlignOptions = AlignOptions(),
     segments: Optional[Sequence[Sequence[Span]]] = None,
     segmenter: Optional[Segmenter] = None,
+    sources: Optional[Sequence[str]] = None,
+    link_model: Optional[LinkModel] = None,
 ) -> Alignment:
     """Align ``texts`` (one per document of ``ids``, in order) to the lines of ``pivots``;
-    ``segments``: the texts' sentence spans if already known (else the segmenter splits them)."""
+    ``segments``: the texts' sentence spans if already known (else the segmenter splits them).
+    With ``link_model`` (and the ``sources``), the links near the chrF path are scored by the model
+    too (in one call for the whole corpus), its similarity averaged with chrF, and the path searched
+    again near the first."""
     spans = document_spans(ids)
     if len(texts) != len(spans):
         raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
+    if link_model is not None and sources is None:
+        raise InputError("a link model needs the source lines")
     if segments is None:
         segmenter = segmenter or Segmenter(options.segmenter, options.language)
         segments = segmenter.split(texts)
-    documents: List[DocumentAlignment] = []
-    hypotheses: List[str] = []
+    work = []  # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
     for (start, end), text, doc_spans in zip(spans, texts, segments, strict=True):
         doc_pivots = list(pivots[start:end])
         index = [k for k, p in enumerate(doc_pivots) if p.strip()]
         seg_texts = [text[a:b] for a, b in doc_spans]
         links = align([doc_pivots[k] for k in index], seg_texts, options.band, options.weights)
+        work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+    if link_model is not None:
+        assert sources is not None
+        work = _rescored(work, sources, link_model, options)
+    documents: List[DocumentAlignment] = []
+    hypotheses: List[str] = []
+    for start, end, text, doc_spans, doc_pivots, index, _, links in work:
         d = DocumentAlignment(ids[start], start, text, list(doc_spans), links)
         resolve(d, doc_pivots, end - start, index)
         documents.append(d)
         hypotheses.extend(d.hypotheses)
-    return Alignment(hypotheses, documents, statistics(documents))
+    stats = statistics(documents)
+    stats["scored_by"] = "chrF" if link_model is None else "chrF and the model"
+    return Alignment(hypotheses, documents, stats)
+
+
+def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> List:
+    """The second search: the candidate links of every document's corridor scored by the model."""
+    keys, pairs = [], []
+    for d, (start, _, _, _, _, index, seg_texts, links) in enumerate(work):
+        band = corridor_of(links, len(seg_texts), CORRIDOR)
+        for i, a, j, b in candidates(band):
+            source = " ".join(sources[start + index[k]] for k in range(i, i + a))
+            keys.append((d, (i, a, j, b)))
+            pairs.append((source, " ".join(seg_texts[j : j + b])))
+    scores = link_model(pairs) if pairs else []
+    model: Dict[int, Dict[Key, float]] = {}
+    for (d, key), score in zip(keys, scores, strict=True):
+        model.setdefault(d, {})[key] = score
+    out = []
+    for d, (start, end, text, doc_spans, doc_pivots, index, seg_texts, links) in enumerate(work):
+        if seg_texts and index:
+            band = corridor_of(links, len(seg_texts), CORRIDOR)
+            pivots = [doc_pivots[k] for k in index]
+            links = align(pivots, seg_texts, options.band, options.weights, model.get(d, {}), band)
+        out.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+    return out
 
 
 def nonempty_documents(pivots: Sequence[str], ids: Sequence[str]) -> List[bool]:

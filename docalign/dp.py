@@ -31,6 +31,9 @@ class Weights:
     split_merge: float = 0.1  # a 1-2 or 2-1 link, on top of its (1 - chrF)
     two_two: float = 0.4  # a 2-2 link
     length: float = 0.1  # per unit of Gale-Church's -log P(length difference)
+    # with a model's link scores, their share of the similarity (chrF has the rest): on the validation split
+    # 0.1 and 0.25 linked 0.9976-1.000 of the lines, 0.5 0.9927-0.9976 (chrF alone 0.9976)
+    model: float = 0.25
     variance: float = 6.8  # Gale-Church's s^2: variance of the length difference per character
 
 
@@ -89,7 +92,7 @@ def align(
     corridor: Optional[Corridor] = None,
 ) -> List[Link]:
     """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``.
-    ``model``: a model's similarity of candidate links (``candidates``), averaged with their chrF;
+    ``model``: a model's similarity of candidate links (``candidates``), mixed with their chrF;
     the search then stays in ``corridor`` (``corridor_of`` a first path)."""
     n, m = len(pivots), len(segments)
     if n == 0 or m == 0:
@@ -102,7 +105,7 @@ def align(
         if key not in cache:
             cache[key] = chrf(segs.profile(j, b), lines.profile(i, a))
             if model is not None and key in model:
-                cache[key] = (cache[key] + model[key]) / 2
+                cache[key] = (1 - weights.model) * cache[key] + weights.model * model[key]
         return cache[key]
 
     w = weights

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from typing import Optional
 
 from commandkit.options import from_namespace, group, option
-from contextual_mt.cli.common import command
+from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, quiet_option
 from docalign.align import AlignArgs
 
 HELP = "re-align a document-level output (whole documents) to the source lines, for line-level evaluation"
+LINK_MODEL = "the model's link score (optional: --path or --hf-model, below)"
 
 
 @dataclass
@@ -27,6 +29,15 @@ class AlignCommandArgs:
         required=True, help="the alignment: JSONL, one record per source line (its segments, link type, score)"
     )
     align: AlignArgs = group(AlignArgs)
+    source: Optional[str] = option(
+        group=LINK_MODEL,
+        help="the source lines: with a model, its probability of the output sentences given the source "
+        "line(s) scores the links near the chrF path too (averaged with chrF)",
+    )
+    batch_size: int = option(type=int, default=64, group=LINK_MODEL, help="links scored together by the model")
+    max_tokens: Optional[int] = max_tokens_option()
+    quiet: bool = quiet_option("no progress bar")
+    model: ModelArgs = group(ModelArgs)
 
 
 def align(args: argparse.Namespace) -> int:
@@ -34,29 +45,47 @@ def align(args: argparse.Namespace) -> int:
     from commandkit.errors import InputError
     from commandkit.outputs import atomic_write_lines, outputs
     from commandkit.text import read_lines
-    from docalign.align import align_system_output
-    from docalign.formats import write_alignment
+    from docalign.align import align_documents, nonempty_documents
+    from docalign.formats import LINES, read_system_output, write_alignment
     from docalign.links import summary
 
-    given = from_namespace(AlignArgs, args)
-    options = given.options()  # checked before anything is read
-    if given.pivot is None:
+    given = from_namespace(AlignCommandArgs, args)
+    options = given.align.options()  # checked before anything is read
+    spec = model_options(args) if args.path or args.hf_model else None
+    if given.align.pivot is None:
         raise InputError(
             "--pivot: give a sentence-level translation of each source line (e.g. `contextual-mt translate` "
             "of a sentence-level model, or the references when evaluating)"
         )
-    ids = read_docids(args.docids)
-    pivots = read_lines(given.pivot)
-    check_line_count(ids, args.docids, len(pivots), given.pivot)
-    with outputs(args.output, args.alignment):
-        result = align_system_output(args.hyp_documents, pivots, ids, args.docids, options)
-        if result is None:
+    if (spec is None) != (given.source is None):
+        raise InputError(
+            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source"
+        )
+    if given.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1 (got {given.batch_size})")
+    ids = read_docids(given.docids)
+    pivots = read_lines(given.align.pivot)
+    check_line_count(ids, given.docids, len(pivots), given.align.pivot)
+    sources = None
+    if given.source is not None:
+        sources = read_lines(given.source)
+        check_line_count(ids, given.docids, len(sources), given.source)
+    with outputs(given.output, given.alignment):
+        read = read_system_output(given.hyp_documents, ids, given.docids, nonempty_documents(pivots, ids))
+        if read.format == LINES:
             raise InputError(
-                f"{args.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align"
+                f"{given.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align"
             )
-        atomic_write_lines(args.output, result.hypotheses)
-        write_alignment(args.alignment, result.records())
-    print(f"{summary(result.statistics)}; wrote {args.output} and {args.alignment}", file=sys.stderr)
+        assert read.documents is not None
+        link_model = None
+        if spec is not None:
+            from contextual_mt.contrastive.link_model import link_model as open_link_model
+
+            link_model = open_link_model(spec, given.batch_size, given.max_tokens, progress=not given.quiet)
+        result = align_documents(read.documents, pivots, ids, options, sources=sources, link_model=link_model)
+        atomic_write_lines(given.output, result.hypotheses)
+        write_alignment(given.alignment, result.records())
+    print(f"{summary(result.statistics)}; wrote {given.output} and {given.alignment}", file=sys.stderr)
     return 0
 
 

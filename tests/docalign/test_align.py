@@ -229,3 +229,43 @@ def test_the_segmenter_splits_on_line_breaks_and_keeps_abbreviations():
 def test_a_pipeline_that_is_not_installed_says_how_to_get_it():
     with pytest.raises(InputError, match=r"python -m spacy download xx_missing_pipeline"):
         Segmenter("xx_missing_pipeline", "fr")
+
+
+def test_a_model_link_score_decides_where_the_pivot_is_no_help():
+    """The output paraphrases line 1, whose chrF to the pivot is too low for a 1-1 link: alone, chrF
+    reads an omission and an addition; a model that knows the pair links them, and it is asked
+    only about the links near the chrF path, in one call."""
+    pivots, sources = ["Le chat dort.", "Il pleut beaucoup ce soir."], ["The cat sleeps.", "It rains a lot tonight."]
+    text = "Un félin sommeille. Il pleut beaucoup ce soir."
+    ids = ["d", "d"]
+    alone = align_documents([text], pivots, ids)
+    assert [r["link"] for r in alone.records()] == ["1-0", "0-1", "1-1"]
+    calls = []
+
+    def oracle(pairs):
+        calls.append(list(pairs))
+        right = {(sources[0], "Un félin sommeille."), (sources[1], "Il pleut beaucoup ce soir.")}
+        return [1.0 if pair in right else 0.0 for pair in pairs]
+
+    helped = align_documents([text], pivots, ids, sources=sources, link_model=oracle)
+    assert [r["link"] for r in helped.records()] == ["1-1", "1-1"]
+    assert helped.hypotheses == ["Un félin sommeille.", "Il pleut beaucoup ce soir."]
+    assert len(calls) == 1 and helped.statistics["scored_by"] == "chrF and the model"
+    with pytest.raises(InputError, match="needs the source lines"):
+        align_documents([text], pivots, ids, link_model=oracle)
+
+
+def test_the_model_scores_only_the_links_near_the_first_path():
+    lines, ids = corpus(10, seed=7)
+    sources = [f"source {k}" for k in range(len(lines))]
+    asked = []
+
+    def model(pairs):
+        asked.extend(pairs)
+        return [0.5] * len(pairs)
+
+    align_documents(joined(lines, ids), noisy(lines), ids, sources=sources, link_model=model)
+    sizes = [ids.count(d) for d in dict.fromkeys(ids)]  # a 1-1 path: its corridor is the diagonal +-3
+    near = sum(len(dp.candidates(dp._diagonal(n, n, 3))) for n in sizes)
+    band = sum(len(dp.candidates(dp._diagonal(n, n, 20))) for n in sizes)
+    assert 0 < len(asked) <= near < band

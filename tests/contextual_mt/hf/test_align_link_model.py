@@ -1,0 +1,73 @@
+"""`contextual-mt align` with a model's link score (--hf-model, --source): the chain runs, the
+model scores the links (one record each), and its pieces are checked before the model loads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contextual_mt.backends.hf.options import HFModelOptions
+from contextual_mt.cli import main
+from contextual_mt.contrastive.link_model import link_model
+from tests.hf_models import EN, FR
+
+IDS = ["a"] * 6 + ["b"] * 6
+
+
+def write(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def documents(path, lines):
+    records = [{"doc": d, "text": " ".join(t for t, i in zip(lines, IDS, strict=True) if i == d)} for d in ("a", "b")]
+    return write(path, [json.dumps(r, ensure_ascii=False) for r in records])
+
+
+def test_the_link_model_is_the_models_mean_token_probability(marian):
+    spec = HFModelOptions(str(marian), source_context_size=0, target_context_size=0)
+    score = link_model(spec, progress=False)
+    pairs = [(EN[0], FR[0]), (EN[0], FR[0] + " " + FR[1]), (EN[2], FR[2])]
+    sims = score(pairs)
+    assert len(sims) == 3 and all(0.0 < s <= 1.0 for s in sims)
+    assert score(pairs[:1]) == pytest.approx(sims[:1])  # the same pair scores alike, alone or in a batch
+
+
+def test_align_with_a_model_runs_and_keeps_a_line_aligned_output_whole(tmp_path, marian):
+    src, ref = write(tmp_path / "src.en", EN), write(tmp_path / "ref.fr", FR)
+    ids = write(tmp_path / "ids", IDS)
+    out, alignment = tmp_path / "out.fr", tmp_path / "alignment.jsonl"
+    argv = ["align", "--hyp-documents", documents(tmp_path / "docs.jsonl", FR), "--docids", ids, "--pivot", ref]
+    argv += ["--output", str(out), "--alignment", str(alignment), "--source", src, "--hf-model", str(marian), "--quiet"]
+    assert main(argv) == 0
+    assert out.read_text(encoding="utf-8").splitlines() == FR  # the pivot is the output: every link 1-1
+    records = [json.loads(r) for r in alignment.read_text().splitlines()]
+    assert [r["link"] for r in records] == ["1-1"] * 12
+
+
+@pytest.mark.parametrize(
+    "drop, add, expected",
+    [
+        ("--hf-model", [], "--source goes with a model"),
+        ("--source", [], "--source goes with a model"),
+        (None, ["--batch-size", "0"], "--batch-size must be at least 1"),
+    ],
+)
+def test_the_model_options_are_checked_before_anything_loads(tmp_path, capsys, drop, add, expected):
+    src, ref = write(tmp_path / "src.en", EN), write(tmp_path / "ref.fr", FR)
+    ids = write(tmp_path / "ids", IDS)
+    argv = ["align", "--hyp-documents", documents(tmp_path / "docs.jsonl", FR), "--docids", ids, "--pivot", ref]
+    argv += ["--output", str(tmp_path / "o"), "--alignment", str(tmp_path / "a"), "--source", src]
+    argv += ["--hf-model", str(tmp_path / "no-such-model"), *add]  # never loaded: the check comes first
+    if drop:
+        k = argv.index(drop)
+        del argv[k : k + 2]
+    with pytest.raises(SystemExit) as e:
+        from commandkit.console import console_run
+
+        console_run(lambda: main(argv))
+    assert e.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expected in err[0]
+    assert not (tmp_path / "o").exists() and not (tmp_path / "a").exists()
