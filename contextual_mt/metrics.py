@@ -16,6 +16,7 @@ from contextual_mt.system_outputs import (
     DOCUMENT_LEVEL,
     read_hypotheses,
     read_pivots,
+    refuse_documents,
     write_alignment_file,
 )
 from docalign.align import AlignArgs, AlignOptions
@@ -332,6 +333,7 @@ def _score_files(
     pivots = read_pivots(align, len(refs), ref)
     alignment = None
     if ids is None:
+        refuse_documents(hyp, hyps)
         if len(hyps) != len(refs):
             raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}")
         if alignment_output:

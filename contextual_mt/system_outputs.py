@@ -18,7 +18,7 @@ from commandkit.documents import document_spans
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from docalign.align import AlignArgs, Alignment, AlignOptions, align_outputs, nonempty_documents
-from docalign.formats import LINES, SystemOutput, read_system_output, write_alignment
+from docalign.formats import LINES, SystemOutput, is_jsonl, read_system_output, write_alignment
 
 DOCUMENT_LEVEL = "a document-level output (JSONL records or one document per line) is aligned to them with --docids"
 
@@ -31,6 +31,13 @@ class Hypotheses:
     path: str
     lines: List[str]
     alignment: Optional[Alignment] = None
+
+
+def refuse_documents(path: str, lines: Sequence[str], needs: str = "--docids") -> None:
+    """A file read line by line (no docids) that holds JSONL document records: one line saying what
+    a document-level output needs, never its JSON text scored as translations."""
+    if is_jsonl(lines):
+        raise ContextualMTError(f"{path}: JSONL document records: a document-level output needs {needs}")
 
 
 def read_pivots(align: AlignArgs, count: int, source_what: str) -> Optional[List[str]]:
@@ -83,4 +90,4 @@ def write_alignment_file(path: str, hypotheses: Hypotheses) -> None:
     write_alignment(path, hypotheses.alignment.records())
 
 
-__all__ = ["DOCUMENT_LEVEL", "Hypotheses", "read_hypotheses", "read_pivots", "write_alignment_file"]
+__all__ = ["DOCUMENT_LEVEL", "Hypotheses", "read_hypotheses", "read_pivots", "refuse_documents", "write_alignment_file"]

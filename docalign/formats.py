@@ -50,13 +50,18 @@ def _is_record(line: str) -> bool:
     return isinstance(value, dict) and "doc" in value
 
 
+def is_jsonl(lines: Sequence[str]) -> bool:
+    """Whether the file's lines are JSONL document records (its first non-empty line is one)."""
+    return _is_record(next((line for line in lines if line.strip()), ""))
+
+
 def read_system_output(path: str, ids: Sequence[str], docids_path: str, nonempty: Sequence[bool]) -> SystemOutput:
     """``path`` read in its format (see the module). ``nonempty[d]``: document d's source (or
     pivot) has text, so its translation may not be empty."""
     lines = read_lines(path)
     spans = document_spans(ids)
-    first = next((line for line in lines if line.strip()), "")
-    if _is_record(first):
+    jsonl = is_jsonl(lines)
+    if jsonl:
         texts, where = _read_jsonl(path, lines, ids, spans, docids_path)
     elif len(lines) == len(ids):
         return SystemOutput(LINES, lines=lines)
@@ -70,7 +75,7 @@ def read_system_output(path: str, ids: Sequence[str], docids_path: str, nonempty
     for d, (text, lineno) in enumerate(zip(texts, where, strict=True)):
         if nonempty[d] and not text.strip():
             raise InputError(f"{path}:{lineno}: document {ids[spans[d][0]]!r} is empty but its source is not")
-    kind = JSONL if _is_record(first) else DOCUMENTS
+    kind = JSONL if jsonl else DOCUMENTS
     return SystemOutput(kind, documents=texts, document_lines=where)
 
 

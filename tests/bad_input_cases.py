@@ -2638,3 +2638,29 @@ add(
 option_cases("align", align_command, [("--band", "0")])
 output_cases("align", align_command, "--output", "aligned.fr")
 output_cases("align", align_command, "--alignment", "alignment.jsonl")
+
+
+def _one_record_per_line(c: Ctx, ids: str, texts: str) -> str:
+    """JSONL document records, one per line of ``texts``: as many lines as a line-aligned output."""
+    records = [{"doc": d, "text": t} for d, t in zip(lines_of(ids), lines_of(texts), strict=True)]
+    return c.write_lines("records.jsonl", [json.dumps(r, ensure_ascii=False) for r in records])
+
+
+add(
+    "score-jsonl-as-many-records-as-lines-without-docids",
+    score_command,
+    do(
+        lambda c: (c.drop("--docids"), c.set("--hyp", _one_record_per_line(c, c.w.ids, c.w.ref))),
+        "records.jsonl",
+        "--docids",
+    ),
+)
+add(
+    "testset-evaluate-jsonl-as-many-records-as-lines-without-docids",
+    testset_evaluate_command,
+    do(
+        lambda c: (c.drop("--docids"), c.set("--hyp", _one_record_per_line(c, c.w.d_ids, c.w.d_ref))),
+        "records.jsonl",
+        "--docids",
+    ),
+)

@@ -30,7 +30,7 @@ from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots
+from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
 from docalign.align import AlignArgs
 from docalign.links import summary
@@ -231,6 +231,7 @@ def _read_systems(
         read = []
         for path in o.hyps:
             text = read_lines(path)
+            refuse_documents(path, text, "--docids and --pivot")
             try:
                 _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
             except ContextualMTError as e:
