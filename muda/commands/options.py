@@ -115,7 +115,10 @@ class EvalArgs:
     docids: str = option(required=True)
     tgt_lang: str = option(required=True)
     hyps: List[str] = option(
-        nargs="+", required=True, help="system outputs: plain lines or raw fairseq-generate output (re-ordered by id)"
+        nargs="+",
+        required=True,
+        help="system outputs: plain lines, raw fairseq-generate output (re-ordered by id), or a document-level "
+        "output (JSONL records or one document per line), re-aligned to the source lines",
     )
     names: Optional[List[str]] = option(nargs="+", help="system names (default: the file names)")
     ref_tags: Optional[str] = option(help="tags of the reference from `muda tag` (default: tag it now)")
