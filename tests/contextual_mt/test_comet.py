@@ -185,3 +185,22 @@ def test_a_broken_dependency_is_named_not_called_not_installed(monkeypatch, tmp_
         "module named 'pkg_resources'); run make install"
     )
     assert "not installed" not in str(e.value)
+
+
+def test_a_document_level_output_gets_the_comet_and_doc_comet_of_its_lines(comet_model, tmp_path):
+    """The hypotheses joined per document (JSONL) are aligned back to their lines: COMET and
+    Doc-COMET per segment are those of the line-aligned file."""
+    from contextual_mt.metrics import score_files
+
+    files = {}
+    for name, rows in (("src", SRCS), ("hyp", HYPS), ("ref", REFS), ("ids", DOCS)):
+        files[name] = tmp_path / name
+        files[name].write_text("\n".join(rows) + "\n")
+    docs = [{"doc": d, "text": " ".join(h for h, i in zip(HYPS, DOCS, strict=True) if i == d)} for d in "abc"]
+    (tmp_path / "docs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in docs))
+    kwargs = {"docids": str(files["ids"]), "source": str(files["src"]), "comet_model": str(comet_model)}
+    lines = score_files(str(files["hyp"]), str(files["ref"]), comet_batch_size=BATCH, **kwargs)
+    aligned = score_files(str(tmp_path / "docs.jsonl"), str(files["ref"]), comet_batch_size=BATCH, **kwargs)
+    assert aligned["alignment"]["links"]["1-1"] == len(HYPS)
+    for metric in ("comet", "doc_comet"):
+        assert aligned[metric]["segments"] == pytest.approx(lines[metric]["segments"], abs=1e-6), metric
