@@ -19,7 +19,10 @@ split 5% at a comma, dropped 3% and added 2% from other documents (seeds 1-3).
    correct per phenomenon (``contextual-mt testset evaluate``). Goal: within 1 point, the same
    ranking of the two models. The unperturbed lines' figures are shown beside them (what the
    perturbation itself changes).
-3. Time: ``contextual-mt align`` on the first 2,000-odd lines (whole documents) of the demo's
+3. With a model's link score (``contextual-mt align --path ... --source ...``; the demo's context
+   model): link accuracy for the same outputs, the context model's output against the sentence
+   model's pivot and the sentence model's against the references, and its time.
+4. Time: ``contextual-mt align`` on the first 2,000-odd lines (whole documents) of the demo's
    training split, perturbed as above, pivot its references with every fourth word dropped; the
    whole command (start-up, spaCy, reading, writing) and the library call alone. Goal < 30 s.
 """
@@ -116,6 +119,37 @@ def differences(figures: Dict[str, Dict[str, float]], systems: Sequence[str]) ->
     return rows
 
 
+def with_model(demo: Path, ids: Sequence[str], outputs: Dict[str, List[str]], refs: Sequence[str]) -> Dict[str, Any]:
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
+    from contextual_mt.contrastive.link_model import link_model
+
+    spec = FairseqModelOptions(
+        str(demo / "checkpoints/fr/context/checkpoint_best.pt"), spm=str(demo / "data/fr/spm.model")
+    )
+    model = link_model(spec, progress=False)
+    sources = read_lines(str(demo / "corpus/test.en"))
+    segmenter = Segmenter("sentencizer", "fr")
+    accuracy: Dict[str, List[float]] = {}
+    seconds: List[float] = []
+    for name, pivots in (("context", outputs["sentence"]), ("sentence", refs)):
+        for seed in SEEDS:
+            docs = perturb(outputs[name], ids, Rates(), seed=seed)
+            t = harness.time_it(
+                lambda docs=docs, pivots=pivots: align_documents(
+                    [d.text for d in docs], pivots, ids, AlignOptions(language="fr"), segmenter=segmenter,
+                    sources=sources, link_model=model,
+                ),
+                repeats=1,
+                warmup=0,
+            )  # fmt: skip
+            seconds.append(t.median)
+            accuracy.setdefault(f"{name} output", []).append(link_accuracy(t.result.documents, docs))
+    for key, values in accuracy.items():
+        print(f"link accuracy with the model's link score, {key}: {', '.join(f'{v:.4f}' for v in values)}")
+    print(f"with the model: {min(seconds):.1f}-{max(seconds):.1f} s per alignment of the test split")
+    return {"link_accuracy": accuracy, "seconds": seconds}
+
+
 def speed(demo: Path, args: argparse.Namespace, work: str) -> Dict[str, Any]:
     corpus = demo / "corpus"
     ids, refs = read_lines(str(corpus / "train.docids")), read_lines(str(corpus / "train.fr"))
@@ -195,6 +229,7 @@ def main(argv=None) -> int:
             for k, v in source.items():
                 figures[k].update(v)
         rows = differences(figures, systems)
+        model = with_model(demo, ids, outputs, refs)
         timing = speed(demo, args, work)
     columns = [f"{s} {k}" for s in systems for k in ("lines", "gold", "aligned", "difference")]
     print(f"{'metric':<28}" + "".join(f"{c:>20}" for c in columns))
@@ -207,7 +242,7 @@ def main(argv=None) -> int:
     )
     harness.finish(args, "alignment", {
         "link_accuracy": accuracy, "statistics": statistics, "figures": rows, "largest_difference": worst,
-        "speed": timing, "rates": Rates().__dict__, "seeds": SEEDS,
+        "speed": timing, "with_model": model, "rates": Rates().__dict__, "seeds": SEEDS,
     })  # fmt: skip
     return 0
 
