@@ -2591,33 +2591,19 @@ def _emptied_first(records):
 
 file_cases("align", align_command, "--hyp-documents", lambda w: w.ref, kinds=("missing", "dir", "latin1"))
 file_cases("align", align_command, "--pivot", lambda w: w.hyp, kinds=("missing", "dir", "latin1"))
-add(
-    "align-document-not-in-docids",
-    align_command,
-    do(
-        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "renamed.jsonl", _renamed_second)),
-        at_line("renamed.jsonl", 2),
-        "no-such-document",
-    ),
-)
-add(
-    "align-document-missing",
-    align_command,
-    do(
-        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "fewer.jsonl", lambda r: r[:-1])),
-        "fewer.jsonl",
-        "no record",
-    ),
-)
-add(
-    "align-document-empty",
-    align_command,
-    do(
-        lambda c: c.set("--hyp-documents", _documents_jsonl(c, "emptied.jsonl", _emptied_first)),
-        at_line("emptied.jsonl", 1),
-        "empty",
-    ),
-)
+
+
+def _documents_edited(name: str, edit, *fragments: Fragment):
+    """A mutation: --hyp-documents replaced by the JSONL records edited by ``edit``."""
+    return do(lambda c: c.set("--hyp-documents", _documents_jsonl(c, name, edit)), *fragments)
+
+
+for _cid, _name, _edit, _fragments in (
+    ("not-in-docids", "renamed.jsonl", _renamed_second, (at_line("renamed.jsonl", 2), "no-such-document")),
+    ("missing", "fewer.jsonl", lambda r: r[:-1], ("fewer.jsonl", "no record")),
+    ("empty", "emptied.jsonl", _emptied_first, (at_line("emptied.jsonl", 1), "empty")),
+):
+    add(f"align-document-{_cid}", align_command, _documents_edited(_name, _edit, *_fragments))
 add(
     "align-output-unknown-format",
     align_command,
