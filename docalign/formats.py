@@ -10,10 +10,11 @@ system (an API, a pipeline one does not control) can:
 * one document per line, in the order of the documents of the docids file (a document's line
   breaks written as spaces).
 
-The format is read from the file: JSON objects with "doc" are JSONL; otherwise as many lines as
-the source are a line-aligned output, as many as its documents are documents. A file that is none
-of these, a document id that is not in the docids file, a document missing, and an empty document
-(whose source is not empty) are each one line naming the file (and line)."""
+The format is read from the file: JSON objects are JSONL (each needs "doc" and "text"), never
+text; otherwise as many lines as the source are a line-aligned output, as many as its documents
+are documents. A file that is none of these, a document id that is not in the docids file, a
+document missing, and an empty document (whose source is not empty) are each one line naming the
+file (and line)."""
 
 from __future__ import annotations
 
@@ -41,17 +42,20 @@ class SystemOutput:
 
 
 def _is_record(line: str) -> bool:
+    """A JSON object: the file is JSONL (whose records then need "doc" and "text"), never a
+    line of translated text."""
     if not line.lstrip().startswith("{"):
         return False
     try:
         value = json.loads(line)
     except ValueError:
         return False
-    return isinstance(value, dict) and "doc" in value
+    return isinstance(value, dict)
 
 
 def is_jsonl(lines: Sequence[str]) -> bool:
-    """Whether the file's lines are JSONL document records (its first non-empty line is one)."""
+    """Whether the file's lines are JSONL document records (its first non-empty line is a JSON
+    object: one without "doc" is a bad record, never a line of text)."""
     return _is_record(next((line for line in lines if line.strip()), ""))
 
 
@@ -108,7 +112,7 @@ def _read_jsonl(
         if k >= len(where_of[doc]):
             raise InputError(
                 f"{path}:{lineno}: document {doc!r} again: {docids_path} has "
-                f"{len(where_of[doc])} document(s) of that id"
+                f"{len(where_of[doc])} document(s) of that id (one record per document, its whole text)"
             )
         seen[doc] = k + 1
         d = where_of[doc][k]

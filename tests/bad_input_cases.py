@@ -588,6 +588,26 @@ def unknown_document(c: Ctx) -> List[Fragment]:
 
 
 add("score-hyp-documents-unknown-document", score_command, unknown_document)
+
+
+def json_objects(c: Ctx, flag: str, name: str) -> str:
+    """``flag``'s line-aligned file as JSON objects, one per line, without "doc" (an API's
+    records): a document-level output with bad records, never lines of text to score."""
+    rows = [{"id": k, "translation": t} for k, t in enumerate(lines_of(c.value(flag)))]
+    c.set(flag, c.write_lines(name, [json.dumps(r, ensure_ascii=False) for r in rows]))
+    return name
+
+
+add(
+    "score-hyp-json-objects-without-doc",
+    score_command,
+    lambda c: [json_objects(c, "--hyp", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"'][1:],
+)
+add(
+    "score-hyp-json-objects-without-doc-or-docids",
+    score_command,
+    lambda c: [json_objects(c, "--hyp", "objects.jsonl"), c.drop("--docids"), "objects.jsonl", "--docids"][2:],
+)
 add(
     "score-pivot-fewer-lines",
     score_command,
@@ -1934,6 +1954,11 @@ add(
         at_line("unknown.jsonl", 2),
         "no-such-document",
     ),
+)
+add(
+    "eval-hyps-json-objects-without-doc",
+    eval_command,
+    lambda c: [json_objects(c, "--hyps", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"'][1:],
 )
 output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
 
