@@ -9,8 +9,9 @@ The rule for what each source line receives (documented in docs/explanations/ali
   two parts best match the two lines' pivots (the sum of their chrF); each line gets its part, so
   that no word is scored twice. The alignment record keeps the whole text beside the part.
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
-  line after it at a document's start), so that every word the system wrote is scored, as a
-  line-aligned output with an extra sentence would be; the record says where it went.
+  line after it at a document's start; of the document's first line when its source is all
+  empty), so that every word the system wrote is scored, as a line-aligned output with an extra
+  sentence would be; the record says where it went.
 
 With no merge, split, omission or addition, the hypothesis is the segments themselves: a document
 output of a line-aligned translation evaluates to the same numbers.
@@ -24,7 +25,7 @@ from typing import Any, Dict, List, Sequence
 
 from docalign.chrf import Profile, chrf
 from docalign.dp import Link
-from docalign.segmenter import Span
+from docalign.segmenter import LINE_BREAK, Span
 
 KINDS = ("1-1", "1-0", "0-1", "1-2", "2-1", "2-2")
 
@@ -43,10 +44,11 @@ class DocumentAlignment:
 
 
 def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
-    """Segments ``start`` to ``start + count`` as written (a line break read as a space)."""
+    """Segments ``start`` to ``start + count`` as written, a line break (LF, CR LF or CR) read as
+    a space: a hypothesis is one line of the aligned file, whatever reads it."""
     if not count:
         return ""
-    return " ".join(text[spans[start][0] : spans[start + count - 1][1]].split("\n"))
+    return LINE_BREAK.sub(" ", text[spans[start][0] : spans[start + count - 1][1]])
 
 
 def cut(text: str, first: str, second: str) -> int:
@@ -93,11 +95,12 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})
-    if pending and n:
-        hyps[index[0]] = " ".join([*pending, hyps[index[0]]]).strip()
+    if pending:  # to the first aligned line; to the first line where none is (a source all empty)
+        first = index[0] if n else 0
+        hyps[first] = " ".join([*pending, hyps[first]]).strip()
         for r in records:
             if r["line"] is None and r["attached_to"] is None:
-                r["attached_to"] = d.first_line + index[0] + 1
+                r["attached_to"] = d.first_line + first + 1
     for k in sorted(set(range(lines)) - set(index)):
         empty: Dict[str, Any] = {
             "doc": d.doc,
@@ -107,7 +110,7 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
             "output": "",
             "score": None,
         }
-        records.append({"line": d.first_line + k + 1, **empty, "text": ""})
+        records.append({"line": d.first_line + k + 1, **empty, "text": hyps[k]})
     d.hypotheses, d.records = hyps, sorted(records, key=_order)
 
 

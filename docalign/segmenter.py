@@ -5,12 +5,16 @@ Why spaCy: it is already the project's dependency (MuDA tags with it), its rule-
 per-language tokenizer exceptions keep abbreviations such as French "M." whole), and a trained
 pipeline (``--segmenter fr_core_news_sm``) splits with its parser where punctuation is not
 enough. pysbd covers 22 languages with rules of its own and is no longer maintained; ersatz needs a
-model download. A line break in the output is always a sentence boundary (LLMs often write one
-sentence per line)."""
+model download. A line break in the output (LF, CR LF or CR) is always a sentence boundary (LLMs
+often write one sentence per line), and so is CJK sentence-final punctuation (the ideographic full
+stop, fullwidth ! and ?), which spaCy's rule-based tokenizers do not split off in text written
+without spaces."""
 
 from __future__ import annotations
 
+import itertools
 import logging
+import re
 from typing import Any, List, Sequence, Tuple
 
 from commandkit.errors import InputError
@@ -20,6 +24,10 @@ Span = Tuple[int, int]  # character offsets [start, end) in the document's text
 
 logger = logging.getLogger(__name__)
 
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# a CJK full stop, fullwidth exclamation or question mark, and any closing quote or bracket after it
+CJK_END = re.compile("[\u3002\uff61\uff01\uff1f]+[\u300d\u300f\uff09\u3011\u3015\u3009\u300b\u201d\u2019\"')]*")
+
 
 def load_pipeline(name: str, language: str) -> Any:
     """The spaCy pipeline ``name`` (``sentencizer``: a blank pipeline of ``language`` with the
@@ -27,10 +35,12 @@ def load_pipeline(name: str, language: str) -> Any:
     import spacy
 
     if name == SENTENCIZER:
+        code = re.split(r"[-_]", language, maxsplit=1)[0].lower()  # pt-br, zh_CN: spaCy's pt, zh
         try:
-            nlp = spacy.blank(language)
-        except ImportError:
-            logger.warning("spaCy has no language %r: splitting sentences with its multi-language rules", language)
+            nlp = spacy.blank(code)
+        except ImportError as e:
+            why = str(e).split(". ")[0] if "E048" not in str(e) else f"spaCy has no language {language!r}"
+            logger.warning("%s: splitting sentences with spaCy's multi-language rules", why)
             nlp = spacy.blank("xx")
         nlp.add_pipe("sentencizer")
         return nlp
@@ -59,18 +69,26 @@ class Segmenter:
         pieces: List[Tuple[int, int, str]] = []  # (text, offset of the line, line)
         for k, text in enumerate(texts):
             offset = 0
-            for line in text.split("\n"):
+            for m in LINE_BREAK.finditer(text + "\n"):
+                line = text[offset : m.start()]
                 if line.strip():
                     pieces.append((k, offset, line))
-                offset += len(line) + 1
+                offset = m.end()
         spans: List[List[Span]] = [[] for _ in texts]
         for (k, offset, line), doc in zip(pieces, self.nlp.pipe(p[2] for p in pieces), strict=True):
             for sent in doc.sents:
-                start, end = sent.start_char, sent.end_char
-                while start < end and line[start].isspace():
-                    start += 1
-                while end > start and line[end - 1].isspace():
-                    end -= 1
-                if end > start:
-                    spans[k].append((offset + start, offset + end))
+                for start, end in _cjk_sentences(line, sent.start_char, sent.end_char):
+                    while start < end and line[start].isspace():
+                        start += 1
+                    while end > start and line[end - 1].isspace():
+                        end -= 1
+                    if end > start:
+                        spans[k].append((offset + start, offset + end))
         return spans
+
+
+def _cjk_sentences(line: str, start: int, end: int) -> List[Span]:
+    """``line[start:end]`` cut after each CJK sentence-final mark that spaCy left inside it."""
+    cuts = [m.end() for m in CJK_END.finditer(line, start, end) if m.end() < end]
+    bounds = [start, *cuts, end]
+    return list(itertools.pairwise(bounds))

@@ -269,3 +269,40 @@ def test_the_model_scores_only_the_links_near_the_first_path():
     near = sum(len(dp.candidates(dp._diagonal(n, n, 3))) for n in sizes)
     band = sum(len(dp.candidates(dp._diagonal(n, n, 20))) for n in sizes)
     assert 0 < len(asked) <= near < band
+
+
+def test_a_line_break_of_any_kind_never_reaches_a_hypothesis():
+    """A record's text with CR LF (or CR) line breaks: the aligned file must keep one line per
+    source line, whatever reads it (a CR left in a hypothesis is a line break to every reader)."""
+    pivots = ["Bonjour, ça va bien aujourd'hui ?", "Au revoir."]
+    for text in (
+        "Bonjour,\r\nça va bien aujourd'hui ?\r\nAu revoir.",
+        "Bonjour,\rça va bien aujourd'hui ?\rAu revoir.",
+    ):
+        a = align_documents([text], pivots, ["d", "d"], AlignOptions(language="fr"))
+        assert a.hypotheses == pivots, text
+        assert not any("\r" in r["output"] or "\r" in r["text"] for r in a.records())
+
+
+def test_cjk_sentences_written_without_spaces_are_split():
+    text = "这是第一句话。这是第二句话\uff01“这是第三句话\uff1f”最后一句。"  # fullwidth ! and ?
+    for language in ("xx", "ja", "zh"):  # spaCy's ja needs SudachiPy: the multi-language rules, with a warning
+        spans = Segmenter("sentencizer", language).split([text])[0]
+        sentences = [text[a:b] for a, b in spans]
+        assert sentences[:2] == ["这是第一句话。", "这是第二句话\uff01"] and sentences[-1] == "最后一句。", language
+        assert "".join(sentences) == text
+
+
+def test_a_region_code_is_the_language_of_the_sentencizer(caplog):
+    assert Segmenter("sentencizer", "pt-br").nlp.lang == "pt" and Segmenter("sentencizer", "zh_CN").nlp.lang == "zh"
+    assert not caplog.records
+
+
+def test_text_for_a_document_whose_source_is_empty_is_scored_on_its_first_line():
+    """An addition where no line has a pivot: attached to the document's first line (every word
+    the system wrote is scored), not dropped."""
+    a = align_documents(["Bonjour.", "Texte ajouté.", "Au revoir."], ["Bonjour.", "", "", "Au revoir."], list("abbc"))
+    assert a.hypotheses == ["Bonjour.", "Texte ajouté.", "", "Au revoir."]
+    added = [r for r in a.records() if r["link"] == "0-1"]
+    assert [(r["output"], r["attached_to"]) for r in added] == [("Texte ajouté.", 2)]
+    assert [r["text"] for r in a.records() if r["link"] == "empty"] == ["Texte ajouté.", ""]
