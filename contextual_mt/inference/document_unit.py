@@ -13,7 +13,8 @@ by any model whose family opens a ``ChunkTranslator`` (``--hf-model``).
   chunks of all documents form one wave, batched together (``--batch-size``, ``--max-tokens``);
   with references as context no chunk waits for another and all go in one pass.
 * Records (``inference.document_output``) stream to ``OUTPUT.partial`` behind the run's
-  fingerprint as documents finish (keyed by the document's first line); a rerun with the same
+  fingerprint as documents finish, batch by batch (keyed by the document's first line): an
+  interruption keeps every document whose last chunk was decoded; a rerun with the same
   fingerprint translates only the documents not there, and the output is written at the end.
 """
 
@@ -240,10 +241,10 @@ def _waves(
                         f"{source_name}:{chunk[0] + 1}",
                     )
                 )
-            for (d, k), text in zip(wave, translator.translate_chunks(requests), strict=True):
+            for r, text in translator.translate_chunks(requests):  # as batches are decoded
+                d, k = wave[r]
                 texts[d][k] = text
-            bar.update(len(wave))
-            for d in sorted({d for d, _ in wave}):
+                bar.update(1)
                 if all(t is not None for t in texts[d]):
                     yield record(d)
     finally:

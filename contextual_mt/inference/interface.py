@@ -12,7 +12,7 @@ contrastive sets, where every candidate translation has its own target context).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Hashable, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Callable, Dict, Hashable, Iterator, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 
@@ -132,8 +132,9 @@ class ChunkTranslator(Protocol):
         """The source tokens of the largest chunk that fits the model's positions with room for
         its translation (``--max-len-a``/``--max-len-b``); one line when none does."""
 
-    def translate_chunks(self, requests: Sequence[ChunkRequest]) -> List[str]:
-        """One translation per request, in order, decoded in batches (``inference.batching``)."""
+    def translate_chunks(self, requests: Sequence[ChunkRequest]) -> Iterator[Tuple[int, str]]:
+        """(the request's index, its translation) for every request once, batch by batch as each
+        is decoded (``inference.batching``), so that the documents it finishes are kept at once."""
 
 
 class ModelFamily(Protocol):

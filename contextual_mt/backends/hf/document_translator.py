@@ -9,7 +9,7 @@ are the sentence translator's."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Iterator, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
@@ -48,7 +48,7 @@ class HFChunkTranslator:
             )
         return n
 
-    def translate_chunks(self, requests: Sequence[ChunkRequest]) -> List[str]:
+    def translate_chunks(self, requests: Sequence[ChunkRequest]) -> Iterator[Tuple[int, str]]:
         prompts = []
         for k, r in enumerate(requests):
             src_ctx = [r.context_source] if r.context_source is not None else []
@@ -57,8 +57,5 @@ class HFChunkTranslator:
                 r.source, src_ctx, tgt_ctx, self.n_src, self.n_tgt, r.where, "the chunk", "lower --max-source-tokens"
             )
             prompts.append((k, prompt))
-        out: List[Optional[str]] = [None] * len(requests)
-        for batch in self.sentences.batches(prompts):
-            for (k, _), text in zip(batch, self.sentences.generate([p for _, p in batch]), strict=True):
-                out[k] = text
-        return [t if t is not None else "" for t in out]
+        for batch in self.sentences.batches(prompts):  # each batch's translations as soon as it is decoded
+            yield from zip((k for k, _ in batch), self.sentences.generate([p for _, p in batch]), strict=True)

@@ -217,6 +217,33 @@ def test_resume_translates_only_the_documents_not_in_the_partial(marian, tmp_pat
     assert calls and all(not r.where.endswith(":7") for wave in calls for r in wave)
 
 
+def test_an_interruption_inside_a_wave_keeps_the_documents_of_the_batches_decoded(marian, tmp_path, monkeypatch):
+    """Documents of one chunk are all in the first wave: each batch's documents reach the partial
+    as soon as it is decoded, not when the whole wave (here, the whole run) is done."""
+    folder = corpus(tmp_path, EN[:5], ["a", "b", "c", "d", "e"])
+    model = HFModelOptions(str(marian))
+    clean = tmp_path / "clean.jsonl"
+    translate_document_files(doc_options(model, folder, clean, batch_size=1))
+    out, partial = tmp_path / "docs.jsonl", tmp_path / "docs.jsonl.partial"
+    original, calls = HFDocumentTranslator.generate, []
+
+    def interrupted(self, prompts):
+        calls.append(prompts)
+        if len(calls) > 2:
+            raise KeyboardInterrupt
+        return original(self, prompts)
+
+    with monkeypatch.context() as m:
+        m.setattr(HFDocumentTranslator, "generate", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            translate_document_files(doc_options(model, folder, out, batch_size=1))
+    kept = [json.loads(x) for x in partial.read_text().splitlines()[1:]]
+    assert len(kept) == 2 and not out.exists()
+    seen = spy_generate(monkeypatch)
+    translate_document_files(doc_options(model, folder, out, batch_size=1))
+    assert out.read_text() == clean.read_text() and len(seen) == 3 and not partial.exists()
+
+
 def test_a_written_partial_is_resumed_and_another_computations_refused(marian, tmp_path, monkeypatch):
     folder = corpus(tmp_path, EN[:5], ["a"] * 2 + ["b"] * 3)
     model = HFModelOptions(str(marian))
