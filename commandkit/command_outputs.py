@@ -11,7 +11,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any, ContextManager, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from commandkit.errors import InputError
-from commandkit.outputs import OutputTransaction, check_not_inputs, outputs
+from commandkit.outputs import OutputTransaction, check_distinct, check_not_inputs, outputs
 
 _NOT_FILES = ("command", "stage", "func", "output_args", "output_dir_args", "transaction")  # set by the parsers
 
@@ -71,6 +71,7 @@ def _refuse(message: str) -> Iterator[None]:
 def _command_transaction(
     files: List[Tuple[str, str]], directories: List[str], inputs: List[Tuple[str, str]], side: List[Tuple[str, str]]
 ) -> Iterator[OutputTransaction]:
+    check_distinct(files)  # two outputs at one path: only the last written would be kept
     check_not_inputs(files + side, inputs)  # here, inside the command's guard: one 'error:' line
     with outputs(*(path for _, path in files), directories=directories) as tx:
         yield tx

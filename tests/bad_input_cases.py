@@ -2648,6 +2648,16 @@ add(
 )
 option_cases("align", align_command, [("--band", "0")])
 output_cases("align", align_command, "--output", "aligned.fr")
+add(
+    "align-output-and-alignment-the-same-file",
+    align_command,
+    opt("--alignment", lambda c: c.o("aligned.fr"), "aligned.fr", "same file"),
+)
+add(
+    "score-output-and-alignment-output-the-same-file",
+    score_command,
+    lambda c: [documents_hyp(c), c.set("--alignment-output", c.o("scores.json")), "scores.json", "same file"][2:],
+)
 output_cases("align", align_command, "--alignment", "alignment.jsonl")
 
 
