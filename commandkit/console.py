@@ -17,6 +17,7 @@ from typing import Any, Callable, ContextManager, Optional
 from commandkit.errors import DISK_FULL, InputError
 
 INTERRUPTED = 130  # the shell's status for a command stopped by Ctrl-C (128 + SIGINT)
+PIPE_CLOSED = "standard output was closed by its reader (a pipe); no output file was written"
 
 
 def _disk_full_line(e: OSError) -> str:
@@ -70,12 +71,24 @@ def run_command(func: Callable[[Any], int], args: Any, guard: Optional[ContextMa
         close_progress_bars()
         print("error: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # stdout's reader stopped (``| head``): one line, not a traceback
+        close_progress_bars()
+        _stdout_to_devnull()  # else Python's flush at exit fails again
+        print(f"error: {PIPE_CLOSED}", file=sys.stderr)
+        return 1
     except OSError as e:
         if e.errno not in DISK_FULL:
             raise
         close_progress_bars()
         print(_disk_full_line(e), file=sys.stderr)
         return 1
+
+
+def _stdout_to_devnull() -> None:
+    with contextlib.suppress(OSError, ValueError):  # no file descriptor (captured): nothing to do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 class _StderrHandler(logging.StreamHandler):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from commandkit.console import INTERRUPTED, run_command
+from commandkit.console import INTERRUPTED, PIPE_CLOSED, run_command
 from commandkit.errors import InputError
 
 
@@ -17,6 +17,7 @@ from commandkit.errors import InputError
     [
         (KeyboardInterrupt(), INTERRUPTED, "error: interrupted"),
         (InputError("x.txt:3: bad line"), 1, "error: x.txt:3: bad line"),
+        (BrokenPipeError(32, "Broken pipe"), 1, f"error: {PIPE_CLOSED}"),  # `| head`: not a traceback
     ],
 )
 def test_the_error_line_comes_below_an_open_progress_bar(stop, status, line):
