@@ -149,10 +149,11 @@ def format_scores(result: Dict) -> str:
         for m, title in (("comet", "COMET"), ("doc_comet", "Doc-COMET"))
         if any(m in r for r in result["systems"].values())
     ]
-    head = f"{'system':14s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + "".join(f" {t:>9s}" for _, t in comet)
+    width = max([14, *map(len, result["systems"])])  # another system's file name may be long (make score HYPS=)
+    head = f"{'system':{width}s} {'BLEU':>6s} {'chrF':>6s} {'d-BLEU':>7s}" + "".join(f" {t:>9s}" for _, t in comet)
     rows = [head]
     for name, r in result["systems"].items():
-        row = f"{name:14s} {r['bleu']['score']:6.2f} {r['chrf']['score']:6.2f} {r['d_bleu']['score']:7.2f}"
+        row = f"{name:{width}s} {r['bleu']['score']:6.2f} {r['chrf']['score']:6.2f} {r['d_bleu']['score']:7.2f}"
         row += "".join(f" {r[m]['score']:9.4f}" if m in r else f" {'-':>9s}" for m, _ in comet)
         rows.append(row)
     signatures = {r["doc_comet"]["signature"] for r in result["systems"].values() if "doc_comet" in r}

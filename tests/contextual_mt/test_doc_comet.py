@@ -167,3 +167,5 @@ def test_make_score_table_has_doc_comet_and_its_signature():
     table = format_scores({"systems": {"sentence": row, "context": row}}).splitlines()
     assert table[0].split()[-2:] == ["COMET", "Doc-COMET"]
     assert table[1].split()[-2:] == ["0.3000", "0.8000"] and table[-1] == signature() and len(table) == 4
+    long = format_scores({"systems": {"sentence": row, "a-long-system-output.jsonl": row}}).splitlines()
+    assert long[0].index("BLEU") == long[1].index("1.00") == long[2].index("1.00")  # the columns stay aligned
