@@ -207,6 +207,14 @@ def comet_results(
     return out
 
 
+def check_comet_model(model: str) -> None:
+    """A COMET model given as a path must be one (muda's check: no import, no network)."""
+    try:
+        _muda_metrics.local_comet_checkpoint(model)
+    except InputError as e:
+        raise ContextualMTError(str(e)) from None
+
+
 def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:
     check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
     check_option("--doc-comet-context", doc_comet_context, minimum=1, integer=True)
@@ -285,6 +293,8 @@ def score_files(
     lines (``align``: the alignment options; the pivot defaults to the references) and scored on
     the aligned hypotheses, its alignment statistics in the result's ``alignment``."""
     check_comet_options(comet_batch_size, doc_comet_context)
+    if comet_model is not None:
+        check_comet_model(comet_model)  # a path not there: before a document-level output is aligned
     align = align or AlignArgs()
     options = align.options()  # --band checked before any file is read
     with outputs(output, alignment_output):

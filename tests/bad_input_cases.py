@@ -588,6 +588,17 @@ def unknown_document(c: Ctx) -> List[Fragment]:
 
 
 add("score-hyp-documents-unknown-document", score_command, unknown_document)
+add(
+    "score-comet-model-missing-checked-before-a-document-hyp-is-aligned",
+    score_command,  # the hyp is wrong too: the option is the first thing checked
+    lambda c: [
+        documents_hyp(c, "docs.fr", jsonl=False),
+        edited(c, "--hyp", "docs.fr", drop_last, start=c.value("--hyp")),
+        with_comet(lambda c: c.missing("nothere.ckpt"))(c),
+        "nothere.ckpt",
+        NOT_FOUND,
+    ][3:],
+)
 
 
 def json_objects(c: Ctx, flag: str, name: str) -> str:
