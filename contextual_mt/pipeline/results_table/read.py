@@ -166,6 +166,15 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
             f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)"
         )
 
+    for key in keys:  # the same file both times: sacreBLEU's BLEU of it is the same number in both
+        in_eval, in_scores = float(systems[eval_names[key]]["bleu"]), float(scored[key]["bleu"]["score"])
+        if abs(in_eval - in_scores) > 0.005:
+            raise ContextualMTError(
+                f"{scores_path}: system {key!r} has BLEU {in_scores:.2f} but {in_eval:.2f} in {eval_path}: "
+                f"they scored different files (an output made again in between?); score and evaluate it again "
+                f"(`make score LANG={lang} HYPS=...`, `make muda-eval LANG={lang} HYPS=...`)"
+            )
+
     baseline_tags = systems[eval_names[BASELINE]]["tags"]
     result = LanguageResults(
         lang,

@@ -572,6 +572,20 @@ def test_systems_that_differ_between_scores_and_eval(study, tmp_path):
     assert "big-context only in" in _fails(["de"], tmp_path, "differ", results)
 
 
+def test_a_system_scored_and_evaluated_from_different_files(study, tmp_path):
+    """make score and make muda-eval of one system name, its file made again in between (a
+    document-level output perturbed anew): one line, not a row that mixes two outputs."""
+    results = _copy_results(study, tmp_path)
+    path = results / "de" / "scores.json"
+    scores = json.loads(path.read_text())
+    scores["systems"]["context"]["bleu"]["score"] -= 3.0
+    path.write_text(json.dumps(scores))
+    message = _fails(
+        ["de"], tmp_path, r"results/de/scores\.json: system 'context' has BLEU .* but .* in .*eval\.json", results
+    )
+    assert "different files" in message
+
+
 def test_eval_of_another_language(study, tmp_path):
     results = _copy_results(study, tmp_path)
     shutil.copy(results / "fr" / "muda" / "eval.json", results / "de" / "muda" / "eval.json")
