@@ -74,6 +74,7 @@ class Segmenter:
                 if line.strip():
                     pieces.append((k, offset, line))
                 offset = m.end()
+        self._fit(pieces)
         spans: List[List[Span]] = [[] for _ in texts]
         for (k, offset, line), doc in zip(pieces, self.nlp.pipe(p[2] for p in pieces), strict=True):
             for sent in doc.sents:
@@ -85,6 +86,22 @@ class Segmenter:
                     if end > start:
                         spans[k].append((offset + start, offset + end))
         return spans
+
+    def _fit(self, pieces: Sequence[Tuple[int, int, str]]) -> None:
+        """spaCy refuses a text over ``nlp.max_length`` characters (a document written as one line
+        of over a million): the rule-based sentencizer needs no more memory for it, so its limit is
+        raised; a trained pipeline's parser would need about 1 GB per 100,000 characters."""
+        k, _, line = max(pieces, key=lambda p: len(p[2]), default=(0, 0, ""))
+        if len(line) <= self.nlp.max_length:
+            return
+        if self.name == SENTENCIZER:
+            self.nlp.max_length = len(line)
+            return
+        raise InputError(
+            f"--segmenter {self.name}: document {k + 1} has a line of {len(line)} characters, more than the "
+            f"pipeline reads at once ({self.nlp.max_length}); use --segmenter {SENTENCIZER}, or break the text "
+            "into lines"
+        )
 
 
 def _cjk_sentences(line: str, start: int, end: int) -> List[Span]:

@@ -306,3 +306,11 @@ def test_text_for_a_document_whose_source_is_empty_is_scored_on_its_first_line()
     added = [r for r in a.records() if r["link"] == "0-1"]
     assert [(r["output"], r["attached_to"]) for r in added] == [("Texte ajouté.", 2)]
     assert [r["text"] for r in a.records() if r["link"] == "empty"] == ["Texte ajouté.", ""]
+
+
+def test_a_document_line_longer_than_spacys_limit_is_split():
+    """A document written as one line of over a million characters (spaCy's nlp.max_length)."""
+    segmenter = Segmenter("sentencizer", "fr")
+    segmenter.nlp.max_length = 50  # stands in for 1,000,000: the same refusal (E088) before
+    text = " ".join(f"Le chat {k} dort." for k in range(10))
+    assert len(segmenter.split([text])[0]) == 10
