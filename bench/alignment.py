@@ -13,6 +13,8 @@ split 5% at a comma, dropped 3% and added 2% from other documents (seeds 1-3).
    links them to, for two pivots: the references (what the evaluations use by default) and another
    system's sentence-level translation (the sentence model's for the context model and the
    references, the context model's for the sentence model). Goal >= 0.97.
+   Outputs far from their pivot: the references with 15% and 30% of their words replaced by other
+   words of the test split (punctuation kept), aligned to the references.
 2. Evaluation through the alignment against evaluation through the true links (both by docalign's
    rule for merges and additions), seed 1, pivot = references: BLEU, chrF, d-BLEU (sacreBLEU),
    MuDA's per-tag F (``muda eval`` with the demo's lexicon annotator) and the test suite's fraction
@@ -33,6 +35,7 @@ import argparse
 import json
 import logging
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -48,7 +51,16 @@ from docalign.perturb import Perturbed, Rates, link_accuracy, perturb
 from docalign.segmenter import Segmenter
 
 SEEDS = (1, 2, 3)
+NOISE = (0.15, 0.30)  # shares of the words replaced: outputs far from their pivot
 BIN = Path(sys.executable).parent
+
+
+def noised(lines: Sequence[str], share: float, seed: int = 5) -> List[str]:
+    """``lines`` with ``share`` of their words (not punctuation) replaced by other words of theirs."""
+    rng = random.Random(seed)
+    vocabulary = sorted({w for line in lines for w in line.split() if w.isalpha()})
+    return [" ".join(rng.choice(vocabulary) if w.isalpha() and rng.random() < share else w for w in line.split())
+            for line in lines]  # fmt: skip
 
 
 def gold_hypotheses(docs: Sequence[Perturbed], pivots: Sequence[str]) -> List[str]:
@@ -215,6 +227,14 @@ def main(argv=None) -> int:
                 if seed == 1 and pivot_name == "references":
                     aligned[name], statistics[name] = a.hypotheses, a.statistics
                     aligned[f"{name} gold"] = gold_hypotheses(docs, refs)
+    for share in NOISE:
+        noisy = noised(refs, share)
+        for seed in SEEDS:
+            docs = perturb(noisy, ids, Rates(), seed=seed)
+            a = align_documents([d.text for d in docs], refs, ids, options, segmenter=segmenter)
+            accuracy.setdefault(f"references with {share:.0%} of the words changed, pivot references", []).append(
+                link_accuracy(a.documents, docs)
+            )
     for key, values in accuracy.items():
         print(f"link accuracy, {key}: {', '.join(f'{v:.4f}' for v in values)} (seeds {SEEDS})")
     systems = ("context", "sentence")
