@@ -36,7 +36,7 @@ from contextual_mt.analysis.pcxmi_scorer import (
     read_scored_corpus,
 )
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
-from contextual_mt.attribution.selection import Rule, Statistics, select, statistics
+from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
 from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
@@ -312,7 +312,7 @@ def _record(
                     "sentence": c.sentence,
                     "position": c.position,
                     "token": c.token,
-                    "score": round(float(s[k]), 6),
+                    "score": significant(float(s[k])),
                 }
             )
     return {
@@ -322,7 +322,7 @@ def _record(
         "source": sources[i],
         "target": targets[i],
         "tokens": [*list(pieces), EOS],
-        "cti": {m: [round(float(v), 6) for v in cti[m]] for m in METRICS},
+        "cti": {m: [significant(float(v)) for v in cti[m]] for m in METRICS},
         "selected": selected,
         "context": [{"side": side, "sentence": s, "tokens": toks} for (side, s), toks in sentences.items()],
         "cues": cues,

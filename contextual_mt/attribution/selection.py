@@ -21,6 +21,15 @@ class Rule:
         return f"top {self.top_k}" if self.top_k is not None else f"score > mean + {self.std:g}·std"
 
 
+SIGNIFICANT = 7  # digits kept of a score written out: what float32 holds
+
+
+def significant(x: float, digits: int = SIGNIFICANT) -> float:
+    """``x`` to ``digits`` significant digits. Not a fixed number of decimals: input x gradient
+    scores of a small model are ~1e-6, which 6 decimals collapse into a dozen values and false ties."""
+    return float(f"{x:.{digits}g}")
+
+
 @dataclass(frozen=True)
 class Statistics:
     mean: float
@@ -30,9 +39,9 @@ class Statistics:
 
     def as_dict(self) -> Dict:
         return {
-            "mean": round(self.mean, 6),
-            "std": round(self.std, 6),
-            "threshold": round(self.threshold, 6),
+            "mean": significant(self.mean),
+            "std": significant(self.std),
+            "threshold": significant(self.threshold),
             "tokens": self.tokens,
         }
 

@@ -242,3 +242,17 @@ def test_context_sizes_beyond_those_trained_are_the_error_alone(dynamic_model, d
     assert proc.returncode == 1 and err[-1].startswith("error:") and "exceed those trained" in err[-1], err
     assert not any("exceed those trained" in line for line in err[:-1]), err
     assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_scores_keep_significant_digits_not_six_decimals(dynamic_model, data_bin, raw_corpus, tmp_path):
+    """input x gradient scores of a tiny model are ~1e-6: six decimals made them a dozen values and
+    tied the top cue of many tokens; seven significant digits keep them apart."""
+    from contextual_mt.attribution.selection import significant
+
+    assert significant(1.23456789e-6) == 1.234568e-6 and significant(123.456789) == 123.4568
+    out = tmp_path / "ixg.jsonl"
+    proc = attribute(dynamic_model, data_bin, raw_corpus, out, "--method", "input_x_gradient")
+    assert proc.returncode == 0, proc.stderr
+    scores = [c["score"] for r in read(out) for c in r["cues"]]
+    assert scores and all(s == significant(s) for s in scores)
+    assert sum(s != round(s, 6) for s in scores) > len(scores) // 2  # digits past the sixth decimal are kept
