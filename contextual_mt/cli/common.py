@@ -71,6 +71,11 @@ class ModelArgs:
         type=int, group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no target context"
     )
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
+    threads: Optional[int] = option(
+        type=int,
+        help="CPU threads torch computes with (default: torch's, one per core; on a machine shared with "
+        "other jobs, fewer threads are often faster)",
+    )
     dtype: Optional[str] = option(
         empty_ok=True,
         metavar=DTYPES_METAVAR,
@@ -120,6 +125,12 @@ def model_options(args: argparse.Namespace):
     """A fairseq checkpoint (--path) or a Hugging Face model (--hf-model), the other's options refused."""
     from contextual_mt.errors import ContextualMTError
 
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ContextualMTError(f"--threads must be at least 1 (got {args.threads})")
+        import torch
+
+        torch.set_num_threads(args.threads)
     if args.fp16:  # an alias: with another --dtype, which one was meant?
         if args.dtype not in (None, "float16"):
             raise ContextualMTError(

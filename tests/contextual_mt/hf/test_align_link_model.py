@@ -71,3 +71,31 @@ def test_the_model_options_are_checked_before_anything_loads(tmp_path, capsys, d
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and expected in err[0]
     assert not (tmp_path / "o").exists() and not (tmp_path / "a").exists()
+
+
+def test_threads_sets_torchs_cpu_threads_before_the_model_loads(tmp_path, capsys):
+    """--threads (every command with a model): torch computes with that many threads; 0 is one line."""
+    import torch
+
+    from commandkit.console import console_run
+
+    before = torch.get_num_threads()
+    src, ref = write(tmp_path / "src.en", EN), write(tmp_path / "ref.fr", FR)
+    argv = [
+        "align",
+        "--hyp-documents",
+        documents(tmp_path / "docs.jsonl", FR),
+        "--docids",
+        write(tmp_path / "ids", IDS),
+    ]
+    argv += ["--pivot", ref, "--output", str(tmp_path / "o"), "--alignment", str(tmp_path / "a"), "--source", src]
+    argv += ["--hf-model", str(tmp_path / "no-such-model"), "--batch-size", "0"]  # stops after the options
+    try:
+        with pytest.raises(SystemExit):
+            console_run(lambda: main([*argv, "--threads", str(before + 1)]))  # not the default, on any machine
+        assert torch.get_num_threads() == before + 1
+        with pytest.raises(SystemExit) as e:
+            console_run(lambda: main([*argv, "--threads", "0"]))
+        assert e.value.code == 1 and "--threads must be at least 1" in capsys.readouterr().err
+    finally:
+        torch.set_num_threads(before)
