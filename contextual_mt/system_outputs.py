@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from commandkit.documents import document_spans
-from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from docalign.align import AlignArgs, Alignment, AlignOptions, align_outputs, nonempty_documents
 from docalign.formats import LINES, SystemOutput, is_jsonl, read_system_output, write_alignment
+from docalign.formats import read_pivots as read_pivot_lines
 
 DOCUMENT_LEVEL = "a document-level output (JSONL records or one document per line) is aligned to them with --docids"
 
@@ -45,13 +45,7 @@ def read_pivots(align: AlignArgs, count: int, source_what: str) -> Optional[List
     ``source_what`` has."""
     if align.pivot is None:
         return None
-    pivots = read_lines(align.pivot)
-    if len(pivots) != count:
-        raise ContextualMTError(
-            f"--pivot {align.pivot}: has {len(pivots)} lines but {source_what} has {count}; "
-            "give a sentence-level translation of each source line"
-        )
-    return pivots
+    return read_pivot_lines(align.pivot, count, source_what)
 
 
 def read_hypotheses(

@@ -124,6 +124,20 @@ def _read_jsonl(
     return [t or "" for t in texts], found
 
 
+def read_pivots(path: str, count: int, what: str) -> List[str]:
+    """``--pivot``: a sentence-level translation of each source line, ``count`` lines as ``what``
+    has; a document-level output (JSONL records) given as the pivot is one line, not its JSON text."""
+    pivots = read_lines(path)
+    if is_jsonl(pivots):
+        raise InputError(f"{path}: JSONL records, not a sentence-level translation (--pivot: one line per source line)")
+    if len(pivots) != count:
+        raise InputError(
+            f"{path}: has {len(pivots)} lines but {what} has {count} (--pivot: a sentence-level "
+            "translation of each source line)"
+        )
+    return pivots
+
+
 def write_alignment(path: str, records: Iterable[Dict]) -> None:
     """The alignment file: JSONL, one record per source line (and one per added segment)."""
     atomic_write_lines(path, (json.dumps(r, ensure_ascii=False) for r in records))

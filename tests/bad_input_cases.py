@@ -2696,3 +2696,20 @@ add(
         "--docids",
     ),
 )
+add(
+    "align-pivot-jsonl",
+    align_command,
+    do(lambda c: c.set("--pivot", _documents_jsonl(c, "pivot.jsonl")), "pivot.jsonl", "JSONL"),
+)
+add(
+    "score-pivot-jsonl",
+    score_command,
+    do(
+        lambda c: (
+            c.set("--hyp", _documents_jsonl(c, "docs.jsonl")),
+            c.set("--pivot", _one_record_per_line(c, c.w.ids, c.w.ref)),
+        ),
+        "records.jsonl",
+        "JSONL",
+    ),
+)

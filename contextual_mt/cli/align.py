@@ -46,7 +46,7 @@ def align(args: argparse.Namespace) -> int:
     from commandkit.outputs import atomic_write_lines, outputs
     from commandkit.text import read_lines
     from docalign.align import align_documents, nonempty_documents
-    from docalign.formats import LINES, read_system_output, write_alignment
+    from docalign.formats import LINES, read_pivots, read_system_output, write_alignment
     from docalign.links import summary
 
     given = from_namespace(AlignCommandArgs, args)
@@ -64,8 +64,7 @@ def align(args: argparse.Namespace) -> int:
     if given.batch_size < 1:
         raise InputError(f"--batch-size must be at least 1 (got {given.batch_size})")
     ids = read_docids(given.docids)
-    pivots = read_lines(given.align.pivot)
-    check_line_count(ids, given.docids, len(pivots), given.align.pivot)
+    pivots = read_pivots(given.align.pivot, len(ids), given.docids)
     sources = None
     if given.source is not None:
         sources = read_lines(given.source)

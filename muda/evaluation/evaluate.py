@@ -32,7 +32,7 @@ from commandkit.outputs import (
 )
 from commandkit.text import read_lines
 from docalign.align import AlignOptions
-from docalign.formats import write_alignment
+from docalign.formats import read_pivots, write_alignment
 from muda.annotators.base import Annotator
 from muda.evaluation.metrics import (
     bleu_metric,
@@ -324,12 +324,7 @@ def _read_texts(o: EvalOptions) -> _Texts:
         raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}")
     if len(ids) != len(srcs):
         raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}")
-    pivots = refs if o.pivot is None else read_lines(o.pivot)
-    if len(pivots) != len(srcs):
-        raise InputError(
-            f"{o.pivot}: has {len(pivots)} lines but {o.src} has {len(srcs)} (--pivot: a sentence-level "
-            "translation of each source line)"
-        )
+    pivots = refs if o.pivot is None else read_pivots(o.pivot, len(srcs), o.src)
     return _Texts(srcs, refs, ids, load_system_outputs(o.hyps, pivots, ids, o.docids, o.align_options))
 
 
