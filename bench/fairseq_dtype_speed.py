@@ -47,6 +47,8 @@ def main(argv=None) -> None:
     ap.add_argument("--lines", type=int, default=300, help="the first N test lines (0: all)")
     ap.add_argument("--beam", type=int, default=4)
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--max-len-a", type=float, default=0.0, help="as translate's")
+    ap.add_argument("--max-len-b", type=int, default=200, help="as translate's")
     harness.add_arguments(ap, repeats=3)
     a = harness.parse(ap, argv)
 
@@ -78,7 +80,7 @@ def main(argv=None) -> None:
     models = {d: DocumentModel.load(FairseqModelOptions(a.ckpt, spm=a.spm, cpu=not cuda, dtype=d)) for d in dtypes}
     for d, m in models.items():  # the cast really happened
         assert {p.dtype for p in m.model.parameters()} == {getattr(torch, d)}, d
-    decoding = DecodingOptions(beam=a.beam, batch_size=a.batch_size)
+    decoding = DecodingOptions(beam=a.beam, batch_size=a.batch_size, max_len_a=a.max_len_a, max_len_b=a.max_len_b)
     translators = {d: DocumentTranslator(m, options=decoding) for d, m in models.items()}
     scorers = {d: PCXMIScorer(scoring_backend(m), batch_size=a.batch_size) for d, m in models.items()}
     codec = models["float32"].tgt_codec
