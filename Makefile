@@ -81,8 +81,8 @@ DECODING ?=
 ##   sentences of context) to `make score`: a model name, or a local model folder (docs/explanations/scoring.md,
 ##   'COMET without network')
 COMET_MODEL ?=
-## var DTYPE: the models' precision, `auto` (default: float16 on a GPU of compute capability >= 7.0,
-##   else float32), `float32`, `bfloat16` or `float16`; recorded, so results of another dtype are made again
+## var DTYPE: the models' precision, `auto` (default: float32 on every device), `float32`,
+##   `bfloat16` or `float16`; recorded, so results of another dtype are made again
 DTYPE ?=
 ## var OVERWRITE: 1 discards the work a stage would build on or resume from (data folder, checkpoints,
 ##   an interrupted P-CXMI run) when it was made from other inputs or settings

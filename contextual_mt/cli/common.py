@@ -81,8 +81,8 @@ class ModelArgs:
         metavar=DTYPES_METAVAR,
         group="precision",
         help="the model's weights and activations (log-probabilities are float32 in every "
-        "case); fairseq checkpoints: default auto, float16 on a GPU of compute capability "
-        ">= 7.0, else float32; --hf-model: default float32",
+        "case); fairseq checkpoints: default auto, float32 on every device (half precision was "
+        "slower on a GPU too: docs/explanations/precision.md); --hf-model: default float32",
     )
     fp16: bool = option(
         action="store_true", default=False, group="precision", help="--dtype float16 (fairseq's --fp16 at generation)"

@@ -50,10 +50,10 @@ class TranslateArgs:
     lenpen: float = option(type=float, default=DecodingOptions.lenpen)
     max_len_a: float = option(type=float, default=DecodingOptions.max_len_a)
     max_len_b: int = option(type=int, default=DecodingOptions.max_len_b)
-    batch_size: int = option(
+    batch_size: Optional[int] = option(
         type=int,
-        default=DecodingOptions.batch_size,
-        help="sentences decoded together (with predicted context: one per document in a wave)",
+        help="sentences decoded together (default: 32; a fairseq checkpoint on a GPU: 512, at most "
+        "16,384 tokens with context, unless --max-tokens is given)",
     )
     max_tokens: Optional[int] = max_tokens_option()
     decoding: str = option(default=DecodingOptions.decoding, help=DECODING_HELP)

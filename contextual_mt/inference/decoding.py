@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.batching import check_batching
@@ -12,6 +12,13 @@ MAX_BEAM = 1000
 DECODINGS = ("auto", "parallel", "sequential")
 # translate --unit: a generation per sentence (the default), or per document / chunk (inference.document_unit)
 UNITS = ("sentence", "document")
+# --batch-size / --max-tokens when not given. On a GPU, parallel rounds need wide batches: on an
+# H200 a transformer-small's predicted-context decoding ran at 1.03x the waves with 64 sentences
+# per batch and 2.17x with 512 (window 32; bench/RESULTS.md, "GPU figures in one run"); the
+# token cap keeps long sentences with context from filling the GPU
+BATCH_SIZE = 32
+GPU_BATCH_SIZE = 512
+GPU_MAX_TOKENS = 16384
 
 
 @dataclass
@@ -20,7 +27,7 @@ class DecodingOptions:
     lenpen: float = 1.0
     max_len_a: float = 0.0  # max length = a * source length + b, for the current sentence
     max_len_b: int = 200
-    batch_size: int = 32  # documents decoded together
+    batch_size: Optional[int] = None  # sentences per batch; None: see batching()
     max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
     free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
@@ -29,7 +36,7 @@ class DecodingOptions:
     # those whose context changed (inference.waves.translate_in_rounds: the same output); "auto":
     # parallel on a GPU, sequential on CPU (bench/RESULTS.md, "Parallel predicted-context decoding")
     decoding: str = "auto"
-    window: int = 8
+    window: int = 32  # measured on a GPU against 2 and 8 (bench/RESULTS.md, "GPU figures in one run")
 
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
@@ -39,10 +46,21 @@ class DecodingOptions:
         check_option("--lenpen", self.lenpen)
         check_option("--max-len-a", self.max_len_a, minimum=0)
         check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
-        check_batching(self.batch_size, self.max_tokens)
+        check_batching(BATCH_SIZE if self.batch_size is None else self.batch_size, self.max_tokens)
         if self.decoding not in DECODINGS:
             raise ContextualMTError(f"--decoding {self.decoding}: expected one of {', '.join(DECODINGS)}")
         check_option("--parallel-window", self.window, minimum=1, integer=True)
+
+    def batching(self, wide: bool) -> Tuple[int, Optional[int]]:
+        """(sentences, tokens) per batch: as given; by default 32 sentences, or with ``wide`` (a
+        fairseq model on a GPU) 512 sentences of at most 16,384 tokens with their context. The
+        Hugging Face translator never asks for wide batches: a large model's beams at 512
+        sentences would not fit, and that was not measured."""
+        if self.batch_size is not None:
+            return self.batch_size, self.max_tokens
+        if wide:
+            return GPU_BATCH_SIZE, self.max_tokens or GPU_MAX_TOKENS
+        return BATCH_SIZE, self.max_tokens
 
     def parallel(self, device_type: str) -> bool:
         """Whether predicted-context decoding goes in rounds on this device."""

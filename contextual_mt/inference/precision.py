@@ -3,10 +3,11 @@ to once, at load (fairseq's own ``--fp16`` at generation is ``model.half()``). L
 taken in float32 (fairseq's ``get_normalized_probs`` does, whatever the logits' type), so beam
 scores, P-CXMI and contrastive losses are float32 numbers computed from half-precision logits.
 
-``auto`` is float16 on a CUDA GPU of compute capability >= 7.0 (tensor cores) and float32
-otherwise. float16 and bfloat16 may be asked for on CPU too: both give the float32 translations
-and P-CXMI within a few hundredths of a nat on the demo model (bench/RESULTS.md, "Half precision
-at inference, fairseq checkpoints"), but they are never chosen there by default.
+``auto`` is float32 on every device. On an H200 a transformer-small checkpoint translated and
+scored at 0.47-0.89x float32's speed in float16 and 0.45-0.76x in bfloat16 (bench/RESULTS.md,
+"GPU figures in one run"), and on a CPU without half-precision arithmetic at 0.2-0.4x: half
+precision is there when asked for (a larger model or batch may gain from it; not measured).
+Both give the float32 translations and P-CXMI within a few hundredths of a nat.
 """
 
 from __future__ import annotations
@@ -37,18 +38,15 @@ def cuda_in_use(cpu: bool) -> bool:
 
 
 def resolve_dtype(requested: str, cpu: bool = False, flag: str = "--dtype") -> str:
-    """The dtype a model is run in: ``requested``, with ``auto`` decided by the device the
-    loader picks. bfloat16 on a GPU without it (compute capability < 8.0) is refused."""
+    """The dtype a model is run in: ``requested``, ``auto`` being float32. bfloat16 on a GPU
+    without it (compute capability < 8.0) is refused."""
     check_dtype(requested, flag)
-    if requested == "float32":
-        return requested  # no device to ask: torch is not imported for it
+    if requested in ("float32", "auto"):
+        return "float32"  # auto: measured faster than float16 on a GPU too (module docstring)
     import torch
 
     cuda = cuda_in_use(cpu)
     major = torch.cuda.get_device_capability()[0] if cuda else 0  # 0: not asked (no CUDA)
-    if requested == "auto":
-        # fast float16 (tensor cores) from Volta on; older GPUs and the CPU stay in float32
-        return "float16" if cuda and major >= 7 else "float32"
     if requested == "bfloat16" and cuda and major < 8:
         raise ContextualMTError(
             f"{flag} bfloat16: this GPU ({torch.cuda.get_device_name()}, compute capability "

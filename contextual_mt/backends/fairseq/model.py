@@ -147,7 +147,7 @@ class FairseqModelOptions:
     source_context_size: Optional[int] = None  # default: as trained
     target_context_size: Optional[int] = None
     cpu: bool = False  # no GPU even if one is present
-    dtype: str = "auto"  # auto: float16 on a GPU of compute capability >= 7.0, else float32 (precision)
+    dtype: str = "auto"  # auto: float32 on every device (inference/precision.py says why)
 
     def __post_init__(self) -> None:
         # None keeps the trained size; a given size must be a sentence count

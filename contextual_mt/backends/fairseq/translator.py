@@ -203,10 +203,10 @@ class DocumentTranslator:
     def _chunks(self, rows: List[Dict]) -> Iterator[List[Dict]]:
         """Batches by the one rule (``inference.batching``): similar source lengths together (their
         rows finish decoding at about the same step); a row's length is its source with context."""
-        o = self.options
+        sentences, tokens = self.options.batching(wide=self.device.type == "cuda")
         size = [len(r["source"]) + len(r["src_ctx"]) + len(r["tgt_ctx"]) for r in rows]
         for batch in length_batches(
-            range(len(rows)), size.__getitem__, o.batch_size, o.max_tokens, order=lambda k: (len(rows[k]["source"]), k)
+            range(len(rows)), size.__getitem__, sentences, tokens, order=lambda k: (len(rows[k]["source"]), k)
         ):
             yield [rows[k] for k in batch]
 
@@ -231,7 +231,8 @@ class CADecPasses(SinglePass):
         out: List[List[int]] = [[] for _ in src_ids]
         todo = [i for i in range(len(src_ids)) if src_ids[i]]
         bar = tqdm(total=len(todo), unit="sent", desc="first pass (base model)", disable=not progress)
-        for batch in length_batches(todo, lambda i: len(src_ids[i]) + 1, o.batch_size, o.max_tokens):
+        sentences, tokens = o.batching(wide=t.device.type == "cuda")
+        for batch in length_batches(todo, lambda i: len(src_ids[i]) + 1, sentences, tokens):
             rows = [{"source": src_ids[i] + [eos]} for i in batch]
             none = [torch.empty(0, dtype=torch.long)] * len(rows)
             net_input = build_encoder_input(

@@ -123,13 +123,13 @@ class HFDocumentTranslator:
         batch share the length of their forced prefix (no padding inside the decoder), and the rows
         of any batch their room for new tokens (``generate`` takes one limit per batch): so a row's
         translation never depends on the rows beside it (parallel decoding relies on it)."""
-        o = self.options
+        sentences, tokens = self.options.batching(wide=False)
         size = [len(r[1][0] or ()) + len(r[1][1]) for r in requests]
         groups: Dict[Tuple[int, int], List[int]] = {}
         for k, r in enumerate(requests):
             groups.setdefault((len(r[1][1]) if self.hf.seq2seq else 0, r[1][2]), []).append(k)
         for _, members in sorted(groups.items()):
-            for batch in length_batches(members, size.__getitem__, o.batch_size, o.max_tokens):
+            for batch in length_batches(members, size.__getitem__, sentences, tokens):
                 yield [requests[k] for k in batch]
 
     @torch.no_grad()

@@ -38,7 +38,7 @@ def dtype_option() -> Any:
     return option(
         default="auto",
         metavar=DTYPES_METAVAR,
-        help="the models' precision (log-probabilities are float32 in every case); default auto: float16 "
-        "on a GPU of compute capability >= 7.0, else float32; the outputs' records name it, and a run in "
+        help="the models' precision (log-probabilities are float32 in every case); default auto: float32 "
+        "on every device; the outputs' records name it, and a run in "
         "another dtype does not reuse them",
     )

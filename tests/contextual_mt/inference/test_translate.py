@@ -225,6 +225,27 @@ def test_without_predicted_context_sentences_are_batched_freely(translator, demo
     assert again == predicted
 
 
+def test_the_default_batch_is_wide_for_a_fairseq_model_on_a_gpu(translator, monkeypatch):
+    """Parallel rounds need wide batches on a GPU (bench/RESULTS.md, "GPU figures in one run"):
+    without --batch-size, 512 sentences of at most 16,384 tokens there, 32 on CPU; a given
+    --batch-size is kept on every device. (No kernel runs: only the batching is looked at.)"""
+    from contextual_mt.inference.decoding import GPU_MAX_TOKENS
+
+    rows = [{"source": [5] * (1 + k % 20), "src_ctx": [], "tgt_ctx": [6] * 3} for k in range(600)]
+    sizes = lambda: [len(b) for b in translator._chunks(rows)]  # noqa: E731
+    monkeypatch.setattr(translator, "options", DecodingOptions())
+    assert max(sizes()) == 32 and sum(sizes()) == 600  # CPU
+    monkeypatch.setattr(translator, "device", torch.device("cuda"))
+    assert sizes() == [512, 88]  # rows of at most 23 tokens: 512 x 23 < 16,384
+    long_rows = [{"source": [5] * 100, "src_ctx": [], "tgt_ctx": [6] * 3} for _ in range(600)]
+    rows[:] = long_rows
+    assert max(sizes()) == GPU_MAX_TOKENS // 103 and sum(sizes()) == 600  # the token cap
+    monkeypatch.setattr(translator, "options", DecodingOptions(batch_size=10))
+    assert max(sizes()) == 10
+    assert DecodingOptions().batching(wide=False) == (32, None)
+    assert DecodingOptions(max_tokens=999).batching(wide=True) == (512, 999)
+
+
 def test_beam_one_and_five(translator, demo_model):
     from contextual_mt.metrics import sentence_metrics
 
