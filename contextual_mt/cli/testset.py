@@ -53,6 +53,15 @@ class BuildArgs:
         help="context sentences written with each group (default %(default)s, as Voita's sets)",
     )
     seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
+    counterfactual: bool = option(
+        action="store_true",
+        default=False,
+        help="also OUTPUT_DIR/counterfactual: each group with a known cue edited (cue flipped, a control word "
+        "changed, the cue moved back, a distractor added), for `contrastive`, `testset evaluate` and `testset cues`",
+    )
+    max_shift: Optional[int] = option(
+        type=int, help="--counterfactual: the cue moved 1..N sentences further back (default: --context-size + 2)"
+    )
     overwrite: bool = overwrite_option(
         "remove the files an earlier build left in OUTPUT_DIR that this one does not "
         "write (its tags, another language's), instead of refusing the folder"
@@ -78,6 +87,8 @@ def build(args: argparse.Namespace) -> int:
             seed=args.seed,
             phenomena=tuple(args.phenomena or PHENOMENA),
             overwrite=args.overwrite,
+            counterfactual=args.counterfactual,
+            max_shift=args.max_shift,
         )
 
     tags = args.tags
@@ -87,6 +98,10 @@ def build(args: argparse.Namespace) -> int:
         _tag_reference(args, tags)
     summary = run_build(options(tags))
     print("\n".join(summary_lines(summary)))
+    if "counterfactual" in summary:
+        from contextual_mt.testsets.counterfactual import summary_lines as counterfactual_lines
+
+        print("\n".join(counterfactual_lines(summary["counterfactual"])))
     print(f"test suites: {args.output_dir} (voita.json, contrapro.json, manifest.jsonl, summary.json)")
     return 0
 
