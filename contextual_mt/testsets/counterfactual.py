@@ -160,11 +160,7 @@ class SuiteBuilder:
             for c, tok in enumerate(self.tgt[k].tokens):
                 if phenomenon == "formality" and self.formality.level(tok.form) == self.formality.level(word.form):
                     return Cue(k, c)
-                if (
-                    phenomenon == "lexical_cohesion"
-                    and len(tok.words) == 1
-                    and _lemma(tok.words[0]) == _lemma(word)
-                ):
+                if phenomenon == "lexical_cohesion" and len(tok.words) == 1 and _lemma(tok.words[0]) == _lemma(word):
                     return Cue(k, c)
         if phenomenon == "verb_form":
             raise Skip("no cue edit for verb forms (the tense cue is not one word)")
@@ -183,7 +179,9 @@ class SuiteBuilder:
                 continue
             k = a + ante.sentence
             aligned = sorted({t2 for s2, t2 in self.align[k] if ante.start <= s2 <= ante.end})
-            nouns = [t2 for t2 in aligned if t2 < len(self.tgt[k].tokens) and self.tgt[k].tokens[t2].words[0].upos == "NOUN"]
+            nouns = [
+                t2 for t2 in aligned if t2 < len(self.tgt[k].tokens) and self.tgt[k].tokens[t2].words[0].upos == "NOUN"
+            ]
             if len(nouns) != 1:
                 raise Skip("the antecedent is not one aligned noun")
             return Cue(k, nouns[0])
