@@ -34,7 +34,7 @@ import os
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.outputs import atomic_write_lines, atomic_write_text
@@ -203,7 +203,7 @@ class SuiteBuilder:
         else:
             words = text.split()
             old = words[s] if s < len(words) else ""
-            out = " ".join(words[:s] + [_cased(old, new)] + words[s + 1 :]) if s < len(words) else None
+            out = " ".join([*words[:s], _cased(old, new), *words[s + 1 :]]) if s < len(words) else None
         if out is None:
             raise Skip("annotation does not match the text")
         return old, out
@@ -336,10 +336,10 @@ class SuiteBuilder:
         window = (self.sources[cue.sentence : i], self.references[cue.sentence : i])
         d = i - cue.sentence
 
-        def fresh():
+        def fresh() -> Tuple[List[str], List[str]]:
             return list(window[0]), list(window[1])
 
-        made = [Edit("original", *fresh(), 0, d)]
+        made = [Edit("original", list(window[0]), list(window[1]), 0, d)]
         for kind, make in (("cue_flip", self.flip), ("control", self.control)):
             try:
                 made.append(make(g, cue, *fresh()))
@@ -348,7 +348,8 @@ class SuiteBuilder:
         for shift in range(1, self.o.max_shift + 1):
             try:
                 lines = self._draw(self.neutral, g["doc"], shift)
-                made.append(self.inserted("distance", g, cue, *fresh(), lines, d, shift))
+                src, tgt = fresh()
+                made.append(self.inserted("distance", g, cue, src, tgt, lines, d, shift))
             except Skip as e:
                 counts[f"distance skipped: {'no neutral sentence in the corpus' if not self.neutral else e}"] += 1
         try:
@@ -358,12 +359,13 @@ class SuiteBuilder:
             pool = self.single_noun.get((OTHER_GENDER[w.feats["Gender"]], w.feats.get("Number", "")), [])
             if not pool:
                 raise Skip("no sentence with one noun of the other gender in the corpus")
-            made.append(self.inserted("distractor", g, cue, *fresh(), self._draw(pool, g["doc"], 1), 1, 0))
+            src, tgt = fresh()
+            made.append(self.inserted("distractor", g, cue, src, tgt, self._draw(pool, g["doc"], 1), 1, 0))
         except Skip as e:
             counts[f"distractor skipped: {e}"] += 1
-        for e in made:
-            counts[e.kind] += 1
-        return [(e, variant) for e in made]
+        for edit in made:
+            counts[edit.kind] += 1
+        return [(edit, variant) for edit in made]
 
 
 def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) -> Dict:
@@ -371,7 +373,11 @@ def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) 
     sources, references, ids, tags, tgt, src, align = data
     builder = SuiteBuilder(o, sources, references, ids, tags, tgt, src, align, corefs, lexicon, translations)
     counts: Dict[str, Counter] = defaultdict(Counter)
-    voita, manifest, src_lines, tgt_lines, doc_lines = [], [], [], [], []
+    voita: List[Dict[str, Any]] = []
+    manifest: List[str] = []
+    src_lines: List[str] = []
+    tgt_lines: List[str] = []
+    doc_lines: List[str] = []
     order_rng = random.Random(o.seed + 1)
     for g in groups:
         made = builder.edits(g, counts[g["phenomenon"]])

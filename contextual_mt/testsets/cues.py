@@ -113,7 +113,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
         raise ContextualMTError(f"{summary_path}: not JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(summary, dict) or summary.get("counterfactual") is not True:
         raise ContextualMTError(
-            f"{summary_path}: not the summary of a counterfactual suite (build one with `testset build --counterfactual`)"
+            f"{summary_path}: not the summary of a counterfactual suite "
+            "(build one with `testset build --counterfactual`)"
         )
     edited = []
     for n, text in enumerate(read_lines(manifest), start=1):
@@ -171,7 +172,7 @@ def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, vo
     for suffix in (".json", ".summary"):
         name = name[: -len(suffix)] if name.endswith(suffix) else name
     sizes = (s.get("source_context_size"), s.get("target_context_size"))
-    return Decisions(name, right, sizes if all(isinstance(x, int) for x in sizes) else None)  # type: ignore[arg-type]
+    return Decisions(name, right, sizes if all(isinstance(x, int) for x in sizes) else None)
 
 
 def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decisions]:
@@ -253,15 +254,15 @@ def measure(edited: Sequence[Edited], d: Decisions, docs: np.ndarray, samples: O
             c = where[f"{scope}|{m}"]
             if not totals[c].sum():
                 continue
-            cell = {
+            figure = {
                 "value": float(values[c]),
                 "n": int(totals[c].sum()),
                 "ci": None if ci is None else [float(ci[0, c, 0]), float(ci[1, c, 0])],
             }
             if m.startswith("distance:"):
-                curve[m.split(":")[1]] = cell
+                curve[m.split(":")[1]] = figure
             else:
-                entry[m] = cell
+                entry[m] = figure
         if "cue_following" in entry and "control_stability" in entry:
             pair = [where[f"{scope}|cue_following"], where[f"{scope}|control_stability"]]
             score: Dict[str, Any] = {"value": float(values[pair[0]] + values[pair[1]] - 1), "ci": None}
