@@ -281,7 +281,6 @@ class SuiteBuilder:
     def control(self, g: Dict, cue: Cue, src: List[str], tgt: List[str]) -> Edit:
         k, d = cue.sentence, g["line"] - 1 - cue.sentence
         sent = self.tgt[k]
-        cue_word = sent.tokens[cue.token].words[0]
         tagged = _lemma(self.tgt[g["line"] - 1].tokens[g["position"]].words[0])
         reasons = []
         for upos in CONTROL_POS:
@@ -289,7 +288,7 @@ class SuiteBuilder:
                 if t == cue.token or len(tok.words) != 1 or tok.words[0].upos != upos:
                     continue
                 x = tok.words[0]
-                if x.head == cue_word.id or _lemma(x) == tagged or (self.formality and self.formality.level(x.form)):
+                if _lemma(x) == tagged or (self.formality and self.formality.level(x.form)):
                     continue
                 try:
                     return self._control_at(k, t, x, d, src, tgt)
