@@ -351,26 +351,35 @@ def plot_distance(path: str, result: Dict) -> None:
         plt.close(fig)
 
 
-def _cell(entry: Dict, m: str) -> str:
+def _cell(entry: Dict, m: str, interval: bool = True) -> str:
     c = entry.get(m)
     if not c:
         return "-"
-    text = f"{c['value']:.3f}"
-    return text + (f" [{c['ci'][0]:.3f}-{c['ci'][1]:.3f}]" if c.get("ci") else "")
+    text = f"{100 * c['value']:.1f}"
+    return text + (f" [{100 * c['ci'][0]:.1f}-{100 * c['ci'][1]:.1f}]" if interval and c.get("ci") else "")
 
 
 def format_cues_table(result: Dict) -> str:
+    """Per system and phenomenon: the cue score and cue-following (with their intervals), control
+    stability, the accuracy on the originals and with a distractor (intervals in the JSON); then
+    the distance curve."""
     from contextual_mt.testsets.evaluate import _table
 
-    lines = []
-    header = ["system", "scope", "cue_score", "cue_following", "control_stability", "original", "distractor"]
+    header = ["system", "phenomenon", "cue score", "following", "control stable", "original", "distractor"]
     rows = []
     for name, s in result["systems"].items():
         for scope, entry in [("all", s["all"]), *s["phenomena"].items()]:
-            rows.append([name, scope, *(_cell(entry, m) for m in header[2:])])
-    lines += _table(header, rows)
-    lines.append("accuracy by cue distance (sentences back):")
+            rows.append(
+                [
+                    name,
+                    scope,
+                    *(_cell(entry, m) for m in ("cue_score", "cue_following")),
+                    *(_cell(entry, m, interval=False) for m in ("control_stability", "original", "distractor")),
+                ]
+            )
+    lines = ["% [95% CI]" if result["bootstrap"] else "%", *_table(header, rows)]
+    lines.append("% accuracy by cue distance (sentences back), all phenomena:")
     for name, s in result["systems"].items():
         curve = s["all"]["distance"]
-        lines.append(f"  {name}: " + ", ".join(f"{d}: {curve[d]['value']:.3f}" for d in sorted(curve, key=int)))
+        lines.append(f"  {name}: " + ", ".join(f"{d}: {100 * curve[d]['value']:.1f}" for d in sorted(curve, key=int)))
     return "\n".join(lines)
