@@ -33,6 +33,11 @@ def cli(*argv: str) -> None:
         raise SystemExit(f"contextual-mt {' '.join(map(str, argv[:2]))} failed ({rc})")
 
 
+def read_json(path: str) -> Dict:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def main(argv: List[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--demo", default="demo", help="a finished demo (make demo; make muda-eval for the tags)")
@@ -53,7 +58,7 @@ def main(argv: List[str] | None = None) -> int:
             "--lexicon", f"{args.demo}/corpus/train.fr.conllu", "--output-dir", work, "--counterfactual",
         )  # fmt: skip
         times["build_s"] = round(time.time() - start, 1)
-        out["suite"] = json.load(open(os.path.join(suite, "summary.json"), encoding="utf-8"))
+        out["suite"] = read_json(os.path.join(suite, "summary.json"))
         summaries = []
         for name in ("context", "sentence"):
             start = time.time()
@@ -67,7 +72,7 @@ def main(argv: List[str] | None = None) -> int:
             summaries += ["--contrastive", os.path.join(work, f"{name}.json")]
         plot, measures = os.path.join(work, "cues.png"), os.path.join(work, "cues.json")
         cli("testset", "cues", "--suite", suite, *summaries, "--output", measures, "--plot", plot)
-        out["contrastive"] = json.load(open(measures, encoding="utf-8"))
+        out["contrastive"] = read_json(measures)
         shutil.copyfile(plot, args.png)
         if args.generative:
             hyps = []
@@ -87,7 +92,7 @@ def main(argv: List[str] | None = None) -> int:
             cli("testset", "evaluate", "--manifest", os.path.join(suite, "manifest.jsonl"), *hyps,
                 "--output", evaluation, "--bootstrap", "0")  # fmt: skip
             cli("testset", "cues", "--suite", suite, "--evaluation", evaluation, "--output", measures)
-            out["generative"] = json.load(open(measures, encoding="utf-8"))
+            out["generative"] = read_json(measures)
     out["times"] = times
     harness.write_json(args.json, out)
     print(json.dumps(times))
