@@ -386,6 +386,7 @@ def test_fairseq_models_scored_then_measured_with_a_plot(tiny_suite, zoo):
     assert {r["edit"] for r in records} == set(EDITS)
     context = score(tiny_suite, "dynamic", "--path", zoo.checkpoint("dynamic"))
     sentence = score(tiny_suite, "sentence", "--path", zoo.checkpoint("sentence"))
+    assert set(json.loads(context.read_text())["by"]["edit"]) == set(EDITS)  # contrastive's accuracy by edit
     plot = tiny_suite / "cues.png"
     result, stdout = cues(tiny_suite, "--contrastive", context, "--contrastive", sentence, "--plot", plot)
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "cue_score" in stdout
