@@ -125,15 +125,12 @@ class SuiteBuilder:
 
     def _sentence_pools(self):
         """Neutral sentences (no noun in the target, no T-V word, no tag) and sentences with one gendered noun
-        and nothing else that is tagged, as line indices, distinct texts only."""
+        and nothing else that is tagged, as line indices."""
         neutral: List[int] = []
         single: Dict[Tuple[str, str], List[int]] = defaultdict(list)
-        seen = set()
         for i, sent in enumerate(self.tgt):
-            key = (self.sources[i], self.references[i])
-            if key in seen or any(t["tags"] for t in self.tags[i]) or len(sent.tokens) > NEUTRAL_MAX_TOKENS:
+            if any(t["tags"] for t in self.tags[i]) or len(sent.tokens) > NEUTRAL_MAX_TOKENS:
                 continue
-            seen.add(key)
             if self.formality and any(self.formality.level(t.form) for t in sent.tokens):
                 continue
             nouns = [w for w in sent.words if w.upos in ("NOUN", "PROPN")]
@@ -144,7 +141,12 @@ class SuiteBuilder:
         return neutral, single
 
     def _draw(self, pool: Sequence[int], doc: str, n: int) -> List[int]:
-        others = [i for i in pool if self.ids[i] != doc]
+        """``n`` sentences of other documents than ``doc``, each distinct text as likely."""
+        distinct: Dict[Tuple[str, str], int] = {}
+        for i in pool:
+            if self.ids[i] != doc:
+                distinct.setdefault((self.sources[i], self.references[i]), i)
+        others = list(distinct.values())
         if not others:
             raise Skip("no sentence of another document to insert")
         return [self.rng.choice(others) for _ in range(n)]

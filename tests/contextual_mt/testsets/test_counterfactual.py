@@ -389,7 +389,7 @@ def test_fairseq_models_scored_then_measured_with_a_plot(tiny_suite, zoo):
     assert set(json.loads(context.read_text())["by"]["edit"]) == set(EDITS)  # contrastive's accuracy by edit
     plot = tiny_suite / "cues.png"
     result, stdout = cues(tiny_suite, "--contrastive", context, "--contrastive", sentence, "--plot", plot)
-    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "cue_score" in stdout
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "cue score" in stdout
     assert set(result["systems"]) == {"dynamic", "sentence"}
     assert blind(result["systems"]["sentence"]) and result["systems"]["sentence"]["context"] == [0, 0]
     m = result["systems"]["dynamic"]["all"]
