@@ -453,3 +453,16 @@ def test_hugging_face_models(tiny_suite, model, request):
     result, _ = cues(tiny_suite, "--contrastive", with_context, "--contrastive", without)
     assert blind(result["systems"][f"{model}-0"])
     assert result["systems"][f"{model}-1"]["context"] == [1, 1]
+
+
+def test_a_cadec_checkpoint(tiny_suite, zoo, data_bin, tmp_path):
+    """CADec (a frozen sentence-level base and a context-aware decoder) scores the suite through
+    the same `contrastive` path; its measures are made as any model's."""
+    from tests.contextual_mt.models.test_cadec import train_cadec
+
+    train_cadec(data_bin, tmp_path / "cadec", zoo.checkpoint("sentence_2_epochs"), "--no-epoch-checkpoints")
+    summary = score(tiny_suite, "cadec", "--path", tmp_path / "cadec" / "checkpoint_last.pt")
+    result, _ = cues(tiny_suite, "--contrastive", summary)
+    m = result["systems"]["cadec"]
+    assert m["context"] == [2, 2] and set(m["all"]["distance"]) == {"1", "2", "3", "4"}
+    assert 0.0 <= m["all"]["cue_following"]["value"] <= 1.0
