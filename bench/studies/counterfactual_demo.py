@@ -1,6 +1,7 @@
 """Counterfactual context suites on the demo (issue 43): does the demo's context model follow the
 cue it was trained on, stay put under control edits, lose the cue beyond its context size, and
-what does a distractor do? The sentence model is the baseline that reads no context.
+what does a distractor do? The sentence model is the baseline that reads no context; the CADec
+model of `make cadec-demo` is scored too when the demo has one.
 
 The demo's test split is built into a counterfactual suite (`testset build --counterfactual`,
 the reference tagged by `make muda-eval`), scored with both models (`contrastive`), measured
@@ -60,7 +61,9 @@ def main(argv: List[str] | None = None) -> int:
         times["build_s"] = round(time.time() - start, 1)
         out["suite"] = read_json(os.path.join(suite, "summary.json"))
         summaries = []
-        for name in ("context", "sentence"):
+        for name in ("context", "sentence", "cadec"):  # cadec: make cadec-demo's model, when there is one
+            if name == "cadec" and not os.path.isfile(f"{args.demo}/checkpoints/fr/cadec/checkpoint_best.pt"):
+                continue
             start = time.time()
             cli(
                 "contrastive", "--format", "voita", "--input", os.path.join(suite, "voita.json"),
