@@ -86,6 +86,13 @@ class CueOptions:
         return [os.path.join(self.suite, n) for n in ("manifest.jsonl", "voita.json", "summary.json")]
 
 
+def _json(path: str) -> Any:
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+
+
 @dataclass(frozen=True)
 class Edited:
     """What the measures read of a manifest line."""
@@ -107,10 +114,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
         )
     for path in (manifest, voita, summary_path):
         check_input_file(path, "counterfactual suite")
-    try:
-        summary = json.loads(read_text(summary_path))
-    except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{summary_path}: not JSON ({e.msg} at line {e.lineno})") from None
+    summary = _json(summary_path)
     if not isinstance(summary, dict) or summary.get("counterfactual") is not True:
         raise ContextualMTError(
             f"{summary_path}: not the summary of a counterfactual suite "
@@ -132,7 +136,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             )
         except (KeyError, TypeError, ValueError):
             raise ContextualMTError(f"{manifest}:{n}: needs base, source_doc, phenomenon and distance") from None
-    entries = json.loads(read_text(voita))
+    entries = _json(voita)
     if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
         raise ContextualMTError(
             f"{manifest}: {len(edited)} edited groups, but {voita} and {summary_path} are of another build "
@@ -151,10 +155,7 @@ class Decisions:
 def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, voita: str) -> Decisions:
     """Per edited group, the first lowest loss is the correct candidate (``contrastive``'s rule)."""
     check_input_file(path, "contrastive summary")
-    try:
-        s = json.loads(read_text(path))
-    except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    s = _json(path)
     fp = s.get("fingerprint") if isinstance(s, dict) else None
     if not isinstance(fp, dict) or not isinstance(s.get("scores"), str):
         raise ContextualMTError(f"{path}: not the --summary of a `contextual-mt contrastive` run with a model")
@@ -178,10 +179,7 @@ def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, vo
 def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decisions]:
     """Per system of a `testset evaluate` result: the expected form present ('correct')."""
     check_input_file(path, "testset evaluate result")
-    try:
-        r = json.loads(read_text(path))
-    except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+    r = _json(path)
     if not isinstance(r, dict) or not isinstance(r.get("systems"), dict) or not isinstance(r.get("manifest"), str):
         raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`")
     same = os.path.isfile(r["manifest"]) and file_sha256(r["manifest"]) == file_sha256(manifest)
