@@ -104,6 +104,9 @@ def build(args: argparse.Namespace) -> int:
 
         print("\n".join(counterfactual_lines(summary["counterfactual"])))
     print(f"test suites: {args.output_dir} (voita.json, contrapro.json, manifest.jsonl, summary.json)")
+    if "counterfactual" in summary:
+        folder = os.path.join(args.output_dir, "counterfactual")
+        print(f"counterfactual suite: {folder} (voita.json, manifest.jsonl, source.en, reference.{args.lang}, docids)")
     return 0
 
 
