@@ -457,7 +457,7 @@ def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) 
 
 
 def summary_lines(summary: Dict) -> List[str]:
-    lines = [f"counterfactual suite: {summary['groups']} edited groups ({summary['lines']} lines)"]
+    lines = [f"counterfactual: {summary['groups']} edited groups ({summary['lines']} lines of documents)"]
     for p, c in summary["phenomena"].items():
         made = ", ".join(f"{k} {c[k]}" for k in EDITS if c.get(k))
         skipped = [f"{k} {n}" for k, n in c.items() if "skipped" in k or k.startswith("no cue")]
