@@ -34,11 +34,12 @@ import os
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.testsets.lexicon import Lexicon
 from contextual_mt.testsets.variants import VOWELS, _cased, apply, closed_variants
 from muda.annotation import Sentence, Word
 
@@ -93,7 +94,20 @@ def _single(sent: Sentence, t: int) -> Word:
 class SuiteBuilder:
     """What the edits draw on, read once from the build's inputs."""
 
-    def __init__(self, o, sources, references, ids, tags, tgt, src, align, corefs, lexicon, translations):
+    def __init__(
+        self,
+        o: Any,  # BuildOptions (build.py imports this module)
+        sources: List[str],
+        references: List[str],
+        ids: List[str],
+        tags: List[Any],
+        tgt: List[Sentence],
+        src: Optional[List[Sentence]],
+        align: Optional[List[Any]],
+        corefs: Dict[int, Any],
+        lexicon: Lexicon,
+        translations: Optional[Dict[str, Counter]],
+    ) -> None:
         self.o, self.sources, self.references, self.ids = o, sources, references, ids
         self.tags, self.tgt, self.src, self.align, self.corefs = tags, tgt, src, align, corefs
         self.lexicon, self.translations = lexicon, translations or {}
@@ -123,7 +137,7 @@ class SuiteBuilder:
                 pool[(feats["Gender"], feats.get("Number", ""))].append((s, form))
         return pool
 
-    def _sentence_pools(self):
+    def _sentence_pools(self) -> Tuple[List[int], Dict[Tuple[str, str], List[int]]]:
         """Neutral sentences (no noun in the target, no T-V word, no tag) and sentences with one gendered noun
         and nothing else that is tagged, as line indices."""
         neutral: List[int] = []
@@ -192,8 +206,9 @@ class SuiteBuilder:
     # ------------------------------------------------------------------ helpers
     def _source_index(self, k: int, t: int) -> int:
         """The one source token aligned to target token t of line k (and to nothing else)."""
-        sources = [s for s, t2 in self.align[k] if t2 == t] if self.align is not None else []
-        if len(sources) != 1 or sum(1 for s2, _ in self.align[k] if s2 == sources[0]) != 1:
+        pairs = self.align[k] if self.align is not None else []
+        sources = [s for s, t2 in pairs if t2 == t]
+        if len(sources) != 1 or len([s2 for s2, _ in pairs if s2 == sources[0]]) != 1:
             raise Skip("the word is not aligned one to one")
         return sources[0]
 
