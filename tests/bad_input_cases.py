@@ -2713,3 +2713,122 @@ add(
         "JSONL",
     ),
 )
+
+
+# ---- counterfactual suites (`testset build --counterfactual`) and their measures (`testset cues`), issue 43
+def counterfactual_build_command(c: Ctx) -> None:
+    testset_build_command(c)
+    c.argv.append("--counterfactual")
+
+
+def _conllu_edited(c: Ctx, flag: str, original: str, name: str, edit: Callable[[List[str]], List[str]]) -> str:
+    """A copy of a CoNLL-U file with each token row's columns edited; given as ``flag``."""
+    rows = []
+    for line in lines_of(original):
+        cols = line.split("\t")
+        rows.append("\t".join(edit(cols)) if len(cols) == 10 else line)
+    c.set(flag, c.write_lines(name, rows))
+    return name
+
+
+def _no_coreference(cols: List[str]) -> List[str]:
+    return [*cols[:9], "_"]
+
+
+def _every_noun_masculine(cols: List[str]) -> List[str]:
+    if cols[3] == "NOUN":
+        cols[5] = cols[5].replace("Gender=Fem", "Gender=Masc")
+    return cols
+
+
+add(
+    "testset-build-counterfactual-suite-without-cues",
+    counterfactual_build_command,
+    lambda c: [
+        _conllu_edited(c, "--src-conllu", c.w.d_src_conllu, "nocoref.en.conllu", _no_coreference),
+        c.set("--phenomena", "pronouns"),
+        "reference.tags.json",
+        "no group has a known cue",
+    ][2:],
+)
+add(
+    "testset-build-counterfactual-lexicon-without-a-noun-of-the-other-gender",
+    counterfactual_build_command,
+    lambda c: [
+        _conllu_edited(c, "--tgt-conllu", c.w.d_ref_conllu, "masculine.fr.conllu", _every_noun_masculine),
+        c.set("--phenomena", "pronouns"),
+        "no cue could be flipped",
+        "no noun of the other gender",
+    ][2:],
+)
+add(
+    "testset-build-counterfactual-shift-beyond-the-longest-document",
+    counterfactual_build_command,
+    opt("--max-shift", "60", "--max-shift 60", "longest document"),
+)
+add(
+    "testset-build-max-shift-without-counterfactual",
+    testset_build_command,
+    opt("--max-shift", "2", "--max-shift", "--counterfactual"),
+)
+option_cases("testset-build-counterfactual", counterfactual_build_command, [("--max-shift", "-1")])
+
+
+def testset_cues_command(c: Ctx) -> None:
+    """A counterfactual suite of the demo, built here (in/suite), and the generative evaluation of
+    its reference (the expected translations) to measure."""
+    from contextual_mt.testsets.build import BuildOptions, run_build
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
+
+    w = c.w
+    suite = c.inp / "suite"
+    run_build(BuildOptions(w.d_src, w.d_ref, w.d_ids, w.d_tags, str(suite), "fr", counterfactual=True))
+    cf = suite / "counterfactual"
+    evaluation = c.inp / "eval.json"
+    evaluate_testset(
+        EvaluateOptions(str(cf / "manifest.jsonl"), (str(cf / "reference.fr"),), output=str(evaluation), bootstrap=0)
+    )
+    c.command = "contextual-mt"
+    c.argv = ["testset", "cues", "--suite", str(cf), "--evaluation", str(evaluation)]
+    c.argv += ["--output", c.o("cues.json"), "--plot", c.o("cues.png"), "--bootstrap", "100"]
+    c.absent = [c.o("cues.json"), c.o("cues.png")]
+
+
+def _evaluation_of_the_build(c: Ctx) -> List[Fragment]:
+    """`testset evaluate` of the build's own manifest (not the counterfactual one)."""
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
+
+    path = c.inp / "eval_main.json"
+    evaluate_testset(
+        EvaluateOptions(str(c.inp / "suite" / "manifest.jsonl"), (str(c.w.d_ref),), output=str(path), bootstrap=0)
+    )
+    c.set("--evaluation", str(path))
+    return ["eval_main.json", "another manifest"]
+
+
+def _contrastive_of_another_set(c: Ctx) -> List[Fragment]:
+    summary = {"format": "voita", "scores": "other.scores", "fingerprint": {"input": "0" * 64}}
+    c.set("--contrastive", c.write("other.summary.json", json.dumps(summary)))
+    return ["other.summary.json", "another test set"]
+
+
+def _manifest_of_another_build(c: Ctx) -> List[Fragment]:
+    """The suite with its manifest replaced by a shorter one (of another build)."""
+    folder = c.inp / "suite" / "counterfactual"
+    manifest = folder / "manifest.jsonl"
+    manifest.write_text("".join(line + "\n" for line in lines_of(str(manifest))[:-1]), encoding="utf-8")
+    return ["manifest.jsonl", "another build"]
+
+
+add("testset-cues-evaluation-of-another-manifest", testset_cues_command, _evaluation_of_the_build)
+add("testset-cues-contrastive-of-another-suite", testset_cues_command, _contrastive_of_another_set)
+add("testset-cues-manifest-of-another-build", testset_cues_command, _manifest_of_another_build)
+add(
+    "testset-cues-suite-not-counterfactual",
+    testset_cues_command,
+    opt("--suite", lambda c: str(c.inp / "suite"), "summary.json", "not the summary of a counterfactual suite"),
+)
+add("testset-cues-without-decisions", testset_cues_command, do(lambda c: c.drop("--evaluation"), "--contrastive"))
+add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png"))
+option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
+output_cases("testset-cues", testset_cues_command, "--output", "cues.json")

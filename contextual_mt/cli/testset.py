@@ -10,6 +10,7 @@ from typing import List, Optional
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import command, overwrite_option
 from contextual_mt.testsets.build import PHENOMENA, BuildOptions
+from contextual_mt.testsets.cues import CueOptions
 from contextual_mt.testsets.evaluate import EvaluateOptions
 from docalign.align import ALIGN_GROUP, AlignArgs
 from muda.commands.options import ANNOTATORS, AnnotatorArgs, cache_dir_option
@@ -53,6 +54,15 @@ class BuildArgs:
         help="context sentences written with each group (default %(default)s, as Voita's sets)",
     )
     seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
+    counterfactual: bool = option(
+        action="store_true",
+        default=False,
+        help="also OUTPUT_DIR/counterfactual: each group with a known cue edited (cue flipped, a control word "
+        "changed, the cue moved back, a distractor added), for `contrastive`, `testset evaluate` and `testset cues`",
+    )
+    max_shift: Optional[int] = option(
+        type=int, help="--counterfactual: the cue moved 1..N sentences further back (default: --context-size + 2)"
+    )
     overwrite: bool = overwrite_option(
         "remove the files an earlier build left in OUTPUT_DIR that this one does not "
         "write (its tags, another language's), instead of refusing the folder"
@@ -78,6 +88,8 @@ def build(args: argparse.Namespace) -> int:
             seed=args.seed,
             phenomena=tuple(args.phenomena or PHENOMENA),
             overwrite=args.overwrite,
+            counterfactual=args.counterfactual,
+            max_shift=args.max_shift,
         )
 
     tags = args.tags
@@ -87,7 +99,14 @@ def build(args: argparse.Namespace) -> int:
         _tag_reference(args, tags)
     summary = run_build(options(tags))
     print("\n".join(summary_lines(summary)))
+    if "counterfactual" in summary:
+        from contextual_mt.testsets.counterfactual import summary_lines as counterfactual_lines
+
+        print("\n".join(counterfactual_lines(summary["counterfactual"])))
     print(f"test suites: {args.output_dir} (voita.json, contrapro.json, manifest.jsonl, summary.json)")
+    if "counterfactual" in summary:
+        folder = os.path.join(args.output_dir, "counterfactual")
+        print(f"counterfactual suite: {folder} (voita.json, manifest.jsonl, source.en, reference.{args.lang}, docids)")
     return 0
 
 
@@ -175,6 +194,39 @@ def evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+@dataclass
+class CuesArgs:
+    suite: str = option(required=True, help="OUTPUT_DIR/counterfactual of `testset build --counterfactual`")
+    contrastive: Optional[List[str]] = option(
+        action="append",
+        metavar="SUMMARY.json",
+        help="the --summary of a `contrastive --format voita` run on SUITE/voita.json (its scores beside it); "
+        "repeat for several models",
+    )
+    evaluation: Optional[str] = option(
+        metavar="RESULT.json",
+        help="the --output of `testset evaluate --manifest SUITE/manifest.jsonl` (translations of SUITE/source.en "
+        "with --gold-target-context SUITE/reference.xx): every system in it",
+    )
+    output: Optional[str] = option(help="write the measures as JSON here")
+    plot: Optional[str] = option(metavar="PNG", help="accuracy by cue distance, per phenomenon and system")
+    bootstrap: int = option(
+        type=int, default=CueOptions.bootstrap, help="resamples of documents for the 95%% intervals (0: none)"
+    )
+    seed: int = option(type=int, default=CueOptions.seed)
+
+
+def cues(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.cues import format_cues_table, measure_cues
+
+    result = measure_cues(from_namespace(CueOptions, args, contrastive=tuple(args.contrastive or ())))
+    print(format_cues_table(result))
+    for flag, path in (("measures", args.output), ("plot", args.plot)):
+        if path:
+            print(f"{flag}: {path}")
+    return 0
+
+
 def add(sub) -> None:
     p = sub.add_parser(
         "testset",
@@ -202,4 +254,15 @@ def add(sub) -> None:
         "toolkit): does the tagged word's correct form, or a wrong alternative, appear in the translation of "
         "its line; per phenomenon and context distance, with bootstrap intervals",
         output_args=("output",),
+    )
+    command(
+        testset,
+        "cues",
+        CuesArgs,
+        cues,
+        "does the model follow the cue? the measures of a counterfactual suite (`testset build "
+        "--counterfactual`) from `contrastive` scores or `testset evaluate` outcomes: cue-following, control "
+        "stability, their difference, accuracy by cue distance (a plot) and under a distractor, with bootstrap "
+        "intervals",
+        output_args=("output", "plot"),
     )

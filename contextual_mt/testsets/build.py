@@ -30,6 +30,9 @@ from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
 from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.testsets import alternatives
+from contextual_mt.testsets.counterfactual import FOLDER as COUNTERFACTUAL
+from contextual_mt.testsets.counterfactual import build_suite
+from contextual_mt.testsets.counterfactual import output_names as counterfactual_names
 from contextual_mt.testsets.lexicon import Lexicon
 from contextual_mt.testsets.variants import Outcome, apply, closed_variants, cohesion_variants, verb_form_variants
 from muda.annotation import Sentence
@@ -69,10 +72,17 @@ class BuildOptions:
     seed: int = 1  # where the reference goes among the candidates
     phenomena: Tuple[str, ...] = PHENOMENA
     overwrite: bool = False  # remove what an earlier build left in output_dir that this one does not write
+    counterfactual: bool = False  # also the counterfactual context suites (testsets.counterfactual)
+    max_shift: Optional[int] = None  # counterfactual: cues moved up to this many sentences back (context_size + 2)
 
     def __post_init__(self) -> None:
         check_option("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
         check_option("--seed", self.seed, minimum=0, integer=True)
+        if self.max_shift is not None and not self.counterfactual:
+            raise ContextualMTError("--max-shift: applies with --counterfactual only")
+        if self.max_shift is None:
+            self.max_shift = self.context_size + 2
+        check_option("--max-shift", self.max_shift, minimum=0, maximum=100, integer=True)
         unknown = set(self.phenomena) - set(PHENOMENA)
         if unknown:
             raise ContextualMTError(
@@ -82,7 +92,7 @@ class BuildOptions:
         self.table = alternatives.load(self.language.code)
         if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
             raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder")
-        self.stale = stale_files(self.output_dir, self.language.code, self.tags)
+        self.stale = stale_files(self.output_dir, self.language.code, self.tags, self.counterfactual)
         if self.stale and not self.overwrite:  # before anything is annotated or written
             raise ContextualMTError(
                 f"--output-dir {self.output_dir}: holds {', '.join(os.path.basename(p) for p in self.stale)} of an "
@@ -99,7 +109,7 @@ class BuildOptions:
             self.alignments = beside["alignments"]
 
 
-def stale_files(output_dir: str, lang: str, tags: str) -> List[str]:
+def stale_files(output_dir: str, lang: str, tags: str, counterfactual: bool = False) -> List[str]:
     """The files an earlier build wrote in ``output_dir`` (its summary.json says which: the
     language's files, and the reference's tags when it tagged there) that a build for ``lang``
     from ``tags`` would not write again."""
@@ -110,11 +120,11 @@ def stale_files(output_dir: str, lang: str, tags: str) -> List[str]:
         return []  # no earlier build here (or not one this command can read: nothing of it is removed)
     if not isinstance(earlier, dict):
         return []
-    written = set(output_names(earlier["language"])) if isinstance(earlier.get("language"), str) else set()
+    written = set(output_names(earlier["language"], True)) if isinstance(earlier.get("language"), str) else set()
     was = earlier.get("tags")
     if isinstance(was, str) and os.path.dirname(os.path.abspath(was)) == os.path.abspath(output_dir):
         written |= {os.path.basename(p) for p in output_paths(was)}  # tagged there (`testset build` without --tags)
-    now = set(output_names(lang)) | {
+    now = set(output_names(lang, counterfactual)) | {
         os.path.basename(p)
         for p in output_paths(tags)
         if os.path.dirname(os.path.abspath(p)) == os.path.abspath(output_dir)
@@ -122,8 +132,9 @@ def stale_files(output_dir: str, lang: str, tags: str) -> List[str]:
     return sorted(os.path.join(output_dir, n) for n in written - now if os.path.isfile(os.path.join(output_dir, n)))
 
 
-def output_names(lang: str) -> List[str]:
+def output_names(lang: str, counterfactual: bool = False) -> List[str]:
     return [
+        *(counterfactual_names(lang) if counterfactual else []),
         "voita.json",
         "contrapro.json",
         "manifest.jsonl",
@@ -135,7 +146,7 @@ def output_names(lang: str) -> List[str]:
 def run_build(options: BuildOptions) -> Dict:
     """Every input read and checked first; then the outputs, together (nothing on failure)."""
     o = options
-    paths = [os.path.join(o.output_dir, n) for n in output_names(o.language.code)]
+    paths = [os.path.join(o.output_dir, n) for n in output_names(o.language.code, o.counterfactual)]
     inputs = {
         os.path.realpath(p): p
         for p in (o.source, o.reference, o.docids, o.tags, o.tgt_conllu, o.src_conllu, o.alignments, *o.lexicon)
@@ -148,7 +159,8 @@ def run_build(options: BuildOptions) -> Dict:
                 f"input {inputs[os.path.realpath(path)]}; choose another folder"
             )
     # the folder is made by the transaction: removed again, with everything else, on any failure
-    with outputs(*paths, directories=[o.output_dir]):
+    folders = [o.output_dir] + ([os.path.join(o.output_dir, COUNTERFACTUAL)] if o.counterfactual else [])
+    with outputs(*paths, directories=folders):
         summary = _build(o, _read(o))
     for path in o.stale:  # --overwrite: what an earlier build left that would pass for this one's
         os.remove(path)
@@ -203,6 +215,13 @@ def _read(o: BuildOptions):
 
 def _build(o: BuildOptions, data) -> Dict:
     sources, references, ids, tags, tgt, src, align = data
+    if o.counterfactual:  # before anything is computed
+        longest = max(b - a for a, b in document_spans(ids))
+        if given(o.max_shift, "--max-shift") > longest:
+            raise ContextualMTError(
+                f"--max-shift {o.max_shift}: beyond the longest document of {o.docids} ({longest} sentences): "
+                "no document puts a cue that far back"
+            )
     lexicon = Lexicon(tgt)
     for path in o.lexicon:
         lexicon.add(read_conllu(path))
@@ -285,7 +304,8 @@ def _build(o: BuildOptions, data) -> Dict:
     if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
         logger.warning("%s: %s: no test suite for %s", o.tags, said, "them" if len(not_tagged) > 1 else "it")
     _write(o, groups, sources, references, ids, doc_of, counts)
-    return _summary(o, groups, counts, references)
+    extra = build_suite(o, data, lexicon, translations, corefs, groups) if o.counterfactual else None
+    return _summary(o, groups, counts, references, extra)
 
 
 def _variants(o, phenomenon, sent, j, sources, lexicon, translations) -> Outcome:
@@ -411,7 +431,7 @@ def _not_tagged(o: BuildOptions, summary: Optional[Dict]) -> Dict[str, List[str]
     return {p: m for p, m in skipped_phenomena(summary).items() if p in o.phenomena}
 
 
-def _summary(o: BuildOptions, groups: List[Dict], counts, references) -> Dict:
+def _summary(o: BuildOptions, groups: List[Dict], counts, references, counterfactual: Optional[Dict] = None) -> Dict:
     summary = {
         "language": o.language.code,
         "source": o.source,
@@ -429,6 +449,8 @@ def _summary(o: BuildOptions, groups: List[Dict], counts, references) -> Dict:
     not_tagged = _not_tagged(o, read_summary(o.tags))
     if not_tagged:
         summary["not_tagged"] = not_tagged
+    if counterfactual is not None:
+        summary["counterfactual"] = counterfactual
     atomic_write_text(
         os.path.join(o.output_dir, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     )

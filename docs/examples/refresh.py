@@ -116,6 +116,33 @@ EXAMPLES: List[Dict] = [
             f"    --docids {D}/test.docids --output {R}/testset/evaluate.json"
         ],
     },
+    # counterfactual context suites (docs/explanations/testsets.md): does the model follow the cue?
+    {
+        "id": "testset-counterfactual",
+        "commands": [
+            f"contextual-mt testset build {TEST} \\\n"
+            f"    --lang fr --tags {R}/muda/reference.tags.json --lexicon {C}/train.fr.conllu \\\n"
+            f"    --output-dir {R}/cues --counterfactual"
+        ],
+    },
+    {
+        "id": "testset-counterfactual-scores",
+        "keep": r"^voita",
+        "commands": [
+            f"contextual-mt contrastive --format voita --input {R}/cues/counterfactual/voita.json \\\n"
+            f"    --path demo/checkpoints/fr/{name}/checkpoint_best.pt --spm {D}/spm.model \\\n"
+            f"    --output {R}/cues/{name}.scores --summary {R}/cues/{name}.summary.json"
+            for name in ("context", "sentence")
+        ],
+    },
+    {
+        "id": "testset-cues",
+        "commands": [
+            f"contextual-mt testset cues --suite {R}/cues/counterfactual \\\n"
+            f"    --contrastive {R}/cues/context.summary.json --contrastive {R}/cues/sentence.summary.json \\\n"
+            f"    --output {R}/cues/cues.json --plot {R}/cues/cues.png"
+        ],
+    },
     {
         "id": "planted-contrastive",
         "commands": [

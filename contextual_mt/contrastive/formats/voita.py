@@ -5,7 +5,8 @@ every candidate hold the context sentences and the current one joined by ``_eos`
 the published sets), Moses-tokenized. The authors' ``scripts/evaluate_consistency.py`` reads one
 loss per line for every candidate in order, and predicts the argmin of each group. A set's
 file name (``deixis_test``, ``lex_cohesion_dev``, ...) is its phenomenon; an entry's own
-``phenomenon`` key (the demo's planted set) takes precedence.
+``phenomenon`` key (the demo's planted set) takes precedence; an entry's ``edit`` (the
+counterfactual suites of ``testset build --counterfactual``) is a category too.
 """
 
 from __future__ import annotations
@@ -83,5 +84,7 @@ class VoitaFormat:
             categories: Dict[str, str] = {"phenomenon": str(entry.get("phenomenon", default_phenomenon))}
             if "ctx_dist" in entry:
                 categories["context distance"] = str(entry["ctx_dist"])
+            if "edit" in entry:  # a counterfactual suite's (testset build --counterfactual)
+                categories["edit"] = str(entry["edit"])
             groups.append(Group(candidates, true_ind, categories, where))
         return groups

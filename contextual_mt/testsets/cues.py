@@ -1,0 +1,383 @@
+"""``contextual-mt testset cues``: does a model follow the cue? The measures of a counterfactual
+suite (``testset build --counterfactual``) from the decisions a model made on it: the scores of
+``contrastive`` (the preferred candidate of each edited group) or the outcomes of ``testset
+evaluate`` (the expected form present in the translation of each edited document).
+
+Per phenomenon and overall, each with a percentile bootstrap interval over the original documents:
+
+- ``original``: accuracy on the unedited groups (cue sentence and what lies between, only);
+- ``cue_following``: among the groups whose cue was flipped, the share where the decision follows
+  the cue both ways (right on the original and right on the flipped context: the preferred or
+  produced form changed as the cue did). A model that reads no context cannot do both: 0;
+- ``control_stability``: among the control edits (another word of the cue's sentence changed),
+  the share where the decision is the same as on the original;
+- ``cue_score``: cue_following minus the control flips (1 - control_stability), the single number
+  to quote: a model that follows cues and nothing else is near 1, one that reads no context 0, and
+  one whose decisions move with any context change scores its following minus that movement;
+- ``distance``: accuracy with the cue D sentences back (the originals and the cue moved back by
+  neutral sentences), a curve (``--plot``);
+- ``distractor``: accuracy with a competing candidate inserted between cue and target, beside
+  ``distractor_original``, the accuracy on the same groups unedited.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from commandkit.outputs import atomic_save_figure, atomic_write_text, outputs
+from commandkit.text import check_input_file, file_sha256, read_lines, read_text
+from contextual_mt.contrastive.evaluate import read_scores
+from contextual_mt.contrastive.sets import group_is_right
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.testsets.counterfactual import EDITS
+from contextual_mt.testsets.evaluate import CONFIDENCE, MAX_BOOTSTRAP, MIN_BOOTSTRAP, _intervals, _resampled_totals
+from muda.evaluation.significance import bootstrap_samples
+
+MEASURES = ("original", "cue_following", "control_stability", "distractor", "distractor_original")
+NOTES = (
+    "cue_following: right on the original and on the cue-flipped context (the decision changed as the cue did); "
+    "control_stability: the same decision with a non-cue word of the cue's sentence changed; cue_score = "
+    "cue_following - (1 - control_stability)",
+    "the context of every edited group is the cue's sentence and the sentences between it and the tagged one; "
+    "distance: the cue moved back by neutral sentences of other documents",
+    "confidence intervals: 95% percentile bootstrap over the original documents",
+)
+
+
+@dataclass(frozen=True)
+class CueOptions:
+    """The options of ``contextual-mt testset cues``."""
+
+    suite: str  # OUTPUT_DIR/counterfactual of `testset build --counterfactual`
+    contrastive: Tuple[str, ...] = ()  # summaries of `contrastive --format voita` runs on SUITE/voita.json
+    evaluation: Optional[str] = None  # the --output of `testset evaluate` on SUITE/manifest.jsonl
+    output: Optional[str] = None
+    plot: Optional[str] = None  # PNG: accuracy by cue distance, per system
+    bootstrap: int = 1000
+    seed: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "contrastive", tuple(self.contrastive))
+        if not self.contrastive and not self.evaluation:
+            raise ContextualMTError(
+                "give the decisions to measure: --contrastive SUMMARY.json (a `contrastive` run on "
+                "SUITE/voita.json) and/or --evaluation RESULT.json (`testset evaluate --output`)"
+            )
+        check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+        if 0 < self.bootstrap < MIN_BOOTSTRAP:
+            raise ContextualMTError(
+                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})"
+            )
+        check_option("--seed", self.seed, minimum=0, integer=True)
+        if self.plot is not None and not self.plot.lower().endswith(".png"):
+            raise ContextualMTError(f"--plot {self.plot}: a .png file")
+        inputs = {os.path.realpath(p) for p in (*self.contrastive, self.evaluation, *self.suite_files()) if p}
+        for flag, path in (("--output", self.output), ("--plot", self.plot)):
+            if path is not None and os.path.realpath(path) in inputs:
+                raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
+
+    def suite_files(self) -> List[str]:
+        return [os.path.join(self.suite, n) for n in ("manifest.jsonl", "voita.json", "summary.json")]
+
+
+def _json(path: str) -> Any:
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+
+
+@dataclass(frozen=True)
+class Edited:
+    """What the measures read of a manifest line."""
+
+    base: int
+    doc: str  # the original document
+    phenomenon: str
+    edit: str
+    distance: int
+
+
+def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
+    """The manifest's edited groups, the correct candidate of each (voita.json) and the hash of
+    voita.json; anything else is one line naming the file (and line)."""
+    manifest, voita, summary_path = o.suite_files()
+    if not os.path.isdir(o.suite):
+        raise ContextualMTError(
+            f"--suite {o.suite}: not found (the counterfactual folder of `testset build --counterfactual`)"
+        )
+    for path in (manifest, voita, summary_path):
+        check_input_file(path, "counterfactual suite")
+    summary = _json(summary_path)
+    if not isinstance(summary, dict) or summary.get("counterfactual") is not True:
+        raise ContextualMTError(
+            f"{summary_path}: not the summary of a counterfactual suite "
+            "(build one with `testset build --counterfactual`)"
+        )
+    edited = []
+    for n, text in enumerate(read_lines(manifest), start=1):
+        if not text.strip():
+            continue
+        try:
+            r = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ContextualMTError(f"{manifest}:{n}: not JSON ({e.msg})") from None
+        if not isinstance(r, dict) or r.get("edit") not in EDITS:
+            raise ContextualMTError(f"{manifest}:{n}: not an edited group (its 'edit' is none of {', '.join(EDITS)})")
+        try:
+            edited.append(
+                Edited(int(r["base"]), str(r["source_doc"]), str(r["phenomenon"]), r["edit"], int(r["distance"]))
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ContextualMTError(f"{manifest}:{n}: needs base, source_doc, phenomenon and distance") from None
+    entries = _json(voita)
+    if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
+        raise ContextualMTError(
+            f"{manifest}: {len(edited)} edited groups, but {voita} and {summary_path} are of another build "
+            "(rebuild the suite)"
+        )
+    return edited, [int(e["true_ind"]) for e in entries], file_sha256(voita)
+
+
+@dataclass
+class Decisions:
+    name: str
+    right: np.ndarray  # per edited group
+    context: Optional[Tuple[int, int]] = None  # the model's source/target context sizes
+
+
+def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, voita: str) -> Decisions:
+    """Per edited group, the first lowest loss is the correct candidate (``contrastive``'s rule)."""
+    check_input_file(path, "contrastive summary")
+    s = _json(path)
+    fp = s.get("fingerprint") if isinstance(s, dict) else None
+    if not isinstance(fp, dict) or not isinstance(s.get("scores"), str):
+        raise ContextualMTError(f"{path}: not the --summary of a `contextual-mt contrastive` run with a model")
+    if fp.get("input") != voita_hash or s.get("format") != "voita":
+        raise ContextualMTError(
+            f"{path}: scores of another test set (its input is not {voita} of this build): score the suite with "
+            f"`contrastive --format voita --input {voita}`"
+        )
+    scores = s["scores"]
+    if not os.path.isabs(scores) and not os.path.exists(scores):
+        scores = os.path.join(os.path.dirname(path), os.path.basename(scores))
+    losses = read_scores(scores, 2 * len(correct))
+    right = np.array([group_is_right(losses[2 * k : 2 * k + 2], c, "argmin") for k, c in enumerate(correct)])
+    name = os.path.basename(path)
+    for suffix in (".json", ".summary"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    sizes = (s.get("source_context_size"), s.get("target_context_size"))
+    return Decisions(name, right, sizes if all(isinstance(x, int) for x in sizes) else None)
+
+
+def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decisions]:
+    """Per system of a `testset evaluate` result: the expected form present ('correct')."""
+    check_input_file(path, "testset evaluate result")
+    r = _json(path)
+    if not isinstance(r, dict) or not isinstance(r.get("systems"), dict) or not isinstance(r.get("manifest"), str):
+        raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`")
+    same = os.path.isfile(r["manifest"]) and file_sha256(r["manifest"]) == file_sha256(manifest)
+    if not same or r.get("groups") != groups:
+        raise ContextualMTError(
+            f"{path}: the evaluation of another manifest ({r['manifest']}), not {manifest} of this build: "
+            f"run `testset evaluate --manifest {manifest}`"
+        )
+    return [
+        Decisions(name, np.array([o == "correct" for o in s["group_outcomes"]])) for name, s in r["systems"].items()
+    ]
+
+
+# ----------------------------------------------------------------------------- measures
+def _items(edited: Sequence[Edited], right: np.ndarray) -> List[Tuple[int, str, str, bool]]:
+    """(edited group, phenomenon, cell, hit) of every measure an edited group counts in."""
+    original = {e.base: k for k, e in enumerate(edited) if e.edit == "original"}
+    with_distractor = {e.base for e in edited if e.edit == "distractor"}
+    items = []
+    for k, e in enumerate(edited):
+        o = original.get(e.base)
+        if o is None:  # nothing to pair with
+            continue
+        cells: List[Tuple[str, bool]] = []
+        if e.edit == "original":
+            cells.append(("original", bool(right[k])))
+            if e.base in with_distractor:
+                cells.append(("distractor_original", bool(right[k])))
+        elif e.edit == "cue_flip":
+            cells.append(("cue_following", bool(right[k] and right[o])))
+        elif e.edit == "control":
+            cells.append(("control_stability", bool(right[k] == right[o])))
+        elif e.edit == "distractor":
+            cells.append(("distractor", bool(right[k])))
+        if e.edit in ("original", "distance"):
+            cells.append((f"distance:{e.distance}", bool(right[k])))
+        items += [(k, e.phenomenon, cell, hit) for cell, hit in cells]
+    return items
+
+
+def _ci(values: np.ndarray) -> List[float]:
+    tail = (1 - CONFIDENCE) / 2 * 100
+    with np.errstate(invalid="ignore"):
+        return [float(x) for x in np.nanpercentile(values, [tail, 100 - tail])]
+
+
+def measure(edited: Sequence[Edited], d: Decisions, docs: np.ndarray, samples: Optional[np.ndarray]) -> Dict:
+    """The measures of one system: overall and per phenomenon, with intervals when resampled."""
+    items = _items(edited, d.right)
+    phenomena = list(dict.fromkeys(e.phenomenon for e in edited))
+    distances = sorted({int(c.split(":")[1]) for _, _, c, _ in items if c.startswith("distance:")})
+    names = [*MEASURES, *(f"distance:{x}" for x in distances)]
+    cells = [f"{scope}|{m}" for scope in ["all", *phenomena] for m in names]
+    where = {c: n for n, c in enumerate(cells)}
+    counts = np.zeros((int(docs.max()) + 1, len(cells), 2), dtype=np.int64)
+    for k, p, cell, hit in items:
+        for scope in ("all", p):
+            counts[docs[k], where[f"{scope}|{cell}"], 0 if hit else 1] += 1
+    totals = counts.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = totals[..., 0] / totals.sum(-1)
+    with warnings.catch_warnings():  # cells without groups in a resample (or at all): NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = _intervals(counts, samples)
+    result: Dict[str, Any] = {"context": list(d.context) if d.context else None, "all": {}, "phenomena": {}}
+    for scope in ["all", *phenomena]:
+        entry: Dict[str, Any] = {}
+        curve: Dict[str, Any] = {}
+        for m in names:
+            c = where[f"{scope}|{m}"]
+            if not totals[c].sum():
+                continue
+            figure = {
+                "value": float(values[c]),
+                "n": int(totals[c].sum()),
+                "ci": None if ci is None else [float(ci[0, c, 0]), float(ci[1, c, 0])],
+            }
+            if m.startswith("distance:"):
+                curve[m.split(":")[1]] = figure
+            else:
+                entry[m] = figure
+        if "cue_following" in entry and "control_stability" in entry:
+            pair = [where[f"{scope}|cue_following"], where[f"{scope}|control_stability"]]
+            score: Dict[str, Any] = {"value": float(values[pair[0]] + values[pair[1]] - 1), "ci": None}
+            if samples is not None:
+                resampled = _resampled_totals(counts[:, pair], samples)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    fractions = resampled[..., 0] / resampled.sum(-1)
+                score["ci"] = _ci(fractions[:, 0] + fractions[:, 1] - 1)
+            entry["cue_score"] = score
+        entry["distance"] = curve
+        if scope == "all":
+            result["all"] = entry
+        else:
+            result["phenomena"][scope] = entry
+    return result
+
+
+def measure_cues(o: CueOptions) -> Dict:
+    """Every system's measures; the JSON and the plot written together after every check."""
+    with outputs(o.output, o.plot):
+        edited, correct, voita_hash = read_suite(o)
+        manifest, voita, _ = o.suite_files()
+        systems = [contrastive_decisions(p, correct, voita_hash, voita) for p in o.contrastive]
+        if o.evaluation:
+            systems += evaluation_decisions(o.evaluation, manifest, len(edited))
+        names = [s.name for s in systems]
+        if len(set(names)) != len(names):
+            raise ContextualMTError(f"two systems are named alike ({', '.join(names)}): give files of distinct names")
+        index: Dict[str, int] = {}
+        docs = np.array([index.setdefault(e.doc, len(index)) for e in edited], dtype=np.int64)
+        samples = bootstrap_samples(len(index), o.bootstrap, o.seed) if o.bootstrap else None
+        result = {
+            "suite": o.suite,
+            "groups": len(edited),
+            "documents": len(index),
+            "bootstrap": o.bootstrap,
+            "seed": o.seed,
+            "confidence": CONFIDENCE,
+            "notes": list(NOTES),
+            "systems": {s.name: measure(edited, s, docs, samples) for s in systems},
+        }
+        if o.plot:
+            plot_distance(o.plot, result)
+        if o.output:
+            atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return result
+
+
+def plot_distance(path: str, result: Dict) -> None:
+    """Accuracy by cue distance, one panel per phenomenon, one line per system (95% intervals);
+    a dotted line at each model's target context size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    systems = result["systems"]
+    scopes = list(next(iter(systems.values()))["phenomena"])
+    fig, axes = plt.subplots(1, len(scopes), figsize=(4.2 * len(scopes), 3.4), squeeze=False, sharey=True)
+    for ax, scope in zip(axes[0], scopes, strict=True):
+        for n, (name, s) in enumerate(systems.items()):
+            curve = s["phenomena"][scope]["distance"]
+            xs = sorted(curve, key=int)
+            ys = [curve[x]["value"] for x in xs]
+            color = f"C{n}"
+            ax.plot([int(x) for x in xs], ys, marker="o", label=name, color=color)
+            if all(curve[x]["ci"] for x in xs):
+                ax.fill_between(
+                    [int(x) for x in xs],
+                    [curve[x]["ci"][0] for x in xs],
+                    [curve[x]["ci"][1] for x in xs],
+                    alpha=0.2,
+                    color=color,
+                )
+            if s["context"]:
+                ax.axvline(max(s["context"]), linestyle=":", color=color)
+        ax.set_title(scope)
+        ax.set_xlabel("cue distance (sentences back)")
+        ax.set_ylim(-0.02, 1.02)
+    axes[0][0].set_ylabel("accuracy")
+    axes[0][-1].legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        atomic_save_figure(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def _cell(entry: Dict, m: str, interval: bool = True) -> str:
+    c = entry.get(m)
+    if not c:
+        return "-"
+    text = f"{100 * c['value']:.1f}"
+    return text + (f" [{100 * c['ci'][0]:.1f}-{100 * c['ci'][1]:.1f}]" if interval and c.get("ci") else "")
+
+
+def format_cues_table(result: Dict) -> str:
+    """Per system and phenomenon: the cue score and cue-following (with their intervals), control
+    stability, the accuracy on the originals and with a distractor (intervals in the JSON); then
+    the distance curve."""
+    from contextual_mt.testsets.evaluate import _table
+
+    header = ["system", "phenomenon", "cue score", "following", "control stable", "original", "distractor"]
+    rows = []
+    for name, s in result["systems"].items():
+        for scope, entry in [("all", s["all"]), *s["phenomena"].items()]:
+            rows.append(
+                [
+                    name,
+                    scope,
+                    *(_cell(entry, m) for m in ("cue_score", "cue_following")),
+                    *(_cell(entry, m, interval=False) for m in ("control_stability", "original", "distractor")),
+                ]
+            )
+    lines = ["% [95% CI]" if result["bootstrap"] else "%", *_table(header, rows)]
+    lines.append("% accuracy by cue distance (sentences back), all phenomena:")
+    for name, s in result["systems"].items():
+        curve = s["all"]["distance"]
+        lines.append(f"  {name}: " + ", ".join(f"{d}: {100 * curve[d]['value']:.1f}" for d in sorted(curve, key=int)))
+    return "\n".join(lines)
