@@ -262,6 +262,18 @@ def _run(o: AttributeOptions) -> Dict:
         writer.close()
         bar.close()
     records = sorted(list(finished.values()) + new, key=lambda r: r["line"])
+    passes = getattr(backend, "passes", None)
+    if passes is not None and passes.forwards:
+        logger.info(
+            "CCI: %d sentences read in %d forward passes (%d with activation checkpointing: a sentence over "
+            "--max-tokens %s), %d backward passes of at most %d slots",
+            passes.sentences,
+            passes.forwards,
+            passes.checkpointed,
+            backend.max_tokens,
+            passes.backward,
+            passes.widest,
+        )
     summary = _summary(o, records, stats, backend, fp)
     write_records(o.output, records, summary)
     return summary
@@ -397,6 +409,13 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
             "method": o.method,
             "contrast": None if o.method == "attention" else o.contrast,
             "rule": o.cci.describe(),
+            # how it was computed: forwards (one per batch of sentences), those with activation
+            # checkpointing, backward passes and the most slots (attributed tokens) in one
+            **(
+                {"passes": backend.passes.as_dict(), "max_tokens": backend.max_tokens}
+                if hasattr(backend, "passes")
+                else {}
+            ),
         },
         "shard": fp["shard"],
         "records": o.output,

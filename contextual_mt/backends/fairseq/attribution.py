@@ -15,6 +15,7 @@ import torch
 
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import (
+    Passes,
     captured_embeddings,
     contrast_values,
     slot_gradients,
@@ -69,6 +70,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         self.brk = (model.src_dict.index(BRK), model.tgt_dict.index(BRK))
         for p in model.models[0].parameters():  # gradients are taken w.r.t. inputs only
             p.requires_grad_(False)
+        self.passes = Passes()  # how the cue scores were computed (the run's summary)
 
     def translator(self, decoding):
         from contextual_mt.backends.fairseq.translator import DocumentTranslator
@@ -225,12 +227,13 @@ class FairseqAttributionBackend(FairseqScoringBackend):
             values = contrast_values(lp, targets, [r.foil for r in chosen]).view(len(groups), slots)
             if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
                 raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
-            for _first, grads in slot_gradients(
-                values, [embedded[0], embedded[-1]], slot_width(self.max_tokens, padded)
-            ):
+            count = Passes(forwards=1, sentences=len(groups))
+            per = slot_width(self.max_tokens, padded)
+            for _first, grads in slot_gradients(values, [embedded[0], embedded[-1]], per, count):
                 dec = token_scores(embedded[-1], grads[1], method).cpu().numpy()
                 enc = token_scores(embedded[0], grads[0], method).cpu().numpy() if through_encoder else None
                 per_pass.append((dec, enc))
+        self.passes.add(count)
         dec = np.concatenate([d for d, _ in per_pass])  # [slots, rows, positions]
         enc = np.concatenate([e for _, e in per_pass]) if through_encoder else None
         result = []
@@ -248,6 +251,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         first: Dict[int, int] = {}
         owner = [first.setdefault(r.index, len(first)) for r in batch]
         unique = [self._item(i) for i in first]
+        self.passes.add(Passes(forwards=1, sentences=len(unique)))
         with _self_attention_of(net.decoder.layers[-1]) as self_attn:
             _, extra, encoder_input, _ = self._features(unique, alignment_layer=len(net.decoder.layers) - 1)
         cross = extra["attn"][0]  # [rows, target positions, source positions], mean over heads

@@ -23,7 +23,9 @@ import torch
 
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import (
+    Passes,
     captured_embeddings,
+    checkpointed,
     contrast_values,
     slot_gradients,
     slot_width,
@@ -72,6 +74,7 @@ class HFAttributionBackend(HFScoringBackend):
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
         for p in self.hf.model.parameters():  # gradients are taken w.r.t. inputs only (nothing kept for weights)
             p.requires_grad_(False)
+        self.passes = Passes()  # how the cue scores were computed (the run's summary)
 
     def translator(self, decoding):
         from contextual_mt.backends.hf.translator import HFDocumentTranslator
@@ -350,6 +353,13 @@ class HFAttributionBackend(HFScoringBackend):
                 modules.append(embed)
         return modules
 
+    def _layers(self) -> List[torch.nn.Module]:
+        """The model's Transformer layers (what activation checkpointing wraps): those that
+        ``transformers`` itself can checkpoint."""
+        from transformers.modeling_layers import GradientCheckpointingLayer
+
+        return [m for m in self.hf.model.modules() if isinstance(m, GradientCheckpointingLayer)]
+
     def _gradient_scores(
         self, groups: Sequence[Sequence[CueRequest]], rows: Sequence[Row], method: str
     ) -> List[List[np.ndarray]]:
@@ -357,9 +367,12 @@ class HFAttributionBackend(HFScoringBackend):
         inputs, _, _, _, _ = self._inputs(rows, share_encoder=False)
         slots, positions, targets, foils = self._slots(groups, rows)
         index = torch.arange(len(rows), device=self.hf.device).repeat_interleave(slots)
-        width = slot_width(self.max_tokens, len(rows) * max(r.length for r in rows))
+        padded = len(rows) * max(r.length for r in rows)
+        # a sentence over --max-tokens (a batch alone): its layers keep their inputs only
+        long = bool(self.max_tokens) and padded > self.max_tokens
+        count = Passes(forwards=1, sentences=len(rows), checkpointed=int(long))
         per_stream: List[List[torch.Tensor]] = []
-        with captured_embeddings(self._embedding_modules()) as leaves:
+        with captured_embeddings(self._embedding_modules()) as leaves, checkpointed(self._layers() if long else []):
             logits = self._logits_at(inputs, index, positions)
             values = contrast_values(torch.log_softmax(logits, dim=-1), targets, foils).view(len(rows), slots)
             # seq2seq: the encoder runs first, so its embeddings are the first captured
@@ -369,8 +382,9 @@ class HFAttributionBackend(HFScoringBackend):
                     f"{self.hf.folder}: the input embeddings were called {len(leaves)} times "
                     f"in one forward (expected {expected}); this model is not supported"
                 )
-            for _first, grads in slot_gradients(values, leaves, width):
+            for _first, grads in slot_gradients(values, leaves, slot_width(self.max_tokens, padded), count):
                 per_stream.append([token_scores(leaf, g, method) for leaf, g in zip(leaves, grads, strict=True)])
+        self.passes.add(count)
         streams = [torch.cat(parts) for parts in zip(*per_stream, strict=True)]  # [slots, rows, positions]
         if not self.hf.seq2seq:
             streams = [streams[0], streams[0]]  # decoder-only: one stream (both sides in the prompt)
@@ -378,6 +392,7 @@ class HFAttributionBackend(HFScoringBackend):
 
     @torch.no_grad()
     def _attention_scores(self, groups: Sequence[Sequence[CueRequest]], rows: Sequence[Row]) -> List[List[np.ndarray]]:
+        self.passes.add(Passes(forwards=1, sentences=len(rows)))
         inputs, _, _, _, _ = self._inputs(rows, share_encoder=False)
         with self._eager_attention():
             out = self.hf.model(**inputs, use_cache=False, output_attentions=True)

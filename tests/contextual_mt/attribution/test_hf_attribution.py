@@ -335,3 +335,29 @@ def test_one_forward_per_sentence_equals_the_per_token_loop(setup, method, max_t
             np.testing.assert_allclose(g, ref.attention_scores(q.index, q.token), atol=1e-5)
         else:
             np.testing.assert_allclose(g, ref.gradient_scores(q.index, q.token, q.foil, method), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("max_tokens", [1, 100_000], ids=["checkpointed", "whole-graph"])
+def test_a_sentence_over_max_tokens_is_read_with_activation_checkpointing(setup, max_tokens):
+    """Issue 41, item 2: a sentence longer than --max-tokens is a batch alone whose layers keep
+    their inputs only (recomputed in each backward pass, one slot per pass); the scores are the
+    per-token loop's all the same, and the backend says how it computed them."""
+    from contextual_mt.attribution.gradients import Passes
+
+    _kind, _folder, backend, ref = setup
+    requests = requests_for(backend)
+    before, backend.max_tokens, backend.passes = backend.max_tokens, max_tokens, Passes()
+    try:
+        got = backend.cue_scores(requests, "saliency")
+    finally:
+        backend.max_tokens = before
+    sentences = len({q.index for q in requests})
+    passes = backend.passes
+    assert passes.sentences == sentences
+    if max_tokens == 1:
+        assert passes.forwards == passes.checkpointed == sentences
+        assert passes.widest == 1 and passes.backward == len(requests)  # 4 tokens each: 4 passes of one slot
+    else:
+        assert passes.checkpointed == 0 and passes.forwards == 1 and passes.backward == 1 and passes.widest == 4
+    for q, g in zip(requests, got, strict=True):
+        np.testing.assert_allclose(g, ref.gradient_scores(q.index, q.token, q.foil, "saliency"), atol=1e-4, rtol=1e-4)
