@@ -5,9 +5,10 @@ on CPU (random weights: speed and memory do not depend on them).
 Headline: a Marian at opus-mt size (d_model 512, 6+6 layers, 8 heads, FFN 2048, 32,000-entry
 vocabulary; its tokenizer trained on the demo corpus) at three target lengths: segments of
 ``--lengths`` demo sentences joined (~17, ~38, ~75 target tokens for 3, 7 and 15), ``--pairs``
-examples each. Every segment is distinct (no repeated pair): the demo corpus' distinct test
-sentences are cut into segments in order, each length taking its own sentences; documents of
-``--segments`` segments, context 1/1, so each segment after a document's first is one Inseq
+examples each. Every segment is distinct (no repeated pair): the demo corpus' distinct sentence
+pairs (test split, then training split) are cut into segments in order, each length taking its
+own sentences; documents of
+up to ``--segments`` segments, context 1/1, so each segment after a document's first is one Inseq
 example (previous source and target segment as context, the reference forced).
 
 Long context (``--long-context N ...``): a decoder-only GPT-2 of realistic width (12 layers x 768,
@@ -60,14 +61,15 @@ VOCAB = 32_000
 
 
 def demo_lines(work: Path) -> Tuple[List[str], List[str], List[str], List[str]]:
-    """(train EN, train FR, distinct test EN, distinct test FR) of the demo corpus."""
+    """(train EN, train FR, distinct EN, distinct FR): the distinct sentence pairs of the demo
+    corpus' test split, then of its training split."""
     from contextual_mt.demo.corpus import generate_demo_data
 
     data = work / "demo"
     generate_demo_data(str(data), train_docs=300, valid_docs=5, test_docs=400, seed=13)
     read = lambda name: (data / name).read_text().splitlines()  # noqa: E731
     seen, en, fr = set(), [], []
-    for s, t in zip(read("test.en"), read("test.fr"), strict=True):
+    for s, t in zip(read("test.en") + read("train.en"), read("test.fr") + read("train.fr"), strict=True):
         if s not in seen:
             seen.add(s)
             en.append(s)
@@ -78,24 +80,25 @@ def demo_lines(work: Path) -> Tuple[List[str], List[str], List[str], List[str]]:
 def documents(
     en: List[str], fr: List[str], join: int, examples: int, per_doc: int, start: int
 ) -> Tuple[Dict[str, List[str]], List[dict], int]:
-    """Documents of ``per_doc`` segments of ``join`` sentences each, from sentence ``start`` on,
-    enough for ``examples`` examples. Returns (files' lines, Inseq examples, next sentence)."""
-    docs = -(-examples // (per_doc - 1))
-    need = docs * per_doc * join
-    if start + need > len(en):
-        raise SystemExit(f"{len(en)} distinct demo sentences are too few for these --lengths/--pairs")
-    src, tgt, ids, out = [], [], [], []
-    at = start
-    for d in range(docs):
-        segments = []
-        for _ in range(per_doc):
-            segments.append((" ".join(en[at : at + join]), " ".join(fr[at : at + join])))
-            at += join
+    """Documents of up to ``per_doc`` segments of ``join`` sentences each, from sentence
+    ``start`` on, exactly ``examples`` examples (the last document as long as they need).
+    Returns (files' lines, Inseq examples, next sentence)."""
+    src: List[str] = []
+    tgt: List[str] = []
+    ids: List[str] = []
+    out: List[dict] = []
+    at, d = start, 0
+    while len(out) < examples:
+        n = min(per_doc, examples - len(out) + 1)
+        if at + n * join > len(en):
+            raise SystemExit(f"{len(en)} distinct demo sentences are too few for these --lengths/--pairs")
+        segments = [(" ".join(en[a : a + join]), " ".join(fr[a : a + join])) for a in range(at, at + n * join, join)]
+        at += n * join
         for k, (s, t) in enumerate(segments):
             src.append(s)
             tgt.append(t)
             ids.append(f"d{d}")
-            if k and len(out) < examples:
+            if k:
                 out.append(
                     {
                         "source_context": segments[k - 1][0],
@@ -104,6 +107,7 @@ def documents(
                         "target": t,
                     }
                 )
+        d += 1
     return {"src": src, "ref": tgt, "docids": ids}, out, at
 
 
@@ -223,7 +227,7 @@ def child(spec_path: str) -> None:
         load.append(time.perf_counter() - t)
         return backend
 
-    attribute.open_attribution = timed_open  # type: ignore[assignment]
+    attribute.open_attribution = timed_open
     t0 = time.perf_counter()
     summary = run_attribute(options("all", f"ours-{spec['method']}.jsonl"))
     whole = time.perf_counter() - t0
@@ -397,7 +401,9 @@ def long_context(args, work: Path, demo) -> Dict[str, dict]:
     rows: Dict[str, dict] = {}
     for n in args.long_context:
         # the context: the previous source and target segments, about n / 2 tokens each
-        s, t, k = [], [], 0
+        s: List[str] = []
+        t: List[str] = []
+        k = 0
         while len(tok(" ".join(s) + " " + " ".join(t)).input_ids) < n:
             s.append(en[k % len(en)])
             t.append(fr[k % len(fr)])
@@ -417,17 +423,20 @@ def long_context(args, work: Path, demo) -> Dict[str, dict]:
         warm = {"src": en[:2], "ref": fr[:2], "docids": ["w", "w"]}  # a short document: the code paths warmed
         for method in args.long_methods:
             a = ours(work, model, files, method, args.threads, extra, warm)
-            b = inseq(
-                args.inseq_python,
-                work,
-                model,
-                examples,
-                method,
-                args.threads,
-                args.inseq_timeout,
-                input_template="Translate from English to French.\n{context}\n{current}",
-                warmup=0,
-            )
+            if args.inseq_up_to is not None and n > args.inseq_up_to:
+                b = {"failed": f"not run (--inseq-up-to {args.inseq_up_to})"}
+            else:
+                b = inseq(
+                    args.inseq_python,
+                    work,
+                    model,
+                    examples,
+                    method,
+                    args.threads,
+                    args.inseq_timeout,
+                    input_template="Translate from English to French.\n{context}\n{current}",
+                    warmup=0,
+                )
             rows[f"{n} context tokens, {method}"] = compare(
                 f"decoder-only 12x768, {n}-token context, {method}", 1, a, b
             )
@@ -457,11 +466,12 @@ def main(argv=None) -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--lengths", type=int, nargs="*", default=[3, 7, 15], help="demo sentences per segment")
     ap.add_argument("--pairs", type=int, nargs="*", default=[18, 8, 4], help="examples per length")
-    ap.add_argument("--segments", type=int, default=3, help="segments per document")
+    ap.add_argument("--segments", type=int, default=7, help="segments per document (at most)")
     ap.add_argument("--methods", nargs="+", default=["saliency"])
     ap.add_argument("--long-context", type=int, nargs="*", default=[], help="context tokens (decoder-only)")
     ap.add_argument("--long-methods", nargs="+", default=["saliency"])
     ap.add_argument("--inseq-timeout", type=float, default=1800.0, help="seconds (long context only)")
+    ap.add_argument("--inseq-up-to", type=int, help="long context: Inseq only at contexts up to this many tokens")
     ap.add_argument("--tiny", action="store_true", help="also the tiny Marian (footnote)")
     ap.add_argument("--inseq-python", default="/work/inseq-venv/bin/python")
     ap.add_argument("--before", help="also ours from this checkout (e.g. /work/main: the per-token loop), opus-mt size")

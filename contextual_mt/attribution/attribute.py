@@ -7,7 +7,8 @@ rely on (CCI), the method of Sarti et al. (2024, PECoRe), batched over a corpus.
 2. CCI: for each selected token, the contrast between the contextual prediction and the
    non-contextual one (``--contrast foil``: log p_C(y) - log p_C(ỹ), ỹ the no-context choice;
    ``logprob``: log p_C(y)) is attributed to every context token (saliency, input x gradient,
-   or attention), batched across tokens and sentences; cues above mean + λ·std are kept.
+   or attention); each sentence is read once, its selected tokens' gradients taken from
+   backward passes of that one graph (``gradients``); cues above mean + λ·std are kept.
 
 Records stream to ``OUTPUT.partial`` (fingerprinted; a rerun resumes from it, checking that
 what it resumes agrees with this run's selection); records and summary appear together.
@@ -78,7 +79,9 @@ class AttributeOptions:
     log_base: str = "e"  # units of P-CXMI and KL: e (nats) or 2 (bits)
     shard: Optional[str] = None
     batch_size: int = 16  # sentences per batch of records
-    max_tokens: Optional[int] = None  # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096)
+    # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096); a backward pass of several
+    # slots counts each slot's tokens; a sentence over it is read alone, with activation checkpointing
+    max_tokens: Optional[int] = None
     resume: bool = True
     progress: bool = True
 

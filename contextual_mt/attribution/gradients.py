@@ -111,7 +111,7 @@ def checkpointed(layers: Sequence[torch.nn.Module]) -> Iterator[None]:
             return checkpoint(_forward, *args, use_reentrant=False, **kwargs)
 
         patched.append((layer, layer.__dict__.get("forward")))
-        layer.forward = wrapped  # type: ignore[method-assign]
+        layer.forward = wrapped
     try:
         yield
     finally:
@@ -119,7 +119,7 @@ def checkpointed(layers: Sequence[torch.nn.Module]) -> Iterator[None]:
             if own is None:
                 del layer.forward  # the class's forward again
             else:
-                layer.forward = own  # type: ignore[method-assign]
+                layer.forward = own
 
 
 def slot_width(max_tokens: Optional[int], padded_tokens: int) -> int:

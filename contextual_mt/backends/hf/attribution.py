@@ -356,8 +356,10 @@ class HFAttributionBackend(HFScoringBackend):
     def _layers(self) -> List[torch.nn.Module]:
         """The model's Transformer layers (what activation checkpointing wraps): those that
         ``transformers`` itself can checkpoint."""
-        from transformers.modeling_layers import GradientCheckpointingLayer
-
+        try:
+            from transformers.modeling_layers import GradientCheckpointingLayer
+        except ImportError:  # an older transformers: the whole graph is kept
+            return []
         return [m for m in self.hf.model.modules() if isinstance(m, GradientCheckpointingLayer)]
 
     def _gradient_scores(
