@@ -47,7 +47,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -222,15 +221,13 @@ def child(spec_path: str) -> None:
     load: List[float] = []
 
     def timed_open(*a, **k):
-        t = time.perf_counter()
-        backend = opened(*a, **k)
-        load.append(time.perf_counter() - t)
-        return backend
+        timed = harness.time_it(lambda: opened(*a, **k), repeats=1)
+        load.append(timed.median)
+        return timed.result
 
     attribute.open_attribution = timed_open
-    t0 = time.perf_counter()
-    summary = run_attribute(options("all", f"ours-{spec['method']}.jsonl"))
-    whole = time.perf_counter() - t0
+    timed = harness.time_it(lambda: run_attribute(options("all", f"ours-{spec['method']}.jsonl")), repeats=1)
+    summary, whole = timed.result, timed.median
     print(
         json.dumps(
             {
@@ -317,7 +314,6 @@ def inseq(
     path, out = work / f"inseq-{method}.json", work / f"inseq-{method}.result.json"
     out.unlink(missing_ok=True)
     path.write_text(json.dumps(job, ensure_ascii=False))
-    t0 = time.perf_counter()
     try:
         done = subprocess.run(
             [python, str(REPO / "bench/attribution_inseq/run_inseq.py"), str(path), "-o", str(out)],
@@ -330,7 +326,7 @@ def inseq(
     if done.returncode:
         why = "killed (out of memory?)" if done.returncode < 0 else f"exit {done.returncode}"
         tail = done.stderr.strip().splitlines()[-1:] if done.stderr else []
-        return {"failed": f"{why}: {tail[0] if tail else ''}", "wall_s": time.perf_counter() - t0}
+        return {"failed": f"{why}: {tail[0] if tail else ''}"}
     result = json.loads(out.read_text())
     selected = sum(len(r.get("cti_selected", [])) for r in result["results"])
     return {
