@@ -36,6 +36,7 @@ import argparse
 import contextlib
 import json
 import platform
+import resource
 import sys
 import time
 from pathlib import Path
@@ -83,6 +84,15 @@ def _versions() -> Dict[str, str]:
         with contextlib.suppress(Exception):
             out[name] = version(name)
     return out
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM: of this program alone; ru_maxrss would
+    include the parent's at the fork)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _loadavg() -> Optional[List[float]]:
@@ -336,6 +346,7 @@ def run(job: Dict[str, Any]) -> Dict[str, Any]:
         "pass_seconds": pass_seconds,  # one pass = all examples once; the best pass is the least disturbed
         "best_pass_examples_per_second": len(examples) / min(pass_seconds),
         "load_average": _loadavg(),
+        "peak_rss_mb": _peak_rss_mb(),
         "cli_equivalent_first_example": cli_equivalent(job, examples[0]),
         "results": [
             {"example": ex, "seconds": per_example[i] / repeat, **summarize(job, outs[i], raws[i])}

@@ -7,7 +7,8 @@ rely on (CCI), the method of Sarti et al. (2024, PECoRe), batched over a corpus.
 2. CCI: for each selected token, the contrast between the contextual prediction and the
    non-contextual one (``--contrast foil``: log p_C(y) - log p_C(ỹ), ỹ the no-context choice;
    ``logprob``: log p_C(y)) is attributed to every context token (saliency, input x gradient,
-   or attention), batched across tokens and sentences; cues above mean + λ·std are kept.
+   or attention); each sentence is read once, its selected tokens' gradients taken from
+   backward passes of that one graph (``gradients``); cues above mean + λ·std are kept.
 
 Records stream to ``OUTPUT.partial`` (fingerprinted; a rerun resumes from it, checking that
 what it resumes agrees with this run's selection); records and summary appear together.
@@ -78,7 +79,9 @@ class AttributeOptions:
     log_base: str = "e"  # units of P-CXMI and KL: e (nats) or 2 (bits)
     shard: Optional[str] = None
     batch_size: int = 16  # sentences per batch of records
-    max_tokens: Optional[int] = None  # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096)
+    # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096); a backward pass of several
+    # slots counts each slot's tokens; a sentence over it is read alone, with activation checkpointing
+    max_tokens: Optional[int] = None
     resume: bool = True
     progress: bool = True
 
@@ -262,6 +265,18 @@ def _run(o: AttributeOptions) -> Dict:
         writer.close()
         bar.close()
     records = sorted(list(finished.values()) + new, key=lambda r: r["line"])
+    passes = getattr(backend, "passes", None)
+    if passes is not None and passes.forwards:
+        logger.info(
+            "CCI: %d sentences read in %d forward passes (%d with activation checkpointing: a sentence over "
+            "--max-tokens %s), %d backward passes of at most %d slots",
+            passes.sentences,
+            passes.forwards,
+            passes.checkpointed,
+            backend.max_tokens,
+            passes.backward,
+            passes.widest,
+        )
     summary = _summary(o, records, stats, backend, fp)
     write_records(o.output, records, summary)
     return summary
@@ -397,6 +412,13 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
             "method": o.method,
             "contrast": None if o.method == "attention" else o.contrast,
             "rule": o.cci.describe(),
+            # how it was computed: forwards (one per batch of sentences), those with activation
+            # checkpointing, backward passes and the most slots (attributed tokens) in one
+            **(
+                {"passes": backend.passes.as_dict(), "max_tokens": backend.max_tokens}
+                if hasattr(backend, "passes")
+                else {}
+            ),
         },
         "shard": fp["shard"],
         "records": o.output,

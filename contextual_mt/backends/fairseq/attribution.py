@@ -8,13 +8,20 @@ checkpoints read their context through other inputs and are refused (``check_att
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 
 from contextual_mt.attribution.distributions import compare_distributions
-from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
+from contextual_mt.attribution.gradients import (
+    Passes,
+    captured_embeddings,
+    contrast_values,
+    slot_gradients,
+    slot_width,
+    token_scores,
+)
 from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenContrast
 from contextual_mt.backends.fairseq.model import DocumentModel, beyond_trained_error
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
@@ -63,6 +70,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         self.brk = (model.src_dict.index(BRK), model.tgt_dict.index(BRK))
         for p in model.models[0].parameters():  # gradients are taken w.r.t. inputs only
             p.requires_grad_(False)
+        self.passes = Passes()  # how the cue scores were computed (the run's summary)
 
     def translator(self, decoding):
         from contextual_mt.backends.fairseq.translator import DocumentTranslator
@@ -167,11 +175,22 @@ class FairseqAttributionBackend(FairseqScoringBackend):
 
     # ------------------------------------------------------------------ CCI
     def cue_scores(self, requests: Sequence[CueRequest], method: str) -> List[np.ndarray]:
+        """One forward per sentence (not per request), sentences batched within ``--max-tokens``:
+        attention reads every request of a sentence from its one pass, gradients come from
+        backward passes of its one graph (``gradients.slot_gradients``)."""
         out: List[np.ndarray] = [np.zeros(0)] * len(requests)
-        for chunk in self._batches(range(len(requests)), lambda k: self.length(requests[k].index)):
-            batch = [requests[k] for k in chunk]
-            scores = self._attention(batch) if method == "attention" else self._gradients(batch, method)
-            for k, s in zip(chunk, scores, strict=True):
+        by_sentence: Dict[int, List[int]] = {}
+        for k, r in enumerate(requests):
+            by_sentence.setdefault(r.index, []).append(k)
+        for chunk in self._batches(list(by_sentence), self.length):
+            if method == "attention":
+                keys = [k for i in chunk for k in by_sentence[i]]
+                scores = self._attention([requests[k] for k in keys])
+            else:
+                groups = [[requests[k] for k in by_sentence[i]] for i in chunk]
+                keys = [k for i in chunk for k in by_sentence[i]]
+                scores = self._gradients(groups, method)
+            for k, s in zip(keys, scores, strict=True):
                 out[k] = s
         return out
 
@@ -179,42 +198,50 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         """The decoder position predicting each request's token (after the target context)."""
         return torch.tensor([len(it["tgt_context"]) + r.token for r, it in zip(batch, items, strict=True)])
 
-    def _gradients(self, batch: Sequence[CueRequest], method: str) -> List[np.ndarray]:
+    def _gradients(self, groups: Sequence[Sequence[CueRequest]], method: str) -> List[np.ndarray]:
+        """The scores of every request of ``groups`` (one group per distinct sentence), in order."""
         net = self.model.models[0]
         net.eval()
-        items = [self._item(r.index) for r in batch]
+        items = [self._item(g[0].index) for g in groups]
         encoder_input, decoder_input = self._inputs(items)
         width = encoder_input["src_tokens"].size(1)
-        # no source-context token in the batch: nothing to attribute through the encoder, so each
-        # distinct sentence is encoded once (without gradients) and its rows share the output
+        # no source-context token in the batch: nothing to attribute through the encoder, so it
+        # runs without gradients
         through_encoder = any(len(it["src_context"]) for it in items)
         tables = [net.encoder.embed_tokens, net.decoder.embed_tokens] if through_encoder else [net.decoder.embed_tokens]
         if not through_encoder:
-            first: Dict[int, int] = {}
-            owner = [first.setdefault(r.index, len(first)) for r in batch]
-            unique = [items[owner.index(u)] for u in range(len(first))]
             with torch.no_grad():
-                encoded = self._inputs(unique)[0]
-                encoder_out = net.encoder(encoded["src_tokens"], src_lengths=encoded["src_lengths"])
-                expand = torch.tensor(owner, device=encoded["src_tokens"].device)
-                encoder_out = net.encoder.reorder_encoder_out(encoder_out, expand)
+                encoder_out = net.encoder(encoder_input["src_tokens"], src_lengths=encoder_input["src_lengths"])
+        slots = max(len(g) for g in groups)
+        chosen = [g[s] if s < len(g) else g[0] for g in groups for s in range(slots)]  # extra slots: read by no one
+        owner = [b for b in range(len(groups)) for _ in range(slots)]
+        padded = len(items) * max(width, decoder_input["prev_output_tokens"].size(1))
+        per_pass: List[Tuple[np.ndarray, Optional[np.ndarray]]] = []
         with captured_embeddings(tables) as embedded:
             if through_encoder:
                 encoder_out = net.encoder(encoder_input["src_tokens"], src_lengths=encoder_input["src_lengths"])
             x, _ = net.decoder(decoder_input["prev_output_tokens"], encoder_out=encoder_out, features_only=True)
-            positions = self._request_positions(batch, items).to(x.device)
-            lp = self._log_probs_at(x, torch.arange(len(batch), device=x.device), positions)
-            targets = [int(it["target"][r.token]) for r, it in zip(batch, items, strict=True)]
-            contrast_values(lp, targets, [r.foil for r in batch]).sum().backward()
-        if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
-            raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
-        dec = token_scores(embedded[-1], _grad(embedded[-1]), method).cpu().numpy()
-        enc = token_scores(embedded[0], _grad(embedded[0]), method).cpu().numpy() if through_encoder else None
+            positions = self._request_positions(chosen, [items[b] for b in owner]).to(x.device)
+            lp = self._log_probs_at(x, torch.tensor(owner, device=x.device), positions)
+            targets = [int(items[b]["target"][r.token]) for r, b in zip(chosen, owner, strict=True)]
+            values = contrast_values(lp, targets, [r.foil for r in chosen]).view(len(groups), slots)
+            if len(embedded) != len(tables):  # the encoder's table, then the decoder's (one shared table: twice)
+                raise RuntimeError(f"expected {len(tables)} embedding calls, saw {len(embedded)}")
+            count = Passes(forwards=1, sentences=len(groups))
+            per = slot_width(self.max_tokens, padded)
+            for _first, grads in slot_gradients(values, [embedded[0], embedded[-1]], per, count):
+                dec = token_scores(embedded[-1], grads[1], method).cpu().numpy()
+                enc = token_scores(embedded[0], grads[0], method).cpu().numpy() if through_encoder else None
+                per_pass.append((dec, enc))
+        self.passes.add(count)
+        dec = np.concatenate([d for d, _ in per_pass])  # [slots, rows, positions]
+        enc = np.concatenate([e for _, e in per_pass]) if through_encoder else None
         result = []
-        for r, it in enumerate(items):
+        for b, (group, it) in enumerate(zip(groups, items, strict=True)):
             e, d = self._context_positions(it, width)
-            source_side = enc[r, e] if enc is not None else np.zeros(0)
-            result.append(np.concatenate([source_side, dec[r, d]]).astype(np.float64))
+            for s in range(len(group)):
+                source_side = enc[s, b, e] if enc is not None else np.zeros(0)
+                result.append(np.concatenate([source_side, dec[s, b, d]]).astype(np.float64))
         return result
 
     @torch.no_grad()
@@ -224,6 +251,7 @@ class FairseqAttributionBackend(FairseqScoringBackend):
         first: Dict[int, int] = {}
         owner = [first.setdefault(r.index, len(first)) for r in batch]
         unique = [self._item(i) for i in first]
+        self.passes.add(Passes(forwards=1, sentences=len(unique)))
         with _self_attention_of(net.decoder.layers[-1]) as self_attn:
             _, extra, encoder_input, _ = self._features(unique, alignment_layer=len(net.decoder.layers) - 1)
         cross = extra["attn"][0]  # [rows, target positions, source positions], mean over heads
@@ -290,10 +318,3 @@ class _self_attention_of:
     def __exit__(self, *exc) -> None:
         for h in self.handles:
             h.remove()
-
-
-def _grad(embedded: torch.Tensor) -> torch.Tensor:
-    """The gradient the backward pass left on captured embeddings."""
-    if embedded.grad is None:
-        raise RuntimeError("no gradient reached the embeddings")
-    return embedded.grad

@@ -22,7 +22,15 @@ import numpy as np
 import torch
 
 from contextual_mt.attribution.distributions import compare_distributions
-from contextual_mt.attribution.gradients import captured_embeddings, contrast_values, token_scores
+from contextual_mt.attribution.gradients import (
+    Passes,
+    captured_embeddings,
+    checkpointed,
+    contrast_values,
+    slot_gradients,
+    slot_width,
+    token_scores,
+)
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
@@ -64,6 +72,9 @@ class HFAttributionBackend(HFScoringBackend):
         self._special = {int(i) for i in tok.all_special_ids}
         probe = tok.convert_ids_to_tokens(list(tok(" a", add_special_tokens=False)["input_ids"]))
         self._byte_level = bool(probe) and str(probe[0]).startswith("Ġ")
+        for p in self.hf.model.parameters():  # gradients are taken w.r.t. inputs only (nothing kept for weights)
+            p.requires_grad_(False)
+        self.passes = Passes()  # how the cue scores were computed (the run's summary)
 
     def translator(self, decoding):
         from contextual_mt.backends.hf.translator import HFDocumentTranslator
@@ -265,69 +276,107 @@ class HFAttributionBackend(HFScoringBackend):
 
     # ------------------------------------------------------------------ CCI
     def cue_scores(self, requests: Sequence[CueRequest], method: str) -> List[np.ndarray]:
+        """One forward per sentence (not per request): the requests of a sentence are its slots,
+        read from one teacher-forced pass (attention) or from backward passes of one graph
+        (gradients, ``gradients.slot_gradients``); sentences are batched within ``--max-tokens``."""
         if method not in METHODS:
             raise ContextualMTError(f"unknown attribution method {method!r} (methods: {', '.join(METHODS)})")
         for q in requests:
             if not 0 <= q.token < len(self._with[q.index].pieces) + 1:
                 raise ContextualMTError(f"sentence {q.index + 1} has no target token {q.token}")
         out: List[Optional[np.ndarray]] = [None] * len(requests)
-        todo = []
+        by_sentence: Dict[int, List[int]] = {}
         for k, q in enumerate(requests):
             if len(self._locate(q.index).tokens):
-                todo.append(k)
+                by_sentence.setdefault(q.index, []).append(k)
             else:
                 out[k] = np.zeros(0, dtype=np.float64)  # no context read: nothing to score
-        rows = {k: self._request_row(requests[k]) for k in todo}
+        rows = {i: self._sentence_row(i, [requests[k].token for k in ks]) for i, ks in by_sentence.items()}
         for batch in length_batches(
-            todo, lambda k: rows[k].length, max(1, len(todo)), self.max_tokens, key=lambda k: rows[k].encoder or ()
+            list(by_sentence),
+            lambda i: rows[i].length,
+            max(1, len(by_sentence)),
+            self.max_tokens,
+            key=lambda i: (len(by_sentence[i]), rows[i].encoder or ()),  # similar slot counts together
         ):
-            qs = [requests[k] for k in batch]
+            groups = [[requests[k] for k in by_sentence[i]] for i in batch]
             scores = (
-                self._attention_scores(qs, [rows[k] for k in batch])
+                self._attention_scores(groups, [rows[i] for i in batch])
                 if method == "attention"
-                else self._gradient_scores(qs, [rows[k] for k in batch], method)
+                else self._gradient_scores(groups, [rows[i] for i in batch], method)
             )
-            for k, s in zip(batch, scores, strict=True):
-                out[k] = s
+            for i, values in zip(batch, scores, strict=True):
+                for k, v in zip(by_sentence[i], values, strict=True):
+                    out[k] = v
         return filled(out)
 
-    def _request_row(self, q: CueRequest) -> Row:
-        """The with-context row cut after the attributed token (its last position predicts the
-        token; the merged end value attributes the first end token): the same scores, fewer
-        positions, since every position sees only the ones before it."""
-        r = self._with[q.index]
-        return Row(r.encoder, r.prefix, r.target[: q.token + 1], r.pieces, r.context)
+    def _sentence_row(self, index: int, tokens: Sequence[int]) -> Row:
+        """The with-context row cut after the last attributed token (position p predicts target
+        token p - len(prefix) + 1; the merged end value attributes the first end token): the
+        same scores, fewer positions, since every position sees only the ones before it."""
+        r = self._with[index]
+        return Row(r.encoder, r.prefix, r.target[: max(tokens) + 1], r.pieces, r.context)
+
+    def _slots(self, groups: Sequence[Sequence[CueRequest]], rows: Sequence[Row]):
+        """Per (row, slot): the decoder position predicting the slot's token, the token and the
+        foil, flattened row-major; a row with fewer requests repeats its first (read by no one)."""
+        slots = max(len(g) for g in groups)
+        chosen = [g[s] if s < len(g) else g[0] for g in groups for s in range(slots)]
+        prefix = [len(r.prefix) for r in rows for _ in range(slots)]
+        positions = torch.tensor([n - 1 + q.token for n, q in zip(prefix, chosen, strict=True)], device=self.hf.device)
+        targets = [rows[b // slots].target[q.token] for b, q in enumerate(chosen)]
+        return slots, positions, targets, [q.foil for q in chosen]
 
     def _read(
-        self, rows: Sequence[Row], qs: Sequence[CueRequest], per_stream: Sequence[torch.Tensor]
-    ) -> List[np.ndarray]:
-        """Each row's values at its context tokens; ``per_stream``: [rows, positions] per stream."""
+        self, groups: Sequence[Sequence[CueRequest]], per_stream: Sequence[torch.Tensor]
+    ) -> List[List[np.ndarray]]:
+        """Each request's values at its sentence's context tokens; ``per_stream``: [slots, rows,
+        positions] per stream (slot s of row b: request s of group b)."""
         out = []
-        for b, q in enumerate(qs):
-            loc = self._locate(q.index)
-            values = np.zeros(len(loc.tokens), dtype=np.float64)
+        for b, group in enumerate(groups):
+            loc = self._locate(group[0].index)
+            values = np.zeros((len(group), len(loc.tokens)), dtype=np.float64)
             for s, tensor in enumerate(per_stream):
                 pick = loc.stream == s
                 if pick.any():
-                    values[pick] = tensor[b, torch.as_tensor(loc.position[pick])].double().cpu().numpy()
-            out.append(values)
+                    at = torch.as_tensor(loc.position[pick], device=tensor.device)
+                    values[:, pick] = tensor[: len(group), b][:, at].double().cpu().numpy()
+            out.append(list(values))
         return out
 
-    def _gradient_scores(self, qs: Sequence[CueRequest], rows: Sequence[Row], method: str) -> List[np.ndarray]:
+    def _embedding_modules(self) -> List[torch.nn.Module]:
         model = self.hf.model
         modules = [model.get_input_embeddings()]
         for part in ("get_encoder", "get_decoder"):
             embed = getattr(getattr(model, part, lambda: None)(), "embed_tokens", None)
             if embed is not None:
                 modules.append(embed)
+        return modules
+
+    def _layers(self) -> List[torch.nn.Module]:
+        """The model's Transformer layers (what activation checkpointing wraps): those that
+        ``transformers`` itself can checkpoint."""
+        try:
+            from transformers.modeling_layers import GradientCheckpointingLayer
+        except ImportError:  # an older transformers: the whole graph is kept
+            return []
+        return [m for m in self.hf.model.modules() if isinstance(m, GradientCheckpointingLayer)]
+
+    def _gradient_scores(
+        self, groups: Sequence[Sequence[CueRequest]], rows: Sequence[Row], method: str
+    ) -> List[List[np.ndarray]]:
         # each row's own encoder pass: rows never share an input whose gradient they would sum
         inputs, _, _, _, _ = self._inputs(rows, share_encoder=False)
-        ends = torch.tensor([len(r.prefix) + len(r.target) - 2 for r in rows], device=self.hf.device)
-        with captured_embeddings(modules) as leaves:
-            logits = self._logits_at(inputs, torch.arange(len(rows), device=self.hf.device), ends)
-            value = contrast_values(
-                torch.log_softmax(logits, dim=-1), [r.target[-1] for r in rows], [q.foil for q in qs]
-            ).sum()
+        slots, positions, targets, foils = self._slots(groups, rows)
+        index = torch.arange(len(rows), device=self.hf.device).repeat_interleave(slots)
+        padded = len(rows) * max(r.length for r in rows)
+        # a sentence over --max-tokens (a batch alone): its layers keep their inputs only
+        long = bool(self.max_tokens) and padded > self.max_tokens
+        count = Passes(forwards=1, sentences=len(rows), checkpointed=int(long))
+        per_stream: List[List[torch.Tensor]] = []
+        with captured_embeddings(self._embedding_modules()) as leaves, checkpointed(self._layers() if long else []):
+            logits = self._logits_at(inputs, index, positions)
+            values = contrast_values(torch.log_softmax(logits, dim=-1), targets, foils).view(len(rows), slots)
             # seq2seq: the encoder runs first, so its embeddings are the first captured
             expected = 2 if self.hf.seq2seq else 1
             if len(leaves) != expected:
@@ -335,28 +384,30 @@ class HFAttributionBackend(HFScoringBackend):
                     f"{self.hf.folder}: the input embeddings were called {len(leaves)} times "
                     f"in one forward (expected {expected}); this model is not supported"
                 )
-            grads = torch.autograd.grad(value, leaves, allow_unused=True)
-        streams = []
-        for leaf, grad in zip(leaves, grads, strict=True):
-            grad = torch.zeros_like(leaf) if grad is None else grad
-            streams.append(token_scores(leaf.detach(), grad, method))
+            for _first, grads in slot_gradients(values, leaves, slot_width(self.max_tokens, padded), count):
+                per_stream.append([token_scores(leaf, g, method) for leaf, g in zip(leaves, grads, strict=True)])
+        self.passes.add(count)
+        streams = [torch.cat(parts) for parts in zip(*per_stream, strict=True)]  # [slots, rows, positions]
         if not self.hf.seq2seq:
             streams = [streams[0], streams[0]]  # decoder-only: one stream (both sides in the prompt)
-        return self._read(rows, qs, streams)
+        return self._read(groups, streams)
 
     @torch.no_grad()
-    def _attention_scores(self, qs: Sequence[CueRequest], rows: Sequence[Row]) -> List[np.ndarray]:
+    def _attention_scores(self, groups: Sequence[Sequence[CueRequest]], rows: Sequence[Row]) -> List[List[np.ndarray]]:
+        self.passes.add(Passes(forwards=1, sentences=len(rows)))
         inputs, _, _, _, _ = self._inputs(rows, share_encoder=False)
         with self._eager_attention():
             out = self.hf.model(**inputs, use_cache=False, output_attentions=True)
-        ends = torch.tensor([len(r.prefix) + len(r.target) - 2 for r in rows], device=self.hf.device)
-        index = torch.arange(len(rows), device=self.hf.device)
+        slots, positions, _, _ = self._slots(groups, rows)
+        index = torch.arange(len(rows), device=self.hf.device).repeat_interleave(slots)
+
+        def at_slots(weights: torch.Tensor) -> torch.Tensor:  # [slots, rows, positions]
+            return weights.float().mean(1)[index, positions].view(len(rows), slots, -1).transpose(0, 1)
+
         if self.hf.seq2seq:
-            cross = out.cross_attentions[-1].float().mean(1)[index, ends]  # [rows, encoder positions]
-            own = out.decoder_attentions[-1].float().mean(1)[index, ends]
-            return self._read(rows, qs, [cross, own])
-        own = out.attentions[-1].float().mean(1)[index, ends]
-        return self._read(rows, qs, [own, own])
+            return self._read(groups, [at_slots(out.cross_attentions[-1]), at_slots(out.decoder_attentions[-1])])
+        own = at_slots(out.attentions[-1])
+        return self._read(groups, [own, own])
 
     @contextmanager
     def _eager_attention(self) -> Iterator[None]:

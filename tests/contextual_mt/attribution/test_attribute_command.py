@@ -72,6 +72,20 @@ def test_records_follow_the_selection_rule(run, raw_corpus):
     assert f"{summary['selected_tokens']} of {summary['tokens']} tokens" in proc.stdout
 
 
+def test_the_summary_says_how_the_cues_were_computed(run):
+    """Issue 41, item 2: forwards (one per batch of sentences, each sentence read once whatever
+    its number of selected tokens), backward passes, and the --max-tokens they were cut by."""
+    out, _proc = run
+    records = read(out)
+    cci = json.loads(out.with_name("a.summary.json").read_text())["cci"]
+    with_selection = sum(1 for r in records if r["selected"])
+    passes = cci["passes"]
+    assert passes["sentences"] == with_selection <= sum(len(r["selected"]) for r in records)
+    assert 1 <= passes["forwards"] <= with_selection and passes["checkpointed"] == 0
+    assert passes["backward"] >= max(len(r["selected"]) for r in records) // passes["widest"]
+    assert cci["max_tokens"] == 4096  # fairseq's default
+
+
 def test_select_rule():
     scores = np.array([0.1, 5.0, 0.2, 0.0, 3.0])
     assert select(scores, Rule(top_k=2)) == [1, 4]

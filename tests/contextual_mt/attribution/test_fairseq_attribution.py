@@ -171,3 +171,27 @@ def test_context_tokens_name_the_words_of_the_previous_sentences(loaded):
                 assert words == text[i + s].split()
                 assert [c.position for c in tokens if c.side == side and c.sentence == s] == list(range(len(words)))
         assert {c.sentence for c in tokens} == set(range(-k, 0))
+
+
+@pytest.mark.parametrize("max_tokens", [1, 100_000], ids=["one-slot-per-pass", "all-slots-in-one-pass"])
+def test_one_forward_per_sentence_equals_the_per_token_loop(loaded, max_tokens):
+    """Issue 41, item 1: the sentences' rows are read once each, not once per attributed token;
+    every token's gradients (one backward pass each, or all in one vectorized pass) equal the loop's."""
+    model, backend, src, tgt, starts = loaded
+    net = model.models[0]
+    requests = [CueRequest(i, t, 3) for i in range(len(src)) if backend.context_tokens(i) for t in range(3)]
+    rows = []
+    handle = net.decoder.embed_tokens.register_forward_hook(lambda m, i, o: rows.append(int(o.shape[0])))
+    before = backend.max_tokens
+    backend.max_tokens = max_tokens
+    try:
+        got = backend.cue_scores(requests, "input_x_gradient")
+    finally:
+        backend.max_tokens = before
+        handle.remove()
+    sentences = len({r.index for r in requests})
+    encoder_calls = 2 if net.encoder.embed_tokens is net.decoder.embed_tokens else 1  # shared table: both sides
+    assert sum(rows) == encoder_calls * sentences < len(requests)
+    for r, scores in zip(requests, got, strict=True):
+        want = gradient_loop(model, src, tgt, starts, r.index, r.token, r.foil, "input_x_gradient")
+        np.testing.assert_allclose(scores, want, atol=1e-4, rtol=1e-4)

@@ -292,3 +292,72 @@ def test_m2m100_language_codes_are_not_context_tokens(m2m):
         together = backend.cue_scores(requests, method)
         for q, g in zip(requests[::3], together[::3], strict=True):
             np.testing.assert_allclose(backend.cue_scores([q], method)[0], g, atol=1e-6)
+
+
+class _RowsRead:
+    """Counts the rows (batch entries) the model's input embeddings embed within the block."""
+
+    def __init__(self, backend):
+        self.modules = [backend.hf.model.get_input_embeddings()]  # Marian: shared by both sides
+        self.rows = 0
+
+    def __enter__(self):
+        def count(module, inputs, output):
+            self.rows += int(output.shape[0])
+
+        self.handles = [m.register_forward_hook(count) for m in self.modules]
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+
+
+@pytest.mark.parametrize("max_tokens", [1, 100_000], ids=["one-slot-per-pass", "all-slots-in-one-pass"])
+@pytest.mark.parametrize("method", ["saliency", "input_x_gradient", "attention"])
+def test_one_forward_per_sentence_equals_the_per_token_loop(setup, method, max_tokens):
+    """Issue 41, item 1: a sentence with k attributed tokens is read once (not once per token);
+    its k gradients come from backward passes of that one graph, one slot per pass or all in one
+    vectorized pass, and equal the per-token reference."""
+    kind, _folder, backend, ref = setup
+    requests = requests_for(backend)  # 4 sentences, 4 tokens each
+    before = backend.max_tokens
+    backend.max_tokens = max_tokens
+    try:
+        with _RowsRead(backend) as read:
+            got = backend.cue_scores(requests, method)
+    finally:
+        backend.max_tokens = before
+    calls_per_row = 2 if kind == "marian" else 1  # seq2seq: the encoder's and the decoder's embeddings
+    assert read.rows == calls_per_row * len({q.index for q in requests}) < len(requests)
+    for q, g in zip(requests, got, strict=True):
+        if method == "attention":
+            np.testing.assert_allclose(g, ref.attention_scores(q.index, q.token), atol=1e-5)
+        else:
+            np.testing.assert_allclose(g, ref.gradient_scores(q.index, q.token, q.foil, method), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("max_tokens", [1, 100_000], ids=["checkpointed", "whole-graph"])
+def test_a_sentence_over_max_tokens_is_read_with_activation_checkpointing(setup, max_tokens):
+    """Issue 41, item 2: a sentence longer than --max-tokens is a batch alone whose layers keep
+    their inputs only (recomputed in each backward pass, one slot per pass); the scores are the
+    per-token loop's all the same, and the backend says how it computed them."""
+    from contextual_mt.attribution.gradients import Passes
+
+    _kind, _folder, backend, ref = setup
+    requests = requests_for(backend)
+    before, backend.max_tokens, backend.passes = backend.max_tokens, max_tokens, Passes()
+    try:
+        got = backend.cue_scores(requests, "saliency")
+    finally:
+        backend.max_tokens = before
+    sentences = len({q.index for q in requests})
+    passes = backend.passes
+    assert passes.sentences == sentences
+    if max_tokens == 1:
+        assert passes.forwards == passes.checkpointed == sentences
+        assert passes.widest == 1 and passes.backward == len(requests)  # 4 tokens each: 4 passes of one slot
+    else:
+        assert passes.checkpointed == 0 and passes.forwards == 1 and passes.backward == 1 and passes.widest == 4
+    for q, g in zip(requests, got, strict=True):
+        np.testing.assert_allclose(g, ref.gradient_scores(q.index, q.token, q.foil, "saliency"), atol=1e-4, rtol=1e-4)
