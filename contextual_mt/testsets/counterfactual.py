@@ -212,6 +212,10 @@ class SuiteBuilder:
             raise Skip("the word is not aligned one to one")
         return sources[0]
 
+    def _source_word(self, k: int, s: int) -> str:
+        words = [t.form for t in self.src[k].tokens] if self.src is not None else self.sources[k].split()
+        return words[s] if 0 <= s < len(words) else ""
+
     def _replace_source(self, k: int, s: int, new: str) -> Tuple[str, str]:
         text = self.sources[k]
         if self.src is not None:
@@ -268,6 +272,11 @@ class SuiteBuilder:
             if not pool:
                 raise Skip("elision before every noun of the other gender")
             s = self._source_index(k, cue.token)
+            article = self._source_word(k, s - 1).lower() if s > 0 else ""
+            if article in ("a", "an"):  # an apple -> a garden, never an garden: the nouns the article fits
+                pool = [p for p in pool if (p[0][:1].lower() in "aeiou") == (article == "an")]
+                if not pool:
+                    raise Skip(f"no noun of the other gender after '{article}' in the source")
             new_src, new_tgt = self.rng.choice(pool)
             replaced = [(cue.token, w.form, _cased(w.form, new_tgt))]
             token_of = {x.id: t for t, tok in enumerate(sent.tokens) for x in tok.words}

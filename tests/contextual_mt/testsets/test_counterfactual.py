@@ -707,7 +707,8 @@ def test_a_plural_earlier_mention_is_not_flipped_to_a_singular_form(tmp_path):
 
 def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path):
     """La maison est grande . Elle est belle . : the antecedent flipped to jardin takes its
-    predicate adjective along (le jardin est grand), or the context would keep a feminine cue."""
+    predicate adjective along (le jardin est grand), or the context would keep a feminine cue; and
+    the new source noun fits the source's article (an apple, never an garden)."""
     pron = "Number=Sing|Person=3|PronType=Prs"
     aux = ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin")
     art = {
@@ -733,12 +734,12 @@ def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path
         ]
         return src, tgt, None
 
-    def like(en_noun, noun, gender, entity=""):
+    def like(en_noun, noun, gender, entity="", article="the"):
         det, det_feats = art[gender]
         src = [
             ("we", "we", "PRON", "Number=Plur|Person=1|PronType=Prs", 2, "nsubj", "_"),
             ("like", "like", "VERB", "Tense=Pres|VerbForm=Fin", 0, "root", "_"),
-            ("the", "the", "DET", "Definite=Def|PronType=Art", 4, "det", "_"),
+            (article, article, "DET", "Definite=Def|PronType=Art", 4, "det", "_"),
             (en_noun, en_noun, "NOUN", "Number=Sing", 2, "obj", entity or "_"),
             (".", ".", "PUNCT", "_", 2, "punct", "_"),
         ]
@@ -773,6 +774,9 @@ def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path
         ("b", *it_is("Entity=(e2-object)")),
         ("c", *like("garden", "jardin", "Masc")),
         ("d", *copula("garden", "jardin", "Masc", "grand", "grand")),
+        # an apple: the only noun of the other gender, garden, does not fit "an" (never "an garden")
+        ("e", *like("apple", "pomme", "Fem", "Entity=(e3-object)", article="an")),
+        ("e", *it_is("Entity=(e3-object)")),
     ]
     dump, src_conllu, tgt_conllu = [], [], []
     for n, (doc, src, tgt, tagged) in enumerate(corpus):
@@ -789,7 +793,7 @@ def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path
     (tmp_path / "t.src.conllu").write_text("".join(src_conllu))
     (tmp_path / "t.tgt.conllu").write_text("".join(tgt_conllu))
     (tmp_path / "t.align").write_text("".join(" ".join(f"{k}-{k}" for k in range(len(c[1]))) + "\n" for c in corpus))
-    run_build(
+    summary = run_build(
         BuildOptions(
             str(tmp_path / "src.en"),
             str(tmp_path / "ref.fr"),
@@ -803,5 +807,11 @@ def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path
         )
     )
     voita = json.loads((tmp_path / "suite" / "counterfactual" / "voita.json").read_text())
-    contexts = {e["dst"][e["true_ind"]].split(" _eos ")[0] for e in voita if e["edit"] == "cue_flip"}
-    assert contexts == {"le jardin est grand .", "nous aimons le jardin ."}, contexts
+    flips = [e for e in voita if e["edit"] == "cue_flip"]
+    assert {e["dst"][e["true_ind"]].split(" _eos ")[0] for e in flips} == {
+        "le jardin est grand .",
+        "nous aimons le jardin .",
+    }
+    assert not any("an garden" in e["src"] for e in flips) and len(flips) == 2
+    counts = summary["counterfactual"]["phenomena"]["pronouns"]
+    assert counts["cue_flip skipped: no noun of the other gender after 'an' in the source"] == 1, counts
