@@ -2832,3 +2832,130 @@ add("testset-cues-without-decisions", testset_cues_command, do(lambda c: c.drop(
 add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png"))
 option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
 output_cases("testset-cues", testset_cues_command, "--output", "cues.json")
+
+
+# ---- issue 43, probed: inputs that passed for the suite's own, or an option the user never gave
+def earlier_counterfactual_build(c: Ctx) -> List[Fragment]:
+    """--output-dir holds an earlier --counterfactual build; this one (without) would leave its
+    suite passing for its own: the error names the files with their folder (counterfactual/...),
+    not as the build's own manifest.jsonl and voita.json."""
+    folder = c.out / "suite"
+    (folder / "counterfactual").mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps({"language": "fr", "groups": 1}) + "\n")
+    for name in ("voita.json", "manifest.jsonl", "summary.json", "source.en", "reference.fr", "docids"):
+        (folder / "counterfactual" / name).write_text("earlier\n")
+    c.absent = []
+    return [os.path.join("counterfactual", "manifest.jsonl"), "earlier build", "--overwrite"]
+
+
+add("testset-build-output-dir-of-an-earlier-counterfactual-build", testset_build_command, earlier_counterfactual_build)
+add(
+    "testset-build-counterfactual-default-shift-beyond-the-longest-document",
+    counterfactual_build_command,
+    opt("--context-size", "60", "--max-shift 62", "the default", "--context-size 60"),
+)
+
+
+def _summary_of_scores(c: Ctx, **extra) -> str:
+    """A `contrastive` summary of the suite's voita.json (by its hash), with a scores file beside it."""
+    from commandkit.text import file_sha256
+
+    voita = c.inp / "suite" / "counterfactual" / "voita.json"
+    n = len(json.loads(voita.read_text(encoding="utf-8")))
+    scores = c.write_lines("model.scores", [f"{k % 3}.5" for k in range(2 * n)])
+    summary = {"format": "voita", "scores": scores, "fingerprint": {"input": file_sha256(str(voita))}, **extra}
+    return c.write("model.summary.json", json.dumps(summary))
+
+
+def _output_over_the_scores(c: Ctx) -> List[Fragment]:
+    c.set("--contrastive", _summary_of_scores(c))
+    c.set("--output", str(c.inp / "model.scores"))
+    return ["model.scores", "--output", "would overwrite the scores"]
+
+
+def _scores_rewritten(c: Ctx) -> List[Fragment]:
+    """The summary's scores file was since rewritten (another model's run with the same --output)."""
+    c.set("--contrastive", _summary_of_scores(c, scores_sha256="0" * 64))
+    return ["model.summary.json", "model.scores", "rewritten"]
+
+
+def _voita_group_without_true_ind(c: Ctx) -> List[Fragment]:
+    voita = c.inp / "suite" / "counterfactual" / "voita.json"
+    entries = json.loads(voita.read_text(encoding="utf-8"))
+    del entries[1]["true_ind"]
+    voita.write_text(json.dumps(entries), encoding="utf-8")
+    return ["voita.json", "group 2", "true_ind"]
+
+
+def _manifest_lines_swapped(c: Ctx) -> List[Fragment]:
+    """Two manifest lines swapped by hand (an original and its cue flip): the decisions would be
+    paired with the wrong edits."""
+    manifest = c.inp / "suite" / "counterfactual" / "manifest.jsonl"
+    rows = lines_of(str(manifest))
+    rows[0], rows[1] = rows[1], rows[0]
+    manifest.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    return ["manifest.jsonl:1", "voita.json", "edited by hand"]
+
+
+def _evaluation_without_outcomes(c: Ctx) -> List[Fragment]:
+    path = c.inp / "eval.json"
+    result = json.loads(path.read_text(encoding="utf-8"))
+    for s in result["systems"].values():
+        del s["group_outcomes"]
+    path.write_text(json.dumps(result), encoding="utf-8")
+    return ["eval.json", "no outcome"]
+
+
+add("testset-cues-output-is-the-scores-file", testset_cues_command, _output_over_the_scores)
+add("testset-cues-scores-rewritten-since-the-summary", testset_cues_command, _scores_rewritten)
+add("testset-cues-voita-group-without-true-ind", testset_cues_command, _voita_group_without_true_ind)
+add("testset-cues-manifest-lines-swapped", testset_cues_command, _manifest_lines_swapped)
+add("testset-cues-evaluation-without-outcomes", testset_cues_command, _evaluation_without_outcomes)
+add(
+    "testset-cues-suite-is-a-file",
+    testset_cues_command,
+    opt(
+        "--suite",
+        lambda c: str(c.inp / "suite" / "counterfactual" / "manifest.jsonl"),
+        "--suite",
+        "a file, not the counterfactual folder",
+    ),
+)
+add(
+    "testset-cues-output-over-the-suite-documents",
+    testset_cues_command,
+    opt(
+        "--output",
+        lambda c: str(c.inp / "suite" / "counterfactual" / "source.en"),
+        "source.en",
+        "--output",
+        "would overwrite the suite's documents",
+    ),
+)
+add(
+    "testset-cues-manifest-empty",
+    testset_cues_command,
+    do(
+        lambda c: (c.inp / "suite" / "counterfactual" / "manifest.jsonl").write_text(""),
+        "manifest.jsonl",
+        "no edited group",
+    ),
+)
+
+
+def _shift_beyond_without_tags(c: Ctx) -> List[Fragment]:
+    """Without --tags (the reference tagged first, from these annotations): the shift is refused
+    before the reference is tagged, so nothing is written, not even the tags."""
+    c.drop("--tags")
+    c.set("--src-conllu", str(c.w.d_src_conllu))
+    c.set("--tgt-conllu", str(c.w.d_ref_conllu))
+    c.set("--alignments", str(c.w.d_align))
+    c.set("--max-shift", "60")
+    return ["--max-shift 60", "longest document"]
+
+
+add(
+    "testset-build-counterfactual-shift-refused-before-tagging",
+    counterfactual_build_command,
+    _shift_beyond_without_tags,
+)

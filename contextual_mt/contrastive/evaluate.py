@@ -12,6 +12,7 @@ candidate listed twice in its group is scored once; both lines get its score.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -256,6 +257,8 @@ def _run(o: ContrastiveOptions) -> Dict:
             "input": o.input,
             "context_files": list(o.context_files),
             "scores": o.output,
+            # the scores file's content: a later run writing the same --output is told from this one's
+            "scores_sha256": hashlib.sha256("".join(line + "\n" for line in lines).encode("utf-8")).hexdigest(),
             "loss": LOSS[o.normalize],
             "normalize": o.normalize,
             "detokenized": detok,

@@ -80,6 +80,7 @@ class BuildOptions:
         check_option("--seed", self.seed, minimum=0, integer=True)
         if self.max_shift is not None and not self.counterfactual:
             raise ContextualMTError("--max-shift: applies with --counterfactual only")
+        self.max_shift_given = self.max_shift is not None  # else the default, named as such in errors
         if self.max_shift is None:
             self.max_shift = self.context_size + 2
         check_option("--max-shift", self.max_shift, minimum=0, maximum=100, integer=True)
@@ -95,12 +96,22 @@ class BuildOptions:
         self.stale = stale_files(self.output_dir, self.language.code, self.tags, self.counterfactual)
         if self.stale and not self.overwrite:  # before anything is annotated or written
             raise ContextualMTError(
-                f"--output-dir {self.output_dir}: holds {', '.join(os.path.basename(p) for p in self.stale)} of an "
+                f"--output-dir {self.output_dir}: holds "
+                f"{', '.join(os.path.relpath(p, self.output_dir) for p in self.stale)} of an "
                 "earlier build that this one would not replace (they would pass for this build's); give --overwrite "
                 "to remove them, or another folder"
             )
         for path in self.lexicon:  # checked before anything is annotated or written
             check_input_file(path, "--lexicon CoNLL-U")
+        if self.counterfactual:  # before the reference is tagged (without --tags) or anything is computed
+            check_input_file(self.docids, "docids file")  # read again, and checked line by line, by the build
+            longest = max((b - a for a, b in document_spans(read_lines(self.docids))), default=0)
+            if self.max_shift > longest:
+                default = "" if self.max_shift_given else f" (the default: --context-size {self.context_size} + 2)"
+                raise ContextualMTError(
+                    f"--max-shift {self.max_shift}{default}: beyond the longest document of {self.docids} ({longest} "
+                    f"sentences): no document puts a cue that far back; give --max-shift {longest} or less"
+                )
         beside = annotation_paths(self.tags)
         self.tgt_conllu = self.tgt_conllu or beside["tgt_conllu"]
         if self.src_conllu is None and os.path.isfile(beside["src_conllu"]):
@@ -164,6 +175,9 @@ def run_build(options: BuildOptions) -> Dict:
         summary = _build(o, _read(o))
     for path in o.stale:  # --overwrite: what an earlier build left that would pass for this one's
         os.remove(path)
+    left = os.path.join(o.output_dir, COUNTERFACTUAL)
+    if o.stale and not o.counterfactual and os.path.isdir(left) and not os.listdir(left):
+        os.rmdir(left)  # the earlier build's counterfactual folder, emptied: not a suite any more
     return summary
 
 
@@ -215,13 +229,6 @@ def _read(o: BuildOptions):
 
 def _build(o: BuildOptions, data) -> Dict:
     sources, references, ids, tags, tgt, src, align = data
-    if o.counterfactual:  # before anything is computed
-        longest = max(b - a for a, b in document_spans(ids))
-        if given(o.max_shift, "--max-shift") > longest:
-            raise ContextualMTError(
-                f"--max-shift {o.max_shift}: beyond the longest document of {o.docids} ({longest} sentences): "
-                "no document puts a cue that far back"
-            )
     lexicon = Lexicon(tgt)
     for path in o.lexicon:
         lexicon.add(read_conllu(path))

@@ -7,10 +7,10 @@ sentence and the sentences between it and the tagged one, and edited:
 
 - ``original``: unedited (the baseline every other edit is paired with);
 - ``cue_flip``: the cue changed so that the correct target changes: the antecedent noun replaced,
-  on both sides, by a noun of the other gender from the corpus's aligned lexicon (its determiners
-  and adjectives following it, as the corpus shows their forms); the T-V word switched (its verb
+  on both sides, by a noun of the other gender from the corpus's aligned lexicon (its determiners,
+  adjectives and predicate following it, as the corpus shows their forms); the T-V word switched (its verb
   agreeing); the earlier mention replaced by the other translation. The expected target is then
-  the group's variant;
+  the group's variant (no flip when another T-V word or mention would keep the old cue);
 - ``control``: another word of the cue's sentence (same part of speech and features, so nothing
   agrees differently) replaced on both sides by another lemma from the corpus: the correct target
   must not change;
@@ -212,6 +212,10 @@ class SuiteBuilder:
             raise Skip("the word is not aligned one to one")
         return sources[0]
 
+    def _source_word(self, k: int, s: int) -> str:
+        words = [t.form for t in self.src[k].tokens] if self.src is not None else self.sources[k].split()
+        return words[s] if 0 <= s < len(words) else ""
+
     def _replace_source(self, k: int, s: int, new: str) -> Tuple[str, str]:
         text = self.sources[k]
         if self.src is not None:
@@ -268,11 +272,20 @@ class SuiteBuilder:
             if not pool:
                 raise Skip("elision before every noun of the other gender")
             s = self._source_index(k, cue.token)
+            article = self._source_word(k, s - 1).lower() if s > 0 else ""
+            if article in ("a", "an"):  # an apple -> a garden, never an garden: the nouns the article fits
+                pool = [p for p in pool if (p[0][:1].lower() in "aeiou") == (article == "an")]
+                if not pool:
+                    raise Skip(f"no noun of the other gender after '{article}' in the source")
             new_src, new_tgt = self.rng.choice(pool)
             replaced = [(cue.token, w.form, _cased(w.form, new_tgt))]
             token_of = {x.id: t for t, tok in enumerate(sent.tokens) for x in tok.words}
             for x in sent.words:
-                if x.head == w.id and x.upos in ("DET", "ADJ") and "Gender" in x.feats:
+                # its determiners and adjectives (and participles), and the predicate it is the subject of
+                # (la maison est grande -> le jardin est grand): each would be a cue of the old gender
+                modifier = x.head == w.id and x.upos in ("DET", "ADJ", "VERB")
+                predicate = x.id == w.head and w.deprel.split(":")[0] == "nsubj" and x.upos in ("ADJ", "VERB")
+                if (modifier or predicate) and "Gender" in x.feats:
                     form = self.lexicon.form(x, {"Gender": gender})
                     if form is None or len(sent.tokens[token_of[x.id]].words) != 1:
                         raise Skip("agreeing form not in the corpus")
@@ -288,12 +301,38 @@ class SuiteBuilder:
             if self.formality.level(replaced[0][2]) != self.formality.level(expected):
                 raise Skip("the switched cue and the variant differ in level")
         else:
+            # the alternative has the tagged word's part of speech, gender and number: the earlier mention must too
+            # (les banques -> les rive otherwise)
+            was, tagged = _single(sent, cue.token), self.tgt[g["line"] - 1].tokens[g["position"]].words[0]
+            if was.upos != tagged.upos or any(was.feats.get(f) != tagged.feats.get(f) for f in ("Gender", "Number")):
+                raise Skip("the earlier mention differs from the tagged word in part of speech, gender or number")
             alternative = g["variants"][0]["replaced"][0][2]
             old = sent.tokens[cue.token].form
             replaced = [(cue.token, old, _cased(old, alternative))]
+        if g["phenomenon"] != "pronouns":
+            self._one_cue(g, cue, {t for t, _, _ in replaced})
         tgt[0] = self._replace_target(k, replaced)
         changed += [{"side": "target", "back": d, "from": a, "to": b} for _, a, b in replaced]
         return Edit("cue_flip", src, tgt, 1, d, changed=changed)
+
+    def _one_cue(self, g: Dict, cue: Cue, changed: set) -> None:
+        """Formality and cohesion: the flipped cue must be the context's only cue. Another T-V word
+        (ton beside tu, or of the other level) or another mention (or the other translation) left
+        unchanged would keep the old form's cue beside the new one: the flipped context would
+        prefer neither."""
+        i = g["line"] - 1
+        lemma = _lemma(self.tgt[i].tokens[g["position"]].words[0])
+        alternative = g["variants"][0]["replaced"][0][2].lower()
+        for k in range(cue.sentence, i):
+            for t, tok in enumerate(self.tgt[k].tokens):
+                if k == cue.sentence and t in changed:
+                    continue
+                if g["phenomenon"] == "formality" and self.formality.level(tok.form):
+                    raise Skip("another T-V word in the context (it would keep the old level)")
+                if g["phenomenon"] == "lexical_cohesion" and (
+                    tok.form.lower() == alternative or (len(tok.words) == 1 and _lemma(tok.words[0]) == lemma)
+                ):
+                    raise Skip("another mention in the context (it would keep the old translation)")
 
     def control(self, g: Dict, cue: Cue, src: List[str], tgt: List[str]) -> Edit:
         k, d = cue.sentence, g["line"] - 1 - cue.sentence
@@ -384,6 +423,11 @@ class SuiteBuilder:
         return [(edit, variant) for edit in made]
 
 
+def _reasons(counts: Dict[str, Counter], prefix: str) -> Counter:
+    """The skips of every phenomenon whose reason starts with ``prefix``, summed over phenomena."""
+    return sum((Counter({k: n for k, n in c.items() if k.startswith(prefix)}) for c in counts.values()), Counter())
+
+
 def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) -> Dict:
     """Write the suite into OUTPUT_DIR/counterfactual; its summary (also in the build's)."""
     sources, references, ids, tags, tgt, src, align = data
@@ -439,11 +483,11 @@ def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) 
             }
             manifest.append(json.dumps(record, ensure_ascii=False))
     if not any(c["groups with a cue"] for c in counts.values()):
-        reasons = Counter({k: n for c in counts.values() for k, n in c.items() if k.startswith("no cue: ")})
+        reasons = _reasons(counts, "no cue: ")
         said = "; ".join(f"{k[len('no cue: ') :]} {n}" for k, n in reasons.most_common(3))
         raise ContextualMTError(f"{o.tags}: no group has a known cue ({said}); no counterfactual suite written")
     if not any(c["cue_flip"] for c in counts.values()):
-        reasons = Counter({k: n for c in counts.values() for k, n in c.items() if k.startswith("cue_flip skipped")})
+        reasons = _reasons(counts, "cue_flip skipped")
         raise ContextualMTError(
             f"{o.tags}: no cue could be flipped ("
             + "; ".join(f"{k[len('cue_flip skipped: ') :]} {n}" for k, n in reasons.most_common(3))

@@ -81,9 +81,26 @@ class CueOptions:
         for flag, path in (("--output", self.output), ("--plot", self.plot)):
             if path is not None and os.path.realpath(path) in inputs:
                 raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
+            if path is not None and os.path.realpath(path) in self.documents():
+                raise ContextualMTError(
+                    f"{path}: {flag} would overwrite the suite's documents (for the generative run); write it elsewhere"
+                )
 
     def suite_files(self) -> List[str]:
         return [os.path.join(self.suite, n) for n in ("manifest.jsonl", "voita.json", "summary.json")]
+
+    def documents(self) -> set:
+        """The real paths of the suite's documents (source.en, reference.xx, docids): not read here,
+        but the suite's all the same."""
+        try:
+            names = os.listdir(self.suite)
+        except OSError:
+            return set()
+        return {
+            os.path.realpath(os.path.join(self.suite, n))
+            for n in names
+            if n in ("source.en", "docids") or n.startswith("reference.")
+        }
 
 
 def _json(path: str) -> Any:
@@ -108,6 +125,10 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
     """The manifest's edited groups, the correct candidate of each (voita.json) and the hash of
     voita.json; anything else is one line naming the file (and line)."""
     manifest, voita, summary_path = o.suite_files()
+    if os.path.exists(o.suite) and not os.path.isdir(o.suite):
+        raise ContextualMTError(
+            f"--suite {o.suite}: a file, not the counterfactual folder of `testset build --counterfactual`"
+        )
     if not os.path.isdir(o.suite):
         raise ContextualMTError(
             f"--suite {o.suite}: not found (the counterfactual folder of `testset build --counterfactual`)"
@@ -120,7 +141,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             f"{summary_path}: not the summary of a counterfactual suite "
             "(build one with `testset build --counterfactual`)"
         )
-    edited = []
+    edited, places = [], []
     for n, text in enumerate(read_lines(manifest), start=1):
         if not text.strip():
             continue
@@ -134,15 +155,38 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             edited.append(
                 Edited(int(r["base"]), str(r["source_doc"]), str(r["phenomenon"]), r["edit"], int(r["distance"]))
             )
+            places.append(int(r["line"]))
         except (KeyError, TypeError, ValueError):
-            raise ContextualMTError(f"{manifest}:{n}: needs base, source_doc, phenomenon and distance") from None
+            raise ContextualMTError(f"{manifest}:{n}: needs base, source_doc, phenomenon, distance and line") from None
+    if not edited:
+        raise ContextualMTError(
+            f"{manifest}: no edited group (rebuild the suite with `testset build --counterfactual`)"
+        )
     entries = _json(voita)
     if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
         raise ContextualMTError(
             f"{manifest}: {len(edited)} edited groups, but {voita} and {summary_path} are of another build "
             "(rebuild the suite)"
         )
-    return edited, [int(e["true_ind"]) for e in entries], file_sha256(voita)
+    correct = []
+    for n, (g, line, entry) in enumerate(zip(edited, places, entries, strict=True), start=1):
+        ok = isinstance(entry, dict) and entry.get("true_ind") in (0, 1) and isinstance(entry.get("dst"), list)
+        if not ok or len(entry["dst"]) != 2:
+            raise ContextualMTError(
+                f"{voita}: group {n} is not a two-candidate group with its true_ind (rebuild the suite)"
+            )
+        # each manifest line describes the voita group at its place: a line edited, moved or of another build
+        # would pair the wrong decisions (a cue flip measured as an original)
+        described = (g.edit, g.phenomenon, g.distance, line)
+        if (entry.get("edit"), entry.get("phenomenon"), entry.get("ctx_dist"), entry.get("line")) != described:
+            raise ContextualMTError(
+                f"{manifest}:{n}: a {g.phenomenon} {g.edit} at distance {g.distance} ending at line {line}, but group "
+                f"{n} of {voita} is a {entry.get('phenomenon')} {entry.get('edit')} at distance "
+                f"{entry.get('ctx_dist')} ending at line {entry.get('line')} (a manifest edited by hand or of another "
+                "build: rebuild the suite)"
+            )
+        correct.append(int(entry["true_ind"]))
+    return edited, correct, file_sha256(voita)
 
 
 @dataclass
@@ -152,8 +196,11 @@ class Decisions:
     context: Optional[Tuple[int, int]] = None  # the model's source/target context sizes
 
 
-def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, voita: str) -> Decisions:
-    """Per edited group, the first lowest loss is the correct candidate (``contrastive``'s rule)."""
+def contrastive_decisions(
+    path: str, correct: Sequence[int], voita_hash: str, voita: str, written: Sequence[Tuple[str, Optional[str]]] = ()
+) -> Decisions:
+    """Per edited group, the first lowest loss is the correct candidate (``contrastive``'s rule).
+    ``written``: (flag, path) of this command's outputs, which must not be the scores file."""
     check_input_file(path, "contrastive summary")
     s = _json(path)
     fp = s.get("fingerprint") if isinstance(s, dict) else None
@@ -164,9 +211,25 @@ def contrastive_decisions(path: str, correct: Sequence[int], voita_hash: str, vo
             f"{path}: scores of another test set (its input is not {voita} of this build): score the suite with "
             f"`contrastive --format voita --input {voita}`"
         )
-    scores = s["scores"]
-    if not os.path.isabs(scores) and not os.path.exists(scores):
-        scores = os.path.join(os.path.dirname(path), os.path.basename(scores))
+    scores, digest = s["scores"], s.get("scores_sha256")
+    # the path as written (relative to where contrastive ran), else the file of that name beside the summary;
+    # with the scores' hash (where the summary records it), the one whose content is that run's
+    places = [scores] + (
+        [os.path.join(os.path.dirname(path), os.path.basename(scores))] if not os.path.isabs(scores) else []
+    )
+    found = [p for p in dict.fromkeys(places) if os.path.isfile(p)]
+    if isinstance(digest, str) and found:
+        same = [p for p in found if file_sha256(p) == digest]
+        if not same:
+            raise ContextualMTError(
+                f"{path}: its scores {found[0]} were since rewritten (by another `contrastive` run?): score the suite "
+                "again"
+            )
+        found = same
+    scores = found[0] if found else places[-1]
+    for flag, out in written:
+        if out is not None and os.path.realpath(out) == os.path.realpath(scores):
+            raise ContextualMTError(f"{out}: {flag} would overwrite the scores of {path}; write it elsewhere")
     losses = read_scores(scores, 2 * len(correct))
     right = np.array([group_is_right(losses[2 * k : 2 * k + 2], c, "argmin") for k, c in enumerate(correct)])
     name = os.path.basename(path)
@@ -182,15 +245,22 @@ def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decision
     r = _json(path)
     if not isinstance(r, dict) or not isinstance(r.get("systems"), dict) or not isinstance(r.get("manifest"), str):
         raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`")
-    same = os.path.isfile(r["manifest"]) and file_sha256(r["manifest"]) == file_sha256(manifest)
+    if isinstance(r.get("manifest_sha256"), str):  # by content: a relative path was relative to where it ran
+        same = r["manifest_sha256"] == file_sha256(manifest)
+    else:  # a result written before the hash was recorded
+        same = os.path.isfile(r["manifest"]) and file_sha256(r["manifest"]) == file_sha256(manifest)
     if not same or r.get("groups") != groups:
         raise ContextualMTError(
             f"{path}: the evaluation of another manifest ({r['manifest']}), not {manifest} of this build: "
             f"run `testset evaluate --manifest {manifest}`"
         )
-    return [
-        Decisions(name, np.array([o == "correct" for o in s["group_outcomes"]])) for name, s in r["systems"].items()
-    ]
+    decisions = []
+    for name, s in r["systems"].items():
+        outcomes = s.get("group_outcomes") if isinstance(s, dict) else None
+        if not isinstance(outcomes, list) or len(outcomes) != groups:
+            raise ContextualMTError(f"{path}: system {name} has no outcome for each of the {groups} groups")
+        decisions.append(Decisions(name, np.array([o == "correct" for o in outcomes])))
+    return decisions
 
 
 # ----------------------------------------------------------------------------- measures
@@ -283,7 +353,8 @@ def measure_cues(o: CueOptions) -> Dict:
     with outputs(o.output, o.plot):
         edited, correct, voita_hash = read_suite(o)
         manifest, voita, _ = o.suite_files()
-        systems = [contrastive_decisions(p, correct, voita_hash, voita) for p in o.contrastive]
+        written = (("--output", o.output), ("--plot", o.plot))
+        systems = [contrastive_decisions(p, correct, voita_hash, voita, written) for p in o.contrastive]
         if o.evaluation:
             systems += evaluation_decisions(o.evaluation, manifest, len(edited))
         names = [s.name for s in systems]

@@ -28,7 +28,7 @@ import numpy as np
 from commandkit.documents import document_spans, read_docids
 from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_text
-from commandkit.text import check_input_file, read_lines, read_text
+from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
@@ -446,6 +446,7 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
     result: Dict[str, Any] = {
         "manifest": o.manifest,
+        "manifest_sha256": file_sha256(o.manifest),  # which manifest, wherever the result is read from
         "summary": o.summary_path,
         "language": summary["language"],
         "reference": summary.get("reference"),

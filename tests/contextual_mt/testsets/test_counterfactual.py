@@ -466,3 +466,352 @@ def test_a_cadec_checkpoint(tiny_suite, zoo, data_bin, tmp_path):
     m = result["systems"]["cadec"]
     assert m["context"] == [2, 2] and set(m["all"]["distance"]) == {"1", "2", "3", "4"}
     assert 0.0 <= m["all"]["cue_following"]["value"] <= 1.0
+
+
+# ----------------------------------------------------------------------------- probed (issue 43)
+def test_an_evaluation_made_elsewhere_with_a_relative_manifest_is_of_this_suite(demo_suite, tmp_path, monkeypatch):
+    """`testset evaluate --manifest rel/manifest.jsonl` run in one folder and `testset cues` run in
+    another: the result is told by the manifest's content, not by a path relative to where it ran."""
+    from contextual_mt.testsets.cues import CueOptions, measure_cues
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
+
+    folder = demo_suite[1]
+    monkeypatch.chdir(folder.parent)
+    evaluate_testset(
+        EvaluateOptions(
+            "counterfactual/manifest.jsonl",
+            ("counterfactual/reference.fr",),
+            output=str(tmp_path / "eval.json"),
+            bootstrap=0,
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    result = measure_cues(CueOptions(str(folder), evaluation=str(tmp_path / "eval.json"), bootstrap=0))
+    assert result["systems"]["reference.fr"]["all"]["cue_following"]["value"] == 1.0
+
+
+def test_no_cue_reasons_are_summed_over_phenomena(monkeypatch):
+    """The error of a build where no group has a cue counts each reason over every phenomenon (on
+    the demo with one-sentence documents: formality's 131 and lexical cohesion's 9 "no earlier cue"
+    are 140), not the last phenomenon's count alone."""
+    from types import SimpleNamespace
+
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.testsets import counterfactual
+
+    class NoCue:
+        def __init__(self, *args):
+            pass
+
+        def edits(self, g, counts):
+            counts["no cue: no earlier cue in the document"] += 1
+            return []
+
+    monkeypatch.setattr(counterfactual, "SuiteBuilder", NoCue)
+    groups = [{"phenomenon": p} for p in ("formality", "formality", "formality", "lexical_cohesion")]
+    o = SimpleNamespace(tags="t.json", seed=1)
+    with pytest.raises(ContextualMTError, match=r"\(no earlier cue in the document 4\)"):
+        counterfactual.build_suite(o, [None] * 7, None, None, None, groups)
+
+
+def test_a_build_without_counterfactual_over_one_with_leaves_no_suite_folder(demo_suite, tmp_path):
+    """--overwrite removes the earlier build's counterfactual suite, and its emptied folder (which
+    `testset cues --suite` would otherwise be pointed at)."""
+    data, tags = demo_suite[3], demo_suite[1].parent.parent / "test.tags.json"
+
+    def build(**kw):
+        run_build(
+            BuildOptions(
+                str(data / "test.en"),
+                str(data / "test.fr"),
+                str(data / "test.docids"),
+                str(tags),
+                str(tmp_path / "suite"),
+                "fr",
+                lexicon=(str(data / "train.fr.conllu"),),
+                **kw,
+            )
+        )
+
+    build(counterfactual=True, max_shift=1)
+    assert (tmp_path / "suite" / "counterfactual" / "voita.json").is_file()
+    build(overwrite=True)
+    assert not (tmp_path / "suite" / "counterfactual").exists()
+    assert (tmp_path / "suite" / "voita.json").is_file()
+
+
+def test_a_cue_beside_another_t_v_word_is_not_flipped(demo_suite, tmp_path):
+    """Tu vois ta table: flipping Tu alone (Vous voyez ta table) would leave a T word in the
+    context beside the V one, and the flipped context would prefer neither form: the flip is
+    skipped, counted by its reason; every flip made leaves the context one T-V level."""
+    import shutil
+
+    from muda.languages import get_language
+
+    _, _, records, data = demo_suite
+    flip = next(r for r in records if r["phenomenon"] == "formality" and r["edit"] == "cue_flip")
+    cue_line = flip["source_line"] - flip["distance"]  # 1-based, the cue's sentence
+    folder = tmp_path / "data"
+    shutil.copytree(data, folder)
+    blocks = (folder / "test.fr.conllu").read_text(encoding="utf-8").split("\n\n")
+    rows = blocks[cue_line - 1].split("\n")
+    level = "T" if flip["changed"][0]["from"].lower() in ("tu", "te", "toi") else "V"
+    for n, row in enumerate(rows):
+        cols = row.split("\t")
+        if len(cols) == 10 and cols[3] == "DET":
+            owned = "votre" if level == "V" else ("ta" if "Gender=Fem" in cols[5] else "ton")
+            old, cols[1], cols[2] = cols[1], owned, "ton" if level == "T" else "votre"
+            cols[5] = "Number=Sing|Person=2|Poss=Yes|PronType=Prs"
+            rows[n] = "\t".join(cols)
+            break
+    else:
+        pytest.skip("the cue's sentence has no determiner to make possessive")
+    text = lines(folder / "test.fr")
+    text[cue_line - 1] = " ".join(owned if w == old else w for w in text[cue_line - 1].split())
+    rows = [f"# text = {text[cue_line - 1]}" if r.startswith("# text = ") else r for r in rows]
+    blocks[cue_line - 1] = "\n".join(rows)
+    (folder / "test.fr.conllu").write_text("\n\n".join(blocks), encoding="utf-8")
+    (folder / "test.fr").write_text("".join(x + "\n" for x in text), encoding="utf-8")
+    tags = tag_demo(folder, tmp_path)
+    summary = run_build(
+        BuildOptions(
+            str(folder / "test.en"),
+            str(folder / "test.fr"),
+            str(folder / "test.docids"),
+            str(tags),
+            str(tmp_path / "suite"),
+            "fr",
+            lexicon=(str(folder / "train.fr.conllu"),),
+            counterfactual=True,
+            max_shift=1,
+        )
+    )
+    counts = summary["counterfactual"]["phenomena"]["formality"]
+    assert counts.get("cue_flip skipped: another T-V word in the context (it would keep the old level)", 0) >= 1
+    cf = tmp_path / "suite" / "counterfactual"
+    made = [json.loads(x) for x in lines(cf / "manifest.jsonl")]
+    assert not any(
+        r["edit"] == "cue_flip" and r["phenomenon"] == "formality" and r["source_line"] == flip["source_line"]
+        for r in made
+    )
+    formality = get_language("fr").formality
+    for r, entry in zip(made, json.loads((cf / "voita.json").read_text()), strict=True):
+        if r["edit"] == "cue_flip" and r["phenomenon"] == "formality":
+            context = " _eos ".join(entry["dst"][entry["true_ind"]].split(" _eos ")[:-1])
+            levels = {formality.level(w) for w in context.replace("'", "' ").split()} - {None}
+            assert len(levels) == 1 and sum(bool(formality.level(w)) for w in context.split()) == 1, context
+
+
+def test_a_plural_earlier_mention_is_not_flipped_to_a_singular_form(tmp_path):
+    """Lexical cohesion: the cue "banques" (plural) of a later "banque"; its flip would put the
+    group's other translation, singular, in its place (les rive sont fermées): skipped and counted,
+    while the singular cue of another document is flipped."""
+
+    def rows(det, det_feats, noun, lemma, feats, verb, verb_feats, adj, adj_lemma, adj_feats):
+        return [
+            (det, "le", "DET", det_feats, 2, "det", "_"),
+            (noun, lemma, "NOUN", feats, 4, "nsubj", "_"),
+            (verb, "être", "AUX", verb_feats, 4, "cop", "_"),
+            (adj, adj_lemma, "ADJ", adj_feats, 0, "root", "_"),
+            (".", ".", "PUNCT", "_", 4, "punct", "_"),
+        ]
+
+    sing = ("la", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art")
+    is_ = ("est", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin")
+    corpus = [  # (doc, source, target rows, tagged token)
+        (
+            "a",
+            "the banks are closed .",
+            rows(
+                "les",
+                "Definite=Def|Number=Plur|PronType=Art",
+                "banques",
+                "banque",
+                "Gender=Fem|Number=Plur",
+                "sont",
+                "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin",
+                "fermées",
+                "fermé",
+                "Gender=Fem|Number=Plur",
+            ),
+            None,
+        ),
+        (
+            "a",
+            "the bank is solid .",
+            rows(*sing, "banque", "banque", "Gender=Fem|Number=Sing", *is_, "solide", "solide", "Number=Sing"),
+            1,
+        ),
+        (
+            "c",
+            "the bank is old .",
+            rows(
+                *sing, "banque", "banque", "Gender=Fem|Number=Sing", *is_, "vieille", "vieux", "Gender=Fem|Number=Sing"
+            ),
+            None,
+        ),
+        (
+            "c",
+            "the bank is solid .",
+            rows(*sing, "banque", "banque", "Gender=Fem|Number=Sing", *is_, "solide", "solide", "Number=Sing"),
+            1,
+        ),
+        (
+            "d",
+            "the bank is wide .",
+            rows(*sing, "rive", "rive", "Gender=Fem|Number=Sing", *is_, "large", "large", "Number=Sing"),
+            None,
+        ),
+        (
+            "d",
+            "the bank is wide .",
+            rows(*sing, "rive", "rive", "Gender=Fem|Number=Sing", *is_, "large", "large", "Number=Sing"),
+            None,
+        ),
+    ]
+    dump, conllu = [], []
+    for n, (doc, _, tgt_rows, tagged) in enumerate(corpus):
+        first = n == 0 or corpus[n - 1][0] != doc
+        if first:
+            dump.append([])
+        dump[-1].append(
+            [{"token": r[0], "tags": ["lexical_cohesion"] if k == tagged else []} for k, r in enumerate(tgt_rows)]
+        )
+        conllu.append(_conllu(tgt_rows, first))
+    (tmp_path / "src.en").write_text("".join(c[1] + "\n" for c in corpus))
+    (tmp_path / "ref.fr").write_text("".join(" ".join(r[0] for r in c[2]) + "\n" for c in corpus))
+    (tmp_path / "docids").write_text("".join(c[0] + "\n" for c in corpus))
+    (tmp_path / "t.json").write_text(json.dumps(dump))
+    (tmp_path / "t.tgt.conllu").write_text("".join(conllu))
+    (tmp_path / "t.align").write_text("0-0 1-1 2-2 3-3 4-4\n" * len(corpus))
+    summary = run_build(
+        BuildOptions(
+            str(tmp_path / "src.en"),
+            str(tmp_path / "ref.fr"),
+            str(tmp_path / "docids"),
+            str(tmp_path / "t.json"),
+            str(tmp_path / "suite"),
+            "fr",
+            phenomena=("lexical_cohesion",),
+            counterfactual=True,
+            max_shift=1,
+        )
+    )
+    counts = summary["counterfactual"]["phenomena"]["lexical_cohesion"]
+    assert counts["groups with a cue"] == 2 and counts["cue_flip"] == 1, counts
+    assert any(k.startswith("cue_flip skipped: the earlier mention") for k in counts), counts
+    flips = [json.loads(x) for x in lines(tmp_path / "suite" / "counterfactual" / "manifest.jsonl")]
+    (flip,) = [r for r in flips if r["edit"] == "cue_flip"]
+    assert flip["source_doc"] == "c" and flip["changed"][0]["from"] == "banque" and flip["word"] == "rive"
+
+
+def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path):
+    """La maison est grande . Elle est belle . : the antecedent flipped to jardin takes its
+    predicate adjective along (le jardin est grand), or the context would keep a feminine cue; and
+    the new source noun fits the source's article (an apple, never an garden)."""
+    pron = "Number=Sing|Person=3|PronType=Prs"
+    aux = ("est", "être", "AUX", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin")
+    art = {
+        "Fem": ("la", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
+        "Masc": ("le", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+    }
+
+    def copula(en_noun, noun, gender, adj, adj_lemma, entity=""):
+        det, det_feats = art[gender]
+        src = [
+            ("the", "the", "DET", "Definite=Def|PronType=Art", 2, "det", "_"),
+            (en_noun, en_noun, "NOUN", "Number=Sing", 4, "nsubj", entity or "_"),
+            ("is", "be", "AUX", "Mood=Ind|Tense=Pres|VerbForm=Fin", 4, "cop", "_"),
+            ("big", "big", "ADJ", "Degree=Pos", 0, "root", "_"),
+            (".", ".", "PUNCT", "_", 4, "punct", "_"),
+        ]
+        tgt = [
+            (det, "le", "DET", det_feats, 2, "det", "_"),
+            (noun, noun, "NOUN", f"Gender={gender}|Number=Sing", 4, "nsubj", "_"),
+            (*aux, 4, "cop", "_"),
+            (adj, adj_lemma, "ADJ", f"Gender={gender}|Number=Sing", 0, "root", "_"),
+            (".", ".", "PUNCT", "_", 4, "punct", "_"),
+        ]
+        return src, tgt, None
+
+    def like(en_noun, noun, gender, entity="", article="the"):
+        det, det_feats = art[gender]
+        src = [
+            ("we", "we", "PRON", "Number=Plur|Person=1|PronType=Prs", 2, "nsubj", "_"),
+            ("like", "like", "VERB", "Tense=Pres|VerbForm=Fin", 0, "root", "_"),
+            (article, article, "DET", "Definite=Def|PronType=Art", 4, "det", "_"),
+            (en_noun, en_noun, "NOUN", "Number=Sing", 2, "obj", entity or "_"),
+            (".", ".", "PUNCT", "_", 2, "punct", "_"),
+        ]
+        tgt = [
+            ("nous", "nous", "PRON", "Number=Plur|Person=1|PronType=Prs", 2, "nsubj", "_"),
+            ("aimons", "aimer", "VERB", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin", 0, "root", "_"),
+            (det, "le", "DET", det_feats, 4, "det", "_"),
+            (noun, noun, "NOUN", f"Gender={gender}|Number=Sing", 2, "obj", "_"),
+            (".", ".", "PUNCT", "_", 2, "punct", "_"),
+        ]
+        return src, tgt, None
+
+    def it_is(entity):
+        src = [
+            ("it", "it", "PRON", pron, 3, "nsubj", entity),
+            ("is", "be", "AUX", "Mood=Ind|Tense=Pres|VerbForm=Fin", 3, "cop", "_"),
+            ("beautiful", "beautiful", "ADJ", "Degree=Pos", 0, "root", "_"),
+            (".", ".", "PUNCT", "_", 3, "punct", "_"),
+        ]
+        tgt = [
+            ("elle", "il", "PRON", f"Gender=Fem|{pron}", 3, "nsubj", "_"),
+            (*aux, 3, "cop", "_"),
+            ("belle", "belle", "ADJ", "_", 0, "root", "_"),
+            (".", ".", "PUNCT", "_", 3, "punct", "_"),
+        ]
+        return src, tgt, 0
+
+    corpus = [
+        ("a", *copula("house", "maison", "Fem", "grande", "grand", "Entity=(e1-object)")),
+        ("a", *it_is("Entity=(e1-object)")),
+        ("b", *like("house", "maison", "Fem", "Entity=(e2-object)")),
+        ("b", *it_is("Entity=(e2-object)")),
+        ("c", *like("garden", "jardin", "Masc")),
+        ("d", *copula("garden", "jardin", "Masc", "grand", "grand")),
+        # an apple: the only noun of the other gender, garden, does not fit "an" (never "an garden")
+        ("e", *like("apple", "pomme", "Fem", "Entity=(e3-object)", article="an")),
+        ("e", *it_is("Entity=(e3-object)")),
+    ]
+    dump, src_conllu, tgt_conllu = [], [], []
+    for n, (doc, src, tgt, tagged) in enumerate(corpus):
+        first = n == 0 or corpus[n - 1][0] != doc
+        if first:
+            dump.append([])
+        dump[-1].append([{"token": r[0], "tags": ["pronouns"] if k == tagged else []} for k, r in enumerate(tgt)])
+        src_conllu.append(_conllu(src, first))
+        tgt_conllu.append(_conllu(tgt, first))
+    (tmp_path / "src.en").write_text("".join(" ".join(r[0] for r in c[1]) + "\n" for c in corpus))
+    (tmp_path / "ref.fr").write_text("".join(" ".join(r[0] for r in c[2]) + "\n" for c in corpus))
+    (tmp_path / "docids").write_text("".join(c[0] + "\n" for c in corpus))
+    (tmp_path / "t.json").write_text(json.dumps(dump))
+    (tmp_path / "t.src.conllu").write_text("".join(src_conllu))
+    (tmp_path / "t.tgt.conllu").write_text("".join(tgt_conllu))
+    (tmp_path / "t.align").write_text("".join(" ".join(f"{k}-{k}" for k in range(len(c[1]))) + "\n" for c in corpus))
+    summary = run_build(
+        BuildOptions(
+            str(tmp_path / "src.en"),
+            str(tmp_path / "ref.fr"),
+            str(tmp_path / "docids"),
+            str(tmp_path / "t.json"),
+            str(tmp_path / "suite"),
+            "fr",
+            phenomena=("pronouns",),
+            counterfactual=True,
+            max_shift=1,
+        )
+    )
+    voita = json.loads((tmp_path / "suite" / "counterfactual" / "voita.json").read_text())
+    flips = [e for e in voita if e["edit"] == "cue_flip"]
+    assert {e["dst"][e["true_ind"]].split(" _eos ")[0] for e in flips} == {
+        "le jardin est grand .",
+        "nous aimons le jardin .",
+    }
+    assert not any("an garden" in e["src"] for e in flips) and len(flips) == 2
+    counts = summary["counterfactual"]["phenomena"]["pronouns"]
+    assert counts["cue_flip skipped: no noun of the other gender after 'an' in the source"] == 1, counts
