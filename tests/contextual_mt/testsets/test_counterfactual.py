@@ -61,23 +61,19 @@ def tag_demo(data: Path, out: Path) -> Path:
     return tags
 
 
+def build_from(folder, tags, out, names=("test.en", "test.fr", "test.docids"), **options):
+    """``testset build --counterfactual`` (unless ``counterfactual=False``) of FOLDER's files."""
+    source, reference, docids = (str(folder / n) for n in names)
+    options = {"counterfactual": True, **options}
+    return run_build(BuildOptions(source, reference, docids, str(tags), str(out), "fr", **options))
+
+
 @pytest.fixture(scope="module")
 def demo_suite(demo_corpus, tmp_path_factory):
     data = demo_corpus(train_docs=20, valid_docs=2, test_docs=30, seed=5)
     out = tmp_path_factory.mktemp("cf43-demo-suite")
     tags = tag_demo(data, out)
-    summary = run_build(
-        BuildOptions(
-            str(data / "test.en"),
-            str(data / "test.fr"),
-            str(data / "test.docids"),
-            str(tags),
-            str(out / "suite"),
-            "fr",
-            lexicon=(str(data / "train.fr.conllu"),),
-            counterfactual=True,
-        )
-    )
+    summary = build_from(data, tags, out / "suite", lexicon=(str(data / "train.fr.conllu"),))
     folder = out / "suite" / "counterfactual"
     records = [json.loads(x) for x in (folder / "manifest.jsonl").read_text().splitlines()]
     return summary, folder, records, data
@@ -520,17 +516,8 @@ def test_a_build_without_counterfactual_over_one_with_leaves_no_suite_folder(dem
     data, tags = demo_suite[3], demo_suite[1].parent.parent / "test.tags.json"
 
     def build(**kw):
-        run_build(
-            BuildOptions(
-                str(data / "test.en"),
-                str(data / "test.fr"),
-                str(data / "test.docids"),
-                str(tags),
-                str(tmp_path / "suite"),
-                "fr",
-                lexicon=(str(data / "train.fr.conllu"),),
-                **kw,
-            )
+        build_from(
+            data, tags, tmp_path / "suite", lexicon=(str(data / "train.fr.conllu"),), **{"counterfactual": False, **kw}
         )
 
     build(counterfactual=True, max_shift=1)
@@ -573,19 +560,7 @@ def test_a_cue_beside_another_t_v_word_is_not_flipped(demo_suite, tmp_path):
     (folder / "test.fr.conllu").write_text("\n\n".join(blocks), encoding="utf-8")
     (folder / "test.fr").write_text("".join(x + "\n" for x in text), encoding="utf-8")
     tags = tag_demo(folder, tmp_path)
-    summary = run_build(
-        BuildOptions(
-            str(folder / "test.en"),
-            str(folder / "test.fr"),
-            str(folder / "test.docids"),
-            str(tags),
-            str(tmp_path / "suite"),
-            "fr",
-            lexicon=(str(folder / "train.fr.conllu"),),
-            counterfactual=True,
-            max_shift=1,
-        )
-    )
+    summary = build_from(folder, tags, tmp_path / "suite", lexicon=(str(folder / "train.fr.conllu"),), max_shift=1)
     counts = summary["counterfactual"]["phenomena"]["formality"]
     assert counts.get("cue_flip skipped: another T-V word in the context (it would keep the old level)", 0) >= 1
     cf = tmp_path / "suite" / "counterfactual"
@@ -684,18 +659,13 @@ def test_a_plural_earlier_mention_is_not_flipped_to_a_singular_form(tmp_path):
     (tmp_path / "t.json").write_text(json.dumps(dump))
     (tmp_path / "t.tgt.conllu").write_text("".join(conllu))
     (tmp_path / "t.align").write_text("0-0 1-1 2-2 3-3 4-4\n" * len(corpus))
-    summary = run_build(
-        BuildOptions(
-            str(tmp_path / "src.en"),
-            str(tmp_path / "ref.fr"),
-            str(tmp_path / "docids"),
-            str(tmp_path / "t.json"),
-            str(tmp_path / "suite"),
-            "fr",
-            phenomena=("lexical_cohesion",),
-            counterfactual=True,
-            max_shift=1,
-        )
+    summary = build_from(
+        tmp_path,
+        tmp_path / "t.json",
+        tmp_path / "suite",
+        names=("src.en", "ref.fr", "docids"),
+        phenomena=("lexical_cohesion",),
+        max_shift=1,
     )
     counts = summary["counterfactual"]["phenomena"]["lexical_cohesion"]
     assert counts["groups with a cue"] == 2 and counts["cue_flip"] == 1, counts
@@ -793,18 +763,13 @@ def test_a_predicate_adjective_of_the_antecedent_follows_its_new_gender(tmp_path
     (tmp_path / "t.src.conllu").write_text("".join(src_conllu))
     (tmp_path / "t.tgt.conllu").write_text("".join(tgt_conllu))
     (tmp_path / "t.align").write_text("".join(" ".join(f"{k}-{k}" for k in range(len(c[1]))) + "\n" for c in corpus))
-    summary = run_build(
-        BuildOptions(
-            str(tmp_path / "src.en"),
-            str(tmp_path / "ref.fr"),
-            str(tmp_path / "docids"),
-            str(tmp_path / "t.json"),
-            str(tmp_path / "suite"),
-            "fr",
-            phenomena=("pronouns",),
-            counterfactual=True,
-            max_shift=1,
-        )
+    summary = build_from(
+        tmp_path,
+        tmp_path / "t.json",
+        tmp_path / "suite",
+        names=("src.en", "ref.fr", "docids"),
+        phenomena=("pronouns",),
+        max_shift=1,
     )
     voita = json.loads((tmp_path / "suite" / "counterfactual" / "voita.json").read_text())
     flips = [e for e in voita if e["edit"] == "cue_flip"]
