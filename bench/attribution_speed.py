@@ -124,14 +124,11 @@ def padded_rows(model, real: int) -> None:
 def build_opus_size(work: Path, train_en: List[str], train_fr: List[str]) -> Path:
     from transformers import MarianMTModel, MarianTokenizer
 
-    from tests.hf_models import build_marian
+    from tests.hf_models import OPUS_MT_SIZE, build_marian
 
     folder = build_marian(
         work / "marian-opus",
-        d_model=512,
-        layers=6,
-        heads=8,
-        ffn=2048,
+        **OPUS_MT_SIZE,
         vocab_size=VOCAB,
         lines_src=train_en,
         lines_tgt=train_fr,

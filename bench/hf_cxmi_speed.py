@@ -28,7 +28,7 @@ from bench import harness
 
 def build(work: Path, sentences: int) -> Path:
     from contextual_mt.demo.corpus import generate_demo_data
-    from tests.hf_models import build_marian
+    from tests.hf_models import OPUS_MT_SIZE, build_marian
 
     data = work / "data"
     generate_demo_data(str(data), train_docs=300, valid_docs=5, test_docs=120, seed=13)
@@ -39,10 +39,7 @@ def build(work: Path, sentences: int) -> Path:
         (work / f"test.{ext}").write_text("\n".join(lines) + "\n")
     return build_marian(
         work / "marian",
-        d_model=512,
-        layers=6,
-        heads=8,
-        ffn=2048,
+        **OPUS_MT_SIZE,
         vocab_size=58101,
         lines_src=train_en,
         lines_tgt=train_fr,

@@ -51,7 +51,7 @@ def build(work: Path, sentences: int, head_scale: float) -> None:
     from transformers import MarianMTModel
 
     from contextual_mt.demo.corpus import generate_demo_data
-    from tests.hf_models import build_marian
+    from tests.hf_models import OPUS_MT_SIZE, build_marian
 
     data = work / "data"
     generate_demo_data(str(data), train_docs=300, valid_docs=5, test_docs=max(20, sentences // 5 + 20), seed=13)
@@ -62,10 +62,7 @@ def build(work: Path, sentences: int, head_scale: float) -> None:
     train_fr = (data / "train.fr").read_text().splitlines()
     folder = build_marian(
         work / "marian",
-        d_model=512,
-        layers=6,
-        heads=8,
-        ffn=2048,
+        **OPUS_MT_SIZE,
         vocab_size=58101,
         lines_src=train_en,
         lines_tgt=train_fr,

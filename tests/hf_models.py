@@ -77,6 +77,10 @@ def _spm(path: Path, lines: Sequence[str], vocab_size: int, bos_id: int = -1, eo
     return path.with_suffix(".model")
 
 
+# the shape of Helsinki-NLP's opus-mt models (the speed benchmarks build it with random weights)
+OPUS_MT_SIZE = {"d_model": 512, "layers": 6, "heads": 8, "ffn": 2048}
+
+
 def build_marian(
     folder: Path,
     d_model: int = 32,
