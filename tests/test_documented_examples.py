@@ -76,6 +76,21 @@ def test_a_figure_typed_over_or_a_changed_result_is_found(committed, readme):
     assert refresh.missing([readme], refresh.marked(readme)) == []
 
 
+def test_no_figure_marker_starts_a_line_and_refresh_refuses_one(generated, pages):
+    """A figure's marker at the start of a line opens an HTML block (CommonMark and the site's
+    Markdown): the sentence around it is split (tests/test_docs_render.py renders the pages)."""
+    assert {name: refresh.misplaced(text) for name, text in pages.items() if refresh.misplaced(text)} == {}
+    key = "figure:demo-contrastive"
+    readme = pages["README.md"]
+    wrapped = readme.replace(f"(accuracy <!-- {key} -->", f"(accuracy\n<!-- {key} -->", 1)
+    assert wrapped != readme
+    line = wrapped[: wrapped.index(f"\n<!-- {key} -->")].count("\n") + 2
+    with pytest.raises(SystemExit, match=rf"^error: README.md:{line}: a figure's marker starts the line"):
+        refresh.rewrite(wrapped, generated)
+    with pytest.raises(SystemExit, match="figure demo-contrastive is more than one line"):
+        refresh.rewrite(readme, {**generated, key: "1.000\n(of 708)"})
+
+
 def test_a_page_whose_options_drifted_from_the_parser_is_found(generated, pages):
     name = "docs/reference/contextual-mt/translate.md"
     key = "cli:contextual-mt-translate"

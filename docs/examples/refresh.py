@@ -438,15 +438,34 @@ def marked(text: str) -> Dict[str, str]:
     }
 
 
+# a figure's marker that starts a line (after its indentation) opens an HTML block in CommonMark and
+# in the site's Markdown: the paragraph or list item around it is split there
+_FIGURE_STARTS_LINE = re.compile(r"^[ \t]*<!-- /?figure:[\w-]+ -->", re.M)
+
+
+def misplaced(text: str) -> List[int]:
+    """The lines of a page that start with a figure's marker."""
+    return [text.count("\n", 0, m.start()) + 1 for m in _FIGURE_STARTS_LINE.finditer(text)]
+
+
 def rewrite(text: str, generated: Dict[str, str], name: str = "README.md") -> str:
     def one(m: re.Match) -> str:
         key = f"{m.group(1)}:{m.group(2)}"
         if key not in generated:
             raise SystemExit(f"error: {name} marks {key}, which docs/examples/refresh.py does not make")
+        if m.group(1) == "figure" and "\n" in generated[key]:
+            raise SystemExit(f"error: figure {m.group(2)} is more than one line; a figure sits inside a sentence")
         body = generated[key] if m.group(1) == "figure" else f"\n{generated[key]}\n"
         return f"<!-- {key} -->{body}<!-- /{key} -->"
 
-    return _MARKED.sub(one, text)
+    new = _MARKED.sub(one, text)
+    starts = misplaced(new)
+    if starts:
+        raise SystemExit(
+            f"error: {name}:{starts[0]}: a figure's marker starts the line, which splits its paragraph or list item "
+            "there (an HTML block): move a word of the sentence before it onto the line"
+        )
+    return new
 
 
 def stale(text: str, generated: Dict[str, str]) -> List[str]:
