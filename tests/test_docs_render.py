@@ -37,11 +37,12 @@ def pages() -> Dict[str, str]:
     return out
 
 
-def source_items(text: str) -> List[Tuple[int, int, str]]:
+def source_items(text: str) -> List[Tuple[int, int, str, bool]]:
     """The lines that look like list items, outside code blocks, with the depth their indentation
-    says (an item indented more than the one above it is nested in it) and their first word:
-    (line number, depth, word)."""
-    items: List[Tuple[int, int, str]] = []
+    says (an item indented more than the one above it is nested in it), their first word and
+    whether they start a list (the first item after text that is not indented into a list):
+    (line number, depth, word, starts a list)."""
+    items: List[Tuple[int, int, str, bool]] = []
     indents: List[int] = []  # the indentation of each open level
     fence: Optional[str] = None
     blank = True
@@ -53,6 +54,9 @@ def source_items(text: str) -> List[Tuple[int, int, str]]:
         opened = _FENCE.match(line)
         if opened:
             fence = opened.group(1)
+            if blank and not line.startswith(" "):
+                indents = []
+            blank = False
             continue
         if not line.strip():
             blank = True
@@ -60,11 +64,12 @@ def source_items(text: str) -> List[Tuple[int, int, str]]:
         item = _ITEM.match(line)
         if item:
             indent = len(item.group(1))
+            starts = not indents
             while indents and indents[-1] > indent:
                 indents.pop()
             if not indents or indents[-1] < indent:
                 indents.append(indent)
-            items.append((number, len(indents), (_WORD.findall(line[item.end() - 1 :]) or [""])[0]))
+            items.append((number, len(indents), (_WORD.findall(line[item.end() - 1 :]) or [""])[0], starts))
         elif blank and not line.startswith(" "):
             indents = []  # a paragraph, heading or table after a blank line: the list is over
         blank = False
@@ -132,6 +137,7 @@ class Rendered(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.depth = 0
         self.items: List[List] = []  # per list item: its depth and its text up to the next item
+        self.starts: List[int] = []  # the index in items of each outermost list's first item
         self.open: List[List[Tuple[str, str]]] = []  # per open block: its text and comments
         self.figures: Dict[str, Tuple[str, str, str]] = {}  # name: its value, the text before, after
         self.examples_in_blocks: List[str] = []
@@ -140,6 +146,8 @@ class Rendered(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         if tag in ("ul", "ol"):
+            if not self.depth:
+                self.starts.append(len(self.items))
             self.depth += 1
         if tag == "li":
             self.items.append([self.depth, ""])
@@ -188,7 +196,7 @@ def problems(text: str, html: str, html_blocks: Tuple[str, ...] = ()) -> List[st
     expected = source_items(text)
     rendered = Rendered(html)
     items = [(depth, (_WORD.findall(shown) or [""])[0]) for depth, shown in rendered.items]
-    for i, (number, depth, word) in enumerate(expected):
+    for i, (number, depth, word, _) in enumerate(expected):
         if i >= len(items) or items[i] != (depth, word):
             got = f"item {items[i][1]!r} at depth {items[i][0]}" if i < len(items) else "no item"
             found.append(f"line {number}: list item {word!r} at depth {depth} renders as {got}")
@@ -196,6 +204,17 @@ def problems(text: str, html: str, html_blocks: Tuple[str, ...] = ()) -> List[st
     else:
         if len(items) > len(expected):
             found.append(f"{len(items) - len(expected)} list items more than the source's {len(expected)}")
+        starts = [i for i, item in enumerate(expected) if item[3]]
+        for i in sorted(set(starts) ^ set(rendered.starts))[:1]:
+            number, _, word, _ = expected[i]
+            found.append(
+                f"line {number}: list item {word!r} "
+                + (
+                    "starts a new list: the list above it ends at a block not indented into its item (4 spaces)"
+                    if i in rendered.starts
+                    else "continues the list above it where the source starts a new one"
+                )
+            )
     found += [
         f"line {n}: runs on in the item at line {at}, indented as an outer one's text" for n, at in run_on_lines(text)
     ]
@@ -270,6 +289,15 @@ def test_a_marker_that_starts_a_line_or_a_list_flattened_is_found(site_markdown)
     unparted = "Options:\n- one\n- two\n"  # a list needs a blank line before it on the site, not in CommonMark
     assert problems(unparted, *commonmark(unparted)) == []
     assert problems(unparted, site_markdown(unparted)) == ["line 2: list item 'one' at depth 1 renders as no item"]
+    # a table or paragraph indented by 2 spaces in an item ends the list on the site: two lists
+    unindented = "- **Layer**: fixes:\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n- **Chromium**: the viewer.\n"
+    assert problems(unindented, *commonmark(unindented)) == []
+    assert problems(unindented, site_markdown(unindented)) == [
+        "line 7: list item 'Chromium' starts a new list: the list above it ends at a block not indented "
+        "into its item (4 spaces)"
+    ]
+    indented = unindented.replace("\n  |", "\n    |")
+    assert problems(indented, site_markdown(indented)) == []
     run_on = fine.replace("\n\n    Words", "\n    Words")
     for found in (problems(run_on, *commonmark(run_on)), problems(run_on, site_markdown(run_on))):
         assert found == ["line 9: runs on in the item at line 8, indented as an outer one's text"]
