@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- ctxpro-agreement -->", "<!-- /ctxpro-agreement -->")

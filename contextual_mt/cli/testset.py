@@ -201,7 +201,9 @@ IMPORT_FORMATS = ("ctxpro",)
 class ImportArgs:
     """``contextual-mt testset import`` (``testsets.ctxpro.ImportOptions``)."""
 
-    format: str = option(choices=IMPORT_FORMATS, required=True, help="the suite's format: ctxpro (Wicks and Post, 2023)")
+    format: str = option(
+        choices=IMPORT_FORMATS, required=True, help="the suite's format: ctxpro (Wicks and Post, 2023)"
+    )
     evalset: str = option(
         required=True,
         metavar="JSON",

@@ -239,7 +239,7 @@ def read_inputs(path: str, examples: Sequence[Dict[str, Any]], evalset: str) -> 
 
 # ----------------------------------------------------------------------------- alternatives
 def _rule_parts(rule: str) -> Tuple[str, frozenset]:
-    """"ACC.FORM+PLUR" -> ("ACC", {FORM, PLUR})."""
+    """The case and the features of a rule: ACC.FORM+PLUR -> ("ACC", {FORM, PLUR})."""
     case, *rest = rule.split(".")
     return case, frozenset(t for part in rest for t in part.split("+"))
 
@@ -273,9 +273,12 @@ def alternatives_by_rule(lang: str, category: str, examples: Sequence[Dict[str, 
                 mine, its = _formality(features), _formality(o_features)
                 if mine and its and mine != its:
                     alternatives |= theirs
-            elif category == "gender":
-                if (features & NUMBERS) == (o_features & NUMBERS) and (features & GENDERS) != (o_features & GENDERS):
-                    alternatives |= theirs
+            elif (
+                category == "gender"
+                and (features & NUMBERS) == (o_features & NUMBERS)
+                and (features & GENDERS) != (o_features & GENDERS)
+            ):
+                alternatives |= theirs
         result[rule] = sorted(alternatives - own)
     return result
 
@@ -317,9 +320,7 @@ def variants(
     if len(hits) != 1:
         return [], "the form is not a word of the reference" if not hits else "the form occurs twice or more"
     hit = hits[0]
-    if category == "formality" and any(
-        m.span() != hit.span() for f in all_forms for m in _word(f).finditer(reference)
-    ):
+    if category == "formality" and any(m.span() != hit.span() for f in all_forms for m in _word(f).finditer(reference)):
         return [], "another form of address in the sentence"
     before, after = reference[: hit.start()], reference[hit.end() :]
     vowel = bool(_VOWEL.match(after.lstrip()[:1] or "x"))
@@ -458,7 +459,9 @@ def summary_lines(summary: Dict[str, Any]) -> List[str]:
     ]
     for p, c in summary["phenomena"].items():
         skipped = "; ".join(f"{k[len('no contrastive variant: ') :]} {v}" for k, v in c.items() if k.startswith("no "))
-        lines.append(f"  {p}: {c.get('groups', 0)} groups" + (f"; no contrastive variant: {skipped}" if skipped else ""))
+        lines.append(
+            f"  {p}: {c.get('groups', 0)} groups" + (f"; no contrastive variant: {skipped}" if skipped else "")
+        )
     if summary["never_matched"]:
         lines.append(
             f"  {summary['never_matched']} expected forms hold punctuation: ctxpro's rule never finds them "
