@@ -123,7 +123,8 @@ EXAMPLES: List[Dict] = [
         "commands": [
             "contextual-mt testset import --format ctxpro \\\n"
             "    --evalset tests/fixtures/ctxpro/mini.formality.opensubtitles.en-fr.test.json \\\n"
-            "    --inputs tests/fixtures/ctxpro/mini.formality.opensubtitles.en-fr.test --output-dir demo/results/ctxpro-fr",
+            "    --inputs tests/fixtures/ctxpro/mini.formality.opensubtitles.en-fr.test "
+            "--output-dir demo/results/ctxpro-fr",
             "contextual-mt testset evaluate --manifest demo/results/ctxpro-fr/manifest.jsonl --bootstrap 0 \\\n"
             "    --hyp tests/fixtures/ctxpro/deepl.mini.formality.opensubtitles.en-fr.test.contexts",
         ],
