@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from bench import harness
+
 ROOT = Path(__file__).resolve().parents[1]
 MARK = ("<!-- ctxpro-agreement -->", "<!-- /ctxpro-agreement -->")
 
@@ -251,6 +253,8 @@ def main(argv=None) -> None:
     p.add_argument("--json", help="write every result here")
     p.add_argument("--results", help="replace the table between the ctxpro-agreement markers of this file")
     args = p.parse_args(argv)
+    machine = harness.machine_info()
+    print(harness.machine_line(machine), flush=True)
     repo = Repo(args.repo)
     entries = [e for e in sets(repo) if not args.only or re.search(args.only, e["name"])]
     with tempfile.TemporaryDirectory() as tmp:
@@ -271,12 +275,17 @@ def main(argv=None) -> None:
     )
     print(summary)
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summary, "sets": results}, indent=1, ensure_ascii=False))
+        Path(args.json).write_text(
+            json.dumps({"summary": summary, "machine": machine, "sets": results}, indent=1, ensure_ascii=False)
+        )
     if args.results:
         path = Path(args.results)
         text = path.read_text(encoding="utf-8")
         start, end = text.index(MARK[0]) + len(MARK[0]), text.index(MARK[1])
-        path.write_text(text[:start] + "\n" + summary + "\n\n" + "\n".join(table(results)) + "\n" + text[end:])
+        rows = [row for row in table(results) if "not run" not in row]
+        absent = ", ".join(r["name"] for r in results if "systems" not in r)
+        body = f"\n{summary}\n\n" + "\n".join(rows) + f"\n\nNot run (a file absent from the copy): {absent}.\n"
+        path.write_text(text[:start] + body + text[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from bench import harness
 from bench.ctxpro_agreement import Repo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +76,27 @@ def tag(docs: List[List[Tuple[str, str]]], lang: str, work: Path) -> List[List[L
     return json.loads((work / "tags.json").read_text(encoding="utf-8"))
 
 
-def measure(examples, docs, tags) -> Dict:
+def _gap_reason(form: str, level, context: List[str]) -> str:
+    """Why MuDA did not tag the expected word, as far as the text tells."""
+    if form == "t'":
+        return "t' is not in MuDA's French T-V word list"
+    if not context:
+        return "no target context (none in ctxpro, or DeepL's sentences do not match the source's)"
+    want = level(form)
+    words = [w for sentence in context for w in re.findall(r"[\w'\u2019-]+", sentence)]
+    if any(level(w) == want for w in words):
+        return "a word of the same level is in the context (MuDA's tokens or tagger missed it)"
+    if any(level(p) == want for w in words for p in w.split("-") if p):
+        return "the context's word of the same level is hyphenated (avez-vous, as-tu)"
+    return "no word of the same level in the context"
+
+
+def measure(examples, docs, tags, lang: str) -> Dict:
+    from muda.languages import get_language
+
+    formality = get_language(lang).formality
+    level = formality.level if formality is not None else (lambda w: None)
+    reasons: Dict[str, int] = {}
     same_word = any_word = with_context = same_word_with_context = 0
     gaps: List[Dict] = []
     context_tags: List[Dict] = []
@@ -93,9 +114,11 @@ def measure(examples, docs, tags) -> Dict:
         per_form.setdefault(form, [0, 0])
         per_form[form][0] += hit
         per_form[form][1] += 1
-        if not hit and len(gaps) < 400:
+        if not hit:
+            why = _gap_reason(form, level, [t for _, t in pairs[:-1]])
+            reasons[why] = reasons.get(why, 0) + 1
             gaps.append({"expected": example["expected"], "rule": example["rule"], "reference": pairs[-1][1],
-                         "tagged": words, "context": [t for _, t in pairs[:-1]]})  # fmt: skip
+                         "tagged": words, "context": [t for _, t in pairs[:-1]], "why": why})  # fmt: skip
         for (s, t), sentence in zip(pairs[:-1], doc[:-1], strict=True):
             for tok in sentence:
                 if "formality" in tok["tags"]:
@@ -109,6 +132,7 @@ def measure(examples, docs, tags) -> Dict:
         "recall_by_form": {f: {"tagged": a, "examples": b, "recall": a / b} for f, (a, b) in sorted(per_form.items())},
         "context_tags": len(context_tags),
         "context_tags_without_you": sum(not t["you"] for t in context_tags),
+        "gap_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
         "gaps": gaps,
         "context_tag_list": context_tags,
     }
@@ -125,6 +149,8 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     from sentence_splitter import SentenceSplitter
 
+    machine = harness.machine_info()
+    print(harness.machine_line(machine), flush=True)
     repo = Repo(args.repo)
     lang = re.search(r"\.[a-z]{2}-([a-z]{2})\.", args.set).group(1)  # type: ignore[union-attr]
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,11 +170,11 @@ def main(argv=None) -> None:
             keep = sorted(random.Random(args.seed).sample(keep, args.max_examples))
         examples, inputs, deepl = ([x[k] for k in keep] for x in (examples, inputs, deepl))
         splitter = SentenceSplitter(language=lang)
-        result = {"set": args.set, "language": lang, "annotator": "spacy"}
+        result = {"set": args.set, "language": lang, "annotator": "spacy", "machine": machine}
         for name, with_context in (("with DeepL's context", True), ("reference alone", False)):
             docs, contexted = documents(examples, inputs, deepl, splitter, with_context)
             tags = tag(docs, lang, work / name.replace(" ", "_"))
-            m = measure(examples, docs, tags)
+            m = measure(examples, docs, tags, lang)
             m["examples_with_context"] = contexted
             result[name] = m
             print(
@@ -164,6 +190,7 @@ def main(argv=None) -> None:
                 "in the source",
                 flush=True,
             )
+            print("  gaps: " + "; ".join(f"{k}: {v}" for k, v in m["gap_reasons"].items()))
             print("  by form: " + ", ".join(f"{f} {100 * v['recall']:.1f}%" for f, v in m["recall_by_form"].items()))
     if args.sample:
         rng = random.Random(args.seed)
@@ -174,11 +201,12 @@ def main(argv=None) -> None:
         lines += ["", "# ctxpro examples MuDA does not tag on the expected word (a seeded sample)", ""]
         for g in rng.sample(ctx["gaps"], min(25, len(ctx["gaps"]))):
             lines.append(f"- {g['rule']} **{g['expected']}** | {g['reference']} | tagged: {g['tagged']} | "
-                         f"context: {' / '.join(g['context'])}")  # fmt: skip
+                         f"context: {' / '.join(g['context'])} | {g['why']}")  # fmt: skip
         Path(args.sample).write_text("\n".join(lines) + "\n", encoding="utf-8")
     if args.json:
         for m in (result["with DeepL's context"], result["reference alone"]):
             m.pop("context_tag_list")
+            m["gaps"] = random.Random(args.seed).sample(m["gaps"], min(100, len(m["gaps"])))
         Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
