@@ -7,7 +7,8 @@ pivot) and the segments, plus a fixed cost per link type and a Gale-Church lengt
 pivot's length against the segments'); an omission costs ``omission``, an addition ``addition``. The path of
 least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
 against segment i * m / n of m), so the work grows with the document's length, not its square;
-where the best path touches the band's edge, the band is doubled and the search run again.
+where the best path touches the band's edge, the band is doubled and the search run again. A
+row of the band (one line boundary) is computed at once with numpy.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
 
 from docalign.chrf import Profile, chrf
 
@@ -84,6 +87,7 @@ def length_cost(a: int, b: int, variance: float) -> float:
 
 Key = Tuple[int, int, int, int]  # a candidate link: (first line, lines, first segment, segments)
 Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and highest segment boundary
+Costs = Callable[[int, int, np.ndarray, int], np.ndarray]  # (first line, lines, first segments, segments)
 
 
 def align(
@@ -113,29 +117,54 @@ def align(
 
     w = weights
 
-    def cost(i: int, a: int, j: int, b: int) -> float:
+    def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
         if a == 0 or b == 0:
-            return w.omission * a + w.addition * b
+            return np.full(len(js), w.omission * a + w.addition * b)
         extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
-        lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance)
-        return (a + b) / 2 * (1 - similarity(i, a, j, b)) + extra + w.length * lengths
+        length = lines.length(i, a)
+        return np.array(
+            [
+                (a + b) / 2 * (1 - similarity(i, a, j, b))
+                + extra
+                + w.length * length_cost(length, segs.length(j, b), w.variance)
+                for j in js.tolist()
+            ]
+        )
 
     if corridor is not None:
-        links, _ = _search(n, m, corridor, cost)
+        links, _ = _search(n, m, reachable(corridor, n, m), costs, w.addition)
     else:
         width = max(band, 1)
         while True:
-            links, touched = _search(n, m, _diagonal(n, m, width), cost)
+            links, touched = _search(n, m, _diagonal(n, m, width), costs, w.addition)
             if not touched or width >= max(n, m):
                 break
             width *= 2
     return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
 
 
+def reachable(corridor: Corridor, n: int, m: int) -> Corridor:
+    """``corridor`` widened so that its last cell (n, m) can be reached from its first (0, 0):
+    both edges never fall back, the first row starts at 0 and the last ends at m, and each row
+    begins no later than the row before ends (an omission steps from one to the next; additions
+    then walk along the row). Where the output has many more sentences per line than the band is
+    wide, the rows stretch to the slope: the cells stay about m + n x (2 band + 1)."""
+    lo = [min(max(x, 0), m) for x in corridor[0]]
+    hi = [min(max(x, 0), m) for x in corridor[1]]
+    lo[0], hi[n] = 0, m
+    for i in range(1, n + 1):
+        hi[i] = max(hi[i], hi[i - 1])
+    for i in range(n - 1, -1, -1):
+        lo[i] = min(lo[i], lo[i + 1])
+    for i in range(1, n + 1):
+        lo[i] = min(lo[i], hi[i - 1])
+    return lo, hi
+
+
 def _diagonal(n: int, m: int, width: int) -> Corridor:
     lo = [max(0, math.floor(i * m / n) - width) for i in range(n + 1)]
     hi = [min(m, math.ceil(i * m / n) + width) for i in range(n + 1)]
-    return lo, hi
+    return reachable((lo, hi), n, m)
 
 
 def corridor_of(links: Sequence[Link], m: int, radius: int = 2) -> Corridor:
@@ -146,8 +175,7 @@ def corridor_of(links: Sequence[Link], m: int, radius: int = 2) -> Corridor:
         (i, a), (j, b) = link.lines, link.segments
         for r in range(i, i + a + 1):
             lo[r], hi[r] = min(lo[r], max(0, j - radius)), max(hi[r], min(m, j + b + radius))
-    lo[0], hi[n] = 0, m
-    return lo, hi
+    return reachable((lo, hi), n, m)
 
 
 def candidates(corridor: Corridor) -> List[Key]:
@@ -164,35 +192,50 @@ def candidates(corridor: Corridor) -> List[Key]:
     ]
 
 
-def _search(n: int, m: int, band: Corridor, cost: Callable[[int, int, int, int], float]) -> Tuple[List[Key], bool]:
-    """The best path in the band and whether it touches the band's edge (inside 0..m)."""
+ADDITION = MOVES.index((0, 1))
+
+
+def _search(n: int, m: int, band: Corridor, costs: Costs, addition: float) -> Tuple[List[Key], bool]:
+    """The best path in the band and whether it touches the band's edge (inside 0..m). Row by
+    row (a line boundary), every cell of the row at once; the additions, which step along a row,
+    by a running minimum: best[j] = min over k <= j of (reached[k] + (j - k) x addition)."""
     lo, hi = band
-    inf = math.inf
-    best: List[List[float]] = [[inf] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
-    move: List[List[int]] = [[-1] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
-    best[0][0 - lo[0]] = 0.0
+    best: List[np.ndarray] = []
+    move: List[np.ndarray] = []
     for i in range(n + 1):
-        row, row_move, low = best[i], move[i], lo[i]
-        for j in range(low, hi[i] + 1):
-            here = row[j - low]
-            for k, (a, b) in enumerate(MOVES):
-                pi, pj = i - a, j - b
-                if pi < 0 or pj < lo[pi] or pj > hi[pi]:
-                    continue
-                before = best[pi][pj - lo[pi]]
-                if before == inf:
-                    continue
-                c = before + cost(pi, a, pj, b)
-                if c < here:
-                    here, row_move[j - low] = c, k
-            row[j - low] = here
+        js = np.arange(lo[i], hi[i] + 1)
+        here = np.full(len(js), np.inf)
+        row_move = np.full(len(js), -1, dtype=np.int8)
+        if i == 0:
+            here[0] = 0.0
+        for k, (a, b) in enumerate(MOVES):
+            if a == 0 or i < a:
+                continue
+            pi = i - a
+            at = np.nonzero((js - b >= lo[pi]) & (js - b <= hi[pi]))[0]
+            if not at.size:
+                continue
+            before = best[pi][js[at] - b - lo[pi]]
+            at, before = at[before < np.inf], before[before < np.inf]
+            if not at.size:
+                continue
+            c = before + costs(pi, a, js[at] - b, b)
+            better = c < here[at]
+            here[at[better]], row_move[at[better]] = c[better], k
+        shifted = here - addition * js
+        running = np.minimum.accumulate(shifted)
+        added = running < shifted
+        here = np.where(added, running + addition * js, here)
+        row_move[added] = ADDITION
+        best.append(here)
+        move.append(row_move)
     path: List[Key] = []
     touched = False
     i, j = n, m
     while i or j:
         if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
             touched = True
-        a, b = MOVES[move[i][j - lo[i]]]
+        a, b = MOVES[int(move[i][j - lo[i]])]
         i, j = i - a, j - b
         path.append((i, a, j, b))
     path.reverse()

@@ -111,6 +111,47 @@ def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly
     assert len(calls) < 2.3 * small  # twice the lines, about twice the work (not four times)
 
 
+@pytest.mark.parametrize(
+    "lines, sentences, band",
+    [(1, 50, 20), (1, 5, 1), (1, 500, 20), (500, 1, 20), (3, 200, 2), (200, 3, 2)],
+)
+def test_the_band_reaches_every_cell_for_any_ratio_of_sentences_to_lines(lines, sentences, band):
+    """Many more output sentences than lines (or many more lines than sentences): the band must
+    still join the first cell to the last, and every sentence and line is in exactly one link."""
+    pivots = [f"Ligne numéro {k} du document source." for k in range(lines)]
+    segments = [f"Phrase {k} de la sortie, assez différente." for k in range(sentences)]
+    links = dp.align(pivots, segments, band=band)
+    assert sum(link.lines[1] for link in links) == lines
+    assert sum(link.segments[1] for link in links) == sentences
+    i = j = 0
+    for link in links:  # contiguous and monotonic
+        assert link.lines[0] == i and link.segments[0] == j
+        i, j = i + link.lines[1], j + link.segments[1]
+
+
+def test_one_line_translated_as_many_sentences_keeps_them_all_in_order():
+    pivots = ["Le chat dort."]
+    segments = ["Le chat dort."] + [f"Ajout {k}." for k in range(60)]
+    links = dp.align(pivots, segments, band=1)
+    assert links[0].kind == "1-1" and [link.kind for link in links[1:]] == ["0-1"] * 60
+
+
+def test_the_corridor_grows_with_the_slope_not_the_square(monkeypatch):
+    """A line per 20 sentences: the rows of the band cover the diagonal's slope, so the cells
+    searched grow with the sentences, not with lines x sentences."""
+    cells = []
+    real = dp._diagonal
+
+    def counted(n, m, width):
+        lo, hi = real(n, m, width)
+        cells.append(sum(h - lo_ + 1 for lo_, h in zip(lo, hi, strict=True)))
+        return lo, hi
+
+    monkeypatch.setattr(dp, "_diagonal", counted)
+    dp.align([f"Ligne {k}." for k in range(20)], [f"Phrase {k}." for k in range(400)], band=2)
+    assert cells[0] < 400 + 20 * 6  # the first band: about m + n x (2 band + 1), not n x m = 8000
+
+
 def test_merges_are_cut_between_their_lines_and_additions_are_kept_with_the_line_before():
     pivots = ["Le chat dort.", "Le chien joue dehors.", "Il pleut."]
     ids = ["d"] * 3
