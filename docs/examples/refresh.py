@@ -123,6 +123,19 @@ EXAMPLES: List[Dict] = [
             f"    --docids {D}/test.docids --output {R}/testset/evaluate.json"
         ],
     },
+    # an external suite: a sample of ctxpro's French formality set (tests/fixtures/ctxpro), imported and
+    # DeepL's output of it (ctxpro's paper/outputs) scored as ctxpro scores it (docs/explanations/external-suites.md)
+    {
+        "id": "testset-import",
+        "commands": [
+            "contextual-mt testset import --format ctxpro \\\n"
+            "    --evalset tests/fixtures/ctxpro/mini.formality.opensubtitles.en-fr.test.json \\\n"
+            "    --inputs tests/fixtures/ctxpro/mini.formality.opensubtitles.en-fr.test "
+            "--output-dir demo/results/ctxpro-fr",
+            "contextual-mt testset evaluate --manifest demo/results/ctxpro-fr/manifest.jsonl --bootstrap 0 \\\n"
+            "    --hyp tests/fixtures/ctxpro/deepl.mini.formality.opensubtitles.en-fr.test.contexts",
+        ],
+    },
     # counterfactual context suites (docs/explanations/testsets.md): does the model follow the cue?
     {
         "id": "testset-counterfactual",
