@@ -274,12 +274,16 @@ def overlong_line(k, word):
 
 # ============================================================================ contextual-mt translate
 def translate_command(c: Ctx) -> None:
+    translate_command_with(c, c.w.ckpt)
+
+
+def translate_command_with(c: Ctx, checkpoint: str) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = [
         "translate",
         "--path",
-        w.ckpt,
+        checkpoint,
         "--source",
         w.src,
         "--docids",
@@ -456,6 +460,15 @@ add(
     opt("--max-len-b", "200", "--max-len-b 200", "positions"),
 )
 option_cases("translate", translate_documents_command, [("--max-source-tokens", "0")])
+
+
+def translate_untrained_command(c: Ctx) -> None:
+    """translate with a checkpoint that is not there: an option that is wrong fails before it is looked for."""
+    translate_command_with(c, c.missing("model.pt"))
+
+
+# past torch's C int (it raised ValueError "Overflow when unpacking long"), and past any machine
+option_cases("translate", translate_untrained_command, [("--threads", "99999999999"), ("--threads", "3000000000")])
 
 
 # ============================================================================ contextual-mt score
