@@ -640,6 +640,73 @@ add(
     ],
 )
 option_cases("score", score_command, [("--band", "0"), ("--band", "-3")])
+
+
+def first_record_cut_off(c: Ctx, flag: str = "--hyp", name: str = "cut.jsonl") -> str:
+    """``flag``'s file as JSONL document records, the first cut off at its start (a copy that lost
+    its first bytes): JSONL all the same, never one document per line (issue 50)."""
+    from commandkit.documents import document_spans
+
+    lines, ids = lines_of(c.value(flag)), lines_of(c.value("--docids"))
+    rows = [
+        json.dumps({"doc": ids[a], "text": " ".join(lines[a:b])}, ensure_ascii=False) for a, b in document_spans(ids)
+    ]
+    rows[0] = rows[0][len('{"doc": ') :]
+    c.set(flag, c.write_lines(name, rows))
+    return name
+
+
+def cut_to_the_documents(c: Ctx, flag: str = "--hyp", name: str = "short.fr") -> str:
+    """``flag``'s line-aligned file cut to as many lines as there are documents (issue 50: scored
+    as one document per line, BLEU 0.24 and exit 0)."""
+    from commandkit.documents import document_spans
+
+    count = len(document_spans(lines_of(c.value("--docids"))))
+    return edited(c, flag, name, lambda lines: lines[:count])
+
+
+def control_character(c: Ctx, flag: str = "--hyp", name: str = "nul.jsonl") -> str:
+    """The second JSONL record's text with a NUL written as a JSON escape (\\u0000)."""
+    from commandkit.documents import document_spans
+
+    lines, ids = lines_of(c.value(flag)), lines_of(c.value("--docids"))
+    rows = [{"doc": ids[a], "text": " ".join(lines[a:b])} for a, b in document_spans(ids)]
+    rows[1]["text"] = "\u0000" + rows[1]["text"]
+    c.set(flag, c.write_lines(name, [json.dumps(r) for r in rows]))
+    return name
+
+
+add(
+    "score-hyp-jsonl-first-record-cut-off",
+    score_command,
+    lambda c: [first_record_cut_off(c), at_line("cut.jsonl", 1), "JSON record"][1:],
+)
+add(
+    "score-hyp-line-aligned-cut-to-the-number-of-documents",
+    score_command,
+    lambda c: [cut_to_the_documents(c), "short.fr", "lines but", "one document per line", "--hyp-format"][1:],
+)
+add(
+    "score-hyp-jsonl-text-with-a-nul-escape",
+    score_command,
+    lambda c: [control_character(c), at_line("nul.jsonl", 2), "control character"][1:],
+)
+add("score-hyp-format-unknown", score_command, opt("--hyp-format", "xml", "--hyp-format xml", "expected one of"))
+add(
+    "score-hyp-format-lines-of-a-truncated-file",
+    score_command,
+    lambda c: [cut_to_the_documents(c), c.set("--hyp-format", "lines"), "short.fr", "lines but"][2:],
+)
+add(
+    "score-hyp-format-lines-of-jsonl-records",
+    score_command,
+    lambda c: [documents_hyp(c), c.set("--hyp-format", "lines"), at_line("docs.jsonl", 1), "JSON record"][2:],
+)
+add(
+    "score-hyp-format-documents-without-docids",
+    score_command,
+    lambda c: [c.drop("--docids"), c.set("--hyp-format", "documents"), "--hyp-format documents", "--docids"][2:],
+)
 add(
     "score-segmenter-not-installed",
     score_command,
@@ -1985,6 +2052,31 @@ add(
     lambda c: [json_objects(c, "--hyps", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"'][1:],
 )
 output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
+add(
+    "eval-alignment-dir-of-line-aligned-hyps",  # issue 50: exit 0 and an empty folder left behind
+    eval_command,
+    lambda c: [
+        c.set("--alignment-dir", c.o("alignments")),
+        c.absent.append(c.o("alignments")),
+        "--alignment-dir",
+        "line-aligned",
+    ][2:],
+)
+add(
+    "eval-hyps-jsonl-first-record-cut-off",
+    eval_command,
+    lambda c: [first_record_cut_off(c, "--hyps"), at_line("cut.jsonl", 1), "JSON record"][1:],
+)
+add(
+    "eval-hyps-line-aligned-cut-to-the-number-of-documents",
+    eval_command,
+    lambda c: [cut_to_the_documents(c, "--hyps"), "short.fr", "lines but", "one document per line"][1:],
+)
+add(
+    "eval-hyps-jsonl-text-with-a-nul-escape",
+    eval_command,
+    lambda c: [control_character(c, "--hyps"), at_line("nul.jsonl", 2), "control character"][1:],
+)
 
 
 # ============================================================================ fairseq-train / fairseq-generate
@@ -2845,6 +2937,7 @@ add("testset-cues-without-decisions", testset_cues_command, do(lambda c: c.drop(
 add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png"))
 option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
 output_cases("testset-cues", testset_cues_command, "--output", "cues.json")
+
 
 
 # ---- issue 43, probed: inputs that passed for the suite's own, or an option the user never gave

@@ -231,7 +231,7 @@ def _read_systems(
         read = []
         for path in o.hyps:
             text = read_lines(path)
-            refuse_documents(path, text, "--docids and --pivot")
+            refuse_documents(path, text, "--docids and --pivot", o.align.hyp_format)
             try:
                 _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
             except ContextualMTError as e:
