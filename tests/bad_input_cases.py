@@ -2899,6 +2899,17 @@ def testset_cues_command(c: Ctx) -> None:
     c.absent = [c.o("cues.json"), c.o("cues.png")]
 
 
+def rehashed(c: Ctx, name: str) -> None:
+    """The suite's summary.json made to record the sha256 of its file ``name`` as it is now (a
+    careful hand edit): what the suite's other checks see past the content hashes."""
+    from commandkit.text import file_sha256
+
+    folder = c.inp / "suite" / "counterfactual"
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary["files"][name] = file_sha256(str(folder / name))
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+
 def _evaluation_of_the_build(c: Ctx) -> List[Fragment]:
     """`testset evaluate` of the build's own manifest (not the counterfactual one)."""
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
@@ -2938,6 +2949,69 @@ add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c
 option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
 output_cases("testset-cues", testset_cues_command, "--output", "cues.json")
 
+
+def _bases_edited(c: Ctx, edit: Callable[[List[dict]], None], rehash: bool) -> int:
+    """The suite's manifest with its records' ``base`` edited (``rehash``: and summary.json's hash
+    of it made to match, as a careful hand edit would); the first line edited."""
+    folder = c.inp / "suite" / "counterfactual"
+    manifest = folder / "manifest.jsonl"
+    records = [json.loads(line) for line in lines_of(str(manifest))]
+    before = [r["base"] for r in records]
+    edit(records)
+    manifest.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    if rehash:
+        rehashed(c, "manifest.jsonl")
+    return next(n for n, (r, b) in enumerate(zip(records, before, strict=True), start=1) if r["base"] != b)
+
+
+def _each_cue_flip_to_the_next_group(records: List[dict]) -> None:
+    """Issue 50: each cue_flip's base moved to the next original group (a cue score of 24.0, not 0.0)."""
+    originals = [r["base"] for r in records if r["edit"] == "original"]
+    for r in records:
+        k = originals.index(r["base"])
+        if r["edit"] == "cue_flip" and k + 1 < len(originals):
+            r["base"] = originals[k + 1]
+
+
+def _one_base_out_of_range(records: List[dict]) -> None:
+    """Issue 50: a base of 99999999 silently dropped its group (337 of 338 measured)."""
+    records[1]["base"] = 99999999
+
+
+add(
+    "testset-cues-manifest-edited-after-the-build",
+    testset_cues_command,
+    lambda c: [_bases_edited(c, _each_cue_flip_to_the_next_group, False), "manifest.jsonl", "changed since"][1:],
+)
+add(
+    "testset-cues-base-moved-to-another-group",
+    testset_cues_command,
+    lambda c: [
+        at_line("manifest.jsonl", _bases_edited(c, _each_cue_flip_to_the_next_group, True)),
+        "not the original of its group",
+    ],
+)
+add(
+    "testset-cues-base-out-of-range",
+    testset_cues_command,
+    lambda c: [at_line("manifest.jsonl", _bases_edited(c, _one_base_out_of_range, True)), "names no original group"],
+)
+
+
+def testset_evaluate_suite_command(c: Ctx) -> None:
+    """testset evaluate of the counterfactual suite's manifest (the suite of testset_cues_command)."""
+    testset_cues_command(c)
+    cf = c.inp / "suite" / "counterfactual"
+    c.argv = ["testset", "evaluate", "--manifest", str(cf / "manifest.jsonl"), "--hyp", str(cf / "reference.fr")]
+    c.argv += ["--output", c.o("eval.json"), "--bootstrap", "0"]
+    c.absent = [c.o("eval.json")]
+
+
+add(
+    "testset-evaluate-suite-manifest-edited-after-the-build",
+    testset_evaluate_suite_command,
+    lambda c: [_bases_edited(c, _one_base_out_of_range, False), "manifest.jsonl", "changed since"][1:],
+)
 
 
 # ---- issue 43, probed: inputs that passed for the suite's own, or an option the user never gave
@@ -2990,6 +3064,7 @@ def _voita_group_without_true_ind(c: Ctx) -> List[Fragment]:
     entries = json.loads(voita.read_text(encoding="utf-8"))
     del entries[1]["true_ind"]
     voita.write_text(json.dumps(entries), encoding="utf-8")
+    rehashed(c, "voita.json")
     return ["voita.json", "group 2", "true_ind"]
 
 
@@ -3000,6 +3075,7 @@ def _manifest_lines_swapped(c: Ctx) -> List[Fragment]:
     rows = lines_of(str(manifest))
     rows[0], rows[1] = rows[1], rows[0]
     manifest.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    rehashed(c, "manifest.jsonl")
     return ["manifest.jsonl:1", "voita.json", "edited by hand"]
 
 
@@ -3042,7 +3118,10 @@ add(
     "testset-cues-manifest-empty",
     testset_cues_command,
     do(
-        lambda c: (c.inp / "suite" / "counterfactual" / "manifest.jsonl").write_text(""),
+        lambda c: (
+            (c.inp / "suite" / "counterfactual" / "manifest.jsonl").write_text(""),
+            rehashed(c, "manifest.jsonl"),
+        ),
         "manifest.jsonl",
         "no edited group",
     ),
