@@ -167,8 +167,9 @@ def align_outputs(
             continue
         assert output.documents is not None
         segmenter = segmenter or Segmenter(options.segmenter, options.language)
-        result.append(align_documents(output.documents, pivots, ids, options, segmenter=segmenter))
-        check_guess(output, result[-1], pivots)
+        alignment = align_documents(output.documents, pivots, ids, options, segmenter=segmenter)
+        check_guess(output, alignment, pivots)
+        result.append(alignment)
     return result
 
 
