@@ -1877,6 +1877,20 @@ add(
     ),
 )
 add(
+    "eval-lexicon-empty",
+    eval_command,
+    do(
+        lambda c: c.set("--lexicon", *(c.write(name, "") for name in ("empty.en.conllu", "empty.fr.conllu", "e.al"))),
+        "empty.en.conllu",
+        "empty",
+    ),
+)
+add(  # an English CoNLL-U given as the French side: every hypothesis word would be unknown
+    "eval-lexicon-english-as-the-french-side",
+    eval_command,
+    do(lambda c: lexicon_file(c, 1, c.w.lex[0]), "train.en.conllu", "not French"),
+)
+add(
     "eval-ref-tags-of-another-reference",
     eval_command,
     opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")),
