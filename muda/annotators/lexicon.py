@@ -72,7 +72,7 @@ class LexiconAnnotator:
 
     has_ellipsis_model = False
 
-    def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str, language: Optional[Language] = None):
+    def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str, *, language: Optional[Language] = None):
         """``language``: the target language the lexicon's target side must be in (checked)."""
         src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
         for path, sentences in ((src_conllu, src), (tgt_conllu, tgt)):
