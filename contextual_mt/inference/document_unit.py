@@ -31,6 +31,7 @@ from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.document_output import Chunk, DocumentRecord, write_records
 from contextual_mt.inference.interface import ChunkRequest, ChunkTranslator
+from contextual_mt.inference.model_health import warn_if_degenerate
 from contextual_mt.inference.registry import family, model_fingerprint
 from contextual_mt.stage_record import PartialFile, partial_path, resumable_records
 
@@ -196,7 +197,10 @@ def translate_documents(o, sources: Sequence[str], ids: Sequence[str], gold: Opt
         finally:
             writer.close()
     records = sorted(done + new, key=lambda r: r["line"])
-    write_records(o.output, [DocumentRecord.from_json(r) for r in records])
+    documents = [DocumentRecord.from_json(r) for r in records]
+    write_records(o.output, documents)
+    chunks = [c for d in documents for c in d.chunks]  # each chunk one generation, as a sentence is
+    warn_if_degenerate(o.output, [c.text for c in chunks], [c.source for c in chunks])
     return len(records)
 
 

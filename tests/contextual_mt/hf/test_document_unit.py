@@ -325,3 +325,26 @@ def test_a_budget_over_the_model_positions_is_one_line(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert bool(loaded) is loads
     assert not out.exists() and not (tmp_path / "docs.jsonl.partial").exists()
+
+
+def test_an_untrained_model_is_said_to_be_so_whatever_the_unit(marian, tmp_path, caplog):
+    """Issue 50.4: the tiny random Marian's translations, sentence by sentence or chunk by chunk,
+    are degenerate; both units say so in the one warning of model_health."""
+    import logging
+
+    folder = corpus(tmp_path, EN, ["a"] * 6 + ["b"] * 6)
+    model = HFModelOptions(str(marian), cpu=True)
+    sentences = doc_options(model, folder, tmp_path / "out.fr", max_len_b=8, beam=1, batch_size=12)
+    sentences.unit, sentences.max_source_tokens = "sentence", None
+    documents = doc_options(model, folder, tmp_path / "out.jsonl", max_len_b=8, beam=1, batch_size=12)
+    warned = {}
+    for unit, run in (
+        ("sentence", lambda: translate_files(sentences)),
+        ("document", lambda: translate_document_files(documents)),
+    ):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="contextual_mt.inference.model_health"):
+            run()
+        warned[unit] = [r.getMessage() for r in caplog.records if "the model looks untrained" in r.getMessage()]
+    assert len(warned["sentence"]) == 1 and warned["sentence"][0].startswith(str(tmp_path / "out.fr")), warned
+    assert len(warned["document"]) == 1 and warned["document"][0].startswith(str(tmp_path / "out.jsonl")), warned
