@@ -545,6 +545,27 @@ add(
     score_command,
     do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")),
 )
+
+
+def truncated_comet_model(c: Ctx) -> str:
+    """A COMET model folder whose checkpoint, a real torch archive, was cut short (a download or
+    copy interrupted): torch says "[Errno 22] Invalid argument", which tells a user nothing."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save({"state_dict": {"w": torch.arange(4096.0)}, "hyper_parameters": {}}, buffer)
+    c.write("cut_model/hparams.yaml", "class_identifier: regression_metric\n")
+    c.write("cut_model/checkpoints/model.ckpt", buffer.getvalue()[: len(buffer.getvalue()) // 2])
+    return str(c.inp / "cut_model")
+
+
+add(
+    "score-comet-model-checkpoint-cut-short",
+    score_command,
+    do(with_comet(truncated_comet_model), "model.ckpt", "damaged", "fetch the model again"),
+)
 output_cases("score", score_command, "--output", "scores.json")
 
 
