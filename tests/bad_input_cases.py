@@ -2593,6 +2593,16 @@ add(
         1:
     ],
 )
+add(  # json's message ends in "starting at", its position apart: never "starting at at line 2"
+    "testset-evaluate-summary-with-an-unterminated-string",
+    testset_evaluate_command,
+    opt(
+        "--summary",
+        lambda c: c.write("cut.summary.json", '{\n  "language": "fr'),
+        "cut.summary.json",
+        "unterminated string starting at line 2, column 15",
+    ),
+)
 option_cases("testset-evaluate", testset_evaluate_command, [("--band", "0")])
 add(
     "testset-evaluate-segmenter-not-installed",

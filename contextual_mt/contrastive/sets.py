@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
+from commandkit.errors import json_reason
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
@@ -90,7 +91,7 @@ def load_json(path: str, kind: type, what: str):
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
     if not isinstance(value, kind) or not value:
         raise ContextualMTError(f"{path}: not {what}")
     return value
