@@ -30,10 +30,41 @@ def document_sums(values: np.ndarray, ids: Sequence[str]) -> np.ndarray:
     return np.stack([values[a:b].sum(0) for a, b in document_spans(ids)])
 
 
+# what is said, once a process, in place of sacreBLEU's three lines "That's 100 lines that end in a
+# tokenized period ('.')", "It looks like you forgot to detokenize your test data, which may hurt
+# your score.", "If you insist ... the `force` parameter." (per scored file, so thrice on the demo)
+TOKENIZED_TEXT_NOTE = (
+    "BLEU: the text is tokenized (lines end in ' .'), so sacreBLEU scores it as it is: harmless when "
+    "every system is scored against the same tokenized references (as here), but such BLEU is not "
+    "comparable with BLEU published on detokenized text"
+)
+
+
+class _TokenizedTextNote(logging.Filter):
+    """sacreBLEU's warning about tokenized text, as one line of ours, once a process."""
+
+    said = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith(("That's 100 lines that end in a tokenized period", "If you insist your data")):
+            return False
+        if message.startswith("It looks like you forgot to detokenize"):
+            if _TokenizedTextNote.said:
+                return False
+            _TokenizedTextNote.said = True
+            record.msg, record.args = TOKENIZED_TEXT_NOTE, ()
+        return True
+
+
 def bleu_metric() -> BLEU:
-    """sacreBLEU's BLEU with its default settings (the signature every BLEU here uses)."""
+    """sacreBLEU's BLEU with its default settings (the signature every BLEU here uses); its
+    warning about tokenized text said once, in a user's words (``TOKENIZED_TEXT_NOTE``)."""
     from sacrebleu.metrics import BLEU
 
+    log = logging.getLogger("sacrebleu")
+    if not any(isinstance(f, _TokenizedTextNote) for f in log.filters):
+        log.addFilter(_TokenizedTextNote())
     return BLEU()
 
 
