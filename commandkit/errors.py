@@ -33,6 +33,15 @@ def first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0].strip()}" if text else type(e).__name__
 
 
+def json_reason(e: Any, line: bool = True) -> str:
+    """What a ``json.JSONDecodeError`` says, with where: "Expecting value at line 15, column 3".
+    Its ``msg`` alone may end in a dangling "at" ("Unterminated string starting at"), whose
+    position the exception carries apart. ``line=False``: the column only (the message names the
+    line already)."""
+    where = f"line {e.lineno}, column {e.colno}" if line else f"column {e.colno}"
+    return f"{e.msg} {where}" if e.msg.endswith(" at") else f"{e.msg} at {where}"
+
+
 def write_error(path: str, e: OSError) -> WriteError:
     """One line for an OSError while writing ``path``, keeping its errno."""
     hint = "; free some space and run again" if e.errno in DISK_FULL else ""

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from commandkit.errors import InputError, WriteError, write_error
+from commandkit.errors import DISK_FULL, InputError, WriteError, write_error
 
 Pairs = Union[Mapping[str, Optional[str]], Sequence[Tuple[str, Optional[str]]]]  # option -> path
 
@@ -22,6 +22,11 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _write_probe(fd: int) -> None:
+    """One byte: a full disk still takes an empty file (an inode), not a byte."""
+    os.write(fd, b"\n")
 
 
 def _temp_beside(path: str, suffix: str = "") -> str:
@@ -78,9 +83,14 @@ class OutputTransaction:
             self.make_dirs(probe_dir, path)
         try:  # the only reliable test (read-only file systems, ACLs, root)
             fd, probe = tempfile.mkstemp(prefix=".write-test.", dir=probe_dir)
-            os.close(fd)
-            os.unlink(probe)
+            try:
+                _write_probe(fd)
+            finally:
+                os.close(fd)
+                os.unlink(probe)
         except OSError as e:
+            if e.errno in DISK_FULL:  # before any computation, not after it
+                raise write_error(path, e) from None
             raise InputError(f"{path}: cannot write here ({e.strerror})") from None
 
     def stage(self, path: str, suffix: str = "") -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence
@@ -30,31 +29,10 @@ def join_documents(lines: Sequence[str], docids: Sequence[str]) -> List[str]:
     return [" ".join(line.strip() for line in doc if line.strip()) for doc in group_by_document(lines, docids)]
 
 
-@contextmanager
-def _each_warning_once(name: str) -> Iterator[None]:
-    """The logger ``name`` says each message once in the block: sacreBLEU checks the text again
-    for d-BLEU (the lines joined by document), and would print its "lines that end in a tokenized
-    period" warning, about the same text, twice."""
-    seen = set()
-
-    def once(record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        new = message not in seen
-        seen.add(message)
-        return new
-
-    log = logging.getLogger(name)
-    log.addFilter(once)
-    try:
-        yield
-    finally:
-        log.removeFilter(once)
-
-
 def sentence_metrics(hyps: Sequence[str], refs: Sequence[str]) -> Dict:
     import sacrebleu
 
-    bleu = sacrebleu.metrics.BLEU()
+    bleu = _muda_metrics.bleu_metric()
     chrf = sacrebleu.metrics.CHRF()
     b = bleu.corpus_score(list(hyps), [list(refs)])
     c = chrf.corpus_score(list(hyps), [list(refs)])
@@ -66,9 +44,7 @@ def sentence_metrics(hyps: Sequence[str], refs: Sequence[str]) -> Dict:
 
 def document_bleu(hyps: Sequence[str], refs: Sequence[str], docids: Sequence[str]) -> Dict:
     """d-BLEU: BLEU over whole documents (sentences concatenated), as in document-level MT."""
-    import sacrebleu
-
-    bleu = sacrebleu.metrics.BLEU()
+    bleu = _muda_metrics.bleu_metric()
     d = bleu.corpus_score(join_documents(hyps, docids), [join_documents(refs, docids)])
     return {"score": d.score, "signature": str(bleu.get_signature()), "text": str(d)}
 
@@ -242,10 +218,9 @@ def score(
         if srcs is None:
             raise ContextualMTError("COMET needs the source sentences (--source)")
         scorer = load_comet(comet_model)
-    with _each_warning_once("sacrebleu"):
-        result = sentence_metrics(hyps, refs)
-        if docids is not None:
-            result["d_bleu"] = document_bleu(hyps, refs, docids)
+    result = sentence_metrics(hyps, refs)
+    if docids is not None:
+        result["d_bleu"] = document_bleu(hyps, refs, docids)
     if scorer is not None:
         result.update(
             comet_results(

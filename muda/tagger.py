@@ -234,7 +234,6 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
     # no alignments at all (no tagged phenomenon reads them): one empty alignment per pair
     ann.alignments = _align(options, text, ann, annotators) if ALIGNMENT in available else [set() for _ in text.src]
     clock.done("alignment")
-    _warn_once(warning, annotators)  # every input read and checked: no warning above an input's error line
     ann.ellipsis = _ellipsis(ann.src, text.src, annotators)
     clock.done("ellipsis")
     docs = build_documents(
@@ -264,6 +263,8 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
         "seconds": {k: round(v, 4) for k, v in clock.seconds.items()},
     }
     atomic_write_text(summary_path(options.output), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    # every input read and every output written: no warning above an input's or an output's error line
+    _warn_once(warning, annotators)
     return summary
 
 

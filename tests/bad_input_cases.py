@@ -558,6 +558,27 @@ add(
     score_command,
     do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")),
 )
+
+
+def truncated_comet_model(c: Ctx) -> str:
+    """A COMET model folder whose checkpoint, a real torch archive, was cut short (a download or
+    copy interrupted): torch says "[Errno 22] Invalid argument", which tells a user nothing."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save({"state_dict": {"w": torch.arange(4096.0)}, "hyper_parameters": {}}, buffer)
+    c.write("cut_model/hparams.yaml", "class_identifier: regression_metric\n")
+    c.write("cut_model/checkpoints/model.ckpt", buffer.getvalue()[: len(buffer.getvalue()) // 2])
+    return str(c.inp / "cut_model")
+
+
+add(
+    "score-comet-model-checkpoint-cut-short",
+    score_command,
+    do(with_comet(truncated_comet_model), "model.ckpt", "damaged", "fetch the model again"),
+)
 output_cases("score", score_command, "--output", "scores.json")
 
 
@@ -1957,6 +1978,20 @@ add(
     ),
 )
 add(
+    "eval-lexicon-empty",
+    eval_command,
+    do(
+        lambda c: c.set("--lexicon", *(c.write(name, "") for name in ("empty.en.conllu", "empty.fr.conllu", "e.al"))),
+        "empty.en.conllu",
+        "empty",
+    ),
+)
+add(  # an English CoNLL-U given as the French side: every hypothesis word would be unknown
+    "eval-lexicon-english-as-the-french-side",
+    eval_command,
+    do(lambda c: lexicon_file(c, 1, c.w.lex[0]), "train.en.conllu", "not French"),
+)
+add(
     "eval-ref-tags-of-another-reference",
     eval_command,
     opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")),
@@ -2662,6 +2697,16 @@ add(
     lambda c: [documents_hyp(c), edited(c, "--pivot", "short_pivot.fr", drop_last, start=c.w.d_ref), "--pivot", LINES][
         1:
     ],
+)
+add(  # json's message ends in "starting at", its position apart: never "starting at at line 2"
+    "testset-evaluate-summary-with-an-unterminated-string",
+    testset_evaluate_command,
+    opt(
+        "--summary",
+        lambda c: c.write("cut.summary.json", '{\n  "language": "fr'),
+        "cut.summary.json",
+        "unterminated string starting at line 2, column 15",
+    ),
 )
 option_cases("testset-evaluate", testset_evaluate_command, [("--band", "0")])
 add(

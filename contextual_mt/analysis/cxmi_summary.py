@@ -8,6 +8,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
+from commandkit.errors import json_reason
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import check_input_file, read_lines
 from contextual_mt.analysis.pcxmi_scorer import UNITS
@@ -63,7 +64,7 @@ def read_summary(path: str) -> Dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
     if not isinstance(value, dict):
         raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
     return value

@@ -267,7 +267,8 @@ def _run(o: AttributeOptions) -> Dict:
     records = sorted(list(finished.values()) + new, key=lambda r: r["line"])
     passes = getattr(backend, "passes", None)
     if passes is not None and passes.forwards:
-        logger.info(
+        # how the gradients were computed: for who tunes --max-tokens (also the summary's cci.passes)
+        logger.debug(
             "CCI: %d sentences read in %d forward passes (%d with activation checkpointing: a sentence over "
             "--max-tokens %s), %d backward passes of at most %d slots",
             passes.sentences,
@@ -277,6 +278,14 @@ def _run(o: AttributeOptions) -> Dict:
             passes.backward,
             passes.widest,
         )
+        if passes.checkpointed:  # the one thing a user may act on: it was slower than it could be
+            logger.info(
+                "%d sentences longer than --max-tokens %s were each read alone, recomputing the model's "
+                "intermediate results to fit in memory: slower, the same numbers (a larger --max-tokens, "
+                "memory allowing, reads them faster)",
+                passes.checkpointed,
+                backend.max_tokens,
+            )
     summary = _summary(o, records, stats, backend, fp)
     write_records(o.output, records, summary)
     return summary

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import (
@@ -97,8 +97,22 @@ def contrastive(args: argparse.Namespace) -> int:
         )
     )
     print(format_contrastive_table(summary))
-    print(f"scores: {args.output} (for: {summary['official_scorer']}); summary: {args.summary}")
+    print(scores_line(summary, args.output, args.summary))
     return 0
+
+
+def scores_line(summary: Dict, scores: str, summary_path: str) -> str:
+    """Where the scores and the summary are, and how to score them with the set's published
+    scorer; where none reads the set (a set of `testset build`, SCAT), what the accuracy counts."""
+    from contextual_mt.contrastive.sets import RULE_WORDS
+
+    scorer = summary["official_scorer"]
+    if scorer:
+        return f"scores: {scores} (the set's published scorer reads them: {scorer}); summary: {summary_path}"
+    return (
+        f"scores: {scores}; summary: {summary_path} (no published scorer reads this set; the accuracy above: "
+        f"{RULE_WORDS[summary['rule']]})"
+    )
 
 
 def add(sub) -> None:

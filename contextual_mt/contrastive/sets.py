@@ -20,11 +20,17 @@ from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
+from commandkit.errors import json_reason
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 
 RULES = ("argmin", "beats_all")
+# each rule in a user's words (what the accuracy counts)
+RULE_WORDS = {
+    "argmin": "a group counts as right when its correct translation has the lowest loss",
+    "beats_all": "a group counts as right when its correct translation's loss is lower than every other's",
+}
 
 
 @dataclass
@@ -47,7 +53,7 @@ class ContrastiveSet:
     source_lang: str
     target_lang: str
     tokenized: bool  # Moses-tokenized text: detokenized before a sentencepiece model reads it
-    scorer: str  # the authors' scorer, as a command line for this set and scores file
+    scorer: Optional[str]  # the authors' scorer as a command line for this set and scores file; None: none reads it
 
     @property
     def candidates(self) -> int:
@@ -63,8 +69,9 @@ class SetFormat(Protocol):
     tokenized: bool
     rule: str
 
-    def scorer(self, path: str, scores: str) -> str:
-        """The authors' scorer as a command line for the set ``path`` and a scores file."""
+    def scorer(self, path: str, scores: str) -> Optional[str]:
+        """The authors' scorer as a command line for the set ``path`` and a scores file; None
+        where no published scorer reads this set (the accuracy is then only this project's)."""
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         """The groups of ``path`` (with its companion files, if the format has any); one error
@@ -90,7 +97,7 @@ def load_json(path: str, kind: type, what: str):
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg})") from None
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
     if not isinstance(value, kind) or not value:
         raise ContextualMTError(f"{path}: not {what}")
     return value

@@ -14,13 +14,12 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-from tqdm import tqdm
-
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
 from contextual_mt.demo.pipeline import LANG, PLANTED_SET, _log, _quiet_logs, demo_layout, run_demo_first, write_corpus
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.presets import fairseq_train_options
+from contextual_mt.pipeline.train_progress import TrainProgress
 
 CADEC_ARGS = [
     "--task",
@@ -36,11 +35,16 @@ CADEC_ARGS = [
 ]
 # CADec is no model kind of the study's train stage, so it is trained here, with the demo
 # preset's settings (pipeline/presets.py, hydra_configs/tiny.yaml) as fairseq-train options
-TRAINING = ["-s", "en", "-t", LANG, *fairseq_train_options("demo", skip=("max_epoch",))]
+TRAINING = ["-s", "en", "-t", LANG, *fairseq_train_options("demo", skip=("max_epoch", "log_interval"))]
+# fairseq logs an epoch's progress every this many updates: what the progress bar moves on (the
+# demo preset's 100 is more than a CADec epoch of the demo corpus has)
+LOG_INTERVAL = 5
 
 
 def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, model_args: List[str]) -> Path:
-    """fairseq-train with a progress bar over epochs; resumes from checkpoint_last.pt."""
+    """fairseq-train with ``make train``'s progress (``train_progress``: a bar per epoch over its
+    updates with its ETA, the run's after one epoch, a line per validation); resumes from
+    checkpoint_last.pt."""
     user_dir = str(Path(__file__).resolve().parent.parent)  # the contextual_mt package
     cmd = [
         str(Path(sys.executable).parent / "fairseq-train"),
@@ -55,22 +59,23 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
         str(save_dir),
         "--cpu",
         "--no-progress-bar",
+        "--log-interval",
+        str(LOG_INTERVAL),
     ]
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / "train_cadec.log"
-    bar = tqdm(total=epochs, desc="training cadec model", unit="epoch")
-    with open(log_path, "w") as log:
-        log.write(" ".join(cmd) + "\n")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert proc.stdout is not None  # stdout=PIPE
-        for line in proc.stdout:
-            log.write(line)
-            if "| valid |" in line or "| valid on" in line:
-                loss = line.split("| loss ")[1].split(" ")[0] if "| loss " in line else "?"
-                bar.set_postfix(valid_loss=loss, refresh=False)
-                bar.update(1)
-        proc.wait()
-    bar.close()
+    progress = TrainProgress("[train cadec]", max_epoch=epochs)
+    try:
+        with open(log_path, "w") as log:
+            log.write(" ".join(cmd) + "\n")
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            assert proc.stdout is not None  # stdout=PIPE
+            for line in proc.stdout:
+                log.write(line)
+                progress.feed(line)
+            proc.wait()
+    finally:
+        progress.close()
     if proc.returncode != 0:
         raise ContextualMTError(f"training the cadec model failed; see {log_path}")
     for dict_file in data_bin.glob("dict.*.txt"):  # translate finds them beside the checkpoint

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Sequence
 
+from commandkit.errors import json_reason
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 
@@ -15,7 +16,7 @@ def read_planted(path: str) -> List[Dict]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{path}:{lineno}: not JSON ({e.msg})") from None
+            raise ContextualMTError(f"{path}:{lineno}: not JSON ({json_reason(e, line=False)})") from None
     return records
 
 

@@ -96,7 +96,7 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
     _check_source_annotations(cfg, ref_tags)
     from muda.annotators.lexicon import LexiconAnnotator
 
-    return LexiconAnnotator(*files)
+    return LexiconAnnotator(*files, language=get_language(tgt_lang))
 
 
 def _check_source_annotations(cfg: MudaScorerConfig, ref_tags: str) -> None:

@@ -31,6 +31,7 @@ from commandkit.text import file_sha256
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.document_output import Chunk, DocumentRecord, write_records
 from contextual_mt.inference.interface import ChunkRequest, ChunkTranslator
+from contextual_mt.inference.model_health import warn_if_degenerate
 from contextual_mt.inference.registry import family, model_fingerprint
 from contextual_mt.stage_record import PartialFile, partial_path, resumable_records
 
@@ -130,6 +131,18 @@ def joined(lines: Sequence[str], run: Sequence[int]) -> str:
     return " ".join(lines[i].strip() for i in run)
 
 
+def check_budget(o) -> None:
+    """``--max-source-tokens`` within the model's positions, from its config alone: before its
+    weights load (``TranslateOptions`` ``o``)."""
+    positions = family(o.model).positions(o.model) if o.max_source_tokens is not None else None
+    if positions is not None and o.max_source_tokens > positions:
+        raise ContextualMTError(
+            f"--max-source-tokens {o.max_source_tokens}: more than the {positions} positions of {o.model.path}; "
+            "a chunk's source text and its translation must fit in them (leave the option out: the chunks "
+            "then take what fits)"
+        )
+
+
 def document_fingerprint(o) -> Dict:
     """What the records depend on (``TranslateOptions`` ``o``), by content, without loading the model."""
     d = o.decoding
@@ -162,6 +175,12 @@ def translate_documents(o, sources: Sequence[str], ids: Sequence[str], gold: Opt
     new: List[Dict] = []
     if todo:
         translator = family(o.model).open_chunk_translator(o.model, o.decoding)
+        if o.max_source_tokens is not None and o.max_source_tokens > translator.largest_source():
+            raise ContextualMTError(
+                f"--max-source-tokens {o.max_source_tokens}: a source text of more than "
+                f"{translator.largest_source()} tokens does not fit in the positions of {o.model.path} with "
+                "its prompt and translation; lower it (or leave it out: the chunks then take what fits)"
+            )
         budget = o.max_source_tokens or translator.default_budget()
         name = (
             "--max-source-tokens"
@@ -178,7 +197,10 @@ def translate_documents(o, sources: Sequence[str], ids: Sequence[str], gold: Opt
         finally:
             writer.close()
     records = sorted(done + new, key=lambda r: r["line"])
-    write_records(o.output, [DocumentRecord.from_json(r) for r in records])
+    documents = [DocumentRecord.from_json(r) for r in records]
+    write_records(o.output, documents)
+    chunks = [c for d in documents for c in d.chunks]  # each chunk one generation, as a sentence is
+    warn_if_degenerate(o.output, [c.text for c in chunks], [c.source for c in chunks])
     return len(records)
 
 

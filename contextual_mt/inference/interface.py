@@ -128,6 +128,10 @@ class ChunkTranslator(Protocol):
     def source_tokens(self, text: str) -> int:
         """The model tokenizer's tokens of a source text (no special tokens): what the budget counts."""
 
+    def largest_source(self) -> int:
+        """The source tokens of the largest chunk that fits the model's positions by itself (no
+        context, one position for its translation): what ``--max-source-tokens`` may be at most."""
+
     def default_budget(self) -> int:
         """The source tokens of the largest chunk that fits the model's positions with room for
         its translation (``--max-len-a``/``--max-len-b``); one line when none does."""
@@ -157,6 +161,9 @@ class ModelFamily(Protocol):
 
     def fingerprint(self, spec) -> Dict:
         """What scores depend on in the model, by content, without loading it."""
+
+    def positions(self, spec) -> Optional[int]:
+        """The positions the model allows, read without loading its weights (None: not known so)."""
 
     def summary(self, spec) -> Dict:
         """How a summary names the model."""

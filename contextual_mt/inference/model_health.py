@@ -4,8 +4,9 @@
   always predicting the training data's piece frequencies): ``train`` warns at its end, and the
   one checkpoint loader (``checkpoint.py`` here) warns on every load, so translate, score
   (its translations), CXMI and contrastive runs from an untrained model do not pass silently;
-* its translations are degenerate (most of them one token repeated or empty, or all the same):
-  the translation writers warn.
+* its translations are degenerate (most of them empty or mostly one token repeated, or all the
+  same): the translation writers warn, of sentences (``--unit sentence``) and of chunks of a
+  document (``--unit document``) alike.
 
 Losses are fairseq's: bits per target token, with the criterion's label smoothing.
 """
@@ -75,12 +76,13 @@ def warn_if_untrained(
 
 
 def _repeats_one_token(hyp: str) -> bool:
-    """Empty, one whitespace token repeated (``, , ,``), or one character repeated (``,,,,``)."""
+    """Empty, mostly one whitespace token repeated (``, , ,``; an untrained model's translation of
+    a whole document: ``see see see seeiii see ...``), or one character repeated (``,,,,``)."""
     tokens = hyp.split()
     if not tokens:
         return True
     if len(tokens) > 1:
-        return len(set(tokens)) == 1
+        return 2 * Counter(tokens).most_common(1)[0][1] > len(tokens)
     return len(tokens[0]) > 1 and len(set(tokens[0])) == 1
 
 
@@ -104,7 +106,8 @@ class OutputCheck:
             what = f"all {self.total} translations are the same ({self.example!r})"
         else:
             what = (
-                f"{self.repeated} of {self.total} translations are one token repeated or empty (e.g. {self.example!r})"
+                f"{self.repeated} of {self.total} translations are mostly one token repeated or empty "
+                f"(e.g. {self.example!r})"
             )
         return f"{name}: {what}: the model looks untrained"
 

@@ -15,7 +15,7 @@ from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
-from contextual_mt.inference.document_unit import check_document_unit, translate_documents
+from contextual_mt.inference.document_unit import check_budget, check_document_unit, translate_documents
 from contextual_mt.inference.model_health import warn_if_degenerate
 from contextual_mt.inference.registry import ModelSpec, family
 from contextual_mt.stage_record import remove_partial
@@ -56,6 +56,7 @@ def translate_files(options: TranslateOptions) -> List[str]:
 def translate_document_files(options: TranslateOptions) -> int:
     """``--unit document``: the JSONL of documents (``inference.document_output``), written
     atomically at the end; OUTPUT.partial, what an interruption leaves, goes once it is in place."""
+    check_budget(options)  # an option, before any file is read or the model loaded
     with outputs(options.output):
         sources, ids, gold = _read_inputs(options)
         n = translate_documents(options, sources, ids, gold)

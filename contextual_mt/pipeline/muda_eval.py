@@ -174,11 +174,12 @@ def muda_options(command: str, words: List[str], **given: Any):
         raise ContextualMTError(f"{name}: muda {command} refuses it: {e}") from None
 
 
-def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) -> None:
+def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, target: str = "muda-eval") -> None:
     """Every model the steps still to run need (the reference's ``muda tag`` unless cached, the
     hypotheses' annotation in ``muda eval`` unless --lexicon or pre-computed), checked before either
     runs: one error listing all that are missing, with the command that gets them and the Make
-    variables that give pre-computed annotations instead."""
+    variables that give pre-computed annotations instead. ``target``: the make target that was run
+    (``make testset`` tags the reference with this stage's own step), which the error names."""
     from muda.annotators.required_models import RequiredModel, missing_message, missing_models, required_models
 
     p = o.paths
@@ -232,7 +233,7 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True) ->
     where = "" if p.pair == DEMO else f" LANG={p.pair}"
     raise ContextualMTError(
         missing_message(
-            f"make muda-eval{where}",
+            f"make {target}{where}",
             missing,
             p.muda_lang,
             stanza_dir,

@@ -38,7 +38,7 @@ def run_testset_stage(lang: str, root: str = ".", muda_tag_args: str = "") -> Di
         )
 
     options()  # a language without alternatives fails before any model is loaded
-    check_models(o, evaluate=False)
+    check_models(o, evaluate=False, target="testset")
     tag_reference(o)  # cached by its own record
     built = options()
     record = StageRecord(record_path(p, "testset"), "testset")

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from commandkit.errors import json_reason
 from commandkit.outputs import atomic_save_figure, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.contrastive.evaluate import read_scores
@@ -108,7 +109,7 @@ def _json(path: str) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})") from None
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
         try:
             r = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{manifest}:{n}: not JSON ({e.msg})") from None
+            raise ContextualMTError(f"{manifest}:{n}: not JSON ({json_reason(e, line=False)})") from None
         if not isinstance(r, dict) or r.get("edit") not in EDITS:
             raise ContextualMTError(f"{manifest}:{n}: not an edited group (its 'edit' is none of {', '.join(EDITS)})")
         try:

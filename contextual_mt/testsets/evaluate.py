@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from commandkit.documents import document_spans, read_docids
-from commandkit.errors import InputError
+from commandkit.errors import InputError, json_reason
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
@@ -159,7 +159,9 @@ def _group(text: str, where: str) -> Group:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{where}: not a JSON object ({e.msg}); expected one group per line") from None
+        raise ContextualMTError(
+            f"{where}: not a JSON object ({json_reason(e, line=False)}); expected one group per line"
+        ) from None
     if not isinstance(record, dict):
         raise ContextualMTError(f"{where}: not a JSON object; expected one group per line")
     missing = [k for k in ("line", "doc", "phenomenon", "word", "alternatives") if k not in record]
@@ -207,7 +209,7 @@ def read_summary(path: str) -> Dict:
             else str(e)
         ) from None
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from None
+        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
         raise ContextualMTError(f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)")
     lines = summary.get("lines")

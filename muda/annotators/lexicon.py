@@ -10,13 +10,61 @@ reference tags); ellipsis is then found by the rule-based detector over that par
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Dict, List, NoReturn, Sequence, Tuple
+from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from commandkit.errors import InputError
 from muda.annotation import Sentence, Token, Word
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.formats.conllu import read_conllu
 from muda.formats.pharaoh import Alignment, read_pharaoh
+from muda.languages import Language
+
+# a target side sharing this share of its words with the source side is in the source's language
+SAME_LANGUAGE_SHARE = 0.5
+
+
+def _words(sentences: Sequence[Sentence]) -> List[str]:
+    """The lowercased word forms (those with a letter) of ``sentences``."""
+    return [t.form.lower() for s in sentences for t in s.tokens if any(ch.isalpha() for ch in t.form)]
+
+
+def known_words(language: Language) -> frozenset:
+    """The words the language file lists (lowercased): its pronouns, forms of address and
+    closed-class words, frequent in any text of the language."""
+    words = set(language.closed_class) | {w for forms in language.pronouns.values() for w in forms}
+    if language.formality is not None:
+        words |= language.formality.T | language.formality.V
+    return frozenset(w.lower() for w in words)
+
+
+def check_lexicon_language(
+    src: Sequence[Sentence], tgt: Sequence[Sentence], src_name: str, tgt_name: str, language: Language
+) -> None:
+    """The lexicon's target side is in ``language``, not in the source's language (an English
+    CoNLL-U given as the target side would annotate every hypothesis word as unknown): it does
+    not share most of its words with the source side, and the language file's pronouns and forms
+    of address are more frequent in it than in the English source."""
+    src_words, tgt_words = _words(src), _words(tgt)
+    if not tgt_words:
+        return
+    vocabulary = set(src_words)
+    shared = sum(w in vocabulary for w in tgt_words) / len(tgt_words)
+    if shared >= SAME_LANGUAGE_SHARE:
+        raise InputError(
+            f"--lexicon: {tgt_name}: reads as the source language, not {language.name}: {shared:.0%} of its words "
+            f"are words of {src_name}; give the {language.name} side of the annotated corpus"
+        )
+    known = known_words(language)
+    if not known or not src_words:
+        return
+    rate = sum(w in known for w in tgt_words) / len(tgt_words)
+    if rate <= sum(w in known for w in src_words) / len(src_words):
+        examples = ", ".join(sorted(known)[:4])
+        raise InputError(
+            f"--lexicon: {tgt_name}: does not read as {language.name}: its words include {language.name} pronouns "
+            f"and forms of address ({examples}, ...) no more often than the English side {src_name} does; give "
+            f"the {language.name} side of the annotated corpus"
+        )
 
 
 class LexiconAnnotator:
@@ -24,13 +72,21 @@ class LexiconAnnotator:
 
     has_ellipsis_model = False
 
-    def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str):
+    def __init__(self, src_conllu: str, tgt_conllu: str, alignments: str, *, language: Optional[Language] = None):
+        """``language``: the target language the lexicon's target side must be in (checked)."""
         src, tgt, aligns = read_conllu(src_conllu), read_conllu(tgt_conllu), read_pharaoh(alignments)
+        for path, sentences in ((src_conllu, src), (tgt_conllu, tgt)):
+            if not any(s.tokens for s in sentences):
+                raise InputError(
+                    f"--lexicon: {path}: empty (no annotated sentence); the lexicon is an annotated parallel corpus"
+                )
         if not (len(src) == len(tgt) == len(aligns)):
             raise InputError(
                 f"--lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
                 f"and {len(aligns)} sentences; they must be one annotated parallel corpus"
             )
+        if language is not None:
+            check_lexicon_language(src, tgt, src_conllu, tgt_conllu, language)
         analyses: Dict[str, Counter] = defaultdict(Counter)
         for s in tgt:
             for t in s.tokens:

@@ -6,7 +6,7 @@ command lines into these options; nothing here knows argparse."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 from commandkit.errors import InputError
 from commandkit.options import from_namespace, namespace
@@ -75,7 +75,7 @@ def _check_spacy_target(tgt_lang: str) -> None:
     target_pipeline(get_language(tgt_lang))
 
 
-def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None):
+def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: Optional[str] = None):
     """Lexicon lookup (--lexicon) or the model annotators (stanza or spaCy), for what is not pre-computed."""
     if lexicon and a.annotator == "spacy":
         raise InputError("--lexicon annotates by lookup, with no model: leave out --annotator spacy or --lexicon")
@@ -91,7 +91,9 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None):
                 "--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
                 "rule-based detector: leave one of them out"
             )
-        return LexiconAnnotator(*lexicon)
+        from muda.languages import get_language
+
+        return LexiconAnnotator(*lexicon, language=get_language(tgt_lang) if tgt_lang else None)
     from muda.annotators.models import ModelAnnotators
 
     return ModelAnnotators(options)
@@ -115,7 +117,7 @@ def evaluate(o: EvalArgs) -> int:
         _check_spacy_target(o.tgt_lang)  # before any file is read
     elif o.annotators.annotator != "spacy":
         _check_eval_models(o)  # every missing model in one error, before any file is read or model loaded
-    result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon))
+    result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon, o.tgt_lang))
     table = format_muda_table(result)
     print(table)
     if o.table:

@@ -5,12 +5,14 @@ Loading a COMET model, and what its failures say, is defined here once for every
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
 import re
+import sys
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from functools import cache
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -28,10 +30,41 @@ def document_sums(values: np.ndarray, ids: Sequence[str]) -> np.ndarray:
     return np.stack([values[a:b].sum(0) for a, b in document_spans(ids)])
 
 
+# what is said, once a process, in place of sacreBLEU's three lines "That's 100 lines that end in a
+# tokenized period ('.')", "It looks like you forgot to detokenize your test data, which may hurt
+# your score.", "If you insist ... the `force` parameter." (per scored file, so thrice on the demo)
+TOKENIZED_TEXT_NOTE = (
+    "BLEU: the text is tokenized (lines end in ' .'), so sacreBLEU scores it as it is: harmless when "
+    "every system is scored against the same tokenized references (as here), but such BLEU is not "
+    "comparable with BLEU published on detokenized text"
+)
+
+
+class _TokenizedTextNote(logging.Filter):
+    """sacreBLEU's warning about tokenized text, as one line of ours, once a process."""
+
+    said = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message.startswith(("That's 100 lines that end in a tokenized period", "If you insist your data")):
+            return False
+        if message.startswith("It looks like you forgot to detokenize"):
+            if _TokenizedTextNote.said:
+                return False
+            _TokenizedTextNote.said = True
+            record.msg, record.args = TOKENIZED_TEXT_NOTE, ()
+        return True
+
+
 def bleu_metric() -> BLEU:
-    """sacreBLEU's BLEU with its default settings (the signature every BLEU here uses)."""
+    """sacreBLEU's BLEU with its default settings (the signature every BLEU here uses); its
+    warning about tokenized text said once, in a user's words (``TOKENIZED_TEXT_NOTE``)."""
     from sacrebleu.metrics import BLEU
 
+    log = logging.getLogger("sacrebleu")
+    if not any(isinstance(f, _TokenizedTextNote) for f in log.filters):
+        log.addFilter(_TokenizedTextNote())
     return BLEU()
 
 
@@ -146,13 +179,30 @@ def load_comet(model: str) -> Any:
         with quiet_comet():
             return comet.load_from_checkpoint(checkpoint)
     except Exception as e:
-        raise InputError(f"{checkpoint}: cannot load COMET checkpoint ({_load_error(e)})") from None
+        raise InputError(f"{checkpoint}: cannot load COMET checkpoint ({_load_error(e, checkpoint)})") from None
 
 
-def _load_error(e: Exception) -> str:
-    """One line for a failed load. torch's refusal under ``weights_only`` runs over many lines
-    and starts with advice on how to load anyway; its cause comes after "WeightsUnpickler error:"."""
+# what torch says of a checkpoint cut short or overwritten (its zip archive unreadable)
+_DAMAGED = ("PytorchStreamReader", "archive is corrupted", "central directory", "legacy .tar format")
+
+
+def _load_error(e: Exception, checkpoint: str) -> str:
+    """One line for a failed load, in a user's words. A damaged file (a download or copy cut
+    short: torch's "[Errno 22] Invalid argument", "failed finding central directory", EOFError)
+    is said to be one; torch's refusal under ``weights_only`` runs over many lines and starts with
+    advice on how to load anyway: its cause comes after "WeightsUnpickler error:"; hparams.yaml
+    without a model class is not a COMET model's."""
+    import zipfile
+
     text = str(e)
+    damaged = isinstance(e, EOFError) or (isinstance(e, OSError) and e.errno == errno.EINVAL)
+    if damaged or any(k in text for k in _DAMAGED) or not zipfile.is_zipfile(checkpoint):
+        return (
+            "the file is damaged or not a PyTorch checkpoint: its archive cannot be read (a download or "
+            "copy cut short?); fetch the model again"
+        )
+    if isinstance(e, KeyError) and "class_identifier" in text:
+        return "its hparams.yaml names no COMET model class (class_identifier): not a COMET model's hparams.yaml"
     if "WeightsUnpickler error:" in text:
         cause = text.split("WeightsUnpickler error:", 1)[1].split("Check the documentation", 1)[0]
         return f"{type(e).__name__}: torch.load (weights_only) refused it: {' '.join(cause.split())}"
@@ -193,7 +243,9 @@ def comet_predict(
 
         gpus = 1 if torch.cuda.is_available() else 0
     data = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(srcs, hyps, refs, strict=True)]
-    with quiet_comet():
+    # progress bars on standard error: Lightning's own bars write to sys.stdout (unbabel-comet's
+    # predict bar does not), and `score > file` must hold only what the command writes
+    with quiet_comet(), redirect_stdout(sys.stderr):
         out = scorer.predict(data, batch_size=batch_size, gpus=gpus, progress_bar=True)
     return {"score": float(out.system_score), "model": model, "segments": [float(x) for x in out.scores]}
 

@@ -127,3 +127,19 @@ def test_an_output_given_as_a_link_is_written_where_it_points(tmp_path):
     with outputs(str(link)):  # inside a command's transaction too
         atomic_write_text(str(link), "two\n")
     assert link.is_symlink() and target.read_text() == "two\n"
+
+
+def test_a_full_disk_is_met_before_the_work(tmp_path, monkeypatch):
+    """Issue 50.4: a full disk still takes the empty probe file, not a byte of it: the check writes
+    one, so the command fails before it computes anything (and before any warning of its run)."""
+    import commandkit.outputs
+
+    monkeypatch.setattr(commandkit.outputs, "_write_probe", _disk_full)
+    out = str(tmp_path / "out" / "tags.json")
+    ran = []
+    with (
+        pytest.raises(InputError, match=r"tags.json: cannot write \(No space left on device\); free some space"),
+        commandkit.outputs.outputs(out),
+    ):
+        ran.append(True)
+    assert not ran and not list(tmp_path.iterdir())

@@ -138,6 +138,8 @@ def test_score_command_equals_comets_own_predict(comet_model, own, own_comet, tm
     )
     assert str(tmp_path.parent) not in json.dumps([result["comet"]["signature"], result["doc_comet"]["signature"]])
     assert proc.stdout.strip().endswith(f"({result['doc_comet']['signature']})")
+    # `score > file` holds only the score line: the progress bars are on standard error
+    assert len(proc.stdout.splitlines()) == 1 and "Predicting" in proc.stderr
 
 
 def test_checkpoint_path_is_the_same_model(comet_model, own_comet):

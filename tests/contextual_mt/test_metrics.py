@@ -157,11 +157,21 @@ def test_a_byte_order_mark_changes_no_score(tmp_path):
         assert b[metric]["score"] == a[metric]["score"], metric
 
 
-def test_sacrebleus_tokenized_period_warning_is_said_once(caplog):
-    """sacreBLEU checks the lines for BLEU and again, joined by document, for d-BLEU: its warning
-    about the same text was printed twice by `score` (three lines each time)."""
-    lines = ["le chat est petit ."] * 120
-    with caplog.at_level("WARNING"):
-        score(lines, lines, [f"d{i // 2}" if i < 20 else f"d{i}" for i in range(120)])  # 110 documents
-    said = [r.getMessage() for r in caplog.records if "tokenized period" in r.getMessage()]
-    assert len(said) == 1, said
+def test_sacrebleus_tokenized_text_warning_is_one_line_of_ours_once(monkeypatch, caplog):
+    """Issue 50.6: sacreBLEU's three lines ("That's 100 lines that end in a tokenized period",
+    "It looks like you forgot to detokenize ...", "... the `force` parameter"), per scored file
+    and again for d-BLEU, become one line saying why tokenized text is harmless here, once in a
+    process that scores three systems (as the demo does)."""
+    import logging
+
+    from muda.evaluation import metrics as muda_metrics
+
+    monkeypatch.setattr(muda_metrics._TokenizedTextNote, "said", False)
+    refs = [f"le chat {k} est là ." for k in range(120)]
+    ids = [f"d{k // 10}" for k in range(120)]
+    with caplog.at_level(logging.WARNING):
+        for system in range(3):
+            score([r.replace("chat", "chien") if system else r for r in refs], refs, docids=ids)
+    said = [r.getMessage() for r in caplog.records if r.name == "sacrebleu"]
+    assert said == [muda_metrics.TOKENIZED_TEXT_NOTE], said
+    assert "not comparable with BLEU published on detokenized text" in said[0]

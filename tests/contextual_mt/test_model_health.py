@@ -74,11 +74,19 @@ def test_loss_above_or_below_the_unigram_model(caplog):
             [", , ,", ",,,,", "", "Bonjour."],
             None,
             True,
-            "out.txt: 3 of 4 translations are one token repeated or empty (e.g. ', , ,')",
+            "out.txt: 3 of 4 translations are mostly one token repeated or empty (e.g. ', , ,')",
         ),
         (["Bonjour.", "Oui", "Merci beaucoup", "la la"], None, False, None),
         (["", "", "Bonjour.", "Merci."], ["", " ", "Hello.", "Thanks."], False, None),  # empty sources left out
         (["Oui"], None, False, None),  # one short answer is no sign of anything
+        (  # an untrained model's translations of chunks of documents (--unit document)
+            ["see see seeiii see see enen see", "see see see seeii see"],
+            None,
+            True,
+            "out.txt: 2 of 2 translations are mostly one token repeated or empty "
+            "(e.g. 'see see seeiii see see enen see')",
+        ),
+        (["Il voit le chat et le chien .", "Le chat le voit ."], None, False, None),  # "le" twice is no sign
     ],
 )
 def test_degenerate_outputs(hyps, sources, degenerate, message, caplog):

@@ -154,3 +154,47 @@ def test_muda_tag_on_a_full_disk(demo, tmp_path, monkeypatch):
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {out}") and "No space left on device" in lines[0], lines
     assert not out.exists()
+
+
+class _NoAligner:
+    """Annotators that make nothing (no aligner on this machine): with pre-computed CoNLL-U and
+    no --alignments, the phenomena that read alignments are skipped with a warning."""
+
+    has_ellipsis_model = False
+
+    def provides(self, language):
+        return frozenset()
+
+    def enabling(self, missing, language):
+        return "give --alignments FILE"
+
+
+def test_muda_tag_on_a_full_disk_warns_of_nothing_before_its_error(demo, tmp_path, monkeypatch, caplog):
+    """Issue 50.4: the warning that phenomena are skipped is no warning above the error line of an
+    output that cannot be written (it comes once the outputs are written); on success it is there."""
+    import commandkit.outputs
+    from muda.tagger import TagOptions, tag_files
+
+    def tag(out):
+        o = TagOptions(
+            str(demo / "test.en"),
+            str(demo / "test.fr"),
+            str(demo / "test.docids"),
+            "fr",
+            str(out),
+            src_conllu=str(demo / "test.en.conllu"),
+            tgt_conllu=str(demo / "test.fr.conllu"),
+        )
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="muda"):
+            tag_files(o, _NoAligner(), progress=False)
+
+    tag(tmp_path / "ok" / "t.json")
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 1 and warned[0].startswith("skipping lexical_cohesion"), warned
+    monkeypatch.setattr(commandkit.outputs, "_write_text", _disk_full)
+    out = tmp_path / "full" / "t.json"
+    with pytest.raises(OSError, match="No space left on device"):
+        tag(out)
+    assert [r.getMessage() for r in caplog.records] == []
+    assert not out.parent.exists()

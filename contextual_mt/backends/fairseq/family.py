@@ -80,6 +80,9 @@ class FairseqFamily:
             "dtype": spec.resolved_dtype(),
         }
 
+    def positions(self, spec: FairseqModelOptions) -> Optional[int]:
+        return None  # in the checkpoint, known once it is loaded (and no --unit document here)
+
     def summary(self, spec: FairseqModelOptions) -> Dict:
         return {"checkpoint": spec.path, "dtype": spec.resolved_dtype()}
 

@@ -37,6 +37,10 @@ class HFChunkTranslator:
             return max(len(lay.source_ids("")), len(lay.start + self.sentences.lead))
         return len(lay.row("", "", [], [], 0, 0, lambda: "").prefix)
 
+    def largest_source(self) -> int:
+        # a decoder-only prompt also holds the first token of the translation
+        return self.sentences.layout.limit - self.overhead() - (0 if self.hf.seq2seq else 1)
+
     def default_budget(self) -> int:
         """The largest n with overhead + n + (a * n + b) <= the model's positions."""
         o, limit = self.options, self.sentences.layout.limit

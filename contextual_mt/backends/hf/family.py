@@ -51,6 +51,12 @@ class HFFamily:
             **{k: v for k, v in spec.settings().items() if k != "hf_model"},
         }
 
+    def positions(self, spec: HFModelOptions) -> Optional[int]:
+        """From the model's config.json alone (no weights loaded)."""
+        from contextual_mt.backends.hf.model import config_positions, read_config, resolve_model_folder
+
+        return config_positions(read_config(resolve_model_folder(spec.path)))
+
     def summary(self, spec: HFModelOptions) -> Dict:
         return {"hf_model": spec.path, "hf_settings": spec.settings()}
 

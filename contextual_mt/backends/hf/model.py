@@ -112,6 +112,31 @@ def language_codes(tokenizer) -> List[str]:
     )
 
 
+def config_positions(config) -> Optional[int]:
+    """The positions a model's config allows (the fewest of its position limits); None: no limit
+    in the config."""
+    limits = [
+        getattr(config, k)
+        for k in ("max_position_embeddings", "n_positions", "max_target_positions")
+        if isinstance(getattr(config, k, None), int)
+    ]
+    return min(limits) if limits else None
+
+
+def read_config(folder: str):
+    """The model's config (config.json only: no weights, no tokenizer); one line when unreadable."""
+    try:
+        from transformers import AutoConfig
+        from transformers import logging as hf_logging
+    except ImportError:
+        raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
+    hf_logging.set_verbosity_error()
+    try:
+        return AutoConfig.from_pretrained(folder, local_files_only=True)
+    except Exception as e:  # unknown model_type, malformed JSON
+        raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({first_line(e)})") from None
+
+
 def _torch_dtype(name: str) -> torch.dtype:
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
@@ -161,12 +186,8 @@ class HFModel:
 
     @property
     def max_positions(self) -> int:
-        c = self.model.config
-        limits = [
-            getattr(c, k)
-            for k in ("max_position_embeddings", "n_positions", "max_target_positions")
-            if isinstance(getattr(c, k, None), int)
-        ]
+        configured = config_positions(self.model.config)
+        limits = [configured] if configured is not None else []
         n = getattr(self.tokenizer, "model_max_length", None)
         if isinstance(n, int) and n < 1_000_000:
             limits.append(n)
@@ -176,16 +197,9 @@ class HFModel:
     def load(cls, options: HFModelOptions) -> HFModel:
         o = options
         folder = resolve_model_folder(o.path)
-        try:
-            from transformers import AutoConfig, AutoTokenizer
-            from transformers import logging as hf_logging
-        except ImportError:
-            raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
-        hf_logging.set_verbosity_error()
-        try:
-            config = AutoConfig.from_pretrained(folder, local_files_only=True)
-        except Exception as e:  # unknown model_type, malformed JSON
-            raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({first_line(e)})") from None
+        config = read_config(folder)
+        from transformers import AutoTokenizer
+
         kind = model_kind(config, folder)
         cuda = torch.cuda.is_available() and not o.cpu
         if o.dtype == "float16" and not cuda:

@@ -21,6 +21,7 @@ import string
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from commandkit.errors import json_reason
 from commandkit.text import read_text
 from contextual_mt.errors import ContextualMTError
 
@@ -151,7 +152,7 @@ def load_template(name_or_path: str, src_lang: Optional[str] = None, tgt_lang: O
         try:
             spec = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{name_or_path}:{e.lineno}: not JSON ({e.msg})") from None
+            raise ContextualMTError(f"{name_or_path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
         if not isinstance(spec, dict):
             raise ContextualMTError(
                 f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, end)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, register_format
@@ -74,8 +74,8 @@ class ScatFormat:
     tokenized = False
     rule = "beats_all"
 
-    def scorer(self, path: str, scores: str) -> str:
-        return "none published for SCAT: the summary's accuracy is the reference beating its pronoun-swapped variant"
+    def scorer(self, path: str, scores: str) -> Optional[str]:
+        return None  # none published: the accuracy is the reference beating its pronoun-swapped variant
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         files = _companions(path, context_files)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.contrastive.sets import Group, load_json, register_format
 from contextual_mt.errors import ContextualMTError
@@ -42,14 +42,11 @@ class VoitaFormat:
     tokenized = True
     rule = "argmin"
 
-    def scorer(self, path: str, scores: str) -> str:
+    def scorer(self, path: str, scores: str) -> Optional[str]:
         # it reads REPO/consistency_testsets/scoring_data/NAME.json itself: the published sets only
         name = os.path.splitext(os.path.basename(path))[0]
         if name not in PUBLISHED:
-            return (
-                f"none for {os.path.basename(path)}: evaluate_consistency.py reads only the authors' sets "
-                f"({', '.join(PUBLISHED)}); the summary's accuracy is its rule, the first lowest loss"
-            )
+            return None
         return f"python scripts/evaluate_consistency.py --repo-dir REPO --test {name} --scores {scores}"
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.errors import json_reason
 from commandkit.text import check_input_file, read_lines
 from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
@@ -33,7 +34,7 @@ def _read_json(path: str, make_target: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise ContextualMTError(
-            f"{path}:{e.lineno}: not valid JSON ({e.msg}, column {e.colno}); {again} again"
+            f"{path}:{e.lineno}: not valid JSON ({json_reason(e, line=False)}); {again} again"
         ) from None
 
 

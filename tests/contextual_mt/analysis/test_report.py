@@ -395,7 +395,7 @@ def test_report_unwritable_output_dir_and_broken_summary(planted_report, tmp_pat
     (tmp_path / "p.summary.json").write_text('{"unit": "nats",\n  "cxmi": }\n')
     assert (
         report_error(copy, "--output-dir", tmp_path / "out")
-        == f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value)"
+        == f"error: {tmp_path / 'p.summary.json'}:2: not JSON (Expecting value at column 11)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "p.jsonl", "p.summary.json"]
 

@@ -2,6 +2,7 @@
 resuming, and bad input (one line, exit 1, nothing written)."""
 
 import json
+import logging
 from types import SimpleNamespace
 
 import numpy as np
@@ -40,9 +41,23 @@ def read(path):
 
 @pytest.fixture(scope="module")
 def run(dynamic_model, data_bin, raw_corpus, tmp_path_factory):
+    """The run, and what it logged (``proc.logged``: (level, message); in this process the
+    terminal's handler is pytest's, so the records are caught here)."""
     out = tmp_path_factory.mktemp("attr") / "a.jsonl"
-    proc = attribute(dynamic_model, data_bin, raw_corpus, out)
+    logged = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = lambda record: logged.append((record.levelno, record.getMessage()))
+    log = logging.getLogger("contextual_mt.attribution")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        proc = attribute(dynamic_model, data_bin, raw_corpus, out)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
     assert proc.returncode == 0, proc.stderr
+    proc.logged = logged
     return out, proc
 
 
@@ -75,9 +90,14 @@ def test_records_follow_the_selection_rule(run, raw_corpus):
 def test_the_summary_says_how_the_cues_were_computed(run):
     """Issue 41, item 2: forwards (one per batch of sentences, each sentence read once whatever
     its number of selected tokens), backward passes, and the --max-tokens they were cut by."""
-    out, _proc = run
+    out, proc = run
     records = read(out)
     cci = json.loads(out.with_name("a.summary.json").read_text())["cci"]
+    # ... in the summary; on the terminal (INFO and above) no internal jargon (issue 50.6): no
+    # sentence was over --max-tokens, so nothing to say; the figures are a debugging line
+    shown = [m for level, m in proc.logged if level >= logging.INFO]
+    assert not [m for m in shown if "activation checkpointing" in m or "backward passes" in m], shown
+    assert [m for level, m in proc.logged if level == logging.DEBUG and "backward passes" in m]
     with_selection = sum(1 for r in records if r["selected"])
     passes = cci["passes"]
     assert passes["sentences"] == with_selection <= sum(len(r["selected"]) for r in records)

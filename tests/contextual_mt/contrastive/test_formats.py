@@ -336,8 +336,16 @@ def test_sets_of_testset_build_get_no_hint_or_category_of_the_published_sets(tmp
     path = write(tmp_path / "voita.json", VOITA)
     scores = lines(tmp_path / "s.txt", ["0.5", "0.7", "2.0", "1.0", "0.9"])
     summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
-    assert "evaluate_consistency.py --repo-dir" not in summary["official_scorer"]
-    assert summary["official_scorer"].startswith("none for voita.json")
+    assert summary["official_scorer"] is None
+    # said in a user's words (issue 50.6): where the files are, and what the accuracy counts
+    from contextual_mt.cli.contrastive import scores_line
+
+    line = scores_line(summary, "s.txt", "sum.json")
+    assert line == (
+        "scores: s.txt; summary: sum.json (no published scorer reads this set; the accuracy above: a group "
+        "counts as right when its correct translation has the lowest loss)"
+    )
+    assert "evaluate_consistency" not in line and "for: none" not in line
     built = [dict(e, **{"src pronoun": None, "phenomenon": "pronouns"}) for e in CONTRAPRO]
     groups = get_format("contrapro").read(str(write(tmp_path / "contrapro.json", built)), ())
     assert "pronoun" not in groups[0].categories and groups[0].categories["phenomenon"] == "pronouns"

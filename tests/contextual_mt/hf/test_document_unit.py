@@ -283,3 +283,68 @@ def test_refusals_leave_no_output(marian, tmp_path):
         TranslateOptions(model, "s", "d", "o", unit="paragraph")
     with pytest.raises(ValueError, match="translate_document_files"):
         translate_files(doc_options(model, folder, tmp_path / "o.jsonl"))
+
+
+@pytest.mark.parametrize(
+    "budget,fragment,loads",
+    [
+        # over the 128 positions of the model's config: refused before its weights load
+        ("1000000", "--max-source-tokens 1000000: more than the 128 positions of", False),
+        # within them, but no chunk that long fits beside its special tokens: refused once the
+        # tokenizer counts them, before any warning and any generation
+        ("128", "--max-source-tokens 128: a source text of more than 127 tokens does not fit", True),
+    ],
+)
+def test_a_budget_over_the_model_positions_is_one_line(
+    marian, tmp_path, monkeypatch, capsys, caplog, budget, fragment, loads
+):
+    """Issue 50.4: one error line naming the option, no warning above it, nothing written."""
+    import logging
+
+    import transformers
+
+    from contextual_mt.backends.hf.translator import HFDocumentTranslator
+
+    folder = corpus(tmp_path, EN * 3, ["d"] * 36)  # one document of short lines: chunks as long as the budget
+    loaded = []
+    original = transformers.AutoModelForSeq2SeqLM.from_pretrained
+    monkeypatch.setattr(
+        transformers.AutoModelForSeq2SeqLM,
+        "from_pretrained",
+        lambda *a, **k: loaded.append(True) or original(*a, **k),
+    )
+    monkeypatch.setattr(HFDocumentTranslator, "generate", lambda *a: pytest.fail("generated"))
+    out = tmp_path / "docs.jsonl"
+    argv = ["translate", "--hf-model", str(marian), "--source", str(folder / "src.en"), "--docids"]
+    argv += [str(folder / "docids"), "--output", str(out), "--unit", "document", "--max-source-tokens", budget]
+    capsys.readouterr()
+    with caplog.at_level(logging.WARNING):
+        assert main([*argv, "--cpu", "--quiet"]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("error: ") and fragment in err[0], err
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert bool(loaded) is loads
+    assert not out.exists() and not (tmp_path / "docs.jsonl.partial").exists()
+
+
+def test_an_untrained_model_is_said_to_be_so_whatever_the_unit(marian, tmp_path, caplog):
+    """Issue 50.4: the tiny random Marian's translations, sentence by sentence or chunk by chunk,
+    are degenerate; both units say so in the one warning of model_health."""
+    import logging
+
+    folder = corpus(tmp_path, EN, ["a"] * 6 + ["b"] * 6)
+    model = HFModelOptions(str(marian), cpu=True)
+    sentences = doc_options(model, folder, tmp_path / "out.fr", max_len_b=8, beam=1, batch_size=12)
+    sentences.unit, sentences.max_source_tokens = "sentence", None
+    documents = doc_options(model, folder, tmp_path / "out.jsonl", max_len_b=8, beam=1, batch_size=12)
+    warned = {}
+    for unit, run in (
+        ("sentence", lambda: translate_files(sentences)),
+        ("document", lambda: translate_document_files(documents)),
+    ):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="contextual_mt.inference.model_health"):
+            run()
+        warned[unit] = [r.getMessage() for r in caplog.records if "the model looks untrained" in r.getMessage()]
+    assert len(warned["sentence"]) == 1 and warned["sentence"][0].startswith(str(tmp_path / "out.fr")), warned
+    assert len(warned["document"]) == 1 and warned["document"][0].startswith(str(tmp_path / "out.jsonl")), warned

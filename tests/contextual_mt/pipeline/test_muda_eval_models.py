@@ -41,6 +41,18 @@ def test_every_missing_model_in_one_error(pair):
     assert not (root / "results").exists() or not any((root / "results").rglob("*.json"))
 
 
+def test_make_testset_names_itself_when_models_are_missing(pair):
+    """Issue 50.6: `make testset` tags the reference with muda-eval's step; its error names the
+    target that was run, not `make muda-eval`."""
+    from contextual_mt.pipeline.testset_stage import run_testset_stage
+
+    root, _data, _hyp = pair
+    with pytest.raises(ContextualMTError) as e:
+        run_testset_stage("de", str(root))
+    assert str(e.value).startswith("make testset LANG=de needs models not on this machine: "), str(e.value)
+    assert "stanza de (tokenize,pos,lemma)" in str(e.value)
+
+
 def test_pre_computed_annotations_and_a_lexicon_need_no_model(pair):
     root, _data, hyp = pair
     o = MudaEvalOptions(

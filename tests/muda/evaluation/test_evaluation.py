@@ -341,3 +341,27 @@ def test_eval_comet_loads_the_model_once_and_bootstraps(demo, tmp_path, monkeypa
     assert loads == ["/models/x.ckpt"]
     assert r["systems"]["context"]["comet"] == 1.0 and r["systems"]["sentence"]["comet"] < 1.0
     assert r["comparisons"][0]["comet_p"] < 0.05 and "COMET" in format_muda_table(r)
+
+
+def test_comet_progress_bars_go_to_standard_error(capsys):
+    """Issue 50.4: Lightning's own progress bars write to sys.stdout (a tqdm made with
+    ``file=sys.stdout`` while the prediction runs); `score > file` must hold only the command's
+    own lines, so every bar goes to standard error."""
+    import sys
+    import types
+
+    from tqdm import tqdm
+
+    from muda.evaluation.metrics import comet_predict
+
+    class Model:
+        def predict(self, data, batch_size, gpus, progress_bar):
+            for _ in tqdm(data, desc="Predicting DataLoader 0", file=sys.stdout):  # as Lightning makes its bars
+                pass
+            return types.SimpleNamespace(scores=[0.5] * len(data), system_score=0.5)
+
+    capsys.readouterr()
+    out = comet_predict(Model(), ["a", "b"], ["x", "y"], ["x", "z"], "m", gpus=0)
+    captured = capsys.readouterr()
+    assert out["score"] == 0.5
+    assert captured.out == "" and "Predicting DataLoader 0" in captured.err
