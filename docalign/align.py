@@ -50,9 +50,11 @@ class Alignment:
             yield from d.records
 
 
-# a model's similarity of each (source text, output text) pair, in [0, 1]: contextual-mt align
-# --path/--hf-model gives the model's geometric mean token probability of the output given the source
-LinkModel = Callable[[Sequence[Tuple[str, str]]], List[float]]
+# a model's similarity of each (source text, output text) pair, in [0, 1], or None where the model
+# cannot read the pair (longer than its positions: that link is scored by the other terms alone):
+# contextual-mt align --path/--hf-model gives the model's geometric mean token probability of the
+# output given the source
+LinkModel = Callable[[Sequence[Tuple[str, str]]], List[Optional[float]]]
 CORRIDOR = 2  # a model scores the links within this many segments of the chrF path
 
 
@@ -86,9 +88,10 @@ def align_documents(
         seg_texts = [text[a:b] for a, b in doc_spans]
         links = align([doc_pivots[k] for k in index], seg_texts, options.band, options.weights)
         work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+    unscored = 0
     if link_model is not None:
         assert sources is not None
-        work = _rescored(work, sources, link_model, options)
+        work, unscored = _rescored(work, sources, link_model, options)
     documents: List[DocumentAlignment] = []
     hypotheses: List[str] = []
     for start, end, text, doc_spans, doc_pivots, index, _, links in work:
@@ -98,11 +101,16 @@ def align_documents(
         hypotheses.extend(d.hypotheses)
     stats = statistics(documents)
     stats["scored_by"] = "chrF" if link_model is None else "chrF and the model"
+    if link_model is not None:
+        stats["links_over_model_positions"] = unscored
     return Alignment(hypotheses, documents, stats)
 
 
-def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> List:
-    """The second search: the candidate links of every document's corridor scored by the model."""
+def _rescored(
+    work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions
+) -> Tuple[List, int]:
+    """The second search: the candidate links of every document's corridor scored by the model;
+    and how many candidates the model could not read (scored by the other terms alone)."""
     keys, pairs = [], []
     for d, (start, _, _, _, _, index, seg_texts, links) in enumerate(work):
         band = corridor_of(links, len(seg_texts), CORRIDOR)
@@ -113,7 +121,8 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
     scores = link_model(pairs) if pairs else []
     model: Dict[int, Dict[Key, float]] = {}
     for (d, key), score in zip(keys, scores, strict=True):
-        model.setdefault(d, {})[key] = score
+        if score is not None:
+            model.setdefault(d, {})[key] = score
     out = []
     for d, (start, end, text, doc_spans, doc_pivots, index, seg_texts, links) in enumerate(work):
         if seg_texts and index:
@@ -121,7 +130,7 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
             pivots = [doc_pivots[k] for k in index]
             links = align(pivots, seg_texts, options.band, options.weights, model.get(d, {}), band)
         out.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
-    return out
+    return out, sum(score is None for score in scores)
 
 
 def nonempty_documents(pivots: Sequence[str], ids: Sequence[str]) -> List[bool]:
