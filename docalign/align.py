@@ -106,9 +106,7 @@ def align_documents(
     return Alignment(hypotheses, documents, stats)
 
 
-def _rescored(
-    work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions
-) -> Tuple[List, int]:
+def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> Tuple[List, int]:
     """The second search: the candidate links of every document's corridor scored by the model;
     and how many candidates the model could not read (scored by the other terms alone)."""
     keys, pairs = [], []
