@@ -182,7 +182,8 @@ class AlignArgs:
     pivot: Optional[str] = option(
         group=ALIGN_GROUP,
         help="a sentence-level translation of each source line, whose chrF to the output's sentences "
-        "scores the links (default: the references, as mwerSegmenter aligns to them)",
+        "scores the links (default: the references, as mwerSegmenter aligns to them; `contextual-mt align "
+        "--pivot none`: no reference, the output aligned to --source)",
     )
     segmenter: str = option(
         default=RULES,

@@ -28,6 +28,7 @@ from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
 
 LINES, JSONL, DOCUMENTS = "lines", "jsonl", "documents"
+NO_PIVOT = "none"  # --pivot none: align to the source lines (contextual-mt align only)
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,11 @@ def _read_jsonl(
 def read_pivots(path: str, count: int, what: str) -> List[str]:
     """``--pivot``: a sentence-level translation of each source line, ``count`` lines as ``what``
     has; a document-level output (JSONL records) given as the pivot is one line, not its JSON text."""
+    if path == NO_PIVOT:
+        raise InputError(
+            f"--pivot {NO_PIVOT}: aligning to the source lines is `contextual-mt align`'s (it writes an aligned "
+            "output that this command then reads as line-aligned)"
+        )
     pivots = read_lines(path)
     if is_jsonl(pivots):
         raise InputError(f"{path}: JSONL records, not a sentence-level translation (--pivot: one line per source line)")
