@@ -2659,7 +2659,7 @@ add(
 )
 add("align-pivot-none-without-source", align_command, opt("--pivot", "none", "--pivot none", "--source"))
 add(
-    "align-pivot-none-without-table-or-model",
+    "align-pivot-none-without-lexical-train",
     align_command,
     do(lambda c: (c.set("--pivot", "none"), c.set("--source", c.w.src)), "--lexical-train"),
 )
