@@ -36,7 +36,7 @@ from bench.alignment import noised
 from commandkit.text import read_lines
 from docalign.align import AlignOptions, align_documents
 from docalign.dp import Weights
-from docalign.lexical.gloss import OMISSION, gloss_lines
+from docalign.lexical.gloss import WEIGHTS, gloss_lines
 from docalign.lexical.model1 import lexical_table
 from docalign.perturb import Rates, link_accuracy, perturb
 from docalign.segmenter import Segmenter
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
         "references, 30% of words replaced": noised(refs, 0.30),
     }
     segmenter = Segmenter(language="fr")
-    no_pivot = replace(Weights(), omission=OMISSION)  # what contextual-mt align --pivot none aligns with
+    no_pivot = replace(Weights(), **WEIGHTS)  # what contextual-mt align --pivot none aligns with
     rows: List[Dict[str, Any]] = []
     print(f"\n{'output':36} {'pivot: references':>18} {'pivot none':>11} {'difference':>11}")
     for name, lines in outputs.items():

@@ -119,11 +119,11 @@ def _source_pivots(
     is needed even with a model: the model scores the links near a first path, which without a
     pivot in the output's language strays (on the demo, the source lines themselves as the pivot
     and the model's score alone linked 0.73 of the lines, the gloss 0.99; bench/RESULTS.md)."""
-    from docalign.lexical.gloss import OMISSION, gloss_lines
+    from docalign.lexical.gloss import WEIGHTS, gloss_lines
     from docalign.lexical.model1 import lexical_table
 
     table = lexical_table(*lexical_train)
-    return gloss_lines(sources, table), replace(options, weights=replace(options.weights, omission=OMISSION))
+    return gloss_lines(sources, table), replace(options, weights=replace(options.weights, **WEIGHTS))
 
 
 def add(sub) -> None:

@@ -6,7 +6,7 @@ is a pivot in the output's language: chrF against it scores a link as against a 
 Model 1 cannot tell which translates which and gives each the same t(f | e); the phrase's words
 are then all written once.
 
-The aligner's weights for this pivot (``OMISSION``) and ``RATIO`` were chosen on the demo's
+The aligner's weights for this pivot (``WEIGHTS``) and ``RATIO`` were chosen on the demo's
 validation split, perturbed (bench/no_reference.py's documents): with every translation at least
 half as likely as the best the gloss linked 0.956-0.973 of the lines, with the best alone 0.989;
 an omission at 0.6 rather than the reference pivot's 0.4 (a gloss's chrF to the right sentence is
@@ -20,7 +20,8 @@ from docalign.lexical.model1 import WORDS, Table
 
 MIN_PROBABILITY = 0.05  # translations less likely than this are left out (a function word's spread)
 RATIO = 1.0  # and those less likely than the word's best (ties are kept)
-OMISSION = 0.6  # the cost of an omission when the pivot is the gloss (docalign.dp.Weights)
+# the aligner's weights (docalign.dp.Weights) that differ when the pivot is the gloss
+WEIGHTS = {"omission": 0.6}
 
 
 def gloss(line: str, table: Table) -> str:
