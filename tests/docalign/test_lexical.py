@@ -1,6 +1,6 @@
 """Aligning without a reference (``--pivot none``): IBM Model 1 learned from tiny parallel data, its
-cache beside the data (kept while the data is unchanged, learned again otherwise), the gloss, and
-``contextual-mt align --pivot none`` linking a document whose sentences were merged and dropped."""
+cache beside the data (kept while the data is unchanged, learned again otherwise), and the gloss
+(``contextual-mt align --pivot none``: tests/contextual_mt/test_align_no_reference.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import json
 import pytest
 
 import docalign.lexical.model1 as model1
-from contextual_mt.cli import main
 from docalign.lexical.gloss import gloss, gloss_lines
 from docalign.lexical.model1 import Table, lexical_table, table_path, train
 
@@ -80,30 +79,3 @@ def test_a_corpus_whose_sides_differ_in_length_is_one_line(tmp_path):
     with pytest.raises(Exception, match=r"a.fr: 44 lines, but .*a.en has 45: not a parallel corpus"):
         lexical_table(src, tgt)
     assert not (tmp_path / "a.en-a.fr.model1.json").exists()
-
-
-def test_align_without_a_reference_links_the_output_to_the_source_lines(tmp_path):
-    """--pivot none: two documents whose output merged two sentences and dropped one; no reference
-    is read, the source lines glossed by the table learned from the training data are the pivot."""
-    en, fr = corpus()
-    train_en, train_fr = write(tmp_path / "train.en", en), write(tmp_path / "train.fr", fr)
-    source = ["Paul sees the cat .", "Anna likes the bread .", "my friend wants the car .", "Paul likes the dog ."]
-    source += ["Anna sees the house .", "my friend likes the cat ."]
-    ids = ["a"] * 4 + ["b"] * 2
-    documents = [
-        {"doc": "a", "text": "Paul voit le chat. Anna aime le pain et mon ami veut la voiture. Paul aime le chien."},
-        {"doc": "b", "text": "Anna voit la maison."},
-    ]
-    hyp = tmp_path / "docs.jsonl"
-    hyp.write_text("".join(json.dumps(d) + "\n" for d in documents), encoding="utf-8")
-    out, alignment = tmp_path / "aligned.fr", tmp_path / "alignment.jsonl"
-    argv = ["align", "--hyp-documents", str(hyp), "--docids", write(tmp_path / "ids", ids), "--pivot", "none"]
-    argv += ["--source", write(tmp_path / "src.en", source), "--lexical-train", train_en, train_fr]
-    argv += ["--output", str(out), "--alignment", str(alignment), "--segmenter-lang", "fr"]
-    assert main(argv) == 0
-    links = [json.loads(line)["link"] for line in alignment.read_text(encoding="utf-8").splitlines()]
-    assert links == ["1-1", "2-1", "2-1", "1-1", "1-1", "1-0"]
-    lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "Paul voit le chat." and lines[3] == "Paul aime le chien." and lines[5] == ""
-    assert lines[1].startswith("Anna aime le pain") and lines[2].endswith("veut la voiture.")
-    assert (tmp_path / "train.en-train.fr.model1.json").exists()  # cached beside the training data
