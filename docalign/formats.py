@@ -42,6 +42,9 @@ def check_hyp_format(value: object) -> None:
         raise InputError(f"--hyp-format {value}: expected one of {', '.join(HYP_FORMATS)}")
 
 
+NO_PIVOT = "none"  # --pivot none: align to the source lines (contextual-mt align only)
+
+
 @dataclass(frozen=True)
 class SystemOutput:
     """A system output: ``lines`` (line-aligned) or ``documents`` (one text per document of the
@@ -182,6 +185,11 @@ def _read_jsonl(
 def read_pivots(path: str, count: int, what: str) -> List[str]:
     """``--pivot``: a sentence-level translation of each source line, ``count`` lines as ``what``
     has; a document-level output (JSONL records) given as the pivot is one line, not its JSON text."""
+    if path == NO_PIVOT:
+        raise InputError(
+            f"--pivot {NO_PIVOT}: aligning to the source lines is `contextual-mt align`'s (it writes an aligned "
+            "output that this command then reads as line-aligned)"
+        )
     pivots = read_lines(path)
     if is_jsonl(pivots):
         raise InputError(f"{path}: JSONL records, not a sentence-level translation (--pivot: one line per source line)")

@@ -181,7 +181,9 @@ def summary(stats: Dict) -> str:
     output sentences: 164 merges, 82 splits, 49 omissions, 33 additions; mean link chrF 0.884``."""
     score = stats["mean_link_score"]
     counts = ", ".join(_count(stats[k + "s"], k) for k in ("merge", "split", "omission", "addition"))
+    unscored = stats.get("links_over_model_positions")
+    over = f"; {_count(unscored, 'candidate link')} over the model's positions scored without it" if unscored else ""
     return (
         f"aligned {_count(stats['lines'], 'line')} to {_count(stats['segments'], 'output sentence')}: {counts}; "
-        f"mean link chrF {'-' if score is None else f'{score:.3f}'}"
+        f"mean link chrF {'-' if score is None else f'{score:.3f}'}{over}"
     )

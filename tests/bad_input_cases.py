@@ -2807,6 +2807,33 @@ add(
     align_command,
     opt("--segmenter", "xx_no_such_pipeline", "xx_no_such_pipeline", "spacy download"),
 )
+add("align-pivot-none-without-source", align_command, opt("--pivot", "none", "--pivot none", "--source"))
+add(
+    "align-pivot-none-without-lexical-train",
+    align_command,
+    do(lambda c: (c.set("--pivot", "none"), c.set("--source", c.w.src)), "--lexical-train"),
+)
+add(
+    "align-lexical-train-without-pivot-none",
+    align_command,
+    do(lambda c: c.set("--lexical-train", c.w.src, c.w.ref), "--lexical-train", "--pivot none"),
+)
+add(
+    "align-lexical-train-not-parallel",
+    align_command,
+    lambda c: [
+        c.set("--pivot", "none"),
+        c.set("--source", c.w.src),
+        c.set("--lexical-train", c.w.src, c.write_lines("short_train.fr", lines_of(c.w.ref)[:-1])),
+        "short_train.fr",
+        "not a parallel corpus",
+    ][3:],
+)
+add(
+    "score-pivot-none",
+    score_command,
+    lambda c: [documents_hyp(c), c.set("--pivot", "none"), "--pivot none", "contextual-mt align"][2:],
+)
 option_cases("align", align_command, [("--band", "0")])
 output_cases("align", align_command, "--output", "aligned.fr")
 add(

@@ -366,7 +366,7 @@ def test_importing_the_packages_changes_no_global_state():
 IMPORT_NAMES = {"pyyaml": "yaml", "hydra-core": "hydra", "unbabel-comet": "comet"}
 # Declared and not imported by the project: fairseq 0.12.2's own requirements (fairseq is
 # installed with --no-deps); NOT_IMPORTED_YET: a dependency declared ahead of its first import.
-FAIRSEQ_REQUIREMENTS = {"hydra-core", "bitarray", "regex"}
+FAIRSEQ_REQUIREMENTS = {"hydra-core", "bitarray"}
 NOT_IMPORTED_YET: set = set()
 # Declared only to pin a dependency's dependency (pyproject.toml says why): setuptools < 81 for
 # unbabel-comet's torchmetrics, which imports pkg_resources.
@@ -439,6 +439,31 @@ def test_commands_check_their_input_before_loading_torch_or_fairseq():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.split() == ["1"], proc.stderr[-2000:]
     assert proc.stderr.strip() == "error: missing.en: file not found"
+
+
+def test_align_without_a_model_imports_no_model_library(tmp_path):
+    """`contextual-mt align` without a model (its parser, reading, splitting sentences, aligning,
+    writing) imports none of torch, thinc, spaCy, fairseq or transformers: their import is seconds
+    of start-up that a command needing no model does not pay (issue 51); nor the modules of the
+    other commands (only the command's own parser is built)."""
+    (tmp_path / "ids").write_text("a\na\nb\n", encoding="utf-8")
+    (tmp_path / "pivot").write_text("M. Dupont est là.\nIl part.\nFin.\n", encoding="utf-8")
+    (tmp_path / "out.jsonl").write_text(
+        '{"doc": "a", "text": "M. Dupont est là. Il part."}\n{"doc": "b", "text": "Fin."}\n', encoding="utf-8"
+    )
+    argv = ["align", "--hyp-documents", "out.jsonl", "--docids", "ids", "--pivot", "pivot"]
+    argv += ["--output", "aligned", "--alignment", "alignment.jsonl", "--segmenter-lang", "fr"]
+    heavy = ("torch", "thinc", "spacy", "fairseq", "transformers")
+    code = (
+        "import sys; import contextual_mt.cli; "
+        f"rc = contextual_mt.cli.main({argv!r}); "
+        f"print(rc, *sorted(m for m in {heavy!r} if m in sys.modules), "
+        "*sorted(m for m in sys.modules if m.startswith('contextual_mt.cli.')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    expected = ["0", "contextual_mt.cli.align", "contextual_mt.cli.common"]
+    assert proc.returncode == 0 and proc.stdout.split() == expected, (proc.stdout, proc.stderr[-2000:])
+    assert (tmp_path / "aligned").read_text(encoding="utf-8") == "M. Dupont est là.\nIl part.\nFin.\n"
 
 
 def test_help_prints_no_import_noise():

@@ -89,7 +89,7 @@ class EvalOptions:
     plot: Optional[str] = None  # PNG bar chart
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
     # document-level outputs: re-aligned to ``pivot`` (default: the reference) with ``align``
-    # (default: spaCy's sentencizer for --tgt-lang); NAME.alignment.jsonl of each into ``alignment_dir``
+    # (default: docalign's sentence rules for --tgt-lang); NAME.alignment.jsonl of each into ``alignment_dir``
     pivot: Optional[str] = None
     align: Optional[AlignOptions] = None
     alignment_dir: Optional[str] = None

@@ -263,9 +263,10 @@ def test_the_same_id_for_two_documents_matches_its_records_in_order(tmp_path):
 
 
 # ----------------------------------------------------------------------------------- segmenter
-def test_the_segmenter_splits_on_line_breaks_and_keeps_abbreviations():
+@pytest.mark.parametrize("segmenter", ["rules", "sentencizer"])
+def test_the_segmenter_splits_on_line_breaks_and_keeps_abbreviations(segmenter):
     text = "M. Dupont est là. Il part.\nSans point final\n\nFin."
-    spans = Segmenter("sentencizer", "fr").split([text])[0]
+    spans = Segmenter(segmenter, "fr").split([text])[0]
     assert [text[a:b] for a, b in spans] == ["M. Dupont est là.", "Il part.", "Sans point final", "Fin."]
 
 
@@ -330,15 +331,17 @@ def test_a_line_break_of_any_kind_never_reaches_a_hypothesis():
 
 def test_cjk_sentences_written_without_spaces_are_split():
     text = "这是第一句话。这是第二句话\uff01“这是第三句话\uff1f”最后一句。"  # fullwidth ! and ?
-    for language in ("xx", "ja", "zh"):  # spaCy's ja needs SudachiPy: the multi-language rules, with a warning
-        spans = Segmenter("sentencizer", language).split([text])[0]
+    for segmenter, language in [("rules", "zh"), ("rules", "xx")] + [("sentencizer", x) for x in ("xx", "ja", "zh")]:
+        # spaCy's ja needs SudachiPy: the multi-language rules, with a warning
+        spans = Segmenter(segmenter, language).split([text])[0]
         sentences = [text[a:b] for a, b in spans]
         assert sentences[:2] == ["这是第一句话。", "这是第二句话\uff01"] and sentences[-1] == "最后一句。", language
-        assert "".join(sentences) == text
+        assert "".join(sentences) == text, segmenter
 
 
 def test_a_region_code_is_the_language_of_the_sentencizer(caplog):
     assert Segmenter("sentencizer", "pt-br").nlp.lang == "pt" and Segmenter("sentencizer", "zh_CN").nlp.lang == "zh"
+    assert Segmenter("rules", "pt-br").rules.code == "pt" and Segmenter("rules", "zh_CN").rules.code == "zh"
     assert not caplog.records
 
 

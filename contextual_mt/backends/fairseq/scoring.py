@@ -17,7 +17,7 @@ from contextual_mt.backends.fairseq.translator import base_translations, collate
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
 from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import OverPositionsError
 from contextual_mt.inference.interface import ContextPair, ScoringBackend
 from contextual_mt.inference.precision import check_finite_scores
 from contextual_mt.symbols import BRK
@@ -140,7 +140,7 @@ class FairseqScoringBackend:
             target = [*tgt_ids(pair.target), m.tgt_dict.eos()]
             for side, tokens, limit in (("source", source, max_src), ("target", target, max_tgt)):
                 if len(tokens) > limit:
-                    raise ContextualMTError(
+                    raise OverPositionsError(
                         f"{where(i)}: the {side} sentence has {len(tokens)} subword pieces "
                         f"(with </s>), but the model takes at most {limit} {side} positions"
                     )

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.data.context_trim import last_sentences, nearest_fitting
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, OverPositionsError
 
 Ids = Tuple[int, ...]
 
@@ -151,7 +151,7 @@ class InputLayout:
             return self._fits(r), r
 
         def error(r: Row) -> ContextualMTError:
-            return ContextualMTError(
+            return OverPositionsError(
                 f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
                 f"{self.limit} positions; split the line"
             )

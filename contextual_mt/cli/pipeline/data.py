@@ -102,7 +102,20 @@ def data(args: argparse.Namespace) -> int:
         print(f"wrote {options.output}: {what}")
     else:
         print(f"{options.output}: up to date (made from these inputs and options): {what}")
+    print(f"lexical table for `contextual-mt align --pivot none`: {lexical_table_of(options.output, options.lang)}")
     return 0
+
+
+def lexical_table_of(folder: str, lang: str) -> str:
+    """The train split's IBM Model 1 table (``docalign.lexical``), learned now unless its cache beside
+    the split was learned from these files (then read): `align --pivot none --lexical-train` finds it."""
+    import os
+
+    from docalign.lexical.model1 import lexical_table, table_path
+
+    source, target = os.path.join(folder, "train.en"), os.path.join(folder, f"train.{lang}")
+    lexical_table(source, target)
+    return table_path(source, target)
 
 
 def add(sub) -> argparse.ArgumentParser:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 import pytest
 
@@ -132,3 +133,41 @@ def test_threads_past_the_cores_is_one_warning_and_past_any_machine_one_error(tm
         assert e.value.code == 1 and err == ["error: --threads must be at most 4096 (got 3000000000)"]
     finally:
         torch.set_num_threads(before)
+@pytest.fixture(scope="module")
+def short_marian(tmp_path_factory):
+    """A Marian of 24 positions: every line and sentence of EN / FR fits alone (at most 20
+    pieces), and many candidate links of two lines or two sentences do not."""
+    from tests.hf_models import build_marian
+
+    return build_marian(tmp_path_factory.mktemp("hf") / "marian24", max_positions=24)
+
+
+def test_a_candidate_link_over_the_models_positions_is_scored_without_it(tmp_path, capsys, short_marian):
+    """The aligner makes the candidate links, the user cannot split them: one the model cannot
+    read is scored by chrF and the length alone, counted in the summary line; the command runs."""
+    src, ref = write(tmp_path / "src.en", EN), write(tmp_path / "ref.fr", FR)
+    out, alignment = tmp_path / "out.fr", tmp_path / "alignment.jsonl"
+    argv = [
+        "align",
+        "--hyp-documents",
+        documents(tmp_path / "docs.jsonl", FR),
+        "--docids",
+        write(tmp_path / "ids", IDS),
+    ]
+    argv += ["--pivot", ref, "--output", str(out), "--alignment", str(alignment), "--source", src]
+    argv += ["--hf-model", str(short_marian), "--quiet"]
+    assert main(argv) == 0
+    assert out.read_text(encoding="utf-8").splitlines() == FR
+    summary = [line for line in capsys.readouterr().err.splitlines() if line.startswith("aligned ")]
+    assert len(summary) == 1
+    over = re.search(r"; (\d+) candidate links? over the model's positions scored without it", summary[0])
+    assert over and int(over.group(1)) > 0, summary[0]
+
+
+def test_the_link_model_leaves_a_pair_it_cannot_read_unscored(short_marian):
+    spec = HFModelOptions(str(short_marian), source_context_size=0, target_context_size=0)
+    score = link_model(spec, progress=False)
+    long_source, long_output = " ".join(EN[:3]), " ".join(FR[:3])
+    sims = score([(EN[0], FR[0]), (long_source, long_output), (EN[2], FR[2])])
+    assert sims[1] is None and all(0.0 < s <= 1.0 for s in (sims[0], sims[2]))
+    assert score([(EN[0], FR[0])]) == pytest.approx(sims[:1])

@@ -394,6 +394,12 @@ def test_cli_iwslt(tmp_path, capsys):
     assert summary["input"]["detokenized"] is None and "not Moses-tokenized" in summary["input"]["note"]
     assert (out / "test.docids").read_text().splitlines() == ["tst2014:40", "tst2014:40", "tst2015:50", "tst2015:50"]
     assert summary["splits"]["train"]["dropped"] == 1
+    # the train split's lexical table for `align --pivot none`, beside it, learned from it as it is
+    table = out / "train.en-train.fr.model1.json"
+    assert f"lexical table for `contextual-mt align --pivot none`: {table}" in printed.out
+    from docalign.lexical.model1 import fingerprint
+
+    assert json.loads(table.read_text())["fingerprint"] == fingerprint(str(out / "train.en"), str(out / "train.fr"))
 
     # errors: one line on stderr, exit status 1
     assert (

