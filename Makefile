@@ -321,14 +321,16 @@ pcxmi-merge:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))
 
 ## target report: the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs
-##   changed; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
+##   changed; with `make attribute`'s records (of the same context model) its viewer shows each
+##   token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
 ## uses: LANG WORK REPORT_ARGS
 report:
 	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
 
 ## target attribute: context attribution (CTI + CCI) of the test references with the context model:
 ##   which context words each context-sensitive token relies on; writes
-##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json` (`contextual-mt pipeline attribute`)
+##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to
+##   the P-CXMI report (`contextual-mt pipeline attribute`)
 ## uses: LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS
 attribute:
 	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))

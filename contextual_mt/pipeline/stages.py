@@ -153,7 +153,8 @@ BY_HAND: Tuple[Stage, ...] = (
     Stage(
         "report",
         ("pcxmi-merge",),
-        ("{results}/pcxmi.jsonl",),
+        # the attribution when `make attribute` made it (of the same model): its cues in the viewer
+        ("{results}/pcxmi.jsonl", "{results}/attribution.jsonl"),
         ("{results}/.stage/report.json",),
         "cpu",
         "report",

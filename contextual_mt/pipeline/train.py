@@ -15,7 +15,9 @@ holds); written again when training ends, it marks a finished run and holds what
 themselves say (``checkpoint_best.pt``'s sha256, the epochs and updates trained, the validation
 losses), not what was asked. The stopping criterion is not part of what the checkpoints are
 trained from: asked for more epochs or updates than a finished run has, training goes on from
-``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again).
+``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again). The
+record keeps what was asked (``--max-epoch``, ``--max-update``): a rerun without them keeps those
+values, and says so in one line, rather than training on to the preset's epochs.
 """
 
 from __future__ import annotations
@@ -320,6 +322,31 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     return "train", done
 
 
+def keep_asked_limits(o: TrainOptions, fp: Dict) -> None:
+    """``--max-epoch`` / ``--max-update`` (make: EPOCHS, MAX_UPDATE) not given: the values the run
+    of these very checkpoints was asked for (its record, same fingerprint), said in one line, so
+    that a later ``make all`` or ``make table`` without them does not quietly train a short run on
+    to the preset's epochs. A value given replaces the one asked before; ``--overwrite`` starts
+    over with what this call gives."""
+    record = None if o.overwrite else done_record(o.layout, o.model).read()
+    if not isinstance(record, dict) or record.get("fingerprint") != fp:
+        return  # no run of these settings yet: the preset's limits
+    if record.get("outputs") and record.get("num_updates") == 0:
+        return  # an earlier version's record of a resumed run that trained nothing: not what the checkpoints had
+    kept = []
+    for attr, flag in (("max_epoch", "--max-epoch"), ("max_update", "--max-update")):
+        asked = record.get(attr)
+        if getattr(o, attr) is None and isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+            setattr(o, attr, asked)
+            kept.append((flag, asked))
+    if kept:
+        print(
+            f"[train {o.lang} {o.model}] {' and '.join(given(f, v) for f, v in kept)} as the earlier run was asked "
+            f"(its record); give {' or '.join(given(f, 'N') for f, _ in kept)} to change it",
+            file=sys.stderr,
+        )
+
+
 def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[Dict]]:
     """Why the checkpoints in the save directory cannot be resumed from, if they cannot; and what
     checkpoint_last.pt says of its training (``training_figures``; None when there is none)."""
@@ -360,6 +387,7 @@ def train_model(options: TrainOptions) -> Dict:
         raise ContextualMTError("--fp16 needs a GPU")
     plan = batch_plan(o, gpus)
     fp = train_fingerprint(o, plan)
+    keep_asked_limits(o, fp)
     action, earlier = _plan(o, fp, stop_limits(o))
     save = o.layout.checkpoints(o.model)
     if action == "done" and earlier is not None:
@@ -374,7 +402,8 @@ def train_model(options: TrainOptions) -> Dict:
         for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
             if name.startswith("dict."):
                 shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
-        record.save(fp, [])  # under way: not done until this run ends
+        # under way: not done until this run ends; what was asked, kept for a rerun without it
+        record.save(fp, [], max_epoch=o.max_epoch, max_update=o.max_update)
         stats = _run(cmd, os.path.join(save, LOG), o)
         if earlier:  # went on from a finished run: its validations first
             curve = stats.get("valid_curve") or []
@@ -402,14 +431,16 @@ def train_model(options: TrainOptions) -> Dict:
 
 
 def checkpoint_figures(o: TrainOptions) -> Dict:
-    """What the checkpoints say of their training, for the record: the epochs, updates and last
-    validation loss of checkpoint_last.pt (of checkpoint_best.pt when there is no other), the
-    epoch and validation loss of checkpoint_best.pt, and the label smoothing."""
+    """What the checkpoints say of their training, for the record: the epochs (and the epoch it
+    stopped in part-way, by max_update), updates and last validation loss of checkpoint_last.pt
+    (of checkpoint_best.pt when there is no other), the epoch and validation loss of
+    checkpoint_best.pt, and the label smoothing."""
     best = read_training_figures(o.layout.checkpoint(o.model))
     path = os.path.join(o.layout.checkpoints(o.model), "checkpoint_last.pt")
     last = read_training_figures(path) if os.path.exists(path) else best
     return {
         "epochs": last["epochs"],
+        "stopped_in_epoch": last["stopped_in_epoch"],
         "num_updates": last["num_updates"],
         "valid_loss": last["valid_loss"],
         "best_epoch": best["epochs"],

@@ -1,7 +1,8 @@
 """``make translate``: each of the study's three systems (``systems``) translates the test set.
 Each translation records what it was made from (checkpoint, sentencepiece model, test set and
-decoding options, by content) in ``results/xx/translate.json``; a re-run only translates what is
-missing or stale."""
+decoding options, by content) in ``results/xx/translate.json``, written with the translation as
+soon as that system is done: an interrupted run keeps the systems it finished, and a re-run only
+translates what is missing or stale."""
 
 from __future__ import annotations
 
@@ -103,23 +104,29 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
         raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
     loaded: Dict[str, DocumentTranslator] = {}
     with outputs(*[o.layout.translation(s) for s in todo], record_path, done.path):
-        for system, fp in todo.items():
-            model, context = SYSTEMS[system]
-            if model not in loaded:  # context and context-gold share one loaded model
-                loaded[model] = DocumentTranslator(
-                    DocumentModel.load(
-                        FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
-                    ),
-                    options=o.decoding,
-                )
-            how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
-            print(
-                f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
-                file=sys.stderr,
+        pass  # every output writable, checked before anything is translated
+    done.forget()  # the stage is under way until every system is in place again
+    for system, fp in todo.items():
+        model, context = SYSTEMS[system]
+        if model not in loaded:  # context and context-gold share one loaded model
+            loaded[model] = DocumentTranslator(
+                DocumentModel.load(
+                    FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+                ),
+                options=o.decoding,
             )
-            hyps = loaded[model].translate(
-                sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
-            )
+        how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
+        print(
+            f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
+            file=sys.stderr,
+        )
+        hyps = loaded[model].translate(
+            sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
+        )
+        # each system is kept as soon as it is translated (its file and its line of translate.json, in
+        # one transaction): an interrupted run loses only the system under way, and a rerun
+        # translates what is missing or made from something else (the fingerprint)
+        with outputs(o.layout.translation(system), record_path):
             atomic_write_lines(o.layout.translation(system), hyps)
             warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
@@ -128,19 +135,18 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
                 "output": file_sha256(o.layout.translation(system)),
                 "decoding": hyps.record,
             }
-            if hyps.rounds is not None:
-                r = hyps.rounds
-                print(
-                    f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated again",
-                    file=sys.stderr,
-                )
-        write_record(record_path, record, transactional=True)
-        done.save(
-            {s: r.get("fingerprint") for s, r in record.items()},
-            {
-                **{o.layout.translation(s): r.get("output") for s, r in record.items()},
-                record_path: file_sha256(record_path),
-            },
-            transactional=True,
-        )
+            write_record(record_path, record, transactional=True)
+        if hyps.rounds is not None:
+            r = hyps.rounds
+            print(
+                f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated again",
+                file=sys.stderr,
+            )
+    done.save(
+        {s: r.get("fingerprint") for s, r in record.items()},
+        {
+            **{o.layout.translation(s): r.get("output") for s, r in record.items()},
+            record_path: file_sha256(record_path),
+        },
+    )
     return {s: o.layout.translation(s) for s in o.systems}
