@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test lint demo cadec-demo attribute testset cues pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -283,7 +283,7 @@ contrastive:
 	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
 
 ## target all: the chain's stages in their order, as `contextual_mt/pipeline/stages.py` declares
-##   them (data, train, translate, score, pcxmi, muda-eval), each with the variables given
+##   them (data, train, translate, score, pcxmi, muda-eval, cues), each with the variables given
 ## uses: LANG WORK
 all:
 	$(need_pair)
@@ -341,6 +341,15 @@ attribute:
 ## uses: LANG WORK MUDA_TAG_ARGS
 testset:
 	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
+
+## target cues: does the model follow the cue? the counterfactual suite of the test split (`testset
+##   build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),
+##   scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);
+##   writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,
+##   `cues.png`) (`contextual-mt pipeline cues`)
+## uses: LANG WORK MUDA_TAG_ARGS DTYPE
+cues:
+	$(call eval_stage,cues $(PAIR_OPTS) $(DTYPE_OPT) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
 
 ## target muda-eval: MuDA tags of the reference (tagged once) and the per-tag word f-measure of the
 ##   systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`

@@ -147,6 +147,18 @@ STAGES: Tuple[Stage, ...] = (
         "muda",
         target="muda-eval",
     ),
+    Stage(
+        "cues",
+        ("train-sentence", "train-context"),
+        (*_CHECKPOINTS, *_TEST),
+        ("{results}/.stage/cues.json",),
+        "gpu",
+        "cues",
+        "cues.sbatch",
+        "cues",
+        outputs=("{results}/cues/cues.json",),
+        target="cues",
+    ),
 )
 # the stages run by hand (make STAGE), or by `make table` over several pairs
 BY_HAND: Tuple[Stage, ...] = (
