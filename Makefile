@@ -50,8 +50,9 @@ TEXT ?=
 IWSLT_DEV ?=
 ## var IWSLT_TEST: the IWSLT set(s) of the test split (default `tst2015` or the newest; a comma list is allowed)
 IWSLT_TEST ?=
-## var SPM_VOCAB: the joint sentencepiece vocabulary size (default: that of `contextual-mt pipeline
-##   data --vocab-size`, 16000, the papers' TED set-up; 8000 is fine for small data)
+## var SPM_VOCAB: the joint sentencepiece vocabulary size (default: the PRESET's when it has one, tiny
+##   4000; else that of `contextual-mt pipeline data --vocab-size`, 16000, the papers' TED set-up; 8000
+##   is fine for small data)
 SPM_VOCAB ?=
 ## var PRESET: the training preset, one of `contextual_mt/pipeline/presets.py`'s (tiny, small, big,
 ##   demo; default small; the table under `make train` in the study tutorial)
@@ -122,7 +123,8 @@ endif
 quote = '$(subst ','\'',$(1))'
 given = $(filter-out undefined,$(origin $(1)))
 OVERWRITE_OPT := $(if $(OVERWRITE),--overwrite,)
-DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(TED),--ted $(TED),) \
+DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(PRESET),--preset $(PRESET),) \
+    $(if $(TED),--ted $(TED),) \
     $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) \
     $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
 TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
@@ -247,7 +249,7 @@ cadec-demo:
 ##   sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes
 ##   `WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`
 ##   (`contextual-mt pipeline data`)
-## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB OVERWRITE
+## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB PRESET OVERWRITE
 data:
 	$(call pair_stage,data $(DATA_OPTS))
 

@@ -69,6 +69,9 @@ KINDS = {
     ],
 }
 LOG = "train.log"
+# training on CPU: the batches are made in the training process (fairseq's one data-loader worker
+# would be one more busy process on cores the training threads already fill)
+CPU_OVERRIDES = ("dataset.num_workers=0",)
 
 
 def done_record(layout: PairLayout, model: str) -> StageRecord:
@@ -219,6 +222,8 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPl
     ]
     if gpus == 0:
         cmd.append("common.cpu=true")
+        if not preset.cpu_threads:  # its threads fill every core (a preset of fixed threads leaves the worker one)
+            cmd += CPU_OVERRIDES
     if fp16:
         cmd.append("common.fp16=true")
     max_epoch = _max_epoch_option(o)
@@ -461,12 +466,22 @@ def _health(o: TrainOptions, figures: Dict) -> Dict:
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity: a container's or a Slurm job's share)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
-    """A preset's fixed CPU thread count for training on CPU (the weights depend on it), and no
-    dynamic thread counts, which OpenMP and MKL may lower under load."""
-    threads = get_preset(preset).cpu_threads
-    if gpus or not threads:
+    """The CPU threads of training on CPU: the preset's fixed count (the weights depend on it),
+    else the cores this process may use, and no dynamic thread counts, which OpenMP and MKL may
+    lower under load. Not more threads than cores: on 2 cores torch's own count (and a data-loader
+    worker beside it: ``CPU_OVERRIDES``) spent most of a context model's epoch in the kernel."""
+    if gpus:
         return {}
+    threads = get_preset(preset).cpu_threads or usable_cores()
     return {
         "OMP_NUM_THREADS": str(threads),
         "MKL_NUM_THREADS": str(threads),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Dict, Sequence
 
 from commandkit.documents import check_line_count
@@ -50,7 +50,24 @@ class TranslateStageOptions:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
 
 
-def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str) -> Dict:
+def model_decoding(o: TranslateStageOptions, model: str) -> DecodingOptions:
+    """The decoding options of ``model``'s systems: the stage's, with the output-length bound of
+    the preset it was trained with (``Preset.max_len``) where the stage keeps the decoder's default."""
+    from contextual_mt.pipeline.presets import PRESETS
+    from contextual_mt.pipeline.train import done_record
+
+    default = DecodingOptions()
+    preset = PRESETS.get(str((done_record(o.layout, model).read() or {}).get("preset")))
+    if preset is None or preset.max_len is None:
+        return o.decoding
+    if (o.decoding.max_len_a, o.decoding.max_len_b) != (default.max_len_a, default.max_len_b):
+        return o.decoding  # asked for
+    return replace(o.decoding, max_len_a=preset.max_len[0], max_len_b=preset.max_len[1])
+
+
+def system_fingerprint(
+    o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str, decoding: DecodingOptions
+) -> Dict:
     """``dtype``: the one the model runs in (``auto`` decided), with the decoding options: a
     float16 translation is not the float32 one (``score`` compares the rest with the inputs)."""
     return {
@@ -59,7 +76,7 @@ def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, s
         "decoding": {
             **{
                 k: v
-                for k, v in asdict(o.decoding).items()
+                for k, v in asdict(decoding).items()
                 if k not in ("incremental", "free_batching", "decoding", "window")
             },
             "dtype": dtype,
@@ -84,8 +101,9 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     record = read_record(record_path) or {}
     todo = {}
     dtype = resolve_dtype(o.dtype, o.cpu)
+    decodings = {m: model_decoding(o, m) for m in {SYSTEMS[s][0] for s in o.systems}}
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
-        fp = system_fingerprint(o, system, files, dtype)
+        fp = system_fingerprint(o, system, files, dtype, decodings[SYSTEMS[system][0]])
         out = o.layout.translation(system)
         if (
             record.get(system, {}).get("fingerprint") == fp
@@ -113,7 +131,7 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
                 DocumentModel.load(
                     FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
                 ),
-                options=o.decoding,
+                options=decodings[model],
             )
         how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
         print(

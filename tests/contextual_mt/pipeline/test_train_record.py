@@ -104,21 +104,21 @@ def record_file(layout):
 
 
 def test_fewer_epochs_than_trained_are_refused_in_one_line(layout, fairseq_runs, capsys, monkeypatch):
-    """Issue 38.5: after 10 epochs (the tiny preset's), EPOCHS=1 trained nothing and rewrote the
+    """Issue 38.5: after 5 epochs (the tiny preset's), EPOCHS=1 trained nothing and rewrote the
     record as 'epochs 0, num_updates 0, valid_loss None' for the 10-epoch checkpoint. Now: one
     line saying why, and the record left as it was."""
     status, out, err = cli_train(layout, capsys)
-    assert status == 0 and "(10 epochs, 70 updates, valid loss 0.000)" in out, out
+    assert status == 0 and "(5 epochs, 35 updates, valid loss 5.000)" in out, out
     before = Path(record_file(layout)).read_text()
     status, out, err = cli_train(layout, capsys, "--max-epoch", "1", make=True, monkeypatch=monkeypatch)
     assert status == 1 and out == "" and len(err) == 1, err
     assert err[0] == (
-        f"error: {layout.checkpoints('sentence')} was trained for 10 epochs; EPOCHS=1 asks for fewer: "
+        f"error: {layout.checkpoints('sentence')} was trained for 5 epochs; EPOCHS=1 asks for fewer: "
         "OVERWRITE=1 retrains"
     )
     assert Path(record_file(layout)).read_text() == before and fairseq_runs == [0]
     monkeypatch.delenv("CONTEXTUAL_MT_MAKE")
-    with pytest.raises(ContextualMTError, match="was trained for 70 updates; --max-update 20 asks for fewer"):
+    with pytest.raises(ContextualMTError, match="was trained for 35 updates; --max-update 20 asks for fewer"):
         train(layout, max_update=20)
     # OVERWRITE=1 retrains, and the record is the new checkpoint's
     record = train(layout, max_epoch=1, overwrite=True)
@@ -184,7 +184,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     """A folder left by the issue's run: train.done (the earlier versions' record, in the
     StageRecord shape) says max_epoch 1 and 0 updates for a 10-epoch checkpoint. EPOCHS=1 again is
     refused rather than called done; the preset's epochs record the checkpoint as it is."""
-    train(layout)  # 10 epochs
+    train(layout)  # 5 epochs
     save = layout.checkpoints("sentence")
     record = json.loads(Path(record_file(layout)).read_text())
     os.unlink(record_file(layout))
@@ -200,10 +200,10 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     )
     StageRecord(os.path.join(save, "train.json"), "train").save(record["fingerprint"], [])
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished  # the earlier record is read
-    with pytest.raises(ContextualMTError, match="was trained for 10 epochs; --max-epoch 1 asks for fewer"):
+    with pytest.raises(ContextualMTError, match="was trained for 5 epochs; --max-epoch 1 asks for fewer"):
         train(layout, max_epoch=1)
     fixed = train(layout)
-    assert fairseq_runs == [0] and (fixed["epochs"], fixed["num_updates"]) == (10, 70)
+    assert fairseq_runs == [0] and (fixed["epochs"], fixed["num_updates"]) == (5, 35)
     assert not os.path.exists(os.path.join(save, "train.done")) and not os.path.exists(os.path.join(save, "train.json"))
 
 
@@ -268,9 +268,9 @@ def test_the_presets_epochs_are_named_and_a_lone_best_checkpoint_counts(layout, 
     record = json.loads(Path(record_file(layout)).read_text())
     # an earlier version's record of a resumed run that trained nothing (EPOCHS=1): not kept (issue 50)
     write_record(record_file(layout), {**record, "max_epoch": 1, "num_updates": 0})
-    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(10 epochs\) asks for fewer"):
+    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(5 epochs\) asks for fewer"):
         train(layout)
-    assert train(layout, overwrite=True)["epochs"] == 10 and fairseq_runs == [0, 0]
+    assert train(layout, overwrite=True)["epochs"] == 5 and fairseq_runs == [0, 0]
 
 
 def test_a_run_stopped_part_way_through_an_epoch_says_so(layout, capsys, monkeypatch):
