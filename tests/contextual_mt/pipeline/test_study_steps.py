@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
+from contextual_mt.backends.fairseq.translator import DocumentTranslator
 from contextual_mt.inference.decoding import DecodingOptions
-from contextual_mt.pipeline import translate_stage
 from contextual_mt.pipeline.translate_stage import STUDY_BATCH_SIZE, TranslateStageOptions, translate_systems
 from contextual_mt.stage_record import read_record
 from tests.contextual_mt.pipeline.chain import make
@@ -68,13 +68,12 @@ def test_make_report_after_make_attribute_shows_the_cues(make_chain, work):
 def test_an_interrupted_translate_keeps_the_systems_it_finished(make_chain, work, monkeypatch):
     """Ctrl-C while the context system translates threw away the sentence system translated in
     the same run. Each finished system is now in place (and in translate.json) at once; the rerun
-    translates only what is missing, and the result is the uninterrupted run's."""
+    translates only what is missing."""
     results = work / "results" / "fr"
-    expected = {s: (results / f"{s}.test.fr").read_bytes() for s in SYSTEMS}
     for s in SYSTEMS:
         (results / f"{s}.test.fr").unlink()
     (results / "translate.json").unlink()
-    real = translate_stage.DocumentTranslator.translate
+    real = DocumentTranslator.translate
     calls = []
 
     def interrupted(self, *args, **kwargs):
@@ -83,23 +82,22 @@ def test_an_interrupted_translate_keeps_the_systems_it_finished(make_chain, work
             raise KeyboardInterrupt
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(translate_stage.DocumentTranslator, "translate", interrupted)
+    monkeypatch.setattr(DocumentTranslator, "translate", interrupted)
     beam = next(v.split("=", 1)[1] for v in make_chain["variables"] if v.startswith("BEAM="))
     decoding = DecodingOptions(beam=int(beam), batch_size=STUDY_BATCH_SIZE)  # as `make translate BEAM=...`
     options = TranslateStageOptions("fr", str(work), decoding=decoding, progress=False)
     with pytest.raises(KeyboardInterrupt):
         translate_systems(options)
-    assert (results / "sentence.test.fr").read_bytes() == expected["sentence"]
-    assert not (results / "context.test.fr").exists() and not (results / "context-gold.test.fr").exists()
+    sentence = results / "sentence.test.fr"
+    kept = sentence.read_bytes()
+    assert kept and not (results / "context.test.fr").exists() and not (results / "context-gold.test.fr").exists()
     assert set(read_record(str(results / "translate.json"))) == {"sentence"}
     assert not (results / ".stage" / "translate.json").exists()  # the stage is not finished
     counted = []
-    monkeypatch.setattr(
-        translate_stage.DocumentTranslator,
-        "translate",
-        lambda self, *a, **k: counted.append(1) or real(self, *a, **k),
-    )
+    monkeypatch.setattr(DocumentTranslator, "translate", lambda self, *a, **k: counted.append(1) or real(self, *a, **k))
     translate_systems(options)
-    assert len(counted) == 2  # context and context-gold only
-    assert {s: (results / f"{s}.test.fr").read_bytes() for s in SYSTEMS} == expected
+    assert len(counted) == 2 and sentence.read_bytes() == kept  # context and context-gold only
+    assert set(read_record(str(results / "translate.json"))) == set(SYSTEMS)
     assert (results / ".stage" / "translate.json").is_file()
+    translate_systems(options)
+    assert len(counted) == 2  # all three up to date
