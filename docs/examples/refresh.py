@@ -40,9 +40,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RUN = os.path.join(HERE, "run.json")
 DEMO = os.path.join(HERE, "demo.json")
-# `make all` at PRESET=tiny on a pair of about 10k sentences, stage by stage (bench/pipeline_stages_time.py's
-# record; the study tutorial's "Your own language pair")
-TINY_PAIR = os.path.join(ROOT, "bench", "pipeline_tiny_10k.json")
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
 DEMO_RESULTS = os.path.join("demo", "results", "fr", "demo.json")  # demo.pipeline.demo_results("demo")
@@ -408,37 +405,10 @@ def blocks(run: Dict, demo: Dict, reference: bool = True) -> Dict[str, str]:
         if k not in blockless
     }
     out["example:demo"] = render_demo_table(demo)
-    if os.path.isfile(TINY_PAIR):
-        out["example:tiny-pair-stages"] = render_stage_times(load(TINY_PAIR))
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     if reference:
         out.update(_reference().blocks())
     return out
-
-
-def render_stage_times(record: Dict) -> str:
-    """The study tutorial's table of `make all`'s stages at PRESET=tiny (bench/pipeline_stages_time.py)."""
-    r, m = record["results"], record["machine"]
-    data = r["data"]
-    rows = [
-        f"`make all LANG=fr PRESET=tiny` on {data['train']['sentences']:,} training sentences "
-        f"({data['dictionary_size']:,}-symbol dictionary), {m['cpu']}, {m['usable_cores']} cores:",
-        "",
-        "| stage | wall time | CPU time (user + system) |",
-        "|---|---:|---:|",
-    ]
-    for stage, t in r["stages"].items():
-        rows.append(
-            f"| `make {stage}` | {t['seconds'] / 60:.1f} min | "
-            f"{t['cpu_user_seconds'] / 60:.1f} + {t['cpu_system_seconds'] / 60:.1f} min |"
-        )
-    rows.append(f"| all | {r['total_seconds'] / 60:.1f} min | |")
-    trained = "; ".join(
-        f"{model} model {t['epochs']} epochs, {t['updates']} updates, {t['seconds_per_epoch']:.0f} s per epoch"
-        for model, t in ((model, r[f"train_{model}"]) for model in ("sentence", "context"))
-    )
-    rows += ["", f"`make train`: {trained}."]
-    return "\n".join(rows)
 
 
 def _reference():
