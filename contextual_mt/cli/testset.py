@@ -1,4 +1,4 @@
-"""``contextual-mt testset build|evaluate``: test suites from MuDA tags."""
+"""``contextual-mt testset build|import|evaluate|cues``: test suites from MuDA tags, or imported."""
 
 from __future__ import annotations
 
@@ -194,6 +194,49 @@ def evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+IMPORT_FORMATS = ("ctxpro",)
+
+
+@dataclass
+class ImportArgs:
+    """``contextual-mt testset import`` (``testsets.ctxpro.ImportOptions``)."""
+
+    format: str = option(
+        choices=IMPORT_FORMATS, required=True, help="the suite's format: ctxpro (Wicks and Post, 2023)"
+    )
+    evalset: str = option(
+        required=True,
+        metavar="JSON",
+        help="ctxpro's evaluation set (e.g. release/evalsets/formality.opensubtitles.en-fr.dev.json)",
+    )
+    inputs: str = option(
+        required=True,
+        help="its inputs: one line per example, the context sentences and the sentence joined by <eos> "
+        "(ctxpro's release/inputs/ file of the same name)",
+    )
+    output_dir: str = option(
+        required=True,
+        help="folder for source.SRC and docids (one document per example, for translate), examples.SRC/TGT, "
+        "manifest.jsonl (testset evaluate), voita.json (contrastive) and summary.json",
+    )
+    lang: Optional[str] = option(help="target language (default: from the file name, e.g. en-fr: fr)")
+    source_lang: Optional[str] = option(help="source language (default: from the file name, else en)")
+    category: Optional[str] = option(help="ctxpro's category: gender, formality, ... (default: from the file name)")
+    context_size: Optional[int] = option(
+        type=int, help="context sentences kept before each example's sentence (default: all of ctxpro's, up to 10)"
+    )
+
+
+def import_suite(args: argparse.Namespace) -> int:
+    from contextual_mt.testsets.ctxpro import ImportOptions, import_ctxpro, summary_lines
+
+    options = from_namespace(ImportOptions, args)
+    summary = import_ctxpro(options)
+    print("\n".join(summary_lines(summary)))
+    print(f"test suite: {args.output_dir} (manifest.jsonl, voita.json, source.{options.source}, docids, summary.json)")
+    return 0
+
+
 @dataclass
 class CuesArgs:
     suite: str = option(required=True, help="OUTPUT_DIR/counterfactual of `testset build --counterfactual`")
@@ -244,6 +287,16 @@ def add(sub) -> None:
         "the reference and its variants (the tagged word replaced by its alternatives, agreement kept), in "
         "Voita's and ContraPro's formats, with a manifest",
         transaction=False,
+    )
+    command(
+        testset,
+        "import",
+        ImportArgs,
+        import_suite,
+        "a published suite as the project's: ctxpro's evaluation sets (OpenSubtitles; gender, formality, "
+        "auxiliary, inflection, animacy) with their context, for translate, testset evaluate (scored as "
+        "ctxpro score scores them) and contrastive",
+        output_dir_args=("output_dir",),
     )
     command(
         testset,

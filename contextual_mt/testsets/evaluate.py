@@ -32,11 +32,17 @@ from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
+from contextual_mt.testsets.ctxpro import CtxproMatcher
+from contextual_mt.testsets.suite_files import check_unchanged
 from docalign.align import AlignArgs
 from docalign.links import summary
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 
 OUTCOMES = ("correct", "wrong_alternative", "missing")
+# the phenomena of testset build's groups, and of imported suites (ctxpro's auxiliary and inflection: ellipsis)
+KNOWN_PHENOMENA = (*PHENOMENA, "ellipsis")
+# how a group's words are looked for: the Moses pieces below, or ctxpro's own rule (testsets.ctxpro)
+MATCHES = ("words", "ctxpro")
 DISTANCES = ("0", "1", "2", "3", ">3", "unknown")
 CONFIDENCE = 0.95
 MAX_BOOTSTRAP = 100_000  # as muda eval: past this, more resamples only fill memory
@@ -53,6 +59,13 @@ NOTES = (
     "confidence intervals: 95% percentile bootstrap over documents; comparisons: paired bootstrap of the "
     "difference in fraction correct with the first system, p = share of resamples where its sign changes "
     "(a resample without groups of a cell counts against the difference)",
+)
+
+CTXPRO_NOTE = (
+    "groups of an imported ctxpro suite (match: ctxpro) are scored by ctxpro's rule: the form, lower-cased, "
+    "between spaces in the last sentence of the translation (ctxpro's sentence splitter), lower-cased, ASCII "
+    "punctuation deleted; an output with one line per example (the context translated with the sentence) is read "
+    "by the examples' numbers"
 )
 
 
@@ -119,6 +132,8 @@ class Group:
     word: str
     alternatives: Tuple[str, ...]
     distance: Optional[int]
+    match: str = "words"
+    example: Optional[int] = None  # an imported suite's example: its line in a one-line-per-example output
 
     @property
     def bucket(self) -> str:
@@ -158,16 +173,23 @@ def _group(text: str, where: str) -> Group:
     for key in ("phenomenon", "word"):
         if not isinstance(record[key], str) or not record[key].strip():
             raise ContextualMTError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})")
-    if record["phenomenon"] not in PHENOMENA:  # a column of its own in every table, silently
+    if record["phenomenon"] not in KNOWN_PHENOMENA:  # a column of its own in every table, silently
         raise ContextualMTError(
-            f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` makes "
-            f"groups for {', '.join(PHENOMENA)})"
+            f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` and `testset import` make "
+            f"groups for {', '.join(KNOWN_PHENOMENA)})"
         )
+    match, example = record.get("match", "words"), record.get("example")
+    if match not in MATCHES:
+        raise ContextualMTError(f"{where}: 'match' must be one of {', '.join(MATCHES)} (got {match!r})")
+    if example is not None and (not _is_int(example) or example < 1):
+        raise ContextualMTError(f"{where}: 'example' must be an example number >= 1 (got {example!r})")
     if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
         raise ContextualMTError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})")
     if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
         raise ContextualMTError(f"{where}: 'doc' must be a document id (got {record['doc']!r})")
-    return Group(line, str(record["doc"]), record["phenomenon"], record["word"], tuple(alternatives), distance)
+    return Group(
+        line, str(record["doc"]), record["phenomenon"], record["word"], tuple(alternatives), distance, match, example
+    )
 
 
 def _is_int(value: Any) -> bool:
@@ -231,7 +253,10 @@ def _read_systems(
         read = []
         for path in o.hyps:
             text = read_lines(path)
-            refuse_documents(path, text, "--docids and --pivot")
+            refuse_documents(path, text, "--docids and --pivot", o.align.hyp_format)
+            if _per_example(text, groups, summary):
+                read.append(Hypotheses(path, _example_lines(text, groups, lines)))
+                continue
             try:
                 _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
             except ContextualMTError as e:
@@ -248,6 +273,26 @@ def _read_systems(
     )
     language = re.split(r"[-_]", summary["language"], maxsplit=1)[0].lower()  # the segmenter's (spaCy's) code
     return read_hypotheses(o.hyps, ids, o.docids, pivots, o.align.options(language), no_pivot)
+
+
+def _per_example(text: Sequence[str], groups: Sequence[Group], summary: Dict) -> bool:
+    """An output of an imported suite with one line per example (ctxpro's systems translate the
+    context and the sentence as one line), rather than one per line of the test set."""
+    examples = summary.get("examples")
+    return (
+        _is_int(examples)
+        and len(text) == examples
+        and len(text) != summary.get("lines")
+        and all(g.example is not None and g.example <= examples for g in groups)
+    )
+
+
+def _example_lines(text: Sequence[str], groups: Sequence[Group], lines: Optional[int]) -> List[str]:
+    """A per-example output laid out on the test set's lines: each example's line on its group's."""
+    laid = [""] * (lines or max(g.line for g in groups))
+    for g in groups:
+        laid[g.line - 1] = text[int(g.example or 0) - 1]
+    return laid
 
 
 def _documents(o: EvaluateOptions, groups: Sequence[Group], ids: Optional[Sequence[str]]) -> np.ndarray:
@@ -412,6 +457,14 @@ def _comparison(
     return result
 
 
+def _ctxpro_outcome(matcher: CtxproMatcher, g: Group, translation: str) -> Tuple[int, bool]:
+    """``outcome`` by ctxpro's rule: the forms in the translation's last sentence, as ctxpro score."""
+    prepared = matcher.prepare(translation)
+    right = matcher.found(prepared, g.word)
+    wrong = any(matcher.found(prepared, a) for a in g.alternatives if a.lower() != g.word.lower())
+    return (0 if right else 1 if wrong else 2), right and wrong
+
+
 def _formality_by_case(language: str) -> bool:
     from muda.languages import get_language
 
@@ -427,6 +480,7 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     comparisons with the first system; written to ``o.output`` when given (after every check)."""
     groups = read_manifest(o.manifest)
     summary = read_summary(o.summary_path)
+    check_unchanged(o.summary_path, summary)
     if summary.get("groups") is not None and summary["groups"] != len(groups):
         raise ContextualMTError(
             f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "
@@ -442,6 +496,8 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     cased = WordMatcher(summary["language"], case_sensitive=True) if _formality_by_case(summary["language"]) else None
     matchers = [cased if cased is not None and g.phenomenon == "formality" else folded for g in groups]
     words = [(m.pieces(g.word), [m.pieces(a) for a in g.alternatives]) for g, m in zip(groups, matchers, strict=True)]
+    # an imported ctxpro suite: its groups are scored by ctxpro's own rule (testsets.ctxpro)
+    ctxpro = CtxproMatcher(summary["language"]) if any(g.match == "ctxpro" for g in groups) else None
     cells = _cells(groups)
     samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
     result: Dict[str, Any] = {
@@ -456,14 +512,16 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         "bootstrap": o.bootstrap,
         "seed": o.seed,
         "confidence": CONFIDENCE,
-        "notes": list(NOTES),
+        "notes": list(NOTES) + ([CTXPRO_NOTE] if ctxpro is not None else []),
         "systems": {},
         "comparisons": [],
     }
     all_counts = []
     for name, path, text in zip(o.system_names, o.hyps, hyps, strict=True):
         checked = [
-            outcome(m.pieces(text[g.line - 1]), w, alts)
+            _ctxpro_outcome(ctxpro, g, text[g.line - 1])
+            if ctxpro is not None and g.match == "ctxpro"
+            else outcome(m.pieces(text[g.line - 1]), w, alts)
             for g, m, (w, alts) in zip(groups, matchers, words, strict=True)
         ]
         outcomes = [c[0] for c in checked]

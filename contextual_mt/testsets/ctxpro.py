@@ -1,0 +1,473 @@
+"""``contextual-mt testset import --format ctxpro``: the evaluation sets of ctxpro (Wicks and Post,
+WMT 2023: OpenSubtitles, gender, formality, auxiliary, inflection and animacy) as the project's
+suites, scored as ctxpro scores them.
+
+An evaluation set is a JSON list of examples (``src segment``, ``ref segment``, ``expected``,
+``rule``, ``document id``, ``segment id``, ...); its inputs file has one line per example, the
+preceding context sentences and the current one joined by ``<eos>``. The import writes, in
+``--output-dir``:
+
+- ``source.SRC`` and ``docids``: one document per example (its context sentences, then the
+  current one), for ``translate`` with context; ``examples.SRC`` (one line per example, the
+  context and the sentence joined by a space, as ctxpro's systems were given it) and
+  ``examples.TGT`` (the reference segments);
+- ``manifest.jsonl``: one group per example for ``testset evaluate``: the current line, the
+  example's number, the phenomenon (gender and animacy: pronouns; auxiliary and inflection:
+  ellipsis), ctxpro's category and rule, the expected form and its alternatives (the forms of
+  the set's other rules of the same case that differ in formality, or in gender at the same
+  number; for animacy he/she, him/her), ``"match": "ctxpro"``;
+- ``voita.json``: the reference segment and its contrastive variants (the expected form
+  swapped for each alternative, ContraPro's way: only the pronoun changes), with the source
+  context, for ``contrastive --format voita``; skipped occurrences are counted by reason;
+- ``summary.json``: counts per phenomenon and rule, the inputs' hashes.
+
+ctxpro's scorer (``ctxpro score``) takes the last sentence of a translation (the Moses-style
+splitter of the ``sentence-splitter`` package, in the target language), lower-cases it, deletes
+ASCII punctuation, and passes the example when the expected form, lower-cased, stands between
+spaces in it. ``CtxproMatcher`` applies that rule (``testset evaluate`` on groups whose
+``match`` is ``ctxpro``): an expected form holding punctuation (French ``t'``) can therefore never
+pass, as in ctxpro, and is counted in the summary (``never_matched``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import string
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
+from commandkit.text import check_input_file, file_sha256, read_lines, read_text
+from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.testsets.build import SEPARATOR
+
+FORMAT = "ctxpro"
+EOS = "<eos>"
+# ctxpro's categories and the phenomenon each tests, in the names of the project's suites
+CATEGORIES = {
+    "gender": "pronouns",
+    "animacy": "pronouns",
+    "formality": "formality",
+    "auxiliary": "ellipsis",
+    "inflection": "ellipsis",
+}
+# the released files: [mini.]CATEGORY.opensubtitles.SRC-TGT.SPLIT[.json]
+FILE_NAME = re.compile(r"^(?:mini\.)?(?P<category>[a-z]+)\.[a-z]+\.(?P<src>[a-z]{2})-(?P<tgt>[a-z]{2})\.")
+# animacy (into English): "it" against the animate pronouns of the same case
+ANIMACY = {"NOM": ("he", "she"), "ACC": ("him", "her"), "DAT": ("him", "her")}
+GENDERS, NUMBERS = {"MASC", "FEM", "NEUT"}, {"SING", "PLUR"}
+# forms the sets' rules leave out: French "vous" is also the polite form of the stressed "toi"
+# (avec vous / avec toi), which ctxpro counts under its ACC rule; (language, category, case) -> form -> more
+MORE_ALTERNATIVES = {
+    ("fr", "formality", "DISJ"): {"toi": ("vous",)},
+    ("fr", "formality", "ACC"): {"vous": ("toi",)},
+}
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_VOWEL = re.compile(r"[aeiouyhàâäéèêëîïôöùûüœæ]", re.IGNORECASE)
+REQUIRED = ("src segment", "ref segment", "expected", "rule", "document id", "segment id")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """The inputs of ``import_ctxpro`` (the options of ``contextual-mt testset import``)."""
+
+    evalset: str  # ctxpro's JSON evaluation set
+    inputs: str  # its inputs: one line per example, context and sentence joined by <eos>
+    output_dir: str
+    lang: Optional[str] = None  # target language (default: from the file name)
+    source_lang: Optional[str] = None  # default: from the file name, else en
+    category: Optional[str] = None  # gender, formality, ... (default: from the file name)
+    context_size: Optional[int] = None  # context sentences kept per example (default: all of them)
+
+    def __post_init__(self) -> None:
+        for flag, path in (("--evalset", self.evalset), ("--inputs", self.inputs), ("--output-dir", self.output_dir)):
+            if not isinstance(path, str) or not path:
+                raise ContextualMTError(f"{flag}: a path is required (got {path!r})")
+        named = FILE_NAME.match(os.path.basename(self.evalset))
+        for flag, value, key in (("--lang", self.lang, "tgt"), ("--source-lang", self.source_lang, "src")):
+            if value is not None and not re.fullmatch(r"[a-z]{2,3}", value):
+                raise ContextualMTError(f"{flag}: a language code such as fr (got {value!r})")
+            if value is not None and named and named.group(key) != value:
+                raise ContextualMTError(
+                    f"{flag} {value}: {self.evalset} is named for {named.group('src')}-{named.group('tgt')}; "
+                    "give the evaluation set of that pair"
+                )
+        if self.category is not None and self.category not in CATEGORIES:
+            raise ContextualMTError(f"--category: one of {', '.join(CATEGORIES)} (got {self.category!r})")
+        if self.category is not None and named and named.group("category") != self.category:
+            raise ContextualMTError(
+                f"--category {self.category}: {self.evalset} is named for {named.group('category')}"
+            )
+        if named and named.group("category") not in CATEGORIES:
+            raise ContextualMTError(
+                f"{self.evalset}: category {named.group('category')!r} is not one of ctxpro's "
+                f"({', '.join(CATEGORIES)}); give --category"
+            )
+        defaults = {
+            "lang": named.group("tgt") if named else None,
+            "source_lang": named.group("src") if named else "en",
+            "category": named.group("category") if named else None,
+        }
+        for key, value in defaults.items():
+            if getattr(self, key) is None:
+                object.__setattr__(self, key, value)
+        if self.lang is None or self.category is None:
+            raise ContextualMTError(
+                f"{self.evalset}: not named as ctxpro's sets (CATEGORY.opensubtitles.SRC-TGT.SPLIT.json); "
+                "give --lang and --category"
+            )
+        if self.context_size is not None:
+            check_option("--context-size", self.context_size, minimum=0, integer=True)
+        real = {os.path.realpath(p) for p in (self.evalset, self.inputs)}
+        if any(os.path.realpath(p) in real for p in self.output_paths()):
+            raise ContextualMTError(f"--output-dir {self.output_dir}: would overwrite an input; choose another folder")
+
+    @property
+    def target(self) -> str:
+        return str(self.lang)
+
+    @property
+    def source(self) -> str:
+        return str(self.source_lang)
+
+    @property
+    def phenomenon(self) -> str:
+        return CATEGORIES[str(self.category)]
+
+    def output_paths(self) -> List[str]:
+        names = [f"source.{self.source}", "docids", f"examples.{self.source}", f"examples.{self.target}"]
+        names += ["manifest.jsonl", "voita.json", "summary.json"]
+        return [os.path.join(self.output_dir, n) for n in names]
+
+
+# ----------------------------------------------------------------------------- ctxpro's rule
+class CtxproMatcher:
+    """ctxpro's test: the expected form, lower-cased, between spaces in the translation's last
+    sentence (``sentence-splitter``'s, in the target language), lower-cased and stripped of ASCII
+    punctuation (deleted, not replaced by a space)."""
+
+    def __init__(self, language: str) -> None:
+        try:
+            from sentence_splitter import SentenceSplitter, SentenceSplitterException
+        except ImportError:
+            raise ContextualMTError(
+                "ctxpro's suites are scored with ctxpro's sentence splitter; install it (pip install sentence-splitter)"
+            ) from None
+        code = re.split(r"[-_]", language, maxsplit=1)[0].lower()
+        try:
+            self.splitter = SentenceSplitter(language=code)
+        except SentenceSplitterException:
+            raise ContextualMTError(
+                f"language {language!r}: ctxpro's sentence splitter (sentence-splitter) has no rules for it"
+            ) from None
+
+    def last_sentence(self, text: str) -> str:
+        text = text.strip()
+        sentences = self.splitter.split(text=text)
+        return sentences[-1] if sentences else text
+
+    def prepare(self, translation: str) -> str:
+        """What the forms are looked for in: " last sentence, lower-cased, without punctuation "."""
+        return " " + self.last_sentence(translation).lower().translate(_PUNCTUATION) + " "
+
+    @staticmethod
+    def found(prepared: str, form: str) -> bool:
+        return f" {form.lower()} " in prepared
+
+
+def never_matched(form: str) -> bool:
+    """ctxpro deletes ASCII punctuation from the translation but not from the form: a form that
+    holds any (t', -Fühlst) or a space at its ends is never found."""
+    return any(c in string.punctuation for c in form) or form != form.strip() or not form
+
+
+# ----------------------------------------------------------------------------- reading
+def read_evalset(path: str) -> List[Dict[str, Any]]:
+    """The examples of a ctxpro evaluation set; one error naming the file and the example."""
+    check_input_file(path, "ctxpro evaluation set")
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); expected ctxpro's evaluation set") from None
+    if not isinstance(data, list) or not data:
+        raise ContextualMTError(f"{path}: expected a non-empty JSON list of examples (ctxpro's evaluation set)")
+    for n, example in enumerate(data, start=1):
+        where = f"{path}: example {n}"
+        if not isinstance(example, dict):
+            raise ContextualMTError(f"{where}: not a JSON object")
+        missing = [k for k in REQUIRED if k not in example]
+        if missing:
+            raise ContextualMTError(f"{where}: not a ctxpro example (no {', '.join(repr(k) for k in missing)})")
+        for key in ("src segment", "ref segment", "expected", "rule"):
+            if not isinstance(example[key], str) or not example[key].strip():
+                raise ContextualMTError(f"{where}: {key!r} must be a non-empty string (got {example[key]!r})")
+            if "\n" in example[key] or "\r" in example[key]:
+                raise ContextualMTError(f"{where}: {key!r} holds a line break")
+        if not isinstance(example["document id"], (str, int)) or isinstance(example["document id"], bool):
+            raise ContextualMTError(f"{where}: 'document id' must be a string (got {example['document id']!r})")
+        distance = example.get("ante distance")
+        if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)):
+            raise ContextualMTError(f"{where}: 'ante distance' must be a whole number (got {distance!r})")
+    return data
+
+
+def read_inputs(path: str, examples: Sequence[Dict[str, Any]], evalset: str) -> List[Tuple[List[str], str]]:
+    """Each example's (context sentences, current sentence), from ctxpro's inputs file: one line
+    per example whose last <eos> part is the example's source segment."""
+    lines = read_lines(path)
+    if len(lines) != len(examples):
+        raise ContextualMTError(
+            f"{path}: has {len(lines)} lines but {evalset} has {len(examples)} examples; "
+            "give the inputs of this evaluation set (ctxpro's inputs/ file of the same name)"
+        )
+    read = []
+    for n, (line, example) in enumerate(zip(lines, examples, strict=True), start=1):
+        parts = [p.strip() for p in line.split(EOS)]
+        if any(not p for p in parts):
+            raise ContextualMTError(f"{path}:{n}: an empty sentence between {EOS} separators")
+        if parts[-1] != example["src segment"].strip():
+            raise ContextualMTError(
+                f"{path}:{n}: its last sentence is not the source segment of example {n} of {evalset} "
+                f"({parts[-1][:60]!r} vs {example['src segment'][:60]!r}); give the inputs of this evaluation set"
+            )
+        read.append((parts[:-1], parts[-1]))
+    return read
+
+
+# ----------------------------------------------------------------------------- alternatives
+def _rule_parts(rule: str) -> Tuple[str, frozenset]:
+    """The case and the features of a rule: ACC.FORM+PLUR -> ("ACC", {FORM, PLUR})."""
+    case, *rest = rule.split(".")
+    return case, frozenset(t for part in rest for t in part.split("+"))
+
+
+def _formality(features: frozenset) -> Optional[str]:
+    formal, informal = "FORM" in features, "INFORM" in features
+    return None if formal == informal else "formal" if formal else "informal"
+
+
+def alternatives_by_rule(lang: str, category: str, examples: Sequence[Dict[str, Any]]) -> Dict[str, List[str]]:
+    """For each rule, the forms that would be wrong in its place: the expected forms of the set's
+    rules of the same case that differ in formality (formality) or in gender at the same number
+    (gender), and MORE_ALTERNATIVES; he/she, him/her for animacy's "it"; none for auxiliary and
+    inflection (open forms)."""
+    forms: Dict[str, set] = defaultdict(set)
+    for example in examples:
+        forms[example["rule"]].add(example["expected"].lower())
+    result: Dict[str, List[str]] = {}
+    for rule, own in forms.items():
+        case, features = _rule_parts(rule)
+        alternatives: set = set()
+        if category == "animacy":
+            alternatives = set(ANIMACY.get(case, ()))
+        for form in own:
+            alternatives |= set(MORE_ALTERNATIVES.get((lang, category, case), {}).get(form, ()))
+        for other, theirs in forms.items():
+            o_case, o_features = _rule_parts(other)
+            if other == rule or o_case != case:
+                continue
+            if category == "formality":
+                mine, its = _formality(features), _formality(o_features)
+                if mine and its and mine != its:
+                    alternatives |= theirs
+            elif (
+                category == "gender"
+                and (features & NUMBERS) == (o_features & NUMBERS)
+                and (features & GENDERS) != (o_features & GENDERS)
+            ):
+                alternatives |= theirs
+        result[rule] = sorted(alternatives - own)
+    return result
+
+
+# ----------------------------------------------------------------------------- contrastive variants
+def _word(form: str) -> re.Pattern:
+    """The form as a word of the reference (any apostrophe; not inside a hyphenated word)."""
+    body = re.escape(form).replace("'", "['\u2019]")
+    end = "" if form.endswith("'") else r"(?![\w\-])"
+    return re.compile(r"(?<![\w'\u2019\-])" + body + end, re.IGNORECASE)
+
+
+def _cased(alternative: str, found: str, lang: str, formal: bool) -> str:
+    if found[:1].isupper() or (lang == "de" and formal):  # German polite forms are capitalised (Sie, Ihnen)
+        return alternative[:1].upper() + alternative[1:]
+    return alternative
+
+
+def variants(
+    example: Dict[str, Any],
+    category: str,
+    alternatives: Sequence[str],
+    lang: str,
+    formal_forms: frozenset,
+    all_forms: frozenset = frozenset(),
+) -> Tuple[List[Dict[str, str]], Optional[str]]:
+    """The reference segment with the expected form swapped for each alternative, or the reason
+    why none is made. Only the pronoun changes (ContraPro's way); a formal subject is not swapped,
+    its verb agreeing with it, nor one whose sentence holds another of the set's forms (``all_forms``:
+    the variant would mix T and V); a formality form whose alternative depends on the role or the number
+    (French vous: te or toi; German Sie: dich or euch) is not swapped either."""
+    if not alternatives:
+        return [], "no alternative form known from the rule"
+    case, _ = _rule_parts(example["rule"])
+    if category == "formality" and case.startswith("NOM"):
+        return [], "a subject (its verb agrees)"
+    reference, form = example["ref segment"], example["expected"]
+    hits = list(_word(form).finditer(reference))
+    if len(hits) != 1:
+        return [], "the form is not a word of the reference" if not hits else "the form occurs twice or more"
+    hit = hits[0]
+    if category == "formality" and any(m.span() != hit.span() for f in all_forms for m in _word(f).finditer(reference)):
+        return [], "another form of address in the sentence"
+    before, after = reference[: hit.start()], reference[hit.end() :]
+    vowel = bool(_VOWEL.match(after.lstrip()[:1] or "x"))
+    made: List[Dict[str, str]] = []
+    for alternative in alternatives:
+        elided = alternative.endswith("'")
+        if elided and not vowel:
+            continue  # t' only before a vowel
+        if not elided and vowel and any(a.endswith("'") and a[:-1] == alternative[:-1] for a in alternatives):
+            continue  # te has its elided form before a vowel
+        word = _cased(alternative, hit.group(0), lang, alternative in formal_forms)
+        if elided:
+            text = before + word + after.lstrip()
+        elif hit.group(0).endswith(("'", "\u2019")):
+            text = before + word + " " + after  # t'aime -> vous aime
+        else:
+            text = before + word + after
+        if text != reference:
+            made.append({"text": text, "alternative": alternative, "reason": f"{form} -> {alternative}"})
+    if category == "formality" and len(made) > 1:
+        return [], "the alternative depends on the role or the number"
+    return made, None if made else "no alternative fits (elision)"
+
+
+# ----------------------------------------------------------------------------- the import
+def import_ctxpro(o: ImportOptions) -> Dict[str, Any]:
+    """Read the evaluation set and its inputs, write the suite (all files or none)."""
+    examples = read_evalset(o.evalset)
+    contexts = read_inputs(o.inputs, examples, o.evalset)
+    with outputs(*o.output_paths(), directories=[o.output_dir]):
+        return _write(o, examples, contexts)
+
+
+def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
+    category = str(o.category)
+    by_rule = alternatives_by_rule(o.target, category, examples)
+    formal_forms = frozenset(
+        e["expected"].lower() for e in examples if _formality(_rule_parts(e["rule"])[1]) == "formal"
+    )
+    all_forms = frozenset({e["expected"].lower() for e in examples} | {a for alts in by_rule.values() for a in alts})
+    source, docids, joined, references, manifest, voita = [], [], [], [], [], []
+    counts: Dict[str, Counter] = defaultdict(Counter)
+    rules: Dict[str, Counter] = defaultdict(Counter)
+    unmatched = 0
+    for k, (example, (context, current)) in enumerate(zip(examples, contexts, strict=True)):
+        if o.context_size is not None:
+            context = context[len(context) - o.context_size :] if o.context_size else []
+        docid = f"ctxpro-{k + 1}"
+        source += [*context, current]
+        docids += [docid] * (len(context) + 1)
+        joined.append(" ".join([*context, current]))
+        references.append(example["ref segment"].strip())
+        distance = example.get("ante distance")
+        made, skipped = variants(example, category, by_rule[example["rule"]], o.target, formal_forms, all_forms)
+        group = {
+            "group": k,
+            "line": len(source),
+            "example": k + 1,
+            "doc": docid,
+            "sentence": len(context),
+            "phenomenon": o.phenomenon,
+            "category": category,
+            "rule": example["rule"],
+            "word": example["expected"],
+            "alternatives": by_rule[example["rule"]],
+            "distance": distance if distance is not None and distance >= 0 else None,
+            "match": FORMAT,
+            "source_document": str(example["document id"]),
+            "segment": example["segment id"],
+            "variants": made,
+        }
+        manifest.append(json.dumps(group, ensure_ascii=False))
+        counts[o.phenomenon]["groups"] += 1
+        rules[example["rule"]]["groups"] += 1
+        if never_matched(example["expected"]):
+            unmatched += 1
+            rules[example["rule"]]["never matched"] += 1
+        if made:
+            counts[o.phenomenon]["contrastive groups"] += 1
+            order = [references[-1]] + [v["text"] for v in made]
+            entry = {
+                "src": SEPARATOR.join([*context, current]),
+                "dst": order,
+                "true_ind": 0,
+                "phenomenon": o.phenomenon,
+                "rule": example["rule"],
+                "line": group["line"],
+            }
+            if group["distance"] is not None:
+                entry["ctx_dist"] = group["distance"]
+            voita.append(entry)
+        else:
+            counts[o.phenomenon][f"no contrastive variant: {skipped}"] += 1
+    d = o.output_dir
+    atomic_write_lines(os.path.join(d, f"source.{o.source}"), source)
+    atomic_write_lines(os.path.join(d, "docids"), docids)
+    atomic_write_lines(os.path.join(d, f"examples.{o.source}"), joined)
+    atomic_write_lines(os.path.join(d, f"examples.{o.target}"), references)
+    atomic_write_lines(os.path.join(d, "manifest.jsonl"), manifest)
+    atomic_write_text(os.path.join(d, "voita.json"), json.dumps(voita, ensure_ascii=False, indent=1) + "\n")
+    summary = {
+        "format": FORMAT,
+        "language": o.target,
+        "source_language": o.source,
+        "category": category,
+        "evalset": o.evalset,
+        "evalset_sha256": file_sha256(o.evalset),
+        "inputs": o.inputs,
+        "inputs_sha256": file_sha256(o.inputs),
+        "reference": os.path.join(d, f"examples.{o.target}"),
+        "lines": len(source),
+        "examples": len(examples),
+        "groups": len(examples),
+        "contrastive_groups": len(voita),
+        "context_size": o.context_size,
+        "never_matched": unmatched,
+        "phenomena": {p: dict(sorted(c.items())) for p, c in counts.items()},
+        "rules": {
+            rule: {
+                "expected": sorted({e["expected"] for e in examples if e["rule"] == rule}),
+                "alternatives": by_rule[rule],
+                **dict(c),
+            }
+            for rule, c in rules.items()
+        },
+    }
+    atomic_write_text(os.path.join(d, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return summary
+
+
+def summary_lines(summary: Dict[str, Any]) -> List[str]:
+    lines = [
+        f"{summary['examples']} examples of ctxpro's {summary['category']} set ({summary['source_language']}-"
+        f"{summary['language']}, {summary['lines']} lines with their context), "
+        f"{summary['contrastive_groups']} with contrastive variants"
+    ]
+    for p, c in summary["phenomena"].items():
+        skipped = "; ".join(f"{k[len('no contrastive variant: ') :]} {v}" for k, v in c.items() if k.startswith("no "))
+        lines.append(
+            f"  {p}: {c.get('groups', 0)} groups" + (f"; no contrastive variant: {skipped}" if skipped else "")
+        )
+    if summary["never_matched"]:
+        lines.append(
+            f"  {summary['never_matched']} expected forms hold punctuation: ctxpro's rule never finds them "
+            "(it deletes punctuation from the translation only); testset evaluate scores them as ctxpro does"
+        )
+    return lines
+
+
+__all__ = ["CtxproMatcher", "ImportOptions", "import_ctxpro", "read_evalset", "summary_lines"]
