@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test lint demo cadec-demo attribute testset cues pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -50,8 +50,9 @@ TEXT ?=
 IWSLT_DEV ?=
 ## var IWSLT_TEST: the IWSLT set(s) of the test split (default `tst2015` or the newest; a comma list is allowed)
 IWSLT_TEST ?=
-## var SPM_VOCAB: the joint sentencepiece vocabulary size (default: that of `contextual-mt pipeline
-##   data --vocab-size`, 16000, the papers' TED set-up; 8000 is fine for small data)
+## var SPM_VOCAB: the joint sentencepiece vocabulary size (default: the PRESET's when it has one, tiny
+##   4000; else that of `contextual-mt pipeline data --vocab-size`, 16000, the papers' TED set-up; 8000
+##   is fine for small data)
 SPM_VOCAB ?=
 ## var PRESET: the training preset, one of `contextual_mt/pipeline/presets.py`'s (tiny, small, big,
 ##   demo; default small; the table under `make train` in the study tutorial)
@@ -122,7 +123,8 @@ endif
 quote = '$(subst ','\'',$(1))'
 given = $(filter-out undefined,$(origin $(1)))
 OVERWRITE_OPT := $(if $(OVERWRITE),--overwrite,)
-DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(TED),--ted $(TED),) \
+DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(PRESET),--preset $(PRESET),) \
+    $(if $(TED),--ted $(TED),) \
     $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) \
     $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
 TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
@@ -250,7 +252,7 @@ cadec-demo:
 ##   sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes
 ##   `WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`
 ##   (`contextual-mt pipeline data`)
-## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB OVERWRITE
+## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB PRESET OVERWRITE
 data:
 	$(call pair_stage,data $(DATA_OPTS))
 
@@ -286,7 +288,7 @@ contrastive:
 	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
 
 ## target all: the chain's stages in their order, as `contextual_mt/pipeline/stages.py` declares
-##   them (data, train, translate, score, pcxmi, muda-eval), each with the variables given
+##   them (data, train, translate, score, pcxmi, muda-eval, cues), each with the variables given
 ## uses: LANG WORK
 all:
 	$(need_pair)
@@ -324,14 +326,16 @@ pcxmi-merge:
 	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))
 
 ## target report: the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs
-##   changed; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
+##   changed; with `make attribute`'s records (of the same context model) its viewer shows each
+##   token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
 ## uses: LANG WORK REPORT_ARGS
 report:
 	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
 
 ## target attribute: context attribution (CTI + CCI) of the test references with the context model:
 ##   which context words each context-sensitive token relies on; writes
-##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json` (`contextual-mt pipeline attribute`)
+##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to
+##   the P-CXMI report (`contextual-mt pipeline attribute`)
 ## uses: LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS
 attribute:
 	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
@@ -342,6 +346,15 @@ attribute:
 ## uses: LANG WORK MUDA_TAG_ARGS
 testset:
 	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
+
+## target cues: does the model follow the cue? the counterfactual suite of the test split (`testset
+##   build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),
+##   scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);
+##   writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,
+##   `cues.png`) (`contextual-mt pipeline cues`)
+## uses: LANG WORK MUDA_TAG_ARGS DTYPE
+cues:
+	$(call eval_stage,cues $(PAIR_OPTS) $(DTYPE_OPT) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
 
 ## target muda-eval: MuDA tags of the reference (tagged once) and the per-tag word f-measure of the
 ##   systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`

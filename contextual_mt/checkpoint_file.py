@@ -60,15 +60,19 @@ def _field(config: Any, key: str) -> Any:
 
 def training_figures(state: Dict) -> Dict:
     """What a checkpoint's own state says of the training that wrote it: ``epochs`` finished
-    (fairseq saves the epoch to start from next, the one after a finished epoch), ``num_updates``,
+    (fairseq saves the epoch to start from next, the one after a finished epoch), ``stopped_in_epoch``
+    (the epoch under way when the file was saved part-way through it, else None), ``num_updates``,
     its ``valid_loss`` (``validation_loss``) and the criterion's ``label_smoothing``; a figure the
     file lacks is None."""
     extra = state.get("extra_state") or {}
     iterator = extra.get("train_iterator") or {}
     history = state.get("optimizer_history") or [{}]
     epoch, updates = iterator.get("epoch"), history[-1].get("num_updates")
+    # saved part-way through an epoch (stopped by max_update): ``epoch`` is the one under way
+    within = iterator.get("iterations_in_epoch")
     return {
         "epochs": epoch - 1 if isinstance(epoch, int) else None,
+        "stopped_in_epoch": epoch if isinstance(epoch, int) and isinstance(within, int) and within > 0 else None,
         "num_updates": updates if isinstance(updates, int) else None,
         "valid_loss": validation_loss(state),
         "label_smoothing": label_smoothing(state),

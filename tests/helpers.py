@@ -168,15 +168,16 @@ def train(data: Path, save_dir: Path, *extra: str, epochs: int = 2, launcher=Non
     return run(cmd, check=check)
 
 
-def write_fairseq_checkpoint(path, epochs: int, num_updates: int, valid_loss: float) -> None:
-    """A stand-in for a checkpoint fairseq saved at the end of epoch ``epochs``: the state the
-    train stage reads of it (no weights)."""
+def write_fairseq_checkpoint(path, epochs: int, num_updates: int, valid_loss: float, within: int = 0) -> None:
+    """A stand-in for a checkpoint fairseq saved at the end of epoch ``epochs`` (or ``within``
+    batches into the next one, stopped by max_update): the state the train stage reads of it (no
+    weights)."""
     import torch
 
     torch.save(
         {
             "extra_state": {
-                "train_iterator": {"version": 2, "epoch": epochs + 1, "iterations_in_epoch": 0},
+                "train_iterator": {"version": 2, "epoch": epochs + 1, "iterations_in_epoch": within},
                 "val_loss": valid_loss,
                 "best": valid_loss,
             },

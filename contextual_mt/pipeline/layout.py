@@ -144,10 +144,15 @@ def testset_folder(results: str) -> str:
     return os.path.join(results, "testset")
 
 
+def pair_layout(lang: Optional[str], root: str = ".") -> PairLayout:
+    """The pair's folders; ``lang`` None: the demo pair's (``fr`` under ``demo/``, whatever ``root``)."""
+    return PairLayout(DEMO_LANG, DEMO_ROOT) if lang is None or lang == DEMO else PairLayout(lang, root)
+
+
 def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
     """``lang`` None: the demo pair (``fr`` under ``demo/``, whatever ``root``)."""
     demo = lang is None or lang == DEMO
-    layout = PairLayout(DEMO_LANG, DEMO_ROOT) if lang is None or lang == DEMO else PairLayout(lang, root)
+    layout = pair_layout(lang, root)
     return EvalPaths(
         DEMO if demo else layout.lang,
         layout.data,

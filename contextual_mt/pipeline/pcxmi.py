@@ -5,13 +5,15 @@ model, and its report (``contextual-mt pipeline pcxmi`` / ``pipeline report``).
 ``--shard i/n`` (1-based, as the Slurm array counts) writes ``pcxmi.shard-i-of-n.jsonl`` instead,
 and ``--merge-shards n`` joins the n shards. ``results/xx/report/`` is ``contextual-mt report`` of
 the records, with the references' CoNLL-U and MuDA tags when the data folder (or muda-eval) has
-them, or with what ``ReportInputs`` asks for (``make pcxmi REPORT_ARGS="--stanza"``). Each output is
+them and ``make attribute``'s records when they are of the same model and sentences (the viewer's
+cues), or with what ``ReportInputs`` asks for (``make pcxmi REPORT_ARGS="--stanza"``). Each output is
 kept while its stage record says it was made from the same inputs.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
@@ -72,11 +74,14 @@ class ReportInputs:
     stanza: bool = False  # annotate the references with stanza (the pair's target language)
     stanza_dir: Optional[str] = None  # stanza's model folder
     tags: Optional[str] = None  # MuDA tags of the references
+    # `contextual-mt attribute --reference` records of the same sentences (instead of the pair's
+    # attribution.jsonl, which `make attribute` writes)
+    attribution: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza:
             raise ContextualMTError(f"give {given('--conllu')} or {given('--stanza')}, not both")
-        for option, path in (("--conllu", self.conllu), ("--tags", self.tags)):
+        for option, path in (("--conllu", self.conllu), ("--tags", self.tags), ("--attribution", self.attribution)):
             if path is not None and not os.path.isfile(path):
                 raise ContextualMTError(f"{given(option, path)}: {path} not found")
         if self.stanza_dir is not None and not self.stanza:
@@ -192,15 +197,49 @@ def merge_stage(p: EvalPaths, n: int) -> None:
     record.save(fp, [output, summary_path(output)])
 
 
+# the keys of the P-CXMI and attribution fingerprints that say which model and sentences they are of
+SAME_RUN_KEYS = ("source", "reference", "docids", "checkpoint", "spm", "dictionaries")
+
+
+def pair_attribution(p: EvalPaths) -> Optional[str]:
+    """The pair's finished ``make attribute`` records when they are of the same context model and
+    test sentences as ``pcxmi.jsonl`` (their summaries' fingerprints agree); else None, with one
+    line saying why records that are there are left out."""
+    from contextual_mt.analysis.cxmi_summary import summary_path
+    from contextual_mt.pipeline.attribute_stage import attribution_output
+    from contextual_mt.stage_record import differences, read_record
+
+    path = attribution_output(p.results)
+    if not os.path.isfile(path):  # none yet, or an interrupted run (attribution.jsonl.partial)
+        return None
+    ours = (read_record(summary_path(path)) or {}).get("fingerprint")
+    theirs = (read_record(summary_path(pcxmi_output(p))) or {}).get("fingerprint")
+    if not isinstance(ours, dict) or not isinstance(theirs, dict):
+        return path  # an earlier version's summaries: the report checks the records sentence by sentence
+    differ = differences(
+        {k: theirs.get(k) for k in SAME_RUN_KEYS}, {k: ours.get(k) for k in SAME_RUN_KEYS}, ("pcxmi", "attribution")
+    )
+    if differ:
+        print(
+            f"note: {path}: left out of the report, not of the model and sentences of {pcxmi_output(p)} "
+            f"(differs in: {', '.join(differ)}); make attribute again to add it",
+            file=sys.stderr,
+        )
+        return None
+    return path
+
+
 def report_inputs(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> Dict[str, Optional[str]]:
     """The records, and what the report joins them with: what the options name, else what is
-    there (the data folder's CoNLL-U and tags, muda-eval's tags of the reference)."""
+    there (the data folder's CoNLL-U and tags, muda-eval's tags of the reference, ``make
+    attribute``'s records of the same model and sentences)."""
     a = given_inputs or ReportInputs()
     tags = a.tags or p.optional("test.tags.json")
     if tags is None and os.path.isfile(reference_tags(p)):
         tags = reference_tags(p)
     conllu = a.conllu or (None if a.stanza else p.optional(f"test.{p.target}.conllu"))
-    return {"pcxmi": pcxmi_output(p), "conllu": conllu, "tags": tags}
+    attribution = a.attribution or pair_attribution(p)
+    return {"pcxmi": pcxmi_output(p), "conllu": conllu, "tags": tags, "attribution": attribution}
 
 
 def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> None:
@@ -238,6 +277,7 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
             stanza_lang=stanza_lang,
             stanza_dir=a.stanza_dir,
             lang=p.muda_lang,
+            attribution=inputs["attribution"],
         )
     )
     print("\n".join(report_lines(summary, folder)))

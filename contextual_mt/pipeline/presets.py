@@ -5,7 +5,8 @@ the offline demo), declared once: train.py, the demo, the command line and the s
 A preset names a Hydra config shipped inside the package (``contextual_mt/hydra_configs/``, so a
 non-editable install trains too), plus what it adds on top: Hydra overrides, the epochs of each
 model kind when the config's one value does not fit both, and the sentencepiece vocabulary its
-data is made with (the demo's; the study's data stage has its own ``--vocab-size``).
+data is made with (the demo's; the study's data stage takes it with ``--preset``, make's ``PRESET``,
+when ``--vocab-size`` is not given), and the output-length bound of its translations.
 
 ``python -m contextual_mt.pipeline.presets`` prints the study tutorial's table.
 """
@@ -30,14 +31,30 @@ class Preset:
     vocab_size: Optional[int] = None  # the sentencepiece vocabulary of its data (the demo's)
     pretrained: bool = False  # fine-tunes a sentence-level checkpoint (--pretrained)
     # CPU threads of its training on CPU (GPUS=0): the weights depend on the thread count (the
-    # order of floating-point sums), so a preset whose results are published fixes it
+    # order of floating-point sums), so a preset whose results are published fixes it (None: the
+    # cores this process may use, train.cpu_thread_env)
     cpu_threads: Optional[int] = None
+    # the output-length bound of `make translate` with its models, (a, b): at most a * source
+    # pieces + b (None: the decoder's default, 200 pieces): a barely trained model's outputs run
+    # to the bound, and predicted-context decoding pays for each piece
+    max_len: Optional[Tuple[float, int]] = None
 
 
 PRESETS: Dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("tiny", "tiny", "CPU tests and smoke runs: 2 layers, 128/256, 4 heads (not for results)"),
+        # a real pair of about 10k sentences through `make all` within 30 minutes on 2 cores
+        # (bench/RESULTS.md, "PRESET=tiny on a pair of 10k sentences"): a 4000-piece vocabulary
+        # (the output layer is most of a 128-dim model's work), 5 epochs of each model, translations
+        # bounded at 1.5 x the source + 10 pieces; the CPU threads are the cores (train.cpu_thread_env)
+        Preset(
+            "tiny",
+            "tiny",
+            "CPU tests and smoke runs: 2 layers, 128/256, 4 heads (not for results)",
+            max_epoch={"sentence": 5, "context": 5},
+            vocab_size=4000,
+            max_len=(1.5, 10),
+        ),
         Preset("small", "small_scratch", "transformer-small (512/1024, 6 layers, 8 heads) from scratch"),
         Preset(
             "big",
@@ -141,6 +158,7 @@ def markdown_table() -> str:
         )
         extra = ", ".join(f"`{o}`" for o in p.overrides) or "none"
         about = p.about + (f"; its data: {p.vocab_size} sentencepiece pieces" if p.vocab_size else "")
+        about += f"; translations at most {p.max_len[0]:g} x the source + {p.max_len[1]} pieces" if p.max_len else ""
         rows.append(f"| `{p.name}` | `{p.config}.yaml` | {epochs} | {extra} | {about} |")
     return "\n".join(rows)
 

@@ -147,13 +147,26 @@ STAGES: Tuple[Stage, ...] = (
         "muda",
         target="muda-eval",
     ),
+    Stage(
+        "cues",
+        ("train-sentence", "train-context"),
+        (*_CHECKPOINTS, *_TEST),
+        ("{results}/.stage/cues.json",),
+        "gpu",
+        "cues",
+        "cues.sbatch",
+        "cues",
+        outputs=("{results}/cues/cues.json",),
+        target="cues",
+    ),
 )
 # the stages run by hand (make STAGE), or by `make table` over several pairs
 BY_HAND: Tuple[Stage, ...] = (
     Stage(
         "report",
         ("pcxmi-merge",),
-        ("{results}/pcxmi.jsonl",),
+        # the attribution when `make attribute` made it (of the same model): its cues in the viewer
+        ("{results}/pcxmi.jsonl", "{results}/attribution.jsonl"),
         ("{results}/.stage/report.json",),
         "cpu",
         "report",

@@ -15,7 +15,9 @@ holds); written again when training ends, it marks a finished run and holds what
 themselves say (``checkpoint_best.pt``'s sha256, the epochs and updates trained, the validation
 losses), not what was asked. The stopping criterion is not part of what the checkpoints are
 trained from: asked for more epochs or updates than a finished run has, training goes on from
-``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again).
+``checkpoint_last.pt``; asked for fewer, the stage refuses (``--overwrite`` trains again). The
+record keeps what was asked (``--max-epoch``, ``--max-update``): a rerun without them keeps those
+values, and says so in one line, rather than training on to the preset's epochs.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ KINDS = {
     ],
 }
 LOG = "train.log"
+# training on CPU: the batches are made in the training process (fairseq's one data-loader worker
+# would be one more busy process on cores the training threads already fill)
+CPU_OVERRIDES = ("dataset.num_workers=0",)
 
 
 def done_record(layout: PairLayout, model: str) -> StageRecord:
@@ -217,6 +222,8 @@ def train_command(o: TrainOptions, gpus: int, fp16: bool, plan: Optional[BatchPl
     ]
     if gpus == 0:
         cmd.append("common.cpu=true")
+        if not preset.cpu_threads:  # its threads fill every core (a preset of fixed threads leaves the worker one)
+            cmd += CPU_OVERRIDES
     if fp16:
         cmd.append("common.fp16=true")
     max_epoch = _max_epoch_option(o)
@@ -320,6 +327,31 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     return "train", done
 
 
+def keep_asked_limits(o: TrainOptions, fp: Dict) -> None:
+    """``--max-epoch`` / ``--max-update`` (make: EPOCHS, MAX_UPDATE) not given: the values the run
+    of these very checkpoints was asked for (its record, same fingerprint), said in one line, so
+    that a later ``make all`` or ``make table`` without them does not quietly train a short run on
+    to the preset's epochs. A value given replaces the one asked before; ``--overwrite`` starts
+    over with what this call gives."""
+    record = None if o.overwrite else done_record(o.layout, o.model).read()
+    if not isinstance(record, dict) or record.get("fingerprint") != fp:
+        return  # no run of these settings yet: the preset's limits
+    if record.get("outputs") and record.get("num_updates") == 0:
+        return  # an earlier version's record of a resumed run that trained nothing: not what the checkpoints had
+    kept = []
+    for attr, flag in (("max_epoch", "--max-epoch"), ("max_update", "--max-update")):
+        asked = record.get(attr)
+        if getattr(o, attr) is None and isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+            setattr(o, attr, asked)
+            kept.append((flag, asked))
+    if kept:
+        print(
+            f"[train {o.lang} {o.model}] {' and '.join(given(f, v) for f, v in kept)} as the earlier run was asked "
+            f"(its record); give {' or '.join(given(f, 'N') for f, _ in kept)} to change it",
+            file=sys.stderr,
+        )
+
+
 def _resume_problem(o: TrainOptions, fp: Dict) -> Tuple[Optional[str], Optional[Dict]]:
     """Why the checkpoints in the save directory cannot be resumed from, if they cannot; and what
     checkpoint_last.pt says of its training (``training_figures``; None when there is none)."""
@@ -360,6 +392,7 @@ def train_model(options: TrainOptions) -> Dict:
         raise ContextualMTError("--fp16 needs a GPU")
     plan = batch_plan(o, gpus)
     fp = train_fingerprint(o, plan)
+    keep_asked_limits(o, fp)
     action, earlier = _plan(o, fp, stop_limits(o))
     save = o.layout.checkpoints(o.model)
     if action == "done" and earlier is not None:
@@ -374,7 +407,8 @@ def train_model(options: TrainOptions) -> Dict:
         for name in os.listdir(o.layout.bin):  # translate and cxmi find the dictionaries beside the checkpoint
             if name.startswith("dict."):
                 shutil.copy(os.path.join(o.layout.bin, name), os.path.join(save, name))
-        record.save(fp, [])  # under way: not done until this run ends
+        # under way: not done until this run ends; what was asked, kept for a rerun without it
+        record.save(fp, [], max_epoch=o.max_epoch, max_update=o.max_update)
         stats = _run(cmd, os.path.join(save, LOG), o)
         if earlier:  # went on from a finished run: its validations first
             curve = stats.get("valid_curve") or []
@@ -402,14 +436,16 @@ def train_model(options: TrainOptions) -> Dict:
 
 
 def checkpoint_figures(o: TrainOptions) -> Dict:
-    """What the checkpoints say of their training, for the record: the epochs, updates and last
-    validation loss of checkpoint_last.pt (of checkpoint_best.pt when there is no other), the
-    epoch and validation loss of checkpoint_best.pt, and the label smoothing."""
+    """What the checkpoints say of their training, for the record: the epochs (and the epoch it
+    stopped in part-way, by max_update), updates and last validation loss of checkpoint_last.pt
+    (of checkpoint_best.pt when there is no other), the epoch and validation loss of
+    checkpoint_best.pt, and the label smoothing."""
     best = read_training_figures(o.layout.checkpoint(o.model))
     path = os.path.join(o.layout.checkpoints(o.model), "checkpoint_last.pt")
     last = read_training_figures(path) if os.path.exists(path) else best
     return {
         "epochs": last["epochs"],
+        "stopped_in_epoch": last["stopped_in_epoch"],
         "num_updates": last["num_updates"],
         "valid_loss": last["valid_loss"],
         "best_epoch": best["epochs"],
@@ -430,12 +466,22 @@ def _health(o: TrainOptions, figures: Dict) -> Dict:
     return {"unigram_loss": check.unigram_loss, "looks_untrained": check.looks_untrained}
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity: a container's or a Slurm job's share)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def cpu_thread_env(preset: str, gpus: int) -> Dict[str, str]:
-    """A preset's fixed CPU thread count for training on CPU (the weights depend on it), and no
-    dynamic thread counts, which OpenMP and MKL may lower under load."""
-    threads = get_preset(preset).cpu_threads
-    if gpus or not threads:
+    """The CPU threads of training on CPU: the preset's fixed count (the weights depend on it),
+    else the cores this process may use, and no dynamic thread counts, which OpenMP and MKL may
+    lower under load. Not more threads than cores: on 2 cores torch's own count (and a data-loader
+    worker beside it: ``CPU_OVERRIDES``) spent most of a context model's epoch in the kernel."""
+    if gpus:
         return {}
+    threads = get_preset(preset).cpu_threads or usable_cores()
     return {
         "OMP_NUM_THREADS": str(threads),
         "MKL_NUM_THREADS": str(threads),

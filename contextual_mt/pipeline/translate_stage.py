@@ -1,13 +1,14 @@
 """``make translate``: each of the study's three systems (``systems``) translates the test set.
 Each translation records what it was made from (checkpoint, sentencepiece model, test set and
-decoding options, by content) in ``results/xx/translate.json``; a re-run only translates what is
-missing or stale."""
+decoding options, by content) in ``results/xx/translate.json``, written with the translation as
+soon as that system is done: an interrupted run keeps the systems it finished, and a re-run only
+translates what is missing or stale."""
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Dict, Sequence
 
 from commandkit.documents import check_line_count
@@ -49,7 +50,24 @@ class TranslateStageOptions:
             raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
 
 
-def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str) -> Dict:
+def model_decoding(o: TranslateStageOptions, model: str) -> DecodingOptions:
+    """The decoding options of ``model``'s systems: the stage's, with the output-length bound of
+    the preset it was trained with (``Preset.max_len``) where the stage keeps the decoder's default."""
+    from contextual_mt.pipeline.presets import PRESETS
+    from contextual_mt.pipeline.train import done_record
+
+    default = DecodingOptions()
+    preset = PRESETS.get(str((done_record(o.layout, model).read() or {}).get("preset")))
+    if preset is None or preset.max_len is None:
+        return o.decoding
+    if (o.decoding.max_len_a, o.decoding.max_len_b) != (default.max_len_a, default.max_len_b):
+        return o.decoding  # asked for
+    return replace(o.decoding, max_len_a=preset.max_len[0], max_len_b=preset.max_len[1])
+
+
+def system_fingerprint(
+    o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str, decoding: DecodingOptions
+) -> Dict:
     """``dtype``: the one the model runs in (``auto`` decided), with the decoding options: a
     float16 translation is not the float32 one (``score`` compares the rest with the inputs)."""
     return {
@@ -58,7 +76,7 @@ def system_fingerprint(o: TranslateStageOptions, system: str, files: Dict[str, s
         "decoding": {
             **{
                 k: v
-                for k, v in asdict(o.decoding).items()
+                for k, v in asdict(decoding).items()
                 if k not in ("incremental", "free_batching", "decoding", "window")
             },
             "dtype": dtype,
@@ -83,8 +101,9 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     record = read_translations_record(o.layout)
     todo = {}
     dtype = resolve_dtype(o.dtype, o.cpu)
+    decodings = {m: model_decoding(o, m) for m in {SYSTEMS[s][0] for s in o.systems}}
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding
-        fp = system_fingerprint(o, system, files, dtype)
+        fp = system_fingerprint(o, system, files, dtype, decodings[SYSTEMS[system][0]])
         out = o.layout.translation(system)
         if (
             record.get(system, {}).get("fingerprint") == fp
@@ -103,23 +122,29 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
         raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
     loaded: Dict[str, DocumentTranslator] = {}
     with outputs(*[o.layout.translation(s) for s in todo], record_path, done.path):
-        for system, fp in todo.items():
-            model, context = SYSTEMS[system]
-            if model not in loaded:  # context and context-gold share one loaded model
-                loaded[model] = DocumentTranslator(
-                    DocumentModel.load(
-                        FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
-                    ),
-                    options=o.decoding,
-                )
-            how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
-            print(
-                f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
-                file=sys.stderr,
+        pass  # every output writable, checked before anything is translated
+    done.forget()  # the stage is under way until every system is in place again
+    for system, fp in todo.items():
+        model, context = SYSTEMS[system]
+        if model not in loaded:  # context and context-gold share one loaded model
+            loaded[model] = DocumentTranslator(
+                DocumentModel.load(
+                    FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+                ),
+                options=decodings[model],
             )
-            hyps = loaded[model].translate(
-                sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
-            )
+        how = "" if model == "sentence" else f" ({'reference' if context == 'gold' else 'its own'} target context)"
+        print(
+            f"{system}: translating {len(sources)} sentences with the {model} model{how} in {dtype}",
+            file=sys.stderr,
+        )
+        hyps = loaded[model].translate(
+            sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
+        )
+        # each system is kept as soon as it is translated (its file and its line of translate.json, in
+        # one transaction): an interrupted run loses only the system under way, and a rerun
+        # translates what is missing or made from something else (the fingerprint)
+        with outputs(o.layout.translation(system), record_path):
             atomic_write_lines(o.layout.translation(system), hyps)
             warn_if_degenerate(o.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
@@ -128,19 +153,18 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
                 "output": file_sha256(o.layout.translation(system)),
                 "decoding": hyps.record,
             }
-            if hyps.rounds is not None:
-                r = hyps.rounds
-                print(
-                    f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated again",
-                    file=sys.stderr,
-                )
-        write_record(record_path, record, transactional=True)
-        done.save(
-            {s: r.get("fingerprint") for s, r in record.items()},
-            {
-                **{o.layout.translation(s): r.get("output") for s, r in record.items()},
-                record_path: file_sha256(record_path),
-            },
-            transactional=True,
-        )
+            write_record(record_path, record, transactional=True)
+        if hyps.rounds is not None:
+            r = hyps.rounds
+            print(
+                f"{system}: parallel decoding, {r.rounds} rounds, {r.retranslated} sentences translated again",
+                file=sys.stderr,
+            )
+    done.save(
+        {s: r.get("fingerprint") for s, r in record.items()},
+        {
+            **{o.layout.translation(s): r.get("output") for s, r in record.items()},
+            record_path: file_sha256(record_path),
+        },
+    )
     return {s: o.layout.translation(s) for s in o.systems}

@@ -282,6 +282,7 @@ EXAMPLES: List[Dict] = [
     },
     {"id": "pipeline-attribute", "commands": ["contextual-mt pipeline attribute    # the demo pair"]},
     {"id": "pipeline-testset", "commands": ["contextual-mt pipeline testset    # the demo pair"]},
+    {"id": "pipeline-cues", "commands": ["contextual-mt pipeline cues    # the demo pair"]},
     {"id": "pipeline-muda-eval", "commands": ["contextual-mt pipeline muda-eval    # the demo pair"]},
     {
         "id": "pipeline-contrastive",

@@ -6,13 +6,13 @@
 ## var PARTITION: `make slurm`: the partition of the GPU jobs (default: the cluster's)
 ## var CPU_PARTITION: `make slurm`: the partition of the CPU-only jobs (data, the P-CXMI merge; default: PARTITION)
 ## var ACCOUNT: `make slurm`: sbatch's `--account` (default: none)
-## var STAGE_GPUS: `make slurm`: GPUs of translate, score (COMET), MuDA (stanza, the aligner) and each
+## var STAGE_GPUS: `make slurm`: GPUs of translate, score (COMET), MuDA (stanza, the aligner), cues and each
 ##   P-CXMI task (default 1; 0 with `GPUS=0`)
 ## var TRAIN_TIME: `make slurm`: `--time` of the training jobs (default `48:00:00`)
 ## var STAGE_TIME: `make slurm`: `--time` of the other jobs (default `4:00:00`)
 ## var CPUS: `make slurm`: `--cpus-per-task` (default 8)
 ## var MEM: `make slurm`: `--mem` (default `32G`; empty: the cluster's default)
-## var STAGES: `make slurm`: a subset of `data train translate score pcxmi muda` (default: all)
+## var STAGES: `make slurm`: a subset of `data train translate score pcxmi muda cues` (default: all)
 ## var JOB_PREFIX: `make slurm`: the prefix of the job names, `ctxmt-fr-train-context` (default `ctxmt`)
 ## var SBATCH_ARGS: `make slurm`: more sbatch options for every job (`"--qos=long"`)
 ## var MAKE_ARGS: `make slurm`: more Make variables for every stage (split like a shell: a value with
@@ -32,7 +32,7 @@ SLURM_FORWARD := $(strip $(foreach v,$(SLURM_MAKE_VARS),$(if $(call slurm_given,
 ## target slurm: submits the study of en-xx as a chain of Slurm jobs, one per stage
 ##   (`recipes/slurm/*.sbatch`, linked with `--dependency=afterok`): data (CPU), the two trainings
 ##   (in parallel, GPUS each, default 1; `a100:2` works; 0 = no `--gres`), translate, score and MuDA;
-##   P-CXMI as a job array of SHARDS tasks, then the merge and the report. Safe to re-run: finished
+##   the counterfactual cues after the two trainings; P-CXMI as a job array of SHARDS tasks, then the merge and the report. Safe to re-run: finished
 ##   stages are skipped and queued ones reused. The stage variables are passed on to every job
 ##   (`recipes/slurm/submit.sh --help`; the Slurm tutorial)
 ## uses: LANG WORK PRESET MODEL TED IWSLT TEXT SPM_VOCAB GPUS SHARDS EPOCHS MAX_UPDATE PRETRAINED BATCH

@@ -5,6 +5,7 @@
 #   data -> train-sentence ---> translate -> score
 #        \> train-context  --/            \> muda
 #                          \-> pcxmi (job array, SHARDS tasks) -> pcxmi-merge
+#                          \-> cues (with train-sentence)
 #
 # Usage (usually through `make slurm LANG=xx VAR=value ...`):
 #   recipes/slurm/submit.sh LANG=fr [VAR=value ...]
@@ -30,7 +31,7 @@
 #   PRESET=          model preset for `make train`: one of contextual_mt/pipeline/presets.py's, checked
 #                    by `pipeline plan --preset`; empty: make train's default (that module's DEFAULT)
 #   MODEL=           sentence|context: train only that model; empty: both
-#   STAGES=          the stages to run, of: data train translate score pcxmi muda (pcxmi includes
+#   STAGES=          the stages to run, of: data train translate score pcxmi muda cues (pcxmi includes
 #                    the merge); empty: all
 #   WORK=.           folder for data/, checkpoints/, results/ and logs/ (given to make as WORK=)
 #   TED= IWSLT= TEXT= SPM_VOCAB=   for the data stage, given to `make data` when set; one of
@@ -41,7 +42,7 @@
 #   ACCOUNT=         sbatch --account (empty: none)
 #   GPUS=1           GPUs of each training job (--gres=gpu:GPUS; a typed count such as a100:2 works);
 #                    0 or empty: no --gres at all (CPU-only clusters)
-#   STAGE_GPUS=      GPUs of translate, score, muda (stanza, the aligner) and each pcxmi task; default 1 (a100:1 for GPUS=a100:N),
+#   STAGE_GPUS=      GPUs of translate, score, muda (stanza, the aligner), cues and each pcxmi task; default 1 (a100:1 for GPUS=a100:N),
 #                    0 when GPUS=0
 #   TRAIN_TIME=48:00:00   --time of the training jobs (they requeue themselves near the limit)
 #   STAGE_TIME=4:00:00    --time of the other jobs

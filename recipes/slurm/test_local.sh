@@ -83,7 +83,7 @@ make --no-print-directory slurm "${SLURM_VARS[@]}" >"$TMP/submit1.out" 2>"$TMP/s
 rc=$?
 sed 's/^/  /' "$TMP/submit1.out" "$TMP/submit1.err"
 [ "$rc" = 0 ] || { fail "make slurm exited with $rc"; exit 1; }
-STAGE_NAMES=(data train-sentence train-context translate score pcxmi pcxmi-merge muda)
+STAGE_NAMES=(data train-sentence train-context translate score pcxmi pcxmi-merge muda cues)
 for s in "${STAGE_NAMES[@]}"; do
     awk -v s="$s" '$1 == s && $3 == "submitted" {f=1} END {exit !f}' "$TMP/submit1.out" \
         || fail "make slurm did not submit the $s stage"
@@ -143,7 +143,7 @@ for f in "$D/bin/dict.$PAIR.txt" "$D/summary.json" \
          "$C/sentence/checkpoint_best.pt" "$C/sentence/.stage/train.json" "$C/context/checkpoint_best.pt" "$C/context/.stage/train.json" \
          "$R/sentence.test.$PAIR" "$R/context.test.$PAIR" "$R/context-gold.test.$PAIR" "$R/scores.json" \
          "$R/pcxmi.shard-1-of-$SHARDS.jsonl" "$R/pcxmi.shard-$SHARDS-of-$SHARDS.jsonl" "$R/pcxmi.jsonl" \
-         "$R/pcxmi.summary.json" "$R/report/report.md" "$R/muda/eval.json"; do
+         "$R/pcxmi.summary.json" "$R/report/report.md" "$R/muda/eval.json" "$R/cues/cues.json"; do
     [ -s "$f" ] || fail "missing output: ${f#"$WORK"/}"
 done
 for m in sentence context; do  # EPOCHS=3 went through MAKE_ARGS to the training jobs

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SLURM = ROOT / "recipes" / "slurm"
 SUBMIT = SLURM / "submit.sh"
-STAGES = ["data", "train-sentence", "train-context", "translate", "score", "pcxmi", "pcxmi-merge", "muda"]
+STAGES = ["data", "train-sentence", "train-context", "translate", "score", "pcxmi", "pcxmi-merge", "muda", "cues"]
 SCRIPTS = {
     "data": "data.sbatch",
     "train-sentence": "train.sbatch",
@@ -27,6 +27,7 @@ SCRIPTS = {
     "pcxmi": "pcxmi.sbatch",
     "pcxmi-merge": "pcxmi-merge.sbatch",
     "muda": "muda.sbatch",
+    "cues": "cues.sbatch",
 }
 # variables of submit.sh that the caller's environment must not set for these tests
 SUBMIT_VARS = [
@@ -219,6 +220,9 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
         elif stage == "muda":
             _touch(r / "muda" / "eval.json", "{}")
             _record(r / ".stage" / "muda-eval.json", "muda-eval", r / "muda" / "eval.json")
+        elif stage == "cues":
+            _touch(r / "cues" / "cues.json", "{}")
+            _record(r / ".stage" / "cues.json", "cues", r / "cues" / "cues.json")
         else:
             raise ValueError(stage)
 
@@ -253,10 +257,10 @@ def test_all_stage_scripts_exist():
 def test_fresh_submits_the_whole_chain(stubs, tmp_path):
     work = tmp_path / "work"
     s = submit(stubs, work, "TEXT=corpus", "SPM_VOCAB=500", "GPUS=0", "PRESET=tiny")
-    assert [s.status(st) for st in STAGES] == ["submitted"] * 8
-    assert len(s.calls) == 8
+    assert [s.status(st) for st in STAGES] == ["submitted"] * 9
+    assert len(s.calls) == 9
     ids = {st: s.job(st) for st in STAGES}
-    assert len(set(ids.values())) == 8 and all(i.isdigit() for i in ids.values())
+    assert len(set(ids.values())) == 9 and all(i.isdigit() for i in ids.values())
     assert s.deps("data") == set()
     assert s.deps("train-sentence") == {ids["data"]}
     assert s.deps("train-context") == {ids["data"]}
@@ -265,6 +269,7 @@ def test_fresh_submits_the_whole_chain(stubs, tmp_path):
     assert s.deps("pcxmi") == {ids["train-context"]}
     assert s.deps("pcxmi-merge") == {ids["pcxmi"]}
     assert s.deps("muda") == {ids["translate"]}
+    assert s.deps("cues") == {ids["train-sentence"], ids["train-context"]}
     for st in STAGES:
         script, make_vars = s.make_vars(st)
         assert script == f"recipes/slurm/{SCRIPTS[st]}"
@@ -314,7 +319,7 @@ def test_resources_and_gpus(stubs, tmp_path):
         assert s.option(st, "gres") == "gpu:2" and s.option(st, "partition") == "gpu"
         assert s.option(st, "time") == "12:00:00"
         assert s.make_vars(st)[1][-1] == "GPUS=2"
-    for st in ("translate", "score", "pcxmi", "muda"):  # muda: stanza and the aligner on the GPU
+    for st in ("translate", "score", "pcxmi", "muda", "cues"):  # muda: stanza and the aligner on the GPU
         assert s.option(st, "gres") == "gpu:1" and s.option(st, "partition") == "gpu"
         assert s.option(st, "time") == "1:00:00"
     for st in ("data", "pcxmi-merge"):
@@ -363,14 +368,15 @@ def test_finished_stages_are_skipped(stubs, tmp_path):
     assert s.deps("translate") == {ids["train-context"]}
     assert s.deps("pcxmi") == {ids["train-context"]}
     assert s.deps("score") == {ids["translate"]} and s.deps("muda") == {ids["translate"]}
-    assert len(s.calls) == 6
+    assert s.deps("cues") == {ids["train-context"]}  # the sentence model is done
+    assert len(s.calls) == 7
 
 
 def test_everything_done_submits_nothing(stubs, tmp_path):
     work = tmp_path / "work"
-    finish(work, "data", "train-sentence", "train-context", "translate", "score", "pcxmi-merge", "muda")
+    finish(work, "data", "train-sentence", "train-context", "translate", "score", "pcxmi-merge", "muda", "cues")
     s = submit(stubs, work)
-    assert [s.status(st) for st in STAGES] == ["done"] * 8
+    assert [s.status(st) for st in STAGES] == ["done"] * 9
     assert s.calls == [] and s.cancelled == []
 
 
@@ -405,7 +411,8 @@ def test_queued_stages_are_reused(stubs, tmp_path):
     assert s.status("train-sentence") == "submitted"
     assert s.deps("translate") == {"77", s.job("train-sentence")}
     assert s.deps("pcxmi-merge") == {"79"}
-    assert len(s.calls) == 5  # train-sentence, translate, score, pcxmi-merge, muda
+    assert len(s.calls) == 6  # train-sentence, translate, score, pcxmi-merge, muda, cues
+    assert s.deps("cues") == {"77", s.job("train-sentence")}
     calls = (stubs / "squeue.calls").read_text()
     assert "-n ctxmt-fr-train-context" in calls and "-u " in calls
 
@@ -434,14 +441,14 @@ def test_model_and_stages_select(stubs, tmp_path):
     s = submit(stubs, work, "MODEL=context")
     assert s.status("train-sentence") == "off" and s.status("train-context") == "submitted"
     assert s.status("translate") == "blocked" and s.status("score") == "blocked" and s.status("muda") == "blocked"
-    assert s.status("pcxmi") == "submitted"
+    assert s.status("pcxmi") == "submitted" and s.status("cues") == "blocked"
 
     finish(work, "train-sentence")
     s = submit(stubs, work, "MODEL=context")
     assert s.status("train-sentence") == "done" and s.status("translate") == "submitted"
 
     s = submit(stubs, tmp_path / "w2", "TEXT=/c", "STAGES=data train")
-    assert [s.status(st) for st in STAGES] == ["submitted"] * 3 + ["off"] * 5
+    assert [s.status(st) for st in STAGES] == ["submitted"] * 3 + ["off"] * 6
 
 
 @pytest.mark.parametrize(
@@ -471,7 +478,7 @@ def test_bad_arguments(stubs, tmp_path, args, message):
 
 def test_dry_run_submits_nothing(stubs, tmp_path):
     s = submit(stubs, tmp_path / "w", "TEXT=/c", "DRY_RUN=1")
-    assert s.calls == [] and [s.status(st) for st in STAGES] == ["submitted"] * 8
+    assert s.calls == [] and [s.status(st) for st in STAGES] == ["submitted"] * 9
     assert "would run: sbatch" in s.proc.stderr
     assert not (tmp_path / "w").exists()
 
@@ -510,7 +517,7 @@ def test_make_slurm_passes_the_variables(stubs, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     s = Submission(proc, stubs)
-    assert [s.status(st) for st in STAGES] == ["submitted"] * 8
+    assert [s.status(st) for st in STAGES] == ["submitted"] * 9
     assert s.option("pcxmi", "array") == "0-1" and s.option("train-context", "gres") is None
     assert s.make_vars("train-context")[1] == [
         "LANG=fr",
@@ -552,6 +559,7 @@ def _run_script(stubs, tmp_path, script, *args, **env):
         ("score.sbatch", "score"),
         ("pcxmi-merge.sbatch", "pcxmi-merge"),
         ("muda.sbatch", "muda-eval"),
+        ("cues.sbatch", "cues"),
     ],
 )
 def test_sbatch_scripts_run_their_target(stubs, tmp_path, script, target):

@@ -88,8 +88,30 @@ class SentencePieceCodec:
     def to_ids(self, pieces: Sequence[str]) -> List[int]:
         return [self.dictionary.index(p) for p in pieces]
 
+    def unknown_kind(self) -> str:
+        """What a piece mapped to <unk> is, in the user's words. With a sentencepiece model checked
+        against the dictionary (every piece has an id) it is never one of the model's pieces: it is
+        a run of characters the model does not know (absent from the text it was trained on),
+        which sentencepiece passes through as it is; without one, a word the dictionary lacks."""
+        if self.sp is not None:
+            return "characters the sentencepiece model never saw in training"
+        return "words missing from the dictionary"
+
+    def unknown_pieces(self, pieces: Sequence[str]) -> List[str]:
+        """The pieces of an encoded line that map to <unk>."""
+        unk = self.dictionary.unk()
+        return [p for p in pieces if self.dictionary.index(p) == unk]
+
     def decode(self, ids: Sequence[int]) -> str:
         d = self.dictionary
         skip = {d.eos(), d.pad(), d.bos(), d.index(BRK)}
         pieces = [d[i] for i in ids if i not in skip]
         return self.sp.decode_pieces(pieces) if self.sp is not None else " ".join(pieces)
+
+
+def unknown_warning(codec: SentencePieceCodec, count: str, first: str, examples: Sequence[str]) -> str:
+    """The one warning line for input mapped to <unk>: how many lines or pairs (``count``, e.g.
+    "3 lines"), what the unknown input is (``unknown_kind``) with a few examples, and where the
+    first one is (``first``, e.g. "first at line 2")."""
+    shown = ", ".join(repr(e.replace("\u2581", " ").strip() or e) for e in list(dict.fromkeys(examples))[:3])
+    return f"{count} contain {codec.unknown_kind()}: {shown} (mapped to <unk>), {first}"

@@ -12,6 +12,7 @@ from typing import Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from contextual_mt.backends.fairseq.codec import unknown_warning
 from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
 from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
@@ -133,7 +134,7 @@ class FairseqScoringBackend:
         tgt_ids = _memo(lambda text: m.tgt_codec.to_ids(m.tgt_codec.encode(text)))
         src_brk, tgt_brk = m.src_dict.index(BRK), m.tgt_dict.index(BRK)
         max_src, max_tgt = m.max_source_positions, m.max_target_positions
-        encoded, with_unk = [], []
+        encoded, with_unk, unknown = [], [], []
         unk = (m.src_dict.unk(), m.tgt_dict.unk())
         for i, pair in enumerate(pairs):
             source = [*src_ids(pair.source), m.src_dict.eos()]
@@ -159,6 +160,8 @@ class FairseqScoringBackend:
             )
             if unk[0] in source or unk[0] in src_ctx or unk[1] in target or unk[1] in tgt_ctx:
                 with_unk.append(i)
+                unknown += m.src_codec.unknown_pieces(m.src_codec.encode(pair.source))
+                unknown += m.tgt_codec.unknown_pieces(m.tgt_codec.encode(pair.target))
             encoded.append(
                 {
                     "source": torch.tensor(source),
@@ -169,10 +172,10 @@ class FairseqScoringBackend:
             )
         if with_unk:
             logger.warning(
-                "%d of %d pairs contain pieces missing from the dictionary (mapped to <unk>), first: %s",
-                len(with_unk),
-                len(pairs),
-                where(with_unk[0]),
+                "%s",
+                unknown_warning(
+                    m.tgt_codec, f"{len(with_unk)} of {len(pairs)} pairs", f"first: {where(with_unk[0])}", unknown
+                ),
             )
         self._pairs_loaded(encoded)
         self._pairs = encoded

@@ -19,6 +19,7 @@ import torch
 from tqdm import tqdm
 
 from commandkit.documents import document_spans
+from contextual_mt.backends.fairseq.codec import unknown_warning
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
 from contextual_mt.data.context_trim import last_sentences, nearest_context
 from contextual_mt.data.model_input import build_encoder_input
@@ -71,20 +72,18 @@ class DocumentTranslator:
         """Dictionary ids of each source line (without </s>). ``name`` (the file) is what
         warnings and errors name: a line too long for the model is an error."""
         unk = self.src_dict.unk()
-        encoded, unk_lines = [], []
+        encoded, unk_lines, unknown = [], [], []
         for lineno, line in enumerate(lines, start=1):
-            ids = self.src_codec.to_ids(self.src_codec.encode(line))
+            pieces = self.src_codec.encode(line)
+            ids = self.src_codec.to_ids(pieces)
             if unk in ids:
                 unk_lines.append(lineno)
+                unknown += self.src_codec.unknown_pieces(pieces)
             encoded.append(ids)
         self.model.check_fits([len(ids) + 1 for ids in encoded], name, "source")
         if unk_lines:
-            logger.warning(
-                "%s: %d lines contain pieces missing from the dictionary (mapped to <unk>), first at line %d",
-                name,
-                len(unk_lines),
-                unk_lines[0],
-            )
+            what = unknown_warning(self.src_codec, f"{len(unk_lines)} lines", f"first at line {unk_lines[0]}", unknown)
+            logger.warning("%s: %s", name, what)
         return encoded
 
     # ------------------------------------------------------------------ decoding

@@ -10,6 +10,7 @@ from commandkit.options import from_namespace, option
 from contextual_mt.cli.common import command, overwrite_option, quiet_option
 from contextual_mt.pipeline.data_plan import SPM_TYPES
 from contextual_mt.pipeline.prepare import SPLITS, DataOptions, default_workers, prepare_data_steps
+from contextual_mt.pipeline.presets import PRESETS, get_preset
 
 DATA_DESCRIPTION = """\
 Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
@@ -45,8 +46,15 @@ def data_args():
             metavar="DIR", group=INPUT, help="a folder with {train,valid,test}.{en,XX,docids}, used as is"
         )
         output: str = option(required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
-        vocab_size: int = option(
-            type=int, default=DataOptions.vocab_size, help=f"sentencepiece pieces (default: {DataOptions.vocab_size})"
+        vocab_size: Optional[int] = option(
+            type=int,
+            help=f"sentencepiece pieces (default: the --preset's, else {DataOptions.vocab_size}, the papers' TED "
+            "set-up)",
+        )
+        preset: Optional[str] = option(
+            choices=sorted(PRESETS),
+            help="the training preset the data is for (make: PRESET): its vocabulary size when --vocab-size "
+            "is not given (" + ", ".join(f"{p.name} {p.vocab_size}" for p in PRESETS.values() if p.vocab_size) + ")",
         )
         spm_type: str = option(
             choices=SPM_TYPES,
@@ -86,7 +94,8 @@ def data_args():
 
 
 def data(args: argparse.Namespace) -> int:
-    options = from_namespace(DataOptions, args)
+    preset_vocab = get_preset(args.preset).vocab_size if args.preset else None
+    options = from_namespace(DataOptions, args, vocab_size=args.vocab_size or preset_vocab or DataOptions.vocab_size)
     summary, ran = prepare_data_steps(options, progress=not args.quiet)
     for split in SPLITS:
         s = summary["splits"][split]

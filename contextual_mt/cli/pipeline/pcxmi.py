@@ -13,8 +13,8 @@ from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, report_stage, run_pcxmi_stage
 
 REPORT_INPUTS = (
-    'what the report joins P-CXMI with (make: REPORT_ARGS="..."); by default data/xx/test.xx.conllu '
-    "and the MuDA tags of the reference when they are there"
+    'what the report joins P-CXMI with (make: REPORT_ARGS="..."); by default data/xx/test.xx.conllu, '
+    "the MuDA tags of the reference and the attribution of 'make attribute' when they are there"
 )
 SHARDS = "shards"  # --shard and --merge-shards: one or the other
 
@@ -34,6 +34,12 @@ class ReportInputArgs:
     stanza_dir: Optional[str] = option(group=REPORT_INPUTS, help="stanza's model folder (with --stanza)")
     tags: Optional[str] = option(
         group=REPORT_INPUTS, help="MuDA tags of the test references (muda tag's JSON): P-CXMI per phenomenon"
+    )
+    attribution: Optional[str] = option(
+        group=REPORT_INPUTS,
+        help="`contextual-mt attribute --reference` records of the same sentences: cues in the viewer and "
+        "(target word, cue word) pairs (default: results/xx/attribution.jsonl of 'make attribute' when it is "
+        "of the same context model)",
     )
 
 

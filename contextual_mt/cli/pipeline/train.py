@@ -60,12 +60,17 @@ def train(args: argparse.Namespace) -> int:
 
 def figures(record: dict) -> str:
     """What the record says of the checkpoints (read from them): ``10 epochs, 230 updates, valid
-    loss 4.213 (best 4.180)``; a figure an earlier version's record lacks is left out."""
+    loss 4.213 (best 4.180)``, or ``stopped in epoch 1 after 0 full epochs, 190 updates, ...`` when an
+    update limit ended training part-way through an epoch (after the validation of that epoch,
+    which fairseq runs when it stops); a figure an earlier version's record lacks is left out."""
     parts = [
         f"{record[k]} {unit}"
         for k, unit in (("epochs", "epochs"), ("num_updates", "updates"))
         if record.get(k) is not None
     ]
+    within = record.get("stopped_in_epoch")
+    if within is not None and record.get("epochs") is not None:
+        parts[0] = f"stopped in epoch {within} after {record['epochs']} full epochs"
     loss, best = record.get("valid_loss"), record.get("best_valid_loss")
     if loss is not None:
         parts.append(f"valid loss {loss:.3f}" + (f" (best {best:.3f})" if best is not None and best != loss else ""))

@@ -245,7 +245,7 @@ def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_
         r"1 of 2 groups",
     ):
         contrastive(tmp_path, dynamic_model, data_bin, path)
-    assert "2 of 4 pairs contain pieces missing from the dictionary" in caplog.text
+    assert "2 of 4 pairs contain words missing from the dictionary: 'zzyzx', 'qwvkj' (mapped to <unk>)" in caplog.text
     assert not list(tmp_path.glob("s.*"))
 
 

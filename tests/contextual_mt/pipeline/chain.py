@@ -55,7 +55,7 @@ def build_make_chain(root: Path) -> dict:
     logs = {"data": make("data", *variables)}
     for name in ("test.en.conllu", "test.fr.conllu", "test.align"):  # annotations a user puts beside the data
         shutil.copy(demo / name, work / "data" / "fr" / name)
-    for stage in ("train", "translate", "score", "pcxmi", "testset", "muda-eval", "attribute"):
+    for stage in ("train", "translate", "score", "pcxmi", "testset", "muda-eval", "cues", "attribute"):
         logs[stage] = make(stage, *variables)
     logs["table"] = make("table", "LANGS=fr", f"WORK={work}")
     sets = f"SETS=voita:{demo / 'test.contrastive.json'}"

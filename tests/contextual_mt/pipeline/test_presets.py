@@ -38,11 +38,14 @@ def test_the_demo_preset_trains_the_demo_models(tmp_path):
         assert "common.log_interval=100" in cmd and f"optimization.max_epoch={epochs}" in cmd
         assert "lr_scheduler.warmup_updates=100" in cmd
         assert "common.cpu=true" in cmd
-    # an explicit --max-epoch wins over the preset's; the other presets keep their config's
+    # an explicit --max-epoch wins over the preset's; the others give theirs (tiny: 5, for a real pair
+    # of 10k sentences in 30 minutes on 2 cores) or keep their config's
     cmd = train_command(TrainOptions("fr", "context", preset="demo", root=str(tmp_path), max_epoch=3), 0, False)
     assert "optimization.max_epoch=3" in cmd and "optimization.max_epoch=7" not in cmd
     tiny = train_command(TrainOptions("fr", "context", preset="tiny", root=str(tmp_path)), 0, False)
-    assert not any(arg.startswith(("optimization.max_epoch=", "common.log_interval=")) for arg in tiny)
+    assert "optimization.max_epoch=5" in tiny and not any(arg.startswith("common.log_interval=") for arg in tiny)
+    small = train_command(TrainOptions("fr", "context", preset="small", root=str(tmp_path)), 0, False)
+    assert not any(arg.startswith("optimization.max_epoch=") for arg in small)
 
 
 def test_the_preset_choices_of_the_command_line(tmp_path, capsys):
@@ -79,3 +82,39 @@ def test_a_preset_as_fairseq_train_options_is_its_config():
     assert a.log_interval == 100  # the demo preset's override of tiny.yaml's 50
     assert a.max_epoch == 0  # skipped: the caller sets it
     assert "--user-dir" not in fairseq_train_options("demo")  # left to the caller (??? in the config)
+
+
+def test_the_tiny_presets_vocabulary_and_output_bound_reach_the_stages(tmp_path, monkeypatch):
+    """Issue 50: PRESET=tiny on a real pair is made for about 10k sentences in 30 minutes on 2
+    cores. `make data PRESET=tiny` (no SPM_VOCAB) makes the preset's vocabulary, SPM_VOCAB still
+    wins; `make translate` bounds the outputs of models trained with it (a barely trained model's
+    translations ran to the decoder's 200 pieces), unless another bound is asked for."""
+    from contextual_mt.cli import main
+    from contextual_mt.cli.pipeline import data as data_cli
+    from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.pipeline.layout import PairLayout
+    from contextual_mt.pipeline.train import done_record
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, model_decoding
+
+    asked = []
+
+    def stop(options, progress):
+        asked.append(options.vocab_size)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(data_cli, "prepare_data_steps", stop)
+    (tmp_path / "text").mkdir()
+    base = ["pipeline", "data", "--lang", "fr", "--text", str(tmp_path / "text"), "--output", str(tmp_path / "d")]
+    for extra in (["--preset", "tiny"], ["--preset", "tiny", "--vocab-size", "900"], []):
+        with pytest.raises(SystemExit):
+            main([*base, *extra])
+    assert asked == [4000, 900, 16000]
+    layout = PairLayout("fr", str(tmp_path))
+    done_record(layout, "context").save({}, [], preset="tiny")
+    done_record(layout, "sentence").save({}, [], preset="demo")
+    o = TranslateStageOptions("fr", str(tmp_path))
+    tiny, demo = model_decoding(o, "context"), model_decoding(o, "sentence")
+    assert (tiny.max_len_a, tiny.max_len_b) == get_preset("tiny").max_len == (1.5, 10)
+    assert (demo.max_len_a, demo.max_len_b) == (DecodingOptions.max_len_a, DecodingOptions.max_len_b)
+    given = TranslateStageOptions("fr", str(tmp_path), decoding=DecodingOptions(max_len_b=50))
+    assert model_decoding(given, "context").max_len_b == 50

@@ -128,14 +128,16 @@ def test_plan_declares_the_job_chain(tmp_path):
         "pcxmi",
         "pcxmi-merge",
         "muda",
+        "cues",
     ]
+    assert graph["cues"].needs == ["train-sentence", "train-context"] and graph["cues"].make == "cues"
     assert graph["translate"].needs == ["train-sentence", "train-context"]
     assert graph["pcxmi"].needs == ["train-context"] and graph["pcxmi"].todo == [1, 2, 3]
     assert graph["train-context"].device == "gpus" and graph["data"].device == "cpu"
     assert graph["pcxmi-merge"].device == "cpu" and graph["muda"].make == "muda-eval"
     assert graph["train-sentence"].make_vars == ["PRESET", "MODEL", "GPUS"]
     assert not any(j.finished for j in graph.values())
-    assert {s.group for s in STAGES} == {"data", "train", "translate", "score", "pcxmi", "muda"}
+    assert {s.group for s in STAGES} == {"data", "train", "translate", "score", "pcxmi", "muda", "cues"}
     lines = format_plan(list(graph.values()), as_json=False).splitlines()
     assert lines[3] == "translate train-sentence,train-context translate.sbatch gpu translate - todo -"
     assert json.loads(format_plan(list(graph.values()), as_json=True).splitlines()[0])["name"] == "data"
@@ -154,19 +156,20 @@ def test_plan_lists_every_stage_with_its_needs_and_make_all_follows_the_chain(tm
         "pcxmi",
         "pcxmi-merge",
         "muda",
+        "cues",
         "report",
         "testset",
         "attribute",
         "contrastive",
         "table",
     ]
-    by_hand = {j.name: j for j in graph[8:]}
+    by_hand = {j.name: j for j in graph[9:]}
     assert by_hand["attribute"].needs == ["train-context"] and by_hand["report"].needs == ["pcxmi-merge"]
     assert by_hand["contrastive"].needs == ["train-sentence", "train-context"]
     lines = format_plan(graph, as_json=False).splitlines()
-    assert lines[:8] == format_plan(jobs("fr", str(tmp_path), shards=2), as_json=False).splitlines()
-    assert lines[10] == "attribute train-context - gpu - - todo -"
-    assert make_all() == ["data", "train", "translate", "score", "pcxmi", "muda-eval"]
+    assert lines[:9] == format_plan(jobs("fr", str(tmp_path), shards=2), as_json=False).splitlines()
+    assert lines[11] == "attribute train-context - gpu - - todo -"
+    assert make_all() == ["data", "train", "translate", "score", "pcxmi", "muda-eval", "cues"]
 
 
 def test_plan_states_follow_the_outputs(tmp_path):

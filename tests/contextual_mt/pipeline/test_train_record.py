@@ -104,21 +104,21 @@ def record_file(layout):
 
 
 def test_fewer_epochs_than_trained_are_refused_in_one_line(layout, fairseq_runs, capsys, monkeypatch):
-    """Issue 38.5: after 10 epochs (the tiny preset's), EPOCHS=1 trained nothing and rewrote the
+    """Issue 38.5: after 5 epochs (the tiny preset's), EPOCHS=1 trained nothing and rewrote the
     record as 'epochs 0, num_updates 0, valid_loss None' for the 10-epoch checkpoint. Now: one
     line saying why, and the record left as it was."""
     status, out, err = cli_train(layout, capsys)
-    assert status == 0 and "(10 epochs, 70 updates, valid loss 0.000)" in out, out
+    assert status == 0 and "(5 epochs, 35 updates, valid loss 5.000)" in out, out
     before = Path(record_file(layout)).read_text()
     status, out, err = cli_train(layout, capsys, "--max-epoch", "1", make=True, monkeypatch=monkeypatch)
     assert status == 1 and out == "" and len(err) == 1, err
     assert err[0] == (
-        f"error: {layout.checkpoints('sentence')} was trained for 10 epochs; EPOCHS=1 asks for fewer: "
+        f"error: {layout.checkpoints('sentence')} was trained for 5 epochs; EPOCHS=1 asks for fewer: "
         "OVERWRITE=1 retrains"
     )
     assert Path(record_file(layout)).read_text() == before and fairseq_runs == [0]
     monkeypatch.delenv("CONTEXTUAL_MT_MAKE")
-    with pytest.raises(ContextualMTError, match="was trained for 70 updates; --max-update 20 asks for fewer"):
+    with pytest.raises(ContextualMTError, match="was trained for 35 updates; --max-update 20 asks for fewer"):
         train(layout, max_update=20)
     # OVERWRITE=1 retrains, and the record is the new checkpoint's
     record = train(layout, max_epoch=1, overwrite=True)
@@ -132,11 +132,34 @@ def test_more_epochs_continue_from_the_last_checkpoint(layout, fairseq_runs, cap
     assert fairseq_runs == [0, 3]  # resumed after epoch 3
     assert (record["epochs"], record["num_updates"], record["valid_loss"], record["best_epoch"]) == (5, 35, 5.0, 5)
     assert [p[0] for p in record["valid_curve"]] == [1, 2, 3, 4, 5] and first["epochs"] == 3
-    # the same limit in other words (the preset's 10 epochs, then 10 given): nothing to do, nothing rewritten
-    train(layout)
+    # the same limit in other words (10 given, then the preset's 10 epochs): nothing to do, nothing rewritten
+    train(layout, max_epoch=10)
     before = Path(record_file(layout)).read_text()
     assert train(layout, max_epoch=10) == json.loads(before) and Path(record_file(layout)).read_text() == before
     assert fairseq_runs == [0, 3, 5] and "already trained" in capsys.readouterr().err
+
+
+def test_a_run_without_epochs_keeps_what_the_earlier_run_asked(layout, fairseq_runs, capsys, monkeypatch):
+    """Issue 50: EPOCHS=2 once, then `make all` / `make table` without it went on to the preset's
+    10 epochs without a word. The record keeps what was asked: a run without EPOCHS keeps 2 and
+    says so in one line; EPOCHS=3 changes it (and is kept in turn); OVERWRITE=1 starts over."""
+    status, out, err = cli_train(layout, capsys, "--max-epoch", "2", make=True, monkeypatch=monkeypatch)
+    assert status == 0 and "(2 epochs, 14 updates" in out and fairseq_runs == [0]
+    status, out, err = cli_train(layout, capsys, make=True, monkeypatch=monkeypatch)
+    assert status == 0 and "(2 epochs, 14 updates" in out and fairseq_runs == [0], (out, err)
+    assert err == [
+        "[train fr sentence] EPOCHS=2 as the earlier run was asked (its record); give EPOCHS=N to change it",
+        f"sentence model: already trained ({layout.checkpoint('sentence')}); nothing to do",
+    ]
+    status, out, err = cli_train(layout, capsys, "--max-epoch", "3", make=True, monkeypatch=monkeypatch)
+    assert status == 0 and "(3 epochs, 21 updates" in out and fairseq_runs == [0, 2]
+    assert not any("as the earlier run was asked" in line for line in err)
+    assert train(layout)["epochs"] == 3 and fairseq_runs == [0, 2]  # 3 is what is kept now
+    # MAX_UPDATE alike, and an interrupted run (its record under way) keeps what it was asked too
+    record = json.loads(Path(record_file(layout)).read_text())
+    done_record(layout, "sentence").save(record["fingerprint"], [], max_epoch=None, max_update=30)
+    assert train(layout)["max_update"] == 30
+    assert train(layout, overwrite=True, max_epoch=1)["epochs"] == 1
 
 
 def test_the_record_holds_what_the_checkpoint_is_not_what_the_log_said(layout, fairseq_runs):
@@ -161,7 +184,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     """A folder left by the issue's run: train.done (the earlier versions' record, in the
     StageRecord shape) says max_epoch 1 and 0 updates for a 10-epoch checkpoint. EPOCHS=1 again is
     refused rather than called done; the preset's epochs record the checkpoint as it is."""
-    train(layout)  # 10 epochs
+    train(layout)  # 5 epochs
     save = layout.checkpoints("sentence")
     record = json.loads(Path(record_file(layout)).read_text())
     os.unlink(record_file(layout))
@@ -177,10 +200,10 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     )
     StageRecord(os.path.join(save, "train.json"), "train").save(record["fingerprint"], [])
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished  # the earlier record is read
-    with pytest.raises(ContextualMTError, match="was trained for 10 epochs; --max-epoch 1 asks for fewer"):
+    with pytest.raises(ContextualMTError, match="was trained for 5 epochs; --max-epoch 1 asks for fewer"):
         train(layout, max_epoch=1)
     fixed = train(layout)
-    assert fairseq_runs == [0] and (fixed["epochs"], fixed["num_updates"]) == (10, 70)
+    assert fairseq_runs == [0] and (fixed["epochs"], fixed["num_updates"]) == (5, 35)
     assert not os.path.exists(os.path.join(save, "train.done")) and not os.path.exists(os.path.join(save, "train.json"))
 
 
@@ -242,9 +265,30 @@ def test_the_presets_epochs_are_named_and_a_lone_best_checkpoint_counts(layout, 
     --overwrite still retrains."""
     train(layout, max_epoch=12)
     os.unlink(os.path.join(layout.checkpoints("sentence"), "checkpoint_last.pt"))
-    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(10 epochs\) asks for fewer"):
+    record = json.loads(Path(record_file(layout)).read_text())
+    # an earlier version's record of a resumed run that trained nothing (EPOCHS=1): not kept (issue 50)
+    write_record(record_file(layout), {**record, "max_epoch": 1, "num_updates": 0})
+    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(5 epochs\) asks for fewer"):
         train(layout)
-    assert train(layout, overwrite=True)["epochs"] == 10 and fairseq_runs == [0, 0]
+    assert train(layout, overwrite=True)["epochs"] == 5 and fairseq_runs == [0, 0]
+
+
+def test_a_run_stopped_part_way_through_an_epoch_says_so(layout, capsys, monkeypatch):
+    """Issue 50: MAX_UPDATE ended training in its first epoch (after fairseq's validation of epoch 1,
+    which it runs when it stops); the summary said "(0 epochs, 5 updates" right after "epoch 1:
+    valid loss". It names the epoch it stopped in."""
+
+    def stopped_by_max_update(cmd, log_path, o):
+        last = os.path.join(o.layout.checkpoints(o.model), "checkpoint_last.pt")
+        write_fairseq_checkpoint(last, 0, 5, 9.0, within=5)
+        shutil.copy(last, o.layout.checkpoint(o.model))
+        return {}
+
+    monkeypatch.setattr(train_stage, "_run", stopped_by_max_update)
+    status, out, _err = cli_train(layout, capsys, "--max-update", "5")
+    assert status == 0 and "(stopped in epoch 1 after 0 full epochs, 5 updates, valid loss 9.000)" in out, out
+    record = json.loads(Path(record_file(layout)).read_text())
+    assert (record["epochs"], record["stopped_in_epoch"], record["num_updates"]) == (0, 1, 5)
 
 
 @pytest.mark.parametrize(
