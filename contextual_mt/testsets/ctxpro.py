@@ -483,9 +483,7 @@ def read_suite(folder: str, flag: str = "--suite") -> Dict[str, Any]:
         if not os.path.isfile(file):
             raise ContextualMTError(f"{file}: not found; the suite {folder} is incomplete, import it again")
         if file_sha256(file) != sha:
-            raise ContextualMTError(
-                f"{file}: changed since 'testset import' wrote it; import the suite again"
-            )
+            raise ContextualMTError(f"{file}: changed since 'testset import' wrote it; import the suite again")
     for key in ("language", "source_language", "category", "examples", "contrastive_groups"):
         if key not in summary:
             raise ContextualMTError(f"{path}: no {key!r}; import the suite again")

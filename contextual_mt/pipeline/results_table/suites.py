@@ -33,7 +33,8 @@ def gather_suites(options: TableOptions) -> List[Dict[str, Any]]:
                 compared = s.get("comparisons", {}).get(system)
                 for phenomenon, cell in r["phenomena"].items():
                     test = compared["phenomena"].get(phenomenon) if compared else None
-                    p = None if test is None else test["p"]
+                    p = None if test is None else float(test["p"])
+                    better = test is not None and float(test["difference"]) > 0
                     rows.append(
                         {
                             "language": lang,
@@ -47,7 +48,7 @@ def gather_suites(options: TableOptions) -> List[Dict[str, Any]]:
                             "contrastive": r.get("contrastive"),
                             "contrastive_groups": s["contrastive_groups"],
                             "p": p,
-                            "significant": p is not None and p < options.alpha and test["difference"] > 0,
+                            "significant": better and p is not None and p < options.alpha,
                         }
                     )
     return rows
