@@ -62,8 +62,8 @@ class SuiteStageOptions:
         self.name = os.path.basename(os.path.normpath(self.suite))
         if not _NAME.match(self.name):
             raise ContextualMTError(f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results")
-        self.summary = read_suite(self.suite, given("--suite"))
         flag = given("--suite", self.suite)
+        self.summary = read_suite(self.suite, flag)
         if self.summary["source_language"] != SOURCE_LANG:
             raise ContextualMTError(
                 f"{flag}: a suite of {self.summary['source_language']}-{self.summary['language']}; "

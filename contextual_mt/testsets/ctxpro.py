@@ -455,17 +455,19 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
     return summary
 
 
-def read_suite(folder: str, flag: str = "--suite") -> Dict[str, Any]:
+def read_suite(folder: str, given: Optional[str] = None) -> Dict[str, Any]:
     """The summary of a suite ``testset import`` wrote in ``folder``, once every file it wrote is
-    checked to be still the one it wrote (one line naming the file and ``flag`` otherwise)."""
+    checked to be still the one it wrote (one line naming the file, or the option as ``given``:
+    ``--suite DIR``, ``SUITE=DIR``, otherwise)."""
+    given = given or f"--suite {folder}"
     if not os.path.isdir(folder):
         raise ContextualMTError(
-            f"{flag} {folder}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'"
+            f"{given}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'"
         )
     path = os.path.join(folder, "summary.json")
     if not os.path.isfile(path):
         raise ContextualMTError(
-            f"{flag} {folder}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'"
+            f"{given}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'"
         )
     try:
         summary = json.loads(read_text(path))
