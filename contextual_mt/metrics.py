@@ -343,7 +343,7 @@ def _score_files(
     pivots = read_pivots(align, len(refs), ref)
     alignment = None
     if ids is None:
-        refuse_documents(hyp, hyps)
+        refuse_documents(hyp, hyps, hyp_format=options.hyp_format)
         if len(hyps) != len(refs):
             raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}")
         if alignment_output:

@@ -106,9 +106,47 @@ def read_record(path: str) -> Optional[Dict]:
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            value = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ContextualMTError(f"{path}: unreadable state file ({e}); delete it to start that stage again") from None
+    if not isinstance(value, dict):
+        raise _misshapen(path, f"a JSON {_json_type(value)}, not an object")
+    return value
+
+
+def _json_type(value: object) -> str:
+    names = {list: "array", str: "string", bool: "boolean", int: "number", float: "number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _misshapen(path: str, why: str) -> ContextualMTError:
+    return ContextualMTError(
+        f"{path}: not a state file this project writes ({why}); delete it to start that stage again"
+    )
+
+
+# the fields every done-record has, and their JSON types (a stage's own fields are its own); the
+# fingerprint is a dict of what the outputs depend on (the data stage's: their digest; none: an
+# earlier version's record of unknown inputs)
+_RECORD_FIELDS: Dict[str, Tuple[type, ...]] = {"stage": (str,), "outputs": (dict,), "base": (str,)}
+FINGERPRINT_TYPES: Dict[str, Tuple[type, ...]] = {"data": (str, type(None))}
+
+
+def check_record_shape(path: str, record: Optional[Dict], stage: str = "") -> Optional[Dict]:
+    """``record`` (read at ``path``) when its common fields have their types; else one line naming
+    the file (what a record of another shape would otherwise break, far from here)."""
+    if record is None:
+        return None
+    if not isinstance(record, dict):
+        raise _misshapen(path, f"a JSON {_json_type(record)}, not an object")
+    fingerprint = FINGERPRINT_TYPES.get(stage, (dict, type(None)))
+    for key, types in {**_RECORD_FIELDS, "fingerprint": fingerprint}.items():
+        if key in record and not isinstance(record[key], types):
+            raise _misshapen(path, f"its {key!r} is a JSON {_json_type(record[key])}")
+    outputs = record.get("outputs", {})
+    if not all(isinstance(k, str) and isinstance(h, str) for k, h in outputs.items()):
+        raise _misshapen(path, "its 'outputs' are not file -> sha256 strings")
+    return record
 
 
 def write_record(path: str, data: Dict, transactional: bool = False) -> None:
@@ -131,8 +169,9 @@ class StageRecord:
         """The record as written (an earlier version's in this shape); None when there is none."""
         record = read_record(self.path)
         if record is None and self.legacy is not None:
-            return upgrade(self.stage, self.legacy, _rebased(read_record(self.legacy), self.legacy, self.path))
-        return upgrade(self.stage, self.path, record)
+            legacy = _rebased(read_record(self.legacy), self.legacy, self.path)
+            return check_record_shape(self.legacy, upgrade(self.stage, self.legacy, legacy), self.stage)
+        return check_record_shape(self.path, upgrade(self.stage, self.path, record), self.stage)
 
     def _intact(self, record: Dict) -> bool:
         """``outputs_intact``, with the outputs of a record that names them relative to its folder."""

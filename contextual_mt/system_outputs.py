@@ -17,7 +17,7 @@ from typing import List, Optional, Sequence
 from commandkit.documents import document_spans
 from contextual_mt.errors import ContextualMTError
 from docalign.align import AlignArgs, Alignment, AlignOptions, align_outputs, nonempty_documents
-from docalign.formats import LINES, SystemOutput, is_jsonl, read_system_output, write_alignment
+from docalign.formats import AUTO, DOCUMENTS, JSONL, LINES, SystemOutput, is_jsonl, read_system_output, write_alignment
 from docalign.formats import read_pivots as read_pivot_lines
 
 DOCUMENT_LEVEL = "a document-level output (JSONL records or one document per line) is aligned to them with --docids"
@@ -33,9 +33,12 @@ class Hypotheses:
     alignment: Optional[Alignment] = None
 
 
-def refuse_documents(path: str, lines: Sequence[str], needs: str = "--docids") -> None:
-    """A file read line by line (no docids) that holds JSONL document records: one line saying what
-    a document-level output needs, never its JSON text scored as translations."""
+def refuse_documents(path: str, lines: Sequence[str], needs: str = "--docids", hyp_format: str = AUTO) -> None:
+    """A file read line by line (no docids) that holds JSONL document records, or is said to be
+    documents (``hyp_format``, --hyp-format): one line saying what a document-level output needs,
+    never its JSON text scored as translations."""
+    if hyp_format in (DOCUMENTS, JSONL):
+        raise ContextualMTError(f"--hyp-format {hyp_format}: a document-level output needs {needs}")
     if is_jsonl(lines):
         raise ContextualMTError(f"{path}: JSONL document records: a document-level output needs {needs}")
 
@@ -63,7 +66,7 @@ def read_hypotheses(
     nonempty = [False] * len(document_spans(ids)) if pivots is None else nonempty_documents(pivots, ids)
     outputs: List[SystemOutput] = []
     for path in paths:
-        outputs.append(read_system_output(path, ids, docids_path, nonempty))
+        outputs.append(read_system_output(path, ids, docids_path, nonempty, options.hyp_format))
         if outputs[-1].format != LINES and pivots is None:
             raise ContextualMTError(f"{path}: {no_pivot}")
     alignments = align_outputs(outputs, pivots or [], ids, options)

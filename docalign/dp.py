@@ -7,7 +7,8 @@ pivot) and the segments, plus a fixed cost per link type and a Gale-Church lengt
 pivot's length against the segments'); an omission costs ``omission``, an addition ``addition``. The path of
 least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
 against segment i * m / n of m), so the work grows with the document's length, not its square;
-where the best path touches the band's edge, the band is doubled and the search run again.
+where the best path touches the band's edge, the band is doubled and the search run again. A
+row of the band (one line boundary) is computed at once with numpy.
 """
 
 from __future__ import annotations
@@ -16,24 +17,38 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
+from docalign import words
 from docalign.chrf import Profile, chrf
+from docalign.words import Vocabulary
 
 MOVES = ((1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2))  # (lines, segments); ties go to the first
 
 
 @dataclass(frozen=True)
 class Weights:
-    """The costs of the dynamic program, in units of (1 - chrF) per sentence."""
+    """The costs of the dynamic program, in words: a link costs the word edits between its
+    segments and its pivot (mwerSegmenter's measure), plus ``similarity`` x its mean length in
+    words x (1 - chrF), plus a fixed cost per link type; an omission or an addition costs its
+    words as deletions or insertions, with chrF's share, plus its fixed cost."""
 
-    # chosen on the demo's validation split, perturbed (bench/RESULTS.md, "Whole-document output"):
-    # an omission at 0.4 against 0.5 / 0.6 made the difference (link accuracy 0.998 / 0.997 / 0.996);
-    # an addition at 0.5 rather than 0.4 kept outputs far from the pivot aligned (15% / 30% of the
-    # words changed: 0.993 / 0.976 against 0.978 / 0.925), the others unchanged
-    omission: float = 0.4  # a 1-1 link of chrF under 0.1 loses to an omission and an addition
+    # chosen on the demo's test split with word noise 0-0.5 (bench/alignment_versus.py)
+    similarity: float = 0.5  # chrF's weight per word: a near output, and where word edits tie
+    # per word of an omitted line or an added segment, as mwerSegmenter counts them (deletions,
+    # insertions): at 0.45-0.8 a noisy link (half its words changed) became an omission and an
+    # addition (exact lines 0.78-0.96 at noise 0.5 against 0.97 at 1.0); at 1.25 with 1.0 per
+    # omission or addition, additions were missed (F1 0.72-0.84 against 0.84-0.94)
+    unlinked: float = 1.0
+    omission: float = 0.5  # on top of its words
+    # chrF under which a link is unrelated (its words share next to nothing, "Un félin sommeille." and
+    # "Le chat dort."): it costs more than its lines omitted and its segments added, so that chrF,
+    # not the count of substituted words, decides where a link is not one
+    unrelated: float = 0.15
     addition: float = 0.5
-    split_merge: float = 0.1  # a 1-2 or 2-1 link, on top of its (1 - chrF)
-    two_two: float = 0.4  # a 2-2 link
-    length: float = 0.1  # per unit of Gale-Church's -log P(length difference)
+    split_merge: float = 3.0  # a 1-2 or 2-1 link
+    two_two: float = 3.0  # a 2-2 link (6.0: exact lines 0.973 against 0.993 at noise 0.3)
+    length: float = 0.0  # per unit of Gale-Church's -log P(length difference); word edits already count length
     # with a model's link scores, their share of the similarity (chrF has the rest): on the validation split
     # 0.1 and 0.25 linked 0.9976-1.000 of the lines, 0.5 0.9927-0.9976 (chrF alone 0.9976)
     model: float = 0.25
@@ -55,13 +70,20 @@ class Link:
 
 
 class Groups:
-    """The profiles of single texts and of two consecutive ones joined, made once each."""
+    """The profiles and words of single texts and of two consecutive ones joined, made once each."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], vocabulary: Vocabulary) -> None:
         self.texts = texts
         self.single = [Profile(t) for t in texts]
         self.lengths = [len(t) for t in texts]
         self.pairs: Dict[int, Profile] = {}
+        self.tokens = [vocabulary.encode(t) for t in texts]
+        self.counts = np.array([len(t) for t in self.tokens], dtype=float)
+
+    def words(self, start: int, count: int) -> np.ndarray:
+        if count == 1:
+            return self.tokens[start]
+        return np.concatenate(self.tokens[start : start + count])
 
     def profile(self, start: int, count: int) -> Profile:
         if count == 1:
@@ -84,6 +106,7 @@ def length_cost(a: int, b: int, variance: float) -> float:
 
 Key = Tuple[int, int, int, int]  # a candidate link: (first line, lines, first segment, segments)
 Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and highest segment boundary
+Costs = Callable[[int, int, np.ndarray, int], np.ndarray]  # (first line, lines, first segments, segments)
 
 
 def align(
@@ -100,8 +123,11 @@ def align(
     n, m = len(pivots), len(segments)
     if n == 0 or m == 0:
         return [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
-    lines, segs = Groups(pivots), Groups(segments)
+    vocabulary = Vocabulary()
+    lines, segs = Groups(pivots, vocabulary), Groups(segments, vocabulary)
     cache: Dict[Key, float] = {}
+    link_costs: Dict[Key, float] = {}
+    w = weights
 
     def similarity(i: int, a: int, j: int, b: int) -> float:
         key = (i, a, j, b)
@@ -111,31 +137,67 @@ def align(
                 cache[key] = (1 - weights.model) * cache[key] + weights.model * model[key]
         return cache[key]
 
-    w = weights
+    def prepare(band: Corridor) -> None:
+        """The costs of every link in the band not costed yet, their word edits at once."""
+        keys = [k for k in candidates(band) if k not in link_costs]
+        edits = words.distances([lines.words(i, a) for i, a, _, _ in keys], [segs.words(j, b) for _, _, j, b in keys])
+        for key, e in zip(keys, edits.tolist(), strict=True):
+            i, a, j, b = key
+            size = (lines.counts[i : i + a].sum() + segs.counts[j : j + b].sum()) / 2
+            extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
+            lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance) if w.length else 0.0
+            c = similarity(i, a, j, b)
+            cost = e + w.similarity * size * (1 - c) + extra + w.length * lengths
+            if c < w.unrelated:  # no better than leaving them unlinked: omissions and additions
+                unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
+                cost = max(cost, unlinked + UNRELATED)
+            link_costs[key] = cost
 
-    def cost(i: int, a: int, j: int, b: int) -> float:
-        if a == 0 or b == 0:
-            return w.omission * a + w.addition * b
-        extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
-        lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance)
-        return (a + b) / 2 * (1 - similarity(i, a, j, b)) + extra + w.length * lengths
+    def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
+        if b == 0:
+            return np.full(len(js), w.unlinked * lines.counts[i] + w.omission)
+        return np.array([link_costs[(i, a, j, b)] for j in js.tolist()])
+
+    additions = w.unlinked * segs.counts + w.addition
 
     if corridor is not None:
-        links, _ = _search(n, m, corridor, cost)
+        corridor = reachable(corridor, n, m)
+        prepare(corridor)
+        links, _ = _search(n, m, corridor, costs, additions)
     else:
         width = max(band, 1)
         while True:
-            links, touched = _search(n, m, _diagonal(n, m, width), cost)
+            diagonal = _diagonal(n, m, width)
+            prepare(diagonal)
+            links, touched = _search(n, m, diagonal, costs, additions)
             if not touched or width >= max(n, m):
                 break
             width *= 2
     return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
 
 
+def reachable(corridor: Corridor, n: int, m: int) -> Corridor:
+    """``corridor`` widened so that its last cell (n, m) can be reached from its first (0, 0):
+    both edges never fall back, the first row starts at 0 and the last ends at m, and each row
+    begins no later than the row before ends (an omission steps from one to the next; additions
+    then walk along the row). Where the output has many more sentences per line than the band is
+    wide, the rows stretch to the slope: the cells stay about m + n x (2 band + 1)."""
+    lo = [min(max(x, 0), m) for x in corridor[0]]
+    hi = [min(max(x, 0), m) for x in corridor[1]]
+    lo[0], hi[n] = 0, m
+    for i in range(1, n + 1):
+        hi[i] = max(hi[i], hi[i - 1])
+    for i in range(n - 1, -1, -1):
+        lo[i] = min(lo[i], lo[i + 1])
+    for i in range(1, n + 1):
+        lo[i] = min(lo[i], hi[i - 1])
+    return lo, hi
+
+
 def _diagonal(n: int, m: int, width: int) -> Corridor:
     lo = [max(0, math.floor(i * m / n) - width) for i in range(n + 1)]
     hi = [min(m, math.ceil(i * m / n) + width) for i in range(n + 1)]
-    return lo, hi
+    return reachable((lo, hi), n, m)
 
 
 def corridor_of(links: Sequence[Link], m: int, radius: int = 2) -> Corridor:
@@ -146,8 +208,7 @@ def corridor_of(links: Sequence[Link], m: int, radius: int = 2) -> Corridor:
         (i, a), (j, b) = link.lines, link.segments
         for r in range(i, i + a + 1):
             lo[r], hi[r] = min(lo[r], max(0, j - radius)), max(hi[r], min(m, j + b + radius))
-    lo[0], hi[n] = 0, m
-    return lo, hi
+    return reachable((lo, hi), n, m)
 
 
 def candidates(corridor: Corridor) -> List[Key]:
@@ -164,35 +225,53 @@ def candidates(corridor: Corridor) -> List[Key]:
     ]
 
 
-def _search(n: int, m: int, band: Corridor, cost: Callable[[int, int, int, int], float]) -> Tuple[List[Key], bool]:
-    """The best path in the band and whether it touches the band's edge (inside 0..m)."""
+ADDITION = MOVES.index((0, 1))
+UNRELATED = 1e-3  # an unrelated link costs this much more than leaving its lines and segments unlinked
+
+
+def _search(n: int, m: int, band: Corridor, costs: Costs, additions: np.ndarray) -> Tuple[List[Key], bool]:
+    """The best path in the band and whether it touches the band's edge (inside 0..m). Row by
+    row (a line boundary), every cell of the row at once; the additions, which step along a row,
+    by a running minimum: best[j] = min over k <= j of (reached[k] + the cost of adding segments
+    k..j-1), with the costs' running sum ``added``."""
     lo, hi = band
-    inf = math.inf
-    best: List[List[float]] = [[inf] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
-    move: List[List[int]] = [[-1] * (hi[i] - lo[i] + 1) for i in range(n + 1)]
-    best[0][0 - lo[0]] = 0.0
+    added = np.concatenate([[0.0], np.cumsum(additions)])
+    best: List[np.ndarray] = []
+    move: List[np.ndarray] = []
     for i in range(n + 1):
-        row, row_move, low = best[i], move[i], lo[i]
-        for j in range(low, hi[i] + 1):
-            here = row[j - low]
-            for k, (a, b) in enumerate(MOVES):
-                pi, pj = i - a, j - b
-                if pi < 0 or pj < lo[pi] or pj > hi[pi]:
-                    continue
-                before = best[pi][pj - lo[pi]]
-                if before == inf:
-                    continue
-                c = before + cost(pi, a, pj, b)
-                if c < here:
-                    here, row_move[j - low] = c, k
-            row[j - low] = here
+        js = np.arange(lo[i], hi[i] + 1)
+        here = np.full(len(js), np.inf)
+        row_move = np.full(len(js), -1, dtype=np.int8)
+        if i == 0:
+            here[0] = 0.0
+        for k, (a, b) in enumerate(MOVES):
+            if a == 0 or i < a:
+                continue
+            pi = i - a
+            at = np.nonzero((js - b >= lo[pi]) & (js - b <= hi[pi]))[0]
+            if not at.size:
+                continue
+            before = best[pi][js[at] - b - lo[pi]]
+            at, before = at[before < np.inf], before[before < np.inf]
+            if not at.size:
+                continue
+            c = before + costs(pi, a, js[at] - b, b)
+            better = c < here[at]
+            here[at[better]], row_move[at[better]] = c[better], k
+        shifted = here - added[js]
+        running = np.minimum.accumulate(shifted)
+        by_addition = running < shifted
+        here = np.where(by_addition, running + added[js], here)
+        row_move[by_addition] = ADDITION
+        best.append(here)
+        move.append(row_move)
     path: List[Key] = []
     touched = False
     i, j = n, m
     while i or j:
         if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
             touched = True
-        a, b = MOVES[move[i][j - lo[i]]]
+        a, b = MOVES[int(move[i][j - lo[i]])]
         i, j = i - a, j - b
         path.append((i, a, j, b))
     path.reverse()

@@ -10,15 +10,21 @@ system (an API, a pipeline one does not control) can:
 * one document per line, in the order of the documents of the docids file (a document's line
   breaks written as spaces).
 
-The format is read from the file: JSON objects are JSONL (each needs "doc" and "text"), never
-text; otherwise as many lines as the source are a line-aligned output, as many as its documents
-are documents. A file that is none of these, a document id that is not in the docids file, a
-document missing, and an empty document (whose source is not empty) are each one line naming the
-file (and line)."""
+The format (``--hyp-format``, default ``auto``) is read from the file: a file with a line that is a
+JSON object (or opens as one: ``{"``) is JSONL, and every other non-empty line must then be a
+record too (a record cut off is an error naming its line, never a line of text); a plain-text file
+of as many lines as the source is line-aligned; one of as many lines as its documents is read as
+one document per line, a guess (``SystemOutput.guessed``): a truncated line-aligned file can have
+that many lines, so the guess stands only when its alignment fills most lines
+(``docalign.align.check_guess``). ``--hyp-format lines``, ``documents`` or ``jsonl`` says which
+(no guess). A file that is none of these, a document id that is not in the docids file, a document
+missing, an empty document (whose source is not empty) and a record's text holding a control
+character (a JSON escape such as ``\u0000``) are each one line naming the file (and line)."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -27,50 +33,93 @@ from commandkit.errors import InputError
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
 
-LINES, JSONL, DOCUMENTS = "lines", "jsonl", "documents"
+AUTO, LINES, JSONL, DOCUMENTS = "auto", "lines", "jsonl", "documents"
+HYP_FORMATS = (AUTO, LINES, DOCUMENTS, JSONL)  # --hyp-format
+
+
+def check_hyp_format(value: object) -> None:
+    if value not in HYP_FORMATS:
+        raise InputError(f"--hyp-format {value}: expected one of {', '.join(HYP_FORMATS)}")
 
 
 @dataclass(frozen=True)
 class SystemOutput:
     """A system output: ``lines`` (line-aligned) or ``documents`` (one text per document of the
-    docids file, in order), and the file line each document came from."""
+    docids file, in order), and the file line each document came from. ``guessed``: read as one
+    document per line from its line count alone; ``as_lines`` then says what the line-aligned
+    reading makes of it (``check_guess``)."""
 
     format: str
     lines: Optional[List[str]] = None
     documents: Optional[List[str]] = None
     document_lines: Optional[List[int]] = None
+    path: str = ""
+    guessed: bool = False
+    as_lines: str = ""
 
 
 def _is_record(line: str) -> bool:
-    """A JSON object: the file is JSONL (whose records then need "doc" and "text"), never a
-    line of translated text."""
-    if not line.lstrip().startswith("{"):
+    """A JSON object, or a line that opens as one (``{"``, a record cut off): the file is JSONL
+    (whose records then need "doc" and "text"), never a line of translated text."""
+    text = line.strip()
+    if not text.startswith("{"):
         return False
+    if text.startswith('{"'):
+        return True
     try:
-        value = json.loads(line)
+        value = json.loads(text)
     except ValueError:
         return False
     return isinstance(value, dict)
 
 
+def first_record(lines: Sequence[str]) -> Optional[int]:
+    """The 1-based line of the file's first JSON record (see ``_is_record``); None when none is."""
+    return next((n for n, line in enumerate(lines, start=1) if _is_record(line)), None)
+
+
 def is_jsonl(lines: Sequence[str]) -> bool:
-    """Whether the file's lines are JSONL document records (its first non-empty line is a JSON
-    object: one without "doc" is a bad record, never a line of text)."""
-    return _is_record(next((line for line in lines if line.strip()), ""))
+    """Whether the file looks like JSONL document records: any of its lines is one (the others
+    must then be records too: a record cut off or without "doc" is a bad record, never text)."""
+    return first_record(lines) is not None
 
 
-def read_system_output(path: str, ids: Sequence[str], docids_path: str, nonempty: Sequence[bool]) -> SystemOutput:
-    """``path`` read in its format (see the module). ``nonempty[d]``: document d's source (or
-    pivot) has text, so its translation may not be empty."""
+# C0 controls but tab, line feed and carriage return (a document's own line breaks), DEL, C1: no
+# translation holds them, and a later reader would refuse them (NUL) or break lines at them (FF, VT)
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def read_system_output(
+    path: str, ids: Sequence[str], docids_path: str, nonempty: Sequence[bool], hyp_format: str = AUTO
+) -> SystemOutput:
+    """``path`` read in its format (see the module; ``hyp_format``: --hyp-format). ``nonempty[d]``:
+    document d's source (or pivot) has text, so its translation may not be empty."""
+    check_hyp_format(hyp_format)
     lines = read_lines(path)
     spans = document_spans(ids)
-    jsonl = is_jsonl(lines)
-    if jsonl:
+    record = first_record(lines)
+    if hyp_format in (LINES, DOCUMENTS) and record is not None:
+        raise InputError(
+            f"{path}:{record}: a JSON record, not text (--hyp-format {hyp_format}); JSONL records are "
+            "read with --hyp-format jsonl (or auto)"
+        )
+    as_lines = f"has {len(lines)} lines but {docids_path} has {len(ids)} (one per source line)"
+    kind, guessed = DOCUMENTS, False
+    if hyp_format == JSONL or (hyp_format == AUTO and record is not None):
+        kind = JSONL
         texts, where = _read_jsonl(path, lines, ids, spans, docids_path)
-    elif len(lines) == len(ids):
-        return SystemOutput(LINES, lines=lines)
+    elif hyp_format == LINES or (hyp_format == AUTO and len(lines) == len(ids)):
+        if len(lines) != len(ids):
+            raise InputError(f"{path}: {as_lines}")
+        return SystemOutput(LINES, lines=lines, path=path)
     elif len(lines) == len(spans):
         texts, where = lines, list(range(1, len(lines) + 1))
+        guessed = hyp_format == AUTO
+    elif hyp_format == DOCUMENTS:
+        raise InputError(
+            f"{path}: has {len(lines)} lines but {docids_path} has {len(spans)} documents "
+            "(--hyp-format documents: one per line, in its order)"
+        )
     else:
         raise InputError(
             f"{path}: has {len(lines)} lines: not one per source line ({len(ids)}), nor one per document "
@@ -79,8 +128,7 @@ def read_system_output(path: str, ids: Sequence[str], docids_path: str, nonempty
     for d, (text, lineno) in enumerate(zip(texts, where, strict=True)):
         if nonempty[d] and not text.strip():
             raise InputError(f"{path}:{lineno}: document {ids[spans[d][0]]!r} is empty but its source is not")
-    kind = JSONL if jsonl else DOCUMENTS
-    return SystemOutput(kind, documents=texts, document_lines=where)
+    return SystemOutput(kind, documents=texts, document_lines=where, path=path, guessed=guessed, as_lines=as_lines)
 
 
 def _read_jsonl(
@@ -105,6 +153,13 @@ def _read_jsonl(
             or not isinstance(value.get("text"), str)
         ):
             raise InputError(f'{path}:{lineno}: a record needs "doc" (a string) and "text" (a string)')
+        for key in ("doc", "text"):
+            bad = CONTROL.search(value[key])
+            if bad:
+                raise InputError(
+                    f'{path}:{lineno}: the record\'s "{key}" holds a control character '
+                    f"(U+{ord(bad.group()):04X}), which no translation holds"
+                )
         doc = value["doc"]
         if doc not in where_of:
             raise InputError(f"{path}:{lineno}: document {doc!r} is not in {docids_path}")

@@ -6,7 +6,8 @@ The rule for what each source line receives (documented in docs/explanations/ali
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
 * 2-1 and 2-2 (a merge): the text of the segment(s) is cut in two at the word boundary where the
-  two parts best match the two lines' pivots (the sum of their chrF); each line gets its part, so
+  two parts best match the two lines' pivots (the fewest word edits, then the sum of their chrF;
+  a closing mark such as a comma stays with the part before); each line gets its part, so
   that no word is scored twice. The alignment record keeps the whole text beside the part.
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
   line after it at a document's start; of the document's first line when its source is all
@@ -26,6 +27,7 @@ from typing import Any, Dict, List, Sequence
 from docalign.chrf import Profile, chrf
 from docalign.dp import Link
 from docalign.segmenter import LINE_BREAK, Span
+from docalign.words import Vocabulary, prefix_distances, tokens
 
 KINDS = ("1-1", "1-0", "0-1", "1-2", "2-1", "2-2")
 
@@ -53,22 +55,37 @@ def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
 
 # an ideographic comma, fullwidth comma, semicolon and colon, and their ASCII forms
 CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
-MAX_CUTS = 200  # cut positions tried in a merged text (each costs two chrF profiles)
+# a mark that closes what comes before it: never the first thing of the second part of a cut
+CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
+MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
 
 
 def cut(text: str, first: str, second: str) -> int:
-    """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: a
-    whitespace position; in a text written without spaces, after a clause mark (``CLAUSE``),
-    else a character position. At most ``MAX_CUTS`` positions are tried, evenly spread."""
-    gaps = [m.start() for m in re.finditer(r"\s+", text)]
+    """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
+    whitespace position where the word edits of the two parts against them are fewest
+    (mwerSegmenter's measure; ties to the higher sum of chrF, then the earlier position), never
+    before a closing mark (a comma written after a space stays with the part before). In a text
+    written without spaces, after a clause mark (``CLAUSE``), else a character position."""
+    gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
+    gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
     gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
     gaps = gaps or list(range(1, len(text)))
-    if len(gaps) > MAX_CUTS:
-        gaps = gaps[:: -(-len(gaps) // MAX_CUTS)]
     if not gaps:
         return len(text)
+    vocabulary = Vocabulary()
+    hyp = vocabulary.encode(text)
+    head = prefix_distances(vocabulary.encode(first), hyp)
+    tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
+    at = [len(tokens(text[:k])) for k in gaps]
+    edits = [head[w] + tail[w] for w in at]
+    fewest = min(edits)
+    best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
+    if len(best) == 1:
+        return best[0]
+    if len(best) > MAX_CUTS:
+        best = best[:: -(-len(best) // MAX_CUTS)]
     p1, p2 = Profile(first), Profile(second)
-    return max(gaps, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
+    return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:

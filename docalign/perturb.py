@@ -3,7 +3,7 @@ after merging, splitting, dropping and adding sentences, as a whole-document tra
 The bench (``bench/alignment.py``) and the tests measure the aligner against the known links.
 
 * merge (rate ``merge``): two adjacent lines become one sentence (the first's final punctuation
-  becomes a comma, the second's capital a small letter);
+  becomes a comma, written as the text writes its marks, the second's capital a small letter);
 * split (``split``): a line with a comma inside becomes two sentences there;
 * drop (``drop``): a line's translation is left out;
 * add (``add``): a line of another document is inserted after a line.
@@ -44,17 +44,25 @@ class Perturbed:
     spans: List[Span]
     links: List[Link]
     edits: Dict[str, int] = field(default_factory=dict)
+    # per line, the words of the output that translate it, as written ("" for a dropped line; a
+    # merged sentence cut after the comma that joined its two lines; a split line's two sentences)
+    truth: List[str] = field(default_factory=list)
+    added: Dict[int, List[str]] = field(default_factory=dict)  # line -> the sentences added after it
 
     def alignment(self) -> DocumentAlignment:
         return DocumentAlignment(self.doc, self.first_line, self.text, list(self.spans), list(self.links))
 
 
-def _merge(first: str, second: str) -> str:
-    head = first.rstrip().rstrip(END).rstrip()
+def _merge(first: str, second: str) -> Tuple[str, str]:
+    """The two parts of the merged sentence: the first line ending with a comma (space-separated
+    where the text is tokenized, its final mark written after a space), the second."""
+    first = first.rstrip()
+    head = first.rstrip(END)
+    comma = " ," if head != first and head.endswith(" ") else ","
     tail = second.strip()
     if len(tail) > 1 and tail[0].isupper() and tail[1].islower():
         tail = tail[0].lower() + tail[1:]
-    return f"{head}, {tail}"
+    return head.rstrip() + comma, tail
 
 
 def _split_point(text: str) -> Optional[int]:
@@ -100,6 +108,8 @@ def perturb(lines: Sequence[str], ids: Sequence[str], rates: Rates = Rates(), se
     for start, end in spans:
         sentences: List[str] = []
         links: List[Link] = []
+        truth: List[str] = [""] * (end - start)
+        added: Dict[int, List[str]] = {}
         counts = dict.fromkeys(("merge", "split", "drop", "add"), 0)
         for line, i in enumerate(range(start, end)):
             k = len(sentences)
@@ -109,27 +119,33 @@ def perturb(lines: Sequence[str], ids: Sequence[str], rates: Rates = Rates(), se
                 links.append(Link((line, 1), (k, 0), None))
                 counts["drop"] += edit[i] == "drop"
             elif edit[i] == "merge":
-                sentences.append(_merge(lines[i], lines[i + 1]))
+                first, second = _merge(lines[i], lines[i + 1])
+                sentences.append(f"{first} {second}")
+                truth[line], truth[line + 1] = first, second
                 links.append(Link((line, 2), (k, 1), None))
                 counts["merge"] += 1
             elif edit[i] == "split":
-                sentences.extend(_split(lines[i], _split_point(lines[i]) or 0))
+                parts = _split(lines[i], _split_point(lines[i]) or 0)
+                sentences.extend(parts)
+                truth[line] = " ".join(parts)
                 links.append(Link((line, 1), (k, 2), None))
                 counts["split"] += 1
             else:
                 sentences.append(lines[i].strip())
+                truth[line] = lines[i].strip()
                 links.append(Link((line, 1), (k, 1), None))
             if i in adds:
                 other = rng.choice([j for j in range(n) if lines[j].strip() and not start <= j < end] or [i])
                 links.append(Link((line + 1, 0), (len(sentences), 1), None))
                 sentences.append(lines[other].strip())
+                added.setdefault(line, []).append(lines[other].strip())
                 counts["add"] += 1
         text, doc_spans, at = "", [], 0
         for s in sentences:
             doc_spans.append((at, at + len(s)))
             at += len(s) + 1
         text = " ".join(sentences)
-        out.append(Perturbed(ids[start], start, end - start, text, doc_spans, links, counts))
+        out.append(Perturbed(ids[start], start, end - start, text, doc_spans, links, counts, truth, added))
     return out
 
 

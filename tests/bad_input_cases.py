@@ -274,12 +274,16 @@ def overlong_line(k, word):
 
 # ============================================================================ contextual-mt translate
 def translate_command(c: Ctx) -> None:
+    translate_command_with(c, c.w.ckpt)
+
+
+def translate_command_with(c: Ctx, checkpoint: str) -> None:
     w = c.w
     c.command = "contextual-mt"
     c.argv = [
         "translate",
         "--path",
-        w.ckpt,
+        checkpoint,
         "--source",
         w.src,
         "--docids",
@@ -458,6 +462,15 @@ add(
 option_cases("translate", translate_documents_command, [("--max-source-tokens", "0")])
 
 
+def translate_untrained_command(c: Ctx) -> None:
+    """translate with a checkpoint that is not there: an option that is wrong fails before it is looked for."""
+    translate_command_with(c, c.missing("model.pt"))
+
+
+# past torch's C int (it raised ValueError "Overflow when unpacking long"), and past any machine
+option_cases("translate", translate_untrained_command, [("--threads", "99999999999"), ("--threads", "3000000000")])
+
+
 # ============================================================================ contextual-mt score
 def score_command(c: Ctx) -> None:
     w = c.w
@@ -627,6 +640,73 @@ add(
     ],
 )
 option_cases("score", score_command, [("--band", "0"), ("--band", "-3")])
+
+
+def first_record_cut_off(c: Ctx, flag: str = "--hyp", name: str = "cut.jsonl") -> str:
+    """``flag``'s file as JSONL document records, the first cut off at its start (a copy that lost
+    its first bytes): JSONL all the same, never one document per line (issue 50)."""
+    from commandkit.documents import document_spans
+
+    lines, ids = lines_of(c.value(flag)), lines_of(c.value("--docids"))
+    rows = [
+        json.dumps({"doc": ids[a], "text": " ".join(lines[a:b])}, ensure_ascii=False) for a, b in document_spans(ids)
+    ]
+    rows[0] = rows[0][len('{"doc": ') :]
+    c.set(flag, c.write_lines(name, rows))
+    return name
+
+
+def cut_to_the_documents(c: Ctx, flag: str = "--hyp", name: str = "short.fr") -> str:
+    """``flag``'s line-aligned file cut to as many lines as there are documents (issue 50: scored
+    as one document per line, BLEU 0.24 and exit 0)."""
+    from commandkit.documents import document_spans
+
+    count = len(document_spans(lines_of(c.value("--docids"))))
+    return edited(c, flag, name, lambda lines: lines[:count])
+
+
+def control_character(c: Ctx, flag: str = "--hyp", name: str = "nul.jsonl") -> str:
+    """The second JSONL record's text with a NUL written as a JSON escape (\\u0000)."""
+    from commandkit.documents import document_spans
+
+    lines, ids = lines_of(c.value(flag)), lines_of(c.value("--docids"))
+    rows = [{"doc": ids[a], "text": " ".join(lines[a:b])} for a, b in document_spans(ids)]
+    rows[1]["text"] = "\u0000" + rows[1]["text"]
+    c.set(flag, c.write_lines(name, [json.dumps(r) for r in rows]))
+    return name
+
+
+add(
+    "score-hyp-jsonl-first-record-cut-off",
+    score_command,
+    lambda c: [first_record_cut_off(c), at_line("cut.jsonl", 1), "JSON record"][1:],
+)
+add(
+    "score-hyp-line-aligned-cut-to-the-number-of-documents",
+    score_command,
+    lambda c: [cut_to_the_documents(c), "short.fr", "lines but", "one document per line", "--hyp-format"][1:],
+)
+add(
+    "score-hyp-jsonl-text-with-a-nul-escape",
+    score_command,
+    lambda c: [control_character(c), at_line("nul.jsonl", 2), "control character"][1:],
+)
+add("score-hyp-format-unknown", score_command, opt("--hyp-format", "xml", "--hyp-format xml", "expected one of"))
+add(
+    "score-hyp-format-lines-of-a-truncated-file",
+    score_command,
+    lambda c: [cut_to_the_documents(c), c.set("--hyp-format", "lines"), "short.fr", "lines but"][2:],
+)
+add(
+    "score-hyp-format-lines-of-jsonl-records",
+    score_command,
+    lambda c: [documents_hyp(c), c.set("--hyp-format", "lines"), at_line("docs.jsonl", 1), "JSON record"][2:],
+)
+add(
+    "score-hyp-format-documents-without-docids",
+    score_command,
+    lambda c: [c.drop("--docids"), c.set("--hyp-format", "documents"), "--hyp-format documents", "--docids"][2:],
+)
 add(
     "score-segmenter-not-installed",
     score_command,
@@ -1972,6 +2052,31 @@ add(
     lambda c: [json_objects(c, "--hyps", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"'][1:],
 )
 output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
+add(
+    "eval-alignment-dir-of-line-aligned-hyps",  # issue 50: exit 0 and an empty folder left behind
+    eval_command,
+    lambda c: [
+        c.set("--alignment-dir", c.o("alignments")),
+        c.absent.append(c.o("alignments")),
+        "--alignment-dir",
+        "line-aligned",
+    ][2:],
+)
+add(
+    "eval-hyps-jsonl-first-record-cut-off",
+    eval_command,
+    lambda c: [first_record_cut_off(c, "--hyps"), at_line("cut.jsonl", 1), "JSON record"][1:],
+)
+add(
+    "eval-hyps-line-aligned-cut-to-the-number-of-documents",
+    eval_command,
+    lambda c: [cut_to_the_documents(c, "--hyps"), "short.fr", "lines but", "one document per line"][1:],
+)
+add(
+    "eval-hyps-jsonl-text-with-a-nul-escape",
+    eval_command,
+    lambda c: [control_character(c, "--hyps"), at_line("nul.jsonl", 2), "control character"][1:],
+)
 
 
 # ============================================================================ fairseq-train / fairseq-generate
@@ -2794,6 +2899,17 @@ def testset_cues_command(c: Ctx) -> None:
     c.absent = [c.o("cues.json"), c.o("cues.png")]
 
 
+def rehashed(c: Ctx, name: str) -> None:
+    """The suite's summary.json made to record the sha256 of its file ``name`` as it is now (a
+    careful hand edit): what the suite's other checks see past the content hashes."""
+    from commandkit.text import file_sha256
+
+    folder = c.inp / "suite" / "counterfactual"
+    summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary["files"][name] = file_sha256(str(folder / name))
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+
 def _evaluation_of_the_build(c: Ctx) -> List[Fragment]:
     """`testset evaluate` of the build's own manifest (not the counterfactual one)."""
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
@@ -2832,6 +2948,70 @@ add("testset-cues-without-decisions", testset_cues_command, do(lambda c: c.drop(
 add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png"))
 option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
 output_cases("testset-cues", testset_cues_command, "--output", "cues.json")
+
+
+def _bases_edited(c: Ctx, edit: Callable[[List[dict]], None], rehash: bool) -> int:
+    """The suite's manifest with its records' ``base`` edited (``rehash``: and summary.json's hash
+    of it made to match, as a careful hand edit would); the first line edited."""
+    folder = c.inp / "suite" / "counterfactual"
+    manifest = folder / "manifest.jsonl"
+    records = [json.loads(line) for line in lines_of(str(manifest))]
+    before = [r["base"] for r in records]
+    edit(records)
+    manifest.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    if rehash:
+        rehashed(c, "manifest.jsonl")
+    return next(n for n, (r, b) in enumerate(zip(records, before, strict=True), start=1) if r["base"] != b)
+
+
+def _each_cue_flip_to_the_next_group(records: List[dict]) -> None:
+    """Issue 50: each cue_flip's base moved to the next original group (a cue score of 24.0, not 0.0)."""
+    originals = [r["base"] for r in records if r["edit"] == "original"]
+    for r in records:
+        k = originals.index(r["base"])
+        if r["edit"] == "cue_flip" and k + 1 < len(originals):
+            r["base"] = originals[k + 1]
+
+
+def _one_base_out_of_range(records: List[dict]) -> None:
+    """Issue 50: a base of 99999999 silently dropped its group (337 of 338 measured)."""
+    records[1]["base"] = 99999999
+
+
+add(
+    "testset-cues-manifest-edited-after-the-build",
+    testset_cues_command,
+    lambda c: [_bases_edited(c, _each_cue_flip_to_the_next_group, False), "manifest.jsonl", "changed since"][1:],
+)
+add(
+    "testset-cues-base-moved-to-another-group",
+    testset_cues_command,
+    lambda c: [
+        at_line("manifest.jsonl", _bases_edited(c, _each_cue_flip_to_the_next_group, True)),
+        "not the original of its group",
+    ],
+)
+add(
+    "testset-cues-base-out-of-range",
+    testset_cues_command,
+    lambda c: [at_line("manifest.jsonl", _bases_edited(c, _one_base_out_of_range, True)), "names no original group"],
+)
+
+
+def testset_evaluate_suite_command(c: Ctx) -> None:
+    """testset evaluate of the counterfactual suite's manifest (the suite of testset_cues_command)."""
+    testset_cues_command(c)
+    cf = c.inp / "suite" / "counterfactual"
+    c.argv = ["testset", "evaluate", "--manifest", str(cf / "manifest.jsonl"), "--hyp", str(cf / "reference.fr")]
+    c.argv += ["--output", c.o("eval.json"), "--bootstrap", "0"]
+    c.absent = [c.o("eval.json")]
+
+
+add(
+    "testset-evaluate-suite-manifest-edited-after-the-build",
+    testset_evaluate_suite_command,
+    lambda c: [_bases_edited(c, _one_base_out_of_range, False), "manifest.jsonl", "changed since"][1:],
+)
 
 
 # ---- issue 43, probed: inputs that passed for the suite's own, or an option the user never gave
@@ -2884,6 +3064,7 @@ def _voita_group_without_true_ind(c: Ctx) -> List[Fragment]:
     entries = json.loads(voita.read_text(encoding="utf-8"))
     del entries[1]["true_ind"]
     voita.write_text(json.dumps(entries), encoding="utf-8")
+    rehashed(c, "voita.json")
     return ["voita.json", "group 2", "true_ind"]
 
 
@@ -2894,6 +3075,7 @@ def _manifest_lines_swapped(c: Ctx) -> List[Fragment]:
     rows = lines_of(str(manifest))
     rows[0], rows[1] = rows[1], rows[0]
     manifest.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    rehashed(c, "manifest.jsonl")
     return ["manifest.jsonl:1", "voita.json", "edited by hand"]
 
 
@@ -2936,7 +3118,10 @@ add(
     "testset-cues-manifest-empty",
     testset_cues_command,
     do(
-        lambda c: (c.inp / "suite" / "counterfactual" / "manifest.jsonl").write_text(""),
+        lambda c: (
+            (c.inp / "suite" / "counterfactual" / "manifest.jsonl").write_text(""),
+            rehashed(c, "manifest.jsonl"),
+        ),
         "manifest.jsonl",
         "no edited group",
     ),

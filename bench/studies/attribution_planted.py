@@ -18,6 +18,10 @@ fraction is the mean share of cue words among the context words of the planted t
 
     python -m bench.studies.attribution_planted --demo demo --methods saliency input_x_gradient attention \\
         [--json bench/studies/attribution_planted.json]
+
+on a finished ``make demo`` (its layout: ``demo/data/fr``, ``demo/checkpoints/fr/context``, the
+planted tokens in ``demo/corpus``). docs/examples/refresh.py runs it and the attribution page
+quotes its figures.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from contextual_mt.analysis.pcxmi_scorer import split_words
 from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.demo.corpus import generate_split
+from contextual_mt.pipeline.layout import DEMO_LANG, PairLayout, demo_corpus
 
 
 def cue_words(docs) -> Dict[int, Dict[str, Set[Tuple[str, int, int]]]]:
@@ -146,27 +151,27 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=13)
     harness.add_arguments(ap, repeats=None)
     args = harness.parse(ap, argv)
-    data = os.path.join(args.demo, "data")
+    layout = PairLayout(DEMO_LANG, args.demo)
+    data = layout.data
     docs = generate_split(args.test_docs, args.seed * 1000 + 2, "test")  # the test split of generate_demo_data
     lines = [" ".join(t.form for t in pair.src) for doc in docs for pair in doc]
     with open(os.path.join(data, "test.en"), encoding="utf-8") as f:
         if [x.rstrip("\n") for x in f] != lines:
             raise SystemExit(f"{data}/test.en is not the regenerated test split (--test-docs/--seed?)")
     cues = cue_words(docs)
-    planted = [json.loads(x) for x in Path(data, "test.planted.jsonl").read_text(encoding="utf-8").splitlines()]
-    model = FairseqModelOptions(
-        os.path.join(args.demo, "checkpoints/context/checkpoint_best.pt"), spm=os.path.join(args.demo, "spm/spm.model")
-    )
+    planted_file = Path(demo_corpus(args.demo), "test.planted.jsonl")
+    planted = [json.loads(x) for x in planted_file.read_text(encoding="utf-8").splitlines()]
+    model = FairseqModelOptions(layout.checkpoint("context"), spm=layout.spm)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for method, scope in [(m, s) for s in args.scopes for m in args.methods]:
             out = os.path.join(tmp, f"{method}-{scope}.jsonl")
             options = AttributeOptions(
                 model,
-                os.path.join(data, "test.en"),
-                os.path.join(data, "test.docids"),
+                layout.text("test", "en"),
+                layout.text("test", "docids"),
                 out,
-                reference=os.path.join(data, "test.fr"),
+                reference=layout.text("test", DEMO_LANG),
                 method=method,
                 contrast=args.contrast,
                 cti_scope=scope,

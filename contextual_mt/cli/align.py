@@ -45,7 +45,7 @@ def align(args: argparse.Namespace) -> int:
     from commandkit.errors import InputError
     from commandkit.outputs import atomic_write_lines, outputs
     from commandkit.text import read_lines
-    from docalign.align import align_documents, nonempty_documents
+    from docalign.align import align_documents, check_guess, nonempty_documents
     from docalign.formats import LINES, read_pivots, read_system_output, write_alignment
     from docalign.links import summary
 
@@ -70,7 +70,9 @@ def align(args: argparse.Namespace) -> int:
         sources = read_lines(given.source)
         check_line_count(ids, given.docids, len(sources), given.source)
     with outputs(given.output, given.alignment):
-        read = read_system_output(given.hyp_documents, ids, given.docids, nonempty_documents(pivots, ids))
+        read = read_system_output(
+            given.hyp_documents, ids, given.docids, nonempty_documents(pivots, ids), options.hyp_format
+        )
         if read.format == LINES:
             raise InputError(
                 f"{given.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align"
@@ -82,6 +84,7 @@ def align(args: argparse.Namespace) -> int:
 
             link_model = open_link_model(spec, given.batch_size, given.max_tokens, progress=not given.quiet)
         result = align_documents(read.documents, pivots, ids, options, sources=sources, link_model=link_model)
+        check_guess(read, result, pivots)
         atomic_write_lines(given.output, result.hypotheses)
         write_alignment(given.alignment, result.records())
     print(f"{summary(result.statistics)}; wrote {given.output} and {given.alignment}", file=sys.stderr)

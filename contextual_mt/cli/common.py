@@ -121,16 +121,40 @@ HF_ONLY = ("hf_separator", "src_lang", "tgt_lang", "prompt_template", "device_ma
 FAIRSEQ_ONLY = ("spm", "data")
 
 
+# torch takes a C int and starts one OpenMP thread each: far past any machine's cores is a typo
+MAX_THREADS = 4096
+
+
+def set_threads(threads: int) -> None:
+    """``--threads``: torch's CPU threads, within 1..MAX_THREADS (one line naming the option
+    otherwise); more than the machine's cores is allowed, with a warning (they only compete)."""
+    import logging
+    import os
+
+    from contextual_mt.errors import ContextualMTError
+
+    if threads < 1:
+        raise ContextualMTError(f"--threads must be at least 1 (got {threads})")
+    if threads > MAX_THREADS:
+        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})")
+    cores = os.cpu_count()
+    if cores is not None and threads > cores:
+        logging.getLogger(__name__).warning(
+            "--threads %d: more than this machine's %d CPU cores; the extra threads only compete for them",
+            threads,
+            cores,
+        )
+    import torch
+
+    torch.set_num_threads(threads)
+
+
 def model_options(args: argparse.Namespace):
     """A fairseq checkpoint (--path) or a Hugging Face model (--hf-model), the other's options refused."""
     from contextual_mt.errors import ContextualMTError
 
     if args.threads is not None:
-        if args.threads < 1:
-            raise ContextualMTError(f"--threads must be at least 1 (got {args.threads})")
-        import torch
-
-        torch.set_num_threads(args.threads)
+        set_threads(args.threads)
     if args.fp16:  # an alias: with another --dtype, which one was meant?
         if args.dtype not in (None, "float16"):
             raise ContextualMTError(

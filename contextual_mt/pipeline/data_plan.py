@@ -305,7 +305,7 @@ def load_state(plan: Plan) -> Tuple[Optional[DataState], Optional[str]]:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
         fingerprint, settings, steps = data["fingerprint"], data["settings"], data["steps"]
-        if not isinstance(steps, dict):
+        if not (isinstance(steps, dict) and isinstance(settings, dict)):
             raise TypeError("steps")
     except (OSError, ValueError, KeyError, TypeError):
         return None, f"{path} is unreadable"

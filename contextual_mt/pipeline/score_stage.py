@@ -23,7 +23,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
-from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
+from contextual_mt.pipeline.systems import TRANSLATE_RECORD, read_translations_record, system_inputs, test_files
 from contextual_mt.stage_record import read_record
 from docalign.links import summary
 
@@ -68,7 +68,7 @@ def score_systems(options: ScoreStageOptions) -> Dict:
     hyp_files = {s: o.layout.translation(s) for s in o.systems}
     if o.hyps:
         hyp_files = {hyp_name(h, o.lang): h for h in o.hyps}
-    record = read_record(os.path.join(o.layout.results, TRANSLATE_RECORD)) or {}
+    record = read_translations_record(o.layout)
     own = {os.path.realpath(o.layout.translation(s)): s for s in SYSTEMS}
     for path in hyp_files.values():
         system = own.get(os.path.realpath(path))

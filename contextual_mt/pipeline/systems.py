@@ -17,6 +17,27 @@ from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout
 TRANSLATE_RECORD = "translate.json"
 
 
+def read_translations_record(layout: PairLayout) -> Dict[str, Dict]:
+    """``results/xx/translate.json``: per system, the ``fingerprint`` (a dict) its translation was made
+    from and the ``output``'s sha256; {} when there is none; one line naming the file when it is of
+    another shape."""
+    from contextual_mt.stage_record import read_record
+
+    path = os.path.join(layout.results, TRANSLATE_RECORD)
+    record = read_record(path) or {}
+    for system, made in record.items():
+        if not (
+            isinstance(made, dict)
+            and isinstance(made.get("fingerprint", {}), dict)
+            and isinstance(made.get("output", ""), str)
+        ):
+            raise ContextualMTError(
+                f"{path}: not a state file this project writes (system {system!r} is not "
+                '{"fingerprint": {...}, "output": sha256}); delete it to translate again'
+            )
+    return record
+
+
 def test_files(layout: PairLayout) -> Dict[str, str]:
     files = {
         "source": layout.text("test", SOURCE_LANG),

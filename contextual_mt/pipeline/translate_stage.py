@@ -17,8 +17,8 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
 from contextual_mt.pipeline.stages import record as stage_record
-from contextual_mt.pipeline.systems import TRANSLATE_RECORD, system_inputs, test_files
-from contextual_mt.stage_record import read_record, write_record
+from contextual_mt.pipeline.systems import TRANSLATE_RECORD, read_translations_record, system_inputs, test_files
+from contextual_mt.stage_record import write_record
 
 # 64, not DecodingOptions' 32: the study's translations were made with it (the batch changes which
 # sentences share a padded batch); `pipeline translate --batch-size` reads it from here
@@ -80,7 +80,7 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     files = test_files(o.layout)
     done = stage_record("translate", o.layout)
     record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)  # per system: how it was made
-    record = read_record(record_path) or {}
+    record = read_translations_record(o.layout)
     todo = {}
     dtype = resolve_dtype(o.dtype, o.cpu)
     for system in o.systems:  # every model checked (system_fingerprint) before any decoding

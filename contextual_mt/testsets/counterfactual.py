@@ -40,6 +40,7 @@ from commandkit.documents import document_spans
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.testsets.lexicon import Lexicon
+from contextual_mt.testsets.suite_files import FILES_KEY, hashes
 from contextual_mt.testsets.variants import VOWELS, _cased, apply, closed_variants
 from muda.annotation import Sentence, Word
 
@@ -510,6 +511,7 @@ def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) 
         "max_shift": o.max_shift,
         "seed": o.seed,
         "phenomena": {p: dict(sorted(c.items())) for p, c in counts.items()},
+        FILES_KEY: hashes(folder, ["manifest.jsonl", "voita.json", "source.en", f"reference.{lang}", "docids"]),
     }
     atomic_write_text(os.path.join(folder, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary

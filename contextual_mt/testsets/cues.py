@@ -37,6 +37,7 @@ from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.testsets.counterfactual import EDITS
 from contextual_mt.testsets.evaluate import CONFIDENCE, MAX_BOOTSTRAP, MIN_BOOTSTRAP, _intervals, _resampled_totals
+from contextual_mt.testsets.suite_files import check_unchanged
 from muda.evaluation.significance import bootstrap_samples
 
 MEASURES = ("original", "cue_following", "control_stability", "distractor", "distractor_original")
@@ -141,7 +142,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             f"{summary_path}: not the summary of a counterfactual suite "
             "(build one with `testset build --counterfactual`)"
         )
-    edited, places = [], []
+    check_unchanged(summary_path, summary)
+    edited, places, origins = [], [], []
     for n, text in enumerate(read_lines(manifest), start=1):
         if not text.strip():
             continue
@@ -156,8 +158,11 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
                 Edited(int(r["base"]), str(r["source_doc"]), str(r["phenomenon"]), r["edit"], int(r["distance"]))
             )
             places.append(int(r["line"]))
+            origins.append((n, int(r["source_line"])))
         except (KeyError, TypeError, ValueError):
-            raise ContextualMTError(f"{manifest}:{n}: needs base, source_doc, phenomenon, distance and line") from None
+            raise ContextualMTError(
+                f"{manifest}:{n}: needs base, source_doc, source_line, phenomenon, distance and line"
+            ) from None
     if not edited:
         raise ContextualMTError(
             f"{manifest}: no edited group (rebuild the suite with `testset build --counterfactual`)"
@@ -186,7 +191,40 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
                 "build: rebuild the suite)"
             )
         correct.append(int(entry["true_ind"]))
+    _check_bases(manifest, edited, origins)
     return edited, correct, file_sha256(voita)
+
+
+def _check_bases(manifest: str, edited: Sequence[Edited], origins: Sequence[Tuple[int, int]]) -> None:
+    """Every edited group's ``base`` names its original: the build writes each original group
+    (edit 'original') and then its edits, of the same document, line and phenomenon, under one
+    base. The measures pair each edit with its original by it: a base moved to another group would
+    pair the wrong decisions, one out of range would drop the group."""
+    originals = {e.base: n for e, (n, _) in zip(edited, origins, strict=True) if e.edit == "original"}
+    current: Optional[Tuple[int, int, Tuple[str, int, str]]] = None  # the original above: line, base, group
+    seen: set = set()
+    for e, (n, line) in zip(edited, origins, strict=True):
+        group = (e.doc, line, e.phenomenon)
+        if e.edit == "original":
+            if e.base in seen:
+                raise ContextualMTError(
+                    f"{manifest}:{n}: a second original group of base {e.base}: a manifest edited by hand or of "
+                    "another build (rebuild the suite)"
+                )
+            seen.add(e.base)
+            current = (n, e.base, group)
+            continue
+        if e.base not in originals:
+            raise ContextualMTError(
+                f"{manifest}:{n}: base {e.base} names no original group of the suite: a manifest edited by hand "
+                "or of another build (rebuild the suite)"
+            )
+        if current is None or e.base != current[1] or group != current[2]:
+            raise ContextualMTError(
+                f"{manifest}:{n}: a {e.phenomenon} {e.edit} of {e.doc!r} line {line}, but its base {e.base} is the "
+                f"original at line {originals[e.base]}, not the original of its group (the one above it): a "
+                "manifest edited by hand or of another build (rebuild the suite)"
+            )
 
 
 @dataclass

@@ -33,6 +33,7 @@ from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
 from contextual_mt.testsets.ctxpro import CtxproMatcher
+from contextual_mt.testsets.suite_files import check_unchanged
 from docalign.align import AlignArgs
 from docalign.links import summary
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
@@ -252,7 +253,7 @@ def _read_systems(
         read = []
         for path in o.hyps:
             text = read_lines(path)
-            refuse_documents(path, text, "--docids and --pivot")
+            refuse_documents(path, text, "--docids and --pivot", o.align.hyp_format)
             if _per_example(text, groups, summary):
                 read.append(Hypotheses(path, _example_lines(text, groups, lines)))
                 continue
@@ -479,6 +480,7 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     comparisons with the first system; written to ``o.output`` when given (after every check)."""
     groups = read_manifest(o.manifest)
     summary = read_summary(o.summary_path)
+    check_unchanged(o.summary_path, summary)
     if summary.get("groups") is not None and summary["groups"] != len(groups):
         raise ContextualMTError(
             f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "

@@ -66,7 +66,7 @@ EXAMPLES: List[Dict] = [
     {
         "id": "score",
         "commands": [
-            f"contextual-mt score --hyp demo/test.hyp.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
+            f"contextual-mt score --hyp {R}/context.test.fr --ref {D}/test.fr --docids {D}/test.docids \\\n"
             "    --output demo/scores.json"
         ],
     },
@@ -88,6 +88,13 @@ EXAMPLES: List[Dict] = [
     {
         "id": "attribute",
         "commands": [f"contextual-mt attribute {MODEL} \\\n    {TEST} \\\n    --output {R}/attribution.jsonl"],
+    },
+    {
+        "id": "attribution-planted",
+        "block": False,
+        "commands": [  # figures of the prose only: docs/explanations/attribution.md
+            "python -m bench.studies.attribution_planted --demo demo --methods saliency input_x_gradient attention"
+        ],
     },
     {
         "id": "report-attribution",
@@ -175,7 +182,7 @@ EXAMPLES: List[Dict] = [
         "id": "muda-eval",
         "commands": [
             f"muda eval --src {D}/test.en --ref {D}/test.fr --docids {D}/test.docids --tgt-lang fr \\\n"
-            f"    --hyps {R}/sentence.test.fr {R}/context.test.fr \\\n"
+            f"    --hyps {R}/sentence.test.fr {R}/context.test.fr {R}/context-gold.test.fr \\\n"
             f"    --ref-tags {R}/muda/reference.tags.json --src-conllu {C}/test.en.conllu \\\n"
             f"    --lexicon {C}/train.en.conllu {C}/train.fr.conllu {C}/train.align \\\n"
             f"    --output {R}/muda/eval.json --table {R}/muda/eval.txt --plot {R}/muda/eval.png"
@@ -290,6 +297,11 @@ EXAMPLES: List[Dict] = [
         "commands": ["muda train-ellipsis wsj_0001.mrg --base-model bert-base-cased --output ellipsis-model"],
     },
 ]
+# a way through several examples, shown as one block (the README's): their commands in the order
+# they run, each with its printed lines or without them (False: shown in full on another page)
+WAYS: Dict[str, List[tuple]] = {
+    "cues-way": [("testset-counterfactual", False), ("testset-counterfactual-scores", True), ("testset-cues", True)],
+}
 WIDTH = 112  # a shown line longer than this is folded, its continuation indented
 _LOG = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \| [A-Z]+ \|")
 
@@ -389,11 +401,81 @@ def printed_figure(run: Dict, example: str, pattern: str) -> str:
     raise SystemExit(f"error: docs/examples/run.json: example {example} printed no {pattern!r}")
 
 
+def span(values: Sequence[float], digits: int = 0, scale: float = 100.0, unit: str = "%") -> str:
+    """Figures of several runs as one: their range (low, an en dash, high), or the one value they share."""
+    low, high = (f"{v * scale:.{digits}f}" for v in (min(values), max(values)))
+    return f"{low}{unit}" if low == high else f"{low}\u2013{high}{unit}"
+
+
+_STUDY_RUN = re.compile(r"^(\w+), CTI threshold per (\w+): [0-9.]+ s, (\d+) of (\d+) tokens selected")
+_STUDY_ROW = re.compile(
+    r"^\s+(\w+)\s+planted\s+(\d+)\s+CTI selected ([0-9.]+)\s+top cue planted ([0-9.]+) \(of selected [^)]*\), "
+    r"in the cue sentence ([0-9.]+)\s+chance ([0-9.]+)(?:\s+precision ([0-9.]+))?$"
+)
+
+
+def attribution_study(run: Dict) -> Dict[tuple, Dict]:
+    """What bench/studies/attribution_planted.py printed in the recorded run: per (method, CTI
+    scope), the selected tokens and per phenomenon the planted tokens and the shares it found."""
+    study: Dict[tuple, Dict] = {}
+    current: Optional[Dict] = None
+    for lines in run["examples"]["attribution-planted"]["printed"]:
+        for line in lines:
+            head, row = _STUDY_RUN.match(line), _STUDY_ROW.match(line)
+            if head:
+                current = study[(head.group(1), head.group(2))] = {"selected": int(head.group(3)), "rows": {}}
+            elif row and current is not None:
+                current["rows"][row.group(1)] = {
+                    "planted": int(row.group(2)),
+                    "selected": float(row.group(3)),
+                    "top_cue": float(row.group(4)),
+                    "cue_sentence": float(row.group(5)),
+                    "precision": float(row.group(7)) if row.group(7) else None,
+                }
+    if not study:
+        raise SystemExit("error: docs/examples/run.json: example attribution-planted printed no study")
+    return study
+
+
+def attribution_figures(run: Dict) -> Dict[str, str]:
+    """The attribution page's figures on the planted tokens: the three methods with a CTI
+    threshold per sentence, and the default run (saliency, one threshold for the corpus), which
+    is the attribute example's: its selected tokens must be the example's."""
+    study = attribution_study(run)
+    sentence = [v["rows"] for (_, scope), v in study.items() if scope == "sentence"]
+    corpus = study[("saliency", "corpus")]
+    selected = printed_figure(run, "attribute", r" (\d+) of \d+ tokens context-sensitive")
+    if int(selected) != corpus["selected"]:
+        raise SystemExit(
+            f"error: docs/examples/run.json: the attribution study selected {corpus['selected']} tokens, the "
+            f"attribute example {selected}: run both again (refresh.py --run attribute attribution-planted)"
+        )
+    return {
+        "attribution-planted": str(sentence[0]["all"]["planted"]),
+        "attribution-sentence-selected": span([r["all"]["selected"] for r in sentence]),
+        "attribution-pronouns-top-cue": span([r["pronouns"]["top_cue"] for r in sentence]),
+        "attribution-formality-top-cue": span([r["formality"]["top_cue"] for r in sentence]),
+        "attribution-lexical-cue-sentence": span([r["lexical_choice"]["cue_sentence"] for r in sentence]),
+        "attribution-lexical-top-cue": span([r["lexical_choice"]["top_cue"] for r in sentence]),
+        "attribution-corpus-precision": span([corpus["rows"]["all"]["precision"]], digits=1),
+        "attribution-corpus-selected": selected,
+        "attribution-corpus-pronouns": span([corpus["rows"]["pronouns"]["selected"]], digits=1),
+    }
+
+
 def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     """The inline figures the prose of the README and the pages quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
     cxmi = r"^CXMI (-?[0-9.]+) nats"
+    mean = r"^\s*{} +\d+ words, mean P-CXMI (-?[0-9.]+) nats"  # a tag's line of the report
+    roc_auc = r"^\s*{} +\d+ words, mean P-CXMI -?[0-9.]+ nats, ROC-AUC vs no tag ([0-9.]+)"
+    planted = [
+        float(printed_figure(run, "report", roc_auc.format(t))) for t in ("pronouns", "lexical_choice", "formality")
+    ]
     return {
+        **attribution_figures(run),
+        "pcxmi-agreement": printed_figure(run, "report", mean.format("formality-agreement")).replace("-", "\u2212"),
+        "pcxmi-planted-roc-auc": span(planted, digits=3, scale=1.0, unit=""),
         "cxmi": printed_figure(run, "cxmi", cxmi),
         "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "\u2212"),  # a minus sign
         "demo-minutes": f"{demo['seconds'] / 60:.1f} minutes",
@@ -416,6 +498,14 @@ def blocks(run: Dict, demo: Dict, reference: bool = True) -> Dict[str, str]:
         for k, v in run["examples"].items()
         if k not in blockless
     }
+    for way, steps in WAYS.items():
+        entries = [(run["examples"][k], printed) for k, printed in steps]
+        out[f"example:{way}"] = render_example(
+            {
+                "commands": [c for e, _ in entries for c in e["commands"]],
+                "outputs": [lines if printed else [] for e, printed in entries for lines in e["outputs"]],
+            }
+        )
     out["example:demo"] = render_demo_table(demo)
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     if reference:
@@ -451,15 +541,34 @@ def marked(text: str) -> Dict[str, str]:
     }
 
 
+# a figure's marker that starts a line (after its indentation) opens an HTML block in CommonMark and
+# in the site's Markdown: the paragraph or list item around it is split there
+_FIGURE_STARTS_LINE = re.compile(r"^[ \t]*<!-- /?figure:[\w-]+ -->", re.M)
+
+
+def misplaced(text: str) -> List[int]:
+    """The lines of a page that start with a figure's marker."""
+    return [text.count("\n", 0, m.start()) + 1 for m in _FIGURE_STARTS_LINE.finditer(text)]
+
+
 def rewrite(text: str, generated: Dict[str, str], name: str = "README.md") -> str:
     def one(m: re.Match) -> str:
         key = f"{m.group(1)}:{m.group(2)}"
         if key not in generated:
             raise SystemExit(f"error: {name} marks {key}, which docs/examples/refresh.py does not make")
+        if m.group(1) == "figure" and "\n" in generated[key]:
+            raise SystemExit(f"error: figure {m.group(2)} is more than one line; a figure sits inside a sentence")
         body = generated[key] if m.group(1) == "figure" else f"\n{generated[key]}\n"
         return f"<!-- {key} -->{body}<!-- /{key} -->"
 
-    return _MARKED.sub(one, text)
+    new = _MARKED.sub(one, text)
+    starts = misplaced(new)
+    if starts:
+        raise SystemExit(
+            f"error: {name}:{starts[0]}: a figure's marker starts the line, which splits its paragraph or list item "
+            "there (an HTML block): move a word of the sentence before it onto the line"
+        )
+    return new
 
 
 def stale(text: str, generated: Dict[str, str]) -> List[str]:

@@ -330,6 +330,11 @@ def _read_texts(o: EvalOptions) -> _Texts:
 
 def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
     texts = _read_texts(o)
+    if o.alignment_dir and all(h.alignment is None for h in texts.hyps):  # as score's --alignment-output
+        raise InputError(
+            f"--alignment-dir {o.alignment_dir}: every --hyps file is line-aligned (one line per source "
+            "line): there is no alignment to write"
+        )
     comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
     ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)
     # tagged here too: its summary says which phenomena it was tagged for (the others were skipped)

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 from commandkit.errors import InputError
 from commandkit.text import read_lines
 from docalign.align import Alignment, AlignOptions, align_outputs, nonempty_documents
-from docalign.formats import LINES, SystemOutput, read_system_output
+from docalign.formats import AUTO, LINES, SystemOutput, read_system_output
 
 _FAIRSEQ = re.compile(r"^([STHDP])-(\d+)\t")
 _ANY_ID = re.compile(r"^[A-Z]-(\d+)\t")  # any per-sample line (also A-, W-, E-, I-...)
@@ -125,7 +125,7 @@ def read_hypotheses(path: str, expected: int) -> List[str]:
 
 
 def read_system_output_file(
-    path: str, pivots: Sequence[str], ids: Sequence[str], docids_path: str
+    path: str, pivots: Sequence[str], ids: Sequence[str], docids_path: str, hyp_format: str = AUTO
 ) -> Union[Hypotheses, SystemOutput]:
     """The output at ``path`` read and checked: its hypotheses (fairseq-generate output or one line
     per source line), or its documents (``docalign.formats``), to be aligned to ``pivots`` (a
@@ -134,7 +134,7 @@ def read_system_output_file(
     lines = read_lines(path)
     if is_fairseq_output(lines):
         return parse_fairseq(lines, path, len(ids))
-    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids))
+    output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids), hyp_format)
     if output.format == LINES:
         assert output.lines is not None
         return Hypotheses(output.lines, list(range(1, len(ids) + 1)))
@@ -147,7 +147,7 @@ def load_system_outputs(
     """The hypotheses of every output of ``paths``: each file is read and checked first, then the
     document-level ones are re-aligned to the source lines (``docalign``: a merged segment is cut
     between its two lines by its rule) with one segmenter, loaded only if one of them needs it."""
-    read = [read_system_output_file(p, pivots, ids, docids_path) for p in paths]
+    read = [read_system_output_file(p, pivots, ids, docids_path, options.hyp_format) for p in paths]
     documents = [r for r in read if isinstance(r, SystemOutput)]
     aligned = iter(align_outputs(documents, pivots, ids, options))
     out = []

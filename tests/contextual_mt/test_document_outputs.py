@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from commandkit.documents import document_spans
+from commandkit.errors import InputError
 from contextual_mt.metrics import score, score_files
 from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table
 from docalign.align import AlignArgs
@@ -204,10 +205,17 @@ def test_make_score_hyps_bad_input_is_one_line(corpus, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     twin = write_lines(other / "sys.fr", corpus["hyps"])
+    # issue 50: a line-aligned file cut to as many lines as there are documents, and JSONL records
+    # whose first one lost its start, were scored (as one document per line) with exit status 0
+    cut = write_lines(tmp_path / "cut.fr", corpus["hyps"][: len(document_spans(corpus["ids"]))])
+    records = Path(write_documents(tmp_path / "cut.jsonl", corpus["hyps"], corpus["ids"])).read_text().splitlines()
+    cut_jsonl = write_lines(tmp_path / "cut.jsonl", [records[0][10:], *records[1:]])
     cases = [
         ([str(tmp_path / "nothere.jsonl")], ("nothere.jsonl", "not found")),
         ([corpus["hyp"], twin], ("two files", "'sys'")),
         ([short], ("short.fr", "lines")),
+        ([cut], ("cut.fr: has 40 lines but", "one document per line (40 documents)", "--hyp-format documents")),
+        ([cut_jsonl], ("cut.jsonl:1: not a JSON record",)),
     ]
     for hyps, fragments in cases:
         proc = contextual_mt_cli(
@@ -216,3 +224,25 @@ def test_make_score_hyps_bad_input_is_one_line(corpus, tmp_path):
         assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
         assert all(f in proc.stderr for f in fragments), proc.stderr
     assert not (tmp_path / "study" / "results" / "fr" / "scores.json").exists()
+
+
+def test_hyp_format_says_how_the_file_is_read(corpus):
+    """--hyp-format: 'documents' reads a file of one line per document as documents (the guess it
+    replaces is refused when its alignment leaves most lines empty); 'lines' refuses a file of
+    another line count with the line-count error; 'jsonl' refuses a plain file naming its line."""
+    spans = document_spans(corpus["ids"])
+    cut = write_lines(corpus["dir"] / "cut.fr", corpus["hyps"][: len(spans)])
+    docs = write_documents(corpus["dir"] / "docs.fr", corpus["hyps"], corpus["ids"], jsonl=False)
+
+    def scored(hyp, hyp_format):
+        return score_files(hyp, corpus["ref"], docids=corpus["docids"], align=AlignArgs(hyp_format=hyp_format))
+
+    with pytest.raises(InputError, match=r"its alignment leaves [0-9]+ of [0-9]+ lines empty"):
+        scored(cut, "auto")
+    asked = scored(cut, "documents")  # asked for: read as documents, its omissions reported
+    assert asked["alignment"]["omissions"] > len(corpus["ids"]) // 2
+    assert scored(docs, "documents")["bleu"]["score"] == scored(docs, "auto")["bleu"]["score"]
+    with pytest.raises(InputError, match=rf"cut\.fr: has {len(spans)} lines but .*test\.docids has"):
+        scored(cut, "lines")
+    with pytest.raises(InputError, match=r"docs\.fr:1: not a JSON record"):
+        scored(docs, "jsonl")

@@ -79,11 +79,13 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
 def test_every_link_type_is_found():
     pivots = ["Salut Paul, mon ami.", "Tu vois le gâteau.", "Ma sœur lit beaucoup.", "Tu achètes la maison.",
               "Nous aimons la maison.", "Elle est très moderne et grande."]  # fmt: skip
-    segments = ["Salut Paul, mon ami, tu vois le gâteau.", "Ma sœur lit beaucoup.", "Nous aimons la maison.",
-                "Une phrase ajoutée sans rapport.", "Elle est très moderne", "et grande."]  # fmt: skip
+    # an unrelated sentence right beside an omitted line would be linked to it, as mwerSegmenter
+    # links words (a substitution of every word costs less than deleting them and inserting others)
+    segments = ["Salut Paul, mon ami, tu vois le gâteau.", "Une phrase ajoutée sans rapport.", "Ma sœur lit beaucoup.",
+                "Nous aimons la maison.", "Elle est très moderne", "et grande."]  # fmt: skip
     links = dp.align(pivots, segments, band=2)
     assert [(link.kind, link.lines[0], link.segments[0]) for link in links] == [
-        ("2-1", 0, 0), ("1-1", 2, 1), ("1-0", 3, 2), ("1-1", 4, 2), ("0-1", 5, 3), ("1-2", 5, 4)
+        ("2-1", 0, 0), ("0-1", 2, 1), ("1-1", 2, 2), ("1-0", 3, 3), ("1-1", 4, 3), ("1-2", 5, 4)
     ]  # fmt: skip
     two_two = dp.align(
         ["Le chat dort sur le canapé du salon.", "Le chien joue dans le jardin derrière la maison."],
@@ -109,6 +111,47 @@ def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly
     calls.clear()
     dp.align(many[:400], many[:400], band=5)
     assert len(calls) < 2.3 * small  # twice the lines, about twice the work (not four times)
+
+
+@pytest.mark.parametrize(
+    "lines, sentences, band",
+    [(1, 50, 20), (1, 5, 1), (1, 500, 20), (500, 1, 20), (3, 200, 2), (200, 3, 2)],
+)
+def test_the_band_reaches_every_cell_for_any_ratio_of_sentences_to_lines(lines, sentences, band):
+    """Many more output sentences than lines (or many more lines than sentences): the band must
+    still join the first cell to the last, and every sentence and line is in exactly one link."""
+    pivots = [f"Ligne numéro {k} du document source." for k in range(lines)]
+    segments = [f"Phrase {k} de la sortie, assez différente." for k in range(sentences)]
+    links = dp.align(pivots, segments, band=band)
+    assert sum(link.lines[1] for link in links) == lines
+    assert sum(link.segments[1] for link in links) == sentences
+    i = j = 0
+    for link in links:  # contiguous and monotonic
+        assert link.lines[0] == i and link.segments[0] == j
+        i, j = i + link.lines[1], j + link.segments[1]
+
+
+def test_one_line_translated_as_many_sentences_keeps_them_all_in_order():
+    pivots = ["Le chat dort."]
+    segments = ["Le chat dort."] + [f"Ajout {k}." for k in range(60)]
+    links = dp.align(pivots, segments, band=1)
+    assert links[0].kind == "1-1" and [link.kind for link in links[1:]] == ["0-1"] * 60
+
+
+def test_the_corridor_grows_with_the_slope_not_the_square(monkeypatch):
+    """A line per 20 sentences: the rows of the band cover the diagonal's slope, so the cells
+    searched grow with the sentences, not with lines x sentences."""
+    cells = []
+    real = dp._diagonal
+
+    def counted(n, m, width):
+        lo, hi = real(n, m, width)
+        cells.append(sum(h - lo_ + 1 for lo_, h in zip(lo, hi, strict=True)))
+        return lo, hi
+
+    monkeypatch.setattr(dp, "_diagonal", counted)
+    dp.align([f"Ligne {k}." for k in range(20)], [f"Phrase {k}." for k in range(400)], band=2)
+    assert cells[0] < 400 + 20 * 6  # the first band: about m + n x (2 band + 1), not n x m = 8000
 
 
 def test_merges_are_cut_between_their_lines_and_additions_are_kept_with_the_line_before():
@@ -232,14 +275,15 @@ def test_a_pipeline_that_is_not_installed_says_how_to_get_it():
 
 
 def test_a_model_link_score_decides_where_the_pivot_is_no_help():
-    """The output paraphrases line 1, whose chrF to the pivot is too low for a 1-1 link: alone, chrF
-    reads an omission and an addition; a model that knows the pair links them, and it is asked
+    """The output paraphrases line 1, whose chrF to the pivot is too low for a 1-1 link: alone, the
+    aligner does not link it to its line; a model that knows the pair links them, and it is asked
     only about the links near the chrF path, in one call."""
     pivots, sources = ["Le chat dort.", "Il pleut beaucoup ce soir."], ["The cat sleeps.", "It rains a lot tonight."]
     text = "Un félin sommeille. Il pleut beaucoup ce soir."
     ids = ["d", "d"]
     alone = align_documents([text], pivots, ids)
-    assert [r["link"] for r in alone.records()] == ["1-0", "0-1", "1-1"]
+    # by words alone the paraphrase is no link of its own: taken into a 2-2 link with the next line
+    assert [r["link"] for r in alone.records()] != ["1-1", "1-1"]
     calls = []
 
     def oracle(pairs):
@@ -314,3 +358,16 @@ def test_a_document_line_longer_than_spacys_limit_is_split():
     segmenter.nlp.max_length = 50  # stands in for 1,000,000: the same refusal (E088) before
     text = " ".join(f"Le chat {k} dort." for k in range(10))
     assert len(segmenter.split([text])[0]) == 10
+
+
+def test_a_merge_is_cut_with_its_closing_mark_before_the_cut_by_word_edits():
+    """A comma written after a space (tokenized text) stays with the first part; the cut is where
+    the fewest words differ from the two lines, even with words changed."""
+    from docalign.links import cut
+
+    text = "Il pleut , nous restons à la maison ce soir ."
+    k = cut(text, "Il pleut .", "Nous restons à la maison ce soir .")
+    assert (text[:k].strip(), text[k:].strip()) == ("Il pleut ,", "nous restons à la maison ce soir .")
+    noisy = "Cette porte frappe balle , cette batte chat est jaune ."
+    k = cut(noisy, "Cette batte frappe la balle .", "Cette batte est jaune .")
+    assert noisy[:k].strip() == "Cette porte frappe balle ,"

@@ -4,6 +4,7 @@ model scores the links (one record each), and its pieces are checked before the 
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -97,5 +98,37 @@ def test_threads_sets_torchs_cpu_threads_before_the_model_loads(tmp_path, capsys
         with pytest.raises(SystemExit) as e:
             console_run(lambda: main([*argv, "--threads", "0"]))
         assert e.value.code == 1 and "--threads must be at least 1" in capsys.readouterr().err
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_threads_past_the_cores_is_one_warning_and_past_any_machine_one_error(tmp_path, capsys, caplog, monkeypatch):
+    """--threads more than the machine's cores runs, with one warning line; a number past torch's
+    C int (or any machine) is refused naming the option, before torch is asked."""
+    import os
+
+    import torch
+
+    from commandkit.console import console_run
+
+    before = torch.get_num_threads()
+    src, ref = write(tmp_path / "src.en", EN), write(tmp_path / "ref.fr", FR)
+    argv = ["align", "--hyp-documents", documents(tmp_path / "docs.jsonl", FR), "--docids", write(tmp_path / "i", IDS)]
+    argv += ["--pivot", ref, "--output", str(tmp_path / "o"), "--alignment", str(tmp_path / "a"), "--source", src]
+    argv += ["--hf-model", str(tmp_path / "no-such-model"), "--batch-size", "0"]  # stops after the options
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    try:
+        caplog.clear()
+        with pytest.raises(SystemExit):
+            console_run(lambda: main([*argv, "--threads", "2"]))
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert warnings == [
+            "--threads 2: more than this machine's 1 CPU cores; the extra threads only compete for them"
+        ]
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as e:
+            console_run(lambda: main([*argv, "--threads", "3000000000"]))
+        err = capsys.readouterr().err.strip().splitlines()
+        assert e.value.code == 1 and err == ["error: --threads must be at most 4096 (got 3000000000)"]
     finally:
         torch.set_num_threads(before)

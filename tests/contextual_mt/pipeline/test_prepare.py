@@ -319,9 +319,11 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     finally:
         os.close(fd)
     (out / STATE).parent.mkdir(exist_ok=True)
-    (out / STATE).write_text("{not json")
-    with pytest.raises(ContextualMTError, match="unreadable; use --overwrite"):
-        prepare_data(options(out, ted=ted), progress=False)
+    # truncated, or of another shape (issue 50: settings a list was an AttributeError)
+    for damaged in ("{not json", '{"format": 1, "fingerprint": "x", "settings": [1], "steps": {"text": {}}}'):
+        (out / STATE).write_text(damaged)
+        with pytest.raises(ContextualMTError, match="unreadable; use --overwrite"):
+            prepare_data(options(out, ted=ted), progress=False)
 
 
 @pytest.mark.parametrize(

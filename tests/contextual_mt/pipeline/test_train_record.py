@@ -245,3 +245,37 @@ def test_the_presets_epochs_are_named_and_a_lone_best_checkpoint_counts(layout, 
     with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(10 epochs\) asks for fewer"):
         train(layout)
     assert train(layout, overwrite=True)["epochs"] == 10 and fairseq_runs == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        ("[1, 2, 3]", "a JSON array, not an object"),  # issue 50: AttributeError 'list' object has no attribute 'get'
+        ('"done"', "a JSON string, not an object"),
+        ('{"stage": "train", "fingerprint": [1], "outputs": {}}', "its 'fingerprint' is a JSON array"),
+        ('{"stage": "train", "fingerprint": {}, "outputs": ["checkpoint_best.pt"]}', "its 'outputs' is a JSON array"),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_one_line_naming_it(layout, fairseq_runs, capsys, content, why):
+    """A stage record that is JSON of another shape (a hand edit, another tool's file) is refused
+    as a truncated one is: one line naming the file, exit 1, the record left as it is."""
+    status, _, _ = cli_train(layout, capsys, "--max-epoch", "1")
+    assert status == 0
+    Path(record_file(layout)).write_text(content + "\n")
+    status, out, err = cli_train(layout, capsys, "--max-epoch", "2")
+    assert status == 1 and out == "" and len(err) == 1, err
+    assert err[0].startswith(f"error: {record_file(layout)}: not a state file this project writes ({why})"), err
+    assert Path(record_file(layout)).read_text() == content + "\n" and fairseq_runs == [0]
+
+
+def test_a_translations_record_of_the_wrong_shape_is_one_line_naming_it(tmp_path):
+    from contextual_mt.pipeline.systems import read_translations_record
+
+    layout = PairLayout("fr", str(tmp_path))
+    os.makedirs(layout.results)
+    path = os.path.join(layout.results, "translate.json")
+    assert read_translations_record(layout) == {}
+    for content in ("[1]", '{"sentence": [1]}', '{"sentence": {"fingerprint": "x", "output": "abc"}}'):
+        Path(path).write_text(content)
+        with pytest.raises(ContextualMTError, match=f"^{path}: not a state file this project writes"):
+            read_translations_record(layout)

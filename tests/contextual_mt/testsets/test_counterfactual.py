@@ -170,6 +170,28 @@ def test_shifts_go_up_to_max_shift_and_the_build_summary_counts_skips(demo_suite
     )
 
 
+def test_the_build_records_the_content_hash_of_each_file_of_the_suite(demo_suite, tmp_path):
+    """Issue 50: the suite is one unit; summary.json holds the sha256 of each of its files, and a
+    reader refuses a file that is not the one the build wrote (here voita.json, one byte added)."""
+    import shutil
+
+    from commandkit.text import file_sha256
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.testsets.cues import CueOptions, read_suite
+
+    _, folder, _, _ = demo_suite
+    summary = json.loads((folder / "summary.json").read_text())
+    names = ["manifest.jsonl", "voita.json", "source.en", "reference.fr", "docids"]
+    assert summary["files"] == {n: file_sha256(str(folder / n)) for n in names}
+    copy = tmp_path / "counterfactual"
+    shutil.copytree(folder, copy)
+    read_suite(CueOptions(str(copy), evaluation="unused.json"))  # as built: read
+    with open(copy / "voita.json", "a", encoding="utf-8") as f:
+        f.write(" ")
+    with pytest.raises(ContextualMTError, match=r"voita\.json: changed since the suite was built"):
+        read_suite(CueOptions(str(copy), evaluation="unused.json"))
+
+
 # ----------------------------------------------------------------------------- the measures
 def edited_set():
     """Two groups: each an original, a cue flip, a control, two distance edits (the second beyond
