@@ -43,6 +43,7 @@ from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.testsets.build import SEPARATOR
+from contextual_mt.testsets.suite_files import FILES_KEY, check_unchanged, hashes
 
 FORMAT = "ctxpro"
 EOS = "<eos>"
@@ -423,7 +424,7 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
     atomic_write_text(os.path.join(d, "voita.json"), json.dumps(voita, ensure_ascii=False, indent=1) + "\n")
     # the suite's own files, by content: a suite edited after its import is refused (read_suite);
     # file_sha256 reads the staged files, what the transaction will put in place
-    files = {os.path.basename(p): file_sha256(p) for p in o.output_paths() if not p.endswith("summary.json")}
+    files = hashes(d, [os.path.basename(p) for p in o.output_paths() if not p.endswith("summary.json")])
     summary = {
         "format": FORMAT,
         "language": o.target,
@@ -449,7 +450,7 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
             }
             for rule, c in rules.items()
         },
-        "files": files,
+        FILES_KEY: files,
     }
     atomic_write_text(os.path.join(d, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return summary
@@ -475,17 +476,16 @@ def read_suite(folder: str, given: Optional[str] = None) -> Dict[str, Any]:
         raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again") from None
     if not isinstance(summary, dict) or summary.get("format") != FORMAT:
         raise ContextualMTError(f'{path}: not the summary of an imported ctxpro suite (no "format": "{FORMAT}")')
-    files = summary.get("files")
+    files = summary.get(FILES_KEY)
     if not isinstance(files, dict) or not files:
         raise ContextualMTError(
             f"{path}: names no hashes of the suite's files (imported by an earlier version); import the suite again"
         )
-    for name, sha in files.items():
+    for name in files:
         file = os.path.join(folder, str(name))
         if not os.path.isfile(file):
             raise ContextualMTError(f"{file}: not found; the suite {folder} is incomplete, import it again")
-        if file_sha256(file) != sha:
-            raise ContextualMTError(f"{file}: changed since 'testset import' wrote it; import the suite again")
+    check_unchanged(path, summary)
     for key in ("language", "source_language", "category", "examples", "contrastive_groups"):
         if key not in summary:
             raise ContextualMTError(f"{path}: no {key!r}; import the suite again")

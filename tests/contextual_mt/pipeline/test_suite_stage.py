@@ -90,7 +90,7 @@ def test_make_testset_refuses_a_bad_suite(tmp_path, case):
     expected = {
         "missing": [f"SUITE={suite}", "not a folder"],
         "empty": ["SUITE=", "give the folder"],
-        "edited": [f"{suite}/manifest.jsonl", "changed since"],
+        "edited": [f"{suite}/manifest.jsonl", "changed since the suite was built"],
         "other pair": [f"SUITE={suite}", "en-de", "en-fr"],
         "older import": [f"{suite}/summary.json", "import the suite again"],
     }[case]
