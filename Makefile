@@ -93,6 +93,9 @@ LANGS ?=
 ## var SETS: the contrastive test sets of `make contrastive`, `FORMAT:FILE[,CONTEXT_FILE...]` each
 ##   (formats: voita, bawden, contrapro, scat)
 SETS ?=
+## var SUITE: `make testset`: a suite folder written by `contextual-mt testset import` (ctxpro's sets,
+##   docs/explanations/external-suites.md) to translate with the pair's models and score, instead of
+##   the suites of the test split
 ## var HYPS: the systems `make score` and `make muda-eval` evaluate, `HYPS="a b"` (the first is the
 ##   baseline of the significance tests; default: the pair's three translations); another system's
 ##   output may be one, document-level too (JSONL or one document per line: aligned to the references)
@@ -342,10 +345,14 @@ attribute:
 
 ## target testset: contrastive test suites of the test split from the reference's MuDA tags; writes
 ##   `WORK/results/xx/testset/{voita.json,contrapro.json,manifest.jsonl,summary.json}`; `make
-##   muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`)
-## uses: LANG WORK MUDA_TAG_ARGS
+##   muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`). With
+##   SUITE: the imported suite translated by the sentence and context models (BEAM, DECODING, DTYPE as
+##   `make translate`), scored per phenomenon with 95% intervals (`testset evaluate`) and on its
+##   contrastive variants; writes `WORK/results/xx/suites/NAME/`, which `make table` shows
+## uses: LANG WORK MUDA_TAG_ARGS SUITE BEAM DECODING DTYPE
 testset:
-	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
+	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) \
+	  $(if $(call given,SUITE),--suite=$(call quote,$(SUITE)) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT),))
 
 ## target cues: does the model follow the cue? the counterfactual suite of the test split (`testset
 ##   build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),

@@ -33,6 +33,7 @@ MAKE_VARIABLES = {
     "--sets": "SETS",
     "--dtype": "DTYPE",
     "--decoding": "DECODING",
+    "--suite": "SUITE",
 }
 
 

@@ -37,6 +37,7 @@ from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.plot import plot_table
 from contextual_mt.pipeline.results_table.read import LanguageResults, muda_missing_note, read_language, system_key
+from contextual_mt.pipeline.results_table.suites import gather_suites, suite_summary_files
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -47,6 +48,8 @@ def table_fingerprint(o: TableOptions) -> Dict:
         for lang in o.langs
         for kind, path in (("scores", o.scores_path(lang)), ("eval", o.eval_path(lang)))
     }
+    for lang in o.langs:  # the imported suites run for the pair (make testset SUITE=...)
+        files.update(suite_summary_files(o, lang))
     return {
         "inputs": file_hashes({k: p if os.path.isfile(p) else None for k, p in files.items()}),
         "langs": list(o.langs),
@@ -77,6 +80,7 @@ def build_table(options: TableOptions) -> Dict:
                         file=sys.stderr,
                     )
             table = gather(o, languages)
+            table["suites"] = gather_suites(o)
             atomic_write_text(o.output_path("table.md"), format_markdown(table))
             atomic_write_text(o.output_path("table.csv"), format_csv(table))
             atomic_write_text(o.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")

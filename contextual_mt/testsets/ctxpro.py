@@ -43,6 +43,7 @@ from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.testsets.build import SEPARATOR
+from contextual_mt.testsets.suite_files import FILES_KEY, check_unchanged, hashes
 
 FORMAT = "ctxpro"
 EOS = "<eos>"
@@ -421,6 +422,9 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
     atomic_write_lines(os.path.join(d, f"examples.{o.target}"), references)
     atomic_write_lines(os.path.join(d, "manifest.jsonl"), manifest)
     atomic_write_text(os.path.join(d, "voita.json"), json.dumps(voita, ensure_ascii=False, indent=1) + "\n")
+    # the suite's own files, by content: a suite edited after its import is refused (read_suite);
+    # file_sha256 reads the staged files, what the transaction will put in place
+    files = hashes(d, [os.path.basename(p) for p in o.output_paths() if not p.endswith("summary.json")])
     summary = {
         "format": FORMAT,
         "language": o.target,
@@ -446,8 +450,45 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
             }
             for rule, c in rules.items()
         },
+        FILES_KEY: files,
     }
     atomic_write_text(os.path.join(d, "summary.json"), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return summary
+
+
+def read_suite(folder: str, given: Optional[str] = None) -> Dict[str, Any]:
+    """The summary of a suite ``testset import`` wrote in ``folder``, once every file it wrote is
+    checked to be still the one it wrote (one line naming the file, or the option as ``given``:
+    ``--suite DIR``, ``SUITE=DIR``, otherwise)."""
+    given = given or f"--suite {folder}"
+    if not os.path.isdir(folder):
+        raise ContextualMTError(
+            f"{given}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'"
+        )
+    path = os.path.join(folder, "summary.json")
+    if not os.path.isfile(path):
+        raise ContextualMTError(
+            f"{given}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'"
+        )
+    try:
+        summary = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again") from None
+    if not isinstance(summary, dict) or summary.get("format") != FORMAT:
+        raise ContextualMTError(f'{path}: not the summary of an imported ctxpro suite (no "format": "{FORMAT}")')
+    files = summary.get(FILES_KEY)
+    if not isinstance(files, dict) or not files:
+        raise ContextualMTError(
+            f"{path}: names no hashes of the suite's files (imported by an earlier version); import the suite again"
+        )
+    for name in files:
+        file = os.path.join(folder, str(name))
+        if not os.path.isfile(file):
+            raise ContextualMTError(f"{file}: not found; the suite {folder} is incomplete, import it again")
+    check_unchanged(path, summary)
+    for key in ("language", "source_language", "category", "examples", "contrastive_groups"):
+        if key not in summary:
+            raise ContextualMTError(f"{path}: no {key!r}; import the suite again")
     return summary
 
 
@@ -470,4 +511,4 @@ def summary_lines(summary: Dict[str, Any]) -> List[str]:
     return lines
 
 
-__all__ = ["CtxproMatcher", "ImportOptions", "import_ctxpro", "read_evalset", "summary_lines"]
+__all__ = ["CtxproMatcher", "ImportOptions", "import_ctxpro", "read_evalset", "read_suite", "summary_lines"]

@@ -8,6 +8,7 @@ from typing import Dict
 
 from contextual_mt.pipeline.results_table.gather import Column
 from contextual_mt.pipeline.results_table.read import muda_missing_note
+from contextual_mt.pipeline.results_table.suites import suite_lines
 
 MISSING = "—"  # a MuDA column of a language whose MuDA evaluation was not run (not: does not apply)
 
@@ -78,6 +79,7 @@ def format_markdown(table: Dict) -> str:
             f"No paired bootstrap in eval.json (`muda eval --bootstrap 0`) for {', '.join(untested)}: "
             "nothing marked there."
         )
+    lines += suite_lines(table)
     lines += ["", "![BLEU, COMET and word f-measure per tag](table.png)", ""]
     return "\n".join(lines)
 

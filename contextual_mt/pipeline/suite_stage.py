@@ -1,0 +1,272 @@
+"""``make testset SUITE=DIR``: an imported suite (``contextual-mt testset import --format ctxpro``,
+docs/explanations/external-suites.md) through the pair's models.
+
+The suite's documents (each example's context sentences, then its sentence) are translated by the
+sentence model and by the context model with its own previous translations (the suites have no
+target-side context, so there is no ``context-gold``), with the decoding options of ``make
+translate``; the translations are scored by ``testset evaluate`` (ctxpro's rule, per phenomenon,
+95% bootstrap intervals, the context model against the sentence model by paired bootstrap), and
+where the suite has contrastive variants (its ``voita.json``) both models rank them
+(``contrastive``). Outputs, in ``results/xx/suites/NAME/`` (NAME: the suite folder's name):
+``sentence.xx``, ``context.xx``, ``evaluation.{json,txt}``, ``voita.SYSTEM.{scores,json}`` and
+``summary.json`` (what ``make table`` shows). Its record (``results/xx/.stage/suite-NAME.json``)
+holds the suite's files, the checkpoints and the decoding options by content: a re-run with the
+same ones does nothing, a changed one makes everything again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.pipeline.layout import DEMO, DEMO_LANG, DEMO_ROOT, SOURCE_LANG, PairLayout, require_data
+from contextual_mt.pipeline.make_names import given
+from contextual_mt.pipeline.translate_stage import study_decoding
+from contextual_mt.stage_record import StageRecord, project_version
+
+SUITE_SYSTEMS = ("sentence", "context")  # the study's systems a suite without target context can have
+SUITES = "suites"  # results/xx/suites/NAME/
+SUMMARY = "summary.json"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass
+class SuiteStageOptions:
+    """The pair (``lang`` None: the demo pair), the imported suite's folder and the decoding."""
+
+    lang: Optional[str]
+    suite: str
+    root: str = "."
+    decoding: DecodingOptions = field(default_factory=study_decoding)
+    cpu: bool = False
+    dtype: str = "auto"
+    bootstrap: int = 1000  # testset evaluate's resamples
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        from contextual_mt.inference.precision import check_dtype
+        from contextual_mt.testsets.ctxpro import read_suite
+
+        check_dtype(self.dtype)
+        demo = self.lang is None or self.lang == DEMO
+        self.layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(str(self.lang), self.root)
+        if not isinstance(self.suite, str) or not self.suite:
+            raise ContextualMTError(f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote")
+        self.name = os.path.basename(os.path.normpath(self.suite))
+        if not _NAME.match(self.name):
+            raise ContextualMTError(f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results")
+        flag = given("--suite", self.suite)
+        self.summary = read_suite(self.suite, flag)
+        if self.summary["source_language"] != SOURCE_LANG:
+            raise ContextualMTError(
+                f"{flag}: a suite of {self.summary['source_language']}-{self.summary['language']}; "
+                f"the study translates from {SOURCE_LANG}"
+            )
+        if self.summary["language"] != self.layout.lang.split("-")[0]:
+            raise ContextualMTError(
+                f"{flag}: a suite of {SOURCE_LANG}-{self.summary['language']}, not of the pair "
+                f"{SOURCE_LANG}-{self.layout.lang} (LANG)"
+            )
+
+    @property
+    def folder(self) -> str:
+        return os.path.join(self.layout.results, SUITES, self.name)
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.suite, name)
+
+    def output(self, name: str) -> str:
+        return os.path.join(self.folder, name)
+
+    def translation(self, system: str) -> str:
+        return self.output(f"{system}.{self.layout.lang}")
+
+    @property
+    def contrastive(self) -> bool:
+        return int(self.summary["contrastive_groups"]) > 0
+
+    def output_paths(self) -> List[str]:
+        names = [os.path.basename(self.translation(s)) for s in SUITE_SYSTEMS] + ["evaluation.json", "evaluation.txt"]
+        if self.contrastive:
+            names += [f"voita.{s}.{ext}" for s in SUITE_SYSTEMS for ext in ("scores", "json")]
+        return [self.output(n) for n in [*names, SUMMARY]]
+
+
+def record_of(o: SuiteStageOptions) -> StageRecord:
+    return StageRecord(os.path.join(o.layout.results, ".stage", f"suite-{o.name}.json"), "suite")
+
+
+def suite_fingerprint(o: SuiteStageOptions, dtype: str) -> Dict[str, Any]:
+    """The suite's files (as its import recorded them, checked by read_suite), each system's
+    checkpoint, sentencepiece model and decoding (make translate's fingerprint, on the suite's
+    documents), the bootstrap and the project's version."""
+    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, system_fingerprint
+
+    t = TranslateStageOptions(o.layout.lang, o.layout.root, SUITE_SYSTEMS, o.decoding, o.cpu, o.dtype)
+    files = {
+        "source": o.file(f"source.{SOURCE_LANG}"),
+        "docids": o.file("docids"),
+        "reference": o.file(f"examples.{o.summary['language']}"),  # not read: no gold target context
+    }
+    return {
+        "suite": o.summary["files"],
+        "systems": {s: system_fingerprint(t, s, files, dtype) for s in SUITE_SYSTEMS},
+        "bootstrap": o.bootstrap,
+        "version": project_version(),
+    }
+
+
+def run_suite_stage(o: SuiteStageOptions) -> Dict[str, Any]:
+    """Translate, evaluate and rank the suite with the pair's models (nothing when its record is
+    current); returns what ``summary.json`` holds."""
+    from contextual_mt.inference.precision import resolve_dtype
+
+    require_data(o.layout)
+    dtype = resolve_dtype(o.dtype, o.cpu)
+    fp = suite_fingerprint(o, dtype)  # every checkpoint checked before anything is loaded
+    record = record_of(o)
+    if record.current(fp):
+        print(f"{o.name}: up to date ({record.path})", file=sys.stderr)
+        with open(o.output(SUMMARY), encoding="utf-8") as f:
+            return json.load(f)
+    with outputs(*o.output_paths(), record.path, directories=[o.folder]):
+        _translate(o, dtype)
+        evaluation = _evaluate(o)
+        ranked = _rank(o, dtype) if o.contrastive else {}
+        summary = _summary(o, evaluation, ranked)
+        atomic_write_text(o.output(SUMMARY), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        record.save(fp, o.output_paths(), transactional=True)
+    return summary
+
+
+def _translate(o: SuiteStageOptions, dtype: str) -> None:
+    from commandkit.documents import check_line_count, read_docids
+    from commandkit.text import read_lines
+    from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
+    from contextual_mt.backends.fairseq.translator import DocumentTranslator
+
+    source, docids = o.file(f"source.{SOURCE_LANG}"), o.file("docids")
+    sources, ids = read_lines(source), read_docids(docids)
+    check_line_count(ids, docids, len(sources), source)
+    for system in SUITE_SYSTEMS:
+        model = DocumentModel.load(
+            FairseqModelOptions(o.layout.checkpoint(system), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+        )
+        print(f"{o.name}: translating {len(sources)} sentences with the {system} model in {dtype}", file=sys.stderr)
+        hyps = DocumentTranslator(model, options=o.decoding).translate(
+            sources, ids, None, progress=o.progress, source_name=source
+        )
+        atomic_write_lines(o.translation(system), hyps)
+
+
+def _evaluate(o: SuiteStageOptions) -> Dict[str, Any]:
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table
+
+    result = evaluate_testset(
+        EvaluateOptions(
+            o.file("manifest.jsonl"),
+            tuple(o.translation(s) for s in SUITE_SYSTEMS),
+            docids=o.file("docids"),
+            output=o.output("evaluation.json"),
+            bootstrap=o.bootstrap,
+        )
+    )
+    table = format_testset_table(result)
+    atomic_write_text(o.output("evaluation.txt"), table + "\n")
+    print(f"{o.name}: generative evaluation (ctxpro's rule)\n{table}")
+    return result
+
+
+def _rank(o: SuiteStageOptions, dtype: str) -> Dict[str, Dict]:
+    """Each system's contrastive summary on the suite's variants (``contrastive --format voita``)."""
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
+
+    ranked = {}
+    for system in SUITE_SYSTEMS:
+        stem = o.output(f"voita.{system}")
+        ranked[system] = run_contrastive(
+            ContrastiveOptions(
+                FairseqModelOptions(
+                    o.layout.checkpoint(system), spm=o.layout.spm, data=o.layout.bin, cpu=o.cpu, dtype=dtype
+                ),
+                "voita",
+                o.file("voita.json"),
+                stem + ".scores",
+                stem + ".json",
+                detokenize="no",  # ctxpro's text is not tokenized
+                progress=o.progress,
+            )
+        )
+    return ranked
+
+
+def _summary(o: SuiteStageOptions, evaluation: Dict, ranked: Dict[str, Dict]) -> Dict[str, Any]:
+    """What ``make table`` shows of the suite: per system and phenomenon, % correct with its
+    interval, the context model against the sentence model (paired bootstrap), contrastive accuracy."""
+    names = {os.path.basename(o.translation(s)): s for s in SUITE_SYSTEMS}
+    systems: Dict[str, Any] = {}
+    for name, r in evaluation["systems"].items():
+        systems[names[name]] = {
+            "overall": _cell(r["overall"]),
+            "phenomena": {p: _cell(e) for p, e in r["phenomena"].items()},
+            "contrastive": ranked[names[name]]["accuracy"] if names[name] in ranked else None,
+        }
+    comparisons = {
+        names[c["b"]]: {
+            "against": names[c["a"]],
+            "overall": c["overall"],
+            "phenomena": c["phenomena"],
+        }
+        for c in evaluation["comparisons"]
+    }
+    return {
+        "suite": o.name,
+        "folder": o.suite,
+        "format": o.summary["format"],
+        "category": o.summary["category"],
+        "language": o.summary["language"],
+        "pair": o.layout.lang,
+        "examples": o.summary["examples"],
+        "contrastive_groups": o.summary["contrastive_groups"],
+        "bootstrap": evaluation["bootstrap"],
+        "confidence": evaluation["confidence"],
+        "systems": systems,
+        "comparisons": comparisons,
+    }
+
+
+def _cell(entry: Dict) -> Dict[str, Any]:
+    return {"groups": entry["groups"], "correct": entry["correct"], "correct_ci": entry["correct_ci"]}
+
+
+def suite_summaries(results: str) -> List[Dict[str, Any]]:
+    """The summaries of the suites run for a pair (``results/xx/suites/*/summary.json``), by name."""
+    folder = os.path.join(results, SUITES)
+    if not os.path.isdir(folder):
+        return []
+    found = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name, SUMMARY)
+        if os.path.isfile(path):
+            found.append(path)
+    return [_read_summary(p) for p in found]
+
+
+def _read_summary(path: str) -> Dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("systems"), dict) or "suite" not in summary:
+        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again")
+    summary["path"] = path
+    return summary
