@@ -28,7 +28,7 @@ from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import DEMO, DEMO_LANG, DEMO_ROOT, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import given
-from contextual_mt.pipeline.translate_stage import study_decoding
+from contextual_mt.pipeline.translate_stage import TranslateStageOptions, model_decoding, study_decoding
 from contextual_mt.stage_record import StageRecord, project_version
 
 SUITE_SYSTEMS = ("sentence", "context")  # the study's systems a suite without target context can have
@@ -107,9 +107,9 @@ def suite_fingerprint(o: SuiteStageOptions, dtype: str) -> Dict[str, Any]:
     """The suite's files (as its import recorded them, checked by read_suite), each system's
     checkpoint, sentencepiece model and decoding (make translate's fingerprint, on the suite's
     documents), the bootstrap and the project's version."""
-    from contextual_mt.pipeline.translate_stage import TranslateStageOptions, system_fingerprint
+    from contextual_mt.pipeline.translate_stage import system_fingerprint
 
-    t = TranslateStageOptions(o.layout.lang, o.layout.root, SUITE_SYSTEMS, o.decoding, o.cpu, o.dtype)
+    t = _translate_options(o)
     files = {
         "source": o.file(f"source.{SOURCE_LANG}"),
         "docids": o.file("docids"),
@@ -117,7 +117,7 @@ def suite_fingerprint(o: SuiteStageOptions, dtype: str) -> Dict[str, Any]:
     }
     return {
         "suite": o.summary["files"],
-        "systems": {s: system_fingerprint(t, s, files, dtype) for s in SUITE_SYSTEMS},
+        "systems": {s: system_fingerprint(t, s, files, dtype, model_decoding(t, s)) for s in SUITE_SYSTEMS},
         "bootstrap": o.bootstrap,
         "version": project_version(),
     }
@@ -146,6 +146,10 @@ def run_suite_stage(o: SuiteStageOptions) -> Dict[str, Any]:
     return summary
 
 
+def _translate_options(o: SuiteStageOptions) -> TranslateStageOptions:
+    return TranslateStageOptions(o.layout.lang, o.layout.root, SUITE_SYSTEMS, o.decoding, o.cpu, o.dtype)
+
+
 def _translate(o: SuiteStageOptions, dtype: str) -> None:
     from commandkit.documents import check_line_count, read_docids
     from commandkit.text import read_lines
@@ -160,7 +164,9 @@ def _translate(o: SuiteStageOptions, dtype: str) -> None:
             FairseqModelOptions(o.layout.checkpoint(system), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
         )
         print(f"{o.name}: translating {len(sources)} sentences with the {system} model in {dtype}", file=sys.stderr)
-        hyps = DocumentTranslator(model, options=o.decoding).translate(
+        # make translate's decoding of that model: the preset's output-length bound included
+        decoding = model_decoding(_translate_options(o), system)
+        hyps = DocumentTranslator(model, options=decoding).translate(
             sources, ids, None, progress=o.progress, source_name=source
         )
         atomic_write_lines(o.translation(system), hyps)

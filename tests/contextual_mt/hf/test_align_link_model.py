@@ -133,6 +133,8 @@ def test_threads_past_the_cores_is_one_warning_and_past_any_machine_one_error(tm
         assert e.value.code == 1 and err == ["error: --threads must be at most 4096 (got 3000000000)"]
     finally:
         torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def short_marian(tmp_path_factory):
     """A Marian of 24 positions: every line and sentence of EN / FR fits alone (at most 20
