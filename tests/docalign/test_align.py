@@ -70,6 +70,8 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         for _ in range(200)
     ]
     pairs += [("", "a"), ("a", ""), ("ab", "xy"), ("même", "même")]
+    # n-grams repeated a different number of times on each side (clipped matches), at every order
+    pairs += [("la la la la", "la la"), ("abcabcabc", "abcabc x abc"), ("aaaaaaa", "aaa"), ("aaa", "aaaaaaa")]
     for hyp, ref in pairs:
         assert chrf(Profile(hyp), Profile(ref)) == pytest.approx(
             metric.sentence_score(hyp, [ref]).score / 100, abs=1e-12
