@@ -79,6 +79,7 @@ class Groups:
         self.pairs: Dict[int, Profile] = {}
         self.tokens = [vocabulary.encode(t) for t in texts]
         self.counts = np.array([len(t) for t in self.tokens], dtype=float)
+        self.words_in = [float(len(t)) for t in self.tokens]  # the same, for one link at a time
 
     def words(self, start: int, count: int) -> np.ndarray:
         if count == 1:
@@ -91,6 +92,10 @@ class Groups:
         if start not in self.pairs:
             self.pairs[start] = Profile(self.texts[start] + " " + self.texts[start + 1])
         return self.pairs[start]
+
+    def size(self, start: int, count: int) -> float:
+        """The words of ``count`` texts from ``start``."""
+        return self.words_in[start] if count == 1 else self.words_in[start] + self.words_in[start + 1]
 
     def length(self, start: int, count: int) -> int:
         return sum(self.lengths[start : start + count]) + count - 1
@@ -143,7 +148,7 @@ def align(
         edits = words.distances([lines.words(i, a) for i, a, _, _ in keys], [segs.words(j, b) for _, _, j, b in keys])
         for key, e in zip(keys, edits.tolist(), strict=True):
             i, a, j, b = key
-            size = (lines.counts[i : i + a].sum() + segs.counts[j : j + b].sum()) / 2
+            size = (lines.size(i, a) + segs.size(j, b)) / 2
             extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
             lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance) if w.length else 0.0
             c = similarity(i, a, j, b)

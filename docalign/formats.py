@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError
+from commandkit.errors import InputError, json_reason
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
 
@@ -149,7 +149,7 @@ def _read_jsonl(
         try:
             value = json.loads(line)
         except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{lineno}: not a JSON record ({e.msg})") from None
+            raise InputError(f"{path}:{lineno}: not a JSON record ({json_reason(e, line=False)})") from None
         if (
             not isinstance(value, dict)
             or not isinstance(value.get("doc"), str)

@@ -2807,6 +2807,11 @@ add(
     align_command,
     opt("--segmenter", "xx_no_such_pipeline", "xx_no_such_pipeline", "spacy download"),
 )
+add(  # a folder is no package name: never "spacy download /the/folder" (issue 50 item 4)
+    "align-segmenter-folder-without-a-pipeline",
+    align_command,
+    opt("--segmenter", lambda c: c.mkdir("pipeline"), "pipeline", "does not hold a spaCy pipeline"),
+)
 add("align-pivot-none-without-source", align_command, opt("--pivot", "none", "--pivot none", "--source"))
 add(
     "align-pivot-none-without-lexical-train",

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import re
+from pathlib import Path
 from typing import Any, List, Sequence, Tuple
 
 from commandkit.errors import InputError
@@ -48,6 +50,19 @@ def load_pipeline(name: str, language: str) -> Any:
     try:
         nlp = spacy.load(name)
     except OSError:
+        if _is_path(name):  # a folder given: downloading a package of that name is no advice
+            path = Path(name)
+            why = (
+                "this folder does not hold a spaCy pipeline (one saved with nlp.to_disk: config.cfg, meta.json)"
+                if path.is_dir()
+                else "not a folder (a spaCy pipeline is a folder)"
+                if path.exists()
+                else "no such folder"
+            )
+            raise InputError(
+                f"--segmenter {name}: {why}; give a pipeline's folder or an installed pipeline's name, "
+                f"or use --segmenter {RULES} (rules, no model)"
+            ) from None
         raise InputError(
             f"--segmenter {name}: this spaCy pipeline is not installed; get it with "
             f"`python -m spacy download {name}` (or `pip install {name.replace('_', '-')}`), "
@@ -56,6 +71,11 @@ def load_pipeline(name: str, language: str) -> Any:
     if not any(nlp.has_pipe(p) for p in ("parser", "senter", "sentencizer")):
         nlp.add_pipe("sentencizer")
     return nlp
+
+
+def _is_path(name: str) -> bool:
+    """``--segmenter`` names a path (spaCy loads a folder too), not an installed package's name."""
+    return os.path.exists(name) or any(sep in name for sep in {"/", os.sep}) or name.startswith(("~", "."))
 
 
 class Segmenter:

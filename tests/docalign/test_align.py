@@ -70,6 +70,8 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         for _ in range(200)
     ]
     pairs += [("", "a"), ("a", ""), ("ab", "xy"), ("même", "même")]
+    # n-grams repeated a different number of times on each side (clipped matches), at every order
+    pairs += [("la la la la", "la la"), ("abcabcabc", "abcabc x abc"), ("aaaaaaa", "aaa"), ("aaa", "aaaaaaa")]
     for hyp, ref in pairs:
         assert chrf(Profile(hyp), Profile(ref)) == pytest.approx(
             metric.sentence_score(hyp, [ref]).score / 100, abs=1e-12
@@ -273,6 +275,33 @@ def test_the_segmenter_splits_on_line_breaks_and_keeps_abbreviations(segmenter):
 def test_a_pipeline_that_is_not_installed_says_how_to_get_it():
     with pytest.raises(InputError, match=r"python -m spacy download xx_missing_pipeline"):
         Segmenter("xx_missing_pipeline", "fr")
+
+
+@pytest.mark.parametrize("kind", ["empty folder", "file", "missing folder"])
+def test_a_path_that_holds_no_pipeline_says_so_and_suggests_no_download(tmp_path, kind):
+    """issue 50 item 4: `spacy download /a/folder` is no advice for a path."""
+    path = tmp_path / "pipeline"
+    if kind == "empty folder":
+        path.mkdir()
+    elif kind == "file":
+        path.write_text("not a pipeline\n")
+    with pytest.raises(InputError) as e:
+        Segmenter(str(path), "fr")
+    message = str(e.value)
+    assert message.startswith(f"--segmenter {path}: ")
+    assert "spacy download" not in message and "pip install" not in message
+    expected = {"empty folder": "does not hold a spaCy pipeline", "file": "not a folder", "missing folder": "no such"}
+    assert expected[kind] in message
+
+
+def test_a_record_cut_off_in_its_text_says_where_the_string_starts(files):
+    """json's message for an unterminated string ends in "starting at", its position apart."""
+    tmp, _lines, ids = files
+    path = tmp / "o.jsonl"
+    path.write_text('{"doc": "doc0", "text": "a"}\n{"doc": "doc1", "text": "b\n')
+    with pytest.raises(InputError) as e:
+        read_system_output(str(path), ids, "ids", [True] * 3)
+    assert str(e.value) == f"{path}:2: not a JSON record (Unterminated string starting at column 25)"
 
 
 def test_a_model_link_score_decides_where_the_pivot_is_no_help():
