@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test test-compat lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -219,6 +219,28 @@ test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
 
+## var COMPAT_VENV: the second environment `make test-compat` builds and runs the zoo and HF tests in
+COMPAT_VENV ?= .venv-tf5
+## var COMPAT_TRANSFORMERS: the transformers `make test-compat` installs in COMPAT_VENV (the other
+##   major than VENV's 4.57, which the COMET extra needs)
+COMPAT_TRANSFORMERS ?= transformers>=5,<6
+COMPAT_PY := $(COMPAT_VENV)/bin/python
+## target test-compat: builds COMPAT_VENV (once; torch 2.13.0 and the fairseq wheel as `make install`
+##   installs them, from the same caches) with COMPAT_TRANSFORMERS and without the COMET extra, and
+##   runs the Hugging Face tests in it: the model zoo of every family through every `--hf-model`
+##   command (tests/contextual_mt/hf, tests/contextual_mt/attribution/test_hf_attribution.py);
+##   `.ci/run` runs it after `make test`
+## uses: PYTHON WHEELHOUSE COMPAT_VENV COMPAT_TRANSFORMERS TEST_WORKERS
+test-compat: check-python fairseq-wheel
+	@test -x $(COMPAT_PY) || $(PYTHON) -m venv $(COMPAT_VENV)
+	$(COMPAT_PY) -m pip install -q torch==2.13.0 || { echo "error: installing torch 2.13.0 in $(COMPAT_VENV) failed" >&2; exit 1; }
+	$(COMPAT_PY) -m pip install -q --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
+	$(COMPAT_PY) -m pip install -q -e ".[test]" "$(COMPAT_TRANSFORMERS)" \
+	  || { echo "error: installing contextual-mt with $(COMPAT_TRANSFORMERS) in $(COMPAT_VENV) failed" >&2; exit 1; }
+	$(COMPAT_PY) -m contextual_mt_compat
+	$(COMPAT_PY) -c "import transformers; print('$(COMPAT_VENV): transformers', transformers.__version__)"
+	$(COMPAT_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/contextual_mt/hf tests/contextual_mt/attribution/test_hf_attribution.py
+
 ## target lint: ruff check and ruff format --check on the whole tree, and mypy on the library packages
 ##   (contextual_mt, muda, commandkit, docalign), as configured in pyproject.toml; .ci/run runs it before the tests
 ## uses: VENV
@@ -360,4 +382,4 @@ include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 ## target clean: removes VENV, `build/` and the egg-info
 ## uses: VENV
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(COMPAT_VENV) build *.egg-info

