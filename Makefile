@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test test-compat lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test test-zoo test-compat lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -217,7 +217,16 @@ TEST_WORKERS ?= auto
 ## uses: VENV TEST_WORKERS
 test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not zoo" tests
+
+## target test-zoo: the model zoo (tests/contextual_mt/hf/test_zoo.py): a tiny random model of every
+##   Hugging Face family (Marian, mBART-50, M2M100, NLLB, MADLAD/T5, GPT-2, Llama-3, Mistral, Qwen2,
+##   Qwen3, Gemma-2, Gemma-3, Phi-3, OLMo-2) through every `--hf-model` command, in VENV (transformers
+##   4.57); `make test` leaves it out for its time, `.ci/run` runs it
+## uses: VENV TEST_WORKERS
+test-zoo:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m zoo tests/contextual_mt/hf/test_zoo.py
 
 ## var COMPAT_VENV: the second environment `make test-compat` builds and runs the zoo and HF tests in
 COMPAT_VENV ?= .venv-tf5
@@ -227,9 +236,8 @@ COMPAT_TRANSFORMERS ?= transformers>=5,<6
 COMPAT_PY := $(COMPAT_VENV)/bin/python
 ## target test-compat: builds COMPAT_VENV (once; torch 2.13.0 and the fairseq wheel as `make install`
 ##   installs them, from the same caches) with COMPAT_TRANSFORMERS and without the COMET extra, and
-##   runs the Hugging Face tests in it: the model zoo of every family through every `--hf-model`
-##   command (tests/contextual_mt/hf, tests/contextual_mt/attribution/test_hf_attribution.py);
-##   `.ci/run` runs it after `make test`
+##   runs the Hugging Face tests in it, the model zoo included (tests/contextual_mt/hf,
+##   tests/contextual_mt/attribution/test_hf_attribution.py); `.ci/run` runs it after `make test-zoo`
 ## uses: PYTHON WHEELHOUSE COMPAT_VENV COMPAT_TRANSFORMERS TEST_WORKERS
 test-compat: check-python fairseq-wheel
 	@test -x $(COMPAT_PY) || $(PYTHON) -m venv $(COMPAT_VENV)
