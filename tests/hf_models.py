@@ -5,8 +5,8 @@ language codes), saved with ``save_pretrained``: what the HF backend's tests and
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 EN = [
@@ -309,7 +309,8 @@ ZOO_TEXT = [*EN, *FR, *MULTIBYTE, "Translate each of my messages. Reply with the
 
 LLAMA3_CHAT = (
     "{{ bos_token }}{% for message in messages %}"
-    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}"
+    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' "
+    "+ message['content'] | trim + '<|eot_id|>' }}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}"
 )
 MISTRAL_CHAT = (
@@ -341,7 +342,8 @@ GEMMA2_CHAT = (
     "{{ raise_exception('System role not supported') }}{% endif %}"
     "{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
     "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
-    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}"
+    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}"
+    "{% else %}{% set role = message['role'] %}{% endif %}"
     "{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}{% endfor %}"
     "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}"
 )
@@ -351,7 +353,8 @@ GEMMA3_CHAT = (
     "{% else %}{% set first_user_prefix = '' %}{% set loop_messages = messages %}{% endif %}"
     "{% for message in loop_messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
     "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
-    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}"
+    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}"
+    "{% else %}{% set role = message['role'] %}{% endif %}"
     "{{ '<start_of_turn>' + role + '\\n' + (first_user_prefix if loop.first else '') }}"
     "{{ message['content'] | trim }}{{ '<end_of_turn>\\n' }}{% endfor %}"
     "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}"
@@ -627,16 +630,16 @@ def _seq2seq_config(cls_name: str, tok, **fields):
     import transformers
 
     size = max(len(tok), max(tok.get_vocab().values()) + 1)
-    dims = dict(
-        d_model=32,
-        encoder_layers=2,
-        decoder_layers=2,
-        encoder_attention_heads=2,
-        decoder_attention_heads=2,
-        encoder_ffn_dim=64,
-        decoder_ffn_dim=64,
-        max_position_embeddings=128,
-    )
+    dims = {
+        "d_model": 32,
+        "encoder_layers": 2,
+        "decoder_layers": 2,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 64,
+        "decoder_ffn_dim": 64,
+        "max_position_embeddings": 128,
+    }
     dims.update(fields)
     return getattr(transformers, cls_name)(vocab_size=size, **dims)
 

@@ -263,7 +263,11 @@ def test_the_prompt_is_the_families_template(family, hf_zoo, ref):
     """The rows' token ids: the prompt as apply_chat_template renders the conversation, the answer
     and its end as the template renders them after it."""
     backend = HFScoringBackend.open(options(family, hf_zoo(family)))
-    for source, target, ctx in ((EN[1], FR[1], (EN[0], FR[0])), (EN[0], FR[0], None), *[(m, m, None) for m in MULTIBYTE]):
+    for source, target, ctx in (
+        (EN[1], FR[1], (EN[0], FR[0])),
+        (EN[0], FR[0], None),
+        *[(m, m, None) for m in MULTIBYTE],
+    ):
         row = backend.layout.row(source, target, [ctx[0]] if ctx else [], [ctx[1]] if ctx else [], 1, 1, str)
         prompt, scored = ref.prompt_and_scored(source, target, ctx)
         assert list(row.prefix) == prompt
@@ -328,7 +332,7 @@ def test_translate_by_document(family, hf_zoo, corpus, tmp_path, capsys):
     out = translate(family, hf_zoo(family), corpus, tmp_path / "d.txt", "--unit", "document", "--beam", "1")
     documents = [json.loads(line) for line in out]
     assert [d["doc"] for d in documents] == ["a", "b"]
-    assert [c["lines"] for d in documents for c in d["chunks"]][0][0] == 1
+    assert next(c["lines"] for d in documents for c in d["chunks"])[0] == 1
     assert_quiet(capsys.readouterr().err)
     record(family, "translate --unit document", 0.0)
 
