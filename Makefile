@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test test-zoo test-compat lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test test-zoo test-compat compat-venv lint demo cadec-demo attribute testset pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -234,12 +234,18 @@ COMPAT_VENV ?= .venv-tf5
 ##   major than VENV's 4.57, which the COMET extra needs)
 COMPAT_TRANSFORMERS ?= transformers>=5,<6
 COMPAT_PY := $(COMPAT_VENV)/bin/python
-## target test-compat: builds COMPAT_VENV (once; torch 2.13.0 and the fairseq wheel as `make install`
-##   installs them, from the same caches) with COMPAT_TRANSFORMERS and without the COMET extra, and
+## target test-compat: builds COMPAT_VENV (`make compat-venv`: COMPAT_TRANSFORMERS, no COMET) and
 ##   runs the Hugging Face tests in it, the model zoo included (tests/contextual_mt/hf,
 ##   tests/contextual_mt/attribution/test_hf_attribution.py); `.ci/run` runs it after `make test-zoo`
-## uses: PYTHON WHEELHOUSE COMPAT_VENV COMPAT_TRANSFORMERS TEST_WORKERS
-test-compat: check-python fairseq-wheel
+## uses: COMPAT_VENV TEST_WORKERS
+test-compat: compat-venv
+	$(COMPAT_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/contextual_mt/hf tests/contextual_mt/attribution/test_hf_attribution.py
+
+## target compat-venv: builds COMPAT_VENV (run by `make test-compat`): Python 3.11, torch 2.13.0 and the
+##   fairseq wheel as `make install` installs them (from the same caches), the plugin with its `test`
+##   extra and COMPAT_TRANSFORMERS, without the COMET extra (which needs transformers<5)
+## uses: PYTHON WHEELHOUSE COMPAT_VENV COMPAT_TRANSFORMERS
+compat-venv: check-python fairseq-wheel
 	@test -x $(COMPAT_PY) || $(PYTHON) -m venv $(COMPAT_VENV)
 	$(COMPAT_PY) -m pip install -q torch==2.13.0 || { echo "error: installing torch 2.13.0 in $(COMPAT_VENV) failed" >&2; exit 1; }
 	$(COMPAT_PY) -m pip install -q --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
@@ -247,7 +253,6 @@ test-compat: check-python fairseq-wheel
 	  || { echo "error: installing contextual-mt with $(COMPAT_TRANSFORMERS) in $(COMPAT_VENV) failed" >&2; exit 1; }
 	$(COMPAT_PY) -m contextual_mt_compat
 	$(COMPAT_PY) -c "import transformers; print('$(COMPAT_VENV): transformers', transformers.__version__)"
-	$(COMPAT_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/contextual_mt/hf tests/contextual_mt/attribution/test_hf_attribution.py
 
 ## target lint: ruff check and ruff format --check on the whole tree, and mypy on the library packages
 ##   (contextual_mt, muda, commandkit, docalign), as configured in pyproject.toml; .ci/run runs it before the tests
