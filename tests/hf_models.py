@@ -156,7 +156,7 @@ def build_gpt2(
     """A GPT-2 with a byte-level BPE tokenizer trained on the EN and FR sentences."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
-    from transformers import GPT2Config, GPT2LMHeadModel, GPT2TokenizerFast
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
     folder.mkdir(parents=True, exist_ok=True)
     bpe = ByteLevelBPETokenizer()
@@ -166,12 +166,13 @@ def build_gpt2(
         min_frequency=1,
         special_tokens=["<|endoftext|>"],
     )
-    work = folder / "bpe"
-    work.mkdir(exist_ok=True)
-    bpe.save_model(str(work))
-    tok = GPT2TokenizerFast(
-        vocab_file=str(work / "vocab.json"), merges_file=str(work / "merges.txt"), model_max_length=max_positions
-    )
+    # the tokenizer.json and a config naming GPT-2's tokenizer class: what transformers 4 (its fast
+    # GPT-2 tokenizer) and 5 (whose tokenizer classes no longer take vocab and merges files) both read
+    bpe.save(str(folder / "tokenizer.json"))
+    end = "<|endoftext|>"
+    config = {"tokenizer_class": "GPT2Tokenizer", "bos_token": end, "eos_token": end, "unk_token": end}
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "model_max_length": max_positions}))
+    tok = AutoTokenizer.from_pretrained(folder)
     if chat_template:
         tok.chat_template = chat_template
     tok.save_pretrained(folder)
@@ -195,7 +196,7 @@ CHAT = (
 )
 
 
-def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0) -> Path:
+def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0, lines: Sequence[str] = ()) -> Path:
     """An M2M100 (one SentencePiece model, language codes __en__, __fr__, ...): the target
     starts with its language code, forced and not scored."""
     import sentencepiece as spm
@@ -205,7 +206,7 @@ def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0
     folder.mkdir(parents=True, exist_ok=True)
     work = folder / "spm"
     work.mkdir(exist_ok=True)
-    model = _spm(work / "joint", list(EN) + list(FR), 160)
+    model = _spm(work / "joint", list(EN) + list(FR) + list(lines), 160)
     vocab: Dict[str, int] = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
     proc = spm.SentencePieceProcessor(model_file=str(model))
     for i in range(proc.get_piece_size()):
@@ -675,6 +676,9 @@ def build_mbart50(folder: Path, seed: int = 0) -> Path:
     return folder
 
 
+NLLB_CODES = ["deu_Latn", "eng_Latn", "fra_Latn", "jpn_Jpan", "spa_Latn", "zho_Hans"]
+
+
 def build_nllb(folder: Path, seed: int = 0) -> Path:
     """NLLB-200 (an M2M100 model): language codes eng_Latn, fra_Latn, ...; the source starts with
     its code, the target with its own after the decoder start token </s>."""
@@ -687,7 +691,14 @@ def build_nllb(folder: Path, seed: int = 0) -> Path:
         folder,
         model_file,
         "sentencepiece.bpe.model",
-        {"tokenizer_class": "NllbTokenizer", "src_lang": "eng_Latn", "tgt_lang": "fra_Latn", "model_max_length": 128},
+        {
+            "tokenizer_class": "NllbTokenizer",
+            "src_lang": "eng_Latn",
+            "tgt_lang": "fra_Latn",
+            "model_max_length": 128,
+            # as NLLB-200's own config lists them (transformers 5 adds none by itself)
+            "additional_special_tokens": NLLB_CODES,
+        },
     )
     config = _seq2seq_config(
         "M2M100Config",
@@ -758,9 +769,9 @@ def _causal(family: str) -> ZooFamily:
 
 
 ZOO: Dict[str, ZooFamily] = {
-    "marian": ZooFamily("seq2seq", build_marian),
+    "marian": ZooFamily("seq2seq", lambda f: build_marian(f, lines_src=[*EN, *MULTIBYTE], lines_tgt=[*FR, *MULTIBYTE])),
     "mbart50": ZooFamily("seq2seq", build_mbart50, "en_XX", "fr_XX"),
-    "m2m100": ZooFamily("seq2seq", build_m2m100, "en", "fr"),
+    "m2m100": ZooFamily("seq2seq", lambda f: build_m2m100(f, lines=MULTIBYTE), "en", "fr"),
     "nllb": ZooFamily("seq2seq", build_nllb, "eng_Latn", "fra_Latn"),
     "madlad": ZooFamily("seq2seq", build_madlad, None, "fr"),
     "gpt2": ZooFamily("causal", build_gpt2, "English", "French"),

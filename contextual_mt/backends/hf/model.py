@@ -197,6 +197,7 @@ class HFModel:
         except ImportError:
             raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
         hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()  # transformers 5's "Loading weights" bar: not on the terminal
         try:
             config = AutoConfig.from_pretrained(folder, local_files_only=True)
         except Exception as e:  # unknown model_type, malformed JSON

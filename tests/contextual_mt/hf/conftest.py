@@ -34,7 +34,13 @@ def hf_zoo(tmp_path_factory):
 
     def get(name: str) -> Path:
         if name not in built:
-            built[name] = ZOO[name].build(root / name)
+            from transformers.utils import logging
+
+            logging.disable_progress_bar()  # save_pretrained's bar (transformers 5), not the command's output
+            try:
+                built[name] = ZOO[name].build(root / name)
+            finally:
+                logging.enable_progress_bar()
         return built[name]
 
     return get

@@ -317,7 +317,8 @@ def test_the_answer_is_cut_whole_from_the_prompt(family, hf_zoo):
         start = kwargs["input_ids"] if not hf.seq2seq else kwargs["decoder_input_ids"]
         rows = []
         for k, answer in enumerate(answers):
-            rows.append(start[k].tolist() + tok(answer, add_special_tokens=False).input_ids + [end])
+            encoded = tok(text_target=answer, add_special_tokens=False) if hf.seq2seq else tok(answer)
+            rows.append(start[k].tolist() + list(encoded.input_ids) + [end])
         width = max(len(r) for r in rows)
         return torch.tensor([r + [translator.pad] * (width - len(r)) for r in rows])
 
