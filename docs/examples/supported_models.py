@@ -116,7 +116,7 @@ def from_report(path: str) -> Dict:
 
 
 def cell(run: Dict, family: str, check: str) -> str:
-    kind = FAMILIES[family][1].split(",")[0]
+    kind = "seq2seq" if FAMILIES[family][1].startswith("seq2seq") else "causal"
     if (check, kind) in NOT_APPLICABLE or (check, family) in NOT_APPLICABLE:
         return "n/a"
     key = f"{family}|{check}"
