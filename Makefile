@@ -21,7 +21,7 @@ BUILD_VENV := $(WHEELHOUSE)/build-venv
 ## var UPGRADE_PIP: 1 installs with the newest pip instead of the one `venv` ships (both are tested)
 UPGRADE_PIP ?= 0
 
-.PHONY: install test lint demo cadec-demo attribute testset cues pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
+.PHONY: install test test-zoo test-compat compat-venv lint demo cadec-demo attribute testset cues pcxmi pcxmi-shard pcxmi-merge report muda-eval data train translate score contrastive all table check-python fairseq-wheel browser clean docs
 
 # Per-language-pair targets: `make all LANG=fr TED=...`. LANG is also the locale variable, so it is
 # only read from the command line (default: demo), and tools run with a UTF-8 locale.
@@ -225,7 +225,44 @@ TEST_WORKERS ?= auto
 ## uses: VENV TEST_WORKERS
 test:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not zoo" tests
+
+## target test-zoo: the model zoo (tests/contextual_mt/hf/test_zoo.py): a tiny random model of every
+##   Hugging Face family (Marian, mBART-50, M2M100, NLLB, MADLAD/T5, GPT-2, Llama-3, Mistral, Qwen2,
+##   Qwen3, Gemma-2, Gemma-3, Phi-3, OLMo-2) through every `--hf-model` command, in VENV (transformers
+##   4.57); `make test` leaves it out for its time, `.ci/run` runs it
+## uses: VENV TEST_WORKERS
+test-zoo:
+	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m zoo tests/contextual_mt/hf/test_zoo.py
+
+## var COMPAT_VENV: the second environment `make test-compat` builds and runs the zoo and HF tests in
+COMPAT_VENV ?= .venv-tf5
+## var COMPAT_TRANSFORMERS: the transformers `make test-compat` installs in COMPAT_VENV (the other
+##   major than VENV's 4.57, which the COMET extra needs)
+COMPAT_TRANSFORMERS ?= transformers>=5,<6
+COMPAT_PY := $(COMPAT_VENV)/bin/python
+## target test-compat: builds COMPAT_VENV (`make compat-venv`: COMPAT_TRANSFORMERS, no COMET) and
+##   runs the Hugging Face tests in it, the model zoo included (tests/contextual_mt/hf,
+##   tests/contextual_mt/attribution/test_hf_attribution.py); `.ci/run` runs it after `make test-zoo`
+## uses: COMPAT_VENV TEST_WORKERS
+test-compat: compat-venv
+	$(COMPAT_PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/contextual_mt/hf tests/contextual_mt/attribution/test_hf_attribution.py
+
+## target compat-venv: builds COMPAT_VENV (run by `make test-compat`): Python 3.11, torch 2.13.0 and the
+##   fairseq wheel as `make install` installs them (from the same caches), the plugin with its `test`
+##   extra and COMPAT_TRANSFORMERS, without the COMET extra (which needs transformers<5)
+## uses: PYTHON WHEELHOUSE COMPAT_VENV COMPAT_TRANSFORMERS
+compat-venv: check-python fairseq-wheel
+	@test -x $(COMPAT_PY) || $(PYTHON) -m venv $(COMPAT_VENV)
+	$(COMPAT_PY) -m pip install -q torch==2.13.0 || { echo "error: installing torch 2.13.0 in $(COMPAT_VENV) failed" >&2; exit 1; }
+	$(COMPAT_PY) -m pip install -q --no-deps $(WHEELHOUSE)/fairseq-0.12.2-cp311-*.whl
+	@# sentencepiece as in VENV (the comet extra's pin): the tests train SentencePiece models, and
+	@# 0.2.3's trainer makes other pieces than 0.2.2's from the same text
+	$(COMPAT_PY) -m pip install -q -e ".[test]" "$(COMPAT_TRANSFORMERS)" "sentencepiece>=0.2,<0.2.3" \
+	  || { echo "error: installing contextual-mt with $(COMPAT_TRANSFORMERS) in $(COMPAT_VENV) failed" >&2; exit 1; }
+	$(COMPAT_PY) -m contextual_mt_compat
+	$(COMPAT_PY) -c "import transformers; print('$(COMPAT_VENV): transformers', transformers.__version__)"
 
 ## target lint: ruff check and ruff format --check on the whole tree, and mypy on the library packages
 ##   (contextual_mt, muda, commandkit, docalign), as configured in pyproject.toml; .ci/run runs it before the tests
@@ -383,4 +420,4 @@ include $(dir $(THIS_MAKEFILE))recipes/slurm/slurm.mk
 ## target clean: removes VENV, `build/` and the egg-info
 ## uses: VENV
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(COMPAT_VENV) build *.egg-info

@@ -5,8 +5,9 @@ language codes), saved with ``save_pretrained``: what the HF backend's tests and
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Sequence
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 EN = [
     "I see the small cat .",
@@ -155,7 +156,7 @@ def build_gpt2(
     """A GPT-2 with a byte-level BPE tokenizer trained on the EN and FR sentences."""
     import torch
     from tokenizers import ByteLevelBPETokenizer
-    from transformers import GPT2Config, GPT2LMHeadModel, GPT2TokenizerFast
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
     folder.mkdir(parents=True, exist_ok=True)
     bpe = ByteLevelBPETokenizer()
@@ -165,12 +166,13 @@ def build_gpt2(
         min_frequency=1,
         special_tokens=["<|endoftext|>"],
     )
-    work = folder / "bpe"
-    work.mkdir(exist_ok=True)
-    bpe.save_model(str(work))
-    tok = GPT2TokenizerFast(
-        vocab_file=str(work / "vocab.json"), merges_file=str(work / "merges.txt"), model_max_length=max_positions
-    )
+    # the tokenizer.json and a config naming GPT-2's tokenizer class: what transformers 4 (its fast
+    # GPT-2 tokenizer) and 5 (whose tokenizer classes no longer take vocab and merges files) both read
+    bpe.save(str(folder / "tokenizer.json"))
+    end = "<|endoftext|>"
+    config = {"tokenizer_class": "GPT2Tokenizer", "bos_token": end, "eos_token": end, "unk_token": end}
+    (folder / "tokenizer_config.json").write_text(json.dumps({**config, "model_max_length": max_positions}))
+    tok = AutoTokenizer.from_pretrained(folder)
     if chat_template:
         tok.chat_template = chat_template
     tok.save_pretrained(folder)
@@ -194,7 +196,7 @@ CHAT = (
 )
 
 
-def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0) -> Path:
+def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0, lines: Sequence[str] = ()) -> Path:
     """An M2M100 (one SentencePiece model, language codes __en__, __fr__, ...): the target
     starts with its language code, forced and not scored."""
     import sentencepiece as spm
@@ -204,7 +206,7 @@ def build_m2m100(folder: Path, d_model: int = 32, layers: int = 2, seed: int = 0
     folder.mkdir(parents=True, exist_ok=True)
     work = folder / "spm"
     work.mkdir(exist_ok=True)
-    model = _spm(work / "joint", list(EN) + list(FR), 160)
+    model = _spm(work / "joint", list(EN) + list(FR) + list(lines), 160)
     vocab: Dict[str, int] = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
     proc = spm.SentencePieceProcessor(model_file=str(model))
     for i in range(proc.get_piece_size()):
@@ -292,3 +294,486 @@ def build_comet(folder: Path, lines: Sequence[str] = (), hidden: int = 32, layer
         folder / "checkpoints" / "model.ckpt",
     )
     return folder
+
+
+# ---------------------------------------------------------------------------------------------
+# The model zoo: one tiny random model per family a researcher brings, built from its transformers
+# config class offline (tests/contextual_mt/hf/test_zoo.py takes each through every --hf-model
+# command; docs/reference/supported-models.md is generated from that run). Decoder-only tokenizers
+# are byte-level BPE trained on the demo sentences with the family's special tokens, and the chat
+# template is written into the tokenizer config in the family's published format (written here).
+
+# sentences with multi-byte characters and emoji: in every tokenizer's training text, so that
+# answers holding them decode whole
+MULTIBYTE = ["J'adore la pizza 🍕 — ça coûte 5 € !", "Zoë lit « Ἀθῆναι » 日本 👍🏽 ."]
+ZOO_TEXT = [*EN, *FR, *MULTIBYTE, "Translate each of my messages. Reply with the translation only."]
+
+LLAMA3_CHAT = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' "
+    "+ message['content'] | trim + '<|eot_id|>' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}"
+)
+MISTRAL_CHAT = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+    "{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}"
+    "{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token }}"
+    "{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}{% endif %}{% endfor %}"
+)
+QWEN2_CHAT = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}{% endif %}"
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+QWEN3_CHAT = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'assistant' %}{% set content = message['content'] %}"
+    "{% if '</think>' in content %}{% set content = content.split('</think>')[-1].lstrip('\\n') %}{% endif %}"
+    "{{ '<|im_start|>assistant\\n' + content + '<|im_end|>\\n' }}"
+    "{% else %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+    "{% if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}"
+    "{% endif %}"
+)
+GEMMA2_CHAT = (
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}"
+    "{{ raise_exception('System role not supported') }}{% endif %}"
+    "{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}"
+    "{% else %}{% set role = message['role'] %}{% endif %}"
+    "{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}"
+)
+GEMMA3_CHAT = (
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}"
+    "{% set first_user_prefix = messages[0]['content'] + '\\n\\n' %}{% set loop_messages = messages[1:] %}"
+    "{% else %}{% set first_user_prefix = '' %}{% set loop_messages = messages %}{% endif %}"
+    "{% for message in loop_messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+    "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}"
+    "{% else %}{% set role = message['role'] %}{% endif %}"
+    "{{ '<start_of_turn>' + role + '\\n' + (first_user_prefix if loop.first else '') }}"
+    "{{ message['content'] | trim }}{{ '<end_of_turn>\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{'<start_of_turn>model\\n'}}{% endif %}"
+)
+PHI3_CHAT = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{ '<|system|>\\n' + message['content'] + '<|end|>\\n' }}"
+    "{% elif message['role'] == 'user' %}{{ '<|user|>\\n' + message['content'] + '<|end|>\\n' }}"
+    "{% elif message['role'] == 'assistant' %}{{ '<|assistant|>\\n' + message['content'] + '<|end|>\\n' }}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+OLMO2_CHAT = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{ '<|system|>\\n' + message['content'] + '\\n' }}"
+    "{% elif message['role'] == 'user' %}{{ '<|user|>\\n' + message['content'] + '\\n' }}"
+    "{% elif message['role'] == 'assistant' %}{% if not loop.last %}"
+    "{{ '<|assistant|>\\n' + message['content'] + eos_token + '\\n' }}"
+    "{% else %}{{ '<|assistant|>\\n' + message['content'] + eos_token }}{% endif %}{% endif %}"
+    "{% if loop.last and add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}{% endfor %}"
+)
+
+
+def _byte_bpe(
+    folder: Path,
+    specials: Sequence[str],
+    bos: Optional[str],
+    eos: str,
+    pad: Optional[str],
+    chat_template: str,
+    add_bos: bool,
+    unk: Optional[str] = None,
+    vocab_size: int = 500,
+):
+    """A byte-level BPE tokenizer with ``specials`` (ids 0, 1, ... in order), saved to ``folder``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tk = Tokenizer(models.BPE())
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(specials),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tk.train_from_iterator(ZOO_TEXT * 2, trainer)
+    steps = [processors.ByteLevel(trim_offsets=False)]
+    if add_bos and bos:  # Llama, Mistral, Gemma, OLMo-2 put their BOS first when special tokens are added
+        steps.append(
+            processors.TemplateProcessing(
+                single=f"{bos} $A", pair=f"{bos} $A {bos} $B", special_tokens=[(bos, tk.token_to_id(bos))]
+            )
+        )
+    tk.post_processor = processors.Sequence(steps)
+    named = {bos, eos, pad, unk}
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=tk,
+        bos_token=bos,
+        eos_token=eos,
+        pad_token=pad,
+        unk_token=unk,
+        additional_special_tokens=[s for s in specials if s not in named],
+        model_max_length=256,
+    )
+    tok.chat_template = chat_template
+    tok.save_pretrained(folder)
+    return tok
+
+
+@dataclass(frozen=True)
+class CausalSpec:
+    """A decoder-only family: its config class, special tokens (the first ones get ids 0, 1, ...),
+    which are BOS/EOS/PAD, the end tokens its generation config declares, its chat template and
+    config fields."""
+
+    config: str
+    model: str
+    specials: Tuple[str, ...]
+    bos: Optional[str]
+    eos: str
+    pad: Optional[str]
+    ends: Tuple[str, ...]  # generation_config.eos_token_id (every token that ends an answer)
+    chat: str
+    add_bos: bool = True
+    config_fields: Tuple[Tuple[str, object], ...] = ()
+    unk: Optional[str] = None
+
+
+LLAMA3_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>")
+LLAMA3_SPECIALS += ("<|eom_id|>", "<|eot_id|>")
+QWEN_SPECIALS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>")
+GEMMA_SPECIALS = ("<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>")
+_COMMON = (("hidden_size", 32), ("intermediate_size", 64), ("num_hidden_layers", 2), ("num_attention_heads", 4))
+_COMMON += (("num_key_value_heads", 2), ("max_position_embeddings", 256), ("tie_word_embeddings", False))
+
+CAUSAL: Dict[str, CausalSpec] = {
+    # Llama-3: the base tokenizer's EOS <|end_of_text|>, the turn ends with <|eot_id|>, and the
+    # generation config declares three end tokens (Llama-3.1/3.2)
+    "llama": CausalSpec(
+        "LlamaConfig",
+        "LlamaForCausalLM",
+        LLAMA3_SPECIALS,
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        None,
+        ("<|end_of_text|>", "<|eom_id|>", "<|eot_id|>"),
+        LLAMA3_CHAT,
+    ),
+    "mistral": CausalSpec(
+        "MistralConfig",
+        "MistralForCausalLM",
+        ("<unk>", "<s>", "</s>", "[INST]", "[/INST]"),
+        "<s>",
+        "</s>",
+        None,
+        ("</s>",),
+        MISTRAL_CHAT,
+        unk="<unk>",
+        config_fields=(("sliding_window", 16),),
+    ),
+    "qwen2": CausalSpec(
+        "Qwen2Config",
+        "Qwen2ForCausalLM",
+        QWEN_SPECIALS,
+        None,
+        "<|im_end|>",
+        "<|endoftext|>",
+        ("<|im_end|>", "<|endoftext|>"),
+        QWEN2_CHAT,
+        add_bos=False,
+    ),
+    "qwen3": CausalSpec(
+        "Qwen3Config",
+        "Qwen3ForCausalLM",
+        QWEN_SPECIALS,
+        None,
+        "<|im_end|>",
+        "<|endoftext|>",
+        ("<|im_end|>", "<|endoftext|>"),
+        QWEN3_CHAT,
+        add_bos=False,
+        config_fields=(("head_dim", 8),),
+    ),
+    # Gemma-2/3: soft-capped logits, sliding and global layers, no system role in the template
+    "gemma2": CausalSpec(
+        "Gemma2Config",
+        "Gemma2ForCausalLM",
+        GEMMA_SPECIALS,
+        "<bos>",
+        "<eos>",
+        "<pad>",
+        ("<eos>", "<end_of_turn>"),
+        GEMMA2_CHAT,
+        unk="<unk>",
+        config_fields=(
+            ("head_dim", 8),
+            ("sliding_window", 16),
+            ("attn_logit_softcapping", 50.0),
+            ("final_logit_softcapping", 30.0),
+            ("query_pre_attn_scalar", 8),
+        ),
+    ),
+    "gemma3": CausalSpec(
+        "Gemma3TextConfig",
+        "Gemma3ForCausalLM",
+        GEMMA_SPECIALS,
+        "<bos>",
+        "<eos>",
+        "<pad>",
+        ("<eos>", "<end_of_turn>"),
+        GEMMA3_CHAT,
+        unk="<unk>",
+        config_fields=(
+            ("head_dim", 8),
+            ("sliding_window", 16),
+            ("query_pre_attn_scalar", 8),
+            ("layer_types", ["sliding_attention", "full_attention"]),
+        ),
+    ),
+    "phi3": CausalSpec(
+        "Phi3Config",
+        "Phi3ForCausalLM",
+        ("<unk>", "<s>", "</s>", "<|endoftext|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>"),
+        "<s>",
+        "<|endoftext|>",
+        "<|endoftext|>",
+        ("<|endoftext|>", "<|end|>"),
+        PHI3_CHAT,
+        add_bos=False,
+        unk="<unk>",
+        config_fields=(("original_max_position_embeddings", 256),),
+    ),
+    "olmo2": CausalSpec(
+        "Olmo2Config",
+        "Olmo2ForCausalLM",
+        ("<|endoftext|>", "<|pad|>", "<|system|>", "<|user|>", "<|assistant|>"),
+        "<|endoftext|>",
+        "<|endoftext|>",
+        "<|pad|>",
+        ("<|endoftext|>",),
+        OLMO2_CHAT,
+        add_bos=False,
+    ),
+}
+
+
+def build_causal(folder: Path, family: str, seed: int = 0) -> Path:
+    """The tiny decoder-only model of ``family`` (a key of CAUSAL)."""
+    import torch
+    import transformers
+    from transformers import GenerationConfig
+
+    spec = CAUSAL[family]
+    folder.mkdir(parents=True, exist_ok=True)
+    tok = _byte_bpe(folder, spec.specials, spec.bos, spec.eos, spec.pad, spec.chat, spec.add_bos, spec.unk)
+    ids = {t: tok.convert_tokens_to_ids(t) for t in spec.specials}
+    ends = [ids[t] for t in spec.ends]
+    fields = dict(_COMMON)
+    fields.update(spec.config_fields)
+    config = getattr(transformers, spec.config)(
+        vocab_size=len(tok),
+        bos_token_id=ids.get(spec.bos) if spec.bos else None,
+        eos_token_id=ends if len(ends) > 1 else ends[0],
+        pad_token_id=ids.get(spec.pad) if spec.pad else None,
+        **fields,
+    )
+    torch.manual_seed(seed)
+    model = getattr(transformers, spec.model)(config)
+    with torch.no_grad():  # random but not flat logits
+        model.get_output_embeddings().weight.normal_(0, 0.5)
+    model.generation_config = GenerationConfig(
+        bos_token_id=config.bos_token_id, eos_token_id=ends, pad_token_id=config.pad_token_id
+    )
+    model.save_pretrained(folder)
+    return folder
+
+
+def _spm_dir(folder: Path, name: str, **train) -> Path:
+    import sentencepiece as spm
+
+    work = folder / "spm"
+    work.mkdir(parents=True, exist_ok=True)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(ZOO_TEXT * 4),
+        model_prefix=str(work / name),
+        vocab_size=train.pop("vocab_size", 180),
+        character_coverage=1.0,
+        model_type="unigram",
+        hard_vocab_limit=False,
+        byte_fallback=False,
+        minloglevel=2,
+        **train,
+    )
+    return work / f"{name}.model"
+
+
+def _seq2seq_tokenizer(folder: Path, spm_model: Path, file_name: str, config: Dict):
+    """The tokenizer as the Hub stores it (the SentencePiece file and tokenizer_config.json), read
+    back with AutoTokenizer (which builds the fast tokenizer from it) and saved whole."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    shutil.copy(spm_model, folder / file_name)
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    tok = AutoTokenizer.from_pretrained(folder)
+    tok.save_pretrained(folder)
+    return AutoTokenizer.from_pretrained(folder)
+
+
+def _seq2seq_config(cls_name: str, tok, **fields):
+    import transformers
+
+    size = max(len(tok), max(tok.get_vocab().values()) + 1)
+    dims = {
+        "d_model": 32,
+        "encoder_layers": 2,
+        "decoder_layers": 2,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 64,
+        "decoder_ffn_dim": 64,
+        "max_position_embeddings": 128,
+    }
+    dims.update(fields)
+    return getattr(transformers, cls_name)(vocab_size=size, **dims)
+
+
+def build_mbart50(folder: Path, seed: int = 0) -> Path:
+    """mBART-50 (many-to-many): language codes en_XX, fr_XX, ...; the target starts with its code
+    after the decoder start token </s>."""
+    import torch
+    from transformers import MBartForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model_file = _spm_dir(folder, "mbart", unk_id=0, bos_id=1, eos_id=2, pad_id=-1)
+    tok = _seq2seq_tokenizer(
+        folder,
+        model_file,
+        "sentencepiece.bpe.model",
+        {"tokenizer_class": "MBart50Tokenizer", "src_lang": "en_XX", "tgt_lang": "fr_XX", "model_max_length": 128},
+    )
+    config = _seq2seq_config(
+        "MBartConfig",
+        tok,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        scale_embedding=True,
+    )
+    torch.manual_seed(seed)
+    model = MBartForConditionalGeneration(config)
+    with torch.no_grad():
+        model.final_logits_bias.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+NLLB_CODES = ["deu_Latn", "eng_Latn", "fra_Latn", "jpn_Jpan", "spa_Latn", "zho_Hans"]
+
+
+def build_nllb(folder: Path, seed: int = 0) -> Path:
+    """NLLB-200 (an M2M100 model): language codes eng_Latn, fra_Latn, ...; the source starts with
+    its code, the target with its own after the decoder start token </s>."""
+    import torch
+    from transformers import M2M100ForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model_file = _spm_dir(folder, "nllb", unk_id=0, bos_id=1, eos_id=2, pad_id=-1)
+    tok = _seq2seq_tokenizer(
+        folder,
+        model_file,
+        "sentencepiece.bpe.model",
+        {
+            "tokenizer_class": "NllbTokenizer",
+            "src_lang": "eng_Latn",
+            "tgt_lang": "fra_Latn",
+            "model_max_length": 128,
+            # as NLLB-200's own config lists them (transformers 5 adds none by itself)
+            "additional_special_tokens": NLLB_CODES,
+        },
+    )
+    config = _seq2seq_config(
+        "M2M100Config",
+        tok,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        scale_embedding=True,
+    )
+    torch.manual_seed(seed)
+    M2M100ForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def build_madlad(folder: Path, seed: int = 0) -> Path:
+    """A MADLAD-400-style T5: the target language as a <2fr> token at the start of the source,
+    untied output layer, relative positions."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    codes = ["<2en>", "<2fr>", "<2de>"]
+    model_file = _spm_dir(folder, "t5", unk_id=2, bos_id=-1, eos_id=1, pad_id=0, user_defined_symbols=codes)
+    tok = _seq2seq_tokenizer(
+        folder,
+        model_file,
+        "spiece.model",
+        {"tokenizer_class": "T5Tokenizer", "extra_ids": 0, "legacy": False, "model_max_length": 128},
+    )
+    size = max(len(tok), max(tok.get_vocab().values()) + 1)
+    config = T5Config(
+        vocab_size=size,
+        d_model=32,
+        d_kv=8,
+        d_ff=64,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
+        relative_attention_num_buckets=8,
+        relative_attention_max_distance=32,
+        tie_word_embeddings=False,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.pad_token_id,
+        feed_forward_proj="gated-gelu",
+    )
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration(config)
+    with torch.no_grad():
+        model.lm_head.weight.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+@dataclass(frozen=True)
+class ZooFamily:
+    """How a family is built and the --hf-model options a researcher gives it (languages)."""
+
+    kind: str  # seq2seq | causal
+    build: Callable[[Path], Path]
+    src_lang: Optional[str] = None
+    tgt_lang: Optional[str] = None
+
+
+def _causal(family: str) -> ZooFamily:
+    return ZooFamily("causal", lambda folder: build_causal(folder, family))
+
+
+ZOO: Dict[str, ZooFamily] = {
+    "marian": ZooFamily("seq2seq", lambda f: build_marian(f, lines_src=[*EN, *MULTIBYTE], lines_tgt=[*FR, *MULTIBYTE])),
+    "mbart50": ZooFamily("seq2seq", build_mbart50, "en_XX", "fr_XX"),
+    "m2m100": ZooFamily("seq2seq", lambda f: build_m2m100(f, lines=MULTIBYTE), "en", "fr"),
+    "nllb": ZooFamily("seq2seq", build_nllb, "eng_Latn", "fra_Latn"),
+    "madlad": ZooFamily("seq2seq", build_madlad, None, "fr"),
+    "gpt2": ZooFamily("causal", build_gpt2, "English", "French"),
+    **{name: _causal(name) for name in CAUSAL},
+}

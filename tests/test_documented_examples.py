@@ -48,7 +48,9 @@ def test_every_generated_part_of_every_page_is_the_committed_runs_and_the_codes(
     # every example the script runs is shown, with every command it ran
     assert {k for k in generated if k.startswith("example:")} == {
         f"example:{e['id']}" for e in refresh.EXAMPLES if e.get("block", True)
-    } | {"example:demo"} | {f"example:{way}" for way in refresh.WAYS}
+    } | {"example:demo", "example:supported-models"} | {
+        f"example:{way}" for way in refresh.WAYS
+    }  # the demo's table; the model zoo's (supported_models.py)
     run = refresh.load(refresh.RUN)
     assert [run["examples"][e["id"]]["commands"] for e in refresh.EXAMPLES] == [e["commands"] for e in refresh.EXAMPLES]
 

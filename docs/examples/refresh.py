@@ -40,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RUN = os.path.join(HERE, "run.json")
 DEMO = os.path.join(HERE, "demo.json")
+SUPPORTED = os.path.join(HERE, "supported_models.json")  # the model zoo's runs (docs/examples/supported_models.py)
 README = os.path.join(ROOT, "README.md")
 DOCS = os.path.join(ROOT, "docs")
 DEMO_RESULTS = os.path.join("demo", "results", "fr", "demo.json")  # demo.pipeline.demo_results("demo")
@@ -508,10 +509,20 @@ def blocks(run: Dict, demo: Dict, reference: bool = True) -> Dict[str, str]:
             }
         )
     out["example:demo"] = render_demo_table(demo)
+    out["example:supported-models"] = _supported_models().render(load(SUPPORTED))
     out.update({f"figure:{k}": v for k, v in figures(demo, run).items()})
     if reference:
         out.update(_reference().blocks())
     return out
+
+
+def _supported_models():
+    """docs/examples/supported_models.py, the Supported models page's runs and table."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import supported_models
+
+    return supported_models
 
 
 def _reference():

@@ -66,6 +66,34 @@ class InputLayout:
             if start is None:
                 raise ContextualMTError(f"{hf.folder}: the model config has no decoder_start_token_id")
             self.start: Ids = (int(start),)
+        self.chat_end: Ids = self._chat_end() if hf.template is not None and hf.template.chat else ()
+
+    def _chat_end(self) -> Ids:
+        """The tokens that end an answer as the chat template renders it: what follows the
+        assistant's content up to the first end token the model declares or special token
+        (Llama-3's <|eot_id|>, Qwen's <|im_end|>, Gemma's <end_of_turn>, Phi-3's <|end|>); the
+        tokenizer's EOS when the template ends the turn with plain text (a newline)."""
+        mark = "Answer"
+        messages = [*self.hf.prompt.chat_messages("Question", []), {"role": "assistant", "content": mark}]
+        try:
+            text = self.tok.apply_chat_template(messages, tokenize=False)
+        except Exception as e:  # a template that raises on this conversation
+            raise ContextualMTError(
+                f"{self.hf.folder}: its chat template cannot render a user/assistant conversation ({e})"
+            ) from None
+        if mark not in text:
+            raise ContextualMTError(f"{self.hf.folder}: its chat template does not render the assistant's answer")
+        suffix = tuple(self.tok(text[text.rindex(mark) + len(mark) :], add_special_tokens=False)["input_ids"])
+        stops = set(self.hf.end_token_ids()) | set(getattr(self.tok, "all_special_ids", []) or [])
+        cut = next((k for k, t in enumerate(suffix) if t in stops), None)
+        if cut is not None:
+            return suffix[: cut + 1]
+        eos = self.tok.eos_token_id
+        if eos is None:
+            raise ContextualMTError(
+                f"{self.hf.folder}: neither its chat template nor its tokenizer has a token that ends an answer"
+            )
+        return (eos,)
 
     # ------------------------------------------------------------------ tokenization
     def _memo(self, kind: str, text: str, make: Callable[[str], Tuple]) -> Tuple:
@@ -186,11 +214,12 @@ class InputLayout:
             prompt = self.lm_ids(t.render_prompt(source, pairs), special=True)
             rendered = t.render_target(target)
         plain = self.lm_ids(rendered, special=False)
-        end: Ids = (
-            (self.tok.eos_token_id,)
-            if t.chat or t.end == "eos"
-            else (self.lm_ids(t.end, special=False) if t.end else ())
-        )
+        if t.chat:
+            end = self.chat_end
+        elif t.end == "eos":
+            end = (self.tok.eos_token_id,)
+        else:
+            end = self.lm_ids(t.end, special=False) if t.end else ()
         pieces = self._memo("lmp", rendered, lambda x: self.pieces(x, plain))
         return Row(None, prompt, plain + end, pieces, (k, k))
 

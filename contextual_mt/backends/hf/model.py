@@ -131,6 +131,7 @@ def read_config(folder: str):
     except ImportError:
         raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()  # transformers 5's "Loading weights" bar: not on the terminal
     try:
         return AutoConfig.from_pretrained(folder, local_files_only=True)
     except Exception as e:  # unknown model_type, malformed JSON
@@ -152,7 +153,7 @@ class HFModel:
     kind: str  # seq2seq | causal
     template: Optional[PromptTemplate]  # decoder-only models
     target_language_token: Optional[str]  # forced at the start of the target (mBART-50, NLLB, M2M100)
-    marian_prefix: str  # multi-target Marian: ">>fra<< " before the source
+    marian_prefix: str  # before the source: the target language of Marian (">>fra<< ") or MADLAD ("<2fr> ")
 
     @property
     def prompt(self) -> PromptTemplate:
@@ -183,6 +184,21 @@ class HFModel:
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
         return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+
+    def end_token_ids(self) -> List[int]:
+        """Every token the model declares as ending an answer: its generation config's and its
+        config's EOS (Llama-3 and Qwen list several) and the tokenizer's, the tokenizer's first."""
+        out: List[int] = []
+        sources = (
+            self.tokenizer.eos_token_id,
+            getattr(self.model.generation_config, "eos_token_id", None),
+            self.model.config.eos_token_id,
+        )
+        for value in sources:
+            for t in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(t, int) and t not in out:
+                    out.append(t)
+        return out
 
     @property
     def max_positions(self) -> int:
@@ -268,6 +284,24 @@ def _set_languages(tokenizer, o: HFModelOptions, folder: str):
             return None, token + " "
         return None, ""
     has_codes = hasattr(tokenizer, "src_lang")
+    target_codes = _target_prefix_codes(tokenizer)
+    if not has_codes and target_codes:  # MADLAD-400 (T5): "<2fr> " before the source names the target
+        if o.src_lang:
+            raise ContextualMTError(
+                f"--src-lang {o.src_lang}: {folder} reads any source language (its tokenizer names the "
+                "target only, with a <2xx> token); leave --src-lang out"
+            )
+        if not o.tgt_lang:
+            raise ContextualMTError(
+                f"{folder}: this model translates into several languages: give --tgt-lang (one of "
+                f"{', '.join(target_codes[:12])})"
+            )
+        if o.tgt_lang not in target_codes:
+            raise ContextualMTError(
+                f"--tgt-lang {o.tgt_lang}: the tokenizer of {folder} has no target token <2{o.tgt_lang}> "
+                f"(it has e.g. {', '.join(target_codes[:8])})"
+            )
+        return None, f"<2{o.tgt_lang}> "
     if not has_codes:
         for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
             if value:
@@ -289,6 +323,15 @@ def _set_languages(tokenizer, o: HFModelOptions, folder: str):
     tokenizer.src_lang = o.src_lang
     tokenizer.tgt_lang = o.tgt_lang
     return language_token(tokenizer, given(o.tgt_lang, "--tgt-lang")), ""
+
+
+def _target_prefix_codes(tokenizer) -> List[str]:
+    """The target languages of a tokenizer with MADLAD-400's <2xx> tokens (xx the code), sorted."""
+    codes = []
+    for token in tokenizer.get_vocab():
+        if token.startswith("<2") and token.endswith(">") and len(token) > 3 and "<" not in token[2:-1]:
+            codes.append(token[2:-1])
+    return sorted(codes)
 
 
 def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplate:

@@ -168,8 +168,12 @@ class HFDocumentTranslator:
         return [self._clean(t) for t in texts]
 
     def _end_ids(self) -> List[int]:
-        t, tok = self.hf.prompt, self.hf.tokenizer
-        ids = [tok.eos_token_id] if tok.eos_token_id is not None else []
+        """Generation stops at every end token the model declares, at the chat template's end of
+        the answer, and at a template's one-token end string."""
+        t = self.hf.prompt
+        ids = self.hf.end_token_ids()
+        if t.chat and self.layout.chat_end[-1] not in ids:
+            ids.append(self.layout.chat_end[-1])
         if not t.chat and t.end not in ("eos", ""):
             end = list(self.layout.lm_ids(t.end, special=False))
             if len(end) == 1:  # a one-token end string (a newline) stops generation; longer ones are cut after

@@ -21,3 +21,26 @@ def corpus(tmp_path_factory) -> Path:
     (d / "ref.fr").write_text("\n".join(FR) + "\n")
     (d / "docids").write_text("\n".join(["a"] * 6 + ["b"] * 6) + "\n")
     return d
+
+
+@pytest.fixture(scope="session")
+def hf_zoo(tmp_path_factory):
+    """``hf_zoo(name)``: the folder of the zoo's tiny model of family ``name`` (tests/hf_models.py,
+    ZOO), built on first use, once per test session."""
+    from tests.hf_models import ZOO
+
+    root = tmp_path_factory.mktemp("zoo")
+    built: dict = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            from transformers.utils import logging
+
+            logging.disable_progress_bar()  # save_pretrained's bar (transformers 5), not the command's output
+            try:
+                built[name] = ZOO[name].build(root / name)
+            finally:
+                logging.enable_progress_bar()
+        return built[name]
+
+    return get

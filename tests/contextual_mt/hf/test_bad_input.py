@@ -179,3 +179,16 @@ def test_model_flags(corpus, tmp_path, capsys, marian):
     assert "--path CHECKPOINT (fairseq) or --hf-model" in cli_error(
         capsys, cxmi_argv(corpus, out, "--path", "x.pt", "--hf-model", str(marian)), out
     )
+
+
+def test_madlad_target_language_token(hf_zoo):
+    """A MADLAD-400-style T5 names the target with a <2xx> token before the source: --tgt-lang
+    picks it, in one line when it is missing or unknown, and --src-lang is refused."""
+    folder = str(hf_zoo("madlad"))
+    with pytest.raises(ContextualMTError, match=r"translates into several languages: give --tgt-lang \(one of de, en"):
+        HFModel.load(HFModelOptions(folder))
+    with pytest.raises(ContextualMTError, match=r"--tgt-lang xx: the tokenizer of .* has no target token <2xx>"):
+        HFModel.load(HFModelOptions(folder, tgt_lang="xx"))
+    with pytest.raises(ContextualMTError, match=r"--src-lang en: .* reads any source language"):
+        HFModel.load(HFModelOptions(folder, src_lang="en", tgt_lang="fr"))
+    assert HFModel.load(HFModelOptions(folder, tgt_lang="fr")).marian_prefix == "<2fr> "
