@@ -6,11 +6,10 @@ interruption. ``ATTRIBUTE_ARGS`` (``--attribute-args``) takes attribute's method
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass, field
 from typing import Dict
 
-from contextual_mt.pipeline.layout import eval_paths
+from contextual_mt.pipeline.layout import attribution_output, eval_paths
 from contextual_mt.pipeline.pcxmi import check_inputs
 
 logger = logging.getLogger(__name__)
@@ -24,10 +23,6 @@ class AttributeStageOptions:
     overwrite: bool = False  # discard an interrupted run's records made from other settings
     progress: bool = True
     dtype: str = "auto"  # make's DTYPE: attribution runs fairseq checkpoints in float32, half is refused
-
-
-def attribution_output(results: str) -> str:
-    return os.path.join(results, "attribution.jsonl")
 
 
 def attribute_options(o: AttributeStageOptions):

@@ -163,3 +163,8 @@ def eval_paths(lang: Optional[str], root: str = ".") -> EvalPaths:
         tuple(layout.translation(s) for s in SYSTEMS),
         demo_corpus(DEMO_ROOT) if demo else layout.data,
     )
+
+
+def attribution_output(results: str) -> str:
+    """``make attribute``'s records in the pair's results folder (the report reads them too)."""
+    return os.path.join(results, "attribution.jsonl")

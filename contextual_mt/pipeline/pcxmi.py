@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, reference_tags
+from contextual_mt.pipeline.layout import DEMO, EvalPaths, attribution_output, eval_paths, reference_tags
 from contextual_mt.pipeline.make_names import given, option_name
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
@@ -206,7 +206,6 @@ def pair_attribution(p: EvalPaths) -> Optional[str]:
     test sentences as ``pcxmi.jsonl`` (their summaries' fingerprints agree); else None, with one
     line saying why records that are there are left out."""
     from contextual_mt.analysis.cxmi_summary import summary_path
-    from contextual_mt.pipeline.attribute_stage import attribution_output
     from contextual_mt.stage_record import differences, read_record
 
     path = attribution_output(p.results)

@@ -424,6 +424,8 @@ def train_model(options: TrainOptions) -> Dict:
         max_epoch=o.max_epoch,
         max_update=o.max_update,
         preset=o.preset,
+        # the preset's output-length bound as trained: make translate decodes this model with it
+        max_len=get_preset(o.preset).max_len,
         model=o.model,
         gpus=gpus,
         fp16=fp16,

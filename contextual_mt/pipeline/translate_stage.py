@@ -53,16 +53,16 @@ class TranslateStageOptions:
 def model_decoding(o: TranslateStageOptions, model: str) -> DecodingOptions:
     """The decoding options of ``model``'s systems: the stage's, with the output-length bound of
     the preset it was trained with (``Preset.max_len``) where the stage keeps the decoder's default."""
-    from contextual_mt.pipeline.presets import PRESETS
     from contextual_mt.pipeline.train import done_record
 
     default = DecodingOptions()
-    preset = PRESETS.get(str((done_record(o.layout, model).read() or {}).get("preset")))
-    if preset is None or preset.max_len is None:
+    # as the train record says (a model trained before presets had a bound: the decoder's default)
+    bound = (done_record(o.layout, model).read() or {}).get("max_len")
+    if not (isinstance(bound, (list, tuple)) and len(bound) == 2):
         return o.decoding
     if (o.decoding.max_len_a, o.decoding.max_len_b) != (default.max_len_a, default.max_len_b):
         return o.decoding  # asked for
-    return replace(o.decoding, max_len_a=preset.max_len[0], max_len_b=preset.max_len[1])
+    return replace(o.decoding, max_len_a=float(bound[0]), max_len_b=int(bound[1]))
 
 
 def system_fingerprint(

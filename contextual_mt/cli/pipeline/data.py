@@ -95,7 +95,8 @@ def data_args():
 
 def data(args: argparse.Namespace) -> int:
     preset_vocab = get_preset(args.preset).vocab_size if args.preset else None
-    options = from_namespace(DataOptions, args, vocab_size=args.vocab_size or preset_vocab or DataOptions.vocab_size)
+    vocab_size = args.vocab_size if args.vocab_size is not None else preset_vocab or DataOptions.vocab_size
+    options = from_namespace(DataOptions, args, vocab_size=vocab_size)
     summary, ran = prepare_data_steps(options, progress=not args.quiet)
     for split in SPLITS:
         s = summary["splits"][split]

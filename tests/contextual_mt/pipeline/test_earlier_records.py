@@ -25,7 +25,8 @@ def study(tmp_path, monkeypatch):
 
 def test_the_plan_counts_every_stage_of_an_earlier_study_as_done(study):
     graph = {j.name: j for j in jobs("fr", ".", shards=2, every=True)}
-    assert [name for name, j in graph.items() if not j.finished] == []
+    # every stage it ran is done; `make cues`, added since, is the one left to run
+    assert [name for name, j in graph.items() if not j.finished] == ["cues"]
     assert set(graph) >= {
         "data",
         "train-sentence",
@@ -41,7 +42,8 @@ def test_the_plan_counts_every_stage_of_an_earlier_study_as_done(study):
         "contrastive",
         "table",
     }
-    assert all(line.split()[6] == "done" for line in format_plan(list(graph.values()), as_json=False).splitlines())
+    ran = [j for name, j in graph.items() if name != "cues"]
+    assert all(line.split()[6] == "done" for line in format_plan(ran, as_json=False).splitlines())
 
 
 def test_an_earlier_study_is_not_trained_translated_or_scored_again(study, capsys):

@@ -110,11 +110,16 @@ def test_the_tiny_presets_vocabulary_and_output_bound_reach_the_stages(tmp_path,
             main([*base, *extra])
     assert asked == [4000, 900, 16000]
     layout = PairLayout("fr", str(tmp_path))
-    done_record(layout, "context").save({}, [], preset="tiny")
-    done_record(layout, "sentence").save({}, [], preset="demo")
+    # the bound the train record says the model was trained with (train_model writes the preset's)
+    done_record(layout, "context").save({}, [], preset="tiny", max_len=get_preset("tiny").max_len)
+    done_record(layout, "sentence").save({}, [], preset="demo", max_len=get_preset("demo").max_len)
     o = TranslateStageOptions("fr", str(tmp_path))
     tiny, demo = model_decoding(o, "context"), model_decoding(o, "sentence")
     assert (tiny.max_len_a, tiny.max_len_b) == get_preset("tiny").max_len == (1.5, 10)
     assert (demo.max_len_a, demo.max_len_b) == (DecodingOptions.max_len_a, DecodingOptions.max_len_b)
+    # a model trained before presets had a bound keeps the decoding it was translated with
+    done_record(layout, "context").save({}, [], preset="tiny")
+    earlier = model_decoding(o, "context")
+    assert (earlier.max_len_a, earlier.max_len_b) == (DecodingOptions.max_len_a, DecodingOptions.max_len_b)
     given = TranslateStageOptions("fr", str(tmp_path), decoding=DecodingOptions(max_len_b=50))
     assert model_decoding(given, "context").max_len_b == 50
