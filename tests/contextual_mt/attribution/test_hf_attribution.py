@@ -33,6 +33,17 @@ def setup(request):
     return kind, folder, backend, Reference(kind, folder)
 
 
+def input_embeddings(model, kind) -> List[torch.nn.Module]:
+    """The distinct embedding modules a forward calls. Marian under transformers 4.57: one
+    ``shared`` module called by the encoder and then the decoder; under transformers 5 the
+    encoder and the decoder each call their own ``embed_tokens`` (the weights stay tied) and
+    ``get_input_embeddings()`` is the encoder's alone, so hooking it would miss the decoder."""
+    if kind != "marian":
+        return [model.get_input_embeddings()]
+    encoder, decoder = model.get_encoder().embed_tokens, model.get_decoder().embed_tokens
+    return [encoder] if encoder is decoder else [encoder, decoder]
+
+
 def context_of(i: int) -> Tuple[List[str], List[str]]:
     first = 0 if i < 6 else 6
     return EN[max(first, i - K) : i], FR[max(first, i - K) : i]
@@ -48,6 +59,7 @@ class Reference:
         self.tok = AutoTokenizer.from_pretrained(folder)
         auto = AutoModelForSeq2SeqLM if kind == "marian" else AutoModelForCausalLM
         self.model = auto.from_pretrained(folder, attn_implementation="eager").eval()
+        self.embeddings = input_embeddings(self.model, kind)
 
     def example(self, i: int, context: bool) -> Dict:
         """The inputs, the scored tokens, the first position predicting them, the number of plain
@@ -129,11 +141,14 @@ class Reference:
             captured.append(leaf)
             return leaf
 
-        handle = self.model.get_input_embeddings().register_forward_hook(hook)  # Marian: shared, 2 calls
+        handles = [m.register_forward_hook(hook) for m in self.embeddings]
         try:
             logits = self.model(**ex["inputs"]).logits[0, ex["first"] + token]
         finally:
-            handle.remove()
+            for h in handles:
+                h.remove()
+        # one output per stream (Marian: the encoder's, then the decoder's), never one stream twice
+        assert len(captured) == (2 if self.kind == "marian" else 1)
         lp = torch.log_softmax(logits.float(), -1)
         value = lp[ex["scored"][token]] - (lp[foil] if foil is not None else 0)
         grads = torch.autograd.grad(value, captured)
@@ -297,8 +312,8 @@ def test_m2m100_language_codes_are_not_context_tokens(m2m):
 class _RowsRead:
     """Counts the rows (batch entries) the model's input embeddings embed within the block."""
 
-    def __init__(self, backend):
-        self.modules = [backend.hf.model.get_input_embeddings()]  # Marian: shared by both sides
+    def __init__(self, kind, backend):
+        self.modules = input_embeddings(backend.hf.model, kind)
         self.rows = 0
 
     def __enter__(self):
@@ -324,7 +339,7 @@ def test_one_forward_per_sentence_equals_the_per_token_loop(setup, method, max_t
     before = backend.max_tokens
     backend.max_tokens = max_tokens
     try:
-        with _RowsRead(backend) as read:
+        with _RowsRead(kind, backend) as read:
             got = backend.cue_scores(requests, method)
     finally:
         backend.max_tokens = before

@@ -63,11 +63,19 @@ def test_bfloat16_takes_the_output_layer_path(kind, request):
 
 
 def test_bfloat16_still_sees_a_different_output_layer(marian, large_logits, monkeypatch):
-    """The rounding allowance does not hide a model whose logits are not output layer + bias."""
+    """The rounding allowance does not hide a model whose logits are not output layer + bias:
+    a missing final_logits_bias fails the check, and stands out from the same model's rounding
+    by more than an order of magnitude."""
+    honest = {folder: open_backend(folder, "bfloat16").head_check["logit_excess"] for folder in (marian, large_logits)}
     monkeypatch.setattr(HFScoringBackend, "_head", lambda self, h, fused=True: self.hf.model.lm_head(h))
     for folder in (marian, large_logits):
         backend = open_backend(folder, "bfloat16")
-        assert not backend.fast_head and backend.head_check["logit_excess"] > 10
+        assert not backend.fast_head and backend.head_check["logit_excess"] > 1
+        # the margin is measured against the same model's rounding, not as a fixed number: the
+        # missing bias's excess is a property of the random weights (on large_logits 13.3 under
+        # transformers 4.57, 9.7 under 5, which initialises the same seed's model differently),
+        # while the honest one's stays near 0.4 under both
+        assert backend.head_check["logit_excess"] > 10 * honest[folder]
 
 
 def test_half_precision_head_is_padded_and_cut(marian):
