@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from docalign import words
-from docalign.chrf import Profile, chrf
+from docalign.chrf import Runs
 from docalign.words import Vocabulary
 
 MOVES = ((1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2))  # (lines, segments); ties go to the first
@@ -70,28 +70,18 @@ class Link:
 
 
 class Groups:
-    """The profiles and words of single texts and of two consecutive ones joined, made once each."""
+    """The words of single texts and of two consecutive ones joined, made once each."""
 
     def __init__(self, texts: Sequence[str], vocabulary: Vocabulary) -> None:
         self.texts = texts
-        self.single = [Profile(t) for t in texts]
         self.lengths = [len(t) for t in texts]
-        self.pairs: Dict[int, Profile] = {}
         self.tokens = [vocabulary.encode(t) for t in texts]
+        self.joined = [np.concatenate(self.tokens[k : k + 2]) for k in range(len(texts) - 1)]
         self.counts = np.array([len(t) for t in self.tokens], dtype=float)
         self.words_in = [float(len(t)) for t in self.tokens]  # the same, for one link at a time
 
     def words(self, start: int, count: int) -> np.ndarray:
-        if count == 1:
-            return self.tokens[start]
-        return np.concatenate(self.tokens[start : start + count])
-
-    def profile(self, start: int, count: int) -> Profile:
-        if count == 1:
-            return self.single[start]
-        if start not in self.pairs:
-            self.pairs[start] = Profile(self.texts[start] + " " + self.texts[start + 1])
-        return self.pairs[start]
+        return self.tokens[start] if count == 1 else self.joined[start]
 
     def size(self, start: int, count: int) -> float:
         """The words of ``count`` texts from ``start``."""
@@ -114,6 +104,26 @@ Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and
 Costs = Callable[[int, int, np.ndarray, int], np.ndarray]  # (first line, lines, first segments, segments)
 
 
+class _Document:
+    """One document's search: its texts' words, the costs and chrF of the links costed so far."""
+
+    def __init__(self, pivots: Sequence[str], segments: Sequence[str], vocabulary: Vocabulary) -> None:
+        self.n, self.m = len(pivots), len(segments)
+        self.lines, self.segs = Groups(pivots, vocabulary), Groups(segments, vocabulary)
+        self.similarity: Dict[Key, float] = {}
+        self.link_costs: Dict[Key, float] = {}
+
+    def costs(self, weights: Weights) -> Costs:
+        w, link_costs, counts = weights, self.link_costs, self.lines.counts
+
+        def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
+            if b == 0:
+                return np.full(len(js), w.unlinked * counts[i] + w.omission)
+            return np.array([link_costs[(i, a, j, b)] for j in js.tolist()])
+
+        return costs
+
+
 def align(
     pivots: Sequence[str],
     segments: Sequence[str],
@@ -125,60 +135,92 @@ def align(
     """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``.
     ``model``: a model's similarity of candidate links (``candidates``), mixed with their chrF;
     the search then stays in ``corridor`` (``corridor_of`` a first path)."""
-    n, m = len(pivots), len(segments)
-    if n == 0 or m == 0:
-        return [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
-    vocabulary = Vocabulary()
-    lines, segs = Groups(pivots, vocabulary), Groups(segments, vocabulary)
-    cache: Dict[Key, float] = {}
-    link_costs: Dict[Key, float] = {}
+    return align_many([(pivots, segments)], band, weights, None if model is None else [model], [corridor])[0]
+
+
+def align_many(
+    documents: Sequence[Tuple[Sequence[str], Sequence[str]]],
+    band: int = 20,
+    weights: Weights = Weights(),
+    models: Optional[Sequence[Mapping[Key, float]]] = None,
+    corridors: Optional[Sequence[Optional[Corridor]]] = None,
+) -> List[List[Link]]:
+    """``align`` of each document's (pivots, segments), the links of all documents costed together:
+    their chrF (``Runs``) and word edits (``words.distances``) in one batch per widening of the band."""
     w = weights
+    vocabulary = Vocabulary()
+    docs = [_Document(p, s, vocabulary) for p, s in documents]
+    runs = Runs([texts for pair in documents for texts in pair], [d for d in range(len(documents)) for _ in (0, 1)])
+    result: List[List[Link]] = [[] for _ in documents]
+    pending: Dict[int, Corridor] = {}  # document: its band or corridor to search
+    widths: Dict[int, int] = {}
+    fixed = set()
+    for d, doc in enumerate(docs):
+        n, m = doc.n, doc.m
+        if n == 0 or m == 0:
+            result[d] = [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
+        elif corridors is not None and corridors[d] is not None:
+            pending[d] = reachable(corridors[d], n, m)  # type: ignore[arg-type]
+            fixed.add(d)
+        else:
+            widths[d] = max(band, 1)
+            pending[d] = _diagonal(n, m, widths[d])
+    while pending:
+        _prepare(docs, pending, runs, w, models)
+        searched: Dict[int, Corridor] = {}
+        for d, corridor in pending.items():
+            doc = docs[d]
+            additions = w.unlinked * doc.segs.counts + w.addition
+            links, touched = _search(doc.n, doc.m, corridor, doc.costs(w), additions)
+            if d in fixed or not touched or widths[d] >= max(doc.n, doc.m):
+                result[d] = [
+                    Link((i, a), (j, b), doc.similarity[(i, a, j, b)] if a and b else None) for i, a, j, b in links
+                ]
+            else:
+                widths[d] *= 2
+                searched[d] = _diagonal(doc.n, doc.m, widths[d])
+        pending = searched
+    return result
 
-    def similarity(i: int, a: int, j: int, b: int) -> float:
-        key = (i, a, j, b)
-        if key not in cache:
-            cache[key] = chrf(segs.profile(j, b), lines.profile(i, a))
-            if model is not None and key in model:
-                cache[key] = (1 - weights.model) * cache[key] + weights.model * model[key]
-        return cache[key]
 
-    def prepare(band: Corridor) -> None:
-        """The costs of every link in the band not costed yet, their word edits at once."""
-        keys = [k for k in candidates(band) if k not in link_costs]
-        edits = words.distances([lines.words(i, a) for i, a, _, _ in keys], [segs.words(j, b) for _, _, j, b in keys])
-        for key, e in zip(keys, edits.tolist(), strict=True):
-            i, a, j, b = key
-            size = (lines.size(i, a) + segs.size(j, b)) / 2
-            extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
-            lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance) if w.length else 0.0
-            c = similarity(i, a, j, b)
-            cost = e + w.similarity * size * (1 - c) + extra + w.length * lengths
-            if c < w.unrelated:  # no better than leaving them unlinked: omissions and additions
-                unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
-                cost = max(cost, unlinked + UNRELATED)
-            link_costs[key] = cost
+def _prepare(
+    docs: Sequence[_Document],
+    bands: Mapping[int, Corridor],
+    runs: Runs,
+    w: Weights,
+    models: Optional[Sequence[Mapping[Key, float]]],
+) -> None:
+    """The costs of every link in the documents' bands not costed yet: their chrF and word edits at once."""
+    todo = [(d, key) for d, band in bands.items() for key in candidates(band) if key not in docs[d].link_costs]
+    if not todo:
+        return
+    hyps = [runs.text_id(2 * d + 1, j, b) for d, (_, _, j, b) in todo]
+    refs = [runs.text_id(2 * d, i, a) for d, (i, a, _, _) in todo]
+    scores = link_chrf(runs, hyps, refs).tolist()
+    edits = words.distances(
+        [docs[d].lines.words(i, a) for d, (i, a, _, _) in todo],
+        [docs[d].segs.words(j, b) for d, (_, _, j, b) in todo],
+    ).tolist()
+    for (d, key), c, e in zip(todo, scores, edits, strict=True):
+        doc = docs[d]
+        model = models[d] if models is not None else None
+        if model is not None and key in model:
+            c = (1 - w.model) * c + w.model * model[key]
+        doc.similarity[key] = c
+        i, a, j, b = key
+        size = (doc.lines.size(i, a) + doc.segs.size(j, b)) / 2
+        extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
+        lengths = length_cost(doc.lines.length(i, a), doc.segs.length(j, b), w.variance) if w.length else 0.0
+        cost = e + w.similarity * size * (1 - c) + extra + w.length * lengths
+        if c < w.unrelated:  # no better than leaving them unlinked: omissions and additions
+            unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
+            cost = max(cost, unlinked + UNRELATED)
+        doc.link_costs[key] = cost
 
-    def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
-        if b == 0:
-            return np.full(len(js), w.unlinked * lines.counts[i] + w.omission)
-        return np.array([link_costs[(i, a, j, b)] for j in js.tolist()])
 
-    additions = w.unlinked * segs.counts + w.addition
-
-    if corridor is not None:
-        corridor = reachable(corridor, n, m)
-        prepare(corridor)
-        links, _ = _search(n, m, corridor, costs, additions)
-    else:
-        width = max(band, 1)
-        while True:
-            diagonal = _diagonal(n, m, width)
-            prepare(diagonal)
-            links, touched = _search(n, m, diagonal, costs, additions)
-            if not touched or width >= max(n, m):
-                break
-            width *= 2
-    return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
+def link_chrf(runs: Runs, hyps: Sequence[int], refs: Sequence[int]) -> np.ndarray:
+    """The chrF of candidate links: their segments (``hyps``) against their lines' pivots (``refs``)."""
+    return runs.scores(hyps, refs)
 
 
 def reachable(corridor: Corridor, n: int, m: int) -> Corridor:

@@ -12,7 +12,7 @@ import pytest
 from commandkit.errors import InputError
 from docalign import dp
 from docalign.align import AlignOptions, align_documents, align_system_output
-from docalign.chrf import Profile, chrf
+from docalign.chrf import Profile, Runs, chrf
 from docalign.formats import read_system_output
 from docalign.links import summary
 from docalign.perturb import Rates, link_accuracy, perturb
@@ -78,6 +78,36 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         )
 
 
+def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly():
+    """``Runs`` (every candidate link of every document at once) gives the very floats of
+    ``chrf(Profile(..), Profile(..))``: repeated n-grams, texts shorter than the orders, empty
+    texts, whitespace of every kind, characters outside the BMP, groups of different sizes."""
+    rng = random.Random(4)
+    lines, _ = corpus(4)
+    odd = ["", " ", "a", "ab", "la la la la", "aaaaaaa", "abcabc x abc", "日本語の文。", "\U0001d518 \U0001f600 ok"]
+    pool = [*lines, *odd, "x\ty\u00a0z"]
+    lists, groups = [], []
+    for group in range(12):
+        for _ in (0, 1):
+            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 5))])
+            groups.append(group)
+    runs = Runs(lists, groups)
+    hyps, refs, expected = [], [], []
+    for group in range(12):
+        refs_list, hyps_list = 2 * group, 2 * group + 1
+        for i in range(len(lists[refs_list])):
+            for a in (1, 2)[: len(lists[refs_list]) - i]:
+                for j in range(len(lists[hyps_list])):
+                    for b in (1, 2)[: len(lists[hyps_list]) - j]:
+                        hyps.append(runs.text_id(hyps_list, j, b))
+                        refs.append(runs.text_id(refs_list, i, a))
+                        hyp = " ".join(lists[hyps_list][j : j + b])
+                        ref = " ".join(lists[refs_list][i : i + a])
+                        expected.append(chrf(Profile(hyp), Profile(ref)))
+    assert len(expected) > 100
+    assert runs.scores(hyps, refs).tolist() == expected  # equal floats, not approximately
+
+
 def test_every_link_type_is_found():
     pivots = ["Salut Paul, mon ami.", "Tu vois le gâteau.", "Ma sœur lit beaucoup.", "Tu achètes la maison.",
               "Nous aimons la maison.", "Elle est très moderne et grande."]  # fmt: skip
@@ -105,8 +135,8 @@ def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly
     assert [link.kind for link in wide[:7]] == ["0-1"] * 6 + ["1-1"]
 
     calls = []
-    real = dp.chrf
-    monkeypatch.setattr(dp, "chrf", lambda a, b: calls.append(1) or real(a, b))
+    real = dp.link_chrf
+    monkeypatch.setattr(dp, "link_chrf", lambda runs, hyps, refs: calls.extend(hyps) or real(runs, hyps, refs))
     many, _ = corpus(60, seed=6)
     dp.align(many[:200], many[:200], band=5)
     small = len(calls)
