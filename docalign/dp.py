@@ -7,15 +7,17 @@ pivot) and the segments, plus a fixed cost per link type and a Gale-Church lengt
 pivot's length against the segments'); an omission costs ``omission``, an addition ``addition``. The path of
 least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
 against segment i * m / n of m), so the work grows with the document's length, not its square;
-where the best path touches the band's edge, the band is doubled and the search run again. A
-row of the band (one line boundary) is computed at once with numpy.
+where the best path touches the band's edge, the band is doubled and the search run again.
+All documents are searched together (``align_many``): their candidate links' chrF (``Runs``)
+and word edits (``words.distances``) in one batch, and row i of every document's band (line
+boundary i) at once with numpy; the costs are the same floats as one link at a time would give.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -69,28 +71,6 @@ class Link:
         return f"{self.lines[1]}-{self.segments[1]}"
 
 
-class Groups:
-    """The words of single texts and of two consecutive ones joined, made once each."""
-
-    def __init__(self, texts: Sequence[str], vocabulary: Vocabulary) -> None:
-        self.texts = texts
-        self.lengths = [len(t) for t in texts]
-        self.tokens = [vocabulary.encode(t) for t in texts]
-        self.joined = [np.concatenate(self.tokens[k : k + 2]) for k in range(len(texts) - 1)]
-        self.counts = np.array([len(t) for t in self.tokens], dtype=float)
-        self.words_in = [float(len(t)) for t in self.tokens]  # the same, for one link at a time
-
-    def words(self, start: int, count: int) -> np.ndarray:
-        return self.tokens[start] if count == 1 else self.joined[start]
-
-    def size(self, start: int, count: int) -> float:
-        """The words of ``count`` texts from ``start``."""
-        return self.words_in[start] if count == 1 else self.words_in[start] + self.words_in[start + 1]
-
-    def length(self, start: int, count: int) -> int:
-        return sum(self.lengths[start : start + count]) + count - 1
-
-
 def length_cost(a: int, b: int, variance: float) -> float:
     """Gale-Church: -log P(|delta|) of the length difference, the lengths of one language."""
     if a + b == 0:
@@ -101,27 +81,7 @@ def length_cost(a: int, b: int, variance: float) -> float:
 
 Key = Tuple[int, int, int, int]  # a candidate link: (first line, lines, first segment, segments)
 Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and highest segment boundary
-Costs = Callable[[int, int, np.ndarray, int], np.ndarray]  # (first line, lines, first segments, segments)
-
-
-class _Document:
-    """One document's search: its texts' words, the costs and chrF of the links costed so far."""
-
-    def __init__(self, pivots: Sequence[str], segments: Sequence[str], vocabulary: Vocabulary) -> None:
-        self.n, self.m = len(pivots), len(segments)
-        self.lines, self.segs = Groups(pivots, vocabulary), Groups(segments, vocabulary)
-        self.similarity: Dict[Key, float] = {}
-        self.link_costs: Dict[Key, float] = {}
-
-    def costs(self, weights: Weights) -> Costs:
-        w, link_costs, counts = weights, self.link_costs, self.lines.counts
-
-        def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
-            if b == 0:
-                return np.full(len(js), w.unlinked * counts[i] + w.omission)
-            return np.array([link_costs[(i, a, j, b)] for j in js.tolist()])
-
-        return costs
+LINKS = [(a, b) for a, b in MOVES if a and b]  # the moves that pair lines with segments
 
 
 def align(
@@ -138,6 +98,51 @@ def align(
     return align_many([(pivots, segments)], band, weights, None if model is None else [model], [corridor])[0]
 
 
+class Texts:
+    """Every document's pivots and segments, and each one joined with the next: their words
+    (``words.Vocabulary``) and character n-grams (``Runs``), numbered as ``Runs`` numbers them."""
+
+    def __init__(self, documents: Sequence[Tuple[Sequence[str], Sequence[str]]]) -> None:
+        lists = [texts for pair in documents for texts in pair]
+        self.line_count = [len(pivots) for pivots, _ in documents]
+        self.segment_count = [len(segments) for _, segments in documents]
+        self.runs = Runs(lists, [d for d in range(len(documents)) for _ in (0, 1)])
+        vocabulary = Vocabulary()
+        single = [vocabulary.encode(t) for texts in lists for t in texts]
+        self.tokens: List[np.ndarray] = []
+        for k, t in enumerate(single):
+            self.tokens.append(t)
+            self.tokens.append(np.concatenate([t, single[k + 1]]) if k + 1 < len(single) else t)
+        counts = [float(len(t)) for t in single]
+        self.words = np.array([c for k, c in enumerate(counts) for c in (c, c + counts[(k + 1) % len(counts)])])
+        chars = [len(t) for texts in lists for t in texts]
+        self.chars = [c for k, c in enumerate(chars) for c in (c, c + chars[(k + 1) % len(chars)] + 1)]
+        self.first = np.array(self.runs.first, dtype=np.int64)
+
+    def ids(self, side: int, docs: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """The text ids of ``count`` texts from ``start`` of the documents' pivots (side 0) or segments (1)."""
+        return 2 * (self.first[2 * docs + side] + start) + count - 1
+
+
+class _Band:
+    """The cells of several documents' bands, one flat array: row i of document d (line boundary i)
+    holds its segment boundaries ``lo[d][i]`` to ``hi[d][i]``."""
+
+    def __init__(self, bands: Sequence[Corridor]) -> None:
+        self.rows = [len(lo) for lo, _ in bands]  # n + 1 per document
+        self.row_start = np.cumsum([0, *self.rows])[:-1]
+        self.lo = np.array([x for lo, _ in bands for x in lo], dtype=np.int64)
+        self.hi = np.array([x for _, hi in bands for x in hi], dtype=np.int64)
+        width = self.hi - self.lo + 1
+        self.cell_start = np.cumsum(width) - width  # each row's first cell
+        self.cells = int(width.sum())
+        row = np.repeat(np.arange(len(width)), width)
+        self.row = row
+        self.doc = np.repeat(np.arange(len(bands)), self.rows)[row]
+        self.i = row - self.row_start[self.doc]
+        self.j = self.lo[row] + np.arange(self.cells) - self.cell_start[row]
+
+
 def align_many(
     documents: Sequence[Tuple[Sequence[str], Sequence[str]]],
     band: int = 20,
@@ -145,77 +150,115 @@ def align_many(
     models: Optional[Sequence[Mapping[Key, float]]] = None,
     corridors: Optional[Sequence[Optional[Corridor]]] = None,
 ) -> List[List[Link]]:
-    """``align`` of each document's (pivots, segments), the links of all documents costed together:
-    their chrF (``Runs``) and word edits (``words.distances``) in one batch per widening of the band."""
-    w = weights
-    vocabulary = Vocabulary()
-    docs = [_Document(p, s, vocabulary) for p, s in documents]
-    runs = Runs([texts for pair in documents for texts in pair], [d for d in range(len(documents)) for _ in (0, 1)])
+    """``align`` of each document's (pivots, segments): all documents' candidate links costed
+    together (their chrF and word edits in one batch) and searched together, row by row."""
+    texts = Texts(documents)
     result: List[List[Link]] = [[] for _ in documents]
-    pending: Dict[int, Corridor] = {}  # document: its band or corridor to search
+    pending: Dict[int, Corridor] = {}  # document: the band or corridor to search
     widths: Dict[int, int] = {}
-    fixed = set()
-    for d, doc in enumerate(docs):
-        n, m = doc.n, doc.m
+    for d, (pivots, segments) in enumerate(documents):
+        n, m = len(pivots), len(segments)
         if n == 0 or m == 0:
             result[d] = [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
         elif corridors is not None and corridors[d] is not None:
             pending[d] = reachable(corridors[d], n, m)  # type: ignore[arg-type]
-            fixed.add(d)
         else:
             widths[d] = max(band, 1)
             pending[d] = _diagonal(n, m, widths[d])
     while pending:
-        _prepare(docs, pending, runs, w, models)
-        searched: Dict[int, Corridor] = {}
-        for d, corridor in pending.items():
-            doc = docs[d]
-            additions = w.unlinked * doc.segs.counts + w.addition
-            links, touched = _search(doc.n, doc.m, corridor, doc.costs(w), additions)
-            if d in fixed or not touched or widths[d] >= max(doc.n, doc.m):
-                result[d] = [
-                    Link((i, a), (j, b), doc.similarity[(i, a, j, b)] if a and b else None) for i, a, j, b in links
-                ]
+        docs = sorted(pending)
+        found = _solve(texts, docs, [pending[d] for d in docs], weights, models)
+        pending = {}
+        for d, (links, touched) in zip(docs, found, strict=True):
+            n, m = len(documents[d][0]), len(documents[d][1])
+            if d in widths and touched and widths[d] < max(n, m):
+                widths[d] *= 2  # the path touched the band's edge: searched again in one twice as wide
+                pending[d] = _diagonal(n, m, widths[d])
             else:
-                widths[d] *= 2
-                searched[d] = _diagonal(doc.n, doc.m, widths[d])
-        pending = searched
+                result[d] = links
     return result
 
 
-def _prepare(
-    docs: Sequence[_Document],
-    bands: Mapping[int, Corridor],
-    runs: Runs,
+def _solve(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
     w: Weights,
     models: Optional[Sequence[Mapping[Key, float]]],
-) -> None:
-    """The costs of every link in the documents' bands not costed yet: their chrF and word edits at once."""
-    todo = [(d, key) for d, band in bands.items() for key in candidates(band) if key not in docs[d].link_costs]
-    if not todo:
-        return
-    hyps = [runs.text_id(2 * d + 1, j, b) for d, (_, _, j, b) in todo]
-    refs = [runs.text_id(2 * d, i, a) for d, (i, a, _, _) in todo]
-    scores = link_chrf(runs, hyps, refs).tolist()
-    edits = words.distances(
-        [docs[d].lines.words(i, a) for d, (i, a, _, _) in todo],
-        [docs[d].segs.words(j, b) for d, (_, _, j, b) in todo],
-    ).tolist()
-    for (d, key), c, e in zip(todo, scores, edits, strict=True):
-        doc = docs[d]
-        model = models[d] if models is not None else None
-        if model is not None and key in model:
-            c = (1 - w.model) * c + w.model * model[key]
-        doc.similarity[key] = c
-        i, a, j, b = key
-        size = (doc.lines.size(i, a) + doc.segs.size(j, b)) / 2
-        extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
-        lengths = length_cost(doc.lines.length(i, a), doc.segs.length(j, b), w.variance) if w.length else 0.0
-        cost = e + w.similarity * size * (1 - c) + extra + w.length * lengths
-        if c < w.unrelated:  # no better than leaving them unlinked: omissions and additions
-            unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
-            cost = max(cost, unlinked + UNRELATED)
-        doc.link_costs[key] = cost
+) -> List[Tuple[List[Link], bool]]:
+    """The best path of each of ``docs`` in its band, and whether it touches the band's edge."""
+    cells = _Band(bands)
+    doc_ids = np.asarray(docs, dtype=np.int64)
+    # every candidate link, by the cell where it ends: (i - a, a, j - b, b) ending at (i, j)
+    ends, keys = [], []
+    for a, b in LINKS:
+        prev = np.maximum(cells.row - a, 0)
+        ok = (cells.i >= a) & (cells.j - b >= cells.lo[prev]) & (cells.j - b <= cells.hi[prev])
+        at = np.nonzero(ok)[0]
+        ends.append(at)
+        keys.append((cells.doc[at], cells.i[at] - a, cells.j[at] - b, a, b))
+    d = np.concatenate([k[0] for k in keys])
+    i = np.concatenate([k[1] for k in keys])
+    j = np.concatenate([k[2] for k in keys])
+    a = np.concatenate([np.full(len(k[0]), k[3]) for k in keys])
+    b = np.concatenate([np.full(len(k[0]), k[4]) for k in keys])
+    refs = texts.ids(0, doc_ids[d], i, a)
+    hyps = texts.ids(1, doc_ids[d], j, b)
+    c = link_chrf(texts.runs, hyps.tolist(), refs.tolist())
+    if models is not None:  # a model's similarity, mixed in where it scored the link
+        mixed = [
+            models[docs[x]].get((y, p, z, q))
+            for x, y, p, z, q in zip(*(v.tolist() for v in (d, i, a, j, b)), strict=True)
+        ]
+        scored = np.array([v is not None for v in mixed], dtype=bool)
+        if scored.any():
+            model = np.array([v for v in mixed if v is not None], dtype=float)
+            c[scored] = (1 - w.model) * c[scored] + w.model * model
+    edits = words.distances([texts.tokens[r] for r in refs.tolist()], [texts.tokens[h] for h in hyps.tolist()])
+    # the operations of one link's cost in their order, so that every cost is the same float
+    size = (texts.words[refs] + texts.words[hyps]) / 2
+    extra = np.where(a + b == 4, w.two_two, np.where(a + b == 3, w.split_merge, 0.0))
+    if w.length:
+        lengths = np.array(
+            [
+                length_cost(texts.chars[r], texts.chars[h], w.variance)
+                for r, h in zip(refs.tolist(), hyps.tolist(), strict=True)
+            ]
+        )
+    else:
+        lengths = np.zeros(len(c))
+    cost = edits + w.similarity * size * (1 - c) + extra + w.length * lengths
+    unrelated = c < w.unrelated  # no better than leaving them unlinked: omissions and additions
+    unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
+    cost = np.where(unrelated, np.maximum(cost, unlinked + UNRELATED), cost)
+    link_cost, link_score = [], []
+    start = 0
+    for at in ends:
+        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
+        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
+        link_cost.append(full)
+        link_score.append(score)
+        start += len(at)
+    move = _search(texts, doc_ids, cells, link_cost, w)
+    out = []
+    moves, scores = move.tolist(), [s.tolist() for s in link_score]
+    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
+    for k, first in enumerate(cells.row_start.tolist()):
+        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
+        path: List[Link] = []
+        touched = False
+        y, x = n, m
+        while y or x:
+            r = first + y
+            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
+                touched = True
+            cell = cell_start[r] + x - lo[r]
+            p, q = MOVES[moves[cell]]
+            y, x = y - p, x - q
+            path.append(Link((y, p), (x, q), scores[LINKS.index((p, q))][cell] if p and q else None))
+        path.reverse()
+        out.append((path, touched))
+    return out
 
 
 def link_chrf(runs: Runs, hyps: Sequence[int], refs: Sequence[int]) -> np.ndarray:
@@ -276,50 +319,60 @@ ADDITION = MOVES.index((0, 1))
 UNRELATED = 1e-3  # an unrelated link costs this much more than leaving its lines and segments unlinked
 
 
-def _search(n: int, m: int, band: Corridor, costs: Costs, additions: np.ndarray) -> Tuple[List[Key], bool]:
-    """The best path in the band and whether it touches the band's edge (inside 0..m). Row by
-    row (a line boundary), every cell of the row at once; the additions, which step along a row,
-    by a running minimum: best[j] = min over k <= j of (reached[k] + the cost of adding segments
-    k..j-1), with the costs' running sum ``added``."""
-    lo, hi = band
-    added = np.concatenate([[0.0], np.cumsum(additions)])
-    best: List[np.ndarray] = []
-    move: List[np.ndarray] = []
-    for i in range(n + 1):
-        js = np.arange(lo[i], hi[i] + 1)
-        here = np.full(len(js), np.inf)
-        row_move = np.full(len(js), -1, dtype=np.int8)
+def _search(texts: Texts, docs: np.ndarray, cells: _Band, link_cost: List[np.ndarray], w: Weights) -> np.ndarray:
+    """The move that reaches every cell at the least cost: row by row (a line
+    boundary), every cell of the row of every document at once (a row of documents x the widest
+    row); the additions, which step along a row, by a running minimum: best[j] = min over k <= j of
+    (reached[k] + the cost of adding segments k..j-1), with the costs' running sum ``added``."""
+    best = np.full(cells.cells, np.inf)
+    move = np.full(cells.cells, -1, dtype=np.int8)
+    rows = np.array(cells.rows)
+    # per document: the running sum of its additions' costs, and its lines' omission costs
+    added, added_start, omitted = [], [], []
+    at = 0
+    for d in docs.tolist():
+        counts = texts.words[2 * (texts.first[2 * d + 1] + np.arange(texts.segment_count[d]))]
+        added.append(np.concatenate([[0.0], np.cumsum(w.unlinked * counts + w.addition)]))
+        added_start.append(at)
+        at += len(added[-1])
+        omitted.append(w.unlinked * texts.words[2 * (texts.first[2 * d] + np.arange(texts.line_count[d]))] + w.omission)
+    added_all = np.concatenate(added)
+    added_first = np.array(added_start, dtype=np.int64)
+    omitted_all = np.concatenate([*omitted, np.zeros(1)])
+    omitted_first = np.cumsum([0] + [len(o) for o in omitted])[:-1]
+    order = np.argsort(-rows, kind="stable")  # documents by rows, most first: those of row i are a prefix
+    for i in range(int(rows.max())):
+        active = order[: int(np.searchsorted(-rows[order], -i - 1, side="right"))]
+        r = cells.row_start[active] + i
+        lo, hi = cells.lo[r], cells.hi[r]
+        width = hi - lo + 1
+        k = np.arange(int(width.max()))
+        inside = k < width[:, None]
+        j = lo[:, None] + k
+        flat = np.where(inside, cells.cell_start[r][:, None] + k, 0)
+        here = np.full(inside.shape, np.inf)
+        row_move = np.full(inside.shape, -1, dtype=np.int8)
         if i == 0:
-            here[0] = 0.0
-        for k, (a, b) in enumerate(MOVES):
+            here[:, 0] = 0.0
+        for m_index, (a, b) in enumerate(MOVES):
             if a == 0 or i < a:
                 continue
-            pi = i - a
-            at = np.nonzero((js - b >= lo[pi]) & (js - b <= hi[pi]))[0]
-            if not at.size:
-                continue
-            before = best[pi][js[at] - b - lo[pi]]
-            at, before = at[before < np.inf], before[before < np.inf]
-            if not at.size:
-                continue
-            c = before + costs(pi, a, js[at] - b, b)
-            better = c < here[at]
-            here[at[better]], row_move[at[better]] = c[better], k
-        shifted = here - added[js]
-        running = np.minimum.accumulate(shifted)
-        by_addition = running < shifted
-        here = np.where(by_addition, running + added[js], here)
+            pr = r - a
+            plo, phi = cells.lo[pr][:, None], cells.hi[pr][:, None]
+            ok = inside & (j - b >= plo) & (j - b <= phi)
+            before = np.where(ok, best[np.where(ok, cells.cell_start[pr][:, None] + j - b - plo, 0)], np.inf)
+            if b == 0:
+                c = before + omitted_all[omitted_first[active] + i - a][:, None]
+            else:
+                c = before + np.where(ok, link_cost[LINKS.index((a, b))][flat], np.inf)
+            better = c < here
+            here[better], row_move[better] = c[better], m_index
+        gathered = added_all[np.where(inside, added_first[active][:, None] + j, 0)]
+        shifted = here - gathered
+        running = np.minimum.accumulate(shifted, axis=1)
+        by_addition = (running < shifted) & inside
+        here = np.where(by_addition, running + gathered, here)
         row_move[by_addition] = ADDITION
-        best.append(here)
-        move.append(row_move)
-    path: List[Key] = []
-    touched = False
-    i, j = n, m
-    while i or j:
-        if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
-            touched = True
-        a, b = MOVES[int(move[i][j - lo[i]])]
-        i, j = i - a, j - b
-        path.append((i, a, j, b))
-    path.reverse()
-    return path, touched
+        best[flat[inside]] = here[inside]
+        move[flat[inside]] = row_move[inside]
+    return move
