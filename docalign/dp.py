@@ -108,7 +108,7 @@ class Texts:
         self.segment_count = [len(segments) for _, segments in documents]
         self.runs = Runs(lists, [d for d in range(len(documents)) for _ in (0, 1)])
         vocabulary = Vocabulary()
-        single = [vocabulary.encode(t) for texts in lists for t in texts]
+        single = vocabulary.encode_all([t for texts in lists for t in texts])
         self.tokens: List[np.ndarray] = []
         for k, t in enumerate(single):
             self.tokens.append(t)

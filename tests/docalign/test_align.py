@@ -7,10 +7,11 @@ import json
 import random
 import re
 
+import numpy as np
 import pytest
 
 from commandkit.errors import InputError
-from docalign import dp
+from docalign import dp, words
 from docalign.align import AlignOptions, align_documents, align_system_output
 from docalign.chrf import Profile, Runs, chrf
 from docalign.formats import read_system_output
@@ -106,6 +107,31 @@ def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly():
                         expected.append(chrf(Profile(hyp), Profile(ref)))
     assert len(expected) > 100
     assert runs.scores(hyps, refs).tolist() == expected  # equal floats, not approximately
+
+
+def levenshtein(ref, hyp):
+    row = list(range(len(hyp) + 1))
+    for r in ref:
+        new = [row[0] + 1]
+        for c, h in enumerate(hyp, start=1):
+            new.append(min(row[c] + 1, new[c - 1] + 1, row[c - 1] + (r != h)))
+        row = new
+    return row[-1]
+
+
+def test_word_edit_distances_of_many_pairs_at_once_are_levenshteins(monkeypatch):
+    """Pairs of every length, empty ones too, over several chunks (the references longest first
+    within a chunk, each pair leaving the rows once its reference has ended)."""
+    monkeypatch.setattr(words, "CHUNK", 64)
+    rng = random.Random(7)
+    refs = [np.array([rng.randrange(6) for _ in range(rng.randrange(14))], dtype=np.int32) for _ in range(300)]
+    hyps = [np.array([rng.randrange(6) for _ in range(rng.randrange(14))], dtype=np.int32) for _ in range(300)]
+    assert words.distances(refs, hyps).tolist() == [
+        levenshtein(r.tolist(), h.tolist()) for r, h in zip(refs, hyps, strict=True)
+    ]
+    vocabulary = words.Vocabulary()
+    texts = ["Le chat, dort.", "", "le CHAT dort"]
+    assert [a.tolist() for a in vocabulary.encode_all(texts)] == [[0, 1, 2, 3, 4], [], [0, 1, 3]]
 
 
 def test_every_link_type_is_found():
