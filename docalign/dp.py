@@ -107,16 +107,16 @@ class Texts:
         self.line_count = [len(pivots) for pivots, _ in documents]
         self.segment_count = [len(segments) for _, segments in documents]
         self.runs = Runs(lists, [d for d in range(len(documents)) for _ in (0, 1)])
-        vocabulary = Vocabulary()
-        single = vocabulary.encode_all([t for texts in lists for t in texts])
-        self.tokens: List[np.ndarray] = []
-        for k, t in enumerate(single):
-            self.tokens.append(t)
-            self.tokens.append(np.concatenate([t, single[k + 1]]) if k + 1 < len(single) else t)
-        counts = [float(len(t)) for t in single]
-        self.words = np.array([c for k, c in enumerate(counts) for c in (c, c + counts[(k + 1) % len(counts)])])
-        chars = [len(t) for texts in lists for t in texts]
-        self.chars = [c for k, c in enumerate(chars) for c in (c, c + chars[(k + 1) % len(chars)] + 1)]
+        # every text's words, one after another: text k joined with text k + 1 is a run of them too
+        single = Vocabulary().encode_all([t for texts in lists for t in texts])
+        self.tokens = np.concatenate(single) if single else np.zeros(0, dtype=np.int32)
+        counts = np.array([len(t) for t in single], dtype=np.int64)
+        following = np.append(counts[1:], 0)
+        self.token_start = np.repeat(np.cumsum(counts) - counts, 2)
+        self.token_count = np.stack([counts, counts + following], axis=1).reshape(-1)
+        self.words = self.token_count.astype(float)  # the joined: the float sum of the two, as one link at a time
+        chars = np.array([len(t) for texts in lists for t in texts], dtype=np.int64)
+        self.chars = np.stack([chars, chars + np.append(chars[1:], 0) + 1], axis=1).reshape(-1).tolist()
         self.first = np.array(self.runs.first, dtype=np.int64)
 
     def ids(self, side: int, docs: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -214,7 +214,9 @@ def _solve(
         if scored.any():
             model = np.array([v for v in mixed if v is not None], dtype=float)
             c[scored] = (1 - w.model) * c[scored] + w.model * model
-    edits = words.distances([texts.tokens[r] for r in refs.tolist()], [texts.tokens[h] for h in hyps.tolist()])
+    edits = words.distances_in(
+        texts.tokens, texts.token_start[refs], texts.token_count[refs], texts.token_start[hyps], texts.token_count[hyps]
+    )
     # the operations of one link's cost in their order, so that every cost is the same float
     size = (texts.words[refs] + texts.words[hyps]) / 2
     extra = np.where(a + b == 4, w.two_two, np.where(a + b == 3, w.split_merge, 0.0))

@@ -44,31 +44,39 @@ class Vocabulary:
 
 
 def distances(refs: Sequence[np.ndarray], hyps: Sequence[np.ndarray]) -> np.ndarray:
-    """The word edit distance of each pair (``refs[k]``, ``hyps[k]``). Row by row of the
-    reference, every pair and every hypothesis position at once; the insertions along a row by a
-    running minimum: D[r][c] = c + min over k <= c of (T[k] - k), T the row before's moves. The
-    pairs in chunks of similar hypothesis lengths, the longest reference first within a chunk: a
-    pair whose reference has ended leaves the rows after it."""
-    out = np.zeros(len(refs), dtype=np.int64)
-    if not len(refs):
-        return out
-    rl = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
-    hl = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
-    order = np.lexsort((rl, hl))
+    """The word edit distance of each pair (``refs[k]``, ``hyps[k]``) (``distances_in``)."""
+    arrays = [*refs, *hyps]
+    lengths = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
+    starts = np.cumsum(lengths) - lengths
+    flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int32)
+    k = len(refs)
+    return distances_in(flat, starts[:k], lengths[:k], starts[k:], lengths[k:])
+
+
+def distances_in(
+    words: np.ndarray, ref_start: np.ndarray, ref_length: np.ndarray, hyp_start: np.ndarray, hyp_length: np.ndarray
+) -> np.ndarray:
+    """The word edit distance of each pair of runs of ``words``: ``words[ref_start[k]:][:ref_length[k]]``
+    against ``words[hyp_start[k]:][:hyp_length[k]]``. Row by row of the reference, every pair and
+    every hypothesis position at once; the insertions along a row by a running minimum:
+    D[r][c] = c + min over k <= c of (T[k] - k), T the row before's moves. The pairs in chunks of
+    similar hypothesis lengths, the longest reference first within a chunk: a pair whose
+    reference has ended leaves the rows after it."""
+    out = np.zeros(len(ref_start), dtype=np.int64)
+    order = np.lexsort((ref_length, hyp_length))
     for start in range(0, len(order), CHUNK):
         chunk = order[start : start + CHUNK]
-        chunk = chunk[np.argsort(-rl[chunk], kind="stable")]
-        out[chunk] = _chunk([refs[k] for k in chunk.tolist()], [hyps[k] for k in chunk.tolist()], rl[chunk], hl[chunk])
+        chunk = chunk[np.argsort(-ref_length[chunk], kind="stable")]
+        rl, hl = ref_length[chunk], hyp_length[chunk]
+        out[chunk] = _chunk(_padded(words, ref_start[chunk], rl, -2), _padded(words, hyp_start[chunk], hl, -1), rl, hl)
     return out
 
 
-def _chunk(refs: Sequence[np.ndarray], hyps: Sequence[np.ndarray], rl: np.ndarray, hl: np.ndarray) -> np.ndarray:
-    """One chunk, its references longest first; the arrays are (hypothesis position, pair): the
-    running minimum runs down contiguous rows of pairs."""
-    k = len(refs)
-    cols, rows = int(hl.max(initial=0)), int(rl.max(initial=0))
-    hyp = _padded(hyps, hl, cols, -1)
-    ref = _padded(refs, rl, rows, -2)
+def _chunk(ref: np.ndarray, hyp: np.ndarray, rl: np.ndarray, hl: np.ndarray) -> np.ndarray:
+    """One chunk, its references longest first; the arrays are (position, pair): the running
+    minimum runs down contiguous rows of pairs."""
+    k = len(rl)
+    cols, rows = hyp.shape[0], ref.shape[0]
     steps = np.arange(cols + 1, dtype=np.int32)[:, None]
     row = np.repeat(steps, k, axis=1)
     pairs = np.arange(k)
@@ -88,12 +96,12 @@ def _chunk(refs: Sequence[np.ndarray], hyps: Sequence[np.ndarray], rl: np.ndarra
     return out
 
 
-def _padded(arrays: Sequence[np.ndarray], lengths: np.ndarray, size: int, fill: int) -> np.ndarray:
-    """The arrays as the columns of one (size, len(arrays)) array, ``fill`` below each one's end."""
-    out = np.full((size, len(arrays)), fill, dtype=np.int32)
-    if size:
-        column = np.repeat(np.arange(len(arrays)), lengths)
-        out[np.arange(len(column)) - (np.cumsum(lengths) - lengths)[column], column] = np.concatenate(arrays)
+def _padded(words: np.ndarray, start: np.ndarray, length: np.ndarray, fill: int) -> np.ndarray:
+    """The runs of ``words`` as the columns of one (longest, runs) array, ``fill`` below each one's end."""
+    out = np.full((int(length.max(initial=0)), len(start)), fill, dtype=np.int32)
+    column = np.repeat(np.arange(len(start)), length)
+    position = np.arange(len(column)) - (np.cumsum(length) - length)[column]
+    out[position, column] = words[start[column] + position]
     return out
 
 
