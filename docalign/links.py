@@ -2,11 +2,12 @@
 
 The rule for what each source line receives (documented in docs/explanations/alignment.md):
 
-* 1-1 and 1-2: the line gets its segment(s), as written (two segments joined by what stood
+* 1-1, 1-2 and 1-b: the line gets its segment(s), as written (two segments joined by what stood
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
-* 2-1 and 2-2 (a merge): the text of the segment(s) is cut in two at the word boundary where the
-  two parts best match the two lines' pivots (the fewest word edits, then the sum of their chrF;
+* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut in two at
+  the word boundary where the two parts best match the two lines' pivots (of more lines, the
+  first line's part off the rest, then the rest likewise: ``cut_into``) (the fewest word edits, then the sum of their chrF;
   a closing mark such as a comma stays with the part before); each line gets its part, so
   that no word is scored twice. The alignment record keeps the whole text beside the part.
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
@@ -88,6 +89,18 @@ def cut(text: str, first: str, second: str) -> int:
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
+def cut_into(text: str, pivots: Sequence[str]) -> List[str]:
+    """``text`` cut into one part per pivot: the first part off the rest (``cut`` against the
+    first pivot and the others joined), then the rest likewise."""
+    parts: List[str] = []
+    rest = text
+    for q in range(len(pivots) - 1):
+        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :])) if rest else 0
+        parts.append(rest[:k].strip())
+        rest = rest[k:].strip()
+    return [*parts, rest]
+
+
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
     """Fill ``d.hypotheses`` (``lines``, one per line of the document) and ``d.records`` by the
     rule above. The links number the aligned lines; ``index`` maps them to the document's lines
@@ -115,10 +128,7 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
                 hyps[target] = f"{hyps[target]} {whole}".strip()
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
-        parts = [whole]
-        if a == 2:
-            k = cut(whole, pivots[index[i]], pivots[index[i + 1]]) if whole else 0
-            parts = [whole[:k].strip(), whole[k:].strip()]
+        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)]) if a > 1 else [whole]
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})
@@ -151,13 +161,15 @@ def _order(record: Dict) -> float:
 def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
     """Counts of each link type and what they mean (omissions, additions, merges, splits), and
     the mean chrF of the links that pair lines with segments."""
-    counts = dict.fromkeys(KINDS, 0)
+    counts = dict.fromkeys(KINDS, 0)  # and 1-b, a-b of paragraph lines where there are any
     scores: List[float] = []
     for d in documents:
         for link in d.links:
-            counts[link.kind] += 1
+            counts[link.kind] = counts.get(link.kind, 0) + 1
             if link.score is not None:
                 scores.append(link.score)
+    of = {k: tuple(map(int, k.split("-"))) for k in counts}
+    counts = {k: counts[k] for k in sorted(counts, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), of[k]))}
     return {
         "documents": len(documents),
         "lines": sum(len(d.hypotheses) for d in documents),
@@ -166,8 +178,8 @@ def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
         "links": counts,
         "omissions": counts["1-0"],
         "additions": counts["0-1"],
-        "merges": counts["2-1"] + counts["2-2"],
-        "splits": counts["1-2"],
+        "merges": sum(v for k, v in counts.items() if of[k][0] >= 2),
+        "splits": sum(v for k, v in counts.items() if of[k][0] == 1 and of[k][1] >= 2),
         "mean_link_score": round(sum(scores) / len(scores), 4) if scores else None,
     }
 
