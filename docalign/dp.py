@@ -283,7 +283,7 @@ def _chrf(
     (``Runs``) is as wide as the n-grams of its group, so a long document is cut into windows of
     ``WINDOW`` lines, each with the segments its links can reach, numbered apart (linear work in the
     document's length, not its square); windows of about ``BATCH`` characters at a time."""
-    windows = []  # (document in docs, first line, lines, first segment, segments)
+    windows: List[Tuple[int, int, int, int, int]] = []  # (document in docs, first line, lines, first segment, segments)
     first_window = []
     for k, (lo, hi) in enumerate(bands):
         pivots, segments = texts.documents[docs[k]]
