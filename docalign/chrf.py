@@ -77,19 +77,12 @@ class Runs:
         chars = ["".join(t.split()) for t in self.singles]
         sizes = np.array([len(texts) for texts in lists], dtype=np.int64)
         self.first = (np.cumsum([0, *sizes.tolist()])[:-1]).tolist()  # each list's first text
-        width = np.repeat(np.asarray(widths or [2] * len(lists), dtype=np.int64), sizes)  # per single text
-        # text_id of single text k joined with the next c - 1: base[k] + c - 1
-        self.base = np.cumsum(width) - width
-        single = np.repeat(np.arange(len(chars), dtype=np.int64), width)
-        count = np.arange(int(width.sum()), dtype=np.int64) - self.base[single] + 1
-        # runs past their list's end are cut there (never compared: no link reaches past a list)
-        end = np.repeat(np.cumsum(sizes), sizes)
-        self.last = np.minimum(single + count, end[single])  # one past the run's last
-        self.single, self.count = single, count
+        self.base, self.single, self.last = run_index(sizes, widths or [2] * len(lists))
+        single = self.single
         size = np.array([len(c) for c in chars], dtype=np.int64)
         total = np.concatenate([[0], np.cumsum(size)])
         self.length = total[self.last] - total[single]  # characters (whitespace removed)
-        group = np.repeat(np.repeat(np.asarray(groups, dtype=np.int64), sizes), width)
+        group = np.repeat(np.asarray(groups, dtype=np.int64), sizes)[single]
         stream = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         one = grams = _dense(stream.astype(np.int64))
         begin = total[single]
@@ -129,6 +122,20 @@ class Runs:
         out = np.zeros(len(hl))
         out[some] = (1 + factor) * p * r / (factor * p + r)
         return out
+
+
+def run_index(sizes: Sequence[int], widths: Sequence[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of lists of ``sizes`` texts, up to ``widths`` texts each (per list): each text's
+    first run (the run of text k and the c - 1 after it is ``base[k] + c - 1``), and per run its
+    first text and one past its last, cut at its list's end (never compared: no link reaches past
+    a list)."""
+    size = np.asarray(sizes, dtype=np.int64)
+    width = np.repeat(np.asarray(widths, dtype=np.int64), size)  # per text
+    base = np.cumsum(width) - width
+    single = np.repeat(np.arange(len(width), dtype=np.int64), width)
+    count = np.arange(int(width.sum()), dtype=np.int64) - base[single] + 1
+    end = np.repeat(np.cumsum(size), size)
+    return base, single, np.minimum(single + count, end[single])
 
 
 def _dense(values: np.ndarray) -> np.ndarray:

@@ -10,9 +10,10 @@ pivot's length against the segments'); an omission costs ``omission``, an additi
 least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
 against segment i * m / n of m), so the work grows with the document's length, not its square;
 where the best path touches the band's edge, the band is doubled and the search run again.
-All documents are searched together (``align_many``): their candidate links' chrF (``Runs``)
-and word edits (``words.distances``) in one batch, and row i of every document's band (line
-boundary i) at once with numpy; the costs are the same floats as one link at a time would give.
+All documents are searched together (``align_many``): their candidate links' chrF (``Runs``,
+by windows of a long document's lines) and word edits (``words.distances``) in one batch, and
+row i of every document's band (line boundary i) at once with numpy; the costs are the same
+floats as one link at a time would give.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from docalign import words
-from docalign.chrf import Runs
+from docalign.chrf import Runs, run_index
 from docalign.words import Vocabulary
 
 MOVES = ((1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2))  # (lines, segments); ties go to the first
@@ -159,31 +160,30 @@ def align(
 
 class Texts:
     """Every document's pivots and segments, and runs of them joined (up to ``widths[d]``: the
-    most lines and segments of a link, 2 and 2 by default): their words (``words.Vocabulary``) and
-    character n-grams (``Runs``), numbered as ``Runs`` numbers them."""
+    most lines and segments of a link, 2 and 2 by default; ``chrf.run_index`` numbers them): their
+    words (``words.Vocabulary``), word counts and lengths."""
 
     def __init__(
         self, documents: Sequence[Tuple[Sequence[str], Sequence[str]]], widths: Sequence[Tuple[int, int]] = ()
     ) -> None:
+        self.documents = documents
         lists = [texts for pair in documents for texts in pair]
         self.line_count = [len(pivots) for pivots, _ in documents]
         self.segment_count = [len(segments) for _, segments in documents]
-        list_widths = [w for d in range(len(documents)) for w in (widths[d] if widths else (2, 2))]
-        self.runs = Runs(lists, [d for d in range(len(documents)) for _ in (0, 1)], list_widths)
+        self.widths = [w for d in range(len(documents)) for w in (widths[d] if widths else (2, 2))]  # per list
+        self.base, first, last = run_index([len(texts) for texts in lists], self.widths)
         # every text's words, one after another: a run of texts is a run of them too
         single = Vocabulary().encode_all([t for texts in lists for t in texts])
         self.tokens = np.concatenate(single) if single else np.zeros(0, dtype=np.int32)
         counts = np.array([len(t) for t in single], dtype=np.int64)
         total = np.concatenate([[0], np.cumsum(counts)])
-        first, last = self.runs.single, self.runs.last
         self.token_start = total[first]
         self.token_count = total[last] - total[first]
         self.words = self.token_count.astype(float)
         chars = np.array([len(t) for texts in lists for t in texts], dtype=np.int64)
         char_total = np.concatenate([[0], np.cumsum(chars)])
         self.chars = (char_total[last] - char_total[first] + (last - first - 1)).tolist()  # joined by a space
-        self.first = np.array(self.runs.first, dtype=np.int64)
-        self.base = self.runs.base
+        self.first = np.cumsum([0, *(len(texts) for texts in lists)])[:-1]
 
     def ids(self, side: int, docs: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
         """The text ids of ``count`` texts from ``start`` of the documents' pivots (side 0) or segments (1)."""
@@ -298,7 +298,7 @@ def _solve(
     merged_on = np.concatenate([k[6] for k in keys])
     refs = texts.ids(0, doc_ids[d], i, a)
     hyps = texts.ids(1, doc_ids[d], j, b)
-    c = link_chrf(texts.runs, hyps.tolist(), refs.tolist())
+    c = _chrf(texts, docs, bands, d, i, a, j, b)
     if models is not None:  # a model's similarity, mixed in where it scored the link
         mixed = [
             models[docs[x]].get((y, p, z, q))
@@ -354,6 +354,66 @@ def _solve(
             path.append(Link((y, p), (x, q), scores[links.index((p, q))][cell] if p and q else None))
         path.reverse()
         out.append((path, touched))
+    return out
+
+
+WINDOW = 64  # lines: the n-grams of a long document are numbered per window of its band
+BATCH = 1 << 21  # characters of the windows whose n-grams are held at once
+
+
+def _chrf(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    d: np.ndarray,
+    i: np.ndarray,
+    a: np.ndarray,
+    j: np.ndarray,
+    b: np.ndarray,
+) -> np.ndarray:
+    """The chrF of the candidate links (``d``: the index in ``docs``). A text's n-gram bitset
+    (``Runs``) is as wide as the n-grams of its group, so a long document is cut into windows of
+    ``WINDOW`` lines, each with the segments its links can reach, numbered apart (linear work in the
+    document's length, not its square); windows of about ``BATCH`` characters at a time."""
+    windows: List[Tuple[int, int, int, int, int]] = []  # (document in docs, first line, lines, first segment, segments)
+    first_window = []
+    for k, (lo, hi) in enumerate(bands):
+        pivots, segments = texts.documents[docs[k]]
+        n = len(lo) - 1
+        first_window.append(len(windows))
+        most = texts.widths[2 * docs[k]]  # lines of a link
+        for i0 in range(0, n, WINDOW):  # links starting at lines i0.. i0 + WINDOW - 1
+            j0, j1 = min(lo[i0 : i0 + WINDOW]), max(hi[i0 : i0 + WINDOW + most])
+            windows.append((k, i0, min(n, i0 + WINDOW + most - 1) - i0, j0, j1 - j0))
+    window = np.array(first_window, dtype=np.int64)[d] + i // WINDOW
+    sizes = [  # the characters of the window's runs, at most
+        sum(map(len, texts.documents[docs[k]][0][i0 : i0 + lines])) * texts.widths[2 * docs[k]]
+        + sum(map(len, texts.documents[docs[k]][1][j0 : j0 + segs])) * texts.widths[2 * docs[k] + 1]
+        for k, i0, lines, j0, segs in windows
+    ]
+    out = np.zeros(len(d))
+    start = 0
+    while start < len(windows):
+        end, held = start + 1, sizes[start]
+        while end < len(windows) and held + sizes[end] <= BATCH:
+            held += sizes[end]
+            end += 1
+        chosen = windows[start:end]
+        lists = []
+        for k, i0, lines, j0, segs in chosen:
+            pivots, segments = texts.documents[docs[k]]
+            lists += [pivots[i0 : i0 + lines], segments[j0 : j0 + segs]]
+        widths = [texts.widths[2 * docs[w[0]] + side] for w in chosen for side in (0, 1)]
+        runs = Runs(lists, [x // 2 for x in range(len(lists))], widths)
+        at = np.nonzero((window >= start) & (window < end))[0]
+        local = window[at] - start
+        first = np.array(runs.first, dtype=np.int64)
+        line0 = np.array([w[1] for w in chosen], dtype=np.int64)[local]
+        seg0 = np.array([w[3] for w in chosen], dtype=np.int64)[local]
+        hyps = runs.base[first[2 * local + 1] + j[at] - seg0] + b[at] - 1
+        refs = runs.base[first[2 * local] + i[at] - line0] + a[at] - 1
+        out[at] = link_chrf(runs, hyps.tolist(), refs.tolist())
+        start = end
     return out
 
 

@@ -171,6 +171,29 @@ def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly
     assert len(calls) < 2.3 * small  # twice the lines, about twice the work (not four times)
 
 
+def test_documents_aligned_together_or_in_windows_get_the_links_they_get_alone(monkeypatch):
+    """``align_many`` costs every document's links in one batch, a long document's n-grams by
+    windows of its lines, some windows at a time: the links (and their chrF) are those of each
+    document aligned alone with one window."""
+    lines, _ = corpus(10, seed=8)
+    docs = []
+    for start, n in ((0, 30), (30, 7)):
+        segments = noisy(lines[start : start + n], seed=start)
+        segments[3:5] = [segments[3] + " " + segments[4]]  # a merge, an omission, an addition
+        del segments[5]
+        segments.insert(n // 2, "Une phrase ajoutée sans aucun rapport.")
+        docs.append((lines[start : start + n], segments))
+    docs.append((lines[37:40], []))
+    alone = [dp.align(p, s, band=3) for p, s in docs]
+    monkeypatch.setattr(dp, "WINDOW", 4)
+    monkeypatch.setattr(dp, "BATCH", 300)
+    together = dp.align_many(docs, band=3)
+    assert together == alone
+    assert {"2-1", "1-0", "0-1"} <= {link.kind for link in alone[0]} and alone[2] == [
+        dp.Link((k, 1), (0, 0), None) for k in range(3)
+    ]
+
+
 @pytest.mark.parametrize(
     "lines, sentences, band",
     [(1, 50, 20), (1, 5, 1), (1, 500, 20), (500, 1, 20), (3, 200, 2), (200, 3, 2)],
