@@ -12,6 +12,7 @@ the links (see ``dp``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
@@ -126,8 +127,8 @@ def line_sentences(lines: Sequence[str], segmenter: Segmenter) -> LineSentences:
     """Each line's sentences, and whether the last runs on into the next line's first: the two
     joined split into fewer sentences than apart."""
     counts = [len(spans) for spans in segmenter.split(lines)]
-    joined = segmenter.split([f"{a} {b}" for a, b in zip(lines, lines[1:])])
-    runs_on = [len(spans) < a + b for spans, a, b in zip(joined, counts, counts[1:])] + [False]
+    joined = segmenter.split([f"{a} {b}" for a, b in pairwise(lines)])
+    runs_on = [len(spans) < a + b for spans, (a, b) in zip(joined, pairwise(counts), strict=True)] + [False]
     return LineSentences(counts, runs_on)
 
 

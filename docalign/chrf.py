@@ -77,7 +77,7 @@ class Runs:
         chars = ["".join(t.split()) for t in self.singles]
         sizes = np.array([len(texts) for texts in lists], dtype=np.int64)
         self.first = (np.cumsum([0, *sizes.tolist()])[:-1]).tolist()  # each list's first text
-        self.base, self.single, self.last = run_index(sizes, widths or [2] * len(lists))
+        self.base, self.single, self.last = run_index(sizes.tolist(), widths or [2] * len(lists))
         single = self.single
         size = np.array([len(c) for c in chars], dtype=np.int64)
         total = np.concatenate([[0], np.cumsum(size)])

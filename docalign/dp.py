@@ -45,7 +45,7 @@ class LineSentences:
     runs_on: Sequence[bool]
 
     @staticmethod
-    def one_each(n: int) -> "LineSentences":
+    def one_each(n: int) -> LineSentences:
         return LineSentences([1] * n, [False] * n)
 
 
@@ -68,7 +68,7 @@ def segment_counts(a: int, expected: int) -> List[int]:
     return sorted({1, 2} | set(range(max(1, -(-expected // 2)), top + 1)))
 
 
-def fixed_cost(a: int, b: int, expected: int, runs_on: bool, w: "Weights") -> float:
+def fixed_cost(a: int, b: int, expected: int, runs_on: bool, w: Weights) -> float:
     """A link of the expected number of segments costs nothing for one line or lines that run
     on, ``two_two`` for lines the output merged; any other number ``split_merge``."""
     if b != expected:
@@ -264,7 +264,7 @@ def _solve(
     w: Weights,
     models: Optional[Sequence[Mapping[Key, float]]],
     moves: Sequence[Move],
-    shapes: Sequence["Shapes"],
+    shapes: Sequence[Shapes],
 ) -> List[Tuple[List[Link], bool]]:
     """The best path of each of ``docs`` in its band, and whether it touches the band's edge."""
     cells = _Band(bands)
@@ -503,7 +503,12 @@ UNRELATED = 1e-3  # an unrelated link costs this much more than leaving its line
 
 
 def _search(
-    texts: Texts, docs: np.ndarray, cells: _Band, link_cost: Mapping[Move, np.ndarray], w: Weights, moves: Sequence[Move]
+    texts: Texts,
+    docs: np.ndarray,
+    cells: _Band,
+    link_cost: Mapping[Move, np.ndarray],
+    w: Weights,
+    moves: Sequence[Move],
 ) -> np.ndarray:
     """The move that reaches every cell at the least cost: row by row (a line
     boundary), every cell of the row of every document at once (a row of documents x the widest

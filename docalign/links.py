@@ -6,10 +6,10 @@ The rule for what each source line receives (documented in docs/explanations/ali
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
 * 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut in two at
-  the word boundary where the two parts best match the two lines' pivots (of more lines, the
-  first line's part off the rest, then the rest likewise: ``cut_into``) (the fewest word edits, then the sum of their chrF;
-  a closing mark such as a comma stays with the part before); each line gets its part, so
-  that no word is scored twice. The alignment record keeps the whole text beside the part.
+  the word boundary where the two parts best match the two lines' pivots (the fewest word edits,
+  then the sum of their chrF; a closing mark such as a comma stays with the part before); each
+  line gets its part, so that no word is scored twice (of more lines, the first line's part off the rest, then the rest
+  likewise: ``cut_into``). The alignment record keeps the whole text beside the part.
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
   line after it at a document's start; of the document's first line when its source is all
   empty), so that every word the system wrote is scored, as a line-aligned output with an extra

@@ -30,7 +30,17 @@ def test_paragraph_lines_of_four_and_five_sentences_get_all_of_theirs():
     ids = ["d"] * len(lines)
     a = align_documents(joined(lines, ids), pivots, ids, AlignOptions(language="fr"))
     assert a.hypotheses == lines
-    assert [link.kind for link in a.documents[0].links] == ["1-1", "1-5", "1-2", "1-4", "1-1", "1-5", "1-3", "1-1", "1-4"]
+    assert [link.kind for link in a.documents[0].links] == [
+        "1-1",
+        "1-5",
+        "1-2",
+        "1-4",
+        "1-1",
+        "1-5",
+        "1-3",
+        "1-1",
+        "1-4",
+    ]
     assert a.statistics["links"]["1-5"] == 2 and a.statistics["splits"] == 6 and a.statistics["merges"] == 0
 
 
