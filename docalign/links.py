@@ -58,15 +58,19 @@ def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
 CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
 # a mark that closes what comes before it: never the first thing of the second part of a cut
 CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
+SENTENCE_END = 2  # word edits a cut at the end of an output's sentence is worth (``cut``)
 MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
 
 
-def cut(text: str, first: str, second: str) -> int:
+def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
     whitespace position where the word edits of the two parts against them are fewest
     (mwerSegmenter's measure; ties to the higher sum of chrF, then the earlier position), never
     before a closing mark (a comma written after a space stays with the part before). In a text
-    written without spaces, after a clause mark (``CLAUSE``), else a character position."""
+    written without spaces, after a clause mark (``CLAUSE``), else a character position. ``ends``:
+    where the output's sentences end in ``text``: a cut there is preferred to one that saves up to
+    ``SENTENCE_END`` word edits elsewhere (a system that translated line by line ended a sentence
+    at the line's end; a word or two more or less in common with the pivots is weaker evidence)."""
     gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
     gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
     gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
@@ -78,7 +82,8 @@ def cut(text: str, first: str, second: str) -> int:
     head = prefix_distances(vocabulary.encode(first), hyp)
     tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
     at = [len(tokens(text[:k])) for k in gaps]
-    edits = [head[w] + tail[w] for w in at]
+    sentence_ends = set(ends)
+    edits = [head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0) for k, w in zip(gaps, at, strict=True)]
     fewest = min(edits)
     best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
     if len(best) == 1:
@@ -89,15 +94,19 @@ def cut(text: str, first: str, second: str) -> int:
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
-def cut_into(text: str, pivots: Sequence[str]) -> List[str]:
+def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = ()) -> List[str]:
     """``text`` cut into one part per pivot: the first part off the rest (``cut`` against the
-    first pivot and the others joined), then the rest likewise."""
+    first pivot and the others joined), then the rest likewise; ``ends``: where the output's
+    sentences end in ``text``."""
     parts: List[str] = []
-    rest = text
+    rest, offset = text, 0  # the rest, and where it starts in text
     for q in range(len(pivots) - 1):
-        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :])) if rest else 0
+        local = [e - offset for e in ends if e > offset]
+        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :]), local) if rest else 0
         parts.append(rest[:k].strip())
-        rest = rest[k:].strip()
+        after = rest[k:]
+        offset += k + len(after) - len(after.lstrip())
+        rest = after.strip()
     return [*parts, rest]
 
 
@@ -128,7 +137,8 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
                 hyps[target] = f"{hyps[target]} {whole}".strip()
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
-        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)]) if a > 1 else [whole]
+        ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]  # the sentences' ends in whole
+        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})

@@ -8,6 +8,7 @@ import random
 
 from docalign import dp
 from docalign.align import AlignOptions, align_documents, line_sentences
+from docalign.links import DocumentAlignment, cut_into, resolve
 from docalign.segmenter import Segmenter
 from tests.docalign.test_align import corpus, joined, noisy
 
@@ -108,3 +109,26 @@ def test_the_links_a_paragraph_line_may_take():
     assert dp.fixed_cost(1, 4, 3, False, weights) == weights.split_merge
     assert dp.fixed_cost(2, 4, 4, False, weights) == weights.two_two
     assert dp.fixed_cost(3, 2, 2, True, weights) == 0.0
+
+
+def test_a_merge_is_cut_where_the_outputs_sentence_ends_unless_elsewhere_is_clearly_better():
+    """A 2-2 link of a WMT24 post (the pivot's second line two sentences, the output's one): the
+    fewest word edits cut a word early; the output's own sentence end is the line's end."""
+    text = (
+        "Wir mussten direkt in die Dinge einsteigen, weil es nicht so einfach war, sie zu bestimmen. "
+        "Ohne Grund, das Podest in Frage zu stellen, wurden diese Beziehungen wichtig."
+    )
+    pivots = [
+        "Wir konnten uns den Dingen einfach hingeben, da diese nicht so einfach festgestellt werden konnte.",
+        "Wir hatten keinen Grund, sie in Frage zu stellen. Diese Beziehungen waren ein wichtiger Bestandteil.",
+    ]
+    end = text.index(" Ohne")
+    assert cut_into(text, pivots)[0].endswith("sie zu")  # by word edits alone
+    assert cut_into(text, pivots, [end]) == [text[:end], text[end + 1 :]]
+    # an output's sentence end far from where the pivots put the line's end is no cut
+    far = text.index(" das Podest")
+    assert cut_into(text, pivots, [far])[0].endswith("sie zu")
+    segments = Segmenter("rules", "de").split([text])[0]
+    d = DocumentAlignment("d", 0, text, segments, [dp.Link((0, 2), (0, 2), 0.5)])
+    resolve(d, pivots, 2, [0, 1])
+    assert d.hypotheses == [text[:end], text[end + 1 :]]
