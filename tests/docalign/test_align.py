@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from commandkit.errors import InputError
+from docalign import chrf as chrf_module
 from docalign import dp, words
 from docalign.align import AlignOptions, align_documents, align_system_output
 from docalign.chrf import Profile, Runs, chrf
@@ -79,10 +80,12 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         )
 
 
-def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly():
+@pytest.mark.parametrize("key_bits", [62, 0])  # 0: every sort on separate keys (numbers too wide to pack)
+def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly(key_bits, monkeypatch):
     """``Runs`` (every candidate link of every document at once) gives the very floats of
     ``chrf(Profile(..), Profile(..))``: repeated n-grams, texts shorter than the orders, empty
     texts, whitespace of every kind, characters outside the BMP, groups of different sizes."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
     rng = random.Random(4)
     lines, _ = corpus(4)
     odd = ["", " ", "a", "ab", "la la la la", "aaaaaaa", "abcabc x abc", "日本語の文。", "\U0001d518 \U0001f600 ok"]
