@@ -157,6 +157,7 @@ def align_many(
     texts = Texts(documents)
     result: List[List[Link]] = [[] for _ in documents]
     pending: Dict[int, Corridor] = {}  # document: the band or corridor to search
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # links costed in a narrower band
     widths: Dict[int, int] = {}
     for d, (pivots, segments) in enumerate(documents):
         n, m = len(pivots), len(segments)
@@ -169,7 +170,7 @@ def align_many(
             pending[d] = _diagonal(n, m, widths[d])
     while pending:
         docs = sorted(pending)
-        found = _solve(texts, docs, [pending[d] for d in docs], weights, models)
+        found = _solve(texts, docs, [pending[d] for d in docs], weights, models, known)
         pending = {}
         for d, (links, touched) in zip(docs, found, strict=True):
             n, m = len(documents[d][0]), len(documents[d][1])
@@ -187,8 +188,11 @@ def _solve(
     bands: Sequence[Corridor],
     w: Weights,
     models: Optional[Sequence[Mapping[Key, float]]],
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]],
 ) -> List[Tuple[List[Link], bool]]:
-    """The best path of each of ``docs`` in its band, and whether it touches the band's edge."""
+    """The best path of each of ``docs`` in its band, and whether it touches the band's edge;
+    ``known``: per document, the links costed so far (codes sorted, costs, similarities), kept here
+    for a document whose path touches the edge (its band is widened)."""
     cells = _Band(bands)
     doc_ids = np.asarray(docs, dtype=np.int64)
     # every candidate link, by the cell where it ends: (i - a, a, j - b, b) ending at (i, j)
@@ -204,6 +208,69 @@ def _solve(
     j = np.concatenate([k[2] for k in keys])
     a = np.concatenate([np.full(len(k[0]), k[3]) for k in keys])
     b = np.concatenate([np.full(len(k[0]), k[4]) for k in keys])
+    # a link costed in a narrower band of the same document is not costed again
+    segments = np.array([texts.segment_count[k] for k in docs], dtype=np.int64)
+    codes = ((i * 2 + a - 1) * (segments[d] + 1) + j) * 2 + b - 1
+    cost, c = np.empty(len(d)), np.empty(len(d))
+    todo = np.ones(len(d), dtype=bool)
+    for k, doc in enumerate(docs):
+        if doc in known and len(known[doc][0]):
+            at = np.nonzero(d == k)[0]
+            done_codes, done_cost, done_c = known[doc]
+            where = np.minimum(np.searchsorted(done_codes, codes[at]), len(done_codes) - 1)
+            hit = done_codes[where] == codes[at]
+            cost[at[hit]], c[at[hit]] = done_cost[where[hit]], done_c[where[hit]]
+            todo[at[hit]] = False
+    new = np.nonzero(todo)[0]
+    cost[new], c[new] = _costs(texts, docs, bands, w, models, d[new], i[new], a[new], j[new], b[new])
+    link_cost, link_score = [], []
+    start = 0
+    for at in ends:
+        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
+        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
+        link_cost.append(full)
+        link_score.append(score)
+        start += len(at)
+    move = _search(texts, doc_ids, cells, link_cost, w)
+    out = []
+    moves, scores = move.tolist(), [s.tolist() for s in link_score]
+    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
+    for k, first in enumerate(cells.row_start.tolist()):
+        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
+        path: List[Link] = []
+        touched = False
+        y, x = n, m
+        while y or x:
+            r = first + y
+            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
+                touched = True
+            cell = cell_start[r] + x - lo[r]
+            p, q = MOVES[moves[cell]]
+            y, x = y - p, x - q
+            path.append(Link((y, p), (x, q), scores[LINKS.index((p, q))][cell] if p and q else None))
+        path.reverse()
+        out.append((path, touched))
+        if touched:
+            at = np.nonzero(d == k)[0]
+            order = np.argsort(codes[at])
+            known[docs[k]] = (codes[at][order], cost[at][order], c[at][order])
+    return out
+
+
+def _costs(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    w: Weights,
+    models: Optional[Sequence[Mapping[Key, float]]],
+    d: np.ndarray,
+    i: np.ndarray,
+    a: np.ndarray,
+    j: np.ndarray,
+    b: np.ndarray,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """The cost and the similarity of each candidate link (``d``: the document's index in ``docs``)."""
+    doc_ids = np.asarray(docs, dtype=np.int64)
     refs = texts.ids(0, doc_ids[d], i, a)
     hyps = texts.ids(1, doc_ids[d], j, b)
     c = _chrf(texts, docs, bands, d, i, a, j, b)
@@ -235,34 +302,7 @@ def _solve(
     unrelated = c < w.unrelated  # no better than leaving them unlinked: omissions and additions
     unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
     cost = np.where(unrelated, np.maximum(cost, unlinked + UNRELATED), cost)
-    link_cost, link_score = [], []
-    start = 0
-    for at in ends:
-        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
-        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
-        link_cost.append(full)
-        link_score.append(score)
-        start += len(at)
-    move = _search(texts, doc_ids, cells, link_cost, w)
-    out = []
-    moves, scores = move.tolist(), [s.tolist() for s in link_score]
-    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
-    for k, first in enumerate(cells.row_start.tolist()):
-        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
-        path: List[Link] = []
-        touched = False
-        y, x = n, m
-        while y or x:
-            r = first + y
-            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
-                touched = True
-            cell = cell_start[r] + x - lo[r]
-            p, q = MOVES[moves[cell]]
-            y, x = y - p, x - q
-            path.append(Link((y, p), (x, q), scores[LINKS.index((p, q))][cell] if p and q else None))
-        path.reverse()
-        out.append((path, touched))
-    return out
+    return cost, c
 
 
 WINDOW = 64  # lines: the n-grams of a long document are numbered per window of its band

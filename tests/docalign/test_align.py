@@ -197,6 +197,26 @@ def test_documents_aligned_together_or_in_windows_get_the_links_they_get_alone(m
     ]
 
 
+def test_a_widened_band_costs_only_the_links_it_adds(monkeypatch):
+    lines, _ = corpus(4, seed=5)
+    pivots = lines[:40]
+    segments = [f"Ajout numéro {k} qui ne ressemble à rien." for k in range(6)] + pivots[:34]  # off the diagonal
+    costed, searches = [], []
+    real_costs, real_diagonal = dp._costs, dp._diagonal
+
+    def costs(texts, docs, bands, w, models, d, i, a, j, b):
+        costed.extend(zip(d.tolist(), i.tolist(), a.tolist(), j.tolist(), b.tolist(), strict=True))
+        return real_costs(texts, docs, bands, w, models, d, i, a, j, b)
+
+    monkeypatch.setattr(dp, "_costs", costs)
+    monkeypatch.setattr(dp, "_diagonal", lambda *band: searches.append(band) or real_diagonal(*band))
+    links = dp.align(pivots, segments, band=2)
+    assert len(searches) >= 2  # widened at least once
+    assert len(costed) == len(set(costed)) == len(dp.candidates(real_diagonal(*searches[-1])))
+    monkeypatch.setattr(dp, "_costs", real_costs)
+    assert links == dp.align(pivots, segments, band=searches[-1][2])
+
+
 @pytest.mark.parametrize(
     "lines, sentences, band",
     [(1, 50, 20), (1, 5, 1), (1, 500, 20), (500, 1, 20), (3, 200, 2), (200, 3, 2)],
