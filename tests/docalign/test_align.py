@@ -89,15 +89,17 @@ def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly(key_bits, monkeyp
     rng = random.Random(4)
     lines, _ = corpus(4)
     odd = ["", " ", "a", "ab", "la la la la", "aaaaaaa", "abcabc x abc", "日本語の文。", "\U0001d518 \U0001f600 ok"]
-    pool = [*lines, *odd, "x\ty\u00a0z"]
+    # and texts of few letters: every n-gram repeated within a text and across its neighbours
+    few = ["".join(rng.choice("aab c") for _ in range(rng.randrange(15))) for _ in range(40)]
+    pool = [*lines, *odd, "x\ty\u00a0z", *few]
     lists, groups = [], []
-    for group in range(12):
+    for group in range(24):
         for _ in (0, 1):
-            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 5))])
+            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 6))])
             groups.append(group)
     runs = Runs(lists, groups)
     hyps, refs, expected = [], [], []
-    for group in range(12):
+    for group in range(24):
         refs_list, hyps_list = 2 * group, 2 * group + 1
         for i in range(len(lists[refs_list])):
             for a in (1, 2)[: len(lists[refs_list]) - i]:
@@ -110,6 +112,33 @@ def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly(key_bits, monkeyp
                         expected.append(chrf(Profile(hyp), Profile(ref)))
     assert len(expected) > 100
     assert runs.scores(hyps, refs).tolist() == expected  # equal floats, not approximately
+
+
+@pytest.mark.parametrize("key_bits", [62, 0])
+def test_the_batched_chrf_of_texts_of_few_letters_every_pair_of_a_group(key_bits, monkeypatch):
+    """Texts of two or three letters repeat every n-gram within a text and across its neighbours
+    (a joined text counts its first text's n-grams, those running on, then its second's): every
+    pair of texts of a group, either list, one text or two joined."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
+    for seed in range(20):
+        rng = random.Random(seed)
+        letters = rng.choice(["ab", "abc", "ab ", "aab  c", "xyz日"])
+        lists, groups = [], []
+        for group in range(rng.randint(1, 6)):
+            for _ in range(rng.randint(1, 3)):
+                size = rng.randint(0, 6)
+                lists.append(["".join(rng.choice(letters) for _ in range(rng.randint(0, 14))) for _ in range(size)])
+                groups.append(group)
+        runs = Runs(lists, groups)
+        texts = [
+            (group, runs.text_id(k, start, count), " ".join(texts[start : start + count]))
+            for k, (texts, group) in enumerate(zip(lists, groups, strict=True))
+            for start in range(len(texts))
+            for count in (1, 2)[: len(texts) - start]
+        ]
+        pairs = [(x, y) for x in texts for y in texts if x[0] == y[0]]
+        expected = [chrf(Profile(x[2]), Profile(y[2])) for x, y in pairs]
+        assert runs.scores([x[1] for x, _ in pairs], [y[1] for _, y in pairs]).tolist() == expected, seed
 
 
 def levenshtein(ref, hyp):
