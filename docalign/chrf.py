@@ -138,13 +138,16 @@ def run_index(sizes: Sequence[int], widths: Sequence[int]) -> Tuple[np.ndarray, 
     return base, single, np.minimum(single + count, end[single])
 
 
+KEY_BITS = 62  # bits of the int64 sort keys that pack several numbers (else numpy sorts them apart)
+
+
 def _dense(values: np.ndarray) -> np.ndarray:
     """Each value's rank among the distinct values: one sort of the values with each one's position
     in its low bits (a sort of plain integers is several times faster than ``argsort``)."""
     if not len(values):
         return values
     shift = max(len(values).bit_length(), 1)
-    if int(values.max()) >= 1 << (62 - shift):  # too wide to carry the position
+    if int(values.max()).bit_length() + shift > KEY_BITS:  # too wide to carry the position
         return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
     packed = np.sort((values << shift) | np.arange(len(values), dtype=np.int64))
     kept = packed >> shift
@@ -161,20 +164,25 @@ def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.
     if not total:
         return [0] * len(begin)
     text = np.repeat(np.arange(len(begin), dtype=np.int64), count)
-    gram = grams[begin[text] + np.arange(total, dtype=np.int64) - (np.cumsum(count) - count)[text]]
+    gram = grams[np.repeat(begin - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)]
     # sorted by group, n-gram, text: a text's occurrences of an n-gram are a run, numbered from 0
-    gbits, tbits = int(gram.max()).bit_length() or 1, int(text.max()).bit_length() or 1
-    if int(group[-1]).bit_length() + gbits + tbits <= 62:
-        keys = np.sort((((group[text] << gbits) | gram) << tbits) | text)
+    gbits, tbits = int(gram.max()).bit_length() or 1, int(text[-1]).bit_length() or 1
+    if int(group[-1]).bit_length() + gbits + tbits <= KEY_BITS:
+        keys = np.repeat(group << gbits, count)
+        keys |= gram
+        keys <<= tbits
+        keys |= text
+        keys.sort()
         kind, text = keys >> tbits, keys & ((1 << tbits) - 1)
+        new_run = np.concatenate([[True], keys[1:] != keys[:-1]])
+        new_kind = np.concatenate([[True], kind[1:] != kind[:-1]])
     else:
         order = np.lexsort((text, gram, group[text]))
         text, gram = text[order], gram[order]
         owner = group[text]
-        kind = np.cumsum(np.concatenate([[0], (owner[1:] != owner[:-1]) | (gram[1:] != gram[:-1])]))
+        new_kind = np.concatenate([[True], (owner[1:] != owner[:-1]) | (gram[1:] != gram[:-1])])
+        new_run = new_kind | np.concatenate([[True], text[1:] != text[:-1]])
     index = np.arange(total, dtype=np.int64)
-    new_kind = np.concatenate([[True], kind[1:] != kind[:-1]])
-    new_run = new_kind | np.concatenate([[True], text[1:] != text[:-1]])
     rank = index - np.maximum.accumulate(np.where(new_run, index, 0))
     starts = np.nonzero(new_kind)[0]
     width = np.maximum.reduceat(rank + 1, starts)  # the bits of each n-gram of each group

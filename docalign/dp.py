@@ -233,6 +233,7 @@ def align_many(
     texts = Texts(documents, [_widths(doc) for doc in shapes])
     result: List[List[Link]] = [[] for _ in documents]
     pending: Dict[int, Corridor] = {}  # document: the band or corridor to search
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # links costed in a narrower band
     widths: Dict[int, int] = {}
     for d, (pivots, segments) in enumerate(documents):
         n, m = len(pivots), len(segments)
@@ -245,7 +246,9 @@ def align_many(
             pending[d] = _diagonal(n, m, widths[d])
     while pending:
         docs = sorted(pending)
-        found = _solve(texts, docs, [pending[d] for d in docs], weights, models, moves, [shapes[d] for d in docs])
+        found = _solve(
+            texts, docs, [pending[d] for d in docs], weights, models, known, moves, [shapes[d] for d in docs]
+        )
         pending = {}
         for d, (links, touched) in zip(docs, found, strict=True):
             n, m = len(documents[d][0]), len(documents[d][1])
@@ -263,10 +266,13 @@ def _solve(
     bands: Sequence[Corridor],
     w: Weights,
     models: Optional[Sequence[Mapping[Key, float]]],
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]],
     moves: Sequence[Move],
     shapes: Sequence[Shapes],
 ) -> List[Tuple[List[Link], bool]]:
-    """The best path of each of ``docs`` in its band, and whether it touches the band's edge."""
+    """The best path of each of ``docs`` in its band, and whether it touches the band's edge;
+    ``known``: per document, the links costed so far (codes sorted, costs, similarities), kept here
+    for a document whose path touches the edge (its band is widened)."""
     cells = _Band(bands)
     doc_ids = np.asarray(docs, dtype=np.int64)
     links = [(a, b) for a, b in moves if a and b]  # the moves that pair lines with segments
@@ -275,8 +281,8 @@ def _solve(
     most = max(a for a, _ in links)
     expect = {a: np.full(cells.row.max(initial=0) + 2, -1, dtype=np.int64) for a in range(1, most + 1)}
     runs_on = {a: np.zeros(len(expect[a]), dtype=bool) for a in expect}
-    for first, doc in zip(cells.row_start.tolist(), shapes, strict=True):
-        for (i, a), (e, on) in doc.items():
+    for first, shape in zip(cells.row_start.tolist(), shapes, strict=True):
+        for (i, a), (e, on) in shape.items():
             expect[a][first + i], runs_on[a][first + i] = e, on
     # every candidate link, by the cell where it ends: (i - a, a, j - b, b) ending at (i, j)
     ends, keys = [], []
@@ -296,6 +302,76 @@ def _solve(
     b = np.concatenate([np.full(len(k[0]), k[4]) for k in keys])
     expected = np.concatenate([k[5] for k in keys])
     merged_on = np.concatenate([k[6] for k in keys])
+    # a link costed in a narrower band of the same document is not costed again
+    segments = np.array([texts.segment_count[k] for k in docs], dtype=np.int64)
+    most_lines = np.array([texts.widths[2 * k] for k in docs], dtype=np.int64)[d]
+    most_segments = np.array([texts.widths[2 * k + 1] for k in docs], dtype=np.int64)[d]
+    codes = ((i * most_lines + a - 1) * (segments[d] + 1) + j) * most_segments + b - 1
+    cost, c = np.empty(len(d)), np.empty(len(d))
+    todo = np.ones(len(d), dtype=bool)
+    for k, doc in enumerate(docs):
+        if doc in known and len(known[doc][0]):
+            at = np.nonzero(d == k)[0]
+            done_codes, done_cost, done_c = known[doc]
+            where = np.minimum(np.searchsorted(done_codes, codes[at]), len(done_codes) - 1)
+            hit = done_codes[where] == codes[at]
+            cost[at[hit]], c[at[hit]] = done_cost[where[hit]], done_c[where[hit]]
+            todo[at[hit]] = False
+    new = np.nonzero(todo)[0]
+    cost[new], c[new] = _costs(
+        texts, docs, bands, w, models, d[new], i[new], a[new], j[new], b[new], expected[new], merged_on[new]
+    )
+    link_cost, link_score = {}, []
+    start = 0
+    for at, link in zip(ends, links, strict=True):
+        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
+        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
+        link_cost[link] = full
+        link_score.append(score)
+        start += len(at)
+    move = _search(texts, doc_ids, cells, link_cost, w, moves)
+    out = []
+    chosen, scores = move.tolist(), [s.tolist() for s in link_score]
+    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
+    for k, first in enumerate(cells.row_start.tolist()):
+        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
+        path: List[Link] = []
+        touched = False
+        y, x = n, m
+        while y or x:
+            r = first + y
+            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
+                touched = True
+            cell = cell_start[r] + x - lo[r]
+            p, q = moves[chosen[cell]]
+            y, x = y - p, x - q
+            path.append(Link((y, p), (x, q), scores[links.index((p, q))][cell] if p and q else None))
+        path.reverse()
+        out.append((path, touched))
+        if touched:
+            at = np.nonzero(d == k)[0]
+            order = np.argsort(codes[at])
+            known[docs[k]] = (codes[at][order], cost[at][order], c[at][order])
+    return out
+
+
+def _costs(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    w: Weights,
+    models: Optional[Sequence[Mapping[Key, float]]],
+    d: np.ndarray,
+    i: np.ndarray,
+    a: np.ndarray,
+    j: np.ndarray,
+    b: np.ndarray,
+    expected: np.ndarray,
+    merged_on: np.ndarray,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """The cost and the similarity of each candidate link (``d``: the document's index in ``docs``;
+    ``expected``, ``merged_on``: its ``link_shape``)."""
+    doc_ids = np.asarray(docs, dtype=np.int64)
     refs = texts.ids(0, doc_ids[d], i, a)
     hyps = texts.ids(1, doc_ids[d], j, b)
     c = _chrf(texts, docs, bands, d, i, a, j, b)
@@ -327,34 +403,7 @@ def _solve(
     unrelated = c < w.unrelated  # no better than leaving them unlinked: omissions and additions
     unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
     cost = np.where(unrelated, np.maximum(cost, unlinked + UNRELATED), cost)
-    link_cost, link_score = {}, []
-    start = 0
-    for at, link in zip(ends, links, strict=True):
-        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
-        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
-        link_cost[link] = full
-        link_score.append(score)
-        start += len(at)
-    move = _search(texts, doc_ids, cells, link_cost, w, moves)
-    out = []
-    chosen, scores = move.tolist(), [s.tolist() for s in link_score]
-    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
-    for k, first in enumerate(cells.row_start.tolist()):
-        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
-        path: List[Link] = []
-        touched = False
-        y, x = n, m
-        while y or x:
-            r = first + y
-            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
-                touched = True
-            cell = cell_start[r] + x - lo[r]
-            p, q = moves[chosen[cell]]
-            y, x = y - p, x - q
-            path.append(Link((y, p), (x, q), scores[links.index((p, q))][cell] if p and q else None))
-        path.reverse()
-        out.append((path, touched))
-    return out
+    return cost, c
 
 
 WINDOW = 64  # lines: the n-grams of a long document are numbered per window of its band

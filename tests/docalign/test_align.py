@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from commandkit.errors import InputError
+from docalign import chrf as chrf_module
 from docalign import dp, words
 from docalign.align import AlignOptions, align_documents, align_system_output
 from docalign.chrf import Profile, Runs, chrf
@@ -79,22 +80,26 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         )
 
 
-def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly():
+@pytest.mark.parametrize("key_bits", [62, 0])  # 0: every sort on separate keys (numbers too wide to pack)
+def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly(key_bits, monkeypatch):
     """``Runs`` (every candidate link of every document at once) gives the very floats of
     ``chrf(Profile(..), Profile(..))``: repeated n-grams, texts shorter than the orders, empty
     texts, whitespace of every kind, characters outside the BMP, groups of different sizes."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
     rng = random.Random(4)
     lines, _ = corpus(4)
     odd = ["", " ", "a", "ab", "la la la la", "aaaaaaa", "abcabc x abc", "日本語の文。", "\U0001d518 \U0001f600 ok"]
-    pool = [*lines, *odd, "x\ty\u00a0z"]
+    # and texts of few letters: every n-gram repeated within a text and across its neighbours
+    few = ["".join(rng.choice("aab c") for _ in range(rng.randrange(15))) for _ in range(40)]
+    pool = [*lines, *odd, "x\ty\u00a0z", *few]
     lists, groups = [], []
-    for group in range(12):
+    for group in range(24):
         for _ in (0, 1):
-            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 5))])
+            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 6))])
             groups.append(group)
     runs = Runs(lists, groups)
     hyps, refs, expected = [], [], []
-    for group in range(12):
+    for group in range(24):
         refs_list, hyps_list = 2 * group, 2 * group + 1
         for i in range(len(lists[refs_list])):
             for a in (1, 2)[: len(lists[refs_list]) - i]:
@@ -107,6 +112,33 @@ def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly():
                         expected.append(chrf(Profile(hyp), Profile(ref)))
     assert len(expected) > 100
     assert runs.scores(hyps, refs).tolist() == expected  # equal floats, not approximately
+
+
+@pytest.mark.parametrize("key_bits", [62, 0])
+def test_the_batched_chrf_of_texts_of_few_letters_every_pair_of_a_group(key_bits, monkeypatch):
+    """Texts of two or three letters repeat every n-gram within a text and across its neighbours
+    (a joined text counts its first text's n-grams, those running on, then its second's): every
+    pair of texts of a group, either list, one text or two joined."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
+    for seed in range(20):
+        rng = random.Random(seed)
+        letters = rng.choice(["ab", "abc", "ab ", "aab  c", "xyz日"])
+        lists, groups = [], []
+        for group in range(rng.randint(1, 6)):
+            for _ in range(rng.randint(1, 3)):
+                size = rng.randint(0, 6)
+                lists.append(["".join(rng.choice(letters) for _ in range(rng.randint(0, 14))) for _ in range(size)])
+                groups.append(group)
+        runs = Runs(lists, groups)
+        texts = [
+            (group, runs.text_id(k, start, count), " ".join(texts[start : start + count]))
+            for k, (texts, group) in enumerate(zip(lists, groups, strict=True))
+            for start in range(len(texts))
+            for count in (1, 2)[: len(texts) - start]
+        ]
+        pairs = [(x, y) for x in texts for y in texts if x[0] == y[0]]
+        expected = [chrf(Profile(x[2]), Profile(y[2])) for x, y in pairs]
+        assert runs.scores([x[1] for x, _ in pairs], [y[1] for _, y in pairs]).tolist() == expected, seed
 
 
 def levenshtein(ref, hyp):
@@ -192,6 +224,26 @@ def test_documents_aligned_together_or_in_windows_get_the_links_they_get_alone(m
     assert {"2-1", "1-0", "0-1"} <= {link.kind for link in alone[0]} and alone[2] == [
         dp.Link((k, 1), (0, 0), None) for k in range(3)
     ]
+
+
+def test_a_widened_band_costs_only_the_links_it_adds(monkeypatch):
+    lines, _ = corpus(4, seed=5)
+    pivots = lines[:40]
+    segments = [f"Ajout numéro {k} qui ne ressemble à rien." for k in range(6)] + pivots[:34]  # off the diagonal
+    costed, searches = [], []
+    real_costs, real_diagonal = dp._costs, dp._diagonal
+
+    def costs(texts, docs, bands, w, models, d, i, a, j, b, *shape):
+        costed.extend(zip(d.tolist(), i.tolist(), a.tolist(), j.tolist(), b.tolist(), strict=True))
+        return real_costs(texts, docs, bands, w, models, d, i, a, j, b, *shape)
+
+    monkeypatch.setattr(dp, "_costs", costs)
+    monkeypatch.setattr(dp, "_diagonal", lambda *band: searches.append(band) or real_diagonal(*band))
+    links = dp.align(pivots, segments, band=2)
+    assert len(searches) >= 2  # widened at least once
+    assert len(costed) == len(set(costed)) == len(dp.candidates(real_diagonal(*searches[-1])))
+    monkeypatch.setattr(dp, "_costs", real_costs)
+    assert links == dp.align(pivots, segments, band=searches[-1][2])
 
 
 @pytest.mark.parametrize(
