@@ -579,8 +579,30 @@ def _search(
     added_first = np.array(added_start, dtype=np.int64)
     omitted_all = np.concatenate([*omitted, np.zeros(1)])
     omitted_first = np.cumsum([0] + [len(o) for o in omitted])[:-1]
-    order = np.argsort(-rows, kind="stable")  # documents by rows, most first: those of row i are a prefix
-    for i in range(int(rows.max())):
+    # documents of like widths together (a row is padded to the widest), by rows, most first:
+    # those that have row i are a prefix
+    widths = np.maximum.reduceat(cells.hi - cells.lo + 1, cells.row_start)
+    for kind in np.unique(np.log2(widths).astype(np.int64)).tolist():
+        alike = np.nonzero(np.log2(widths).astype(np.int64) == kind)[0]
+        _rows(cells, alike[np.argsort(-rows[alike], kind="stable")], rows, best, move, link_cost, added_all,
+              added_first, omitted_all, omitted_first)  # fmt: skip
+    return move
+
+
+def _rows(
+    cells: _Band,
+    order: np.ndarray,
+    rows: np.ndarray,
+    best: np.ndarray,
+    move: np.ndarray,
+    link_cost: List[np.ndarray],
+    added_all: np.ndarray,
+    added_first: np.ndarray,
+    omitted_all: np.ndarray,
+    omitted_first: np.ndarray,
+) -> None:
+    """``_search`` of the documents ``order`` (by rows, most first), filling ``best`` and ``move``."""
+    for i in range(int(rows[order[0]])):
         active = order[: int(np.searchsorted(-rows[order], -i - 1, side="right"))]
         r = cells.row_start[active] + i
         lo, hi = cells.lo[r], cells.hi[r]
@@ -614,4 +636,3 @@ def _search(
         row_move[by_addition] = ADDITION
         best[flat[inside]] = here[inside]
         move[flat[inside]] = row_move[inside]
-    return move

@@ -226,6 +226,21 @@ def test_documents_aligned_together_or_in_windows_get_the_links_they_get_alone(m
     ]
 
 
+def test_a_wide_document_is_not_searched_padded_together_with_narrow_ones(monkeypatch):
+    """A row is padded to the widest document searched with it: one line translated as 300
+    sentences is searched apart from 50 one-line documents (else 51 rows x 301 cells)."""
+    docs = [(["Ligne numéro un."], [f"Phrase {k} de la sortie." for k in range(300)])]
+    docs += [([f"Le chat {k} dort."], [f"Le chat {k} dort."]) for k in range(50)]
+    searched = []
+    real = dp._rows
+    monkeypatch.setattr(
+        dp, "_rows", lambda cells, order, *rest: searched.append(order.tolist()) or real(cells, order, *rest)
+    )
+    together = dp.align_many(docs, band=20)
+    assert list(range(1, 51)) in searched and all(order == [0] for order in searched if 0 in order)
+    assert together == [dp.align(p, s, band=20) for p, s in docs]
+
+
 def test_a_widened_band_costs_only_the_links_it_adds(monkeypatch):
     lines, _ = corpus(4, seed=5)
     pivots = lines[:40]
