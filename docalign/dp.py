@@ -584,7 +584,7 @@ def _search(
     widths = np.maximum.reduceat(cells.hi - cells.lo + 1, cells.row_start)
     for kind in np.unique(np.log2(widths).astype(np.int64)).tolist():
         alike = np.nonzero(np.log2(widths).astype(np.int64) == kind)[0]
-        _rows(cells, alike[np.argsort(-rows[alike], kind="stable")], rows, best, move, link_cost, added_all,
+        _rows(cells, alike[np.argsort(-rows[alike], kind="stable")], rows, best, move, link_cost, moves, added_all,
               added_first, omitted_all, omitted_first)  # fmt: skip
     return move
 
@@ -595,7 +595,8 @@ def _rows(
     rows: np.ndarray,
     best: np.ndarray,
     move: np.ndarray,
-    link_cost: List[np.ndarray],
+    link_cost: Mapping[Move, np.ndarray],
+    moves: Sequence[Move],
     added_all: np.ndarray,
     added_first: np.ndarray,
     omitted_all: np.ndarray,
