@@ -110,12 +110,21 @@ FLOORS = (
     ("commandkit",),
     ("docalign",),  # re-alignment of document-level output: muda and contextual_mt both evaluate through it
     ("muda",),
-    ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors", "contextual_mt.checkpoint_file"),
-    ("contextual_mt.data",),
-    ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation"),
+    ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors"),
     ("contextual_mt.stage_record",),
-    # backend-neutral inference: the interface, the registry, batching, decoding, the driver
+    # backend-neutral inference: the interface, the registry, batching, decoding, the driver,
+    # which sentences are context (context_trim)
     ("contextual_mt.inference",),
+    # the fairseq plugin, below the fairseq backend that loads it and above nothing it may not see:
+    # the checkpoint reader, the data (ContextDataset, model inputs), the registrations (models,
+    # tasks) and the fairseq-generate hooks
+    ("contextual_mt.backends.fairseq.checkpoint_file",),
+    ("contextual_mt.backends.fairseq.data",),
+    (
+        "contextual_mt.backends.fairseq.models",
+        "contextual_mt.backends.fairseq.tasks",
+        "contextual_mt.backends.fairseq.generation",
+    ),
     # the runners: written against the interface and the registry, never a backend
     (
         "contextual_mt.analysis",

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from commandkit.text import file_sha256
-from contextual_mt.checkpoint_file import read_training_figures, training_figures
+from contextual_mt.backends.fairseq.checkpoint_file import read_training_figures, training_figures
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.batch_plan import (
     BatchPlan,

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from contextual_mt.checkpoint_file import label_smoothing, validation_loss
+from contextual_mt.backends.fairseq.checkpoint_file import label_smoothing, validation_loss
 from contextual_mt.inference.model_health import (
     check_loss,
     check_outputs,

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
-from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError, OverPositionsError
+from contextual_mt.inference.context_trim import last_sentences, nearest_fitting
 
 Ids = Tuple[int, ...]
 

@@ -26,9 +26,9 @@ import torch
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
+from contextual_mt.inference.context_trim import last_sentences
 from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from contextual_mt.backends.hf.family import HFFamily
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
-from contextual_mt.data.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
 from contextual_mt.inference.batching import length_batches
+from contextual_mt.inference.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
 from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
 from contextual_mt.inference.registry import family
 from contextual_mt.inference.waves import translate_in_waves, waves

@@ -1,1 +1,1 @@
-"""Data: sentences with their document context (ContextDataset) and the model inputs built from them."""
+"""fairseq data: sentences with their document context (ContextDataset) and the model inputs built from them."""
