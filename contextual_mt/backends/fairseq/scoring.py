@@ -1,4 +1,4 @@
-"""A fairseq ``document_translation`` checkpoint as a ``ScoringBackend`` (``inference.interface``):
+"""A fairseq ``document_translation`` checkpoint as a ``CorpusScorer`` and a ``PairScorer`` (``inference.interface``):
 token log-probabilities of reference targets given their source, with and without document
 context, by teacher forcing; ``CADecScoringBackend`` for CADec checkpoints, which also read the
 base model's translation of each sentence. ``scoring_backend`` picks the one for a loaded model.
@@ -19,7 +19,7 @@ from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
 from contextual_mt.errors import OverPositionsError
 from contextual_mt.inference.context_trim import last_sentences, nearest_context
-from contextual_mt.inference.interface import ContextPair, ScoringBackend
+from contextual_mt.inference.interface import ContextPair
 from contextual_mt.inference.precision import check_finite_scores
 from contextual_mt.symbols import BRK
 
@@ -282,6 +282,6 @@ class CADecScoringBackend(FairseqScoringBackend):
         encoder_input["first_pass"] = collate_first_passes(self.model.tgt_dict, [r["first_pass"] for r in rows])
 
 
-def scoring_backend(model: DocumentModel) -> ScoringBackend:
+def scoring_backend(model: DocumentModel) -> FairseqScoringBackend:
     """The scoring backend of a loaded checkpoint: CADec's, or the plain one."""
     return CADecScoringBackend(model) if model.cadec else FairseqScoringBackend(model)

@@ -1,4 +1,4 @@
-"""A Hugging Face model as a ``ScoringBackend``: the same CXMI / P-CXMI records and contrastive
+"""A Hugging Face model as a ``CorpusScorer`` and a ``PairScorer``: the same CXMI / P-CXMI records and contrastive
 scores as the fairseq backend, from ``transformers`` seq2seq MT models and decoder-only LMs.
 
 Rows (``inputs.Row``) are scored in batches padded on the right (exact: every scored position
