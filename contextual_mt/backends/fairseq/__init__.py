@@ -1,5 +1,4 @@
-"""fairseq as a plugin and a backend, in one folder (the only one importing fairseq's modules but
-for ``pipeline/batch_plan``'s probes and ``inference/model_health``'s dictionary reader):
+"""fairseq as a plugin and a backend, in one folder (the only one importing fairseq's modules):
 
 * the plugin ``fairseq-train``/``fairseq-generate --user-dir contextual_mt`` loads:
   ``checkpoint_file`` (reading a checkpoint, one-line errors), ``data/`` (ContextDataset, the one
@@ -7,7 +6,8 @@ for ``pipeline/batch_plan``'s probes and ``inference/model_health``'s dictionary
   ``cadec_*``, ``document_translation``, ``cadec_translation``) and ``generation/`` (the
   fairseq-generate hooks); ``contextual_mt/__init__.py`` imports them once fairseq is imported;
 * the backend the commands use: checkpoint loading (``model``), the sentencepiece codec, beam
-  search with a context prefix, document translation, scoring and attribution. Importing this
-  package registers its family (``family``)."""
+  search with a context prefix, document translation, scoring and attribution; and the batch
+  plan's probes of a training run (``training_probe``). Importing this package registers its
+  family (``family``)."""
 
 from contextual_mt.backends.fairseq import family  # noqa: F401  (registers the backend)
