@@ -115,9 +115,10 @@ FLOORS = (
     # backend-neutral inference: the interface, the registry, batching, decoding, the driver,
     # which sentences are context (context_trim)
     ("contextual_mt.inference",),
-    # the fairseq plugin, below the fairseq backend that loads it and above nothing it may not see:
-    # the checkpoint reader, the data (ContextDataset, model inputs), the registrations (models,
-    # tasks) and the fairseq-generate hooks
+    # the fairseq plugin (what --user-dir contextual_mt registers), in backends/fairseq/ below the
+    # rest of that backend, which loads it, and above inference (its data trims context by
+    # context_trim): the checkpoint reader, the data (ContextDataset, model inputs), the
+    # registrations (models, tasks) and the fairseq-generate hooks
     ("contextual_mt.backends.fairseq.checkpoint_file",),
     ("contextual_mt.backends.fairseq.data",),
     (
