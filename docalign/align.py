@@ -12,12 +12,13 @@ the links (see ``dp``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.options import option
-from docalign.dp import Key, Weights, align_many, candidates, corridor_of
+from docalign.dp import Key, LineSentences, Weights, align_many, candidates, corridor_of
 from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
 from docalign.segmenter import RULES, SENTENCIZER, Segmenter, Span
@@ -69,9 +70,14 @@ def align_documents(
     segmenter: Optional[Segmenter] = None,
     sources: Optional[Sequence[str]] = None,
     link_model: Optional[LinkModel] = None,
+    line_texts: Optional[Sequence[str]] = None,
 ) -> Alignment:
     """Align ``texts`` (one per document of ``ids``, in order) to the lines of ``pivots``;
     ``segments``: the texts' sentence spans if already known (else the segmenter splits them).
+    ``line_texts``: per line, the text whose sentences (split by the segmenter) its link expects
+    as many segments (a paragraph line of five sentences five), where they run on into the next
+    line's (``LineSentences``): the pivots by default (the sources for a gloss, which has no
+    punctuation).
     With ``link_model`` (and the ``sources``), the links near the chrF path are scored by the model
     too (in one call for the whole corpus), its similarity averaged with chrF, and the path searched
     again near the first."""
@@ -80,24 +86,29 @@ def align_documents(
         raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
     if link_model is not None and sources is None:
         raise InputError("a link model needs the source lines")
+    segmenter = segmenter or Segmenter(options.segmenter, options.language)
     if segments is None:
-        segmenter = segmenter or Segmenter(options.segmenter, options.language)
         segments = segmenter.split(texts)
+    line_texts = pivots if line_texts is None else line_texts
+    if len(line_texts) != len(pivots):
+        raise InputError(f"{len(line_texts)} line texts for {len(pivots)} lines")
     # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
     work: List[Tuple[Any, ...]] = []
-    problems = []
+    problems, counts = [], []
     for (start, end), text, doc_spans in zip(spans, texts, segments, strict=True):
         doc_pivots = list(pivots[start:end])
         index = [k for k, p in enumerate(doc_pivots) if p.strip()]
         seg_texts = [text[a:b] for a, b in doc_spans]
         problems.append(([doc_pivots[k] for k in index], seg_texts))
+        counts.append(line_sentences([line_texts[start + k] for k in index], segmenter))
         work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts))
-    every = align_many(problems, options.band, options.weights)  # all documents' links costed together
+    # all documents' links costed together
+    every = align_many(problems, options.band, options.weights, sentences=counts)
     work = [(*w, links) for w, links in zip(work, every, strict=True)]
     unscored = 0
     if link_model is not None:
         assert sources is not None
-        work, unscored = _rescored(work, sources, link_model, options)
+        work, unscored = _rescored(work, sources, link_model, options, counts)
     documents: List[DocumentAlignment] = []
     hypotheses: List[str] = []
     for start, end, text, doc_spans, doc_pivots, index, _, links in work:
@@ -112,13 +123,24 @@ def align_documents(
     return Alignment(hypotheses, documents, stats)
 
 
-def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions) -> Tuple[List, int]:
+def line_sentences(lines: Sequence[str], segmenter: Segmenter) -> LineSentences:
+    """Each line's sentences, and whether the last runs on into the next line's first: the two
+    joined split into fewer sentences than apart."""
+    counts = [len(spans) for spans in segmenter.split(lines)]
+    joined = segmenter.split([f"{a} {b}" for a, b in pairwise(lines)])
+    runs_on = [len(spans) < a + b for spans, (a, b) in zip(joined, pairwise(counts), strict=True)] + [False]
+    return LineSentences(counts, runs_on)
+
+
+def _rescored(
+    work: List, sources: Sequence[str], link_model: LinkModel, options: AlignOptions, counts: Sequence[LineSentences]
+) -> Tuple[List, int]:
     """The second search: the candidate links of every document's corridor scored by the model;
     and how many candidates the model could not read (scored by the other terms alone)."""
     keys, pairs = [], []
     for d, (start, _, _, _, _, index, seg_texts, links) in enumerate(work):
         band = corridor_of(links, len(seg_texts), CORRIDOR)
-        for i, a, j, b in candidates(band):
+        for i, a, j, b in candidates(band, counts[d]):
             source = " ".join(sources[start + index[k]] for k in range(i, i + a))
             keys.append((d, (i, a, j, b)))
             pairs.append((source, " ".join(seg_texts[j : j + b])))
@@ -134,6 +156,7 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
         options.weights,
         [model.get(d, {}) for d in again],
         [corridor_of(work[d][7], len(work[d][6]), CORRIDOR) for d in again],
+        [counts[d] for d in again],
     )
     out = list(work)
     for d, links in zip(again, relinked, strict=True):

@@ -64,41 +64,41 @@ class Runs:
     (every candidate link of every document): the numbers of ``chrf(Profile(hyp), Profile(ref))``.
 
     ``lists``: lists of texts; ``groups``: each list's group, 0, 1, .. nondecreasing (a document:
-    its pivots and its segments); only texts of one group are compared. A text is one text of a
-    list or two consecutive ones joined (``text_id``). The n-grams are numbered with numpy (a sort
-    per order of every character position); each text's multiset of each order is a Python int,
-    a bitset over its group's n-grams, where an n-gram seen k times sets k bits: two texts'
-    clipped matches are the bits they share, ``(a & b).bit_count()``, counted in C."""
+    its pivots and its segments); only texts of one group are compared. A text is a run of up to
+    ``widths[list]`` (default 2) consecutive texts of a list joined (``text_id``): a source line's
+    pivot is one or two, an output's segments as many as a line's pivot has sentences and more.
+    The n-grams are numbered with numpy (a sort per order of every character position); each
+    text's multiset of each order is a Python int, a bitset over its group's n-grams, where an
+    n-gram seen k times sets k bits: two texts' clipped matches are the bits they share,
+    ``(a & b).bit_count()``, counted in C."""
 
-    def __init__(self, lists: Sequence[Sequence[str]], groups: Sequence[int]) -> None:
+    def __init__(self, lists: Sequence[Sequence[str]], groups: Sequence[int], widths: Sequence[int] = ()) -> None:
         self.singles = [t for texts in lists for t in texts]
         chars = ["".join(t.split()) for t in self.singles]
-        sizes = [len(texts) for texts in lists]
-        self.first = (np.cumsum([0, *sizes])[:-1]).tolist()  # each list's first text
+        sizes = np.array([len(texts) for texts in lists], dtype=np.int64)
+        self.first = (np.cumsum([0, *sizes.tolist()])[:-1]).tolist()  # each list's first text
+        self.base, self.single, self.last = run_index(sizes.tolist(), widths or [2] * len(lists))
+        single = self.single
         size = np.array([len(c) for c in chars], dtype=np.int64)
-        start = np.cumsum(size) - size
-        # text 2k: text k; text 2k + 1: texts k and k + 1 joined, where k + 1 is of the same list
-        last = np.zeros(len(chars), dtype=bool)
-        last[(np.cumsum(sizes) - 1)[np.array(sizes) > 0]] = True
-        joined = np.where(last, 0, size + np.append(size[1:], 0))
-        self.length = np.stack([size, joined], axis=1).reshape(-1)  # characters (whitespace removed)
-        begin = np.repeat(start, 2)
-        group = np.repeat(np.repeat(np.asarray(groups, dtype=np.int64), sizes), 2)
+        total = np.concatenate([[0], np.cumsum(size)])
+        self.length = total[self.last] - total[single]  # characters (whitespace removed)
+        group = np.repeat(np.asarray(groups, dtype=np.int64), sizes)[single]
         stream = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        single = grams = _dense(stream.astype(np.int64))
+        one = grams = _dense(stream.astype(np.int64))
+        begin = total[single]
         self.sets: List[List[int]] = []  # per order: each text's multiset as a bitset
         for n in range(1, ORDER + 1):
             if n > 1:  # the (n-1)-gram and the character after it, numbered anew
-                grams = _dense(grams[:-1] * (int(single.max(initial=0)) + 1) + single[n - 1 :])
+                grams = _dense(grams[:-1] * (int(one.max(initial=0)) + 1) + one[n - 1 :])
             self.sets.append(_bitsets(grams, begin, np.maximum(self.length - n + 1, 0), group))
 
     def text_id(self, list_index: int, start: int, count: int) -> int:
-        """Text ``start`` of list ``list_index`` (joined with the next when ``count`` is 2)."""
-        return 2 * (self.first[list_index] + start) + count - 1
+        """Text ``start`` of list ``list_index`` joined with the ``count - 1`` after it."""
+        return int(self.base[self.first[list_index] + start]) + count - 1
 
     def text(self, text_id: int) -> str:
-        """The text of a ``text_id``, as its n-grams were counted (two texts joined by a space)."""
-        return " ".join(self.singles[text_id // 2 : text_id // 2 + text_id % 2 + 1])
+        """The text of a ``text_id``, as its n-grams were counted (its texts joined by a space)."""
+        return " ".join(self.singles[int(self.single[text_id]) : int(self.last[text_id])])
 
     def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
         """chrF of each pair of texts (``text_id``s) of one group: ``chrf``'s operations in its order."""
@@ -122,6 +122,20 @@ class Runs:
         out = np.zeros(len(hl))
         out[some] = (1 + factor) * p * r / (factor * p + r)
         return out
+
+
+def run_index(sizes: Sequence[int], widths: Sequence[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of lists of ``sizes`` texts, up to ``widths`` texts each (per list): each text's
+    first run (the run of text k and the c - 1 after it is ``base[k] + c - 1``), and per run its
+    first text and one past its last, cut at its list's end (never compared: no link reaches past
+    a list)."""
+    size = np.asarray(sizes, dtype=np.int64)
+    width = np.repeat(np.asarray(widths, dtype=np.int64), size)  # per text
+    base = np.cumsum(width) - width
+    single = np.repeat(np.arange(len(width), dtype=np.int64), width)
+    count = np.arange(int(width.sum()), dtype=np.int64) - base[single] + 1
+    end = np.repeat(np.cumsum(size), size)
+    return base, single, np.minimum(single + count, end[single])
 
 
 KEY_BITS = 62  # bits of the int64 sort keys that pack several numbers (else numpy sorts them apart)

@@ -2,13 +2,14 @@
 
 The rule for what each source line receives (documented in docs/explanations/alignment.md):
 
-* 1-1 and 1-2: the line gets its segment(s), as written (two segments joined by what stood
+* 1-1, 1-2 and 1-b: the line gets its segment(s), as written (two segments joined by what stood
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
-* 2-1 and 2-2 (a merge): the text of the segment(s) is cut in two at the word boundary where the
-  two parts best match the two lines' pivots (the fewest word edits, then the sum of their chrF;
-  a closing mark such as a comma stays with the part before); each line gets its part, so
-  that no word is scored twice. The alignment record keeps the whole text beside the part.
+* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut in two at
+  the word boundary where the two parts best match the two lines' pivots (the fewest word edits,
+  then the sum of their chrF; a closing mark such as a comma stays with the part before); each
+  line gets its part, so that no word is scored twice (of more lines, the first line's part off the rest, then the rest
+  likewise: ``cut_into``). The alignment record keeps the whole text beside the part.
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
   line after it at a document's start; of the document's first line when its source is all
   empty), so that every word the system wrote is scored, as a line-aligned output with an extra
@@ -57,15 +58,19 @@ def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
 CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
 # a mark that closes what comes before it: never the first thing of the second part of a cut
 CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
+SENTENCE_END = 2  # word edits a cut at the end of an output's sentence is worth (``cut``)
 MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
 
 
-def cut(text: str, first: str, second: str) -> int:
+def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
     whitespace position where the word edits of the two parts against them are fewest
     (mwerSegmenter's measure; ties to the higher sum of chrF, then the earlier position), never
     before a closing mark (a comma written after a space stays with the part before). In a text
-    written without spaces, after a clause mark (``CLAUSE``), else a character position."""
+    written without spaces, after a clause mark (``CLAUSE``), else a character position. ``ends``:
+    where the output's sentences end in ``text``: a cut there is preferred to one that saves up to
+    ``SENTENCE_END`` word edits elsewhere (a system that translated line by line ended a sentence
+    at the line's end; a word or two more or less in common with the pivots is weaker evidence)."""
     gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
     gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
     gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
@@ -77,7 +82,8 @@ def cut(text: str, first: str, second: str) -> int:
     head = prefix_distances(vocabulary.encode(first), hyp)
     tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
     at = [len(tokens(text[:k])) for k in gaps]
-    edits = [head[w] + tail[w] for w in at]
+    sentence_ends = set(ends)
+    edits = [head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0) for k, w in zip(gaps, at, strict=True)]
     fewest = min(edits)
     best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
     if len(best) == 1:
@@ -86,6 +92,22 @@ def cut(text: str, first: str, second: str) -> int:
         best = best[:: -(-len(best) // MAX_CUTS)]
     p1, p2 = Profile(first), Profile(second)
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
+
+
+def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = ()) -> List[str]:
+    """``text`` cut into one part per pivot: the first part off the rest (``cut`` against the
+    first pivot and the others joined), then the rest likewise; ``ends``: where the output's
+    sentences end in ``text``."""
+    parts: List[str] = []
+    rest, offset = text, 0  # the rest, and where it starts in text
+    for q in range(len(pivots) - 1):
+        local = [e - offset for e in ends if e > offset]
+        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :]), local) if rest else 0
+        parts.append(rest[:k].strip())
+        after = rest[k:]
+        offset += k + len(after) - len(after.lstrip())
+        rest = after.strip()
+    return [*parts, rest]
 
 
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
@@ -115,10 +137,8 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
                 hyps[target] = f"{hyps[target]} {whole}".strip()
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
-        parts = [whole]
-        if a == 2:
-            k = cut(whole, pivots[index[i]], pivots[index[i + 1]]) if whole else 0
-            parts = [whole[:k].strip(), whole[k:].strip()]
+        ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]  # the sentences' ends in whole
+        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})
@@ -151,13 +171,15 @@ def _order(record: Dict) -> float:
 def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
     """Counts of each link type and what they mean (omissions, additions, merges, splits), and
     the mean chrF of the links that pair lines with segments."""
-    counts = dict.fromkeys(KINDS, 0)
+    counts = dict.fromkeys(KINDS, 0)  # and 1-b, a-b of paragraph lines where there are any
     scores: List[float] = []
     for d in documents:
         for link in d.links:
-            counts[link.kind] += 1
+            counts[link.kind] = counts.get(link.kind, 0) + 1
             if link.score is not None:
                 scores.append(link.score)
+    of = {k: tuple(map(int, k.split("-"))) for k in counts}
+    counts = {k: counts[k] for k in sorted(counts, key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), of[k]))}
     return {
         "documents": len(documents),
         "lines": sum(len(d.hypotheses) for d in documents),
@@ -166,8 +188,8 @@ def statistics(documents: Sequence[DocumentAlignment]) -> Dict:
         "links": counts,
         "omissions": counts["1-0"],
         "additions": counts["0-1"],
-        "merges": counts["2-1"] + counts["2-2"],
-        "splits": counts["1-2"],
+        "merges": sum(v for k, v in counts.items() if of[k][0] >= 2),
+        "splits": sum(v for k, v in counts.items() if of[k][0] == 1 and of[k][1] >= 2),
         "mean_link_score": round(sum(scores) / len(scores), 4) if scores else None,
     }
 

@@ -106,7 +106,11 @@ def align(args: argparse.Namespace) -> int:
             from contextual_mt.contrastive.link_model import link_model as open_link_model
 
             link_model = open_link_model(spec, given.batch_size, given.max_tokens, progress=not given.quiet)
-        result = align_documents(read.documents, pivots, ids, options, sources=sources, link_model=link_model)
+        # a gloss has no punctuation: a line's sentences are its source's
+        line_texts = sources if no_pivot else None
+        result = align_documents(
+            read.documents, pivots, ids, options, sources=sources, link_model=link_model, line_texts=line_texts
+        )
         check_guess(read, result, pivots)
         atomic_write_lines(given.output, result.hypotheses)
         write_alignment(given.alignment, result.records())

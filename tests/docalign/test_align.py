@@ -248,9 +248,9 @@ def test_a_widened_band_costs_only_the_links_it_adds(monkeypatch):
     costed, searches = [], []
     real_costs, real_diagonal = dp._costs, dp._diagonal
 
-    def costs(texts, docs, bands, w, models, d, i, a, j, b):
+    def costs(texts, docs, bands, w, models, d, i, a, j, b, *shape):
         costed.extend(zip(d.tolist(), i.tolist(), a.tolist(), j.tolist(), b.tolist(), strict=True))
-        return real_costs(texts, docs, bands, w, models, d, i, a, j, b)
+        return real_costs(texts, docs, bands, w, models, d, i, a, j, b, *shape)
 
     monkeypatch.setattr(dp, "_costs", costs)
     monkeypatch.setattr(dp, "_diagonal", lambda *band: searches.append(band) or real_diagonal(*band))
