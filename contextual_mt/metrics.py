@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from commandkit.documents import document_spans, group_by_document, read_docids
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError, InputError, check_option, given
+from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.system_outputs import (
     DOCUMENT_LEVEL,
     read_hypotheses,
@@ -50,11 +50,8 @@ def document_bleu(hyps: Sequence[str], refs: Sequence[str], docids: Sequence[str
 
 
 def load_comet(model: str):
-    """muda's COMET loader (``muda.evaluation.metrics``), failing with contextual_mt's error type."""
-    try:
-        return _muda_metrics.load_comet(model)
-    except InputError as e:
-        raise ContextualMTError(str(e)) from None
+    """muda's COMET loader (``muda.evaluation.metrics``)."""
+    return _muda_metrics.load_comet(model)
 
 
 # Doc-COMET (Vernikos et al. 2022, "Embarrassingly Easy Document-Level MT Metrics"): COMET with
@@ -185,10 +182,7 @@ def comet_results(
 
 def check_comet_model(model: str) -> None:
     """A COMET model given as a path must be one (muda's check: no import, no network)."""
-    try:
-        _muda_metrics.local_comet_checkpoint(model)
-    except InputError as e:
-        raise ContextualMTError(str(e)) from None
+    _muda_metrics.local_comet_checkpoint(model)
 
 
 def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:

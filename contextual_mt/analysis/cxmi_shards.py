@@ -73,7 +73,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         try:
             i, n_here = parse_shard(meta["fingerprint"].get("shard"))
         except ContextualMTError as e:
-            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})") from None
+            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})", code=e.code) from None
         if n is not None and n_here != n:
             raise ContextualMTError(f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards")
         n = n_here

@@ -48,7 +48,7 @@ def scorer_flags() -> Iterator[None]:
     try:
         yield
     except InputError as e:
-        raise ContextualMTError(as_scorer_flags(str(e))) from None
+        raise ContextualMTError(as_scorer_flags(str(e)), code=e.code) from None
 
 
 def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:

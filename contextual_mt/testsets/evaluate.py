@@ -206,7 +206,8 @@ def read_summary(path: str) -> Dict:
         raise ContextualMTError(
             f"{e} (the summary.json that `testset build` writes beside the manifest; or give --summary)"
             if "not found" in str(e)
-            else str(e)
+            else str(e),
+            code=e.code,
         ) from None
     except json.JSONDecodeError as e:
         raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})") from None
@@ -262,7 +263,9 @@ def _read_systems(
             try:
                 _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
             except ContextualMTError as e:
-                raise ContextualMTError(f"{e} (a document-level output needs --docids and --pivot)") from None
+                raise ContextualMTError(
+                    f"{e} (a document-level output needs --docids and --pivot)", code=e.code
+                ) from None
             read.append(Hypotheses(path, text))
         return read
     pivots = read_pivots(o.align, len(ids), o.docids)

@@ -250,7 +250,7 @@ def _tagging_of(ref_tags: str) -> _Tagging:
         try:
             check_phenomena(phenomena)
         except InputError as e:
-            raise InputError(f"{where}: {e}") from None
+            raise InputError(f"{where}: {e}", code=e.code) from None
     settings = summary.get("settings")
     return _Tagging(phenomena, TaggerSettings.from_json(settings, where) if settings is not None else None)
 
