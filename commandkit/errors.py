@@ -40,6 +40,7 @@ class Code(StrEnum):
     TOO_LONG = "E012", "a sentence longer than the model's positions"
     OUT_OF_MEMORY = "E013", "a setting too large for the machine's memory"
     MODEL = "E014", "a model, checkpoint or tool that is missing, unusable or of another kind"
+    OPTIONS_CONFLICT = "E015", "options that do not go together (one goes only with another, or excludes it)"
 
 
 class InputError(ValueError):

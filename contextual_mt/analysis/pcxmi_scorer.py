@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import document_spans, document_starts
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import ScoringBackend
 from contextual_mt.inference.registry import ModelSpec, model_name, open_backend
@@ -83,7 +83,8 @@ def check_references(references: Sequence[str], name: str = "reference", what: s
         if not line.strip():
             raise ContextualMTError(
                 f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
-                "score (remove the line from all input files)"
+                "score (remove the line from all input files)",
+                code=Code.EMPTY,
             )
 
 
@@ -97,7 +98,9 @@ def read_scored_corpus(
 
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):
-        raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
+        raise ContextualMTError(
+            f"{target}: has {len(targets)} lines but {source} has {len(sources)}", code=Code.LINE_COUNT
+        )
     ids = read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
     check_references(sources, source, "source")
@@ -127,7 +130,8 @@ def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") 
     return ContextualMTError(
         f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
         "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
-        "context sizes > 0"
+        "context sizes > 0",
+        code=Code.MODEL,
     )
 
 
