@@ -62,24 +62,6 @@ def test_the_shared_checks_raise_their_kind(tmp_path):
     assert full.code is Code.CANNOT_WRITE and isinstance(full, OSError)
 
 
-def test_contextual_mt_raises_the_one_type():
-    """contextual_mt's error is the base type itself: a Python caller catches one type whatever
-    package raised, and nothing re-wraps muda's or commandkit's errors on the way up."""
-    from contextual_mt.errors import ContextualMTError, OverPositionsError, check_option, given
-    from muda.evaluation.metrics import local_comet_checkpoint
-
-    assert ContextualMTError is InputError
-    assert issubclass(OverPositionsError, InputError) and OverPositionsError("x").code is Code.TOO_LONG
-    with pytest.raises(ContextualMTError) as e:
-        check_option("--beam", 0, minimum=1)
-    assert e.value.code is Code.OPTION_VALUE
-    with pytest.raises(ContextualMTError) as e:
-        given(None, "--path")
-    assert (str(e.value), e.value.code) == ("--path: not given", Code.OPTION_MISSING)
-    with pytest.raises(ContextualMTError):  # muda's, as it is
-        local_comet_checkpoint("/nonexistent/model.ckpt")
-
-
 @pytest.mark.parametrize(
     "error,line,status",
     [
@@ -109,25 +91,3 @@ def test_an_allocation_that_does_not_fit_is_an_error_of_its_kind(capsys):
     )
     assert out_of_memory(oom, "x").code is Code.OUT_OF_MEMORY
     assert out_of_memory(RuntimeError("shape mismatch"), "x") is None
-
-
-def test_muda_run_from_python_raises_instead_of_printing(tmp_path, capsys):
-    """``muda.commands.run`` is the library call the pipeline and ``testset build`` make: a bad
-    input reaches the caller as the error (the command line's boundary prints it), no line
-    printed here and no exit status to turn into SystemExit."""
-    from muda.commands import TagArgs, run
-
-    options = TagArgs(
-        src=str(tmp_path / "nothere.en"),
-        tgt=str(tmp_path / "nothere.fr"),
-        docids=str(tmp_path / "nothere.docids"),
-        tgt_lang="fr",
-        dump_tags=str(tmp_path / "tags.json"),
-        src_conllu=str(tmp_path / "nothere.en.conllu"),  # given annotations: no model is needed
-        tgt_conllu=str(tmp_path / "nothere.fr.conllu"),
-        alignments=str(tmp_path / "nothere.align"),
-    )
-    with pytest.raises(InputError) as e:
-        run(options)
-    assert e.value.code is Code.NOT_FOUND and "nothere" in str(e.value)
-    assert capsys.readouterr().err == "" and not (tmp_path / "tags.json").exists()
