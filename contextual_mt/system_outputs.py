@@ -72,7 +72,7 @@ def read_hypotheses(
     for path in paths:
         outputs.append(read_system_output(path, ids, docids_path, nonempty, options.hyp_format))
         if outputs[-1].format != LINES and pivots is None:
-            raise ContextualMTError(f"{path}: {no_pivot}")
+            raise ContextualMTError(f"{path}: {no_pivot}", code=Code.OPTION_MISSING)
     alignments = align_outputs(outputs, pivots or [], ids, options)
     return [
         Hypotheses(path, list(o.lines or [])) if a is None else Hypotheses(path, a.hypotheses, a)
