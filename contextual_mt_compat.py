@@ -73,7 +73,7 @@ def patch_dataclass_defaults() -> None:
                     and not isinstance(default, type)
                     and type(default).__hash__ is None
                 ):
-                    type(default).__hash__ = object.__hash__
+                    type(default).__hash__ = object.__hash__  # type: ignore[method-assign]  # made hashable
         return original(cls, *args, **kwargs)
 
     _process_class.__wrapped__ = original  # type: ignore[attr-defined]  # an attribute set on a function
@@ -181,7 +181,7 @@ class _FairseqImportHook(importlib.abc.MetaPathFinder):
             exec_module(module)
             _post_import()
 
-        spec.loader.exec_module = exec_and_patch
+        spec.loader.exec_module = exec_and_patch  # type: ignore[method-assign]  # fairseq's loader, patched
         return spec
 
 

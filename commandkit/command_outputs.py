@@ -10,7 +10,7 @@ import os
 from contextlib import contextmanager, nullcontext
 from typing import Any, ContextManager, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import OutputTransaction, check_distinct, check_not_inputs, outputs
 
 _NOT_FILES = ("command", "stage", "func", "output_args", "output_dir_args", "transaction")  # set by the parsers
@@ -62,8 +62,8 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
 
 @contextmanager
 def _refuse(message: str) -> Iterator[None]:
-    """An error raised inside the command's guard (one 'error:' line, exit 1)."""
-    raise InputError(message)
+    """An error raised inside the command's guard (one 'error:' line, exit 1): an empty value."""
+    raise InputError(message, code=Code.OPTION_MISSING)
     yield  # pragma: no cover (a generator, for contextmanager)
 
 

@@ -1,6 +1,7 @@
-"""A command as the console runs it: an InputError (or a full disk) as one 'error:' line and
-exit status 1, Ctrl-C and SIGTERM as one line and status 130 (``run_command``, ``console_run``,
-``install_excepthook``), and warnings as ``warning: ...`` lines (``configure_logging``).
+"""A command as the console runs it: the one boundary where a user's error becomes one 'error:'
+line and an exit status (``report``: an InputError, a full disk, 1; Ctrl-C and SIGTERM, 130), for
+our commands (``run_command``, ``console_run``) and for fairseq's running our task
+(``install_excepthook``); and warnings as ``warning: ...`` lines (``configure_logging``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Optional
 
-from commandkit.errors import DISK_FULL, InputError
+from commandkit.errors import DISK_FULL, Code, InputError
 
 INTERRUPTED = 130  # the shell's status for a command stopped by Ctrl-C (128 + SIGINT)
 PIPE_CLOSED = "standard output was closed by its reader (a pipe); no output file was written"
@@ -37,51 +38,70 @@ def close_progress_bars() -> None:
             bar.close()
 
 
+def out_of_memory(e: BaseException, hint: str) -> Optional[InputError]:
+    """torch's allocation failures (CPU: "can't allocate memory", CUDA: "out of memory") are a
+    setting too large for the machine, not a bug: an error whose line says which settings to
+    lower (``hint``). None for anything else."""
+    text = str(e)
+    if not isinstance(e, MemoryError) and not (
+        isinstance(e, RuntimeError) and ("out of memory" in text or "allocate memory" in text)
+    ):
+        return None
+    first = next((line.strip() for line in text.splitlines() if "memory" in line), text)[:160]
+    return InputError(f"out of memory ({first or type(e).__name__}); {hint}", code=Code.OUT_OF_MEMORY)
+
+
+def report(e: BaseException, memory_hint: Optional[str] = None) -> Optional[int]:
+    """The command line's one boundary: a user's error as its one line on stderr, and the exit
+    status; None for a bug (the caller lets its traceback through). An InputError (a full disk,
+    an allocation that does not fit when ``memory_hint`` says what to lower) is status 1, Ctrl-C
+    (and SIGTERM) 130, a closed output pipe 1."""
+    if memory_hint is not None:
+        e = out_of_memory(e, memory_hint) or e
+    if isinstance(e, InputError):
+        line, status = f"error: {e}", 1
+    elif isinstance(e, KeyboardInterrupt):
+        line, status = "error: interrupted", INTERRUPTED
+    elif isinstance(e, BrokenPipeError):  # stdout's reader stopped (``| head``): one line, not a traceback
+        line, status = f"error: {PIPE_CLOSED}", 1
+        _stdout_to_devnull()  # else Python's flush at exit fails again
+    elif isinstance(e, OSError) and e.errno in DISK_FULL:
+        line, status = _disk_full_line(e), 1
+    else:
+        return None
+    close_progress_bars()  # the line below the bar, not onto it
+    print(line, file=sys.stderr)
+    return status
+
+
 def _excepthook(exc_type, exc, tb, _previous=sys.excepthook):
-    close_progress_bars()
-    if issubclass(exc_type, InputError):
-        print(f"error: {exc}", file=sys.stderr)
-        return
-    if issubclass(exc_type, KeyboardInterrupt):
-        print("error: interrupted", file=sys.stderr)
-        sys.exit(INTERRUPTED)
-    if issubclass(exc_type, OSError) and exc.errno in DISK_FULL:
-        print(_disk_full_line(exc), file=sys.stderr)
-        return
-    _previous(exc_type, exc, tb)
+    status = report(exc)
+    if status is None:
+        _previous(exc_type, exc, tb)
+    elif status != 1:  # Python's own status after an uncaught exception is 1
+        sys.exit(status)
 
 
 def install_excepthook() -> None:
-    """Make an uncaught InputError print one line (exit status stays 1)."""
+    """For programs that are not ours and run our code (fairseq's commands with our task): an
+    uncaught user error prints its one line (``report``), as under ``run_command``."""
     if getattr(sys.excepthook, "__name__", "") != "_excepthook":
         sys.excepthook = _excepthook
 
 
-def run_command(func: Callable[[Any], int], args: Any, guard: Optional[ContextManager] = None) -> int:
-    """Run a CLI subcommand inside ``guard`` (its outputs, see ``commandkit.outputs.outputs``): an InputError
-    becomes one 'error:' line and exit status 1 (a full disk too); Ctrl-C one line and status 130."""
+def run_command(
+    func: Callable[[Any], int], args: Any, guard: Optional[ContextManager] = None, memory_hint: Optional[str] = None
+) -> int:
+    """Run a command inside ``guard`` (its outputs, see ``commandkit.outputs.outputs``); a user's
+    error ends it with its one line and exit status (``report``), anything else is a bug."""
     try:
         with guard or nullcontext():
             return func(args)
-    except InputError as e:
-        close_progress_bars()
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        close_progress_bars()
-        print("error: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    except BrokenPipeError:  # stdout's reader stopped (``| head``): one line, not a traceback
-        close_progress_bars()
-        _stdout_to_devnull()  # else Python's flush at exit fails again
-        print(f"error: {PIPE_CLOSED}", file=sys.stderr)
-        return 1
-    except OSError as e:
-        if e.errno not in DISK_FULL:
+    except (Exception, KeyboardInterrupt) as e:
+        status = report(e, memory_hint)
+        if status is None:
             raise
-        close_progress_bars()
-        print(_disk_full_line(e), file=sys.stderr)
-        return 1
+        return status
 
 
 def _stdout_to_devnull() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Dict, List, Sequence, Tuple, TypeVar
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.text import check_input_file, read_lines
 
 if TYPE_CHECKING:
@@ -24,10 +24,10 @@ def read_docids(path: str) -> List[str]:
     check_input_file(path, "docids file")
     ids = read_lines(path)
     if not ids:
-        raise InputError(f"{path}: docids file is empty")
+        raise InputError(f"{path}: docids file is empty", code=Code.EMPTY)
     for lineno, doc_id in enumerate(ids, start=1):
         if not doc_id.strip():
-            raise InputError(f"{path}:{lineno}: empty document id")
+            raise InputError(f"{path}:{lineno}: empty document id", code=Code.EMPTY)
     _warn_interleaved(path, ids)
     return ids
 
@@ -80,5 +80,6 @@ def check_line_count(ids: Sequence[str], docids_path: str, count: int, what: str
     """Every sentence needs exactly one document id."""
     if len(ids) != count:
         raise InputError(
-            f"{docids_path}: has {len(ids)} lines but {what} has {count}; every sentence needs exactly one document id"
+            f"{docids_path}: has {len(ids)} lines but {what} has {count}; every sentence needs exactly one document id",
+            code=Code.LINE_COUNT,
         )

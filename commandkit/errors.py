@@ -8,11 +8,51 @@ from __future__ import annotations
 
 import errno
 import math
+from enum import StrEnum
 from typing import Any, Optional
 
 
+class Code(StrEnum):
+    """The kinds of user error, each with a stable code (spaCy's ``errors.py`` is the model): tests
+    and Python callers test ``error.code``, not the wording, which may be improved. The line the
+    user reads is the message alone. A code is never reused; new kinds take the next number."""
+
+    about: str
+
+    def __new__(cls, code: str, about: str) -> Code:
+        member = str.__new__(cls, code)
+        member._value_ = code
+        member.about = about
+        return member
+
+    INPUT = "E000", "bad input or set-up of another kind (the message says which)"
+    OPTION_VALUE = "E001", "an option's value is not allowed (a range, a number that is not finite, a choice)"
+    OPTION_MISSING = "E002", "an option the command needs here was not given, or given empty"
+    NOT_FOUND = "E003", "an input file or folder does not exist"
+    IS_DIRECTORY = "E004", "a folder was given where a file is read"
+    NOT_UTF8 = "E005", "a text input is not UTF-8, or holds a NUL byte"
+    EMPTY = "E006", "an input holds nothing to work on (an empty file, no records, a blank line)"
+    LINE_COUNT = "E007", "inputs that go line by line together have different line counts"
+    FORMAT = "E008", "an input is not in its format (a line that does not parse, a field of the wrong type)"
+    MISMATCH = "E009", "inputs that must belong together do not (another model, corpus, language or computation)"
+    CANNOT_WRITE = "E010", "an output cannot be written there (a folder or file on the way, no permission, a full disk)"
+    OUTPUT_IS_INPUT = "E011", "an output would replace an input, or two outputs are one file"
+    TOO_LONG = "E012", "a sentence longer than the model's positions"
+    OUT_OF_MEMORY = "E013", "a setting too large for the machine's memory"
+    MODEL = "E014", "a model, checkpoint or tool that is missing, unusable or of another kind"
+    OPTIONS_CONFLICT = "E015", "options that do not go together (one goes only with another, or excludes it)"
+
+
 class InputError(ValueError):
-    """Bad input or set-up. Its message names the file (and line) at fault."""
+    """Bad input or set-up: the one error type of the library code of every package. Its message
+    names the file (and line) at fault; its ``code`` says which kind of error it is (``Code``)."""
+
+    code: Code = Code.INPUT
+
+    def __init__(self, *args: Any, code: Optional[Code] = None) -> None:
+        super().__init__(*args)
+        if code is not None:
+            self.code = code
 
 
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -21,6 +61,8 @@ DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 class WriteError(OSError, InputError):
     """An output that cannot be written (a full disk above all): one line naming it, like any
     InputError, and still an OSError for callers that handle failed writes (caches)."""
+
+    code = Code.CANNOT_WRITE
 
     def __str__(self) -> str:
         return str(self.strerror)
@@ -66,8 +108,8 @@ def check_number(
         ok = ok and float(value).is_integer()
     what = "an integer" if integer else "a finite number"
     if not ok:
-        raise InputError(f"{flag} must be {what} (got {value!r})")
+        raise InputError(f"{flag} must be {what} (got {value!r})", code=Code.OPTION_VALUE)
     if minimum is not None and value < minimum:
-        raise InputError(f"{flag} must be >= {minimum:g} (got {value!r})")
+        raise InputError(f"{flag} must be >= {minimum:g} (got {value!r})", code=Code.OPTION_VALUE)
     if maximum is not None and value > maximum:
-        raise InputError(f"{flag} must be <= {maximum:g} (got {value!r})")
+        raise InputError(f"{flag} must be <= {maximum:g} (got {value!r})", code=Code.OPTION_VALUE)

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from commandkit.errors import DISK_FULL, InputError, WriteError, write_error
+from commandkit.errors import DISK_FULL, Code, InputError, WriteError, write_error
 
 Pairs = Union[Mapping[str, Optional[str]], Sequence[Tuple[str, Optional[str]]]]  # option -> path
 
@@ -61,24 +61,25 @@ class OutputTransaction:
             missing.append(d)
             d = os.path.dirname(d)
         if not os.path.isdir(d):
-            raise InputError(f"{for_path}: cannot write here ({d} is a file, not a directory)")
+            raise InputError(f"{for_path}: cannot write here ({d} is a file, not a directory)", code=Code.CANNOT_WRITE)
         for d in reversed(missing):
             try:
                 os.mkdir(d)
             except OSError as e:
-                raise InputError(f"{for_path}: cannot create directory {d} ({e.strerror})") from None
+                message = f"{for_path}: cannot create directory {d} ({e.strerror})"
+                raise InputError(message, code=Code.CANNOT_WRITE) from None
             self.created_dirs.append(d)
 
     def check(self, path: str, directory: bool = False) -> None:
         """Fail now, with one line naming ``path``, if it cannot be written."""
         if directory:
             if os.path.exists(path) and not os.path.isdir(path):
-                raise InputError(f"{path}: exists and is not a directory")
+                raise InputError(f"{path}: exists and is not a directory", code=Code.CANNOT_WRITE)
             self.make_dirs(path, path)
             probe_dir = path
         else:
             if os.path.isdir(path):
-                raise InputError(f"{path}: is a directory; give a file path for this output")
+                raise InputError(f"{path}: is a directory; give a file path for this output", code=Code.CANNOT_WRITE)
             probe_dir = os.path.dirname(os.path.abspath(path))
             self.make_dirs(probe_dir, path)
         try:  # the only reliable test (read-only file systems, ACLs, root)
@@ -91,7 +92,7 @@ class OutputTransaction:
         except OSError as e:
             if e.errno in DISK_FULL:  # before any computation, not after it
                 raise write_error(path, e) from None
-            raise InputError(f"{path}: cannot write here ({e.strerror})") from None
+            raise InputError(f"{path}: cannot write here ({e.strerror})", code=Code.CANNOT_WRITE) from None
 
     def stage(self, path: str, suffix: str = "") -> str:
         """The temporary file to write instead of ``path``."""
@@ -104,12 +105,12 @@ class OutputTransaction:
     def commit(self) -> None:
         for final in self.staged:  # what changed while the command ran: fail before any rename
             if os.path.isdir(final):
-                raise InputError(f"{final}: cannot write (a directory is there now)")
+                raise InputError(f"{final}: cannot write (a directory is there now)", code=Code.CANNOT_WRITE)
         for final, tmp in self.staged.items():
             try:
                 os.replace(tmp, final)
             except OSError as e:  # e.g. a directory put there while the command ran
-                raise InputError(f"{final}: cannot write ({e.strerror})") from None
+                raise InputError(f"{final}: cannot write ({e.strerror})", code=Code.CANNOT_WRITE) from None
         self.staged.clear()
         self.created_dirs.clear()
 
@@ -172,7 +173,8 @@ def check_distinct(outputs: Sequence[Tuple[str, Optional[str]]]) -> None:
             raise InputError(
                 f"{path}: given twice as an output"
                 if first == what
-                else f"{path}: {first} and {what} would be the same file; give each its own path"
+                else f"{path}: {first} and {what} would be the same file; give each its own path",
+                code=Code.OUTPUT_IS_INPUT,
             )
         seen[key] = what
 
@@ -195,7 +197,8 @@ def check_not_inputs(outputs: Pairs, inputs: Pairs) -> None:
             input_flag, input_path = hit
             given = "" if input_path == path else f" ({input_path})"
             raise InputError(
-                f"{path}: {flag} would overwrite the input given as {input_flag}{given}; write it elsewhere"
+                f"{path}: {flag} would overwrite the input given as {input_flag}{given}; write it elsewhere",
+                code=Code.OUTPUT_IS_INPUT,
             )
 
 

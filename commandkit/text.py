@@ -10,19 +10,19 @@ import hashlib
 import os
 from typing import Iterable, Iterator, List, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import readable_path
 
 
 def check_input_file(path: str, what: str = "file") -> None:
     """An input path must be an existing file: one line naming it otherwise."""
     if not path:
-        raise InputError(f"an empty path was given for the {what}")
+        raise InputError(f"an empty path was given for the {what}", code=Code.OPTION_MISSING)
     real = readable_path(path)  # this command may have written it
     if os.path.isdir(real):
-        raise InputError(f"{path}: is a directory, not a {what}")
+        raise InputError(f"{path}: is a directory, not a {what}", code=Code.IS_DIRECTORY)
     if not os.path.exists(real):
-        raise InputError(f"{path}: {what} not found")
+        raise InputError(f"{path}: {what} not found", code=Code.NOT_FOUND)
 
 
 def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
@@ -33,16 +33,16 @@ def decode_text(data: bytes, name: str, first_line: int = 1) -> str:
     if first_line == 1 and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     elif first_line == 1 and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)")
+        raise InputError(f"{name}:1: not UTF-8 text (UTF-16: save it as UTF-8)", code=Code.NOT_UTF8)
     try:  # all of it at once: the offset of a bad byte is the data's, not a buffer's
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = first_line + data.count(b"\n", 0, e.start)
-        raise InputError(f"{name}:{line}: not UTF-8 text ({e.reason})") from None
+        raise InputError(f"{name}:{line}: not UTF-8 text ({e.reason})", code=Code.NOT_UTF8) from None
     nul = text.find("\0")
     if nul >= 0:
         line = first_line + text.count("\n", 0, nul)
-        raise InputError(f"{name}:{line}: a NUL byte inside the line (is this a text file?)")
+        raise InputError(f"{name}:{line}: a NUL byte inside the line (is this a text file?)", code=Code.NOT_UTF8)
     return text
 
 

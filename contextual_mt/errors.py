@@ -1,46 +1,39 @@
-"""contextual_mt's user-facing error: one clear line, no traceback, exit status 1.
+"""contextual_mt's user-facing errors: one clear line, no traceback, exit status 1.
 
-The base error type lives in ``commandkit.errors``, the command runner in ``commandkit.console``
-(the base both packages stand on).
+Every package raises one error type, ``commandkit.errors.InputError``, with a code per kind
+(``commandkit.errors.Code``); ``ContextualMTError`` is its name in contextual_mt, so that a Python
+caller catches one type whatever package raised (muda, docalign, commandkit). The command line's
+boundary, which prints the line and sets the status, is ``commandkit.console.report``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Optional, TypeVar
+from typing import Dict, Optional, TypeVar
 
 from commandkit.console import install_excepthook
-from commandkit.errors import InputError, check_number
+from commandkit.errors import Code, InputError, check_number
 
-T = TypeVar("T")
+Value = TypeVar("Value")
+
+ContextualMTError = InputError  # the one error type, by the name contextual_mt's code and callers know
+
+check_option = check_number  # an option's number: finite, within bounds, or one line naming the flag
 
 
-class ContextualMTError(InputError):
-    """Bad input or set-up in contextual_mt. Its message names the file (and line) at fault."""
-
-
-class OverPositionsError(ContextualMTError):
+class OverPositionsError(InputError):
     """A sentence longer than the model's positions (it cannot be read whole): an error where the
     user gave the sentence, a pair left unscored where the program made it (``align``'s links)."""
 
-
-def check_option(flag: str, value: Any, **bounds: Any) -> None:
-    """``commandkit.errors.check_number`` (a finite number within bounds, or one line naming the
-    flag), raising contextual_mt's error type so Python callers catch one type."""
-    try:
-        check_number(flag, value, **bounds)
-    except ContextualMTError:
-        raise
-    except InputError as e:
-        raise ContextualMTError(str(e)) from None
+    code = Code.TOO_LONG
 
 
-def given(value: Optional[T], flag: str) -> T:
+def given(value: Optional[Value], flag: str) -> Value:
     """The value of option ``flag``, which the command needs here: one line when it was not given
     (most are checked, or set to their default, when the options are built)."""
     if value is None:
-        raise ContextualMTError(f"{flag}: not given")
+        raise InputError(f"{flag}: not given", code=Code.OPTION_MISSING)
     return value
 
 
@@ -101,15 +94,15 @@ def install_excepthook_for_fairseq_cli() -> None:
             new_dir = _RUN["new_save_dir"]
             if new_dir and os.path.isdir(new_dir) and not os.listdir(new_dir):
                 os.rmdir(new_dir)
-            if not issubclass(exc_type, (InputError, KeyboardInterrupt)):
-                print(f"error: {exc}", file=sys.stderr)
-                return
+            if not issubclass(exc_type, (InputError, KeyboardInterrupt)):  # fairseq's own, naming the file
+                exc_type, exc = InputError, InputError(str(exc))
         inner(exc_type, exc, tb)
 
     sys.excepthook = _fairseq_excepthook
 
 
 __all__ = [
+    "Code",
     "ContextualMTError",
     "InputError",
     "check_option",

@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 from commandkit.documents import document_spans, group_by_document, read_docids
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError, InputError, check_option, given
+from contextual_mt.errors import Code, ContextualMTError, check_option, given
 from contextual_mt.system_outputs import (
     DOCUMENT_LEVEL,
     read_hypotheses,
@@ -50,11 +50,8 @@ def document_bleu(hyps: Sequence[str], refs: Sequence[str], docids: Sequence[str
 
 
 def load_comet(model: str):
-    """muda's COMET loader (``muda.evaluation.metrics``), failing with contextual_mt's error type."""
-    try:
-        return _muda_metrics.load_comet(model)
-    except InputError as e:
-        raise ContextualMTError(str(e)) from None
+    """muda's COMET loader (``muda.evaluation.metrics``)."""
+    return _muda_metrics.load_comet(model)
 
 
 # Doc-COMET (Vernikos et al. 2022, "Embarrassingly Easy Document-Level MT Metrics"): COMET with
@@ -185,10 +182,7 @@ def comet_results(
 
 def check_comet_model(model: str) -> None:
     """A COMET model given as a path must be one (muda's check: no import, no network)."""
-    try:
-        _muda_metrics.local_comet_checkpoint(model)
-    except InputError as e:
-        raise ContextualMTError(str(e)) from None
+    _muda_metrics.local_comet_checkpoint(model)
 
 
 def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:
@@ -216,7 +210,7 @@ def score(
     scorer = None
     if comet_model is not None:  # the model (or its absence) before any metric is computed
         if srcs is None:
-            raise ContextualMTError("COMET needs the source sentences (--source)")
+            raise ContextualMTError("COMET needs the source sentences (--source)", code=Code.OPTION_MISSING)
         scorer = load_comet(comet_model)
     result = sentence_metrics(hyps, refs)
     if docids is not None:
@@ -304,23 +298,25 @@ def _score_files(
     hyps, refs = read_lines(hyp), read_lines(ref)
     for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
         if not lines:  # sacreBLEU has no score for no sentences
-            raise ContextualMTError(f"{path}: {what} file is empty")
+            raise ContextualMTError(f"{path}: {what} file is empty", code=Code.EMPTY)
     ids = None
     if docids is not None:
         ids = read_docids(docids)
         if len(ids) != len(refs):
-            raise ContextualMTError(f"{docids}: has {len(ids)} lines but {ref} has {len(refs)}")
+            raise ContextualMTError(f"{docids}: has {len(ids)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
     srcs = None
     if source is not None:
         srcs = read_lines(source)
         if len(srcs) != len(refs):
-            raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}")
+            raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
     pivots = read_pivots(align, len(refs), ref)
     alignment = None
     if ids is None:
         refuse_documents(hyp, hyps, hyp_format=options.hyp_format)
         if len(hyps) != len(refs):
-            raise ContextualMTError(f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}")
+            raise ContextualMTError(
+                f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}", code=Code.LINE_COUNT
+            )
         if alignment_output:
             raise ContextualMTError(
                 f"--alignment-output: without --docids {hyp} is read line by line (no alignment to write)"

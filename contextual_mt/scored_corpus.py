@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 
 
 def check_references(references: Sequence[str], name: str = "reference", what: str = "reference") -> None:
@@ -18,7 +18,8 @@ def check_references(references: Sequence[str], name: str = "reference", what: s
         if not line.strip():
             raise ContextualMTError(
                 f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
-                "score (remove the line from all input files)"
+                "score (remove the line from all input files)",
+                code=Code.EMPTY,
             )
 
 
@@ -29,7 +30,9 @@ def read_scored_corpus(
     other: what cxmi and attribute read."""
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):
-        raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
+        raise ContextualMTError(
+            f"{target}: has {len(targets)} lines but {source} has {len(sources)}", code=Code.LINE_COUNT
+        )
     ids = read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
     check_references(sources, source, "source")
@@ -44,9 +47,9 @@ def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
     try:
         i, n = (int(x) for x in str(shard).split("/"))
     except ValueError:
-        raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})") from None
+        raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})", code=Code.OPTION_VALUE) from None
     if not (n >= 1 and 0 <= i < n):
-        raise ContextualMTError(f"--shard {shard}: need 0 <= i < n")
+        raise ContextualMTError(f"--shard {shard}: need 0 <= i < n", code=Code.OPTION_VALUE)
     return i, n
 
 

@@ -31,7 +31,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tu
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
@@ -45,7 +45,7 @@ def stale_error(
     path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
 ) -> ContextualMTError:
     """The refusal of outputs at ``path`` that this run did not make: one line, naming the path."""
-    return ContextualMTError(f"{path}: {what}; {hint}")
+    return ContextualMTError(f"{path}: {what}; {hint}", code=Code.MISMATCH)
 
 
 # ============================================================================ fingerprints
@@ -314,7 +314,9 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                     if not isinstance(header, dict):
                         raise ContextualMTError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
-                            f"`contextual-mt {command}`), so it cannot be trusted; rerun with --overwrite to discard it"
+                            f"`contextual-mt {command}`), so it cannot be trusted; "
+                            "rerun with --overwrite to discard it",
+                            code=Code.MISMATCH,
                         )
                 elif isinstance(value, dict) and isinstance(value.get("line"), int):
                     records.append(value)
@@ -340,7 +342,8 @@ def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = 
     if differ:
         raise ContextualMTError(
             f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
-            "rerun with --overwrite to discard it"
+            "rerun with --overwrite to discard it",
+            code=Code.MISMATCH,
         )
     wanted, kept = set(lines), {}
     for r in records:

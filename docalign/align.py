@@ -16,7 +16,7 @@ from itertools import pairwise
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.options import option
 from docalign.dp import Key, LineSentences, Weights, align_many, candidates, corridor_of
 from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
@@ -38,7 +38,7 @@ class AlignOptions:
 
     def __post_init__(self) -> None:
         if self.band < 1:
-            raise InputError(f"--band {self.band}: give a positive number of segments")
+            raise InputError(f"--band {self.band}: give a positive number of segments", code=Code.OPTION_VALUE)
         check_hyp_format(self.hyp_format)
 
 
@@ -187,7 +187,8 @@ def check_guess(output: SystemOutput, alignment: Alignment, pivots: Sequence[str
         raise InputError(
             f"{output.path}: {output.as_lines}; read as one document per line ({documents} documents), "
             f"its alignment leaves {empty} of {len(lines)} lines empty: a line-aligned output cut short? "
-            "(--hyp-format documents reads it as documents all the same)"
+            "(--hyp-format documents reads it as documents all the same)",
+            code=Code.LINE_COUNT,
         )
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError, json_reason
+from commandkit.errors import Code, InputError, json_reason
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
 
@@ -39,7 +39,7 @@ HYP_FORMATS = (AUTO, LINES, DOCUMENTS, JSONL)  # --hyp-format
 
 def check_hyp_format(value: object) -> None:
     if value not in HYP_FORMATS:
-        raise InputError(f"--hyp-format {value}: expected one of {', '.join(HYP_FORMATS)}")
+        raise InputError(f"--hyp-format {value}: expected one of {', '.join(HYP_FORMATS)}", code=Code.OPTION_VALUE)
 
 
 NO_PIVOT = "none"  # --pivot none: align to the source lines (contextual-mt align only)
@@ -104,7 +104,8 @@ def read_system_output(
     if hyp_format in (LINES, DOCUMENTS) and record is not None:
         raise InputError(
             f"{path}:{record}: a JSON record, not text (--hyp-format {hyp_format}); JSONL records are "
-            "read with --hyp-format jsonl (or auto)"
+            "read with --hyp-format jsonl (or auto)",
+            code=Code.FORMAT,
         )
     as_lines = f"has {len(lines)} lines but {docids_path} has {len(ids)} (one per source line)"
     kind, guessed = DOCUMENTS, False
@@ -113,7 +114,7 @@ def read_system_output(
         texts, where = _read_jsonl(path, lines, ids, spans, docids_path)
     elif hyp_format == LINES or (hyp_format == AUTO and len(lines) == len(ids)):
         if len(lines) != len(ids):
-            raise InputError(f"{path}: {as_lines}")
+            raise InputError(f"{path}: {as_lines}", code=Code.FORMAT)
         return SystemOutput(LINES, lines=lines, path=path)
     elif len(lines) == len(spans):
         texts, where = lines, list(range(1, len(lines) + 1))
@@ -126,11 +127,14 @@ def read_system_output(
     else:
         raise InputError(
             f"{path}: has {len(lines)} lines: not one per source line ({len(ids)}), nor one per document "
-            f'({len(spans)} in {docids_path}), nor JSONL records with "doc" and "text" (unknown format)'
+            f'({len(spans)} in {docids_path}), nor JSONL records with "doc" and "text" (unknown format)',
+            code=Code.LINE_COUNT,
         )
     for d, (text, lineno) in enumerate(zip(texts, where, strict=True)):
         if nonempty[d] and not text.strip():
-            raise InputError(f"{path}:{lineno}: document {ids[spans[d][0]]!r} is empty but its source is not")
+            raise InputError(
+                f"{path}:{lineno}: document {ids[spans[d][0]]!r} is empty but its source is not", code=Code.EMPTY
+            )
     return SystemOutput(kind, documents=texts, document_lines=where, path=path, guessed=guessed, as_lines=as_lines)
 
 
@@ -149,23 +153,28 @@ def _read_jsonl(
         try:
             value = json.loads(line)
         except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{lineno}: not a JSON record ({json_reason(e, line=False)})") from None
+            raise InputError(
+                f"{path}:{lineno}: not a JSON record ({json_reason(e, line=False)})", code=Code.FORMAT
+            ) from None
         if (
             not isinstance(value, dict)
             or not isinstance(value.get("doc"), str)
             or not isinstance(value.get("text"), str)
         ):
-            raise InputError(f'{path}:{lineno}: a record needs "doc" (a string) and "text" (a string)')
+            raise InputError(
+                f'{path}:{lineno}: a record needs "doc" (a string) and "text" (a string)', code=Code.FORMAT
+            )
         for key in ("doc", "text"):
             bad = CONTROL.search(value[key])
             if bad:
                 raise InputError(
                     f'{path}:{lineno}: the record\'s "{key}" holds a control character '
-                    f"(U+{ord(bad.group()):04X}), which no translation holds"
+                    f"(U+{ord(bad.group()):04X}), which no translation holds",
+                    code=Code.FORMAT,
                 )
         doc = value["doc"]
         if doc not in where_of:
-            raise InputError(f"{path}:{lineno}: document {doc!r} is not in {docids_path}")
+            raise InputError(f"{path}:{lineno}: document {doc!r} is not in {docids_path}", code=Code.MISMATCH)
         k = seen.get(doc, 0)
         if k >= len(where_of[doc]):
             raise InputError(
@@ -178,7 +187,7 @@ def _read_jsonl(
     missing = [ids[spans[d][0]] for d, t in enumerate(texts) if t is None]
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        raise InputError(f"{path}: no record for document {missing[0]!r}{more} of {docids_path}")
+        raise InputError(f"{path}: no record for document {missing[0]!r}{more} of {docids_path}", code=Code.MISMATCH)
     return [t or "" for t in texts], found
 
 
@@ -188,15 +197,20 @@ def read_pivots(path: str, count: int, what: str) -> List[str]:
     if path == NO_PIVOT:
         raise InputError(
             f"--pivot {NO_PIVOT}: aligning to the source lines is `contextual-mt align`'s (it writes an aligned "
-            "output that this command then reads as line-aligned)"
+            "output that this command then reads as line-aligned)",
+            code=Code.OPTIONS_CONFLICT,
         )
     pivots = read_lines(path)
     if is_jsonl(pivots):
-        raise InputError(f"{path}: JSONL records, not a sentence-level translation (--pivot: one line per source line)")
+        raise InputError(
+            f"{path}: JSONL records, not a sentence-level translation (--pivot: one line per source line)",
+            code=Code.FORMAT,
+        )
     if len(pivots) != count:
         raise InputError(
             f"{path}: has {len(pivots)} lines but {what} has {count} (--pivot: a sentence-level "
-            "translation of each source line)"
+            "translation of each source line)",
+            code=Code.LINE_COUNT,
         )
     return pivots
 

@@ -8,7 +8,7 @@ import argparse
 from typing import List, Optional
 
 from commandkit.command_outputs import command_outputs
-from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+from commandkit.console import configure_logging, console_run, run_command
 from commandkit.options import add_options, from_namespace
 
 # the subcommands: name, options (muda.commands.options), help
@@ -69,11 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    install_excepthook()
+    # the one boundary (``commandkit.console.report``): a user's error is one line and an exit status
+    return run_command(_run, argv)
+
+
+def _run(argv: Optional[List[str]]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging()
-    return run_command(args.func, args, command_outputs(args, parser))
+    with command_outputs(args, parser):
+        return args.func(args)
 
 
 def console() -> None:

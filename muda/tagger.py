@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans, read_docids
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import atomic_write_text, check_not_inputs, output_exists, outputs
 from commandkit.text import check_input_file, read_lines, read_text
 from muda.annotation import Sentence
@@ -60,7 +60,10 @@ def check_annotations_match(
     for n, (s, line) in enumerate(zip(sentences, lines, strict=True), start=1):
         if _norm("".join(s.forms)) != _norm(line):
             where = line_numbers[n - 1] if line_numbers else n
-            raise InputError(f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} ({line!r})")
+            raise InputError(
+                f"{conllu}: sentence {n} ({' '.join(s.forms)!r}) does not match {text}:{where} ({line!r})",
+                code=Code.MISMATCH,
+            )
 
 
 def build_documents(
@@ -308,9 +311,14 @@ def _warn_once(line: Optional[str], annotators: Optional[Annotator]) -> None:
 def _read_text(options: TagOptions) -> _Text:
     text = _Text(read_lines(options.src), read_lines(options.tgt), read_docids(options.docids))
     if len(text.tgt) != len(text.src):
-        raise InputError(f"{options.tgt_label}: has {len(text.tgt)} lines but {options.src} has {len(text.src)}")
+        raise InputError(
+            f"{options.tgt_label}: has {len(text.tgt)} lines but {options.src} has {len(text.src)}",
+            code=Code.LINE_COUNT,
+        )
     if len(text.ids) != len(text.src):
-        raise InputError(f"{options.docids}: has {len(text.ids)} lines but {options.src} has {len(text.src)}")
+        raise InputError(
+            f"{options.docids}: has {len(text.ids)} lines but {options.src} has {len(text.src)}", code=Code.LINE_COUNT
+        )
     return text
 
 
@@ -335,7 +343,9 @@ def _align(options: TagOptions, text: _Text, ann: _Annotations, annotators: Opti
         return _annotators(annotators).align([s.forms for s in ann.src], [s.forms for s in ann.tgt])
     aligns = read_pharaoh(options.alignments)
     if len(aligns) != len(text.src):
-        raise InputError(f"{options.alignments}: has {len(aligns)} lines but {options.src} has {len(text.src)}")
+        raise InputError(
+            f"{options.alignments}: has {len(aligns)} lines but {options.src} has {len(text.src)}", code=Code.LINE_COUNT
+        )
     check_alignment_ranges(
         aligns, [len(s.tokens) for s in ann.src], [len(s.tokens) for s in ann.tgt], options.alignments
     )

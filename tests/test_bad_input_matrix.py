@@ -13,7 +13,9 @@ holds "Traceback"; that ``in/`` and ``out/`` are exactly as before (no output, n
 (an exception escaping ``main()`` is a traceback: the test fails with it); ``fairseq-train`` /
 ``fairseq-generate`` and the Ctrl-C case run as subprocesses.
 
-Cases live in ``tests/bad_input_cases.py``; this file holds the fixtures and the runner.
+Cases live in ``tests/bad_input/`` (one module per command); this file holds the fixtures and the
+runner. A case may expect a ``Kind`` of error: the code of the error the command's boundary
+reported (``commandkit.console.report``), not its wording.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from typing import Dict
 
 import pytest
 
-from tests.bad_input_cases import CASES, Ctx, voita_set, write_big_input
+from tests.bad_input import CASES, Ctx, voita_set, write_big_input
+from tests.bad_input.core import Kind
 from tests.helpers import BIN, run, train
 
 
@@ -412,9 +415,17 @@ def _problems(c: Ctx, rc, err: str, before: Dict[str, Dict[str, str]]):
         problems.append(f"last stderr line is not an 'error:' line: {last[:200]!r}")
     else:
         low = last.lower()
-        missing = [f for f in c.expect if not any(alt.lower() in low for alt in (f if isinstance(f, tuple) else (f,)))]
+        reported = getattr(c, "reported", None) if c.command in ("contextual-mt", "muda") and c.status == 1 else None
+        words = [f for f in c.expect if not (isinstance(f, Kind) and reported is not None)]
+        missing = [f for f in words if not any(alt.lower() in low for alt in _alternatives(f))]
         if missing:
             problems.append(f"message lacks {missing}: {last[:300]!r}")
+        code = getattr(reported, "code", None)
+        for kind in (f for f in c.expect if isinstance(f, Kind) and reported is not None):
+            if code not in kind.codes:
+                problems.append(f"error code {code!r}, expected one of {[k.value for k in kind.codes]}: {last[:300]!r}")
+    if c.command in ("contextual-mt", "muda") and c.status == 1 and ok and getattr(c, "reported", None) is None:
+        problems.append("the error line was not printed by the boundary (commandkit.console.report)")
     for path in c.absent:
         if os.path.lexists(path):
             problems.append(f"left behind {path}")
@@ -436,7 +447,26 @@ def _problems(c: Ctx, rc, err: str, before: Dict[str, Dict[str, str]]):
     return problems
 
 
-def _run_in_process(c: Ctx, capsys):
+def _alternatives(fragment):
+    if isinstance(fragment, Kind):
+        return fragment.words
+    return fragment if isinstance(fragment, tuple) else (fragment,)
+
+
+def _run_in_process(c: Ctx, capsys, monkeypatch):
+    """The command's exit status and stderr; ``c.reported``: the error its boundary
+    (``commandkit.console.report``) printed, whose code the case may check."""
+    from commandkit import console
+
+    report = console.report
+
+    def seen(e, memory_hint=None):
+        status = report(e, memory_hint)
+        if status is not None:
+            c.reported = (console.out_of_memory(e, memory_hint) if memory_hint is not None else None) or e
+        return status
+
+    monkeypatch.setattr(console, "report", seen)
     main = _cmt if c.command == "contextual-mt" else _muda
     capsys.readouterr()
     try:
@@ -464,13 +494,13 @@ def _run_interrupted(c: Ctx):
 
 # ----------------------------------------------------------------------------- the matrix
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_bad_input(case, request, tmp_path, capsys):
+def test_bad_input(case, request, tmp_path, capsys, monkeypatch):
     c = Ctx(case, World(request), tmp_path)
     case.build(c)
     before = {"in": _snapshot(c.inp), "out": _snapshot(c.out)}
     c.unchanged_before = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in c.unchanged}
     if c.command in ("contextual-mt", "muda"):
-        rc, err = _run_in_process(c, capsys)
+        rc, err = _run_in_process(c, capsys, monkeypatch)
     elif c.command == "interrupt":
         rc, err = _run_interrupted(c)
     else:
@@ -479,7 +509,8 @@ def test_bad_input(case, request, tmp_path, capsys):
     if os.environ.get("BAD_INPUT_MATRIX_LOG"):  # a review aid: every case's status and last stderr line
         last = ([line for line in err.splitlines() if line.strip()] or [""])[-1]
         with open(os.environ["BAD_INPUT_MATRIX_LOG"], "a", encoding="utf-8") as f:
-            f.write(f"{case.id}\t{rc}\t{'FAIL' if problems else 'ok'}\t{last}\n")
+            code = getattr(getattr(c, "reported", None), "code", "")
+            f.write(f"{case.id}\t{rc}\t{'FAIL' if problems else 'ok'}\t{code}\t{last}\n")
     assert not problems, "; ".join(problems) + "\n--- stderr (tail) ---\n" + err[-2500:]
 
 

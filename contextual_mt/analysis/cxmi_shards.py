@@ -10,7 +10,7 @@ from commandkit.outputs import outputs
 from commandkit.text import check_input_file
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
 from contextual_mt.analysis.join import read_pcxmi
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.scored_corpus import parse_shard
 from contextual_mt.stage_record import differences
 
@@ -18,12 +18,13 @@ from contextual_mt.stage_record import differences
 def _shard_summary(path: str) -> Dict:
     if not os.path.exists(path):  # the records first: a summary without them is no shard either
         raise ContextualMTError(
-            f"{path}: does not exist (no such shard file: give the JSONL that 'cxmi --shard i/n' wrote)"
+            f"{path}: does not exist (no such shard file: give the JSONL that 'cxmi --shard i/n' wrote)",
+            code=Code.NOT_FOUND,
         )
     check_input_file(path, "shard (the JSONL of 'cxmi --shard i/n')")
     meta_path = summary_path(path)
     if not os.path.exists(meta_path):
-        raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?")
+        raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?", code=Code.NOT_FOUND)
     meta = read_summary(meta_path)
     if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
         raise ContextualMTError(
@@ -41,7 +42,8 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         if differ:
             raise ContextualMTError(
                 f"{summary_path(path)}: not a shard of the same computation as {first_path} "
-                f"(differs in: {', '.join(differ)})"
+                f"(differs in: {', '.join(differ)})",
+                code=Code.MISMATCH,
             )
     parts: Dict[int, str] = {}
     n = None
@@ -49,18 +51,18 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         try:
             i, n_here = parse_shard(meta["fingerprint"].get("shard"))
         except ContextualMTError as e:
-            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})") from None
+            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})", code=e.code) from None
         if n is not None and n_here != n:
             raise ContextualMTError(f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards")
         n = n_here
         if i in parts:
-            raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}")
+            raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}", code=Code.MISMATCH)
         parts[i] = path
     if n is None:
         raise ContextualMTError("no shards to merge")
     missing = [f"{i}/{n}" for i in range(n) if i not in parts]
     if missing:
-        raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards")
+        raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards", code=Code.MISMATCH)
 
 
 def merge_shards(shards: Sequence[str], output: str) -> Dict:
@@ -78,7 +80,8 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
         if len(shard_records) != meta["sentences"]:
             raise ContextualMTError(
                 f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
-                f"{meta['sentences']}; the file is incomplete or not this shard's"
+                f"{meta['sentences']}; the file is incomplete or not this shard's",
+                code=Code.LINE_COUNT,
             )
         for lineno, r in enumerate(shard_records, start=1):
             if r["line"] in seen:

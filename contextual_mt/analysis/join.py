@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from muda.annotation import Sentence
 
 
@@ -109,21 +109,26 @@ def read_pcxmi(path: str) -> List[Dict]:
             _ = (r["line"], r["doc"], r["tokens"], r["token_pcxmi"], r["words"])
             values = [r["sentence_pcxmi"], *r["token_pcxmi"]]
         except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise ContextualMTError(f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})") from None
+            raise ContextualMTError(
+                f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})", code=Code.FORMAT
+            ) from None
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
             bad = next(
                 v for v in values if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
             )
-            raise ContextualMTError(f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})")
+            raise ContextualMTError(
+                f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})", code=Code.FORMAT
+            )
         if r["line"] in seen:
             raise ContextualMTError(
                 f"{path}:{lineno}: sentence {r['line']} again (first on line {seen[r['line']]}); "
-                "every sentence is one record"
+                "every sentence is one record",
+                code=Code.FORMAT,
             )
         seen[r["line"]] = lineno
         records.append(r)
     if not records:
-        raise ContextualMTError(f"{path}: no P-CXMI records")
+        raise ContextualMTError(f"{path}: no P-CXMI records", code=Code.EMPTY)
     return records
 
 
@@ -139,7 +144,8 @@ def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -
     if _norm("".join(forms)) != text:
         raise ContextualMTError(
             f"{what}: tokens {' '.join(forms)!r} do not match the reference on line {record['line']} "
-            f"({record['reference']!r})"
+            f"({record['reference']!r})",
+            code=Code.MISMATCH,
         )
 
 
@@ -163,7 +169,8 @@ def join(
         if annotations is not None:
             if i >= len(annotations):
                 raise ContextualMTError(
-                    f"{annotations_name}: has {len(annotations)} sentences; no annotation for line {r['line']}"
+                    f"{annotations_name}: has {len(annotations)} sentences; no annotation for line {r['line']}",
+                    code=Code.LINE_COUNT,
                 )
             ann = annotations[i]
             _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, text)

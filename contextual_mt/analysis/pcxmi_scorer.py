@@ -17,7 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import document_spans, document_starts
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import CorpusScorer, ModelSpec
 from contextual_mt.inference.registry import model_name, open_corpus_scorer
@@ -100,7 +100,8 @@ def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") 
     return ContextualMTError(
         f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
         "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
-        "context sizes > 0"
+        "context sizes > 0",
+        code=Code.MODEL,
     )
 
 

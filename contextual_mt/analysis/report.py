@@ -24,7 +24,7 @@ from contextual_mt.analysis.join import (
 )
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis.viewer import write_viewer
-from contextual_mt.errors import ContextualMTError, check_option, given
+from contextual_mt.errors import Code, ContextualMTError, check_option, given
 from muda.annotation import Sentence
 
 OUTPUTS = (
@@ -77,7 +77,7 @@ class ReportOptions:
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza_lang:
-            raise ContextualMTError("give either --conllu or --stanza-lang, not both")
+            raise ContextualMTError("give either --conllu or --stanza-lang, not both", code=Code.OPTIONS_CONFLICT)
         check_option("--min-count", self.min_count, minimum=1, integer=True)
         check_option("--top", self.top, minimum=0, integer=True)
         check_option("--top-pairs", self.top_pairs, minimum=1, integer=True)

@@ -188,7 +188,8 @@ def _run(o: AttributeOptions) -> Dict:
             raise
         raise ContextualMTError(
             f"{e} (with --translate, the line is read with the model's own translation, which may be "
-            "what is too long here: give --hypotheses made with a length limit)"
+            "what is too long here: give --hypotheses made with a length limit)",
+            code=e.code,
         ) from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):

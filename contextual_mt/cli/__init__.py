@@ -8,7 +8,7 @@ import sys
 from typing import List, Optional, Sequence
 
 from commandkit.command_outputs import command_outputs
-from commandkit.console import configure_logging, console_run, install_excepthook, run_command
+from commandkit.console import configure_logging, console_run, run_command
 
 # each subcommand's module and the function that adds it, in `contextual-mt --help`'s order, with
 # the command names it adds: a command line builds only its command's parser (the modules of the
@@ -45,9 +45,18 @@ def build_parser(argv: Optional[Sequence[str]] = None) -> argparse.ArgumentParse
     return parser
 
 
+# what the line of an allocation that does not fit tells the user to lower (``commandkit.console.report``)
+MEMORY_HINT = "lower --batch-size, --max-tokens or --beam, or use a larger machine"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    install_excepthook()  # an InputError escaping a library call still prints one line
     argv = sys.argv[1:] if argv is None else argv
+    # the one boundary (``commandkit.console.report``): from parsing to the last output written, a
+    # user's error is one line and an exit status
+    return run_command(_run, argv, memory_hint=MEMORY_HINT)
+
+
+def _run(argv: List[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     import warnings
@@ -60,29 +69,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
     logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    return run_command(_memory_error_as_one_line(args.func), args, command_outputs(args, parser))
-
-
-def _memory_error_as_one_line(func):
-    """torch's allocation failures (CPU: "can't allocate memory", CUDA: "out of memory") are a
-    setting too large for the machine, not a bug: one line saying which settings to lower."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return func(args)
-        except (MemoryError, RuntimeError) as e:
-            text = str(e)
-            if not isinstance(e, MemoryError) and "out of memory" not in text and "allocate memory" not in text:
-                raise
-            from contextual_mt.errors import ContextualMTError
-
-            first = next((line.strip() for line in text.splitlines() if "memory" in line), text)[:160]
-            raise ContextualMTError(
-                f"out of memory ({first or type(e).__name__}); lower --batch-size, --max-tokens "
-                "or --beam, or use a larger machine"
-            ) from None
-
-    return run
+    with command_outputs(args, parser):
+        return args.func(args)
 
 
 def console() -> None:

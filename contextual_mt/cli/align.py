@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
+from commandkit.errors import Code
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import ModelArgs, command, max_tokens_option, model_options, quiet_option
 from docalign.align import AlignArgs, AlignOptions
@@ -66,16 +67,20 @@ def align(args: argparse.Namespace) -> int:
     if given.align.pivot is None:
         raise InputError(
             "--pivot: give a sentence-level translation of each source line (e.g. `contextual-mt translate` "
-            f"of a sentence-level model, or the references when evaluating), or `--pivot {NO_PIVOT}` with --source"
+            f"of a sentence-level model, or the references when evaluating), or `--pivot {NO_PIVOT}` with --source",
+            code=Code.OPTION_MISSING,
         )
     no_pivot = given.align.pivot == NO_PIVOT
     if no_pivot and (given.source is None or given.lexical_train is None):
         raise InputError(
             f"--pivot {NO_PIVOT} aligns to the source lines: give --source and --lexical-train TRAIN.SRC TRAIN.TGT "
-            "(the pair's training data; a model, --path or --hf-model, may score the links too)"
+            "(the pair's training data; a model, --path or --hf-model, may score the links too)",
+            code=Code.OPTION_MISSING,
         )
     if given.lexical_train is not None and not no_pivot:
-        raise InputError(f"--lexical-train glosses the source lines for --pivot {NO_PIVOT} only")
+        raise InputError(
+            f"--lexical-train glosses the source lines for --pivot {NO_PIVOT} only", code=Code.OPTIONS_CONFLICT
+        )
     if not no_pivot and (spec is None) != (given.source is None):
         raise InputError(
             "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source"
@@ -98,7 +103,8 @@ def align(args: argparse.Namespace) -> int:
         )
         if read.format == LINES:
             raise InputError(
-                f"{given.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align"
+                f"{given.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align",
+                code=Code.FORMAT,
             )
         assert read.documents is not None
         link_model = None

@@ -20,7 +20,7 @@ from contextual_mt.cli.common import (
     overwrite_option,
     quiet_option,
 )
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 
 CTI = "context-sensitive tokens (CTI)"
@@ -144,7 +144,9 @@ def attribute(args: argparse.Namespace) -> int:
     from contextual_mt.attribution.attribute import run_attribute, summary_line
 
     if args.beam != DecodingOptions.beam and not args.translate:
-        raise ContextualMTError("--beam goes with --translate (the translations attribute makes)")
+        raise ContextualMTError(
+            "--beam goes with --translate (the translations attribute makes)", code=Code.OPTIONS_CONFLICT
+        )
     model = model_options(args)
     summary = run_attribute(
         from_namespace(

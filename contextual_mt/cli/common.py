@@ -8,6 +8,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Type
 
+from commandkit.errors import Code
 from commandkit.options import add_options, option
 from contextual_mt.inference.batching import MAX_TOKENS_HELP
 from contextual_mt.stage_record import partial_path
@@ -136,7 +137,7 @@ def set_threads(threads: int) -> None:
     if threads < 1:
         raise ContextualMTError(f"--threads must be at least 1 (got {threads})")
     if threads > MAX_THREADS:
-        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})")
+        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
     cores = os.cpu_count()
     if cores is not None and threads > cores:
         logging.getLogger(__name__).warning(

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from commandkit.errors import Code
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import (
     ModelArgs,
@@ -82,7 +83,8 @@ def contrastive(args: argparse.Namespace) -> int:
         return 0
     if not ((args.path or args.hf_model) and args.output):
         raise ContextualMTError(
-            "give --path or --hf-model, and --output (score with a model), or --scores (evaluate existing scores)"
+            "give --path or --hf-model, and --output (score with a model), or --scores (evaluate existing scores)",
+            code=Code.OPTION_MISSING,
         )
     if args.maximize:
         raise ContextualMTError("--maximize applies to --scores only (this command writes losses: lower is better)")

@@ -133,11 +133,12 @@ def _tag_reference(args: argparse.Namespace, tags: str) -> None:
         os.makedirs(args.output_dir, exist_ok=True)
     except OSError as e:  # a file on the way (out/afile/sub)
         raise ContextualMTError(f"--output-dir {args.output_dir}: cannot be made ({e.strerror})") from None
-    rc = run(options)
-    if rc != 0:
+    try:
+        run(options)
+    except BaseException:
         if created:
             shutil.rmtree(args.output_dir, ignore_errors=True)
-        raise SystemExit(rc)
+        raise
 
 
 @dataclass

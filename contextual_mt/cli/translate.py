@@ -17,7 +17,7 @@ from contextual_mt.cli.common import (
     overwrite_option,
     quiet_option,
 )
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
 from contextual_mt.stage_record import partial_path
 
@@ -77,7 +77,7 @@ def translate(args: argparse.Namespace) -> int:
     from contextual_mt.inference.translate import TranslateOptions, translate_document_files, translate_files
 
     if args.unit == "document" and args.path:  # before the checkpoint is looked at
-        raise ContextualMTError(NEEDS_HF)
+        raise ContextualMTError(NEEDS_HF, code=Code.OPTION_MISSING)
     decoding = from_namespace(DecodingOptions, args, window=args.parallel_window)
     model = model_options(args)
     options = from_namespace(

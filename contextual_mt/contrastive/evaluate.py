@@ -33,7 +33,7 @@ from contextual_mt.contrastive.sets import (
     group_is_right,
     repeated_candidates,
 )
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.interface import ContextPair, ModelSpec, PairScorer
 from contextual_mt.inference.registry import family, model_fingerprint, model_summary, open_pair_scorer
@@ -153,7 +153,8 @@ def check_distinguishable(test_set: ContrastiveSet, backend: PairScorer) -> None
         raise ContextualMTError(
             f"{g.where}: candidates {a} and {b} are the same tokens to the model (different strings that differ only "
             f"in what its vocabulary cannot represent: a test set of another language or script?), so their scores "
-            f"tie; {len(bad)} of {len(test_set.groups)} groups are like this"
+            f"tie; {len(bad)} of {len(test_set.groups)} groups are like this",
+            code=Code.MISMATCH,
         )
 
 
@@ -361,14 +362,17 @@ def read_scores(path: str, expected: int) -> List[float]:
         try:
             value = float(line)
         except ValueError:
-            raise ContextualMTError(f"{path}:{lineno}: not a number ({line.strip()[:40]!r})") from None
+            raise ContextualMTError(
+                f"{path}:{lineno}: not a number ({line.strip()[:40]!r})", code=Code.FORMAT
+            ) from None
         if not math.isfinite(value):
             raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score")
         values.append(value)
     if len(values) != expected:
         raise ContextualMTError(
             f"{path}: has {len(values)} scores, but the test set has {expected} candidates "
-            "(one score per candidate, in the set's order)"
+            "(one score per candidate, in the set's order)",
+            code=Code.LINE_COUNT,
         )
     return values
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from commandkit.errors import json_reason
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 
 RULES = ("argmin", "beats_all")
@@ -97,7 +97,9 @@ def load_json(path: str, kind: type, what: str):
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
+        ) from None
     if not isinstance(value, kind) or not value:
         raise ContextualMTError(f"{path}: not {what}")
     return value
@@ -134,7 +136,8 @@ def check_groups(groups: Sequence[Group]) -> None:
         if len(g.candidates) < 2:
             raise ContextualMTError(
                 f"{g.where}: {len(g.candidates)} candidate(s); a contrastive group needs the "
-                "correct translation and at least one contrastive one"
+                "correct translation and at least one contrastive one",
+                code=Code.FORMAT,
             )
         if not 0 <= g.correct < len(g.candidates):
             raise ContextualMTError(
@@ -143,7 +146,7 @@ def check_groups(groups: Sequence[Group]) -> None:
         for k, c in enumerate(g.candidates):
             if not c.source.strip() or not c.target.strip():
                 side = "source" if not c.source.strip() else "target"
-                raise ContextualMTError(f"{g.where}: candidate {k} has an empty {side} sentence")
+                raise ContextualMTError(f"{g.where}: candidate {k} has an empty {side} sentence", code=Code.EMPTY)
 
 
 def repeated_candidates(group: Group) -> Dict[int, int]:

@@ -64,10 +64,6 @@ class Pair:
     pronoun_at: Optional[int] = None  # source index of an anaphoric "it"
 
 
-def T(form, lemma, upos, head, deprel, feats="_") -> Token:
-    return Token(form, lemma, upos, head, deprel, feats)
-
-
 # ------------------------------------------------------------------ vocabulary
 NOUNS: Dict[str, Tuple[str, str]] = {  # english -> (french, gender)
     "book": ("livre", "Masc"),
@@ -123,7 +119,7 @@ AMBIGUOUS = {"bank": ("banque", "rive"), "plant": ("plante", "usine"), "bat": ("
 
 def _det(gender: str) -> Token:
     form = "le" if gender == "Masc" else "la"
-    return T(form, "le", "DET", 4, "det", f"Definite=Def|Gender={gender}|Number=Sing|PronType=Art")
+    return Token(form, "le", "DET", 4, "det", f"Definite=Def|Gender={gender}|Number=Sing|PronType=Art")
 
 
 # ------------------------------------------------------------------ sentence templates
@@ -131,36 +127,36 @@ def greeting(rng: random.Random, formal: bool) -> Pair:
     if formal:
         name = rng.choice(FORMAL_NAMES)
         src = [
-            T("Hello", "hello", "INTJ", 0, "root"),
-            T(",", ",", "PUNCT", 1, "punct"),
-            T("Mr.", "Mr.", "PROPN", 4, "compound", "Number=Sing"),
-            T(name, name, "PROPN", 1, "vocative", "Number=Sing"),
-            T(".", ".", "PUNCT", 1, "punct"),
+            Token("Hello", "hello", "INTJ", 0, "root"),
+            Token(",", ",", "PUNCT", 1, "punct"),
+            Token("Mr.", "Mr.", "PROPN", 4, "compound", "Number=Sing"),
+            Token(name, name, "PROPN", 1, "vocative", "Number=Sing"),
+            Token(".", ".", "PUNCT", 1, "punct"),
         ]
         tgt = [
-            T("Bonjour", "bonjour", "INTJ", 0, "root"),
-            T(",", ",", "PUNCT", 1, "punct"),
-            T("monsieur", "monsieur", "NOUN", 1, "vocative", "Gender=Masc|Number=Sing"),
-            T(name, name, "PROPN", 3, "flat:name"),
-            T(".", ".", "PUNCT", 1, "punct"),
+            Token("Bonjour", "bonjour", "INTJ", 0, "root"),
+            Token(",", ",", "PUNCT", 1, "punct"),
+            Token("monsieur", "monsieur", "NOUN", 1, "vocative", "Gender=Masc|Number=Sing"),
+            Token(name, name, "PROPN", 3, "flat:name"),
+            Token(".", ".", "PUNCT", 1, "punct"),
         ]
         return Pair(src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)], kind="greeting_formal")
     name = rng.choice(INFORMAL_NAMES)
     src = [
-        T("Hi", "hi", "INTJ", 0, "root"),
-        T(name, name, "PROPN", 1, "vocative", "Number=Sing"),
-        T(",", ",", "PUNCT", 5, "punct"),
-        T("my", "my", "PRON", 5, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-        T("friend", "friend", "NOUN", 2, "appos", "Number=Sing"),
-        T(".", ".", "PUNCT", 1, "punct"),
+        Token("Hi", "hi", "INTJ", 0, "root"),
+        Token(name, name, "PROPN", 1, "vocative", "Number=Sing"),
+        Token(",", ",", "PUNCT", 5, "punct"),
+        Token("my", "my", "PRON", 5, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+        Token("friend", "friend", "NOUN", 2, "appos", "Number=Sing"),
+        Token(".", ".", "PUNCT", 1, "punct"),
     ]
     tgt = [
-        T("Salut", "salut", "INTJ", 0, "root"),
-        T(name, name, "PROPN", 1, "vocative"),
-        T(",", ",", "PUNCT", 5, "punct"),
-        T("mon", "mon", "DET", 5, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
-        T("ami", "ami", "NOUN", 2, "appos", "Gender=Masc|Number=Sing"),
-        T(".", ".", "PUNCT", 1, "punct"),
+        Token("Salut", "salut", "INTJ", 0, "root"),
+        Token(name, name, "PROPN", 1, "vocative"),
+        Token(",", ",", "PUNCT", 5, "punct"),
+        Token("mon", "mon", "DET", 5, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
+        Token("ami", "ami", "NOUN", 2, "appos", "Gender=Masc|Number=Sing"),
+        Token(".", ".", "PUNCT", 1, "punct"),
     ]
     return Pair(src, tgt, [(i, i) for i in range(6)], kind="greeting_informal")
 
@@ -177,18 +173,18 @@ def _svo(
     fr_verb = (form, lemma, FEATS)."""
     fr, gender = NOUNS[noun]
     src = [
-        T(subject[0], subject[1], "PRON", 2, "nsubj", subject[2]),
-        T(verb[0], verb[1], "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-        T("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
-        T(noun, noun, "NOUN", 2, "obj", "Number=Sing"),
-        T(".", ".", "PUNCT", 2, "punct"),
+        Token(subject[0], subject[1], "PRON", 2, "nsubj", subject[2]),
+        Token(verb[0], verb[1], "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+        Token("the", "the", "DET", 4, "det", "Definite=Def|PronType=Art"),
+        Token(noun, noun, "NOUN", 2, "obj", "Number=Sing"),
+        Token(".", ".", "PUNCT", 2, "punct"),
     ]
     tgt = [
-        T(fr_subject[0], fr_subject[0].lower(), "PRON", 2, "nsubj", fr_subject[1]),
-        T(fr_verb[0], fr_verb[1], "VERB", 0, "root", fr_verb[2]),
+        Token(fr_subject[0], fr_subject[0].lower(), "PRON", 2, "nsubj", fr_subject[1]),
+        Token(fr_verb[0], fr_verb[1], "VERB", 0, "root", fr_verb[2]),
         _det(gender),
-        T(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
-        T(".", ".", "PUNCT", 2, "punct"),
+        Token(fr, fr, "NOUN", 2, "obj", f"Gender={gender}|Number=Sing"),
+        Token(".", ".", "PUNCT", 2, "punct"),
     ]
     return src, tgt
 
@@ -231,8 +227,8 @@ def pronoun_sentence(rng: random.Random, antecedent_noun: str) -> Pair:
     adj = rng.choice(sorted(ADJECTIVES))
     verb_en, verb_fr, lemma = rng.choice([("is", "est", "être"), ("looks", "semble", "sembler")])
     src = [
-        T("It", "it", "PRON", 3, "nsubj", "Case=Nom|Gender=Neut|Number=Sing|Person=3|PronType=Prs"),
-        T(
+        Token("It", "it", "PRON", 3, "nsubj", "Case=Nom|Gender=Neut|Number=Sing|Person=3|PronType=Prs"),
+        Token(
             verb_en,
             "be" if verb_en == "is" else "look",
             "AUX" if verb_en == "is" else "VERB",
@@ -240,12 +236,12 @@ def pronoun_sentence(rng: random.Random, antecedent_noun: str) -> Pair:
             "cop" if verb_en == "is" else "xcomp",
             "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
         ),
-        T(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
-        T(".", ".", "PUNCT", 3, "punct"),
+        Token(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
+        Token(".", ".", "PUNCT", 3, "punct"),
     ]
     tgt = [
-        T(pron, pron.lower(), "PRON", 3, "nsubj", f"Gender={gender}|Number=Sing|Person=3|PronType=Prs"),
-        T(
+        Token(pron, pron.lower(), "PRON", 3, "nsubj", f"Gender={gender}|Number=Sing|Person=3|PronType=Prs"),
+        Token(
             verb_fr,
             lemma,
             "AUX" if verb_fr == "est" else "VERB",
@@ -253,8 +249,8 @@ def pronoun_sentence(rng: random.Random, antecedent_noun: str) -> Pair:
             "cop" if verb_fr == "est" else "xcomp",
             "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
         ),
-        T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
-        T(".", ".", "PUNCT", 3, "punct"),
+        Token(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
+        Token(".", ".", "PUNCT", 3, "punct"),
     ]
     return Pair(
         src, tgt, [(0, 0), (1, 1), (2, 2), (3, 3)], [Planted(0, "pronouns", pron, alt)], kind="pronoun", pronoun_at=0
@@ -265,109 +261,109 @@ def _cue(noun: str, sense: int) -> Pair:
     """A sentence whose own words disambiguate ``noun``."""
     if noun == "bank" and sense == 0:
         src = [
-            T("I", "I", "PRON", 2, "nsubj", "Case=Nom|Number=Sing|Person=1|PronType=Prs"),
-            T("keep", "keep", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-            T("my", "my", "PRON", 4, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-            T("money", "money", "NOUN", 2, "obj", "Number=Sing"),
-            T("in", "in", "ADP", 7, "case"),
-            T("the", "the", "DET", 7, "det", "Definite=Def|PronType=Art"),
-            T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
-            T(".", ".", "PUNCT", 2, "punct"),
+            Token("I", "I", "PRON", 2, "nsubj", "Case=Nom|Number=Sing|Person=1|PronType=Prs"),
+            Token("keep", "keep", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+            Token("my", "my", "PRON", 4, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+            Token("money", "money", "NOUN", 2, "obj", "Number=Sing"),
+            Token("in", "in", "ADP", 7, "case"),
+            Token("the", "the", "DET", 7, "det", "Definite=Def|PronType=Art"),
+            Token("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
+            Token(".", ".", "PUNCT", 2, "punct"),
         ]
         tgt = [
-            T("Je", "je", "PRON", 2, "nsubj", "Number=Sing|Person=1|PronType=Prs"),
-            T("garde", "garder", "VERB", 0, "root", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin"),
-            T("mon", "mon", "DET", 4, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
-            T("argent", "argent", "NOUN", 2, "obj", "Gender=Masc|Number=Sing"),
-            T("dans", "dans", "ADP", 7, "case"),
-            T("la", "le", "DET", 7, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
-            T("banque", "banque", "NOUN", 2, "obl", "Gender=Fem|Number=Sing"),
-            T(".", ".", "PUNCT", 2, "punct"),
+            Token("Je", "je", "PRON", 2, "nsubj", "Number=Sing|Person=1|PronType=Prs"),
+            Token("garde", "garder", "VERB", 0, "root", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin"),
+            Token("mon", "mon", "DET", 4, "det", "Gender=Masc|Number=Sing|Poss=Yes|PronType=Prs"),
+            Token("argent", "argent", "NOUN", 2, "obj", "Gender=Masc|Number=Sing"),
+            Token("dans", "dans", "ADP", 7, "case"),
+            Token("la", "le", "DET", 7, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
+            Token("banque", "banque", "NOUN", 2, "obl", "Gender=Fem|Number=Sing"),
+            Token(".", ".", "PUNCT", 2, "punct"),
         ]
         return Pair(src, tgt, [(i, i) for i in range(8)], kind="cue", mention=(5, 6))
     if noun == "bank":
         src = [
-            T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
-            T("sit", "sit", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
-            T("on", "on", "ADP", 5, "case"),
-            T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
-            T("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
-            T("of", "of", "ADP", 8, "case"),
-            T("the", "the", "DET", 8, "det", "Definite=Def|PronType=Art"),
-            T("river", "river", "NOUN", 5, "nmod", "Number=Sing"),
-            T(".", ".", "PUNCT", 2, "punct"),
+            Token("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
+            Token("sit", "sit", "VERB", 0, "root", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+            Token("on", "on", "ADP", 5, "case"),
+            Token("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
+            Token("bank", "bank", "NOUN", 2, "obl", "Number=Sing"),
+            Token("of", "of", "ADP", 8, "case"),
+            Token("the", "the", "DET", 8, "det", "Definite=Def|PronType=Art"),
+            Token("river", "river", "NOUN", 5, "nmod", "Number=Sing"),
+            Token(".", ".", "PUNCT", 2, "punct"),
         ]
         tgt = [
-            T("Nous", "nous", "PRON", 3, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
-            T("sommes", "être", "AUX", 3, "cop", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
-            T("assis", "assis", "ADJ", 0, "root", "Gender=Masc|Number=Plur"),
-            T("sur", "sur", "ADP", 6, "case"),
-            T("la", "le", "DET", 6, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
-            T("rive", "rive", "NOUN", 3, "obl", "Gender=Fem|Number=Sing"),
-            T("du", "de", "ADP", 8, "case", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
-            T("fleuve", "fleuve", "NOUN", 6, "nmod", "Gender=Masc|Number=Sing"),
-            T(".", ".", "PUNCT", 3, "punct"),
+            Token("Nous", "nous", "PRON", 3, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
+            Token("sommes", "être", "AUX", 3, "cop", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
+            Token("assis", "assis", "ADJ", 0, "root", "Gender=Masc|Number=Plur"),
+            Token("sur", "sur", "ADP", 6, "case"),
+            Token("la", "le", "DET", 6, "det", "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"),
+            Token("rive", "rive", "NOUN", 3, "obl", "Gender=Fem|Number=Sing"),
+            Token("du", "de", "ADP", 8, "case", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+            Token("fleuve", "fleuve", "NOUN", 6, "nmod", "Gender=Masc|Number=Sing"),
+            Token(".", ".", "PUNCT", 3, "punct"),
         ]
         align = [(0, 0), (1, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 6), (7, 7), (8, 8)]
         return Pair(src, tgt, align, kind="cue", mention=(3, 4))
     fr_noun = AMBIGUOUS[noun][sense]
     fin3 = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
     src = [
-        T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
-        T(noun, noun, "NOUN", 3, "nsubj", "Number=Sing"),
+        Token("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
+        Token(noun, noun, "NOUN", 3, "nsubj", "Number=Sing"),
     ]
     tgt = [
-        T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
-        T(fr_noun, fr_noun, "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
+        Token("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
+        Token(fr_noun, fr_noun, "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
     ]
     fem_def = "Definite=Def|Gender=Fem|Number=Sing|PronType=Art"
     if (noun, sense) == ("plant", 0):  # This plant has green leaves . / Cette plante a des feuilles vertes .
         src += [
-            T("has", "have", "VERB", 0, "root", fin3),
-            T("green", "green", "ADJ", 5, "amod", "Degree=Pos"),
-            T("leaves", "leaf", "NOUN", 3, "obj", "Number=Plur"),
+            Token("has", "have", "VERB", 0, "root", fin3),
+            Token("green", "green", "ADJ", 5, "amod", "Degree=Pos"),
+            Token("leaves", "leaf", "NOUN", 3, "obj", "Number=Plur"),
         ]
         tgt += [
-            T("a", "avoir", "VERB", 0, "root", fin3),
-            T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
-            T("feuilles", "feuille", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
-            T("vertes", "vert", "ADJ", 5, "amod", "Gender=Fem|Number=Plur"),
+            Token("a", "avoir", "VERB", 0, "root", fin3),
+            Token("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
+            Token("feuilles", "feuille", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
+            Token("vertes", "vert", "ADJ", 5, "amod", "Gender=Fem|Number=Plur"),
         ]
         align = [(0, 0), (1, 1), (2, 2), (3, 5), (4, 3), (4, 4), (5, 6)]
     elif (noun, sense) == ("plant", 1):  # This plant makes cars . / Cette usine fabrique des voitures .
-        src += [T("makes", "make", "VERB", 0, "root", fin3), T("cars", "car", "NOUN", 3, "obj", "Number=Plur")]
+        src += [Token("makes", "make", "VERB", 0, "root", fin3), Token("cars", "car", "NOUN", 3, "obj", "Number=Plur")]
         tgt += [
-            T("fabrique", "fabriquer", "VERB", 0, "root", fin3),
-            T("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
-            T("voitures", "voiture", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
+            Token("fabrique", "fabriquer", "VERB", 0, "root", fin3),
+            Token("des", "un", "DET", 5, "det", "Definite=Ind|Number=Plur|PronType=Art"),
+            Token("voitures", "voiture", "NOUN", 3, "obj", "Gender=Fem|Number=Plur"),
         ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (3, 4), (4, 5)]
     elif (noun, sense) == ("bat", 0):  # This bat flies at night . / Cette chauve-souris vole la nuit .
         src += [
-            T("flies", "fly", "VERB", 0, "root", fin3),
-            T("at", "at", "ADP", 5, "case"),
-            T("night", "night", "NOUN", 3, "obl", "Number=Sing"),
+            Token("flies", "fly", "VERB", 0, "root", fin3),
+            Token("at", "at", "ADP", 5, "case"),
+            Token("night", "night", "NOUN", 3, "obl", "Number=Sing"),
         ]
         tgt += [
-            T("vole", "voler", "VERB", 0, "root", fin3),
-            T("la", "le", "DET", 5, "det", fem_def),
-            T("nuit", "nuit", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Sing"),
+            Token("vole", "voler", "VERB", 0, "root", fin3),
+            Token("la", "le", "DET", 5, "det", fem_def),
+            Token("nuit", "nuit", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Sing"),
         ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
     else:  # This bat hits the ball . / Cette batte frappe la balle .
         src += [
-            T("hits", "hit", "VERB", 0, "root", fin3),
-            T("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
-            T("ball", "ball", "NOUN", 3, "obj", "Number=Sing"),
+            Token("hits", "hit", "VERB", 0, "root", fin3),
+            Token("the", "the", "DET", 5, "det", "Definite=Def|PronType=Art"),
+            Token("ball", "ball", "NOUN", 3, "obj", "Number=Sing"),
         ]
         tgt += [
-            T("frappe", "frapper", "VERB", 0, "root", fin3),
-            T("la", "le", "DET", 5, "det", fem_def),
-            T("balle", "balle", "NOUN", 3, "obj", "Gender=Fem|Number=Sing"),
+            Token("frappe", "frapper", "VERB", 0, "root", fin3),
+            Token("la", "le", "DET", 5, "det", fem_def),
+            Token("balle", "balle", "NOUN", 3, "obj", "Gender=Fem|Number=Sing"),
         ]
         align = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)]
-    src.append(T(".", ".", "PUNCT", 3, "punct"))
-    tgt.append(T(".", ".", "PUNCT", 3, "punct"))
+    src.append(Token(".", ".", "PUNCT", 3, "punct"))
+    tgt.append(Token(".", ".", "PUNCT", 3, "punct"))
     return Pair(src, tgt, align, kind="cue", mention=(0, 1))
 
 
@@ -375,25 +371,25 @@ def lexical_sentence(rng: random.Random, noun: str, sense: int) -> Pair:
     adj = rng.choice(sorted(ADJECTIVES))
     fr, alt = AMBIGUOUS[noun][sense], AMBIGUOUS[noun][1 - sense]
     src = [
-        T("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
-        T(noun, noun, "NOUN", 4, "nsubj", "Number=Sing"),
-        T("is", "be", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-        T(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
-        T(".", ".", "PUNCT", 4, "punct"),
+        Token("This", "this", "DET", 2, "det", "Number=Sing|PronType=Dem"),
+        Token(noun, noun, "NOUN", 4, "nsubj", "Number=Sing"),
+        Token("is", "be", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
+        Token(adj, adj, "ADJ", 0, "root", "Degree=Pos"),
+        Token(".", ".", "PUNCT", 4, "punct"),
     ]
     tgt = [
-        T("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
-        T(fr, fr, "NOUN", 4, "nsubj", "Gender=Fem|Number=Sing"),
-        T("est", "être", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
-        T(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
-        T(".", ".", "PUNCT", 4, "punct"),
+        Token("Cette", "ce", "DET", 2, "det", "Gender=Fem|Number=Sing|PronType=Dem"),
+        Token(fr, fr, "NOUN", 4, "nsubj", "Gender=Fem|Number=Sing"),
+        Token("est", "être", "AUX", 4, "cop", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"),
+        Token(ADJECTIVES[adj], ADJECTIVES[adj], "ADJ", 0, "root", "Number=Sing"),
+        Token(".", ".", "PUNCT", 4, "punct"),
     ]
     return Pair(
         src, tgt, [(i, i) for i in range(5)], [Planted(1, "lexical_choice", fr, alt)], kind="lexical", mention=(0, 1)
     )
 
 
-FIN = "Mood=Ind|Tense=Pres|VerbForm=Fin"
+PRESENT_INDICATIVE = "Mood=Ind|Tense=Pres|VerbForm=Fin"  # a finite verb's features
 
 
 def _fillers() -> List[Tuple[List[Token], List[Token], List[Tuple[int, int]]]]:
@@ -402,69 +398,69 @@ def _fillers() -> List[Tuple[List[Token], List[Token], List[Tuple[int, int]]]]:
     return [
         (
             [
-                T("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
-                T("eat", "eat", "VERB", 0, "root", FIN),
-                T("at", "at", "ADP", 4, "case"),
-                T("noon", "noon", "NOUN", 2, "obl", "Number=Sing"),
-                T(".", ".", "PUNCT", 2, "punct"),
+                Token("We", "we", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=1|PronType=Prs"),
+                Token("eat", "eat", "VERB", 0, "root", PRESENT_INDICATIVE),
+                Token("at", "at", "ADP", 4, "case"),
+                Token("noon", "noon", "NOUN", 2, "obl", "Number=Sing"),
+                Token(".", ".", "PUNCT", 2, "punct"),
             ],
             [
-                T("Nous", "nous", "PRON", 2, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
-                T("mangeons", "manger", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
-                T("à", "à", "ADP", 4, "case"),
-                T("midi", "midi", "NOUN", 2, "obl:mod", "Gender=Masc|Number=Sing"),
-                T(".", ".", "PUNCT", 2, "punct"),
+                Token("Nous", "nous", "PRON", 2, "nsubj", "Number=Plur|Person=1|PronType=Prs"),
+                Token("mangeons", "manger", "VERB", 0, "root", "Mood=Ind|Number=Plur|Person=1|Tense=Pres|VerbForm=Fin"),
+                Token("à", "à", "ADP", 4, "case"),
+                Token("midi", "midi", "NOUN", 2, "obl:mod", "Gender=Masc|Number=Sing"),
+                Token(".", ".", "PUNCT", 2, "punct"),
             ],
             [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4)],
         ),
         (
             [
-                T("The", "the", "DET", 2, "det", "Definite=Def|PronType=Art"),
-                T("train", "train", "NOUN", 3, "nsubj", "Number=Sing"),
-                T("leaves", "leave", "VERB", 0, "root", p3s),
-                T("at", "at", "ADP", 5, "case"),
-                T("six", "six", "NUM", 3, "obl", "NumType=Card"),
-                T(".", ".", "PUNCT", 3, "punct"),
+                Token("The", "the", "DET", 2, "det", "Definite=Def|PronType=Art"),
+                Token("train", "train", "NOUN", 3, "nsubj", "Number=Sing"),
+                Token("leaves", "leave", "VERB", 0, "root", p3s),
+                Token("at", "at", "ADP", 5, "case"),
+                Token("six", "six", "NUM", 3, "obl", "NumType=Card"),
+                Token(".", ".", "PUNCT", 3, "punct"),
             ],
             [
-                T("Le", "le", "DET", 2, "det", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
-                T("train", "train", "NOUN", 3, "nsubj", "Gender=Masc|Number=Sing"),
-                T("part", "partir", "VERB", 0, "root", p3s),
-                T("à", "à", "ADP", 6, "case"),
-                T("six", "six", "NUM", 6, "nummod", "NumType=Card"),
-                T("heures", "heure", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Plur"),
-                T(".", ".", "PUNCT", 3, "punct"),
+                Token("Le", "le", "DET", 2, "det", "Definite=Def|Gender=Masc|Number=Sing|PronType=Art"),
+                Token("train", "train", "NOUN", 3, "nsubj", "Gender=Masc|Number=Sing"),
+                Token("part", "partir", "VERB", 0, "root", p3s),
+                Token("à", "à", "ADP", 6, "case"),
+                Token("six", "six", "NUM", 6, "nummod", "NumType=Card"),
+                Token("heures", "heure", "NOUN", 3, "obl:mod", "Gender=Fem|Number=Plur"),
+                Token(".", ".", "PUNCT", 3, "punct"),
             ],
             [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (5, 6)],
         ),
         (
             [
-                T("My", "my", "PRON", 2, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
-                T("sister", "sister", "NOUN", 3, "nsubj", "Number=Sing"),
-                T("reads", "read", "VERB", 0, "root", p3s),
-                T("a", "a", "DET", 5, "det", "Definite=Ind|PronType=Art"),
-                T("lot", "lot", "NOUN", 3, "obl:npmod", "Number=Sing"),
-                T(".", ".", "PUNCT", 3, "punct"),
+                Token("My", "my", "PRON", 2, "nmod:poss", "Number=Sing|Person=1|Poss=Yes|PronType=Prs"),
+                Token("sister", "sister", "NOUN", 3, "nsubj", "Number=Sing"),
+                Token("reads", "read", "VERB", 0, "root", p3s),
+                Token("a", "a", "DET", 5, "det", "Definite=Ind|PronType=Art"),
+                Token("lot", "lot", "NOUN", 3, "obl:npmod", "Number=Sing"),
+                Token(".", ".", "PUNCT", 3, "punct"),
             ],
             [
-                T("Ma", "mon", "DET", 2, "det", "Gender=Fem|Number=Sing|Poss=Yes|PronType=Prs"),
-                T("sœur", "sœur", "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
-                T("lit", "lire", "VERB", 0, "root", p3s),
-                T("beaucoup", "beaucoup", "ADV", 3, "advmod"),
-                T(".", ".", "PUNCT", 3, "punct"),
+                Token("Ma", "mon", "DET", 2, "det", "Gender=Fem|Number=Sing|Poss=Yes|PronType=Prs"),
+                Token("sœur", "sœur", "NOUN", 3, "nsubj", "Gender=Fem|Number=Sing"),
+                Token("lit", "lire", "VERB", 0, "root", p3s),
+                Token("beaucoup", "beaucoup", "ADV", 3, "advmod"),
+                Token(".", ".", "PUNCT", 3, "punct"),
             ],
             [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 4)],
         ),
         (
             [
-                T("They", "they", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=3|PronType=Prs"),
-                T("work", "work", "VERB", 0, "root", FIN),
-                T("today", "today", "NOUN", 2, "obl:tmod", "Number=Sing"),
-                T(".", ".", "PUNCT", 2, "punct"),
+                Token("They", "they", "PRON", 2, "nsubj", "Case=Nom|Number=Plur|Person=3|PronType=Prs"),
+                Token("work", "work", "VERB", 0, "root", PRESENT_INDICATIVE),
+                Token("today", "today", "NOUN", 2, "obl:tmod", "Number=Sing"),
+                Token(".", ".", "PUNCT", 2, "punct"),
             ],
             [
-                T("Ils", "il", "PRON", 2, "nsubj", "Gender=Masc|Number=Plur|Person=3|PronType=Prs"),
-                T(
+                Token("Ils", "il", "PRON", 2, "nsubj", "Gender=Masc|Number=Plur|Person=3|PronType=Prs"),
+                Token(
                     "travaillent",
                     "travailler",
                     "VERB",
@@ -472,8 +468,8 @@ def _fillers() -> List[Tuple[List[Token], List[Token], List[Tuple[int, int]]]]:
                     "root",
                     "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin",
                 ),
-                T("aujourd'hui", "aujourd'hui", "ADV", 2, "advmod"),
-                T(".", ".", "PUNCT", 2, "punct"),
+                Token("aujourd'hui", "aujourd'hui", "ADV", 2, "advmod"),
+                Token(".", ".", "PUNCT", 2, "punct"),
             ],
             [(0, 0), (1, 1), (2, 2), (3, 3)],
         ),

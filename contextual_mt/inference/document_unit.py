@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from commandkit.documents import document_spans
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.document_output import Chunk, DocumentRecord, write_records
 from contextual_mt.inference.interface import ChunkRequest, ChunkTranslator
 from contextual_mt.inference.model_health import warn_if_degenerate
@@ -49,14 +49,18 @@ def check_document_unit(unit: str, max_source_tokens: Optional[int], model, deco
     from contextual_mt.inference.decoding import UNITS, DecodingOptions
 
     if unit not in UNITS:
-        raise ContextualMTError(f"--unit {unit}: expected one of {', '.join(UNITS)}")
+        raise ContextualMTError(f"--unit {unit}: expected one of {', '.join(UNITS)}", code=Code.OPTION_VALUE)
     check_option("--max-source-tokens", max_source_tokens, minimum=1, integer=True, optional=True)
     if unit == "sentence":
         if max_source_tokens is not None:
-            raise ContextualMTError("--max-source-tokens goes with --unit document (a sentence is translated whole)")
+            raise ContextualMTError(
+                "--max-source-tokens goes with --unit document (a sentence is translated whole)",
+                code=Code.OPTIONS_CONFLICT,
+            )
         if not resume:
             raise ContextualMTError(
-                "--overwrite goes with --unit document (the translate output that resumes from OUTPUT.partial)"
+                "--overwrite goes with --unit document (the translate output that resumes from OUTPUT.partial)",
+                code=Code.OPTIONS_CONFLICT,
             )
         return
     if not family(model).translates_documents:
@@ -64,7 +68,8 @@ def check_document_unit(unit: str, max_source_tokens: Optional[int], model, deco
     if decoding.decoding == "parallel" or decoding.window != DecodingOptions.window:
         raise ContextualMTError(
             "--decoding parallel and --parallel-window are for --unit sentence: with --unit document "
-            "chunk k of a document is translated after chunk k-1, its context"
+            "chunk k of a document is translated after chunk k-1, its context",
+            code=Code.OPTIONS_CONFLICT,
         )
 
 
@@ -119,7 +124,8 @@ def plan_documents(
             if n > budget:
                 raise ContextualMTError(
                     f"{source_name}:{i + 1}: {n} tokens, more than {budget_name} ({budget}); a chunk holds whole "
-                    "sentences: split the line or give a larger --max-source-tokens"
+                    "sentences: split the line or give a larger --max-source-tokens",
+                    code=Code.TOO_LONG,
                 )
         chunks = pack(lines, lambda run: count(joined(sources, run)), budget)
         plans.append(DocumentPlan(ids[a], a + 1, chunks))

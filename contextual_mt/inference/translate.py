@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 from commandkit.documents import check_line_count, read_docids
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
 from contextual_mt.inference.document_unit import check_budget, check_document_unit, translate_documents
 from contextual_mt.inference.interface import ModelSpec
@@ -73,7 +73,10 @@ def _read_inputs(o: TranslateOptions) -> Tuple[List[str], List[str], Optional[Li
     if o.gold_target_context is not None:
         gold = read_lines(o.gold_target_context)
         if len(gold) != len(sources):
-            raise ContextualMTError(f"{o.gold_target_context}: has {len(gold)} lines but {o.source} has {len(sources)}")
+            raise ContextualMTError(
+                f"{o.gold_target_context}: has {len(gold)} lines but {o.source} has {len(sources)}",
+                code=Code.LINE_COUNT,
+            )
     empty = [n for n, line in enumerate(sources, start=1) if not line.strip()]
     if empty:
         kept = "are kept as empty output lines" if o.unit == "sentence" else "are left out of the chunks"

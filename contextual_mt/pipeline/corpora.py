@@ -16,7 +16,6 @@ Every error is a ``ContextualMTError`` of one line naming the file (and line) at
 
 from __future__ import annotations
 
-import functools
 import html
 import os
 import re
@@ -26,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import read_docids
-from commandkit.errors import InputError
 from commandkit.text import check_input_file, decoded_lines, read_lines
 from contextual_mt.errors import ContextualMTError
 
@@ -58,21 +56,6 @@ class Split:
 
 
 Corpus = Dict[str, Split]
-
-
-def _ours(func):
-    """muda's file errors (a missing file, not UTF-8) raised as ``ContextualMTError``."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except ContextualMTError:
-            raise
-        except InputError as e:
-            raise ContextualMTError(str(e)) from None
-
-    return wrapper
 
 
 # characters some readers take for a line break (fairseq reads text files with universal newlines)
@@ -175,7 +158,6 @@ def _ted_folder_files(path: str) -> Dict[str, str]:
     )
 
 
-@_ours
 def ted_files(path: str) -> List[str]:
     """The files ``read_ted`` reads: the tarball itself, or the three TSV files of the folder."""
     if os.path.isdir(path):
@@ -247,7 +229,6 @@ def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
         )
 
 
-@_ours
 def ted_languages(path: str) -> List[str]:
     """The language columns of a TED corpus (tarball or folder), from the train file's header."""
     if os.path.isdir(path):
@@ -262,7 +243,6 @@ def ted_languages(path: str) -> List[str]:
     return []  # not reached: _ted_members raises when a file is missing
 
 
-@_ours
 def read_ted(
     path: str, lang: str, detokenize: bool = True, workers: int = 1, progress: Optional[Callable[[int], None]] = None
 ) -> Corpus:
@@ -430,7 +410,6 @@ def _iwslt_pair(path: str, lang: str) -> str:
     )
 
 
-@_ours
 def iwslt_sets(path: str, lang: str) -> Dict[str, Dict[str, str]]:
     """The dev/test sets of an IWSLT folder: ``{set name: {side: xml file}}`` (both sides present)."""
     pair = _iwslt_pair(path, lang)
@@ -585,7 +564,6 @@ def _set_list(value: str, flag: str) -> List[str]:
     return names
 
 
-@_ours
 def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010", test: Optional[str] = None) -> Dict[str, List[str]]:
     """The IWSLT set names that make the valid and test splits (``test`` None: tst2015, else the
     newest tst set)."""
@@ -608,7 +586,6 @@ def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010", test: Optiona
     return chosen
 
 
-@_ours
 def iwslt_files(path: str, lang: str, dev: str = "dev2010", test: Optional[str] = None) -> List[str]:
     """The files ``read_iwslt`` reads with these options."""
     pair = _iwslt_pair(path, lang)
@@ -620,7 +597,6 @@ def iwslt_files(path: str, lang: str, dev: str = "dev2010", test: Optional[str] 
     return files
 
 
-@_ours
 def read_iwslt(path: str, lang: str, dev: str = "dev2010", test: Optional[str] = None) -> Corpus:
     """The IWSLT17 ``en``-``lang`` release in folder ``path``: train from the train.tags files,
     valid from the ``dev`` set(s), test from the ``test`` set(s) (comma lists; several sets are
@@ -653,7 +629,6 @@ def text_files(path: str, lang: str) -> List[str]:
     return [os.path.join(path, f"{split}.{ext}") for split in SPLITS for ext in (SOURCE_LANG, lang, "docids")]
 
 
-@_ours
 def read_text(path: str, lang: str) -> Corpus:
     """``{train,valid,test}.{en,lang,docids}`` in folder ``path``, used as they are; the three
     files of a split must have the same number of lines, no document id may be blank, and a

@@ -83,13 +83,10 @@ class _MudaOptionError(Exception):
 
 
 def _muda(options: Any) -> None:
-    """A ``muda`` command in this process (``muda.commands.run``); its error line is printed by
-    muda, then this stage stops."""
+    """A ``muda`` command in this process (``muda.commands.run``); its error stops this stage."""
     from muda.commands import run
 
-    rc = run(options)
-    if rc != 0:
-        raise SystemExit(rc)
+    run(options)
 
 
 def check_inputs(o: MudaEvalOptions) -> None:

@@ -31,7 +31,6 @@ import sys
 from typing import Dict
 
 from commandkit.outputs import atomic_write_text, outputs
-from contextual_mt.errors import ContextualMTError, InputError
 from contextual_mt.pipeline.results_table.gather import gather
 from contextual_mt.pipeline.results_table.markdown_csv import format_csv, format_markdown
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
@@ -69,28 +68,23 @@ def build_table(options: TableOptions) -> Dict:
         print(f"table: up to date ({record.path})", file=sys.stderr)
         with open(o.output_path("table.json"), encoding="utf-8") as f:
             return json.load(f)
-    try:
-        with outputs(*(o.output_path(name) for name in OUTPUT_FILES), record.path, directories=[o.output_dir]):
-            languages = [read_language(o, lang) for lang in o.langs]
-            for lr in languages:
-                if not lr.muda:  # built anyway, but said where it is seen: on stderr
-                    print(
-                        f"warning: {lr.eval_path} not found: {muda_missing_note(lr.lang)}; its MuDA columns "
-                        "are marked missing",
-                        file=sys.stderr,
-                    )
-            table = gather(o, languages)
-            table["suites"] = gather_suites(o)
-            atomic_write_text(o.output_path("table.md"), format_markdown(table))
-            atomic_write_text(o.output_path("table.csv"), format_csv(table))
-            atomic_write_text(o.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")
-            plot_table(o.output_path("table.png"), table)
-            record.save(fp, [o.output_path(name) for name in OUTPUT_FILES], transactional=True)
-            return table
-    except ContextualMTError:
-        raise
-    except InputError as e:  # muda's (an output that cannot be written): one error type for callers
-        raise ContextualMTError(str(e)) from None
+    with outputs(*(o.output_path(name) for name in OUTPUT_FILES), record.path, directories=[o.output_dir]):
+        languages = [read_language(o, lang) for lang in o.langs]
+        for lr in languages:
+            if not lr.muda:  # built anyway, but said where it is seen: on stderr
+                print(
+                    f"warning: {lr.eval_path} not found: {muda_missing_note(lr.lang)}; its MuDA columns "
+                    "are marked missing",
+                    file=sys.stderr,
+                )
+        table = gather(o, languages)
+        table["suites"] = gather_suites(o)
+        atomic_write_text(o.output_path("table.md"), format_markdown(table))
+        atomic_write_text(o.output_path("table.csv"), format_csv(table))
+        atomic_write_text(o.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")
+        plot_table(o.output_path("table.png"), table)
+        record.save(fp, [o.output_path(name) for name in OUTPUT_FILES], transactional=True)
+        return table
 
 
 __all__ = [

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
-from contextual_mt.errors import ContextualMTError, check_option, given
+from contextual_mt.errors import Code, ContextualMTError, check_option, given
 from contextual_mt.testsets import alternatives
 from contextual_mt.testsets.counterfactual import FOLDER as COUNTERFACTUAL
 from contextual_mt.testsets.counterfactual import build_suite
@@ -79,7 +79,7 @@ class BuildOptions:
         check_option("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
         check_option("--seed", self.seed, minimum=0, integer=True)
         if self.max_shift is not None and not self.counterfactual:
-            raise ContextualMTError("--max-shift: applies with --counterfactual only")
+            raise ContextualMTError("--max-shift: applies with --counterfactual only", code=Code.OPTIONS_CONFLICT)
         self.max_shift_given = self.max_shift is not None  # else the default, named as such in errors
         if self.max_shift is None:
             self.max_shift = self.context_size + 2
@@ -92,14 +92,15 @@ class BuildOptions:
         self.language = get_language(self.lang)  # a language MuDA does not cover: one line
         self.table = alternatives.load(self.language.code)
         if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
-            raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder")
+            raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder", code=Code.CANNOT_WRITE)
         self.stale = stale_files(self.output_dir, self.language.code, self.tags, self.counterfactual)
         if self.stale and not self.overwrite:  # before anything is annotated or written
             raise ContextualMTError(
                 f"--output-dir {self.output_dir}: holds "
                 f"{', '.join(os.path.relpath(p, self.output_dir) for p in self.stale)} of an "
                 "earlier build that this one would not replace (they would pass for this build's); give --overwrite "
-                "to remove them, or another folder"
+                "to remove them, or another folder",
+                code=Code.MISMATCH,
             )
         for path in self.lexicon:  # checked before anything is annotated or written
             check_input_file(path, "--lexicon CoNLL-U")
@@ -110,7 +111,8 @@ class BuildOptions:
                 default = "" if self.max_shift_given else f" (the default: --context-size {self.context_size} + 2)"
                 raise ContextualMTError(
                     f"--max-shift {self.max_shift}{default}: beyond the longest document of {self.docids} ({longest} "
-                    f"sentences): no document puts a cue that far back; give --max-shift {longest} or less"
+                    f"sentences): no document puts a cue that far back; give --max-shift {longest} or less",
+                    code=Code.OPTION_VALUE,
                 )
         beside = annotation_paths(self.tags)
         self.tgt_conllu = self.tgt_conllu or beside["tgt_conllu"]
@@ -306,7 +308,8 @@ def _build(o: BuildOptions, data) -> Dict:
         raise ContextualMTError(
             f"{o.tags}: no test group for {', '.join(o.phenomena)} ("
             + "; ".join(x for x in (tagged, said) if x)
-            + "); nothing written"
+            + "); nothing written",
+            code=Code.EMPTY,
         )
     if not_tagged:  # no groups for them means "not tagged", not "nothing to test"
         logger.warning("%s: %s: no test suite for %s", o.tags, said, "them" if len(not_tagged) > 1 else "it")

@@ -35,7 +35,7 @@ from commandkit.outputs import atomic_save_figure, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.contrastive.evaluate import read_scores
 from contextual_mt.contrastive.sets import group_is_right
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.testsets.counterfactual import EDITS
 from contextual_mt.testsets.evaluate import CONFIDENCE, MAX_BOOTSTRAP, MIN_BOOTSTRAP, _intervals, _resampled_totals
 from contextual_mt.testsets.suite_files import check_unchanged
@@ -69,23 +69,27 @@ class CueOptions:
         if not self.contrastive and not self.evaluation:
             raise ContextualMTError(
                 "give the decisions to measure: --contrastive SUMMARY.json (a `contrastive` run on "
-                "SUITE/voita.json) and/or --evaluation RESULT.json (`testset evaluate --output`)"
+                "SUITE/voita.json) and/or --evaluation RESULT.json (`testset evaluate --output`)",
+                code=Code.OPTION_MISSING,
             )
         check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         if 0 < self.bootstrap < MIN_BOOTSTRAP:
             raise ContextualMTError(
-                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})"
+                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})",
+                code=Code.OPTION_VALUE,
             )
         check_option("--seed", self.seed, minimum=0, integer=True)
         if self.plot is not None and not self.plot.lower().endswith(".png"):
-            raise ContextualMTError(f"--plot {self.plot}: a .png file")
+            raise ContextualMTError(f"--plot {self.plot}: a .png file", code=Code.OPTION_VALUE)
         inputs = {os.path.realpath(p) for p in (*self.contrastive, self.evaluation, *self.suite_files()) if p}
         for flag, path in (("--output", self.output), ("--plot", self.plot)):
             if path is not None and os.path.realpath(path) in inputs:
                 raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
             if path is not None and os.path.realpath(path) in self.documents():
                 raise ContextualMTError(
-                    f"{path}: {flag} would overwrite the suite's documents (for the generative run); write it elsewhere"
+                    f"{path}: {flag} would overwrite the suite's documents (for the generative run); "
+                    "write it elsewhere",
+                    code=Code.OUTPUT_IS_INPUT,
                 )
 
     def suite_files(self) -> List[str]:
@@ -129,7 +133,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
     manifest, voita, summary_path = o.suite_files()
     if os.path.exists(o.suite) and not os.path.isdir(o.suite):
         raise ContextualMTError(
-            f"--suite {o.suite}: a file, not the counterfactual folder of `testset build --counterfactual`"
+            f"--suite {o.suite}: a file, not the counterfactual folder of `testset build --counterfactual`",
+            code=Code.OPTION_VALUE,
         )
     if not os.path.isdir(o.suite):
         raise ContextualMTError(
@@ -141,7 +146,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
     if not isinstance(summary, dict) or summary.get("counterfactual") is not True:
         raise ContextualMTError(
             f"{summary_path}: not the summary of a counterfactual suite "
-            "(build one with `testset build --counterfactual`)"
+            "(build one with `testset build --counterfactual`)",
+            code=Code.MISMATCH,
         )
     check_unchanged(summary_path, summary)
     edited, places, origins = [], [], []
@@ -166,7 +172,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             ) from None
     if not edited:
         raise ContextualMTError(
-            f"{manifest}: no edited group (rebuild the suite with `testset build --counterfactual`)"
+            f"{manifest}: no edited group (rebuild the suite with `testset build --counterfactual`)", code=Code.MISMATCH
         )
     entries = _json(voita)
     if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
@@ -179,7 +185,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
         ok = isinstance(entry, dict) and entry.get("true_ind") in (0, 1) and isinstance(entry.get("dst"), list)
         if not ok or len(entry["dst"]) != 2:
             raise ContextualMTError(
-                f"{voita}: group {n} is not a two-candidate group with its true_ind (rebuild the suite)"
+                f"{voita}: group {n} is not a two-candidate group with its true_ind (rebuild the suite)",
+                code=Code.FORMAT,
             )
         # each manifest line describes the voita group at its place: a line edited, moved or of another build
         # would pair the wrong decisions (a cue flip measured as an original)
@@ -189,7 +196,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
                 f"{manifest}:{n}: a {g.phenomenon} {g.edit} at distance {g.distance} ending at line {line}, but group "
                 f"{n} of {voita} is a {entry.get('phenomenon')} {entry.get('edit')} at distance "
                 f"{entry.get('ctx_dist')} ending at line {entry.get('line')} (a manifest edited by hand or of another "
-                "build: rebuild the suite)"
+                "build: rebuild the suite)",
+                code=Code.MISMATCH,
             )
         correct.append(int(entry["true_ind"]))
     _check_bases(manifest, edited, origins)
@@ -218,13 +226,15 @@ def _check_bases(manifest: str, edited: Sequence[Edited], origins: Sequence[Tupl
         if e.base not in originals:
             raise ContextualMTError(
                 f"{manifest}:{n}: base {e.base} names no original group of the suite: a manifest edited by hand "
-                "or of another build (rebuild the suite)"
+                "or of another build (rebuild the suite)",
+                code=Code.MISMATCH,
             )
         if current is None or e.base != current[1] or group != current[2]:
             raise ContextualMTError(
                 f"{manifest}:{n}: a {e.phenomenon} {e.edit} of {e.doc!r} line {line}, but its base {e.base} is the "
                 f"original at line {originals[e.base]}, not the original of its group (the one above it): a "
-                "manifest edited by hand or of another build (rebuild the suite)"
+                "manifest edited by hand or of another build (rebuild the suite)",
+                code=Code.MISMATCH,
             )
 
 
@@ -248,7 +258,8 @@ def contrastive_decisions(
     if fp.get("input") != voita_hash or s.get("format") != "voita":
         raise ContextualMTError(
             f"{path}: scores of another test set (its input is not {voita} of this build): score the suite with "
-            f"`contrastive --format voita --input {voita}`"
+            f"`contrastive --format voita --input {voita}`",
+            code=Code.MISMATCH,
         )
     scores, digest = s["scores"], s.get("scores_sha256")
     # the path as written (relative to where contrastive ran), else the file of that name beside the summary;
@@ -262,13 +273,16 @@ def contrastive_decisions(
         if not same:
             raise ContextualMTError(
                 f"{path}: its scores {found[0]} were since rewritten (by another `contrastive` run?): score the suite "
-                "again"
+                "again",
+                code=Code.MISMATCH,
             )
         found = same
     scores = found[0] if found else places[-1]
     for flag, out in written:
         if out is not None and os.path.realpath(out) == os.path.realpath(scores):
-            raise ContextualMTError(f"{out}: {flag} would overwrite the scores of {path}; write it elsewhere")
+            raise ContextualMTError(
+                f"{out}: {flag} would overwrite the scores of {path}; write it elsewhere", code=Code.OUTPUT_IS_INPUT
+            )
     losses = read_scores(scores, 2 * len(correct))
     right = np.array([group_is_right(losses[2 * k : 2 * k + 2], c, "argmin") for k, c in enumerate(correct)])
     name = os.path.basename(path)
@@ -291,13 +305,16 @@ def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decision
     if not same or r.get("groups") != groups:
         raise ContextualMTError(
             f"{path}: the evaluation of another manifest ({r['manifest']}), not {manifest} of this build: "
-            f"run `testset evaluate --manifest {manifest}`"
+            f"run `testset evaluate --manifest {manifest}`",
+            code=Code.MISMATCH,
         )
     decisions = []
     for name, s in r["systems"].items():
         outcomes = s.get("group_outcomes") if isinstance(s, dict) else None
         if not isinstance(outcomes, list) or len(outcomes) != groups:
-            raise ContextualMTError(f"{path}: system {name} has no outcome for each of the {groups} groups")
+            raise ContextualMTError(
+                f"{path}: system {name} has no outcome for each of the {groups} groups", code=Code.FORMAT
+            )
         decisions.append(Decisions(name, np.array([o == "correct" for o in outcomes])))
     return decisions
 

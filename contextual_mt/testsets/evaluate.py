@@ -29,7 +29,7 @@ from commandkit.documents import document_spans, read_docids
 from commandkit.errors import InputError, json_reason
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
 from contextual_mt.testsets.ctxpro import CtxproMatcher
@@ -178,7 +178,8 @@ def _group(text: str, where: str) -> Group:
     if record["phenomenon"] not in KNOWN_PHENOMENA:  # a column of its own in every table, silently
         raise ContextualMTError(
             f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` and `testset import` make "
-            f"groups for {', '.join(KNOWN_PHENOMENA)})"
+            f"groups for {', '.join(KNOWN_PHENOMENA)})",
+            code=Code.FORMAT,
         )
     match, example = record.get("match", "words"), record.get("example")
     if match not in MATCHES:
@@ -206,10 +207,11 @@ def read_summary(path: str) -> Dict:
         raise ContextualMTError(
             f"{e} (the summary.json that `testset build` writes beside the manifest; or give --summary)"
             if "not found" in str(e)
-            else str(e)
+            else str(e),
+            code=e.code,
         ) from None
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})") from None
+        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
         raise ContextualMTError(f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)")
     lines = summary.get("lines")
@@ -262,7 +264,9 @@ def _read_systems(
             try:
                 _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
             except ContextualMTError as e:
-                raise ContextualMTError(f"{e} (a document-level output needs --docids and --pivot)") from None
+                raise ContextualMTError(
+                    f"{e} (a document-level output needs --docids and --pivot)", code=e.code
+                ) from None
             read.append(Hypotheses(path, text))
         return read
     pivots = read_pivots(o.align, len(ids), o.docids)
@@ -306,7 +310,8 @@ def _documents(o: EvaluateOptions, groups: Sequence[Group], ids: Optional[Sequen
                 raise ContextualMTError(
                     f"{o.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
                     f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
-                    "document ids of the test set the suites were built from"
+                    "document ids of the test set the suites were built from",
+                    code=Code.MISMATCH,
                 )
         of_line = np.zeros(len(ids), dtype=np.int64)
         for k, (start, end) in enumerate(document_spans(ids)):

@@ -10,7 +10,7 @@ import os
 from typing import Dict, Mapping, Sequence
 
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 
 FILES_KEY = "files"  # in summary.json: file name (beside it) -> sha256
 
@@ -37,5 +37,6 @@ def check_unchanged(summary_path: str, summary: Mapping) -> None:
         if os.path.isfile(path) and file_sha256(path) != digest:
             raise ContextualMTError(
                 f"{path}: changed since the suite was built (edited, or of another build: not the file whose "
-                f"sha256 {summary_path} records); rebuild the suite"
+                f"sha256 {summary_path} records); rebuild the suite",
+                code=Code.MISMATCH,
             )

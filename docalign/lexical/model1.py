@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import file_sha256, read_lines
 
@@ -121,7 +121,10 @@ def lexical_table(source: str, target: str) -> Table:
     logger.info("learning a lexical table (IBM Model 1) from %s and %s", source, target)
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):
-        raise InputError(f"{target}: {len(targets)} lines, but {source} has {len(sources)}: not a parallel corpus")
+        raise InputError(
+            f"{target}: {len(targets)} lines, but {source} has {len(sources)}: not a parallel corpus",
+            code=Code.LINE_COUNT,
+        )
     translations = train(sources, targets)
     if not translations:
         raise InputError(f"{source}: no sentence pair to learn a lexical table from (empty or too long)")

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any, List, Sequence, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from docalign.segmenter.rules import SentenceRules, Span, language_code
 
 RULES = "rules"  # rules.py: the default
@@ -61,12 +61,14 @@ def load_pipeline(name: str, language: str) -> Any:
             )
             raise InputError(
                 f"--segmenter {name}: {why}; give a pipeline's folder or an installed pipeline's name, "
-                f"or use --segmenter {RULES} (rules, no model)"
+                f"or use --segmenter {RULES} (rules, no model)",
+                code=Code.MODEL,
             ) from None
         raise InputError(
             f"--segmenter {name}: this spaCy pipeline is not installed; get it with "
             f"`python -m spacy download {name}` (or `pip install {name.replace('_', '-')}`), "
-            f"or use --segmenter {RULES} (rules, no model)"
+            f"or use --segmenter {RULES} (rules, no model)",
+            code=Code.MODEL,
         ) from None
     if not any(nlp.has_pipe(p) for p in ("parser", "senter", "sentencizer")):
         nlp.add_pipe("sentencizer")

@@ -6,6 +6,7 @@
 - ``<!-- make:reference -->``: every ``make`` target with the variables it reads, from the
   ``## `` comments of the Makefile and of ``recipes/slurm/slurm.mk`` (``## target NAME: ...``
   above a target, ``## uses: VARIABLES``, ``## var NAME: ...``; continuation lines are indented).
+- ``<!-- errors:codes -->``: the table of error codes, from ``commandkit.errors.Code``.
 
 Each command's page is ``docs/reference/`` + its words joined by ``/`` + ``.md``
 (``contextual-mt pipeline data``: ``docs/reference/contextual-mt/pipeline/data.md``).
@@ -174,9 +175,21 @@ def make_block(doc: Optional[MakeDoc] = None, commands: Optional[Dict[str, Dict]
     return "\n".join(out).rstrip("\n")
 
 
+def error_codes_block() -> str:
+    """The error codes (``commandkit.errors.Code``) as a table: code, name, kind of error."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from commandkit.errors import Code
+
+    rows = ["| Code | Name | The error |", "| --- | --- | --- |"]
+    rows += [f"| `{c.value}` | `{c.name}` | {c.about} |" for c in Code]
+    return "\n".join(rows)
+
+
 def blocks() -> Dict[str, str]:
     """Every generated block of the reference pages, by marker id."""
     commands = surface()
     out = command_blocks(commands)
     out["make:reference"] = make_block(commands=commands)
+    out["errors:codes"] = error_codes_block()
     return out

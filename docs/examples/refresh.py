@@ -7,8 +7,9 @@ it, ``docs/examples/demo.json``, the demo's own results file (``demo/results/fr/
 run. In README.md and the pages under docs/, a generated block sits between ``<!-- example:ID -->``
 and ``<!-- /example:ID -->`` (an inline figure between ``<!-- figure:ID -->`` and
 ``<!-- /figure:ID -->``); the reference pages' usage and options sit between ``<!-- cli:PROG-SUB -->``
-markers and the make targets between ``<!-- make:reference -->`` markers, generated from the parsers
-and the Makefiles (docs/examples/reference.py). ``tests/test_documented_examples.py`` checks that
+markers, the make targets between ``<!-- make:reference -->`` markers and the error codes between
+``<!-- errors:codes -->`` markers, generated from the parsers, the Makefiles and the code
+(docs/examples/reference.py). ``tests/test_documented_examples.py`` checks that
 every block is what this script renders from the committed files and the code, and that every one
 is shown somewhere, so a figure cannot be edited by hand or go stale against the record.
 
@@ -543,7 +544,7 @@ def pages() -> List[str]:
     return found
 
 
-_MARKED = re.compile(r"<!-- (example|figure|cli|make):([\w-]+) -->(.*?)<!-- /\1:\2 -->", re.S)
+_MARKED = re.compile(r"<!-- (example|figure|cli|make|errors):([\w-]+) -->(.*?)<!-- /\1:\2 -->", re.S)
 
 
 def marked(text: str) -> Dict[str, str]:

@@ -19,9 +19,11 @@ SourceMentions = Optional[Dict[str, List[Mention]]]
 
 @runtime_checkable
 class Annotator(Protocol):
-    # True when ``ellipsis`` runs a trained classifier; otherwise the tagger uses the
-    # rule-based detector over the English parse
-    has_ellipsis_model: bool
+    @property
+    def has_ellipsis_model(self) -> bool:
+        """True when ``ellipsis`` runs a trained classifier; otherwise the tagger uses the
+        rule-based detector over the English parse (an attribute or a property)."""
+        ...
 
     def source(self, lines: Sequence[str], docids: Sequence[str]) -> Tuple[List[Sentence], SourceMentions]:
         """The English source: morphology, dependencies and coreference, one sentence per line."""

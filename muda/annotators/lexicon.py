@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.annotation import Sentence, Token, Word
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
 from muda.formats.conllu import read_conllu
@@ -52,7 +52,8 @@ def check_lexicon_language(
     if shared >= SAME_LANGUAGE_SHARE:
         raise InputError(
             f"--lexicon: {tgt_name}: reads as the source language, not {language.name}: {shared:.0%} of its words "
-            f"are words of {src_name}; give the {language.name} side of the annotated corpus"
+            f"are words of {src_name}; give the {language.name} side of the annotated corpus",
+            code=Code.MISMATCH,
         )
     known = known_words(language)
     if not known or not src_words:
@@ -78,7 +79,8 @@ class LexiconAnnotator:
         for path, sentences in ((src_conllu, src), (tgt_conllu, tgt)):
             if not any(s.tokens for s in sentences):
                 raise InputError(
-                    f"--lexicon: {path}: empty (no annotated sentence); the lexicon is an annotated parallel corpus"
+                    f"--lexicon: {path}: empty (no annotated sentence); the lexicon is an annotated parallel corpus",
+                    code=Code.EMPTY,
                 )
         if not (len(src) == len(tgt) == len(aligns)):
             raise InputError(
@@ -105,7 +107,8 @@ class LexiconAnnotator:
         raise InputError(
             "the --lexicon annotator cannot annotate the English source (it has no parser and no "
             "coreference): pass --src-conllu (CoNLL-U of --src with CorefUD coreference), or --ref-tags "
-            "from `muda tag` with the .src.conllu it wrote beside them"
+            "from `muda tag` with the .src.conllu it wrote beside them",
+            code=Code.OPTION_MISSING,
         )
 
     def ellipsis(self, sentences: Sequence[Sentence], lines: Sequence[str]) -> List[bool]:

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 
 DEFAULT_ALIGN_MODEL = "bert-base-multilingual-cased"
 # what ModelAnnotators loads: the English side is parsed (with coreference), the target only needs
@@ -283,7 +283,9 @@ def check_models(
     """One InputError listing every missing model of ``models`` (nothing when all are here)."""
     missing = missing_models(models)
     if missing:
-        raise InputError(missing_message(command, missing, tgt_lang, stanza_dir, align_model, precomputed_hint))
+        raise InputError(
+            missing_message(command, missing, tgt_lang, stanza_dir, align_model, precomputed_hint), code=Code.MODEL
+        )
 
 
 __all__ = [

@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.annotators.required_models import TARGET_PROCESSORS, default_stanza_dir  # one place says where
 from muda.formats.coref import Mention
@@ -80,7 +80,8 @@ class StanzaAnnotator:
         except (FileNotFoundError, ValueError, KeyError) as e:
             raise InputError(
                 f"stanza model for '{lang}' not found in {model_dir} ({type(e).__name__}); get it with: "
-                f"python -c \"import stanza; stanza.download('{lang}', model_dir='{model_dir}')\""
+                f"python -c \"import stanza; stanza.download('{lang}', model_dir='{model_dir}')\"",
+                code=Code.MODEL,
             ) from None
 
     def annotate(self, lines: Sequence[str]) -> List[Sentence]:

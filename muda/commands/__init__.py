@@ -191,12 +191,12 @@ def outputs_of(o: Any) -> Any:
 
 def run(o: Any, names: Any = None) -> int:
     """Run the command of options ``o`` as ``muda`` runs it: its outputs one transaction, checked
-    against its inputs first; an input error one 'error:' line and status 1 (``names``: the
-    parser, for how the error names the options)."""
+    against its inputs first (``names``: the parser, for how an error names the options). A bad
+    input raises ``InputError``; the command line's boundary prints it."""
     from commandkit.command_outputs import command_outputs
-    from commandkit.console import run_command
 
-    return run_command(COMMANDS[type(o)], o, command_outputs(outputs_of(o), names))
+    with command_outputs(outputs_of(o), names):
+        return COMMANDS[type(o)](o)
 
 
 __all__ = [

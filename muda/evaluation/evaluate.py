@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 from commandkit.documents import group_by_document, read_docids
-from commandkit.errors import InputError, check_number
+from commandkit.errors import Code, InputError, check_number
 from commandkit.outputs import (
     atomic_write_lines,
     atomic_write_text,
@@ -162,7 +162,8 @@ def _check_one_per_system(flag: str, values: Optional[Sequence[str]], systems: i
         raise InputError(f"{flag}: give a list of non-empty strings (got {values!r})")
     if len(values) != systems:
         raise InputError(
-            f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the same order"
+            f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the same order",
+            code=Code.OPTION_VALUE,
         )
 
 
@@ -170,7 +171,7 @@ def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> 
     """System names name files in the work directory: distinct, and no path."""
     flag = "--names" if given else "--hyps (their file names are the system names)"
     if len(set(names)) != len(names):
-        raise InputError(f"system names must differ: {', '.join(names)} (use --names)")
+        raise InputError(f"system names must differ: {', '.join(names)} (use --names)", code=Code.OPTION_VALUE)
     for name in names:
         if name in (".", "..") or "/" in name or os.sep in name or "\0" in name:
             raise InputError(f"{flag}: {name!r} cannot be a system name (it names files in the work directory)")
@@ -193,7 +194,8 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
         if recorded and recorded != text_hash(refs):
             raise InputError(
                 f"{path}: made from a different reference (content hash {str(recorded)[:12]} in "
-                f"{meta_path}, the reference's is {text_hash(refs)[:12]}); tag this reference again"
+                f"{meta_path}, the reference's is {text_hash(refs)[:12]}); tag this reference again",
+                code=Code.MISMATCH,
             )
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
@@ -201,7 +203,8 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
     for n, (s, ref) in enumerate(zip(flat, refs, strict=True), start=1):
         if "".join(t["token"] for t in s).replace(" ", "") != "".join(ref.split()):
             raise InputError(
-                f"{path}: sentence {n} does not match line {n} of the reference; made from another reference?"
+                f"{path}: sentence {n} does not match line {n} of the reference; made from another reference?",
+                code=Code.MISMATCH,
             )
 
 
@@ -225,7 +228,8 @@ def _check_language(path: str, summary: Dict[str, Any], tgt_lang: str) -> None:
         raise InputError(
             f"{path}: tags made for language '{made_for}' (in {meta_path}) but --tgt-lang is {given}; "
             f"tag the reference again with `muda tag --tgt-lang {tgt_lang}`, or pass the right "
-            f"--tgt-lang"
+            f"--tgt-lang",
+            code=Code.MISMATCH,
         )
 
 
@@ -250,7 +254,7 @@ def _tagging_of(ref_tags: str) -> _Tagging:
         try:
             check_phenomena(phenomena)
         except InputError as e:
-            raise InputError(f"{where}: {e}") from None
+            raise InputError(f"{where}: {e}", code=e.code) from None
     settings = summary.get("settings")
     return _Tagging(phenomena, TaggerSettings.from_json(settings, where) if settings is not None else None)
 
@@ -321,9 +325,9 @@ def _read_texts(o: EvalOptions) -> _Texts:
     document-level outputs re-aligned to the pivot (the reference unless --pivot)."""
     srcs, refs, ids = read_lines(o.src), read_lines(o.ref), read_docids(o.docids)
     if len(refs) != len(srcs):
-        raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}")
+        raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}", code=Code.LINE_COUNT)
     if len(ids) != len(srcs):
-        raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}")
+        raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}", code=Code.LINE_COUNT)
     pivots = refs if o.pivot is None else read_pivots(o.pivot, len(srcs), o.src)
     return _Texts(srcs, refs, ids, load_system_outputs(o.hyps, pivots, ids, o.docids, o.align_options))
 
@@ -333,7 +337,8 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
     if o.alignment_dir and all(h.alignment is None for h in texts.hyps):  # as score's --alignment-output
         raise InputError(
             f"--alignment-dir {o.alignment_dir}: every --hyps file is line-aligned (one line per source "
-            "line): there is no alignment to write"
+            "line): there is no alignment to write",
+            code=Code.OPTIONS_CONFLICT,
         )
     comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
     ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 import numpy as np
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError, first_line
+from commandkit.errors import Code, InputError, first_line
 
 if TYPE_CHECKING:
     from sacrebleu.metrics import BLEU
@@ -142,11 +142,11 @@ def local_comet_checkpoint(model: str) -> Optional[str]:
     if not os.path.exists(path):
         if _HUB_NAME.fullmatch(model) and not model.endswith(".ckpt"):
             return None
-        raise InputError(f"{model}: COMET model not found (no such file or folder)")
+        raise InputError(f"{model}: COMET model not found (no such file or folder)", code=Code.NOT_FOUND)
     if os.path.isdir(path):
         path = os.path.join(path, "checkpoints", "model.ckpt")
         if not os.path.isfile(path):
-            raise InputError(f"{model}: not a COMET model folder (no checkpoints/model.ckpt in it)")
+            raise InputError(f"{model}: not a COMET model folder (no checkpoints/model.ckpt in it)", code=Code.MODEL)
     path = os.path.abspath(path)
     folder = os.path.dirname(os.path.dirname(path))
     if not os.path.isfile(os.path.join(folder, "hparams.yaml")):
@@ -179,7 +179,9 @@ def load_comet(model: str) -> Any:
         with quiet_comet():
             return comet.load_from_checkpoint(checkpoint)
     except Exception as e:
-        raise InputError(f"{checkpoint}: cannot load COMET checkpoint ({_load_error(e, checkpoint)})") from None
+        raise InputError(
+            f"{checkpoint}: cannot load COMET checkpoint ({_load_error(e, checkpoint)})", code=Code.MODEL
+        ) from None
 
 
 # what torch says of a checkpoint cut short or overwritten (its zip archive unreadable)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Sequence
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
 from muda.annotation import Sentence, Token, Word, format_feats, parse_feats
@@ -21,7 +21,7 @@ def _is_number(text: str) -> bool:
 
 def _integer(text: str, column: str, where: str) -> int:
     if not _is_number(text):
-        raise InputError(f"{where}: {column} {text!r} is not a word number")
+        raise InputError(f"{where}: {column} {text!r} is not a word number", code=Code.FORMAT)
     return int(text)
 
 
@@ -55,7 +55,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
             continue
         cols = line.split("\t")
         if len(cols) != 10:
-            raise InputError(f"{path}:{lineno}: expected 10 tab-separated columns, found {len(cols)}")
+            raise InputError(f"{path}:{lineno}: expected 10 tab-separated columns, found {len(cols)}", code=Code.FORMAT)
         ident = cols[0]
         if "." in ident:  # empty node of enhanced UD
             continue
@@ -137,4 +137,6 @@ def write_conllu(path: str, sentences: Iterable[Sentence]) -> None:
 
 def check_sentence_count(sentences: Sequence[Sentence], path: str, expected: int, other: str) -> None:
     if len(sentences) != expected:
-        raise InputError(f"{path}: has {len(sentences)} sentences but {other} has {expected} lines")
+        raise InputError(
+            f"{path}: has {len(sentences)} sentences but {other} has {expected} lines", code=Code.LINE_COUNT
+        )

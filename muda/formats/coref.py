@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.annotation import Sentence
 
 _PART = re.compile(r"\([^()]+\)|\([^()]+|[^()]+\)")
@@ -41,7 +41,9 @@ def corefud_mentions(doc: Sequence[Sentence], where: str = "CoNLL-U", first_sent
                         open_.setdefault(eid, []).append(t)
                     else:
                         if not open_.get(eid):
-                            raise InputError(f"{where}: sentence {n}: entity {eid} closed but not opened")
+                            raise InputError(
+                                f"{where}: sentence {n}: entity {eid} closed but not opened", code=Code.FORMAT
+                            )
                         mentions.append(Mention(eid, s, open_[eid].pop(), t))
         if any(open_.values()):
             raise InputError(f"{where}: sentence {n}: entity mention not closed within the sentence")

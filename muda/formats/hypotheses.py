@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.text import read_lines
 from docalign.align import Alignment, AlignOptions, align_outputs, nonempty_documents
 from docalign.formats import AUTO, LINES, SystemOutput, read_system_output
@@ -82,7 +82,8 @@ def _best(lines: List[str], path: str) -> Dict[str, Dict[int, Tuple[str, int]]]:
                 raise InputError(
                     f"{path}:{lineno}: sample id {i} again, with another hypothesis than at line "
                     f"{known[1]} ({text[:40]!r} vs {known[0][:40]!r}): two different fairseq-generate "
-                    "outputs in one file? Give each its own file"
+                    "outputs in one file? Give each its own file",
+                    code=Code.FORMAT,
                 )
     return best
 
@@ -98,10 +99,12 @@ def parse_fairseq(lines: List[str], path: str, expected: Optional[int] = None) -
     missing = [i for i in range(n) if i not in best]
     if missing:
         shown = ", ".join(str(i) for i in missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise InputError(f"{path}: hypotheses missing for {len(missing)} sample ids ({shown}) of {n}")
+        raise InputError(f"{path}: hypotheses missing for {len(missing)} sample ids ({shown}) of {n}", code=Code.FORMAT)
     extra = sorted(i for i in best if i >= n)
     if extra:
-        raise InputError(f"{path}:{best[extra[0]][1]}: sample id {extra[0]} but the reference has only {n} lines")
+        raise InputError(
+            f"{path}:{best[extra[0]][1]}: sample id {extra[0]} but the reference has only {n} lines", code=Code.FORMAT
+        )
     return Hypotheses([best[i][0] for i in range(n)], [best[i][1] for i in range(n)])
 
 

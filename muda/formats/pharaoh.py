@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Set, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.text import read_lines
 
 Alignment = Set[Tuple[int, int]]
@@ -19,7 +19,7 @@ def parse_pharaoh(line: str, where: str) -> Alignment:
     for item in line.split():
         i, sep, j = item.partition("-")
         if not sep or not _is_number(i) or not _is_number(j):
-            raise InputError(f"{where}: {item!r} is not a Pharaoh pair like '3-4'")
+            raise InputError(f"{where}: {item!r} is not a Pharaoh pair like '3-4'", code=Code.FORMAT)
         pairs.add((int(i), int(j)))
     return pairs
 
@@ -36,7 +36,8 @@ def check_alignment_ranges(
             if i >= ls or j >= lt:
                 raise InputError(
                     f"{path}:{n}: alignment {i}-{j} out of range: the sentence pair has "
-                    f"{ls} source and {lt} target tokens"
+                    f"{ls} source and {lt} target tokens",
+                    code=Code.FORMAT,
                 )
 
 

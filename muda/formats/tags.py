@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Dict, List, Sequence, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, read_text
 
@@ -23,7 +23,7 @@ def read_tags(path: str) -> TagDump:
     try:
         docs = json.loads(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not a JSON file ({e})") from None
+        raise InputError(f"{path}: not a JSON file ({e})", code=Code.FORMAT) from None
     _check_layout(docs, path)
     return docs
 
@@ -35,7 +35,7 @@ def _check_layout(docs: object, path: str) -> None:
     """Every level of the dump, so that a string where a list belongs (read letter by letter)
     is an error naming its place, not a silent wrong count."""
     if not isinstance(docs, list):
-        raise InputError(f"{path}: not {_LAYOUT} (the top level is {_kind(docs)})")
+        raise InputError(f"{path}: not {_LAYOUT} (the top level is {_kind(docs)})", code=Code.FORMAT)
     for d, doc in enumerate(docs, start=1):
         if not isinstance(doc, list):
             raise InputError(f"{path}: document {d} is {_kind(doc)}, not a list of sentences ({_LAYOUT})")
@@ -48,7 +48,8 @@ def _check_layout(docs: object, path: str) -> None:
                 if not _is_token(tok):
                     raise InputError(
                         f"{path}: document {d}, sentence {s}, token {t}: {json.dumps(tok)[:60]} is "
-                        f"not a token of {_LAYOUT}"
+                        f"not a token of {_LAYOUT}",
+                        code=Code.FORMAT,
                     )
 
 

@@ -13,7 +13,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 
 DATA_DIR = os.path.dirname(os.path.abspath(__file__))  # the YAML files beside this loader
 UD_TENSES = {"Past", "Pres", "Fut", "Imp", "Pqp"}
@@ -196,5 +196,6 @@ def get_language(code: str, directory: str = DATA_DIR) -> Language:
         if key == lang.code or key in {a.replace("_", "-") for a in lang.aliases}:
             return lang
     raise InputError(
-        f"unknown target language {code!r}; supported: {', '.join(sorted(langs))} (add one with a file in {directory})"
+        f"unknown target language {code!r}; supported: {', '.join(sorted(langs))} (add one with a file in {directory})",
+        code=Code.OPTION_VALUE,
     )

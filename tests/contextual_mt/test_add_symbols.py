@@ -1,6 +1,6 @@
 """contextual-mt add-symbols on a good dictionary: <brk> and <mask> appended after the other words
 (their indices kept), and a second run changes nothing. Bad dictionaries are cases of the
-bad-input matrix (tests/bad_input_cases.py, ``addsym-*``)."""
+bad-input matrix (tests/bad_input/add_symbols.py, ``addsym-*``)."""
 
 from fairseq.data import Dictionary
 

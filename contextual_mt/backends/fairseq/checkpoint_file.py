@@ -9,7 +9,7 @@ import math
 import os
 from typing import Any, Dict, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 
 
 def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
@@ -18,7 +18,7 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
     from fairseq import checkpoint_utils
 
     if not os.path.isfile(path):
-        raise ContextualMTError(f"{path}: {label} not found")
+        raise ContextualMTError(f"{path}: {label} not found", code=Code.NOT_FOUND)
     try:
         return checkpoint_utils.load_checkpoint_to_cpu(path)
     except OSError as e:  # the file itself (permissions, a disk error)
@@ -27,7 +27,9 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
         # their words ("invalid literal for int()", "Memo value not found") are about the
         # unpickler's bytes, not the user's file: say what the file is not
         what = "an empty file" if os.path.getsize(path) == 0 else "damaged, cut off or another kind of file"
-        raise ContextualMTError(f"{path}: not a {label} torch can load ({what}; {type(e).__name__})") from None
+        raise ContextualMTError(
+            f"{path}: not a {label} torch can load ({what}; {type(e).__name__})", code=Code.MODEL
+        ) from None
 
 
 def validation_loss(state: Dict) -> Optional[float]:

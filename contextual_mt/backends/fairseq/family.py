@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 
 from commandkit.text import check_input_file, file_sha256
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.inference.interface import CorpusScorer, PairScorer, Translator
 from contextual_mt.inference.precision import HALF
@@ -77,7 +77,7 @@ class FairseqFamily:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
         the dtype the model runs in here (``auto`` decided: float16 scores are not float32's)."""
         if not os.path.isfile(spec.path):
-            raise ContextualMTError(f"{spec.path}: checkpoint not found")
+            raise ContextualMTError(f"{spec.path}: checkpoint not found", code=Code.NOT_FOUND)
         if spec.spm is not None:
             check_input_file(spec.spm, "sentencepiece model")
         return {

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from contextual_mt.backends.fairseq.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.inference.model_health import warn_if_untrained
 from contextual_mt.inference.precision import check_dtype, cuda_in_use, resolve_dtype, torch_dtype
 
@@ -29,7 +29,8 @@ def beyond_trained_error(name: str, asked, trained: Dict, why: str) -> Contextua
     """Context sizes larger than those trained, where a command cannot use them (``why``)."""
     return ContextualMTError(
         f"{name}: context sizes {asked[0]}/{asked[1]} (source/target) exceed those trained "
-        f"({trained['source_context_size']}/{trained['target_context_size']}): {why}"
+        f"({trained['source_context_size']}/{trained['target_context_size']}): {why}",
+        code=Code.MODEL,
     )
 
 
@@ -54,7 +55,7 @@ def load_document_model(
     }
 
     if os.path.isdir(path):
-        raise ContextualMTError(f"{path}: is a directory, not a checkpoint file")
+        raise ContextualMTError(f"{path}: is a directory, not a checkpoint file", code=Code.IS_DIRECTORY)
     state = read_checkpoint(path)
     cfg = state.get("cfg")
     task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
@@ -63,7 +64,8 @@ def load_document_model(
     if cfg is None or task_name not in DOCUMENT_TASKS:
         raise ContextualMTError(
             f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation' "
-            "(or 'cadec_translation')"
+            "(or 'cadec_translation')",
+            code=Code.MODEL,
         )
     candidates = [data] if data else [os.path.dirname(os.path.abspath(path)), cfg.task.data]
     src, tgt = cfg.task.source_lang, cfg.task.target_lang
@@ -94,7 +96,8 @@ def load_document_model(
     if data_dir is None:
         raise ContextualMTError(
             f"{path}: dictionaries ({', '.join(wanted) or 'dict.*.txt'}) not found in "
-            f"{' or '.join(str(c) for c in candidates if c)}; pass --data DIR"
+            f"{' or '.join(str(c) for c in candidates if c)}; pass --data DIR",
+            code=Code.NOT_FOUND,
         )
     from fairseq.dataclass.utils import overwrite_args_by_name
 
@@ -239,5 +242,6 @@ class DocumentModel:
             if n > limit:
                 raise ContextualMTError(
                     f"{path}:{lineno}: {n} subword pieces (with </s>), but the model takes at most "
-                    f"{limit} {side} positions; split the line"
+                    f"{limit} {side} positions; split the line",
+                    code=Code.TOO_LONG,
                 )

@@ -13,7 +13,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.interface import ChunkRequest
 
@@ -48,7 +48,8 @@ class HFChunkTranslator:
         if n < 1:
             raise ContextualMTError(
                 f"{self.hf.folder}: --max-len-a {o.max_len_a:g} and --max-len-b {o.max_len_b} leave no room for a "
-                f"source text in its {limit} positions; lower them (or give --max-source-tokens)"
+                f"source text in its {limit} positions; lower them (or give --max-source-tokens)",
+                code=Code.OPTION_VALUE,
             )
         return n
 

@@ -335,7 +335,9 @@ class HFScoringBackend:
                 text, text, (text,), (text,), self.source_context_size, self.target_context_size, lambda: "check"
             )
         except ContextualMTError as e:
-            raise ContextualMTError(f"{self.hf.folder}: cannot lay out a short test sentence ({e})") from None
+            raise ContextualMTError(
+                f"{self.hf.folder}: cannot lay out a short test sentence ({e})", code=e.code
+            ) from None
         model = self.hf.model
         try:
             full = self._forward([row], fast=False)[0]

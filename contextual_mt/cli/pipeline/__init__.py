@@ -79,6 +79,6 @@ def _in_make_words(func):
             words = in_make_words(str(e))
             if words == str(e):
                 raise
-            raise ContextualMTError(words) from None
+            raise ContextualMTError(words, code=e.code) from None
 
     return run

@@ -8,7 +8,7 @@ from typing import Optional
 
 from commandkit.options import group, option, parse_options
 from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
-from contextual_mt.cli.pipeline.options import PairArgs, demo_first
+from contextual_mt.cli.pipeline.options import PairArgs, ensure_demo_inputs
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.make_names import under_make
 
@@ -53,7 +53,7 @@ def attribute(args: argparse.Namespace) -> int:
         dtype="auto" if args.dtype is None else args.dtype,
     )
     attribute_options(options)  # checked before the demo runs
-    demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
+    ensure_demo_inputs(args.lang, args.root, lambda paths: paths.checkpoint)
     run_attribute_stage(options)
     return 0
 

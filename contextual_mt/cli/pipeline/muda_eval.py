@@ -8,7 +8,7 @@ from typing import List, Optional
 
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import command
-from contextual_mt.cli.pipeline.options import PairArgs, demo_first
+from contextual_mt.cli.pipeline.options import PairArgs, ensure_demo_inputs
 from contextual_mt.cli.pipeline.testset import MUDA_TAG_ARGS_HELP
 
 
@@ -28,7 +28,8 @@ class MudaEvalArgs:
 def muda_eval(args: argparse.Namespace) -> int:
     from contextual_mt.pipeline.muda_eval import MudaEvalOptions, run_muda_eval
 
-    demo_first(args.lang, args.root, lambda paths: paths.translations[-1])  # the demo's context model's translation
+    # the demo's context model's translation
+    ensure_demo_inputs(args.lang, args.root, lambda paths: paths.translations[-1])
     run_muda_eval(from_namespace(MudaEvalOptions, args, hyps=args.hyps or (), muda_tag_args=args.muda_tag_args or ""))
     return 0
 

@@ -22,7 +22,7 @@ class PairArgs:
     root: str = option(default=".", help=ROOT_HELP)
 
 
-def demo_first(lang: Optional[str], root: str, needed: Callable[[EvalPaths], str]) -> None:
+def ensure_demo_inputs(lang: Optional[str], root: str, needed: Callable[[EvalPaths], str]) -> None:
     """The demo pair's inputs are the offline demo's outputs: it runs first when ``needed`` (of the
     pair's paths) is not there yet (other pairs' stages only check their inputs). Called from the
     command layer, which stands above both the demo and the pipeline."""

@@ -8,7 +8,7 @@ from typing import Optional
 
 from commandkit.options import from_namespace, group, option
 from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
-from contextual_mt.cli.pipeline.options import PairArgs, demo_first, dtype_option
+from contextual_mt.cli.pipeline.options import PairArgs, dtype_option, ensure_demo_inputs
 from contextual_mt.pipeline.layout import eval_paths
 from contextual_mt.pipeline.pcxmi import PcxmiStageOptions, ReportInputs, report_stage, run_pcxmi_stage
 
@@ -60,7 +60,7 @@ def pcxmi(args: argparse.Namespace) -> int:
     options = from_namespace(
         PcxmiStageOptions, args, progress=not args.quiet, report=from_namespace(ReportInputs, args)
     )
-    demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
+    ensure_demo_inputs(args.lang, args.root, lambda paths: paths.checkpoint)
     run_pcxmi_stage(options)
     return 0
 

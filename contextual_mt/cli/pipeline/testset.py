@@ -9,7 +9,7 @@ from typing import Optional
 
 from commandkit.options import group, option
 from contextual_mt.cli.common import command, quiet_option
-from contextual_mt.cli.pipeline.options import PairArgs, demo_first, dtype_option
+from contextual_mt.cli.pipeline.options import PairArgs, dtype_option, ensure_demo_inputs
 from contextual_mt.cli.translate import DECODING_HELP
 
 MUDA_TAG_ARGS_HELP = "more `muda tag` options for tagging the reference, as one string"
@@ -58,7 +58,7 @@ def cues(args: argparse.Namespace) -> int:
     options = CuesStageOptions(
         args.lang, args.root, muda_tag_args=args.muda_tag_args or "", dtype=args.dtype, progress=not args.quiet
     )
-    demo_first(args.lang, args.root, lambda paths: paths.checkpoint)
+    ensure_demo_inputs(args.lang, args.root, lambda paths: paths.checkpoint)
     run_cues_stage(options)
     return 0
 

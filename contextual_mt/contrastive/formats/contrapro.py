@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 
 
@@ -136,7 +136,8 @@ class ContraProFormat:
             if n % candidates:
                 raise ContextualMTError(
                     f"{files[role]}: has {n} lines, not a multiple of the {candidates} "
-                    "candidates (json2text_and_context.pl writes N lines per candidate)"
+                    "candidates (json2text_and_context.pl writes N lines per candidate)",
+                    code=Code.LINE_COUNT,
                 )
             if per is not None and n // candidates != per:
                 raise ContextualMTError(

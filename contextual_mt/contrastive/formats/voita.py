@@ -16,7 +16,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.contrastive.sets import Group, load_json, register_format
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.interface import ContextPair
 
 # the sets of the authors' release (consistency_testsets/scoring_data), the only ones their scorer reads
@@ -63,7 +63,7 @@ class VoitaFormat:
             if not isinstance(dst, list) or not all(isinstance(d, str) for d in dst):
                 raise ContextualMTError(f"{where}: 'dst' must be a list of candidate strings")
             if not dst:
-                raise ContextualMTError(f"{where}: empty group ('dst' has no candidates)")
+                raise ContextualMTError(f"{where}: empty group ('dst' has no candidates)", code=Code.EMPTY)
             if "true_ind" not in entry:
                 raise ContextualMTError(f"{where}: no 'true_ind' (the index of the correct candidate)")
             true_ind = entry["true_ind"]
@@ -72,7 +72,9 @@ class VoitaFormat:
                     f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index of the correct candidate)"
                 )
             if not 0 <= true_ind < len(dst):
-                raise ContextualMTError(f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates")
+                raise ContextualMTError(
+                    f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates", code=Code.FORMAT
+                )
             src_context, source = split_eos(entry["src"])
             candidates = []
             for d in dst:

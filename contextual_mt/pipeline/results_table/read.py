@@ -27,7 +27,7 @@ def _read_json(path: str, make_target: str) -> Any:
         message = str(e)
         if message.endswith("not found"):
             message += f"; {again}"
-        raise ContextualMTError(message) from None
+        raise ContextualMTError(message, code=e.code) from None
     if not text.strip():
         raise ContextualMTError(f"{path}: empty file; {again} again")
     try:
@@ -219,7 +219,7 @@ def _without_muda(options: TableOptions, lang: str) -> LanguageResults:
     try:
         sc = _mapping(_read_json(scores_path, f"make score LANG={lang}"), scores_path, "the file")
     except ContextualMTError as e:  # neither file: both make targets are to run
-        raise ContextualMTError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)") from None
+        raise ContextualMTError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)", code=e.code) from None
     scored = _scored_systems(sc, scores_path, lang)
     if BASELINE not in scored:
         raise ContextualMTError(

@@ -7,7 +7,7 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, Optional, Tuple
 
 from fairseq.dataclass import FairseqDataclass
 from fairseq.scoring import BaseScorer, register_scorer
@@ -15,6 +15,9 @@ from fairseq.scoring import BaseScorer, register_scorer
 from commandkit.outputs import atomic_write_lines, scratch_directory
 from contextual_mt.backends.fairseq.generation import generation_order
 from contextual_mt.errors import ContextualMTError, InputError
+
+if TYPE_CHECKING:
+    from muda.annotators.base import Annotator
 
 
 @dataclass
@@ -48,7 +51,7 @@ def scorer_flags() -> Iterator[None]:
     try:
         yield
     except InputError as e:
-        raise ContextualMTError(as_scorer_flags(str(e))) from None
+        raise ContextualMTError(as_scorer_flags(str(e)), code=e.code) from None
 
 
 def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:
@@ -64,7 +67,7 @@ def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:
     return ref_tags, docids, src, tgt_lang
 
 
-def check_inputs(cfg: MudaScorerConfig) -> Optional[object]:
+def check_inputs(cfg: MudaScorerConfig) -> Optional["Annotator"]:
     """Everything --scoring muda reads, checked when the scorer is built (before generation);
     returns the --muda-lexicon annotator, if one is asked for."""
     from commandkit.documents import read_docids

@@ -321,7 +321,7 @@ class CADecDecoder(FairseqIncrementalDecoder):
         return self.max_target_positions
 
 
-def load_base_model(path: str, task) -> Tuple[nn.Module, Dict]:
+def load_base_model(path: Optional[str], task) -> Tuple[nn.Module, Dict]:
     """The base checkpoint's model, checked: a sentence-level translation model whose
     dictionaries are the task's. Returns it and its model config (stored in CADec's)."""
     if not path:
