@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
-from contextual_mt.stage_record import StageRecord
+from contextual_mt.stage_record import StageRecord, record_finished
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,12 @@ class Stage:
     per_model: bool = False  # one job per model (train-sentence, train-context)
     sharded: bool = False  # a job array, one task per shard
     # outputs a finished stage must still have (non-empty) beside its records, for the records that
-    # do not list their outputs' hashes (those of earlier versions: stage_record.upgrade)
+    # do not list their outputs' hashes (the summaries)
     outputs: Tuple[str, ...] = ()
     # the make target that runs the whole stage on one machine, a step of `make all` ("": none, the
     # stage is a part of another's target, as the P-CXMI shards are of `make pcxmi`)
     target: str = ""
     about: str = ""  # what it makes (a stage run by hand)
-    # where the versions before this declaration kept the first record, when elsewhere (read by
-    # StageRecord's compatibility reader, so that the study folders they finished stay up to date)
-    legacy: str = ""
 
     @property
     def chain(self) -> bool:
@@ -70,7 +67,6 @@ STAGES: Tuple[Stage, ...] = (
         make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
         outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
         target="data",
-        legacy="{data}/summary.json",
     ),
     Stage(
         "train",
@@ -85,7 +81,6 @@ STAGES: Tuple[Stage, ...] = (
         per_model=True,
         outputs=("{ckpt}/{model}/checkpoint_best.pt",),
         target="train",
-        legacy="{ckpt}/{model}/train.done",
     ),
     Stage(
         "translate",
@@ -98,7 +93,6 @@ STAGES: Tuple[Stage, ...] = (
         "translate",
         outputs=_TRANSLATIONS,
         target="translate",
-        legacy="{results}/translate.json",
     ),
     Stage(
         "score",
@@ -110,7 +104,6 @@ STAGES: Tuple[Stage, ...] = (
         "score.sbatch",
         "score",
         target="score",
-        legacy="{results}/scores.json",
     ),
     Stage(
         "pcxmi",
@@ -183,7 +176,6 @@ BY_HAND: Tuple[Stage, ...] = (
         "testset",
         "",
         "",
-        legacy="{results}/testset/summary.json",
         about="contrastive test suites of the test split from MuDA tags",
     ),
     Stage(
@@ -219,7 +211,6 @@ BY_HAND: Tuple[Stage, ...] = (
         "",
         "",
         about="the table over LANGS",
-        legacy="{results}/../table/table.json",
     ),
 )
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
@@ -242,7 +233,7 @@ def record(name: str, layout: PairLayout, model: str = "", shard: int = 0, shard
     """The done-record of stage ``name`` of the pair (its first declared record)."""
     s = stage(name)
     fields = _fields(layout, model, shard, shards)
-    return StageRecord(s.records[0].format(**fields), s.name, s.legacy.format(**fields) if s.legacy else None)
+    return StageRecord(s.records[0].format(**fields), s.name)
 
 
 def stage(name: str) -> Stage:
@@ -309,11 +300,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
                 return fill(s.records, shard)
 
             def done(shard: int = 0, s: Stage = s) -> bool:
-                legacy = fill((s.legacy,), shard) if s.legacy else [None]
-                return all(
-                    StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
-                    for i, r in enumerate(records(shard))
-                ) and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard))
+                return all(record_finished(r, s.name) for r in records(shard)) and all(
+                    os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)
+                )
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name
