@@ -1,40 +1,19 @@
 """Errors in the words the user typed: a pipeline stage run by make names the Make variable that
 gave an option (``SHARD=3/2``), run by hand the option itself (``--shard 3/2``).
 
-The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``pair_stage``,
-``eval_stage``); ``MAKE_VARIABLES`` is the Makefile's own mapping from variable to option
-(tests/contextual_mt/pipeline/test_make_names.py checks it against the Makefile).
+The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``STAGE``);
+``MAKE_VARIABLES`` is the mapping from option to variable that the stage table declares
+(``stages.py``), from which the Makefile's stage targets are written too (``make_rules.py``).
 """
 
 from __future__ import annotations
 
 import os
 
+from contextual_mt.pipeline.stages import make_variables
+
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
-MAKE_VARIABLES = {
-    "--ted": "TED",
-    "--iwslt": "IWSLT",
-    "--text": "TEXT",
-    "--iwslt-dev": "IWSLT_DEV",
-    "--iwslt-test": "IWSLT_TEST",
-    "--vocab-size": "SPM_VOCAB",
-    "--shard": "SHARD",
-    "--merge-shards": "SHARDS",
-    "--preset": "PRESET",
-    "--model": "MODEL",
-    "--gpus": "GPUS",
-    "--max-epoch": "EPOCHS",
-    "--max-update": "MAX_UPDATE",
-    "--batch": "BATCH",
-    "--pretrained": "PRETRAINED",
-    "--beam": "BEAM",
-    "--comet-model": "COMET_MODEL",
-    "--hyps": "HYPS",
-    "--sets": "SETS",
-    "--dtype": "DTYPE",
-    "--decoding": "DECODING",
-    "--suite": "SUITE",
-}
+MAKE_VARIABLES = make_variables()  # option -> Make variable, from the stage table
 
 
 def under_make() -> bool:
