@@ -31,7 +31,7 @@ def _option(v: MakeVar) -> str:
 
 def _comment(t: MakeTarget) -> List[str]:
     first, *rest = t.doc.split("\n")
-    return [f"## target {t.name}: {first}", *(f"##   {line}" for line in rest), f"## uses: {' '.join(t.uses)}"]
+    return [f"## target {t.name}: {first}", *(f"##   {line}" for line in rest), f"## uses: {t.uses}"]
 
 
 def target_rule(t: MakeTarget) -> str:
@@ -79,7 +79,8 @@ def _fill(template: str, s: Stage) -> str:
 def _parts(template: str) -> Dict[str, str]:
     """The template's sections: the script, then ``#@ NAME`` sections of the parts it takes."""
     parts: Dict[str, str] = {}
-    name, lines = "main", []  # type: Optional[str], List[str]
+    name: str = "main"
+    lines: List[str] = []
     for line in template.splitlines(keepends=True):
         m = re.match(r"#@ ([\w:]+)\n", line)
         if m:
@@ -107,8 +108,12 @@ def stale(root: str = ".") -> List[str]:
     out = []
     for name, text in _files(root).items():
         path = os.path.join(root, name)
-        if not os.path.isfile(path) or open(path, encoding="utf-8").read() != text:
+        if not os.path.isfile(path):
             out.append(name)
+            continue
+        with open(path, encoding="utf-8") as f:
+            if f.read() != text:
+                out.append(name)
     return out
 
 

@@ -1,10 +1,17 @@
-"""The study's stages, declared once: what each is called, which stages it needs, what it reads
-and writes, and whether it wants a GPU (as stanza's processors declare what they require and
-provide): the job chain (``STAGES``, in the order ``make all`` runs it) and the stages run by hand
-(``BY_HAND``). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
-``contextual-mt pipeline plan`` prints every stage with its needs and state: the job graph that
-``recipes/slurm/submit.sh`` submits (the chain), then the stages run by hand; ``make all`` runs
-the targets ``make_all()`` lists.
+"""The study's stages, declared once, with keyword fields: what each is called, which stages it
+needs, what it reads and writes, its device, its make targets with the Make variables each reads
+and the ``contextual-mt pipeline`` option each gives (as stanza's processors declare what they
+require and provide). From this table come:
+
+* the job chain (``STAGES``, in the order ``make all`` runs it, ``make_all()``) and the stages run
+  by hand (``BY_HAND``), printed by ``contextual-mt pipeline plan`` with their state: the job graph
+  that ``recipes/slurm/submit.sh`` submits;
+* the Makefile's stage targets and the Slurm job scripts (``make_rules.py`` writes them: the
+  Makefile's ``# stages:`` block, ``recipes/slurm/*.sbatch`` from one template), hence the Make
+  reference page, generated from the Makefile's ``## `` comments;
+* the Make variable of each option (``make_variables()``), which errors under make name.
+
+A stage is done when its records say so: ``stage_record.StageRecord`` (the one rerun rule).
 
 Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}``
 (WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
@@ -40,7 +47,7 @@ class MakeVar:
     joined: bool = False
     switch: bool = False
     words: bool = False
-    then: Tuple["MakeVar", ...] = ()
+    then: Tuple[MakeVar, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class MakeTarget:
     name: str
     command: str
     doc: str
-    uses: Tuple[str, ...]
+    uses: str  # the Make variables it reads
     args: str = "$(PAIR_OPTS)"
     options: Tuple[MakeVar, ...] = ()
     pair: bool = True
@@ -101,6 +108,7 @@ _DTYPE = MakeVar("DTYPE", "--dtype", quote=True)
 _DECODING = (MakeVar("BEAM", "--beam", when="given"), MakeVar("DECODING", "--decoding", quote=True), _DTYPE)
 _MUDA_TAG_ARGS = MakeVar("MUDA_TAG_ARGS", "--muda-tag-args", quote=True, joined=True, words=True)
 _REPORT_ARGS = MakeVar("REPORT_ARGS", when="always", words=True)
+_ATTRIBUTE_ARGS = MakeVar("ATTRIBUTE_ARGS", "--attribute-args", quote=True, joined=True, words=True)
 # the job chain, in the order `make all` runs it
 STAGES: Tuple[Stage, ...] = (
     Stage(
@@ -116,7 +124,7 @@ STAGES: Tuple[Stage, ...] = (
                 "sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes\n"
                 "`WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`\n"
                 "(`contextual-mt pipeline data`)",
-                uses=("LANG", "WORK", "TED", "IWSLT", "TEXT", "IWSLT_DEV", "IWSLT_TEST", "SPM_VOCAB", "PRESET", "OVERWRITE"),
+                uses="LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB PRESET OVERWRITE",
                 args="--lang $(PAIR) --output $(PAIR_DATA)",
                 options=(
                     MakeVar("SPM_VOCAB", "--vocab-size"),
@@ -149,7 +157,7 @@ STAGES: Tuple[Stage, ...] = (
                 doc="trains the sentence-level model and the context model (target context 0-3,\n"
                 "dynamic size, CoWord dropout 0.1) with a preset; writes `WORK/checkpoints/xx/{sentence,context}/`\n"
                 "(`train.log`, `.stage/train.json`) (`contextual-mt pipeline train`)",
-                uses=("LANG", "WORK", "PRESET", "MODEL", "GPUS", "EPOCHS", "MAX_UPDATE", "PRETRAINED", "BATCH", "OVERWRITE"),
+                uses="LANG WORK PRESET MODEL GPUS EPOCHS MAX_UPDATE PRETRAINED BATCH OVERWRITE",
                 options=(
                     MakeVar("PRESET", "--preset"),
                     MakeVar("MODEL", "--model"),
@@ -183,7 +191,7 @@ STAGES: Tuple[Stage, ...] = (
                 doc="translates the test set with the sentence model, the context model with its\n"
                 "own previous translations (`context`) and with reference context (`context-gold`); writes\n"
                 "`WORK/results/xx/{sentence,context,context-gold}.test.xx` (`contextual-mt pipeline translate`)",
-                uses=("LANG", "WORK", "BEAM", "DECODING", "DTYPE"),
+                uses="LANG WORK BEAM DECODING DTYPE",
                 options=_DECODING,
             ),
         ),
@@ -204,7 +212,7 @@ STAGES: Tuple[Stage, ...] = (
                 doc="BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system (or\n"
                 "of HYPS: a document-level output is aligned to the references, its alignment statistics kept);\n"
                 "writes `WORK/results/xx/scores.json` (`contextual-mt pipeline score`)",
-                uses=("LANG", "WORK", "COMET_MODEL", "HYPS"),
+                uses="LANG WORK COMET_MODEL HYPS",
                 options=(MakeVar("COMET_MODEL", "--comet-model"), MakeVar("HYPS", "--hyps")),
             ),
         ),
@@ -224,7 +232,7 @@ STAGES: Tuple[Stage, ...] = (
                 command="pcxmi",
                 doc="one part `SHARD=i/n` of `make pcxmi`'s P-CXMI (what a task of the Slurm job\n"
                 "array runs; `contextual-mt pipeline pcxmi --shard`)",
-                uses=("LANG", "WORK", "SHARD", "OVERWRITE", "DTYPE"),
+                uses="LANG WORK SHARD OVERWRITE DTYPE",
                 pair=False,
                 options=(MakeVar("SHARD", "--shard", when="always", joined=True), _OVERWRITE, _DTYPE),
             ),
@@ -245,7 +253,7 @@ STAGES: Tuple[Stage, ...] = (
                 command="pcxmi",
                 doc="joins the `SHARDS=n` parts of `make pcxmi-shard` and makes the report\n"
                 "(`contextual-mt pipeline pcxmi --merge-shards`)",
-                uses=("LANG", "WORK", "SHARDS", "REPORT_ARGS"),
+                uses="LANG WORK SHARDS REPORT_ARGS",
                 pair=False,
                 options=(MakeVar("SHARDS", "--merge-shards", when="always", joined=True), _REPORT_ARGS),
             ),
@@ -255,7 +263,7 @@ STAGES: Tuple[Stage, ...] = (
                 doc="P-CXMI of the test references with the context model, and its report; writes\n"
                 "`WORK/results/xx/pcxmi.jsonl`, `pcxmi.summary.json`, `report/` (`contextual-mt pipeline pcxmi`);\n"
                 "without LANG, the demo pair (running the demo first when its model is not there)",
-                uses=("LANG", "WORK", "OVERWRITE", "DTYPE", "REPORT_ARGS"),
+                uses="LANG WORK OVERWRITE DTYPE REPORT_ARGS",
                 pair=False,
                 options=(_OVERWRITE, _DTYPE, _REPORT_ARGS),
             ),
@@ -278,7 +286,7 @@ STAGES: Tuple[Stage, ...] = (
                 doc="MuDA tags of the reference (tagged once) and the per-tag word f-measure of the\n"
                 "systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`\n"
                 "(`contextual-mt pipeline muda-eval`)",
-                uses=("LANG", "WORK", "HYPS", "MUDA_ARGS", "MUDA_TAG_ARGS", "COMET_MODEL"),
+                uses="LANG WORK HYPS MUDA_ARGS MUDA_TAG_ARGS COMET_MODEL",
                 pair=False,
                 options=(
                     MakeVar("HYPS", "--hyps"),
@@ -308,7 +316,7 @@ STAGES: Tuple[Stage, ...] = (
                 "scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);\n"
                 "writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,\n"
                 "`cues.png`) (`contextual-mt pipeline cues`)",
-                uses=("LANG", "WORK", "MUDA_TAG_ARGS", "DTYPE"),
+                uses="LANG WORK MUDA_TAG_ARGS DTYPE",
                 pair=False,
                 options=(_DTYPE, _MUDA_TAG_ARGS),
             ),
@@ -333,7 +341,7 @@ BY_HAND: Tuple[Stage, ...] = (
                 doc="the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs\n"
                 "changed; with `make attribute`'s records (of the same context model) its viewer shows each\n"
                 "token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)",
-                uses=("LANG", "WORK", "REPORT_ARGS"),
+                uses="LANG WORK REPORT_ARGS",
                 pair=False,
                 options=(_REPORT_ARGS,),
             ),
@@ -355,7 +363,7 @@ BY_HAND: Tuple[Stage, ...] = (
                 "SUITE: the imported suite translated by the sentence and context models (BEAM, DECODING, DTYPE as\n"
                 "`make translate`), scored per phenomenon with 95% intervals (`testset evaluate`) and on its\n"
                 "contrastive variants; writes `WORK/results/xx/suites/NAME/`, which `make table` shows",
-                uses=("LANG", "WORK", "MUDA_TAG_ARGS", "SUITE", "BEAM", "DECODING", "DTYPE"),
+                uses="LANG WORK MUDA_TAG_ARGS SUITE BEAM DECODING DTYPE",
                 pair=False,
                 options=(
                     _MUDA_TAG_ARGS,
@@ -380,9 +388,13 @@ BY_HAND: Tuple[Stage, ...] = (
                 "which context words each context-sensitive token relies on; writes\n"
                 "`WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to\n"
                 "the P-CXMI report (`contextual-mt pipeline attribute`)",
-                uses=("LANG", "WORK", "OVERWRITE", "DTYPE", "ATTRIBUTE_ARGS"),
+                uses="LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS",
                 pair=False,
-                options=(_OVERWRITE, _DTYPE, MakeVar("ATTRIBUTE_ARGS", "--attribute-args", quote=True, joined=True, words=True)),
+                options=(
+                    _OVERWRITE,
+                    _DTYPE,
+                    MakeVar("ATTRIBUTE_ARGS", "--attribute-args", quote=True, joined=True, words=True),
+                ),
             ),
         ),
         about="context attribution of the test references (CTI + CCI)",
@@ -400,7 +412,7 @@ BY_HAND: Tuple[Stage, ...] = (
                 doc="accuracy of the sentence model, the context model and the context model at\n"
                 "context 0/0 on contrastive test sets; writes `WORK/results/xx/contrastive/*.{scores,json}` and\n"
                 "`summary.{md,json}` (`contextual-mt pipeline contrastive`)",
-                uses=("LANG", "WORK", "SETS", "DTYPE"),
+                uses="LANG WORK SETS DTYPE",
                 checks=(
                     '@test -n "$(SETS)" || { echo "error: give SETS=\\"FORMAT:FILE[,CONTEXT_FILE...] ...\\" '
                     '(formats: voita, bawden, contrapro, scat)" >&2; exit 1; }',
@@ -423,10 +435,10 @@ BY_HAND: Tuple[Stage, ...] = (
                 "chrF, d-BLEU, CXMI; bold = significantly better than the sentence-level system, p < 0.05, paired\n"
                 "bootstrap) and a figure like Figure 2; writes `WORK/results/table/table.{md,csv,json,png}`\n"
                 "(`contextual-mt pipeline table`)",
-                uses=("LANGS", "WORK"),
+                uses="LANGS WORK",
                 pair=False,
                 checks=(
-                    "@test -n \"$(LANGS)\" || { echo 'error: make table needs LANGS=\"xx yy ...\" "
+                    '@test -n "$(LANGS)" || { echo \'error: make table needs LANGS="xx yy ..." '
                     "(pairs with results in $(WORK)/results)' >&2; exit 1; }",
                 ),
                 args="--langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table",
@@ -438,13 +450,13 @@ BY_HAND: Tuple[Stage, ...] = (
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
 
 
-def make_variables() -> Dict[str, str]:
-    """option -> the Make variable that gives it, over every stage's targets (not the switches, nor
-    the variables holding another command's options: their errors name them already)."""
+def make_variables(words: bool = False) -> Dict[str, str]:
+    """option -> the Make variable that gives it, over every stage's targets (not the switches);
+    ``words``: those holding another command's options (MUDA_ARGS, ...), else the others."""
     out: Dict[str, str] = {}
 
     def add(v: MakeVar) -> None:
-        if v.flag and not v.switch and not v.words:
+        if v.flag and not v.switch and v.words == words:
             out.setdefault(v.flag, v.var)
         for w in v.then:
             add(w)
