@@ -20,7 +20,9 @@ def test_a_change_to_the_table_reaches_the_makefile_and_the_scripts(monkeypatch)
     monkeypatch.setattr(stages, "EVERY", (*stages.EVERY[:2], changed, *stages.EVERY[3:]))
     monkeypatch.setattr(make_rules, "EVERY", stages.EVERY)
     assert sorted(make_rules.stale(str(ROOT))) == ["Makefile", "recipes/slurm/translate.sbatch"]
-    assert "$(STAGE) translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam-size $(BEAM),)" in make_rules.makefile_block()
+    assert (
+        "$(STAGE) translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam-size $(BEAM),)" in make_rules.makefile_block()
+    )
     assert stages.make_variables()["--beam-size"] == "BEAM"
 
 
