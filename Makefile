@@ -125,19 +125,6 @@ PAIR_OPTS := --lang $(PAIR) --root $(WORK)
 endif
 quote = '$(subst ','\'',$(1))'
 given = $(filter-out undefined,$(origin $(1)))
-OVERWRITE_OPT := $(if $(OVERWRITE),--overwrite,)
-DATA_OPTS := --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(PRESET),--preset $(PRESET),) \
-    $(if $(TED),--ted $(TED),) \
-    $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) \
-    $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(OVERWRITE_OPT)
-TRAIN_OPTS := $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) \
-    $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) \
-    $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(call quote,$(BATCH)),) $(OVERWRITE_OPT)
-COMET_OPT := $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
-DTYPE_OPT := $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
-DECODING_OPT := $(if $(DECODING),--decoding $(call quote,$(DECODING)),)
-MUDA_OPTS := $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) \
-    $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(COMET_OPT)
 define need_pair
 @if [ "$(PAIR)" = demo ]; then echo "error: 'make $@' needs a language pair: make $@ LANG=xx (docs/tutorials/study.md)" >&2; exit 1; fi
 endef
@@ -147,19 +134,6 @@ endef
 # a pipeline stage run by make: its errors name the Make variables (SHARD=, TED=, ...) instead of the
 # options they set (contextual_mt/pipeline/make_names.py)
 STAGE := CONTEXTUAL_MT_MAKE=1 $(CMT) pipeline
-# a stage of the pair: `contextual-mt pipeline STAGE OPTIONS` (LANG=xx needed; its records decide what is
-# up to date: OVERWRITE=1 discards outputs made from other inputs or settings)
-define pair_stage
-$(need_venv)
-$(need_pair)
-$(STAGE) $(1)
-endef
-# an evaluation stage: also on the demo pair (the stage runs the demo first when its outputs are not
-# there yet)
-define eval_stage
-$(need_venv)
-$(STAGE) $(1)
-endef
 
 ## target check-python: checks that PYTHON is Python 3.11 (run by `make install`)
 ## uses: PYTHON
@@ -288,34 +262,112 @@ cadec-demo:
 	@test -x $(PY) || { echo "error: $(VENV) not found; run 'make install' first" >&2; exit 1; }
 	$(CMT) cadec-demo --workdir demo --demo-first
 
+# stages: written from contextual_mt/pipeline/stages.py by `python -m contextual_mt.pipeline.make_rules`
+
 ## target data: reads the corpus (exactly one input), detokenizes it (TED), trains a joint
 ##   sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes
 ##   `WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`
 ##   (`contextual-mt pipeline data`)
 ## uses: LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB PRESET OVERWRITE
 data:
-	$(call pair_stage,data $(DATA_OPTS))
+	$(need_venv)
+	$(need_pair)
+	$(STAGE) data --lang $(PAIR) --output $(PAIR_DATA) $(if $(SPM_VOCAB),--vocab-size $(SPM_VOCAB),) $(if $(PRESET),--preset $(PRESET),) $(if $(TED),--ted $(TED),) $(if $(IWSLT),--iwslt $(IWSLT),) $(if $(TEXT),--text $(TEXT),) $(if $(IWSLT_DEV),--iwslt-dev $(IWSLT_DEV),) $(if $(IWSLT_TEST),--iwslt-test $(IWSLT_TEST),) $(if $(OVERWRITE),--overwrite,)
 
 ## target train: trains the sentence-level model and the context model (target context 0-3,
 ##   dynamic size, CoWord dropout 0.1) with a preset; writes `WORK/checkpoints/xx/{sentence,context}/`
 ##   (`train.log`, `.stage/train.json`) (`contextual-mt pipeline train`)
 ## uses: LANG WORK PRESET MODEL GPUS EPOCHS MAX_UPDATE PRETRAINED BATCH OVERWRITE
 train:
-	$(call pair_stage,train $(PAIR_OPTS) $(TRAIN_OPTS))
+	$(need_venv)
+	$(need_pair)
+	$(STAGE) train $(PAIR_OPTS) $(if $(PRESET),--preset $(PRESET),) $(if $(MODEL),--model $(MODEL),) $(if $(GPUS),--gpus $(GPUS),) $(if $(EPOCHS),--max-epoch $(EPOCHS),) $(if $(MAX_UPDATE),--max-update $(MAX_UPDATE),) $(if $(PRETRAINED),--pretrained $(PRETRAINED),) $(if $(BATCH),--batch $(call quote,$(BATCH)),) $(if $(OVERWRITE),--overwrite,)
 
 ## target translate: translates the test set with the sentence model, the context model with its
 ##   own previous translations (`context`) and with reference context (`context-gold`); writes
 ##   `WORK/results/xx/{sentence,context,context-gold}.test.xx` (`contextual-mt pipeline translate`)
 ## uses: LANG WORK BEAM DECODING DTYPE
 translate:
-	$(call pair_stage,translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT))
+	$(need_venv)
+	$(need_pair)
+	$(STAGE) translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam $(BEAM),) $(if $(DECODING),--decoding $(call quote,$(DECODING)),) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
 
 ## target score: BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system (or
 ##   of HYPS: a document-level output is aligned to the references, its alignment statistics kept);
 ##   writes `WORK/results/xx/scores.json` (`contextual-mt pipeline score`)
 ## uses: LANG WORK COMET_MODEL HYPS
 score:
-	$(call pair_stage,score $(PAIR_OPTS) $(COMET_OPT) $(if $(HYPS),--hyps $(HYPS),))
+	$(need_venv)
+	$(need_pair)
+	$(STAGE) score $(PAIR_OPTS) $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),) $(if $(HYPS),--hyps $(HYPS),)
+
+## target pcxmi-shard: one part `SHARD=i/n` of `make pcxmi`'s P-CXMI (what a task of the Slurm job
+##   array runs; `contextual-mt pipeline pcxmi --shard`)
+## uses: LANG WORK SHARD OVERWRITE DTYPE
+pcxmi-shard:
+	$(need_venv)
+	$(STAGE) pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(if $(OVERWRITE),--overwrite,) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
+
+## target pcxmi-merge: joins the `SHARDS=n` parts of `make pcxmi-shard` and makes the report
+##   (`contextual-mt pipeline pcxmi --merge-shards`)
+## uses: LANG WORK SHARDS REPORT_ARGS
+pcxmi-merge:
+	$(need_venv)
+	$(STAGE) pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS)
+
+## target pcxmi: P-CXMI of the test references with the context model, and its report; writes
+##   `WORK/results/xx/pcxmi.jsonl`, `pcxmi.summary.json`, `report/` (`contextual-mt pipeline pcxmi`);
+##   without LANG, the demo pair (running the demo first when its model is not there)
+## uses: LANG WORK OVERWRITE DTYPE REPORT_ARGS
+pcxmi:
+	$(need_venv)
+	$(STAGE) pcxmi $(PAIR_OPTS) $(if $(OVERWRITE),--overwrite,) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),) $(REPORT_ARGS)
+
+## target muda-eval: MuDA tags of the reference (tagged once) and the per-tag word f-measure of the
+##   systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`
+##   (`contextual-mt pipeline muda-eval`)
+## uses: LANG WORK HYPS MUDA_ARGS MUDA_TAG_ARGS COMET_MODEL
+muda-eval:
+	$(need_venv)
+	$(STAGE) muda-eval $(PAIR_OPTS) $(if $(HYPS),--hyps $(HYPS),) $(if $(call given,MUDA_ARGS),--muda-args=$(call quote,$(MUDA_ARGS)),) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(if $(COMET_MODEL),--comet-model $(COMET_MODEL),)
+
+## target cues: does the model follow the cue? the counterfactual suite of the test split (`testset
+##   build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),
+##   scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);
+##   writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,
+##   `cues.png`) (`contextual-mt pipeline cues`)
+## uses: LANG WORK MUDA_TAG_ARGS DTYPE
+cues:
+	$(need_venv)
+	$(STAGE) cues $(PAIR_OPTS) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),)
+
+## target report: the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs
+##   changed; with `make attribute`'s records (of the same context model) its viewer shows each
+##   token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
+## uses: LANG WORK REPORT_ARGS
+report:
+	$(need_venv)
+	$(STAGE) report $(PAIR_OPTS) $(REPORT_ARGS)
+
+## target testset: contrastive test suites of the test split from the reference's MuDA tags; writes
+##   `WORK/results/xx/testset/{voita.json,contrapro.json,manifest.jsonl,summary.json}`; `make
+##   muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`). With
+##   SUITE: the imported suite translated by the sentence and context models (BEAM, DECODING, DTYPE as
+##   `make translate`), scored per phenomenon with 95% intervals (`testset evaluate`) and on its
+##   contrastive variants; writes `WORK/results/xx/suites/NAME/`, which `make table` shows
+## uses: LANG WORK MUDA_TAG_ARGS SUITE BEAM DECODING DTYPE
+testset:
+	$(need_venv)
+	$(STAGE) testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) $(if $(call given,SUITE),--suite=$(call quote,$(SUITE)) $(if $(call given,BEAM),--beam $(BEAM),) $(if $(DECODING),--decoding $(call quote,$(DECODING)),) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),),)
+
+## target attribute: context attribution (CTI + CCI) of the test references with the context model:
+##   which context words each context-sensitive token relies on; writes
+##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to
+##   the P-CXMI report (`contextual-mt pipeline attribute`)
+## uses: LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS
+attribute:
+	$(need_venv)
+	$(STAGE) attribute $(PAIR_OPTS) $(if $(OVERWRITE),--overwrite,) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),)
 
 ## target contrastive: accuracy of the sentence model, the context model and the context model at
 ##   context 0/0 on contrastive test sets; writes `WORK/results/xx/contrastive/*.{scores,json}` and
@@ -325,16 +377,7 @@ contrastive:
 	$(need_venv)
 	$(need_pair)
 	@test -n "$(SETS)" || { echo "error: give SETS=\"FORMAT:FILE[,CONTEXT_FILE...] ...\" (formats: voita, bawden, contrapro, scat)" >&2; exit 1; }
-	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(DTYPE_OPT)
-
-## target all: the chain's stages in their order, as `contextual_mt/pipeline/stages.py` declares
-##   them (data, train, translate, score, pcxmi, muda-eval, cues), each with the variables given
-## uses: LANG WORK
-all:
-	$(need_pair)
-	$(need_venv)
-	targets=$$($(RUN) $(PY) -c 'from contextual_mt.pipeline.stages import make_all; print(*make_all())') \
-	  && for stage in $$targets; do $(SUBMAKE) $$stage LANG=$(PAIR) || exit 1; done
+	$(STAGE) contrastive $(PAIR_OPTS) --sets $(SETS) $(if $(DTYPE),--dtype $(call quote,$(DTYPE)),)
 
 ## target table: Table 10 of the paper over several pairs (BLEU, COMET, word f-measure per MuDA tag,
 ##   chrF, d-BLEU, CXMI; bold = significantly better than the sentence-level system, p < 0.05, paired
@@ -346,66 +389,16 @@ table:
 	@test -n "$(LANGS)" || { echo 'error: make table needs LANGS="xx yy ..." (pairs with results in $(WORK)/results)' >&2; exit 1; }
 	$(STAGE) table --langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table
 
-## target pcxmi: P-CXMI of the test references with the context model, and its report; writes
-##   `WORK/results/xx/pcxmi.jsonl`, `pcxmi.summary.json`, `report/` (`contextual-mt pipeline pcxmi`);
-##   without LANG, the demo pair (running the demo first when its model is not there)
-## uses: LANG WORK OVERWRITE DTYPE REPORT_ARGS
-pcxmi:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(REPORT_ARGS))
+# /stages
 
-## target pcxmi-shard: one part `SHARD=i/n` of `make pcxmi`'s P-CXMI (what a task of the Slurm job
-##   array runs; `contextual-mt pipeline pcxmi --shard`)
-## uses: LANG WORK SHARD OVERWRITE DTYPE
-pcxmi-shard:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --shard=$(SHARD) $(OVERWRITE_OPT) $(DTYPE_OPT))
-
-## target pcxmi-merge: joins the `SHARDS=n` parts of `make pcxmi-shard` and makes the report
-##   (`contextual-mt pipeline pcxmi --merge-shards`)
-## uses: LANG WORK SHARDS REPORT_ARGS
-pcxmi-merge:
-	$(call eval_stage,pcxmi $(PAIR_OPTS) --merge-shards=$(SHARDS) $(REPORT_ARGS))
-
-## target report: the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs
-##   changed; with `make attribute`'s records (of the same context model) its viewer shows each
-##   token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)
-## uses: LANG WORK REPORT_ARGS
-report:
-	$(call eval_stage,report $(PAIR_OPTS) $(REPORT_ARGS))
-
-## target attribute: context attribution (CTI + CCI) of the test references with the context model:
-##   which context words each context-sensitive token relies on; writes
-##   `WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to
-##   the P-CXMI report (`contextual-mt pipeline attribute`)
-## uses: LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS
-attribute:
-	$(call eval_stage,attribute $(PAIR_OPTS) $(OVERWRITE_OPT) $(DTYPE_OPT) $(if $(ATTRIBUTE_ARGS),--attribute-args=$(call quote,$(ATTRIBUTE_ARGS)),))
-
-## target testset: contrastive test suites of the test split from the reference's MuDA tags; writes
-##   `WORK/results/xx/testset/{voita.json,contrapro.json,manifest.jsonl,summary.json}`; `make
-##   muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`). With
-##   SUITE: the imported suite translated by the sentence and context models (BEAM, DECODING, DTYPE as
-##   `make translate`), scored per phenomenon with 95% intervals (`testset evaluate`) and on its
-##   contrastive variants; writes `WORK/results/xx/suites/NAME/`, which `make table` shows
-## uses: LANG WORK MUDA_TAG_ARGS SUITE BEAM DECODING DTYPE
-testset:
-	$(call eval_stage,testset $(PAIR_OPTS) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),) \
-	  $(if $(call given,SUITE),--suite=$(call quote,$(SUITE)) $(if $(call given,BEAM),--beam $(BEAM),) $(DECODING_OPT) $(DTYPE_OPT),))
-
-## target cues: does the model follow the cue? the counterfactual suite of the test split (`testset
-##   build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),
-##   scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);
-##   writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,
-##   `cues.png`) (`contextual-mt pipeline cues`)
-## uses: LANG WORK MUDA_TAG_ARGS DTYPE
-cues:
-	$(call eval_stage,cues $(PAIR_OPTS) $(DTYPE_OPT) $(if $(MUDA_TAG_ARGS),--muda-tag-args=$(call quote,$(MUDA_TAG_ARGS)),))
-
-## target muda-eval: MuDA tags of the reference (tagged once) and the per-tag word f-measure of the
-##   systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`
-##   (`contextual-mt pipeline muda-eval`)
-## uses: LANG WORK HYPS MUDA_ARGS MUDA_TAG_ARGS COMET_MODEL
-muda-eval:
-	$(call eval_stage,muda-eval $(PAIR_OPTS) $(MUDA_OPTS))
+## target all: the chain's stages in their order, as `contextual_mt/pipeline/stages.py` declares
+##   them (data, train, translate, score, pcxmi, muda-eval, cues), each with the variables given
+## uses: LANG WORK
+all:
+	$(need_pair)
+	$(need_venv)
+	targets=$$($(RUN) $(PY) -c 'from contextual_mt.pipeline.stages import make_all; print(*make_all())') \
+	  && for stage in $$targets; do $(SUBMAKE) $$stage LANG=$(PAIR) || exit 1; done
 
 ## target docs: builds the documentation site (MkDocs, Material theme) into `site/` with `mkdocs build
 ##   --strict` (a broken link, a missing page or a page left out of the navigation is an error); its

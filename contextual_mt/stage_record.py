@@ -5,9 +5,10 @@ depend on, by content: sha256 of the input files, the settings, and the project 
 the code decides the numbers) and its outputs are still the files it wrote. This module owns:
 
 * the fingerprint helpers (``file_hashes``, ``tree_hashes``, ``digest``, ``differences``);
-* the done-record (``StageRecord``: JSON, written atomically, read with a one-line error; the
-  records of earlier versions read by ``upgrade``, the one compatibility reader), and
-  ``SummaryRecord``, the done-record of a command whose summary carries its fingerprint;
+* the done-record (``StageRecord``: JSON in a ``.stage/`` folder, written atomically, read in one
+  shape with a one-line error; the files of earlier versions are recognised, and left to
+  ``contextual-mt pipeline migrate``), and ``SummaryRecord``, the done-record of a command whose
+  summary carries its fingerprint;
 * the ``.partial`` resume rule (``PartialFile``, ``resumable_records``): a stage that streams
   records keeps them in ``OUTPUT.partial`` behind a fingerprint line, and a rerun resumes only
   when that fingerprint is this computation's;
@@ -35,10 +36,19 @@ from contextual_mt.errors import Code, ContextualMTError
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
-# the first line of OUTPUT.partial: {"fingerprint": {...}}; the partial files of earlier versions
-# name it "cxmi_fingerprint" (for every stage) and are still read, so that their runs resume
+# the first line of OUTPUT.partial: {"fingerprint": {...}}
 FINGERPRINT_KEY = "fingerprint"
-LEGACY_FINGERPRINT_KEYS = ("cxmi_fingerprint",)
+RECORD_DIR = ".stage"  # the folder of the done-records, beside the stage's outputs
+# the files earlier versions kept in place of a record (relative to the record's folder's parent),
+# and the partial files' fingerprint key of theirs: recognised only to say "migrate"
+# (contextual_mt/pipeline/migrate.py rewrites them)
+EARLIER_PLACES = {
+    "data": ".prepare-state.json",
+    "train": "train.done",
+    "train-started": "train.json",
+    "partial-key": "cxmi_fingerprint",
+}
+_EARLIER_BY_RECORD = {"data.json": ("data",), "train.json": ("train", "train-started")}
 
 
 def stale_error(
@@ -126,8 +136,8 @@ def _misshapen(path: str, why: str) -> ContextualMTError:
 
 
 # the fields every done-record has, and their JSON types (a stage's own fields are its own); the
-# fingerprint is a dict of what the outputs depend on (the data stage's: their digest; none: an
-# earlier version's record of unknown inputs)
+# fingerprint is a dict of what the outputs depend on (the data stage's: their digest; none: outputs
+# of unknown inputs, which the stage remakes when it runs)
 _RECORD_FIELDS: Dict[str, Tuple[type, ...]] = {"stage": (str,), "outputs": (dict,), "base": (str,)}
 FINGERPRINT_TYPES: Dict[str, Tuple[type, ...]] = {"data": (str, type(None))}
 
@@ -156,33 +166,30 @@ def write_record(path: str, data: Dict, transactional: bool = False) -> None:
 
 class StageRecord:
     """A stage's done-record at ``path``: ``{"stage", "fingerprint", "outputs": {file: sha256}}`` and
-    the stage's own ``fields`` (figures that its readers use). The stage is done when the fingerprint
-    (and the ``same`` fields) is this run's and every output is still the file it wrote.
+    the stage's own ``fields`` (figures that its readers use), its outputs named relative to its
+    folder (``"base": "record"``). The stage is done when the fingerprint (and the ``same`` fields)
+    is this run's and every output is still the file it wrote."""
 
-    The records of earlier versions are read too (``legacy``: where they were, when not at ``path``;
-    ``upgrade`` turns them into this shape), so that a study folder they finished stays up to date."""
-
-    def __init__(self, path: str, stage: str, legacy: Optional[str] = None):
-        self.path, self.stage, self.legacy = path, stage, legacy
+    def __init__(self, path: str, stage: str):
+        self.path, self.stage = path, stage
 
     def read(self) -> Optional[Dict]:
-        """The record as written (an earlier version's in this shape); None when there is none."""
-        record = read_record(self.path)
-        if record is None and self.legacy is not None:
-            legacy = _rebased(read_record(self.legacy), self.legacy, self.path)
-            return check_record_shape(self.legacy, upgrade(self.stage, self.legacy, legacy), self.stage)
-        return check_record_shape(self.path, upgrade(self.stage, self.path, record), self.stage)
+        """The record as written; None when there is none; an earlier version's is one line saying
+        to migrate the folder."""
+        record = check_record_shape(self.path, read_record(self.path), self.stage)
+        if record is None:
+            earlier = earlier_record(self.path)
+            if earlier is not None:
+                raise earlier_version(earlier)
+        elif record.get("base") != "record":
+            raise earlier_version(self.path)
+        return record
 
     def _intact(self, record: Dict) -> bool:
-        """``outputs_intact``, with the outputs of a record that names them relative to its folder."""
-        if record.get("base") == "record" and isinstance(record.get("outputs"), dict):
-            folder = os.path.dirname(self.path)
-            # normalized: the folder need not exist (an earlier record read in place of this one)
-            record = {
-                **record,
-                "outputs": {os.path.normpath(os.path.join(folder, p)): h for p, h in record["outputs"].items()},
-            }
-        return outputs_intact(record)
+        """``outputs_intact``, the outputs named relative to the record's folder."""
+        folder = os.path.dirname(self.path)
+        outputs = record.get("outputs", {})
+        return outputs_intact({"outputs": {os.path.normpath(os.path.join(folder, p)): h for p, h in outputs.items()}})
 
     def current(self, fingerprint: object, **same: object) -> Optional[Dict]:
         """The record when its stage made its outputs from ``fingerprint`` (and ``same``) and they
@@ -201,9 +208,9 @@ class StageRecord:
             record = self.read()
         except ContextualMTError:
             return False  # unreadable: not finished; the stage reruns and says what is wrong
-        if isinstance(record, dict) and record.get("base") == "record" and not record.get("outputs"):
-            return False  # this version's record of a stage under way (the data stage's finished steps)
-        return isinstance(record, dict) and self._intact(record)
+        if not isinstance(record, dict) or not record.get("outputs"):
+            return False  # none, or a stage under way (the data stage's finished steps)
+        return self._intact(record)
 
     def save(
         self,
@@ -224,20 +231,23 @@ class StageRecord:
             "base": "record",
         }
         write_record(self.path, record, transactional=transactional)
-        for earlier in legacy_record_files(self.stage, self.legacy):  # replaced by this record
-            if os.path.isfile(earlier):
-                os.unlink(earlier)
         return record
 
     def forget(self) -> None:
-        """Remove the record (an earlier version's elsewhere stays: it may be an output, scores.json)."""
+        """Remove the record."""
         if os.path.exists(self.path):
             os.unlink(self.path)
 
 
 def record_finished(path: str, stage: str = "") -> bool:
-    """Whether the done-record at ``path`` says its stage finished (``StageRecord.finished``)."""
-    return StageRecord(path, stage).finished()
+    """Whether the done-record at ``path`` (in a ``.stage/`` folder) says its stage finished
+    (``StageRecord.finished``), or the summary at ``path`` (elsewhere) is there."""
+    if os.path.basename(os.path.dirname(path)) == RECORD_DIR:
+        return StageRecord(path, stage).finished()
+    try:
+        return isinstance(read_record(path), dict)
+    except ContextualMTError:
+        return False
 
 
 def outputs_intact(record: Dict) -> bool:
@@ -280,14 +290,29 @@ def partial_path(output: str) -> str:
     return output + ".partial"
 
 
-def _partial_fingerprint(first: object) -> Optional[Dict]:
-    """The fingerprint on a partial file's first line (this version's key, or an earlier one's)."""
-    if not isinstance(first, dict):
-        return None
-    for key in (FINGERPRINT_KEY, *LEGACY_FINGERPRINT_KEYS):
-        if key in first:
-            return first[key]
+def earlier_record(path: str) -> Optional[str]:
+    """The file an earlier version kept in place of the record at ``path``, when one is there."""
+    folder = os.path.dirname(os.path.dirname(path))
+    for kind in _EARLIER_BY_RECORD.get(os.path.basename(path), ()):
+        earlier = os.path.join(folder, EARLIER_PLACES[kind])
+        if os.path.isfile(earlier):
+            return earlier
     return None
+
+
+def earlier_version(path: str) -> ContextualMTError:
+    """The one line for a record of an earlier version met by a stage."""
+    folder = os.path.dirname(path) or "."
+    if os.path.basename(folder) == RECORD_DIR:
+        folder = os.path.dirname(folder) or "."
+    return ContextualMTError(f"{path}: a record of an earlier version; run `contextual-mt pipeline migrate {folder}`")
+
+
+def _partial_fingerprint(path: str, first: object) -> Optional[Dict]:
+    """The fingerprint on a partial file's first line."""
+    if isinstance(first, dict) and EARLIER_PLACES["partial-key"] in first and FINGERPRINT_KEY not in first:
+        raise earlier_version(path)
+    return first.get(FINGERPRINT_KEY) if isinstance(first, dict) else None
 
 
 def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
@@ -310,7 +335,7 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 except json.JSONDecodeError:
                     value = None
                 if n == 0:
-                    header = _partial_fingerprint(value)
+                    header = _partial_fingerprint(path, value)
                     if not isinstance(header, dict):
                         raise ContextualMTError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
@@ -385,72 +410,3 @@ class PartialFile:
         if self.file is not None:
             with writing(self.path):  # the last buffered records (after a failed write: again)
                 self.file.close()
-
-
-# ============================================================================ earlier versions
-# Where the versions before the stage declaration kept a stage's done-record, in their own shape:
-# train ``train.done`` (the fingerprint and the figures, ``checkpoint_sha256``; later in this shape,
-# its outputs named relative to its folder) and ``train.json`` beside it (the fingerprint of a run
-# under way, written when training started), translate ``translate.json`` (per system its
-# fingerprint and ``output`` sha256), score the ``settings`` of ``scores.json``, data
-# ``.prepare-state.json`` (the fingerprint and the finished steps) beside ``summary.json``; testset and
-# table had none (their ``summary.json``, ``table.json`` are read as finished records).
-# ``upgrade`` reads them as ``StageRecord``s, so that the study folders they finished stay up to
-# date; nothing writes them any more, and those that were records only (train's) are removed when
-# this version's record replaces them.
-LEGACY_DATA_STATE = ".prepare-state.json"
-LEGACY_TRAIN_DONE, LEGACY_TRAIN_STARTED = "train.done", "train.json"
-
-
-def legacy_record_files(stage: str, legacy: Optional[str]) -> List[str]:
-    """The earlier version's files that were nothing but ``stage``'s record (no output a reader
-    wants: scores.json is one), read in place of the record at ``legacy``."""
-    if stage == "train" and legacy and os.path.basename(legacy) == LEGACY_TRAIN_DONE:
-        return [legacy, os.path.join(os.path.dirname(legacy), LEGACY_TRAIN_STARTED)]
-    return []
-
-
-def _rebased(record: Optional[Dict], path: str, at: str) -> Optional[Dict]:
-    """An earlier record at ``path`` in this shape (outputs named relative to its own folder), as
-    if written at ``at``: read in place of the record there."""
-    if not (isinstance(record, dict) and record.get("base") == "record" and isinstance(record.get("outputs"), dict)):
-        return record
-    old, new = os.path.dirname(path) or ".", os.path.dirname(at) or "."
-    return {**record, "outputs": {os.path.relpath(os.path.join(old, p), new): h for p, h in record["outputs"].items()}}
-
-
-def upgrade(stage: str, path: str, record: Optional[Dict]) -> Optional[Dict]:
-    """``record``, read at ``path``, in the shape ``StageRecord`` writes (unchanged when it is)."""
-    folder = os.path.dirname(path)
-    if stage == "train" and record is None and os.path.basename(path) == LEGACY_TRAIN_DONE:
-        started = read_record(os.path.join(folder, LEGACY_TRAIN_STARTED))
-        # a run under way: what its checkpoints are trained from, and no output yet
-        return (
-            None
-            if not isinstance(started, dict)
-            else {"stage": stage, "fingerprint": started.get("fingerprint"), "outputs": {}, "base": "record"}
-        )
-    if not isinstance(record, dict) or "stage" in record:
-        return record
-    if stage == "train" and os.path.basename(path) == LEGACY_TRAIN_DONE and "checkpoint_sha256" in record:
-        return {
-            "stage": stage,
-            **record,
-            "outputs": {os.path.join(folder, "checkpoint_best.pt"): record["checkpoint_sha256"]},
-        }
-    if stage == "translate":  # {system: {"fingerprint", "output"}}: the translations SYSTEM.test.LANG
-        lang = os.path.basename(os.path.normpath(folder))
-        systems = {k: v for k, v in record.items() if isinstance(v, dict) and "output" in v}
-        return {
-            "stage": stage,
-            **record,
-            "fingerprint": {k: v.get("fingerprint") for k, v in systems.items()},
-            "outputs": {os.path.join(folder, f"{k}.test.{lang}"): v["output"] for k, v in systems.items()},
-        }
-    if stage == "score" and "settings" in record:  # scores.json itself
-        return {"stage": stage, "fingerprint": record["settings"], "outputs": {path: file_sha256(path)}}
-    if stage == "data" and os.path.basename(path) == LEGACY_DATA_STATE:
-        return {"stage": stage, **record, "outputs": {}}
-    if stage in ("testset", "table"):  # their summary.json / table.json: finished, made from unknown inputs
-        return {"stage": stage, "fingerprint": None, "outputs": {path: file_sha256(path)}}
-    return record

@@ -1,7 +1,7 @@
 """The data stage's plan and record (``make data LANG=xx``): the options, the fingerprint of the
 inputs and settings, and ``output/.stage/data.json``, the stage's record (a ``StageRecord``) of the
 finished steps (text, spm, bin) with their files' sha256, and of its outputs once the stage
-finished (earlier versions' records are read too); plus the folder lock. ``prepare.py`` runs the
+finished; plus the folder lock. ``prepare.py`` runs the
 steps.
 """
 
@@ -21,7 +21,7 @@ from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.pipeline.make_names import given, option_name
-from contextual_mt.stage_record import LEGACY_DATA_STATE, StageRecord, digest, tree_hashes
+from contextual_mt.stage_record import StageRecord, digest, earlier_record, earlier_version, tree_hashes
 
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
 STATE = os.path.join(".stage", "data.json")  # the stage's record, in the output folder
@@ -262,7 +262,6 @@ class DataState:
         StageRecord(self.path, "data").save(
             self.data["fingerprint"], [os.path.join(self.plan.out, n) for n in outputs], **fields
         )
-        remove_path(os.path.join(self.plan.out, LEGACY_DATA_STATE))  # an earlier version's, now read into this
 
     def stale(self, step: str) -> Optional[str]:
         """The first output of a finished step that is missing or changed since, if any."""
@@ -278,18 +277,17 @@ class DataState:
 
 
 def state_record(out: str) -> StageRecord:
-    """The data stage's record in ``out`` (or an earlier version's, read in its place)."""
-    return StageRecord(os.path.join(out, STATE), "data", os.path.join(out, LEGACY_DATA_STATE))
+    """The data stage's record in ``out``."""
+    return StageRecord(os.path.join(out, STATE), "data")
 
 
 def state_exists(out: str) -> bool:
-    return any(os.path.exists(os.path.join(out, name)) for name in (STATE, LEGACY_DATA_STATE))
+    return os.path.exists(os.path.join(out, STATE))
 
 
 def remove_state(out: str) -> None:
-    """The stage's record (this version's and an earlier one's), and its folder when that is empty."""
-    for name in (STATE, LEGACY_DATA_STATE):
-        remove_path(os.path.join(out, name))
+    """The stage's record, and its folder when that is empty."""
+    remove_path(os.path.join(out, STATE))
     folder = os.path.join(out, os.path.dirname(STATE))
     if os.path.isdir(folder) and not os.listdir(folder):
         os.rmdir(folder)
@@ -297,8 +295,10 @@ def remove_state(out: str) -> None:
 
 def load_state(plan: Plan) -> Tuple[Optional[DataState], Optional[str]]:
     """The state in the output folder, or (None, why it cannot be used)."""
-    record = state_record(plan.out)
-    path = record.path if os.path.exists(record.path) or record.legacy is None else record.legacy
+    path = state_record(plan.out).path
+    earlier = earlier_record(path)
+    if earlier is not None and not os.path.exists(path):
+        raise earlier_version(earlier)
     if not os.path.exists(path):
         return None, None
     try:
@@ -333,9 +333,7 @@ def clear_outputs(plan: Plan, old_names: Sequence[str] = ()) -> None:
 def old_output_names(plan: Plan) -> List[str]:
     """What an earlier run (another target language) recorded in the state file."""
     try:
-        record = state_record(plan.out)
-        path = record.path if os.path.exists(record.path) or record.legacy is None else record.legacy
-        with open(path, encoding="utf-8") as f:
+        with open(state_record(plan.out).path, encoding="utf-8") as f:
             data = json.load(f)
         names = set()
         for record in data.get("steps", {}).values():

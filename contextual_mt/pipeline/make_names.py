@@ -1,40 +1,24 @@
 """Errors in the words the user typed: a pipeline stage run by make names the Make variable that
 gave an option (``SHARD=3/2``), run by hand the option itself (``--shard 3/2``).
 
-The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``pair_stage``,
-``eval_stage``); ``MAKE_VARIABLES`` is the Makefile's own mapping from variable to option
-(tests/contextual_mt/pipeline/test_make_names.py checks it against the Makefile).
+The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``STAGE``);
+``MAKE_VARIABLES`` is the mapping from option to variable that the stage table declares
+(``stages.py``), from which the Makefile's stage targets are written too (``make_rules.py``).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
+from typing import Any, List, Optional, Type
+
+from contextual_mt.errors import ContextualMTError
+from contextual_mt.pipeline.stages import make_variables
 
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
-MAKE_VARIABLES = {
-    "--ted": "TED",
-    "--iwslt": "IWSLT",
-    "--text": "TEXT",
-    "--iwslt-dev": "IWSLT_DEV",
-    "--iwslt-test": "IWSLT_TEST",
-    "--vocab-size": "SPM_VOCAB",
-    "--shard": "SHARD",
-    "--merge-shards": "SHARDS",
-    "--preset": "PRESET",
-    "--model": "MODEL",
-    "--gpus": "GPUS",
-    "--max-epoch": "EPOCHS",
-    "--max-update": "MAX_UPDATE",
-    "--batch": "BATCH",
-    "--pretrained": "PRETRAINED",
-    "--beam": "BEAM",
-    "--comet-model": "COMET_MODEL",
-    "--hyps": "HYPS",
-    "--sets": "SETS",
-    "--dtype": "DTYPE",
-    "--decoding": "DECODING",
-    "--suite": "SUITE",
-}
+MAKE_VARIABLES = make_variables()  # option -> Make variable, from the stage table
+# the options holding another command's options as one string (make: MUDA_ARGS=..., ATTRIBUTE_ARGS=...)
+WORDS_VARIABLES = make_variables(words=True)
 
 
 def under_make() -> bool:
@@ -74,3 +58,46 @@ def in_make_words(message: str) -> str:
     for flag, var in MAKE_VARIABLES.items():
         message = re.sub(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", var, message)
     return message
+
+
+def _words_name(flag: str) -> str:
+    return WORDS_VARIABLES.get(flag, flag) if under_make() else flag
+
+
+def split_words(value: Optional[str], flag: str) -> List[str]:
+    """The words of ``flag``'s value, another command's options in one string (``--muda-args``,
+    make: MUDA_ARGS), split as a shell splits them; an unbalanced quote is one line naming what
+    the user typed."""
+    try:
+        return shlex.split(value or "")
+    except ValueError as e:
+        raise ContextualMTError(f"{_words_name(flag)}: {e} ({value})") from None
+
+
+class _Refused(Exception):
+    pass
+
+
+def parse_words(cls: Type[Any], words: List[str], flag: str, command: str, **given: Any) -> Any:
+    """``command``'s options object (``cls``) from the ``words`` of ``flag`` and the values the stage
+    sets itself (``given``): the one place those strings are parsed. A bad option is one line naming
+    ``flag`` (make: its variable), not ``command``'s usage text, which names neither."""
+    from commandkit.options import parse_options
+
+    def refuse(message: str):
+        raise _Refused(message)
+
+    try:
+        return parse_options(cls, words, prog=command, error=refuse, **given)
+    except _Refused as e:
+        raise ContextualMTError(f"{_words_name(flag)}: {command} refuses it: {e}") from None
+
+
+def set_by_stage(words: List[str], flag: str, owned: tuple) -> None:
+    """Refuse, in one line, options in ``flag``'s words that the stage sets itself (``owned``)."""
+    given = [w.split("=")[0] for w in words if w.split("=")[0] in owned]
+    if given:
+        raise ContextualMTError(
+            f"{_words_name(flag)}: {', '.join(given)} is set by the stage (the pair's files and "
+            "language); give only other options"
+        )

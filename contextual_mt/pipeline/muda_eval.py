@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError, given
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
-from contextual_mt.pipeline.make_names import under_make
+from contextual_mt.pipeline.make_names import parse_words, set_by_stage, split_words
 from contextual_mt.pipeline.pcxmi import record_path
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
@@ -64,22 +64,8 @@ class MudaEvalOptions:
             "--muda-tag-args": ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags"),
         }
         for flag, value in (("--muda-args", self.muda_args), ("--muda-tag-args", self.muda_tag_args)):
-            try:
-                words = shlex.split(value)
-            except ValueError as e:
-                raise ContextualMTError(f"{flag} {value!r}: {e}") from None
             # the stage sets these itself (the pair's files and language): given again, they would win
-            given = [w.split("=")[0] for w in words if w.split("=")[0] in owned[flag]]
-            if given:
-                name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
-                raise ContextualMTError(
-                    f"{name}: {', '.join(given)} is set by the stage (the pair's files and "
-                    "language); give only other options"
-                )
-
-
-class _MudaOptionError(Exception):
-    pass
+            set_by_stage(split_words(value, flag), flag, owned[flag])
 
 
 def _muda(options: Any) -> None:
@@ -115,10 +101,10 @@ def _given(files: Dict[str, Optional[str]]) -> Dict[str, str]:
     return {name: path for name, path in files.items() if path}
 
 
-def _arg_files(args: str) -> Dict[str, Optional[str]]:
+def _arg_files(args: str, flag: str) -> Dict[str, Optional[str]]:
     """Content hashes of the files named in pass-through muda options (a lexicon's CoNLL-U and
     alignments, ...), so that changing one remakes the stage; model folders are named, not hashed."""
-    return file_hashes({token: token for token in shlex.split(args) if os.path.isfile(token)})
+    return file_hashes({token: token for token in split_words(args, flag) if os.path.isfile(token)})
 
 
 def _tag_step(o: MudaEvalOptions):
@@ -130,11 +116,16 @@ def _tag_step(o: MudaEvalOptions):
         **file_hashes({**inputs, **pre}),
         "lang": p.muda_lang,
         "args": o.muda_tag_args,
-        "arg_files": _arg_files(o.muda_tag_args),
+        "arg_files": _arg_files(o.muda_tag_args, "--muda-tag-args"),
         "version": project_version(),
     }
     options = muda_options(
-        "tag", shlex.split(o.muda_tag_args), **inputs, tgt_lang=p.muda_lang, dump_tags=tags, **_given(pre)
+        "tag",
+        split_words(o.muda_tag_args, "--muda-tag-args"),
+        **inputs,
+        tgt_lang=p.muda_lang,
+        dump_tags=tags,
+        **_given(pre),
     )
     return options, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
 
@@ -152,23 +143,11 @@ def tag_reference(o: MudaEvalOptions) -> str:
 
 def muda_options(command: str, words: List[str], **given: Any):
     """``muda COMMAND``'s options object (``muda.commands.TagArgs`` / ``EvalArgs``): the stage's own
-    files and language ``given``, the rest from the user's ``words`` (MUDA_TAG_ARGS / MUDA_ARGS). A
-    bad option comes from those words: one line naming them (not muda's usage text, which names
-    neither)."""
-    from commandkit.options import parse_options
+    files and language ``given``, the rest from the user's ``words`` (MUDA_TAG_ARGS / MUDA_ARGS)."""
     from muda.commands import EvalArgs, TagArgs
 
-    def refuse(message: str):
-        raise _MudaOptionError(message)
-
-    try:
-        return parse_options(
-            {"tag": TagArgs, "eval": EvalArgs}[command], words, prog=f"muda {command}", error=refuse, **given
-        )
-    except _MudaOptionError as e:
-        flag = "--muda-tag-args" if command == "tag" else "--muda-args"
-        name = {"--muda-tag-args": "MUDA_TAG_ARGS", "--muda-args": "MUDA_ARGS"}[flag] if under_make() else flag
-        raise ContextualMTError(f"{name}: muda {command} refuses it: {e}") from None
+    flag = "--muda-tag-args" if command == "tag" else "--muda-args"
+    return parse_words({"tag": TagArgs, "eval": EvalArgs}[command], words, flag, f"muda {command}", **given)
 
 
 def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, target: str = "muda-eval") -> None:
@@ -198,7 +177,7 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, ta
     if evaluate:
         e = muda_options(
             "eval",
-            shlex.split(o.muda_args or ""),
+            split_words(o.muda_args, "--muda-args"),
             src="S",
             ref="R",
             docids="D",
@@ -266,7 +245,7 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
             "hyp_files": list(o.hyps),
             "lang": p.muda_lang,
             "args": o.muda_args,
-            "arg_files": _arg_files(given(o.muda_args, "--muda-args")),
+            "arg_files": _arg_files(given(o.muda_args, "--muda-args"), "--muda-args"),
             "version": project_version(),
         }
 
@@ -326,7 +305,7 @@ def _muda_eval_step(o: MudaEvalOptions, files: Dict, tags: str, src_conllu: Opti
     _muda(
         muda_options(
             "eval",
-            shlex.split(o.muda_args),
+            split_words(o.muda_args, "--muda-args"),
             src=files["src"],
             ref=files["ref"],
             docids=files["docids"],

@@ -214,7 +214,7 @@ def pair_attribution(p: EvalPaths) -> Optional[str]:
     ours = (read_record(summary_path(path)) or {}).get("fingerprint")
     theirs = (read_record(summary_path(pcxmi_output(p))) or {}).get("fingerprint")
     if not isinstance(ours, dict) or not isinstance(theirs, dict):
-        return path  # an earlier version's summaries: the report checks the records sentence by sentence
+        return path  # summaries without fingerprints: the report checks the records sentence by sentence
     differ = differences(
         {k: theirs.get(k) for k in SAME_RUN_KEYS}, {k: ours.get(k) for k in SAME_RUN_KEYS}, ("pcxmi", "attribution")
     )

@@ -538,7 +538,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         pass
     if ran or old != json.loads(text):
         atomic_write_text(summary_path, text, transactional=False)
-    if ran or not state.data.get("outputs"):  # (none: an earlier version's record)
+    if ran or not state.data.get("outputs"):  # (none: the record of a stage under way)
         # the stage finished: its record lists its outputs, the dictionaries the models are built with
         state.save([os.path.join("bin", f"dict.{side}.txt") for side in (SOURCE_LANG, options.lang)])
     _log(progress, f"done: {out} (summary: {summary_path})")

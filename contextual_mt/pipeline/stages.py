@@ -1,10 +1,17 @@
-"""The study's stages, declared once: what each is called, which stages it needs, what it reads
-and writes, and whether it wants a GPU (as stanza's processors declare what they require and
-provide): the job chain (``STAGES``, in the order ``make all`` runs it) and the stages run by hand
-(``BY_HAND``). ``contextual-mt pipeline STAGE`` runs one; ``make STAGE`` is one line calling it;
-``contextual-mt pipeline plan`` prints every stage with its needs and state: the job graph that
-``recipes/slurm/submit.sh`` submits (the chain), then the stages run by hand; ``make all`` runs
-the targets ``make_all()`` lists.
+"""The study's stages, declared once, with keyword fields: what each is called, which stages it
+needs, what it reads and writes, its device, its make targets with the Make variables each reads
+and the ``contextual-mt pipeline`` option each gives (as stanza's processors declare what they
+require and provide). From this table come:
+
+* the job chain (``STAGES``, in the order ``make all`` runs it, ``make_all()``) and the stages run
+  by hand (``BY_HAND``), printed by ``contextual-mt pipeline plan`` with their state: the job graph
+  that ``recipes/slurm/submit.sh`` submits;
+* the Makefile's stage targets and the Slurm job scripts (``make_rules.py`` writes them: the
+  Makefile's ``# stages:`` block, ``recipes/slurm/*.sbatch`` from one template), hence the Make
+  reference page, generated from the Makefile's ``## `` comments;
+* the Make variable of each option (``make_variables()``), which errors under make name.
+
+A stage is done when its records say so: ``stage_record.StageRecord`` (the one rerun rule).
 
 Paths are templates over one pair's folders: ``{data}`` (WORK/data/xx), ``{ckpt}``
 (WORK/checkpoints/xx), ``{results}`` (WORK/results/xx), ``{lang}`` (xx), ``{model}`` (a model of
@@ -20,209 +27,445 @@ from typing import Dict, List, Optional, Tuple
 
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
-from contextual_mt.stage_record import StageRecord
+from contextual_mt.stage_record import StageRecord, record_finished
 
 
 @dataclass(frozen=True)
+class MakeVar:
+    """A Make variable of a target and the stage option it gives, written into the target's
+    command line only when given (``when``): ``set`` non-empty, ``given`` set at all (``BEAM=``
+    too: the stage then says the value is missing), ``always``. ``flag`` "" passes the variable's
+    words as they are (REPORT_ARGS); a ``switch`` is the bare flag (OVERWRITE=1: --overwrite);
+    ``quote`` shell-quotes the value, ``joined`` writes ``--flag=VALUE`` (a value that may start
+    with '-'); ``words``: the value is options of another command (MUDA_ARGS), parsed by
+    ``make_names.split_words``; ``then``: the options written only with this one (SUITE's)."""
+
+    var: str
+    flag: str = ""
+    when: str = "set"
+    quote: bool = False
+    joined: bool = False
+    switch: bool = False
+    words: bool = False
+    then: Tuple[MakeVar, ...] = ()
+
+
+@dataclass(frozen=True)
+class MakeTarget:
+    """``make NAME``: runs ``contextual-mt pipeline COMMAND ARGS OPTIONS`` (the Makefile's block
+    between ``# stages:`` markers is written from these, ``python -m contextual_mt.pipeline.make_rules``);
+    ``doc``/``uses`` its ``## target`` documentation, ``pair`` whether it needs LANG (else it runs on
+    the demo pair too), ``checks`` shell lines run first."""
+
+    name: str
+    command: str
+    doc: str
+    uses: str  # the Make variables it reads
+    args: str = "$(PAIR_OPTS)"
+    options: Tuple[MakeVar, ...] = ()
+    pair: bool = True
+    checks: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Stage:
-    name: str  # the job's name (and, but for muda, the `contextual-mt pipeline` command)
-    needs: Tuple[str, ...]  # the jobs whose outputs it reads
-    inputs: Tuple[str, ...]
+    name: str  # the job's name
+    needs: Tuple[str, ...] = ()  # the jobs whose outputs it reads
+    inputs: Tuple[str, ...] = ()
     records: Tuple[str, ...]  # the done-records it writes when it finishes (the job chain's "finished")
-    device: str  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
-    make: str  # the make target a job runs
-    script: str  # its Slurm script (recipes/slurm/); "" for a stage run by hand (no job of the chain)
-    group: str  # what submit.sh's STAGES= selects it by ("" for a stage run by hand)
-    make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
-    per_model: bool = False  # one job per model (train-sentence, train-context)
-    sharded: bool = False  # a job array, one task per shard
     # outputs a finished stage must still have (non-empty) beside its records, for the records that
-    # do not list their outputs' hashes (those of earlier versions: stage_record.upgrade)
+    # do not list their outputs' hashes (the summaries)
     outputs: Tuple[str, ...] = ()
+    device: str = "cpu"  # "gpus": the GPUs of a training job (GPUS), "gpu": one (STAGE_GPUS), "cpu": none
+    targets: Tuple[MakeTarget, ...] = ()  # its make targets (the first is the one a job runs)
     # the make target that runs the whole stage on one machine, a step of `make all` ("": none, the
     # stage is a part of another's target, as the P-CXMI shards are of `make pcxmi`)
     target: str = ""
+    script: str = ""  # its Slurm script (recipes/slurm/); "" for a stage run by hand (no job of the chain)
+    group: str = ""  # what submit.sh's STAGES= selects it by ("" for a stage run by hand)
+    make_vars: Tuple[str, ...] = ()  # the submit.sh variables its job's make gets (when set)
+    per_model: bool = False  # one job per model (train-sentence, train-context)
+    sharded: bool = False  # a job array, one task per shard
+    requeue: bool = False  # a long job that requeues itself near its time limit (train)
     about: str = ""  # what it makes (a stage run by hand)
-    # where the versions before this declaration kept the first record, when elsewhere (read by
-    # StageRecord's compatibility reader, so that the study folders they finished stay up to date)
-    legacy: str = ""
 
     @property
     def chain(self) -> bool:
         """A job of the chain (`make all`, the Slurm jobs); else run by hand."""
         return bool(self.script)
 
+    @property
+    def make(self) -> str:
+        """The make target a job runs."""
+        return self.targets[0].name
+
 
 _TEST = ("{data}/test.en", "{data}/test.{lang}", "{data}/test.docids")
 _TRANSLATIONS = tuple(f"{{results}}/{s}.test.{{lang}}" for s in SYSTEMS)
 _CHECKPOINTS = tuple(f"{{ckpt}}/{m}/checkpoint_best.pt" for m in MODELS)
+_OVERWRITE = MakeVar("OVERWRITE", "--overwrite", switch=True)
+_DTYPE = MakeVar("DTYPE", "--dtype", quote=True)
+_DECODING = (MakeVar("BEAM", "--beam", when="given"), MakeVar("DECODING", "--decoding", quote=True), _DTYPE)
+_MUDA_TAG_ARGS = MakeVar("MUDA_TAG_ARGS", "--muda-tag-args", quote=True, joined=True, words=True)
+_REPORT_ARGS = MakeVar("REPORT_ARGS", when="always", words=True)
+_ATTRIBUTE_ARGS = MakeVar("ATTRIBUTE_ARGS", "--attribute-args", quote=True, joined=True, words=True)
 # the job chain, in the order `make all` runs it
 STAGES: Tuple[Stage, ...] = (
     Stage(
-        "data",
-        (),
-        ("TED|IWSLT|TEXT",),
-        ("{data}/.stage/data.json",),
-        "cpu",
-        "data",
-        "data.sbatch",
-        "data",
-        make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
+        name="data",
+        inputs=("TED|IWSLT|TEXT",),
+        records=("{data}/.stage/data.json",),
         outputs=("{data}/bin/dict.{lang}.txt", "{data}/summary.json"),
+        targets=(
+            MakeTarget(
+                name="data",
+                command="data",
+                doc="reads the corpus (exactly one input), detokenizes it (TED), trains a joint\n"
+                "sentencepiece model and binarizes with `<brk>`/`<mask>` in the dictionary; writes\n"
+                "`WORK/data/xx/{train,valid,test}.{en,xx,docids}`, `spm.model`, `bin/`, `summary.json`\n"
+                "(`contextual-mt pipeline data`)",
+                uses="LANG WORK TED IWSLT TEXT IWSLT_DEV IWSLT_TEST SPM_VOCAB PRESET OVERWRITE",
+                args="--lang $(PAIR) --output $(PAIR_DATA)",
+                options=(
+                    MakeVar("SPM_VOCAB", "--vocab-size"),
+                    MakeVar("PRESET", "--preset"),
+                    MakeVar("TED", "--ted"),
+                    MakeVar("IWSLT", "--iwslt"),
+                    MakeVar("TEXT", "--text"),
+                    MakeVar("IWSLT_DEV", "--iwslt-dev"),
+                    MakeVar("IWSLT_TEST", "--iwslt-test"),
+                    _OVERWRITE,
+                ),
+            ),
+        ),
         target="data",
-        legacy="{data}/summary.json",
+        script="data.sbatch",
+        group="data",
+        make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
     ),
     Stage(
-        "train",
-        ("data",),
-        ("{data}/bin",),
-        ("{ckpt}/{model}/.stage/train.json",),
-        "gpus",
-        "train",
-        "train.sbatch",
-        "train",
+        name="train",
+        needs=("data",),
+        inputs=("{data}/bin",),
+        records=("{ckpt}/{model}/.stage/train.json",),
+        outputs=("{ckpt}/{model}/checkpoint_best.pt",),
+        device="gpus",
+        targets=(
+            MakeTarget(
+                name="train",
+                command="train",
+                doc="trains the sentence-level model and the context model (target context 0-3,\n"
+                "dynamic size, CoWord dropout 0.1) with a preset; writes `WORK/checkpoints/xx/{sentence,context}/`\n"
+                "(`train.log`, `.stage/train.json`) (`contextual-mt pipeline train`)",
+                uses="LANG WORK PRESET MODEL GPUS EPOCHS MAX_UPDATE PRETRAINED BATCH OVERWRITE",
+                options=(
+                    MakeVar("PRESET", "--preset"),
+                    MakeVar("MODEL", "--model"),
+                    MakeVar("GPUS", "--gpus"),
+                    MakeVar("EPOCHS", "--max-epoch"),
+                    MakeVar("MAX_UPDATE", "--max-update"),
+                    MakeVar("PRETRAINED", "--pretrained"),
+                    MakeVar("BATCH", "--batch", quote=True),
+                    _OVERWRITE,
+                ),
+            ),
+        ),
+        target="train",
+        script="train.sbatch",
+        group="train",
         make_vars=("PRESET", "MODEL", "GPUS"),
         per_model=True,
-        outputs=("{ckpt}/{model}/checkpoint_best.pt",),
-        target="train",
-        legacy="{ckpt}/{model}/train.done",
+        requeue=True,
     ),
     Stage(
-        "translate",
-        ("train-sentence", "train-context"),
-        (*_CHECKPOINTS, *_TEST),
-        ("{results}/.stage/translate.json",),
-        "gpu",
-        "translate",
-        "translate.sbatch",
-        "translate",
+        name="translate",
+        needs=("train-sentence", "train-context"),
+        inputs=(*_CHECKPOINTS, *_TEST),
+        records=("{results}/.stage/translate.json",),
         outputs=_TRANSLATIONS,
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="translate",
+                command="translate",
+                doc="translates the test set with the sentence model, the context model with its\n"
+                "own previous translations (`context`) and with reference context (`context-gold`); writes\n"
+                "`WORK/results/xx/{sentence,context,context-gold}.test.xx` (`contextual-mt pipeline translate`)",
+                uses="LANG WORK BEAM DECODING DTYPE",
+                options=_DECODING,
+            ),
+        ),
         target="translate",
-        legacy="{results}/translate.json",
+        script="translate.sbatch",
+        group="translate",
     ),
     Stage(
-        "score",
-        ("translate",),
-        (*_TRANSLATIONS, *_TEST),
-        ("{results}/.stage/score.json",),
-        "gpu",
-        "score",
-        "score.sbatch",
-        "score",
+        name="score",
+        needs=("translate",),
+        inputs=(*_TRANSLATIONS, *_TEST),
+        records=("{results}/.stage/score.json",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="score",
+                command="score",
+                doc="BLEU, chrF, d-BLEU (and COMET and Doc-COMET with COMET_MODEL) of every system (or\n"
+                "of HYPS: a document-level output is aligned to the references, its alignment statistics kept);\n"
+                "writes `WORK/results/xx/scores.json` (`contextual-mt pipeline score`)",
+                uses="LANG WORK COMET_MODEL HYPS",
+                options=(MakeVar("COMET_MODEL", "--comet-model"), MakeVar("HYPS", "--hyps")),
+            ),
+        ),
         target="score",
-        legacy="{results}/scores.json",
+        script="score.sbatch",
+        group="score",
     ),
     Stage(
-        "pcxmi",
-        ("train-context",),
-        ("{ckpt}/context/checkpoint_best.pt", *_TEST),
-        ("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",),
-        "gpu",
-        "pcxmi-shard",
-        "pcxmi.sbatch",
-        "pcxmi",
+        name="pcxmi",
+        needs=("train-context",),
+        inputs=("{ckpt}/context/checkpoint_best.pt", *_TEST),
+        records=("{results}/pcxmi.shard-{shard}-of-{shards}.summary.json",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="pcxmi-shard",
+                command="pcxmi",
+                doc="one part `SHARD=i/n` of `make pcxmi`'s P-CXMI (what a task of the Slurm job\n"
+                "array runs; `contextual-mt pipeline pcxmi --shard`)",
+                uses="LANG WORK SHARD OVERWRITE DTYPE",
+                pair=False,
+                options=(MakeVar("SHARD", "--shard", when="always", joined=True), _OVERWRITE, _DTYPE),
+            ),
+        ),
+        script="pcxmi.sbatch",
+        group="pcxmi",
         make_vars=("SHARDS",),
         sharded=True,
     ),
     Stage(
-        "pcxmi-merge",
-        ("pcxmi",),
-        ("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
-        ("{results}/pcxmi.summary.json", "{results}/.stage/report.json"),
-        "cpu",
-        "pcxmi-merge",
-        "pcxmi-merge.sbatch",
-        "pcxmi",
-        make_vars=("SHARDS",),
+        name="pcxmi-merge",
+        needs=("pcxmi",),
+        inputs=("{results}/pcxmi.shard-{shard}-of-{shards}.jsonl",),
+        records=("{results}/pcxmi.summary.json", "{results}/.stage/report.json"),
+        targets=(
+            MakeTarget(
+                name="pcxmi-merge",
+                command="pcxmi",
+                doc="joins the `SHARDS=n` parts of `make pcxmi-shard` and makes the report\n"
+                "(`contextual-mt pipeline pcxmi --merge-shards`)",
+                uses="LANG WORK SHARDS REPORT_ARGS",
+                pair=False,
+                options=(MakeVar("SHARDS", "--merge-shards", when="always", joined=True), _REPORT_ARGS),
+            ),
+            MakeTarget(
+                name="pcxmi",
+                command="pcxmi",
+                doc="P-CXMI of the test references with the context model, and its report; writes\n"
+                "`WORK/results/xx/pcxmi.jsonl`, `pcxmi.summary.json`, `report/` (`contextual-mt pipeline pcxmi`);\n"
+                "without LANG, the demo pair (running the demo first when its model is not there)",
+                uses="LANG WORK OVERWRITE DTYPE REPORT_ARGS",
+                pair=False,
+                options=(_OVERWRITE, _DTYPE, _REPORT_ARGS),
+            ),
+        ),
         target="pcxmi",
+        script="pcxmi-merge.sbatch",
+        group="pcxmi",
+        make_vars=("SHARDS",),
     ),
     Stage(
-        "muda",
-        ("translate",),
-        (*_TRANSLATIONS, *_TEST),
-        ("{results}/.stage/muda-eval.json",),
-        "gpu",
-        "muda-eval",
-        "muda.sbatch",
-        "muda",
+        name="muda",
+        needs=("translate",),
+        inputs=(*_TRANSLATIONS, *_TEST),
+        records=("{results}/.stage/muda-eval.json",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="muda-eval",
+                command="muda-eval",
+                doc="MuDA tags of the reference (tagged once) and the per-tag word f-measure of the\n"
+                "systems, with significance; writes `WORK/results/xx/muda/eval.json`, `eval.txt`, `eval.png`\n"
+                "(`contextual-mt pipeline muda-eval`)",
+                uses="LANG WORK HYPS MUDA_ARGS MUDA_TAG_ARGS COMET_MODEL",
+                pair=False,
+                options=(
+                    MakeVar("HYPS", "--hyps"),
+                    MakeVar("MUDA_ARGS", "--muda-args", when="given", quote=True, joined=True, words=True),
+                    _MUDA_TAG_ARGS,
+                    MakeVar("COMET_MODEL", "--comet-model"),
+                ),
+            ),
+        ),
         target="muda-eval",
+        script="muda.sbatch",
+        group="muda",
     ),
     Stage(
-        "cues",
-        ("train-sentence", "train-context"),
-        (*_CHECKPOINTS, *_TEST),
-        ("{results}/.stage/cues.json",),
-        "gpu",
-        "cues",
-        "cues.sbatch",
-        "cues",
+        name="cues",
+        needs=("train-sentence", "train-context"),
+        inputs=(*_CHECKPOINTS, *_TEST),
+        records=("{results}/.stage/cues.json",),
         outputs=("{results}/cues/cues.json",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="cues",
+                command="cues",
+                doc="does the model follow the cue? the counterfactual suite of the test split (`testset\n"
+                "build --counterfactual`, from the reference's MuDA tags: each group whose cue is known, edited),\n"
+                "scored by the sentence and context models (`contrastive`), and its measures (`testset cues`);\n"
+                "writes `WORK/results/xx/cues/` (`counterfactual/`, `{sentence,context}.summary.json`, `cues.json`,\n"
+                "`cues.png`) (`contextual-mt pipeline cues`)",
+                uses="LANG WORK MUDA_TAG_ARGS DTYPE",
+                pair=False,
+                options=(_DTYPE, _MUDA_TAG_ARGS),
+            ),
+        ),
         target="cues",
+        script="cues.sbatch",
+        group="cues",
     ),
 )
 # the stages run by hand (make STAGE), or by `make table` over several pairs
 BY_HAND: Tuple[Stage, ...] = (
     Stage(
-        "report",
-        ("pcxmi-merge",),
+        name="report",
+        needs=("pcxmi-merge",),
         # the attribution when `make attribute` made it (of the same model): its cues in the viewer
-        ("{results}/pcxmi.jsonl", "{results}/attribution.jsonl"),
-        ("{results}/.stage/report.json",),
-        "cpu",
-        "report",
-        "",
-        "",
+        inputs=("{results}/pcxmi.jsonl", "{results}/attribution.jsonl"),
+        records=("{results}/.stage/report.json",),
+        targets=(
+            MakeTarget(
+                name="report",
+                command="report",
+                doc="the P-CXMI report (also made by pcxmi and pcxmi-merge), remade when its inputs\n"
+                "changed; with `make attribute`'s records (of the same context model) its viewer shows each\n"
+                "token's cues; writes `WORK/results/xx/report/` (`contextual-mt pipeline report`)",
+                uses="LANG WORK REPORT_ARGS",
+                pair=False,
+                options=(_REPORT_ARGS,),
+            ),
+        ),
         about="the P-CXMI report (part of pcxmi and pcxmi-merge)",
     ),
     Stage(
-        "testset",
-        ("data",),
-        _TEST,
-        ("{results}/.stage/testset.json",),
-        "cpu",
-        "testset",
-        "",
-        "",
-        legacy="{results}/testset/summary.json",
+        name="testset",
+        needs=("data",),
+        inputs=_TEST,
+        records=("{results}/.stage/testset.json",),
+        targets=(
+            MakeTarget(
+                name="testset",
+                command="testset",
+                doc="contrastive test suites of the test split from the reference's MuDA tags; writes\n"
+                "`WORK/results/xx/testset/{voita.json,contrapro.json,manifest.jsonl,summary.json}`; `make\n"
+                "muda-eval` then adds their generative evaluation (`contextual-mt pipeline testset`). With\n"
+                "SUITE: the imported suite translated by the sentence and context models (BEAM, DECODING, DTYPE as\n"
+                "`make translate`), scored per phenomenon with 95% intervals (`testset evaluate`) and on its\n"
+                "contrastive variants; writes `WORK/results/xx/suites/NAME/`, which `make table` shows",
+                uses="LANG WORK MUDA_TAG_ARGS SUITE BEAM DECODING DTYPE",
+                pair=False,
+                options=(
+                    _MUDA_TAG_ARGS,
+                    MakeVar("SUITE", "--suite", when="given", quote=True, joined=True, then=_DECODING),
+                ),
+            ),
+        ),
         about="contrastive test suites of the test split from MuDA tags",
     ),
     Stage(
-        "attribute",
-        ("train-context",),
-        ("{ckpt}/context/checkpoint_best.pt", *_TEST),
-        ("{results}/attribution.summary.json",),
-        "gpu",
-        "attribute",
-        "",
-        "",
+        name="attribute",
+        needs=("train-context",),
+        inputs=("{ckpt}/context/checkpoint_best.pt", *_TEST),
+        records=("{results}/attribution.summary.json",),
         outputs=("{results}/attribution.jsonl",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="attribute",
+                command="attribute",
+                doc="context attribution (CTI + CCI) of the test references with the context model:\n"
+                "which context words each context-sensitive token relies on; writes\n"
+                "`WORK/results/xx/attribution.jsonl`, `attribution.summary.json`, which `make report` then adds to\n"
+                "the P-CXMI report (`contextual-mt pipeline attribute`)",
+                uses="LANG WORK OVERWRITE DTYPE ATTRIBUTE_ARGS",
+                pair=False,
+                options=(
+                    _OVERWRITE,
+                    _DTYPE,
+                    MakeVar("ATTRIBUTE_ARGS", "--attribute-args", quote=True, joined=True, words=True),
+                ),
+            ),
+        ),
         about="context attribution of the test references (CTI + CCI)",
     ),
     Stage(
-        "contrastive",
-        ("train-sentence", "train-context"),
-        ("SETS",),
-        ("{results}/contrastive/summary.json",),
-        "gpu",
-        "contrastive",
-        "",
-        "",
+        name="contrastive",
+        needs=("train-sentence", "train-context"),
+        inputs=("SETS",),
+        records=("{results}/contrastive/summary.json",),
+        device="gpu",
+        targets=(
+            MakeTarget(
+                name="contrastive",
+                command="contrastive",
+                doc="accuracy of the sentence model, the context model and the context model at\n"
+                "context 0/0 on contrastive test sets; writes `WORK/results/xx/contrastive/*.{scores,json}` and\n"
+                "`summary.{md,json}` (`contextual-mt pipeline contrastive`)",
+                uses="LANG WORK SETS DTYPE",
+                checks=(
+                    '@test -n "$(SETS)" || { echo "error: give SETS=\\"FORMAT:FILE[,CONTEXT_FILE...] ...\\" '
+                    '(formats: voita, bawden, contrapro, scat)" >&2; exit 1; }',
+                ),
+                options=(MakeVar("SETS", "--sets", when="always"), _DTYPE),
+            ),
+        ),
         about="accuracy on contrastive test sets (SETS=...)",
     ),
     Stage(
-        "table",
-        ("score", "muda"),
-        ("{results}/scores.json", "{results}/muda/eval.json"),
-        ("{results}/../table/.stage/table.json",),
-        "cpu",
-        "table",
-        "",
-        "",
+        name="table",
+        needs=("score", "muda"),
+        inputs=("{results}/scores.json", "{results}/muda/eval.json"),
+        records=("{results}/../table/.stage/table.json",),
+        targets=(
+            MakeTarget(
+                name="table",
+                command="table",
+                doc="Table 10 of the paper over several pairs (BLEU, COMET, word f-measure per MuDA tag,\n"
+                "chrF, d-BLEU, CXMI; bold = significantly better than the sentence-level system, p < 0.05, paired\n"
+                "bootstrap) and a figure like Figure 2; writes `WORK/results/table/table.{md,csv,json,png}`\n"
+                "(`contextual-mt pipeline table`)",
+                uses="LANGS WORK",
+                pair=False,
+                checks=(
+                    '@test -n "$(LANGS)" || { echo \'error: make table needs LANGS="xx yy ..." '
+                    "(pairs with results in $(WORK)/results)' >&2; exit 1; }",
+                ),
+                args="--langs $(LANGS) --results-dir $(WORK)/results --output-dir $(WORK)/results/table",
+            ),
+        ),
         about="the table over LANGS",
-        legacy="{results}/../table/table.json",
     ),
 )
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
+
+
+def make_variables(words: bool = False) -> Dict[str, str]:
+    """option -> the Make variable that gives it, over every stage's targets (not the switches);
+    ``words``: those holding another command's options (MUDA_ARGS, ...), else the others."""
+    out: Dict[str, str] = {}
+
+    def add(v: MakeVar) -> None:
+        if v.flag and not v.switch and v.words == words:
+            out.setdefault(v.flag, v.var)
+        for w in v.then:
+            add(w)
+
+    for s in EVERY:
+        for t in s.targets:
+            for v in t.options:
+                add(v)
+    return out
 
 
 def make_all() -> List[str]:
@@ -242,7 +485,7 @@ def record(name: str, layout: PairLayout, model: str = "", shard: int = 0, shard
     """The done-record of stage ``name`` of the pair (its first declared record)."""
     s = stage(name)
     fields = _fields(layout, model, shard, shards)
-    return StageRecord(s.records[0].format(**fields), s.name, s.legacy.format(**fields) if s.legacy else None)
+    return StageRecord(s.records[0].format(**fields), s.name)
 
 
 def stage(name: str) -> Stage:
@@ -309,11 +552,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
                 return fill(s.records, shard)
 
             def done(shard: int = 0, s: Stage = s) -> bool:
-                legacy = fill((s.legacy,), shard) if s.legacy else [None]
-                return all(
-                    StageRecord(r, s.name, legacy[0] if i == 0 else None).finished()
-                    for i, r in enumerate(records(shard))
-                ) and all(os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard))
+                return all(record_finished(r, s.name) for r in records(shard)) and all(
+                    os.path.isfile(p) and os.path.getsize(p) > 0 for p in fill(s.outputs, shard)
+                )
 
             todo = [i for i in range(1, shards + 1) if not done(i)] if s.sharded else []
             name = f"{s.name}-{model}" if model else s.name

@@ -297,7 +297,7 @@ def _plan(o: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[int]]
     from scratch."""
     save, best = o.layout.checkpoints(o.model), o.layout.checkpoint(o.model)
     done = done_record(o.layout, o.model).current(fp)
-    # an earlier version recorded a resumed run that trained nothing as 0 updates: the checkpoints decide
+    # a record of 0 updates (a resumed run that trained nothing, issue 50) is not trusted: the checkpoints decide
     trusted = done is not None and done.get("num_updates") != 0
     if trusted and done is not None and (done.get("max_epoch"), done.get("max_update")) == (o.max_epoch, o.max_update):
         return "done", done  # the run as it was asked for
@@ -337,7 +337,7 @@ def keep_asked_limits(o: TrainOptions, fp: Dict) -> None:
     if not isinstance(record, dict) or record.get("fingerprint") != fp:
         return  # no run of these settings yet: the preset's limits
     if record.get("outputs") and record.get("num_updates") == 0:
-        return  # an earlier version's record of a resumed run that trained nothing: not what the checkpoints had
+        return  # a record of a resumed run that trained nothing (issue 50): not what the checkpoints had
     kept = []
     for attr, flag in (("max_epoch", "--max-epoch"), ("max_update", "--max-update")):
         asked = record.get(attr)

@@ -264,6 +264,14 @@ EXAMPLES: List[Dict] = [
     },
     {"id": "pipeline-plan", "commands": ["contextual-mt pipeline plan --lang fr --root study"]},
     {
+        "id": "pipeline-migrate",
+        "commands": [
+            "rm -rf /tmp/old-study && cp -r tests/fixtures/study_records /tmp/old-study    # an earlier version's",
+            "contextual-mt pipeline migrate /tmp/old-study",
+            "contextual-mt pipeline migrate /tmp/old-study    # again: nothing left to rewrite",
+        ],
+    },
+    {
         "id": "pipeline-data",
         "commands": [
             "contextual-mt pipeline data --lang fr --output study/data/fr --ted demo-ted/ted_talks.tar.gz "

@@ -219,8 +219,7 @@ def data_folder_of_an_older_dictionary(c: Ctx) -> List[Fragment]:
     """`pipeline data` into a folder prepared before the dictionary held every piece of the
     sentencepiece model: its record lacks that setting, and the folder is refused as made with
     other options (its models map unseen pieces to <unk>), not reused."""
-    from contextual_mt.pipeline.data_plan import DataOptions, make_plan
-    from contextual_mt.stage_record import LEGACY_DATA_STATE as STATE  # the record of the version that wrote it
+    from contextual_mt.pipeline.data_plan import STATE, DataOptions, make_plan
 
     c.command = "contextual-mt"
     out = c.out / "data"
@@ -243,9 +242,13 @@ def data_folder_of_an_older_dictionary(c: Ctx) -> List[Fragment]:
     settings.pop("dictionary")
     done = {"files": {}, "stats": {}, "seconds": {}}
     out.mkdir()
+    (out / STATE).parent.mkdir(parents=True)
     (out / STATE).write_text(
         json.dumps(
             {
+                "stage": "data",
+                "base": "record",
+                "outputs": {},
                 "format": 1,
                 "fingerprint": "0" * 64,
                 "settings": settings,

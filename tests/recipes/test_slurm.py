@@ -180,15 +180,17 @@ def _touch(path: Path, text: str = "x\n") -> None:
     path.write_text(text)
 
 
-def _record(path: Path, stage: str, *made: Path) -> None:
-    """A done-record as the stages write it (stage_record.StageRecord): the outputs with their sha256."""
+def _record(path: Path, stage: str, *made: Path, fingerprint: object = None) -> None:
+    """A done-record as the stages write it (stage_record.StageRecord): the outputs with their sha256,
+    named relative to the record's folder."""
     _touch(
         path,
         json.dumps(
             {
                 "stage": stage,
-                "fingerprint": {},
-                "outputs": {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in made},
+                "fingerprint": {} if fingerprint is None else fingerprint,
+                "outputs": {os.path.relpath(p, path.parent): hashlib.sha256(p.read_bytes()).hexdigest() for p in made},
+                "base": "record",
             }
         ),
     )
@@ -200,6 +202,7 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
     for stage in stages:
         if stage == "data":
             _touch(d / "bin" / "dict.fr.txt"), _touch(d / "summary.json", "{}")
+            _record(d / ".stage" / "data.json", "data", d / "bin" / "dict.fr.txt", fingerprint="0" * 64)
         elif stage.startswith("train-"):
             model = stage[len("train-") :]
             _touch(c / model / "checkpoint_best.pt")
@@ -210,8 +213,11 @@ def finish(work: Path, *stages: str, shards: int = 4) -> None:
                 _touch(r / f"{s}.test.fr")
                 record[s] = {"fingerprint": {}, "output": hashlib.sha256(b"x\n").hexdigest()}
             _touch(r / "translate.json", json.dumps(record))
+            made = [r / f"{s}.test.fr" for s in record]
+            _record(r / ".stage" / "translate.json", "translate", *made, r / "translate.json")
         elif stage == "score":
             _touch(r / "scores.json", "{}")
+            _record(r / ".stage" / "score.json", "score", r / "scores.json")
         elif stage.startswith("shard-"):
             _touch(r / f"pcxmi.shard-{stage[len('shard-') :]}-of-{shards}.summary.json", "{}")
         elif stage == "pcxmi-merge":

@@ -43,6 +43,7 @@ def add_stage_parsers(commands: Any) -> None:
         attribute,
         contrastive,
         data,
+        migrate,
         muda_eval,
         pcxmi,
         plan,
@@ -63,6 +64,7 @@ def add_stage_parsers(commands: Any) -> None:
         contrastive.add,
         table.add,
         plan.add,
+        migrate.add,
     ):
         add_stage(commands)
     for parser in commands.choices.values():

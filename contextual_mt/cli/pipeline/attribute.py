@@ -6,11 +6,10 @@ import argparse
 from dataclasses import dataclass
 from typing import Optional
 
-from commandkit.options import group, option, parse_options
+from commandkit.options import group, option
 from contextual_mt.cli.common import PARTIAL_HELP, command, overwrite_option, quiet_option
 from contextual_mt.cli.pipeline.options import PairArgs, ensure_demo_inputs
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.pipeline.make_names import under_make
+from contextual_mt.pipeline.make_names import parse_words, split_words
 
 
 @dataclass
@@ -29,21 +28,11 @@ class AttributeStageArgs:
 
 
 def attribute(args: argparse.Namespace) -> int:
-    import shlex
-
     from contextual_mt.cli.attribute import AttributionMethodArgs
     from contextual_mt.pipeline.attribute_stage import AttributeStageOptions, attribute_options, run_attribute_stage
 
-    name = "ATTRIBUTE_ARGS" if under_make() else "--attribute-args"
-
-    def refuse(message: str):  # one line naming what the user typed, not a usage dump
-        raise ContextualMTError(f"{name}: attribute refuses it: {message}")
-
-    try:
-        words = shlex.split(args.attribute_args or "")
-    except ValueError as e:
-        raise ContextualMTError(f"{name}: {e} ({args.attribute_args})") from None
-    method = parse_options(AttributionMethodArgs, words, prog="attribute", error=refuse)
+    words = split_words(args.attribute_args, "--attribute-args")
+    method = parse_words(AttributionMethodArgs, words, "--attribute-args", "attribute")
     options = AttributeStageOptions(
         args.lang,
         args.root,

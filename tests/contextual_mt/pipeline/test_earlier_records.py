@@ -1,8 +1,9 @@
 """A study folder finished by the versions before the stage declaration (its records in their
 shapes: train.done / train.json, translate.json, scores.json, .prepare-state.json, *.summary.json,
-.stage/*.json; tests/fixtures/study_records, made by that code with its make_fixture.py) stays up
-to date: the plan counts every stage as done, and the stages that check their own records do
-nothing."""
+.stage/*.json; tests/fixtures/study_records, made by that code with its make_fixture.py): a stage
+meeting one says in one line to migrate it, and once `contextual-mt pipeline migrate` rewrote it
+the study is up to date: the plan counts every stage as done, and the stages that check their own
+records do nothing."""
 
 import json
 import shutil
@@ -10,17 +11,64 @@ from pathlib import Path
 
 import pytest
 
+from contextual_mt.pipeline.migrate import migrate
 from contextual_mt.pipeline.stages import format_plan, jobs
+from tests.contextual_mt.pipeline.test_pipeline_bad_input import cmt, one_error
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "study_records"
 
 
 @pytest.fixture
-def study(tmp_path, monkeypatch):
+def earlier(tmp_path, monkeypatch):
     root = tmp_path / "study"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("make_fixture.py"))
     monkeypatch.chdir(root)  # the records name their outputs as the stages were given them: root "."
     return root
+
+
+@pytest.fixture
+def study(earlier):
+    done, bad = migrate(".")
+    assert bad == [] and len(done) == 10
+    return earlier
+
+
+def test_a_stage_meeting_an_earlier_record_says_to_migrate(earlier):
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.stage_record import StageRecord
+
+    one_error(
+        cmt(
+            "pipeline", "train", "--lang", "fr", "--root", ".", "--model", "sentence", "--preset", "tiny", "--gpus", "0"
+        ),
+        "checkpoints/fr/sentence/train.done: a record of an earlier version; "
+        "run `contextual-mt pipeline migrate ./checkpoints/fr/sentence`",
+    )
+    with pytest.raises(
+        ContextualMTError, match=r"report.json: a record of an earlier version; run .*migrate \./results/fr`$"
+    ):
+        StageRecord("./results/fr/.stage/report.json", "report").read()
+
+
+def test_migrate_rewrites_once_and_names_each_bad_file(earlier, capsys):
+    assert cmt("pipeline", "migrate", ".").returncode == 0
+    assert cmt("pipeline", "migrate", ".").stdout == ""  # nothing left to rewrite
+    for name in (
+        "data/fr/.prepare-state.json",
+        "checkpoints/fr/context/train.done",
+        "checkpoints/fr/context/train.json",
+    ):
+        assert not (earlier / name).exists()
+    (earlier / "data" / "de").mkdir(parents=True)
+    (earlier / "data" / "de" / ".prepare-state.json").write_text("{not json\n")
+    (earlier / "checkpoints" / "fr" / "de").mkdir()
+    (earlier / "checkpoints" / "fr" / "de" / "train.done").write_text("[]\n")
+    proc = cmt("pipeline", "migrate", ".")
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert len(errors) == 2 and "data/de/.prepare-state.json: unreadable" in errors[1]
+    assert "checkpoints/fr/de/train.done: not a state file" in errors[0]
+    assert (earlier / "data" / "de" / ".prepare-state.json").read_text() == "{not json\n"  # left as it was
 
 
 def test_the_plan_counts_every_stage_of_an_earlier_study_as_done(study):

@@ -133,3 +133,26 @@ def test_a_bad_muda_option_names_muda_args(monkeypatch):
     with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):
         muda_options("tag", ["--src", "S", "--tgt"])
     assert muda_options("eval", words[:-2], **stage).hyps == ["H"]
+
+
+def test_the_option_strings_are_split_in_one_place_naming_what_the_user_typed(tmp_path, monkeypatch):
+    """MUDA_ARGS, MUDA_TAG_ARGS and ATTRIBUTE_ARGS are split and checked by one function: an
+    unbalanced quote is one line naming the Make variable under make, the option by hand."""
+    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.pipeline.make_names import split_words
+    from contextual_mt.pipeline.muda_eval import MudaEvalOptions
+
+    monkeypatch.setenv(MAKE_ENV, "1")
+    for flag, var in (
+        ("--muda-args", "MUDA_ARGS"),
+        ("--muda-tag-args", "MUDA_TAG_ARGS"),
+        ("--attribute-args", "ATTRIBUTE_ARGS"),
+    ):
+        with pytest.raises(ContextualMTError, match=rf"^{var}: No closing quotation \(--x 'y\)$"):
+            split_words("--x 'y", flag)
+    with pytest.raises(ContextualMTError, match=r"^MUDA_ARGS: No closing quotation"):
+        MudaEvalOptions("fr", str(tmp_path), muda_args="--x 'y")
+    monkeypatch.delenv(MAKE_ENV)
+    with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: No closing quotation"):
+        MudaEvalOptions("fr", str(tmp_path), muda_tag_args="--x 'y")
+    assert split_words("--lexicon 'a b' c", "--muda-args") == ["--lexicon", "a b", "c"]

@@ -194,10 +194,12 @@ def test_rerun_skips_every_step(prepared, tmp_path):
     assert summary == prepared[1]
 
 
-def test_a_folder_prepared_by_an_earlier_version_is_up_to_date(prepared, tmp_path):
+def test_a_folder_prepared_by_an_earlier_version_is_up_to_date_once_migrated(prepared, tmp_path):
     """Its record in the earlier shape and place (.prepare-state.json: format, fingerprint, settings,
-    steps, versions): every step is kept, the record is read into this version's (.stage/data.json)."""
-    from contextual_mt.stage_record import LEGACY_DATA_STATE
+    steps, versions): refused in one line naming `pipeline migrate`; migrated, every step is kept,
+    the record rewritten into this version's (.stage/data.json)."""
+    from contextual_mt.pipeline.migrate import DATA_STATE as LEGACY_DATA_STATE
+    from contextual_mt.pipeline.migrate import migrate
 
     out = copy_of(prepared, tmp_path)
     record = json.loads((out / STATE).read_text())
@@ -206,6 +208,10 @@ def test_a_folder_prepared_by_an_earlier_version_is_up_to_date(prepared, tmp_pat
     (out / STATE).unlink()
     (out / STATE).parent.rmdir()
     before = mtimes(out)
+    with pytest.raises(ContextualMTError, match=rf"{LEGACY_DATA_STATE}: a record of an earlier version; run .*migrate"):
+        prepare_data(options(out, ted=prepared[2]), progress=False)
+    assert mtimes(out) == before
+    assert migrate(str(out)) == ([str(out / STATE)], [])
     summary = prepare_data(options(out, ted=prepared[2]), progress=False)
     after = mtimes(out)
     assert summary == prepared[1]

@@ -99,17 +99,23 @@ def test_a_stage_is_finished_when_its_done_record_says_so(tmp_path):
 
 
 def test_a_job_is_not_finished_without_the_outputs_its_record_does_not_list(tmp_path):
-    """train.done and translate.json name no output hashes: the checkpoint and the three
-    translations must still be there for the chain to count the job as done."""
+    """train.done and translate.json (an earlier version's) name no output hashes: migrated, the
+    checkpoint and the three translations must still be there for the chain to count the job as done."""
+    import hashlib
+
+    from contextual_mt.pipeline.migrate import migrate
+
     ckpt = tmp_path / "checkpoints" / "pt-br" / "sentence"
     ckpt.mkdir(parents=True)
-    (ckpt / "train.done").write_text("{}")
+    (ckpt / "train.done").write_text(json.dumps({"checkpoint_sha256": hashlib.sha256(b"x").hexdigest()}))
+    results = tmp_path / "results" / "pt-br"
+    results.mkdir(parents=True)
+    output = {"output": hashlib.sha256(b"x\n").hexdigest()}
+    (results / "translate.json").write_text(json.dumps(dict.fromkeys(("sentence", "context", "context-gold"), output)))
+    assert migrate(str(tmp_path))[1] == []
     assert not {j.name: j for j in jobs("pt-br", str(tmp_path))}["train-sentence"].finished
     (ckpt / "checkpoint_best.pt").write_bytes(b"x")
     assert {j.name: j for j in jobs("pt-br", str(tmp_path))}["train-sentence"].finished
-    results = tmp_path / "results" / "pt-br"
-    results.mkdir(parents=True)
-    (results / "translate.json").write_text("{}")
     for system in ("sentence", "context"):
         (results / f"{system}.test.pt-br").write_text("x\n")
     assert not {j.name: j for j in jobs("pt-br", str(tmp_path))}["translate"].finished  # context-gold missing
@@ -189,12 +195,18 @@ def test_plan_states_follow_the_outputs(tmp_path):
         jobs("FR", str(tmp_path))
 
 
-def test_a_partial_file_of_an_earlier_version_still_resumes(tmp_path):
+def test_a_partial_file_of_an_earlier_version_still_resumes_once_migrated(tmp_path):
     """Earlier versions named the first line's key "cxmi_fingerprint" for every stage: an
-    interrupted run of theirs resumes, and is refused when it was another computation."""
+    interrupted run of theirs is one line naming `pipeline migrate`; migrated, it resumes, and is
+    refused when it was another computation."""
+    from contextual_mt.pipeline.migrate import migrate
+
     path = tmp_path / "out.partial"
     path.write_text(json.dumps({"cxmi_fingerprint": {"log_base": "e"}}) + "\n" + json.dumps({"line": 2}) + "\n")
     assert FINGERPRINT_KEY != "cxmi_fingerprint"
+    with pytest.raises(ContextualMTError, match=r"out.partial: a record of an earlier version; run .*migrate"):
+        resumable_records(str(path), {"log_base": "e"}, [1, 2])
+    assert migrate(str(tmp_path)) == ([str(path)], [])
     assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2])] == [2]
     with pytest.raises(ContextualMTError, match="left by a different computation"):
         resumable_records(str(path), {"log_base": "2"}, [1])

@@ -101,8 +101,9 @@ def test_training_refuses_checkpoints_of_other_data(fake_data):
         train_model(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root))
     options = TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root)
     record = {"fingerprint": {**train_stage.train_fingerprint(options), "data": {"dict.fr.txt": "other"}}}
-    with open(os.path.join(save, "train.json"), "w") as f:
-        json.dump(record, f)
+    os.makedirs(os.path.join(save, ".stage"))
+    with open(os.path.join(save, ".stage", "train.json"), "w") as f:
+        json.dump({"stage": "train", **record, "outputs": {}, "base": "record"}, f)
     with pytest.raises(ContextualMTError, match=r"other data or settings \(changed: data\)"):
         train_model(options)
 

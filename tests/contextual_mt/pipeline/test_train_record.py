@@ -20,6 +20,7 @@ from contextual_mt.cli import main
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout
+from contextual_mt.pipeline.migrate import migrate
 from contextual_mt.pipeline.stages import jobs
 from contextual_mt.pipeline.train import TrainOptions, done_record, train_model
 from contextual_mt.stage_record import StageRecord, write_record
@@ -182,7 +183,7 @@ def test_the_record_holds_what_the_checkpoint_is_not_what_the_log_said(layout, f
 
 def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_runs):
     """A folder left by the issue's run: train.done (the earlier versions' record, in the
-    StageRecord shape) says max_epoch 1 and 0 updates for a 10-epoch checkpoint. EPOCHS=1 again is
+    StageRecord shape, migrated) says max_epoch 1 and 0 updates for a 10-epoch checkpoint. EPOCHS=1 again is
     refused rather than called done; the preset's epochs record the checkpoint as it is."""
     train(layout)  # 5 epochs
     save = layout.checkpoints("sentence")
@@ -199,6 +200,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
         checkpoint_sha256=record["checkpoint_sha256"],
     )
     StageRecord(os.path.join(save, "train.json"), "train").save(record["fingerprint"], [])
+    assert migrate(layout.root)[1] == []  # `contextual-mt pipeline migrate`
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished  # the earlier record is read
     with pytest.raises(ContextualMTError, match="was trained for 5 epochs; --max-epoch 1 asks for fewer"):
         train(layout, max_epoch=1)
@@ -209,7 +211,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
 
 def test_a_study_finished_by_the_previous_version_is_not_trained_again(layout, fairseq_runs, capsys):
     """The record the version before this one wrote (train.done in the StageRecord shape, its
-    output named relative to its folder, and train.json beside it) stays finished: the plan counts
+    output named relative to its folder, and train.json beside it), migrated, stays finished: the plan counts
     it done and train does nothing (the fixture tests/fixtures/study_records has the older shape)."""
     train(layout, max_epoch=2)
     save = layout.checkpoints("sentence")
@@ -222,11 +224,17 @@ def test_a_study_finished_by_the_previous_version_is_not_trained_again(layout, f
         os.path.join(save, "train.json"),
         {"stage": "train", "fingerprint": record["fingerprint"], "outputs": {}, "base": "record"},
     )
+    assert migrate(layout.root) == ([record_file(layout)], [])  # `contextual-mt pipeline migrate`
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished
     assert train(layout, max_epoch=2)["epochs"] == 2 and fairseq_runs == [0]
-    assert "already trained" in capsys.readouterr().err and not os.path.exists(record_file(layout))
+    assert "already trained" in capsys.readouterr().err and not os.path.exists(os.path.join(save, "train.done"))
     # a run under way by that version (train.json alone): not finished, and it resumes
-    os.unlink(os.path.join(save, "train.done"))
+    shutil.rmtree(os.path.join(save, ".stage"))
+    write_record(
+        os.path.join(save, "train.json"),
+        {"stage": "train", "fingerprint": record["fingerprint"], "outputs": {}, "base": "record"},
+    )
+    assert migrate(layout.root) == ([record_file(layout)], [])
     assert not {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished
     assert train(layout, max_epoch=3)["epochs"] == 3 and fairseq_runs == [0, 2]
 

@@ -1,0 +1,34 @@
+"""The Makefile's stage targets and the Slurm job scripts are written from the one stage table
+(contextual_mt/pipeline/stages.py, by contextual_mt/pipeline/make_rules.py): what is checked in is
+what the table makes, and each piece of the table reaches them."""
+
+import dataclasses
+
+from contextual_mt.pipeline import make_rules, stages
+from tests.contextual_mt.pipeline.chain import ROOT
+
+
+def test_the_makefile_and_the_sbatch_scripts_are_what_the_table_makes():
+    assert make_rules.stale(str(ROOT)) == []
+
+
+def test_a_change_to_the_table_reaches_the_makefile_and_the_scripts(monkeypatch):
+    beam = stages.MakeVar("BEAM", "--beam-size", when="given")
+    translate = stages.STAGES[2]
+    target = dataclasses.replace(translate.targets[0], options=(beam,))
+    changed = dataclasses.replace(translate, targets=(target,), requeue=True)
+    monkeypatch.setattr(stages, "EVERY", (*stages.EVERY[:2], changed, *stages.EVERY[3:]))
+    monkeypatch.setattr(make_rules, "EVERY", stages.EVERY)
+    assert sorted(make_rules.stale(str(ROOT))) == ["Makefile", "recipes/slurm/translate.sbatch"]
+    assert (
+        "$(STAGE) translate $(PAIR_OPTS) $(if $(call given,BEAM),--beam-size $(BEAM),)" in make_rules.makefile_block()
+    )
+    assert stages.make_variables()["--beam-size"] == "BEAM"
+
+
+def test_every_stage_target_is_documented_and_runs_its_command():
+    block = make_rules.makefile_block()
+    for s in stages.EVERY:
+        for t in s.targets:
+            assert f"## target {t.name}: " in block and f"\n{t.name}:\n" in block
+            assert f"$(STAGE) {t.command}" in block
