@@ -777,3 +777,254 @@ ZOO: Dict[str, ZooFamily] = {
     "gpt2": ZooFamily("causal", build_gpt2, "English", "French"),
     **{name: _causal(name) for name in CAUSAL},
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# Families outside the zoo: built the same way from their transformers config classes, with no
+# knowledge of them in the backend (tests/contextual_mt/hf/test_zoo.py, test_outside_the_zoo).
+# Decoder-only ones are base models: a byte-level BPE tokenizer without a chat template, read
+# with the plain prompt.
+
+_PLAIN = {"src_lang": "English", "tgt_lang": "French"}
+OUTSIDE_CAUSAL: Dict[str, Tuple[str, str, Dict[str, object]]] = {
+    "opt": (
+        "OPTConfig",
+        "OPTForCausalLM",
+        {
+            "hidden_size": 32,
+            "ffn_dim": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "word_embed_proj_dim": 32,
+            "max_position_embeddings": 256,
+        },
+    ),
+    "bloom": ("BloomConfig", "BloomForCausalLM", {"hidden_size": 32, "n_layer": 2, "n_head": 4}),
+    "gpt_neox": (
+        "GPTNeoXConfig",
+        "GPTNeoXForCausalLM",
+        {
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "max_position_embeddings": 256,
+        },
+    ),
+    "falcon": (
+        "FalconConfig",
+        "FalconForCausalLM",
+        {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 256},
+    ),
+    "stablelm": ("StableLmConfig", "StableLmForCausalLM", dict(_COMMON)),
+    "phi": ("PhiConfig", "PhiForCausalLM", dict(_COMMON)),
+    "cohere": ("CohereConfig", "CohereForCausalLM", dict(_COMMON)),
+    "granite": ("GraniteConfig", "GraniteForCausalLM", dict(_COMMON)),
+    "starcoder2": ("Starcoder2Config", "Starcoder2ForCausalLM", dict(_COMMON)),
+    "gptj": (
+        "GPTJConfig",
+        "GPTJForCausalLM",
+        {"n_embd": 32, "n_layer": 2, "n_head": 4, "rotary_dim": 4, "n_positions": 256},
+    ),
+}
+
+
+def build_outside_causal(folder: Path, family: str, seed: int = 0) -> Path:
+    import torch
+    import transformers
+
+    config_class, model_class, fields = OUTSIDE_CAUSAL[family]
+    folder.mkdir(parents=True, exist_ok=True)
+    end = "<|endoftext|>"
+    tok = _byte_bpe(folder, (end,), end, end, None, "", add_bos=False)
+    config = getattr(transformers, config_class)(
+        vocab_size=len(tok), bos_token_id=tok.eos_token_id, eos_token_id=tok.eos_token_id, **fields
+    )
+    torch.manual_seed(seed)
+    model = getattr(transformers, model_class)(config)
+    with torch.no_grad():
+        model.get_output_embeddings().weight.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+def build_bart(folder: Path, seed: int = 0) -> Path:
+    """BART: byte-level BPE (<s> source </s>), the decoder started by </s> <s>."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import BartForConditionalGeneration, BartTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(ZOO_TEXT * 2, vocab_size=500, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    bpe.save_model(str(folder))
+    tok = BartTokenizerFast(str(folder / "vocab.json"), str(folder / "merges.txt"), model_max_length=128)
+    tok.save_pretrained(folder)
+    config = _seq2seq_config(
+        "BartConfig",
+        tok,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.eos_token_id,
+        forced_bos_token_id=tok.bos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = BartForConditionalGeneration(config)
+    with torch.no_grad():
+        model.final_logits_bias.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+def build_mt5(folder: Path, seed: int = 0) -> Path:
+    """mT5: SentencePiece (pad 0, </s> 1, <unk> 2), no language codes."""
+    import torch
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model_file = _spm_dir(folder, "mt5", unk_id=2, bos_id=-1, eos_id=1, pad_id=0)
+    tok = _seq2seq_tokenizer(
+        folder,
+        model_file,
+        "spiece.model",
+        {"tokenizer_class": "T5Tokenizer", "extra_ids": 0, "legacy": False, "model_max_length": 128},
+    )
+    config = MT5Config(
+        vocab_size=max(len(tok), max(tok.get_vocab().values()) + 1),
+        d_model=32,
+        d_kv=8,
+        d_ff=64,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
+        relative_attention_num_buckets=8,
+        relative_attention_max_distance=32,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    model = MT5ForConditionalGeneration(config)
+    with torch.no_grad():
+        model.lm_head.weight.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+def build_pegasus(folder: Path, seed: int = 0) -> Path:
+    """Pegasus: SentencePiece behind its 103 reserved ids (pad 0, </s> 1), sinusoidal positions."""
+    import torch
+    from transformers import PegasusForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model_file = _spm_dir(folder, "pegasus", unk_id=2, bos_id=-1, eos_id=1, pad_id=0)
+    tok = _seq2seq_tokenizer(
+        folder, model_file, "spiece.model", {"tokenizer_class": "PegasusTokenizer", "model_max_length": 128}
+    )
+    config = _seq2seq_config(
+        "PegasusConfig",
+        tok,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.pad_token_id,
+        forced_eos_token_id=tok.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = PegasusForConditionalGeneration(config)
+    with torch.no_grad():
+        model.final_logits_bias.normal_(0, 0.5)
+    model.save_pretrained(folder)
+    return folder
+
+
+def build_fsmt(folder: Path, seed: int = 0) -> Path:
+    """FSMT (fairseq's WMT19 models): Moses tokenization, separate source and target vocabularies
+    (characters, word-final ones marked </w>: no merges), untied embeddings."""
+    import torch
+    from transformers import FSMTConfig, FSMTForConditionalGeneration, FSMTTokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    vocabs = []
+    for lines in (EN + MULTIBYTE, FR + MULTIBYTE):
+        vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+        for ch in sorted({c for line in lines for c in line if not c.isspace()} | set("&#;apos")):
+            vocab.setdefault(ch, len(vocab))
+            vocab.setdefault(ch + "</w>", len(vocab))
+        vocabs.append(vocab)
+    for name, vocab in zip(("vocab-src.json", "vocab-tgt.json"), vocabs, strict=True):
+        (folder / name).write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    (folder / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    tok = FSMTTokenizer(
+        ["en", "fr"], str(folder / "vocab-src.json"), str(folder / "vocab-tgt.json"), str(folder / "merges.txt")
+    )
+    tok.model_max_length = 256
+    tok.save_pretrained(folder)
+    config = FSMTConfig(
+        langs=["en", "fr"],
+        src_vocab_size=len(vocabs[0]),
+        tgt_vocab_size=len(vocabs[1]),
+        d_model=32,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=256,
+        tie_word_embeddings=False,
+        pad_token_id=1,
+        bos_token_id=0,
+        eos_token_id=2,
+        decoder_start_token_id=2,
+    )
+    torch.manual_seed(seed)
+    FSMTForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def build_prophetnet(folder: Path, seed: int = 0) -> Path:
+    """ProphetNet: a WordPiece vocabulary ([SEP] ends a sequence), n-gram prediction streams."""
+    import torch
+    from transformers import ProphetNetConfig, ProphetNetForConditionalGeneration, ProphetNetTokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    words = {w for line in ZOO_TEXT for w in line.lower().replace("'", " ' ").split()}
+    chars = {c for line in ZOO_TEXT for c in line.lower() if not c.isspace()}
+    tokens = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]", "[X_SEP]", *sorted(words | chars)]
+    tokens += sorted("##" + c for c in chars)
+    (folder / "prophetnet.tokenizer").write_text("\n".join(tokens) + "\n", encoding="utf-8")
+    tok = ProphetNetTokenizer(str(folder / "prophetnet.tokenizer"), model_max_length=128)
+    tok.save_pretrained(folder)
+    config = ProphetNetConfig(
+        vocab_size=len(tokens),
+        hidden_size=32,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        num_encoder_attention_heads=2,
+        num_decoder_attention_heads=2,
+        max_position_embeddings=128,
+        ngram=2,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.cls_token_id,
+        eos_token_id=tok.sep_token_id,
+        decoder_start_token_id=tok.sep_token_id,
+    )
+    torch.manual_seed(seed)
+    ProphetNetForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+OUTSIDE: Dict[str, ZooFamily] = {
+    **{
+        name: ZooFamily("causal", lambda f, name=name: build_outside_causal(f, name), **_PLAIN)
+        for name in OUTSIDE_CAUSAL
+    },
+    "bart": ZooFamily("seq2seq", build_bart),
+    "mt5": ZooFamily("seq2seq", build_mt5),
+    "pegasus": ZooFamily("seq2seq", build_pegasus),
+    "fsmt": ZooFamily("seq2seq", build_fsmt),
+    "prophetnet": ZooFamily("seq2seq", build_prophetnet),
+}

@@ -21,6 +21,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 
+from commandkit.errors import first_line
 from contextual_mt.attribution.distributions import compare_distributions
 from contextual_mt.attribution.gradients import (
     Passes,
@@ -372,9 +373,11 @@ class HFAttributionBackend(HFScoringBackend):
         padded = len(rows) * max(r.length for r in rows)
         # a sentence over --max-tokens (a batch alone): its layers keep their inputs only
         long = bool(self.max_tokens) and padded > self.max_tokens
-        count = Passes(forwards=1, sentences=len(rows), checkpointed=int(long))
+        # (a model without layers transformers can checkpoint keeps its whole graph: not counted)
+        layers = self._layers() if long else []
+        count = Passes(forwards=1, sentences=len(rows), checkpointed=int(bool(layers)))
         per_stream: List[List[torch.Tensor]] = []
-        with captured_embeddings(self._embedding_modules()) as leaves, checkpointed(self._layers() if long else []):
+        with captured_embeddings(self._embedding_modules()) as leaves, checkpointed(layers):
             logits = self._logits_at(inputs, index, positions)
             values = contrast_values(torch.log_softmax(logits, dim=-1), targets, foils).view(len(rows), slots)
             # seq2seq: the encoder runs first, so its embeddings are the first captured
@@ -398,6 +401,13 @@ class HFAttributionBackend(HFScoringBackend):
         inputs, _, _, _, _ = self._inputs(rows, share_encoder=False)
         with self._eager_attention():
             out = self.hf.model(**inputs, use_cache=False, output_attentions=True)
+        weights = out.cross_attentions if self.hf.seq2seq else out.attentions
+        if not weights or weights[-1] is None:
+            raise ContextualMTError(
+                f"{self.hf.folder}: {type(self.hf.model).__name__} returns no attention weights with "
+                "output_attentions (eager attention); --method attention cannot read them: use a gradient "
+                "method (saliency, input_x_gradient)"
+            )
         slots, positions, _, _ = self._slots(groups, rows)
         index = torch.arange(len(rows), device=self.hf.device).repeat_interleave(slots)
 
@@ -418,7 +428,13 @@ class HFAttributionBackend(HFScoringBackend):
         if before in (None, "eager"):
             yield
             return
-        model.set_attn_implementation("eager")
+        try:
+            model.set_attn_implementation("eager")
+        except Exception as e:  # a model with no eager path
+            raise ContextualMTError(
+                f"{self.hf.folder}: {type(model).__name__} cannot switch to eager attention ({first_line(e)}); "
+                "--method attention needs it (SDPA and flash attention return no weights): use a gradient method"
+            ) from None
         try:
             yield
         finally:

@@ -231,6 +231,7 @@ class HFModel:
             ) from None
         target_token, marian_prefix, template = None, "", None
         if kind == "seq2seq":
+            _check_one_vocabulary(tokenizer, folder)
             target_token, marian_prefix = _set_languages(tokenizer, o, folder)
         else:
             template = _causal_template(o, tokenizer, folder)
@@ -260,6 +261,24 @@ def _has_dtype_kwarg() -> bool:
 
     major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
     return (major, minor) >= (4, 56)  # torch_dtype was renamed dtype
+
+
+def _check_one_vocabulary(tokenizer, folder: str) -> None:
+    """The backend encodes target text (references, the target context) with the tokenizer, as
+    ``text_target``: that needs one vocabulary, whose ids map back to the same tokens. A
+    tokenizer with separate source and target vocabularies (FSMT's) encodes every text with the
+    source one, so a target would be scored as the wrong tokens: refused."""
+    vocab = tokenizer.get_vocab()
+    tokens = list(vocab)
+    back = tokenizer.convert_ids_to_tokens([vocab[t] for t in tokens])
+    # (a token sharing its id with another maps back to that one: the same id, not a difference)
+    differ = sum(vocab.get(b) != vocab[a] for a, b in zip(tokens, back, strict=True))
+    if differ:
+        raise ContextualMTError(
+            f"{folder}: its tokenizer ({type(tokenizer).__name__}) has separate source and target "
+            f"vocabularies ({differ} of {len(tokens)} token ids name another token in the target's), and "
+            "encodes target text with the source one: references and target context cannot be scored"
+        )
 
 
 def _set_languages(tokenizer, o: HFModelOptions, folder: str):

@@ -234,8 +234,11 @@ class HFScoringBackend:
             enc_ids, enc_mask, expand = encoder
             with self.hf.attention():
                 encoded = model.get_encoder()(input_ids=enc_ids, attention_mask=enc_mask).last_hidden_state
+            from transformers.modeling_outputs import BaseModelOutput
+
             inputs = {
-                "encoder_outputs": (encoded.index_select(0, expand),),
+                # a model output, not a tuple: some models (ProphetNet) read it by name only
+                "encoder_outputs": BaseModelOutput(last_hidden_state=encoded.index_select(0, expand)),
                 "attention_mask": enc_mask.index_select(0, expand),
                 "decoder_input_ids": ids,
             }
@@ -314,6 +317,31 @@ class HFScoringBackend:
             self._fused = (weight, bias, vocab)
         return self._fused
 
+    def _check_padding(self, row: Row, text: str, alone: np.ndarray) -> None:
+        """Scoring batches rows padded on the right: a target position must not see the positions
+        after it (a causal decoder). Checked on the short test sentence, alone and in a batch
+        with a longer one; a model whose scores move with the padding (ProphetNet's n-gram
+        decoder) is refused, its batched scores being not the model's."""
+        longer = self.layout.row(
+            text,
+            " ".join([text] * 6),
+            (text,),
+            (text,),
+            self.source_context_size,
+            self.target_context_size,
+            lambda: "check",
+        )
+        batched = self._forward([row, longer], fast=False)[0]
+        moved = float(np.abs(batched - alone).max())
+        # the zoo's batch invariance, 1e-5 (causal decoders move by 0 here, ProphetNet's n-gram
+        # decoder by 1.5e-4 on the zoo's tiny one)
+        if moved > 1e-5:
+            raise ContextualMTError(
+                f"{self.hf.folder}: {type(self.hf.model).__name__}'s scores change when its rows are padded "
+                f"to batch them (by up to {moved:.2g}; its target positions see the padding after them), "
+                "so the scores of a batch would not be the model's: not supported"
+            )
+
     def _check_fast_head(self) -> bool:
         """Applying the output layer at the scored positions only is exact for models whose
         logits are output_embeddings(base_model(...)) (+ final_logits_bias); checked here on a
@@ -346,6 +374,8 @@ class HFScoringBackend:
                 f"{self.hf.folder}: the model fails on a short test sentence "
                 f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?"
             ) from None
+        if next(model.parameters()).dtype == torch.float32:  # half precision: its rounding hides it
+            self._check_padding(row, text, full)
         try:
             if model.base_model is model or model.get_output_embeddings() is None:
                 return False

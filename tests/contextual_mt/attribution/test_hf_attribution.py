@@ -376,3 +376,21 @@ def test_a_sentence_over_max_tokens_is_read_with_activation_checkpointing(setup,
         assert passes.checkpointed == 0 and passes.forwards == 1 and passes.backward == 1 and passes.widest == 4
     for q, g in zip(requests, got, strict=True):
         np.testing.assert_allclose(g, ref.gradient_scores(q.index, q.token, q.foil, "saliency"), atol=1e-4, rtol=1e-4)
+
+
+def test_a_model_without_checkpointable_layers_is_not_counted_as_checkpointed(setup, monkeypatch):
+    """A sentence over --max-tokens of a model with no layer transformers can checkpoint keeps
+    its whole graph: the run does not report (nor log) activation checkpointing it did not do."""
+    from contextual_mt.attribution.gradients import Passes
+
+    _kind, _folder, backend, ref = setup
+    requests = requests_for(backend)
+    monkeypatch.setattr(backend, "_layers", lambda: [])
+    before, backend.max_tokens, backend.passes = backend.max_tokens, 1, Passes()
+    try:
+        got = backend.cue_scores(requests, "saliency")
+    finally:
+        backend.max_tokens = before
+    assert backend.passes.forwards == len({q.index for q in requests}) and backend.passes.checkpointed == 0
+    q = requests[0]
+    np.testing.assert_allclose(got[0], ref.gradient_scores(q.index, q.token, q.foil, "saliency"), atol=1e-4, rtol=1e-4)

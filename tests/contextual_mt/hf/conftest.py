@@ -26,8 +26,8 @@ def corpus(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def hf_zoo(tmp_path_factory):
     """``hf_zoo(name)``: the folder of the zoo's tiny model of family ``name`` (tests/hf_models.py,
-    ZOO), built on first use, once per test session."""
-    from tests.hf_models import ZOO
+    ZOO, or OUTSIDE: the families outside the zoo), built on first use, once per test session."""
+    from tests.hf_models import OUTSIDE, ZOO
 
     root = tmp_path_factory.mktemp("zoo")
     built: dict = {}
@@ -38,7 +38,7 @@ def hf_zoo(tmp_path_factory):
 
             logging.disable_progress_bar()  # save_pretrained's bar (transformers 5), not the command's output
             try:
-                built[name] = ZOO[name].build(root / name)
+                built[name] = (ZOO[name] if name in ZOO else OUTSIDE[name]).build(root / name)
             finally:
                 logging.enable_progress_bar()
         return built[name]
