@@ -345,6 +345,7 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
     record: Dict = {"machine": machine(), "examples": {}}
     for example in [e for e in EXAMPLES if not only or e["id"] in only]:
         outputs, printed, start = [], [], time.time()
+        load = LoadSampler()
         for command in example["commands"]:
             print(f"$ {command}", file=sys.stderr, flush=True)
             proc = subprocess.run(
@@ -364,8 +365,31 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
             "outputs": outputs,
             "printed": printed,
             "seconds": round(time.time() - start, 1),
+            # what else ran: a time taken on a shared machine is read against it
+            "load_average": load.stop(),
         }
     return record
+
+
+class LoadSampler:
+    """The mean one-minute load average over an example's run, sampled every few seconds."""
+
+    def __init__(self, every: float = 5.0):
+        import threading
+
+        self.samples: List[float] = [os.getloadavg()[0]]
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, args=(every,), daemon=True)
+        self.thread.start()
+
+    def _sample(self, every: float) -> None:
+        while not self.done.wait(every):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> float:
+        self.done.set()
+        self.thread.join()
+        return round(sum(self.samples) / len(self.samples), 1)
 
 
 def machine() -> Dict:
@@ -491,6 +515,7 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
         "cxmi-random-context": printed_figure(run, "cxmi-random-context", cxmi).replace("-", "\u2212"),  # a minus sign
         "demo-minutes": f"{demo['seconds'] / 60:.1f} minutes",
         "ted-study-minutes": f"{run['examples']['ted-study']['seconds'] / 60:.0f} minutes",
+        "ted-study-load": f"{run['examples']['ted-study'].get('load_average', 'not recorded')}",
         "demo-machine": f"{run['machine']['cores']} CPU cores",
         "demo-context-bleu": f"{context['bleu']:.2f}",
         "demo-sentence-bleu": f"{demo['sentence']['bleu']:.2f}",
