@@ -37,7 +37,7 @@ class AlignCommandArgs:
         f"line(s) scores the links near the chrF path too (averaged with chrF); with --pivot {NO_PIVOT}, the "
         "lines the output is aligned to",
     )
-    batch_size: int = option(type=int, default=64, group=LINK_MODEL, help="links scored together by the model")
+    batch_size: int = option(default=64, group=LINK_MODEL, help="links scored together by the model")
     lexical_train: Optional[List[str]] = option(
         nargs=2,
         metavar=("TRAIN.SRC", "TRAIN.TGT"),

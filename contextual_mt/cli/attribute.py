@@ -39,14 +39,11 @@ class AttributionMethodArgs:
         help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI (both are written)",
     )
     cti_std: Optional[float] = option(
-        type=float,
         group=CTI,
         help="λ: a token is selected when its score exceeds "
         f"mean + λ·std over the run's tokens read with context (default {Rule.std:g})",
     )
-    cti_top_k: Optional[int] = option(
-        type=int, group=CTI, help="instead: the k highest-scoring tokens of each sentence"
-    )
+    cti_top_k: Optional[int] = option(group=CTI, help="instead: the k highest-scoring tokens of each sentence")
     cti_scope: str = option(
         choices=SCOPES,
         default=AttributeOptions.cti_scope,
@@ -69,13 +66,12 @@ class AttributionMethodArgs:
         "(its second choice when it is y); logprob = log p_C(y)",
     )
     cue_std: Optional[float] = option(
-        type=float,
         group=CCI,
         help="λ: a context token is a cue when its score "
         "exceeds mean + λ·std over the context tokens of that target token (default "
         f"{Rule.std:g})",
     )
-    cue_top_k: Optional[int] = option(type=int, group=CCI, help="instead: the k highest-scoring context tokens")
+    cue_top_k: Optional[int] = option(group=CCI, help="instead: the k highest-scoring context tokens")
     log_base: str = option(
         choices=["e", "2"],
         default=AttributeOptions.log_base,
@@ -123,7 +119,7 @@ class AttributeArgs:
         help="translate the source first with the same model (predicted target context, "
         "--beam), then attribute its translations",
     )
-    beam: int = option(type=int, default=DecodingOptions.beam, help="with --translate")
+    beam: int = option(default=DecodingOptions.beam, help="with --translate")
     docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
     output: str = option(required=True, help="JSONL, one record per sentence (a .summary.json is written beside it)")
     method: AttributionMethodArgs = group(AttributionMethodArgs)
@@ -132,7 +128,7 @@ class AttributeArgs:
         help="i/n: the i-th of n parts of the documents (with --cti-scope sentence or "
         "--cti-top-k: the corpus threshold would be each shard's own)",
     )
-    batch_size: int = option(type=int, default=AttributeOptions.batch_size, help="sentences per batch of records")
+    batch_size: int = option(default=AttributeOptions.batch_size, help="sentences per batch of records")
     max_tokens: Optional[int] = max_tokens_option()
     overwrite: bool = overwrite_option(RESUME_HELP, "--no-resume")
     quiet: bool = quiet_option()

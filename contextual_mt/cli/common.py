@@ -33,7 +33,7 @@ def keyword_default(func: Callable[..., Any], name: str) -> Any:
 
 def max_tokens_option() -> Any:
     """``--max-tokens``: the same option wherever batches are cut (``inference.batching``)."""
-    return option(type=int, help=MAX_TOKENS_HELP)
+    return option(help=MAX_TOKENS_HELP)
 
 
 def quiet_option(help: Optional[str] = None) -> Any:
@@ -65,14 +65,13 @@ class ModelArgs:
         help="directory with dict.*.txt (default: the checkpoint's directory, then the training data directory)",
     )
     source_context_size: Optional[int] = option(
-        type=int, group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no source context"
+        group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no source context"
     )
     target_context_size: Optional[int] = option(
-        type=int, group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no target context"
+        group=MODEL_GROUP, help="default: as trained (--hf-model: 1); 0: no target context"
     )
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
     threads: Optional[int] = option(
-        type=int,
         help="CPU threads torch computes with (default: torch's, one per core; on a machine shared with "
         "other jobs, fewer threads are often faster)",
     )

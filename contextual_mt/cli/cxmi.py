@@ -33,9 +33,9 @@ class CxmiArgs:
     random_context: bool = option(
         action="store_true", default=False, help="control: take the context from random other documents"
     )
-    seed: int = option(type=int, default=CxmiOptions.seed)
+    seed: int = option(default=CxmiOptions.seed)
     shard: Optional[str] = option(empty_ok=True, help="i/n: score the i-th of n parts of the documents")
-    batch_size: int = option(type=int, default=CxmiOptions.batch_size, help="sentences per batch")
+    batch_size: int = option(default=CxmiOptions.batch_size, help="sentences per batch")
     max_tokens: Optional[int] = max_tokens_option()
     overwrite: bool = overwrite_option(RESUME_HELP, "--no-resume")
     skip_up_to_date: bool = option(

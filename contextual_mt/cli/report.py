@@ -27,17 +27,14 @@ class ReportArgs:
         "split off their punctuation by its Moses rules (default: --stanza-lang, else "
         "generic rules)"
     )
-    min_count: int = option(
-        type=int, default=ReportOptions.min_count, help="vocabulary items seen fewer times are left out"
-    )
-    top: int = option(type=int, default=ReportOptions.top, help="how many top tokens to list")
+    min_count: int = option(default=ReportOptions.min_count, help="vocabulary items seen fewer times are left out")
+    top: int = option(default=ReportOptions.top, help="how many top tokens to list")
     attribution: Optional[str] = option(
         help="JSONL of `contextual-mt attribute --reference` on the same sentences: "
         "the viewer marks context-sensitive words and shows their cues; cue_pairs.csv "
         "and report.md list the most frequent (target word, cue word) pairs per tag"
     )
     top_pairs: int = option(
-        type=int,
         default=ReportOptions.top_pairs,
         help="(target word, cue word) pairs listed per tag in report.md (cue_pairs.csv has all)",
     )

@@ -24,9 +24,8 @@ class ScoreArgs:
     docids: Optional[str] = option(help="document ids: adds d-BLEU, and Doc-COMET with --comet-model")
     source: Optional[str] = option(help="source sentences (needed by COMET)")
     comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
-    comet_batch_size: int = option(type=int, default=keyword_default(score_files, "comet_batch_size"))
+    comet_batch_size: int = option(default=keyword_default(score_files, "comet_batch_size"))
     doc_comet_context: int = option(
-        type=int,
         default=keyword_default(score_files, "doc_comet_context"),
         help="Doc-COMET: preceding sentences of the same document encoded as context "
         "(default: %(default)s, as in Vernikos et al. 2022)",

@@ -46,23 +46,21 @@ class TranslateArgs:
     gold_target_context: Optional[str] = option(
         metavar="REF", help="use these references as target context instead of the model's translations"
     )
-    beam: int = option(type=int, default=DecodingOptions.beam)
-    lenpen: float = option(type=float, default=DecodingOptions.lenpen)
-    max_len_a: float = option(type=float, default=DecodingOptions.max_len_a)
-    max_len_b: int = option(type=int, default=DecodingOptions.max_len_b)
+    beam: int = option(default=DecodingOptions.beam)
+    lenpen: float = option(default=DecodingOptions.lenpen)
+    max_len_a: float = option(default=DecodingOptions.max_len_a)
+    max_len_b: int = option(default=DecodingOptions.max_len_b)
     batch_size: Optional[int] = option(
-        type=int,
         help="sentences decoded together (default: 32; a fairseq checkpoint on a GPU: 512, at most "
         "16,384 tokens with context, unless --max-tokens is given)",
     )
     max_tokens: Optional[int] = max_tokens_option()
     decoding: str = option(default=DecodingOptions.decoding, help=DECODING_HELP)
     parallel_window: int = option(
-        type=int, default=DecodingOptions.window, help="sentences per document a parallel round may translate"
+        default=DecodingOptions.window, help="sentences per document a parallel round may translate"
     )
     unit: str = option(default=UNITS[0], metavar="{" + ",".join(UNITS) + "}", help=UNIT_HELP)
     max_source_tokens: Optional[int] = option(
-        type=int,
         help="--unit document: source tokens (the model tokenizer's) per chunk of whole sentences "
         "(default: what fits the model's positions with room for the translation, per --max-len-a/b)",
     )
