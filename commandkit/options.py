@@ -42,6 +42,7 @@ from typing import (
     Optional,
     Protocol,
     Sequence,
+    Tuple,
     Type,
     TypeVar,
     Union,
@@ -56,6 +57,7 @@ class _Dataclass(Protocol):
     __dataclass_fields__: ClassVar[Dict[str, Any]]
 
 
+Dataclass = _Dataclass  # what an options class is, for type variables of code built on this module
 T = TypeVar("T", bound=_Dataclass)  # an options dataclass
 
 _OPTION = "commandkit.option"
@@ -244,12 +246,33 @@ def from_namespace(cls: Type[T], namespace: Any, **given: Any) -> T:
             if f.metadata[_GROUP]["given"]:
                 raise TypeError(f"{cls.__name__}: {f.name} is made by the caller from its options: give it")
             values[f.name] = from_namespace(_group_class(cls, f), namespace)
-        elif _OPTION in f.metadata and f.metadata[_OPTION]["inverse"]:
-            if hasattr(namespace, dest(f)):
-                values[f.name] = not getattr(namespace, dest(f))
+        elif _OPTION in f.metadata and hasattr(namespace, dest(f)):
+            value = getattr(namespace, dest(f))
+            values[f.name] = (not value) if f.metadata[_OPTION]["inverse"] else value
         elif hasattr(namespace, f.name):
             values[f.name] = getattr(namespace, f.name)
     return cls(**values)
+
+
+def group_fields(cls: Type[Any]) -> List[Tuple[str, Type[Any], bool]]:
+    """``cls``'s nested groups: (field name, group class, whether the caller gives the value)."""
+    return [
+        (f.name, f.metadata[_GROUP]["cls"], f.metadata[_GROUP]["given"]) for f in fields(cls) if _GROUP in f.metadata
+    ]
+
+
+def check_required(options: Any) -> None:
+    """A library caller's options object lacking a ``required=True`` option (its default is None,
+    for the parser): the TypeError a missing argument of a function call is."""
+    missing = [
+        f.name
+        for f in fields(options)
+        if _OPTION in f.metadata
+        and f.metadata[_OPTION]["argparse"].get("required")
+        and getattr(options, f.name) is None
+    ]
+    if missing:
+        raise TypeError(f"{type(options).__name__}: missing required options: {', '.join(missing)}")
 
 
 def flat(options: Any) -> Dict[str, Any]:
@@ -300,12 +323,15 @@ def parse_options(
 
 
 __all__ = [
+    "Dataclass",
     "add_options",
+    "check_required",
     "defaults",
     "dest",
     "flat",
     "from_namespace",
     "group",
+    "group_fields",
     "namespace",
     "option",
     "option_fields",

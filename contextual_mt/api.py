@@ -1,0 +1,231 @@
+"""contextual-mt from Python: one function per command, taking the command's options as keywords
+(the names of the command line's options: ``batch_size`` for ``--batch-size``, ``path`` or
+``hf_model`` for the model) or as its options object, writing the files the command writes and
+returning what it made as objects.
+
+    from contextual_mt import api
+
+    translations = api.translate(path="model/checkpoint_best.pt", spm="model/spm.model",
+                                 source="test.en", docids="test.docids", output="test.hyp.fr")
+    result = api.cxmi(path="model/checkpoint_best.pt", spm="model/spm.model", source="test.en",
+                      reference="test.fr", docids="test.docids", output="pcxmi.jsonl")
+    result.summary["cxmi"], result.records[0]["token_pcxmi"]
+
+Each command's options are declared once, by its options class (``TranslateOptions``,
+``CxmiOptions``, ...): the command line is generated from it (``contextual_mt.cli``), and these
+functions build it from their keywords the same way. A wrong option or input raises
+``ContextualMTError`` (one line saying what and where); nothing is printed, and no output file is
+left behind. Progress bars go to stderr (``quiet=True``: none).
+
+This module imports the library's modules when a function is called: ``import contextual_mt.api``
+loads neither torch nor fairseq.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Type, TypeVar
+
+from commandkit.options import Dataclass, from_namespace, group_fields, option_fields
+from contextual_mt.inference.model_args import FAIRSEQ_ONLY, HF_ONLY, ModelArgs
+
+if TYPE_CHECKING:
+    from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.inference.registry import ModelSpec
+    from contextual_mt.inference.translate import TranslateOptions
+    from contextual_mt.metrics import ScoreOptions
+
+Options = TypeVar("Options", bound=Dataclass)  # a command's options class
+
+# torch takes a C int and starts one OpenMP thread each: far past any machine's cores is a typo
+MAX_THREADS = 4096
+
+
+@dataclass
+class Translations:
+    """What ``translate`` made: ``lines``, one translation per source line (``unit="sentence"``),
+    or ``documents``, one record per document (``unit="document"``: ``DocumentRecord``, its
+    ``doc`` and ``text``), as written to ``output``; ``dtype``: the precision the model ran in."""
+
+    output: str
+    dtype: str
+    lines: Optional[List[str]] = None
+    documents: Optional[List[Any]] = None
+
+
+@dataclass
+class Run:
+    """What a scoring command made: its ``summary`` (the ``.summary.json`` beside the output) and
+    its ``records`` (the output's JSONL lines, one per sentence)."""
+
+    output: str
+    summary: Dict
+    records: List[Dict]
+
+
+def translate(options: Optional[TranslateOptions] = None, **keywords: Any) -> Translations:
+    """``contextual-mt translate``: translate documents, the model's own previous translations
+    (or ``gold_target_context``, references) as target context.
+
+    Keywords: the options of ``TranslateOptions`` (``source``, ``docids``, ``output``, ``beam``,
+    ``batch_size``, ``unit``, ...) and of the model (``path``, ``spm``, ``hf_model``, ...; or
+    ``model``, a backend's specification), as ``contextual-mt translate --help`` lists them."""
+    from contextual_mt.inference.registry import model_dtype
+    from contextual_mt.inference.translate import TranslateOptions, translate_document_files, translate_files
+
+    o = command_options(TranslateOptions, options, keywords)
+    if o.unit == "document":
+        from contextual_mt.inference.document_output import read_document_records
+
+        translate_document_files(o)
+        return Translations(o.output, model_dtype(o.model), documents=read_document_records(o.output))
+    return Translations(o.output, model_dtype(o.model), lines=translate_files(o))
+
+
+def cxmi(options: Optional[CxmiOptions] = None, **keywords: Any) -> Run:
+    """``contextual-mt cxmi``: corpus CXMI and token-level P-CXMI of the references, each scored
+    with and without its context by one model. Returns the summary (``summary["cxmi"]``, in
+    nats unless ``log_base="2"``) and the records (``token_pcxmi`` per target token).
+
+    Keywords: the options of ``CxmiOptions`` (``source``, ``reference``, ``docids``, ``output``,
+    ``batch_size``, ``shard``, ...) and of the model, as ``contextual-mt cxmi --help`` lists them."""
+    from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
+    from contextual_mt.analysis.join import read_pcxmi
+
+    o = command_options(CxmiOptions, options, keywords)
+    summary = run_cxmi(o)
+    return Run(o.output, summary, read_pcxmi(o.output))
+
+
+def score(options: Optional[ScoreOptions] = None, **keywords: Any) -> Dict:
+    """``contextual-mt score``: sacreBLEU BLEU and chrF of ``hyp`` against ``ref``; with
+    ``docids``, document-level BLEU; with ``comet_model`` (and ``source``), COMET and Doc-COMET.
+    A document-level ``hyp`` is aligned to the reference lines first (``pivot``, ``segmenter``,
+    ...: the alignment options). Returns the result (``result["bleu"]["score"]``, ...), as written
+    to ``output`` when given.
+
+    Keywords: the options of ``ScoreOptions``, as ``contextual-mt score --help`` lists them."""
+    from contextual_mt.metrics import ScoreOptions, run_score
+
+    return run_score(command_options(ScoreOptions, options, keywords))
+
+
+def command_options(cls: Type[Options], options: Optional[Options], keywords: Dict[str, Any]) -> Options:
+    """The options object of a command: ``options`` as given, or made from ``keywords`` (the
+    names of its fields or of the command line's options)."""
+    if options is not None:
+        if keywords:
+            raise TypeError(f"give {cls.__name__} or its options as keywords, not both")
+        return options
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(keywords) - names - set(option_fields(cls)))
+    if unknown:
+        raise TypeError(f"{cls.__name__}: unknown options: {', '.join(unknown)}")
+    return options_from(cls, SimpleNamespace(**keywords), {k: v for k, v in keywords.items() if k in names})
+
+
+def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]] = None) -> Options:
+    """``cls`` made from ``values`` (a parsed command line, or keywords as attributes) as every
+    command makes it: its groups (checked) first, then the model's specification from the model
+    options (after the class's ``check_before_model``), then the object (checked); ``named``:
+    fields given as they are."""
+    named = dict(named or {})
+    for name, group, given in group_fields(cls):
+        if name in named:
+            continue
+        if given:
+            model = from_namespace(ModelArgs, values)
+            check = getattr(cls, "check_before_model", None)
+            if check is not None:
+                check(model, values)
+            named[name] = model_spec(model)
+        else:
+            named[name] = from_namespace(group, values)
+    return from_namespace(cls, values, **named)
+
+
+def model_spec(model: ModelArgs) -> ModelSpec:
+    """A fairseq checkpoint (``path``) or a Hugging Face model (``hf_model``), the other's
+    options refused; ``threads`` sets torch's CPU threads."""
+    from contextual_mt.errors import ContextualMTError
+
+    if model.threads is not None:
+        set_threads(model.threads)
+    dtype = model.dtype
+    if model.fp16:  # an alias: with another --dtype, which one was meant?
+        if dtype not in (None, "float16"):
+            raise ContextualMTError(f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}")
+        dtype = "float16"
+    if model.path and model.hf_model:
+        raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
+    if not model.given():
+        raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
+    flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
+    if model.hf_model:
+        from contextual_mt.backends.hf.options import HFModelOptions
+
+        given = [flag(n) for n in FAIRSEQ_ONLY if getattr(model, n) is not None]
+        if given:
+            raise ContextualMTError(
+                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer"
+            )
+        if dtype == "auto":
+            raise ContextualMTError(
+                "--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
+                "--dtype bfloat16 or float16 is given)"
+            )
+        return HFModelOptions(
+            model.hf_model,
+            src_lang=model.src_lang,
+            tgt_lang=model.tgt_lang,
+            separator=model.hf_separator if model.hf_separator is not None else " ",
+            prompt_template=model.prompt_template,
+            dtype="float32" if dtype is None else dtype,
+            device_map=model.device_map,
+            cpu=model.cpu,
+            source_context_size=1 if model.source_context_size is None else model.source_context_size,
+            target_context_size=1 if model.target_context_size is None else model.target_context_size,
+        )
+    given = [flag(n) for n in HF_ONLY if getattr(model, n) is not None]
+    if given:
+        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
+
+    assert model.path is not None  # given(), and not hf_model
+    return FairseqModelOptions(
+        model.path,
+        spm=model.spm,
+        data=model.data,
+        source_context_size=model.source_context_size,
+        target_context_size=model.target_context_size,
+        cpu=model.cpu,
+        dtype="auto" if dtype is None else dtype,
+    )  # --dtype= (empty) is refused
+
+
+def set_threads(threads: int) -> None:
+    """``--threads``: torch's CPU threads, within 1..MAX_THREADS (one line naming the option
+    otherwise); more than the machine's cores is allowed, with a warning (they only compete)."""
+    import logging
+    import os
+
+    from contextual_mt.errors import ContextualMTError
+
+    if threads < 1:
+        raise ContextualMTError(f"--threads must be at least 1 (got {threads})")
+    if threads > MAX_THREADS:
+        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})")
+    cores = os.cpu_count()
+    if cores is not None and threads > cores:
+        logging.getLogger(__name__).warning(
+            "--threads %d: more than this machine's %d CPU cores; the extra threads only compete for them",
+            threads,
+            cores,
+        )
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+__all__ = ["Run", "Translations", "cxmi", "model_spec", "score", "translate"]
