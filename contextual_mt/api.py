@@ -14,8 +14,9 @@ returning what it made as objects.
 Each command's options are declared once, by its options class (``TranslateOptions``,
 ``CxmiOptions``, ...): the command line is generated from it (``contextual_mt.cli``), and these
 functions build it from their keywords the same way. A wrong option or input raises
-``ContextualMTError`` (one line saying what and where); nothing is printed, and no output file is
-left behind. Progress bars go to stderr (``quiet=True``: none).
+``InputError`` (``contextual_mt.errors``; ``ContextualMTError`` is one kind of it), its message the
+one line the command would print; nothing is printed, and no output file is left behind.
+Progress bars go to stderr (``quiet=True``: none).
 
 This module imports the library's modules when a function is called: ``import contextual_mt.api``
 loads neither torch nor fairseq.
@@ -228,4 +229,4 @@ def set_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-__all__ = ["Run", "Translations", "cxmi", "model_spec", "score", "translate"]
+__all__ = ["ModelArgs", "Run", "Translations", "cxmi", "model_spec", "score", "translate"]
