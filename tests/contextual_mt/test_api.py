@@ -90,6 +90,7 @@ def test_importing_the_api_loads_no_model_library():
     import subprocess
     import sys
 
-    code = "import sys, contextual_mt.api; print(*[m for m in ('torch', 'fairseq', 'transformers') if m in sys.modules])"
+    heavy = ("torch", "fairseq", "transformers")
+    code = f"import sys, contextual_mt.api; print(*[m for m in {heavy!r} if m in sys.modules])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.strip() == "", proc.stdout + proc.stderr[-2000:]
