@@ -24,12 +24,20 @@ loads neither torch nor fairseq.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Type, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar
 
-from commandkit.options import Dataclass, from_namespace, group_fields, option_fields
-from contextual_mt.inference.model_args import FAIRSEQ_ONLY, HF_ONLY, ModelArgs
+from commandkit.options import Dataclass, check_required, from_namespace, group, group_fields, option, option_fields
+from contextual_mt.inference.model_args import (
+    FAIRSEQ_ONLY,
+    HF_ONLY,
+    ModelArgs,
+    max_tokens_option,
+    progress_option,
+)
+from docalign.align import AlignArgs, Alignment, AlignOptions
+from docalign.formats import NO_PIVOT
 
 if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
@@ -112,6 +120,142 @@ def score(options: Optional[ScoreOptions] = None, **keywords: Any) -> Dict:
     return run_score(command_options(ScoreOptions, options, keywords))
 
 
+ALIGN_HELP = "re-align a document-level output (whole documents) to the source lines, for line-level evaluation"
+LINK_MODEL = "the model's link score (optional: --path or --hf-model, below)"
+NO_REFERENCE = "without a reference (--pivot none): the output aligned to the source lines"
+
+
+@dataclass
+class AlignCommandOptions:
+    """``contextual-mt align``: a document-level output re-aligned to its source lines
+    (``docalign``), optionally with a model scoring the links."""
+
+    model_optional: ClassVar[bool] = True
+    # a model scoring the links (FairseqModelOptions, HFModelOptions), or None
+    model: Optional[ModelSpec] = group(ModelArgs, last=True, given=True)
+    hyp_documents: str = option(
+        required=True,
+        metavar="OUTPUT",
+        help='the system\'s output: JSONL records {"doc", "text"} (as `translate --unit document` writes) '
+        "or one document per line, in the docids file's order",
+    )
+    docids: str = option(required=True, help="document id of each source line")
+    output: str = option(required=True, help="the aligned hypothesis, one line per source line")
+    alignment: str = option(
+        required=True, help="the alignment: JSONL, one record per source line (its segments, link type, score)"
+    )
+    align: AlignArgs = group(AlignArgs)
+    source: Optional[str] = option(
+        group=LINK_MODEL,
+        help="the source lines: with a model, its probability of the output sentences given the source "
+        f"line(s) scores the links near the chrF path too (averaged with chrF); with --pivot {NO_PIVOT}, the "
+        "lines the output is aligned to",
+    )
+    batch_size: int = option(default=64, group=LINK_MODEL, help="links scored together by the model")
+    lexical_train: Optional[List[str]] = option(
+        nargs=2,
+        metavar=("TRAIN.SRC", "TRAIN.TGT"),
+        group=NO_REFERENCE,
+        help="--pivot none: the pair's training data (line-aligned source and target files), from which a "
+        "lexical translation table (IBM Model 1) is learned, cached beside them (`make data` leaves the "
+        "study's), to gloss each --source line word by word: the pivot chrF compares with the output",
+    )
+    max_tokens: Optional[int] = max_tokens_option()
+    progress: bool = progress_option("no progress bar")
+
+    def __post_init__(self) -> None:
+        check_required(self)
+
+    @staticmethod
+    def check_before_model(model: ModelArgs, given: Any) -> None:
+        """--band, before the model's options."""
+        from_namespace(AlignArgs, given).options()
+
+
+def align(options: Optional[AlignCommandOptions] = None, **keywords: Any) -> Alignment:
+    """``contextual-mt align``: re-align a document-level output (``hyp_documents``: whole
+    documents) to the source lines of ``docids``, against ``pivot`` (a sentence-level translation
+    of each line), or with ``pivot="none"`` to ``source`` through a lexical table learned from
+    ``lexical_train``; a model (``path`` or ``hf_model``) may score the links too. Writes
+    ``output`` (one line per source line) and ``alignment`` (JSONL); returns docalign's
+    ``Alignment`` (``hypotheses``, ``records()``, ``statistics``).
+
+    Keywords: the options of ``AlignCommandOptions``, as ``contextual-mt align --help`` lists them."""
+    from commandkit.documents import check_line_count, read_docids
+    from commandkit.errors import InputError
+    from commandkit.outputs import atomic_write_lines, outputs
+    from commandkit.text import read_lines
+    from docalign.align import align_documents, check_guess, nonempty_documents
+    from docalign.formats import LINES, read_pivots, read_system_output, write_alignment
+
+    o = command_options(AlignCommandOptions, options, keywords)
+    align_options = o.align.options()  # checked before anything is read
+    spec = o.model
+    if o.align.pivot is None:
+        raise InputError(
+            "--pivot: give a sentence-level translation of each source line (e.g. `contextual-mt translate` "
+            f"of a sentence-level model, or the references when evaluating), or `--pivot {NO_PIVOT}` with --source"
+        )
+    no_pivot = o.align.pivot == NO_PIVOT
+    if no_pivot and (o.source is None or o.lexical_train is None):
+        raise InputError(
+            f"--pivot {NO_PIVOT} aligns to the source lines: give --source and --lexical-train TRAIN.SRC TRAIN.TGT "
+            "(the pair's training data; a model, --path or --hf-model, may score the links too)"
+        )
+    if o.lexical_train is not None and not no_pivot:
+        raise InputError(f"--lexical-train glosses the source lines for --pivot {NO_PIVOT} only")
+    if not no_pivot and (spec is None) != (o.source is None):
+        raise InputError(
+            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source"
+        )
+    if o.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1 (got {o.batch_size})")
+    ids = read_docids(o.docids)
+    sources = None
+    if o.source is not None:
+        sources = read_lines(o.source)
+        check_line_count(ids, o.docids, len(sources), o.source)
+    if no_pivot:
+        assert sources is not None and o.lexical_train is not None
+        pivots, align_options = _source_pivots(sources, o.lexical_train, align_options)
+    else:
+        pivots = read_pivots(o.align.pivot, len(ids), o.docids)
+    with outputs(o.output, o.alignment):
+        read = read_system_output(
+            o.hyp_documents, ids, o.docids, nonempty_documents(pivots, ids), align_options.hyp_format
+        )
+        if read.format == LINES:
+            raise InputError(
+                f"{o.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align"
+            )
+        assert read.documents is not None
+        link_model = None
+        if spec is not None:
+            from contextual_mt.contrastive.link_model import link_model as open_link_model
+
+            link_model = open_link_model(spec, o.batch_size, o.max_tokens, progress=o.progress)
+        result = align_documents(read.documents, pivots, ids, align_options, sources=sources, link_model=link_model)
+        check_guess(read, result, pivots)
+        atomic_write_lines(o.output, result.hypotheses)
+        write_alignment(o.alignment, result.records())
+    return result
+
+
+def _source_pivots(
+    sources: List[str], lexical_train: List[str], options: AlignOptions
+) -> Tuple[List[str], AlignOptions]:
+    """``--pivot none``: the pivots in the output's language made from the source lines (their
+    gloss by the lexical table learned from ``lexical_train``) and the weights for them. The table
+    is needed even with a model: the model scores the links near a first path, which without a
+    pivot in the output's language strays (on the demo, the source lines themselves as the pivot
+    and the model's score alone linked 0.73 of the lines, the gloss 0.99; bench/RESULTS.md)."""
+    from docalign.lexical.gloss import WEIGHTS, gloss_lines
+    from docalign.lexical.model1 import lexical_table
+
+    table = lexical_table(*lexical_train)
+    return gloss_lines(sources, table), replace(options, weights=replace(options.weights, **WEIGHTS))
+
+
 def command_options(cls: Type[Options], options: Optional[Options], keywords: Dict[str, Any]) -> Options:
     """The options object of a command: ``options`` as given, or made from ``keywords`` (the
     names of its fields or of the command line's options)."""
@@ -132,7 +276,7 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
     options (after the class's ``check_before_model``), then the object (checked); ``named``:
     fields given as they are."""
     named = dict(named or {})
-    for name, group, given in group_fields(cls):
+    for name, members, given in group_fields(cls):
         if name in named:
             continue
         if given:
@@ -140,9 +284,10 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
             check = getattr(cls, "check_before_model", None)
             if check is not None:
                 check(model, values)
-            named[name] = model_spec(model)
+            optional = getattr(cls, "model_optional", False)  # align: a model may score the links
+            named[name] = model_spec(model) if model.given() or not optional else None
         else:
-            named[name] = from_namespace(group, values)
+            named[name] = from_namespace(members, values)
     return from_namespace(cls, values, **named)
 
 
@@ -229,4 +374,14 @@ def set_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-__all__ = ["ModelArgs", "Run", "Translations", "cxmi", "model_spec", "score", "translate"]
+__all__ = [
+    "AlignCommandOptions",
+    "ModelArgs",
+    "Run",
+    "Translations",
+    "align",
+    "cxmi",
+    "model_spec",
+    "score",
+    "translate",
+]

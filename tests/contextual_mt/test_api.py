@@ -94,3 +94,23 @@ def test_importing_the_api_loads_no_model_library():
     code = f"import sys, contextual_mt.api; print(*[m for m in {heavy!r} if m in sys.modules])"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.strip() == "", proc.stdout + proc.stderr[-2000:]
+
+
+def test_align_returns_the_alignment_it_writes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ids").write_text("a\na\nb\n", encoding="utf-8")
+    (tmp_path / "pivot").write_text("M. Dupont est là.\nIl part.\nFin.\n", encoding="utf-8")
+    (tmp_path / "out.jsonl").write_text(
+        '{"doc": "a", "text": "M. Dupont est là. Il part."}\n{"doc": "b", "text": "Fin."}\n', encoding="utf-8"
+    )
+    made = api.align(
+        hyp_documents="out.jsonl", docids="ids", pivot="pivot", segmenter_lang="fr", output="aligned",
+        alignment="alignment.jsonl",
+    )  # fmt: skip
+    assert made.hypotheses == ["M. Dupont est là.", "Il part.", "Fin."]
+    assert (tmp_path / "aligned").read_text(encoding="utf-8").splitlines() == made.hypotheses
+    written = [json.loads(x) for x in (tmp_path / "alignment.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert written == list(made.records())
+    with pytest.raises(InputError, match="--pivot: give a sentence-level translation"):
+        api.align(hyp_documents="out.jsonl", docids="ids", output="o2", alignment="a2")
+    assert not (tmp_path / "o2").exists()
