@@ -74,6 +74,7 @@ def option(
     group: Optional[str] = None,
     empty_ok: bool = False,
     inverse: bool = False,
+    after: Optional[str] = None,
     **argparse_settings: Any,
 ) -> Any:
     """A dataclass field that is a command-line option. ``default`` is the field's default and the
@@ -81,8 +82,9 @@ def option(
     it is listed under; ``empty_ok``: an empty value is the command's to read (a text option with no
     default is otherwise refused empty, naming it: see ``commandkit.command_outputs``); ``inverse``:
     a ``bool`` field whose flag (the first of ``flags``, a ``store_true`` switch, default off) says
-    the opposite (``resume`` is True unless ``--overwrite`` is given); the remaining keywords go to
-    ``add_argument`` as they are."""
+    the opposite (``resume`` is True unless ``--overwrite`` is given); ``after``: listed right
+    after that field's options, not where declared (the class's positional arguments keep their
+    order); the remaining keywords go to ``add_argument`` as they are."""
     meta = {
         "flags": flags,
         "help": help,
@@ -92,6 +94,7 @@ def option(
         "group": group,
         "empty_ok": empty_ok,
         "inverse": inverse,
+        "after": after,
         "argparse": argparse_settings,
     }
     if inverse:
@@ -111,14 +114,30 @@ def group(
     description: Optional[str] = None,
     last: bool = False,
     given: bool = False,
+    make: Optional[Callable[[Any], Any]] = None,
+    after: Optional[str] = None,
 ) -> Any:
     """A nested dataclass of options: with a title, an argument group of the parser; without, its
     options are listed with the enclosing ones. ``last``: listed after every other option of the
     class; ``given``: the field holds not the group's options but what the caller makes of them
-    (``from_namespace`` is given it; the field has no default)."""
-    meta = {_GROUP: {"title": title, "description": description, "cls": cls, "last": last, "given": given}}
+    (``from_namespace`` is given it; the field has no default); ``make``: the field holds
+    ``make(group options)`` (e.g. a selection rule made of ``--cti-std`` and ``--cti-top-k``);
+    ``after`` as ``option``'s."""
+    meta = {
+        _GROUP: {
+            "title": title,
+            "description": description,
+            "cls": cls,
+            "last": last,
+            "given": given,
+            "make": make,
+            "after": after,
+        }
+    }
     if given:
         return field(metadata=meta)
+    if make is not None:
+        return field(default_factory=lambda: make(cls()), metadata=meta)
     return field(default_factory=cls, metadata=meta)
 
 
@@ -127,10 +146,20 @@ def _group_class(cls: Type[Any], f: Field) -> Type[Any]:
 
 
 def _in_order(cls: Type[Any]) -> List[Field]:
-    """``cls``'s fields in the order the parser lists them: declared order, ``last`` groups last."""
+    """``cls``'s fields in the order the parser lists them: declared order, a field declared
+    ``after`` another right after it (and after those moved there before it), ``last`` groups last."""
+    meta = lambda f: f.metadata.get(_GROUP) or f.metadata.get(_OPTION) or {}  # noqa: E731
     every = fields(cls)
-    late = [f for f in every if f.metadata.get(_GROUP, {}).get("last")]
-    return [f for f in every if f not in late] + late
+    late = [f for f in every if meta(f).get("last")]
+    order = [f for f in every if f not in late and not meta(f).get("after")]
+    moved: Dict[str, int] = {}
+    for f in every:
+        target = meta(f).get("after")
+        if target:
+            at = next(i for i, g in enumerate(order) if g.name == target) + 1 + moved.get(target, 0)
+            order.insert(at, f)
+            moved[target] = moved.get(target, 0) + 1
+    return order + late
 
 
 _NUMBERS = (int, float)
@@ -245,7 +274,7 @@ def from_namespace(cls: Type[T], namespace: Any, **given: Any) -> T:
         elif _GROUP in f.metadata:
             if f.metadata[_GROUP]["given"]:
                 raise TypeError(f"{cls.__name__}: {f.name} is made by the caller from its options: give it")
-            values[f.name] = from_namespace(_group_class(cls, f), namespace)
+            values[f.name] = group_value(f, namespace)
         elif _OPTION in f.metadata and hasattr(namespace, dest(f)):
             value = getattr(namespace, dest(f))
             values[f.name] = (not value) if f.metadata[_OPTION]["inverse"] else value
@@ -254,11 +283,43 @@ def from_namespace(cls: Type[T], namespace: Any, **given: Any) -> T:
     return cls(**values)
 
 
-def group_fields(cls: Type[Any]) -> List[Tuple[str, Type[Any], bool]]:
-    """``cls``'s nested groups: (field name, group class, whether the caller gives the value)."""
-    return [
-        (f.name, f.metadata[_GROUP]["cls"], f.metadata[_GROUP]["given"]) for f in fields(cls) if _GROUP in f.metadata
-    ]
+def from_keywords(
+    cls: Type[T],
+    options: Optional[T],
+    keywords: Dict[str, Any],
+    build: Optional[Callable[[Type[T], Any, Dict[str, Any]], T]] = None,
+) -> T:
+    """A Python API's options: ``options`` as given, or ``cls`` made from ``keywords`` (the names
+    of its fields, or of its command line's options: ``overwrite`` or ``resume``), by ``build(cls,
+    keywords as attributes, those naming fields)`` (default: ``from_namespace``). An unknown
+    keyword, or both, is a TypeError, as a function call's."""
+    from types import SimpleNamespace
+
+    if options is not None:
+        if keywords:
+            raise TypeError(f"give {cls.__name__} or its options as keywords, not both")
+        return options
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(keywords) - names - set(option_fields(cls)))
+    if unknown:
+        raise TypeError(f"{cls.__name__}: unknown options: {', '.join(unknown)}")
+    named = {k: v for k, v in keywords.items() if k in names}
+    if build is None:
+        return from_namespace(cls, SimpleNamespace(**keywords), **named)
+    return build(cls, SimpleNamespace(**keywords), named)
+
+
+def group_value(f: Field, namespace: Any) -> Any:
+    """The value of the group field ``f`` from parsed arguments: its options object, or what
+    ``make`` makes of it."""
+    meta = f.metadata[_GROUP]
+    options = from_namespace(meta["cls"], namespace)
+    return options if meta["make"] is None else meta["make"](options)
+
+
+def group_fields(cls: Type[Any]) -> List[Tuple[Field, bool]]:
+    """``cls``'s nested groups: (the field, whether the caller gives its value)."""
+    return [(f, f.metadata[_GROUP]["given"]) for f in fields(cls) if _GROUP in f.metadata]
 
 
 def check_required(options: Any) -> None:
@@ -281,7 +342,7 @@ def flat(options: Any) -> Dict[str, Any]:
     for f in fields(options):
         value = getattr(options, f.name)
         if _GROUP in f.metadata:
-            if not f.metadata[_GROUP]["given"]:
+            if not f.metadata[_GROUP]["given"] and f.metadata[_GROUP]["make"] is None:
                 out.update(flat(value))
         elif _OPTION in f.metadata:
             out[dest(f)] = (not value) if f.metadata[_OPTION]["inverse"] else value
@@ -329,9 +390,11 @@ __all__ = [
     "defaults",
     "dest",
     "flat",
+    "from_keywords",
     "from_namespace",
     "group",
     "group_fields",
+    "group_value",
     "namespace",
     "option",
     "option_fields",

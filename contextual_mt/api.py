@@ -24,11 +24,19 @@ loads neither torch nor fairseq.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from types import SimpleNamespace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar
 
-from commandkit.options import Dataclass, check_required, from_namespace, group, group_fields, option, option_fields
+from commandkit.options import (
+    Dataclass,
+    check_required,
+    from_keywords,
+    from_namespace,
+    group,
+    group_fields,
+    group_value,
+    option,
+)
 from contextual_mt.inference.model_args import (
     FAIRSEQ_ONLY,
     HF_ONLY,
@@ -41,6 +49,7 @@ from docalign.formats import NO_PIVOT
 
 if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.attribution.attribute import AttributeOptions
     from contextual_mt.inference.registry import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
     from contextual_mt.metrics import ScoreOptions
@@ -105,6 +114,31 @@ def cxmi(options: Optional[CxmiOptions] = None, **keywords: Any) -> Run:
     o = command_options(CxmiOptions, options, keywords)
     summary = run_cxmi(o)
     return Run(o.output, summary, read_pcxmi(o.output))
+
+
+def attribute(options: Optional[AttributeOptions] = None, **keywords: Any) -> Run:
+    """``contextual-mt attribute``: context attribution, PECoRe batched: which target tokens
+    depend on context (CTI: ``cti_metric``, KL or P-CXMI) and on which context tokens (CCI:
+    ``method``, gradients or attention), for ``reference``, ``hypotheses`` or the model's own
+    translations (``translate=True``). Returns the summary and the records (one per sentence:
+    its selected tokens and their cues).
+
+    Keywords: the options of ``AttributeOptions``, as ``contextual-mt attribute --help`` lists
+    them (``cti_std``, ``cue_top_k``, ``beam``: the command line's; or ``cti``, ``cci``, ``translate``
+    as the fields hold them)."""
+    from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
+
+    o = command_options(AttributeOptions, options, keywords)
+    summary = run_attribute(o)
+    return Run(o.output, summary, _jsonl(o.output))
+
+
+def _jsonl(path: str) -> List[Dict]:
+    import json
+
+    from commandkit.text import read_lines
+
+    return [json.loads(line) for line in read_lines(path) if line.strip()]
 
 
 def score(options: Optional[ScoreOptions] = None, **keywords: Any) -> Dict:
@@ -258,16 +292,8 @@ def _source_pivots(
 
 def command_options(cls: Type[Options], options: Optional[Options], keywords: Dict[str, Any]) -> Options:
     """The options object of a command: ``options`` as given, or made from ``keywords`` (the
-    names of its fields or of the command line's options)."""
-    if options is not None:
-        if keywords:
-            raise TypeError(f"give {cls.__name__} or its options as keywords, not both")
-        return options
-    names = {f.name for f in fields(cls)}
-    unknown = sorted(set(keywords) - names - set(option_fields(cls)))
-    if unknown:
-        raise TypeError(f"{cls.__name__}: unknown options: {', '.join(unknown)}")
-    return options_from(cls, SimpleNamespace(**keywords), {k: v for k, v in keywords.items() if k in names})
+    names of its fields or of the command line's options) by ``options_from``."""
+    return from_keywords(cls, options, keywords, options_from)
 
 
 def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]] = None) -> Options:
@@ -276,8 +302,8 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
     options (after the class's ``check_before_model``), then the object (checked); ``named``:
     fields given as they are."""
     named = dict(named or {})
-    for name, members, given in group_fields(cls):
-        if name in named:
+    for f, given in group_fields(cls):
+        if f.name in named:
             continue
         if given:
             model = from_namespace(ModelArgs, values)
@@ -285,9 +311,9 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
             if check is not None:
                 check(model, values)
             optional = getattr(cls, "model_optional", False)  # align: a model may score the links
-            named[name] = model_spec(model) if model.given() or not optional else None
+            named[f.name] = model_spec(model) if model.given() or not optional else None
         else:
-            named[name] = from_namespace(members, values)
+            named[f.name] = group_value(f, values)
     return from_namespace(cls, values, **named)
 
 
@@ -380,6 +406,7 @@ __all__ = [
     "Run",
     "Translations",
     "align",
+    "attribute",
     "cxmi",
     "model_spec",
     "score",

@@ -103,3 +103,27 @@ def test_an_inverse_option_and_a_group_the_caller_makes_its_value_from():
     assert defaults(Run) == {"source": None, "overwrite": False, "path": None}
     with pytest.raises(TypeError, match="model is made by the caller"):
         from_namespace(Run, args)
+
+
+def test_a_group_made_into_the_fields_value_and_an_option_listed_after_another():
+    @dataclass
+    class Rule:
+        std: Optional[float] = option()
+        top_k: Optional[int] = option()
+
+        def made(self):
+            return ("top", self.top_k) if self.top_k is not None else ("std", 1.0 if self.std is None else self.std)
+
+    @dataclass
+    class Command:
+        source: str = option(required=True)
+        output: str = option(required=True)
+        reference: Optional[str] = option(after="source")  # listed after --source, the 3rd argument
+        rule: tuple = group(Rule, make=Rule.made)
+
+    parser = add_options(argparse.ArgumentParser(prog="x"), Command)
+    assert [a.dest for a in parser._actions] == ["help", "source", "reference", "output", "std", "top_k"]
+    got = from_namespace(Command, parser.parse_args(["--source", "s", "--output", "o", "--top-k", "2"]))
+    assert got == Command("s", "o", None, ("top", 2))
+    assert Command("s", "o").rule == ("std", 1.0)  # the default: made of the group's defaults
+    assert flat(got) == {"source": "s", "output": "o", "reference": None}
