@@ -49,6 +49,7 @@ from docalign.formats import NO_PIVOT
 
 if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.analysis.report import ReportOptions
     from contextual_mt.attribution.attribute import AttributeOptions
     from contextual_mt.inference.registry import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
@@ -139,6 +140,17 @@ def _jsonl(path: str) -> List[Dict]:
     from commandkit.text import read_lines
 
     return [json.loads(line) for line in read_lines(path) if line.strip()]
+
+
+def report(options: Optional[ReportOptions] = None, **keywords: Any) -> Dict:
+    """``contextual-mt report``: tables, a plot and an HTML viewer of P-CXMI (``pcxmi``, the
+    records of ``cxmi``) per POS class, tag, vocabulary item and token, written to
+    ``output_dir``; returns the report's summary.
+
+    Keywords: the options of ``ReportOptions``, as ``contextual-mt report --help`` lists them."""
+    from contextual_mt.analysis.report import ReportOptions, run_report
+
+    return run_report(command_options(ReportOptions, options, keywords))
 
 
 def score(options: Optional[ScoreOptions] = None, **keywords: Any) -> Dict:
@@ -409,6 +421,7 @@ __all__ = [
     "attribute",
     "cxmi",
     "model_spec",
+    "report",
     "score",
     "translate",
 ]
