@@ -84,7 +84,7 @@ def sampling_rate(work: Path, batches: int = 10) -> float:
     import torch
 
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-    from contextual_mt.tasks.cadec_translation import sample_translations
+    from contextual_mt.backends.fairseq.tasks.cadec_translation import sample_translations
 
     m = DocumentModel.load(
         FairseqModelOptions(str(Path(demo_layout(work).checkpoint("cadec"))), data=demo_layout(work).bin, cpu=True)

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
     from contextual_mt.analysis.report import ReportOptions
     from contextual_mt.attribution.attribute import AttributeOptions
-    from contextual_mt.inference.registry import ModelSpec
+    from contextual_mt.inference.interface import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
     from contextual_mt.metrics import ScoreOptions
 

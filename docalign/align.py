@@ -12,12 +12,12 @@ the links (see ``dp``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.errors import InputError
 from commandkit.options import option
-from docalign.dp import Key, Weights, align, candidates, corridor_of
+from docalign.dp import Key, Weights, align_many, candidates, corridor_of
 from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
 from docalign.links import DocumentAlignment, resolve, statistics
 from docalign.segmenter import RULES, SENTENCIZER, Segmenter, Span
@@ -83,13 +83,17 @@ def align_documents(
     if segments is None:
         segmenter = segmenter or Segmenter(options.segmenter, options.language)
         segments = segmenter.split(texts)
-    work = []  # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
+    # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
+    work: List[Tuple[Any, ...]] = []
+    problems = []
     for (start, end), text, doc_spans in zip(spans, texts, segments, strict=True):
         doc_pivots = list(pivots[start:end])
         index = [k for k, p in enumerate(doc_pivots) if p.strip()]
         seg_texts = [text[a:b] for a, b in doc_spans]
-        links = align([doc_pivots[k] for k in index], seg_texts, options.band, options.weights)
-        work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+        problems.append(([doc_pivots[k] for k in index], seg_texts))
+        work.append((start, end, text, doc_spans, doc_pivots, index, seg_texts))
+    every = align_many(problems, options.band, options.weights)  # all documents' links costed together
+    work = [(*w, links) for w, links in zip(work, every, strict=True)]
     unscored = 0
     if link_model is not None:
         assert sources is not None
@@ -123,13 +127,17 @@ def _rescored(work: List, sources: Sequence[str], link_model: LinkModel, options
     for (d, key), score in zip(keys, scores, strict=True):
         if score is not None:
             model.setdefault(d, {})[key] = score
-    out = []
-    for d, (start, end, text, doc_spans, doc_pivots, index, seg_texts, links) in enumerate(work):
-        if seg_texts and index:
-            band = corridor_of(links, len(seg_texts), CORRIDOR)
-            pivots = [doc_pivots[k] for k in index]
-            links = align(pivots, seg_texts, options.band, options.weights, model.get(d, {}), band)
-        out.append((start, end, text, doc_spans, doc_pivots, index, seg_texts, links))
+    again = [d for d, w in enumerate(work) if w[6] and w[5]]  # documents with segments and lines
+    relinked = align_many(
+        [([work[d][4][k] for k in work[d][5]], work[d][6]) for d in again],
+        options.band,
+        options.weights,
+        [model.get(d, {}) for d in again],
+        [corridor_of(work[d][7], len(work[d][6]), CORRIDOR) for d in again],
+    )
+    out = list(work)
+    for d, links in zip(again, relinked, strict=True):
+        out[d] = (*work[d][:7], links)
     return out, sum(score is None for score in scores)
 
 

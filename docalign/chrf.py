@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from typing import Hashable, List, Set, Tuple
+from typing import Hashable, List, Sequence, Set, Tuple
+
+import numpy as np
 
 ORDER = 6
 
@@ -55,3 +57,131 @@ def chrf(hyp: Profile, ref: Profile, beta: float = 1.0) -> float:
         return 0.0
     factor = beta * beta
     return (1 + factor) * precision * recall / (factor * precision + recall)
+
+
+class Runs:
+    """The character n-gram multisets of many texts at once, for the chrF of many pairs of them
+    (every candidate link of every document): the numbers of ``chrf(Profile(hyp), Profile(ref))``.
+
+    ``lists``: lists of texts; ``groups``: each list's group, 0, 1, .. nondecreasing (a document:
+    its pivots and its segments); only texts of one group are compared. A text is one text of a
+    list or two consecutive ones joined (``text_id``). The n-grams are numbered with numpy (a sort
+    per order of every character position); each text's multiset of each order is a Python int,
+    a bitset over its group's n-grams, where an n-gram seen k times sets k bits: two texts'
+    clipped matches are the bits they share, ``(a & b).bit_count()``, counted in C."""
+
+    def __init__(self, lists: Sequence[Sequence[str]], groups: Sequence[int]) -> None:
+        self.singles = [t for texts in lists for t in texts]
+        chars = ["".join(t.split()) for t in self.singles]
+        sizes = [len(texts) for texts in lists]
+        self.first = (np.cumsum([0, *sizes])[:-1]).tolist()  # each list's first text
+        size = np.array([len(c) for c in chars], dtype=np.int64)
+        start = np.cumsum(size) - size
+        # text 2k: text k; text 2k + 1: texts k and k + 1 joined, where k + 1 is of the same list
+        last = np.zeros(len(chars), dtype=bool)
+        last[(np.cumsum(sizes) - 1)[np.array(sizes) > 0]] = True
+        joined = np.where(last, 0, size + np.append(size[1:], 0))
+        self.length = np.stack([size, joined], axis=1).reshape(-1)  # characters (whitespace removed)
+        begin = np.repeat(start, 2)
+        group = np.repeat(np.repeat(np.asarray(groups, dtype=np.int64), sizes), 2)
+        stream = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        single = grams = _dense(stream.astype(np.int64))
+        self.sets: List[List[int]] = []  # per order: each text's multiset as a bitset
+        for n in range(1, ORDER + 1):
+            if n > 1:  # the (n-1)-gram and the character after it, numbered anew
+                grams = _dense(grams[:-1] * (int(single.max(initial=0)) + 1) + single[n - 1 :])
+            self.sets.append(_bitsets(grams, begin, np.maximum(self.length - n + 1, 0), group))
+
+    def text_id(self, list_index: int, start: int, count: int) -> int:
+        """Text ``start`` of list ``list_index`` (joined with the next when ``count`` is 2)."""
+        return 2 * (self.first[list_index] + start) + count - 1
+
+    def text(self, text_id: int) -> str:
+        """The text of a ``text_id``, as its n-grams were counted (two texts joined by a space)."""
+        return " ".join(self.singles[text_id // 2 : text_id // 2 + text_id % 2 + 1])
+
+    def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
+        """chrF of each pair of texts (``text_id``s) of one group: ``chrf``'s operations in its order."""
+        hl, rl = self.length[np.asarray(hyps, dtype=np.int64)], self.length[np.asarray(refs, dtype=np.int64)]
+        precision, recall, orders = np.zeros(len(hl)), np.zeros(len(hl)), np.zeros(len(hl))
+        for n, sets in enumerate(self.sets, start=1):
+            h, r = hl - n + 1, rl - n + 1
+            both = (h > 0) & (r > 0)
+            if not both.any():
+                break
+            m = np.array([(sets[a] & sets[b]).bit_count() for a, b in zip(hyps, refs, strict=True)], dtype=float)
+            precision += np.where(both, m / np.maximum(h, 1), 0.0)
+            recall += np.where(both, m / np.maximum(r, 1), 0.0)
+            orders += both
+        some = orders > 0
+        precision[some] /= orders[some]
+        recall[some] /= orders[some]
+        some &= precision + recall != 0
+        factor = beta * beta
+        p, r = precision[some], recall[some]
+        out = np.zeros(len(hl))
+        out[some] = (1 + factor) * p * r / (factor * p + r)
+        return out
+
+
+KEY_BITS = 62  # bits of the int64 sort keys that pack several numbers (else numpy sorts them apart)
+
+
+def _dense(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among the distinct values: one sort of the values with each one's position
+    in its low bits (a sort of plain integers is several times faster than ``argsort``)."""
+    if not len(values):
+        return values
+    shift = max(len(values).bit_length(), 1)
+    if int(values.max()).bit_length() + shift > KEY_BITS:  # too wide to carry the position
+        return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
+    packed = np.sort((values << shift) | np.arange(len(values), dtype=np.int64))
+    kept = packed >> shift
+    out = np.empty(len(values), dtype=np.int64)
+    out[packed & ((1 << shift) - 1)] = np.cumsum(np.concatenate([[0], kept[1:] != kept[:-1]]))
+    return out
+
+
+def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.ndarray) -> List[int]:
+    """Each text's multiset of n-grams (``grams[begin : begin + count]``) as an int: bits ``base``
+    to ``base + k - 1`` for an n-gram it has k times, ``base`` that n-gram's first bit in the
+    text's group, where each n-gram has as many bits as the most times a text of the group has it."""
+    total = int(count.sum())
+    if not total:
+        return [0] * len(begin)
+    text = np.repeat(np.arange(len(begin), dtype=np.int64), count)
+    gram = grams[np.repeat(begin - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)]
+    # sorted by group, n-gram, text: a text's occurrences of an n-gram are a run, numbered from 0
+    gbits, tbits = int(gram.max()).bit_length() or 1, int(text[-1]).bit_length() or 1
+    if int(group[-1]).bit_length() + gbits + tbits <= KEY_BITS:
+        keys = np.repeat(group << gbits, count)
+        keys |= gram
+        keys <<= tbits
+        keys |= text
+        keys.sort()
+        kind, text = keys >> tbits, keys & ((1 << tbits) - 1)
+        new_run = np.concatenate([[True], keys[1:] != keys[:-1]])
+        new_kind = np.concatenate([[True], kind[1:] != kind[:-1]])
+    else:
+        order = np.lexsort((text, gram, group[text]))
+        text, gram = text[order], gram[order]
+        owner = group[text]
+        new_kind = np.concatenate([[True], (owner[1:] != owner[:-1]) | (gram[1:] != gram[:-1])])
+        new_run = new_kind | np.concatenate([[True], text[1:] != text[:-1]])
+    index = np.arange(total, dtype=np.int64)
+    rank = index - np.maximum.accumulate(np.where(new_run, index, 0))
+    starts = np.nonzero(new_kind)[0]
+    width = np.maximum.reduceat(rank + 1, starts)  # the bits of each n-gram of each group
+    kind_group = group[text[starts]]
+    before = np.cumsum(width) - width
+    first_of_group = np.concatenate([[True], kind_group[1:] != kind_group[:-1]])
+    base = before - before[np.nonzero(first_of_group)[0]][np.cumsum(first_of_group) - 1]
+    bit = base[np.cumsum(new_kind) - 1] + rank
+    # each text's bytes, as many as its group's bits need
+    groups = int(group[-1]) + 1
+    group_bits = np.bincount(kind_group, weights=width, minlength=groups).astype(np.int64)
+    nbytes = (group_bits[group] + 7) // 8
+    offset = np.cumsum(nbytes) - nbytes
+    buffer = np.bincount(offset[text] + (bit >> 3), weights=1 << (bit & 7), minlength=int(nbytes.sum()))
+    raw = buffer.astype(np.uint8).tobytes()
+    return [int.from_bytes(raw[o : o + w], "little") for o, w in zip(offset.tolist(), nbytes.tolist(), strict=True)]

@@ -7,20 +7,23 @@ pivot) and the segments, plus a fixed cost per link type and a Gale-Church lengt
 pivot's length against the segments'); an omission costs ``omission``, an addition ``addition``. The path of
 least cost is searched in a band of ``band`` segments either side of the diagonal (line i of n
 against segment i * m / n of m), so the work grows with the document's length, not its square;
-where the best path touches the band's edge, the band is doubled and the search run again. A
-row of the band (one line boundary) is computed at once with numpy.
+where the best path touches the band's edge, the band is doubled and the search run again.
+All documents are searched together (``align_many``): their candidate links' chrF (``Runs``,
+by windows of a long document's lines) and word edits (``words.distances``) in one batch, and
+row i of every document's band (line boundary i) at once with numpy; the costs are the same
+floats as one link at a time would give.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from docalign import words
-from docalign.chrf import Profile, chrf
+from docalign.chrf import Runs
 from docalign.words import Vocabulary
 
 MOVES = ((1, 1), (1, 0), (0, 1), (1, 2), (2, 1), (2, 2))  # (lines, segments); ties go to the first
@@ -69,38 +72,6 @@ class Link:
         return f"{self.lines[1]}-{self.segments[1]}"
 
 
-class Groups:
-    """The profiles and words of single texts and of two consecutive ones joined, made once each."""
-
-    def __init__(self, texts: Sequence[str], vocabulary: Vocabulary) -> None:
-        self.texts = texts
-        self.single = [Profile(t) for t in texts]
-        self.lengths = [len(t) for t in texts]
-        self.pairs: Dict[int, Profile] = {}
-        self.tokens = [vocabulary.encode(t) for t in texts]
-        self.counts = np.array([len(t) for t in self.tokens], dtype=float)
-        self.words_in = [float(len(t)) for t in self.tokens]  # the same, for one link at a time
-
-    def words(self, start: int, count: int) -> np.ndarray:
-        if count == 1:
-            return self.tokens[start]
-        return np.concatenate(self.tokens[start : start + count])
-
-    def profile(self, start: int, count: int) -> Profile:
-        if count == 1:
-            return self.single[start]
-        if start not in self.pairs:
-            self.pairs[start] = Profile(self.texts[start] + " " + self.texts[start + 1])
-        return self.pairs[start]
-
-    def size(self, start: int, count: int) -> float:
-        """The words of ``count`` texts from ``start``."""
-        return self.words_in[start] if count == 1 else self.words_in[start] + self.words_in[start + 1]
-
-    def length(self, start: int, count: int) -> int:
-        return sum(self.lengths[start : start + count]) + count - 1
-
-
 def length_cost(a: int, b: int, variance: float) -> float:
     """Gale-Church: -log P(|delta|) of the length difference, the lengths of one language."""
     if a + b == 0:
@@ -111,7 +82,7 @@ def length_cost(a: int, b: int, variance: float) -> float:
 
 Key = Tuple[int, int, int, int]  # a candidate link: (first line, lines, first segment, segments)
 Corridor = Tuple[List[int], List[int]]  # per line boundary 0..n: the lowest and highest segment boundary
-Costs = Callable[[int, int, np.ndarray, int], np.ndarray]  # (first line, lines, first segments, segments)
+LINKS = [(a, b) for a, b in MOVES if a and b]  # the moves that pair lines with segments
 
 
 def align(
@@ -125,60 +96,276 @@ def align(
     """The least-cost monotonic links of ``pivots`` (one per source line) and ``segments``.
     ``model``: a model's similarity of candidate links (``candidates``), mixed with their chrF;
     the search then stays in ``corridor`` (``corridor_of`` a first path)."""
-    n, m = len(pivots), len(segments)
-    if n == 0 or m == 0:
-        return [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
-    vocabulary = Vocabulary()
-    lines, segs = Groups(pivots, vocabulary), Groups(segments, vocabulary)
-    cache: Dict[Key, float] = {}
-    link_costs: Dict[Key, float] = {}
-    w = weights
+    return align_many([(pivots, segments)], band, weights, None if model is None else [model], [corridor])[0]
 
-    def similarity(i: int, a: int, j: int, b: int) -> float:
-        key = (i, a, j, b)
-        if key not in cache:
-            cache[key] = chrf(segs.profile(j, b), lines.profile(i, a))
-            if model is not None and key in model:
-                cache[key] = (1 - weights.model) * cache[key] + weights.model * model[key]
-        return cache[key]
 
-    def prepare(band: Corridor) -> None:
-        """The costs of every link in the band not costed yet, their word edits at once."""
-        keys = [k for k in candidates(band) if k not in link_costs]
-        edits = words.distances([lines.words(i, a) for i, a, _, _ in keys], [segs.words(j, b) for _, _, j, b in keys])
-        for key, e in zip(keys, edits.tolist(), strict=True):
-            i, a, j, b = key
-            size = (lines.size(i, a) + segs.size(j, b)) / 2
-            extra = w.two_two if a + b == 4 else w.split_merge if a + b == 3 else 0.0
-            lengths = length_cost(lines.length(i, a), segs.length(j, b), w.variance) if w.length else 0.0
-            c = similarity(i, a, j, b)
-            cost = e + w.similarity * size * (1 - c) + extra + w.length * lengths
-            if c < w.unrelated:  # no better than leaving them unlinked: omissions and additions
-                unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
-                cost = max(cost, unlinked + UNRELATED)
-            link_costs[key] = cost
+class Texts:
+    """Every document's pivots and segments, and each one joined with the next (text 2k: text
+    k of all the documents' lists one after another; 2k + 1: k joined with k + 1): their words
+    (``words.Vocabulary``), word counts and lengths."""
 
-    def costs(i: int, a: int, js: np.ndarray, b: int) -> np.ndarray:
-        if b == 0:
-            return np.full(len(js), w.unlinked * lines.counts[i] + w.omission)
-        return np.array([link_costs[(i, a, j, b)] for j in js.tolist()])
+    def __init__(self, documents: Sequence[Tuple[Sequence[str], Sequence[str]]]) -> None:
+        self.documents = documents
+        lists = [texts for pair in documents for texts in pair]
+        self.line_count = [len(pivots) for pivots, _ in documents]
+        self.segment_count = [len(segments) for _, segments in documents]
+        # every text's words, one after another: text k joined with text k + 1 is a run of them too
+        single = Vocabulary().encode_all([t for texts in lists for t in texts])
+        self.tokens = np.concatenate(single) if single else np.zeros(0, dtype=np.int32)
+        counts = np.array([len(t) for t in single], dtype=np.int64)
+        following = np.append(counts[1:], 0)
+        self.token_start = np.repeat(np.cumsum(counts) - counts, 2)
+        self.token_count = np.stack([counts, counts + following], axis=1).reshape(-1)
+        self.words = self.token_count.astype(float)  # the joined: the float sum of the two, as one link at a time
+        chars = np.array([len(t) for texts in lists for t in texts], dtype=np.int64)
+        self.chars = np.stack([chars, chars + np.append(chars[1:], 0) + 1], axis=1).reshape(-1).tolist()
+        self.first = np.cumsum([0, *(len(texts) for texts in lists)])[:-1]
 
-    additions = w.unlinked * segs.counts + w.addition
+    def ids(self, side: int, docs: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
+        """The text ids of ``count`` texts from ``start`` of the documents' pivots (side 0) or segments (1)."""
+        return 2 * (self.first[2 * docs + side] + start) + count - 1
 
-    if corridor is not None:
-        corridor = reachable(corridor, n, m)
-        prepare(corridor)
-        links, _ = _search(n, m, corridor, costs, additions)
+
+class _Band:
+    """The cells of several documents' bands, one flat array: row i of document d (line boundary i)
+    holds its segment boundaries ``lo[d][i]`` to ``hi[d][i]``."""
+
+    def __init__(self, bands: Sequence[Corridor]) -> None:
+        self.rows = [len(lo) for lo, _ in bands]  # n + 1 per document
+        self.row_start = np.cumsum([0, *self.rows])[:-1]
+        self.lo = np.array([x for lo, _ in bands for x in lo], dtype=np.int64)
+        self.hi = np.array([x for _, hi in bands for x in hi], dtype=np.int64)
+        width = self.hi - self.lo + 1
+        self.cell_start = np.cumsum(width) - width  # each row's first cell
+        self.cells = int(width.sum())
+        row = np.repeat(np.arange(len(width)), width)
+        self.row = row
+        self.doc = np.repeat(np.arange(len(bands)), self.rows)[row]
+        self.i = row - self.row_start[self.doc]
+        self.j = self.lo[row] + np.arange(self.cells) - self.cell_start[row]
+
+
+def align_many(
+    documents: Sequence[Tuple[Sequence[str], Sequence[str]]],
+    band: int = 20,
+    weights: Weights = Weights(),
+    models: Optional[Sequence[Mapping[Key, float]]] = None,
+    corridors: Optional[Sequence[Optional[Corridor]]] = None,
+) -> List[List[Link]]:
+    """``align`` of each document's (pivots, segments): all documents' candidate links costed
+    together (their chrF and word edits in one batch) and searched together, row by row."""
+    texts = Texts(documents)
+    result: List[List[Link]] = [[] for _ in documents]
+    pending: Dict[int, Corridor] = {}  # document: the band or corridor to search
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # links costed in a narrower band
+    widths: Dict[int, int] = {}
+    for d, (pivots, segments) in enumerate(documents):
+        n, m = len(pivots), len(segments)
+        if n == 0 or m == 0:
+            result[d] = [Link((i, 1), (0, 0), None) for i in range(n)] + [Link((n, 0), (j, 1), None) for j in range(m)]
+        elif corridors is not None and corridors[d] is not None:
+            pending[d] = reachable(corridors[d], n, m)  # type: ignore[arg-type]
+        else:
+            widths[d] = max(band, 1)
+            pending[d] = _diagonal(n, m, widths[d])
+    while pending:
+        docs = sorted(pending)
+        found = _solve(texts, docs, [pending[d] for d in docs], weights, models, known)
+        pending = {}
+        for d, (links, touched) in zip(docs, found, strict=True):
+            n, m = len(documents[d][0]), len(documents[d][1])
+            if d in widths and touched and widths[d] < max(n, m):
+                widths[d] *= 2  # the path touched the band's edge: searched again in one twice as wide
+                pending[d] = _diagonal(n, m, widths[d])
+            else:
+                result[d] = links
+    return result
+
+
+def _solve(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    w: Weights,
+    models: Optional[Sequence[Mapping[Key, float]]],
+    known: Dict[int, Tuple[np.ndarray, np.ndarray, np.ndarray]],
+) -> List[Tuple[List[Link], bool]]:
+    """The best path of each of ``docs`` in its band, and whether it touches the band's edge;
+    ``known``: per document, the links costed so far (codes sorted, costs, similarities), kept here
+    for a document whose path touches the edge (its band is widened)."""
+    cells = _Band(bands)
+    doc_ids = np.asarray(docs, dtype=np.int64)
+    # every candidate link, by the cell where it ends: (i - a, a, j - b, b) ending at (i, j)
+    ends, keys = [], []
+    for a, b in LINKS:
+        prev = np.maximum(cells.row - a, 0)
+        ok = (cells.i >= a) & (cells.j - b >= cells.lo[prev]) & (cells.j - b <= cells.hi[prev])
+        at = np.nonzero(ok)[0]
+        ends.append(at)
+        keys.append((cells.doc[at], cells.i[at] - a, cells.j[at] - b, a, b))
+    d = np.concatenate([k[0] for k in keys])
+    i = np.concatenate([k[1] for k in keys])
+    j = np.concatenate([k[2] for k in keys])
+    a = np.concatenate([np.full(len(k[0]), k[3]) for k in keys])
+    b = np.concatenate([np.full(len(k[0]), k[4]) for k in keys])
+    # a link costed in a narrower band of the same document is not costed again
+    segments = np.array([texts.segment_count[k] for k in docs], dtype=np.int64)
+    codes = ((i * 2 + a - 1) * (segments[d] + 1) + j) * 2 + b - 1
+    cost, c = np.empty(len(d)), np.empty(len(d))
+    todo = np.ones(len(d), dtype=bool)
+    for k, doc in enumerate(docs):
+        if doc in known and len(known[doc][0]):
+            at = np.nonzero(d == k)[0]
+            done_codes, done_cost, done_c = known[doc]
+            where = np.minimum(np.searchsorted(done_codes, codes[at]), len(done_codes) - 1)
+            hit = done_codes[where] == codes[at]
+            cost[at[hit]], c[at[hit]] = done_cost[where[hit]], done_c[where[hit]]
+            todo[at[hit]] = False
+    new = np.nonzero(todo)[0]
+    cost[new], c[new] = _costs(texts, docs, bands, w, models, d[new], i[new], a[new], j[new], b[new])
+    link_cost, link_score = [], []
+    start = 0
+    for at in ends:
+        full, score = np.full(cells.cells, np.inf), np.zeros(cells.cells)
+        full[at], score[at] = cost[start : start + len(at)], c[start : start + len(at)]
+        link_cost.append(full)
+        link_score.append(score)
+        start += len(at)
+    move = _search(texts, doc_ids, cells, link_cost, w)
+    out = []
+    moves, scores = move.tolist(), [s.tolist() for s in link_score]
+    lo, hi, cell_start = cells.lo.tolist(), cells.hi.tolist(), cells.cell_start.tolist()
+    for k, first in enumerate(cells.row_start.tolist()):
+        n, m = cells.rows[k] - 1, hi[first + cells.rows[k] - 1]
+        path: List[Link] = []
+        touched = False
+        y, x = n, m
+        while y or x:
+            r = first + y
+            if (x == lo[r] and lo[r] > 0) or (x == hi[r] and hi[r] < m):
+                touched = True
+            cell = cell_start[r] + x - lo[r]
+            p, q = MOVES[moves[cell]]
+            y, x = y - p, x - q
+            path.append(Link((y, p), (x, q), scores[LINKS.index((p, q))][cell] if p and q else None))
+        path.reverse()
+        out.append((path, touched))
+        if touched:
+            at = np.nonzero(d == k)[0]
+            order = np.argsort(codes[at])
+            known[docs[k]] = (codes[at][order], cost[at][order], c[at][order])
+    return out
+
+
+def _costs(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    w: Weights,
+    models: Optional[Sequence[Mapping[Key, float]]],
+    d: np.ndarray,
+    i: np.ndarray,
+    a: np.ndarray,
+    j: np.ndarray,
+    b: np.ndarray,
+) -> Tuple[np.ndarray, np.ndarray]:
+    """The cost and the similarity of each candidate link (``d``: the document's index in ``docs``)."""
+    doc_ids = np.asarray(docs, dtype=np.int64)
+    refs = texts.ids(0, doc_ids[d], i, a)
+    hyps = texts.ids(1, doc_ids[d], j, b)
+    c = _chrf(texts, docs, bands, d, i, a, j, b)
+    if models is not None:  # a model's similarity, mixed in where it scored the link
+        mixed = [
+            models[docs[x]].get((y, p, z, q))
+            for x, y, p, z, q in zip(*(v.tolist() for v in (d, i, a, j, b)), strict=True)
+        ]
+        scored = np.array([v is not None for v in mixed], dtype=bool)
+        if scored.any():
+            model = np.array([v for v in mixed if v is not None], dtype=float)
+            c[scored] = (1 - w.model) * c[scored] + w.model * model
+    edits = words.distances_in(
+        texts.tokens, texts.token_start[refs], texts.token_count[refs], texts.token_start[hyps], texts.token_count[hyps]
+    )
+    # the operations of one link's cost in their order, so that every cost is the same float
+    size = (texts.words[refs] + texts.words[hyps]) / 2
+    extra = np.where(a + b == 4, w.two_two, np.where(a + b == 3, w.split_merge, 0.0))
+    if w.length:
+        lengths = np.array(
+            [
+                length_cost(texts.chars[r], texts.chars[h], w.variance)
+                for r, h in zip(refs.tolist(), hyps.tolist(), strict=True)
+            ]
+        )
     else:
-        width = max(band, 1)
-        while True:
-            diagonal = _diagonal(n, m, width)
-            prepare(diagonal)
-            links, touched = _search(n, m, diagonal, costs, additions)
-            if not touched or width >= max(n, m):
-                break
-            width *= 2
-    return [Link((i, a), (j, b), similarity(i, a, j, b) if a and b else None) for i, a, j, b in links]
+        lengths = np.zeros(len(c))
+    cost = edits + w.similarity * size * (1 - c) + extra + w.length * lengths
+    unrelated = c < w.unrelated  # no better than leaving them unlinked: omissions and additions
+    unlinked = w.unlinked * 2 * size + w.omission * a + w.addition * b
+    cost = np.where(unrelated, np.maximum(cost, unlinked + UNRELATED), cost)
+    return cost, c
+
+
+WINDOW = 64  # lines: the n-grams of a long document are numbered per window of its band
+BATCH = 1 << 21  # characters of the windows whose n-grams are held at once
+
+
+def _chrf(
+    texts: Texts,
+    docs: Sequence[int],
+    bands: Sequence[Corridor],
+    d: np.ndarray,
+    i: np.ndarray,
+    a: np.ndarray,
+    j: np.ndarray,
+    b: np.ndarray,
+) -> np.ndarray:
+    """The chrF of the candidate links (``d``: the index in ``docs``). A text's n-gram bitset
+    (``Runs``) is as wide as the n-grams of its group, so a long document is cut into windows of
+    ``WINDOW`` lines, each with the segments its links can reach, numbered apart (linear work in the
+    document's length, not its square); windows of about ``BATCH`` characters at a time."""
+    windows: List[Tuple[int, int, int, int, int]] = []  # (document in docs, first line, lines, first segment, segments)
+    first_window = []
+    for k, (lo, hi) in enumerate(bands):
+        pivots, segments = texts.documents[docs[k]]
+        n = len(lo) - 1
+        first_window.append(len(windows))
+        for i0 in range(0, n, WINDOW):  # links starting at lines i0.. i0 + WINDOW - 1
+            j0, j1 = min(lo[i0 : i0 + WINDOW]), max(hi[i0 : i0 + WINDOW + 2])
+            windows.append((k, i0, min(n, i0 + WINDOW + 1) - i0, j0, j1 - j0))
+    window = np.array(first_window, dtype=np.int64)[d] + i // WINDOW
+    sizes = [
+        sum(map(len, texts.documents[docs[k]][0][i0 : i0 + lines]))
+        + sum(map(len, texts.documents[docs[k]][1][j0 : j0 + segs]))
+        for k, i0, lines, j0, segs in windows
+    ]
+    out = np.zeros(len(d))
+    start = 0
+    while start < len(windows):
+        end, held = start + 1, sizes[start]
+        while end < len(windows) and held + sizes[end] <= BATCH:
+            held += sizes[end]
+            end += 1
+        chosen = windows[start:end]
+        lists = []
+        for k, i0, lines, j0, segs in chosen:
+            pivots, segments = texts.documents[docs[k]]
+            lists += [pivots[i0 : i0 + lines], segments[j0 : j0 + segs]]
+        runs = Runs(lists, [x // 2 for x in range(len(lists))])
+        at = np.nonzero((window >= start) & (window < end))[0]
+        local = window[at] - start
+        first = np.array(runs.first, dtype=np.int64)
+        line0 = np.array([w[1] for w in chosen], dtype=np.int64)[local]
+        seg0 = np.array([w[3] for w in chosen], dtype=np.int64)[local]
+        hyps = 2 * (first[2 * local + 1] + j[at] - seg0) + b[at] - 1
+        refs = 2 * (first[2 * local] + i[at] - line0) + a[at] - 1
+        out[at] = link_chrf(runs, hyps.tolist(), refs.tolist())
+        start = end
+    return out
+
+
+def link_chrf(runs: Runs, hyps: Sequence[int], refs: Sequence[int]) -> np.ndarray:
+    """The chrF of candidate links: their segments (``hyps``) against their lines' pivots (``refs``)."""
+    return runs.scores(hyps, refs)
 
 
 def reachable(corridor: Corridor, n: int, m: int) -> Corridor:
@@ -234,50 +421,81 @@ ADDITION = MOVES.index((0, 1))
 UNRELATED = 1e-3  # an unrelated link costs this much more than leaving its lines and segments unlinked
 
 
-def _search(n: int, m: int, band: Corridor, costs: Costs, additions: np.ndarray) -> Tuple[List[Key], bool]:
-    """The best path in the band and whether it touches the band's edge (inside 0..m). Row by
-    row (a line boundary), every cell of the row at once; the additions, which step along a row,
-    by a running minimum: best[j] = min over k <= j of (reached[k] + the cost of adding segments
-    k..j-1), with the costs' running sum ``added``."""
-    lo, hi = band
-    added = np.concatenate([[0.0], np.cumsum(additions)])
-    best: List[np.ndarray] = []
-    move: List[np.ndarray] = []
-    for i in range(n + 1):
-        js = np.arange(lo[i], hi[i] + 1)
-        here = np.full(len(js), np.inf)
-        row_move = np.full(len(js), -1, dtype=np.int8)
+def _search(texts: Texts, docs: np.ndarray, cells: _Band, link_cost: List[np.ndarray], w: Weights) -> np.ndarray:
+    """The move that reaches every cell at the least cost: row by row (a line
+    boundary), every cell of the row of every document at once (a row of documents x the widest
+    row); the additions, which step along a row, by a running minimum: best[j] = min over k <= j of
+    (reached[k] + the cost of adding segments k..j-1), with the costs' running sum ``added``."""
+    best = np.full(cells.cells, np.inf)
+    move = np.full(cells.cells, -1, dtype=np.int8)
+    rows = np.array(cells.rows)
+    # per document: the running sum of its additions' costs, and its lines' omission costs
+    added, added_start, omitted = [], [], []
+    at = 0
+    for d in docs.tolist():
+        counts = texts.words[2 * (texts.first[2 * d + 1] + np.arange(texts.segment_count[d]))]
+        added.append(np.concatenate([[0.0], np.cumsum(w.unlinked * counts + w.addition)]))
+        added_start.append(at)
+        at += len(added[-1])
+        omitted.append(w.unlinked * texts.words[2 * (texts.first[2 * d] + np.arange(texts.line_count[d]))] + w.omission)
+    added_all = np.concatenate(added)
+    added_first = np.array(added_start, dtype=np.int64)
+    omitted_all = np.concatenate([*omitted, np.zeros(1)])
+    omitted_first = np.cumsum([0] + [len(o) for o in omitted])[:-1]
+    # documents of like widths together (a row is padded to the widest), by rows, most first:
+    # those that have row i are a prefix
+    widths = np.maximum.reduceat(cells.hi - cells.lo + 1, cells.row_start)
+    for kind in np.unique(np.log2(widths).astype(np.int64)).tolist():
+        alike = np.nonzero(np.log2(widths).astype(np.int64) == kind)[0]
+        _rows(cells, alike[np.argsort(-rows[alike], kind="stable")], rows, best, move, link_cost, added_all,
+              added_first, omitted_all, omitted_first)  # fmt: skip
+    return move
+
+
+def _rows(
+    cells: _Band,
+    order: np.ndarray,
+    rows: np.ndarray,
+    best: np.ndarray,
+    move: np.ndarray,
+    link_cost: List[np.ndarray],
+    added_all: np.ndarray,
+    added_first: np.ndarray,
+    omitted_all: np.ndarray,
+    omitted_first: np.ndarray,
+) -> None:
+    """``_search`` of the documents ``order`` (by rows, most first), filling ``best`` and ``move``."""
+    for i in range(int(rows[order[0]])):
+        active = order[: int(np.searchsorted(-rows[order], -i - 1, side="right"))]
+        r = cells.row_start[active] + i
+        lo, hi = cells.lo[r], cells.hi[r]
+        width = hi - lo + 1
+        k = np.arange(int(width.max()))
+        inside = k < width[:, None]
+        j = lo[:, None] + k
+        flat = np.where(inside, cells.cell_start[r][:, None] + k, 0)
+        here = np.full(inside.shape, np.inf)
+        row_move = np.full(inside.shape, -1, dtype=np.int8)
         if i == 0:
-            here[0] = 0.0
-        for k, (a, b) in enumerate(MOVES):
+            here[:, 0] = 0.0
+        for m_index, (a, b) in enumerate(MOVES):
             if a == 0 or i < a:
                 continue
-            pi = i - a
-            at = np.nonzero((js - b >= lo[pi]) & (js - b <= hi[pi]))[0]
-            if not at.size:
-                continue
-            before = best[pi][js[at] - b - lo[pi]]
-            at, before = at[before < np.inf], before[before < np.inf]
-            if not at.size:
-                continue
-            c = before + costs(pi, a, js[at] - b, b)
-            better = c < here[at]
-            here[at[better]], row_move[at[better]] = c[better], k
-        shifted = here - added[js]
-        running = np.minimum.accumulate(shifted)
-        by_addition = running < shifted
-        here = np.where(by_addition, running + added[js], here)
+            pr = r - a
+            plo, phi = cells.lo[pr][:, None], cells.hi[pr][:, None]
+            ok = inside & (j - b >= plo) & (j - b <= phi)
+            before = np.where(ok, best[np.where(ok, cells.cell_start[pr][:, None] + j - b - plo, 0)], np.inf)
+            if b == 0:
+                c = before + omitted_all[omitted_first[active] + i - a][:, None]
+            else:
+                c = before + np.where(ok, link_cost[LINKS.index((a, b))][flat], np.inf)
+            better = c < here
+            here[better], row_move[better] = c[better], m_index
+        gathered = added_all[np.where(inside, added_first[active][:, None] + j, 0)]
+        shifted = here - gathered
+        running = np.minimum.accumulate(shifted, axis=1)
+        by_addition = (running < shifted) & inside
+        here = np.where(by_addition, running + gathered, here)
         row_move[by_addition] = ADDITION
-        best.append(here)
-        move.append(row_move)
-    path: List[Key] = []
-    touched = False
-    i, j = n, m
-    while i or j:
-        if (j == lo[i] and lo[i] > 0) or (j == hi[i] and hi[i] < m):
-            touched = True
-        a, b = MOVES[int(move[i][j - lo[i]])]
-        i, j = i - a, j - b
-        path.append((i, a, j, b))
-    path.reverse()
-    return path, touched
+        best[flat[inside]] = here[inside]
+        move[flat[inside]] = row_move[inside]

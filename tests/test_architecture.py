@@ -110,12 +110,22 @@ FLOORS = (
     ("commandkit",),
     ("docalign",),  # re-alignment of document-level output: muda and contextual_mt both evaluate through it
     ("muda",),
-    ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors", "contextual_mt.checkpoint_file"),
-    ("contextual_mt.data",),
-    ("contextual_mt.models", "contextual_mt.tasks", "contextual_mt.generation"),
-    ("contextual_mt.stage_record",),
-    # backend-neutral inference: the interface, the registry, batching, decoding, the driver
+    ("contextual_mt", "contextual_mt.symbols", "contextual_mt.errors"),
+    ("contextual_mt.stage_record", "contextual_mt.scored_corpus"),
+    # backend-neutral inference: the interface, the registry, batching, decoding, the driver,
+    # which sentences are context (context_trim)
     ("contextual_mt.inference",),
+    # the fairseq plugin (what --user-dir contextual_mt registers), in backends/fairseq/ below the
+    # rest of that backend, which loads it, and above inference (its data trims context by
+    # context_trim): the checkpoint reader, the data (ContextDataset, model inputs), the
+    # registrations (models, tasks) and the fairseq-generate hooks
+    ("contextual_mt.backends.fairseq.checkpoint_file",),
+    ("contextual_mt.backends.fairseq.data",),
+    (
+        "contextual_mt.backends.fairseq.models",
+        "contextual_mt.backends.fairseq.tasks",
+        "contextual_mt.backends.fairseq.generation",
+    ),
     # the runners: written against the interface and the registry, never a backend
     (
         "contextual_mt.analysis",
@@ -167,6 +177,40 @@ def test_floor_checks_find_upward_imports_and_package_cycles():
         "contextual_mt.backends",
     ]
     assert upward_imports(graph) == ["contextual_mt.inference.a imports contextual_mt.backends.hf.b"]
+
+
+FAIRSEQ_HOME = "contextual_mt/backends/fairseq/"
+
+
+def fairseq_importers(root: Path) -> List[str]:
+    """The files of the packages that import fairseq (or fairseq_cli), function-level imports
+    included, as paths below ``root``."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level:
+                    names = [node.module or ""]
+                else:
+                    continue
+                if any(name.split(".")[0] in ("fairseq", "fairseq_cli") for name in names):
+                    found.append(str(path.relative_to(root)))
+                    break
+    return found
+
+
+def test_fairseq_is_imported_in_its_backend_folder_only(tmp_path):
+    """The fairseq plugin (the registered task and models, its data and generation hooks, the
+    checkpoint reader) and the fairseq backend are one folder, backends/fairseq/: no other module
+    of the packages imports fairseq (the compatibility layer, contextual_mt_compat.py, is not in a
+    package). The check can fail: a function-level import elsewhere is found."""
+    found = fairseq_importers(ROOT)
+    assert found and [f for f in found if not f.startswith(FAIRSEQ_HOME)] == []
+    (tmp_path / "contextual_mt" / "pipeline").mkdir(parents=True)
+    (tmp_path / "contextual_mt" / "pipeline" / "probe.py").write_text("def f():\n    from fairseq import tasks\n")
+    assert fairseq_importers(tmp_path) == ["contextual_mt/pipeline/probe.py"]
 
 
 def test_muda_never_imports_contextual_mt():

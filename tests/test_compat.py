@@ -107,8 +107,8 @@ REGISTERED = (
         "import fairseq; import contextual_mt",  # fairseq-train --user-dir contextual_mt
         "import contextual_mt; import fairseq",  # the package, then a command that loads a model
         # fairseq first imported by a module the registrations import themselves, halfway through it
-        "from contextual_mt.data.context_dataset import ContextDataset",
-        "from contextual_mt.models.contextual_transformer import ContextualTransformerModel",
+        "from contextual_mt.backends.fairseq.data.context_dataset import ContextDataset",
+        "from contextual_mt.backends.fairseq.models.contextual_transformer import ContextualTransformerModel",
     ],
 )
 def test_plugins_registered_whenever_fairseq_is_imported(first):

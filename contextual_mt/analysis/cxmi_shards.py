@@ -1,42 +1,18 @@
-"""``--shard i/n``: which sentences a shard scores (whole documents), and merging the shards'
-outputs into one file and one summary (only all the parts of one computation)."""
+"""``cxmi-merge``: merging the outputs of ``--shard i/n`` runs into one file and one summary (only
+all the parts of one computation; which sentences a shard scores is ``contextual_mt.scored_corpus``'s)."""
 
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Sequence
 
-from commandkit.documents import document_spans
 from commandkit.outputs import outputs
 from commandkit.text import check_input_file
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import ContextualMTError
+from contextual_mt.scored_corpus import parse_shard
 from contextual_mt.stage_record import differences
-
-
-def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
-    """``"i/n"`` as ``(i, n)``; no shard is ``(0, 1)``."""
-    if shard is None:
-        return 0, 1
-    try:
-        i, n = (int(x) for x in str(shard).split("/"))
-    except ValueError:
-        raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})") from None
-    if not (n >= 1 and 0 <= i < n):
-        raise ContextualMTError(f"--shard {shard}: need 0 <= i < n")
-    return i, n
-
-
-def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "docids") -> List[int]:
-    """The 0-based sentences of the shard: whole documents, in n parts of about equal count."""
-    shard_i, shard_n = parse_shard(shard)
-    spans = document_spans(ids)
-    if shard_n > len(spans):
-        raise ContextualMTError(
-            f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than {shard_n} shards"
-        )
-    return [i for d, (a, b) in enumerate(spans) if d * shard_n // len(spans) == shard_i for i in range(a, b)]
 
 
 def _shard_summary(path: str) -> Dict:

@@ -1,9 +1,10 @@
-"""The P-CXMI scorer: one model (a ScoringBackend) scores each reference with and without context.
+"""The P-CXMI scorer: one model (a CorpusScorer) scores each reference with and without context.
 
     P-CXMI(y_t) = log q_C(y_t | y_<t, x, C) - log q_A(y_t | y_<t, x)
 
 A word's value is the sum over its subwords (chain rule); a sentence's is the sum over all its
-tokens, EOS included. Also the checks of its inputs (references, the random-context control).
+tokens, EOS included. Also the check of the random-context control (the corpus itself is read
+and checked by ``contextual_mt.scored_corpus``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from tqdm import tqdm
 from commandkit.documents import document_spans, document_starts
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.interface import ScoringBackend
-from contextual_mt.inference.registry import ModelSpec, model_name, open_backend
+from contextual_mt.inference.interface import CorpusScorer, ModelSpec
+from contextual_mt.inference.registry import model_name, open_corpus_scorer
+from contextual_mt.scored_corpus import check_references
 
 logger = logging.getLogger(__name__)
 
@@ -76,35 +78,6 @@ def check_log_base(log_base: str) -> None:
         raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
 
 
-def check_references(references: Sequence[str], name: str = "reference", what: str = "reference") -> None:
-    """A blank reference (or hypothesis) would be scored as a lone </s> and counted in the results;
-    a blank source, as the translation of nothing (contrastive refuses an empty source too)."""
-    for lineno, line in enumerate(references, start=1):
-        if not line.strip():
-            raise ContextualMTError(
-                f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
-                "score (remove the line from all input files)"
-            )
-
-
-def read_scored_corpus(
-    source: str, target: str, docids: str, what: str = "reference"
-) -> Tuple[List[str], List[str], List[str]]:
-    """Sources, the targets to score (references or hypotheses) and docids, checked against each
-    other: what cxmi and attribute read."""
-    from commandkit.documents import check_line_count, read_docids
-    from commandkit.text import read_lines
-
-    sources, targets = read_lines(source), read_lines(target)
-    if len(sources) != len(targets):
-        raise ContextualMTError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}")
-    ids = read_docids(docids)
-    check_line_count(ids, docids, len(sources), source)
-    check_references(sources, source, "source")
-    check_references(targets, target, what)
-    return sources, targets, ids
-
-
 def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
     """The control takes context from other documents: with one document there are none, and
     the 'random' context would silently be the real one."""
@@ -132,10 +105,10 @@ def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") 
 
 
 class PCXMIScorer:
-    """Scores references with and without context using one model (a ScoringBackend)."""
+    """Scores references with and without context using one model (a CorpusScorer)."""
 
     def __init__(
-        self, backend: ScoringBackend, batch_size: int = 64, name: str = "the model", max_tokens: Optional[int] = None
+        self, backend: CorpusScorer, batch_size: int = 64, name: str = "the model", max_tokens: Optional[int] = None
     ):
         self.backend = backend
         self.batch_size = batch_size
@@ -162,7 +135,7 @@ class PCXMIScorer:
     @classmethod
     def from_checkpoint(cls, model: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None) -> PCXMIScorer:
         """The scorer of a fairseq checkpoint or a Hugging Face model (``--hf-model``)."""
-        return cls(open_backend(model, max_tokens), batch_size, name=model_name(model), max_tokens=max_tokens)
+        return cls(open_corpus_scorer(model, max_tokens), batch_size, name=model_name(model), max_tokens=max_tokens)
 
     def score(
         self,

@@ -27,29 +27,27 @@ from commandkit.documents import check_line_count, document_starts, read_docids
 from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256, read_lines
-from contextual_mt.analysis.cxmi_shards import parse_shard, shard_lines
 from contextual_mt.analysis.cxmi_summary import summary_path, write_records
 from contextual_mt.analysis.pcxmi_scorer import (
     LOG_BASES,
     UNITS,
     check_log_base,
-    check_references,
     no_context_error,
-    read_scored_corpus,
 )
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
 from contextual_mt.errors import ContextualMTError, check_option, given
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.interface import ModelSpec
 from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import (
-    ModelSpec,
     gradient_spec,
     model_fingerprint,
     model_summary,
     open_attribution,
 )
+from contextual_mt.scored_corpus import check_references, parse_shard, read_scored_corpus, shard_lines
 from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
-"""What an attribution backend adds to a ``ScoringBackend`` (``inference.interface``), and the
+"""What an attribution backend adds to a ``CorpusScorer`` (``inference.interface``), and the
 small records that pass between the backends and the runner (``attribute.py``).
 
-The corpus is loaded with ``ScoringBackend.load`` as for CXMI (each sentence's context is the
+The corpus is loaded with ``CorpusScorer.load`` as for CXMI (each sentence's context is the
 sentences before it, up to the context sizes); then:
 
 - ``context_tokens(i)``: the context tokens sentence ``i`` reads, in one fixed order: the
@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from contextual_mt.inference.interface import ScoringBackend, Translator
+from contextual_mt.inference.interface import CorpusScorer, Translator
 
 SIDES = ("source", "target")
 METHODS = ("saliency", "input_x_gradient", "attention")
@@ -63,7 +63,7 @@ class CueRequest:
 
 
 @runtime_checkable
-class AttributionBackend(ScoringBackend, Protocol):
+class AttributionBackend(CorpusScorer, Protocol):
     def context_tokens(self, index: int) -> List[ContextToken]:
         """The context tokens sentence ``index`` is read with (after ``load``), source side
         first, oldest sentence first; special tokens (separators, EOS, language codes, prompt

@@ -35,8 +35,8 @@ from contextual_mt.contrastive.sets import (
 )
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import check_batching, length_batches
-from contextual_mt.inference.interface import ContextPair, ScoringBackend
-from contextual_mt.inference.registry import ModelSpec, family, model_fingerprint, model_summary, open_backend
+from contextual_mt.inference.interface import ContextPair, ModelSpec, PairScorer
+from contextual_mt.inference.registry import family, model_fingerprint, model_summary, open_pair_scorer
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str
     ]
 
 
-def check_distinguishable(test_set: ContrastiveSet, backend: ScoringBackend) -> None:
+def check_distinguishable(test_set: ContrastiveSet, backend: PairScorer) -> None:
     """Different candidate strings the model reads as the same tokens score exactly alike, and
     the group's decision would be the tie-breaking rule, not the model: refused, naming the
     first. A candidate listed twice string for string is legitimate (``repeated_candidates``)."""
@@ -178,9 +178,7 @@ def contrastive_fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
     }
 
 
-def batches(
-    backend: ScoringBackend, todo: Sequence[int], batch_size: int, max_tokens: Optional[int]
-) -> List[List[int]]:
+def batches(backend: PairScorer, todo: Sequence[int], batch_size: int, max_tokens: Optional[int]) -> List[List[int]]:
     """Candidates sorted by length, then by source (candidates of one source side by side, so a
     batch encodes it once), cut into batches of at most ``batch_size`` candidates and
     ``max_tokens`` padded tokens."""
@@ -188,7 +186,7 @@ def batches(
 
 
 def score_candidates(
-    backend: ScoringBackend,
+    backend: PairScorer,
     todo: Sequence[int],
     batch_size: int = 64,
     max_tokens: Optional[int] = None,
@@ -235,7 +233,7 @@ def _run(o: ContrastiveOptions) -> Dict:
     finished = {r["line"] - 1 for r in done}
     if done:
         logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
-    backend = open_backend(o.model, o.max_tokens)
+    backend = open_pair_scorer(o.model, o.max_tokens)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
     check_distinguishable(test_set, backend)
     copies = repeats(test_set)

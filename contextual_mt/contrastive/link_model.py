@@ -14,15 +14,15 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from contextual_mt.contrastive.evaluate import score_candidates
 from contextual_mt.errors import OverPositionsError
-from contextual_mt.inference.interface import ContextPair, ScoringBackend
-from contextual_mt.inference.registry import ModelSpec, open_backend
+from contextual_mt.inference.interface import ContextPair, ModelSpec, PairScorer
+from contextual_mt.inference.registry import open_pair_scorer
 
 
 def link_model(
     spec: ModelSpec, batch_size: int = 64, max_tokens: Optional[int] = None, progress: bool = True
 ) -> Callable[[Sequence[Tuple[str, str]]], List[Optional[float]]]:
     """The model (loaded now, once) as docalign's ``LinkModel``."""
-    backend = open_backend(spec, max_tokens)
+    backend = open_pair_scorer(spec, max_tokens)
 
     def similarities(pairs: Sequence[Tuple[str, str]]) -> List[Optional[float]]:
         readable = _load_readable(backend, pairs)
@@ -35,7 +35,7 @@ def link_model(
     return similarities
 
 
-def _load_readable(backend: ScoringBackend, pairs: Sequence[Tuple[str, str]]) -> List[int]:
+def _load_readable(backend: PairScorer, pairs: Sequence[Tuple[str, str]]) -> List[int]:
     """Load the pairs the model can read whole into ``backend``; their indices in ``pairs``. The
     pairs are tried one by one only when some pair does not fit (the usual case loads once)."""
 

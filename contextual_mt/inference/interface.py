@@ -1,12 +1,14 @@
 """The one interface every model backend implements (fairseq ``document_translation``, CADec
-and Hugging Face): how CXMI / P-CXMI and contrastive scoring read a model (``ScoringBackend``),
+and Hugging Face): how CXMI / P-CXMI read a model (``CorpusScorer``), how contrastive scoring
+reads one (``PairScorer``),
 how ``translate`` reads one (``Translator``), and what a model specification tells the runners
 without loading anything (``ModelFamily``). Runners are written against these protocols only:
 they never ask which kind of model they hold.
 
-Scoring has two ways in: a corpus of documents (``load``: each sentence's context is the
-sentences before it), or free-standing pairs that carry their own context (``load_pairs``:
-contrastive sets, where every candidate translation has its own target context).
+Scoring has two ways in, one protocol each: a corpus of documents (``CorpusScorer.load``: each
+sentence's context is the sentences before it), or free-standing pairs that carry their own
+context (``PairScorer.load_pairs``: contrastive sets, where every candidate translation has its own
+target context). A backend implements those it does (both backends today, in one class each).
 """
 
 from __future__ import annotations
@@ -29,13 +31,8 @@ class ContextPair:
 
 
 @runtime_checkable
-class ScoringBackend(Protocol):
-    """What an analysis needs from a model.
-
-    ``load`` fixes a corpus: sentences, references, where each document starts, and optionally,
-    for each sentence, the position whose preceding sentences serve as its context (a control
-    that takes context from another document). Then ``token_log_probs`` scores any subset of it.
-    """
+class ReadsContext(Protocol):
+    """The context a scorer reads: what both kinds of scorer report in their summaries."""
 
     source_context_size: int  # the context the model reads, in sentences (0: none)
     target_context_size: int
@@ -44,6 +41,16 @@ class ScoringBackend(Protocol):
     def trained_context(self) -> Optional[Dict]:
         """sample_context_size / source / target sizes as trained, if known."""
         ...
+
+
+@runtime_checkable
+class CorpusScorer(ReadsContext, Protocol):
+    """What CXMI / P-CXMI and attribution need from a model: scores of the references of a corpus.
+
+    ``load`` fixes a corpus: sentences, references, where each document starts, and optionally,
+    for each sentence, the position whose preceding sentences serve as its context (a control
+    that takes context from another document). Then ``token_log_probs`` scores any subset of it.
+    """
 
     def load(
         self,
@@ -71,6 +78,12 @@ class ScoringBackend(Protocol):
     ) -> Tuple[Dict[int, np.ndarray], Dict[int, np.ndarray]]:
         """Both passes of P-CXMI: (without context for ``indices``, with context for
         ``with_context``). A backend may share batches between them."""
+
+
+@runtime_checkable
+class PairScorer(ReadsContext, Protocol):
+    """What contrastive scoring (and docalign's link model) needs from a model: scores of
+    free-standing pairs, each carrying its own context."""
 
     def load_pairs(self, pairs: Sequence[ContextPair], where: Callable[[int], str]) -> None:
         """Encode free-standing pairs (later calls refer to them by index). A pair the model
@@ -141,39 +154,63 @@ class ChunkTranslator(Protocol):
         is decoded (``inference.batching``), so that the documents it finishes are kept at once."""
 
 
+class ModelSpec(Protocol):
+    """A model specification: an options object of a registered backend (``FairseqModelOptions``,
+    ``HFModelOptions``), what the runners read of it without asking its kind (everything else
+    they ask its family)."""
+
+    @property
+    def path(self) -> str: ...  # the checkpoint, model folder or model name: what messages name
+
+    @property
+    def source_context_size(self) -> Optional[int]: ...  # None: as the model was trained
+
+    @property
+    def target_context_size(self) -> Optional[int]: ...
+
+    @property
+    def dtype(self) -> str: ...  # as asked (``auto`` included); ``model_dtype`` gives the one it runs in
+
+    @property
+    def cpu(self) -> bool: ...
+
+
 class ModelFamily(Protocol):
     """What a kind of model specification (``FairseqModelOptions``, ``HFModelOptions``) knows about
     itself: how to open its backends, what its numbers depend on, how summaries name it."""
 
     translates_documents: bool  # whether ``open_chunk_translator`` opens one (``--unit document``)
 
-    def open_scorer(self, spec, max_tokens: Optional[int] = None) -> ScoringBackend:
-        """The scoring backend of the model (loaded once)."""
+    def open_corpus_scorer(self, spec: ModelSpec, max_tokens: Optional[int] = None) -> CorpusScorer:
+        """The model as a scorer of a corpus's references (loaded once)."""
 
-    def open_translator(self, spec, decoding) -> Translator:
+    def open_pair_scorer(self, spec: ModelSpec, max_tokens: Optional[int] = None) -> PairScorer:
+        """The model as a scorer of free-standing pairs (loaded once)."""
+
+    def open_translator(self, spec: ModelSpec, decoding) -> Translator:
         """The translator of the model with these ``DecodingOptions``."""
 
-    def open_chunk_translator(self, spec, decoding) -> ChunkTranslator:
+    def open_chunk_translator(self, spec: ModelSpec, decoding) -> ChunkTranslator:
         """The ``--unit document`` translator of the model (one line where the family has none)."""
 
-    def open_attribution(self, spec, max_tokens: Optional[int] = None):
+    def open_attribution(self, spec: ModelSpec, max_tokens: Optional[int] = None):
         """The attribution backend of the model (``attribution.interface``; loaded once)."""
 
-    def fingerprint(self, spec) -> Dict:
+    def fingerprint(self, spec: ModelSpec) -> Dict:
         """What scores depend on in the model, by content, without loading it."""
 
-    def positions(self, spec) -> Optional[int]:
+    def positions(self, spec: ModelSpec) -> Optional[int]:
         """The positions the model allows, read without loading its weights (None: not known so)."""
 
-    def summary(self, spec) -> Dict:
+    def summary(self, spec: ModelSpec) -> Dict:
         """How a summary names the model."""
 
-    def dtype(self, spec) -> str:
+    def dtype(self, spec: ModelSpec) -> str:
         """The floating-point type the model runs in on this machine (float32, bfloat16, float16)."""
 
-    def for_gradients(self, spec):
+    def for_gradients(self, spec: ModelSpec) -> ModelSpec:
         """The specification to attribute with (gradients): the one given, or one in the dtype
         that attribution supports; one line when the dtype asked for cannot be."""
 
-    def reads_raw_text(self, spec) -> bool:
+    def reads_raw_text(self, spec: ModelSpec) -> bool:
         """Whether the model reads untokenized text (then Moses-tokenized sets are detokenized)."""

@@ -2,13 +2,14 @@
 
 * its validation loss is no better than a unigram model of the target language (the loss of
   always predicting the training data's piece frequencies): ``train`` warns at its end, and the
-  one checkpoint loader (``checkpoint.py`` here) warns on every load, so translate, score
+  one checkpoint loader (``backends/fairseq/model.py``) warns on every load, so translate, score
   (its translations), CXMI and contrastive runs from an untrained model do not pass silently;
 * its translations are degenerate (most of them empty or mostly one token repeated, or all the
   same): the translation writers warn, of sentences (``--unit sentence``) and of chunks of a
   document (``--unit document``) alike.
 
-Losses are fairseq's: bits per target token, with the criterion's label smoothing.
+Losses are fairseq's: bits per target token, with the criterion's label smoothing; the counts of
+the target dictionary come from its file (``backends/fairseq/checkpoint_file.dictionary_counts``).
 """
 
 from __future__ import annotations
@@ -32,14 +33,6 @@ def unigram_loss(counts: Sequence[int], label_smoothing: float = 0.0) -> float:
     bits = [-math.log2((c + 1) / total) for c in counts]
     entropy = sum((c + 1) / total * b for c, b in zip(counts, bits, strict=True))
     return (1 - label_smoothing) * entropy + label_smoothing * sum(bits) / len(bits)
-
-
-def dictionary_counts(path: str) -> Sequence[int]:
-    """The counts of a fairseq ``dict.xx.txt`` as the model's output symbols have them (fairseq's
-    own reader: its special symbols come first, each counted once)."""
-    from fairseq.data import Dictionary
-
-    return Dictionary.load(path).count
 
 
 @dataclass(frozen=True)

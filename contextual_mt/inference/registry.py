@@ -9,12 +9,9 @@ object does. Nothing here loads a model until asked to open one."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Callable, Dict, Optional
 
-from contextual_mt.inference.interface import ModelFamily, ScoringBackend
-
-# a model specification: an options object of a registered backend (FairseqModelOptions, HFModelOptions)
-ModelSpec = Any
+from contextual_mt.inference.interface import CorpusScorer, ModelFamily, ModelSpec, PairScorer
 
 FAMILIES: Dict[type, ModelFamily] = {}
 
@@ -43,9 +40,14 @@ def model_name(spec: ModelSpec) -> str:
     return spec.path
 
 
-def open_backend(spec: ModelSpec, max_tokens: Optional[int] = None) -> ScoringBackend:
-    """The ``ScoringBackend`` of a model (loaded once)."""
-    return family(spec).open_scorer(spec, max_tokens)
+def open_corpus_scorer(spec: ModelSpec, max_tokens: Optional[int] = None) -> CorpusScorer:
+    """The model as a ``CorpusScorer`` (CXMI, P-CXMI; loaded once)."""
+    return family(spec).open_corpus_scorer(spec, max_tokens)
+
+
+def open_pair_scorer(spec: ModelSpec, max_tokens: Optional[int] = None) -> PairScorer:
+    """The model as a ``PairScorer`` (contrastive sets, link scores; loaded once)."""
+    return family(spec).open_pair_scorer(spec, max_tokens)
 
 
 def open_attribution(spec: ModelSpec, max_tokens: Optional[int] = None):

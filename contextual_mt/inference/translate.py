@@ -17,9 +17,10 @@ from commandkit.text import read_lines
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
 from contextual_mt.inference.document_unit import NEEDS_HF, check_budget, check_document_unit, translate_documents
+from contextual_mt.inference.interface import ModelSpec
 from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, progress_option, resume_option
 from contextual_mt.inference.model_health import warn_if_degenerate
-from contextual_mt.inference.registry import ModelSpec, family
+from contextual_mt.inference.registry import family
 from contextual_mt.stage_record import remove_partial
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 
 from tqdm import tqdm
 
-from contextual_mt.data.context_trim import last_sentences
+from contextual_mt.inference.context_trim import last_sentences
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

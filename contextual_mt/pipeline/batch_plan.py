@@ -41,7 +41,6 @@ are the user's own choice: they are refused together with an explicit ``--batch`
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 from dataclasses import asdict, dataclass
@@ -378,89 +377,17 @@ def reference_of(config: Dict) -> Reference:
 
 def measure_memory(model_config: Dict, dictionary_path: str, task_config: Optional[Dict] = None) -> MemoryEstimate:
     """Build the model of ``model_config`` (the Hydra ``model`` section) with the data's target
-    dictionary on CPU and measure the activations saved by one forward/backward of the loss."""
-    import torch
-    from fairseq.data import Dictionary
-    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+    dictionary on CPU and measure the activations saved by one forward/backward of the loss
+    (``backends/fairseq/training_probe``)."""
+    from contextual_mt.backends.fairseq.training_probe import saved_activations
 
-    import contextual_mt  # noqa: F401  (registers the architectures)
-    import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
-
-    arch = model_config.get("_name")
-    if arch not in ARCH_MODEL_REGISTRY:
-        raise ContextualMTError(f"model {arch!r}: not a registered fairseq architecture")
-    args = argparse.Namespace(**{k: v for k, v in model_config.items() if k != "_name"})
-    for key, value in (task_config or {}).items():
-        if key == "multi_encoder":
-            setattr(args, key, value)
-    ARCH_CONFIG_REGISTRY[arch](args)
-    dictionary = Dictionary.load(dictionary_path)
-    task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
-        model.train()
-        rows = PROBE_TOKENS // PROBE_ROW
-        low = dictionary.nspecial
-        src = torch.randint(low, len(dictionary), (rows, PROBE_ROW))
-        tgt = torch.randint(low, len(dictionary), (rows, PROBE_ROW))
-        saved: Dict[int, int] = {}
-
-        def pack(t):
-            storage = t.untyped_storage()
-            saved[storage.data_ptr()] = storage.nbytes()
-            return t
-
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(src, torch.full((rows,), PROBE_ROW), tgt)
-            lprobs = model.get_normalized_probs(out, log_probs=True)
-            loss = -lprobs.gather(-1, tgt.unsqueeze(-1)).sum()
-        del loss, lprobs, out
-    parameters = sum(p.numel() for p in model.parameters())
+    rows = PROBE_TOKENS // PROBE_ROW
+    parameters, saved_bytes = saved_activations(model_config, dictionary_path, task_config, rows, PROBE_ROW)
     return MemoryEstimate(
         parameters=parameters,
-        kib_per_token=round(sum(saved.values()) / PROBE_TOKENS / 1024, 2),
+        kib_per_token=round(saved_bytes / PROBE_TOKENS / 1024, 2),
         state_gib=round(parameters * STATE_BYTES_PER_PARAM / 2**30, 4),
     )
-
-
-class TrainingSplit:
-    """The training split as fairseq will batch it (the context model's rows with their context,
-    epoch 1's sampled context sizes): ``batches_at(max_tokens)`` and the ``longest`` row."""
-
-    def __init__(self, task_config: Dict, bin_dir: str, source_lang: str, target_lang: str):
-        from fairseq import options, tasks
-
-        import contextual_mt_compat  # noqa: F401  (fairseq on this torch)
-
-        argv = [
-            bin_dir,
-            "--task",
-            "document_translation",
-            "--user-dir",
-            os.path.dirname(os.path.dirname(__file__)),
-            "--arch",
-            "contextual_transformer_tiny",
-            "-s",
-            source_lang,
-            "-t",
-            target_lang,
-        ]
-        for key, value in task_config.items():
-            if key in ("_name", "data", "source_lang", "target_lang") or value is None or value is False:
-                continue
-            argv += [f"--{key.replace('_', '-')}"] + ([] if value is True else [str(value)])
-        task = tasks.setup_task(options.parse_args_and_arch(options.get_training_parser(), argv))
-        task.load_dataset("train")
-        self._dataset = task.dataset("train")
-        self._order = self._dataset.ordered_indices()
-        self.longest = int(self._dataset.num_tokens_vec(self._order).max()) if len(self._order) else 0
-        self._cache: Dict[int, int] = {}
-
-    def batches_at(self, max_tokens: int) -> int:
-        if max_tokens not in self._cache:
-            self._cache[max_tokens] = len(self._dataset.batch_by_size(self._order, max_tokens=max_tokens))
-        return self._cache[max_tokens]
 
 
 def gpu_memory_gib(gpus: int) -> Optional[float]:

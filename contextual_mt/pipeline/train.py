@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from commandkit.text import file_sha256
-from contextual_mt.checkpoint_file import read_training_figures, training_figures
+from contextual_mt.backends.fairseq.checkpoint_file import read_training_figures, training_figures
+from contextual_mt.backends.fairseq.training_probe import TrainingSplit
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.pipeline.batch_plan import (
     BatchPlan,
-    TrainingSplit,
     gpu_memory_gib,
     measure_memory,
     parse_batch,
@@ -459,7 +459,8 @@ def checkpoint_figures(o: TrainOptions) -> Dict:
 def _health(o: TrainOptions, figures: Dict) -> Dict:
     """Warn when checkpoint_best.pt is no better than a unigram model of the target (the loader
     warns again on every later load); the figures go into the done-record."""
-    from contextual_mt.inference.model_health import dictionary_counts, warn_if_untrained
+    from contextual_mt.backends.fairseq.checkpoint_file import dictionary_counts
+    from contextual_mt.inference.model_health import warn_if_untrained
 
     counts = dictionary_counts(os.path.join(o.layout.checkpoints(o.model), f"dict.{o.lang}.txt"))
     check = warn_if_untrained(

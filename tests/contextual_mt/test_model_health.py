@@ -6,11 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from contextual_mt.checkpoint_file import label_smoothing, validation_loss
+from contextual_mt.backends.fairseq.checkpoint_file import dictionary_counts, label_smoothing, validation_loss
 from contextual_mt.inference.model_health import (
     check_loss,
     check_outputs,
-    dictionary_counts,
     unigram_loss,
     warn_if_degenerate,
     warn_if_untrained,

@@ -7,12 +7,14 @@ import json
 import random
 import re
 
+import numpy as np
 import pytest
 
 from commandkit.errors import InputError
-from docalign import dp
+from docalign import chrf as chrf_module
+from docalign import dp, words
 from docalign.align import AlignOptions, align_documents, align_system_output
-from docalign.chrf import Profile, chrf
+from docalign.chrf import Profile, Runs, chrf
 from docalign.formats import read_system_output
 from docalign.links import summary
 from docalign.perturb import Rates, link_accuracy, perturb
@@ -78,6 +80,92 @@ def test_chrf_is_sacrebleus_sentence_chrf_with_beta_1():
         )
 
 
+@pytest.mark.parametrize("key_bits", [62, 0])  # 0: every sort on separate keys (numbers too wide to pack)
+def test_the_batched_chrf_of_runs_is_the_profiles_chrf_exactly(key_bits, monkeypatch):
+    """``Runs`` (every candidate link of every document at once) gives the very floats of
+    ``chrf(Profile(..), Profile(..))``: repeated n-grams, texts shorter than the orders, empty
+    texts, whitespace of every kind, characters outside the BMP, groups of different sizes."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
+    rng = random.Random(4)
+    lines, _ = corpus(4)
+    odd = ["", " ", "a", "ab", "la la la la", "aaaaaaa", "abcabc x abc", "日本語の文。", "\U0001d518 \U0001f600 ok"]
+    # and texts of few letters: every n-gram repeated within a text and across its neighbours
+    few = ["".join(rng.choice("aab c") for _ in range(rng.randrange(15))) for _ in range(40)]
+    pool = [*lines, *odd, "x\ty\u00a0z", *few]
+    lists, groups = [], []
+    for group in range(24):
+        for _ in (0, 1):
+            lists.append([rng.choice(pool) for _ in range(rng.randint(0, 6))])
+            groups.append(group)
+    runs = Runs(lists, groups)
+    hyps, refs, expected = [], [], []
+    for group in range(24):
+        refs_list, hyps_list = 2 * group, 2 * group + 1
+        for i in range(len(lists[refs_list])):
+            for a in (1, 2)[: len(lists[refs_list]) - i]:
+                for j in range(len(lists[hyps_list])):
+                    for b in (1, 2)[: len(lists[hyps_list]) - j]:
+                        hyps.append(runs.text_id(hyps_list, j, b))
+                        refs.append(runs.text_id(refs_list, i, a))
+                        hyp = " ".join(lists[hyps_list][j : j + b])
+                        ref = " ".join(lists[refs_list][i : i + a])
+                        expected.append(chrf(Profile(hyp), Profile(ref)))
+    assert len(expected) > 100
+    assert runs.scores(hyps, refs).tolist() == expected  # equal floats, not approximately
+
+
+@pytest.mark.parametrize("key_bits", [62, 0])
+def test_the_batched_chrf_of_texts_of_few_letters_every_pair_of_a_group(key_bits, monkeypatch):
+    """Texts of two or three letters repeat every n-gram within a text and across its neighbours
+    (a joined text counts its first text's n-grams, those running on, then its second's): every
+    pair of texts of a group, either list, one text or two joined."""
+    monkeypatch.setattr(chrf_module, "KEY_BITS", key_bits)
+    for seed in range(20):
+        rng = random.Random(seed)
+        letters = rng.choice(["ab", "abc", "ab ", "aab  c", "xyz日"])
+        lists, groups = [], []
+        for group in range(rng.randint(1, 6)):
+            for _ in range(rng.randint(1, 3)):
+                size = rng.randint(0, 6)
+                lists.append(["".join(rng.choice(letters) for _ in range(rng.randint(0, 14))) for _ in range(size)])
+                groups.append(group)
+        runs = Runs(lists, groups)
+        texts = [
+            (group, runs.text_id(k, start, count), " ".join(texts[start : start + count]))
+            for k, (texts, group) in enumerate(zip(lists, groups, strict=True))
+            for start in range(len(texts))
+            for count in (1, 2)[: len(texts) - start]
+        ]
+        pairs = [(x, y) for x in texts for y in texts if x[0] == y[0]]
+        expected = [chrf(Profile(x[2]), Profile(y[2])) for x, y in pairs]
+        assert runs.scores([x[1] for x, _ in pairs], [y[1] for _, y in pairs]).tolist() == expected, seed
+
+
+def levenshtein(ref, hyp):
+    row = list(range(len(hyp) + 1))
+    for r in ref:
+        new = [row[0] + 1]
+        for c, h in enumerate(hyp, start=1):
+            new.append(min(row[c] + 1, new[c - 1] + 1, row[c - 1] + (r != h)))
+        row = new
+    return row[-1]
+
+
+def test_word_edit_distances_of_many_pairs_at_once_are_levenshteins(monkeypatch):
+    """Pairs of every length, empty ones too, over several chunks (the references longest first
+    within a chunk, each pair leaving the rows once its reference has ended)."""
+    monkeypatch.setattr(words, "CHUNK", 64)
+    rng = random.Random(7)
+    refs = [np.array([rng.randrange(6) for _ in range(rng.randrange(14))], dtype=np.int32) for _ in range(300)]
+    hyps = [np.array([rng.randrange(6) for _ in range(rng.randrange(14))], dtype=np.int32) for _ in range(300)]
+    assert words.distances(refs, hyps).tolist() == [
+        levenshtein(r.tolist(), h.tolist()) for r, h in zip(refs, hyps, strict=True)
+    ]
+    vocabulary = words.Vocabulary()
+    texts = ["Le chat, dort.", "", "le CHAT dort"]
+    assert [a.tolist() for a in vocabulary.encode_all(texts)] == [[0, 1, 2, 3, 4], [], [0, 1, 3]]
+
+
 def test_every_link_type_is_found():
     pivots = ["Salut Paul, mon ami.", "Tu vois le gâteau.", "Ma sœur lit beaucoup.", "Tu achètes la maison.",
               "Nous aimons la maison.", "Elle est très moderne et grande."]  # fmt: skip
@@ -105,14 +193,72 @@ def test_the_band_is_widened_where_the_path_needs_it_and_the_work_grows_linearly
     assert [link.kind for link in wide[:7]] == ["0-1"] * 6 + ["1-1"]
 
     calls = []
-    real = dp.chrf
-    monkeypatch.setattr(dp, "chrf", lambda a, b: calls.append(1) or real(a, b))
+    real = dp.link_chrf
+    monkeypatch.setattr(dp, "link_chrf", lambda runs, hyps, refs: calls.extend(hyps) or real(runs, hyps, refs))
     many, _ = corpus(60, seed=6)
     dp.align(many[:200], many[:200], band=5)
     small = len(calls)
     calls.clear()
     dp.align(many[:400], many[:400], band=5)
     assert len(calls) < 2.3 * small  # twice the lines, about twice the work (not four times)
+
+
+def test_documents_aligned_together_or_in_windows_get_the_links_they_get_alone(monkeypatch):
+    """``align_many`` costs every document's links in one batch, a long document's n-grams by
+    windows of its lines, some windows at a time: the links (and their chrF) are those of each
+    document aligned alone with one window."""
+    lines, _ = corpus(10, seed=8)
+    docs = []
+    for start, n in ((0, 30), (30, 7)):
+        segments = noisy(lines[start : start + n], seed=start)
+        segments[3:5] = [segments[3] + " " + segments[4]]  # a merge, an omission, an addition
+        del segments[5]
+        segments.insert(n // 2, "Une phrase ajoutée sans aucun rapport.")
+        docs.append((lines[start : start + n], segments))
+    docs.append((lines[37:40], []))
+    alone = [dp.align(p, s, band=3) for p, s in docs]
+    monkeypatch.setattr(dp, "WINDOW", 4)
+    monkeypatch.setattr(dp, "BATCH", 300)
+    together = dp.align_many(docs, band=3)
+    assert together == alone
+    assert {"2-1", "1-0", "0-1"} <= {link.kind for link in alone[0]} and alone[2] == [
+        dp.Link((k, 1), (0, 0), None) for k in range(3)
+    ]
+
+
+def test_a_wide_document_is_not_searched_padded_together_with_narrow_ones(monkeypatch):
+    """A row is padded to the widest document searched with it: one line translated as 300
+    sentences is searched apart from 50 one-line documents (else 51 rows x 301 cells)."""
+    docs = [(["Ligne numéro un."], [f"Phrase {k} de la sortie." for k in range(300)])]
+    docs += [([f"Le chat {k} dort."], [f"Le chat {k} dort."]) for k in range(50)]
+    searched = []
+    real = dp._rows
+    monkeypatch.setattr(
+        dp, "_rows", lambda cells, order, *rest: searched.append(order.tolist()) or real(cells, order, *rest)
+    )
+    together = dp.align_many(docs, band=20)
+    assert list(range(1, 51)) in searched and all(order == [0] for order in searched if 0 in order)
+    assert together == [dp.align(p, s, band=20) for p, s in docs]
+
+
+def test_a_widened_band_costs_only_the_links_it_adds(monkeypatch):
+    lines, _ = corpus(4, seed=5)
+    pivots = lines[:40]
+    segments = [f"Ajout numéro {k} qui ne ressemble à rien." for k in range(6)] + pivots[:34]  # off the diagonal
+    costed, searches = [], []
+    real_costs, real_diagonal = dp._costs, dp._diagonal
+
+    def costs(texts, docs, bands, w, models, d, i, a, j, b):
+        costed.extend(zip(d.tolist(), i.tolist(), a.tolist(), j.tolist(), b.tolist(), strict=True))
+        return real_costs(texts, docs, bands, w, models, d, i, a, j, b)
+
+    monkeypatch.setattr(dp, "_costs", costs)
+    monkeypatch.setattr(dp, "_diagonal", lambda *band: searches.append(band) or real_diagonal(*band))
+    links = dp.align(pivots, segments, band=2)
+    assert len(searches) >= 2  # widened at least once
+    assert len(costed) == len(set(costed)) == len(dp.candidates(real_diagonal(*searches[-1])))
+    monkeypatch.setattr(dp, "_costs", real_costs)
+    assert links == dp.align(pivots, segments, band=searches[-1][2])
 
 
 @pytest.mark.parametrize(

@@ -23,9 +23,9 @@ from contextual_mt.attribution.gradients import (
     token_scores,
 )
 from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenContrast
+from contextual_mt.backends.fairseq.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.backends.fairseq.model import DocumentModel, beyond_trained_error
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS, length_batches
 from contextual_mt.symbols import BRK

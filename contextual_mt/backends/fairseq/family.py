@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Dict, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 from commandkit.text import check_input_file, file_sha256
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
-from contextual_mt.inference.interface import ScoringBackend, Translator
+from contextual_mt.inference.interface import CorpusScorer, PairScorer, Translator
 from contextual_mt.inference.precision import HALF
 from contextual_mt.inference.registry import register_family
+
+if TYPE_CHECKING:  # loading the scorer imports torch and fairseq: when one is opened
+    from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
 
 
 def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
@@ -36,7 +39,14 @@ class FairseqFamily:
 
     translates_documents = False  # trained on sentences with a few context sentences
 
-    def open_scorer(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
+    def open_corpus_scorer(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None) -> CorpusScorer:
+        return self._scorer(spec)
+
+    def open_pair_scorer(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None) -> PairScorer:
+        return self._scorer(spec)
+
+    def _scorer(self, spec: FairseqModelOptions) -> FairseqScoringBackend:
+        """One class scores both ways (``CADecScoringBackend`` for CADec checkpoints)."""
         from contextual_mt.backends.fairseq.model import DocumentModel
         from contextual_mt.backends.fairseq.scoring import scoring_backend
 

@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
+from contextual_mt.backends.fairseq.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec
-from contextual_mt.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.errors import ContextualMTError, check_option
 from contextual_mt.inference.model_health import warn_if_untrained
 from contextual_mt.inference.precision import check_dtype, cuda_in_use, resolve_dtype, torch_dtype

@@ -1,4 +1,4 @@
-"""A fairseq ``document_translation`` checkpoint as a ``ScoringBackend`` (``inference.interface``):
+"""A fairseq ``document_translation`` checkpoint as a ``CorpusScorer`` and a ``PairScorer`` (``inference.interface``):
 token log-probabilities of reference targets given their source, with and without document
 context, by teacher forcing; ``CADecScoringBackend`` for CADec checkpoints, which also read the
 base model's translation of each sentence. ``scoring_backend`` picks the one for a loaded model.
@@ -13,13 +13,13 @@ import numpy as np
 import torch
 
 from contextual_mt.backends.fairseq.codec import unknown_warning
+from contextual_mt.backends.fairseq.data.context_dataset import ContextDataset, ContextOptions
+from contextual_mt.backends.fairseq.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.backends.fairseq.model import DocumentModel
 from contextual_mt.backends.fairseq.translator import base_translations, collate_first_passes
-from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
-from contextual_mt.data.context_trim import last_sentences, nearest_context
-from contextual_mt.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.errors import OverPositionsError
-from contextual_mt.inference.interface import ContextPair, ScoringBackend
+from contextual_mt.inference.context_trim import last_sentences, nearest_context
+from contextual_mt.inference.interface import ContextPair
 from contextual_mt.inference.precision import check_finite_scores
 from contextual_mt.symbols import BRK
 
@@ -114,7 +114,7 @@ class FairseqScoringBackend:
     def token_log_probs(self, indices: Sequence[int], context: bool) -> Dict[int, np.ndarray]:
         from fairseq import utils
 
-        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
+        from contextual_mt.backends.fairseq.generation.sequence_scorer import ContextSequenceScorer
 
         dataset = self._dataset(context)
         batch = dataset.collater([dataset[i] for i in indices])
@@ -201,7 +201,7 @@ class FairseqScoringBackend:
 
     @torch.no_grad()
     def pair_log_probs(self, indices: Sequence[int]) -> Dict[int, np.ndarray]:
-        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
+        from contextual_mt.backends.fairseq.generation.sequence_scorer import ContextSequenceScorer
 
         m = self.model
         pad, eos = m.src_dict.pad(), m.src_dict.eos()
@@ -282,6 +282,6 @@ class CADecScoringBackend(FairseqScoringBackend):
         encoder_input["first_pass"] = collate_first_passes(self.model.tgt_dict, [r["first_pass"] for r in rows])
 
 
-def scoring_backend(model: DocumentModel) -> ScoringBackend:
+def scoring_backend(model: DocumentModel) -> FairseqScoringBackend:
     """The scoring backend of a loaded checkpoint: CADec's, or the plain one."""
     return CADecScoringBackend(model) if model.cadec else FairseqScoringBackend(model)

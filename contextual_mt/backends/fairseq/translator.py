@@ -20,11 +20,11 @@ from tqdm import tqdm
 
 from commandkit.documents import document_spans
 from contextual_mt.backends.fairseq.codec import unknown_warning
+from contextual_mt.backends.fairseq.data.model_input import build_encoder_input
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-from contextual_mt.data.context_trim import last_sentences, nearest_context
-from contextual_mt.data.model_input import build_encoder_input
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import filled, length_batches
+from contextual_mt.inference.context_trim import last_sentences, nearest_context
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 from contextual_mt.symbols import BRK

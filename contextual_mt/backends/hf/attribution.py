@@ -34,9 +34,9 @@ from contextual_mt.attribution.gradients import (
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
-from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import filled, length_batches
+from contextual_mt.inference.context_trim import last_sentences
 
 ENCODER, DECODER = 0, 1
 _MARK = ("\ue000", "\ue001")  # private-use characters around a sentence: where it lands in a prompt

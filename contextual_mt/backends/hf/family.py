@@ -8,7 +8,7 @@ from typing import Dict, Optional
 
 from commandkit.text import file_sha256
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.inference.interface import ScoringBackend, Translator
+from contextual_mt.inference.interface import CorpusScorer, PairScorer, Translator
 from contextual_mt.inference.registry import register_family
 
 
@@ -18,8 +18,13 @@ class HFFamily:
 
     translates_documents = True
 
-    def open_scorer(self, spec: HFModelOptions, max_tokens: Optional[int] = None) -> ScoringBackend:
+    def open_corpus_scorer(self, spec: HFModelOptions, max_tokens: Optional[int] = None) -> CorpusScorer:
         from contextual_mt.backends.hf.scoring import HFScoringBackend
+
+        return HFScoringBackend.open(spec, max_tokens=max_tokens)
+
+    def open_pair_scorer(self, spec: HFModelOptions, max_tokens: Optional[int] = None) -> PairScorer:
+        from contextual_mt.backends.hf.scoring import HFScoringBackend  # one class scores both ways
 
         return HFScoringBackend.open(spec, max_tokens=max_tokens)
 

@@ -10,7 +10,7 @@ tokens are the same with and without context; it is scored with the tokens that 
 decoder-only: the prompt template lays out the previous pairs and the current source; the
 current target follows, tokenized on its own, and is scored with the template's end.
 
-Context is trimmed to fit the model's positions by the one rule of ``data.context_trim`` (the
+Context is trimmed to fit the model's positions by the one rule of ``inference.context_trim`` (the
 furthest sentences first); a sentence that does not fit by itself is an error naming it.
 """
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
-from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError, OverPositionsError
+from contextual_mt.inference.context_trim import last_sentences, nearest_fitting
 
 Ids = Tuple[int, ...]
 

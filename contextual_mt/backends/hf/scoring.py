@@ -1,4 +1,4 @@
-"""A Hugging Face model as a ``ScoringBackend``: the same CXMI / P-CXMI records and contrastive
+"""A Hugging Face model as a ``CorpusScorer`` and a ``PairScorer``: the same CXMI / P-CXMI records and contrastive
 scores as the fairseq backend, from ``transformers`` seq2seq MT models and decoder-only LMs.
 
 Rows (``inputs.Row``) are scored in batches padded on the right (exact: every scored position
@@ -26,9 +26,9 @@ import torch
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.data.context_trim import last_sentences
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
+from contextual_mt.inference.context_trim import last_sentences
 from contextual_mt.inference.interface import ContextPair
 
 logger = logging.getLogger(__name__)

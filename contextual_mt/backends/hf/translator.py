@@ -15,9 +15,9 @@ import torch
 from commandkit.documents import group_by_document
 from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
-from contextual_mt.data.context_trim import last_sentences, nearest_fitting
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.inference.batching import filled, length_batches
+from contextual_mt.inference.context_trim import last_sentences, nearest_fitting
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.waves import Item, Translations, decode_documents
 

@@ -6,7 +6,7 @@ import torch
 from fairseq.data import Dictionary
 
 from commandkit.documents import document_starts
-from contextual_mt.data.context_dataset import ContextDataset, ContextOptions
+from contextual_mt.backends.fairseq.data.context_dataset import ContextDataset, ContextOptions
 
 
 def make_dict():
@@ -237,7 +237,7 @@ def test_coword_masks_do_not_depend_on_the_order_items_are_built():
 
 
 def test_hashed_uniforms_are_uniform_and_independent_of_neighbours():
-    from contextual_mt.data.context_dataset import hashed_uniforms
+    from contextual_mt.backends.fairseq.data.context_dataset import hashed_uniforms
 
     u = hashed_uniforms(12345, np.arange(200_000))
     assert u.min() >= 0 and u.max() < 1

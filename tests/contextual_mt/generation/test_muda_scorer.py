@@ -6,10 +6,10 @@ import dataclasses
 import pytest
 
 from commandkit.errors import InputError
+from contextual_mt.backends.fairseq.generation import generation_order
+from contextual_mt.backends.fairseq.generation.muda_scorer import MudaScorer, MudaScorerConfig, as_scorer_flags
 from contextual_mt.demo.corpus import generate_demo_data
 from contextual_mt.errors import ContextualMTError
-from contextual_mt.generation import generation_order
-from contextual_mt.generation.muda_scorer import MudaScorer, MudaScorerConfig, as_scorer_flags
 
 
 @pytest.fixture(autouse=True)

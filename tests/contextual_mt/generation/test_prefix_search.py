@@ -4,7 +4,7 @@ import torch
 from fairseq.data import Dictionary
 from fairseq.search import BeamSearch
 
-from contextual_mt.generation.prefix_search import PrefixBeamSearch
+from contextual_mt.backends.fairseq.generation.prefix_search import PrefixBeamSearch
 
 
 def test_first_free_step_expands_one_beam_only():

@@ -15,9 +15,9 @@ from contextual_mt.backends.hf.family import HFFamily
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
-from contextual_mt.data.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
 from contextual_mt.inference.batching import length_batches
-from contextual_mt.inference.interface import ModelFamily, ScoringBackend, Translator
+from contextual_mt.inference.context_trim import last_sentences, nearest_context, nearest_fitting, nearest_fitting_sizes
+from contextual_mt.inference.interface import CorpusScorer, ModelFamily, ModelSpec, PairScorer, Translator
 from contextual_mt.inference.registry import family
 from contextual_mt.inference.waves import translate_in_waves, waves
 
@@ -26,16 +26,21 @@ def protocol_methods(protocol) -> set:
     return {name for name, value in vars(protocol).items() if inspect.isfunction(value) and not name.startswith("_")}
 
 
+@pytest.mark.parametrize("protocol", [CorpusScorer, PairScorer])
 @pytest.mark.parametrize("cls", [FairseqScoringBackend, CADecScoringBackend, HFScoringBackend])
-def test_every_scoring_backend_implements_the_interface(cls):
-    methods = protocol_methods(ScoringBackend)
-    assert "token_log_probs_both" in methods and "pair_log_probs" in methods
+def test_every_scoring_backend_implements_the_interface(cls, protocol):
+    """Each backend scores both ways: a corpus (CXMI) and free-standing pairs (contrastive);
+    each protocol holds only its own way (the corpus scorer no pair method, and back)."""
+    methods = protocol_methods(protocol)
+    assert ("token_log_probs_both" in methods) == (protocol is CorpusScorer)
+    assert ("pair_log_probs" in methods) == (protocol is PairScorer)
     missing = sorted(m for m in methods if not callable(getattr(cls, m, None)))
     assert missing == []
     for m in methods:  # same parameters as declared
         assert list(inspect.signature(getattr(cls, m)).parameters) == list(
-            inspect.signature(getattr(ScoringBackend, m)).parameters
+            inspect.signature(getattr(protocol, m)).parameters
         ), (cls.__name__, m)
+    assert "trained_context" in dir(protocol)  # the sizes as trained (a backend sets it when loaded)
 
 
 @pytest.mark.parametrize("cls", [DocumentTranslator, HFDocumentTranslator])
@@ -53,6 +58,15 @@ def test_each_model_spec_has_its_family():
     )
     assert not family(FairseqModelOptions("ckpt.pt")).reads_raw_text(FairseqModelOptions("ckpt.pt"))
     assert family(HFModelOptions("some/model")).reads_raw_text(HFModelOptions("some/model"))
+
+
+def test_every_options_class_is_a_model_spec():
+    """What the runners read of a model specification (``ModelSpec``, a protocol, not ``Any``) each
+    backend's options class has."""
+    members = {name for name, value in vars(ModelSpec).items() if isinstance(value, property)}
+    assert {"path", "source_context_size", "target_context_size", "dtype", "cpu"} <= members
+    for spec in (FairseqModelOptions("ckpt.pt"), HFModelOptions("some/model")):
+        assert [m for m in sorted(members) if not hasattr(spec, m)] == [], type(spec).__name__
 
 
 def test_nearest_fitting_drops_the_furthest_of_the_longer_side_first():

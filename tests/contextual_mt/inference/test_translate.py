@@ -141,7 +141,7 @@ def test_translation_and_scoring_give_the_same_context_sentences(translator, dem
     document used to keep one sentence in translation where scoring kept two)."""
     from commandkit.documents import document_starts
     from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-    from contextual_mt.data.context_trim import last_sentences
+    from contextual_mt.inference.context_trim import last_sentences
 
     data = demo_model["data"]
     src, ids, refs = lines(data / "test.en")[:60], lines(data / "test.docids")[:60], lines(data / "test.fr")[:60]

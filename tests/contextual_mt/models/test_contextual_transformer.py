@@ -6,7 +6,7 @@ import pytest
 import torch
 from fairseq.sequence_generator import SequenceGenerator
 
-from contextual_mt.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
+from contextual_mt.backends.fairseq.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
 
 
 def build(data_bin, multi_encoder=False, src_ctx=1, tgt_ctx=2, split="test"):

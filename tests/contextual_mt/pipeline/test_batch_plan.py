@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from contextual_mt.backends.fairseq.training_probe import TrainingSplit
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.batch_plan import (
@@ -16,7 +17,6 @@ from contextual_mt.pipeline.batch_plan import (
     MIN_UPDATES_PER_EPOCH,
     MemoryEstimate,
     Reference,
-    TrainingSplit,
     measure_memory,
     parse_batch,
     plan_batch,

@@ -141,7 +141,10 @@ def test_outputs(prepared):
 def test_fairseq_task_loads_the_binaries(prepared):
     import sentencepiece as spm
 
-    from contextual_mt.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
+    from contextual_mt.backends.fairseq.tasks.document_translation import (
+        DocumentTranslationConfig,
+        DocumentTranslationTask,
+    )
 
     out, summary, _ = prepared
     cfg = DocumentTranslationConfig(

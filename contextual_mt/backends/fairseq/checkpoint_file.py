@@ -1,12 +1,13 @@
 """Reading a fairseq checkpoint file with one-line errors: the one reader behind the document
 model loader (backends/fairseq/model.py) and CADec's base model (models/cadec.py); and what the
-file records of its training (epochs, updates, validation loss, label smoothing)."""
+file records of its training (epochs, updates, validation loss, label smoothing); the symbol counts
+of the dictionary beside it (what model_health's unigram yardstick reads)."""
 
 from __future__ import annotations
 
 import math
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 from contextual_mt.errors import ContextualMTError
 
@@ -96,3 +97,11 @@ def read_training_figures(path: str) -> Dict:
     if not isinstance(state, dict):
         raise ContextualMTError(f"{path}: not a fairseq checkpoint")
     return training_figures(state)
+
+
+def dictionary_counts(path: str) -> Sequence[int]:
+    """The counts of a fairseq ``dict.xx.txt`` as the model's output symbols have them (fairseq's
+    own reader: its special symbols come first, each counted once)."""
+    from fairseq.data import Dictionary
+
+    return Dictionary.load(path).count

@@ -18,9 +18,9 @@ import torch
 from fairseq.data import data_utils
 from fairseq.tasks import register_task
 
+from contextual_mt.backends.fairseq.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
 from contextual_mt.errors import ContextualMTError, check_option, install_excepthook_for_fairseq_cli
 from contextual_mt.symbols import CONTEXT_SYMBOLS
-from contextual_mt.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from fairseq.models import register_model, register_model_architecture
 from fairseq.models.transformer import TransformerModel, base_architecture
 
 from commandkit.options import add_options, option
-from contextual_mt.models.context_encoder import MultiContextEncoder
+from contextual_mt.backends.fairseq.models.context_encoder import MultiContextEncoder
 
 logger = logging.getLogger(__name__)
 

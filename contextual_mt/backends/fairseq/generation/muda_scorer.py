@@ -13,8 +13,8 @@ from fairseq.dataclass import FairseqDataclass
 from fairseq.scoring import BaseScorer, register_scorer
 
 from commandkit.outputs import atomic_write_lines, scratch_directory
+from contextual_mt.backends.fairseq.generation import generation_order
 from contextual_mt.errors import ContextualMTError, InputError
-from contextual_mt.generation import generation_order
 
 
 @dataclass

@@ -22,9 +22,9 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
-from contextual_mt.data.context_trim import nearest_fitting_sizes
-from contextual_mt.data.model_input import build_decoder_input, build_encoder_input, model_sources
+from contextual_mt.backends.fairseq.data.model_input import build_decoder_input, build_encoder_input, model_sources
 from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.inference.context_trim import nearest_fitting_sizes
 from contextual_mt.symbols import BRK, MASK
 
 COWORD_TYPES = ("token", "whole")

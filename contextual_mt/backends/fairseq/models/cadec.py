@@ -39,7 +39,7 @@ from fairseq.modules import MultiheadAttention, PositionalEmbedding
 from torch import Tensor
 
 from commandkit.options import add_options, option
-from contextual_mt.checkpoint_file import read_checkpoint
+from contextual_mt.backends.fairseq.checkpoint_file import read_checkpoint
 from contextual_mt.errors import ContextualMTError
 
 logger = logging.getLogger(__name__)

@@ -19,14 +19,14 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 from omegaconf import II
 
 from commandkit.documents import check_line_count, document_starts, read_docids
-from contextual_mt.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
+from contextual_mt.backends.fairseq.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
+from contextual_mt.backends.fairseq.generation.prefix_search import PrefixBeamSearch
 from contextual_mt.errors import (
     ContextualMTError,
     check_option,
     install_excepthook_for_fairseq_cli,
     note_fairseq_save_dir,
 )
-from contextual_mt.generation.prefix_search import PrefixBeamSearch
 from contextual_mt.symbols import BRK, MASK
 
 logger = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def check_contextual_model(cfg) -> None:
     would be fed context it was never trained on and translate it as garbage, silently."""
     from fairseq.models import ARCH_MODEL_REGISTRY, MODEL_REGISTRY
 
-    from contextual_mt.models.contextual_transformer import ContextualTransformerModel
+    from contextual_mt.backends.fairseq.models.contextual_transformer import ContextualTransformerModel
 
     name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
     model_class = ARCH_MODEL_REGISTRY.get(name) or MODEL_REGISTRY.get(name)
@@ -230,7 +230,7 @@ class DocumentTranslationTask(TranslationTask):
     # ------------------------------------------------------------------ inference
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
         if getattr(args, "score_reference", False):
-            from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
+            from contextual_mt.backends.fairseq.generation.sequence_scorer import ContextSequenceScorer
 
             return ContextSequenceScorer(
                 self.target_dictionary,
@@ -246,8 +246,8 @@ class DocumentTranslationTask(TranslationTask):
         return generator
 
     def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
-        from contextual_mt.generation import generation_order
-        from contextual_mt.generation.sequence_scorer import ContextSequenceScorer
+        from contextual_mt.backends.fairseq.generation import generation_order
+        from contextual_mt.backends.fairseq.generation.sequence_scorer import ContextSequenceScorer
 
         generation_order.record(sample["id"].tolist())  # for the MuDA scorer (--scoring muda)
         if isinstance(generator, ContextSequenceScorer):

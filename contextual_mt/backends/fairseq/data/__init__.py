@@ -1,0 +1,1 @@
+"""fairseq data: sentences with their document context (ContextDataset) and the model inputs built from them."""

@@ -1,1 +1,0 @@
-"""Data: sentences with their document context (ContextDataset) and the model inputs built from them."""
