@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from commandkit.documents import document_spans, group_by_document, read_docids
+from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
 from contextual_mt.errors import Code, ContextualMTError, check_option, given
@@ -244,42 +246,68 @@ def summary_line(result: Dict) -> str:
     return " | ".join(parts)
 
 
-def score_files(
-    hyp: str,
-    ref: str,
-    docids: Optional[str] = None,
-    source: Optional[str] = None,
-    comet_model: Optional[str] = None,
-    comet_batch_size: int = 16,
-    output: Optional[str] = None,
-    doc_comet_context: int = DOC_COMET_CONTEXT,
-    align: Optional[AlignArgs] = None,
-    alignment_output: Optional[str] = None,
-) -> Dict:
+@dataclass
+class ScoreOptions:
+    """``contextual-mt score``: the files scored, the metrics' settings and where results go."""
+
+    hyp: str = option(
+        required=True,
+        help="system output, one line per reference line; or a document-level output (JSONL records "
+        '{"doc", "text"}, or one document per line, with --docids), scored through its alignment to the '
+        "reference lines",
+    )
+    ref: str = option(required=True, help="references")
+    docids: Optional[str] = option(help="document ids: adds d-BLEU, and Doc-COMET with --comet-model")
+    source: Optional[str] = option(help="source sentences (needed by COMET)")
+    comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
+    comet_batch_size: int = option(default=16)
+    doc_comet_context: int = option(
+        default=DOC_COMET_CONTEXT,
+        help="Doc-COMET: preceding sentences of the same document encoded as context "
+        "(default: %(default)s, as in Vernikos et al. 2022)",
+    )
+    output: Optional[str] = option(help="write the full result as JSON here")
+    alignment_output: Optional[str] = option(
+        help="a document-level --hyp: write its alignment to the reference lines here (JSONL, one record per line)"
+    )
+    # a document-level --hyp: the alignment options (the pivot defaults to the references)
+    align: AlignArgs = group(AlignArgs)
+
+    def __post_init__(self) -> None:
+        check_required(self)
+
+
+def run_score(options: ScoreOptions) -> Dict:
     """``contextual-mt score``: the metrics of the files; ``output`` (and ``alignment_output``)
     written atomically (checked writable first, nothing written on failure). ``hyp`` may be a
     document-level output (``contextual_mt.system_outputs``): it is then aligned to the reference
     lines (``align``: the alignment options; the pivot defaults to the references) and scored on
     the aligned hypotheses, its alignment statistics in the result's ``alignment``."""
-    check_comet_options(comet_batch_size, doc_comet_context)
-    if comet_model is not None:
-        check_comet_model(comet_model)  # a path not there: before a document-level output is aligned
-    align = align or AlignArgs()
-    options = align.options()  # --band checked before any file is read
-    with outputs(output, alignment_output):
+    o = options
+    check_comet_options(o.comet_batch_size, o.doc_comet_context)
+    if o.comet_model is not None:
+        check_comet_model(o.comet_model)  # a path not there: before a document-level output is aligned
+    align = o.align or AlignArgs()
+    align_options = align.options()  # --band checked before any file is read
+    with outputs(o.output, o.alignment_output):
         return _score_files(
-            hyp,
-            ref,
-            docids,
-            source,
-            comet_model,
-            comet_batch_size,
-            output,
-            doc_comet_context,
+            o.hyp,
+            o.ref,
+            o.docids,
+            o.source,
+            o.comet_model,
+            o.comet_batch_size,
+            o.output,
+            o.doc_comet_context,
             align,
-            options,
-            alignment_output,
+            align_options,
+            o.alignment_output,
         )
+
+
+def score_files(hyp: str, ref: str, **options: Any) -> Dict:
+    """``run_score`` of ``ScoreOptions(hyp, ref, **options)``."""
+    return run_score(ScoreOptions(hyp, ref, **options))
 
 
 def _score_files(

@@ -257,9 +257,7 @@ class AlignArgs:
         help="the output's language, for the rules' abbreviations (default: the target language where "
         "the command knows it, else rules that need no language)",
     )
-    band: int = option(
-        type=int, default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first"
-    )
+    band: int = option(default=BAND, group=ALIGN_GROUP, help="segments either side of the diagonal searched first")
     hyp_format: str = option(
         default=AUTO,
         metavar="{" + ",".join(HYP_FORMATS) + "}",  # not argparse choices: a bad value is one line (exit 1)

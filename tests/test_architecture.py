@@ -137,6 +137,7 @@ FLOORS = (
     ("contextual_mt.backends",),  # each backend in its folder, registering itself
     ("contextual_mt.pipeline",),
     ("contextual_mt.demo",),
+    ("contextual_mt.api",),  # one function per command, on the library: what the commands run
     ("contextual_mt.cli",),
 )
 

@@ -16,6 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256
 from contextual_mt.analysis.cxmi_summary import summarize, summary_path, write_records
@@ -28,6 +29,7 @@ from contextual_mt.analysis.pcxmi_scorer import (
 from contextual_mt.errors import check_option
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.interface import ModelSpec
+from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import model_fingerprint, model_summary
 from contextual_mt.scored_corpus import parse_shard, read_scored_corpus, shard_lines
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
@@ -40,22 +42,33 @@ class CxmiOptions:
     """``contextual-mt cxmi``: the model, the references to score, and how. Validated when
     built, so a bad option fails before any file is read or model loaded."""
 
-    model: ModelSpec  # a fairseq checkpoint (FairseqModelOptions) or a Hugging Face model (HFModelOptions)
-    source: str
-    reference: str
-    docids: str
-    output: str  # JSONL, one record per sentence; the summary is written beside it
-    log_base: str = "e"  # e: nats, 2: bits
-    random_context: bool = False  # control: context from random other documents
-    seed: int = 1
-    shard: Optional[str] = None  # "i/n": the i-th of n parts of the documents
-    batch_size: int = 64  # sentences per batch
-    max_tokens: Optional[int] = None  # padded tokens (with context) per batch; --hf-model: 1024 CPU, 8192 GPU
-    resume: bool = True  # continue from OUTPUT.partial (False: --overwrite, discard it)
-    progress: bool = True
-    skip_up_to_date: bool = False  # outputs already made from these inputs and options: keep them
+    # a fairseq checkpoint (FairseqModelOptions) or a Hugging Face model (HFModelOptions), made
+    # from the model options (contextual_mt.api.model_spec)
+    model: ModelSpec = group(ModelArgs, last=True, given=True)
+    source: str = option(required=True, help="source text, one sentence per line")
+    reference: str = option(required=True, help="the reference translation, line by line: what is scored")
+    docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
+    output: str = option(required=True, help="JSONL, one record per sentence (a .summary.json is written beside it)")
+    log_base: str = option(choices=["e", "2"], default="e", help="e: nats (default); 2: bits")
+    random_context: bool = option(
+        action="store_true", default=False, help="control: take the context from random other documents"
+    )
+    seed: int = option(default=1)
+    shard: Optional[str] = option(empty_ok=True, help="i/n: score the i-th of n parts of the documents")
+    batch_size: int = option(default=64, help="sentences per batch")
+    # padded tokens (with context) per batch; --hf-model: 1024 CPU, 8192 GPU
+    max_tokens: Optional[int] = max_tokens_option()
+    resume: bool = resume_option(RESUME_HELP, "--no-resume")  # continue from OUTPUT.partial
+    skip_up_to_date: bool = option(
+        action="store_true",
+        default=False,
+        help="do nothing when OUTPUT and its summary were made from these inputs and "
+        "options (same content hashes); what `make pcxmi` uses",
+    )
+    progress: bool = progress_option()
 
     def __post_init__(self) -> None:
+        check_required(self)
         check_log_base(self.log_base)
         check_batching(self.batch_size, self.max_tokens)
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy's generators take no negative seed

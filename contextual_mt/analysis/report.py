@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
+from commandkit.options import check_required, option
 from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
@@ -63,19 +64,33 @@ class ReportOptions:
     """``contextual-mt report``: the P-CXMI records, where to write, and what to join them with.
     Validated when built, before anything is read."""
 
-    pcxmi: str  # JSONL written by `contextual-mt cxmi`
-    output_dir: str
-    conllu: Optional[str] = None  # CoNLL-U of the references
-    stanza_lang: Optional[str] = None  # or: annotate the references with stanza
-    stanza_dir: Optional[str] = None
-    tags: Optional[str] = None  # MuDA tags of the references
-    lang: Optional[str] = None  # the references' language: Moses rules for words (None: generic)
-    min_count: int = 5  # vocabulary items seen fewer times are left out
-    top: int = 50  # how many top tokens to list
-    attribution: Optional[str] = None  # JSONL of `contextual-mt attribute --reference` on the same sentences
-    top_pairs: int = 10  # (target word, cue word) pairs listed per tag
+    pcxmi: str = option(positional=True, default="", help="JSONL written by `contextual-mt cxmi`")
+    output_dir: str = option(required=True)
+    conllu: Optional[str] = option(help="CoNLL-U of the references (UPOS and FEATS), one sentence per line")
+    stanza_lang: Optional[str] = option(help="annotate the references with this stanza pipeline instead")
+    stanza_dir: Optional[str] = option(
+        help="stanza resources directory (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)"
+    )
+    tags: Optional[str] = option(help="MuDA tags JSON of the references (`muda tag --dump-tags`)")
+    lang: Optional[str] = option(
+        help="the references' language: without --conllu/--stanza-lang/--tags, words are "
+        "split off their punctuation by its Moses rules (default: --stanza-lang, else "
+        "generic rules)"
+    )
+    min_count: int = option(default=5, help="vocabulary items seen fewer times are left out")
+    top: int = option(default=50, help="how many top tokens to list")
+    attribution: Optional[str] = option(
+        help="JSONL of `contextual-mt attribute --reference` on the same sentences: "
+        "the viewer marks context-sensitive words and shows their cues; cue_pairs.csv "
+        "and report.md list the most frequent (target word, cue word) pairs per tag"
+    )
+    top_pairs: int = option(
+        default=10,
+        help="(target word, cue word) pairs listed per tag in report.md (cue_pairs.csv has all)",
+    )
 
     def __post_init__(self) -> None:
+        check_required(self)
         if self.conllu and self.stanza_lang:
             raise ContextualMTError("give either --conllu or --stanza-lang, not both", code=Code.OPTIONS_CONFLICT)
         check_option("--min-count", self.min_count, minimum=1, integer=True)

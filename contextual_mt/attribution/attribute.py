@@ -17,13 +17,14 @@ what it resumes agrees with this run's selection); records and summary appear to
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import check_line_count, document_starts, read_docids
+from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256, read_lines
 from contextual_mt.analysis.cxmi_summary import summary_path, write_records
@@ -35,10 +36,11 @@ from contextual_mt.analysis.pcxmi_scorer import (
 )
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
-from contextual_mt.errors import ContextualMTError, check_option, given
+from contextual_mt.errors import Code, ContextualMTError, check_option, given
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.interface import ModelSpec
+from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import (
     gradient_spec,
     model_fingerprint,
@@ -55,35 +57,150 @@ SCOPES = ("corpus", "sentence")
 EOS = "</s>"
 
 
+CTI = "context-sensitive tokens (CTI)"
+CCI = "contextual cues (CCI)"
+TARGET = "target"  # the mutually exclusive group: exactly one of --reference, --hypotheses, --translate
+
+
+def _rule(name: str, std: Optional[float], top_k: Optional[int]) -> Rule:
+    """The selection rule: λ (default 1) or top k, not both (one would be ignored)."""
+    if std is not None and top_k is not None:
+        raise ContextualMTError(f"give --{name}-std or --{name}-top-k, not both")
+    return Rule(top_k=top_k) if top_k is not None else Rule(std if std is not None else Rule().std)
+
+
+@dataclass
+class CtiRuleArgs:
+    """``cti``: which target tokens are selected, as the command line gives it."""
+
+    cti_std: Optional[float] = option(
+        group=CTI,
+        help="λ: a token is selected when its score exceeds "
+        f"mean + λ·std over the run's tokens read with context (default {Rule.std:g})",
+    )
+    cti_top_k: Optional[int] = option(group=CTI, help="instead: the k highest-scoring tokens of each sentence")
+
+    def rule(self) -> Rule:
+        return _rule("cti", self.cti_std, self.cti_top_k)
+
+
+@dataclass
+class CueRuleArgs:
+    """``cci``: which context tokens are cues, as the command line gives it."""
+
+    cue_std: Optional[float] = option(
+        group=CCI,
+        help="λ: a context token is a cue when its score "
+        "exceeds mean + λ·std over the context tokens of that target token (default "
+        f"{Rule.std:g})",
+    )
+    cue_top_k: Optional[int] = option(group=CCI, help="instead: the k highest-scoring context tokens")
+
+    def rule(self) -> Rule:
+        return _rule("cue", self.cue_std, self.cue_top_k)
+
+
+@dataclass
+class TranslateFirstArgs:
+    """``translate``: translate the source first (``--translate``, ``--beam``), as the command line gives it."""
+
+    translate: bool = option(
+        action="store_true",
+        default=False,
+        exclusive=TARGET,
+        help="translate the source first with the same model (predicted target context, "
+        "--beam), then attribute its translations",
+    )
+    beam: int = option(default=DecodingOptions.beam, help="with --translate")
+
+    def decoding(self) -> Optional[DecodingOptions]:
+        if self.beam != DecodingOptions.beam and not self.translate:
+            raise ContextualMTError(
+                "--beam goes with --translate (the translations attribute makes)", code=Code.OPTIONS_CONFLICT
+            )
+        return DecodingOptions(beam=self.beam) if self.translate else None
+
+
 @dataclass
 class AttributeOptions:
     """``contextual-mt attribute``. Exactly one of ``reference`` (forced decoding of the
     references), ``hypotheses`` (the model's own translations, as its target context too) and
     ``translate`` (translate the source first with the same loaded model, then as hypotheses)."""
 
-    model: ModelSpec
-    source: str
-    docids: str
-    output: str  # JSONL, one record per sentence; the summary beside it
-    reference: Optional[str] = None
-    hypotheses: Optional[str] = None
-    translate: Optional[DecodingOptions] = None  # how to translate (--translate); None: a file is given
-    cti_metric: str = "kl"  # what selects context-sensitive tokens: kl | pcxmi
-    cti: Rule = field(default_factory=Rule)
-    cti_scope: str = "corpus"  # the set whose mean and std set the CTI threshold: corpus | sentence
-    method: str = "saliency"  # saliency | input_x_gradient | attention
-    contrast: str = "foil"  # foil | logprob
-    cci: Rule = field(default_factory=Rule)
-    log_base: str = "e"  # units of P-CXMI and KL: e (nats) or 2 (bits)
-    shard: Optional[str] = None
-    batch_size: int = 16  # sentences per batch of records
+    # made from the model options (contextual_mt.api.model_spec)
+    model: ModelSpec = group(ModelArgs, last=True, given=True)
+    source: str = option(required=True, help="source text, one sentence per line")
+    docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
+    output: str = option(required=True, help="JSONL, one record per sentence (a .summary.json is written beside it)")
+    reference: Optional[str] = option(
+        exclusive=TARGET,
+        exclusive_required=True,
+        after="source",
+        help="reference translations: scored by forced decoding",
+    )
+    hypotheses: Optional[str] = option(
+        exclusive=TARGET,
+        after="source",
+        help="the model's own translations (`contextual-mt "
+        "translate`): scored, and read as target context, as the model produced them",
+    )
+    # how to translate (--translate); None: a file is given
+    translate: Optional[DecodingOptions] = group(TranslateFirstArgs, make=TranslateFirstArgs.decoding, after="source")
+    cti_metric: str = option(
+        choices=METRICS,
+        default="kl",
+        group=CTI,
+        help="what selects tokens: KL(p_C || p_A) of the next-token distributions, or P-CXMI (both are written)",
+    )
+    cti: Rule = group(CtiRuleArgs, make=CtiRuleArgs.rule)
+    cti_scope: str = option(
+        choices=SCOPES,
+        default="corpus",
+        group=CTI,
+        help="the tokens whose mean and std set the threshold: the whole run (corpus, default) or "
+        "each sentence (sentence: as per-example tools such as Inseq's attribute-context)",
+    )
+    method: str = option(
+        choices=METHODS,
+        default="saliency",
+        group=CCI,
+        help="saliency: |gradient| of the input embedding; input_x_gradient: |embedding x gradient|; "
+        "attention: last decoder layer, mean over heads (no backward pass)",
+    )
+    contrast: str = option(
+        choices=CONTRASTS,
+        default="foil",
+        group=CCI,
+        help="what is attributed: foil = log p_C(y) - log p_C(ỹ), ỹ the no-context prediction "
+        "(its second choice when it is y); logprob = log p_C(y)",
+    )
+    cci: Rule = group(CueRuleArgs, make=CueRuleArgs.rule)
+    log_base: str = option(choices=["e", "2"], default="e", help="units of P-CXMI and KL: e = nats (default), 2 = bits")
+    shard: Optional[str] = option(
+        empty_ok=True,
+        help="i/n: the i-th of n parts of the documents (with --cti-scope sentence or "
+        "--cti-top-k: the corpus threshold would be each shard's own)",
+    )
+    batch_size: int = option(default=16, help="sentences per batch of records")
     # padded tokens per forward (--hf-model: 1024 CPU, 8192 GPU; fairseq 4096); a backward pass of several
     # slots counts each slot's tokens; a sentence over it is read alone, with activation checkpointing
-    max_tokens: Optional[int] = None
-    resume: bool = True
-    progress: bool = True
+    max_tokens: Optional[int] = max_tokens_option()
+    resume: bool = resume_option(RESUME_HELP, "--no-resume")
+    progress: bool = progress_option()
+
+    # the options of the attribution method (`make attribute`'s ATTRIBUTE_ARGS)
+    METHOD_FIELDS: ClassVar[Tuple[str, ...]] = (
+        "cti_metric",
+        "cti",
+        "cti_scope",
+        "method",
+        "contrast",
+        "cci",
+        "log_base",
+    )
 
     def __post_init__(self) -> None:
+        check_required(self)
         self.model = gradient_spec(self.model)  # fairseq: float32 (what the fingerprint and summary name)
         if [self.reference, self.hypotheses, self.translate].count(None) != 2:
             raise ContextualMTError(

@@ -48,7 +48,7 @@ class ContrastiveArgs:
         default=ContrastiveOptions.detokenize,
         help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)",
     )
-    batch_size: int = option(type=int, default=ContrastiveOptions.batch_size, help="candidates per batch")
+    batch_size: int = option(default=ContrastiveOptions.batch_size, help="candidates per batch")
     max_tokens: Optional[int] = max_tokens_option()
     overwrite: bool = overwrite_option("discard OUTPUT.partial instead of resuming from it")
     quiet: bool = quiet_option()

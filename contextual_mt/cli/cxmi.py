@@ -1,61 +1,22 @@
-"""``contextual-mt cxmi`` and ``cxmi-merge``."""
+"""``contextual-mt cxmi`` (its options are ``CxmiOptions``, its run ``contextual_mt.api.cxmi``) and
+``cxmi-merge``."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List
 
-from commandkit.options import from_namespace, group, option
+from commandkit.options import option
 from contextual_mt.analysis.cxmi import CxmiOptions
-from contextual_mt.cli.common import (
-    RESUME_HELP,
-    ModelArgs,
-    command,
-    cxmi_side_outputs,
-    max_tokens_option,
-    model_options,
-    overwrite_option,
-    quiet_option,
-)
+from contextual_mt.cli.common import command, cxmi_side_outputs, typed_command
 
 
-@dataclass
-class CxmiArgs:
-    """``contextual-mt cxmi``: the references scored with and without context (``CxmiOptions``, the
-    model and the run options given as options)."""
-
-    source: str = option(required=True, help="source text, one sentence per line")
-    reference: str = option(required=True, help="the reference translation, line by line: what is scored")
-    docids: str = option(required=True, help="document id of each line (a document: equal consecutive ids)")
-    output: str = option(required=True, help="JSONL, one record per sentence (a .summary.json is written beside it)")
-    log_base: str = option(choices=["e", "2"], default=CxmiOptions.log_base, help="e: nats (default); 2: bits")
-    random_context: bool = option(
-        action="store_true", default=False, help="control: take the context from random other documents"
-    )
-    seed: int = option(type=int, default=CxmiOptions.seed)
-    shard: Optional[str] = option(empty_ok=True, help="i/n: score the i-th of n parts of the documents")
-    batch_size: int = option(type=int, default=CxmiOptions.batch_size, help="sentences per batch")
-    max_tokens: Optional[int] = max_tokens_option()
-    overwrite: bool = overwrite_option(RESUME_HELP, "--no-resume")
-    skip_up_to_date: bool = option(
-        action="store_true",
-        default=False,
-        help="do nothing when OUTPUT and its summary were made from these inputs and "
-        "options (same content hashes); what `make pcxmi` uses",
-    )
-    quiet: bool = quiet_option()
-    model: ModelArgs = group(ModelArgs)
-
-
-def cxmi(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.cxmi import run_cxmi
+def cxmi(options: CxmiOptions) -> int:
+    from contextual_mt import api
     from contextual_mt.analysis.cxmi_summary import summary_line
 
-    summary = run_cxmi(
-        from_namespace(CxmiOptions, args, model=model_options(args), resume=not args.overwrite, progress=not args.quiet)
-    )
-    print(summary_line(summary, args.output))
+    print(summary_line(api.cxmi(options).summary, options.output))
     return 0
 
 
@@ -74,10 +35,10 @@ def cxmi_merge(args: argparse.Namespace) -> int:
 
 
 def add(sub) -> None:
-    command(
+    typed_command(
         sub,
         "cxmi",
-        CxmiArgs,
+        CxmiOptions,
         cxmi,
         "corpus CXMI and token-level P-CXMI of references, with one model trained with dynamic context size",
         output_args=("output",),

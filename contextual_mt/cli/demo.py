@@ -17,10 +17,10 @@ from contextual_mt.demo.pipeline import run_demo
 @dataclass
 class DemoDataArgs:
     output: str = option(required=True, help="directory")
-    train_docs: int = option(type=int, default=keyword_default(generate_demo_data, "train_docs"))
-    valid_docs: int = option(type=int, default=keyword_default(generate_demo_data, "valid_docs"))
-    test_docs: int = option(type=int, default=keyword_default(generate_demo_data, "test_docs"))
-    seed: int = option(type=int, default=keyword_default(generate_demo_data, "seed"))
+    train_docs: int = option(default=keyword_default(generate_demo_data, "train_docs"))
+    valid_docs: int = option(default=keyword_default(generate_demo_data, "valid_docs"))
+    test_docs: int = option(default=keyword_default(generate_demo_data, "test_docs"))
+    seed: int = option(default=keyword_default(generate_demo_data, "seed"))
     ted: bool = option(
         action="store_true",
         default=False,
@@ -57,9 +57,9 @@ def demo_data(args: argparse.Namespace) -> int:
 @dataclass
 class DemoArgs:
     workdir: str = option(default=keyword_default(run_demo, "workdir"))
-    train_docs: int = option(type=int, default=keyword_default(run_demo, "train_docs"))
-    sentence_epochs: Optional[int] = option(type=int, help="default: the demo preset's")
-    context_epochs: Optional[int] = option(type=int, help="default: the demo preset's")
+    train_docs: int = option(default=keyword_default(run_demo, "train_docs"))
+    sentence_epochs: Optional[int] = option(help="default: the demo preset's")
+    context_epochs: Optional[int] = option(help="default: the demo preset's")
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -70,7 +70,7 @@ def demo(args: argparse.Namespace) -> int:
 @dataclass
 class CadecDemoArgs:
     workdir: str = option(default=keyword_default(run_cadec_demo, "workdir"))
-    epochs: int = option(type=int, default=keyword_default(run_cadec_demo, "epochs"))
+    epochs: int = option(default=keyword_default(run_cadec_demo, "epochs"))
     demo_first: bool = option(
         action="store_true",
         default=False,

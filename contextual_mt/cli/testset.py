@@ -49,11 +49,10 @@ class BuildArgs:
     )
     phenomena: Optional[List[str]] = option(nargs="+", choices=PHENOMENA, help="default: all")
     context_size: int = option(
-        type=int,
         default=BuildOptions.context_size,
         help="context sentences written with each group (default %(default)s, as Voita's sets)",
     )
-    seed: int = option(type=int, default=BuildOptions.seed, help="places the reference among the candidates")
+    seed: int = option(default=BuildOptions.seed, help="places the reference among the candidates")
     counterfactual: bool = option(
         action="store_true",
         default=False,
@@ -61,7 +60,7 @@ class BuildArgs:
         "changed, the cue moved back, a distractor added), for `contrastive`, `testset evaluate` and `testset cues`",
     )
     max_shift: Optional[int] = option(
-        type=int, help="--counterfactual: the cue moved 1..N sentences further back (default: --context-size + 2)"
+        help="--counterfactual: the cue moved 1..N sentences further back (default: --context-size + 2)"
     )
     overwrite: bool = overwrite_option(
         "remove the files an earlier build left in OUTPUT_DIR that this one does not "
@@ -175,11 +174,10 @@ class EvaluateArgs:
     )
     output: Optional[str] = option(help="write the full result as JSON here")
     bootstrap: int = option(
-        type=int,
         default=EvaluateOptions.bootstrap,
         help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)",
     )
-    seed: int = option(type=int, default=EvaluateOptions.seed)
+    seed: int = option(default=EvaluateOptions.seed)
     align: TestsetAlignArgs = group(TestsetAlignArgs)
 
 
@@ -224,7 +222,7 @@ class ImportArgs:
     source_lang: Optional[str] = option(help="source language (default: from the file name, else en)")
     category: Optional[str] = option(help="ctxpro's category: gender, formality, ... (default: from the file name)")
     context_size: Optional[int] = option(
-        type=int, help="context sentences kept before each example's sentence (default: all of ctxpro's, up to 10)"
+        help="context sentences kept before each example's sentence (default: all of ctxpro's, up to 10)"
     )
 
 
@@ -255,9 +253,9 @@ class CuesArgs:
     output: Optional[str] = option(help="write the measures as JSON here")
     plot: Optional[str] = option(metavar="PNG", help="accuracy by cue distance, per phenomenon and system")
     bootstrap: int = option(
-        type=int, default=CueOptions.bootstrap, help="resamples of documents for the 95%% intervals (0: none)"
+        default=CueOptions.bootstrap, help="resamples of documents for the 95%% intervals (0: none)"
     )
-    seed: int = option(type=int, default=CueOptions.seed)
+    seed: int = option(default=CueOptions.seed)
 
 
 def cues(args: argparse.Namespace) -> int:

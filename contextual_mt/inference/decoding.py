@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from commandkit.options import option
 from contextual_mt.errors import ContextualMTError, check_option
-from contextual_mt.inference.batching import check_batching
+from contextual_mt.inference.batching import MAX_TOKENS_HELP, check_batching
 
 MAX_BEAM = 1000
 DECODINGS = ("auto", "parallel", "sequential")
@@ -21,22 +22,40 @@ GPU_BATCH_SIZE = 512
 GPU_MAX_TOKENS = 16384
 
 
+DECODING_HELP = (
+    "with predicted target context: 'sequential' (waves: the t-th sentence of every document at once), "
+    "'parallel' (rounds of up to --parallel-window sentences per document, re-translating those whose "
+    "context changed; the same output), 'auto' (parallel on a GPU, sequential on CPU)"
+)
+
+
 @dataclass
 class DecodingOptions:
-    beam: int = 5
-    lenpen: float = 1.0
-    max_len_a: float = 0.0  # max length = a * source length + b, for the current sentence
-    max_len_b: int = 200
-    batch_size: Optional[int] = None  # sentences per batch; None: see batching()
-    max_tokens: Optional[int] = None  # or: source tokens (with context) per batch
+    """How translations are decoded (``contextual-mt translate``'s decoding options)."""
+
+    beam: int = option(default=5)
+    lenpen: float = option(default=1.0)
+    max_len_a: float = option(default=0.0)  # max length = a * source length + b, for the current sentence
+    max_len_b: int = option(default=200)
+    batch_size: Optional[int] = option(
+        help="sentences decoded together (default: 32; a fairseq checkpoint on a GPU: 512, at most "
+        "16,384 tokens with context, unless --max-tokens is given)",
+    )  # None: see batching()
+    max_tokens: Optional[int] = option(help=MAX_TOKENS_HELP)  # or: source tokens (with context) per batch
     incremental: bool = True  # False: recompute the decoder at every step (benchmarking only)
     free_batching: bool = True  # False: waves even where no sentence waits for another (benchmarking only)
     # predicted target context: "sequential" decodes in waves (the t-th sentence of every document
     # at once); "parallel" in rounds of up to ``window`` sentences per document, re-translating
     # those whose context changed (inference.waves.translate_in_rounds: the same output); "auto":
     # parallel on a GPU, sequential on CPU (bench/RESULTS.md, "Parallel predicted-context decoding")
-    decoding: str = "auto"
-    window: int = 32  # measured on a GPU against 2 and 8 (bench/RESULTS.md, "GPU figures in one run")
+    decoding: str = option(default="auto", help=DECODING_HELP)
+    # measured on a GPU against 2 and 8 (bench/RESULTS.md, "GPU figures in one run")
+    window: int = option(
+        "--parallel-window",
+        dest="parallel_window",
+        default=32,
+        help="sentences per document a parallel round may translate",
+    )
 
     def __post_init__(self) -> None:
         # fairseq would fail deep inside the search (beam 0) or silently change the output

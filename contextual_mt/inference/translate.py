@@ -7,16 +7,18 @@ translators are the backends' (``backends/fairseq``: fairseq and CADec checkpoin
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
 from commandkit.documents import check_line_count, read_docids
+from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import read_lines
 from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
-from contextual_mt.inference.document_unit import check_budget, check_document_unit, translate_documents
+from contextual_mt.inference.document_unit import NEEDS_HF, check_budget, check_document_unit, translate_documents
 from contextual_mt.inference.interface import ModelSpec
+from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, progress_option, resume_option
 from contextual_mt.inference.model_health import warn_if_degenerate
 from contextual_mt.inference.registry import family
 from contextual_mt.stage_record import remove_partial
@@ -24,24 +26,50 @@ from contextual_mt.stage_record import remove_partial
 logger = logging.getLogger(__name__)
 
 
+UNIT_HELP = (
+    "sentence: one generation per source line, output line-aligned (default); document: each "
+    "document, or chunk of whole sentences within --max-source-tokens, in one generation, the "
+    "previous chunk as context (--hf-model only); output JSONL, resumable"
+)
+
+
 @dataclass
 class TranslateOptions:
     """``contextual-mt translate``: which model, which documents, where to, and how to decode."""
 
-    model: ModelSpec  # FairseqModelOptions (a checkpoint) or HFModelOptions (a Hugging Face model)
-    source: str
-    docids: str
-    output: str
-    gold_target_context: Optional[str] = None  # references as target context instead of predictions
-    decoding: DecodingOptions = field(default_factory=DecodingOptions)
-    progress: bool = True
+    # FairseqModelOptions (a checkpoint) or HFModelOptions (a Hugging Face model), made from the
+    # model options (contextual_mt.api.model_spec)
+    model: ModelSpec = group(ModelArgs, last=True, given=True)
+    source: str = option(required=True, help="source text, one sentence per line")
+    docids: str = option(required=True, help="document id of each line")
+    output: str = option(
+        required=True,
+        help="translations, one line per source line (--unit document: JSONL, one record per document)",
+    )
+    gold_target_context: Optional[str] = option(
+        metavar="REF", help="use these references as target context instead of the model's translations"
+    )
+    decoding: DecodingOptions = group(DecodingOptions)
     # "document": each document (or chunk of whole sentences) in one generation (inference.document_unit)
-    unit: str = UNITS[0]
-    max_source_tokens: Optional[int] = None  # --unit document: the chunks' budget (default: what fits)
-    resume: bool = True  # --unit document: continue from OUTPUT.partial (False: --overwrite, discard it)
+    unit: str = option(default=UNITS[0], metavar="{" + ",".join(UNITS) + "}", help=UNIT_HELP)
+    max_source_tokens: Optional[int] = option(
+        help="--unit document: source tokens (the model tokenizer's) per chunk of whole sentences "
+        "(default: what fits the model's positions with room for the translation, per --max-len-a/b)",
+    )
+    # --unit document: continue from OUTPUT.partial (False: --overwrite, discard it)
+    resume: bool = resume_option("--unit document: " + RESUME_HELP)
+    progress: bool = progress_option("no progress bar")
 
     def __post_init__(self) -> None:
+        check_required(self)
         check_document_unit(self.unit, self.max_source_tokens, self.model, self.decoding, self.resume)
+
+    @staticmethod
+    def check_before_model(model: ModelArgs, given: Any) -> None:
+        """What is refused before the model is looked at (``given``: the other options, as
+        attributes): ``--unit document`` needs ``--hf-model``."""
+        if getattr(given, "unit", UNITS[0]) == "document" and model.path:
+            raise ContextualMTError(NEEDS_HF, code=Code.OPTION_MISSING)
 
 
 def translate_files(options: TranslateOptions) -> List[str]:

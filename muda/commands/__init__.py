@@ -14,6 +14,17 @@ from muda.commands.options import AnnotatorArgs, DownloadArgs, EvalArgs, TagArgs
 
 
 def tag(o: TagArgs) -> int:
+    summary = tagged(o)
+    counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
+    print(
+        f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
+        f"{counts}; tags: {o.dump_tags}"
+    )
+    return 0
+
+
+def tagged(o: TagArgs) -> Dict:
+    """``muda tag``'s work: the tags written to ``o.dump_tags``; returns the summary."""
     from muda.settings import TaggerSettings
     from muda.tagger import TagOptions, tag_files
 
@@ -25,13 +36,7 @@ def tag(o: TagArgs) -> int:
     precomputed = o.src_conllu and o.tgt_conllu and o.alignments and not o.annotators.ellipsis_model
     _check_tag_models(o)  # every missing model in one error, before any loads
     annotators = None if precomputed else _annotators(o.annotators, annotator_options)
-    summary = tag_files(options, annotators)
-    counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
-    print(
-        f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
-        f"{counts}; tags: {o.dump_tags}"
-    )
-    return 0
+    return tag_files(options, annotators)
 
 
 def _check_tag_models(o: TagArgs) -> None:
@@ -100,6 +105,16 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: O
 
 
 def evaluate(o: EvalArgs) -> int:
+    from muda.evaluation.table import format_muda_table
+
+    print(format_muda_table(evaluated(o)))
+    if o.output:
+        print(f"JSON: {o.output}")
+    return 0
+
+
+def evaluated(o: EvalArgs) -> Dict:
+    """``muda eval``'s work: the result (written to ``o.output``, its table to ``o.table``)."""
     from commandkit.outputs import check_distinct, check_not_inputs
     from muda.evaluation.evaluate import EvalOptions, run_eval
     from muda.evaluation.table import format_muda_table
@@ -118,15 +133,11 @@ def evaluate(o: EvalArgs) -> int:
     elif o.annotators.annotator != "spacy":
         _check_eval_models(o)  # every missing model in one error, before any file is read or model loaded
     result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon, o.tgt_lang))
-    table = format_muda_table(result)
-    print(table)
     if o.table:
         from commandkit.outputs import atomic_write_text
 
-        atomic_write_text(o.table, table + "\n")
-    if o.output:
-        print(f"JSON: {o.output}")
-    return 0
+        atomic_write_text(o.table, format_muda_table(result) + "\n")
+    return result
 
 
 def _check_eval_models(o: EvalArgs) -> None:

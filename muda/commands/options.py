@@ -47,12 +47,11 @@ class AnnotatorArgs:
         help="classifier from `muda train-ellipsis` (default: the rule-based detector over the English parse)"
     )
     coref_window: int = option(
-        type=int,
         default=AnnotatorOptions.coref_window,
         help="sentences per coreference window (0: the whole document at once)",
     )
     cache_dir: Optional[str] = cache_dir_option()
-    batch_size: int = option(type=int, default=AnnotatorOptions.batch_size)
+    batch_size: int = option(default=AnnotatorOptions.batch_size)
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
 
     def annotator_options(self):
@@ -91,7 +90,6 @@ class TagArgs:
     )
     annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
     lexical_min_count: int = option(
-        type=int,
         default=TaggerSettings.lexical_min_count,
         group="thresholds",
         help="lexical cohesion: earlier occurrences of the aligned lemma pair (default 3)",
@@ -125,8 +123,8 @@ class EvalArgs:
     output: Optional[str] = option(help="JSON with every score and p-value")
     plot: Optional[str] = option(help="PNG bar chart of f-measure per tag per system")
     table: Optional[str] = option(help="also write the table printed on stdout to this file")
-    bootstrap: int = option(type=int, default=BOOTSTRAP_RESAMPLES, help="paired bootstrap resamples (0: none)")
-    seed: int = option(type=int, default=BOOTSTRAP_SEED)
+    bootstrap: int = option(default=BOOTSTRAP_RESAMPLES, help="paired bootstrap resamples (0: none)")
+    seed: int = option(default=BOOTSTRAP_SEED)
     comet_model: Optional[str] = option(help="also COMET (unbabel-comet): a model name or checkpoint path")
     src_conllu: Optional[str] = option(group="pre-computed annotations")
     ref_conllu: Optional[str] = option(group="pre-computed annotations")
@@ -189,11 +187,11 @@ class TrainEllipsisArgs:
     ptb: List[str] = option(positional=True, nargs="+", default=[], help="PTB-format tree files (.mrg)")
     base_model: str = option(default="bert-base-cased", help="a local path or cached model name")
     output: str = option(required=True, help="directory for the trained model (--ellipsis-model)")
-    epochs: int = option(type=int, default=TrainEllipsisOptions.epochs)
-    batch_size: int = option(type=int, default=TrainEllipsisOptions.batch_size)
-    lr: float = option(type=float, default=TrainEllipsisOptions.lr)
+    epochs: int = option(default=TrainEllipsisOptions.epochs)
+    batch_size: int = option(default=TrainEllipsisOptions.batch_size)
+    lr: float = option(default=TrainEllipsisOptions.lr)
     positive_weight: float = option(
-        type=float, default=TrainEllipsisOptions.positive_weight, help="loss weight of ellipsis sentences"
+        default=TrainEllipsisOptions.positive_weight, help="loss weight of ellipsis sentences"
     )
     cpu: bool = option(action="store_true", default=False)
 

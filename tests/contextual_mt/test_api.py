@@ -1,0 +1,116 @@
+"""contextual_mt.api: the commands as Python functions, on the options classes the command lines
+are generated from; the tutorial docs/tutorials/from-python.md runs as written."""
+
+import contextlib
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from contextual_mt import ContextualMTError, api
+from contextual_mt.analysis.cxmi import CxmiOptions
+from contextual_mt.errors import InputError
+from contextual_mt.metrics import ScoreOptions
+from tests.helpers import contextual_mt_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+TUTORIAL = ROOT / "docs" / "tutorials" / "from-python.md"
+
+
+@pytest.fixture
+def folder(tmp_path, dynamic_model, data_bin, raw_corpus, monkeypatch):
+    """The tutorial's folder: model/checkpoint.pt, model/data-bin and the test set."""
+    (tmp_path / "model").mkdir()
+    os.symlink(dynamic_model, tmp_path / "model" / "checkpoint.pt")
+    os.symlink(data_bin, tmp_path / "model" / "data-bin")
+    for name in ("test.en", "test.fr", "test.docids"):
+        os.symlink(raw_corpus / name, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_from_python_tutorial_runs_as_written(folder):
+    blocks = re.findall(r"^```python\n(.*?)^```", TUTORIAL.read_text(encoding="utf-8"), re.S | re.M)
+    assert len(blocks) >= 5
+    scope: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for block in blocks:
+            exec(compile(block, str(TUTORIAL), "exec"), scope)  # the page's own code
+    printed = out.getvalue().splitlines()
+    lines = (folder / "test.en").read_text(encoding="utf-8").splitlines()
+    assert printed[0].startswith(f"{len(lines)} lines in test.hyp.fr the model in ")
+    assert scope["made"].lines == (folder / "test.hyp.fr").read_text(encoding="utf-8").splitlines()
+    assert scope["run"].records == [json.loads(x) for x in (folder / "pcxmi.jsonl").read_text().splitlines()]
+    assert any(line.startswith("refused: --batch-size") for line in printed)
+    assert not (folder / "bad.jsonl").exists()
+    assert printed[-1] == "True"
+
+
+def test_the_api_and_the_command_line_make_the_same_records(folder):
+    made = api.cxmi(
+        path="model/checkpoint.pt", data="model/data-bin", source="test.en", reference="test.fr",
+        docids="test.docids", output="api.jsonl", quiet=True, batch_size=4,
+    )  # fmt: skip
+    proc = contextual_mt_cli(
+        "cxmi", "--path", "model/checkpoint.pt", "--data", "model/data-bin", "--source", "test.en",
+        "--reference", "test.fr", "--docids", "test.docids", "--output", "cli.jsonl", "--quiet", "--batch-size", "4",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / "cli.jsonl").read_text() == (folder / "api.jsonl").read_text()
+    assert made.summary["cxmi"] == json.loads((folder / "cli.summary.json").read_text())["cxmi"]
+
+
+def test_an_api_error_is_raised_not_printed_and_options_are_checked(folder, capsys):
+    corpus = {"source": "test.en", "reference": "test.fr", "docids": "test.docids", "output": "x.jsonl"}
+    with pytest.raises(ContextualMTError, match="give the model: --path CHECKPOINT"):
+        api.cxmi(**corpus)
+    with pytest.raises(ContextualMTError, match="--seed"):
+        api.cxmi(path="model/checkpoint.pt", data="model/data-bin", seed=-1, **corpus)
+    with pytest.raises(InputError, match=r"x\.hyp: file not found"):
+        api.score(hyp="x.hyp", ref="test.fr")
+    assert capsys.readouterr().err == "" and not (folder / "x.jsonl").exists()
+    with pytest.raises(TypeError, match="unknown options: bacth_size"):
+        api.cxmi(path="model/checkpoint.pt", bacth_size=3, **corpus)
+    with pytest.raises(TypeError, match="not both"):
+        api.score(ScoreOptions("test.fr", "test.fr"), docids="test.docids")
+    with pytest.raises(TypeError, match="missing required options: reference, docids, output"):
+        CxmiOptions(api.model_spec(api.ModelArgs(path="model/checkpoint.pt")), "test.en")
+    # the field and the command line's name of an inverted option both work
+    spec = api.model_spec(api.ModelArgs(path="model/checkpoint.pt", data="model/data-bin"))
+    o = api.command_options(CxmiOptions, None, dict(model=spec, overwrite=True, quiet=True, **corpus))
+    assert (o.resume, o.progress) == (False, False)
+    assert api.command_options(CxmiOptions, None, dict(model=spec, resume=False, **corpus)).resume is False
+
+
+def test_importing_the_api_loads_no_model_library():
+    import subprocess
+    import sys
+
+    heavy = ("torch", "fairseq", "transformers")
+    code = f"import sys, contextual_mt.api; print(*[m for m in {heavy!r} if m in sys.modules])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "", proc.stdout + proc.stderr[-2000:]
+
+
+def test_align_returns_the_alignment_it_writes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ids").write_text("a\na\nb\n", encoding="utf-8")
+    (tmp_path / "pivot").write_text("M. Dupont est là.\nIl part.\nFin.\n", encoding="utf-8")
+    (tmp_path / "out.jsonl").write_text(
+        '{"doc": "a", "text": "M. Dupont est là. Il part."}\n{"doc": "b", "text": "Fin."}\n', encoding="utf-8"
+    )
+    made = api.align(
+        hyp_documents="out.jsonl", docids="ids", pivot="pivot", segmenter_lang="fr", output="aligned",
+        alignment="alignment.jsonl",
+    )  # fmt: skip
+    assert made.hypotheses == ["M. Dupont est là.", "Il part.", "Fin."]
+    assert (tmp_path / "aligned").read_text(encoding="utf-8").splitlines() == made.hypotheses
+    written = [json.loads(x) for x in (tmp_path / "alignment.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert written == list(made.records())
+    with pytest.raises(InputError, match="--pivot: give a sentence-level translation"):
+        api.align(hyp_documents="out.jsonl", docids="ids", output="o2", alignment="a2")
+    assert not (tmp_path / "o2").exists()
