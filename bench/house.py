@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import re
 import sys
 from collections import Counter
 from typing import Dict, Iterator, List, Set, Tuple
+
+from bench import harness
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("commandkit", "docalign", "muda", "contextual_mt")
@@ -153,7 +154,7 @@ def error_figures(trees: List[Tuple[str, ast.Module]]) -> Dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", help="write every figure and list here")
-    args = ap.parse_args(argv)
+    args = harness.parse(ap, argv)
     trees = list(sources())
     figures = {
         "options": option_figures(trees),
@@ -176,9 +177,7 @@ def main(argv=None) -> int:
         f"{e['system_exit_outside_cli']} SystemExit outside the command line, {e['error_classes']} error classes"
     )
     if args.json:
-        with open(args.json + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(figures, f, indent=2)
-        os.replace(args.json + ".tmp", args.json)
+        harness.write_json(args.json, figures)
     return 0
 
 

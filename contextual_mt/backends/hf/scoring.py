@@ -26,7 +26,7 @@ import torch
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, OverPositionsError
 from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.context_trim import last_sentences
 from contextual_mt.inference.interface import ContextPair
@@ -322,15 +322,23 @@ class HFScoringBackend:
         after it (a causal decoder). Checked on the short test sentence, alone and in a batch
         with a longer one; a model whose scores move with the padding (ProphetNet's n-gram
         decoder) is refused, its batched scores being not the model's."""
-        longer = self.layout.row(
-            text,
-            " ".join([text] * 6),
-            (text,),
-            (text,),
-            self.source_context_size,
-            self.target_context_size,
-            lambda: "check",
-        )
+        longer = None
+        for repeats in (6, 2):  # a model of few positions gets the longest row it can read
+            try:
+                longer = self.layout.row(
+                    text,
+                    " ".join([text] * repeats),
+                    (text,),
+                    (text,),
+                    self.source_context_size,
+                    self.target_context_size,
+                    lambda: "check",
+                )
+                break
+            except OverPositionsError:
+                continue
+        if longer is None:  # no row longer than the test sentence fits: nothing is padded more
+            return
         batched = self._forward([row, longer], fast=False)[0]
         moved = float(np.abs(batched - alone).max())
         # the zoo's batch invariance, 1e-5 (causal decoders move by 0 here, ProphetNet's n-gram

@@ -182,7 +182,7 @@ def test_resume_skips_finished_sentences(dynamic_model, raw_corpus, data_bin, tm
     summary = cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "full.jsonl")
     full = (tmp_path / "full.jsonl").read_text().splitlines()
     partial = tmp_path / "resumed.jsonl.partial"
-    header = json.dumps({"cxmi_fingerprint": summary["fingerprint"]})  # the same computation
+    header = json.dumps({"fingerprint": summary["fingerprint"]})  # the same computation
     partial.write_text("\n".join([header, *full[:5]]) + "\n" + full[5][:40])  # interrupted mid-line
     scored = []
     original = module.FairseqScoringBackend.token_log_probs

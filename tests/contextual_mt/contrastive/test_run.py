@@ -214,12 +214,10 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     model = FairseqModelOptions(str(dynamic_model), data=str(data_bin))
     fp = contrastive_fingerprint(ContrastiveOptions(model, "voita", str(path), "x", "y"), False)
     planted = {"line": 1, "logprob": -123.0, "tokens": 5}  # a value no model gives: was it kept?
-    partial.write_text(json.dumps({"cxmi_fingerprint": fp}) + "\n" + json.dumps(planted) + "\n")
+    partial.write_text(json.dumps({"fingerprint": fp}) + "\n" + json.dumps(planted) + "\n")
     _, resumed = contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     assert resumed[0] == 123.0 and resumed[1:] == full[1:] and not partial.exists()
-    partial.write_text(
-        json.dumps({"cxmi_fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n"
-    )
+    partial.write_text(json.dumps({"fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n")
     with pytest.raises(ContextualMTError, match=r"different computation.*detokenized"):
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)

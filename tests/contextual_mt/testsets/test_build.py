@@ -396,8 +396,10 @@ def test_the_reference_is_tagged_with_the_cache_dir_given(french, tmp_path, monk
     seen = {}
 
     def tag(options):
+        from commandkit.errors import InputError
+
         seen["cache_dir"] = options.annotators.cache_dir
-        return 1  # as a failed tagging: nothing built
+        raise InputError("tagging failed")  # as a failed tagging (muda's API raises): nothing built
 
     monkeypatch.setattr(muda.commands, "run", tag)
     proc = run_cli(
