@@ -1,6 +1,9 @@
 """How many places declare each concept (issue 52's before/after figures), read from the source.
 
-    python -m bench.house [--json FILE]
+    python -m bench.studies.house_declarations TREE [--json FILE]
+
+TREE: a source tree (this checkout, or an earlier commit's: ``git archive COMMIT | tar -x -C
+/tmp/old``); the structural figures of issue 37 are bench/studies/house_figures.py's.
 
 Counted, each from the code as it stands (no list of expected names):
 
@@ -27,7 +30,7 @@ from typing import Dict, Iterator, List, Set, Tuple
 
 from bench import harness
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = "."  # the tree read: set by main
 PACKAGES = ("commandkit", "docalign", "muda", "contextual_mt")
 OPTION_CLASS = re.compile(r"(Args|Options|Opts)$")
 
@@ -72,6 +75,11 @@ def option_figures(trees: List[Tuple[str, ast.Module]]) -> Dict:
     }
 
 
+def written(path: str) -> bool:
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return "make_rules" in f.read(600)
+
+
 def stage_figures() -> Dict:
     def listing(folder: str, pattern: str) -> List[str]:
         path = os.path.join(ROOT, folder)
@@ -81,7 +89,8 @@ def stage_figures() -> Dict:
 
     places = {
         "makefiles": listing(".", r"^Makefile$") + listing("recipes", r"\.mk$") + listing("recipes/slurm", r"\.mk$"),
-        "sbatch_files": listing("recipes/slurm", r"\.sbatch$"),
+        # a file written from the stage table says so in its header: only the others are by hand
+        "sbatch_files_by_hand": [p for p in listing("recipes/slurm", r"\.sbatch$") if not written(p)],
         "cli_pipeline_modules": [p for p in listing("contextual_mt/cli/pipeline", r"\.py$") if "__init__" not in p],
         "stage_modules": listing("contextual_mt/pipeline", r"_stage\.py$"),
     }
@@ -89,7 +98,16 @@ def stage_figures() -> Dict:
     for path in listing("contextual_mt/pipeline", r"\.py$"):
         with open(os.path.join(ROOT, path), encoding="utf-8") as f:
             tables += len(re.findall(r"^[A-Z_]*(MAKE_VARIABLES|STAGES)\s*[:=]", f.read(), re.M))
-    return {**{k: len(v) for k, v in places.items()}, "stage_tables": tables, "files": places}
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
+        makefile = f.read()
+    # the Makefile's stage targets: by hand, or in the block written from the stage table
+    generated = re.search(r"^# stages: written from.*?^# /stages", makefile, re.M | re.S)
+    return {
+        **{k: len(v) for k, v in places.items()},
+        "stage_tables": tables,
+        "makefile_stage_rules_generated": generated is not None,
+        "files": places,
+    }
 
 
 def imports(tree: ast.Module) -> Set[str]:
@@ -153,8 +171,11 @@ def error_figures(trees: List[Tuple[str, ast.Module]]) -> Dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("tree", help="the source tree to read")
     ap.add_argument("--json", help="write every figure and list here")
     args = harness.parse(ap, argv)
+    global ROOT
+    ROOT = os.path.abspath(args.tree)
     trees = list(sources())
     figures = {
         "options": option_figures(trees),
