@@ -180,6 +180,7 @@ class Suite:
     output_dir: str
     summary: Dict
     groups: List[Dict]
+    tagged: Optional[Dict] = None  # testset_build without tags: muda's summary of the reference's tagging
 
     @property
     def manifest(self) -> str:
@@ -211,10 +212,12 @@ def testset_build(options: Optional[BuildOptions] = None, **keywords: Any) -> Su
     from contextual_mt.testsets.build import BuildOptions, run_build, tag_reference
 
     built = command_options(BuildOptions, options, keywords)
-    if not built.tags_given:  # the options were checked before anything is annotated
-        tag_reference(built)
-    summary = run_build(built)
-    return _suite(built.output_dir, summary)
+    # without tags: tagged first (the options were checked before anything is annotated); the
+    # tags are kept when the build fails (a cache)
+    tagged = None if built.tags_ready else tag_reference(built)
+    suite = _suite(built.output_dir, run_build(built))
+    suite.tagged = tagged
+    return suite
 
 
 def testset_import(options: Optional[ImportOptions] = None, **keywords: Any) -> Suite:

@@ -17,6 +17,11 @@ def build(options: BuildOptions) -> int:
     from contextual_mt import api
     from contextual_mt.testsets.build import summary_lines
 
+    if not options.tags_ready:  # tagged first by muda's command, which prints its line
+        from contextual_mt.testsets.build import tag_reference
+        from muda.commands import run as muda_tag
+
+        tag_reference(options, muda_tag)
     summary = api.testset_build(options).summary
     print("\n".join(summary_lines(summary)))
     if "counterfactual" in summary:

@@ -23,7 +23,7 @@ import os
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.options import check_required, option
@@ -70,7 +70,7 @@ class BuildOptions:
     reference: str = option(required=True, help="the reference translation, line by line")
     docids: str = option(required=True, help="document id of each line")
     # `muda tag` output for these files (its annotations beside it unless given); set when the
-    # options are built: None is OUTPUT_DIR/reference.tags.json, tagged first (``tags_given``)
+    # options are built: None is OUTPUT_DIR/reference.tags.json, tagged first (``tags_ready``)
     tags: str = option(
         after="output_dir",
         help="`muda tag` output for these files (its annotations beside it); default: tag "
@@ -127,7 +127,7 @@ class BuildOptions:
         check_required(self)
         self.lexicon = tuple(self.lexicon or ())
         self.phenomena = PHENOMENA if self.phenomena is None else tuple(self.phenomena)
-        self.tags_given = self.tags is not None  # else tagged first, into the output folder
+        self.tags_ready = self.tags is not None  # else tagged first, into the output folder (tag_reference)
         if self.tags is None:
             self.tags = os.path.join(self.output_dir, "reference.tags.json")
         check_option("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
@@ -169,7 +169,7 @@ class BuildOptions:
                     f"sentences): no document puts a cue that far back; give --max-shift {longest} or less",
                     code=Code.OPTION_VALUE,
                 )
-        if self.tags_given:  # else once the reference is tagged (tag_reference)
+        if self.tags_ready:  # else once the reference is tagged (tag_reference)
             self.find_annotations()
 
     def find_annotations(self) -> None:
@@ -183,16 +183,17 @@ class BuildOptions:
             self.alignments = beside["alignments"]
 
 
-def tag_reference(options: BuildOptions) -> None:
-    """``muda tag`` of the reference (muda's API, in this process) into ``options.tags`` in the
-    output folder (made here, and removed again on failure when it was), then the annotations it
-    wrote found beside the tags."""
+def tag_reference(options: BuildOptions, tag: Optional[Callable[[Any], Any]] = None) -> Any:
+    """``muda tag`` of the reference, in this process, into ``options.tags`` in the output folder
+    (made here, and removed again on failure when it was), then the annotations it wrote found
+    beside the tags. ``tag``: what runs muda's ``TagArgs`` (default ``muda.api.tag``, which
+    returns its summary, returned here; the command line gives muda's command, which prints it)."""
     import shutil
 
-    from muda.commands import TagArgs, run
-    from muda.commands.options import AnnotatorArgs
+    from muda import api as muda_api
+    from muda.commands.options import AnnotatorArgs, TagArgs
 
-    tag = TagArgs(
+    tag_args = TagArgs(
         src=options.source,
         tgt=options.reference,
         docids=options.docids,
@@ -211,12 +212,14 @@ def tag_reference(options: BuildOptions) -> None:
             f"--output-dir {options.output_dir}: cannot be made ({e.strerror})", code=Code.CANNOT_WRITE
         ) from None
     try:
-        run(tag)
+        made = (tag or muda_api.tag)(tag_args)
     except BaseException:
         if created:
             shutil.rmtree(options.output_dir, ignore_errors=True)
         raise
+    options.tags_ready = True
     options.find_annotations()
+    return made
 
 
 def stale_files(output_dir: str, lang: str, tags: str, counterfactual: bool = False) -> List[str]:
