@@ -10,7 +10,7 @@ from contextual_mt.demo.pipeline import DemoOptions
 
 
 def demo_data(options: DemoDataOptions) -> int:
-    from contextual_mt.demo.corpus import write_demo_data
+    from contextual_mt.demo.demo_data import write_demo_data
 
     made = write_demo_data(options)
     for split, s in made.stats.items():

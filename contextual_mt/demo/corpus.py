@@ -673,31 +673,3 @@ def generate_demo_data(
         stats[split] = write_split(out_dir, split, generate_split(n, options.seed * 1000 + k, split))
     atomic_write_text(os.path.join(out_dir, "stats.json"), json.dumps(stats, indent=2) + "\n")
     return stats
-
-
-@dataclass
-class DemoData:
-    """What ``write_demo_data`` wrote: the per-split counts of the corpus (``stats``), the planted
-    contrastive set (``contrastive``, Voita's format) and its ``groups``, and with ``ted`` the
-    tarball in the TED layout and the missing-translation rows inserted per split (``nulls``)."""
-
-    stats: Dict[str, Dict[str, int]]
-    contrastive: str
-    groups: int
-    ted: Optional[str] = None
-    nulls: Optional[Dict[str, int]] = None
-
-
-def write_demo_data(options: DemoDataOptions) -> DemoData:
-    """``contextual-mt demo-data``: the corpus, its planted contrastive set, the TED layout."""
-    from contextual_mt.demo.contrastive_set import write_planted_contrastive
-
-    stats = generate_demo_data(options.output, options.train_docs, options.valid_docs, options.test_docs, options.seed)
-    contrastive = os.path.join(options.output, PLANTED_SET)
-    made = DemoData(stats, contrastive, write_planted_contrastive(options.output, contrastive))
-    if options.ted:
-        from contextual_mt.demo.ted_layout import write_ted_layout
-
-        made.ted = os.path.join(options.output, "ted_talks.tar.gz")
-        made.nulls = write_ted_layout(options.output, made.ted, seed=options.seed)
-    return made
