@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -43,6 +44,10 @@ def long_lines(data: Path, join: int, lines: int) -> Tuple[List[str], List[str]]
     if lines:
         out, out_ids = out[:lines], out_ids[:lines]
     return out, out_ids
+
+
+def translations(translator, src: List[str], ids: List[str]) -> List[str]:
+    return list(translator.translate(src, ids, progress=False))
 
 
 def main(argv=None) -> int:
@@ -99,11 +104,7 @@ def main(argv=None) -> int:
         batches.clear()
         if cuda:
             torch.cuda.reset_peak_memory_stats()
-        t = harness.time_it(
-            lambda translator=translator: list(translator.translate(src, ids, progress=False)),
-            repeats=args.repeats,
-            sync=sync,
-        )
+        t = harness.time_it(partial(translations, translator, src, ids), repeats=args.repeats, sync=sync)
         hyps = t.result
         first = first if first is not None else hyps
         per_run = len(batches) // args.repeats

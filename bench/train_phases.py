@@ -71,7 +71,7 @@ def instrument(phases: Phases) -> None:
 
     for name in (*BEFORE, "_run", *AFTER):
         setattr(stage, name, phases.timed(name, getattr(stage, name)))
-    command.train_model = phases.timed("train_model", command.train_model)  # type: ignore[attr-defined]
+    command.train_model = phases.timed("train_model", command.train_model)
     StageRecord.save = phases.timed("StageRecord.save", StageRecord.save)  # type: ignore[method-assign]
     TrainProgress.feed = phases.feed(TrainProgress.feed)  # type: ignore[method-assign]
 
