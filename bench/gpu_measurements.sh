@@ -44,6 +44,7 @@ if [ "${DRY_RUN:-0}" = 1 ]; then  # CPU and tiny sizes, unless given
     : "${CONTEXT_SENTENCES:=4}" "${LLM_DOCS:=4}" "${CHECK_MAX_LEN_B:=8}" "${CAP_LINES:=40}" "${CAPS:=2048 0}"
     : "${LLM_SIZE:=--hidden 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 2000 --positions 8192}"
     : "${TOTAL:=1800}" "${BOX_SCALE:=4}"  # 2 shared cores: each box 4 times the GPU's
+    [ -x .venv/bin/python ] && : "${PYTHON:=$PWD/.venv/bin/python}"  # from the repository root
 fi
 PY=${PYTHON:-python3}
 DOCS=${DOCS:-20000}

@@ -117,23 +117,21 @@ def demo_sentences(work: Path, documents: int) -> Dict[str, List[str]]:
 
 
 def context_document(tok, demo: Dict[str, List[str]], context: int, k: int) -> Tuple[List[str], List[str]]:
-    """K + 1 parallel paragraph lines of about context / 2K tokens a side (demo sentences joined,
-    in turn): the last line, read with K/K sentences of context, reads about ``context`` tokens."""
+    """K + 1 parallel paragraph lines of at least context / 2K tokens a side (demo sentences
+    joined, in turn): the last line, read with K/K sentences of context, reads at least
+    ``context`` rounded down to a multiple of 2K tokens of context, plus the template's."""
     per_line = max(1, context // (2 * k))
-    counts = [len(tok(s, add_special_tokens=False).input_ids) for s in demo["en"]]
-    src, ref, at = [], [], 0
+    counts = {side: [len(tok(s, add_special_tokens=False).input_ids) for s in demo[side]] for side in ("en", "fr")}
+    lines: Dict[str, List[str]] = {"en": [], "fr": []}
+    at = 0
     for _ in range(k + 1):
-        en: List[str] = []
-        fr: List[str] = []
-        n = 0
-        while n < per_line:
-            i = at % len(counts)
-            en.append(demo["en"][i])
-            fr.append(demo["fr"][i])
-            n, at = n + counts[i], at + 1
-        src.append(" ".join(en))
-        ref.append(" ".join(fr))
-    return src, ref
+        taken: List[int] = []
+        while min(sum(counts[side][i] for i in taken) for side in ("en", "fr")) < per_line:
+            taken.append(at % len(demo["en"]))
+            at += 1
+        for side in ("en", "fr"):
+            lines[side].append(" ".join(demo[side][i] for i in taken))
+    return lines["en"], lines["fr"]
 
 
 def write_corpus(folder: Path, src: Sequence[str], ref: Optional[Sequence[str]], ids: Sequence[str]) -> Dict[str, str]:
@@ -217,20 +215,12 @@ def model_options(args, dtype: str, cpu: bool) -> Dict[str, Any]:
     return {"hf_model": args.model, "dtype": dtype, "cpu": cpu, "source_context_size": k, "target_context_size": k}
 
 
-def context_lengths(args, model: Dict[str, Any], src: List[str], ref: List[str]) -> Dict[str, int]:
-    """The last line's row with and without its context, as the scorer lays it out (tokens)."""
-    from contextual_mt.backends.hf.model import HFModel
-    from contextual_mt.backends.hf.options import HFModelOptions
+def context_lengths(args, hf, src: List[str], ref: List[str]) -> Dict[str, int]:
+    """The last line's row with and without its context, as the scorer lays it out (tokens), by
+    the loaded model ``hf``."""
     from contextual_mt.backends.hf.scoring import HFScoringBackend
 
-    spec = HFModelOptions(
-        args.model,
-        dtype=model["dtype"],
-        cpu=model["cpu"],
-        source_context_size=args.context_sentences,
-        target_context_size=args.context_sentences,
-    )
-    backend = HFScoringBackend(HFModel.load(spec))
+    backend = HFScoringBackend(hf)
     k = args.context_sentences
     full = backend.layout.row(src[-1], ref[-1], src[-1 - k : -1], ref[-1 - k : -1], k, k, str)
     alone = backend.layout.row(src[-1], ref[-1], (), (), 0, 0, str)
@@ -243,7 +233,7 @@ def part_context(args, work: Path, device: Device) -> Dict[str, Any]:
     from contextual_mt import api
 
     tok = AutoTokenizer.from_pretrained(args.model)
-    demo = demo_sentences(work, 300)
+    demo = demo_sentences(work, 60)  # sentences reused in turn
     model = model_options(args, args.dtype, args.device == "cpu")
     results: Dict[str, Any] = {"device": args.device, "dtype": args.dtype, "runs": [], "complete": False}
     results["attribute_options"] = {"method": "saliency", "cti_scope": "sentence", "cti_top_k": args.cti_top_k}
@@ -266,15 +256,16 @@ def part_context(args, work: Path, device: Device) -> Dict[str, Any]:
             quiet=True,
         )
 
-    with models_loaded_once():
+    with models_loaded_once() as loaded:
         smallest = corpora[min(args.contexts)][2]
         warm = harness.time_it(lambda: (cxmi(smallest, "warm.jsonl"), attribute(smallest, "warm-a.jsonl")), repeats=1)
         results["load_and_warm_up_s"] = warm.median
         results["weights_gpu_mib"] = device.allocated_mib()
+        hf = next(iter(loaded.values()))  # cxmi's and attribute's (models_loaded says whether one)
         for size in args.contexts:
             src, ref, files = corpora[size]
             run: Dict[str, Any] = {"context_tokens_asked": size, "lines": len(src)}
-            run["last_line_tokens"] = context_lengths(args, model, src, ref)
+            run["last_line_tokens"] = context_lengths(args, hf, src, ref)
             device.reset_peak()
             with ScoredBatches() as seen:
                 t = harness.time_it(partial(cxmi, files, f"p{size}.jsonl"), repeats=1, sync=device.sync)
@@ -308,6 +299,7 @@ def part_context(args, work: Path, device: Device) -> Dict[str, Any]:
                 "max_tokens": summary["cci"].get("max_tokens"),
             }
             device.free()
+            run["models_loaded"] = len(loaded)  # 1: the peak memory holds one copy of the weights
             results["runs"].append(run)
             print(
                 f"context {run['last_line_tokens']['context']} tokens: P-CXMI {t.median:.2f} s "
@@ -327,7 +319,7 @@ def part_dtype(args, work: Path, device: Device) -> Dict[str, Any]:
     from contextual_mt import api
 
     tok = AutoTokenizer.from_pretrained(args.model)
-    demo = demo_sentences(work, 300)
+    demo = demo_sentences(work, 60)  # sentences reused in turn
     results: Dict[str, Any] = {"device": args.device, "runs": {}, "complete": False}
     if device.cuda:
         results["tf32_matmul"] = device.torch.backends.cuda.matmul.allow_tf32
