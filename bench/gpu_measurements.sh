@@ -40,8 +40,9 @@ OUT_DIR=${1:?usage: gpu_measurements.sh OUT_DIR}
 if [ "${DRY_RUN:-0}" = 1 ]; then  # CPU and tiny sizes, unless given
     : "${DEVICE:=cpu}" "${PRESET:=tiny}" "${DOCS:=600}" "${MAX_UPDATE:=12}" "${SPEED_UPDATES:=8}"
     : "${LOG_INTERVAL:=2}" "${GATE:=0}" "${LINES:=60}" "${HF_SENTENCES:=10}" "${HF_TRANSLATE:=2}"
-    : "${ZOO_FAMILIES:=marian,m2m100,gpt2,llama}" "${CONTEXTS:=256 512 1024}" "${DTYPE_CONTEXTS:=512}"
-    : "${CONTEXT_SENTENCES:=4}" "${LLM_DOCS:=4}" "${CHECK_MAX_LEN_B:=8}" "${CAP_LINES:=40}" "${CAPS:=2048 0}"
+    : "${ZOO_FAMILIES:=marian,gpt2,llama}" "${CONTEXTS:=128 256 512}" "${DTYPE_CONTEXTS:=256}"
+    : "${CONTEXT_SENTENCES:=4}" "${LLM_DOCS:=3}" "${CHECK_MAX_LEN_B:=8}" "${CAP_LINES:=12}" "${CAPS:=2048 0}"
+    : "${HALF_LINES:=20}" "${HALF_REPEATS:=1}"
     : "${LLM_SIZE:=--hidden 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 2000 --positions 8192}"
     : "${TOTAL:=1800}" "${BOX_SCALE:=4}"  # 2 shared cores: each box 4 times the GPU's
     [ -x .venv/bin/python ] && : "${PYTHON:=$PWD/.venv/bin/python}"  # from the repository root
@@ -71,6 +72,8 @@ LLM_DOCS=${LLM_DOCS:-50}
 CHECK_MAX_LEN_B=${CHECK_MAX_LEN_B:-24}
 CAP_LINES=${CAP_LINES:-400}
 CAPS=${CAPS:-16384 32768 65536 0}
+HALF_LINES=${HALF_LINES:-600}  # fairseq-dtype-512: the first N test lines
+HALF_REPEATS=${HALF_REPEATS:-2}
 W=${WORK:-$(mktemp -d)}
 mkdir -p "$OUT_DIR" "$W"
 OUT_DIR=$(cd "$OUT_DIR" && pwd) W=$(cd "$W" && pwd)
@@ -103,18 +106,18 @@ step() {  # step NAME BOX COMMAND...: runs it under its box, logs it to OUT_DIR/
 }
 
 # --- the second edition (issue 55): the zoo and a 1B model first (no corpus needed) ----------------
-step zoo-cuda 100 $PY -m bench.zoo_cuda --device "$DEVICE" --families "$ZOO_FAMILIES" --work "$W/zoo" \
+step zoo-cuda 90 $PY -m bench.zoo_cuda --device "$DEVICE" --families "$ZOO_FAMILIES" --work "$W/zoo" \
     --json "$OUT_DIR/zoo_cuda.json"
 LLM=$W/llm
 # shellcheck disable=SC2086  # LLM_SIZE, CONTEXTS: words
-step llm-build 45 $PY -m bench.long_context --part build --model "$LLM" --device "$DEVICE" $LLM_SIZE \
+step llm-build 40 $PY -m bench.long_context --part build --model "$LLM" --device "$DEVICE" $LLM_SIZE \
     --json "$OUT_DIR/llm_build.json"
 if [ -f "$LLM/config.json" ]; then
-    step long-context 90 $PY -m bench.long_context --part context --model "$LLM" --device "$DEVICE" \
+    step long-context 120 $PY -m bench.long_context --part context --model "$LLM" --device "$DEVICE" \
         --contexts $CONTEXTS --context-sentences "$CONTEXT_SENTENCES" --work "$W/llm-context" --json "$OUT_DIR/long_context.json"
     step llm-dtype 50 $PY -m bench.long_context --part dtype --model "$LLM" --device "$DEVICE" \
         --contexts $DTYPE_CONTEXTS --context-sentences "$CONTEXT_SENTENCES" --work "$W/llm-dtype" --json "$OUT_DIR/llm_dtype.json"
-    step llm-documents 60 $PY -m bench.long_context --part documents --model "$LLM" --device "$DEVICE" \
+    step llm-documents 75 $PY -m bench.long_context --part documents --model "$LLM" --device "$DEVICE" \
         --documents "$LLM_DOCS" --check-max-len-b "$CHECK_MAX_LEN_B" --work "$W/llm-documents" --json "$OUT_DIR/llm_documents.json"
 else
     echo "| long-context, llm-dtype, llm-documents | skipped: no model | 0 |" >> "$OUT_DIR/steps.txt"
@@ -155,8 +158,8 @@ $PY -m bench.gpu_measurements summary "$OUT_DIR"
 HALF=$([ "$DEVICE" = cpu ] && echo "float32 bfloat16" || echo "float32 float16")
 if [ -f "$CKPT" ]; then
     step fairseq-dtype-512 45 $PY -m bench.fairseq_dtype_speed --ckpt "$CKPT" --spm "$DATA/spm.model" --data "$DATA" \
-        --device "$DEVICE" --dtypes $HALF --batch-size 512 --lines "$([ "$LINES" = 0 ] && echo 600 || echo "$LINES")" \
-        --repeats 2 "${LEN[@]}" --json "$OUT_DIR/fairseq_dtype_512.json"
+        --device "$DEVICE" --dtypes $HALF --batch-size 512 --lines "$HALF_LINES" --repeats "$HALF_REPEATS" "${LEN[@]}" \
+        --json "$OUT_DIR/fairseq_dtype_512.json"
     # shellcheck disable=SC2086  # CAPS: words
     step batch-cap 45 $PY -m bench.batch_cap --ckpt "$CKPT" --spm "$DATA/spm.model" --data "$DATA" --device "$DEVICE" \
         --lines "$CAP_LINES" --caps $CAPS --json "$OUT_DIR/batch_cap.json"

@@ -76,7 +76,7 @@ def instrument(phases: Phases) -> None:
     TrainProgress.feed = phases.feed(TrainProgress.feed)  # type: ignore[method-assign]
 
 
-def summary(phases: Phases, total: float, rc: int) -> Dict[str, Any]:
+def summary(phases: Phases, total: float, rc: int, finished_at: float) -> Dict[str, Any]:
     calls = phases.calls
     run = next((c for c in calls if c["phase"] == "_run"), None)
     model = next((c for c in reversed(calls) if c["phase"] == "train_model"), None)
@@ -100,7 +100,7 @@ def summary(phases: Phases, total: float, rc: int) -> Dict[str, Any]:
         }
         out["before_fairseq_s"] = round(run["ended_at_s"] - run["seconds"], 3)
     if model:
-        out["after_train_model_s"] = round(total - model["ended_at_s"], 3)
+        out["after_train_model_s"] = round(finished_at - model["ended_at_s"], 3)
     return out
 
 
@@ -117,8 +117,9 @@ def main(argv=None) -> int:
     phases = Phases()
     instrument(phases)
     t = harness.time_it(lambda: cli(command), repeats=1)
+    finished_at = phases.at()  # on the phases' clock (started before the command)
     rc = int(t.result or 0)
-    results = summary(phases, t.median, rc)
+    results = summary(phases, t.median, rc, finished_at)
     shown: List[Dict[str, Any]] = []  # consecutive calls of one phase on one line
     for c in phases.calls:
         if shown and shown[-1]["phase"] == c["phase"]:
