@@ -60,6 +60,8 @@ def main(argv=None) -> int:
     p.add_argument("--lines", type=int, default=400, help="the first N joined lines (0: all)")
     p.add_argument("--caps", type=int, nargs="+", default=[16384, 32768, 65536, 0], help="tokens per batch (0: none)")
     p.add_argument("--beam", type=int, default=4)
+    p.add_argument("--max-len-a", type=float, default=0.0, help="as translate's")
+    p.add_argument("--max-len-b", type=int, default=200, help="as translate's")
     harness.add_arguments(p, repeats=1)
     args = harness.parse(p, argv)
     if args.join < 1 or args.lines < 0 or args.repeats < 1 or any(c < 0 for c in args.caps):
@@ -94,11 +96,18 @@ def main(argv=None) -> int:
         "lines": len(src),
         "join": args.join,
         "beam": args.beam,
+        "max_len": [args.max_len_a, args.max_len_b],
         "caps": {},
     }
     first = None
     for cap in args.caps:
-        decoding = DecodingOptions(beam=args.beam, batch_size=GPU_BATCH_SIZE, max_tokens=cap or None)
+        decoding = DecodingOptions(
+            beam=args.beam,
+            max_len_a=args.max_len_a,
+            max_len_b=args.max_len_b,
+            batch_size=GPU_BATCH_SIZE,
+            max_tokens=cap or None,
+        )
         translator = DocumentTranslator(model, options=decoding)
         translator.translate(src[:16], ids[:16], progress=False)  # warm-up, untimed
         batches.clear()

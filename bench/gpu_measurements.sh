@@ -42,7 +42,7 @@ if [ "${DRY_RUN:-0}" = 1 ]; then  # CPU and tiny sizes, unless given
     : "${LOG_INTERVAL:=2}" "${GATE:=0}" "${LINES:=60}" "${HF_SENTENCES:=10}" "${HF_TRANSLATE:=2}"
     : "${ZOO_FAMILIES:=marian,gpt2,llama}" "${CONTEXTS:=128 256 512}" "${DTYPE_CONTEXTS:=256}"
     : "${CONTEXT_SENTENCES:=4}" "${LLM_DOCS:=3}" "${CHECK_MAX_LEN_B:=8}" "${CAP_LINES:=12}" "${CAPS:=2048 0}"
-    : "${HALF_LINES:=20}" "${HALF_REPEATS:=1}"
+    : "${HALF_LINES:=8}" "${HALF_REPEATS:=1}"
     : "${LLM_SIZE:=--hidden 64 --layers 2 --heads 4 --kv-heads 2 --ffn 128 --vocab 2000 --positions 8192}"
     : "${TOTAL:=1800}" "${BOX_SCALE:=4}"  # 2 shared cores: each box 4 times the GPU's
     [ -x .venv/bin/python ] && : "${PYTHON:=$PWD/.venv/bin/python}"  # from the repository root
@@ -162,7 +162,7 @@ if [ -f "$CKPT" ]; then
         --json "$OUT_DIR/fairseq_dtype_512.json"
     # shellcheck disable=SC2086  # CAPS: words
     step batch-cap 45 $PY -m bench.batch_cap --ckpt "$CKPT" --spm "$DATA/spm.model" --data "$DATA" --device "$DEVICE" \
-        --lines "$CAP_LINES" --caps $CAPS --json "$OUT_DIR/batch_cap.json"
+        --lines "$CAP_LINES" --caps $CAPS "${LEN[@]}" --json "$OUT_DIR/batch_cap.json"
 else
     echo "| fairseq-dtype-512, batch-cap | skipped: no checkpoint | 0 |" >> "$OUT_DIR/steps.txt"
 fi
