@@ -299,7 +299,7 @@ def second_edition(out: Path) -> List[str]:
     if t := _results(out / "train_phases.json"):
         f, a = t.get("fairseq", {}), t.get("after_fairseq", {})
         lines += [
-            "## pipeline train around fairseq",
+            f"## pipeline train around fairseq{_cut(t)}",
             f"total {t['total_s']} s; before fairseq {t.get('before_fairseq_s')} s; fairseq {f.get('seconds')} s "
             f"('done training in {f.get('done_training_in_s')} s'), its exit {f.get('exit_after_last_line_s')} s after "
             f"its last line; after it {a.get('seconds')} s: {a.get('phases')}; the command after train_model "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 from bench import harness
 
@@ -35,7 +35,8 @@ DONE = re.compile(r"done training in ([0-9.]+) seconds")
 class Phases:
     """The timed calls of one run, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, save: Optional[Callable[[Phases], None]] = None) -> None:
+        self.save = save  # called after every timed call: a run cut short keeps its phases so far
         self.start = harness.clock()
         self.calls: List[Dict[str, Any]] = []
         self.lines: List[float] = []  # when each line of fairseq's output came
@@ -48,6 +49,8 @@ class Phases:
         def wrapper(*args, **kwargs):
             t = harness.time_it(lambda: fn(*args, **kwargs), repeats=1)
             self.calls.append({"phase": name, "seconds": round(t.median, 3), "ended_at_s": self.at()})
+            if self.save:
+                self.save(self)
             return t.result
 
         return wrapper
@@ -76,11 +79,12 @@ def instrument(phases: Phases) -> None:
     TrainProgress.feed = phases.feed(TrainProgress.feed)  # type: ignore[method-assign]
 
 
-def summary(phases: Phases, total: float, rc: int, finished_at: float) -> Dict[str, Any]:
+def summary(phases: Phases, total: float, rc: Optional[int], finished_at: float) -> Dict[str, Any]:
+    """The record: every call, fairseq's split, the phases after it (``rc`` None: still running)."""
     calls = phases.calls
     run = next((c for c in calls if c["phase"] == "_run"), None)
     model = next((c for c in reversed(calls) if c["phase"] == "train_model"), None)
-    out: Dict[str, Any] = {"exit": rc, "total_s": round(total, 3), "calls": calls}
+    out: Dict[str, Any] = {"exit": rc, "complete": rc is not None, "total_s": round(total, 3), "calls": calls}
     if run:
         last_line = phases.lines[-1] if phases.lines else None
         out["fairseq"] = {
@@ -114,7 +118,11 @@ def main(argv=None) -> int:
         sys.exit("give -- pipeline train OPTIONS (the command whose phases are timed)")
     from contextual_mt.cli import main as cli
 
-    phases = Phases()
+    def save(phases: Phases) -> None:
+        now = phases.at()
+        harness.write_json(args.json, harness.record("train_phases", summary(phases, now, None, now), args))
+
+    phases = Phases(save if args.json else None)
     instrument(phases)
     t = harness.time_it(lambda: cli(command), repeats=1)
     finished_at = phases.at()  # on the phases' clock (started before the command)
