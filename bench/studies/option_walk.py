@@ -40,11 +40,11 @@ EXPANDED_FROM = "contextual_mt.pipeline"  # the lowest floor the walk expands
 # the function each stage's command runs, in the trees of each pass: the first that TREE has
 ENTRIES: Dict[str, Tuple[str, ...]] = {
     "attribute": (
-        "contextual_mt.cli.pipeline.commands:attribute",
+        "contextual_mt.cli.pipeline.run:attribute",
         "contextual_mt.cli.pipeline.attribute:attribute",
     ),
     "muda-eval": (
-        "contextual_mt.cli.pipeline.commands:muda_eval",
+        "contextual_mt.cli.pipeline.run:muda_eval",
         "contextual_mt.cli.pipeline.muda_eval:muda_eval",
     ),
 }
@@ -90,7 +90,12 @@ def read_tree(root: str) -> Dict[str, Module]:
                     tree = ast.parse(f.read(), path)
                 m = Module(name, tree)
                 m.defs = {d.name: d for d in tree.body if isinstance(d, (ast.FunctionDef, ast.ClassDef))}
-                top = ast.Module(body=[s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))])
+                # module-level imports, those under ``if TYPE_CHECKING:`` too (an annotation's class)
+                heads = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+                heads += [
+                    s for i in tree.body if isinstance(i, ast.If) for s in i.body if isinstance(s, ast.ImportFrom)
+                ]
+                top = ast.Module(body=heads, type_ignores=[])
                 m.imports = _imports(top, name, is_package)
                 m.is_package = is_package  # type: ignore[attr-defined]
                 modules[name] = m
@@ -162,11 +167,29 @@ class Walk:
         return None
 
     def run(self, module: str, name: str) -> None:
+        """From the command ``module:name``: when it receives its options object built (its first
+        parameter's annotation a class of the tree), that building is the command's first call."""
         fn = self.modules[module].defs[name]
         assert isinstance(fn, ast.FunctionDef)
-        self.expand(module, fn, frozenset([fn.args.args[0].arg]), name)
+        first = fn.args.args[0]
+        built = None
+        if first.annotation is not None:
+            hint = first.annotation
+            text = hint.value if isinstance(hint, ast.Constant) else ast.unparse(hint)
+            m = self.modules[module]
+            found = self.resolve(m.imports[text]) if text in m.imports else None
+            if found is not None and isinstance(found[1], ast.ClassDef):
+                built = found
+        self.expand(module, fn, frozenset([first.arg]), name, built=built)
 
-    def expand(self, module_name: str, fn: ast.AST, marked: FrozenSet[str], qualname: str) -> None:
+    def expand(
+        self,
+        module_name: str,
+        fn: ast.AST,
+        marked: FrozenSet[str],
+        qualname: str,
+        built: Optional[Tuple[str, ast.AST]] = None,
+    ) -> None:
         key = (f"{module_name}:{qualname}", marked)
         if key in self.seen:
             return
@@ -196,10 +219,16 @@ class Walk:
                                 names.add(t.id)
                                 changed = True
         parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
-        calls = sorted(
-            (n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda c: (c.lineno, c.col_offset)
-        )
+        calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda c: (c.lineno, c.col_offset))
         down = 0
+        if built is not None:  # the options object the command receives, built for it
+            there = floor_of(built[0], self.floors)
+            if there is not None and here is not None:
+                name = f"{built[0]}:{built[1].name}"  # type: ignore[attr-defined]
+                self.calls.append(Call(f"{module_name}:{qualname}", name, here, there, True, fn.lineno))  # type: ignore[attr-defined]
+                down += there < here
+                fake = ast.Call(func=ast.Name(built[1].name), args=[], keywords=[])  # type: ignore[attr-defined]
+                self.follow(built[0], built[1], fake, mentions)
         for call in calls:
             given = [a for a in call.args if mentions(a)] + [k for k in call.keywords if mentions(k.value)]
             if not given:
@@ -270,7 +299,8 @@ def walk_stage(root: str, stage: str, entry: Optional[str] = None) -> Dict:
         "crossing_calls": len(crossing),
         "functions_expanded": len(w.seen),
         "calls": [
-            f"{c.caller}:{c.line} -> {c.callee} (floor {c.caller_floor} -> {c.callee_floor}{', kept' if c.kept else ''})"
+            f"{c.caller}:{c.line} -> {c.callee} (floor {c.caller_floor} -> {c.callee_floor}"
+            + (", kept)" if c.kept else ")")
             for c in crossing
         ],
     }

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
+from commandkit.options import option
 from contextual_mt.errors import ContextualMTError, check_option
 
 BASELINE = "sentence"  # the sentence-level system every other system is compared with
@@ -21,10 +22,15 @@ class TableOptions:
     """The languages to gather (``LANGS``), where their results are, where to write the table,
     and the significance level. Validated when built, before any file is read."""
 
-    langs: Sequence[str]
-    results_dir: str = "results"
-    output_dir: Optional[str] = None  # default: RESULTS_DIR/table
-    alpha: float = 0.05  # a p-value below this, with a better value, is marked
+    langs: Sequence[str] = option(nargs="+", required=True, help="target languages, e.g. --langs de fr ja")
+    results_dir: str = option(
+        default="results", help="where RESULTS/xx/muda/eval.json and RESULTS/xx/scores.json are (default: results)"
+    )
+    output_dir: Optional[str] = option(
+        help="where table.md, table.csv, table.json and table.png go (default: RESULTS_DIR/table, i.e. results/table)"
+    )
+    # a p-value below this, with a better value, is marked
+    alpha: float = option(default=0.05, help="significance level (default: 0.05)")
 
     def __post_init__(self) -> None:
         self.langs = _language_list(self.langs)
