@@ -72,5 +72,5 @@ def check_finite_scores(scores: torch.Tensor, dtype: str, what: str) -> None:
     if dtype != "float32" and bool(torch.isnan(scores).any()):
         raise ContextualMTError(
             f"{what}: the model in {dtype} gave NaN log-probabilities (its activations overflow "
-            f"{dtype}'s range); run it with --dtype float32"
+            f"{dtype}'s range); run it with {shown('--dtype')} float32"
         )

@@ -46,7 +46,7 @@ class AttributeStageOptions:
     )
     overwrite: bool = overwrite_option(PARTIAL_HELP)  # discard an interrupted run's records made from other settings
     # make's DTYPE: attribution runs fairseq checkpoints in float32, half is refused; None: auto
-    dtype: Optional[str] = option(
+    dtype: str = option(
         help="float32 (and auto, which is float32 here): the gradients of fairseq "
         "checkpoints are computed in float32; half precision is refused (make: DTYPE)"
     )

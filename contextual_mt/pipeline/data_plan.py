@@ -15,9 +15,10 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.errors import shown
 from commandkit.options import option
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.inference.model_args import overwrite_option, progress_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
@@ -131,23 +132,27 @@ the finished steps, one with other inputs or options is refused unless --overwri
             raise ContextualMTError(
                 f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
                 + (" and ".join(inputs) or "none")
-                + ")"
+                + ")",
+                code=Code.OPTION_MISSING,
             )
         if not self.output:
-            raise ContextualMTError("--output: give the folder to write")
+            raise ContextualMTError("--output: give the folder to write", code=Code.OPTION_MISSING)
         if self.kind != "iwslt":
             for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
                 if value is not None:
                     raise ContextualMTError(
                         f"{given(flag)} only applies to {given('--iwslt')} input (the input "
-                        f"is {given('--' + self.kind)})"
+                        f"is {given('--' + self.kind)})",
+                        code=Code.OPTIONS_CONFLICT,
                     )
         if self.vocab_size is None:
             preset = get_preset(self.preset).vocab_size if self.preset else None
             self.vocab_size = preset or DEFAULT_VOCAB_SIZE
         check_option(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
         if self.spm_type not in SPM_TYPES:
-            raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
+            raise ContextualMTError(
+                f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})", code=Code.OPTION_VALUE
+            )
         check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
         check_option("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
         check_option("--workers", self.workers, minimum=0, integer=True)
@@ -222,7 +227,8 @@ def make_plan(options: DataOptions) -> Plan:
             if code not in languages:
                 raise ContextualMTError(
                     f"{options.input_path}: the TED corpus has no '{code}' column; the "
-                    f"languages are: {' '.join(languages)}"
+                    f"languages are: {' '.join(languages)}",
+                    code=Code.FORMAT,
                 )
     elif kind == "iwslt":
         dev = options.iwslt_dev or "dev2010"
@@ -233,15 +239,20 @@ def make_plan(options: DataOptions) -> Plan:
         for f in files:
             if not os.path.isfile(f):
                 raise ContextualMTError(
-                    f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, .{lang} and .docids)"
+                    f"{f}: file not found ({shown('--text')} needs train/valid/test "
+                    f".{SOURCE_LANG}, .{lang} and .docids)"
                     if not os.path.exists(f)
-                    else f"{f}: not a file"
+                    else f"{f}: not a file",
+                    code=Code.NOT_FOUND if not os.path.exists(f) else Code.IS_DIRECTORY,
                 )
     out = os.path.abspath(options.output)
     if os.path.exists(out) and not os.path.isdir(out):
-        raise ContextualMTError(f"{options.output}: exists and is not a folder")
+        raise ContextualMTError(f"{options.output}: exists and is not a folder", code=Code.CANNOT_WRITE)
     if kind == "text" and os.path.realpath(path) == os.path.realpath(out):
-        raise ContextualMTError(f"{options.output}: --output is the --text folder; write the prepared data elsewhere")
+        raise ContextualMTError(
+            f"{options.output}: --output is the {shown('--text')} folder; write the prepared data elsewhere",
+            code=Code.OUTPUT_IS_INPUT,
+        )
     settings = {
         "format": FORMAT,
         "source_lang": SOURCE_LANG,
@@ -302,7 +313,9 @@ class DataState:
         """The record of a step that finished (one line if the state file lacks it)."""
         record = self.done(step)
         if record is None:
-            raise ContextualMTError(f"{self.path}: no record of the finished step {step!r}; use --overwrite")
+            raise ContextualMTError(
+                f"{self.path}: no record of the finished step {step!r}; use --overwrite", code=Code.MISMATCH
+            )
         return record
 
     def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
@@ -416,7 +429,9 @@ def lock_folder(out: str) -> FolderLock:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise ContextualMTError(f"{out}: another data run is writing this folder; wait for it to end") from None
+        raise ContextualMTError(
+            f"{out}: another data run is writing this folder; wait for it to end", code=Code.CANNOT_WRITE
+        ) from None
     return FolderLock(fd)
 
 

@@ -46,12 +46,14 @@ def parse_stage_shard(shard: str) -> tuple:
         i, n = (int(x) for x in shard.split("/"))
     except ValueError:
         raise ContextualMTError(
-            f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)"
+            f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)",
+            code=Code.OPTION_MISSING,
         ) from None
     if not 1 <= i <= n:
         raise ContextualMTError(
             f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
-            f"to {max(n, 1)}/{max(n, 1)})"
+            f"to {max(n, 1)}/{max(n, 1)})",
+            code=Code.OPTION_VALUE,
         )
     return i, n
 
@@ -64,7 +66,8 @@ def parse_merge_shards(value) -> Optional[int]:
         return int(value)
     except ValueError:
         raise ContextualMTError(
-            f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)"
+            f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)",
+            code=Code.OPTION_MISSING,
         ) from None
 
 
@@ -103,12 +106,16 @@ class ReportInputs:
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza:
-            raise ContextualMTError(f"give {given('--conllu')} or {given('--stanza')}, not both")
+            raise ContextualMTError(
+                f"give {given('--conllu')} or {given('--stanza')}, not both", code=Code.OPTIONS_CONFLICT
+            )
         for flag, path in (("--conllu", self.conllu), ("--tags", self.tags), ("--attribution", self.attribution)):
             if path is not None and not os.path.isfile(path):
                 raise ContextualMTError(f"{given(flag, path)}: {path} not found", code=Code.NOT_FOUND)
         if self.stanza_dir is not None and not self.stanza:
-            raise ContextualMTError(f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}")
+            raise ContextualMTError(
+                f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}", code=Code.OPTIONS_CONFLICT
+            )
 
 
 @dataclass
@@ -133,7 +140,9 @@ class PcxmiStageOptions:
         check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         if self.shard is not None and self.merge_shards is not None:
-            raise ContextualMTError(f"give {given('--shard')} or {given('--merge-shards')}, not both")
+            raise ContextualMTError(
+                f"give {given('--shard')} or {given('--merge-shards')}, not both", code=Code.OPTIONS_CONFLICT
+            )
         if self.shard is not None:
             parse_stage_shard(self.shard)
         self.merge_shards = parse_merge_shards(self.merge_shards)
@@ -145,11 +154,14 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
     if not os.path.isfile(paths.checkpoint):
         raise ContextualMTError(
             f"{paths.checkpoint} not found: train the {paths.pair} context model first "
-            f"('make train LANG={paths.pair} MODEL=context')"
+            f"('make train LANG={paths.pair} MODEL=context')",
+            code=Code.NOT_FOUND,
         )
     for side in ("en", paths.target, "docids"):
         if not os.path.isfile(paths.test(side)):
-            raise ContextualMTError(f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')")
+            raise ContextualMTError(
+                f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')", code=Code.NOT_FOUND
+            )
 
 
 def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
@@ -160,7 +172,8 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
     documents = len(document_spans(read_docids(p.test("docids"))))
     if n > documents:
         raise ContextualMTError(
-            f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards"
+            f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards",
+            code=Code.OPTION_VALUE,
         )
 
 
@@ -172,7 +185,7 @@ def run_pcxmi_stage(pcxmi: PcxmiStageOptions) -> None:
     p = pcxmi.paths
     check_inputs(p)
     if pcxmi.merge_shards is not None:
-        merge_stage(p, pcxmi.merge_shards)
+        merge_stage(p, int(pcxmi.merge_shards))
         report_stage(p, pcxmi.report)
         return
     output = pcxmi_output(p)
@@ -218,7 +231,8 @@ def merge_stage(p: EvalPaths, n: int) -> None:
         raise ContextualMTError(
             f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
             f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
-            "shard i)"
+            "shard i)",
+            code=Code.NOT_FOUND,
         )
     summary = merge_shards(shards, output)
     print(summary_line(summary, output))
@@ -293,7 +307,8 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
         raise ContextualMTError(
             f"{records} not found: compute P-CXMI first ('make pcxmi"
             + ("" if p.pair == DEMO else f" LANG={p.pair}")
-            + "')"
+            + "')",
+            code=Code.NOT_FOUND,
         )
     folder = os.path.join(p.results, "report")
     stanza_lang = p.muda_lang if a.stanza else None

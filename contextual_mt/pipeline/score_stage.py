@@ -17,10 +17,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence
 
+from commandkit.errors import shown
 from commandkit.options import option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
@@ -49,14 +50,17 @@ class ScoreStageOptions:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+            raise ContextualMTError(
+                f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
+            )
         self.hyps = tuple(self.hyps or ())
         names = [hyp_name(h, self.lang) for h in self.hyps]
         clash = [n for n in names if names.count(n) > 1 or n in ("source", "reference", "docids")]
         if clash:
             raise ContextualMTError(
-                f"--hyps {' '.join(self.hyps)}: two files would be system {clash[0]!r} (a system is named by its "
-                "file name without .test.xx); rename one"
+                f"{shown('--hyps')} {' '.join(self.hyps)}: two files would be system {clash[0]!r} "
+                "(a system is named by its file name without .test.xx); rename one",
+                code=Code.OUTPUT_IS_INPUT,
             )
         check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
         check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
@@ -82,12 +86,15 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             check_input_file(path, "system output (HYPS)" if under_make() else "system output (--hyps)")
             continue
         if not os.path.isfile(path):
-            raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={options.lang}')")
+            raise ContextualMTError(
+                f"{path}: not found; translate first ('make translate LANG={options.lang}')", code=Code.NOT_FOUND
+            )
         made = record.get(system, {})
         if made.get("output") != file_sha256(path):
             raise ContextualMTError(
                 f"{path}: not the file `make translate` wrote (edited, or not recorded in "
-                f"{TRANSLATE_RECORD}); translate again ('make translate LANG={options.lang}')"
+                f"{TRANSLATE_RECORD}); translate again ('make translate LANG={options.lang}')",
+                code=Code.MISMATCH,
             )
         now = system_inputs(options.layout, system, files)
         was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
@@ -95,7 +102,8 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
             raise ContextualMTError(
                 f"{path}: made from another {changed} than there is now; translate again "
-                f"('make translate LANG={options.lang}')"
+                f"('make translate LANG={options.lang}')",
+                code=Code.MISMATCH,
             )
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
     settings: Dict[str, Any] = {"comet_model": options.comet_model, "inputs": inputs}
@@ -109,7 +117,10 @@ def score_systems(options: ScoreStageOptions) -> Dict:
     with outputs(options.layout.scores, done.path):
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
         if len(ids) != len(refs):
-            raise ContextualMTError(f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}")
+            raise ContextualMTError(
+                f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}",
+                code=Code.LINE_COUNT,
+            )
         # every output read and checked (a document-level one aligned to the references), then COMET
         read = read_hypotheses(list(hyp_files.values()), ids, files["docids"], refs, align_options(options.lang))
         comet = load_comet(options.comet_model) if options.comet_model else None  # loaded once, before any scoring

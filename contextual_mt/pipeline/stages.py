@@ -25,7 +25,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
 from contextual_mt.stage_record import StageRecord, record_finished
 
@@ -600,7 +600,9 @@ def stage(name: str) -> Stage:
     for s in EVERY:
         if s.name == name:
             return s
-    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}")
+    raise ContextualMTError(
+        f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}", code=Code.OPTION_VALUE
+    )
 
 
 @dataclass
@@ -642,7 +644,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
     check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
     if os.path.exists(root) and not os.path.isdir(root):
-        raise ContextualMTError(f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/")
+        raise ContextualMTError(
+            f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/", code=Code.OPTION_VALUE
+        )
     paths = _paths(PairLayout(lang, root))
     out = []
     for s in EVERY if every else STAGES:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import DEMO, DEMO_LANG, DEMO_ROOT, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import given
@@ -58,21 +58,28 @@ class SuiteStageOptions:
         demo = self.lang is None or self.lang == DEMO
         self.layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(str(self.lang), self.root)
         if not isinstance(self.suite, str) or not self.suite:
-            raise ContextualMTError(f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote")
+            raise ContextualMTError(
+                f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote", code=Code.OPTION_MISSING
+            )
         self.name = os.path.basename(os.path.normpath(self.suite))
         if not _NAME.match(self.name):
-            raise ContextualMTError(f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results")
+            raise ContextualMTError(
+                f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results",
+                code=Code.OPTION_VALUE,
+            )
         flag = given("--suite", self.suite)
         self.summary = read_suite(self.suite, flag)
         if self.summary["source_language"] != SOURCE_LANG:
             raise ContextualMTError(
                 f"{flag}: a suite of {self.summary['source_language']}-{self.summary['language']}; "
-                f"the study translates from {SOURCE_LANG}"
+                f"the study translates from {SOURCE_LANG}",
+                code=Code.MISMATCH,
             )
         if self.summary["language"] != self.layout.lang.split("-")[0]:
             raise ContextualMTError(
                 f"{flag}: a suite of {SOURCE_LANG}-{self.summary['language']}, not of the pair "
-                f"{SOURCE_LANG}-{self.layout.lang} (LANG)"
+                f"{SOURCE_LANG}-{self.layout.lang} (LANG)",
+                code=Code.MISMATCH,
             )
 
     @property
@@ -277,8 +284,10 @@ def _read_summary(path: str) -> Dict[str, Any]:
         with open(path, encoding="utf-8") as f:
             summary = json.load(f)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again", code=Code.FORMAT
+        ) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("systems"), dict) or "suite" not in summary:
-        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again")
+        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again", code=Code.FORMAT)
     summary["path"] = path
     return summary

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Dict, Optional
 
+from commandkit.errors import shown
 from commandkit.options import option
 from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DECODING_HELP
@@ -54,7 +55,7 @@ class TestsetStageOptions:
         for flag, value in (("--beam", self.beam), ("--decoding", self.decoding)):
             if value is not None:
                 raise ContextualMTError(
-                    f"{flag}: used with --suite only (the translations of an imported suite)",
+                    f"{shown(flag)}: used with {shown('--suite')} only (the translations of an imported suite)",
                     code=Code.OPTIONS_CONFLICT,
                 )
 
@@ -85,7 +86,7 @@ def run_testset_stage(options: TestsetStageOptions) -> Dict:
             raise ContextualMTError(
                 f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND
             )
-    o = MudaEvalOptions(options.lang, options.root, hyps=(p.test(p.target),), muda_tag_args=options.muda_tag_args)
+    o = MudaEvalOptions(options.lang, options.root, hyps=(p.test(p.target),), muda_tag_args=options.muda_tag_args or "")
     folder = testset_folder(p.results)
     suite_options(p, folder)  # a language without alternatives fails before any model is loaded
     check_models(o, evaluate=False, target="testset")

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from commandkit.errors import shown
 from commandkit.options import option
 from commandkit.text import file_sha256
 from contextual_mt.backends.fairseq.checkpoint_file import read_training_figures, training_figures
@@ -129,7 +130,9 @@ class TrainOptions:
     def __post_init__(self) -> None:
         self.layout = self.layout or PairLayout(self.lang, self.root)
         if self.model is not None and self.model not in MODELS:
-            raise ContextualMTError(f"--model {self.model!r}: expected one of {', '.join(MODELS)}")
+            raise ContextualMTError(
+                f"{shown('--model')} {self.model!r}: expected one of {', '.join(MODELS)}", code=Code.OPTION_VALUE
+            )
         preset = get_preset(self.preset)
         check_option("--gpus", self.gpus, minimum=0, integer=True, optional=True)
         check_option("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
@@ -137,18 +140,23 @@ class TrainOptions:
         self.batch = parse_batch(self.batch, option_name("--batch"))
         for item in self.overrides:
             if "=" not in item or item.startswith("="):
-                raise ContextualMTError(f"override {item!r}: expected a Hydra override key=value")
+                raise ContextualMTError(
+                    f"override {item!r}: expected a Hydra override key=value", code=Code.OPTION_VALUE
+                )
         if preset.pretrained:
             if not self.pretrained:
                 raise ContextualMTError(
-                    f"--preset {self.preset} fine-tunes a sentence-level checkpoint: give it "
-                    "with --pretrained PATH (make: PRETRAINED=PATH)"
+                    f"{shown('--preset')} {self.preset} fine-tunes a sentence-level checkpoint: give it "
+                    f"with {given('--pretrained', 'PATH')}",
+                    code=Code.OPTION_MISSING,
                 )
             if not os.path.isfile(self.pretrained):
-                raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found")
+                raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found", code=Code.NOT_FOUND)
         elif self.pretrained:
             raise ContextualMTError(
-                f"--pretrained is for --preset big (fine-tuning); --preset {self.preset} trains from scratch"
+                f"{shown('--pretrained')} is for {shown('--preset')} big (fine-tuning); "
+                f"{shown('--preset')} {self.preset} trains from scratch",
+                code=Code.OPTIONS_CONFLICT,
             )
 
 
@@ -223,7 +231,8 @@ def batch_plan(train: TrainOptions, gpus: int) -> BatchPlan:
             raise ContextualMTError(
                 f"{flag} {train.batch}: {plan.max_tokens} tokens per forward{' on each GPU' if gpus > 1 else ''} are "
                 f"fewer than the longest training example ({longest} tokens, its context included); give at "
-                f"least {longest * plan.processes * plan.update_freq}"
+                f"least {longest * plan.processes * plan.update_freq}",
+                code=Code.OPTION_VALUE,
             )
     return plan
 
@@ -351,7 +360,7 @@ def _plan(train: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[i
     if trained is not None:
         refusal = _past_limits(train, trained, limits)
         if refusal:
-            raise ContextualMTError(refusal)
+            raise ContextualMTError(refusal, code=Code.OPTION_VALUE)
         if not _more_to_do(trained, limits):
             if trusted:
                 return "done", done  # the limits the run reached, asked for in other words
@@ -428,10 +437,12 @@ def train_model(options: TrainOptions) -> Dict:
     require_data(options.layout)
     gpus = visible_gpus() if options.gpus is None else options.gpus
     if gpus > visible_gpus():
-        raise ContextualMTError(f"--gpus {gpus}: only {visible_gpus()} GPU(s) visible")
+        raise ContextualMTError(
+            f"{shown('--gpus')} {gpus}: only {visible_gpus()} GPU(s) visible", code=Code.OPTION_VALUE
+        )
     fp16 = (gpus > 0 and _fast_fp16()) if options.fp16 is None else options.fp16
     if fp16 and gpus == 0:
-        raise ContextualMTError("--fp16 needs a GPU")
+        raise ContextualMTError("--fp16 needs a GPU", code=Code.OPTION_VALUE)
     plan = batch_plan(options, gpus)
     fp = train_fingerprint(options, plan)
     keep_asked_limits(options, fp)
@@ -461,7 +472,9 @@ def train_model(options: TrainOptions) -> Dict:
                 p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]
             ] + curve
     if not os.path.exists(options.layout.checkpoint(options.model)):
-        raise ContextualMTError(f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}")
+        raise ContextualMTError(
+            f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}", code=Code.MODEL
+        )
     figures = checkpoint_figures(options)
     return record.save(
         fp,
@@ -565,9 +578,12 @@ def _run(cmd: List[str], log_path: str, train: TrainOptions) -> Dict:
             raise ContextualMTError(
                 f"{save}: saving a checkpoint failed ({tail or 'see the log'}); is the disk full "
                 f"({free:.1f} GiB free now)? Free space there and re-run: training resumes from "
-                f"checkpoint_last.pt; see {log_path}"
+                f"checkpoint_last.pt; see {log_path}",
+                code=Code.CANNOT_WRITE,
             )
-        raise ContextualMTError(f"training the {train.model} model failed{': ' + tail if tail else ''}; see {log_path}")
+        raise ContextualMTError(
+            f"training the {train.model} model failed{': ' + tail if tail else ''}; see {log_path}", code=Code.MODEL
+        )
     stats = progress.stats.as_dict()
     stats["seconds"] = round(time.time() - start, 1)
     return stats

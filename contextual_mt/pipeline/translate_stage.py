@@ -15,7 +15,7 @@ from commandkit.documents import check_line_count
 from commandkit.options import group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DECODING_HELP, DecodingOptions
 from contextual_mt.inference.model_args import max_tokens_option, progress_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
@@ -45,10 +45,10 @@ class StudyDecodingArgs:
     decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
 
     def options(self) -> DecodingOptions:
-        how = {} if self.decoding is None else {"decoding": self.decoding}
-        return DecodingOptions(
-            beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size, max_tokens=self.max_tokens, **how
+        made = DecodingOptions(
+            beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size, max_tokens=self.max_tokens
         )
+        return made if self.decoding is None else replace(made, decoding=self.decoding)
 
 
 @dataclass
@@ -69,7 +69,9 @@ class TranslateStageOptions:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+            raise ContextualMTError(
+                f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
+            )
 
 
 def model_decoding(translate: TranslateStageOptions, model: str) -> DecodingOptions:
@@ -140,7 +142,10 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     refs = read_lines(files["reference"])
     check_line_count(ids, files["docids"], len(sources), files["source"])
     if len(refs) != len(sources):
-        raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
+        raise ContextualMTError(
+            f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}",
+            code=Code.LINE_COUNT,
+        )
     loaded: Dict[str, DocumentTranslator] = {}
     with outputs(*[options.layout.translation(s) for s in todo], record_path, done.path):
         pass  # every output writable, checked before anything is translated

@@ -21,7 +21,7 @@ class StageParser(argparse.ArgumentParser):
     (``error: SPM_VOCAB: invalid int value: 'x'``, exit 1) instead of a usage dump naming an
     option the user never typed."""
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         if not under_make():
             return super().parse_known_args(args, namespace)
         self.exit_on_error = False  # argparse's error about one option: named by its variable, below
