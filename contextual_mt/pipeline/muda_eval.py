@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError, given
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
 from contextual_mt.pipeline.make_names import parse_words, set_by_stage, split_words
 from contextual_mt.pipeline.pcxmi import record_path
@@ -44,7 +44,7 @@ class MudaEvalOptions:
         nargs="+", help="systems to compare, the first the baseline (default: the study's translations)"
     )
     # default: default_muda_args
-    muda_args: Optional[str] = option(
+    muda_args: str = option(
         help="more `muda eval` options, as one string (default: the demo's lexicon, or --comet-model)"
     )
     muda_tag_args: str = option(help=MUDA_TAG_ARGS_HELP)  # None: ""
@@ -253,11 +253,11 @@ def run_muda_eval(muda: MudaEvalOptions) -> None:
     def muda_eval_fingerprint() -> Dict:
         return {
             **file_hashes(files),
-            "hyps": [file_hashes({"h": h})["h"] for h in muda.hyps],
+            "hyps": list(file_hashes({str(i): h for i, h in enumerate(muda.hyps)}).values()),
             "hyp_files": list(muda.hyps),
             "lang": p.muda_lang,
             "args": muda.muda_args,
-            "arg_files": _arg_files(given(muda.muda_args, "--muda-args"), "--muda-args"),
+            "arg_files": _arg_files(muda.muda_args, "--muda-args"),
             "version": project_version(),
         }
 
@@ -279,36 +279,29 @@ def run_muda_eval(muda: MudaEvalOptions) -> None:
 def generative_testset(muda: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from commandkit.outputs import atomic_write_text
-    from commandkit.text import file_sha256
-    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
-    from docalign.align import AlignArgs
+    from contextual_mt.testsets.evaluate import evaluate_on_suites
 
     p = muda.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
     if not os.path.isfile(manifest):
         print(f"no test suites ({manifest}): 'make testset' adds their generative evaluation here")
         return
-    made_from = read_summary(os.path.join(testset_folder(p.results), "summary.json")).get("reference_sha256")
-    if made_from != file_sha256(p.test(p.target)):
+    folder = muda_folder(p)
+    table = evaluate_on_suites(  # a document-level system output is aligned to the references
+        manifest,
+        muda.hyps,
+        p.test(p.target),
+        p.test("docids"),
+        os.path.join(folder, "testset_eval.json"),
+        os.path.join(folder, "testset_eval.txt"),
+    )
+    if table is None:
         logger.warning(
             "%s: made from another reference than %s; run 'make testset' again for its generative evaluation",
             manifest,
             p.test(p.target),
         )
         return
-    folder = muda_folder(p)
-    result = evaluate_testset(  # a document-level system output is aligned to the references
-        EvaluateOptions(
-            manifest,
-            muda.hyps,
-            docids=p.test("docids"),
-            output=os.path.join(folder, "testset_eval.json"),
-            align=AlignArgs(pivot=p.test(p.target)),
-        )
-    )
-    table = format_testset_table(result)
-    atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")
     print(f"generative evaluation on the test suites ({manifest}):\n{table}")
 
 
