@@ -44,9 +44,9 @@ class CuesStageOptions:
     progress: bool = progress_option()
 
     def __post_init__(self) -> None:
-        self.muda_tag_args = self.muda_tag_args or ""
         from contextual_mt.inference.precision import check_dtype
 
+        self.muda_tag_args = self.muda_tag_args or ""
         check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         self.layout = pair_layout(self.lang, self.root)
