@@ -50,8 +50,10 @@ from docalign.formats import NO_PIVOT
 
 if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions
     from contextual_mt.analysis.report import ReportOptions
     from contextual_mt.attribution.attribute import AttributeOptions
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, ContrastiveResult
     from contextual_mt.inference.interface import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
     from contextual_mt.metrics import ScoreOptions
@@ -116,6 +118,35 @@ def cxmi(options: Optional[CxmiOptions] = None, **keywords: Any) -> Run:
     o = command_options(CxmiOptions, options, keywords)
     summary = run_cxmi(o)
     return Run(o.output, summary, read_pcxmi(o.output))
+
+
+def cxmi_merge(options: Optional[CxmiMergeOptions] = None, **keywords: Any) -> Run:
+    """``contextual-mt cxmi-merge``: the outputs of ``cxmi`` runs with ``shard="i/n"`` (``shards``,
+    every part of one computation) joined into ``output`` and its summary, as one unsharded run
+    writes them. Returns the summary and the records.
+
+    Keywords: the options of ``CxmiMergeOptions`` (``shards``, ``output``)."""
+    from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions, merge_shards
+    from contextual_mt.analysis.join import read_pcxmi
+
+    merge = command_options(CxmiMergeOptions, options, keywords)
+    summary = merge_shards(merge.shards, merge.output)
+    return Run(merge.output, summary, read_pcxmi(merge.output))
+
+
+def contrastive(options: Optional[ContrastiveOptions] = None, **keywords: Any) -> ContrastiveResult:
+    """``contextual-mt contrastive``: the accuracy of a model (``path`` or ``hf_model``) on a
+    contrastive test set (``format``: voita, bawden, contrapro, scat; ``input``), scoring every
+    candidate and writing ``output`` (one loss per candidate, the file the set's own scorer reads)
+    and ``summary``; or, with ``scores`` instead of a model, the accuracy of scores made elsewhere.
+    Returns the summary (``summary["accuracy"]``, ``summary["by"]``), the ``scores`` (one per
+    candidate) and the ``groups`` (one record per test instance: ``right``, ...).
+
+    Keywords: the options of ``ContrastiveOptions`` and of the model, as ``contextual-mt
+    contrastive --help`` lists them."""
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, evaluate_contrastive
+
+    return evaluate_contrastive(command_options(ContrastiveOptions, options, keywords))
 
 
 def attribute(options: Optional[AttributeOptions] = None, **keywords: Any) -> Run:
@@ -429,7 +460,9 @@ __all__ = [
     "Translations",
     "align",
     "attribute",
+    "contrastive",
     "cxmi",
+    "cxmi_merge",
     "model_spec",
     "report",
     "score",
