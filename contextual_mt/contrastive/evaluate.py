@@ -128,12 +128,22 @@ class ContrastiveOptions:
     @staticmethod
     def check_before_model(model: ModelArgs, given: Any) -> None:
         """Which of the two runs, before the model's options are read."""
-        check_mode(model.given(), getattr(given, "output", None), getattr(given, "scores", None),
-                   bool(getattr(given, "maximize", False)))
+        check_mode(
+            model.given(),
+            getattr(given, "output", None),
+            getattr(given, "scores", None),
+            bool(getattr(given, "maximize", False)),
+        )
 
     @property
     def set_name(self) -> str:
         return os.path.splitext(os.path.basename(self.input))[0]
+
+    @property
+    def scoring_model(self) -> ModelSpec:
+        """The model that scores the candidates (not ``--scores``)."""
+        assert self.model is not None  # check_mode
+        return self.model
 
     @property
     def scores_file(self) -> str:
@@ -188,7 +198,7 @@ def read_set(options: ContrastiveOptions) -> ContrastiveSet:
 
 def detokenizes(options: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
     if options.detokenize == "auto":  # models that read raw text: --spm, and every Hugging Face model
-        return test_set.tokenized and family(options.model).reads_raw_text(options.model)
+        return test_set.tokenized and family(options.scoring_model).reads_raw_text(options.scoring_model)
     return options.detokenize == "yes"
 
 
@@ -254,7 +264,7 @@ def contrastive_fingerprint(options: ContrastiveOptions, detok: bool) -> Dict:
         "format": options.format,
         "input": file_sha256(options.input),
         "context_files": [file_sha256(p) for p in options.context_files],
-        **model_fingerprint(options.model),
+        **model_fingerprint(options.scoring_model),
         "detokenized": detok,
     }
 
@@ -336,7 +346,7 @@ def _run(options: ContrastiveOptions, output: str) -> ContrastiveResult:
     finished = {r["line"] - 1 for r in done}
     if done:
         logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
-    backend = open_pair_scorer(options.model, options.max_tokens)
+    backend = open_pair_scorer(options.scoring_model, options.max_tokens)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
     check_distinguishable(test_set, backend)
     copies = repeats(test_set)
@@ -364,7 +374,7 @@ def _run(options: ContrastiveOptions, output: str) -> ContrastiveResult:
             "loss": LOSS[options.normalize],
             "normalize": options.normalize,
             "detokenized": detok,
-            **model_summary(options.model),
+            **model_summary(options.scoring_model),
             "source_context_size": backend.source_context_size,
             "target_context_size": backend.target_context_size,
             "trained_context": backend.trained_context,
@@ -399,7 +409,7 @@ def group_records(test_set: ContrastiveSet, losses: Sequence[float]) -> List[Dic
     """One record per group: where it is, its correct candidate, its categories, and whether it is right."""
     return [
         {"where": g.where, "correct": g.correct, "categories": dict(g.categories), "right": right}
-        for g, right in zip(test_set.groups, groups_right(test_set, losses))
+        for g, right in zip(test_set.groups, groups_right(test_set, losses), strict=True)
     ]
 
 

@@ -15,12 +15,13 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from commandkit.documents import group_by_document, read_docids
 from commandkit.errors import Code, InputError, check_number
+from commandkit.options import group, option
 from commandkit.outputs import (
     atomic_write_lines,
     atomic_write_text,
@@ -31,9 +32,10 @@ from commandkit.outputs import (
     scratch_directory,
 )
 from commandkit.text import read_lines
-from docalign.align import AlignOptions
+from docalign.align import ALIGN_GROUP, AlignArgs, AlignOptions
 from docalign.formats import read_pivots, write_alignment
 from muda.annotators.base import Annotator
+from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorArgs
 from muda.evaluation.metrics import (
     bleu_metric,
     bleu_with_document_statistics,
@@ -66,43 +68,75 @@ REFERENCE = "reference"  # the reference's files in the work directory: referenc
 logger = logging.getLogger(__name__)
 
 
+PRECOMPUTED = "pre-computed annotations"
+
+
 @dataclass(frozen=True)
 class EvalOptions:
-    """The inputs of ``run_eval`` (the options of ``muda eval``)."""
+    """``muda eval`` (and ``run_eval``): the reference, the systems' outputs, what to write and how
+    to test; checked when built, before any file is read or model loaded."""
 
-    src: str
-    ref: str
-    docids: str
-    tgt_lang: str
-    hyps: Sequence[str]
-    output: Optional[str] = None  # the JSON result
-    ref_tags: Optional[str] = None  # tags of the reference from `muda tag`; None: tag it now
-    src_conllu: Optional[str] = None
-    ref_conllu: Optional[str] = None
-    ref_alignments: Optional[str] = None
-    hyp_conllu: Optional[Sequence[str]] = None  # one per hypothesis file
-    hyp_alignments: Optional[Sequence[str]] = None  # one per hypothesis file
-    names: Optional[Sequence[str]] = None  # default: the hypothesis file names
-    bootstrap: int = BOOTSTRAP_RESAMPLES  # paired bootstrap resamples (0: none)
-    seed: int = BOOTSTRAP_SEED
-    comet_model: Optional[str] = None
-    plot: Optional[str] = None  # PNG bar chart
+    src: str = option(required=True)
+    ref: str = option(required=True)
+    docids: str = option(required=True)
+    tgt_lang: str = option(required=True)
+    hyps: Sequence[str] = option(
+        nargs="+",
+        required=True,
+        help="system outputs: plain lines, raw fairseq-generate output (re-ordered by id), or a document-level "
+        "output (JSONL records or one document per line), re-aligned to the source lines",
+    )
+    names: Optional[Sequence[str]] = option(nargs="+", help="system names (default: the file names)")
+    ref_tags: Optional[str] = option(help="tags of the reference from `muda tag` (default: tag it now)")
+    output: Optional[str] = option(help="JSON with every score and p-value")
+    plot: Optional[str] = option(help="PNG bar chart of f-measure per tag per system")
+    table: Optional[str] = option(help="also write the table printed on stdout to this file")
+    bootstrap: int = option(default=BOOTSTRAP_RESAMPLES, help="paired bootstrap resamples (0: none)")
+    seed: int = option(default=BOOTSTRAP_SEED)
+    comet_model: Optional[str] = option(help="also COMET (unbabel-comet): a model name or checkpoint path")
+    src_conllu: Optional[str] = option(group=PRECOMPUTED)
+    ref_conllu: Optional[str] = option(group=PRECOMPUTED)
+    ref_alignments: Optional[str] = option(group=PRECOMPUTED)
+    hyp_conllu: Optional[Sequence[str]] = option(nargs="+", group=PRECOMPUTED, help="one per hypothesis file")
+    hyp_alignments: Optional[Sequence[str]] = option(nargs="+", group=PRECOMPUTED, help="one per hypothesis file")
+    lexicon: Optional[Sequence[str]] = option(
+        nargs=3,
+        metavar=("SRC.conllu", "TGT.conllu", "ALIGN"),
+        group=PRECOMPUTED,
+        help="annotate hypotheses by lookup in this annotated parallel corpus (no model)",
+    )
+    annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    # a --hyps file may be a whole-document output (JSONL records {"doc", "text"}, or one document
+    # per line): it is re-aligned to the source lines (docalign) against ``align.pivot`` (default:
+    # the reference), with docalign's sentence rules for --tgt-lang unless ``align`` says otherwise
+    align: AlignArgs = group(AlignArgs)
+    alignment_dir: Optional[str] = option(
+        group=ALIGN_GROUP,
+        metavar="DIR",
+        help="write DIR/NAME.alignment.jsonl for each document-level system: each source line's "
+        "segment(s), link type and chrF",
+    )
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
-    # document-level outputs: re-aligned to ``pivot`` (default: the reference) with ``align``
-    # (default: docalign's sentence rules for --tgt-lang); NAME.alignment.jsonl of each into ``alignment_dir``
-    pivot: Optional[str] = None
-    align: Optional[AlignOptions] = None
-    alignment_dir: Optional[str] = None
+
+    OUTPUT_ARGS: ClassVar[Tuple[str, ...]] = ("output", "table", "plot")
+    OUTPUT_DIR_ARGS: ClassVar[Tuple[str, ...]] = ("alignment_dir",)
 
     def __post_init__(self) -> None:
         # every value checked before any file is read or model loaded
+        if not isinstance(self.tgt_lang, str):
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})", code=Code.OPTION_VALUE)
+        if not isinstance(self.align, AlignArgs):
+            raise InputError(
+                f"align must be a docalign AlignArgs (got {type(self.align).__name__})", code=Code.OPTION_VALUE
+            )
+        _ = self.align_options  # --band; the segmenter's language
         for flag, path in (("--src", self.src), ("--ref", self.ref), ("--docids", self.docids)):
             if not isinstance(path, str) or not path:
-                raise InputError(f"{flag}: a file path is required (got {path!r})")
+                raise InputError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
-            raise InputError(f"--hyps: give one or more system output files (got {self.hyps!r})")
-        if not isinstance(self.tgt_lang, str):
-            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+            raise InputError(
+                f"--hyps: give one or more system output files (got {self.hyps!r})", code=Code.OPTION_MISSING
+            )
         get_language(self.tgt_lang)
         check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         check_number("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
@@ -114,14 +148,18 @@ class EvalOptions:
             _check_one_per_system(flag, values, len(self.hyps))
         _check_names(self.system_names, self.names is not None, self.ref_tags is None)
         if self.pivot is not None and (not isinstance(self.pivot, str) or not self.pivot):
-            raise InputError(f"--pivot: a file path is required (got {self.pivot!r})")
-        if self.align is not None and not isinstance(self.align, AlignOptions):
-            raise InputError(f"align must be a docalign AlignOptions (got {type(self.align).__name__})")
+            raise InputError(f"--pivot: a file path is required (got {self.pivot!r})", code=Code.OPTION_MISSING)
+
+    @property
+    def pivot(self) -> Optional[str]:
+        """What document-level outputs are re-aligned to (None: the reference)."""
+        return self.align.pivot
 
     @property
     def align_options(self) -> AlignOptions:
-        """``align``, or the default alignment of outputs in --tgt-lang."""
-        return self.align or AlignOptions(get_language(self.tgt_lang).code)
+        """How document-level outputs are re-aligned: ``align``'s options, the segmenter's
+        language --tgt-lang unless ``align.segmenter_lang`` is given."""
+        return self.align.options(get_language(self.tgt_lang).code)
 
     @property
     def system_names(self) -> List[str]:

@@ -288,9 +288,7 @@ def test_voita_accuracy_from_scores_matches_the_official_argmin(tmp_path):
     path = write(tmp_path / "deixis_test.json", VOITA)
     scores = [0.5, 0.7, 2.0, 1.0, 0.9]
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = run_contrastive(
-        scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
-    )
+    summary = run_contrastive(scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     expected = [int(np.argmin(scores[0:2]) == 0), int(np.argmin(scores[2:5]) == 2)]
     assert summary["accuracy"] == np.mean(expected) == 1.0
     assert "--test deixis_test" in summary["official_scorer"]
@@ -314,9 +312,7 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
     assert [repeated_candidates(g) for g in groups] == [{2: 0}, {1: 0}, {}]
     scores = [1.0, 2.0, 1.0, 0.5, 0.5, 3.0, 2.0, 1.0]  # identical strings, equal scores
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = run_contrastive(
-        scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
-    )
+    summary = run_contrastive(scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     # np.argmin: group 0's correct candidate is listed first and wins; group 1's ties with its
     # copy listed before it and loses, as in evaluate_consistency.py
     official = [int(np.argmin(scores[0:3])) == 0, int(np.argmin(scores[3:6])) == 1, int(np.argmin(scores[6:8])) == 1]
