@@ -11,7 +11,7 @@ from typing import List, Optional
 
 from commandkit.options import option
 from muda.annotators.ellipsis_bert import TrainEllipsisOptions
-from muda.annotators.models import (  # noqa: F401 (importable from here: contextual_mt's testset command)
+from muda.annotators.models import (  # noqa: F401 (importable from here too, as before)
     ANNOTATOR_GROUP,
     ANNOTATORS,
     AnnotatorArgs,
