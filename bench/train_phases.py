@@ -67,14 +67,14 @@ class Phases:
 
 def instrument(phases: Phases) -> None:
     """Every phase above wrapped where ``train_model`` looks it up (the library's code unchanged)."""
-    import contextual_mt.cli.pipeline.train as command
     import contextual_mt.pipeline.train as stage
     from contextual_mt.pipeline.train_progress import TrainProgress
     from contextual_mt.stage_record import StageRecord
 
     for name in (*BEFORE, "_run", *AFTER):
         setattr(stage, name, phases.timed(name, getattr(stage, name)))
-    command.train_model = phases.timed("train_model", command.train_model)
+    # the command imports train_model from the stage's module when it runs: wrapped there
+    stage.train_model = phases.timed("train_model", stage.train_model)
     StageRecord.save = phases.timed("StageRecord.save", StageRecord.save)  # type: ignore[method-assign]
     TrainProgress.feed = phases.feed(TrainProgress.feed)  # type: ignore[method-assign]
 
