@@ -453,7 +453,7 @@ def _chrf(
             pivots, segments = texts.documents[docs[k]]
             lists += [pivots[i0 : i0 + lines], segments[j0 : j0 + segs]]
         widths = [texts.widths[2 * docs[w[0]] + side] for w in chosen for side in (0, 1)]
-        runs = Runs(lists, [x // 2 for x in range(len(lists))], widths)
+        runs = Runs(lists, [x // 2 for x in range(len(lists))], widths, sides=[x % 2 for x in range(len(lists))])
         at = np.nonzero((window >= start) & (window < end))[0]
         local = window[at] - start
         first = np.array(runs.first, dtype=np.int64)
