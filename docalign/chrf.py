@@ -124,8 +124,10 @@ class Runs:
         if (wanted == self.made).all():
             return
         for n, grams in enumerate(self.grams, start=1):
-            count = np.where(wanted, np.maximum(self.length - n + 1, 0), 0)
-            self.sets[n - 1] = _bitsets(grams, self.begin, count, self.group)
+            end = self.begin + np.where(wanted, np.maximum(self.length - n + 1, 0), 0)
+            kept = np.nonzero(grams >= 0)[0]  # a text's n-grams that may match: a range of these
+            first = np.searchsorted(kept, self.begin)
+            self.sets[n - 1] = _bitsets(grams[kept], first, np.searchsorted(kept, end) - first, self.group)
         self.made = wanted
 
     def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
@@ -213,10 +215,6 @@ def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.
     total = int(count.sum())
     text = np.repeat(np.arange(len(begin), dtype=np.int64), count)
     gram = grams[np.repeat(begin - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)]
-    if total and gram.min() < 0:  # n-grams that never match (``_shared``)
-        kept = gram >= 0
-        text, gram = text[kept], gram[kept]
-        total = len(text)
     if not total:
         return [0] * len(begin)
     # sorted by group, n-gram, text: a text's occurrences of an n-gram are a run, numbered from 0
@@ -250,6 +248,7 @@ def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.
     group_bits = np.bincount(kind_group, weights=width, minlength=groups).astype(np.int64)
     nbytes = np.where(np.bincount(text, minlength=len(begin)) > 0, (group_bits[group] + 7) // 8, 0)  # none: 0
     offset = np.cumsum(nbytes) - nbytes
-    buffer = np.bincount(offset[text] + (bit >> 3), weights=1 << (bit & 7), minlength=int(nbytes.sum()))
-    raw = buffer.astype(np.uint8).tobytes()
+    bits = np.zeros(8 * int(nbytes.sum()), dtype=bool)
+    bits[8 * offset[text] + bit] = True
+    raw = np.packbits(bits, bitorder="little").tobytes()
     return [int.from_bytes(raw[o : o + w], "little") for o, w in zip(offset.tolist(), nbytes.tolist(), strict=True)]
