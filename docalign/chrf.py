@@ -92,6 +92,8 @@ class Runs:
         self.length = total[self.last] - total[self.single]  # characters (whitespace removed)
         self.group = np.repeat(np.asarray(groups, dtype=np.int64), sizes)[self.single]
         self.begin = total[self.single]
+        self.char_begin, self.char_end = total[:-1], total[1:]  # per single text
+        self.list_last = np.repeat(np.cumsum(sizes) - 1, sizes)  # per single text: its list's last
         stream = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         one = grams = _dense(stream.astype(np.int64))
         # per character position: its text, and the last text an n-gram from it may reach in a run
@@ -118,16 +120,38 @@ class Runs:
         return " ".join(self.singles[int(self.single[text_id]) : int(self.last[text_id])])
 
     def _make(self, ids: np.ndarray) -> None:
-        """The bitsets of the texts ``ids`` (and of those made before)."""
+        """The bitsets of the texts ``ids`` (and of those made before). The runs from one text
+        are made one from the other: run (t, c) is run (t, c - 1) with the n-grams that end in
+        text t + c - 1 (``piece`` (t, c)), numbered on from those of the run before (an n-gram's
+        k-th occurrence from t sets its k-th bit), so each character is counted once per run start,
+        not once per run."""
         wanted = self.made.copy()
         wanted[ids] = True
         if (wanted == self.made).all():
             return
+        # per single text t: the longest run from it that is wanted, c = 1 .. that its pieces
+        start = self.single[wanted]
+        need = np.zeros(len(self.char_begin), dtype=np.int64)
+        np.maximum.at(need, start, np.nonzero(wanted)[0] - self.base[start] + 1)
+        unit = np.repeat(np.arange(len(need), dtype=np.int64), need)
+        step = np.arange(int(need.sum()), dtype=np.int64) - np.repeat(np.cumsum(need) - need, need)  # c - 1
+        end_text = np.minimum(unit + step, self.list_last[unit])
+        beyond = unit + step > self.list_last[unit]  # past the list's end: nothing more (a cut run)
+        group = self.group[self.base[unit]]
+        run = self.base[unit] + step
         for n, grams in enumerate(self.grams, start=1):
-            end = self.begin + np.where(wanted, np.maximum(self.length - n + 1, 0), 0)
-            kept = np.nonzero(grams >= 0)[0]  # a text's n-grams that may match: a range of these
-            first = np.searchsorted(kept, self.begin)
-            self.sets[n - 1] = _bitsets(grams[kept], first, np.searchsorted(kept, end) - first, self.group)
+            lo = np.maximum(self.char_begin[unit], self.char_begin[end_text] - n + 1)
+            hi = np.where(beyond, lo, np.maximum(self.char_end[end_text] - n + 1, lo))
+            kept = np.nonzero(grams >= 0)[0]  # the n-grams that may match; a piece's: a range of them
+            first = np.searchsorted(kept, lo)
+            pieces = _bitsets(grams[kept], first, np.searchsorted(kept, hi) - first, group, unit)
+            sets = self.sets[n - 1] or [0] * len(self.length)
+            made: List[int] = []
+            for k, (bits, c) in enumerate(zip(pieces, step.tolist(), strict=True)):
+                made.append(bits if c == 0 else made[k - 1] | bits)
+            for r, bits in zip(run.tolist(), made, strict=True):
+                sets[r] = bits
+            self.sets[n - 1] = sets
         self.made = wanted
 
     def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
@@ -208,10 +232,14 @@ def _dense(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.ndarray) -> List[int]:
+def _bitsets(
+    grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.ndarray, unit: Optional[np.ndarray] = None
+) -> List[int]:
     """Each text's multiset of n-grams (``grams[begin : begin + count]``) as an int: bits ``base``
     to ``base + k - 1`` for an n-gram it has k times, ``base`` that n-gram's first bit in the
-    text's group, where each n-gram has as many bits as the most times a text of the group has it."""
+    text's group, where each n-gram has as many bits as the most times a text of the group has it.
+    ``unit``: texts of one unit (consecutive) count their n-grams together, in their order: a text
+    sets the bits of its n-grams' occurrences after those of the unit's texts before it."""
     total = int(count.sum())
     text = np.repeat(np.arange(len(begin), dtype=np.int64), count)
     gram = grams[np.repeat(begin - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)]
@@ -226,14 +254,14 @@ def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.
         keys |= text
         keys.sort()
         kind, text = keys >> tbits, keys & ((1 << tbits) - 1)
-        new_run = np.concatenate([[True], keys[1:] != keys[:-1]])
         new_kind = np.concatenate([[True], kind[1:] != kind[:-1]])
     else:
         order = np.lexsort((text, gram, group[text]))
         text, gram = text[order], gram[order]
         owner = group[text]
         new_kind = np.concatenate([[True], (owner[1:] != owner[:-1]) | (gram[1:] != gram[:-1])])
-        new_run = new_kind | np.concatenate([[True], text[1:] != text[:-1]])
+    counter = text if unit is None else unit[text]  # whose occurrences are numbered together
+    new_run = new_kind | np.concatenate([[True], counter[1:] != counter[:-1]])
     index = np.arange(total, dtype=np.int64)
     rank = index - np.maximum.accumulate(np.where(new_run, index, 0))
     starts = np.nonzero(new_kind)[0]
