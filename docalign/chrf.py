@@ -144,14 +144,12 @@ class Runs:
             hi = np.where(beyond, lo, np.maximum(self.char_end[end_text] - n + 1, lo))
             kept = np.nonzero(grams >= 0)[0]  # the n-grams that may match; a piece's: a range of them
             first = np.searchsorted(kept, lo)
-            pieces = _bitsets(grams[kept], first, np.searchsorted(kept, hi) - first, group, unit)
-            sets = self.sets[n - 1] or [0] * len(self.length)
-            made: List[int] = []
-            for k, (bits, c) in enumerate(zip(pieces, step.tolist(), strict=True)):
-                made.append(bits if c == 0 else made[k - 1] | bits)
-            for r, bits in zip(run.tolist(), made, strict=True):
-                sets[r] = bits
-            self.sets[n - 1] = sets
+            made = _bitsets(grams[kept], first, np.searchsorted(kept, hi) - first, group, unit)
+            for k in np.nonzero(step)[0].tolist():  # a run: the run before it and its piece
+                made[k] |= made[k - 1]
+            sets = np.array(self.sets[n - 1] or [0] * len(self.length), dtype=object)
+            sets[run] = np.array(made + [None], dtype=object)[:-1]  # (None: kept an array of ints)
+            self.sets[n - 1] = sets.tolist()
         self.made = wanted
 
     def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
@@ -190,13 +188,14 @@ def _shared(
         return grams
     start = np.arange(len(grams))
     inside = reach[start] >= owner[start + n - 1]  # ends no further than a run from its text reaches
-    key = group[: len(grams)] * (int(grams.max()) + 1) + grams
-    sides = int(side.max()) + 1
-    present = np.unique(key[inside] * sides + side[: len(grams)][inside]) // sides
-    kinds, times = np.unique(present, return_counts=True)
-    both = kinds[times > 1]
-    at = np.minimum(np.searchsorted(both, key), max(len(both) - 1, 0))
-    keep = inside & (both[at] == key) if len(both) else np.zeros(len(key), dtype=bool)
+    kind = _dense(group[: len(grams)] * (int(grams.max()) + 1) + grams)  # (group, n-gram), numbered
+    side = side[: len(grams)]
+    sides = np.zeros(int(kind.max()) + 1, dtype=np.int64)  # per kind: the sides that have it
+    for s in np.unique(side).tolist():
+        has = np.zeros(len(sides), dtype=bool)
+        has[kind[inside & (side == s)]] = True
+        sides += has
+    keep = inside & (sides[kind] > 1)
     return np.where(keep, grams, -1)
 
 

@@ -70,8 +70,10 @@ def distances_in(
     if not len(asked):
         return out
     # the programs: one per (reference start, hypothesis start), as long as its longest pair
-    starts, program = np.unique(np.stack([ref_start[asked], hyp_start[asked]]), axis=1, return_inverse=True)
+    span = int(hyp_start.max()) + 1
+    keys, program = np.unique(ref_start[asked] * span + hyp_start[asked], return_inverse=True)
     program = program.reshape(-1)
+    starts = np.stack([keys // span, keys % span])
     cols = np.zeros(starts.shape[1], dtype=np.int64)
     np.maximum.at(cols, program, hyp_length[asked])
     # the references (the bit vectors' words): one per start, as long as its longest pair
@@ -80,41 +82,30 @@ def distances_in(
     length = np.zeros(len(patterns), dtype=np.int64)
     np.maximum.at(length, pattern[program], ref_length[asked])
     limbs = np.maximum((length + 63) // 64, 1)
-    # batches of references of one size, with at most CHUNK programs and ROWS words to match
+    # batches of references of one size, of about CHUNK programs and ROWS words to match at most
     span_lo = np.full(len(patterns), np.iinfo(np.int64).max)
     span_hi = np.zeros(len(patterns), dtype=np.int64)
     np.minimum.at(span_lo, pattern, starts[1])
     np.maximum.at(span_hi, pattern, starts[1] + cols)
-    programs_of = np.bincount(pattern, minlength=len(patterns))
-    by_pattern = np.argsort(pattern, kind="stable")  # the programs of each pattern together
-    first_program = np.concatenate([[0], np.cumsum(programs_of)])
     by_size = np.lexsort((np.arange(len(patterns)), limbs))
-    batch: List[int] = []
-    held = spans = 0
-    batches = []
-    for p in by_size.tolist():
-        if batch and (limbs[p] != limbs[batch[0]] or held + programs_of[p] > CHUNK or spans + span_hi[p] - span_lo[p] > ROWS):
-            batches.append(batch)
-            batch, held, spans = [], 0, 0
-        batch.append(p)
-        held += int(programs_of[p])
-        spans += int(span_hi[p] - span_lo[p])
-    batches.append(batch)
-    asked_program = np.argsort(program, kind="stable")  # the pairs of each program together
-    pair_first = np.concatenate([[0], np.cumsum(np.bincount(program, minlength=len(cols)))])
-    for chosen in batches:
-        chosen_patterns = np.asarray(chosen, dtype=np.int64)
-        progs = np.concatenate([by_pattern[first_program[p] : first_program[p + 1]] for p in chosen])
-        pairs = np.concatenate([asked_program[pair_first[g] : pair_first[g + 1]] for g in progs.tolist()])
+    held = np.cumsum(np.bincount(pattern, minlength=len(patterns))[by_size])
+    spans = np.cumsum((span_hi - span_lo)[by_size])
+    batch = np.empty(len(patterns), dtype=np.int64)
+    batch[by_size] = np.maximum(held // CHUNK, spans // ROWS) * len(patterns) + limbs[by_size]
+    pair_batch = batch[pattern[program]]
+    for chosen_batch in np.unique(batch).tolist():
+        chosen = np.nonzero(batch == chosen_batch)[0]
+        progs = np.nonzero(batch[pattern] == chosen_batch)[0]
+        pairs = np.nonzero(pair_batch == chosen_batch)[0]
         local = np.full(len(patterns), -1, dtype=np.int64)
-        local[chosen_patterns] = np.arange(len(chosen))
+        local[chosen] = np.arange(len(chosen))
         where = np.full(len(cols), -1, dtype=np.int64)
         where[progs] = np.arange(len(progs))
         k = asked[pairs]
         out[k] = _programs(
-            words, patterns[chosen_patterns], length[chosen_patterns], span_lo[chosen_patterns],
-            span_hi[chosen_patterns], local[pattern[progs]], starts[1][progs], cols[progs],
-            where[program[pairs]], ref_length[k], hyp_length[k], int(limbs[chosen[0]]),
+            words, patterns[chosen], length[chosen], span_lo[chosen], span_hi[chosen], local[pattern[progs]],
+            starts[1][progs], cols[progs], where[program[pairs]], ref_length[k], hyp_length[k],
+            int(limbs[chosen[0]]),
         )  # fmt: skip
     return out
 
