@@ -148,7 +148,7 @@ class Runs:
             for k in np.nonzero(step)[0].tolist():  # a run: the run before it and its piece
                 made[k] |= made[k - 1]
             sets = np.array(self.sets[n - 1] or [0] * len(self.length), dtype=object)
-            sets[run] = np.array(made + [None], dtype=object)[:-1]  # (None: kept an array of ints)
+            sets[run] = np.array([*made, None], dtype=object)[:-1]  # (None: kept an array of ints)
             self.sets[n - 1] = sets.tolist()
         self.made = wanted
 

@@ -92,6 +92,7 @@ def test_runs_of_many_texts_compared_across_sides_are_the_profiles_chrf(key_bits
         expected = [chrf(Profile(x[3]), Profile(y[3])) for x, y in pairs]
         half = len(pairs) // 2
         first = runs.scores([x[2] for x, _ in pairs[:half]], [y[2] for _, y in pairs[:half]]).tolist()
-        assert first + runs.scores([x[2] for x, _ in pairs[half:]], [y[2] for _, y in pairs[half:]]).tolist() == expected
+        rest = runs.scores([x[2] for x, _ in pairs[half:]], [y[2] for _, y in pairs[half:]]).tolist()
+        assert first + rest == expected, seed
         again = Runs(lists, groups, widths, sides=sides)
         assert again.scores([x[2] for x, _ in pairs], [y[2] for _, y in pairs]).tolist() == expected, seed
