@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from docalign import chrf as chrf_module
-from docalign import words
+from docalign import dp, words
 from docalign.chrf import Profile, Runs, chrf
 
 
@@ -96,3 +96,56 @@ def test_runs_of_many_texts_compared_across_sides_are_the_profiles_chrf(key_bits
         assert first + rest == expected, seed
         again = Runs(lists, groups, widths, sides=sides)
         assert again.scores([x[2] for x, _ in pairs], [y[2] for _, y in pairs]).tolist() == expected, seed
+
+
+def test_the_search_of_every_move_at_once_is_the_plain_dynamic_program():
+    """``dp._search`` (every move into a row at once, every document of a width class together)
+    chooses at every cell the move a plain cell-by-cell program chooses: the least cost, ties to the
+    first move in ``moves`` (link costs of few values: many ties), then the additions along the row
+    where they cost strictly less."""
+    rng = random.Random(5)
+    vocabulary = ["le", "chat", "dort", "la", "maison", ",", "."]
+    documents = []
+    for _ in range(6):
+        n, m = rng.randint(1, 9), rng.randint(1, 12)
+        documents.append(([" ".join(rng.choices(vocabulary, k=rng.randint(1, 6))) for _ in range(n)],
+                          [" ".join(rng.choices(vocabulary, k=rng.randint(1, 6))) for _ in range(m)]))  # fmt: skip
+    moves = (*dp.MOVES, (1, 3), (3, 2), (3, 4))
+    texts = dp.Texts(documents, [(3, 4)] * len(documents))
+    cells = dp._Band([dp._diagonal(len(p), len(s), rng.randint(1, 4)) for p, s in documents])
+    link_cost = {
+        (a, b): np.array([rng.choice([0.0, 1.0, 2.0, 3.0, np.inf]) for _ in range(cells.cells)])
+        for a, b in moves
+        if a and b
+    }
+    w = dp.Weights()
+    move = dp._search(texts, np.arange(len(documents)), cells, link_cost, w, moves)
+    for d, (pivots, _) in enumerate(documents):
+        first = int(cells.row_start[d])
+        lo, hi = cells.lo.tolist(), cells.hi.tolist()
+        start = cells.cell_start.tolist()
+        added = [0.0]
+        for words_ in texts.words[texts.single(1, d)].tolist():
+            added.append(added[-1] + (w.unlinked * words_ + w.addition))
+        omitted = [w.unlinked * x + w.omission for x in texts.words[texts.single(0, d)].tolist()]
+        best: dict = {}
+        for i in range(len(pivots) + 1):
+            r = first + i
+            here, chosen = [], []
+            for j in range(lo[r], hi[r] + 1):
+                value, pick = (0.0 if i == 0 and j == lo[r] else np.inf), -1
+                for index, (a, b) in enumerate(moves):
+                    if a == 0 or i < a or not lo[r - a] <= j - b <= hi[r - a]:
+                        continue
+                    cost = omitted[i - a] if b == 0 else link_cost[a, b][start[r] + j - lo[r]]
+                    if best[i - a, j - b] + cost < value:
+                        value, pick = best[i - a, j - b] + cost, index
+                here.append(value)
+                chosen.append(pick)
+            running = np.inf
+            for k, j in enumerate(range(lo[r], hi[r] + 1)):
+                running = min(running, here[k] - added[j])
+                if running < here[k] - added[j]:
+                    here[k], chosen[k] = running + added[j], dp.ADDITION
+                best[i, j] = here[k]
+                assert move[start[r] + k] == chosen[k], (d, i, j)
