@@ -627,6 +627,21 @@ def _entry(section: str, key: Any) -> Callable[[Dict], Any]:
     return lambda s: s[section][key]
 
 
+def evaluate_on_suites(
+    manifest: str, hyps: Sequence[str], reference: str, docids: str, output: str, table: str
+) -> Optional[str]:
+    """The generative evaluation of a study's translations ``hyps`` (a document-level output
+    aligned to ``reference``) on the suites of ``manifest``: ``output`` (JSON) and ``table`` (its
+    table, returned); None, and nothing written, when the suites were built from another
+    reference than ``reference`` (their groups would not be of these sentences)."""
+    options = EvaluateOptions(manifest, hyps, docids=docids, output=output, align=AlignArgs(pivot=reference))
+    if read_summary(options.summary_path).get("reference_sha256") != file_sha256(reference):
+        return None
+    text = format_testset_table(evaluate_testset(options))
+    atomic_write_text(table, text + "\n")
+    return text
+
+
 def format_testset_table(result: Dict) -> str:
     """Per system: % correct [95% CI] overall, per phenomenon, per distance; the outcome shares
     overall; the comparisons with the first system."""
