@@ -153,12 +153,12 @@ def tag_reference(muda: MudaEvalOptions) -> str:
 
 
 def muda_options(command: str, words: List[str], **given: Any):
-    """``muda COMMAND``'s options object (``muda.commands.TagArgs`` / ``EvalArgs``): the stage's own
+    """``muda COMMAND``'s options object (``TagOptions`` / ``EvalOptions``): the stage's own
     files and language ``given``, the rest from the user's ``words`` (MUDA_TAG_ARGS / MUDA_ARGS)."""
-    from muda.commands import EvalArgs, TagArgs
+    from muda.commands import EvalOptions, TagOptions
 
     flag = "--muda-tag-args" if command == "tag" else "--muda-args"
-    return parse_words({"tag": TagArgs, "eval": EvalArgs}[command], words, flag, f"muda {command}", **given)
+    return parse_words({"tag": TagOptions, "eval": EvalOptions}[command], words, flag, f"muda {command}", **given)
 
 
 def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True, target: str = "muda-eval") -> None:

@@ -38,7 +38,7 @@ from contextual_mt.testsets.counterfactual import output_names as counterfactual
 from contextual_mt.testsets.lexicon import Lexicon
 from contextual_mt.testsets.variants import Outcome, apply, closed_variants, cohesion_variants, verb_form_variants
 from muda.annotation import Sentence
-from muda.commands.options import ANNOTATORS, cache_dir_option
+from muda.commands.options import ANNOTATORS, DEFAULT_ANNOTATOR, cache_dir_option
 from muda.formats.conllu import read_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
 from muda.formats.pharaoh import read_pharaoh
@@ -84,7 +84,7 @@ class BuildOptions:
     # without tags: what annotates the reference (muda tag's --annotator; its default, muda's)
     annotator: str = option(
         choices=ANNOTATORS,
-        default=ANNOTATORS[0],
+        default=DEFAULT_ANNOTATOR,
         help="without --tags: what annotates the reference (spacy: target morphology only, so "
         "pronouns and lexical cohesion need --src-conllu/--alignments)",
     )
@@ -186,14 +186,15 @@ class BuildOptions:
 def tag_reference(options: BuildOptions, tag: Optional[Callable[[Any], Any]] = None) -> Any:
     """``muda tag`` of the reference, in this process, into ``options.tags`` in the output folder
     (made here, and removed again on failure when it was), then the annotations it wrote found
-    beside the tags. ``tag``: what runs muda's ``TagArgs`` (default ``muda.api.tag``, which
+    beside the tags. ``tag``: what runs muda's ``TagOptions`` (default ``muda.api.tag``, which
     returns its summary, returned here; the command line gives muda's command, which prints it)."""
     import shutil
 
     from muda import api as muda_api
-    from muda.commands.options import AnnotatorArgs, TagArgs
+    from muda.commands.options import AnnotatorArgs
+    from muda.tagger import TagOptions
 
-    tag_args = TagArgs(
+    tag_args = TagOptions(
         src=options.source,
         tgt=options.reference,
         docids=options.docids,
