@@ -9,16 +9,17 @@ from commandkit.errors import Code, InputError
 def test_contextual_mt_raises_the_one_type():
     """contextual_mt's error is the base type itself: a Python caller catches one type whatever
     package raised, and nothing re-wraps muda's or commandkit's errors on the way up."""
-    from contextual_mt.errors import ContextualMTError, OverPositionsError, check_option, given
+    from commandkit.errors import check_number
+    from contextual_mt.errors import ContextualMTError, OverPositionsError, given
     from muda.evaluation.metrics import local_comet_checkpoint
 
-    assert ContextualMTError is InputError
+    assert ContextualMTError is InputError  # the deprecated name the docs once gave callers
     assert issubclass(OverPositionsError, InputError) and OverPositionsError("x").code is Code.TOO_LONG
-    with pytest.raises(ContextualMTError) as e:
-        check_option("--beam", 0, minimum=1)
+    with pytest.raises(InputError) as e:
+        check_number("--beam", 0, minimum=1)
     assert e.value.code is Code.OPTION_VALUE
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         given(None, "--path")
     assert (str(e.value), e.value.code) == ("--path: not given", Code.OPTION_MISSING)
-    with pytest.raises(ContextualMTError):  # muda's, as it is
+    with pytest.raises(InputError):  # muda's, as it is
         local_comet_checkpoint("/nonexistent/model.ckpt")
