@@ -151,13 +151,15 @@ class TagOptions:
             ("--dump-tags", self.output),
         ):
             if not isinstance(path, str) or not path:
-                raise InputError(f"{flag}: a file path is required (got {path!r})")
+                raise InputError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if not isinstance(self.tgt_lang, str):
-            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})", code=Code.OPTION_VALUE)
         get_language(self.tgt_lang)
         check_phenomena(self.phenomena)
         if self.settings is not None and not isinstance(self.settings, TaggerSettings):
-            raise InputError(f"settings must be a TaggerSettings (got {type(self.settings).__name__})")
+            raise InputError(
+                f"settings must be a TaggerSettings (got {type(self.settings).__name__})", code=Code.OPTION_VALUE
+            )
 
     @property
     def tgt_label(self) -> str:
@@ -206,17 +208,17 @@ def output_paths(output: str) -> List[str]:
     return [output, summary_path(output), *annotation_paths(output).values()]
 
 
-def _check_not_inputs(o: TagOptions) -> None:
+def _check_not_inputs(options: TagOptions) -> None:
     inputs = {
-        "--src": o.src,
-        "--tgt": o.tgt,
-        "--docids": o.docids,
-        "--src-conllu": o.src_conllu,
-        "--tgt-conllu": o.tgt_conllu,
-        "--alignments": o.alignments,
+        "--src": options.src,
+        "--tgt": options.tgt,
+        "--docids": options.docids,
+        "--src-conllu": options.src_conllu,
+        "--tgt-conllu": options.tgt_conllu,
+        "--alignments": options.alignments,
     }
-    check_not_inputs({"--dump-tags": o.output, "its summary": summary_path(o.output)}, inputs)
-    side = annotation_paths(o.output)
+    check_not_inputs({"--dump-tags": options.output, "its summary": summary_path(options.output)}, inputs)
+    side = annotation_paths(options.output)
     check_not_inputs({"its .ellipsis": side["ellipsis"]}, inputs)
     # a side file may be the very annotation it stores again (tagging from them in place)
     for kind, flag in (("src_conllu", "--src-conllu"), ("tgt_conllu", "--tgt-conllu"), ("alignments", "--alignments")):
@@ -294,7 +296,8 @@ def _skip_unannotated(
     how = enabling(missing, tagger.language) if enabling else "give them pre-computed"
     if len(skipped) == len(tagger.phenomena):
         raise InputError(
-            f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; {how}"
+            f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; {how}",
+            code=Code.OPTION_MISSING,
         )
     tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
     return skipped, f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
@@ -395,7 +398,8 @@ def _annotators(annotators: Optional[Annotator]) -> Annotator:
         raise InputError(
             "no pre-computed annotations given (--src-conllu, --tgt-conllu, --alignments) and no "
             "annotator models configured: pass the CoNLL-U/Pharaoh files, or --stanza-dir and "
-            "--align-model to annotate with models"
+            "--align-model to annotate with models",
+            code=Code.OPTION_MISSING,
         )
     return annotators
 
@@ -422,10 +426,10 @@ def read_summary(tags: str) -> Optional[Dict]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(
-            f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}"
+            f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}", code=Code.FORMAT
         ) from None
     if not isinstance(data, dict):
-        raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)")
+        raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)", code=Code.FORMAT)
     return data
 
 

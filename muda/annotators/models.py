@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError, check_number
+from commandkit.errors import Code, InputError, check_number
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
@@ -40,7 +40,9 @@ class AnnotatorOptions:
         check_number("--coref-window", self.coref_window, minimum=0, integer=True)
         check_number("--batch-size", self.batch_size, minimum=1, integer=True)
         if not isinstance(self.align_model, str) or not self.align_model:
-            raise InputError(f"--align-model: a model name or path is required (got {self.align_model!r})")
+            raise InputError(
+                f"--align-model: a model name or path is required (got {self.align_model!r})", code=Code.OPTION_MISSING
+            )
 
 
 class ModelAnnotators:
