@@ -12,7 +12,7 @@ from commandkit.errors import json_reason
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import check_input_file, read_lines
 from contextual_mt.analysis.pcxmi_scorer import UNITS
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:
@@ -64,9 +64,7 @@ def read_summary(path: str) -> Dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
-            f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
-        ) from None
+        raise InputError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
     if not isinstance(value, dict):
-        raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
+        raise InputError(f"{path}: not a CXMI summary (expected a JSON object)", code=Code.FORMAT)
     return value

@@ -17,7 +17,7 @@ import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import document_spans, document_starts
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import CorpusScorer, ModelSpec
 from contextual_mt.inference.registry import model_name, open_corpus_scorer
@@ -75,7 +75,7 @@ def random_context_sources(doc_starts: np.ndarray, sizes: np.ndarray, seed: int)
 
 def check_log_base(log_base: str) -> None:
     if log_base not in LOG_BASES:
-        raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
+        raise InputError(f"--log-base must be 'e' or '2' (got {log_base!r})", code=Code.OPTION_VALUE)
 
 
 def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
@@ -83,7 +83,7 @@ def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
     the 'random' context would silently be the real one."""
     n_docs = len(document_spans(docids))
     if n_docs < 2:
-        raise ContextualMTError(f"{name}: --random-context needs at least two documents (found {n_docs})")
+        raise InputError(f"{name}: --random-context needs at least two documents (found {n_docs})", code=Code.EMPTY)
 
 
 NO_CONTEXT = {  # what a model given no context makes of each command's measure
@@ -92,12 +92,12 @@ NO_CONTEXT = {  # what a model given no context makes of each command's measure
 }
 
 
-def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") -> ContextualMTError:
+def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") -> InputError:
     if trained is not None and not trained["source_context_size"] and not trained["target_context_size"]:
         why = f"{name} was trained without context (source and target context size 0)"
     else:
         why = "context sizes 0/0 (source/target) give the model no context"
-    return ContextualMTError(
+    return InputError(
         f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
         "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
         "context sizes > 0",
@@ -154,7 +154,9 @@ class PCXMIScorer:
         ``names`` (the files of sources, references and docids) are what errors name."""
         check_log_base(log_base)
         if not (len(sources) == len(references) == len(docids)):
-            raise ContextualMTError(f"{len(sources)} sources, {len(references)} references, {len(docids)} docids")
+            raise InputError(
+                f"{len(sources)} sources, {len(references)} references, {len(docids)} docids", code=Code.LINE_COUNT
+            )
         check_references(sources, names[0], "source")
         check_references(references, names[1])
         if random_context:
