@@ -14,7 +14,7 @@ returning what it made as objects.
 Each command's options are declared once, by its options class (``TranslateOptions``,
 ``CxmiOptions``, ...): the command line is generated from it (``contextual_mt.cli``), and these
 functions build it from their keywords the same way. A wrong option or input raises
-``InputError`` (``contextual_mt.errors``; ``ContextualMTError`` is one kind of it), its message the
+``InputError`` (``commandkit.errors``, also ``contextual_mt.errors.InputError``), its message the
 one line the command would print; nothing is printed, and no output file is left behind.
 Progress bars go to stderr (``quiet=True``: none).
 
@@ -257,10 +257,11 @@ def align(options: Optional[AlignCommandOptions] = None, **keywords: Any) -> Ali
         )
     if not no_pivot and (spec is None) != (o.source is None):
         raise InputError(
-            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source"
+            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source",
+            code=Code.OPTIONS_CONFLICT,
         )
     if o.batch_size < 1:
-        raise InputError(f"--batch-size must be at least 1 (got {o.batch_size})")
+        raise InputError(f"--batch-size must be at least 1 (got {o.batch_size})", code=Code.OPTION_VALUE)
     ids = read_docids(o.docids)
     sources = None
     if o.source is not None:
@@ -342,32 +343,42 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
 def model_spec(model: ModelArgs) -> ModelSpec:
     """A fairseq checkpoint (``path``) or a Hugging Face model (``hf_model``), the other's
     options refused; ``threads`` sets torch's CPU threads."""
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     if model.threads is not None:
         set_threads(model.threads)
     dtype = model.dtype
     if model.fp16:  # an alias: with another --dtype, which one was meant?
         if dtype not in (None, "float16"):
-            raise ContextualMTError(f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}")
+            raise InputError(
+                f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}",
+                code=Code.OPTIONS_CONFLICT,
+            )
         dtype = "float16"
     if model.path and model.hf_model:
-        raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
+        raise InputError(
+            "give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both",
+            code=Code.OPTIONS_CONFLICT,
+        )
     if not model.given():
-        raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
+        raise InputError(
+            "give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME", code=Code.OPTION_MISSING
+        )
     flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
     if model.hf_model:
         from contextual_mt.backends.hf.options import HFModelOptions
 
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(model, n) is not None]
         if given:
-            raise ContextualMTError(
-                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer"
+            raise InputError(
+                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer",
+                code=Code.OPTIONS_CONFLICT,
             )
         if dtype == "auto":
-            raise ContextualMTError(
+            raise InputError(
                 "--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
-                "--dtype bfloat16 or float16 is given)"
+                "--dtype bfloat16 or float16 is given)",
+                code=Code.OPTIONS_CONFLICT,
             )
         return HFModelOptions(
             model.hf_model,
@@ -383,7 +394,7 @@ def model_spec(model: ModelArgs) -> ModelSpec:
         )
     given = [flag(n) for n in HF_ONLY if getattr(model, n) is not None]
     if given:
-        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
+        raise InputError(f"{', '.join(given)}: for --hf-model only", code=Code.OPTIONS_CONFLICT)
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     assert model.path is not None  # given(), and not hf_model
@@ -404,12 +415,12 @@ def set_threads(threads: int) -> None:
     import logging
     import os
 
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     if threads < 1:
-        raise ContextualMTError(f"--threads must be at least 1 (got {threads})")
+        raise InputError(f"--threads must be at least 1 (got {threads})", code=Code.OPTION_VALUE)
     if threads > MAX_THREADS:
-        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
+        raise InputError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
     cores = os.cpu_count()
     if cores is not None and threads > cores:
         logging.getLogger(__name__).warning(

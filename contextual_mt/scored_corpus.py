@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.text import read_lines
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 def check_references(references: Sequence[str], name: str = "reference", what: str = "reference") -> None:
@@ -16,7 +16,7 @@ def check_references(references: Sequence[str], name: str = "reference", what: s
     a blank source, as the translation of nothing (contrastive refuses an empty source too)."""
     for lineno, line in enumerate(references, start=1):
         if not line.strip():
-            raise ContextualMTError(
+            raise InputError(
                 f"{name}:{lineno}: empty {what} line; every sentence needs a {what} to "
                 "score (remove the line from all input files)",
                 code=Code.EMPTY,
@@ -30,9 +30,7 @@ def read_scored_corpus(
     other: what cxmi and attribute read."""
     sources, targets = read_lines(source), read_lines(target)
     if len(sources) != len(targets):
-        raise ContextualMTError(
-            f"{target}: has {len(targets)} lines but {source} has {len(sources)}", code=Code.LINE_COUNT
-        )
+        raise InputError(f"{target}: has {len(targets)} lines but {source} has {len(sources)}", code=Code.LINE_COUNT)
     ids = read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
     check_references(sources, source, "source")
@@ -47,9 +45,9 @@ def parse_shard(shard: Optional[str]) -> Tuple[int, int]:
     try:
         i, n = (int(x) for x in str(shard).split("/"))
     except ValueError:
-        raise ContextualMTError(f"--shard must look like 'i/n' (got {shard!r})", code=Code.OPTION_VALUE) from None
+        raise InputError(f"--shard must look like 'i/n' (got {shard!r})", code=Code.OPTION_VALUE) from None
     if not (n >= 1 and 0 <= i < n):
-        raise ContextualMTError(f"--shard {shard}: need 0 <= i < n", code=Code.OPTION_VALUE)
+        raise InputError(f"--shard {shard}: need 0 <= i < n", code=Code.OPTION_VALUE)
     return i, n
 
 
@@ -58,7 +56,8 @@ def shard_lines(ids: Sequence[str], shard: Optional[str], docids_name: str = "do
     shard_i, shard_n = parse_shard(shard)
     spans = document_spans(ids)
     if shard_n > len(spans):
-        raise ContextualMTError(
-            f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than {shard_n} shards"
+        raise InputError(
+            f"--shard {shard}: {docids_name} has only {len(spans)} documents, fewer than {shard_n} shards",
+            code=Code.OPTION_VALUE,
         )
     return [i for d, (a, b) in enumerate(spans) if d * shard_n // len(spans) == shard_i for i in range(a, b)]
