@@ -20,18 +20,21 @@ from commandkit.errors import check_number
 from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256
-from contextual_mt.analysis.cxmi_summary import summarize, summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import (
-    PCXMIScorer,
-    check_log_base,
-    check_random_context,
-    no_context_error,
-)
+from contextual_mt.analysis.cxmi_summary import summarize
+from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer, check_random_context
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.interface import ModelSpec
 from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import model_fingerprint, model_summary
-from contextual_mt.scored_corpus import parse_shard, read_scored_corpus, shard_lines
+from contextual_mt.scored_corpus import (
+    check_log_base,
+    no_context_error,
+    parse_shard,
+    read_scored_corpus,
+    shard_lines,
+    summary_path,
+    write_records,
+)
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)

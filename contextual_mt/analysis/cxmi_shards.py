@@ -8,10 +8,10 @@ from typing import Dict, Sequence
 
 from commandkit.outputs import outputs
 from commandkit.text import check_input_file
-from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
+from contextual_mt.analysis.cxmi_summary import read_summary, summarize
 from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import Code, InputError
-from contextual_mt.scored_corpus import parse_shard
+from contextual_mt.scored_corpus import parse_shard, summary_path, write_records
 from contextual_mt.stage_record import differences
 
 

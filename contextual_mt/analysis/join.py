@@ -319,7 +319,8 @@ def _check_same_sentence(a: Dict, p: Dict, where: str, pcxmi_name: str) -> None:
 def _check_scored_references(path: str) -> None:
     """An attribution of --hypotheses has the model's translations as target context: its cues are
     not about the references the report shows, even where a hypothesis equals its reference."""
-    from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+    from contextual_mt.analysis.cxmi_summary import read_summary
+    from contextual_mt.scored_corpus import summary_path
 
     meta = summary_path(path)
     if os.path.exists(meta) and read_summary(meta).get("scored", "reference") != "reference":

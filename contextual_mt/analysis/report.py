@@ -14,7 +14,7 @@ from commandkit.errors import check_number
 from commandkit.options import check_required, option
 from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.analysis import tables as T
-from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+from contextual_mt.analysis.cxmi_summary import read_summary
 from contextual_mt.analysis.join import (
     SentenceRecord,
     join,
@@ -27,6 +27,7 @@ from contextual_mt.analysis.join import (
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis.viewer import write_viewer
 from contextual_mt.errors import Code, InputError, given
+from contextual_mt.scored_corpus import summary_path
 from muda.annotation import Sentence
 
 OUTPUTS = (

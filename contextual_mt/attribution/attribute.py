@@ -28,13 +28,6 @@ from commandkit.errors import check_number
 from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256, read_lines
-from contextual_mt.analysis.cxmi_summary import summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import (
-    LOG_BASES,
-    UNITS,
-    check_log_base,
-    no_context_error,
-)
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
 from contextual_mt.errors import Code, InputError, given
@@ -48,7 +41,18 @@ from contextual_mt.inference.registry import (
     model_summary,
     open_attribution,
 )
-from contextual_mt.scored_corpus import check_references, parse_shard, read_scored_corpus, shard_lines
+from contextual_mt.scored_corpus import (
+    LOG_BASES,
+    UNITS,
+    check_log_base,
+    check_references,
+    no_context_error,
+    parse_shard,
+    read_scored_corpus,
+    shard_lines,
+    summary_path,
+    write_records,
+)
 from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
