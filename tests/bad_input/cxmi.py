@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.bad_input.core import (
     DIRECTORY,
+    EMPTY,
     LINES,
     MUST,
     NOT_FOUND,
@@ -126,7 +127,7 @@ add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/
 def single_document(c):
     c.set("--docids", c.write_lines("one_doc.docids", ["d1"] * len(lines_of(c.w.src))))
     c.argv.append("--random-context")
-    return ["--random-context", "document"]
+    return ["--random-context", "document", EMPTY]
 
 
 add("cxmi-random-context-single-document", cxmi_command, single_document)
