@@ -64,7 +64,7 @@ def check_document_unit(unit: str, max_source_tokens: Optional[int], model, deco
             )
         return
     if not family(model).translates_documents:
-        raise InputError(NEEDS_HF, code=Code.OPTIONS_CONFLICT)
+        raise InputError(NEEDS_HF, code=Code.OPTION_MISSING)
     if decoding.decoding == "parallel" or decoding.window != DecodingOptions.window:
         raise InputError(
             "--decoding parallel and --parallel-window are for --unit sentence: with --unit document "

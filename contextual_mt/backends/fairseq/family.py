@@ -61,7 +61,7 @@ class FairseqFamily:
     def open_chunk_translator(self, spec: FairseqModelOptions, decoding):
         from contextual_mt.inference.document_unit import NEEDS_HF
 
-        raise InputError(NEEDS_HF, code=Code.OPTIONS_CONFLICT)
+        raise InputError(NEEDS_HF, code=Code.OPTION_MISSING)
 
     def open_attribution(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.fairseq.attribution import BEYOND_TRAINED, FairseqAttributionBackend
