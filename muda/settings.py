@@ -6,17 +6,27 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, FrozenSet
 
 from commandkit.errors import Code, InputError, check_number
+from commandkit.options import option
 
 
 @dataclass(frozen=True)
 class TaggerSettings:
+    """The tagger's thresholds (``muda tag``'s options ``--lexical-min-count`` and
+    ``--same-sentence-counts``) and word classes."""
+
     # lexical cohesion: an aligned pair of lemmatized content words seen this many times before
-    lexical_min_count: int = 3
+    lexical_min_count: int = option(
+        default=3, help="lexical cohesion: earlier occurrences of the aligned lemma pair (default 3)"
+    )
     content_upos: FrozenSet[str] = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
     # ellipsis: target words that can carry an elided element
     ellipsis_upos: FrozenSet[str] = frozenset({"VERB", "NOUN", "PROPN", "PRON"})
     # formality / verb form: does an earlier word in the same sentence count as "previously"?
-    same_sentence_counts: bool = False
+    same_sentence_counts: bool = option(
+        action="store_true",
+        default=False,
+        help="formality/verb form: an earlier word of the same sentence counts as previous",
+    )
     verb_upos: FrozenSet[str] = field(default_factory=lambda: frozenset({"VERB"}))
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ERROR_TYPES = {"InputError", "ContextualMTError"}
 
 # the sites left, all in modules being reworked apart (issue 52): lower these as they fall
-CEILING = {"contextual_mt": 280, "muda": 13, "docalign": 3, "commandkit": 0}
+CEILING = {"contextual_mt": 271, "muda": 0, "docalign": 3, "commandkit": 0}
 
 
 def sites_without_code(source: str) -> List[int]:
