@@ -51,7 +51,7 @@ error type, the stage record, the scored corpus).
 """
 
 import contextual_mt_compat
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import ContextualMTError, InputError
 
 # fairseq's --user-dir imports this package: its registrations (the task, the models, the MuDA
 # scorer) live in backends/fairseq/ and are imported once fairseq is (at once under --user-dir)
@@ -65,4 +65,4 @@ contextual_mt_compat.register_plugins(
 )
 
 __version__ = "0.1.0"
-__all__ = ["ContextualMTError", "__version__"]
+__all__ = ["ContextualMTError", "InputError", "__version__"]  # ContextualMTError: deprecated, InputError

@@ -14,7 +14,7 @@ returning what it made as objects.
 Each command's options are declared once, by its options class (``TranslateOptions``,
 ``CxmiOptions``, ...): the command line is generated from it (``contextual_mt.cli``), and these
 functions build it from their keywords the same way. A wrong option or input raises
-``InputError`` (``contextual_mt.errors``; ``ContextualMTError`` is one kind of it), its message the
+``InputError`` (``commandkit.errors``, also ``contextual_mt.errors.InputError``), its message the
 one line the command would print; nothing is printed, and no output file is left behind.
 Progress bars go to stderr (``quiet=True``: none).
 
@@ -481,25 +481,25 @@ def options_from(cls: Type[Options], values: Any, named: Optional[Dict[str, Any]
 def model_spec(model: ModelArgs) -> ModelSpec:
     """A fairseq checkpoint (``path``) or a Hugging Face model (``hf_model``), the other's
     options refused; ``threads`` sets torch's CPU threads."""
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     if model.threads is not None:
         set_threads(model.threads)
     dtype = model.dtype
     if model.fp16:  # an alias: with another --dtype, which one was meant?
         if dtype not in (None, "float16"):
-            raise ContextualMTError(
+            raise InputError(
                 f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}",
                 code=Code.OPTIONS_CONFLICT,
             )
         dtype = "float16"
     if model.path and model.hf_model:
-        raise ContextualMTError(
+        raise InputError(
             "give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both",
             code=Code.OPTIONS_CONFLICT,
         )
     if not model.given():
-        raise ContextualMTError(
+        raise InputError(
             "give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME", code=Code.OPTION_MISSING
         )
     flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
@@ -508,12 +508,12 @@ def model_spec(model: ModelArgs) -> ModelSpec:
 
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(model, n) is not None]
         if given:
-            raise ContextualMTError(
+            raise InputError(
                 f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer",
                 code=Code.OPTIONS_CONFLICT,
             )
         if dtype == "auto":
-            raise ContextualMTError(
+            raise InputError(
                 "--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
                 "--dtype bfloat16 or float16 is given)",
                 code=Code.OPTIONS_CONFLICT,
@@ -532,7 +532,7 @@ def model_spec(model: ModelArgs) -> ModelSpec:
         )
     given = [flag(n) for n in HF_ONLY if getattr(model, n) is not None]
     if given:
-        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only", code=Code.OPTIONS_CONFLICT)
+        raise InputError(f"{', '.join(given)}: for --hf-model only", code=Code.OPTIONS_CONFLICT)
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     assert model.path is not None  # given(), and not hf_model
@@ -553,12 +553,12 @@ def set_threads(threads: int) -> None:
     import logging
     import os
 
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     if threads < 1:
-        raise ContextualMTError(f"--threads must be at least 1 (got {threads})", code=Code.OPTION_VALUE)
+        raise InputError(f"--threads must be at least 1 (got {threads})", code=Code.OPTION_VALUE)
     if threads > MAX_THREADS:
-        raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
+        raise InputError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
     cores = os.cpu_count()
     if cores is not None and threads > cores:
         logging.getLogger(__name__).warning(

@@ -1,9 +1,9 @@
 """contextual_mt's user-facing errors: one clear line, no traceback, exit status 1.
 
 Every package raises one error type, ``commandkit.errors.InputError``, with a code per kind
-(``commandkit.errors.Code``); ``ContextualMTError`` is its name in contextual_mt, so that a Python
-caller catches one type whatever package raised (muda, docalign, commandkit). The command line's
-boundary, which prints the line and sets the status, is ``commandkit.console.report``.
+(``commandkit.errors.Code``), so that a Python caller catches one type whatever package raised
+(muda, docalign, commandkit). The command line's boundary, which prints the line and sets the
+status, is ``commandkit.console.report``.
 """
 
 from __future__ import annotations
@@ -17,9 +17,13 @@ from commandkit.errors import Code, InputError, check_number
 
 Value = TypeVar("Value")
 
-ContextualMTError = InputError  # the one error type, by the name contextual_mt's code and callers know
+# Deprecated: the one error type's earlier name, which the docs once told callers to catch;
+# raise and catch InputError.
+ContextualMTError = InputError
 
-check_option = check_number  # an option's number: finite, within bounds, or one line naming the flag
+# Deprecated: commandkit.errors.check_number's earlier name, kept while the stage and test-suite
+# modules still call it.
+check_option = check_number
 
 
 class OverPositionsError(InputError):
@@ -79,6 +83,17 @@ def _is_user_error(exc_type: type, exc: BaseException) -> bool:
     return exc_type is Exception and str(exc).startswith("Size of sample #")
 
 
+def _kind_of_fairseq_error(exc: BaseException) -> Code:
+    """The code of a fairseq command's own user error (``_is_user_error``)."""
+    if isinstance(exc, FileNotFoundError):
+        return Code.NOT_FOUND
+    if isinstance(exc, IsADirectoryError):
+        return Code.IS_DIRECTORY
+    if not isinstance(exc, OSError):  # "Size of sample #...": longer than the model's positions
+        return Code.TOO_LONG
+    return Code.INPUT  # another OSError (a permission): fairseq's message says which
+
+
 def install_excepthook_for_fairseq_cli() -> None:
     """Under fairseq's own commands (fairseq-train, fairseq-generate, ...), which run our task
     without our CLI: a bad input prints one line (exit 1; Ctrl-C: 130) and leaves no empty
@@ -95,7 +110,7 @@ def install_excepthook_for_fairseq_cli() -> None:
             if new_dir and os.path.isdir(new_dir) and not os.listdir(new_dir):
                 os.rmdir(new_dir)
             if not issubclass(exc_type, (InputError, KeyboardInterrupt)):  # fairseq's own, naming the file
-                exc_type, exc = InputError, InputError(str(exc))
+                exc_type, exc = InputError, InputError(str(exc), code=_kind_of_fairseq_error(exc))
         inner(exc_type, exc, tb)
 
     sys.excepthook = _fairseq_excepthook

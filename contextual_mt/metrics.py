@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from commandkit.documents import document_spans, group_by_document, read_docids
+from commandkit.errors import check_number
 from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import Code, ContextualMTError, check_option, given
+from contextual_mt.errors import Code, InputError, given
 from contextual_mt.system_outputs import (
     DOCUMENT_LEVEL,
     read_hypotheses,
@@ -188,8 +189,8 @@ def check_comet_model(model: str) -> None:
 
 
 def check_comet_options(comet_batch_size: int, doc_comet_context: int) -> None:
-    check_option("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
-    check_option("--doc-comet-context", doc_comet_context, minimum=1, integer=True)
+    check_number("--comet-batch-size", comet_batch_size, minimum=1, integer=True)
+    check_number("--doc-comet-context", doc_comet_context, minimum=1, integer=True)
 
 
 def score(
@@ -204,15 +205,15 @@ def score(
     """All metrics for one system. d-BLEU needs ``docids``; COMET needs ``srcs``; Doc-COMET both."""
     check_comet_options(comet_batch_size, doc_comet_context)
     if len(hyps) != len(refs):
-        raise ContextualMTError(f"{len(hyps)} hypotheses but {len(refs)} references")
+        raise InputError(f"{len(hyps)} hypotheses but {len(refs)} references", code=Code.LINE_COUNT)
     if not refs:
-        raise ContextualMTError("no sentences to score")
+        raise InputError("no sentences to score", code=Code.EMPTY)
     if docids is not None and len(docids) != len(refs):
-        raise ContextualMTError(f"{len(docids)} document ids but {len(refs)} references")
+        raise InputError(f"{len(docids)} document ids but {len(refs)} references", code=Code.LINE_COUNT)
     scorer = None
     if comet_model is not None:  # the model (or its absence) before any metric is computed
         if srcs is None:
-            raise ContextualMTError("COMET needs the source sentences (--source)", code=Code.OPTION_MISSING)
+            raise InputError("COMET needs the source sentences (--source)", code=Code.OPTION_MISSING)
         scorer = load_comet(comet_model)
     result = sentence_metrics(hyps, refs)
     if docids is not None:
@@ -283,25 +284,24 @@ def run_score(options: ScoreOptions) -> Dict:
     document-level output (``contextual_mt.system_outputs``): it is then aligned to the reference
     lines (``align``: the alignment options; the pivot defaults to the references) and scored on
     the aligned hypotheses, its alignment statistics in the result's ``alignment``."""
-    o = options
-    check_comet_options(o.comet_batch_size, o.doc_comet_context)
-    if o.comet_model is not None:
-        check_comet_model(o.comet_model)  # a path not there: before a document-level output is aligned
-    align = o.align or AlignArgs()
+    check_comet_options(options.comet_batch_size, options.doc_comet_context)
+    if options.comet_model is not None:
+        check_comet_model(options.comet_model)  # a path not there: before a document-level output is aligned
+    align = options.align or AlignArgs()
     align_options = align.options()  # --band checked before any file is read
-    with outputs(o.output, o.alignment_output):
+    with outputs(options.output, options.alignment_output):
         return _score_files(
-            o.hyp,
-            o.ref,
-            o.docids,
-            o.source,
-            o.comet_model,
-            o.comet_batch_size,
-            o.output,
-            o.doc_comet_context,
+            options.hyp,
+            options.ref,
+            options.docids,
+            options.source,
+            options.comet_model,
+            options.comet_batch_size,
+            options.output,
+            options.doc_comet_context,
             align,
             align_options,
-            o.alignment_output,
+            options.alignment_output,
         )
 
 
@@ -326,28 +326,29 @@ def _score_files(
     hyps, refs = read_lines(hyp), read_lines(ref)
     for path, lines, what in ((hyp, hyps, "hypothesis"), (ref, refs, "reference")):
         if not lines:  # sacreBLEU has no score for no sentences
-            raise ContextualMTError(f"{path}: {what} file is empty", code=Code.EMPTY)
+            raise InputError(f"{path}: {what} file is empty", code=Code.EMPTY)
     ids = None
     if docids is not None:
         ids = read_docids(docids)
         if len(ids) != len(refs):
-            raise ContextualMTError(f"{docids}: has {len(ids)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
+            raise InputError(f"{docids}: has {len(ids)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
     srcs = None
     if source is not None:
         srcs = read_lines(source)
         if len(srcs) != len(refs):
-            raise ContextualMTError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
+            raise InputError(f"{source}: has {len(srcs)} lines but {ref} has {len(refs)}", code=Code.LINE_COUNT)
     pivots = read_pivots(align, len(refs), ref)
     alignment = None
     if ids is None:
         refuse_documents(hyp, hyps, hyp_format=options.hyp_format)
         if len(hyps) != len(refs):
-            raise ContextualMTError(
+            raise InputError(
                 f"{hyp}: has {len(hyps)} lines but {ref} has {len(refs)}; {DOCUMENT_LEVEL}", code=Code.LINE_COUNT
             )
         if alignment_output:
-            raise ContextualMTError(
-                f"--alignment-output: without --docids {hyp} is read line by line (no alignment to write)"
+            raise InputError(
+                f"--alignment-output: without --docids {hyp} is read line by line (no alignment to write)",
+                code=Code.OPTIONS_CONFLICT,
             )
     else:
         read = read_hypotheses([hyp], ids, docids or "", refs if pivots is None else pivots, options)[0]

@@ -32,7 +32,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, TextIO, Tu
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, writing
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 # what every refusal of earlier outputs ends with: the one way to discard them
 OVERWRITE_HINT = "use --overwrite (make: OVERWRITE=1) to discard them"
@@ -51,11 +51,9 @@ EARLIER_PLACES = {
 _EARLIER_BY_RECORD = {"data.json": ("data",), "train.json": ("train", "train-started")}
 
 
-def stale_error(
-    path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT
-) -> ContextualMTError:
+def stale_error(path: str, what: str = "made from other inputs or settings", hint: str = OVERWRITE_HINT) -> InputError:
     """The refusal of outputs at ``path`` that this run did not make: one line, naming the path."""
-    return ContextualMTError(f"{path}: {what}; {hint}", code=Code.MISMATCH)
+    return InputError(f"{path}: {what}; {hint}", code=Code.MISMATCH)
 
 
 # ============================================================================ fingerprints
@@ -118,7 +116,9 @@ def read_record(path: str) -> Optional[Dict]:
         with open(path, encoding="utf-8") as f:
             value = json.load(f)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ContextualMTError(f"{path}: unreadable state file ({e}); delete it to start that stage again") from None
+        raise InputError(
+            f"{path}: unreadable state file ({e}); delete it to start that stage again", code=Code.FORMAT
+        ) from None
     if not isinstance(value, dict):
         raise _misshapen(path, f"a JSON {_json_type(value)}, not an object")
     return value
@@ -129,9 +129,9 @@ def _json_type(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _misshapen(path: str, why: str) -> ContextualMTError:
-    return ContextualMTError(
-        f"{path}: not a state file this project writes ({why}); delete it to start that stage again"
+def _misshapen(path: str, why: str) -> InputError:
+    return InputError(
+        f"{path}: not a state file this project writes ({why}); delete it to start that stage again", code=Code.FORMAT
     )
 
 
@@ -206,7 +206,7 @@ class StageRecord:
         itself asks ``current``): the record is there and every output it lists is intact."""
         try:
             record = self.read()
-        except ContextualMTError:
+        except InputError:
             return False  # unreadable: not finished; the stage reruns and says what is wrong
         if not isinstance(record, dict) or not record.get("outputs"):
             return False  # none, or a stage under way (the data stage's finished steps)
@@ -246,7 +246,7 @@ def record_finished(path: str, stage: str = "") -> bool:
         return StageRecord(path, stage).finished()
     try:
         return isinstance(read_record(path), dict)
-    except ContextualMTError:
+    except InputError:
         return False
 
 
@@ -300,12 +300,14 @@ def earlier_record(path: str) -> Optional[str]:
     return None
 
 
-def earlier_version(path: str) -> ContextualMTError:
+def earlier_version(path: str) -> InputError:
     """The one line for a record of an earlier version met by a stage."""
     folder = os.path.dirname(path) or "."
     if os.path.basename(folder) == RECORD_DIR:
         folder = os.path.dirname(folder) or "."
-    return ContextualMTError(f"{path}: a record of an earlier version; run `contextual-mt pipeline migrate {folder}`")
+    return InputError(
+        f"{path}: a record of an earlier version; run `contextual-mt pipeline migrate {folder}`", code=Code.FORMAT
+    )
 
 
 def _partial_fingerprint(path: str, first: object) -> Optional[Dict]:
@@ -323,7 +325,10 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
     if not os.path.exists(path):
         return None, []
     if os.path.isdir(path):
-        raise ContextualMTError(f"{path}: is a directory, not the partial records of an interrupted run; move it away")
+        raise InputError(
+            f"{path}: is a directory, not the partial records of an interrupted run; move it away",
+            code=Code.IS_DIRECTORY,
+        )
     header, records = None, []
     try:
         with open(path, encoding="utf-8") as f:
@@ -337,7 +342,7 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 if n == 0:
                     header = _partial_fingerprint(path, value)
                     if not isinstance(header, dict):
-                        raise ContextualMTError(
+                        raise InputError(
                             f"{path}: has no fingerprint on its first line (left by an older version, or not by "
                             f"`contextual-mt {command}`), so it cannot be trusted; "
                             "rerun with --overwrite to discard it",
@@ -346,13 +351,15 @@ def read_partial(path: str, command: str) -> Tuple[Optional[Dict], List[Dict]]:
                 elif isinstance(value, dict) and isinstance(value.get("line"), int):
                     records.append(value)
                 else:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{path}:{n + 1}: damaged (not a record of `contextual-mt {command}`), so the file cannot be "
-                        "trusted; rerun with --overwrite to discard it"
+                        "trusted; rerun with --overwrite to discard it",
+                        code=Code.FORMAT,
                     )
     except UnicodeDecodeError:
-        raise ContextualMTError(
-            f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite to discard it"
+        raise InputError(
+            f"{path}: not a partial {command} run (not UTF-8 text); rerun with --overwrite to discard it",
+            code=Code.NOT_UTF8,
         ) from None
     return header, records
 
@@ -365,7 +372,7 @@ def resumable_records(path: str, fp: Dict, lines: Iterable[int], command: str = 
         return []
     differ = differences(header, fp, ("partial", "now"))
     if differ:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: left by a different computation (differs in: {', '.join(differ)}); "
             "rerun with --overwrite to discard it",
             code=Code.MISMATCH,

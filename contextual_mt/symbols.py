@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 from commandkit.options import option
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import check_input_file, read_lines
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 BRK = "<brk>"
 MASK = "<mask>"
@@ -39,9 +39,9 @@ def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> 
     for lineno, line in enumerate(lines, start=1):
         word, count, overwrite = _dictionary_entry(line)
         if word is None or not count.isdigit():
-            raise ContextualMTError(f"{path}:{lineno}: expected '<symbol> <count>', got {line!r}", code=Code.FORMAT)
+            raise InputError(f"{path}:{lineno}: expected '<symbol> <count>', got {line!r}", code=Code.FORMAT)
         if word in present and not overwrite:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}:{lineno}: symbol {word!r} appears twice; fairseq cannot load this dictionary", code=Code.FORMAT
             )
         present.add(word)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from commandkit.documents import document_spans
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from docalign.align import AlignArgs, Alignment, AlignOptions, align_outputs, nonempty_documents
 from docalign.formats import AUTO, DOCUMENTS, JSONL, LINES, SystemOutput, is_jsonl, read_system_output, write_alignment
 from docalign.formats import read_pivots as read_pivot_lines
@@ -38,11 +38,9 @@ def refuse_documents(path: str, lines: Sequence[str], needs: str = "--docids", h
     documents (``hyp_format``, --hyp-format): one line saying what a document-level output needs,
     never its JSON text scored as translations."""
     if hyp_format in (DOCUMENTS, JSONL):
-        raise ContextualMTError(
-            f"--hyp-format {hyp_format}: a document-level output needs {needs}", code=Code.OPTION_MISSING
-        )
+        raise InputError(f"--hyp-format {hyp_format}: a document-level output needs {needs}", code=Code.OPTION_MISSING)
     if is_jsonl(lines):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: JSONL document records: a document-level output needs {needs}", code=Code.OPTION_MISSING
         )
 
@@ -72,7 +70,7 @@ def read_hypotheses(
     for path in paths:
         outputs.append(read_system_output(path, ids, docids_path, nonempty, options.hyp_format))
         if outputs[-1].format != LINES and pivots is None:
-            raise ContextualMTError(f"{path}: {no_pivot}", code=Code.OPTION_MISSING)
+            raise InputError(f"{path}: {no_pivot}", code=Code.OPTION_MISSING)
     alignments = align_outputs(outputs, pivots or [], ids, options)
     return [
         Hypotheses(path, list(o.lines or [])) if a is None else Hypotheses(path, a.hypotheses, a)
@@ -84,7 +82,7 @@ def write_alignment_file(path: str, hypotheses: Hypotheses) -> None:
     """``--alignment-output``: the alignment records of a document-level output (one line naming
     the file when it was line-aligned: there is nothing to write)."""
     if hypotheses.alignment is None:
-        raise ContextualMTError(
+        raise InputError(
             f"--alignment-output {path}: {hypotheses.path} is line-aligned (one line per source line): "
             "there is no alignment to write",
             code=Code.OPTIONS_CONFLICT,

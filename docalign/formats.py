@@ -122,7 +122,8 @@ def read_system_output(
     elif hyp_format == DOCUMENTS:
         raise InputError(
             f"{path}: has {len(lines)} lines but {docids_path} has {len(spans)} documents "
-            "(--hyp-format documents: one per line, in its order)"
+            "(--hyp-format documents: one per line, in its order)",
+            code=Code.LINE_COUNT,
         )
     else:
         raise InputError(
@@ -179,7 +180,8 @@ def _read_jsonl(
         if k >= len(where_of[doc]):
             raise InputError(
                 f"{path}:{lineno}: document {doc!r} again: {docids_path} has "
-                f"{len(where_of[doc])} document(s) of that id (one record per document, its whole text)"
+                f"{len(where_of[doc])} document(s) of that id (one record per document, its whole text)",
+                code=Code.FORMAT,
             )
         seen[doc] = k + 1
         d = where_of[doc][k]

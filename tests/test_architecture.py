@@ -161,9 +161,42 @@ def test_no_import_from_a_lower_floor_to_a_higher_one():
     assert upward_imports(import_graph(ROOT)) == []
 
 
+# The runners' floor: side by side, each on the floors below and none on another (what two of
+# them share goes below both: the scored corpus, its log base and records for cxmi and attribute).
+# A test suite is scored as contrastive sets: testsets -> contrastive, the one exception.
+RUNNERS = (
+    "contextual_mt.analysis",
+    "contextual_mt.attribution",
+    "contextual_mt.contrastive",
+    "contextual_mt.testsets",
+    "contextual_mt.metrics",
+)
+RUNNER_IMPORTS = {("contextual_mt.testsets", "contextual_mt.contrastive")}
+
+
+def runner_of(module: str) -> Optional[str]:
+    return next((r for r in RUNNERS if module == r or module.startswith(r + ".")), None)
+
+
+def imports_between_runners(graph: Dict[str, Set[str]]) -> List[str]:
+    return sorted(
+        f"{m} imports {t}"
+        for m, targets in graph.items()
+        for t in targets
+        if runner_of(m)
+        and runner_of(t)
+        and runner_of(m) != runner_of(t)
+        and (runner_of(m), runner_of(t)) not in RUNNER_IMPORTS
+    )
+
+
+def test_no_runner_imports_another():
+    assert imports_between_runners(import_graph(ROOT)) == []
+
+
 def test_floor_checks_find_upward_imports_and_package_cycles():
-    """The two checks above can fail: a planted upward import and a cycle between two packages
-    made of files that form no file cycle are found."""
+    """The checks above can fail: a planted upward import, a runner importing another, and a
+    cycle between two packages made of files that form no file cycle are found."""
     graph = {
         "contextual_mt.inference.a": {"contextual_mt.backends.hf.b"},
         "contextual_mt.backends.hf.b": set(),
@@ -177,6 +210,11 @@ def test_floor_checks_find_upward_imports_and_package_cycles():
         "contextual_mt.backends",
     ]
     assert upward_imports(graph) == ["contextual_mt.inference.a imports contextual_mt.backends.hf.b"]
+    runners = {
+        "contextual_mt.attribution.a": {"contextual_mt.analysis.b", "contextual_mt.scored_corpus"},
+        "contextual_mt.testsets.c": {"contextual_mt.contrastive.d"},
+    }
+    assert imports_between_runners(runners) == ["contextual_mt.attribution.a imports contextual_mt.analysis.b"]
 
 
 FAIRSEQ_HOME = "contextual_mt/backends/fairseq/"

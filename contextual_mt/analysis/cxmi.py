@@ -16,22 +16,25 @@ import logging
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from commandkit.errors import check_number
 from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256
-from contextual_mt.analysis.cxmi_summary import summarize, summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import (
-    PCXMIScorer,
-    check_log_base,
-    check_random_context,
-    no_context_error,
-)
-from contextual_mt.errors import check_option
+from contextual_mt.analysis.cxmi_summary import summarize
+from contextual_mt.analysis.pcxmi_scorer import PCXMIScorer, check_random_context
 from contextual_mt.inference.batching import check_batching
 from contextual_mt.inference.interface import ModelSpec
 from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import model_fingerprint, model_summary
-from contextual_mt.scored_corpus import parse_shard, read_scored_corpus, shard_lines
+from contextual_mt.scored_corpus import (
+    check_log_base,
+    no_context_error,
+    parse_shard,
+    read_scored_corpus,
+    shard_lines,
+    summary_path,
+    write_records,
+)
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
@@ -71,7 +74,7 @@ class CxmiOptions:
         check_required(self)
         check_log_base(self.log_base)
         check_batching(self.batch_size, self.max_tokens)
-        check_option("--seed", self.seed, minimum=0, integer=True)  # numpy's generators take no negative seed
+        check_number("--seed", self.seed, minimum=0, integer=True)  # numpy's generators take no negative seed
         parse_shard(self.shard)
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None)
@@ -80,25 +83,24 @@ class CxmiOptions:
 def cxmi_run_fingerprint(options: CxmiOptions) -> Dict:
     """Everything the records depend on, by content: a partial run resumes, and shards merge,
     only when these agree. Computed without loading the model."""
-    o = options
-    shard_i, shard_n = parse_shard(o.shard)
+    shard_i, shard_n = parse_shard(options.shard)
     return {
-        "source": file_sha256(o.source),
-        "reference": file_sha256(o.reference),
-        "docids": file_sha256(o.docids),
-        **model_fingerprint(o.model),
-        "log_base": o.log_base,
-        "random_context": o.random_context,
-        "seed": o.seed if o.random_context else None,  # the seed only draws the random context
+        "source": file_sha256(options.source),
+        "reference": file_sha256(options.reference),
+        "docids": file_sha256(options.docids),
+        **model_fingerprint(options.model),
+        "log_base": options.log_base,
+        "random_context": options.random_context,
+        "seed": options.seed if options.random_context else None,  # the seed only draws the random context
         "shard": f"{shard_i}/{shard_n}",
     }
 
 
-def read_cxmi_inputs(o: CxmiOptions) -> Tuple[List[str], List[str], List[str]]:
+def read_cxmi_inputs(options: CxmiOptions) -> Tuple[List[str], List[str], List[str]]:
     """Sources, references and docids, checked against each other."""
-    sources, references, ids = read_scored_corpus(o.source, o.reference, o.docids)
-    if o.random_context:
-        check_random_context(ids, o.docids)
+    sources, references, ids = read_scored_corpus(options.source, options.reference, options.docids)
+    if options.random_context:
+        check_random_context(ids, options.docids)
     return sources, references, ids
 
 
@@ -111,28 +113,28 @@ def run_cxmi(options: CxmiOptions) -> Dict:
     return summary
 
 
-def up_to_date(o: CxmiOptions, fp: Dict) -> Optional[Dict]:
+def up_to_date(options: CxmiOptions, fp: Dict) -> Optional[Dict]:
     """The existing summary when OUTPUT and its summary were made from exactly these inputs and
     options (same fingerprint, same number of records); else None."""
-    return SummaryRecord(o.output, summary_path(o.output), "sentences").current(fp)
+    return SummaryRecord(options.output, summary_path(options.output), "sentences").current(fp)
 
 
-def _run_cxmi(o: CxmiOptions) -> Dict:
-    sources, references, ids = read_cxmi_inputs(o)
-    mine = shard_lines(ids, o.shard, o.docids)
-    partial = partial_path(o.output)
-    fp = cxmi_run_fingerprint(o)  # before the model is loaded: a stale partial fails fast
-    if o.skip_up_to_date:
-        summary = up_to_date(o, fp)
+def _run_cxmi(options: CxmiOptions) -> Dict:
+    sources, references, ids = read_cxmi_inputs(options)
+    mine = shard_lines(ids, options.shard, options.docids)
+    partial = partial_path(options.output)
+    fp = cxmi_run_fingerprint(options)  # before the model is loaded: a stale partial fails fast
+    if options.skip_up_to_date:
+        summary = up_to_date(options, fp)
         if summary is not None:
-            logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
+            logger.warning("%s: up to date (made from these inputs and options); nothing to do", options.output)
             return summary
-    done = resumable_records(partial, fp, (i + 1 for i in mine)) if o.resume else []
+    done = resumable_records(partial, fp, (i + 1 for i in mine)) if options.resume else []
     finished = {r["line"] - 1 for r in done}
     todo = [i for i in mine if i not in finished]
     if done:
         logger.warning("%s: resuming, %d of %d sentences already scored", partial, len(finished), len(mine))
-    scorer = PCXMIScorer.from_checkpoint(o.model, batch_size=o.batch_size, max_tokens=o.max_tokens)
+    scorer = PCXMIScorer.from_checkpoint(options.model, batch_size=options.batch_size, max_tokens=options.max_tokens)
     writer, new = PartialFile(partial, fp, done), []
     try:
         for records in scorer.score(
@@ -140,11 +142,11 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
             references,
             ids,
             todo,
-            o.random_context,
-            o.seed,
-            o.log_base,
-            o.progress,
-            names=(o.source, o.reference, o.docids),
+            options.random_context,
+            options.seed,
+            options.log_base,
+            options.progress,
+            names=(options.source, options.reference, options.docids),
         ):
             writer.write(records)
             new.extend(records)
@@ -153,17 +155,17 @@ def _run_cxmi(o: CxmiOptions) -> Dict:
     records = sorted(done + new, key=lambda r: r["line"])
     summary = summarize(
         records,
-        o.log_base,
+        options.log_base,
         {
-            **model_summary(o.model),
+            **model_summary(options.model),
             "source_context_size": scorer.n_src,
             "target_context_size": scorer.n_tgt,
-            "random_context": o.random_context,
-            "seed": o.seed,
+            "random_context": options.random_context,
+            "seed": options.seed,
             "shard": fp["shard"],
-            "records": o.output,
+            "records": options.output,
             "fingerprint": fp,
         },
     )
-    write_records(o.output, records, summary)
+    write_records(options.output, records, summary)
     return summary

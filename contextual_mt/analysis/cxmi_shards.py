@@ -10,10 +10,10 @@ from typing import Dict, List, Sequence
 from commandkit.options import check_required, option
 from commandkit.outputs import outputs
 from commandkit.text import check_input_file
-from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
+from contextual_mt.analysis.cxmi_summary import read_summary, summarize
 from contextual_mt.analysis.join import read_pcxmi
-from contextual_mt.errors import Code, ContextualMTError
-from contextual_mt.scored_corpus import parse_shard
+from contextual_mt.errors import Code, InputError
+from contextual_mt.scored_corpus import parse_shard, summary_path, write_records
 from contextual_mt.stage_record import differences
 
 
@@ -28,7 +28,7 @@ class CxmiMergeOptions:
     def __post_init__(self) -> None:
         check_required(self)
         if isinstance(self.shards, str) or not self.shards:
-            raise ContextualMTError(
+            raise InputError(
                 f"give the shards to merge: the JSONL files 'cxmi --shard i/n' wrote (got {self.shards!r})",
                 code=Code.OPTION_MISSING,
             )
@@ -37,17 +37,17 @@ class CxmiMergeOptions:
 
 def _shard_summary(path: str) -> Dict:
     if not os.path.exists(path):  # the records first: a summary without them is no shard either
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: does not exist (no such shard file: give the JSONL that 'cxmi --shard i/n' wrote)",
             code=Code.NOT_FOUND,
         )
     check_input_file(path, "shard (the JSONL of 'cxmi --shard i/n')")
     meta_path = summary_path(path)
     if not os.path.exists(meta_path):
-        raise ContextualMTError(f"{meta_path}: summary missing; is {path} a finished shard?", code=Code.NOT_FOUND)
+        raise InputError(f"{meta_path}: summary missing; is {path} a finished shard?", code=Code.NOT_FOUND)
     meta = read_summary(meta_path)
     if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
-        raise ContextualMTError(
+        raise InputError(
             f"{meta_path}: has no fingerprint (written by an older version); score that shard again",
             code=Code.FORMAT,
         )
@@ -61,7 +61,7 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     for path, meta in zip(shards[1:], metas[1:], strict=True):
         differ = differences(first, meta["fingerprint"], ("there", "here"), ignore=("shard",))
         if differ:
-            raise ContextualMTError(
+            raise InputError(
                 f"{summary_path(path)}: not a shard of the same computation as {first_path} "
                 f"(differs in: {', '.join(differ)})",
                 code=Code.MISMATCH,
@@ -71,21 +71,21 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
     for path, meta in zip(shards, metas, strict=True):
         try:
             i, n_here = parse_shard(meta["fingerprint"].get("shard"))
-        except ContextualMTError as e:
-            raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})", code=e.code) from None
+        except InputError as e:
+            raise InputError(f"{summary_path(path)}: bad shard ({e})", code=e.code) from None
         if n is not None and n_here != n:
-            raise ContextualMTError(
+            raise InputError(
                 f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards", code=Code.MISMATCH
             )
         n = n_here
         if i in parts:
-            raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}", code=Code.MISMATCH)
+            raise InputError(f"shard {i}/{n} given twice: {parts[i]} and {path}", code=Code.MISMATCH)
         parts[i] = path
     if n is None:
-        raise ContextualMTError("no shards to merge", code=Code.OPTION_MISSING)
+        raise InputError("no shards to merge", code=Code.OPTION_MISSING)
     missing = [f"{i}/{n}" for i in range(n) if i not in parts]
     if missing:
-        raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards", code=Code.MISMATCH)
+        raise InputError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards", code=Code.MISMATCH)
 
 
 def merge_shards(shards: Sequence[str], output: str) -> Dict:
@@ -101,16 +101,14 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
     for path, meta in zip(shards, metas, strict=True):
         shard_records = read_pcxmi(path)
         if len(shard_records) != meta["sentences"]:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: has {len(shard_records)} records but {summary_path(path)} counts "
                 f"{meta['sentences']}; the file is incomplete or not this shard's",
                 code=Code.LINE_COUNT,
             )
         for lineno, r in enumerate(shard_records, start=1):
             if r["line"] in seen:
-                raise ContextualMTError(
-                    f"{path}:{lineno}: sentence {r['line']} appears in two shards", code=Code.MISMATCH
-                )
+                raise InputError(f"{path}:{lineno}: sentence {r['line']} appears in two shards", code=Code.MISMATCH)
             seen.add(r["line"])
             records.append(r)
     records.sort(key=lambda r: r["line"])

@@ -9,10 +9,10 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from commandkit.errors import json_reason
-from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import check_input_file, read_lines
-from contextual_mt.analysis.pcxmi_scorer import UNITS
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
+from contextual_mt.scored_corpus import UNITS
+from contextual_mt.scored_corpus import summary_path as summary_path  # re-exported: pipeline stages import it here
 
 
 def summarize(records: Sequence[Dict], log_base: str, extra: Optional[Dict] = None) -> Dict:
@@ -47,16 +47,6 @@ def summary_line(summary: Dict, output: str) -> str:
     )
 
 
-def summary_path(output: str) -> str:
-    return (output[:-6] if output.endswith(".jsonl") else output) + ".summary.json"
-
-
-def write_records(output: str, records: Sequence[Dict], summary: Dict) -> None:
-    """The records (one JSON line each) and the summary, each written atomically."""
-    atomic_write_lines(output, [json.dumps(r, ensure_ascii=False) for r in records])
-    atomic_write_text(summary_path(output), json.dumps(summary, indent=2) + "\n")
-
-
 def read_summary(path: str) -> Dict:
     """A ``.summary.json``: one line naming the file (and line) if it is not JSON."""
     check_input_file(path, "summary")
@@ -64,9 +54,7 @@ def read_summary(path: str) -> Dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
-            f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
-        ) from None
+        raise InputError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
     if not isinstance(value, dict):
-        raise ContextualMTError(f"{path}: not a CXMI summary (expected a JSON object)")
+        raise InputError(f"{path}: not a CXMI summary (expected a JSON object)", code=Code.FORMAT)
     return value

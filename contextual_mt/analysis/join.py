@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.analysis.pos_classes import pos_classes
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from muda.annotation import Sentence
 
 
@@ -109,18 +109,16 @@ def read_pcxmi(path: str) -> List[Dict]:
             _ = (r["line"], r["doc"], r["tokens"], r["token_pcxmi"], r["words"])
             values = [r["sentence_pcxmi"], *r["token_pcxmi"]]
         except (json.JSONDecodeError, KeyError, TypeError) as e:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}:{lineno}: not a P-CXMI record ({type(e).__name__}: {e})", code=Code.FORMAT
             ) from None
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
             bad = next(
                 v for v in values if not (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
             )
-            raise ContextualMTError(
-                f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})", code=Code.FORMAT
-            )
+            raise InputError(f"{path}:{lineno}: a P-CXMI value is not a finite number ({bad!r})", code=Code.FORMAT)
         if r["line"] in seen:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}:{lineno}: sentence {r['line']} again (first on line {seen[r['line']]}); "
                 "every sentence is one record",
                 code=Code.FORMAT,
@@ -128,7 +126,7 @@ def read_pcxmi(path: str) -> List[Dict]:
         seen[r["line"]] = lineno
         records.append(r)
     if not records:
-        raise ContextualMTError(f"{path}: no P-CXMI records", code=Code.EMPTY)
+        raise InputError(f"{path}: no P-CXMI records", code=Code.EMPTY)
     return records
 
 
@@ -142,7 +140,7 @@ def read_tags(path: str) -> List[List[Tuple[str, List[str]]]]:
 
 def _check_same_text(what: str, forms: Sequence[str], record: Dict, text: str) -> None:
     if _norm("".join(forms)) != text:
-        raise ContextualMTError(
+        raise InputError(
             f"{what}: tokens {' '.join(forms)!r} do not match the reference on line {record['line']} "
             f"({record['reference']!r})",
             code=Code.MISMATCH,
@@ -168,7 +166,7 @@ def join(
         ann = tag = None
         if annotations is not None:
             if i >= len(annotations):
-                raise ContextualMTError(
+                raise InputError(
                     f"{annotations_name}: has {len(annotations)} sentences; no annotation for line {r['line']}",
                     code=Code.LINE_COUNT,
                 )
@@ -176,7 +174,9 @@ def join(
             _check_same_text(f"{annotations_name}: sentence {i + 1}", ann.forms, r, text)
         if tags is not None:
             if i >= len(tags):
-                raise ContextualMTError(f"{tags_name}: has {len(tags)} sentences; no tags for line {r['line']}")
+                raise InputError(
+                    f"{tags_name}: has {len(tags)} sentences; no tags for line {r['line']}", code=Code.LINE_COUNT
+                )
             tag = tags[i]
             _check_same_text(f"{tags_name}: sentence {i + 1}", [t for t, _ in tag], r, text)
         if ann is not None:
@@ -246,8 +246,9 @@ def _parse_attribution(text: str, where: str) -> Dict:
         a = json.loads(text)
         _ = (a["line"], a["doc"], a["tokens"], a["selected"], a["context"], a["cues"])
     except (json.JSONDecodeError, KeyError, TypeError) as e:
-        raise ContextualMTError(
-            f"{where}: not an attribution record of `contextual-mt attribute` ({type(e).__name__}: {e})"
+        raise InputError(
+            f"{where}: not an attribution record of `contextual-mt attribute` ({type(e).__name__}: {e})",
+            code=Code.FORMAT,
         ) from None
     return a
 
@@ -256,7 +257,7 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
     """Indices in range, so that the viewer and the tables never index outside a record."""
     n = len(a["tokens"])
     if not isinstance(a["selected"], list) or not all(_is_index(t, n) for t in a["selected"]):
-        raise ContextualMTError(f"{where}: a selected token index is not in 0..{n - 1} ({a['selected']!r})")
+        raise InputError(f"{where}: a selected token index is not in 0..{n - 1} ({a['selected']!r})", code=Code.FORMAT)
     lengths = {}
     for c in a["context"]:
         if not (
@@ -266,7 +267,7 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
             and isinstance(c.get("tokens"), list)
             and all(isinstance(t, str) for t in c["tokens"])
         ):
-            raise ContextualMTError(f"{where}: a context sentence is not {{side, sentence, tokens}} ({c!r})")
+            raise InputError(f"{where}: a context sentence is not {{side, sentence, tokens}} ({c!r})", code=Code.FORMAT)
         lengths[c["side"], c["sentence"]] = len(c["tokens"])
     selected = set(a["selected"])
     for cue in a["cues"]:
@@ -277,8 +278,9 @@ def _check_attribution_shape(a: Dict, where: str) -> None:
             and _is_index(cue.get("position"), lengths.get((cue.get("side"), cue.get("sentence")), 0))
         )
         if not ok:
-            raise ContextualMTError(
-                f"{where}: a cue points outside the selected tokens or the context, or has no finite score ({cue!r})"
+            raise InputError(
+                f"{where}: a cue points outside the selected tokens or the context, or has no finite score ({cue!r})",
+                code=Code.FORMAT,
             )
 
 
@@ -293,35 +295,40 @@ def _check_same_sentence(a: Dict, p: Dict, where: str, pcxmi_name: str) -> None:
     """An attribution record must be of the P-CXMI record's sentence: same document, same reference,
     same subword pieces (the selected indices and the word grouping depend on them)."""
     if a["doc"] != p["doc"]:
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: sentence {a['line']} is in document {a['doc']!r} here, in "
-            f"{p['doc']!r} in {pcxmi_name}: not the same documents"
+            f"{p['doc']!r} in {pcxmi_name}: not the same documents",
+            code=Code.MISMATCH,
         )
     if "target" in a and a["target"] != p["reference"]:
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: the target of sentence {a['line']} ({a['target']!r}) is not its reference "
             f"in {pcxmi_name} ({p['reference']!r}); the report is about the references: "
-            "attribute them with `contextual-mt attribute --reference`"
+            "attribute them with `contextual-mt attribute --reference`",
+            code=Code.MISMATCH,
         )
     if a["tokens"] != p["tokens"]:
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: the target tokens of sentence {a['line']} differ from {pcxmi_name} "
             f"({_first_difference(a['tokens'], p['tokens'])}); attribute with the model "
-            "(and sentencepiece model) that scored P-CXMI"
+            "(and sentencepiece model) that scored P-CXMI",
+            code=Code.MISMATCH,
         )
 
 
 def _check_scored_references(path: str) -> None:
     """An attribution of --hypotheses has the model's translations as target context: its cues are
     not about the references the report shows, even where a hypothesis equals its reference."""
-    from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+    from contextual_mt.analysis.cxmi_summary import read_summary
+    from contextual_mt.scored_corpus import summary_path
 
     meta = summary_path(path)
     if os.path.exists(meta) and read_summary(meta).get("scored", "reference") != "reference":
-        raise ContextualMTError(
+        raise InputError(
             f"{meta}: the attribution is of the model's hypotheses "
             f"({read_summary(meta).get('target_file')}); the report is about the references: "
-            "attribute them with `contextual-mt attribute --reference`"
+            "attribute them with `contextual-mt attribute --reference`",
+            code=Code.MISMATCH,
         )
 
 
@@ -337,23 +344,25 @@ def read_attribution(path: str, records: Sequence[Dict], pcxmi_name: str = "the 
         where = f"{path}:{lineno}"
         a = _parse_attribution(text, where)
         if a["line"] in out:
-            raise ContextualMTError(f"{where}: sentence {a['line']} again; every sentence is one record")
+            raise InputError(f"{where}: sentence {a['line']} again; every sentence is one record", code=Code.FORMAT)
         p = by_line.get(a["line"])
         if p is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: sentence {a['line']} has no record in {pcxmi_name} "
-                f"({len(records)} sentences): not the same lines"
+                f"({len(records)} sentences): not the same lines",
+                code=Code.MISMATCH,
             )
         _check_same_sentence(a, p, where, pcxmi_name)
         _check_attribution_shape(a, where)
         out[a["line"]] = a
     missing = sorted(set(by_line) - set(out))
     if missing:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}:{lineno + 1}: ends after {len(out)} records, {pcxmi_name} has "
             f"{len(records)}: no attribution of sentence {missing[0]}"
             + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
-            + "; attribute the same lines (and shard) as P-CXMI"
+            + "; attribute the same lines (and shard) as P-CXMI",
+            code=Code.MISMATCH,
         )
     return out
 

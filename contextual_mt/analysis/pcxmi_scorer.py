@@ -10,23 +10,19 @@ and checked by ``contextual_mt.scored_corpus``).
 from __future__ import annotations
 
 import logging
-import math
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import document_spans, document_starts
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import length_batches
 from contextual_mt.inference.interface import CorpusScorer, ModelSpec
 from contextual_mt.inference.registry import model_name, open_corpus_scorer
-from contextual_mt.scored_corpus import check_references
+from contextual_mt.scored_corpus import LOG_BASES, check_log_base, check_references, no_context_error
 
 logger = logging.getLogger(__name__)
-
-LOG_BASES = {"e": 1.0, "2": math.log(2)}
-UNITS = {"e": "nats", "2": "bits"}
 
 
 def split_words(pieces: Sequence[str]) -> List[Tuple[str, List[int]]]:
@@ -73,36 +69,12 @@ def random_context_sources(doc_starts: np.ndarray, sizes: np.ndarray, seed: int)
     return out
 
 
-def check_log_base(log_base: str) -> None:
-    if log_base not in LOG_BASES:
-        raise ContextualMTError(f"--log-base must be 'e' or '2' (got {log_base!r})")
-
-
 def check_random_context(docids: Sequence[str], name: str = "docids") -> None:
     """The control takes context from other documents: with one document there are none, and
     the 'random' context would silently be the real one."""
     n_docs = len(document_spans(docids))
     if n_docs < 2:
-        raise ContextualMTError(f"{name}: --random-context needs at least two documents (found {n_docs})")
-
-
-NO_CONTEXT = {  # what a model given no context makes of each command's measure
-    "cxmi": "its CXMI is 0 by construction; CXMI needs context",
-    "attribute": "no token can depend on context and there is none to attribute to; attribution needs context",
-}
-
-
-def no_context_error(name: str, trained: Optional[Dict], command: str = "cxmi") -> ContextualMTError:
-    if trained is not None and not trained["source_context_size"] and not trained["target_context_size"]:
-        why = f"{name} was trained without context (source and target context size 0)"
-    else:
-        why = "context sizes 0/0 (source/target) give the model no context"
-    return ContextualMTError(
-        f"{why}, so {NO_CONTEXT[command]}: a model trained with context and "
-        "--sample-context-size (e.g. --target-context-size 3 --sample-context-size), and "
-        "context sizes > 0",
-        code=Code.MODEL,
-    )
+        raise InputError(f"{name}: --random-context needs at least two documents (found {n_docs})", code=Code.EMPTY)
 
 
 class PCXMIScorer:
@@ -154,7 +126,9 @@ class PCXMIScorer:
         ``names`` (the files of sources, references and docids) are what errors name."""
         check_log_base(log_base)
         if not (len(sources) == len(references) == len(docids)):
-            raise ContextualMTError(f"{len(sources)} sources, {len(references)} references, {len(docids)} docids")
+            raise InputError(
+                f"{len(sources)} sources, {len(references)} references, {len(docids)} docids", code=Code.LINE_COUNT
+            )
         check_references(sources, names[0], "source")
         check_references(references, names[1])
         if random_context:

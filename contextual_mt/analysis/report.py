@@ -10,10 +10,11 @@ from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
 
+from commandkit.errors import check_number
 from commandkit.options import check_required, option
 from commandkit.outputs import atomic_write_text, outputs
 from contextual_mt.analysis import tables as T
-from contextual_mt.analysis.cxmi_summary import read_summary, summary_path
+from contextual_mt.analysis.cxmi_summary import read_summary
 from contextual_mt.analysis.join import (
     SentenceRecord,
     join,
@@ -25,7 +26,8 @@ from contextual_mt.analysis.join import (
 )
 from contextual_mt.analysis.plot import plot_means
 from contextual_mt.analysis.viewer import write_viewer
-from contextual_mt.errors import Code, ContextualMTError, check_option, given
+from contextual_mt.errors import Code, InputError, given
+from contextual_mt.scored_corpus import summary_path
 from muda.annotation import Sentence
 
 OUTPUTS = (
@@ -92,10 +94,10 @@ class ReportOptions:
     def __post_init__(self) -> None:
         check_required(self)
         if self.conllu and self.stanza_lang:
-            raise ContextualMTError("give either --conllu or --stanza-lang, not both", code=Code.OPTIONS_CONFLICT)
-        check_option("--min-count", self.min_count, minimum=1, integer=True)
-        check_option("--top", self.top, minimum=0, integer=True)
-        check_option("--top-pairs", self.top_pairs, minimum=1, integer=True)
+            raise InputError("give either --conllu or --stanza-lang, not both", code=Code.OPTIONS_CONFLICT)
+        check_number("--min-count", self.min_count, minimum=1, integer=True)
+        check_number("--top", self.top, minimum=0, integer=True)
+        check_number("--top-pairs", self.top_pairs, minimum=1, integer=True)
         if self.lang and not (self.conllu or self.stanza_lang or self.tags) and not moses_has_rules(self.lang):
             logger.warning(
                 f"--lang {self.lang}: the Moses tokenizer (sacremoses) has no rules for {self.lang!r}; "
@@ -141,18 +143,24 @@ def report_lines(summary: Dict, output_dir: str) -> List[str]:
     return out
 
 
-def _run_report(o: ReportOptions) -> Dict:
-    pcxmi, output_dir, conllu, stanza_lang, tags = o.pcxmi, o.output_dir, o.conllu, o.stanza_lang, o.tags
+def _run_report(options: ReportOptions) -> Dict:
+    pcxmi, output_dir, conllu, stanza_lang, tags = (
+        options.pcxmi,
+        options.output_dir,
+        options.conllu,
+        options.stanza_lang,
+        options.tags,
+    )
     records = read_pcxmi(pcxmi)
     # checked before anything slow (stanza) runs
-    attribution = read_attribution(o.attribution, records, pcxmi) if o.attribution else None
+    attribution = read_attribution(options.attribution, records, pcxmi) if options.attribution else None
     annotations = None
     if conllu:
         from muda.formats.conllu import read_conllu
 
         annotations = read_conllu(conllu)
     elif stanza_lang:
-        annotations = _stanza_annotations(records, stanza_lang, o.stanza_dir, output_dir)
+        annotations = _stanza_annotations(records, stanza_lang, options.stanza_dir, output_dir)
     tag_sentences = read_tags(tags) if tags else None
     annotations_name = conllu or (f"stanza {stanza_lang}" if stanza_lang else None)
     sentences = join(
@@ -161,7 +169,7 @@ def _run_report(o: ReportOptions) -> Dict:
         annotations_name or "annotations",
         tag_sentences,
         tags or "tags",
-        lang=o.lang or stanza_lang,
+        lang=options.lang or stanza_lang,
     )
     meta_path = summary_path(pcxmi)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
@@ -169,8 +177,8 @@ def _run_report(o: ReportOptions) -> Dict:
     values = [u.pcxmi for s in sentences for u in s.units]
     pos_rows = T.by_pos(sentences)
     tag_rows = T.by_tag(sentences) if tag_sentences is not None else []
-    vocab_rows = T.by_vocabulary(sentences, o.min_count)
-    tops = T.top_rows(sentences, o.top)
+    vocab_rows = T.by_vocabulary(sentences, options.min_count)
+    tops = T.top_rows(sentences, options.top)
     summary = {
         "records": pcxmi,
         "unit": unit,
@@ -182,25 +190,29 @@ def _run_report(o: ReportOptions) -> Dict:
         "word_unit": word_unit(
             annotations_name if annotations is not None else None,
             tags if tag_sentences is not None else None,
-            o.lang or stanza_lang,
+            options.lang or stanza_lang,
         ),
         "annotations": conllu or (f"stanza:{stanza_lang}" if stanza_lang else None),
         "tags": tags,
         "pos": [vars(r) for r in pos_rows],
         "tag": [vars(r) for r in tag_rows],
-        "vocabulary_min_count": o.min_count,
+        "vocabulary_min_count": options.min_count,
         "vocabulary": [vars(r) for r in vocab_rows],
         "top_tokens": tops,
     }
     pairs = None
     if attribution is not None:
         pairs = T.cue_pairs(sentences, attribution, tagged=tag_sentences is not None)
-        summary["attribution"] = _attribution_summary(o, given(o.attribution, "--attribution"), attribution, pairs)
+        summary["attribution"] = _attribution_summary(
+            options, given(options.attribution, "--attribution"), attribution, pairs
+        )
     _write(output_dir, sentences, summary, pos_rows, tag_rows, vocab_rows, tops, attribution, pairs)
     return summary
 
 
-def _attribution_summary(o: ReportOptions, records: str, attribution: Dict[int, Dict], pairs: List[T.PairRow]) -> Dict:
+def _attribution_summary(
+    options: ReportOptions, records: str, attribution: Dict[int, Dict], pairs: List[T.PairRow]
+) -> Dict:
     meta_path = summary_path(records)
     meta = read_summary(meta_path) if os.path.exists(meta_path) else {}
     return {
@@ -209,8 +221,8 @@ def _attribution_summary(o: ReportOptions, records: str, attribution: Dict[int, 
         "cci": meta.get("cci"),
         "selected_tokens": sum(len(a["selected"]) for a in attribution.values()),
         "cues": sum(len(a["cues"]) for a in attribution.values()),
-        "top_pairs": o.top_pairs,
-        "pairs": [vars(r) for r in T.top_pairs(pairs, o.top_pairs)],
+        "top_pairs": options.top_pairs,
+        "pairs": [vars(r) for r in T.top_pairs(pairs, options.top_pairs)],
     }
 
 

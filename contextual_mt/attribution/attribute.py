@@ -24,19 +24,13 @@ import numpy as np
 from tqdm import tqdm
 
 from commandkit.documents import check_line_count, document_starts, read_docids
+from commandkit.errors import check_number
 from commandkit.options import check_required, group, option
 from commandkit.outputs import outputs
 from commandkit.text import file_sha256, read_lines
-from contextual_mt.analysis.cxmi_summary import summary_path, write_records
-from contextual_mt.analysis.pcxmi_scorer import (
-    LOG_BASES,
-    UNITS,
-    check_log_base,
-    no_context_error,
-)
 from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
-from contextual_mt.errors import Code, ContextualMTError, check_option, given
+from contextual_mt.errors import Code, InputError, given
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.interface import ModelSpec
@@ -47,7 +41,18 @@ from contextual_mt.inference.registry import (
     model_summary,
     open_attribution,
 )
-from contextual_mt.scored_corpus import check_references, parse_shard, read_scored_corpus, shard_lines
+from contextual_mt.scored_corpus import (
+    LOG_BASES,
+    UNITS,
+    check_log_base,
+    check_references,
+    no_context_error,
+    parse_shard,
+    read_scored_corpus,
+    shard_lines,
+    summary_path,
+    write_records,
+)
 from contextual_mt.stage_record import PartialFile, partial_path, remove_partial, resumable_records
 
 logger = logging.getLogger(__name__)
@@ -65,7 +70,7 @@ TARGET = "target"  # the mutually exclusive group: exactly one of --reference, -
 def _rule(name: str, std: Optional[float], top_k: Optional[int]) -> Rule:
     """The selection rule: λ (default 1) or top k, not both (one would be ignored)."""
     if std is not None and top_k is not None:
-        raise ContextualMTError(f"give --{name}-std or --{name}-top-k, not both")
+        raise InputError(f"give --{name}-std or --{name}-top-k, not both", code=Code.OPTIONS_CONFLICT)
     return Rule(top_k=top_k) if top_k is not None else Rule(std if std is not None else Rule().std)
 
 
@@ -115,7 +120,7 @@ class TranslateFirstArgs:
 
     def decoding(self) -> Optional[DecodingOptions]:
         if self.beam != DecodingOptions.beam and not self.translate:
-            raise ContextualMTError(
+            raise InputError(
                 "--beam goes with --translate (the translations attribute makes)", code=Code.OPTIONS_CONFLICT
             )
         return DecodingOptions(beam=self.beam) if self.translate else None
@@ -203,33 +208,44 @@ class AttributeOptions:
         check_required(self)
         self.model = gradient_spec(self.model)  # fairseq: float32 (what the fingerprint and summary name)
         if [self.reference, self.hypotheses, self.translate].count(None) != 2:
-            raise ContextualMTError(
+            raise InputError(
                 "give exactly one of --reference (forced decoding of the references), "
-                "--hypotheses (the model's own translations) and --translate (translate first)"
+                "--hypotheses (the model's own translations) and --translate (translate first)",
+                code=Code.OPTIONS_CONFLICT,
             )
         if self.cti_metric not in METRICS:
-            raise ContextualMTError(f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})")
+            raise InputError(
+                f"--cti-metric must be one of {', '.join(METRICS)} (got {self.cti_metric!r})", code=Code.OPTION_VALUE
+            )
         if self.cti_scope not in SCOPES:
-            raise ContextualMTError(f"--cti-scope must be one of {', '.join(SCOPES)} (got {self.cti_scope!r})")
+            raise InputError(
+                f"--cti-scope must be one of {', '.join(SCOPES)} (got {self.cti_scope!r})", code=Code.OPTION_VALUE
+            )
         if self.method not in METHODS:
-            raise ContextualMTError(f"--method must be one of {', '.join(METHODS)} (got {self.method!r})")
+            raise InputError(
+                f"--method must be one of {', '.join(METHODS)} (got {self.method!r})", code=Code.OPTION_VALUE
+            )
         if self.contrast not in CONTRASTS:
-            raise ContextualMTError(f"--contrast must be one of {', '.join(CONTRASTS)} (got {self.contrast!r})")
+            raise InputError(
+                f"--contrast must be one of {', '.join(CONTRASTS)} (got {self.contrast!r})", code=Code.OPTION_VALUE
+            )
         if self.method == "attention" and self.contrast != AttributeOptions.contrast:
-            raise ContextualMTError(
+            raise InputError(
                 "--method attention reads attention weights, not a contrast: --contrast applies "
-                "to the gradient methods only"
+                "to the gradient methods only",
+                code=Code.OPTIONS_CONFLICT,
             )
         for flag, rule in (("--cti", self.cti), ("--cue", self.cci)):
-            check_option(f"{flag}-std", rule.std, minimum=-10, maximum=10)
-            check_option(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
+            check_number(f"{flag}-std", rule.std, minimum=-10, maximum=10)
+            check_number(f"{flag}-top-k", rule.top_k, minimum=1, integer=True, optional=True)
         check_log_base(self.log_base)
         check_batching(self.batch_size, self.max_tokens)
         parse_shard(self.shard)
         if self.shard is not None and self.cti_scope == "corpus" and self.cti.top_k is None:
-            raise ContextualMTError(
+            raise InputError(
                 "--shard with the corpus CTI threshold would select by each shard's own mean and "
-                "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)"
+                "std: give --cti-scope sentence or --cti-top-k K (the same rule in every shard)",
+                code=Code.OPTIONS_CONFLICT,
             )
         if self.model.source_context_size == 0 and self.model.target_context_size == 0:
             raise no_context_error(self.model.path, None, "attribute")
@@ -244,27 +260,27 @@ class AttributeOptions:
         return "reference" if self.reference is not None else "hypotheses" if self.hypotheses else "translation"
 
 
-def attribute_fingerprint(o: AttributeOptions) -> Dict:
+def attribute_fingerprint(options: AttributeOptions) -> Dict:
     """Everything the records depend on, by content, computed without loading the model."""
-    i, n = parse_shard(o.shard)
+    i, n = parse_shard(options.shard)
     target = (
-        file_sha256(o.target)
-        if o.target is not None
+        file_sha256(options.target)
+        if options.target is not None
         # what the translations depend on
-        else {k: getattr(o.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")}
+        else {k: getattr(options.translate, k) for k in ("beam", "lenpen", "max_len_a", "max_len_b")}
     )
     return {
-        "source": file_sha256(o.source),
-        o.target_kind: target,
-        "docids": file_sha256(o.docids),
-        **model_fingerprint(o.model),
-        "cti_metric": o.cti_metric,
-        "cti_rule": [o.cti.std, o.cti.top_k],
-        "cti_scope": o.cti_scope,
-        "method": o.method,
-        "contrast": None if o.method == "attention" else o.contrast,
-        "cue_rule": [o.cci.std, o.cci.top_k],
-        "log_base": o.log_base,
+        "source": file_sha256(options.source),
+        options.target_kind: target,
+        "docids": file_sha256(options.docids),
+        **model_fingerprint(options.model),
+        "cti_metric": options.cti_metric,
+        "cti_rule": [options.cti.std, options.cti.top_k],
+        "cti_scope": options.cti_scope,
+        "method": options.method,
+        "contrast": None if options.method == "attention" else options.contrast,
+        "cue_rule": [options.cci.std, options.cci.top_k],
+        "log_base": options.log_base,
         "shard": f"{i}/{n}",
     }
 
@@ -286,62 +302,65 @@ def run_attribute(options: AttributeOptions) -> Dict:
     return summary
 
 
-def _run(o: AttributeOptions) -> Dict:
-    if o.translate is None:
+def _run(options: AttributeOptions) -> Dict:
+    if options.translate is None:
         sources, targets, ids = read_scored_corpus(
-            o.source,
-            given(o.target, "--reference or --hypotheses"),
-            o.docids,
-            "hypothesis" if o.hypotheses else "reference",
+            options.source,
+            given(options.target, "--reference or --hypotheses"),
+            options.docids,
+            "hypothesis" if options.hypotheses else "reference",
         )
     else:
-        sources, ids = read_lines(o.source), read_docids(o.docids)
-        check_line_count(ids, o.docids, len(sources), o.source)
-        check_references(sources, o.source, "source")  # as read_scored_corpus does
-    mine = shard_lines(ids, o.shard, o.docids)
-    partial = partial_path(o.output)
-    fp = attribute_fingerprint(o)
-    done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if o.resume else []
-    backend = open_attribution(o.model, o.max_tokens)
-    if o.translate is not None:
-        targets = _translations(backend, o, sources, ids)
+        sources, ids = read_lines(options.source), read_docids(options.docids)
+        check_line_count(ids, options.docids, len(sources), options.source)
+        check_references(sources, options.source, "source")  # as read_scored_corpus does
+    mine = shard_lines(ids, options.shard, options.docids)
+    partial = partial_path(options.output)
+    fp = attribute_fingerprint(options)
+    done = resumable_records(partial, fp, (i + 1 for i in mine), command="attribute") if options.resume else []
+    backend = open_attribution(options.model, options.max_tokens)
+    if options.translate is not None:
+        targets = _translations(backend, options, sources, ids)
     starts = document_starts(list(ids))
     try:
-        pieces = backend.load(sources, targets, starts, None, names=(o.source, o.target or "the translation"))
-    except ContextualMTError as e:
-        if o.translate is None:
+        pieces = backend.load(
+            sources, targets, starts, None, names=(options.source, options.target or "the translation")
+        )
+    except InputError as e:
+        if options.translate is None:
             raise
-        raise ContextualMTError(
+        raise InputError(
             f"{e} (with --translate, the line is read with the model's own translation, which may be "
             "what is too long here: give --hypotheses made with a length limit)",
             code=e.code,
         ) from None
     src_k, tgt_k = backend.context_sentences()
     if not (backend.source_context_size or backend.target_context_size):
-        raise no_context_error(o.model.path, backend.trained_context, "attribute")
-    scale = LOG_BASES[o.log_base]
+        raise no_context_error(options.model.path, backend.trained_context, "attribute")
+    scale = LOG_BASES[options.log_base]
 
     # CTI over every sentence of the run (the statistics need them all; two forward passes)
     contrasts: Dict[int, TokenContrast] = {}
     order = sorted(mine, key=lambda i: (backend.length(i), i))
-    bar = tqdm(total=len(order), unit="sent", desc="CTI", disable=not o.progress)
-    for chunk in length_batches(order, backend.length, 4 * o.batch_size, None):
+    bar = tqdm(total=len(order), unit="sent", desc="CTI", disable=not options.progress)
+    for chunk in length_batches(order, backend.length, 4 * options.batch_size, None):
         contrasts.update(backend.contrast(chunk))
         bar.update(len(chunk))
     bar.close()
     cti = {i: _cti_values(contrasts[i], scale) for i in mine}
     with_context = [i for i in mine if src_k[i] or tgt_k[i]]
     if not with_context:  # every sentence starts a document: nothing can depend on context
-        raise ContextualMTError(
-            f"{o.docids}: none of the {len(mine)} sentences has a sentence before it in its "
-            "document (each is a document's first): there is no context to attribute"
+        raise InputError(
+            f"{options.docids}: none of the {len(mine)} sentences has a sentence before it in its "
+            "document (each is a document's first): there is no context to attribute",
+            code=Code.EMPTY,
         )
-    stats = statistics([cti[i][o.cti_metric] for i in with_context], o.cti)
+    stats = statistics([cti[i][options.cti_metric] for i in with_context], options.cti)
     # corpus: one threshold over the run; sentence: each sentence's own (as per-example tools do)
-    threshold = (lambda i: stats.threshold) if o.cti_scope == "corpus" else (lambda i: None)
+    threshold = (lambda i: stats.threshold) if options.cti_scope == "corpus" else (lambda i: None)
     has_context = set(with_context)
     selected = {
-        i: sorted(select(cti[i][o.cti_metric], o.cti, threshold(i), exclude=[len(cti[i]["kl"]) - 1]))
+        i: sorted(select(cti[i][options.cti_metric], options.cti, threshold(i), exclude=[len(cti[i]["kl"]) - 1]))
         if i in has_context
         else []
         for i in mine
@@ -354,15 +373,15 @@ def _run(o: AttributeOptions) -> Dict:
         logger.warning("%s: resuming, %d of %d sentences already attributed", partial, len(finished), len(mine))
     todo = [i for i in order if i not in finished]
     writer, new = PartialFile(partial, fp, done), []
-    bar = tqdm(total=len(todo), unit="sent", desc=f"CCI ({o.method})", disable=not o.progress)
+    bar = tqdm(total=len(todo), unit="sent", desc=f"CCI ({options.method})", disable=not options.progress)
     try:
-        for chunk in length_batches(todo, backend.length, o.batch_size, None):
+        for chunk in length_batches(todo, backend.length, options.batch_size, None):
             requests = [
-                CueRequest(i, t, int(contrasts[i].foil[t]) if o.contrast == "foil" else None)
+                CueRequest(i, t, int(contrasts[i].foil[t]) if options.contrast == "foil" else None)
                 for i in chunk
                 for t in selected[i]
             ]
-            scores = backend.cue_scores(requests, o.method) if requests else []
+            scores = backend.cue_scores(requests, options.method) if requests else []
             by_sentence: Dict[int, List[Tuple[int, np.ndarray]]] = {}
             for request, s in zip(requests, scores, strict=True):
                 by_sentence.setdefault(request.index, []).append((request.token, s))
@@ -378,7 +397,7 @@ def _run(o: AttributeOptions) -> Dict:
                     selected[i],
                     backend.context_tokens(i),
                     by_sentence.get(i, []),
-                    o.cci,
+                    options.cci,
                 )
                 for i in chunk
             ]
@@ -410,21 +429,24 @@ def _run(o: AttributeOptions) -> Dict:
                 passes.checkpointed,
                 backend.max_tokens,
             )
-    summary = _summary(o, records, stats, backend, fp)
-    write_records(o.output, records, summary)
+    summary = _summary(options, records, stats, backend, fp)
+    write_records(options.output, records, summary)
     return summary
 
 
-def _translations(backend, o: AttributeOptions, sources: List[str], ids: List[str]) -> List[str]:
+def _translations(backend, options: AttributeOptions, sources: List[str], ids: List[str]) -> List[str]:
     """The model's own translations of the whole corpus (a shard's sentences read the
     translations of the sentences before them)."""
-    targets = backend.translator(o.translate).translate(sources, ids, progress=o.progress, source_name=o.source)
+    targets = backend.translator(options.translate).translate(
+        sources, ids, progress=options.progress, source_name=options.source
+    )
     empty = [n for n, t in enumerate(targets, start=1) if not t.strip()]
     if empty:
-        raise ContextualMTError(
-            f"{o.source}:{empty[0]}: the model translated this line to nothing ({len(empty)} "
+        raise InputError(
+            f"{options.source}:{empty[0]}: the model translated this line to nothing ({len(empty)} "
             "such lines): there is no token to attribute; translate with other settings "
-            "and give the file with --hypotheses"
+            "and give the file with --hypotheses",
+            code=Code.EMPTY,
         )
     return targets
 
@@ -484,22 +506,27 @@ def _check_resumed(r: Dict, selected: List[int], pieces: List[str], target: str,
     where = f"{partial}: the record of line {r.get('line')}"
     tokens, n_tokens = r.get("tokens"), len(pieces)
     if not isinstance(tokens, list) or len(tokens) != n_tokens:
-        raise ContextualMTError(
+        raise InputError(
             f"{where} has {len(tokens) if isinstance(tokens, list) else 'no'} tokens, this run "
-            f"{n_tokens}; rerun with --overwrite to discard the file"
+            f"{n_tokens}; rerun with --overwrite to discard the file",
+            code=Code.MISMATCH,
         )
     if tokens != pieces or r.get("target") != target:
-        raise ContextualMTError(
-            f"{where} is of another target text than this run's; rerun with --overwrite to discard the file"
+        raise InputError(
+            f"{where} is of another target text than this run's; rerun with --overwrite to discard the file",
+            code=Code.MISMATCH,
         )
     sel = r.get("selected")
     if not isinstance(sel, list) or any(not isinstance(t, int) or not 0 <= t < n_tokens for t in sel):
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: a selected token index is out of range (0..{n_tokens - 1}); rerun with "
-            "--overwrite to discard the file"
+            "--overwrite to discard the file",
+            code=Code.FORMAT,
         )
     if sel != selected:
-        raise ContextualMTError(f"{where}: selects tokens {sel}, this run {selected}; rerun with --overwrite")
+        raise InputError(
+            f"{where}: selects tokens {sel}, this run {selected}; rerun with --overwrite", code=Code.MISMATCH
+        )
     lengths = {(c.get("side"), c.get("sentence")): len(c.get("tokens", [])) for c in r.get("context", [])}
     for cue in r.get("cues", []):
         n = lengths.get((cue.get("side"), cue.get("sentence")))
@@ -509,42 +536,43 @@ def _check_resumed(r: Dict, selected: List[int], pieces: List[str], target: str,
             or not isinstance(cue.get("position"), int)
             or not 0 <= cue["position"] < n
         ):
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: a cue points outside the selected tokens or the context "
-                f"({cue}); rerun with --overwrite to discard the file"
+                f"({cue}); rerun with --overwrite to discard the file",
+                code=Code.FORMAT,
             )
 
 
-def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backend, fp: Dict) -> Dict:
-    unit = UNITS[o.log_base]
+def _summary(options: AttributeOptions, records: List[Dict], stats: Statistics, backend, fp: Dict) -> Dict:
+    unit = UNITS[options.log_base]
     return {
-        **model_summary(o.model),
+        **model_summary(options.model),
         "source_context_size": backend.source_context_size,
         "target_context_size": backend.target_context_size,
-        "scored": o.target_kind,
-        "target_file": o.target,
-        **({"decoding": fp[o.target_kind]} if o.translate is not None else {}),
+        "scored": options.target_kind,
+        "target_file": options.target,
+        **({"decoding": fp[options.target_kind]} if options.translate is not None else {}),
         "sentences": len(records),
         "tokens": sum(len(r["tokens"]) for r in records),
         "selected_tokens": sum(len(r["selected"]) for r in records),
         "cues": sum(len(r["cues"]) for r in records),
         "cti": {
-            "metric": o.cti_metric,
+            "metric": options.cti_metric,
             "unit": unit,
-            "rule": o.cti.describe(),
-            "scope": o.cti_scope,
+            "rule": options.cti.describe(),
+            "scope": options.cti_scope,
             **stats.as_dict(),
             "statistics_over": (
                 "tokens of the sentences read with context, EOS included (never selected)"
-                if o.cti_scope == "corpus"
+                if options.cti_scope == "corpus"
                 else "each sentence's own tokens, EOS included (never selected); mean, std and "
                 "threshold here are the run's, for reference"
             ),
         },
         "cci": {
-            "method": o.method,
-            "contrast": None if o.method == "attention" else o.contrast,
-            "rule": o.cci.describe(),
+            "method": options.method,
+            "contrast": None if options.method == "attention" else options.contrast,
+            "rule": options.cci.describe(),
             # how it was computed: forwards (one per batch of sentences), those with activation
             # checkpointing, backward passes and the most slots (attributed tokens) in one
             **(
@@ -554,7 +582,7 @@ def _summary(o: AttributeOptions, records: List[Dict], stats: Statistics, backen
             ),
         },
         "shard": fp["shard"],
-        "records": o.output,
+        "records": options.output,
         "fingerprint": fp,
     }
 

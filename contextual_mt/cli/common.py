@@ -65,6 +65,6 @@ def model_options(args: argparse.Namespace):
 
 def cxmi_side_outputs(args: argparse.Namespace):
     """What cxmi (and attribute) write or remove beside --output (an input may be none of them)."""
-    from contextual_mt.analysis.cxmi_summary import summary_path
+    from contextual_mt.scored_corpus import summary_path
 
     return [("--output's summary", summary_path(args.output)), ("--output's .partial", partial_path(args.output))]

@@ -32,10 +32,10 @@ def hf_scoring_max_tokens(max_tokens: Optional[int], device_type: str) -> int:
 def check_batching(batch_size: int, max_tokens: Optional[int]) -> None:
     """--batch-size and --max-tokens, the one check of every batched command's options (before
     any model loads)."""
-    from contextual_mt.errors import check_option
+    from commandkit.errors import check_number
 
-    check_option("--batch-size", batch_size, minimum=1, integer=True)
-    check_option("--max-tokens", max_tokens, minimum=1, integer=True, optional=True)
+    check_number("--batch-size", batch_size, minimum=1, integer=True)
+    check_number("--max-tokens", max_tokens, minimum=1, integer=True, optional=True)
 
 
 def length_batches(

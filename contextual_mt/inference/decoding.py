@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from commandkit.errors import shown
+from commandkit.errors import check_number, shown
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import MAX_TOKENS_HELP, check_batching
 
 MAX_BEAM = 1000
@@ -62,17 +62,17 @@ class DecodingOptions:
         # fairseq would fail deep inside the search (beam 0) or silently change the output
         # (a NaN length penalty); say which option is wrong before any model is loaded
         # wider than MAX_BEAM is a typo: the search would ask for terabytes before failing
-        check_option("--beam", self.beam, minimum=1, maximum=MAX_BEAM, integer=True)
-        check_option("--lenpen", self.lenpen)
-        check_option("--max-len-a", self.max_len_a, minimum=0)
-        check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
+        check_number("--beam", self.beam, minimum=1, maximum=MAX_BEAM, integer=True)
+        check_number("--lenpen", self.lenpen)
+        check_number("--max-len-a", self.max_len_a, minimum=0)
+        check_number("--max-len-b", self.max_len_b, minimum=1, integer=True)
         check_batching(BATCH_SIZE if self.batch_size is None else self.batch_size, self.max_tokens)
         if self.decoding not in DECODINGS:
-            raise ContextualMTError(
+            raise InputError(
                 f"{shown('--decoding')} {self.decoding}: expected one of {', '.join(DECODINGS)}",
                 code=Code.OPTION_VALUE,
             )
-        check_option("--parallel-window", self.window, minimum=1, integer=True)
+        check_number("--parallel-window", self.window, minimum=1, integer=True)
 
     def batching(self, wide: bool) -> Tuple[int, Optional[int]]:
         """(sentences, tokens) per batch: as given; by default 32 sentences, or with ``wide`` (a

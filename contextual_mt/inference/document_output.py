@@ -25,7 +25,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 @dataclass(frozen=True)
@@ -93,5 +93,5 @@ def read_document_records(path: str) -> List[DocumentRecord]:
         try:
             out.append(DocumentRecord.from_json(json.loads(line)))
         except (json.JSONDecodeError, ValueError) as e:
-            raise ContextualMTError(f"{path}:{n}: {e}") from None
+            raise InputError(f"{path}:{n}: {e}", code=Code.FORMAT) from None
     return out

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from commandkit.documents import document_spans
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.document_output import Chunk, DocumentRecord, write_records
 from contextual_mt.inference.interface import ChunkRequest, ChunkTranslator
 from contextual_mt.inference.model_health import warn_if_degenerate
@@ -45,28 +45,28 @@ NEEDS_HF = (
 
 def check_document_unit(unit: str, max_source_tokens: Optional[int], model, decoding, resume: bool) -> None:
     """The options of ``--unit``, before anything is read or loaded."""
-    from contextual_mt.errors import check_option
+    from commandkit.errors import check_number
     from contextual_mt.inference.decoding import UNITS, DecodingOptions
 
     if unit not in UNITS:
-        raise ContextualMTError(f"--unit {unit}: expected one of {', '.join(UNITS)}", code=Code.OPTION_VALUE)
-    check_option("--max-source-tokens", max_source_tokens, minimum=1, integer=True, optional=True)
+        raise InputError(f"--unit {unit}: expected one of {', '.join(UNITS)}", code=Code.OPTION_VALUE)
+    check_number("--max-source-tokens", max_source_tokens, minimum=1, integer=True, optional=True)
     if unit == "sentence":
         if max_source_tokens is not None:
-            raise ContextualMTError(
+            raise InputError(
                 "--max-source-tokens goes with --unit document (a sentence is translated whole)",
                 code=Code.OPTIONS_CONFLICT,
             )
         if not resume:
-            raise ContextualMTError(
+            raise InputError(
                 "--overwrite goes with --unit document (the translate output that resumes from OUTPUT.partial)",
                 code=Code.OPTIONS_CONFLICT,
             )
         return
     if not family(model).translates_documents:
-        raise ContextualMTError(NEEDS_HF)
+        raise InputError(NEEDS_HF, code=Code.OPTION_MISSING)
     if decoding.decoding == "parallel" or decoding.window != DecodingOptions.window:
-        raise ContextualMTError(
+        raise InputError(
             "--decoding parallel and --parallel-window are for --unit sentence: with --unit document "
             "chunk k of a document is translated after chunk k-1, its context",
             code=Code.OPTIONS_CONFLICT,
@@ -122,7 +122,7 @@ def plan_documents(
         for i in lines:
             n = count(sources[i])
             if n > budget:
-                raise ContextualMTError(
+                raise InputError(
                     f"{source_name}:{i + 1}: {n} tokens, more than {budget_name} ({budget}); a chunk holds whole "
                     "sentences: split the line or give a larger --max-source-tokens",
                     code=Code.TOO_LONG,
@@ -137,28 +137,30 @@ def joined(lines: Sequence[str], run: Sequence[int]) -> str:
     return " ".join(lines[i].strip() for i in run)
 
 
-def check_budget(o) -> None:
+def check_budget(options) -> None:
     """``--max-source-tokens`` within the model's positions, from its config alone: before its
-    weights load (``TranslateOptions`` ``o``)."""
-    positions = family(o.model).positions(o.model) if o.max_source_tokens is not None else None
-    if positions is not None and o.max_source_tokens > positions:
-        raise ContextualMTError(
-            f"--max-source-tokens {o.max_source_tokens}: more than the {positions} positions of {o.model.path}; "
+    weights load (``TranslateOptions`` ``options``)."""
+    positions = family(options.model).positions(options.model) if options.max_source_tokens is not None else None
+    if positions is not None and options.max_source_tokens > positions:
+        raise InputError(
+            f"--max-source-tokens {options.max_source_tokens}: more than the {positions} positions of "
+            f"{options.model.path}; "
             "a chunk's source text and its translation must fit in them (leave the option out: the chunks "
-            "then take what fits)"
+            "then take what fits)",
+            code=Code.OPTION_VALUE,
         )
 
 
-def document_fingerprint(o) -> Dict:
-    """What the records depend on (``TranslateOptions`` ``o``), by content, without loading the model."""
-    d = o.decoding
+def document_fingerprint(options) -> Dict:
+    """What the records depend on (``TranslateOptions`` ``options``), by content, without loading the model."""
+    d = options.decoding
     return {
         "unit": "document",
-        "source": file_sha256(o.source),
-        "docids": file_sha256(o.docids),
-        "gold_target_context": file_sha256(o.gold_target_context) if o.gold_target_context else None,
-        **model_fingerprint(o.model),
-        "max_source_tokens": o.max_source_tokens,
+        "source": file_sha256(options.source),
+        "docids": file_sha256(options.docids),
+        "gold_target_context": file_sha256(options.gold_target_context) if options.gold_target_context else None,
+        **model_fingerprint(options.model),
+        "max_source_tokens": options.max_source_tokens,
         "beam": d.beam,
         "lenpen": d.lenpen,
         "max_len_a": d.max_len_a,
@@ -166,47 +168,48 @@ def document_fingerprint(o) -> Dict:
     }
 
 
-def translate_documents(o, sources: Sequence[str], ids: Sequence[str], gold: Optional[Sequence[str]]) -> int:
-    """Translate the documents of ``TranslateOptions`` ``o`` chunk by chunk (resuming from
+def translate_documents(options, sources: Sequence[str], ids: Sequence[str], gold: Optional[Sequence[str]]) -> int:
+    """Translate the documents of ``TranslateOptions`` ``options`` chunk by chunk (resuming from
     OUTPUT.partial), write the output (inside the running output transaction); the count of
     documents."""
-    partial = partial_path(o.output)
-    fp = document_fingerprint(o)  # before the model is loaded: a stale partial fails fast
+    partial = partial_path(options.output)
+    fp = document_fingerprint(options)  # before the model is loaded: a stale partial fails fast
     spans = document_spans(ids)
-    done = resumable_records(partial, fp, (a + 1 for a, _ in spans), command="translate") if o.resume else []
+    done = resumable_records(partial, fp, (a + 1 for a, _ in spans), command="translate") if options.resume else []
     finished = {r["line"] for r in done}
     todo = [(a, b) for a, b in spans if a + 1 not in finished]
     if done:
         logger.warning("%s: resuming, %d of %d documents already translated", partial, len(finished), len(spans))
     new: List[Dict] = []
     if todo:
-        translator = family(o.model).open_chunk_translator(o.model, o.decoding)
-        if o.max_source_tokens is not None and o.max_source_tokens > translator.largest_source():
-            raise ContextualMTError(
-                f"--max-source-tokens {o.max_source_tokens}: a source text of more than "
-                f"{translator.largest_source()} tokens does not fit in the positions of {o.model.path} with "
-                "its prompt and translation; lower it (or leave it out: the chunks then take what fits)"
+        translator = family(options.model).open_chunk_translator(options.model, options.decoding)
+        if options.max_source_tokens is not None and options.max_source_tokens > translator.largest_source():
+            raise InputError(
+                f"--max-source-tokens {options.max_source_tokens}: a source text of more than "
+                f"{translator.largest_source()} tokens does not fit in the positions of {options.model.path} with "
+                "its prompt and translation; lower it (or leave it out: the chunks then take what fits)",
+                code=Code.OPTION_VALUE,
             )
-        budget = o.max_source_tokens or translator.default_budget()
+        budget = options.max_source_tokens or translator.default_budget()
         name = (
             "--max-source-tokens"
-            if o.max_source_tokens
+            if options.max_source_tokens
             else "what fits the model's positions with room for the translation"
         )
-        plans = plan_documents(sources, ids, todo, translator.source_tokens, budget, name, o.source)
-        _warn_if_cut(plans, sources, translator, o.decoding)
+        plans = plan_documents(sources, ids, todo, translator.source_tokens, budget, name, options.source)
+        _warn_if_cut(plans, sources, translator, options.decoding)
         writer = PartialFile(partial, fp, done)
         try:
-            for record in _waves(plans, sources, gold, translator, o.source, o.progress):
+            for record in _waves(plans, sources, gold, translator, options.source, options.progress):
                 writer.write([record])
                 new.append(record)
         finally:
             writer.close()
     records = sorted(done + new, key=lambda r: r["line"])
     documents = [DocumentRecord.from_json(r) for r in records]
-    write_records(o.output, documents)
+    write_records(options.output, documents)
     chunks = [c for d in documents for c in d.chunks]  # each chunk one generation, as a sentence is
-    warn_if_degenerate(o.output, [c.text for c in chunks], [c.source for c in chunks])
+    warn_if_degenerate(options.output, [c.text for c in chunks], [c.source for c in chunks])
     return len(records)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from commandkit.errors import shown
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 if TYPE_CHECKING:
     import torch
@@ -27,9 +27,7 @@ HALF = ("bfloat16", "float16")
 def check_dtype(value: object, flag: str = "--dtype") -> str:
     """The value itself, or one line naming the choices (without importing torch)."""
     if value not in DTYPES:
-        raise ContextualMTError(
-            f"{shown(flag)} must be one of {', '.join(DTYPES)} (got {value!r})", code=Code.OPTION_VALUE
-        )
+        raise InputError(f"{shown(flag)} must be one of {', '.join(DTYPES)} (got {value!r})", code=Code.OPTION_VALUE)
     return value
 
 
@@ -51,9 +49,10 @@ def resolve_dtype(requested: str, cpu: bool = False, flag: str = "--dtype") -> s
     cuda = cuda_in_use(cpu)
     major = torch.cuda.get_device_capability()[0] if cuda else 0  # 0: not asked (no CUDA)
     if requested == "bfloat16" and cuda and major < 8:
-        raise ContextualMTError(
+        raise InputError(
             f"{flag} bfloat16: this GPU ({torch.cuda.get_device_name()}, compute capability "
-            f"{major}.x) has no bfloat16; give float16 or float32"
+            f"{major}.x) has no bfloat16; give float16 or float32",
+            code=Code.OPTION_VALUE,
         )
     return requested
 
@@ -70,7 +69,8 @@ def check_finite_scores(scores: torch.Tensor, dtype: str, what: str) -> None:
     import torch
 
     if dtype != "float32" and bool(torch.isnan(scores).any()):
-        raise ContextualMTError(
+        raise InputError(
             f"{what}: the model in {dtype} gave NaN log-probabilities (its activations overflow "
-            f"{dtype}'s range); run it with {shown('--dtype')} float32"
+            f"{dtype}'s range); run it with {shown('--dtype')} float32",
+            code=Code.MODEL,
         )

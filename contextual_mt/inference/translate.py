@@ -14,7 +14,7 @@ from commandkit.documents import check_line_count, read_docids
 from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import read_lines
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.decoding import UNITS, DecodingOptions
 from contextual_mt.inference.document_unit import NEEDS_HF, check_budget, check_document_unit, translate_documents
 from contextual_mt.inference.interface import ModelSpec
@@ -69,7 +69,7 @@ class TranslateOptions:
         """What is refused before the model is looked at (``given``: the other options, as
         attributes): ``--unit document`` needs ``--hf-model``."""
         if getattr(given, "unit", UNITS[0]) == "document" and model.path:
-            raise ContextualMTError(NEEDS_HF, code=Code.OPTION_MISSING)
+            raise InputError(NEEDS_HF, code=Code.OPTION_MISSING)
 
 
 def translate_files(options: TranslateOptions) -> List[str]:
@@ -93,29 +93,29 @@ def translate_document_files(options: TranslateOptions) -> int:
     return n
 
 
-def _read_inputs(o: TranslateOptions) -> Tuple[List[str], List[str], Optional[List[str]]]:
-    sources = read_lines(o.source)
-    ids = read_docids(o.docids)
-    check_line_count(ids, o.docids, len(sources), o.source)
+def _read_inputs(options: TranslateOptions) -> Tuple[List[str], List[str], Optional[List[str]]]:
+    sources = read_lines(options.source)
+    ids = read_docids(options.docids)
+    check_line_count(ids, options.docids, len(sources), options.source)
     gold = None
-    if o.gold_target_context is not None:
-        gold = read_lines(o.gold_target_context)
+    if options.gold_target_context is not None:
+        gold = read_lines(options.gold_target_context)
         if len(gold) != len(sources):
-            raise ContextualMTError(
-                f"{o.gold_target_context}: has {len(gold)} lines but {o.source} has {len(sources)}",
+            raise InputError(
+                f"{options.gold_target_context}: has {len(gold)} lines but {options.source} has {len(sources)}",
                 code=Code.LINE_COUNT,
             )
     empty = [n for n, line in enumerate(sources, start=1) if not line.strip()]
     if empty:
-        kept = "are kept as empty output lines" if o.unit == "sentence" else "are left out of the chunks"
-        logger.warning("%s: %d empty lines (first: line %d) %s", o.source, len(empty), empty[0], kept)
+        kept = "are kept as empty output lines" if options.unit == "sentence" else "are left out of the chunks"
+        logger.warning("%s: %d empty lines (first: line %d) %s", options.source, len(empty), empty[0], kept)
     return sources, ids, gold
 
 
-def _translate_files(o: TranslateOptions) -> List[str]:
-    sources, ids, gold = _read_inputs(o)
-    translator = family(o.model).open_translator(o.model, o.decoding)
-    hyps = translator.translate(sources, ids, gold, progress=o.progress, source_name=o.source)
-    atomic_write_lines(o.output, hyps)
-    warn_if_degenerate(o.output, hyps, sources)
+def _translate_files(options: TranslateOptions) -> List[str]:
+    sources, ids, gold = _read_inputs(options)
+    translator = family(options.model).open_translator(options.model, options.decoding)
+    hyps = translator.translate(sources, ids, gold, progress=options.progress, source_name=options.source)
+    atomic_write_lines(options.output, hyps)
+    warn_if_degenerate(options.output, hyps, sources)
     return hyps

@@ -127,7 +127,9 @@ def lexical_table(source: str, target: str) -> Table:
         )
     translations = train(sources, targets)
     if not translations:
-        raise InputError(f"{source}: no sentence pair to learn a lexical table from (empty or too long)")
+        raise InputError(
+            f"{source}: no sentence pair to learn a lexical table from (empty or too long)", code=Code.EMPTY
+        )
     text = json.dumps({"fingerprint": key, "translations": translations}, ensure_ascii=False, separators=(",", ":"))
     try:
         atomic_write_text(path, text + "\n", transactional=False)

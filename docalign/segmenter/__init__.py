@@ -155,7 +155,8 @@ class Segmenter:
         raise InputError(
             f"--segmenter {self.name}: document {k + 1} has a line of {len(line)} characters, more than the "
             f"pipeline reads at once ({self.nlp.max_length}); use --segmenter {SENTENCIZER}, or break the text "
-            "into lines"
+            "into lines",
+            code=Code.TOO_LONG,
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.formats.pharaoh import Alignment
 
 
@@ -29,7 +29,8 @@ class AwesomeAligner:
             raise InputError(
                 f"alignment model {model!r} not found locally ({type(e).__name__}); on a machine with network run "
                 f"`huggingface-cli download {model}` (or save it and pass --align-model PATH), "
-                f"or give pre-computed --alignments"
+                f"or give pre-computed --alignments",
+                code=Code.MODEL,
             ) from None
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.annotators.required_models import (
     DEFAULT_ALIGN_MODEL,
     RequiredModel,
@@ -29,17 +29,17 @@ class DownloadOptions:
     no_aligner: bool = False  # alignments are pre-computed (--alignments)
 
 
-def download_plan(o: DownloadOptions) -> List[RequiredModel]:
+def download_plan(options: DownloadOptions) -> List[RequiredModel]:
     """The models ``download`` gets: those of ``required_models`` less the parts left out."""
     # a pre-computed part is a part whose model is not needed: say so with a stand-in file name
     return required_models(
-        o.tgt_lang,
-        o.phenomena,
-        stanza_dir=o.stanza_dir,
-        align_model=o.align_model,
-        src_conllu="given" if o.no_source else None,
-        tgt_conllu="given" if o.no_target else None,
-        alignments="given" if o.no_aligner else None,
+        options.tgt_lang,
+        options.phenomena,
+        stanza_dir=options.stanza_dir,
+        align_model=options.align_model,
+        src_conllu="given" if options.no_source else None,
+        tgt_conllu="given" if options.no_target else None,
+        alignments="given" if options.no_aligner else None,
     )
 
 
@@ -72,10 +72,10 @@ def _one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
 
-def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[RequiredModel]:
+def download(options: DownloadOptions, log: Callable[[str], None] = print) -> List[RequiredModel]:
     """Get every model of the plan that is missing (those already here are kept); returns the
     plan. Any failure (no network above all) is one InputError naming the model."""
-    plan = download_plan(o)
+    plan = download_plan(options)
     for m in plan:
         if m.present:
             log(f"{m.label}: already in {m.where}")
@@ -83,7 +83,8 @@ def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[Req
         if not m.downloadable:
             raise InputError(
                 f"{m.label}: folder not found or without config.json and weights; give a model folder "
-                f"or a Hugging Face name to --align-model"
+                f"or a Hugging Face name to --align-model",
+                code=Code.MODEL,
             )
         created = m.kind == "stanza" and not os.path.exists(m.where)
         try:
@@ -93,14 +94,16 @@ def download(o: DownloadOptions, log: Callable[[str], None] = print) -> List[Req
                 os.rmdir(m.where)  # nothing got there: leave no empty folder behind
             raise InputError(
                 f"muda download: cannot get {m.label} ({_one_line(e)}); this needs network: run it on a "
-                f"machine that has it and copy {m.where} here"
+                f"machine that has it and copy {m.where} here",
+                code=Code.MODEL,
             ) from None
         log(f"{m.label}: got it into {m.where}")
-    still = missing_models(download_plan(o))
+    still = missing_models(download_plan(options))
     if still:  # downloaded, yet not where the tagger looks: say so now rather than at `muda tag`
         raise InputError(
             f"muda download: {', '.join(m.label for m in still)} still not found after downloading "
-            f"(looked in {', '.join(sorted({m.where for m in still}))})"
+            f"(looked in {', '.join(sorted({m.where for m in still}))})",
+            code=Code.MODEL,
         )
     return plan
 

@@ -9,7 +9,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
-from commandkit.errors import InputError, check_number
+from commandkit.errors import Code, InputError, check_number
 from muda.formats.ptb import read_ptb_trees
 
 
@@ -30,10 +30,10 @@ class TrainEllipsisOptions:
         check_number("--batch-size", self.batch_size, minimum=1, integer=True)
         check_number("--lr", self.lr)
         if self.lr <= 0:
-            raise InputError(f"--lr must be > 0 (got {self.lr!r})")
+            raise InputError(f"--lr must be > 0 (got {self.lr!r})", code=Code.OPTION_VALUE)
         check_number("--positive-weight", self.positive_weight)
         if self.positive_weight <= 0:
-            raise InputError(f"--positive-weight must be > 0 (got {self.positive_weight!r})")
+            raise InputError(f"--positive-weight must be > 0 (got {self.positive_weight!r})", code=Code.OPTION_VALUE)
         check_number("max_length", self.max_length, minimum=2, integer=True)  # [CLS] and [SEP]
         check_number("seed", self.seed, minimum=0, integer=True)
 
@@ -52,7 +52,7 @@ def train_ellipsis(
     _check_output_dir(output)
     examples = [(s, int(e)) for f in ptb_files for s, e, _ in read_ptb_trees(f)]
     if not examples:
-        raise InputError(f"no trees found in {', '.join(ptb_files)}")
+        raise InputError(f"no trees found in {', '.join(ptb_files)}", code=Code.EMPTY)
     tokenizer, model = _load_base_model(base_model)
     losses = _train(model, tokenizer, examples, options, device, progress)
     _save(model, tokenizer, output)
@@ -69,11 +69,12 @@ def _check_output_dir(output: str) -> None:
     """The model replaces ``output``: only an empty directory or an earlier model may be there
     (a directory holding anything else would be deleted)."""
     if os.path.isfile(output):
-        raise InputError(f"{output}: exists and is not a directory")
+        raise InputError(f"{output}: exists and is not a directory", code=Code.CANNOT_WRITE)
     if os.path.isdir(output) and os.listdir(output) and not os.path.exists(os.path.join(output, "config.json")):
         raise InputError(
             f"{output}: a directory with other files in it (no model config.json); give a new or "
-            "empty directory for the model"
+            "empty directory for the model",
+            code=Code.CANNOT_WRITE,
         )
 
 
@@ -85,7 +86,7 @@ def _is_missing_path(model: str) -> bool:
 
 def _load_base_model(base_model: str):
     if _is_missing_path(base_model):
-        raise InputError(f"{base_model}: base model directory not found (--base-model)")
+        raise InputError(f"{base_model}: base model directory not found (--base-model)", code=Code.MODEL)
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     try:
@@ -94,30 +95,33 @@ def _load_base_model(base_model: str):
     except (OSError, ValueError) as e:
         raise InputError(
             f"base model {base_model!r} not found locally ({type(e).__name__}); download it on a "
-            f"machine with network (`huggingface-cli download {base_model}`) and pass its path"
+            f"machine with network (`huggingface-cli download {base_model}`) and pass its path",
+            code=Code.MODEL,
         ) from None
     return tokenizer, model
 
 
-def _train(model, tokenizer, examples, o: TrainEllipsisOptions, device: Optional[str], progress: bool) -> List[float]:
+def _train(
+    model, tokenizer, examples, train: TrainEllipsisOptions, device: Optional[str], progress: bool
+) -> List[float]:
     """Weighted cross-entropy fine-tuning; returns the loss of every batch."""
     import torch
     from tqdm import tqdm
 
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model.to(dev).train()
-    torch.manual_seed(o.seed)
-    optim = torch.optim.AdamW(model.parameters(), lr=o.lr)
-    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor([1.0, o.positive_weight], device=dev))
-    gen = torch.Generator().manual_seed(o.seed)
+    torch.manual_seed(train.seed)
+    optim = torch.optim.AdamW(model.parameters(), lr=train.lr)
+    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor([1.0, train.positive_weight], device=dev))
+    gen = torch.Generator().manual_seed(train.seed)
     losses: List[float] = []
-    for epoch in range(o.epochs):
+    for epoch in range(train.epochs):
         order = torch.randperm(len(examples), generator=gen).tolist()
-        bar = tqdm(range(0, len(order), o.batch_size), desc=f"ellipsis epoch {epoch + 1}", disable=not progress)
+        bar = tqdm(range(0, len(order), train.batch_size), desc=f"ellipsis epoch {epoch + 1}", disable=not progress)
         for b in bar:
-            batch = [examples[i] for i in order[b : b + o.batch_size]]
+            batch = [examples[i] for i in order[b : b + train.batch_size]]
             enc = tokenizer(
-                [s for s, _ in batch], padding=True, truncation=True, max_length=o.max_length, return_tensors="pt"
+                [s for s, _ in batch], padding=True, truncation=True, max_length=train.max_length, return_tensors="pt"
             ).to(dev)
             logits = model(**enc).logits
             loss = loss_fn(logits, torch.tensor([y for _, y in batch], device=dev))
@@ -148,7 +152,8 @@ class EllipsisClassifier:
         if _is_missing_path(path):
             raise InputError(
                 f"{path}: ellipsis model directory not found (--ellipsis-model); train one with "
-                "`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector"
+                "`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector",
+                code=Code.MODEL,
             )
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -159,7 +164,8 @@ class EllipsisClassifier:
         except (OSError, ValueError) as e:
             raise InputError(
                 f"ellipsis model {path!r} not found ({type(e).__name__}); train one with "
-                f"`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector"
+                f"`muda train-ellipsis` or leave --ellipsis-model out for the rule-based detector",
+                code=Code.MODEL,
             ) from None
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()

@@ -64,7 +64,8 @@ def check_lexicon_language(
         raise InputError(
             f"--lexicon: {tgt_name}: does not read as {language.name}: its words include {language.name} pronouns "
             f"and forms of address ({examples}, ...) no more often than the English side {src_name} does; give "
-            f"the {language.name} side of the annotated corpus"
+            f"the {language.name} side of the annotated corpus",
+            code=Code.MISMATCH,
         )
 
 
@@ -85,7 +86,8 @@ class LexiconAnnotator:
         if not (len(src) == len(tgt) == len(aligns)):
             raise InputError(
                 f"--lexicon: {src_conllu}, {tgt_conllu} and {alignments} have {len(src)}, {len(tgt)} "
-                f"and {len(aligns)} sentences; they must be one annotated parallel corpus"
+                f"and {len(aligns)} sentences; they must be one annotated parallel corpus",
+                code=Code.LINE_COUNT,
             )
         if language is not None:
             check_lexicon_language(src, tgt, src_conllu, tgt_conllu, language)

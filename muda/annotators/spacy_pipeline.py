@@ -8,7 +8,7 @@ import importlib.metadata
 import importlib.util
 from typing import List, Optional, Sequence
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from muda.annotation import Sentence, Token, Word, parse_feats
 from muda.languages import Language
 
@@ -38,12 +38,14 @@ def target_pipeline(language: Language) -> str:
     if package is None:
         raise InputError(
             f"--annotator spacy: spaCy has no trained pipeline for {language.name} ({language.code}); "
-            f"use --annotator stanza or give --tgt-conllu"
+            f"use --annotator stanza or give --tgt-conllu",
+            code=Code.MODEL,
         )
     if not installed(package):
         raise InputError(
             f"--annotator spacy: the spaCy pipeline {package} for {language.name} is not installed; "
-            f"install it with: {install_hint(package)}"
+            f"install it with: {install_hint(package)}",
+            code=Code.MODEL,
         )
     return package
 
@@ -81,7 +83,8 @@ class SpacyAnnotator:
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise InputError(
                 f"--annotator spacy: cannot load the spaCy pipeline {package} ({first}); "
-                f"install it with: {install_hint(package)}"
+                f"install it with: {install_hint(package)}",
+                code=Code.MODEL,
             ) from None
 
     def annotate(self, lines: Sequence[str]) -> List[Sentence]:

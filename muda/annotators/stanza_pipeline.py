@@ -125,7 +125,8 @@ class StanzaAnnotator:
                 if len(sdoc.sentences) != len(rows):
                     raise InputError(
                         f"stanza split a document into {len(sdoc.sentences)} sentences, expected "
-                        f"{len(rows)}: the pipeline needs tokenize_no_ssplit=True"
+                        f"{len(rows)}: the pipeline needs tokenize_no_ssplit=True",
+                        code=Code.MODEL,
                     )
                 token_of = []
                 for row, sent in zip(rows, sdoc.sentences, strict=True):

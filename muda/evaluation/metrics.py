@@ -124,11 +124,12 @@ def import_comet() -> Any:
     except Exception as e:  # a dependency missing (ModuleNotFoundError), an ImportError inside it, ...
         if isinstance(e, ModuleNotFoundError) and e.name == "comet":
             raise InputError(
-                f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}"
+                f"COMET needs the unbabel-comet package, which is not installed: run {COMET_INSTALL}", code=Code.MODEL
             ) from None
         raise InputError(
             f"unbabel-comet is installed but cannot be imported ({first_line(e)}); run {COMET_INSTALL}, "
-            "which installs it with the versions it needs"
+            "which installs it with the versions it needs",
+            code=Code.MODEL,
         ) from None
     return comet
 
@@ -152,7 +153,8 @@ def local_comet_checkpoint(model: str) -> Optional[str]:
     if not os.path.isfile(os.path.join(folder, "hparams.yaml")):
         raise InputError(
             f"{path}: no hparams.yaml in {folder} (unbabel-comet reads a checkpoint with the "
-            "hparams.yaml of its model folder, two levels up)"
+            "hparams.yaml of its model folder, two levels up)",
+            code=Code.MODEL,
         )
     return path
 
@@ -173,7 +175,8 @@ def load_comet(model: str) -> Any:
                 f'({type(e).__name__}). On a machine with network access run: python -c "import comet; '
                 f"print(comet.download_model('{model}'))\", copy the model folder of the checkpoint it prints "
                 "(…/checkpoints/model.ckpt) and pass that folder to --comet-model "
-                "(docs/explanations/scoring.md, 'COMET without network')"
+                "(docs/explanations/scoring.md, 'COMET without network')",
+                code=Code.MODEL,
             ) from None
     try:
         with quiet_comet():

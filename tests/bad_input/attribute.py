@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from tests.bad_input.core import (
+    CONFLICT,
+    EMPTY,
     LINES,
+    MODEL,
     MUST,
     NOT_FOUND,
     Ctx,
@@ -54,20 +57,20 @@ add(
 add(
     "attribute-reference-blank-line",
     attribute_command,
-    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)],
+    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3), EMPTY],
 )
 # a blank source was scored (and attributed) as the translation of nothing: refused as cxmi's is
 add(
     "attribute-source-blank-line",
     attribute_command,
-    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"],
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source", EMPTY],
 )
 
 
 def translate_blank_source(c):
     c.drop("--reference")
     c.argv.append("--translate")
-    return [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"]
+    return [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source", EMPTY]
 
 
 add("attribute-translate-source-blank-line", attribute_command, translate_blank_source)
@@ -79,12 +82,12 @@ add(
 add(
     "attribute-path-sentence-level-checkpoint",
     attribute_command,
-    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"),
+    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context", MODEL),
 )
 add(
     "attribute-context-larger-than-trained",
     attribute_command,
-    opt("--target-context-size", "9", "exceed those trained"),
+    opt("--target-context-size", "9", "exceed those trained", MODEL),
 )
 add(
     "attribute-reference-and-hypotheses",
@@ -92,7 +95,7 @@ add(
     do(lambda c: c.set("--hypotheses", c.w.ref), ("not allowed with", "exactly one")),
     status=2,
 )
-add("attribute-beam-without-translate", attribute_command, opt("--beam", "3", "--beam", "--translate"))
+add("attribute-beam-without-translate", attribute_command, opt("--beam", "3", "--beam", "--translate", CONFLICT))
 option_cases(
     "attribute",
     attribute_command,

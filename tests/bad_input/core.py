@@ -49,6 +49,13 @@ MUST = Kind(
 )
 DIRECTORY_OR_FILE = Kind((Code.CANNOT_WRITE,), ("directory", "is a file", "not a dir"))
 MODEL_MISSING = Kind((Code.MODEL,), (*NOT_FOUND.words, "download", "get it"))  # a model to download
+FORMAT = Kind((Code.FORMAT,), ("not json", "not a", "expected", "malformed", "bad", "not valid"))
+MISMATCH = Kind((Code.MISMATCH,), ("differ", "not the same", "another", "other", "not of"))
+MODEL = Kind((Code.MODEL,), ("checkpoint", "model"))  # a model of another kind, or unusable
+CONFLICT = Kind((Code.OPTIONS_CONFLICT,), ("with", "not both", "only", "goes"))
+TOO_LONG = Kind((Code.TOO_LONG,), ("positions", "longer", "too long"))
+IS_INPUT = Kind((Code.OUTPUT_IS_INPUT,), ("input", "same file", "replace", "both"))
+NOT_GIVEN = Kind((Code.OPTION_MISSING,), ("not given", "needs", "give", "without"))
 
 
 def at_line(name: str, n: int) -> Tuple[str, ...]:

@@ -8,9 +8,13 @@ from pathlib import Path
 
 from tests.bad_input.core import (
     DIRECTORY,
+    EMPTY,
     LINES,
+    MISMATCH,
+    MODEL,
     MUST,
     NOT_FOUND,
+    TOO_LONG,
     Ctx,
     add,
     add_line,
@@ -58,22 +62,22 @@ add("cxmi-docids-fewer-lines", cxmi_command, lambda c: [edited(c, "--docids", "s
 add(
     "cxmi-docids-blank-line",
     cxmi_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)],
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2), EMPTY],
 )
 add(
     "cxmi-reference-blank-line",
     cxmi_command,
-    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3)],
+    lambda c: [edited(c, "--reference", "blank.fr", blank_line(3)), at_line("blank.fr", 3), EMPTY],
 )
 add(
     "cxmi-source-blank-line",
     cxmi_command,
-    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source"],
+    lambda c: [edited(c, "--source", "blank.en", blank_line(3)), at_line("blank.en", 3), "empty source", EMPTY],
 )
 add(
     "cxmi-source-overlong-line",
     cxmi_command,
-    lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2)],
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(2, "cat")), at_line("long_line.en", 2), TOO_LONG],
 )
 add(
     "cxmi-path-missing",
@@ -83,27 +87,29 @@ add(
 add(
     "cxmi-path-text-file",
     cxmi_command,
-    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"),
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint", MODEL),
 )
 add(
     "cxmi-path-stock-translation-checkpoint",
     cxmi_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+    opt(
+        "--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task"), MODEL
+    ),
 )
 add(
     "cxmi-path-sentence-level-checkpoint",
     cxmi_command,
-    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context"),
+    opt("--path", lambda c: c.w.ckpt_sent, ("sentence_level.pt", "--path"), "context", MODEL),
 )
 add(
     "cxmi-spm-not-a-model",
     cxmi_command,
-    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"),
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece", MODEL),
 )
 add(
     "cxmi-spm-other-dictionary",
     cxmi_command,
-    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")),
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match"), MISMATCH),
 )
 add("cxmi-data-without-dictionaries", cxmi_command, opt("--data", lambda c: c.mkdir("nodicts"), "dict", NOT_FOUND))
 option_cases(
@@ -126,7 +132,7 @@ add("cxmi-shard-negative", cxmi_command, do(lambda c: c.argv.append("--shard=-1/
 def single_document(c):
     c.set("--docids", c.write_lines("one_doc.docids", ["d1"] * len(lines_of(c.w.src))))
     c.argv.append("--random-context")
-    return ["--random-context", "document"]
+    return ["--random-context", "document", EMPTY]
 
 
 add("cxmi-random-context-single-document", cxmi_command, single_document)
@@ -137,7 +143,7 @@ def resume_from(c, records):
     Path(partial).write_text("".join(json.dumps(r) + "\n" for r in records))
     c.unchanged = [partial]
     c.absent = [c.o("p.jsonl"), c.o("p.summary.json")]
-    return ["--overwrite"]
+    return ["--overwrite", MISMATCH]
 
 
 add(
@@ -164,7 +170,7 @@ def resume_genuine(c, partial_key, lines=None):
     shutil.copy(getattr(w, partial_key), partial)
     c.unchanged = [partial]
     c.absent = [c.o("p.jsonl"), c.o("p.summary.json")]
-    return ["--overwrite"]
+    return ["--overwrite", MISMATCH]
 
 
 add("cxmi-resume-interrupted-partial-of-other-log-base", cxmi_command, lambda c: resume_genuine(c, "partial_bits"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.bad_input.core import Ctx, add, do, opt
+from tests.bad_input.core import MODEL, MUST, Ctx, add, do, opt
 from tests.bad_input.muda_tag import tag_command
 
 add(
@@ -23,6 +23,7 @@ add(
         "--src-conllu",
         "--tgt-conllu",
         "--alignments",
+        MODEL,
     ),
 )
 add(
@@ -33,6 +34,7 @@ add(
         "no_aligner",
         ("not found", "without config.json"),
         "--alignments",
+        MODEL,
     ),
 )
 
@@ -42,7 +44,7 @@ def download_command(c: Ctx) -> None:
     c.argv = ["download", "--tgt-lang", "fr", "--stanza-dir", c.o("stanza")]
 
 
-add("download-unknown-language", download_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+add("download-unknown-language", download_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language"), MUST))
 add(
     "download-unknown-phenomenon",
     download_command,

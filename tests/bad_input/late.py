@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.bad_input.attribute import attribute_command
-from tests.bad_input.core import MUST, Ctx, add, do, opt, option_cases
+from tests.bad_input.core import MODEL, MUST, NOT_GIVEN, Ctx, add, do, opt, option_cases
 from tests.bad_input.score import score_command
 from tests.bad_input.translate import translate_command
 
@@ -16,7 +16,7 @@ def demo_data_command(c: Ctx) -> None:
 
 
 option_cases("demo-data", demo_data_command, [("--train-docs", "0"), ("--test-docs", "100000000000")])
-add("score-output-empty-path", score_command, opt("--output", "", "--output", "empty path"))
+add("score-output-empty-path", score_command, opt("--output", "", "--output", "empty path", NOT_GIVEN))
 add(
     "plan-shards-a-billion",
     lambda c: (
@@ -36,6 +36,7 @@ add(
         "0/0",
         "no token can depend on context",
         "attribution needs context",
+        MODEL,
     ),
 )
 add(
@@ -47,5 +48,6 @@ add(
         ("garbage.pt", "--path"),
         "not a checkpoint",
         ("damaged", "another kind"),
+        MODEL,
     ),
 )

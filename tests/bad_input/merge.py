@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bad_input.core import DIRECTORY, NOT_FOUND, UTF8, Ctx, add, do, lines_of, output_cases
+from tests.bad_input.core import (
+    DIRECTORY,
+    EMPTY,
+    FORMAT,
+    LINES,
+    MISMATCH,
+    NOT_FOUND,
+    UTF8,
+    Ctx,
+    add,
+    do,
+    lines_of,
+    output_cases,
+)
 from tests.bad_input.cxmi import preexisting
 
 
@@ -33,7 +46,7 @@ def shards(c, *paths):
 add(
     "merge-one-shard-of-two",
     merge_command,
-    do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only")),
+    do(lambda c: shards(c, c.w.s0), "shard", ("missing", "1/2", "of 2", "incomplete", "2 shards", "only"), MISMATCH),
 )
 add(
     "merge-same-shard-twice",
@@ -42,29 +55,30 @@ add(
         lambda c: shards(c, c.w.s0, c.w.s0),
         "s0.jsonl",
         ("twice", "two", "duplicate", "same", "again", "more than once", "already"),
+        MISMATCH,
     ),
 )
 add(
     "merge-shards-of-different-checkpoints",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint"),
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ck1), "s1_ck1", "checkpoint", MISMATCH),
 )
 add(
     "merge-shards-of-different-context-sizes",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context"),
+    do(lambda c: shards(c, c.w.s0, c.w.s1_ctx1), "s1_ctx1", "context", MISMATCH),
 )
 add(
     "merge-shards-of-different-log-bases",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats")),
+    do(lambda c: shards(c, c.w.s0, c.w.s1_bits), "s1_bits", ("log base", "log-base", "unit", "bits", "nats"), MISMATCH),
 )
 
 
 add(
     "merge-shards-of-real-and-random-context",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random"),
+    do(lambda c: shards(c, c.w.s0, c.w.s1_random), "s1_random", "random", MISMATCH),
 )
 add(
     "merge-shard-not-json",
@@ -73,17 +87,20 @@ add(
         lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "garbage", records="this is not json\n")),
         "garbage.jsonl",
         ("json", "record"),
+        FORMAT,
     ),
 )
 add(
     "merge-shard-without-summary",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary"),
+    do(
+        lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "lonely", with_summary=False)), "lonely", "summary", NOT_FOUND
+    ),
 )
 add(
     "merge-shard-summary-not-json",
     merge_command,
-    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json"),
+    do(lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "badsum", summary="{not json")), "badsum", "json", FORMAT),
 )
 add(
     "merge-shard-missing",
@@ -107,6 +124,7 @@ add(
         lambda c: shards(c, c.w.s0, copy_shard(c, c.w.s1, "emptyshard", records="")),
         "emptyshard",
         ("empty", "records", "sentences", "lines", "summary"),
+        EMPTY,
     ),
 )
 add(
@@ -118,6 +136,7 @@ add(
         ),
         "truncated",
         ("records", "sentences", "lines", "summary", "incomplete", "missing"),
+        LINES,
     ),
 )
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from tests.bad_input.core import (
     DIRECTORY,
+    EMPTY,
+    FORMAT,
     LINES,
+    MISMATCH,
     MODEL_MISSING,
+    MUST,
     NOT_FOUND,
     Ctx,
     add,
@@ -56,9 +60,9 @@ add("tag-docids-fewer-lines", tag_command, lambda c: [edited(c, "--docids", "sho
 add(
     "tag-docids-blank-line",
     tag_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4)],
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(4)), at_line("blank.docids", 4), EMPTY],
 )
-add("tag-unknown-language", tag_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+add("tag-unknown-language", tag_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language"), MUST))
 add(
     "tag-unknown-phenomenon",
     tag_command,
@@ -72,6 +76,7 @@ add(
         edited(c, "--src-conllu", "mismatch.en.conllu", change_form_demo(2)),
         ("match",),
         ("sentence 2", "line 2", ":2"),
+        MISMATCH,
     ],
 )
 add(
@@ -82,22 +87,22 @@ add(
 add(
     "tag-tgt-conllu-malformed",
     tag_command,
-    lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",)],
+    lambda c: [edited(c, "--tgt-conllu", "malformed.fr.conllu", nine_columns), ("malformed.fr.conllu:",), FORMAT],
 )
 add(
     "tag-tgt-conllu-bad-token-id",
     tag_command,
-    lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",)],
+    lambda c: [edited(c, "--tgt-conllu", "badid.fr.conllu", bad_token_id), ("badid.fr.conllu:",), FORMAT],
 )
 add(
     "tag-tgt-conllu-of-another-text",
     tag_command,
-    opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"),
+    opt("--tgt-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match", MISMATCH),
 )
 add(
     "tag-src-conllu-bad-coreference",
     tag_command,
-    lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref")],
+    lambda c: [edited(c, "--src-conllu", "coref.en.conllu", bad_entity), ("entity", "coref"), FORMAT],
 )
 add(
     "tag-src-conllu-missing",
@@ -107,17 +112,26 @@ add(
 add(
     "tag-alignments-out-of-range",
     tag_command,
-    lambda c: [edited(c, "--alignments", "range.align", set_line(2, "0-99")), at_line("range.align", 2), "range"],
+    lambda c: [
+        edited(c, "--alignments", "range.align", set_line(2, "0-99")),
+        at_line("range.align", 2),
+        "range",
+        FORMAT,
+    ],
 )
 add(
     "tag-alignments-garbage",
     tag_command,
-    lambda c: [edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")), at_line("garbage.align", 1)],
+    lambda c: [
+        edited(c, "--alignments", "garbage.align", set_line(1, "x-1 banana")),
+        at_line("garbage.align", 1),
+        FORMAT,
+    ],
 )
 add(
     "tag-alignments-negative-index",
     tag_command,
-    lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3)],
+    lambda c: [edited(c, "--alignments", "neg.align", set_line(3, "-1-0")), at_line("neg.align", 3), FORMAT],
 )
 add("tag-alignments-fewer-lines", tag_command, lambda c: [edited(c, "--alignments", "short.align", drop_last), LINES])
 add(

@@ -7,9 +7,12 @@ from pathlib import Path
 from typing import Callable, List
 
 from tests.bad_input.core import (
+    CONFLICT,
     DIRECTORY,
     EMPTY,
+    FORMAT,
     LINES,
+    MISMATCH,
     MODEL_MISSING,
     NOT_FOUND,
     UTF8,
@@ -66,12 +69,13 @@ add(
     lambda c: [
         pcxmi_file(c, "garbage.jsonl", lines_of(c.w.pcxmi)[0] + "\nnot json at all\n"),
         at_line("garbage.jsonl", 2),
+        FORMAT,
     ],
 )
 add(
     "report-pcxmi-not-pcxmi-records",
     report_command,
-    lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi")],
+    lambda c: [pcxmi_file(c, "other.jsonl", '{"a": 1}\n{"b": 2}\n'), ("record", "p-cxmi", "pcxmi"), FORMAT],
 )
 
 
@@ -92,9 +96,13 @@ def nan_value(lines: List[str]) -> List[str]:
 add(
     "report-pcxmi-duplicated-record",
     report_command,
-    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: [*ls, ls[0]])(c), "again"],
+    lambda c: [*pcxmi_records_edited("dup.jsonl", lambda ls: [*ls, ls[0]])(c), "again", FORMAT],
 )
-add("report-pcxmi-nan-value", report_command, lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite"])
+add(
+    "report-pcxmi-nan-value",
+    report_command,
+    lambda c: [*pcxmi_records_edited("nan.jsonl", nan_value)(c), "finite", FORMAT],
+)
 add(
     "report-conllu-missing",
     report_command,
@@ -150,6 +158,7 @@ add(
         report_conllu(c, "mismatch.conllu", change_form(3)),
         ("match", "differ"),
         ("line 3", "sentence 3", ":3"),
+        MISMATCH,
     ],
 )
 add(
@@ -160,7 +169,7 @@ add(
 add(
     "report-conllu-malformed",
     report_command,
-    lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3)],
+    lambda c: [report_conllu(c, "malformed.conllu", nine_columns), at_line("malformed.conllu", 3), FORMAT],
 )
 add(
     "report-conllu-latin1",
@@ -176,7 +185,12 @@ add(
 add(
     "report-conllu-with-stanza-lang",
     report_command,
-    do(lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")), "--conllu", "--stanza-lang"),
+    do(
+        lambda c: (c.set("--conllu", c.w.ref_conllu), c.set("--stanza-lang", "fr")),
+        "--conllu",
+        "--stanza-lang",
+        CONFLICT,
+    ),
 )
 add(
     "report-stanza-model-missing",
@@ -190,12 +204,12 @@ add(
 add(
     "report-tags-of-another-reference",
     report_command,
-    opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another")),
+    opt("--tags", lambda c: c.w.d_tags, "reference.tags.json", ("match", "reference", "differ", "another"), MISMATCH),
 )
 add(
     "report-tags-not-json",
     report_command,
-    opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json"),
+    opt("--tags", lambda c: c.write("garbage.tags.json", "[[[{"), "garbage.tags.json", "json", FORMAT),
 )
 add(
     "report-tags-wrong-layout",
@@ -205,6 +219,7 @@ add(
         lambda c: c.write("layout.tags.json", '{"documents": 3}'),
         "layout.tags.json",
         ("layout", "format", "token", "list"),
+        FORMAT,
     ),
 )
 add(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import List, Sequence
 
 from tests.bad_input.contrastive import contrastive_command, contrastive_entry
-from tests.bad_input.core import MUST, Ctx, Fragment, add, at_line, do, edited, opt
+from tests.bad_input.core import IS_INPUT, MUST, NOT_FOUND, UTF8, Ctx, Fragment, add, at_line, do, edited, opt
 from tests.bad_input.cxmi import cxmi_command
 from tests.bad_input.merge import copy_shard, merge_command, shards
 from tests.bad_input.muda_eval import eval_command
@@ -33,7 +33,7 @@ def output_over_input(out_flag: str, in_flag: str, name: str, link: bool = False
             target = c.o("link_to_" + name)
             os.symlink(path, target)
         c.set(out_flag, target)
-        return [os.path.basename(target), name, out_flag, in_flag, "overwrite"]
+        return [os.path.basename(target), name, out_flag, in_flag, "overwrite", IS_INPUT]
 
     return mutate
 
@@ -69,7 +69,7 @@ def input_is_a_side_output(in_flag: str, name: str, output: str, out_flag: str =
         else:
             c.argv[1] = path
         c.set(out_flag, str(c.inp / output))
-        return [name, in_flag, "overwrite"]
+        return [name, in_flag, "overwrite", IS_INPUT]
 
     return mutate
 
@@ -89,7 +89,7 @@ def report_pcxmi_in_the_output_dir(c: Ctx) -> List[Fragment]:
     path = c.write("rep/report.json", Path(c.w.pcxmi).read_bytes())
     c.argv[1] = path
     c.set("--output-dir", str(c.inp / "rep"))
-    return ["report.json", "PCXMI", "overwrite"]
+    return ["report.json", "PCXMI", "overwrite", IS_INPUT]
 
 
 add("report-pcxmi-is-a-file-the-report-writes", report_command, report_pcxmi_in_the_output_dir)
@@ -99,7 +99,7 @@ def merge_output_is_a_shard(c: Ctx) -> List[Fragment]:
     shard = c.write("shard0.jsonl", Path(c.w.s0).read_bytes())
     c.argv[1] = shard
     c.set("--output", shard)
-    return ["shard0.jsonl", "--output", "SHARDS", "overwrite"]
+    return ["shard0.jsonl", "--output", "SHARDS", "overwrite", IS_INPUT]
 
 
 add("merge-output-is-a-shard", merge_command, merge_output_is_a_shard)
@@ -119,23 +119,27 @@ def nul_byte(line: int):
 add(
     "translate-source-nul-byte",
     translate_command,
-    lambda c: [edited(c, "--source", "nul.en", nul_byte(3)), at_line("nul.en", 3), "NUL"],
+    lambda c: [edited(c, "--source", "nul.en", nul_byte(3)), at_line("nul.en", 3), "NUL", UTF8],
 )
 add(
     "cxmi-docids-nul-byte",
     cxmi_command,
-    lambda c: [edited(c, "--docids", "nul.docids", nul_byte(2)), at_line("nul.docids", 2), "NUL"],
+    lambda c: [edited(c, "--docids", "nul.docids", nul_byte(2)), at_line("nul.docids", 2), "NUL", UTF8],
 )
 add(
     "score-ref-nul-byte",
     score_command,
-    lambda c: [edited(c, "--ref", "nul.fr", nul_byte(1), start=c.w.ref), at_line("nul.fr", 1), "NUL"],
+    lambda c: [edited(c, "--ref", "nul.fr", nul_byte(1), start=c.w.ref), at_line("nul.fr", 1), "NUL", UTF8],
 )
-add("tag-tgt-nul-byte", tag_command, lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL"])
+add(
+    "tag-tgt-nul-byte",
+    tag_command,
+    lambda c: [edited(c, "--tgt", "nul.fr", nul_byte(4)), at_line("nul.fr", 4), "NUL", UTF8],
+)
 add(
     "eval-ref-tags-nul-byte",
     eval_command,
-    lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL"],
+    lambda c: [edited(c, "--ref-tags", "nul_tags.json", nul_byte(1)), at_line("nul_tags.json", 1), "NUL", UTF8],
 )
 
 
@@ -163,7 +167,7 @@ def shard_without_records(c):
     path = copy_shard(c, c.w.s1, "gone")
     os.unlink(path)
     shards(c, c.w.s0, path)
-    return ["gone.jsonl", "does not exist"]
+    return ["gone.jsonl", "does not exist", NOT_FOUND]
 
 
 add("merge-shard-jsonl-absent", merge_command, shard_without_records)

@@ -7,9 +7,14 @@ from pathlib import Path
 from typing import List
 
 from tests.bad_input.core import (
+    CONFLICT,
+    EMPTY,
     LINES,
+    MISMATCH,
+    MODEL,
     MUST,
     NOT_FOUND,
+    NOT_GIVEN,
     Ctx,
     Fragment,
     add,
@@ -44,7 +49,7 @@ def score_both_empty(c):
     c.drop("--docids")
     c.set("--hyp", c.write("empty_hyp.fr", ""))
     c.set("--ref", c.write("empty_ref.fr", ""))
-    return [("empty_hyp.fr", "empty_ref.fr"), ("empty", "no lines", "0 lines", "nothing")]
+    return [("empty_hyp.fr", "empty_ref.fr"), ("empty", "no lines", "0 lines", "nothing"), EMPTY]
 
 
 add("score-hyp-and-ref-empty", score_command, score_both_empty)
@@ -55,14 +60,18 @@ add("score-docids-fewer-lines", score_command, lambda c: [edited(c, "--docids", 
 add(
     "score-docids-blank-line",
     score_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2)],
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(2)), at_line("blank.docids", 2), EMPTY],
 )
 add(
     "score-source-fewer-lines",
     score_command,
     lambda c: [edited(c, "--source", "short.en", drop_last, start=c.w.src), LINES],
 )
-add("score-comet-model-without-source", score_command, opt("--comet-model", "Unbabel/wmt22-comet-da", "--source"))
+add(
+    "score-comet-model-without-source",
+    score_command,
+    opt("--comet-model", "Unbabel/wmt22-comet-da", "--source", NOT_GIVEN),
+)
 
 
 def with_comet(model="Unbabel/wmt22-comet-da"):
@@ -97,7 +106,7 @@ add(
 add(
     "score-comet-model-folder-without-checkpoint",
     score_command,
-    do(with_comet(lambda c: c.mkdir("empty_model")), "empty_model", "checkpoints/model.ckpt"),
+    do(with_comet(lambda c: c.mkdir("empty_model")), "empty_model", "checkpoints/model.ckpt", MODEL),
 )
 
 
@@ -111,7 +120,7 @@ def corrupt_comet_model(c: Ctx) -> str:
 add(
     "score-comet-model-corrupt-checkpoint",
     score_command,
-    do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint")),
+    do(with_comet(corrupt_comet_model), "model.ckpt", ("cannot load", "checkpoint"), MODEL),
 )
 
 
@@ -132,7 +141,7 @@ def truncated_comet_model(c: Ctx) -> str:
 add(
     "score-comet-model-checkpoint-cut-short",
     score_command,
-    do(with_comet(truncated_comet_model), "model.ckpt", "damaged", "fetch the model again"),
+    do(with_comet(truncated_comet_model), "model.ckpt", "damaged", "fetch the model again", MODEL),
 )
 output_cases("score", score_command, "--output", "scores.json")
 
@@ -173,7 +182,7 @@ def unknown_document(c: Ctx) -> List[Fragment]:
     rows = path.read_text(encoding="utf-8").splitlines()
     rows[1] = json.dumps({"doc": "no such doc", "text": "Bonjour."})
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return [f"{name}:2", "no such doc", "not in"]
+    return [f"{name}:2", "no such doc", "not in", MISMATCH]
 
 
 add("score-hyp-documents-unknown-document", score_command, unknown_document)
@@ -267,7 +276,7 @@ add(
     score_command,
     lambda c: [control_character(c), at_line("nul.jsonl", 2), "control character"][1:],
 )
-add("score-hyp-format-unknown", score_command, opt("--hyp-format", "xml", "--hyp-format xml", "expected one of"))
+add("score-hyp-format-unknown", score_command, opt("--hyp-format", "xml", "--hyp-format xml", "expected one of", MUST))
 add(
     "score-hyp-format-lines-of-a-truncated-file",
     score_command,
@@ -291,6 +300,6 @@ add(
 add(
     "score-alignment-output-of-a-line-aligned-hyp",
     score_command,
-    opt("--alignment-output", lambda c: c.o("align.jsonl"), "--alignment-output", "line-aligned"),
+    opt("--alignment-output", lambda c: c.o("align.jsonl"), "--alignment-output", "line-aligned", CONFLICT),
 )
 output_cases("score", score_command, "--alignment-output", "align.jsonl")

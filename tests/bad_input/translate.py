@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from tests.bad_input.core import (
+    CONFLICT,
     DIRECTORY,
+    EMPTY,
     LINES,
+    MISMATCH,
+    MODEL,
+    MUST,
     NOT_FOUND,
+    NOT_GIVEN,
+    TOO_LONG,
     Ctx,
     add,
     add_line,
@@ -60,7 +67,7 @@ file_cases(
 add(
     "translate-docids-blank-line",
     translate_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3)],
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(3)), at_line("blank.docids", 3), EMPTY],
 )
 add(
     "translate-docids-fewer-lines",
@@ -76,7 +83,7 @@ add(
 add(
     "translate-source-overlong-line",
     translate_command,
-    lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3)],
+    lambda c: [edited(c, "--source", "long_line.en", overlong_line(3, "cat")), at_line("long_line.en", 3), TOO_LONG],
 )
 add(
     "translate-path-missing",
@@ -91,22 +98,24 @@ add(
 add(
     "translate-path-text-file",
     translate_command,
-    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint"),
+    opt("--path", lambda c: c.write("notackpt.pt", "hello\n"), ("notackpt.pt", "--path"), "checkpoint", MODEL),
 )
 add(
     "translate-path-empty-file",
     translate_command,
-    opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty")),
+    opt("--path", lambda c: c.write("emptyckpt.pt", ""), ("emptyckpt.pt", "--path"), ("checkpoint", "empty"), MODEL),
 )
 add(
     "translate-path-stock-translation-checkpoint",
     translate_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+    opt(
+        "--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task"), MODEL
+    ),
 )
 add(
     "translate-spm-not-a-model",
     translate_command,
-    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece"),
+    opt("--spm", lambda c: c.write("fake.model", "not a model\n"), ("fake.model", "--spm"), "sentencepiece", MODEL),
 )
 add(
     "translate-spm-missing",
@@ -116,7 +125,7 @@ add(
 add(
     "translate-spm-other-dictionary",
     translate_command,
-    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match")),
+    opt("--spm", lambda c: c.w.other_spm, ("other_spm.model", "--spm"), ("dictionary", "match"), MISMATCH),
 )
 add(
     "translate-data-missing",
@@ -154,22 +163,22 @@ output_cases("translate", translate_command, "--output", "hyp.fr")
 add(
     "translate-unit-document-with-path",
     translate_command,
-    opt("--unit", "document", "--unit document", "--hf-model", "trained on sentences"),
+    opt("--unit", "document", "--unit document", "--hf-model", "trained on sentences", NOT_GIVEN),
 )
 add(
     "translate-unit-unknown",
     translate_command,
-    opt("--unit", "paragraph", "--unit paragraph", "sentence, document"),
+    opt("--unit", "paragraph", "--unit paragraph", "sentence, document", MUST),
 )
 add(
     "translate-max-source-tokens-without-unit-document",
     translate_command,
-    opt("--max-source-tokens", "50", "--max-source-tokens", "--unit document"),
+    opt("--max-source-tokens", "50", "--max-source-tokens", "--unit document", CONFLICT),
 )
 add(
     "translate-overwrite-without-unit-document",
     translate_command,
-    do(lambda c: c.argv.append("--overwrite"), "--overwrite", "--unit document"),
+    do(lambda c: c.argv.append("--overwrite"), "--overwrite", "--unit document", CONFLICT),
 )
 
 
@@ -191,22 +200,23 @@ add(
         edited(c, "--source", "long_line.en", overlong_line(3, "cat"), start=c.w.src),
         at_line("long_line.en", 3),
         "--max-source-tokens",
+        TOO_LONG,
     ],
 )
 add(
     "translate-unit-document-sentence-over-max-source-tokens",
     translate_documents_command,
-    opt("--max-source-tokens", "2", at_line("test.en", 1), "more than --max-source-tokens (2)"),
+    opt("--max-source-tokens", "2", at_line("test.en", 1), "more than --max-source-tokens (2)", TOO_LONG),
 )
 add(
     "translate-unit-document-decoding-parallel",
     translate_documents_command,
-    opt("--decoding", "parallel", "--decoding parallel", "--unit sentence"),
+    opt("--decoding", "parallel", "--decoding parallel", "--unit sentence", CONFLICT),
 )
 add(
     "translate-unit-document-no-room-for-a-source",
     translate_documents_command,
-    opt("--max-len-b", "200", "--max-len-b 200", "positions"),
+    opt("--max-len-b", "200", "--max-len-b 200", "positions", MUST),
 )
 option_cases("translate", translate_documents_command, [("--max-source-tokens", "0")])
 

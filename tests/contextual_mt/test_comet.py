@@ -12,7 +12,7 @@ from importlib.metadata import version
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.metrics import score
 from muda.evaluation.metrics import quiet_comet
 from tests.helpers import BIN
@@ -156,7 +156,7 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
     "not installed" here) and without a download attempt."""
     monkeypatch.setitem(sys.modules, "comet", None)
     start = time.monotonic()
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         score(HYPS, REFS, srcs=SRCS, comet_model=str(tmp_path / "models" / "wmt22"))
     assert time.monotonic() - start < 1
     assert str(e.value) == f"{tmp_path / 'models' / 'wmt22'}: COMET model not found (no such file or folder)"
@@ -165,7 +165,7 @@ def test_missing_local_model_is_not_found_at_once(monkeypatch, tmp_path):
 def test_not_installed_only_when_comet_itself_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
     with pytest.raises(
-        ContextualMTError, match=r"^COMET needs the unbabel-comet package, which is not installed: run make install"
+        InputError, match=r"^COMET needs the unbabel-comet package, which is not installed: run make install"
     ):
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
 
@@ -180,7 +180,7 @@ def test_a_broken_dependency_is_named_not_called_not_installed(monkeypatch, tmp_
     )
     monkeypatch.delitem(sys.modules, "comet", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         score(HYPS, REFS, srcs=SRCS, comet_model="Unbabel/wmt22-comet-da")
     assert str(e.value).startswith(
         "unbabel-comet is installed but cannot be imported (ModuleNotFoundError: No "

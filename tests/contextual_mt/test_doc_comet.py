@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.metrics import DOC_COMET_CONTEXT, comet_version, score, summary_line, with_context
 from contextual_mt.pipeline.score_stage import ScoreStageOptions, format_scores
 from tests.helpers import contextual_mt_cli
@@ -152,7 +152,7 @@ def test_cli_bad_input_is_one_line_and_no_output(fake, tmp_path):
         == "error: --doc-comet-context must be >= 1 (got 0)"
     )
     assert not out.exists() and fake.calls == []
-    with pytest.raises(ContextualMTError, match="--doc-comet-context"):
+    with pytest.raises(InputError, match="--doc-comet-context"):
         ScoreStageOptions("fr", str(tmp_path), doc_comet_context=0)
 
 

@@ -8,7 +8,7 @@ from typing import ClassVar, List
 import pytest
 import sacrebleu
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.metrics import join_documents, score, score_files
 from tests.helpers import BIN, contextual_mt_cli, run
 
@@ -68,13 +68,13 @@ def test_comet_offline_says_how_to_get_the_model(monkeypatch):
         raise ConnectionError("no network")
 
     monkeypatch.setitem(sys.modules, "comet", types.SimpleNamespace(download_model=no_network))
-    with pytest.raises(ContextualMTError, match=r"could not be downloaded.*comet\.download_model"):
+    with pytest.raises(InputError, match=r"could not be downloaded.*comet\.download_model"):
         score(HYPS, REFS, srcs=["s"] * 5, comet_model="Unbabel/wmt22-comet-da")
 
 
 def test_comet_not_installed(monkeypatch):
     monkeypatch.setitem(sys.modules, "comet", None)
-    with pytest.raises(ContextualMTError, match=r"pip install -e '\.\[comet\]'"):
+    with pytest.raises(InputError, match=r"pip install -e '\.\[comet\]'"):
         score(HYPS, REFS, srcs=["s"] * 5, comet_model="x")
 
 
@@ -105,7 +105,7 @@ def test_cli_json_and_summary(tmp_path):
 def test_mismatched_lengths_name_the_files(tmp_path):
     (tmp_path / "hyp").write_text("a\nb\n")
     (tmp_path / "ref").write_text("a\n")
-    with pytest.raises(ContextualMTError, match=r"hyp: has 2 lines but .*ref has 1"):
+    with pytest.raises(InputError, match=r"hyp: has 2 lines but .*ref has 1"):
         score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))
 
 
@@ -125,9 +125,9 @@ def test_empty_files_are_one_clear_error(tmp_path):
         == f"error: {tmp_path / 'hyp'}: hypothesis file is empty"
     )
     (tmp_path / "hyp").write_text("a b c\n")
-    with pytest.raises(ContextualMTError, match=f"^{tmp_path / 'ref'}: reference file is empty$"):
+    with pytest.raises(InputError, match=f"^{tmp_path / 'ref'}: reference file is empty$"):
         score_files(str(tmp_path / "hyp"), str(tmp_path / "ref"))
-    with pytest.raises(ContextualMTError, match="no sentences to score"):
+    with pytest.raises(InputError, match="no sentences to score"):
         score([], [])
 
 
@@ -136,7 +136,7 @@ def test_bad_comet_batch_size_and_unwritable_outputs(tmp_path):
         (tmp_path / name).write_text("\n".join(rows) + "\n")
     files = ["--hyp", tmp_path / "hyp", "--ref", tmp_path / "ref"]
     assert score_cli(*files, "--comet-batch-size", "0") == "error: --comet-batch-size must be >= 1 (got 0)"
-    with pytest.raises(ContextualMTError, match=r"--comet-batch-size must be >= 1 \(got -1\)"):
+    with pytest.raises(InputError, match=r"--comet-batch-size must be >= 1 \(got -1\)"):
         score(HYPS, REFS, comet_batch_size=-1)
     assert score_cli(*files, "--output", tmp_path).startswith(f"error: {tmp_path}: is a directory")
     under_file = tmp_path / "hyp" / "scores.json"

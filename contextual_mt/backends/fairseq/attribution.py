@@ -26,7 +26,7 @@ from contextual_mt.attribution.interface import ContextToken, CueRequest, TokenC
 from contextual_mt.backends.fairseq.data.model_input import build_decoder_input, build_encoder_input
 from contextual_mt.backends.fairseq.model import DocumentModel, beyond_trained_error
 from contextual_mt.backends.fairseq.scoring import FairseqScoringBackend
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS, length_batches
 from contextual_mt.symbols import BRK
 
@@ -39,14 +39,16 @@ BEYOND_TRAINED = (
 def check_attributable(model: DocumentModel, name: str) -> None:
     """Attribution reads context at known input positions of a concatenation model."""
     if model.cadec:
-        raise ContextualMTError(
+        raise InputError(
             f"{name}: a CADec checkpoint; attribute supports concatenation "
-            "document_translation checkpoints and --hf-model models"
+            "document_translation checkpoints and --hf-model models",
+            code=Code.MODEL,
         )
     if model.multi_encoder:
-        raise ContextualMTError(
+        raise InputError(
             f"{name}: a multi-encoder checkpoint (context read by a separate encoder); attribute "
-            "supports concatenation document_translation checkpoints and --hf-model models"
+            "supports concatenation document_translation checkpoints and --hf-model models",
+            code=Code.MODEL,
         )
 
 

@@ -81,7 +81,7 @@ def prefill(model, encoder_out: Dict, prefix_tokens: Tensor, incremental_state: 
 
 
 def _nan_error(model):
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import Code, InputError
 
     dtype = str(next(model.parameters()).dtype).replace("torch.", "")
     hint = (
@@ -89,7 +89,7 @@ def _nan_error(model):
         if dtype != "float32"
         else "are its weights finite?"
     )
-    return ContextualMTError(f"beam search: the model in {dtype} gave NaN log-probabilities ({hint})")
+    return InputError(f"beam search: the model in {dtype} gave NaN log-probabilities ({hint})", code=Code.MODEL)
 
 
 def _normalized(score: float, length: int, lenpen: float) -> float:

@@ -9,7 +9,7 @@ import math
 import os
 from typing import Any, Dict, Optional, Sequence
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
@@ -18,16 +18,16 @@ def read_checkpoint(path: str, label: str = "checkpoint") -> Dict:
     from fairseq import checkpoint_utils
 
     if not os.path.isfile(path):
-        raise ContextualMTError(f"{path}: {label} not found", code=Code.NOT_FOUND)
+        raise InputError(f"{path}: {label} not found", code=Code.NOT_FOUND)
     try:
         return checkpoint_utils.load_checkpoint_to_cpu(path)
     except OSError as e:  # the file itself (permissions, a disk error)
-        raise ContextualMTError(f"{path}: cannot read {label} ({e.strerror or e})") from None
+        raise InputError(f"{path}: cannot read {label} ({e.strerror or e})", code=Code.MODEL) from None
     except Exception as e:  # torch and pickle raise many types for a damaged file
         # their words ("invalid literal for int()", "Memo value not found") are about the
         # unpickler's bytes, not the user's file: say what the file is not
         what = "an empty file" if os.path.getsize(path) == 0 else "damaged, cut off or another kind of file"
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: not a {label} torch can load ({what}; {type(e).__name__})", code=Code.MODEL
         ) from None
 
@@ -93,11 +93,11 @@ def read_training_figures(path: str) -> Dict:
         except RuntimeError:  # a file of torch's legacy format cannot be mapped
             state = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # torch and pickle raise many types for a damaged file
-        raise ContextualMTError(
-            f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})"
+        raise InputError(
+            f"{path}: cannot read checkpoint ({type(e).__name__}: {str(e).splitlines()[0][:120]})", code=Code.MODEL
         ) from None
     if not isinstance(state, dict):
-        raise ContextualMTError(f"{path}: not a fairseq checkpoint")
+        raise InputError(f"{path}: not a fairseq checkpoint", code=Code.MODEL)
     return training_figures(state)
 
 

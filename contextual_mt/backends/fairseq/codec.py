@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Sequence
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.symbols import BRK, CONTEXT_SYMBOLS, FILLER
 
 
@@ -58,7 +58,7 @@ def check_vocabulary(sp, model_path: str, dictionary, dictionary_path: str) -> N
         else "they would become <unk>: binarize with a dictionary of every piece (the data stage does; or "
         "fairseq-preprocess --srcdict) and train again, or give the model the data was encoded with"
     )
-    raise ContextualMTError(
+    raise InputError(
         f"{model_path}: sentencepiece model does not match the dictionary {dictionary_path}: {'; '.join(found)}; {fix}",
         code=Code.MISMATCH,
     )
@@ -74,11 +74,11 @@ class SentencePieceCodec:
             import sentencepiece as spm
 
             if not os.path.exists(model_path):
-                raise ContextualMTError(f"{model_path}: sentencepiece model not found", code=Code.NOT_FOUND)
+                raise InputError(f"{model_path}: sentencepiece model not found", code=Code.NOT_FOUND)
             try:
                 self.sp = spm.SentencePieceProcessor(model_file=model_path)
             except Exception as e:  # sentencepiece raises plain RuntimeError/OSError
-                raise ContextualMTError(f"{model_path}: not a sentencepiece model ({e})", code=Code.MODEL) from None
+                raise InputError(f"{model_path}: not a sentencepiece model ({e})", code=Code.MODEL) from None
             check_vocabulary(self.sp, model_path, dictionary, dictionary_path)
 
     def encode(self, line: str) -> List[str]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 
 from commandkit.text import check_input_file, file_sha256
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import FAIRSEQ_ATTRIBUTION_MAX_TOKENS
 from contextual_mt.inference.interface import CorpusScorer, PairScorer, Translator
 from contextual_mt.inference.precision import HALF
@@ -25,7 +25,7 @@ def dictionary_hashes(model: FairseqModelOptions) -> Dict[str, str]:
     by the checkpoint's own hash)."""
     directory = model.data or os.path.dirname(os.path.abspath(model.path))
     if model.data and not os.path.isdir(model.data):
-        raise ContextualMTError(f"{model.data}: --data directory not found")
+        raise InputError(f"{model.data}: --data directory not found", code=Code.NOT_FOUND)
     return {
         name: file_sha256(os.path.join(directory, name))
         for name in sorted(os.listdir(directory))
@@ -61,7 +61,7 @@ class FairseqFamily:
     def open_chunk_translator(self, spec: FairseqModelOptions, decoding):
         from contextual_mt.inference.document_unit import NEEDS_HF
 
-        raise ContextualMTError(NEEDS_HF)
+        raise InputError(NEEDS_HF, code=Code.OPTION_MISSING)
 
     def open_attribution(self, spec: FairseqModelOptions, max_tokens: Optional[int] = None):
         from contextual_mt.backends.fairseq.attribution import BEYOND_TRAINED, FairseqAttributionBackend
@@ -77,7 +77,7 @@ class FairseqFamily:
         """The checkpoint, sentencepiece model and dictionaries by content, the context sizes and
         the dtype the model runs in here (``auto`` decided: float16 scores are not float32's)."""
         if not os.path.isfile(spec.path):
-            raise ContextualMTError(f"{spec.path}: checkpoint not found", code=Code.NOT_FOUND)
+            raise InputError(f"{spec.path}: checkpoint not found", code=Code.NOT_FOUND)
         if spec.spm is not None:
             check_input_file(spec.spm, "sentencepiece model")
         return {
@@ -103,9 +103,10 @@ class FairseqFamily:
         """Attribution back-propagates through the model: in float32 only (``auto`` is float32
         here); half precision asked for is refused."""
         if spec.dtype in HALF:
-            raise ContextualMTError(
+            raise InputError(
                 f"--dtype {spec.dtype}: attribute computes the gradients of fairseq checkpoints "
-                "in float32 only; leave --dtype (and --fp16) out"
+                "in float32 only; leave --dtype (and --fp16) out",
+                code=Code.OPTIONS_CONFLICT,
             )
         return replace(spec, dtype="float32")
 

@@ -10,9 +10,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
+from commandkit.errors import check_number
 from contextual_mt.backends.fairseq.checkpoint_file import label_smoothing, read_checkpoint, validation_loss
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.model_health import warn_if_untrained
 from contextual_mt.inference.precision import check_dtype, cuda_in_use, resolve_dtype, torch_dtype
 
@@ -25,9 +26,9 @@ logger = logging.getLogger(__name__)
 DOCUMENT_TASKS = ("document_translation", "cadec_translation")
 
 
-def beyond_trained_error(name: str, asked, trained: Dict, why: str) -> ContextualMTError:
+def beyond_trained_error(name: str, asked, trained: Dict, why: str) -> InputError:
     """Context sizes larger than those trained, where a command cannot use them (``why``)."""
-    return ContextualMTError(
+    return InputError(
         f"{name}: context sizes {asked[0]}/{asked[1]} (source/target) exceed those trained "
         f"({trained['source_context_size']}/{trained['target_context_size']}): {why}",
         code=Code.MODEL,
@@ -55,14 +56,14 @@ def load_document_model(
     }
 
     if os.path.isdir(path):
-        raise ContextualMTError(f"{path}: is a directory, not a checkpoint file", code=Code.IS_DIRECTORY)
+        raise InputError(f"{path}: is a directory, not a checkpoint file", code=Code.IS_DIRECTORY)
     state = read_checkpoint(path)
     cfg = state.get("cfg")
     task_name = getattr(getattr(cfg, "task", None), "_name", None) if cfg is not None else None
     if task_name is None and state.get("args") is not None:
         task_name = getattr(state["args"], "task", None)
     if cfg is None or task_name not in DOCUMENT_TASKS:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: checkpoint was trained with task '{task_name}', not 'document_translation' "
             "(or 'cadec_translation')",
             code=Code.MODEL,
@@ -78,9 +79,10 @@ def load_document_model(
                 if src and tgt:
                     break
         if not (src and tgt):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: the checkpoint does not record its language pair (trained without "
-                "-s/-t); pass --data with the binarized data directory"
+                "-s/-t); pass --data with the binarized data directory",
+                code=Code.OPTION_MISSING,
             )
         cfg.task.source_lang, cfg.task.target_lang = src, tgt
     wanted = [f"dict.{src}.txt", f"dict.{tgt}.txt"] if src and tgt else []
@@ -94,7 +96,7 @@ def load_document_model(
 
     data_dir = next((c for c in candidates if has_dicts(c)), None)
     if data_dir is None:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: dictionaries ({', '.join(wanted) or 'dict.*.txt'}) not found in "
             f"{' or '.join(str(c) for c in candidates if c)}; pass --data DIR",
             code=Code.NOT_FOUND,
@@ -107,9 +109,10 @@ def load_document_model(
         trained.update(source_context_size=cfg.task.context_size, target_context_size=cfg.task.context_size, cadec=True)
         sizes = {v for v in (source_context_size, target_context_size) if v is not None}
         if len(sizes) > 1:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: a CADec model reads as many source as target context sentences; "
-                "give --source-context-size and --target-context-size the same value"
+                "give --source-context-size and --target-context-size the same value",
+                code=Code.OPTIONS_CONFLICT,
             )
         overrides = {"context_size": sizes.pop()} if sizes else {}
     asked = (
@@ -154,8 +157,8 @@ class FairseqModelOptions:
 
     def __post_init__(self) -> None:
         # None keeps the trained size; a given size must be a sentence count
-        check_option("--source-context-size", self.source_context_size, minimum=0, integer=True, optional=True)
-        check_option("--target-context-size", self.target_context_size, minimum=0, integer=True, optional=True)
+        check_number("--source-context-size", self.source_context_size, minimum=0, integer=True, optional=True)
+        check_number("--target-context-size", self.target_context_size, minimum=0, integer=True, optional=True)
         check_dtype(self.dtype)
 
     def resolved_dtype(self) -> str:
@@ -181,15 +184,19 @@ class DocumentModel:
     def load(cls, options: FairseqModelOptions, beyond_trained: Optional[str] = None) -> DocumentModel:
         import torch
 
-        o = options
-        dtype = o.resolved_dtype()  # a refused dtype fails before the weights are read
+        dtype = options.resolved_dtype()  # a refused dtype fails before the weights are read
         models, cfg, task, (src_codec, tgt_codec) = load_document_model(
-            o.path, o.data, o.source_context_size, o.target_context_size, o.spm, beyond_trained
+            options.path,
+            options.data,
+            options.source_context_size,
+            options.target_context_size,
+            options.spm,
+            beyond_trained,
         )
-        device = torch.device("cuda" if cuda_in_use(o.cpu) else "cpu")
+        device = torch.device("cuda" if cuda_in_use(options.cpu) else "cpu")
         # cast once, here: every consumer (beam search, scoring, CADec's base pass) runs in it
         models = [m.to(device=device, dtype=torch_dtype(dtype)).eval() for m in models]
-        return cls(o.path, models, cfg, task, device, src_codec, tgt_codec, dtype)
+        return cls(options.path, models, cfg, task, device, src_codec, tgt_codec, dtype)
 
     @property
     def model(self) -> Any:
@@ -240,7 +247,7 @@ class DocumentModel:
         limit = self.max_source_positions if side == "source" else self.max_target_positions
         for lineno, n in enumerate(lengths, start=1):
             if n > limit:
-                raise ContextualMTError(
+                raise InputError(
                     f"{path}:{lineno}: {n} subword pieces (with </s>), but the model takes at most "
                     f"{limit} {side} positions; split the line",
                     code=Code.TOO_LONG,

@@ -8,7 +8,7 @@ import argparse
 import os
 from typing import Dict, Optional, Tuple
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 def saved_activations(
@@ -26,7 +26,7 @@ def saved_activations(
 
     arch = model_config.get("_name")
     if arch not in ARCH_MODEL_REGISTRY:
-        raise ContextualMTError(f"model {arch!r}: not a registered fairseq architecture")
+        raise InputError(f"model {arch!r}: not a registered fairseq architecture", code=Code.MODEL)
     args = argparse.Namespace(**{k: v for k, v in model_config.items() if k != "_name"})
     for key, value in (task_config or {}).items():
         if key == "multi_encoder":

@@ -22,7 +22,7 @@ from commandkit.documents import document_spans
 from contextual_mt.backends.fairseq.codec import unknown_warning
 from contextual_mt.backends.fairseq.data.model_input import build_encoder_input
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.context_trim import last_sentences, nearest_context
 from contextual_mt.inference.decoding import DecodingOptions
@@ -148,9 +148,9 @@ class DocumentTranslator:
         """Translate ``sources`` (one sentence per item, documents given by ``docids``);
         ``source_name`` (their file) is what messages name."""
         if len(sources) != len(docids):
-            raise ContextualMTError(f"{len(sources)} source sentences but {len(docids)} document ids")
+            raise InputError(f"{len(sources)} source sentences but {len(docids)} document ids", code=Code.LINE_COUNT)
         if gold_targets is not None and len(gold_targets) != len(sources):
-            raise ContextualMTError(f"{len(gold_targets)} gold targets but {len(sources)} sources")
+            raise InputError(f"{len(gold_targets)} gold targets but {len(sources)} sources", code=Code.LINE_COUNT)
         src_ids = self.encode_sources(sources, source_name)
         gold_ids = None
         if gold_targets is not None:

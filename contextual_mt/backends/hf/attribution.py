@@ -35,7 +35,7 @@ from contextual_mt.attribution.gradients import (
 from contextual_mt.attribution.interface import METHODS, ContextToken, CueRequest, TokenContrast
 from contextual_mt.backends.hf.inputs import Row
 from contextual_mt.backends.hf.scoring import HFScoringBackend
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.context_trim import last_sentences
 
@@ -228,9 +228,10 @@ class HFAttributionBackend(HFScoringBackend):
                 chars.append(c)
         text = "".join(chars)
         if text != render(pairs) or len(spans) != 2 * k:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: cannot find the context sentences in the prompt (the "
-                "template changes the sentences' text); attribution needs them verbatim"
+                "template changes the sentences' text); attribution needs them verbatim",
+                code=Code.MODEL,
             )
         found = self._sentences_in(row.prefix, text, spans, lambda x, **kw: tok(x, add_special_tokens=special, **kw))
         # the spans alternate source, target (pair by pair, oldest first)
@@ -281,10 +282,12 @@ class HFAttributionBackend(HFScoringBackend):
         read from one teacher-forced pass (attention) or from backward passes of one graph
         (gradients, ``gradients.slot_gradients``); sentences are batched within ``--max-tokens``."""
         if method not in METHODS:
-            raise ContextualMTError(f"unknown attribution method {method!r} (methods: {', '.join(METHODS)})")
+            raise InputError(
+                f"unknown attribution method {method!r} (methods: {', '.join(METHODS)})", code=Code.OPTION_VALUE
+            )
         for q in requests:
             if not 0 <= q.token < len(self._with[q.index].pieces) + 1:
-                raise ContextualMTError(f"sentence {q.index + 1} has no target token {q.token}")
+                raise InputError(f"sentence {q.index + 1} has no target token {q.token}", code=Code.FORMAT)
         out: List[Optional[np.ndarray]] = [None] * len(requests)
         by_sentence: Dict[int, List[int]] = {}
         for k, q in enumerate(requests):
@@ -383,9 +386,10 @@ class HFAttributionBackend(HFScoringBackend):
             # seq2seq: the encoder runs first, so its embeddings are the first captured
             expected = 2 if self.hf.seq2seq else 1
             if len(leaves) != expected:
-                raise ContextualMTError(
+                raise InputError(
                     f"{self.hf.folder}: the input embeddings were called {len(leaves)} times "
-                    f"in one forward (expected {expected}); this model is not supported"
+                    f"in one forward (expected {expected}); this model is not supported",
+                    code=Code.MODEL,
                 )
             for _first, grads in slot_gradients(values, leaves, slot_width(self.max_tokens, padded), count):
                 per_stream.append([token_scores(leaf, g, method) for leaf, g in zip(leaves, grads, strict=True)])
@@ -403,10 +407,11 @@ class HFAttributionBackend(HFScoringBackend):
             out = self.hf.model(**inputs, use_cache=False, output_attentions=True)
         weights = out.cross_attentions if self.hf.seq2seq else out.attentions
         if not weights or weights[-1] is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: {type(self.hf.model).__name__} returns no attention weights with "
                 "output_attentions (eager attention); --method attention cannot read them: use a gradient "
-                "method (saliency, input_x_gradient)"
+                "method (saliency, input_x_gradient)",
+                code=Code.MODEL,
             )
         slots, positions, _, _ = self._slots(groups, rows)
         index = torch.arange(len(rows), device=self.hf.device).repeat_interleave(slots)
@@ -431,9 +436,10 @@ class HFAttributionBackend(HFScoringBackend):
         try:
             model.set_attn_implementation("eager")
         except Exception as e:  # a model with no eager path
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: {type(model).__name__} cannot switch to eager attention ({first_line(e)}); "
-                "--method attention needs it (SDPA and flash attention return no weights): use a gradient method"
+                "--method attention needs it (SDPA and flash attention return no weights): use a gradient method",
+                code=Code.MODEL,
             ) from None
         try:
             yield

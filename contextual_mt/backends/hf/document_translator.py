@@ -13,7 +13,7 @@ from typing import Iterator, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.interface import ChunkRequest
 
@@ -46,7 +46,7 @@ class HFChunkTranslator:
         o, limit = self.options, self.sentences.layout.limit
         n = int((limit - self.overhead() - o.max_len_b) / (1 + o.max_len_a))
         if n < 1:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: --max-len-a {o.max_len_a:g} and --max-len-b {o.max_len_b} leave no room for a "
                 f"source text in its {limit} positions; lower them (or give --max-source-tokens)",
                 code=Code.OPTION_VALUE,

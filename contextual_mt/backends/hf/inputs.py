@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.backends.hf.model import HFModel
-from contextual_mt.errors import ContextualMTError, OverPositionsError
+from contextual_mt.errors import Code, InputError, OverPositionsError
 from contextual_mt.inference.context_trim import last_sentences, nearest_fitting
 
 Ids = Tuple[int, ...]
@@ -64,7 +64,7 @@ class InputLayout:
             if start is None:
                 start = getattr(hf.model.generation_config, "decoder_start_token_id", None)
             if start is None:
-                raise ContextualMTError(f"{hf.folder}: the model config has no decoder_start_token_id")
+                raise InputError(f"{hf.folder}: the model config has no decoder_start_token_id", code=Code.MODEL)
             self.start: Ids = (int(start),)
         self.chat_end: Ids = self._chat_end() if hf.template is not None and hf.template.chat else ()
 
@@ -78,11 +78,14 @@ class InputLayout:
         try:
             text = self.tok.apply_chat_template(messages, tokenize=False)
         except Exception as e:  # a template that raises on this conversation
-            raise ContextualMTError(
-                f"{self.hf.folder}: its chat template cannot render a user/assistant conversation ({e})"
+            raise InputError(
+                f"{self.hf.folder}: its chat template cannot render a user/assistant conversation ({e})",
+                code=Code.MODEL,
             ) from None
         if mark not in text:
-            raise ContextualMTError(f"{self.hf.folder}: its chat template does not render the assistant's answer")
+            raise InputError(
+                f"{self.hf.folder}: its chat template does not render the assistant's answer", code=Code.MODEL
+            )
         suffix = tuple(self.tok(text[text.rindex(mark) + len(mark) :], add_special_tokens=False)["input_ids"])
         stops = set(self.hf.end_token_ids()) | set(getattr(self.tok, "all_special_ids", []) or [])
         cut = next((k for k, t in enumerate(suffix) if t in stops), None)
@@ -90,8 +93,9 @@ class InputLayout:
             return suffix[: cut + 1]
         eos = self.tok.eos_token_id
         if eos is None:
-            raise ContextualMTError(
-                f"{self.hf.folder}: neither its chat template nor its tokenizer has a token that ends an answer"
+            raise InputError(
+                f"{self.hf.folder}: neither its chat template nor its tokenizer has a token that ends an answer",
+                code=Code.MODEL,
             )
         return (eos,)
 
@@ -114,9 +118,10 @@ class InputLayout:
             plain = list(self.tok(text_target=t, add_special_tokens=False)["input_ids"])
             k = next((k for k in range(len(full) - len(plain) + 1) if full[k : k + len(plain)] == plain), None)
             if k is None:  # tokenizers keep the plain tokens contiguous; anything else would be misread
-                raise ContextualMTError(
+                raise InputError(
                     f"{self.hf.folder}: the tokenizer's target tokens are not its plain tokens "
-                    "with special tokens around them; this model is not supported"
+                    "with special tokens around them; this model is not supported",
+                    code=Code.MODEL,
                 )
             return tuple(full[:k]), tuple(plain), tuple(full[k + len(plain) :]), self.pieces(t, plain, target=True)
 
@@ -178,7 +183,7 @@ class InputLayout:
             r = make(source, target, last_sentences(src_ctx, k_src), last_sentences(tgt_ctx, k_tgt))
             return self._fits(r), r
 
-        def error(r: Row) -> ContextualMTError:
+        def error(r: Row) -> InputError:
             return OverPositionsError(
                 f"{where()}: {self._size(r)} tokens, but {self.hf.folder} takes at most "
                 f"{self.limit} positions; split the line"
@@ -234,8 +239,9 @@ def lm_context_sizes(hf: HFModel, n_src: int, n_tgt: int) -> Tuple[int, int]:
     if hf.seq2seq:
         return n_src, n_tgt
     if n_src != n_tgt:
-        raise ContextualMTError(
+        raise InputError(
             f"a decoder-only LM reads previous sentences as source/target pairs: give the same "
-            f"--source-context-size and --target-context-size (got {n_src} and {n_tgt})"
+            f"--source-context-size and --target-context-size (got {n_src} and {n_tgt})",
+            code=Code.OPTIONS_CONFLICT,
         )
     return n_src, n_tgt

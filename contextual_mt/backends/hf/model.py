@@ -15,7 +15,7 @@ import torch
 from commandkit.errors import first_line
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
-from contextual_mt.errors import ContextualMTError, given
+from contextual_mt.errors import Code, InputError, given
 
 logger = logging.getLogger(__name__)
 
@@ -30,10 +30,10 @@ def resolve_model_folder(path: str) -> str:
     Hugging Face cache. Nothing is downloaded."""
     if os.path.isdir(path):
         if not os.path.isfile(os.path.join(path, "config.json")):
-            raise ContextualMTError(f"{path}: not a Hugging Face model folder (no config.json); {HOW_TO_GET}")
+            raise InputError(f"{path}: not a Hugging Face model folder (no config.json); {HOW_TO_GET}", code=Code.MODEL)
         return path
     if os.path.exists(path):
-        raise ContextualMTError(f"{path}: is a file; --hf-model takes a model folder or a model name")
+        raise InputError(f"{path}: is a file; --hf-model takes a model folder or a model name", code=Code.MODEL)
     try:
         from huggingface_hub import snapshot_download
 
@@ -41,9 +41,10 @@ def resolve_model_folder(path: str) -> str:
     except Exception:  # not a valid repo id, or not in the cache
         folder = None
     if not folder or not os.path.isfile(os.path.join(folder, "config.json")):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no such model folder, and not in the local Hugging Face cache "
-            f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}); {HOW_TO_GET}"
+            f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}); {HOW_TO_GET}",
+            code=Code.MODEL,
         )
     return folder
 
@@ -82,9 +83,10 @@ def model_kind(config, folder: str) -> str:
     elif config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and not config.is_encoder_decoder:
         return "causal"
     what = archs[0] if archs else f"a '{config.model_type}' model"
-    raise ContextualMTError(
+    raise InputError(
         f"{folder}: is {what}, not a seq2seq translation model (AutoModelForSeq2SeqLM) or a "
-        "decoder-only LM (AutoModelForCausalLM)"
+        "decoder-only LM (AutoModelForCausalLM)",
+        code=Code.MODEL,
     )
 
 
@@ -129,13 +131,15 @@ def read_config(folder: str):
         from transformers import AutoConfig
         from transformers import logging as hf_logging
     except ImportError:
-        raise ContextualMTError("--hf-model needs transformers: pip install 'transformers>=4.40'") from None
+        raise InputError("--hf-model needs transformers: pip install 'transformers>=4.40'", code=Code.MODEL) from None
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()  # transformers 5's "Loading weights" bar: not on the terminal
     try:
         return AutoConfig.from_pretrained(folder, local_files_only=True)
     except Exception as e:  # unknown model_type, malformed JSON
-        raise ContextualMTError(f"{folder}/config.json: cannot be read by transformers ({first_line(e)})") from None
+        raise InputError(
+            f"{folder}/config.json: cannot be read by transformers ({first_line(e)})", code=Code.MODEL
+        ) from None
 
 
 def _torch_dtype(name: str) -> torch.dtype:
@@ -159,7 +163,7 @@ class HFModel:
     def prompt(self) -> PromptTemplate:
         """The prompt template of a decoder-only model."""
         if self.template is None:
-            raise ContextualMTError(f"{self.folder}: a {self.kind} model has no prompt template")
+            raise InputError(f"{self.folder}: a {self.kind} model has no prompt template", code=Code.MODEL)
         return self.template
 
     @property
@@ -211,37 +215,39 @@ class HFModel:
 
     @classmethod
     def load(cls, options: HFModelOptions) -> HFModel:
-        o = options
-        folder = resolve_model_folder(o.path)
+        folder = resolve_model_folder(options.path)
         config = read_config(folder)
         from transformers import AutoTokenizer
 
         kind = model_kind(config, folder)
-        cuda = torch.cuda.is_available() and not o.cpu
-        if o.dtype == "float16" and not cuda:
-            raise ContextualMTError("--dtype float16 needs a GPU (on CPU use bfloat16 or float32)")
-        if o.device_map and not cuda:
-            raise ContextualMTError("--device-map auto needs a GPU; none is visible")
+        cuda = torch.cuda.is_available() and not options.cpu
+        if options.dtype == "float16" and not cuda:
+            raise InputError("--dtype float16 needs a GPU (on CPU use bfloat16 or float32)", code=Code.OPTION_VALUE)
+        if options.device_map and not cuda:
+            raise InputError("--device-map auto needs a GPU; none is visible", code=Code.OPTION_VALUE)
         try:
             tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         except Exception as e:
-            raise ContextualMTError(
+            raise InputError(
                 f"{folder}: no usable tokenizer ({first_line(e)}); the folder needs the model's "
-                "tokenizer files (save_pretrained of the tokenizer)"
+                "tokenizer files (save_pretrained of the tokenizer)",
+                code=Code.MODEL,
             ) from None
         target_token, marian_prefix, template = None, "", None
         if kind == "seq2seq":
             _check_one_vocabulary(tokenizer, folder)
-            target_token, marian_prefix = _set_languages(tokenizer, o, folder)
+            target_token, marian_prefix = _set_languages(tokenizer, options, folder)
         else:
-            template = _causal_template(o, tokenizer, folder)
+            template = _causal_template(options, tokenizer, folder)
         kwargs: Dict = {"local_files_only": True}
-        kwargs["dtype" if _has_dtype_kwarg() else "torch_dtype"] = _torch_dtype(o.dtype)
-        if o.device_map:
+        kwargs["dtype" if _has_dtype_kwarg() else "torch_dtype"] = _torch_dtype(options.dtype)
+        if options.device_map:
             try:
                 import accelerate  # noqa: F401  (device_map needs it)
             except ImportError:
-                raise ContextualMTError("--device-map auto needs accelerate: pip install accelerate") from None
+                raise InputError(
+                    "--device-map auto needs accelerate: pip install accelerate", code=Code.MODEL
+                ) from None
             kwargs["device_map"] = "auto"
         from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM
 
@@ -249,11 +255,11 @@ class HFModel:
         try:
             model = auto.from_pretrained(folder, **kwargs)
         except Exception as e:
-            raise ContextualMTError(f"{folder}: cannot load the model weights ({first_line(e)})") from None
-        if not o.device_map:
+            raise InputError(f"{folder}: cannot load the model weights ({first_line(e)})", code=Code.MODEL) from None
+        if not options.device_map:
             model = model.to("cuda" if cuda else "cpu")  # type: ignore[arg-type]  # transformers' decorated .to
         model.eval()
-        return cls(o, folder, model, tokenizer, kind, template, target_token, marian_prefix)
+        return cls(options, folder, model, tokenizer, kind, template, target_token, marian_prefix)
 
 
 def _has_dtype_kwarg() -> bool:
@@ -274,74 +280,83 @@ def _check_one_vocabulary(tokenizer, folder: str) -> None:
     # (a token sharing its id with another maps back to that one: the same id, not a difference)
     differ = sum(vocab.get(b) != vocab[a] for a, b in zip(tokens, back, strict=True))
     if differ:
-        raise ContextualMTError(
+        raise InputError(
             f"{folder}: its tokenizer ({type(tokenizer).__name__}) has separate source and target "
             f"vocabularies ({differ} of {len(tokens)} token ids name another token in the target's), and "
-            "encodes target text with the source one: references and target context cannot be scored"
+            "encodes target text with the source one: references and target context cannot be scored",
+            code=Code.MODEL,
         )
 
 
-def _set_languages(tokenizer, o: HFModelOptions, folder: str):
+def _set_languages(tokenizer, options: HFModelOptions, folder: str):
     """Point the tokenizer at the language pair; return the forced target language token (if
     the model has one) and Marian's target-language prefix of the source."""
     marian_codes = getattr(tokenizer, "supported_language_codes", None)
     if type(tokenizer).__name__.startswith("Marian"):
-        if o.src_lang:
-            logger.warning("--src-lang %s: Marian models read any source language; ignored", o.src_lang)
-        if marian_codes and not o.tgt_lang:
-            raise ContextualMTError(
+        if options.src_lang:
+            logger.warning("--src-lang %s: Marian models read any source language; ignored", options.src_lang)
+        if marian_codes and not options.tgt_lang:
+            raise InputError(
                 f"{folder}: this Marian model translates into several languages: give --tgt-lang "
-                f"(one of {', '.join(language_codes(tokenizer)[:12])})"
+                f"(one of {', '.join(language_codes(tokenizer)[:12])})",
+                code=Code.OPTION_MISSING,
             )
-        if o.tgt_lang:
-            token = f">>{o.tgt_lang}<<"
+        if options.tgt_lang:
+            token = f">>{options.tgt_lang}<<"
             if not marian_codes or token not in marian_codes:
                 known = ", ".join(language_codes(tokenizer)[:12]) or "none: it has one target language"
-                raise ContextualMTError(
-                    f"{folder}: the tokenizer has no target language token {token} (its codes: {known})"
+                raise InputError(
+                    f"{folder}: the tokenizer has no target language token {token} (its codes: {known})",
+                    code=Code.OPTION_VALUE,
                 )
             return None, token + " "
         return None, ""
     has_codes = hasattr(tokenizer, "src_lang")
     target_codes = _target_prefix_codes(tokenizer)
     if not has_codes and target_codes:  # MADLAD-400 (T5): "<2fr> " before the source names the target
-        if o.src_lang:
-            raise ContextualMTError(
-                f"--src-lang {o.src_lang}: {folder} reads any source language (its tokenizer names the "
-                "target only, with a <2xx> token); leave --src-lang out"
+        if options.src_lang:
+            raise InputError(
+                f"--src-lang {options.src_lang}: {folder} reads any source language (its tokenizer names the "
+                "target only, with a <2xx> token); leave --src-lang out",
+                code=Code.OPTION_VALUE,
             )
-        if not o.tgt_lang:
-            raise ContextualMTError(
+        if not options.tgt_lang:
+            raise InputError(
                 f"{folder}: this model translates into several languages: give --tgt-lang (one of "
-                f"{', '.join(target_codes[:12])})"
+                f"{', '.join(target_codes[:12])})",
+                code=Code.OPTION_MISSING,
             )
-        if o.tgt_lang not in target_codes:
-            raise ContextualMTError(
-                f"--tgt-lang {o.tgt_lang}: the tokenizer of {folder} has no target token <2{o.tgt_lang}> "
-                f"(it has e.g. {', '.join(target_codes[:8])})"
+        if options.tgt_lang not in target_codes:
+            raise InputError(
+                f"--tgt-lang {options.tgt_lang}: the tokenizer of {folder} has no target token <2{options.tgt_lang}> "
+                f"(it has e.g. {', '.join(target_codes[:8])})",
+                code=Code.OPTION_VALUE,
             )
-        return None, f"<2{o.tgt_lang}> "
+        return None, f"<2{options.tgt_lang}> "
     if not has_codes:
-        for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
+        for flag, value in (("--src-lang", options.src_lang), ("--tgt-lang", options.tgt_lang)):
             if value:
-                raise ContextualMTError(
-                    f"{flag} {value}: the tokenizer of {folder} has no language codes (leave the option out)"
+                raise InputError(
+                    f"{flag} {value}: the tokenizer of {folder} has no language codes (leave the option out)",
+                    code=Code.OPTION_VALUE,
                 )
         return None, ""
-    for flag, value in (("--src-lang", o.src_lang), ("--tgt-lang", o.tgt_lang)):
+    for flag, value in (("--src-lang", options.src_lang), ("--tgt-lang", options.tgt_lang)):
         if not value:
-            raise ContextualMTError(
+            raise InputError(
                 f"{folder}: a multilingual model; give {flag} (a language code of its tokenizer, "
-                f"e.g. {', '.join(language_codes(tokenizer)[:6])})"
+                f"e.g. {', '.join(language_codes(tokenizer)[:6])})",
+                code=Code.OPTION_MISSING,
             )
         if language_token(tokenizer, value) is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{flag} {value}: not a language code of the tokenizer of {folder} (it has e.g. "
-                f"{', '.join(language_codes(tokenizer)[:8])})"
+                f"{', '.join(language_codes(tokenizer)[:8])})",
+                code=Code.OPTION_VALUE,
             )
-    tokenizer.src_lang = o.src_lang
-    tokenizer.tgt_lang = o.tgt_lang
-    return language_token(tokenizer, given(o.tgt_lang, "--tgt-lang")), ""
+    tokenizer.src_lang = options.src_lang
+    tokenizer.tgt_lang = options.tgt_lang
+    return language_token(tokenizer, given(options.tgt_lang, "--tgt-lang")), ""
 
 
 def _target_prefix_codes(tokenizer) -> List[str]:
@@ -353,25 +368,28 @@ def _target_prefix_codes(tokenizer) -> List[str]:
     return sorted(codes)
 
 
-def _causal_template(o: HFModelOptions, tokenizer, folder: str) -> PromptTemplate:
-    if o.prompt_template is None:
+def _causal_template(options: HFModelOptions, tokenizer, folder: str) -> PromptTemplate:
+    if options.prompt_template is None:
         if getattr(tokenizer, "chat_template", None):
-            return load_template("chat", o.src_lang, o.tgt_lang)
-        if not (o.src_lang and o.tgt_lang):
-            raise ContextualMTError(
+            return load_template("chat", options.src_lang, options.tgt_lang)
+        if not (options.src_lang and options.tgt_lang):
+            raise InputError(
                 f"{folder}: a decoder-only LM without a chat template: give --src-lang and "
-                "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE"
+                "--tgt-lang (language names, for the 'plain' prompt) or --prompt-template FILE",
+                code=Code.OPTION_MISSING,
             )
-        return load_template("plain", o.src_lang, o.tgt_lang)
-    template = load_template(o.prompt_template, o.src_lang, o.tgt_lang)
+        return load_template("plain", options.src_lang, options.tgt_lang)
+    template = load_template(options.prompt_template, options.src_lang, options.tgt_lang)
     if template.chat and not getattr(tokenizer, "chat_template", None):
-        raise ContextualMTError(
+        raise InputError(
             f"--prompt-template chat: the tokenizer of {folder} has no chat template; give "
-            "--prompt-template plain or a template file"
+            "--prompt-template plain or a template file",
+            code=Code.MODEL,
         )
     if tokenizer.eos_token_id is None and template.end == "eos":
-        raise ContextualMTError(
-            f"{o.prompt_template}: ends the target with 'eos', but the tokenizer of {folder} "
-            'has no end token; set "end" to a string such as "\\n"'
+        raise InputError(
+            f"{options.prompt_template}: ends the target with 'eos', but the tokenizer of {folder} "
+            'has no end token; set "end" to a string such as "\\n"',
+            code=Code.MODEL,
         )
     return template

@@ -7,8 +7,9 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Optional
 
+from commandkit.errors import check_number
 from contextual_mt.backends.hf.templates import PromptTemplate, load_template
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError
 
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -30,16 +31,21 @@ class HFModelOptions:
     cpu: bool = False
 
     def __post_init__(self) -> None:
-        check_option("--source-context-size", self.source_context_size, minimum=0, integer=True)
-        check_option("--target-context-size", self.target_context_size, minimum=0, integer=True)
+        check_number("--source-context-size", self.source_context_size, minimum=0, integer=True)
+        check_number("--target-context-size", self.target_context_size, minimum=0, integer=True)
         if self.dtype not in DTYPES:
-            raise ContextualMTError(f"--dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})")
+            raise InputError(f"--dtype must be one of {', '.join(DTYPES)} (got {self.dtype!r})", code=Code.OPTION_VALUE)
         if self.device_map not in (None, "auto"):
-            raise ContextualMTError(f"--device-map must be 'auto' (got {self.device_map!r})")
+            raise InputError(f"--device-map must be 'auto' (got {self.device_map!r})", code=Code.OPTION_VALUE)
         if self.device_map and self.cpu:
-            raise ContextualMTError("--device-map auto places the model on GPUs; it cannot go with --cpu")
+            raise InputError(
+                "--device-map auto places the model on GPUs; it cannot go with --cpu", code=Code.OPTIONS_CONFLICT
+            )
         if not self.path:
-            raise ContextualMTError("--hf-model: give a model folder or a model name in the local Hugging Face cache")
+            raise InputError(
+                "--hf-model: give a model folder or a model name in the local Hugging Face cache",
+                code=Code.OPTION_MISSING,
+            )
         if self.prompt_template is not None:
             self.template()  # a bad template fails here, before the model is loaded
 

@@ -26,7 +26,7 @@ import torch
 from contextual_mt.backends.hf.inputs import InputLayout, Row, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
-from contextual_mt.errors import ContextualMTError, OverPositionsError
+from contextual_mt.errors import Code, InputError, OverPositionsError
 from contextual_mt.inference.batching import filled, hf_scoring_max_tokens, length_batches
 from contextual_mt.inference.context_trim import last_sentences
 from contextual_mt.inference.interface import ContextPair
@@ -344,10 +344,11 @@ class HFScoringBackend:
         # the zoo's batch invariance, 1e-5 (causal decoders move by 0 here, ProphetNet's n-gram
         # decoder by 1.5e-4 on the zoo's tiny one)
         if moved > 1e-5:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: {type(self.hf.model).__name__}'s scores change when its rows are padded "
                 f"to batch them (by up to {moved:.2g}; its target positions see the padding after them), "
-                "so the scores of a batch would not be the model's: not supported"
+                "so the scores of a batch would not be the model's: not supported",
+                code=Code.MODEL,
             )
 
     def _check_fast_head(self) -> bool:
@@ -370,17 +371,16 @@ class HFScoringBackend:
             row = self.layout.row(
                 text, text, (text,), (text,), self.source_context_size, self.target_context_size, lambda: "check"
             )
-        except ContextualMTError as e:
-            raise ContextualMTError(
-                f"{self.hf.folder}: cannot lay out a short test sentence ({e})", code=e.code
-            ) from None
+        except InputError as e:
+            raise InputError(f"{self.hf.folder}: cannot lay out a short test sentence ({e})", code=e.code) from None
         model = self.hf.model
         try:
             full = self._forward([row], fast=False)[0]
         except Exception as e:  # tokenizer and model disagree (token ids beyond the embeddings, ...)
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.hf.folder}: the model fails on a short test sentence "
-                f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?"
+                f"({type(e).__name__}: {e}); are the tokenizer and the weights of one model?",
+                code=Code.MODEL,
             ) from None
         if next(model.parameters()).dtype == torch.float32:  # half precision: its rounding hides it
             self._check_padding(row, text, full)

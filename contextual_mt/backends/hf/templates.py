@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from commandkit.errors import json_reason
 from commandkit.text import read_text
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 FIELDS = {
     "prompt": ({"context", "source"}, {"src_lang", "tgt_lang"}),
@@ -99,42 +99,47 @@ class PromptTemplate:
 def check_fields(spec: Dict, where: str, src_lang: Optional[str], tgt_lang: Optional[str]) -> None:
     unknown = sorted(set(spec) - set(FIELDS) - {"end"})
     if unknown:
-        raise ContextualMTError(
-            f"{where}: unknown field(s) {', '.join(unknown)} (a template has prompt, example, target and end)"
+        raise InputError(
+            f"{where}: unknown field(s) {', '.join(unknown)} (a template has prompt, example, target and end)",
+            code=Code.FORMAT,
         )
     for field, (needed, optional) in FIELDS.items():
         text = spec.get(field, " {target}" if field == "target" else None)
         if not isinstance(text, str):
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: the field '{field}' is missing (or not a string); it needs "
-                + " and ".join("{" + n + "}" for n in sorted(needed))
+                + " and ".join("{" + n + "}" for n in sorted(needed)),
+                code=Code.FORMAT,
             )
         try:
             names = placeholders(text)
         except ValueError as e:
-            raise ContextualMTError(f"{where}: field '{field}': {e}") from None
+            raise InputError(f"{where}: field '{field}': {e}", code=Code.FORMAT) from None
         missing = sorted(needed - set(names))
         if missing:
-            raise ContextualMTError(
-                f"{where}: field '{field}' lacks the placeholder(s) " + ", ".join("{" + n + "}" for n in missing)
+            raise InputError(
+                f"{where}: field '{field}' lacks the placeholder(s) " + ", ".join("{" + n + "}" for n in missing),
+                code=Code.FORMAT,
             )
         bad = sorted(set(names) - needed - optional)
         if bad:
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: field '{field}' has unknown placeholder(s) "
                 + ", ".join("{" + (n or "") + "}" for n in bad)
                 + " (allowed: "
                 + ", ".join("{" + n + "}" for n in sorted(needed | optional))
-                + ")"
+                + ")",
+                code=Code.FORMAT,
             )
         for lang, value, flag in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
             if lang in names and not value:
-                raise ContextualMTError(
+                raise InputError(
                     f"{where}: field '{field}' names the language ({{{lang}}}): give {flag} "
-                    "(a language name, e.g. English)"
+                    "(a language name, e.g. English)",
+                    code=Code.OPTION_MISSING,
                 )
     if not isinstance(spec.get("end", "eos"), str):
-        raise ContextualMTError(f'{where}: the field \'end\' must be a string ("eos", "\\n", ...)')
+        raise InputError(f'{where}: the field \'end\' must be a string ("eos", "\\n", ...)', code=Code.FORMAT)
 
 
 def load_template(name_or_path: str, src_lang: Optional[str] = None, tgt_lang: Optional[str] = None) -> PromptTemplate:
@@ -145,17 +150,20 @@ def load_template(name_or_path: str, src_lang: Optional[str] = None, tgt_lang: O
         spec, where = NAMED[name_or_path], f"--prompt-template {name_or_path}"
     else:
         if not os.path.isfile(name_or_path):
-            raise ContextualMTError(
-                f"{name_or_path}: prompt template not found (give a JSON file or one of: {', '.join(NAMED)})"
+            raise InputError(
+                f"{name_or_path}: prompt template not found (give a JSON file or one of: {', '.join(NAMED)})",
+                code=Code.NOT_FOUND,
             )
         text = read_text(name_or_path)
         try:
             spec = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{name_or_path}:{e.lineno}: not JSON ({json_reason(e, line=False)})") from None
+            raise InputError(
+                f"{name_or_path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
+            ) from None
         if not isinstance(spec, dict):
-            raise ContextualMTError(
-                f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, end)"
+            raise InputError(
+                f"{name_or_path}: a prompt template is a JSON object (prompt, example, target, end)", code=Code.FORMAT
             )
         where = name_or_path
     check_fields(spec, where, src_lang, tgt_lang)

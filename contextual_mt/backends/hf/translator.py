@@ -15,7 +15,7 @@ import torch
 from commandkit.documents import group_by_document
 from contextual_mt.backends.hf.inputs import InputLayout, lm_context_sizes
 from contextual_mt.backends.hf.model import HFModel
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import filled, length_batches
 from contextual_mt.inference.context_trim import last_sentences, nearest_fitting
 from contextual_mt.inference.decoding import DecodingOptions
@@ -111,9 +111,9 @@ class HFDocumentTranslator:
             fits = fits and room >= 1 and (room >= wanted or (n_src == 0 and n_tgt == 0))
             return fits, (encoder, prefix, min(wanted, room))
 
-        def error(_) -> ContextualMTError:
-            return ContextualMTError(
-                f"{where}: {what} does not fit in the {limit} positions of {self.hf.folder}; {fix}"
+        def error(_) -> InputError:
+            return InputError(
+                f"{where}: {what} does not fit in the {limit} positions of {self.hf.folder}; {fix}", code=Code.TOO_LONG
             )
 
         return nearest_fitting(min(n_src, len(src_ctx)), min(n_tgt, len(tgt_ctx)), attempt, error)

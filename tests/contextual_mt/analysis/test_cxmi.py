@@ -12,7 +12,7 @@ from commandkit.documents import document_starts
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.analysis.pcxmi_scorer import random_context_sources, split_words
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.stage_record import FINGERPRINT_KEY
 from tests.helpers import BIN, USER_DIR, contextual_mt_cli, run
 
@@ -87,7 +87,7 @@ def test_log_probs_equal_fairseq_score_reference(dynamic_model, raw_corpus, data
 def test_zero_context_gives_exactly_zero(dynamic_model, raw_corpus, data_bin, tmp_path):
     # asking CXMI for context sizes 0/0 is an error (0 by construction); the backend still
     # scores exactly alike with and without "context" then
-    with pytest.raises(ContextualMTError, match=r"0/0.*CXMI is 0 by construction"):
+    with pytest.raises(InputError, match=r"0/0.*CXMI is 0 by construction"):
         cxmi(dynamic_model, raw_corpus, data_bin, tmp_path / "z.jsonl", source_context_size=0, target_context_size=0)
     assert not list(tmp_path.iterdir())
     from contextual_mt.backends.fairseq.model import DocumentModel
@@ -170,7 +170,7 @@ def test_shards_merge_to_the_full_run(dynamic_model, raw_corpus, data_bin, tmp_p
     # the merge reads the records, whose values are rounded to 6 decimals
     assert merged["cxmi"] == pytest.approx(full["cxmi"], abs=1e-6)
     assert merged["fingerprint"] == dict(full["fingerprint"], shard=None)
-    with pytest.raises(ContextualMTError, match="shard 0/3 given twice"):
+    with pytest.raises(InputError, match="shard 0/3 given twice"):
         from contextual_mt.analysis.cxmi_shards import merge_shards
 
         merge_shards([str(tmp_path / "s0.jsonl"), str(tmp_path / "s0.jsonl")], str(tmp_path / "m2.jsonl"))
@@ -343,7 +343,7 @@ def test_resume_refuses_a_partial_of_another_computation(dynamic_model, raw_corp
             "contextual_mt.analysis.cxmi.PCXMIScorer.from_checkpoint",
             lambda *a, **k: pytest.fail("the model was loaded before the fingerprint check"),
         )
-        with pytest.raises(ContextualMTError) as e:
+        with pytest.raises(InputError) as e:
             run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
     msg = str(e.value)
     assert msg.startswith(f"{partial}: left by a different computation")
@@ -388,7 +388,7 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
         4,
     )
     assert len((tmp_path / "p.jsonl.partial").read_text().splitlines()) == 41 > n  # "resuming, 40 of 13"
-    with pytest.raises(ContextualMTError, match=r"differs in: docids, reference, source\)"):
+    with pytest.raises(InputError, match=r"differs in: docids, reference, source\)"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
     for flag in ("--overwrite", "--no-resume"):  # both discard the partial
         proc = cli(
@@ -428,7 +428,7 @@ def test_resume_refuses_a_partial_of_other_inputs(dynamic_model, raw_corpus, dat
         )
     # a partial from an older version (no fingerprint line) is not trusted either
     (tmp_path / "p.jsonl.partial").write_text((out).read_text())
-    with pytest.raises(ContextualMTError, match=r"has no fingerprint on its first line.*--overwrite"):
+    with pytest.raises(InputError, match=r"has no fingerprint on its first line.*--overwrite"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out))
 
 
@@ -452,7 +452,7 @@ def test_no_empty_partial_when_failing_before_scoring(dynamic_model, raw_corpus,
     lines[2] = " ".join(["chat"] * 1100)  # longer than the 1024 target positions
     ref.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out" / "p.jsonl"
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, out, reference=ref))
     assert str(e.value) == (
         f"{ref}:3: 1101 subword pieces (with </s>), but the model takes at most 1024 target positions; split the line"
@@ -505,7 +505,7 @@ def test_blank_reference_line_is_an_error(dynamic_model, raw_corpus, data_bin, t
     lines = (raw_corpus / "test.fr").read_text().splitlines()
     lines[3] = "  "
     ref.write_text("\n".join(lines) + "\n")
-    with pytest.raises(ContextualMTError, match=f"^{ref}:4: empty reference line"):
+    with pytest.raises(InputError, match=f"^{ref}:4: empty reference line"):
         run_cxmi(options(dynamic_model, raw_corpus, data_bin, tmp_path / "p.jsonl", reference=ref))
 
 
@@ -517,7 +517,7 @@ def test_random_context_needs_two_documents(dynamic_model, raw_corpus, data_bin,
     for ext in ("en", "fr", "docids"):
         (one / ext).write_text("\n".join((raw_corpus / f"test.{ext}").read_text().splitlines()[:n]) + "\n")
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=f"^{one / 'docids'}: --random-context needs at least two documents "
         r"\(found 1\)",
     ):

@@ -15,7 +15,6 @@ from contextual_mt.analysis.pos_classes import pos_classes
 from contextual_mt.analysis.report import OUTPUTS
 from contextual_mt.analysis.tables import roc_auc
 from contextual_mt.demo.corpus import generate_demo_data
-from contextual_mt.errors import ContextualMTError
 from muda.formats.conllu import format_conllu, parse_conllu
 from tests.helpers import BIN, contextual_mt_cli
 
@@ -177,9 +176,9 @@ def test_each_mean_names_its_unit(planted_report):
 def test_annotation_that_does_not_match_the_reference_names_the_line():
     sents = parse_conllu(CONLLU.splitlines())
     r = record(3, "Tu l'avais.", ["▁Tu", "▁l", "'", "avais", "."], [0.0] * 5)
-    with pytest.raises(ContextualMTError, match=r"x.conllu: sentence 3.*line 3"):
+    with pytest.raises(InputError, match=r"x.conllu: sentence 3.*line 3"):
         join([r], sents, "x.conllu")
-    with pytest.raises(ContextualMTError, match=r"has 3 sentences; no annotation for line 9"):
+    with pytest.raises(InputError, match=r"has 3 sentences; no annotation for line 9"):
         join([dict(r, line=9)], sents, "x.conllu")
 
 
@@ -378,9 +377,9 @@ def test_report_options_are_checked(planted_report, tmp_path, args, message):
 def test_report_options_dataclass():
     from contextual_mt.analysis.report import ReportOptions
 
-    with pytest.raises(ContextualMTError, match=r"--top must be >= 0 \(got -1\)"):
+    with pytest.raises(InputError, match=r"--top must be >= 0 \(got -1\)"):
         ReportOptions("p.jsonl", "out", top=-1)
-    with pytest.raises(ContextualMTError, match="either --conllu or --stanza-lang"):
+    with pytest.raises(InputError, match="either --conllu or --stanza-lang"):
         ReportOptions("p.jsonl", "out", conllu="x.conllu", stanza_lang="fr")
 
 

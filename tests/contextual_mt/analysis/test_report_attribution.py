@@ -10,7 +10,7 @@ import pytest
 from contextual_mt.analysis import tables as T
 from contextual_mt.analysis.join import join, read_attribution
 from contextual_mt.analysis.report import ReportOptions, run_report
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from tests.helpers import contextual_mt_cli
 
 # (line, doc, sentence in doc, source, reference pieces, P-CXMI per piece without EOS)
@@ -199,7 +199,7 @@ def test_mismatched_attribution_is_one_error_and_no_output(files, change, where,
 
 def test_attribution_of_hypotheses_is_refused(files):
     (files["tmp"] / "a.summary.json").write_text(json.dumps({"scored": "hypotheses", "target_file": "hyp.fr"}))
-    with pytest.raises(ContextualMTError, match=r"a\.summary\.json: the attribution is of the model's hypotheses"):
+    with pytest.raises(InputError, match=r"a\.summary\.json: the attribution is of the model's hypotheses"):
         read_attribution(str(files["attr"]), files["records"])
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from contextual_mt.attribution.selection import Rule, select, statistics
 from contextual_mt.backends.fairseq.attribution import check_attributable
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.stage_record import FINGERPRINT_KEY
 from tests.helpers import contextual_mt_cli
 
@@ -237,7 +237,7 @@ def test_bad_input(dynamic_model, data_bin, raw_corpus, tmp_path):
 @pytest.mark.parametrize("kind,words", [("cadec", "CADec"), ("multi_encoder", "multi-encoder")])
 def test_models_whose_context_is_not_at_known_positions_are_refused(kind, words):
     model = SimpleNamespace(cadec=kind == "cadec", multi_encoder=kind == "multi_encoder")
-    with pytest.raises(ContextualMTError, match=f"ckpt.pt: a {words} checkpoint"):
+    with pytest.raises(InputError, match=f"ckpt.pt: a {words} checkpoint"):
         check_attributable(model, "ckpt.pt")
 
 

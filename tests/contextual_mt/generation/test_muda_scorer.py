@@ -9,7 +9,6 @@ from commandkit.errors import InputError
 from contextual_mt.backends.fairseq.generation import generation_order
 from contextual_mt.backends.fairseq.generation.muda_scorer import MudaScorer, MudaScorerConfig, as_scorer_flags
 from contextual_mt.demo.corpus import generate_demo_data
-from contextual_mt.errors import ContextualMTError
 
 
 @pytest.fixture(autouse=True)
@@ -95,7 +94,7 @@ def test_errors_during_evaluation_name_the_scorers_flags(corpus, monkeypatch):
 
     monkeypatch.setattr(muda_run, "run_eval", fails)
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"^the --muda-lexicon annotator cannot annotate the English "
         r"source: pass --muda-src-conllu$",
     ):

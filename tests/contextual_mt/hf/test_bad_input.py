@@ -10,7 +10,7 @@ from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.backends.hf.templates import load_template
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 
 
 def cli_error(capsys, argv, output):
@@ -77,18 +77,16 @@ def test_weights_of_another_model(marian, m2m, tmp_path):
     shutil.copytree(m2m, mixed)
     for name in ("config.json", "model.safetensors"):
         shutil.copy(marian / name, mixed / name)
-    with pytest.raises(ContextualMTError, match="tokenizer and the weights of one model"):
+    with pytest.raises(InputError, match="tokenizer and the weights of one model"):
         HFScoringBackend.open(HFModelOptions(str(mixed), src_lang="en", tgt_lang="fr"))
 
 
 def test_language_codes(m2m, marian):
-    with pytest.raises(ContextualMTError, match="a multilingual model; give --src-lang"):
+    with pytest.raises(InputError, match="a multilingual model; give --src-lang"):
         HFModel.load(HFModelOptions(str(m2m)))
-    with pytest.raises(
-        ContextualMTError, match=r"--tgt-lang xx: not a language code of the tokenizer .* \(it has e\.g\. af"
-    ):
+    with pytest.raises(InputError, match=r"--tgt-lang xx: not a language code of the tokenizer .* \(it has e\.g\. af"):
         HFModel.load(HFModelOptions(str(m2m), src_lang="en", tgt_lang="xx"))
-    with pytest.raises(ContextualMTError, match="no target language token >>fra<<"):
+    with pytest.raises(InputError, match="no target language token >>fra<<"):
         HFModel.load(HFModelOptions(str(marian), tgt_lang="fra"))
 
 
@@ -96,7 +94,7 @@ def test_marian_multi_target_token(tmp_path):
     from tests.hf_models import build_marian
 
     folder = build_marian(tmp_path / "multi", marian_codes=True)
-    with pytest.raises(ContextualMTError, match="translates into several languages: give --tgt-lang"):
+    with pytest.raises(InputError, match="translates into several languages: give --tgt-lang"):
         HFModel.load(HFModelOptions(str(folder)))
     backend = HFScoringBackend.open(HFModelOptions(str(folder), tgt_lang="fra"))
     backend.load_pairs([], where=str)
@@ -133,11 +131,11 @@ def test_template_without_its_placeholders_fails_before_the_model(
 def test_template_files_and_names(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{\n  'prompt': 1\n}")
-    with pytest.raises(ContextualMTError, match=r"bad.json:2: not JSON"):
+    with pytest.raises(InputError, match=r"bad.json:2: not JSON"):
         load_template(str(bad))
-    with pytest.raises(ContextualMTError, match=r"prompt template not found .* plain, chat"):
+    with pytest.raises(InputError, match=r"prompt template not found .* plain, chat"):
         load_template(str(tmp_path / "none.json"))
-    with pytest.raises(ContextualMTError, match="names the language"):
+    with pytest.raises(InputError, match="names the language"):
         load_template("plain")
     t = load_template("plain", "English", "French")
     assert (
@@ -147,11 +145,11 @@ def test_template_files_and_names(tmp_path):
 
 
 def test_lm_options(gpt2, gpt2_chat):
-    with pytest.raises(ContextualMTError, match="without a chat template: give --src-lang and --tgt-lang"):
+    with pytest.raises(InputError, match="without a chat template: give --src-lang and --tgt-lang"):
         HFModel.load(HFModelOptions(str(gpt2)))
-    with pytest.raises(ContextualMTError, match="has no chat template"):
+    with pytest.raises(InputError, match="has no chat template"):
         HFModel.load(HFModelOptions(str(gpt2), prompt_template="chat"))
-    with pytest.raises(ContextualMTError, match="the same --source-context-size and --target-context-size"):
+    with pytest.raises(InputError, match="the same --source-context-size and --target-context-size"):
         HFScoringBackend.open(HFModelOptions(str(gpt2_chat), source_context_size=2, target_context_size=1))
 
 
@@ -185,10 +183,10 @@ def test_madlad_target_language_token(hf_zoo):
     """A MADLAD-400-style T5 names the target with a <2xx> token before the source: --tgt-lang
     picks it, in one line when it is missing or unknown, and --src-lang is refused."""
     folder = str(hf_zoo("madlad"))
-    with pytest.raises(ContextualMTError, match=r"translates into several languages: give --tgt-lang \(one of de, en"):
+    with pytest.raises(InputError, match=r"translates into several languages: give --tgt-lang \(one of de, en"):
         HFModel.load(HFModelOptions(folder))
-    with pytest.raises(ContextualMTError, match=r"--tgt-lang xx: the tokenizer of .* has no target token <2xx>"):
+    with pytest.raises(InputError, match=r"--tgt-lang xx: the tokenizer of .* has no target token <2xx>"):
         HFModel.load(HFModelOptions(folder, tgt_lang="xx"))
-    with pytest.raises(ContextualMTError, match=r"--src-lang en: .* reads any source language"):
+    with pytest.raises(InputError, match=r"--src-lang en: .* reads any source language"):
         HFModel.load(HFModelOptions(folder, src_lang="en", tgt_lang="fr"))
     assert HFModel.load(HFModelOptions(folder, tgt_lang="fr")).marian_prefix == "<2fr> "

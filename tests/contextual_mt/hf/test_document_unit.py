@@ -13,7 +13,7 @@ from contextual_mt.backends.hf.model import HFModel
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.translator import HFDocumentTranslator
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.inference.document_output import read_document_records
 from contextual_mt.inference.document_unit import document_fingerprint, joined, pack, plan_documents
@@ -256,7 +256,7 @@ def test_a_written_partial_is_resumed_and_another_computations_refused(marian, t
         partial.write_text(fp + "\n" + json.dumps(first) + "\n")
 
     write_partial(doc_options(model, folder, out, beam=3))
-    with pytest.raises(ContextualMTError, match=r"different computation \(differs in: beam \(partial 3, now 2\)"):
+    with pytest.raises(InputError, match=r"different computation \(differs in: beam \(partial 3, now 2\)"):
         translate_document_files(doc_options(model, folder, out))
     assert not out.exists() and partial.exists()
     write_partial(doc_options(model, folder, out))
@@ -274,12 +274,12 @@ def test_a_written_partial_is_resumed_and_another_computations_refused(marian, t
 def test_refusals_leave_no_output(marian, tmp_path):
     folder = corpus(tmp_path, [EN[1], EN[0]], ["a"] * 2)
     model = HFModelOptions(str(marian))
-    with pytest.raises(ContextualMTError, match=r"src.en:2: 11 tokens, more than --max-source-tokens \(8\)"):
+    with pytest.raises(InputError, match=r"src.en:2: 11 tokens, more than --max-source-tokens \(8\)"):
         translate_document_files(doc_options(model, folder, tmp_path / "o.jsonl", max_source_tokens=8, beam=1))
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "o.jsonl.partial").exists()
-    with pytest.raises(ContextualMTError, match="--decoding parallel and --parallel-window are for --unit sentence"):
+    with pytest.raises(InputError, match="--decoding parallel and --parallel-window are for --unit sentence"):
         doc_options(model, folder, tmp_path / "o.jsonl", decoding="parallel")
-    with pytest.raises(ContextualMTError, match="--unit paragraph: expected one of sentence, document"):
+    with pytest.raises(InputError, match="--unit paragraph: expected one of sentence, document"):
         TranslateOptions(model, "s", "d", "o", unit="paragraph")
     with pytest.raises(ValueError, match="translate_document_files"):
         translate_files(doc_options(model, folder, tmp_path / "o.jsonl"))

@@ -10,7 +10,7 @@ from contextual_mt.analysis.cxmi_shards import merge_shards
 from contextual_mt.backends.hf.options import HFModelOptions
 from contextual_mt.backends.hf.scoring import HFScoringBackend
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 
 
 def options(marian, corpus, out, **kw):
@@ -38,7 +38,7 @@ def test_resume_equals_a_clean_run_and_refuses_other_settings(marian, corpus, tm
             run_cxmi(options(marian, corpus, out, batch_size=3))
     partial = tmp_path / "p.jsonl.partial"
     assert len(partial.read_text().splitlines()) == 1 + 6 and not out.exists()
-    with pytest.raises(ContextualMTError, match=r"differs in: separator \(partial ' ', now ' \| '\)"):
+    with pytest.raises(InputError, match=r"differs in: separator \(partial ' ', now ' \| '\)"):
         run_cxmi(options(marian, corpus, out, batch_size=3, separator=" | "))
     run_cxmi(options(marian, corpus, out, batch_size=3))
     assert out.read_text() == clean.read_text() and not partial.exists()

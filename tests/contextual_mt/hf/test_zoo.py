@@ -478,7 +478,7 @@ def test_attention_attribution_takes_the_eager_path(family, hf_zoo):
     """--method attention reads the weights with eager attention, the model's own implementation
     restored after (SDPA returns no weights); a model returning none is refused in one line."""
     from contextual_mt.attribution.interface import CueRequest
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     backend = attribution_backend(family, hf_zoo(family), 400)
     model = backend.hf.model
@@ -498,7 +498,7 @@ def test_attention_attribution_takes_the_eager_path(family, hf_zoo):
         return out.__class__(**{k: v for k, v in out.items() if not k.endswith("attentions")})
 
     model.forward = no_weights
-    with pytest.raises(ContextualMTError, match="returns no attention weights") as e:
+    with pytest.raises(InputError, match="returns no attention weights") as e:
         backend.cue_scores([CueRequest(2, 0)], "attention")
     assert "\n" not in str(e.value) and model.config._attn_implementation == own
     record(family, "attention: eager path", 0.0)

@@ -4,7 +4,7 @@ import pytest
 from fairseq.data import Dictionary
 
 from contextual_mt.backends.fairseq.codec import SentencePieceCodec, model_pieces
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 
 LINES = ["the cat sees the dog", "a dog sees a cat", "le chat voit le chien", "un chien voit un chat"]
 
@@ -44,7 +44,7 @@ def test_every_piece_and_only_pieces_is_accepted(spm_model):
 
 def test_pieces_missing_from_the_dictionary_are_refused(spm_model):
     path, pieces = spm_model
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         SentencePieceCodec(dictionary_of(pieces[:-5]), path, "data/dict.en.txt")
     msg = str(e.value)
     assert "\n" not in msg and path in msg and "data/dict.en.txt" in msg
@@ -53,7 +53,7 @@ def test_pieces_missing_from_the_dictionary_are_refused(spm_model):
 
 def test_dictionary_symbols_that_are_not_pieces_are_refused(spm_model):
     path, pieces = spm_model
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         SentencePieceCodec(dictionary_of([*pieces, "▁zebra"]), path, "dict.fr.txt")
     msg = str(e.value)
     assert "dict.fr.txt" in msg and "1 of the" in msg and "not pieces of the model" in msg and "'▁zebra'" in msg

@@ -10,7 +10,7 @@ import torch
 
 from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
 from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.inference.precision import resolve_dtype
 from contextual_mt.inference.registry import model_fingerprint
 from contextual_mt.stage_record import differences
@@ -48,7 +48,7 @@ def test_an_explicit_dtype_is_kept_where_the_device_has_it(monkeypatch):
     assert [resolve_dtype(d) for d in ("float32", "bfloat16", "float16")] == ["float32", "bfloat16", "float16"]
     fake_gpu(monkeypatch, (7, 5))
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"^--dtype bfloat16: this GPU \(Fake GPU, compute capability 7.x\) "
         r"has no bfloat16; give float16 or float32$",
     ):
@@ -60,7 +60,7 @@ def test_an_explicit_dtype_is_kept_where_the_device_has_it(monkeypatch):
 
 def test_a_bad_value_is_refused_when_the_options_are_built():
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"^--dtype must be one of auto, float32, bfloat16, float16 "
         r"\(got 'half'\)$",
     ):
@@ -237,9 +237,9 @@ def test_nan_log_probabilities_are_one_line(dynamic_model, raw_corpus, data_bin)
         model.model.decoder.output_projection.weight[:] = float("nan")
     src, ref, ids = ((raw_corpus / f"test.{x}").read_text().splitlines() for x in ("en", "fr", "docids"))
     message = r"in bfloat16 gave NaN log-probabilities \(its activations overflow .*; run it with --dtype float32"
-    with pytest.raises(ContextualMTError, match="beam search: the model " + message):
+    with pytest.raises(InputError, match="beam search: the model " + message):
         DocumentTranslator(model).translate(src, ids, progress=False)
     backend = FairseqScoringBackend(model)
     backend.load(src, ref, document_starts(ids))
-    with pytest.raises(ContextualMTError, match=f"{dynamic_model}: the model " + message):
+    with pytest.raises(InputError, match=f"{dynamic_model}: the model " + message):
         backend.token_log_probs(list(range(len(src))), context=True)

@@ -646,9 +646,9 @@ def test_fairseq_generate_scoring_muda_matches_muda_eval(demo_model, tmp_path):
     ],
 )
 def test_decoding_options_are_checked_when_built(field, value, message):
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         DecodingOptions(**{field: value})
     assert str(e.value) == message
     DecodingOptions(max_tokens=None, lenpen=0.6, max_len_a=1.2)  # the valid ones pass
@@ -690,10 +690,10 @@ def test_over_long_source_line_is_an_error(demo_model, tmp_path, monkeypatch):
     ids = tmp_path / "ids"
     ids.write_text("d\n" * 3)
     monkeypatch.setattr(DocumentTranslator, "_decode", lambda self, rows: pytest.fail("decoding started"))
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
 
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=rf"^{src}:2: \d{{4}} subword pieces \(with </s>\), but the model "
         r"takes at most 1024 source positions; split the line$",
     ):

@@ -22,8 +22,9 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
+from commandkit.errors import check_number
 from contextual_mt.backends.fairseq.data.model_input import build_decoder_input, build_encoder_input, model_sources
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.context_trim import nearest_fitting_sizes
 from contextual_mt.symbols import BRK, MASK
 
@@ -66,12 +67,13 @@ class ContextOptions:
     multi_encoder: bool = False
 
     def __post_init__(self) -> None:
-        check_option("--source-context-size", self.source_context_size, minimum=0, integer=True)
-        check_option("--target-context-size", self.target_context_size, minimum=0, integer=True)
-        check_option("--coword-dropout", self.coword_dropout, minimum=0, maximum=1)
+        check_number("--source-context-size", self.source_context_size, minimum=0, integer=True)
+        check_number("--target-context-size", self.target_context_size, minimum=0, integer=True)
+        check_number("--coword-dropout", self.coword_dropout, minimum=0, maximum=1)
         if self.coword_dropout_type not in COWORD_TYPES:
-            raise ContextualMTError(
-                f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} (got {self.coword_dropout_type!r})"
+            raise InputError(
+                f"--coword-dropout-type must be one of {', '.join(COWORD_TYPES)} (got {self.coword_dropout_type!r})",
+                code=Code.OPTION_VALUE,
             )
 
 

@@ -14,7 +14,7 @@ from fairseq.scoring import BaseScorer, register_scorer
 
 from commandkit.outputs import atomic_write_lines, scratch_directory
 from contextual_mt.backends.fairseq.generation import generation_order
-from contextual_mt.errors import ContextualMTError, InputError
+from contextual_mt.errors import Code, InputError
 
 if TYPE_CHECKING:
     from muda.annotators.base import Annotator
@@ -51,7 +51,7 @@ def scorer_flags() -> Iterator[None]:
     try:
         yield
     except InputError as e:
-        raise ContextualMTError(as_scorer_flags(str(e)), code=e.code) from None
+        raise InputError(as_scorer_flags(str(e)), code=e.code) from None
 
 
 def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:
@@ -63,7 +63,7 @@ def required_inputs(cfg: MudaScorerConfig) -> Tuple[str, str, str, str]:
             for k in ("muda_ref_tags", "muda_docids", "muda_src", "muda_tgt_lang")
             if not getattr(cfg, k)
         ]
-        raise ContextualMTError(f"--scoring muda needs {', '.join(missing)}")
+        raise InputError(f"--scoring muda needs {', '.join(missing)}", code=Code.OPTION_MISSING)
     return ref_tags, docids, src, tgt_lang
 
 
@@ -80,22 +80,27 @@ def check_inputs(cfg: MudaScorerConfig) -> Optional["Annotator"]:
     get_language(tgt_lang)
     srcs, ids = read_lines(src), read_docids(docids)
     if len(ids) != len(srcs):
-        raise InputError(f"{docids}: has {len(ids)} lines but {src} has {len(srcs)}")
+        raise InputError(f"{docids}: has {len(ids)} lines but {src} has {len(srcs)}", code=Code.LINE_COUNT)
     dump = read_tags(ref_tags)
     if cfg.muda_ref:
         refs = read_lines(cfg.muda_ref)
         if len(refs) != len(srcs):
-            raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {src} has {len(srcs)}")
+            raise InputError(f"{cfg.muda_ref}: has {len(refs)} lines but {src} has {len(srcs)}", code=Code.LINE_COUNT)
         check_ref_tags(ref_tags, dump, refs)
     elif sum(len(doc) for doc in dump) != len(srcs):
-        raise InputError(f"{ref_tags}: has {sum(len(doc) for doc in dump)} sentences but {src} has {len(srcs)} lines")
+        raise InputError(
+            f"{ref_tags}: has {sum(len(doc) for doc in dump)} sentences but {src} has {len(srcs)} lines",
+            code=Code.LINE_COUNT,
+        )
     if cfg.muda_src_conllu:
         check_input_file(cfg.muda_src_conllu, "CoNLL-U file")
     if not cfg.muda_lexicon:
         return None
     files = cfg.muda_lexicon.split(",")
     if len(files) != 3:
-        raise InputError(f"--muda-lexicon takes three files, SRC.conllu,TGT.conllu,ALIGN (got {len(files)})")
+        raise InputError(
+            f"--muda-lexicon takes three files, SRC.conllu,TGT.conllu,ALIGN (got {len(files)})", code=Code.OPTION_VALUE
+        )
     _check_source_annotations(cfg, ref_tags)
     from muda.annotators.lexicon import LexiconAnnotator
 
@@ -113,7 +118,8 @@ def _check_source_annotations(cfg: MudaScorerConfig, ref_tags: str) -> None:
         raise InputError(
             "--muda-lexicon cannot annotate the English source (it has no parser and no coreference): "
             f"pass --muda-src-conllu (CoNLL-U of --muda-src with CorefUD coreference), or --muda-ref-tags "
-            f"from `muda tag` with the .src.conllu it wrote beside them ({beside} not found)"
+            f"from `muda tag` with the .src.conllu it wrote beside them ({beside} not found)",
+            code=Code.OPTION_MISSING,
         )
 
 
@@ -136,15 +142,17 @@ class MudaScorer(BaseScorer):
 
         ids = generation_order.recorded()
         if len(ids) != len(self.pred):
-            raise ContextualMTError(
+            raise InputError(
                 f"--scoring muda: {len(self.pred)} hypotheses but {len(ids)} recorded sample ids "
-                "(it needs --task document_translation)"
+                "(it needs --task document_translation)",
+                code=Code.MISMATCH,
             )
         order = sorted(range(len(ids)), key=lambda k: ids[k])
         if [ids[k] for k in order] != list(range(len(ids))):
-            raise ContextualMTError(
+            raise InputError(
                 f"--scoring muda: sample ids are not 0..{len(ids) - 1}; score the whole subset "
-                "(no --max-sentences cut-off)"
+                "(no --max-sentences cut-off)",
+                code=Code.MISMATCH,
             )
         with scratch_directory("muda-scorer-") as work:  # intermediate files, removed at the end
             hyp, ref = os.path.join(work, "hypotheses"), self.cfg.muda_ref or os.path.join(work, "reference")

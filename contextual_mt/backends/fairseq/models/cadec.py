@@ -40,7 +40,7 @@ from torch import Tensor
 
 from commandkit.options import add_options, option
 from contextual_mt.backends.fairseq.checkpoint_file import read_checkpoint
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,9 @@ class CADecEncoder(FairseqEncoder):
         **unused,
     ) -> Dict:
         if first_pass is None:
-            raise ContextualMTError("CADec needs the first-pass translation of the current sentence (first_pass)")
+            raise InputError(
+                "CADec needs the first-pass translation of the current sentence (first_pass)", code=Code.MODEL
+            )
         pad, eos = self.dictionary.pad(), self.dictionary.eos()
         K = self.context_size
         bsz = src_tokens.size(0)
@@ -325,20 +327,24 @@ def load_base_model(path: Optional[str], task) -> Tuple[nn.Module, Dict]:
     """The base checkpoint's model, checked: a sentence-level translation model whose
     dictionaries are the task's. Returns it and its model config (stored in CADec's)."""
     if not path:
-        raise ContextualMTError("--base-model: give the sentence-level base checkpoint CADec refines")
+        raise InputError(
+            "--base-model: give the sentence-level base checkpoint CADec refines", code=Code.OPTION_MISSING
+        )
     state = read_checkpoint(path, "--base-model checkpoint")
     cfg = state.get("cfg")
     task_name = getattr(cfg.task, "_name", None) if cfg is not None else None
     if cfg is None or task_name not in ("translation", "document_translation"):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: --base-model was trained with task '{task_name}'; CADec refines a "
-            "sentence-level 'translation' or 'document_translation' model"
+            "sentence-level 'translation' or 'document_translation' model",
+            code=Code.MODEL,
         )
     if task_name == "document_translation" and (cfg.task.source_context_size or cfg.task.target_context_size):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: --base-model was trained with context ({cfg.task.source_context_size}/"
             f"{cfg.task.target_context_size} sentences); CADec's base must be context-agnostic "
-            "(trained at context 0)"
+            "(trained at context 0)",
+            code=Code.MODEL,
         )
     _check_base_dictionaries(path, cfg, task)
     config = _container(cfg.model)
@@ -362,9 +368,10 @@ def _check_base_dictionaries(path: str, cfg, task) -> None:
             if dict_path and os.path.isfile(dict_path):
                 theirs = Dictionary.load(dict_path)
                 if theirs.symbols != ours.symbols:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{path}: the base model's {side} dictionary ({dict_path}) differs from "
-                        f"the data's; CADec needs a base trained on the same dictionaries"
+                        f"the data's; CADec needs a base trained on the same dictionaries",
+                        code=Code.MISMATCH,
                     )
                 checked = True
                 break
@@ -386,7 +393,7 @@ def _container(model_cfg) -> Dict:
     except ValueError:
         return dict(vars(model_cfg))
     if not isinstance(container, dict):
-        raise ContextualMTError(f"the base model's config is not a mapping ({type(container).__name__})")
+        raise InputError(f"the base model's config is not a mapping ({type(container).__name__})", code=Code.MODEL)
     return container
 
 
@@ -397,14 +404,15 @@ def _build_base(config: Dict, task, where: str) -> nn.Module:
 
     arch = config.get("arch") or config.get("_name")
     if arch not in ARCH_MODEL_REGISTRY:
-        raise ContextualMTError(f"{where}: base architecture '{arch}' is not registered")
+        raise InputError(f"{where}: base architecture '{arch}' is not registered", code=Code.MODEL)
     args = Namespace(**{k: v for k, v in config.items() if k != "_name"})
     model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
     rows = model.decoder.embed_tokens.weight.size(0)
     if rows != len(task.target_dictionary) or model.encoder.embed_tokens.weight.size(0) != len(task.source_dictionary):
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: the base model's dictionaries differ from the data's "
-            f"({rows} target symbols, the data has {len(task.target_dictionary)})"
+            f"({rows} target symbols, the data has {len(task.target_dictionary)})",
+            code=Code.MISMATCH,
         )
     return model
 

@@ -18,8 +18,9 @@ import torch
 from fairseq.data import data_utils
 from fairseq.tasks import register_task
 
+from commandkit.errors import check_number
 from contextual_mt.backends.fairseq.tasks.document_translation import DocumentTranslationConfig, DocumentTranslationTask
-from contextual_mt.errors import ContextualMTError, check_option, install_excepthook_for_fairseq_cli
+from contextual_mt.errors import Code, InputError, install_excepthook_for_fairseq_cli
 from contextual_mt.symbols import CONTEXT_SYMBOLS
 
 logger = logging.getLogger(__name__)
@@ -42,18 +43,19 @@ class CADecTranslationConfig(DocumentTranslationConfig):
 
 
 def check_cadec_options(cfg) -> None:
-    check_option("--context-size", cfg.context_size, minimum=0, integer=True)
-    check_option("--cadec-p", cfg.cadec_p, minimum=0, maximum=1)
-    check_option("--cadec-corrupt", cfg.cadec_corrupt, minimum=0, maximum=1)
+    check_number("--context-size", cfg.context_size, minimum=0, integer=True)
+    check_number("--cadec-p", cfg.cadec_p, minimum=0, maximum=1)
+    check_number("--cadec-corrupt", cfg.cadec_corrupt, minimum=0, maximum=1)
 
 
 def check_cadec_model(cfg) -> None:
     """A checkpoint loaded under this task must hold a CADec model."""
     name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
     if name is not None and not str(name).startswith("cadec_transformer"):
-        raise ContextualMTError(
+        raise InputError(
             f"--path: the checkpoint holds a '{name}' model, not a cadec_transformer; "
-            "--task cadec_translation needs a CADec checkpoint"
+            "--task cadec_translation needs a CADec checkpoint",
+            code=Code.MODEL,
         )
 
 
@@ -139,16 +141,19 @@ class CADecTranslationTask(DocumentTranslationTask):
         else:
             name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
             if name is not None and not str(name).startswith("cadec_transformer"):
-                raise ContextualMTError(f"--arch {name}: --task cadec_translation trains a cadec_transformer* model")
+                raise InputError(
+                    f"--arch {name}: --task cadec_translation trains a cadec_transformer* model", code=Code.OPTION_VALUE
+                )
         model = super(DocumentTranslationTask, self).build_model(cfg, from_checkpoint)
         for dataset in self.datasets.values():
             dataset.multi_encoder = True
         return model
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
-        raise ContextualMTError(
+        raise InputError(
             "fairseq-generate cannot run CADec's two passes; translate with `contextual-mt "
-            "translate --path CADEC.pt` and score with `contextual-mt contrastive` or `cxmi`"
+            "translate --path CADEC.pt` and score with `contextual-mt contrastive` or `cxmi`",
+            code=Code.MODEL,
         )
 
     # ------------------------------------------------------------------ the first pass

@@ -19,11 +19,12 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 from omegaconf import II
 
 from commandkit.documents import check_line_count, document_starts, read_docids
+from commandkit.errors import check_number
 from contextual_mt.backends.fairseq.data.context_dataset import COWORD_TYPES, ContextDataset, ContextOptions
 from contextual_mt.backends.fairseq.generation.prefix_search import PrefixBeamSearch
 from contextual_mt.errors import (
-    ContextualMTError,
-    check_option,
+    Code,
+    InputError,
     install_excepthook_for_fairseq_cli,
     note_fairseq_save_dir,
 )
@@ -85,10 +86,11 @@ def context_options(
 def check_context_symbols(dictionary, path: str) -> None:
     for symbol in (BRK, MASK):
         if symbol not in dictionary.indices:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: dictionary has no '{symbol}' symbol; run "
                 f"'contextual-mt add-symbols {path}' (appends {BRK} and {MASK}) "
-                "before training"
+                "before training",
+                code=Code.FORMAT,
             )
 
 
@@ -96,21 +98,24 @@ def check_dictionaries(cfg: DocumentTranslationConfig) -> None:
     """The data directory and its dict.LANG.txt files exist (one line naming what is missing)."""
     paths = utils.split_paths(cfg.data) if cfg.data else []
     if not paths:
-        raise ContextualMTError("no data directory given (the binarized data of fairseq-preprocess)")
+        raise InputError("no data directory given (the binarized data of fairseq-preprocess)", code=Code.OPTION_MISSING)
     data = paths[0]
     if not os.path.isdir(data):
-        raise ContextualMTError(f"{data}: data directory not found")
+        raise InputError(f"{data}: data directory not found", code=Code.NOT_FOUND)
     src, tgt = cfg.source_lang, cfg.target_lang
     if src is None or tgt is None:
         src, tgt = data_utils.infer_language_pair(data)
         if src is None or tgt is None:
-            raise ContextualMTError(f"{data}: cannot tell the language pair from the file names; pass -s and -t")
+            raise InputError(
+                f"{data}: cannot tell the language pair from the file names; pass -s and -t", code=Code.OPTION_MISSING
+            )
     for flag, lang in (("-s", src), ("-t", tgt)):
         path = os.path.join(data, f"dict.{lang}.txt")
         if not os.path.isfile(path):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: dictionary not found (for {flag} {lang}); "
-                "fairseq-preprocess writes dict.LANG.txt into the data directory"
+                "fairseq-preprocess writes dict.LANG.txt into the data directory",
+                code=Code.NOT_FOUND,
             )
 
 
@@ -124,18 +129,19 @@ def check_contextual_model(cfg) -> None:
     name = getattr(cfg, "_name", None) or getattr(cfg, "arch", None)
     model_class = ARCH_MODEL_REGISTRY.get(name) or MODEL_REGISTRY.get(name)
     if model_class is not None and not issubclass(model_class, ContextualTransformerModel):
-        raise ContextualMTError(
+        raise InputError(
             f"--path: the checkpoint holds a '{name}' model, not a contextual_transformer, so "
             "--task document_translation cannot use it; fine-tune it into one first (fairseq-train "
-            "--task document_translation --arch contextual_transformer --finetune-from-model CHECKPOINT)"
+            "--task document_translation --arch contextual_transformer --finetune-from-model CHECKPOINT)",
+            code=Code.MODEL,
         )
 
 
 def check_generation_args(args) -> None:
     """Decoding options, before fairseq fails deep inside the search (e.g. --beam 0)."""
-    check_option("--beam", getattr(args, "beam", 5), minimum=1, integer=True)
-    check_option("--lenpen", getattr(args, "lenpen", 1.0))
-    check_option("--max-len-a", getattr(args, "max_len_a", 0.0), minimum=0)
+    check_number("--beam", getattr(args, "beam", 5), minimum=1, integer=True)
+    check_number("--lenpen", getattr(args, "lenpen", 1.0))
+    check_number("--max-len-a", getattr(args, "max_len_a", 0.0), minimum=0)
 
 
 @register_task("document_translation", dataclass=DocumentTranslationConfig)
@@ -178,9 +184,10 @@ class DocumentTranslationTask(TranslationTask):
             dataset = data_utils.load_indexed_dataset(prefix, dictionary, self.cfg.dataset_impl)
             if dataset is not None:
                 return dataset, prefix
-        raise ContextualMTError(
+        raise InputError(
             f"{os.path.join(data_path, f'{split}.{src}-{tgt}.{lang}')}: binarized data not found "
-            "(expected .bin/.idx files written by fairseq-preprocess)"
+            "(expected .bin/.idx files written by fairseq-preprocess)",
+            code=Code.NOT_FOUND,
         )
 
     def load_dataset(self, split: str, epoch: int = 1, combine: bool = False, **kwargs):
@@ -191,9 +198,10 @@ class DocumentTranslationTask(TranslationTask):
         src_ds, src_prefix = self._load_side(data_path, split, self.cfg.source_lang, self.src_dict)
         tgt_ds, tgt_prefix = self._load_side(data_path, split, self.cfg.target_lang, self.tgt_dict)
         if len(src_ds) != len(tgt_ds):
-            raise ContextualMTError(
+            raise InputError(
                 f"{src_prefix}.bin has {len(src_ds)} sentences but {tgt_prefix}.bin has "
-                f"{len(tgt_ds)}; source and target must be parallel"
+                f"{len(tgt_ds)}; source and target must be parallel",
+                code=Code.LINE_COUNT,
             )
         docids_path = self.docids_file(split, data_path)
         doc_ids = read_docids(docids_path)
@@ -260,7 +268,7 @@ class DocumentTranslationTask(TranslationTask):
                 search.prefix_lengths = None  # a batch with no context at all: forget the previous one's
             return super().inference_step(generator, models, sample, prefix_tokens, constraints)
         if prefix_tokens is not None:
-            raise ContextualMTError("--prefix-size cannot be combined with target context")
+            raise InputError("--prefix-size cannot be combined with target context", code=Code.OPTIONS_CONFLICT)
         if isinstance(search, PrefixBeamSearch):
             # fairseq identifies rows by sample id (its original_batch_idxs)
             ids = sample["id"]
