@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence
+from itertools import pairwise
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
 
 from docalign.chrf import Profile, chrf
 from docalign.dp import Link
@@ -58,23 +61,31 @@ def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
 CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
 # a mark that closes what comes before it: never the first thing of the second part of a cut
 CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
-SENTENCE_END = 2  # word edits a cut at the end of an output's sentence is worth (``cut``)
 MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
+# an omitted line beside a link takes a part of the link's text only when that saves more word
+# edits than this share of its pivot's words (at least OMIT_EDITS): a word or two in common by chance
+# is no translation of it
+OMIT_SHARE = 0.3
+OMIT_EDITS = 2.0
+TIE = 1e-3  # a cut not at the end of an output sentence: only a tie-break between cuts of equal edits
+
+
+def _gaps(text: str) -> List[int]:
+    """The character positions where ``text`` may be cut: after a word, never before a closing
+    mark (a comma written after a space stays with the part before); in a text written without
+    spaces, after a clause mark (``CLAUSE``), else any character."""
+    gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
+    gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
+    gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
+    return gaps or list(range(1, len(text)))
 
 
 def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
-    whitespace position where the word edits of the two parts against them are fewest
-    (mwerSegmenter's measure; ties to the higher sum of chrF, then the earlier position), never
-    before a closing mark (a comma written after a space stays with the part before). In a text
-    written without spaces, after a clause mark (``CLAUSE``), else a character position. ``ends``:
-    where the output's sentences end in ``text``: a cut there is preferred to one that saves up to
-    ``SENTENCE_END`` word edits elsewhere (a system that translated line by line ended a sentence
-    at the line's end; a word or two more or less in common with the pivots is weaker evidence)."""
-    gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
-    gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
-    gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
-    gaps = gaps or list(range(1, len(text)))
+    position among ``_gaps`` where the word edits of the two parts against them are fewest
+    (mwerSegmenter's measure); of equal edits, the end of one of the output's sentences
+    (``ends``: where they end in ``text``), then the higher sum of chrF, then the earlier position."""
+    gaps = _gaps(text)
     if not gaps:
         return len(text)
     vocabulary = Vocabulary()
@@ -83,7 +94,7 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
     at = [len(tokens(text[:k])) for k in gaps]
     sentence_ends = set(ends)
-    edits = [head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0) for k, w in zip(gaps, at, strict=True)]
+    edits = [(head[w] + tail[w], k not in sentence_ends) for k, w in zip(gaps, at, strict=True)]
     fewest = min(edits)
     best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
     if len(best) == 1:
@@ -94,20 +105,164 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
-def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = ()) -> List[str]:
-    """``text`` cut into one part per pivot: the first part off the rest (``cut`` against the
-    first pivot and the others joined), then the rest likewise; ``ends``: where the output's
-    sentences end in ``text``."""
-    parts: List[str] = []
-    rest, offset = text, 0  # the rest, and where it starts in text
+def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[int]:
+    """Where to cut ``text`` into one part per pivot (the parts' ends, ``len(text)`` last): the
+    cuts among ``_gaps`` whose parts differ from their pivots by the fewest word edits in all
+    (mwerSegmenter's search: one edit distance of the pivots' words joined against the text's,
+    each pivot starting where the one before may end), a cut that is not at one of the output's
+    sentence ``ends`` costing ``TIE`` more. A pivot marked ``omissible`` may instead get no part
+    at a cost of its words less ``max(OMIT_EDITS, OMIT_SHARE x its words)`` (its part is then
+    empty, its end that of the part before)."""
+    vocabulary = Vocabulary()
+    hyp = vocabulary.encode(text)
+    n = len(hyp)
+    words = [0] * (n + 1)  # the text's word position -> the character position of a cut there
+    allowed = np.full(n + 1, np.inf)
+    allowed[0] = allowed[n] = 0.0
+    sentence_ends = set(ends)
+    for k in _gaps(text):
+        w = len(tokens(text[:k]))
+        if 0 < w < n and not np.isfinite(allowed[w]):
+            words[w], allowed[w] = k, 0.0 if k in sentence_ends else TIE
+    words[n] = len(text)
+    steps = np.arange(n + 1, dtype=np.float64)
+    row = np.full(n + 1, np.inf)
+    row[0] = 0.0
+    tables: List[Tuple[np.ndarray, np.ndarray]] = []  # per pivot: its edit rows, where it was omitted
+    for q, pivot in enumerate(pivots):
+        start = row + allowed if q else row
+        rows = [start]
+        current = start
+        for word in vocabulary.encode(pivot).tolist():
+            moves = np.empty_like(current)
+            moves[0] = current[0] + 1
+            moves[1:] = np.minimum(current[1:] + 1, current[:-1] + (hyp != word))
+            current = np.minimum.accumulate(moves - steps) + steps
+            rows.append(current)
+        skipped = np.zeros(n + 1, dtype=bool)
+        if q < len(omissible) and omissible[q]:
+            length = len(rows) - 1
+            skip = start + length - max(OMIT_EDITS, OMIT_SHARE * length)
+            skipped = skip < current
+            current = np.where(skipped, skip, current)
+        tables.append((np.array(rows), skipped))
+        row = current
+    ends_out = [0] * len(pivots)
+    w = n
+    for q in range(len(pivots) - 1, -1, -1):  # back through each pivot's rows to where it started
+        ends_out[q] = words[w]
+        rows, skipped = tables[q]
+        if skipped[w]:
+            continue
+        r = len(rows) - 1
+        pivot = vocabulary.encode(pivots[q])
+        while r > 0:  # at r = 0, w is where the pivot's part starts: the end of the part before
+            here = rows[r][w]
+            if w > 0 and _same(here, rows[r - 1][w - 1] + (hyp[w - 1] != pivot[r - 1])):
+                r, w = r - 1, w - 1
+            elif _same(here, rows[r - 1][w] + 1):
+                r -= 1
+            else:
+                w -= 1
+    return ends_out
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-7
+
+
+def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[str]:
+    """``text`` cut into one part per pivot (``cuts``; ``ends``: where the output's sentences end
+    in ``text``), then each two neighbouring parts cut again between them (``cut``: the same
+    edits, ties to the higher chrF); a pivot marked ``omissible`` may get an empty part."""
+    if len(pivots) == 1:
+        return [text.strip()]
+    if len(pivots) == 2 and not any(omissible):
+        k = cut(text, pivots[0], pivots[1], ends) if text else 0
+        return [text[:k].strip(), text[k:].strip()]
+    bounds = [0, *cuts(text, pivots, ends, omissible)]
     for q in range(len(pivots) - 1):
-        local = [e - offset for e in ends if e > offset]
-        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :]), local) if rest else 0
-        parts.append(rest[:k].strip())
-        after = rest[k:]
-        offset += k + len(after) - len(after.lstrip())
-        rest = after.strip()
-    return [*parts, rest]
+        a, b, c = bounds[q], bounds[q + 1], bounds[q + 2]
+        if a < b < c:
+            local = [e - a for e in ends if a < e < c]
+            bounds[q + 1] = a + cut(text[a:c], pivots[q], pivots[q + 1], local)
+    return [text[a:b].strip() for a, b in pairwise(bounds)]
+
+
+Parts = Dict[Tuple[int, int], List[str]]  # a link's lines -> each line's part of its text, where decided
+
+
+def absorb_omissions(d: DocumentAlignment, pivots: Sequence[str], index: Sequence[int]) -> Tuple[List[Link], Parts]:
+    """``d.links`` with each run of omitted lines joined to the link before it, then the rest to
+    the link after it, where its text holds their words: the link's text is cut among the link's
+    lines and the omitted ones (``cut_into``, an omitted line ``omissible``), and the omitted lines
+    up to the last one given a part join the link (from the first one, after). A short line whose
+    output ran on into the sentence of a long one beside it (a headline, a post without a full
+    stop) gets its words back instead of leaving them scored on its neighbour."""
+    links = list(d.links)
+    parts: Parts = {}
+    x = 0
+    while x < len(links):
+        if links[x].kind != "1-0":
+            x += 1
+            continue
+        y = x
+        while y < len(links) and links[y].kind == "1-0":
+            y += 1
+        if x > 0 and _linked(links[x - 1]):
+            taken = _join(d, links, x - 1, x, y, pivots, index, parts)
+            x, y = x - 1 + 1, y - taken
+        if x < y < len(links) and _linked(links[y]):
+            taken = _join(d, links, y, x, y, pivots, index, parts)
+            y -= taken
+        x = y + 1
+    return links, parts
+
+
+def _linked(link: Link) -> bool:
+    return link.lines[1] > 0 and link.segments[1] > 0
+
+
+def _join(
+    d: DocumentAlignment,
+    links: List[Link],
+    at: int,
+    x: int,
+    y: int,
+    pivots: Sequence[str],
+    index: Sequence[int],
+    parts: Parts,
+) -> int:
+    """The omitted lines ``links[x:y]`` offered to ``links[at]`` (just before or just after them);
+    ``links`` and ``parts`` updated in place; how many of them it took."""
+    link, before = links[at], at < x
+    (i, a), (j, b) = link.lines, link.segments
+    first = i if before else links[x].lines[0]
+    count = a + (y - x)
+    lines = [pivots[index[first + q]] for q in range(count)]
+    omissible = [q >= a if before else q < y - x for q in range(count)]
+    whole = span_text(d.text, d.spans, j, b)
+    ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]
+    cut_parts = cut_into(whole, lines, ends, omissible)
+    given = [q for q in range(count) if omissible[q] and cut_parts[q]]
+    if not given:
+        return 0
+    if before:
+        taken = given[-1] - a + 1
+        keep = cut_parts[: a + taken]
+        lines, start = lines[: a + taken], i
+        links[at : at + 1 + taken] = [Link((start, a + taken), (j, b), None)]
+    else:
+        taken = (y - x) - given[0]
+        keep = cut_parts[given[0] :]
+        lines, start = lines[given[0] :], i - taken
+        links[at - taken : at + 1] = [Link((start, a + taken), (j, b), None)]
+    merged = links[at if before else at - taken]
+    links[at if before else at - taken] = Link(
+        merged.lines, merged.segments, chrf(Profile(whole), Profile(" ".join(lines)))
+    )
+    parts[merged.lines] = keep
+    return taken
 
 
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
@@ -118,6 +273,7 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
     records: List[Dict] = []
     n = len(index)
     pending: List[str] = []  # additions before the document's first line
+    d.links, decided = absorb_omissions(d, pivots, index)
     for link in d.links:
         (i, a), (j, b) = link.lines, link.segments
         whole = span_text(d.text, d.spans, j, b)
@@ -138,7 +294,9 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
         ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]  # the sentences' ends in whole
-        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
+        parts = decided.get(link.lines) or (
+            cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
+        )
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})
