@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -63,10 +63,11 @@ CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
 CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
 MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
 # an omitted line beside a link takes a part of the link's text only when that saves more word
-# edits than this share of its pivot's words (at least OMIT_EDITS): a word or two in common by chance
-# is no translation of it
-OMIT_SHARE = 0.3
-OMIT_EDITS = 2.0
+# edits than this share of its pivot's words (at least OMIT_EDITS), and the part's chrF against its
+# pivot is at least OMIT_CHRF: a word or two in common by chance is no translation of it
+OMIT_SHARE = 0.0
+OMIT_EDITS = 1.0
+OMIT_CHRF = 0.2
 TIE = 1e-3  # a cut not at the end of an output sentence: only a tie-break between cuts of equal edits
 
 
@@ -243,7 +244,21 @@ def _join(
     omissible = [q >= a if before else q < y - x for q in range(count)]
     whole = span_text(d.text, d.spans, j, b)
     ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]
-    cut_parts = cut_into(whole, lines, ends, omissible)
+    refused: Set[int] = set()
+    while True:  # a part of chrF under OMIT_CHRF against its line's pivot is no translation of it
+        kept = [q for q in range(count) if q not in refused]
+        got = cut_into(whole, [lines[q] for q in kept], ends, [omissible[q] for q in kept])
+        cut_parts = [""] * count
+        for q, part in zip(kept, got, strict=True):
+            cut_parts[q] = part
+        poor = {
+            q
+            for q in kept
+            if omissible[q] and cut_parts[q] and chrf(Profile(cut_parts[q]), Profile(lines[q])) < OMIT_CHRF
+        }
+        if not poor:
+            break
+        refused |= poor
     given = [q for q in range(count) if omissible[q] and cut_parts[q]]
     if not given:
         return 0
