@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -194,29 +194,33 @@ Parts = Dict[Tuple[int, int], List[str]]  # a link's lines -> each line's part o
 
 
 def absorb_omissions(d: DocumentAlignment, pivots: Sequence[str], index: Sequence[int]) -> Tuple[List[Link], Parts]:
-    """``d.links`` with each run of omitted lines joined to the link before it, then the rest to
-    the link after it, where its text holds their words: the link's text is cut among the link's
-    lines and the omitted ones (``cut_into``, an omitted line ``omissible``), and the omitted lines
-    up to the last one given a part join the link (from the first one, after). A short line whose
-    output ran on into the sentence of a long one beside it (a headline, a post without a full
-    stop) gets its words back instead of leaving them scored on its neighbour."""
+    """``d.links`` with each run of omitted lines offered to the link before it, then to the link
+    after it: the link's text is cut among the link's lines and the omitted ones (``cut_into``, an
+    omitted line ``omissible``), and taken where more lines then have a part; lines at either end
+    left without a part stay omissions. A short line whose output ran on into the sentence of a long
+    one beside it (a headline, a post without a full stop) gets its words back instead of leaving
+    them scored on its neighbour."""
     links = list(d.links)
     parts: Parts = {}
-    x = 0
-    while x < len(links):
-        if links[x].kind != "1-0":
-            x += 1
-            continue
-        y = x
-        while y < len(links) and links[y].kind == "1-0":
-            y += 1
-        if x > 0 and _linked(links[x - 1]):
-            taken = _join(d, links, x - 1, x, y, pivots, index, parts)
-            x, y = x - 1 + 1, y - taken
-        if x < y < len(links) and _linked(links[y]):
-            taken = _join(d, links, y, x, y, pivots, index, parts)
-            y -= taken
-        x = y + 1
+    changed = True
+    while changed:  # each change gives more lines a part: it ends
+        changed = False
+        x = 0
+        while x < len(links) and not changed:
+            if links[x].kind != "1-0":
+                x += 1
+                continue
+            y = x
+            while y < len(links) and links[y].kind == "1-0":
+                y += 1
+            for at, lo, hi in ((x - 1, x - 1, y), (y, x, y + 1)):
+                if 0 <= at < len(links) and _linked(links[at]):
+                    new = _join(d, links[lo:hi], links[at], pivots, index, parts)
+                    if new is not None:
+                        links[lo:hi] = new
+                        changed = True
+                        break
+            x = y
     return links, parts
 
 
@@ -225,23 +229,15 @@ def _linked(link: Link) -> bool:
 
 
 def _join(
-    d: DocumentAlignment,
-    links: List[Link],
-    at: int,
-    x: int,
-    y: int,
-    pivots: Sequence[str],
-    index: Sequence[int],
-    parts: Parts,
-) -> int:
-    """The omitted lines ``links[x:y]`` offered to ``links[at]`` (just before or just after them);
-    ``links`` and ``parts`` updated in place; how many of them it took."""
-    link, before = links[at], at < x
+    d: DocumentAlignment, group: List[Link], link: Link, pivots: Sequence[str], index: Sequence[int], parts: Parts
+) -> Optional[List[Link]]:
+    """The omitted lines of ``group`` (``link`` and the omissions just before or after it) given
+    parts of ``link``'s text: the group's links anew (omissions at either end, one link of the lines
+    between), with ``parts`` set; None where no more lines have a part than before."""
+    first, count = group[0].lines[0], sum(g.lines[1] for g in group)
     (i, a), (j, b) = link.lines, link.segments
-    first = i if before else links[x].lines[0]
-    count = a + (y - x)
     lines = [pivots[index[first + q]] for q in range(count)]
-    omissible = [q >= a if before else q < y - x for q in range(count)]
+    omissible = [not i <= first + q < i + a for q in range(count)]
     whole = span_text(d.text, d.spans, j, b)
     ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]
     refused: Set[int] = set()
@@ -259,25 +255,15 @@ def _join(
         if not poor:
             break
         refused |= poor
-    given = [q for q in range(count) if omissible[q] and cut_parts[q]]
-    if not given:
-        return 0
-    if before:
-        taken = given[-1] - a + 1
-        keep = cut_parts[: a + taken]
-        lines, start = lines[: a + taken], i
-        links[at : at + 1 + taken] = [Link((start, a + taken), (j, b), None)]
-    else:
-        taken = (y - x) - given[0]
-        keep = cut_parts[given[0] :]
-        lines, start = lines[given[0] :], i - taken
-        links[at - taken : at + 1] = [Link((start, a + taken), (j, b), None)]
-    merged = links[at if before else at - taken]
-    links[at if before else at - taken] = Link(
-        merged.lines, merged.segments, chrf(Profile(whole), Profile(" ".join(lines)))
-    )
-    parts[merged.lines] = keep
-    return taken
+    given = [q for q in range(count) if cut_parts[q]]
+    before = parts.get(link.lines) or []
+    if len(given) <= (sum(1 for p in before if p) if before else a):
+        return None
+    lo, hi = given[0], given[-1] + 1
+    merged = Link((first + lo, hi - lo), (j, b), chrf(Profile(whole), Profile(" ".join(lines[lo:hi]))))
+    parts[merged.lines] = cut_parts[lo:hi]
+    omitted = [Link((first + q, 1), (j if q < lo else j + b, 0), None) for q in [*range(lo), *range(hi, count)]]
+    return [*omitted[:lo], merged, *omitted[lo:]]
 
 
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
