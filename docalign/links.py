@@ -5,11 +5,14 @@ The rule for what each source line receives (documented in docs/explanations/ali
 * 1-1, 1-2 and 1-b: the line gets its segment(s), as written (two segments joined by what stood
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
-* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut in two at
-  the word boundary where the two parts best match the two lines' pivots (the fewest word edits,
-  then the sum of their chrF; a closing mark such as a comma stays with the part before); each
-  line gets its part, so that no word is scored twice (of more lines, the first line's part off the rest, then the rest
-  likewise: ``cut_into``). The alignment record keeps the whole text beside the part.
+* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut at the
+  word boundaries where the parts best match the lines' pivots (the fewest word edits in all,
+  mwerSegmenter's search; of equal edits, an output sentence's end, then the higher chrF; a
+  closing mark such as a comma stays with the part before); each line gets its part, so that no
+  word is scored twice (``cut_into``). The alignment record keeps the whole text beside the part.
+* an omission beside a link whose text holds the omitted line's words (a short line the output
+  ran on into a long one's sentence): the text is cut among them all, and the lines given a part
+  join the link (``absorb_omissions``).
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
   line after it at a document's start; of the document's first line when its source is all
   empty), so that every word the system wrote is scored, as a line-aligned output with an extra
@@ -68,6 +71,7 @@ MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest wo
 OMIT_SHARE = 0.0
 OMIT_EDITS = 1.0
 OMIT_CHRF = 0.2
+SENTENCE_END = 0.0  # word edits a cut at the end of an output's sentence is worth (0: a tie-break)
 TIE = 1e-3  # a cut not at the end of an output sentence: only a tie-break between cuts of equal edits
 
 
@@ -95,7 +99,10 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
     at = [len(tokens(text[:k])) for k in gaps]
     sentence_ends = set(ends)
-    edits = [(head[w] + tail[w], k not in sentence_ends) for k, w in zip(gaps, at, strict=True)]
+    edits = [
+        (head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0), k not in sentence_ends)
+        for k, w in zip(gaps, at, strict=True)
+    ]
     fewest = min(edits)
     best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
     if len(best) == 1:
@@ -124,7 +131,7 @@ def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: 
     for k in _gaps(text):
         w = len(tokens(text[:k]))
         if 0 < w < n and not np.isfinite(allowed[w]):
-            words[w], allowed[w] = k, 0.0 if k in sentence_ends else TIE
+            words[w], allowed[w] = k, -SENTENCE_END if k in sentence_ends else TIE
     words[n] = len(text)
     steps = np.arange(n + 1, dtype=np.float64)
     row = np.full(n + 1, np.inf)

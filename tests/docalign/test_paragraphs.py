@@ -132,3 +132,45 @@ def test_a_merge_is_cut_where_the_outputs_sentence_ends_unless_elsewhere_is_clea
     d = DocumentAlignment("d", 0, text, segments, [dp.Link((0, 2), (0, 2), 0.5)])
     resolve(d, pivots, 2, [0, 1])
     assert d.hypotheses == [text[:end], text[end + 1 :]]
+
+
+def test_short_lines_that_ran_on_into_a_neighbours_sentence_get_their_words_not_an_omission():
+    """A WMT24 post of short lines without full stops (the references have them): the output's
+    segmenter makes one sentence of three lines, the links 2-1 and two omissions; the omitted
+    lines' words are in the link's text, so the text is cut among all four lines by word edits."""
+    pivots = [
+        "Ich habe einen Purzelbaum geschlagen und mein Floß zerstört.",
+        "Ich habe mich mit meinem eigenen Bumerang getötet.",
+        "Ich hasse Lava.",
+        "Langsam langweilt mich der Schlamm auch.",
+    ]
+    text = (
+        "Habe einen Purzelbaum gemacht und mein Floß zertrümmert Habe mich mit meinem eigenen Bumerang "
+        "umgebracht Ich hasse Lava Ich fange an, den Schlamm auch zu langweilen."
+    )
+    a = align_documents([text], pivots, ["d"] * 4, AlignOptions(language="de"))
+    assert a.hypotheses[:2] == [
+        "Habe einen Purzelbaum gemacht und mein Floß zertrümmert",
+        "Habe mich mit meinem eigenen Bumerang umgebracht",
+    ]
+    assert a.hypotheses[2].startswith("Ich hasse Lava") and a.hypotheses[3].endswith("auch zu langweilen.")
+    assert " ".join(a.hypotheses) == text  # every word once
+    assert a.statistics["omissions"] == 0 and [r["link"] for r in a.records()] == ["4-1"] * 4
+
+
+def test_an_omitted_line_whose_words_are_not_in_the_neighbours_text_stays_omitted():
+    """The same post with its third line dropped by the system: nothing in the text is a
+    translation of it (a word or two in common by chance is not), so it stays an omission."""
+    pivots = [
+        "Ich habe einen Purzelbaum geschlagen und mein Floß zerstört.",
+        "Ich habe mich mit meinem eigenen Bumerang getötet.",
+        "Die Brücke über den Fluss wurde im Winter gesperrt.",
+    ]
+    text = "Habe einen Purzelbaum gemacht und mein Floß zertrümmert Habe mich mit meinem eigenen Bumerang umgebracht"
+    a = align_documents([text], pivots, ["d"] * 3, AlignOptions(language="de"))
+    assert a.hypotheses == [
+        "Habe einen Purzelbaum gemacht und mein Floß zertrümmert",
+        "Habe mich mit meinem eigenen Bumerang umgebracht",
+        "",
+    ]
+    assert a.statistics["omissions"] == 1
