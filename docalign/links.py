@@ -159,16 +159,16 @@ def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: 
     w = n
     for q in range(len(pivots) - 1, -1, -1):  # back through each pivot's rows to where it started
         ends_out[q] = words[w]
-        rows, skipped = tables[q]
-        if skipped[w]:
+        table, skipped_at = tables[q]
+        if skipped_at[w]:
             continue
-        r = len(rows) - 1
-        pivot = vocabulary.encode(pivots[q])
+        r = len(table) - 1
+        pivot_words = vocabulary.encode(pivots[q])
         while r > 0:  # at r = 0, w is where the pivot's part starts: the end of the part before
-            here = rows[r][w]
-            if w > 0 and _same(here, rows[r - 1][w - 1] + (hyp[w - 1] != pivot[r - 1])):
+            here = table[r][w]
+            if w > 0 and _same(here, table[r - 1][w - 1] + (hyp[w - 1] != pivot_words[r - 1])):
                 r, w = r - 1, w - 1
-            elif _same(here, rows[r - 1][w] + 1):
+            elif _same(here, table[r - 1][w] + 1):
                 r -= 1
             else:
                 w -= 1
