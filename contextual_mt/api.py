@@ -50,8 +50,10 @@ from docalign.formats import NO_PIVOT
 
 if TYPE_CHECKING:
     from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions
     from contextual_mt.analysis.report import ReportOptions
     from contextual_mt.attribution.attribute import AttributeOptions
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, ContrastiveResult
     from contextual_mt.inference.interface import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
     from contextual_mt.metrics import ScoreOptions
@@ -94,13 +96,15 @@ def translate(options: Optional[TranslateOptions] = None, **keywords: Any) -> Tr
     from contextual_mt.inference.registry import model_dtype
     from contextual_mt.inference.translate import TranslateOptions, translate_document_files, translate_files
 
-    o = command_options(TranslateOptions, options, keywords)
-    if o.unit == "document":
+    translation = command_options(TranslateOptions, options, keywords)
+    if translation.unit == "document":
         from contextual_mt.inference.document_output import read_document_records
 
-        translate_document_files(o)
-        return Translations(o.output, model_dtype(o.model), documents=read_document_records(o.output))
-    return Translations(o.output, model_dtype(o.model), lines=translate_files(o))
+        translate_document_files(translation)
+        documents = read_document_records(translation.output)
+        return Translations(translation.output, model_dtype(translation.model), documents=documents)
+    lines = translate_files(translation)
+    return Translations(translation.output, model_dtype(translation.model), lines=lines)
 
 
 def cxmi(options: Optional[CxmiOptions] = None, **keywords: Any) -> Run:
@@ -113,9 +117,38 @@ def cxmi(options: Optional[CxmiOptions] = None, **keywords: Any) -> Run:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.join import read_pcxmi
 
-    o = command_options(CxmiOptions, options, keywords)
-    summary = run_cxmi(o)
-    return Run(o.output, summary, read_pcxmi(o.output))
+    scoring = command_options(CxmiOptions, options, keywords)
+    summary = run_cxmi(scoring)
+    return Run(scoring.output, summary, read_pcxmi(scoring.output))
+
+
+def cxmi_merge(options: Optional[CxmiMergeOptions] = None, **keywords: Any) -> Run:
+    """``contextual-mt cxmi-merge``: the outputs of ``cxmi`` runs with ``shard="i/n"`` (``shards``,
+    every part of one computation) joined into ``output`` and its summary, as one unsharded run
+    writes them. Returns the summary and the records.
+
+    Keywords: the options of ``CxmiMergeOptions`` (``shards``, ``output``)."""
+    from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions, merge_shards
+    from contextual_mt.analysis.join import read_pcxmi
+
+    merge = command_options(CxmiMergeOptions, options, keywords)
+    summary = merge_shards(merge.shards, merge.output)
+    return Run(merge.output, summary, read_pcxmi(merge.output))
+
+
+def contrastive(options: Optional[ContrastiveOptions] = None, **keywords: Any) -> ContrastiveResult:
+    """``contextual-mt contrastive``: the accuracy of a model (``path`` or ``hf_model``) on a
+    contrastive test set (``format``: voita, bawden, contrapro, scat; ``input``), scoring every
+    candidate and writing ``output`` (one loss per candidate, the file the set's own scorer reads)
+    and ``summary``; or, with ``scores`` instead of a model, the accuracy of scores made elsewhere.
+    Returns the summary (``summary["accuracy"]``, ``summary["by"]``), the ``scores`` (one per
+    candidate) and the ``groups`` (one record per test instance: ``right``, ...).
+
+    Keywords: the options of ``ContrastiveOptions`` and of the model, as ``contextual-mt
+    contrastive --help`` lists them."""
+    from contextual_mt.contrastive.evaluate import ContrastiveOptions, evaluate_contrastive
+
+    return evaluate_contrastive(command_options(ContrastiveOptions, options, keywords))
 
 
 def attribute(options: Optional[AttributeOptions] = None, **keywords: Any) -> Run:
@@ -130,9 +163,9 @@ def attribute(options: Optional[AttributeOptions] = None, **keywords: Any) -> Ru
     as the fields hold them)."""
     from contextual_mt.attribution.attribute import AttributeOptions, run_attribute
 
-    o = command_options(AttributeOptions, options, keywords)
-    summary = run_attribute(o)
-    return Run(o.output, summary, _jsonl(o.output))
+    attribution = command_options(AttributeOptions, options, keywords)
+    summary = run_attribute(attribution)
+    return Run(attribution.output, summary, _jsonl(attribution.output))
 
 
 def _jsonl(path: str) -> List[Dict]:
@@ -235,49 +268,54 @@ def align(options: Optional[AlignCommandOptions] = None, **keywords: Any) -> Ali
     from docalign.align import align_documents, check_guess, nonempty_documents
     from docalign.formats import LINES, read_pivots, read_system_output, write_alignment
 
-    o = command_options(AlignCommandOptions, options, keywords)
-    align_options = o.align.options()  # checked before anything is read
-    spec = o.model
-    if o.align.pivot is None:
+    request = command_options(AlignCommandOptions, options, keywords)
+    align_options = request.align.options()  # checked before anything is read
+    spec = request.model
+    if request.align.pivot is None:
         raise InputError(
             "--pivot: give a sentence-level translation of each source line (e.g. `contextual-mt translate` "
             f"of a sentence-level model, or the references when evaluating), or `--pivot {NO_PIVOT}` with --source",
             code=Code.OPTION_MISSING,
         )
-    no_pivot = o.align.pivot == NO_PIVOT
-    if no_pivot and (o.source is None or o.lexical_train is None):
+    no_pivot = request.align.pivot == NO_PIVOT
+    if no_pivot and (request.source is None or request.lexical_train is None):
         raise InputError(
             f"--pivot {NO_PIVOT} aligns to the source lines: give --source and --lexical-train TRAIN.SRC TRAIN.TGT "
             "(the pair's training data; a model, --path or --hf-model, may score the links too)",
             code=Code.OPTION_MISSING,
         )
-    if o.lexical_train is not None and not no_pivot:
+    if request.lexical_train is not None and not no_pivot:
         raise InputError(
             f"--lexical-train glosses the source lines for --pivot {NO_PIVOT} only", code=Code.OPTIONS_CONFLICT
         )
-    if not no_pivot and (spec is None) != (o.source is None):
+    if not no_pivot and (spec is None) != (request.source is None):
         raise InputError(
-            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source"
+            "--source goes with a model (--path or --hf-model) that scores the links, and a model needs --source",
+            code=Code.OPTIONS_CONFLICT,
         )
-    if o.batch_size < 1:
-        raise InputError(f"--batch-size must be at least 1 (got {o.batch_size})")
-    ids = read_docids(o.docids)
+    if request.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1 (got {request.batch_size})", code=Code.OPTION_VALUE)
+    ids = read_docids(request.docids)
     sources = None
-    if o.source is not None:
-        sources = read_lines(o.source)
-        check_line_count(ids, o.docids, len(sources), o.source)
+    if request.source is not None:
+        sources = read_lines(request.source)
+        check_line_count(ids, request.docids, len(sources), request.source)
     if no_pivot:
-        assert sources is not None and o.lexical_train is not None
-        pivots, align_options = _source_pivots(sources, o.lexical_train, align_options)
+        assert sources is not None and request.lexical_train is not None
+        pivots, align_options = _source_pivots(sources, request.lexical_train, align_options)
     else:
-        pivots = read_pivots(o.align.pivot, len(ids), o.docids)
-    with outputs(o.output, o.alignment):
+        pivots = read_pivots(request.align.pivot, len(ids), request.docids)
+    with outputs(request.output, request.alignment):
         read = read_system_output(
-            o.hyp_documents, ids, o.docids, nonempty_documents(pivots, ids), align_options.hyp_format
+            request.hyp_documents,
+            ids,
+            request.docids,
+            nonempty_documents(pivots, ids),
+            align_options.hyp_format,
         )
         if read.format == LINES:
             raise InputError(
-                f"{o.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align",
+                f"{request.hyp_documents}: has one line per source line: it is line-aligned already, nothing to align",
                 code=Code.FORMAT,
             )
         assert read.documents is not None
@@ -285,15 +323,15 @@ def align(options: Optional[AlignCommandOptions] = None, **keywords: Any) -> Ali
         if spec is not None:
             from contextual_mt.contrastive.link_model import link_model as open_link_model
 
-            link_model = open_link_model(spec, o.batch_size, o.max_tokens, progress=o.progress)
+            link_model = open_link_model(spec, request.batch_size, request.max_tokens, progress=request.progress)
         # a gloss has no punctuation: a line's sentences are its source's
         line_texts = sources if no_pivot else None
         result = align_documents(
             read.documents, pivots, ids, align_options, sources=sources, link_model=link_model, line_texts=line_texts
         )
         check_guess(read, result, pivots)
-        atomic_write_lines(o.output, result.hypotheses)
-        write_alignment(o.alignment, result.records())
+        atomic_write_lines(request.output, result.hypotheses)
+        write_alignment(request.alignment, result.records())
     return result
 
 
@@ -349,12 +387,20 @@ def model_spec(model: ModelArgs) -> ModelSpec:
     dtype = model.dtype
     if model.fp16:  # an alias: with another --dtype, which one was meant?
         if dtype not in (None, "float16"):
-            raise ContextualMTError(f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}")
+            raise ContextualMTError(
+                f"--fp16 is --dtype float16: give one of them, not --fp16 with --dtype {dtype}",
+                code=Code.OPTIONS_CONFLICT,
+            )
         dtype = "float16"
     if model.path and model.hf_model:
-        raise ContextualMTError("give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both")
+        raise ContextualMTError(
+            "give one model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME, not both",
+            code=Code.OPTIONS_CONFLICT,
+        )
     if not model.given():
-        raise ContextualMTError("give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME")
+        raise ContextualMTError(
+            "give the model: --path CHECKPOINT (fairseq) or --hf-model FOLDER_OR_NAME", code=Code.OPTION_MISSING
+        )
     flag = lambda name: "--" + name.replace("_", "-")  # noqa: E731
     if model.hf_model:
         from contextual_mt.backends.hf.options import HFModelOptions
@@ -362,12 +408,14 @@ def model_spec(model: ModelArgs) -> ModelSpec:
         given = [flag(n) for n in FAIRSEQ_ONLY if getattr(model, n) is not None]
         if given:
             raise ContextualMTError(
-                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer"
+                f"{', '.join(given)}: for fairseq checkpoints only; --hf-model brings its tokenizer",
+                code=Code.OPTIONS_CONFLICT,
             )
         if dtype == "auto":
             raise ContextualMTError(
                 "--dtype auto: for fairseq checkpoints only (--hf-model runs in float32 unless "
-                "--dtype bfloat16 or float16 is given)"
+                "--dtype bfloat16 or float16 is given)",
+                code=Code.OPTIONS_CONFLICT,
             )
         return HFModelOptions(
             model.hf_model,
@@ -383,7 +431,7 @@ def model_spec(model: ModelArgs) -> ModelSpec:
         )
     given = [flag(n) for n in HF_ONLY if getattr(model, n) is not None]
     if given:
-        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only")
+        raise ContextualMTError(f"{', '.join(given)}: for --hf-model only", code=Code.OPTIONS_CONFLICT)
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     assert model.path is not None  # given(), and not hf_model
@@ -407,7 +455,7 @@ def set_threads(threads: int) -> None:
     from contextual_mt.errors import ContextualMTError
 
     if threads < 1:
-        raise ContextualMTError(f"--threads must be at least 1 (got {threads})")
+        raise ContextualMTError(f"--threads must be at least 1 (got {threads})", code=Code.OPTION_VALUE)
     if threads > MAX_THREADS:
         raise ContextualMTError(f"--threads must be at most {MAX_THREADS} (got {threads})", code=Code.OPTION_VALUE)
     cores = os.cpu_count()
@@ -429,7 +477,9 @@ __all__ = [
     "Translations",
     "align",
     "attribute",
+    "contrastive",
     "cxmi",
+    "cxmi_merge",
     "model_spec",
     "report",
     "score",

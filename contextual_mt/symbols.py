@@ -5,8 +5,10 @@ dictionary file; appending keeps every existing index, so binarized data stays v
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from commandkit.options import option
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import check_input_file, read_lines
 from contextual_mt.errors import Code, ContextualMTError
@@ -18,6 +20,15 @@ CONTEXT_SYMBOLS = (BRK, MASK)
 # the filler it pads a dictionary it builds with (madeupword0000, madeupword0001, ...)
 FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 FILLER = "madeupword"
+
+
+@dataclass
+class AddSymbolsOptions:
+    """``contextual-mt add-symbols``: the fairseq dictionaries the context symbols are appended to."""
+
+    dicts: List[str] = option(
+        positional=True, nargs="+", default=[], help="dict.*.txt files written by fairseq-preprocess"
+    )
 
 
 def add_context_symbols(path: str, symbols: Sequence[str] = CONTEXT_SYMBOLS) -> List[str]:

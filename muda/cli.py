@@ -13,10 +13,10 @@ from commandkit.options import add_options, from_namespace
 
 # the subcommands: name, options (muda.commands.options), help
 SUBCOMMANDS = (
-    ("tag", "TagArgs", "tag every target token with the discourse phenomena it involves"),
+    ("tag", "TagOptions", "tag every target token with the discourse phenomena it involves"),
     (
         "eval",
-        "EvalArgs",
+        "EvalOptions",
         "per-tag word precision, recall and f-measure of systems against the tagged reference, "
         "with BLEU and paired bootstrap",
     ),

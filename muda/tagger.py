@@ -14,15 +14,17 @@ import os
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans, read_docids
 from commandkit.errors import Code, InputError
+from commandkit.options import group, option
 from commandkit.outputs import atomic_write_text, check_not_inputs, output_exists, outputs
 from commandkit.text import check_input_file, read_lines, read_text
 from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
+from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorArgs
 from muda.document import Document, SentencePair
 from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
@@ -122,25 +124,42 @@ class MudaTagger:
         return [self.tag_document(d) for d in tqdm(docs, desc="tagging", unit="doc", disable=not progress)]
 
 
+PRECOMPUTED_GROUP = "pre-computed annotations (no model needed)"
+
+
 @dataclass(frozen=True)
 class TagOptions:
-    """The inputs of ``tag_files`` (the options of ``muda tag``): the text, where the tags go, and
-    whichever annotations are pre-computed (the others come from the annotators)."""
+    """``muda tag`` (and ``tag_files``): the text, where the tags go, whichever annotations are
+    pre-computed (the others come from the annotators' models, ``annotators``) and the tagger's
+    thresholds (``settings``); checked when built, before any file is read or model loaded."""
 
-    src: str
-    tgt: str
-    docids: str
-    tgt_lang: str
-    output: str  # the tags JSON; the annotations used are written beside it
-    src_conllu: Optional[str] = None
-    tgt_conllu: Optional[str] = None
-    alignments: Optional[str] = None
-    phenomena: Optional[Sequence[str]] = None  # None: all that apply to the language
-    settings: Optional[TaggerSettings] = None
+    src: str = option(required=True, help="English source, one sentence per line")
+    tgt: str = option(required=True, help="target text (reference or system output), aligned to --src")
+    docids: str = option(required=True, help="document id of each line")
+    tgt_lang: str = option(required=True, help="target language: ISO code or TED variant (pt-br, zh-cn)")
+    dump_tags: str = option(
+        required=True,
+        metavar="OUT.json",
+        help="tags JSON; the annotations used are written beside it (OUT.src.conllu, ...)",
+    )
+    phenomena: Optional[Sequence[str]] = option(
+        nargs="+", choices=phenomenon_names(), help="default: all that apply to the language"
+    )
+    src_conllu: Optional[str] = option(
+        group=PRECOMPUTED_GROUP, help="CoNLL-U of --src (with CorefUD Entity in MISC for coreference)"
+    )
+    tgt_conllu: Optional[str] = option(group=PRECOMPUTED_GROUP, help="CoNLL-U of --tgt")
+    alignments: Optional[str] = option(
+        group=PRECOMPUTED_GROUP, help="Pharaoh alignments over the CoNLL-U tokens, one line per pair"
+    )
+    annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    settings: Optional[TaggerSettings] = group(TaggerSettings, "thresholds")  # None: the defaults
     # how messages name the target text: `muda eval` tags a copy of each system output, but the
     # user must read the name of their file and the line there (fairseq output is re-ordered)
     tgt_name: Optional[str] = None  # default: tgt
     tgt_line_numbers: Optional[Sequence[int]] = None  # line in tgt_name of each sentence; default: n
+
+    OUTPUT_ARGS: ClassVar[Tuple[str, ...]] = ("dump_tags",)
 
     def __post_init__(self) -> None:
         # every value checked before any file is read or model loaded
@@ -148,16 +167,18 @@ class TagOptions:
             ("--src", self.src),
             ("--tgt", self.tgt),
             ("--docids", self.docids),
-            ("--dump-tags", self.output),
+            ("--dump-tags", self.dump_tags),
         ):
             if not isinstance(path, str) or not path:
-                raise InputError(f"{flag}: a file path is required (got {path!r})")
+                raise InputError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if not isinstance(self.tgt_lang, str):
-            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})", code=Code.OPTION_VALUE)
         get_language(self.tgt_lang)
         check_phenomena(self.phenomena)
         if self.settings is not None and not isinstance(self.settings, TaggerSettings):
-            raise InputError(f"settings must be a TaggerSettings (got {type(self.settings).__name__})")
+            raise InputError(
+                f"settings must be a TaggerSettings (got {type(self.settings).__name__})", code=Code.OPTION_VALUE
+            )
 
     @property
     def tgt_label(self) -> str:
@@ -196,7 +217,7 @@ class _StageClock:
 def tag_files(options: TagOptions, annotators: Optional[Annotator] = None, progress: bool = True) -> Dict:
     """Tag a corpus; returns a summary with tag counts and per-stage seconds. Every output is
     checked before any work and written together at the end (or none, on any error)."""
-    with outputs(*output_paths(options.output)):
+    with outputs(*output_paths(options.dump_tags)):
         _check_not_inputs(options)
         return _tag_files(options, annotators, progress)
 
@@ -206,17 +227,17 @@ def output_paths(output: str) -> List[str]:
     return [output, summary_path(output), *annotation_paths(output).values()]
 
 
-def _check_not_inputs(o: TagOptions) -> None:
+def _check_not_inputs(options: TagOptions) -> None:
     inputs = {
-        "--src": o.src,
-        "--tgt": o.tgt,
-        "--docids": o.docids,
-        "--src-conllu": o.src_conllu,
-        "--tgt-conllu": o.tgt_conllu,
-        "--alignments": o.alignments,
+        "--src": options.src,
+        "--tgt": options.tgt,
+        "--docids": options.docids,
+        "--src-conllu": options.src_conllu,
+        "--tgt-conllu": options.tgt_conllu,
+        "--alignments": options.alignments,
     }
-    check_not_inputs({"--dump-tags": o.output, "its summary": summary_path(o.output)}, inputs)
-    side = annotation_paths(o.output)
+    check_not_inputs({"--dump-tags": options.dump_tags, "its summary": summary_path(options.dump_tags)}, inputs)
+    side = annotation_paths(options.dump_tags)
     check_not_inputs({"its .ellipsis": side["ellipsis"]}, inputs)
     # a side file may be the very annotation it stores again (tagging from them in place)
     for kind, flag in (("src_conllu", "--src-conllu"), ("tgt_conllu", "--tgt-conllu"), ("alignments", "--alignments")):
@@ -250,10 +271,12 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
     )
     dump = tagger.tag(docs, progress=progress and len(docs) > 1000)
     clock.done("tagging")
-    _write_outputs(options.output, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments], available)
+    _write_outputs(
+        options.dump_tags, dump, ann, [options.src_conllu, options.tgt_conllu, options.alignments], available
+    )
     clock.done("writing")
     summary = {
-        "output": options.output,
+        "output": options.dump_tags,
         "language": tagger.language.code,
         "phenomena": tagger.phenomena,
         **({"skipped": skipped} if skipped else {}),
@@ -265,7 +288,7 @@ def _tag_files(options: TagOptions, annotators: Optional[Annotator], progress: b
         "tags": tag_counts(dump, tagger.phenomena),
         "seconds": {k: round(v, 4) for k, v in clock.seconds.items()},
     }
-    atomic_write_text(summary_path(options.output), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(summary_path(options.dump_tags), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     # every input read and every output written: no warning above an input's or an output's error line
     _warn_once(warning, annotators)
     return summary
@@ -294,7 +317,8 @@ def _skip_unannotated(
     how = enabling(missing, tagger.language) if enabling else "give them pre-computed"
     if len(skipped) == len(tagger.phenomena):
         raise InputError(
-            f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; {how}"
+            f"no phenomenon can be tagged here: {', '.join(skipped)} need {', '.join(sorted(missing))}; {how}",
+            code=Code.MODEL,
         )
     tagger.phenomena = [p for p in tagger.phenomena if p not in skipped]
     return skipped, f"skipping {', '.join(skipped)} (no {', '.join(sorted(missing))}): {how}"
@@ -395,7 +419,8 @@ def _annotators(annotators: Optional[Annotator]) -> Annotator:
         raise InputError(
             "no pre-computed annotations given (--src-conllu, --tgt-conllu, --alignments) and no "
             "annotator models configured: pass the CoNLL-U/Pharaoh files, or --stanza-dir and "
-            "--align-model to annotate with models"
+            "--align-model to annotate with models",
+            code=Code.MODEL,
         )
     return annotators
 
@@ -422,10 +447,10 @@ def read_summary(tags: str) -> Optional[Dict]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(
-            f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}"
+            f"{path}: not a JSON file ({e}); it should be the summary `muda tag` wrote beside {tags}", code=Code.FORMAT
         ) from None
     if not isinstance(data, dict):
-        raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)")
+        raise InputError(f"{path}: not a `muda tag` summary (expected a JSON object)", code=Code.FORMAT)
     return data
 
 

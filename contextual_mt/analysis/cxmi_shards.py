@@ -4,8 +4,10 @@ all the parts of one computation; which sentences a shard scores is ``contextual
 from __future__ import annotations
 
 import os
-from typing import Dict, Sequence
+from dataclasses import dataclass
+from typing import Dict, List, Sequence
 
+from commandkit.options import check_required, option
 from commandkit.outputs import outputs
 from commandkit.text import check_input_file
 from contextual_mt.analysis.cxmi_summary import read_summary, summarize, summary_path, write_records
@@ -13,6 +15,24 @@ from contextual_mt.analysis.join import read_pcxmi
 from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.scored_corpus import parse_shard
 from contextual_mt.stage_record import differences
+
+
+@dataclass
+class CxmiMergeOptions:
+    """``contextual-mt cxmi-merge``: the outputs of ``cxmi --shard i/n`` runs, joined into one
+    file and one summary."""
+
+    shards: List[str] = option(positional=True, nargs="+", default=[], help="JSONL outputs of the shards")
+    output: str = option(required=True)
+
+    def __post_init__(self) -> None:
+        check_required(self)
+        if isinstance(self.shards, str) or not self.shards:
+            raise ContextualMTError(
+                f"give the shards to merge: the JSONL files 'cxmi --shard i/n' wrote (got {self.shards!r})",
+                code=Code.OPTION_MISSING,
+            )
+        self.shards = list(self.shards)
 
 
 def _shard_summary(path: str) -> Dict:
@@ -28,7 +48,8 @@ def _shard_summary(path: str) -> Dict:
     meta = read_summary(meta_path)
     if not isinstance(meta.get("fingerprint"), dict) or not isinstance(meta.get("sentences"), int):
         raise ContextualMTError(
-            f"{meta_path}: has no fingerprint (written by an older version); score that shard again"
+            f"{meta_path}: has no fingerprint (written by an older version); score that shard again",
+            code=Code.FORMAT,
         )
     return meta
 
@@ -53,13 +74,15 @@ def check_shards(shards: Sequence[str], metas: Sequence[Dict]) -> None:
         except ContextualMTError as e:
             raise ContextualMTError(f"{summary_path(path)}: bad shard ({e})", code=e.code) from None
         if n is not None and n_here != n:
-            raise ContextualMTError(f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards")
+            raise ContextualMTError(
+                f"{summary_path(path)}: shard {i}/{n_here}, but {first_path} is one of {n} shards", code=Code.MISMATCH
+            )
         n = n_here
         if i in parts:
             raise ContextualMTError(f"shard {i}/{n} given twice: {parts[i]} and {path}", code=Code.MISMATCH)
         parts[i] = path
     if n is None:
-        raise ContextualMTError("no shards to merge")
+        raise ContextualMTError("no shards to merge", code=Code.OPTION_MISSING)
     missing = [f"{i}/{n}" for i in range(n) if i not in parts]
     if missing:
         raise ContextualMTError(f"shard(s) {', '.join(missing)} missing: merge all {n} shards", code=Code.MISMATCH)
@@ -85,7 +108,9 @@ def _merge_shards(shards: Sequence[str], output: str) -> Dict:
             )
         for lineno, r in enumerate(shard_records, start=1):
             if r["line"] in seen:
-                raise ContextualMTError(f"{path}:{lineno}: sentence {r['line']} appears in two shards")
+                raise ContextualMTError(
+                    f"{path}:{lineno}: sentence {r['line']} appears in two shards", code=Code.MISMATCH
+                )
             seen.add(r["line"])
             records.append(r)
     records.sort(key=lambda r: r["line"])

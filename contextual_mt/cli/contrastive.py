@@ -1,105 +1,23 @@
-"""``contextual-mt contrastive``."""
+"""``contextual-mt contrastive``: its options are ``ContrastiveOptions`` (``contrastive.evaluate``),
+its run ``contextual_mt.api.contrastive``."""
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict
 
-from commandkit.errors import Code
-from commandkit.options import from_namespace, group, option
-from contextual_mt.cli.common import (
-    ModelArgs,
-    command,
-    max_tokens_option,
-    model_options,
-    overwrite_option,
-    quiet_option,
-)
+from contextual_mt.cli.common import typed_command
 from contextual_mt.contrastive.evaluate import ContrastiveOptions
 from contextual_mt.stage_record import partial_path
 
 
-@dataclass
-class ContrastiveArgs:
-    format: str = option(required=True, help="voita | bawden | contrapro | scat")
-    input: str = option(
-        required=True,
-        help="the test set (voita: *.json; bawden: anaphora.json or "
-        "lexical-choice.json; contrapro: contrapro.json; scat: highlighted.test.fr; docs/explanations/testsets.md)",
-    )
-    context_files: Optional[List[str]] = option(
-        nargs="+",
-        metavar="FILE",
-        help="contrapro: the text and context files of "
-        "json2text_and_context.pl; bawden: the four *.{prev,current}.{en,fr} "
-        "files, to score their (preprocessed) text",
-    )
-    output: Optional[str] = option(help="scores file: one loss per candidate, in the order the set's scorer reads")
-    scores: Optional[str] = option(
-        help="instead of a model: the accuracy of this scores file (one per candidate, "
-        "in the set's order; lower = better unless --maximize)"
-    )
-    maximize: bool = option(action="store_true", default=False, help="with --scores: higher scores are better")
-    summary: str = option(required=True, help="JSON: accuracy overall and by category, and the settings")
-    normalize: bool = option(action="store_true", default=False, help="loss per token instead of the sentence's sum")
-    detokenize: str = option(
-        choices=("auto", "yes", "no"),
-        default=ContrastiveOptions.detokenize,
-        help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)",
-    )
-    batch_size: int = option(default=ContrastiveOptions.batch_size, help="candidates per batch")
-    max_tokens: Optional[int] = max_tokens_option()
-    overwrite: bool = overwrite_option("discard OUTPUT.partial instead of resuming from it")
-    quiet: bool = quiet_option()
-    model: ModelArgs = group(ModelArgs)
+def contrastive(options: ContrastiveOptions) -> int:
+    from contextual_mt import api
+    from contextual_mt.contrastive.evaluate import format_contrastive_table
 
-
-def contrastive(args: argparse.Namespace) -> int:
-    from contextual_mt.contrastive.evaluate import (
-        ExternalScoresOptions,
-        evaluate_scores,
-        format_contrastive_table,
-        run_contrastive,
-    )
-    from contextual_mt.errors import ContextualMTError
-
-    if args.scores is not None:
-        if args.path or args.hf_model or args.output:
-            raise ContextualMTError(
-                "--scores evaluates existing scores: give it without --path/--hf-model and --output"
-            )
-        summary = evaluate_scores(
-            ExternalScoresOptions(
-                args.format,
-                args.input,
-                args.scores,
-                args.summary,
-                tuple(args.context_files or ()),
-                maximize=args.maximize,
-            )
-        )
-        print(format_contrastive_table(summary))
-        return 0
-    if not ((args.path or args.hf_model) and args.output):
-        raise ContextualMTError(
-            "give --path or --hf-model, and --output (score with a model), or --scores (evaluate existing scores)",
-            code=Code.OPTION_MISSING,
-        )
-    if args.maximize:
-        raise ContextualMTError("--maximize applies to --scores only (this command writes losses: lower is better)")
-    summary = run_contrastive(
-        from_namespace(
-            ContrastiveOptions,
-            args,
-            model=model_options(args),
-            context_files=tuple(args.context_files or ()),
-            resume=not args.overwrite,
-            progress=not args.quiet,
-        )
-    )
+    summary = api.contrastive(options).summary
     print(format_contrastive_table(summary))
-    print(scores_line(summary, args.output, args.summary))
+    if options.output is not None:  # scored with a model (not --scores)
+        print(scores_line(summary, options.output, options.summary))
     return 0
 
 
@@ -118,10 +36,10 @@ def scores_line(summary: Dict, scores: str, summary_path: str) -> str:
 
 
 def add(sub) -> None:
-    command(
+    typed_command(
         sub,
         "contrastive",
-        ContrastiveArgs,
+        ContrastiveOptions,
         contrastive,
         "accuracy on a contrastive test set (Voita, Bawden, "
         "ContraPro, SCAT): score every candidate and write the scores file the set's own scorer reads",

@@ -1,15 +1,11 @@
 """``contextual-mt cxmi`` (its options are ``CxmiOptions``, its run ``contextual_mt.api.cxmi``) and
-``cxmi-merge``."""
+``cxmi-merge`` (``CxmiMergeOptions``, ``contextual_mt.api.cxmi_merge``)."""
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
-from typing import List
-
-from commandkit.options import option
 from contextual_mt.analysis.cxmi import CxmiOptions
-from contextual_mt.cli.common import command, cxmi_side_outputs, typed_command
+from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions
+from contextual_mt.cli.common import cxmi_side_outputs, typed_command
 
 
 def cxmi(options: CxmiOptions) -> int:
@@ -20,17 +16,11 @@ def cxmi(options: CxmiOptions) -> int:
     return 0
 
 
-@dataclass
-class CxmiMergeArgs:
-    shards: List[str] = option(positional=True, nargs="+", default=[], help="JSONL outputs of the shards")
-    output: str = option(required=True)
-
-
-def cxmi_merge(args: argparse.Namespace) -> int:
-    from contextual_mt.analysis.cxmi_shards import merge_shards
+def cxmi_merge(options: CxmiMergeOptions) -> int:
+    from contextual_mt import api
     from contextual_mt.analysis.cxmi_summary import summary_line
 
-    print(summary_line(merge_shards(args.shards, args.output), args.output))
+    print(summary_line(api.cxmi_merge(options).summary, options.output))
     return 0
 
 
@@ -47,10 +37,10 @@ def add(sub) -> None:
 
 
 def add_merge(sub) -> None:
-    command(
+    typed_command(
         sub,
         "cxmi-merge",
-        CxmiMergeArgs,
+        CxmiMergeOptions,
         cxmi_merge,
         "merge the outputs of `cxmi --shard i/n` runs",
         output_args=("output",),

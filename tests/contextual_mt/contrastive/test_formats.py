@@ -6,11 +6,16 @@ import json
 
 import pytest
 
-from contextual_mt.contrastive.evaluate import ExternalScoresOptions, evaluate_scores, format_contrastive_table
+from contextual_mt.contrastive.evaluate import ContrastiveOptions, format_contrastive_table, run_contrastive
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
 from contextual_mt.contrastive.sets import group_is_right
 from contextual_mt.errors import ContextualMTError
+
+
+def scores_options(fmt, path, scores, summary, context_files=(), maximize=False) -> ContrastiveOptions:
+    """``contrastive --scores``: the accuracy of scores made elsewhere, without a model."""
+    return ContrastiveOptions(None, fmt, path, None, summary, context_files, scores=scores, maximize=maximize)
 
 
 def write(path, value):
@@ -133,13 +138,13 @@ def test_bawden_scores_follow_the_authors_rule(tmp_path):
     """Pairs: right when the correct score is strictly lower; blocks: all pairs right."""
     path = write(tmp_path / "anaphora.json", ANAPHORA)
     scores = lines(tmp_path / "s.txt", ["1", "2", "5", "5", "3", "4"])  # right, tie (wrong), right
-    summary = evaluate_scores(ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "sum.json")))
+    summary = run_contrastive(scores_options("bawden", str(path), str(scores), str(tmp_path / "sum.json")))
     assert (summary["right"], summary["groups"]) == (2, 3)
     assert summary["blocks"] == {"blocks": 2, "all_right": 1, "accuracy": 0.5}
     assert summary["by"]["type"]["f.pl"]["accuracy"] == 0.0 and summary["by"]["type"]["m.pl"]["accuracy"] == 1.0
     assert "anaphora" in summary["official_scorer"]
-    maximized = evaluate_scores(
-        ExternalScoresOptions("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True)
+    maximized = run_contrastive(
+        scores_options("bawden", str(path), str(scores), str(tmp_path / "m.json"), maximize=True)
     )
     assert maximized["right"] == 0  # the higher scores lose now, and the tie stays wrong
 
@@ -203,8 +208,8 @@ def test_contrapro_rule_and_distance_bins(tmp_path):
     path = write(tmp_path / "contrapro.json", CONTRAPRO)
     # entry 1: the reference beats one error but ties the other -> wrong; entry 2: right
     scores = lines(tmp_path / "s.txt", ["1.0", "2.0", "1.0", "0.5", "0.7"])
-    summary = evaluate_scores(
-        ExternalScoresOptions(
+    summary = run_contrastive(
+        scores_options(
             "contrapro", str(path), str(scores), str(tmp_path / "sum.json"), tuple(contrapro_files(tmp_path))
         )
     )
@@ -273,7 +278,7 @@ def test_scores_file_of_the_wrong_length_or_not_numbers(tmp_path):
     ):
         scores = lines(tmp_path / "s.txt", rows)
         with pytest.raises(ContextualMTError, match=message):
-            evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
+            run_contrastive(scores_options("voita", str(path), str(scores), str(tmp_path / "sum.json")))
         assert not (tmp_path / "sum.json").exists()
 
 
@@ -283,9 +288,7 @@ def test_voita_accuracy_from_scores_matches_the_official_argmin(tmp_path):
     path = write(tmp_path / "deixis_test.json", VOITA)
     scores = [0.5, 0.7, 2.0, 1.0, 0.9]
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(
-        ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
-    )
+    summary = run_contrastive(scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     expected = [int(np.argmin(scores[0:2]) == 0), int(np.argmin(scores[2:5]) == 2)]
     assert summary["accuracy"] == np.mean(expected) == 1.0
     assert "--test deixis_test" in summary["official_scorer"]
@@ -309,9 +312,7 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
     assert [repeated_candidates(g) for g in groups] == [{2: 0}, {1: 0}, {}]
     scores = [1.0, 2.0, 1.0, 0.5, 0.5, 3.0, 2.0, 1.0]  # identical strings, equal scores
     lines(tmp_path / "s.txt", [str(s) for s in scores])
-    summary = evaluate_scores(
-        ExternalScoresOptions("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json"))
-    )
+    summary = run_contrastive(scores_options("voita", str(path), str(tmp_path / "s.txt"), str(tmp_path / "sum.json")))
     # np.argmin: group 0's correct candidate is listed first and wins; group 1's ties with its
     # copy listed before it and loses, as in evaluate_consistency.py
     official = [int(np.argmin(scores[0:3])) == 0, int(np.argmin(scores[3:6])) == 1, int(np.argmin(scores[6:8])) == 1]
@@ -335,7 +336,7 @@ def test_sets_of_testset_build_get_no_hint_or_category_of_the_published_sets(tmp
     set without source pronouns ('src pronoun' null): no "none:il" pronoun category."""
     path = write(tmp_path / "voita.json", VOITA)
     scores = lines(tmp_path / "s.txt", ["0.5", "0.7", "2.0", "1.0", "0.9"])
-    summary = evaluate_scores(ExternalScoresOptions("voita", str(path), str(scores), str(tmp_path / "sum.json")))
+    summary = run_contrastive(scores_options("voita", str(path), str(scores), str(tmp_path / "sum.json")))
     assert summary["official_scorer"] is None
     # said in a user's words (issue 50.6): where the files are, and what the accuracy counts
     from contextual_mt.cli.contrastive import scores_line

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from commandkit.documents import document_spans
-from docalign.align import AlignOptions, align_system_output
+from docalign.align import AlignArgs, AlignOptions, align_system_output
 from docalign.links import summary
 from docalign.perturb import Rates, link_accuracy, perturb
 from muda.annotators.lexicon import LexiconAnnotator
@@ -226,7 +226,7 @@ def test_the_annotation_cache_keys_on_the_aligned_hypotheses(demo, tmp_path, mon
     assert first == (0, 1) and aligned != hyps
     again, same = run("w2", out)
     assert again == (1, 0) and same == aligned
-    other, realigned = run("w3", out, pivot=str(pivot))
+    other, realigned = run("w3", out, align=AlignArgs(pivot=str(pivot)))
     assert other == (0, 1) and realigned != aligned
     (tmp_path / "aligned.txt").write_text("\n".join(aligned) + "\n")
     assert run("w4", tmp_path / "aligned.txt")[0] == (1, 0)
