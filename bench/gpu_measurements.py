@@ -10,7 +10,9 @@ python -m bench.gpu_measurements train-speed OUT/train_speed.json NAME=LOG ...
 python -m bench.gpu_measurements auto-plan DATA_ROOT PRESET --json OUT/auto_plan.json
     what ``--batch auto`` chooses for this corpus on this GPU, and why
 python -m bench.gpu_measurements summary OUT
-    ``OUT/summary.md`` from whichever step records exist (rewritten after every step)
+    ``OUT/summary.md`` from whichever step records exist (rewritten after every step): the
+    second edition's (issue 55: zoo, long context, the LLM's dtypes and documents, train's
+    phases, half precision at 512, the batching's cap), then the first's
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ def summary(args) -> int:
     steps = (out / "steps.txt").read_text().splitlines() if (out / "steps.txt").exists() else []
     if steps:
         lines += ["| step | status | seconds |", "|---|---|---|", *steps, ""]
+    lines += second_edition(out)
     if t := _load(out / "train.json"):
         lines += [
             "## Training (transformer-small context model, fp16, 16k tokens per update)",
@@ -222,6 +225,111 @@ def summary(args) -> int:
             lines.append("")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     return 0
+
+
+def _results(path: Path) -> Optional[Dict[str, Any]]:
+    """A harness record's results (None: no record)."""
+    record = _load(path)
+    return record.get("results") if record else None
+
+
+def _cut(r: Dict[str, Any]) -> str:
+    return "" if r.get("complete", True) else " (cut short: what it did before)"
+
+
+def second_edition(out: Path) -> List[str]:
+    """The sections of issue 55's steps, from whichever of their records exist."""
+    lines: List[str] = []
+    if z := _results(out / "zoo_cuda.json"):
+        lines += [
+            f"## The zoo on {z['device']} against the CPU (float32 within {z['tolerances']['float32']:g}, "
+            f"bfloat16 within {z['tolerances']['bfloat16']:g} of CPU float32){_cut(z)}",
+            f"{len(z.get('ok', []))} of {len(z['families'])} families ok; failed: "
+            f"{', '.join(z.get('failed', [])) or 'none'}",
+            "",
+            "| family | dtype | cxmi max diff | attribute max diff (same selection) | translate = CPU fp32 | ok |",
+            "|---|---|---|---|---|---|",
+        ]
+        for family, row in z["families"].items():
+            for dtype in ("float32", "bfloat16"):
+                c, a, t = (row[dtype].get(k, {}) for k in ("cxmi", "attribute", "translate"))
+                lines.append(
+                    f"| {family} | {dtype} | {_fmt(c.get('max_abs_diff'), 6) if 'errors' not in c else 'ERROR'} | "
+                    f"{_fmt(a.get('max_abs_diff'), 6) if 'errors' not in a else 'ERROR'} "
+                    f"({a.get('same_selection', '-')}) | "
+                    f"{t.get('lines_equal_to_cpu_float32', 'ERROR')}/{t.get('lines', '-')} | "
+                    f"{'ok' if all(x.get('ok') for x in (c, a, t)) else 'FAIL'} |"
+                )
+        lines.append("")
+    if b := _results(out / "llm_build.json"):
+        lines += [f"## The LLM: {b['parameters']:,} parameters, {b['config']}", ""]
+    if c := _results(out / "long_context.json"):
+        lines += [
+            f"## Long context ({c['device']}, {c['dtype']}; load and warm-up {_fmt(c.get('load_and_warm_up_s'))} s, "
+            f"weights {_fmt(c.get('weights_gpu_mib'), 0)} MiB){_cut(c)}",
+            "| context tokens | P-CXMI s | floor s | ratio | peak MiB | attribute s | peak MiB | passes | batches |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in c["runs"]:
+            p, f, a = r["pcxmi"], r["floor"], r["attribute"]
+            lines.append(
+                f"| {r['last_line_tokens']['context']} | {_fmt(p['seconds'])} | {_fmt(f['seconds'])} | "
+                f"{_fmt(f['pcxmi_over_floor'])} | {_fmt(p['peak_gpu_mib'], 0)} | {_fmt(a['seconds'])} | "
+                f"{_fmt(a['peak_gpu_mib'], 0)} | {a['passes']} | {p['batches']} |"
+            )
+        lines.append("")
+    if d := _results(out / "llm_dtype.json"):
+        lines += [f"## bfloat16 against float32 on the LLM ({d['device']}){_cut(d)}"]
+        for size, row in d["runs"].items():
+            times = {k: _fmt(v["median_s"]) for k, v in row.items() if isinstance(v, dict)}
+            lines.append(
+                f"- context {size}: {times} s; bfloat16 {_fmt(row.get('bfloat16_speed_vs_float32'))}x float32, "
+                f"max |dP-CXMI| {_fmt(row.get('max_abs_dpcxmi'), 4)}"
+            )
+        lines.append("")
+    if g := _results(out / "llm_documents.json"):
+        tr, check = g.get("translate", {}), g.get("cpu_check", {})
+        lines += [
+            f"## translate --unit document, the LLM ({g['device']}, {g['dtype']}, greedy){_cut(g)}",
+            f"{g['documents']} documents: {tr.get('output_tokens')} output tokens in {_fmt(tr.get('seconds'))} s "
+            f"({_fmt(tr.get('output_tokens_per_s'), 1)} tokens/s); the first {check.get('documents', '-')} in float32: "
+            f"{check.get('same_as_cpu', '-')} the same as on the CPU",
+            "",
+        ]
+    if t := _results(out / "train_phases.json"):
+        f, a = t.get("fairseq", {}), t.get("after_fairseq", {})
+        lines += [
+            f"## pipeline train around fairseq{_cut(t)}",
+            f"total {t['total_s']} s; before fairseq {t.get('before_fairseq_s')} s; fairseq {f.get('seconds')} s "
+            f"('done training in {f.get('done_training_in_s')} s'), its exit {f.get('exit_after_last_line_s')} s after "
+            f"its last line; after it {a.get('seconds')} s: {a.get('phases')}; the command after train_model "
+            f"{t.get('after_train_model_s')} s",
+            "",
+        ]
+    if f := _load(out / "fairseq_dtype_512.json"):
+        r = f["results"]
+        lines += [f"## fairseq checkpoint, half precision at 512 sentences per batch ({r['lines']} lines)"]
+        for dt, row in r["tasks"].items():
+            cells = ", ".join(
+                f"{task} {_fmt(row[task]['sentences_per_s'], 1)}/s ({_fmt(row[task]['speed_vs_float32'])}x)"
+                for task in ("translate-gold", "translate-predicted", "cxmi")
+            )
+            lines.append(f"- {dt}: {cells}")
+        lines.append("")
+    if k := _results(out / "batch_cap.json"):
+        lines += [
+            f"## The wide batching's token cap ({k['lines']} lines of {k['join']} sentences; default "
+            f"{k['default']}){_cut(k)}",
+            "| cap | lines/s | batches | rows per batch | longest row | peak MiB | lines differing |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for cap, r in k["caps"].items():
+            lines.append(
+                f"| {cap} | {_fmt(r['sentences_per_s'], 1)} | {r['batches']} | {r['rows_per_batch']} | "
+                f"{r['longest_row_tokens']} | {_fmt(r['peak_gpu_mib'], 0)} | {r['lines_differing_from_first']} |"
+            )
+        lines.append("")
+    return lines
 
 
 def main(argv=None) -> int:

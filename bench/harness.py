@@ -25,6 +25,8 @@ The API:
 ``time_interleaved(fns, repeats, warmup, sync)``
     The same for several variants, run in turn within each repeat (the order rotating from repeat
     to repeat) so that a busy machine slows all alike: ``{name: Timing}``.
+``clock()``
+    A reading of the same clock, for moments within a run (when a subprocess's last line came).
 ``summarize(times)``, ``spread(values)``
     A ``Timing`` of times measured elsewhere (a subprocess's own report); the median, min and
     max of other figures a tool reports (fairseq's words/s).
@@ -191,6 +193,12 @@ def time_interleaved(
             times[name].append(one.times[0])
             results[name].append(one.result)
     return {name: Timing(times[name], warmup, results[name]) for name in names}
+
+
+def clock() -> float:
+    """A reading of the benchmarks' clock (``time.perf_counter``, seconds): for a benchmark that
+    marks moments (when a subprocess wrote its last line) rather than timing a call."""
+    return time.perf_counter()
 
 
 def describe(t: Timing, items: Optional[float] = None, unit: str = "items") -> str:

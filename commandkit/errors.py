@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import errno
 import math
+from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any, Optional
+from typing import Any, Dict, Iterator, Mapping, Optional
 
 
 class Code(StrEnum):
@@ -90,6 +91,29 @@ def write_error(path: str, e: OSError) -> WriteError:
     return WriteError(e.errno, f"{path}: cannot write ({e.strerror or e}){hint}")
 
 
+_SHOWN: Dict[str, str] = {}  # option flag -> the name the user gave it by, while a command runs
+
+
+def shown(flag: str) -> str:
+    """How messages name the option ``flag``: the name the user gave it by, where the running
+    command declared one (``options_named``: a study stage run by make names its Make variable,
+    ``BEAM``), else the flag itself."""
+    return _SHOWN.get(flag, flag)
+
+
+@contextmanager
+def options_named(names: Mapping[str, str]) -> Iterator[None]:
+    """While the block runs, messages built with ``shown`` name each flag of ``names`` by its
+    name there (what the command's declaration says the user typed)."""
+    before = dict(_SHOWN)
+    _SHOWN.update(names)
+    try:
+        yield
+    finally:
+        _SHOWN.clear()
+        _SHOWN.update(before)
+
+
 def check_number(
     flag: str,
     value: Any,
@@ -107,9 +131,10 @@ def check_number(
     if integer:
         ok = ok and float(value).is_integer()
     what = "an integer" if integer else "a finite number"
+    name = shown(flag)
     if not ok:
-        raise InputError(f"{flag} must be {what} (got {value!r})", code=Code.OPTION_VALUE)
+        raise InputError(f"{name} must be {what} (got {value!r})", code=Code.OPTION_VALUE)
     if minimum is not None and value < minimum:
-        raise InputError(f"{flag} must be >= {minimum:g} (got {value!r})", code=Code.OPTION_VALUE)
+        raise InputError(f"{name} must be >= {minimum:g} (got {value!r})", code=Code.OPTION_VALUE)
     if maximum is not None and value > maximum:
-        raise InputError(f"{flag} must be <= {maximum:g} (got {value!r})", code=Code.OPTION_VALUE)
+        raise InputError(f"{name} must be <= {maximum:g} (got {value!r})", code=Code.OPTION_VALUE)

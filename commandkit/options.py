@@ -67,7 +67,7 @@ _GROUP = "commandkit.group"
 def option(
     *flags: str,
     default: Any = None,
-    help: Optional[str] = None,
+    help: Union[str, Callable[[], str], None] = None,
     positional: bool = False,
     exclusive: Optional[str] = None,
     exclusive_required: bool = False,
@@ -79,7 +79,8 @@ def option(
 ) -> Any:
     """A dataclass field that is a command-line option. ``default`` is the field's default and the
     parser's (a list default is copied for each instance); ``group``: the title of the argument group
-    it is listed under; ``empty_ok``: an empty value is the command's to read (a text option with no
+    it is listed under (``help`` a function: called when the parser is built, for a help that names
+    this machine's default); ``empty_ok``: an empty value is the command's to read (a text option with no
     default is otherwise refused empty, naming it: see ``commandkit.command_outputs``); ``inverse``:
     a ``bool`` field whose flag (the first of ``flags``, a ``store_true`` switch, default off) says
     the opposite (``resume`` is True unless ``--overwrite`` is given); ``after``: listed right
@@ -229,15 +230,16 @@ def add_options(
             number = _annotation_type(cls, f)
             if number is not None:
                 settings["type"] = number
+        help = meta["help"]() if callable(meta["help"]) else meta["help"]
         if meta["positional"]:
-            where.add_argument(f.name, help=meta["help"], **settings).empty_ok = meta["empty_ok"]
+            where.add_argument(f.name, help=help, **settings).empty_ok = meta["empty_ok"]
             continue
         flags = meta["flags"] or ("--" + f.name.replace("_", "-"),)
         if settings.get("action") not in ("help", "version") and (default is not None or "default" in settings):
             settings.setdefault("default", default)
         if "dest" not in settings and flags[0].lstrip("-").replace("-", "_") != f.name and not meta["inverse"]:
             settings["dest"] = f.name
-        where.add_argument(*flags, help=meta["help"], **settings).empty_ok = meta["empty_ok"]
+        where.add_argument(*flags, help=help, **settings).empty_ok = meta["empty_ok"]
     return parser
 
 

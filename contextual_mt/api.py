@@ -57,6 +57,10 @@ if TYPE_CHECKING:
     from contextual_mt.inference.interface import ModelSpec
     from contextual_mt.inference.translate import TranslateOptions
     from contextual_mt.metrics import ScoreOptions
+    from contextual_mt.testsets.build import BuildOptions
+    from contextual_mt.testsets.ctxpro import ImportOptions
+    from contextual_mt.testsets.cues import CueOptions
+    from contextual_mt.testsets.evaluate import EvaluateOptions
 
 Options = TypeVar("Options", bound=Dataclass)  # a command's options class
 
@@ -198,6 +202,103 @@ def score(options: Optional[ScoreOptions] = None, **keywords: Any) -> Dict:
     from contextual_mt.metrics import ScoreOptions, run_score
 
     return run_score(command_options(ScoreOptions, options, keywords))
+
+
+@dataclass
+class Suite:
+    """What ``testset_build`` or ``testset_import`` made in ``output_dir``: its ``summary`` (its
+    summary.json: counts per phenomenon, the inputs' hashes) and its ``groups`` (the records of
+    its manifest.jsonl, one per tested word: what ``testset_evaluate`` reads)."""
+
+    output_dir: str
+    summary: Dict
+    groups: List[Dict]
+    tagged: Optional[Dict] = None  # testset_build without tags: muda's summary of the reference's tagging
+
+    @property
+    def manifest(self) -> str:
+        import os
+
+        return os.path.join(self.output_dir, "manifest.jsonl")
+
+
+@dataclass
+class Measures:
+    """What ``testset_evaluate`` or ``testset_cues`` measured: ``result``, as written to ``output``
+    when given (per system: overall, per phenomenon and distance, with intervals; ``testset_evaluate``'s
+    also the outcome of each group, ``result["systems"][name]["group_outcomes"]``), and ``table``,
+    the table the command prints."""
+
+    output: Optional[str]
+    result: Dict
+    table: str
+
+
+def testset_build(options: Optional[BuildOptions] = None, **keywords: Any) -> Suite:
+    """``contextual-mt testset build``: contrastive groups from the MuDA tags (``tags``) of a
+    parallel document corpus (``source``, ``reference``, ``docids``, ``lang``): the reference and
+    its variants, in Voita's and ContraPro's formats with a manifest, written to ``output_dir``
+    (with ``counterfactual=True``, also its counterfactual suite). Without ``tags`` the reference
+    is tagged first (``muda tag``, ``annotator``) into OUTPUT_DIR/reference.tags.json.
+
+    Keywords: the options of ``BuildOptions``, as ``contextual-mt testset build --help`` lists them."""
+    from contextual_mt.testsets.build import BuildOptions, run_build, tag_reference
+
+    built = command_options(BuildOptions, options, keywords)
+    # without tags: tagged first (the options were checked before anything is annotated); the
+    # tags are kept when the build fails (a cache)
+    tagged = None if built.tags_ready else tag_reference(built)
+    suite = _suite(built.output_dir, run_build(built))
+    suite.tagged = tagged
+    return suite
+
+
+def testset_import(options: Optional[ImportOptions] = None, **keywords: Any) -> Suite:
+    """``contextual-mt testset import``: a published suite as the project's (ctxpro's evaluation
+    sets: ``evalset`` and its ``inputs``), written to ``output_dir`` for ``translate``,
+    ``testset_evaluate`` and ``contrastive``.
+
+    Keywords: the options of ``ImportOptions``, as ``contextual-mt testset import --help`` lists them."""
+    from contextual_mt.testsets.ctxpro import ImportOptions, import_ctxpro
+
+    imported = command_options(ImportOptions, options, keywords)
+    return _suite(imported.output_dir, import_ctxpro(imported))
+
+
+def _suite(folder: str, summary: Dict) -> Suite:
+    import os
+
+    return Suite(folder, summary, _jsonl(os.path.join(folder, "manifest.jsonl")))
+
+
+def testset_evaluate(options: Optional[EvaluateOptions] = None, **keywords: Any) -> Measures:
+    """``contextual-mt testset evaluate``: for each group of ``manifest`` (a suite's), does the
+    tagged word's correct form, or a wrong alternative, appear in each system's translation of
+    its line (``hyps``, or ``hyp``: one file per system; the first is the baseline of the paired
+    comparisons); per phenomenon and context distance, with bootstrap intervals.
+
+    Keywords: the options of ``EvaluateOptions``, as ``contextual-mt testset evaluate --help`` lists
+    them (``hyp`` or ``hyps``: a list of files)."""
+    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table
+
+    evaluated = command_options(EvaluateOptions, options, keywords)
+    result = evaluate_testset(evaluated)
+    return Measures(evaluated.output, result, format_testset_table(result))
+
+
+def testset_cues(options: Optional[CueOptions] = None, **keywords: Any) -> Measures:
+    """``contextual-mt testset cues``: does the model follow the cue? The measures of a
+    counterfactual suite (``suite``: OUTPUT_DIR/counterfactual of ``testset_build(...,
+    counterfactual=True)``) from ``contrastive`` summaries or an ``evaluation`` (the output of
+    ``testset_evaluate``): cue-following, control stability, their difference, accuracy by cue
+    distance (``plot``: a PNG) and under a distractor, with bootstrap intervals.
+
+    Keywords: the options of ``CueOptions``, as ``contextual-mt testset cues --help`` lists them."""
+    from contextual_mt.testsets.cues import CueOptions, format_cues_table, measure_cues
+
+    measured = command_options(CueOptions, options, keywords)
+    result = measure_cues(measured)
+    return Measures(measured.output, result, format_cues_table(result))
 
 
 ALIGN_HELP = "re-align a document-level output (whole documents) to the source lines, for line-level evaluation"
@@ -472,8 +573,10 @@ def set_threads(threads: int) -> None:
 
 __all__ = [
     "AlignCommandOptions",
+    "Measures",
     "ModelArgs",
     "Run",
+    "Suite",
     "Translations",
     "align",
     "attribute",
@@ -483,5 +586,9 @@ __all__ = [
     "model_spec",
     "report",
     "score",
+    "testset_build",
+    "testset_cues",
+    "testset_evaluate",
+    "testset_import",
     "translate",
 ]

@@ -13,17 +13,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.errors import Code, InputError
 from commandkit.options import option
-from docalign.dp import Key, LineSentences, Weights, align_many, candidates, corridor_of
 from docalign.formats import AUTO, HYP_FORMATS, LINES, SystemOutput, check_hyp_format, read_system_output
-from docalign.links import DocumentAlignment, resolve, statistics
-from docalign.segmenter import RULES, SENTENCIZER, Segmenter, Span
+from docalign.segmenter import RULES, SENTENCIZER, Segmenter
+
+if TYPE_CHECKING:  # the aligner (numpy) is imported where it runs: a command's --help needs only the options
+    from docalign.dp import Key, LineSentences, Weights
+    from docalign.links import DocumentAlignment
+    from docalign.segmenter import Span
 
 BAND = 20
+
+
+def _weights() -> Weights:
+    from docalign.dp import Weights
+
+    return Weights()
 
 
 @dataclass(frozen=True)
@@ -33,7 +42,7 @@ class AlignOptions:
     language: str = "xx"  # the output's language (the segmenter's rules); xx: none in particular
     segmenter: str = RULES  # or spaCy's "sentencizer", or an installed spaCy pipeline, e.g. fr_core_news_sm
     band: int = BAND  # segments either side of the diagonal searched first (doubled where needed)
-    weights: Weights = field(default_factory=Weights)
+    weights: Weights = field(default_factory=_weights)
     hyp_format: str = AUTO  # how an output file is read (docalign.formats)
 
     def __post_init__(self) -> None:
@@ -65,7 +74,7 @@ def align_documents(
     texts: Sequence[str],
     pivots: Sequence[str],
     ids: Sequence[str],
-    options: AlignOptions = AlignOptions(),
+    options: Optional[AlignOptions] = None,
     segments: Optional[Sequence[Sequence[Span]]] = None,
     segmenter: Optional[Segmenter] = None,
     sources: Optional[Sequence[str]] = None,
@@ -80,7 +89,11 @@ def align_documents(
     punctuation).
     With ``link_model`` (and the ``sources``), the links near the chrF path are scored by the model
     too (in one call for the whole corpus), its similarity averaged with chrF, and the path searched
-    again near the first."""
+    again near the first (``options``: ``AlignOptions()`` by default)."""
+    from docalign.dp import align_many
+    from docalign.links import DocumentAlignment, resolve, statistics
+
+    options = options or AlignOptions()
     spans = document_spans(ids)
     if len(texts) != len(spans):
         raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
@@ -126,6 +139,8 @@ def align_documents(
 def line_sentences(lines: Sequence[str], segmenter: Segmenter) -> LineSentences:
     """Each line's sentences, and whether the last runs on into the next line's first: the two
     joined split into fewer sentences than apart."""
+    from docalign.dp import LineSentences
+
     counts = [len(spans) for spans in segmenter.split(lines)]
     joined = segmenter.split([f"{a} {b}" for a, b in pairwise(lines)])
     runs_on = [len(spans) < a + b for spans, (a, b) in zip(joined, pairwise(counts), strict=True)] + [False]
@@ -137,6 +152,8 @@ def _rescored(
 ) -> Tuple[List, int]:
     """The second search: the candidate links of every document's corridor scored by the model;
     and how many candidates the model could not read (scored by the other terms alone)."""
+    from docalign.dp import align_many, candidates, corridor_of
+
     keys, pairs = [], []
     for d, (start, _, _, _, _, index, seg_texts, links) in enumerate(work):
         band = corridor_of(links, len(seg_texts), CORRIDOR)
@@ -217,12 +234,13 @@ def align_system_output(
     pivots: Sequence[str],
     ids: Sequence[str],
     docids_path: str,
-    options: AlignOptions = AlignOptions(),
+    options: Optional[AlignOptions] = None,
     segmenter: Optional[Segmenter] = None,
 ) -> Optional[Alignment]:
     """The alignment of the document-level output at ``path``; None if it is line-aligned (it is
     then evaluated as it is). Reads and checks the file before the segmenter is loaded (pass one
-    ``segmenter`` to align several outputs)."""
+    ``segmenter`` to align several outputs; ``options``: ``AlignOptions()`` by default)."""
+    options = options or AlignOptions()
     output = read_system_output(path, ids, docids_path, nonempty_documents(pivots, ids), options.hyp_format)
     if output.format == LINES:
         return None

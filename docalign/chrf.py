@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from typing import Hashable, List, Sequence, Set, Tuple
+from typing import Hashable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -67,30 +67,49 @@ class Runs:
     its pivots and its segments); only texts of one group are compared. A text is a run of up to
     ``widths[list]`` (default 2) consecutive texts of a list joined (``text_id``): a source line's
     pivot is one or two, an output's segments as many as a line's pivot has sentences and more.
-    The n-grams are numbered with numpy (a sort per order of every character position); each
-    text's multiset of each order is a Python int, a bitset over its group's n-grams, where an
-    n-gram seen k times sets k bits: two texts' clipped matches are the bits they share,
-    ``(a & b).bit_count()``, counted in C."""
+    ``sides``: each list's side where texts of one side are never compared with each other (a
+    document's pivots, its segments): an n-gram only one side of a group has never matches, and is
+    left out. The n-grams are numbered with numpy (a sort per order of every character position);
+    each text's multiset of each order is a Python int, a bitset over its group's n-grams, where
+    an n-gram seen k times sets k bits: two texts' clipped matches are the bits they share,
+    ``(a & b).bit_count()``, counted in C. The bitsets are made for the texts ``scores`` compares."""
 
-    def __init__(self, lists: Sequence[Sequence[str]], groups: Sequence[int], widths: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        lists: Sequence[Sequence[str]],
+        groups: Sequence[int],
+        widths: Sequence[int] = (),
+        sides: Optional[Sequence[int]] = None,
+    ) -> None:
         self.singles = [t for texts in lists for t in texts]
         chars = ["".join(t.split()) for t in self.singles]
         sizes = np.array([len(texts) for texts in lists], dtype=np.int64)
         self.first = (np.cumsum([0, *sizes.tolist()])[:-1]).tolist()  # each list's first text
-        self.base, self.single, self.last = run_index(sizes.tolist(), widths or [2] * len(lists))
-        single = self.single
+        width = widths or [2] * len(lists)
+        self.base, self.single, self.last = run_index(sizes.tolist(), width)
         size = np.array([len(c) for c in chars], dtype=np.int64)
         total = np.concatenate([[0], np.cumsum(size)])
-        self.length = total[self.last] - total[single]  # characters (whitespace removed)
-        group = np.repeat(np.asarray(groups, dtype=np.int64), sizes)[single]
+        self.length = total[self.last] - total[self.single]  # characters (whitespace removed)
+        self.group = np.repeat(np.asarray(groups, dtype=np.int64), sizes)[self.single]
+        self.begin = total[self.single]
+        self.char_begin, self.char_end = total[:-1], total[1:]  # per single text
+        self.list_last = np.repeat(np.cumsum(sizes) - 1, sizes)  # per single text: its list's last
         stream = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         one = grams = _dense(stream.astype(np.int64))
-        begin = total[single]
-        self.sets: List[List[int]] = []  # per order: each text's multiset as a bitset
+        # per character position: its text, and the last text an n-gram from it may reach in a run
+        owner = np.repeat(np.arange(len(size), dtype=np.int64), size)
+        list_of = np.repeat(np.arange(len(lists), dtype=np.int64), sizes)
+        reach = np.minimum(np.arange(len(size)) + np.repeat(np.asarray(width, dtype=np.int64), sizes) - 1,
+                           np.repeat(np.cumsum(sizes) - 1, sizes))[owner] if len(size) else owner  # fmt: skip
+        side = None if sides is None else np.asarray(sides, dtype=np.int64)[list_of][owner]
+        group = np.asarray(groups, dtype=np.int64)[list_of][owner] if len(size) else owner
+        self.grams: List[np.ndarray] = []  # per order: each position's n-gram, -1 where never matched
         for n in range(1, ORDER + 1):
             if n > 1:  # the (n-1)-gram and the character after it, numbered anew
                 grams = _dense(grams[:-1] * (int(one.max(initial=0)) + 1) + one[n - 1 :])
-            self.sets.append(_bitsets(grams, begin, np.maximum(self.length - n + 1, 0), group))
+            self.grams.append(grams if side is None else _shared(grams, owner, reach, group, side, n))
+        self.sets: List[List[int]] = [[] for _ in range(ORDER)]  # per order: each text's multiset as a bitset
+        self.made = np.zeros(len(self.length), dtype=bool)
 
     def text_id(self, list_index: int, start: int, count: int) -> int:
         """Text ``start`` of list ``list_index`` joined with the ``count - 1`` after it."""
@@ -100,9 +119,44 @@ class Runs:
         """The text of a ``text_id``, as its n-grams were counted (its texts joined by a space)."""
         return " ".join(self.singles[int(self.single[text_id]) : int(self.last[text_id])])
 
+    def _make(self, ids: np.ndarray) -> None:
+        """The bitsets of the texts ``ids`` (and of those made before). The runs from one text
+        are made one from the other: run (t, c) is run (t, c - 1) with the n-grams that end in
+        text t + c - 1 (``piece`` (t, c)), numbered on from those of the run before (an n-gram's
+        k-th occurrence from t sets its k-th bit), so each character is counted once per run start,
+        not once per run."""
+        wanted = self.made.copy()
+        wanted[ids] = True
+        if (wanted == self.made).all():
+            return
+        # per single text t: the longest run from it that is wanted, c = 1 .. that its pieces
+        start = self.single[wanted]
+        need = np.zeros(len(self.char_begin), dtype=np.int64)
+        np.maximum.at(need, start, np.nonzero(wanted)[0] - self.base[start] + 1)
+        unit = np.repeat(np.arange(len(need), dtype=np.int64), need)
+        step = np.arange(int(need.sum()), dtype=np.int64) - np.repeat(np.cumsum(need) - need, need)  # c - 1
+        end_text = np.minimum(unit + step, self.list_last[unit])
+        beyond = unit + step > self.list_last[unit]  # past the list's end: nothing more (a cut run)
+        group = self.group[self.base[unit]]
+        run = self.base[unit] + step
+        for n, grams in enumerate(self.grams, start=1):
+            lo = np.maximum(self.char_begin[unit], self.char_begin[end_text] - n + 1)
+            hi = np.where(beyond, lo, np.maximum(self.char_end[end_text] - n + 1, lo))
+            kept = np.nonzero(grams >= 0)[0]  # the n-grams that may match; a piece's: a range of them
+            first = np.searchsorted(kept, lo)
+            made = _bitsets(grams[kept], first, np.searchsorted(kept, hi) - first, group, unit)
+            for k in np.nonzero(step)[0].tolist():  # a run: the run before it and its piece
+                made[k] |= made[k - 1]
+            sets = np.array(self.sets[n - 1] or [0] * len(self.length), dtype=object)
+            sets[run] = np.array([*made, None], dtype=object)[:-1]  # (None: kept an array of ints)
+            self.sets[n - 1] = sets.tolist()
+        self.made = wanted
+
     def scores(self, hyps: Sequence[int], refs: Sequence[int], beta: float = 1.0) -> np.ndarray:
         """chrF of each pair of texts (``text_id``s) of one group: ``chrf``'s operations in its order."""
-        hl, rl = self.length[np.asarray(hyps, dtype=np.int64)], self.length[np.asarray(refs, dtype=np.int64)]
+        hyp_ids, ref_ids = np.asarray(hyps, dtype=np.int64), np.asarray(refs, dtype=np.int64)
+        self._make(np.concatenate([hyp_ids, ref_ids]))
+        hl, rl = self.length[hyp_ids], self.length[ref_ids]
         precision, recall, orders = np.zeros(len(hl)), np.zeros(len(hl)), np.zeros(len(hl))
         for n, sets in enumerate(self.sets, start=1):
             h, r = hl - n + 1, rl - n + 1
@@ -122,6 +176,27 @@ class Runs:
         out = np.zeros(len(hl))
         out[some] = (1 + factor) * p * r / (factor * p + r)
         return out
+
+
+def _shared(
+    grams: np.ndarray, owner: np.ndarray, reach: np.ndarray, group: np.ndarray, side: np.ndarray, n: int
+) -> np.ndarray:
+    """``grams`` (the n-gram at each character position) with -1 where no text of another side of
+    the group has that n-gram: an n-gram is a text's if it starts in one of the run's texts and ends
+    in it or in one the run reaches (``reach``: the last text of the longest run from a text)."""
+    if not len(grams):
+        return grams
+    start = np.arange(len(grams))
+    inside = reach[start] >= owner[start + n - 1]  # ends no further than a run from its text reaches
+    kind = _dense(group[: len(grams)] * (int(grams.max()) + 1) + grams)  # (group, n-gram), numbered
+    side = side[: len(grams)]
+    sides = np.zeros(int(kind.max()) + 1, dtype=np.int64)  # per kind: the sides that have it
+    for s in np.unique(side).tolist():
+        has = np.zeros(len(sides), dtype=bool)
+        has[kind[inside & (side == s)]] = True
+        sides += has
+    keep = inside & (sides[kind] > 1)
+    return np.where(keep, grams, -1)
 
 
 def run_index(sizes: Sequence[int], widths: Sequence[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -156,32 +231,36 @@ def _dense(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.ndarray) -> List[int]:
+def _bitsets(
+    grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.ndarray, unit: Optional[np.ndarray] = None
+) -> List[int]:
     """Each text's multiset of n-grams (``grams[begin : begin + count]``) as an int: bits ``base``
     to ``base + k - 1`` for an n-gram it has k times, ``base`` that n-gram's first bit in the
-    text's group, where each n-gram has as many bits as the most times a text of the group has it."""
+    text's group, where each n-gram has as many bits as the most times a text of the group has it.
+    ``unit``: texts of one unit (consecutive) count their n-grams together, in their order: a text
+    sets the bits of its n-grams' occurrences after those of the unit's texts before it."""
     total = int(count.sum())
-    if not total:
-        return [0] * len(begin)
     text = np.repeat(np.arange(len(begin), dtype=np.int64), count)
     gram = grams[np.repeat(begin - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)]
+    if not total:
+        return [0] * len(begin)
     # sorted by group, n-gram, text: a text's occurrences of an n-gram are a run, numbered from 0
     gbits, tbits = int(gram.max()).bit_length() or 1, int(text[-1]).bit_length() or 1
     if int(group[-1]).bit_length() + gbits + tbits <= KEY_BITS:
-        keys = np.repeat(group << gbits, count)
+        keys = group[text] << gbits
         keys |= gram
         keys <<= tbits
         keys |= text
         keys.sort()
         kind, text = keys >> tbits, keys & ((1 << tbits) - 1)
-        new_run = np.concatenate([[True], keys[1:] != keys[:-1]])
         new_kind = np.concatenate([[True], kind[1:] != kind[:-1]])
     else:
         order = np.lexsort((text, gram, group[text]))
         text, gram = text[order], gram[order]
         owner = group[text]
         new_kind = np.concatenate([[True], (owner[1:] != owner[:-1]) | (gram[1:] != gram[:-1])])
-        new_run = new_kind | np.concatenate([[True], text[1:] != text[:-1]])
+    counter = text if unit is None else unit[text]  # whose occurrences are numbered together
+    new_run = new_kind | np.concatenate([[True], counter[1:] != counter[:-1]])
     index = np.arange(total, dtype=np.int64)
     rank = index - np.maximum.accumulate(np.where(new_run, index, 0))
     starts = np.nonzero(new_kind)[0]
@@ -194,8 +273,9 @@ def _bitsets(grams: np.ndarray, begin: np.ndarray, count: np.ndarray, group: np.
     # each text's bytes, as many as its group's bits need
     groups = int(group[-1]) + 1
     group_bits = np.bincount(kind_group, weights=width, minlength=groups).astype(np.int64)
-    nbytes = (group_bits[group] + 7) // 8
+    nbytes = np.where(np.bincount(text, minlength=len(begin)) > 0, (group_bits[group] + 7) // 8, 0)  # none: 0
     offset = np.cumsum(nbytes) - nbytes
-    buffer = np.bincount(offset[text] + (bit >> 3), weights=1 << (bit & 7), minlength=int(nbytes.sum()))
-    raw = buffer.astype(np.uint8).tobytes()
+    bits = np.zeros(8 * int(nbytes.sum()), dtype=bool)
+    bits[8 * offset[text] + bit] = True
+    raw = np.packbits(bits, bitorder="little").tobytes()
     return [int.from_bytes(raw[o : o + w], "little") for o, w in zip(offset.tolist(), nbytes.tolist(), strict=True)]

@@ -453,7 +453,7 @@ def _chrf(
             pivots, segments = texts.documents[docs[k]]
             lists += [pivots[i0 : i0 + lines], segments[j0 : j0 + segs]]
         widths = [texts.widths[2 * docs[w[0]] + side] for w in chosen for side in (0, 1)]
-        runs = Runs(lists, [x // 2 for x in range(len(lists))], widths)
+        runs = Runs(lists, [x // 2 for x in range(len(lists))], widths, sides=[x % 2 for x in range(len(lists))])
         at = np.nonzero((window >= start) & (window < end))[0]
         local = window[at] - start
         first = np.array(runs.first, dtype=np.int64)
@@ -603,6 +603,11 @@ def _rows(
     omitted_first: np.ndarray,
 ) -> None:
     """``_search`` of the documents ``order`` (by rows, most first), filling ``best`` and ``move``."""
+    # the moves that take lines, as arrays: (index in ``moves``, lines, segments)
+    taking = [(m_index, a, b) for m_index, (a, b) in enumerate(moves) if a]
+    move_index = np.array([m for m, _, _ in taking], dtype=np.int8)
+    move_a = np.array([a for _, a, _ in taking], dtype=np.int64)
+    move_b = np.array([b for _, _, b in taking], dtype=np.int64)
     for i in range(int(rows[order[0]])):
         active = order[: int(np.searchsorted(-rows[order], -i - 1, side="right"))]
         r = cells.row_start[active] + i
@@ -616,19 +621,20 @@ def _rows(
         row_move = np.full(inside.shape, -1, dtype=np.int8)
         if i == 0:
             here[:, 0] = 0.0
-        for m_index, (a, b) in enumerate(moves):
-            if a == 0 or i < a:
-                continue
-            pr = r - a
-            plo, phi = cells.lo[pr][:, None], cells.hi[pr][:, None]
-            ok = inside & (j - b >= plo) & (j - b <= phi)
-            before = np.where(ok, best[np.where(ok, cells.cell_start[pr][:, None] + j - b - plo, 0)], np.inf)
-            if b == 0:
-                c = before + omitted_all[omitted_first[active] + i - a][:, None]
-            else:
-                c = before + np.where(ok, link_cost[a, b][flat], np.inf)
-            better = c < here
-            here[better], row_move[better] = c[better], m_index
+        usable = np.nonzero(move_a <= i)[0]
+        if len(usable):  # every move into the row at once (moves x documents x cells): the least, ties to the first
+            a, b = move_a[usable][:, None, None], move_b[usable][:, None, None]
+            pr = r[None, :, None] - a
+            plo, phi = cells.lo[pr], cells.hi[pr]
+            ok = inside[None] & (j[None] - b >= plo) & (j[None] - b <= phi)
+            before = np.where(ok, best[np.where(ok, cells.cell_start[pr] + j[None] - b - plo, 0)], np.inf)
+            omission = omitted_all[omitted_first[active][None, :, None] + i - a]
+            link = np.stack([link_cost[moves[m]][flat] if moves[m][1] else flat * 0.0 for m in move_index[usable]])
+            c = before + np.where(b == 0, omission, np.where(ok, link, np.inf))
+            first = np.argmin(c, axis=0)
+            least = np.take_along_axis(c, first[None], axis=0)[0]
+            better = least < here
+            here[better], row_move[better] = least[better], move_index[usable][first][better]
         gathered = added_all[np.where(inside, added_first[active][:, None] + j, 0)]
         shifted = here - gathered
         running = np.minimum.accumulate(shifted, axis=1)

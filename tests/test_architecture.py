@@ -511,6 +511,23 @@ def test_align_without_a_model_imports_no_model_library(tmp_path):
     assert (tmp_path / "aligned").read_text(encoding="utf-8") == "M. Dupont est là.\nIl part.\nFin.\n"
 
 
+def test_align_help_imports_neither_the_aligner_nor_the_sentence_rules():
+    """`contextual-mt align --help` (and a command that fails on its options) builds the parser
+    from the options alone: numpy (the aligner) and regex (the sentence rules) are imported where
+    they run, not at start-up (issue 51)."""
+    code = (
+        "import sys, contextlib, io; import contextual_mt.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        contextual_mt.cli.main(['align', '--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(*sorted(m for m in ('numpy', 'regex', 'docalign.dp', 'docalign.links') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.split() == [], (proc.stdout, proc.stderr[-2000:])
+
+
 def test_help_prints_no_import_noise():
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "contextual-mt"), "--help"], capture_output=True, text=True

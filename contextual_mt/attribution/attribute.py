@@ -269,6 +269,14 @@ def attribute_fingerprint(o: AttributeOptions) -> Dict:
     }
 
 
+def current_attribution(options: AttributeOptions) -> Optional[Dict]:
+    """OUTPUT's summary when OUTPUT was made from these inputs and options (its fingerprint), else None."""
+    from contextual_mt.stage_record import SummaryRecord
+
+    record = SummaryRecord(options.output, summary_path(options.output), "sentences")
+    return record.current(attribute_fingerprint(options))
+
+
 def run_attribute(options: AttributeOptions) -> Dict:
     """File-level entry point; returns the summary. Nothing is written on failure but the
     fingerprinted ``OUTPUT.partial`` that a rerun resumes from."""

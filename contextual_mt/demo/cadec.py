@@ -11,13 +11,24 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List
 
+from commandkit.options import option
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
-from contextual_mt.demo.pipeline import LANG, PLANTED_SET, _log, _quiet_logs, demo_layout, run_demo_first, write_corpus
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.demo.pipeline import (
+    LANG,
+    PLANTED_SET,
+    WORKDIR,
+    _log,
+    _quiet_logs,
+    demo_layout,
+    run_demo_first,
+    write_corpus,
+)
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.presets import fairseq_train_options
 from contextual_mt.pipeline.train_progress import TrainProgress
 
@@ -77,14 +88,31 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
     finally:
         progress.close()
     if proc.returncode != 0:
-        raise ContextualMTError(f"training the cadec model failed; see {log_path}")
+        raise ContextualMTError(f"training the cadec model failed; see {log_path}", code=Code.MODEL)
     for dict_file in data_bin.glob("dict.*.txt"):  # translate finds them beside the checkpoint
         shutil.copy(dict_file, save_dir / dict_file.name)
     return save_dir / "checkpoint_best.pt"
 
 
-def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_first: bool = False) -> Dict:
-    """``demo_first``: run the demo first when its sentence-level model is not there yet (``make cadec-demo``)."""
+@dataclass
+class CadecDemoOptions:
+    """``contextual-mt cadec-demo`` (``run_cadec_demo``)."""
+
+    workdir: str = option(default=WORKDIR)
+    epochs: int = option(default=10)
+    # run the demo first when its sentence-level model is not there yet (``make cadec-demo``)
+    demo_first: bool = option(
+        action="store_true",
+        default=False,
+        help="run the demo first when its sentence-level "
+        "model is not there yet (make cadec-demo); without it, that is an error",
+    )
+    beam: int = 4  # not on the command line
+
+
+def run_cadec_demo(options: CadecDemoOptions) -> Dict:
+    """``contextual-mt cadec-demo``: CADec trained on the demo's sentence-level model, the two
+    compared; prints the table, returns the figures."""
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.demo.planted import planted_accuracy, read_planted
@@ -94,20 +122,20 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
 
     _quiet_logs()
     start = time.time()
-    work = Path(workdir)
+    work = Path(options.workdir)
     layout = demo_layout(str(work))
     data, spm, base = Path(layout.data), Path(layout.spm), Path(layout.checkpoint("sentence"))
     data_bin = Path(layout.bin)
-    if demo_first:
-        run_demo_first(str(base), workdir)
+    if options.demo_first:
+        run_demo_first(str(base), options.workdir)
     for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
-            raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)")
+            raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)", code=Code.NOT_FOUND)
     ckpt = train_cadec(
         data_bin,
         Path(layout.checkpoints("cadec")),
         Path(layout.results) / "logs",
-        epochs,
+        options.epochs,
         model_args=[*CADEC_ARGS, "--base-model", str(base)],
     )
     refs, ids = read_lines(str(data / "test.fr")), read_lines(str(data / "test.docids"))
@@ -124,7 +152,7 @@ def run_cadec_demo(workdir: str = "demo", epochs: int = 10, beam: int = 4, demo_
                 str(data / "test.en"),
                 str(data / "test.docids"),
                 str(out),
-                decoding=DecodingOptions(beam=beam, batch_size=64),
+                decoding=DecodingOptions(beam=options.beam, batch_size=64),
             )
         )
         scores = score(hyps, refs, ids)

@@ -23,11 +23,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from commandkit.options import check_required, option
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from contextual_mt.errors import given
 
 PHENOMENA = ("pronouns", "formality", "lexical_choice")
 WINDOW = 3  # planted tokens are resolvable from at most this many previous sentences
+# the demo corpus's documents per split and its seed: `demo-data`'s defaults, and the demo's
+TRAIN_DOCS, VALID_DOCS, TEST_DOCS, SEED = 3000, 150, 300, 13
+PLANTED_SET = "test.contrastive.json"  # the planted contrastive set, in the corpus folder (Voita format)
 
 
 @dataclass
@@ -621,18 +625,51 @@ def write_split(out_dir: str, split: str, docs: List[List[Pair]]) -> Dict[str, i
     return {"sentences": len(src_lines), "documents": len(docs), **counts}
 
 
+@dataclass
+class DemoDataOptions:
+    """``contextual-mt demo-data``: the demo corpus (``generate_demo_data``) in ``output``, its
+    planted contrastive set and, with ``ted``, the corpus in the TED talks release's layout
+    (``write_demo_data``)."""
+
+    output: str = option(required=True, help="directory")
+    train_docs: int = option(default=TRAIN_DOCS)
+    valid_docs: int = option(default=VALID_DOCS)
+    test_docs: int = option(default=TEST_DOCS)
+    seed: int = option(default=SEED)
+    ted: bool = option(
+        action="store_true",
+        default=False,
+        help="also write OUTPUT/ted_talks.tar.gz: the corpus in "
+        "the layout of the multilingual TED talks release, for `make all LANG=fr TED=...`",
+    )
+
+    def __post_init__(self) -> None:
+        from contextual_mt.errors import check_option
+
+        check_required(self)
+        # every split needs a document; more than a million is a typo (it would run for hours)
+        for flag, n in (
+            ("--train-docs", self.train_docs),
+            ("--valid-docs", self.valid_docs),
+            ("--test-docs", self.test_docs),
+        ):
+            check_option(flag, n, minimum=1, maximum=1_000_000, integer=True)
+
+
 def generate_demo_data(
-    out_dir: str, train_docs: int = 3000, valid_docs: int = 150, test_docs: int = 300, seed: int = 13
+    out_dir: str,
+    train_docs: int = TRAIN_DOCS,
+    valid_docs: int = VALID_DOCS,
+    test_docs: int = TEST_DOCS,
+    seed: int = SEED,
 ) -> Dict[str, Dict[str, int]]:
     """Write the demo corpus into ``out_dir``; returns per-split counts. Deterministic."""
-    from contextual_mt.errors import check_option
-
-    # every split needs a document; more than a million is a typo (it would run for hours)
-    for flag, n in (("--train-docs", train_docs), ("--valid-docs", valid_docs), ("--test-docs", test_docs)):
-        check_option(flag, n, minimum=1, maximum=1_000_000, integer=True)
+    options = DemoDataOptions(out_dir, train_docs, valid_docs, test_docs, seed)  # checked before anything is written
     os.makedirs(out_dir, exist_ok=True)
     stats = {}
-    for k, (split, n) in enumerate((("train", train_docs), ("valid", valid_docs), ("test", test_docs))):
-        stats[split] = write_split(out_dir, split, generate_split(n, seed * 1000 + k, split))
+    for k, (split, n) in enumerate(
+        (("train", options.train_docs), ("valid", options.valid_docs), ("test", options.test_docs))
+    ):
+        stats[split] = write_split(out_dir, split, generate_split(n, options.seed * 1000 + k, split))
     atomic_write_text(os.path.join(out_dir, "stats.json"), json.dumps(stats, indent=2) + "\n")
     return stats

@@ -19,12 +19,15 @@ import resource
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, Optional, Sequence
 
+from commandkit.options import option
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
-from contextual_mt.errors import ContextualMTError, given
+from contextual_mt.demo.corpus import PLANTED_SET, TEST_DOCS, TRAIN_DOCS, VALID_DOCS
+from contextual_mt.errors import Code, ContextualMTError, given
 from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 
 if TYPE_CHECKING:  # the stages import torch and fairseq: loaded when the demo runs
@@ -33,7 +36,19 @@ if TYPE_CHECKING:  # the stages import torch and fairseq: loaded when the demo r
 
 LANG = DEMO_LANG
 PRESET = "demo"  # pipeline/presets.py: the models, their epochs and the vocabulary
-PLANTED_SET = "test.contrastive.json"  # the planted contrastive set, in the corpus folder (Voita format)
+WORKDIR = "demo"  # the demo's folder (`make demo`'s WORK)
+
+
+@dataclass
+class DemoOptions:
+    """``contextual-mt demo`` (``run_demo``): the corpus's size and the models' epochs."""
+
+    workdir: str = option(default=WORKDIR)
+    train_docs: int = option(default=TRAIN_DOCS)
+    sentence_epochs: Optional[int] = option(help="default: the demo preset's")  # None: the preset's
+    context_epochs: Optional[int] = option(help="default: the demo preset's")
+    test_docs: int = TEST_DOCS  # not on the command line
+    valid_docs: int = VALID_DOCS
 
 
 def demo_layout(workdir: str) -> PairLayout:
@@ -78,11 +93,14 @@ def _refuse_old_layout(work: Path) -> None:
         if (work / old).is_dir():
             raise ContextualMTError(
                 f"{work}: written by an earlier version of the demo (it holds {old}/); "
-                "remove it or give another --workdir"
+                "remove it or give another --workdir",
+                code=Code.MISMATCH,
             )
 
 
-def write_corpus(work: Path, train_docs: int = 3000, test_docs: int = 300, valid_docs: int = 150) -> Path:
+def write_corpus(
+    work: Path, train_docs: int = TRAIN_DOCS, test_docs: int = TEST_DOCS, valid_docs: int = VALID_DOCS
+) -> Path:
     """The demo corpus and its planted contrastive set, once (``WORK/corpus``)."""
     from contextual_mt.demo.contrastive_set import write_planted_contrastive
     from contextual_mt.demo.corpus import generate_demo_data
@@ -110,17 +128,17 @@ def train_side_by_side(
 
     walls: Dict[str, float] = {}
 
-    def train(o: TrainOptions) -> None:
+    def train(training: TrainOptions) -> None:
         start = time.time()
-        train_model(o)
-        walls[o.model] = round(time.time() - start, 1)
-        if then and o.model in then:
+        train_model(training)
+        walls[training.model] = round(time.time() - start, 1)
+        if then and training.model in then:
             start = time.time()
-            then[o.model]()
-            walls[f"{o.model}_then"] = round(time.time() - start, 1)
+            then[training.model]()
+            walls[f"{training.model}_then"] = round(time.time() - start, 1)
 
     with ThreadPoolExecutor(max_workers=len(options)) as pool:
-        runs = [pool.submit(train, o) for o in options]
+        runs = [pool.submit(train, training) for training in options]
     for run in runs:
         run.result()
     return walls
@@ -140,15 +158,8 @@ def _translate_on_one_thread(translate: TranslateStageOptions, systems: Sequence
         torch.set_num_threads(threads)
 
 
-def run_demo(
-    workdir: str = "demo",
-    train_docs: int = 3000,
-    test_docs: int = 300,
-    sentence_epochs: Optional[int] = None,
-    context_epochs: Optional[int] = None,
-    valid_docs: int = 150,
-) -> Dict:
-    """``sentence_epochs`` / ``context_epochs``: None for the demo preset's."""
+def run_demo(options: DemoOptions) -> Dict:
+    """``contextual-mt demo``: every stage on the demo pair; prints the table, returns the figures."""
     from contextual_mt.demo.planted import planted_accuracy, read_planted
     from contextual_mt.pipeline.contrastive_stage import ContrastiveStageOptions, run_stage
     from contextual_mt.pipeline.prepare import DataOptions, prepare_data
@@ -159,7 +170,7 @@ def run_demo(
 
     _quiet_logs()
     start = time.time()
-    work = Path(workdir)
+    work = Path(options.workdir)
     _refuse_old_layout(work)
     layout = demo_layout(str(work))
     # every option checked before the corpus is written or a model trained
@@ -172,7 +183,7 @@ def run_demo(
         detokenize="no",
         progress=False,
     )
-    epochs = {"sentence": sentence_epochs, "context": context_epochs}  # None: the preset's
+    epochs = {"sentence": options.sentence_epochs, "context": options.context_epochs}  # None: the preset's
     training = [
         TrainOptions(
             LANG, name, preset=PRESET, root=str(work), gpus=0, max_epoch=epochs[name], progress=name == "context"
@@ -181,7 +192,7 @@ def run_demo(
     ]
     times: Dict[str, Dict[str, float]] = {}
     with _timed(times, "corpus"):
-        corpus = write_corpus(work, train_docs, test_docs, valid_docs)
+        corpus = write_corpus(work, options.train_docs, options.test_docs, options.valid_docs)
     _log("data stage: sentencepiece and binarized data")
     with _timed(times, "data"):
         prepare_data(
@@ -235,13 +246,13 @@ def run_demo(
     return results
 
 
-def run_demo_first(needed: str, workdir: str = "demo") -> None:
+def run_demo_first(needed: str, workdir: str = WORKDIR) -> None:
     """A later step on the demo pair (``make pcxmi``, ``report``, ``muda-eval`` without LANG;
     ``make cadec-demo``) reads ``needed``, which the demo makes: the demo runs first when it is not
     there yet (``make demo``'s defaults), as it does when run by hand."""
     if not os.path.isfile(needed):
         _log(f"{needed} not found: running the demo first")
-        run_demo(workdir)
+        run_demo(DemoOptions(workdir))
 
 
 def format_demo_table(results: Dict) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from commandkit.errors import shown
 from commandkit.options import option
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.inference.batching import MAX_TOKENS_HELP, check_batching
 
 MAX_BEAM = 1000
@@ -67,7 +68,10 @@ class DecodingOptions:
         check_option("--max-len-b", self.max_len_b, minimum=1, integer=True)
         check_batching(BATCH_SIZE if self.batch_size is None else self.batch_size, self.max_tokens)
         if self.decoding not in DECODINGS:
-            raise ContextualMTError(f"--decoding {self.decoding}: expected one of {', '.join(DECODINGS)}")
+            raise ContextualMTError(
+                f"{shown('--decoding')} {self.decoding}: expected one of {', '.join(DECODINGS)}",
+                code=Code.OPTION_VALUE,
+            )
         check_option("--parallel-window", self.window, minimum=1, integer=True)
 
     def batching(self, wide: bool) -> Tuple[int, Optional[int]]:

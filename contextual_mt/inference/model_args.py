@@ -33,9 +33,10 @@ def overwrite_option(help: str, *aliases: str) -> Any:
     return option("--overwrite", *aliases, action="store_true", default=False, help=help)
 
 
-def progress_option(help: Optional[str] = None) -> Any:
-    """The field ``progress`` (a progress bar on stderr), shown as ``--quiet``."""
-    return option("--quiet", inverse=True, help=help)
+def progress_option(help: Optional[str] = None, after: Optional[str] = None) -> Any:
+    """The field ``progress`` (a progress bar on stderr), shown as ``--quiet`` (``after``: listed
+    right after that field's option)."""
+    return option("--quiet", inverse=True, help=help, after=after)
 
 
 def resume_option(help: str = RESUME_HELP, *aliases: str) -> Any:

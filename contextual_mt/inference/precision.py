@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from contextual_mt.errors import ContextualMTError
+from commandkit.errors import shown
+from contextual_mt.errors import Code, ContextualMTError
 
 if TYPE_CHECKING:
     import torch
@@ -26,7 +27,9 @@ HALF = ("bfloat16", "float16")
 def check_dtype(value: object, flag: str = "--dtype") -> str:
     """The value itself, or one line naming the choices (without importing torch)."""
     if value not in DTYPES:
-        raise ContextualMTError(f"{flag} must be one of {', '.join(DTYPES)} (got {value!r})")
+        raise ContextualMTError(
+            f"{shown(flag)} must be one of {', '.join(DTYPES)} (got {value!r})", code=Code.OPTION_VALUE
+        )
     return value
 
 
@@ -69,5 +72,5 @@ def check_finite_scores(scores: torch.Tensor, dtype: str, what: str) -> None:
     if dtype != "float32" and bool(torch.isnan(scores).any()):
         raise ContextualMTError(
             f"{what}: the model in {dtype} gave NaN log-probabilities (its activations overflow "
-            f"{dtype}'s range); run it with --dtype float32"
+            f"{dtype}'s range); run it with {shown('--dtype')} float32"
         )

@@ -46,7 +46,7 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 
 MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, workspaces, longer rows
 MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
@@ -196,12 +196,14 @@ def parse_batch(value: str, flag: str = "--batch") -> str:
         number = int(text)
     except ValueError:
         raise ContextualMTError(
-            f"{flag} must be auto, preset or a number of tokens per update (got {value!r})"
+            f"{flag} must be auto, preset or a number of tokens per update (got {value!r})", code=Code.OPTION_VALUE
         ) from None
     if number < 1:
-        raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})")
+        raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})", code=Code.OPTION_VALUE)
     if number > MAX_TOKENS_PER_UPDATE:
-        raise ContextualMTError(f"{flag} must be <= {MAX_TOKENS_PER_UPDATE} tokens per update (got {number})")
+        raise ContextualMTError(
+            f"{flag} must be <= {MAX_TOKENS_PER_UPDATE} tokens per update (got {number})", code=Code.OPTION_VALUE
+        )
     return str(number)
 
 
@@ -263,11 +265,13 @@ def _plan(
         raise ContextualMTError(
             f"{flag} preset keeps the preset's own values, and the override of "
             f"{', '.join(overridden)} changes them: not both (leave {flag} at auto, and the "
-            "overrides decide)"
+            "overrides decide)",
+            code=Code.OPTIONS_CONFLICT,
         )
     if overridden and batch != "auto":
         raise ContextualMTError(
-            f"{flag} {batch} and the override of {', '.join(overridden)}: not both (the batch plan sets them)"
+            f"{flag} {batch} and the override of {', '.join(overridden)}: not both (the batch plan sets them)",
+            code=Code.OPTIONS_CONFLICT,
         )
     if batch == "preset":
         return _why(preset_plan, "the preset's settings (" + flag + " preset)")
@@ -366,7 +370,9 @@ def reference_of(config: Dict) -> Reference:
     lr = optimization.get("lr", 0.25)
     freq = optimization.get("update_freq", 1)
     if not dataset.get("max_tokens"):
-        raise ContextualMTError("the preset's config has no dataset.max_tokens: the batch plan needs it")
+        raise ContextualMTError(
+            "the preset's config has no dataset.max_tokens: the batch plan needs it", code=Code.FORMAT
+        )
     return Reference(
         max_tokens=int(dataset["max_tokens"]),
         update_freq=int(freq[0] if isinstance(freq, list) else freq),

@@ -15,9 +15,12 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Sequence, Tuple
 
+from commandkit.options import option
 from commandkit.outputs import atomic_write_text, outputs
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.inference.model_args import progress_option
 from contextual_mt.pipeline.layout import PairLayout, require_data
+from contextual_mt.pipeline.stage_options import dtype_option
 
 # system -> (model, context sizes: None = as trained)
 CONTRASTIVE_SYSTEMS = {"sentence": ("sentence", None), "context": ("context", None), "context-0": ("context", 0)}
@@ -31,7 +34,8 @@ def parse_set(spec: str) -> Tuple[str, str, Tuple[str, ...]]:
     if not sep or not rest:
         raise ContextualMTError(
             f"SETS entry {spec!r}: expected FORMAT:FILE[,CONTEXT_FILE...], e.g. "
-            "voita:deixis_test.json or contrapro:contrapro.json,contrapro.text.en,..."
+            "voita:deixis_test.json or contrapro:contrapro.json,contrapro.text.en,...",
+            code=Code.OPTION_VALUE,
         )
     get_format(fmt)
     files = rest.split(",")
@@ -40,15 +44,21 @@ def parse_set(spec: str) -> Tuple[str, str, Tuple[str, ...]]:
 
 @dataclass
 class ContrastiveStageOptions:
-    lang: str
-    sets: Sequence[str]
-    root: str = "."
-    systems: Sequence[str] = tuple(CONTRASTIVE_SYSTEMS)
-    batch_size: int = 64
-    cpu: bool = False
-    progress: bool = True
-    dtype: str = "auto"  # of the models (inference.precision); each set's fingerprint names it
-    detokenize: str = "auto"  # contrastive.evaluate's: "no" where the pair's text is tokenized (the demo's)
+    lang: str = option(required=True)
+    sets: Sequence[str] = option(nargs="+", required=True, metavar="FORMAT:FILE[,CONTEXT_FILE...]", after="root")
+    root: str = option(default=".")
+    systems: Sequence[str] = option(nargs="+", default=list(CONTRASTIVE_SYSTEMS), choices=list(CONTRASTIVE_SYSTEMS))
+    batch_size: int = option(default=64)
+    cpu: bool = option(action="store_true", default=False)
+    progress: bool = progress_option(after="detokenize")
+    dtype: str = dtype_option()  # of the models (inference.precision); each set's fingerprint names it
+    # contrastive.evaluate's: "no" where the pair's text is tokenized (the demo's)
+    detokenize: str = option(
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="sacremoses-detokenize Moses-tokenized sets (auto: yes; no where the pair's text "
+        "is tokenized, as the demo's)",
+    )
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
@@ -56,14 +66,21 @@ class ContrastiveStageOptions:
         check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         if not self.sets:
-            raise ContextualMTError('SETS is empty: give the test sets, e.g. SETS="voita:deixis_test.json"')
+            raise ContextualMTError(
+                'SETS is empty: give the test sets, e.g. SETS="voita:deixis_test.json"', code=Code.OPTION_MISSING
+            )
         self.parsed = [parse_set(s) for s in self.sets]
         names = [os.path.splitext(os.path.basename(f))[0] for _, f, _ in self.parsed]
         if len(set(names)) != len(names):
-            raise ContextualMTError(f"SETS: two sets share a name ({', '.join(names)}); their outputs would collide")
+            raise ContextualMTError(
+                f"SETS: two sets share a name ({', '.join(names)}); their outputs would collide",
+                code=Code.OUTPUT_IS_INPUT,
+            )
         unknown = [s for s in self.systems if s not in CONTRASTIVE_SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(f"--systems: expected some of {', '.join(CONTRASTIVE_SYSTEMS)}")
+            raise ContextualMTError(
+                f"--systems: expected some of {', '.join(CONTRASTIVE_SYSTEMS)}", code=Code.OPTION_VALUE
+            )
 
     @property
     def folder(self) -> str:
@@ -76,15 +93,16 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
     from contextual_mt.pipeline.systems import finished_checkpoint
 
-    o = options
-    require_data(o.layout)
-    checkpoints = {m: finished_checkpoint(o.layout, m)[0] for m in {CONTRASTIVE_SYSTEMS[s][0] for s in o.systems}}
+    require_data(options.layout)
+    checkpoints = {
+        m: finished_checkpoint(options.layout, m)[0] for m in {CONTRASTIVE_SYSTEMS[s][0] for s in options.systems}
+    }
     runs = []
-    for fmt, path, context_files in o.parsed:
+    for fmt, path, context_files in options.parsed:
         name = os.path.splitext(os.path.basename(path))[0]
-        for system in o.systems:
+        for system in options.systems:
             model, size = CONTRASTIVE_SYSTEMS[system]
-            stem = os.path.join(o.folder, f"{name}.{system}")
+            stem = os.path.join(options.folder, f"{name}.{system}")
             runs.append(
                 (
                     name,
@@ -92,21 +110,21 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
                     ContrastiveOptions(
                         FairseqModelOptions(
                             checkpoints[model],
-                            spm=o.layout.spm,
-                            data=o.layout.bin,
+                            spm=options.layout.spm,
+                            data=options.layout.bin,
                             source_context_size=size,
                             target_context_size=size,
-                            cpu=o.cpu,
-                            dtype=o.dtype,
+                            cpu=options.cpu,
+                            dtype=options.dtype,
                         ),
                         fmt,
                         path,
                         stem + ".scores",
                         stem + ".json",
                         context_files=context_files,
-                        batch_size=o.batch_size,
-                        detokenize=o.detokenize,
-                        progress=o.progress,
+                        batch_size=options.batch_size,
+                        detokenize=options.detokenize,
+                        progress=options.progress,
                         skip_up_to_date=True,
                     ),
                 )
@@ -118,9 +136,9 @@ def run_stage(options: ContrastiveStageOptions) -> Dict:
             "accuracy": summary["accuracy"],
             "by": {k: {v: r["accuracy"] for v, r in values.items()} for k, values in summary["by"].items()},
         }
-    with outputs(os.path.join(o.folder, "summary.json"), os.path.join(o.folder, "summary.md")):
-        atomic_write_text(os.path.join(o.folder, "summary.json"), json.dumps(table, indent=2) + "\n")
-        atomic_write_text(os.path.join(o.folder, "summary.md"), markdown(table, o.systems))
+    with outputs(os.path.join(options.folder, "summary.json"), os.path.join(options.folder, "summary.md")):
+        atomic_write_text(os.path.join(options.folder, "summary.json"), json.dumps(table, indent=2) + "\n")
+        atomic_write_text(os.path.join(options.folder, "summary.md"), markdown(table, options.systems))
     return table
 
 

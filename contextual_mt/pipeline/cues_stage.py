@@ -19,10 +19,13 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from contextual_mt.errors import ContextualMTError
+from commandkit.options import option
+from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.inference.model_args import progress_option
 from contextual_mt.pipeline.layout import MODELS, eval_paths, pair_layout
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, check_models, tag_reference
 from contextual_mt.pipeline.pcxmi import record_path
+from contextual_mt.pipeline.stage_options import MUDA_TAG_ARGS_HELP, demo_lang_option, dtype_option, root_option
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version, read_record
 
 CUES = "cues"  # the folder under results/xx, and the stage
@@ -34,36 +37,39 @@ def cues_folder(results: str) -> str:
 
 @dataclass
 class CuesStageOptions:
-    lang: Optional[str]  # None: the demo pair
-    root: str = "."
-    muda_tag_args: str = ""
-    dtype: str = "auto"  # of the models (inference.precision); the scores' fingerprints name it
-    progress: bool = True
+    lang: Optional[str] = demo_lang_option()  # None: the demo pair
+    root: str = root_option()
+    muda_tag_args: str = option(help=MUDA_TAG_ARGS_HELP)  # None: ""
+    dtype: str = dtype_option()  # of the models (inference.precision); the scores' fingerprints name it
+    progress: bool = progress_option()
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
 
+        self.muda_tag_args = self.muda_tag_args or ""
         check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         self.layout = pair_layout(self.lang, self.root)
 
 
-def run_cues_stage(o: CuesStageOptions) -> Dict:
+def run_cues_stage(cues: CuesStageOptions) -> Dict:
     """Build, score and measure (each step only when its inputs changed); returns the measures."""
     from contextual_mt.pipeline.systems import finished_checkpoint
     from contextual_mt.pipeline.testset_stage import build_fingerprint, suite_options
     from contextual_mt.testsets.build import output_names, run_build
     from contextual_mt.testsets.counterfactual import FOLDER, summary_lines
 
-    p = o.paths
+    p = cues.paths
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')")
+            raise ContextualMTError(
+                f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND
+            )
     folder = cues_folder(p.results)
     suite_options(p, folder, counterfactual=True)  # a language without alternatives fails before any model loads
     # the models before the tagger: a missing checkpoint says which stage makes it
-    checkpoints = {m: finished_checkpoint(o.layout, m)[0] for m in MODELS}
-    tagging = MudaEvalOptions(o.lang, o.root, hyps=(p.test(p.target),), muda_tag_args=o.muda_tag_args)
+    checkpoints = {m: finished_checkpoint(cues.layout, m)[0] for m in MODELS}
+    tagging = MudaEvalOptions(cues.lang, cues.root, hyps=(p.test(p.target),), muda_tag_args=cues.muda_tag_args)
     check_models(tagging, evaluate=False)
     tag_reference(tagging)  # cached by its own record
     built = suite_options(p, folder, counterfactual=True)
@@ -77,11 +83,11 @@ def run_cues_stage(o: CuesStageOptions) -> Dict:
         record.save(fp, [os.path.join(folder, n) for n in output_names(built.language.code, True)])
     print("\n".join(summary_lines(summary["counterfactual"])))
     suite = os.path.join(folder, FOLDER)
-    scored = [_score(o, suite, model, checkpoints[model]) for model in ("context", "sentence")]
+    scored = [_score(cues, suite, model, checkpoints[model]) for model in ("context", "sentence")]
     return _measure(p, suite, scored)
 
 
-def _score(o: CuesStageOptions, suite: str, model: str, checkpoint: str) -> str:
+def _score(cues: CuesStageOptions, suite: str, model: str, checkpoint: str) -> str:
     """``contrastive`` of the counterfactual suite with one model (kept while up to date); its summary."""
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
@@ -89,14 +95,14 @@ def _score(o: CuesStageOptions, suite: str, model: str, checkpoint: str) -> str:
     stem = os.path.join(os.path.dirname(suite), model)
     summary = run_contrastive(
         ContrastiveOptions(
-            FairseqModelOptions(checkpoint, spm=o.paths.spm, data=o.layout.bin, dtype=o.dtype),
+            FairseqModelOptions(checkpoint, spm=cues.paths.spm, data=cues.layout.bin, dtype=cues.dtype),
             "voita",
             os.path.join(suite, "voita.json"),
             stem + ".scores",
             stem + ".summary.json",
             # the suite's sentences are the pair's own test text, as the model's sentencepiece saw it
             detokenize="no",
-            progress=o.progress,
+            progress=cues.progress,
             skip_up_to_date=True,
         )
     )

@@ -13,14 +13,18 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.errors import shown
+from commandkit.options import option
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.inference.model_args import overwrite_option, progress_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
 from contextual_mt.pipeline.layout import check_lang
 from contextual_mt.pipeline.make_names import given, option_name
+from contextual_mt.pipeline.presets import PRESETS, get_preset
 from contextual_mt.stage_record import StageRecord, digest, earlier_record, earlier_version, tree_hashes
 
 FORMAT = 1  # of the state file and the outputs; a change invalidates earlier outputs
@@ -47,25 +51,78 @@ def default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+DEFAULT_VOCAB_SIZE = 16000  # the papers' TED set-up
+INPUT = "input (exactly one)"
+
+
 @dataclass
 class DataOptions:
     """What ``prepare_data`` reads and how. Exactly one of ``ted`` / ``iwslt`` / ``text``."""
 
-    lang: str
-    output: str
-    ted: Optional[str] = None
-    iwslt: Optional[str] = None
-    text: Optional[str] = None
-    vocab_size: int = 16000
+    DESCRIPTION: ClassVar[str] = """\
+Prepare one language pair (en -> LANG) from one corpus. Writes into OUTPUT:
+  {train,valid,test}.{en,LANG,docids}  detokenized text, one document id per line
+  spm.model, spm.vocab                 a joint sentencepiece model (train.en + train.LANG)
+  bin/                                 fairseq-preprocess --joined-dictionary output, the dictionaries
+                                       holding every piece of spm.model, <brk> and <mask>, and
+                                       {split}.en-LANG.docids
+  summary.json                         counts per split, settings, fingerprint, seconds per step
+Each step is renamed into place when complete; a re-run with the same inputs and options skips
+the finished steps, one with other inputs or options is refused unless --overwrite."""
+
+    lang: str = option(required=True, help="target language code (the source is en), e.g. fr, de, pt-br")
+    ted: Optional[str] = option(
+        metavar="PATH",
+        group=INPUT,
+        help="the TED talks corpus of Qi et al. 2018: "
+        "ted_talks.tar.gz or the folder it unpacks to (Moses-tokenized: detokenized with "
+        "sacremoses)",
+    )
+    iwslt: Optional[str] = option(
+        metavar="DIR", group=INPUT, help="an IWSLT17 en-XX release folder (train.tags.* and IWSLT17.TED.*.xml)"
+    )
+    text: Optional[str] = option(
+        metavar="DIR", group=INPUT, help="a folder with {train,valid,test}.{en,XX,docids}, used as is"
+    )
+    output: str = option(required=True, metavar="DIR", help="folder to write (e.g. data/fr)")
+    # None: the preset's, else DEFAULT_VOCAB_SIZE (set when built)
+    vocab_size: int = option(
+        help=f"sentencepiece pieces (default: the --preset's, else {DEFAULT_VOCAB_SIZE}, the papers' TED set-up)"
+    )
+    preset: Optional[str] = option(
+        choices=sorted(PRESETS),
+        help="the training preset the data is for (make: PRESET): its vocabulary size when --vocab-size "
+        "is not given (" + ", ".join(f"{p.name} {p.vocab_size}" for p in PRESETS.values() if p.vocab_size) + ")",
+    )
     # bpe: on TED-sized data it trains ~10x faster than unigram and gives ~15% shorter
     # sequences (documents with context are long); fairseq uses one fixed segmentation anyway
-    spm_type: str = "bpe"
-    character_coverage: Optional[float] = None  # None: 0.9995 for ja/zh/ko, else 1.0
-    input_sentence_size: int = 1_000_000  # spm trains on at most this many sentences (a random sample)
-    iwslt_dev: Optional[str] = None  # None: dev2010
-    iwslt_test: Optional[str] = None  # None: tst2015 if present, else the newest tst set
-    workers: int = 0  # 0: default_workers()
-    overwrite: bool = False
+    spm_type: str = option(choices=SPM_TYPES, default="bpe", help="sentencepiece model type (default: bpe)")
+    # None: 0.9995 for ja/zh/ko, else 1.0
+    character_coverage: Optional[float] = option(
+        help="sentencepiece character coverage (default: 0.9995 for ja/zh/ko, else 1.0)"
+    )
+    # spm trains on at most this many sentences (a random sample)
+    input_sentence_size: int = option(
+        default=1_000_000,
+        help="sentencepiece trains on a random sample of at most this many sentences (default: 1000000)",
+    )
+    iwslt_dev: Optional[str] = option(  # None: dev2010
+        metavar="SETS", help="IWSLT set(s) for the valid split, comma-separated (default: dev2010)"
+    )
+    iwslt_test: Optional[str] = option(  # None: tst2015 if present, else the newest tst set
+        metavar="SETS",
+        help="IWSLT set(s) for the test split, comma-separated (default: tst2015 if present, else the newest tst set)",
+    )
+    workers: int = option(  # 0: default_workers()
+        default=0,
+        help=lambda: f"processes for detokenization, encoding and binarization (default: {default_workers()})",
+    )
+    overwrite: bool = overwrite_option(
+        "replace what OUTPUT holds (by default, a run with other inputs or "
+        "options is refused, and a run with the same ones skips the finished "
+        "steps)"
+    )
+    progress: bool = progress_option("no progress lines")
     seed: int = 1  # of the sentencepiece training sample
 
     def __post_init__(self) -> None:
@@ -75,20 +132,27 @@ class DataOptions:
             raise ContextualMTError(
                 f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
                 + (" and ".join(inputs) or "none")
-                + ")"
+                + ")",
+                code=Code.OPTION_MISSING,
             )
         if not self.output:
-            raise ContextualMTError("--output: give the folder to write")
+            raise ContextualMTError("--output: give the folder to write", code=Code.OPTION_MISSING)
         if self.kind != "iwslt":
             for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
                 if value is not None:
                     raise ContextualMTError(
                         f"{given(flag)} only applies to {given('--iwslt')} input (the input "
-                        f"is {given('--' + self.kind)})"
+                        f"is {given('--' + self.kind)})",
+                        code=Code.OPTIONS_CONFLICT,
                     )
+        if self.vocab_size is None:
+            preset = get_preset(self.preset).vocab_size if self.preset else None
+            self.vocab_size = preset or DEFAULT_VOCAB_SIZE
         check_option(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
         if self.spm_type not in SPM_TYPES:
-            raise ContextualMTError(f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})")
+            raise ContextualMTError(
+                f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})", code=Code.OPTION_VALUE
+            )
         check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
         check_option("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
         check_option("--workers", self.workers, minimum=0, integer=True)
@@ -163,7 +227,8 @@ def make_plan(options: DataOptions) -> Plan:
             if code not in languages:
                 raise ContextualMTError(
                     f"{options.input_path}: the TED corpus has no '{code}' column; the "
-                    f"languages are: {' '.join(languages)}"
+                    f"languages are: {' '.join(languages)}",
+                    code=Code.FORMAT,
                 )
     elif kind == "iwslt":
         dev = options.iwslt_dev or "dev2010"
@@ -174,15 +239,20 @@ def make_plan(options: DataOptions) -> Plan:
         for f in files:
             if not os.path.isfile(f):
                 raise ContextualMTError(
-                    f"{f}: file not found (--text needs train/valid/test .{SOURCE_LANG}, .{lang} and .docids)"
+                    f"{f}: file not found ({shown('--text')} needs train/valid/test "
+                    f".{SOURCE_LANG}, .{lang} and .docids)"
                     if not os.path.exists(f)
-                    else f"{f}: not a file"
+                    else f"{f}: not a file",
+                    code=Code.NOT_FOUND if not os.path.exists(f) else Code.IS_DIRECTORY,
                 )
     out = os.path.abspath(options.output)
     if os.path.exists(out) and not os.path.isdir(out):
-        raise ContextualMTError(f"{options.output}: exists and is not a folder")
+        raise ContextualMTError(f"{options.output}: exists and is not a folder", code=Code.CANNOT_WRITE)
     if kind == "text" and os.path.realpath(path) == os.path.realpath(out):
-        raise ContextualMTError(f"{options.output}: --output is the --text folder; write the prepared data elsewhere")
+        raise ContextualMTError(
+            f"{options.output}: --output is the {shown('--text')} folder; write the prepared data elsewhere",
+            code=Code.OUTPUT_IS_INPUT,
+        )
     settings = {
         "format": FORMAT,
         "source_lang": SOURCE_LANG,
@@ -243,7 +313,9 @@ class DataState:
         """The record of a step that finished (one line if the state file lacks it)."""
         record = self.done(step)
         if record is None:
-            raise ContextualMTError(f"{self.path}: no record of the finished step {step!r}; use --overwrite")
+            raise ContextualMTError(
+                f"{self.path}: no record of the finished step {step!r}; use --overwrite", code=Code.MISMATCH
+            )
         return record
 
     def finish(self, step: str, stats: Dict[str, Any], seconds: Dict[str, float]) -> None:
@@ -357,7 +429,9 @@ def lock_folder(out: str) -> FolderLock:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise ContextualMTError(f"{out}: another data run is writing this folder; wait for it to end") from None
+        raise ContextualMTError(
+            f"{out}: another data run is writing this folder; wait for it to end", code=Code.CANNOT_WRITE
+        ) from None
     return FolderLock(fd)
 
 

@@ -4,15 +4,18 @@ gave an option (``SHARD=3/2``), run by hand the option itself (``--shard 3/2``).
 The Makefile runs its stages with ``CONTEXTUAL_MT_MAKE=1`` on their command line (``STAGE``);
 ``MAKE_VARIABLES`` is the mapping from option to variable that the stage table declares
 (``stages.py``), from which the Makefile's stage targets are written too (``make_rules.py``).
+Messages are built with the name (``given``, ``option_name``; below the pipeline,
+``commandkit.errors.shown`` while ``named_as_typed`` holds), never rewritten after.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from typing import Any, List, Optional, Type
+from contextlib import contextmanager
+from typing import Any, Iterator, List, Optional, Type
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.stages import make_variables
 
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
@@ -39,25 +42,21 @@ def given(flag: str, value: object = None) -> str:
     return f"{name}=" if value is None else f"{name}={value}"
 
 
-def make_usage_error(message: str) -> str:
-    """An argparse message (``argument --vocab-size: invalid int value: 'x'``) in the words of
-    make (``SPM_VOCAB: invalid int value: 'x'``)."""
-    import re
-
-    message = re.sub(r"argument (--[\w-]+)(/[-\w]+)*", r"\1", message)  # argparse's "argument --a/-b"
-    return in_make_words(message).replace("expected one argument", "needs a value (it is empty)")
+def make_usage_error(flag: str, message: str) -> str:
+    """argparse's error about the option ``flag`` (``invalid int value: 'x'``) in the words of make:
+    named by the variable that gave it (``SPM_VOCAB: invalid int value: 'x'``)."""
+    return f"{option_name(flag)}: " + message.replace("expected one argument", "needs a value (it is empty)")
 
 
-def in_make_words(message: str) -> str:
-    """An error message with each option the Makefile fills from a variable named as that
-    variable (``--beam must be >= 1`` -> ``BEAM must be >= 1``), under make; as it is otherwise."""
-    import re
+@contextmanager
+def named_as_typed() -> Iterator[None]:
+    """While a stage runs under make, every message built with ``commandkit.errors.shown`` (the
+    checks of the options' numbers and precision, in whatever library checks them) names the
+    Make variable the stage table declares for the option."""
+    from commandkit.errors import options_named
 
-    if not under_make() or re.match(r"[A-Z_]+_ARGS: ", message):
-        return message  # about the options inside ATTRIBUTE_ARGS=... etc.: they are the user's own words
-    for flag, var in MAKE_VARIABLES.items():
-        message = re.sub(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", var, message)
-    return message
+    with options_named(MAKE_VARIABLES if under_make() else {}):
+        yield
 
 
 def _words_name(flag: str) -> str:
@@ -71,7 +70,7 @@ def split_words(value: Optional[str], flag: str) -> List[str]:
     try:
         return shlex.split(value or "")
     except ValueError as e:
-        raise ContextualMTError(f"{_words_name(flag)}: {e} ({value})") from None
+        raise ContextualMTError(f"{_words_name(flag)}: {e} ({value})", code=Code.OPTION_VALUE) from None
 
 
 class _Refused(Exception):
@@ -90,7 +89,7 @@ def parse_words(cls: Type[Any], words: List[str], flag: str, command: str, **giv
     try:
         return parse_options(cls, words, prog=command, error=refuse, **given)
     except _Refused as e:
-        raise ContextualMTError(f"{_words_name(flag)}: {command} refuses it: {e}") from None
+        raise ContextualMTError(f"{_words_name(flag)}: {command} refuses it: {e}", code=Code.OPTION_VALUE) from None
 
 
 def set_by_stage(words: List[str], flag: str, owned: tuple) -> None:
@@ -99,5 +98,6 @@ def set_by_stage(words: List[str], flag: str, owned: tuple) -> None:
     if given:
         raise ContextualMTError(
             f"{_words_name(flag)}: {', '.join(given)} is set by the stage (the pair's files and "
-            "language); give only other options"
+            "language); give only other options",
+            code=Code.OPTIONS_CONFLICT,
         )

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from commandkit.outputs import atomic_write_text
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.stage_record import (
     EARLIER_PLACES,
@@ -197,7 +197,9 @@ def _find_from(folder: str, name: str) -> Optional[str]:
 def migrate(folder: str) -> Tuple[List[str], List[str]]:
     """Rewrite every earlier record under ``folder``: (the files written, one line per bad file)."""
     if not os.path.isdir(folder):
-        raise ContextualMTError(f"{folder}: not a folder (give the study folder holding data/, checkpoints/, results/)")
+        raise ContextualMTError(
+            f"{folder}: not a folder (give the study folder holding data/, checkpoints/, results/)", code=Code.NOT_FOUND
+        )
     m = Migration(folder)
     for here, dirs, files in os.walk(folder):
         dirs.sort()

@@ -16,10 +16,12 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError, given
+from commandkit.options import option
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
 from contextual_mt.pipeline.make_names import parse_words, set_by_stage, split_words
 from contextual_mt.pipeline.pcxmi import record_path
+from contextual_mt.pipeline.stage_options import MUDA_TAG_ARGS_HELP, demo_lang_option, root_option
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 logger = logging.getLogger(__name__)
@@ -36,17 +38,23 @@ def default_muda_args(p: EvalPaths, comet_model: Optional[str]) -> str:
 
 @dataclass
 class MudaEvalOptions:
-    lang: Optional[str]  # None: the demo pair
-    root: str = "."
-    hyps: Sequence[str] = ()  # default: the study's translations
-    muda_args: Optional[str] = None  # more `muda eval` options, one string (default: default_muda_args)
-    muda_tag_args: str = ""  # more `muda tag` options for tagging the reference
-    comet_model: Optional[str] = None
+    lang: Optional[str] = demo_lang_option()  # None: the demo pair
+    root: str = root_option()
+    hyps: Sequence[str] = option(
+        nargs="+", help="systems to compare, the first the baseline (default: the study's translations)"
+    )
+    # default: default_muda_args
+    muda_args: str = option(
+        help="more `muda eval` options, as one string (default: the demo's lexicon, or --comet-model)"
+    )
+    muda_tag_args: str = option(help=MUDA_TAG_ARGS_HELP)  # None: ""
+    comet_model: Optional[str] = option(help="also COMET in `muda eval` (when --muda-args is not given)")
     paths: EvalPaths = field(init=False)
 
     def __post_init__(self) -> None:
         self.paths = eval_paths(self.lang, self.root)
-        self.hyps = tuple(self.hyps) or self.paths.translations
+        self.muda_tag_args = self.muda_tag_args or ""
+        self.hyps = tuple(self.hyps or ()) or self.paths.translations
         if self.muda_args is None:
             self.muda_args = default_muda_args(self.paths, self.comet_model)
         owned = {
@@ -75,17 +83,20 @@ def _muda(options: Any) -> None:
     run(options)
 
 
-def check_inputs(o: MudaEvalOptions) -> None:
-    p = o.paths
+def check_inputs(muda: MudaEvalOptions) -> None:
+    p = muda.paths
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(f"{p.test(side)} not found (docs/reference/contextual-mt/pipeline/muda-eval.md)")
-    for h in o.hyps:
+            raise ContextualMTError(
+                f"{p.test(side)} not found (docs/reference/contextual-mt/pipeline/muda-eval.md)", code=Code.NOT_FOUND
+            )
+    for h in muda.hyps:
         if not os.path.isfile(h):
             where = "" if p.pair == DEMO else f" LANG={p.pair}"
             raise ContextualMTError(
                 f"{h} not found: translate the test set first ('make translate{where}'), or "
-                'pass HYPS="..." (docs/reference/contextual-mt/pipeline/muda-eval.md)'
+                'pass HYPS="..." (docs/reference/contextual-mt/pipeline/muda-eval.md)',
+                code=Code.NOT_FOUND,
             )
 
 
@@ -107,21 +118,21 @@ def _arg_files(args: str, flag: str) -> Dict[str, Optional[str]]:
     return file_hashes({token: token for token in split_words(args, flag) if os.path.isfile(token)})
 
 
-def _tag_step(o: MudaEvalOptions):
+def _tag_step(muda: MudaEvalOptions):
     """The reference's ``muda tag``: its options, its fingerprint and its stage record."""
-    p = o.paths
+    p = muda.paths
     tags, pre = reference_tags(p), _annotations(p)
     inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
     fp = {
         **file_hashes({**inputs, **pre}),
         "lang": p.muda_lang,
-        "args": o.muda_tag_args,
-        "arg_files": _arg_files(o.muda_tag_args, "--muda-tag-args"),
+        "args": muda.muda_tag_args,
+        "arg_files": _arg_files(muda.muda_tag_args, "--muda-tag-args"),
         "version": project_version(),
     }
     options = muda_options(
         "tag",
-        split_words(o.muda_tag_args, "--muda-tag-args"),
+        split_words(muda.muda_tag_args, "--muda-tag-args"),
         **inputs,
         tgt_lang=p.muda_lang,
         dump_tags=tags,
@@ -130,9 +141,9 @@ def _tag_step(o: MudaEvalOptions):
     return options, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
 
 
-def tag_reference(o: MudaEvalOptions) -> str:
-    tags = reference_tags(o.paths)
-    options, fp, record = _tag_step(o)
+def tag_reference(muda: MudaEvalOptions) -> str:
+    tags = reference_tags(muda.paths)
+    options, fp, record = _tag_step(muda)
     if record.current(fp):
         print(f"reference tags: {tags} (cached)")
         return tags
@@ -142,15 +153,15 @@ def tag_reference(o: MudaEvalOptions) -> str:
 
 
 def muda_options(command: str, words: List[str], **given: Any):
-    """``muda COMMAND``'s options object (``muda.commands.TagArgs`` / ``EvalArgs``): the stage's own
+    """``muda COMMAND``'s options object (``TagOptions`` / ``EvalOptions``): the stage's own
     files and language ``given``, the rest from the user's ``words`` (MUDA_TAG_ARGS / MUDA_ARGS)."""
-    from muda.commands import EvalArgs, TagArgs
+    from muda.commands import EvalOptions, TagOptions
 
     flag = "--muda-tag-args" if command == "tag" else "--muda-args"
-    return parse_words({"tag": TagArgs, "eval": EvalArgs}[command], words, flag, f"muda {command}", **given)
+    return parse_words({"tag": TagOptions, "eval": EvalOptions}[command], words, flag, f"muda {command}", **given)
 
 
-def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, target: str = "muda-eval") -> None:
+def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True, target: str = "muda-eval") -> None:
     """Every model the steps still to run need (the reference's ``muda tag`` unless cached, the
     hypotheses' annotation in ``muda eval`` unless --lexicon or pre-computed), checked before either
     runs: one error listing all that are missing, with the command that gets them and the Make
@@ -158,11 +169,11 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, ta
     (``make testset`` tags the reference with this stage's own step), which the error names."""
     from muda.annotators.required_models import RequiredModel, missing_message, missing_models, required_models
 
-    p = o.paths
+    p = muda.paths
     needed: Dict[str, RequiredModel] = {}
     stanza_dir, align_model = None, None
     if tag:
-        t = _tag_step(o)[0]
+        t = _tag_step(muda)[0]
         stanza_dir, align_model = t.annotators.stanza_dir, t.annotators.align_model
         for m in required_models(
             p.muda_lang,
@@ -177,12 +188,12 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, ta
     if evaluate:
         e = muda_options(
             "eval",
-            split_words(o.muda_args, "--muda-args"),
+            split_words(muda.muda_args, "--muda-args"),
             src="S",
             ref="R",
             docids="D",
             tgt_lang=p.muda_lang,
-            hyps=list(o.hyps),
+            hyps=list(muda.hyps),
             ref_tags="T",
         )
         stanza_dir, align_model = stanza_dir or e.annotators.stanza_dir, align_model or e.annotators.align_model
@@ -215,13 +226,14 @@ def check_models(o: MudaEvalOptions, tag: bool = True, evaluate: bool = True, ta
             stanza_dir,
             align_model or "bert-base-multilingual-cased",
             pre,
-        )
+        ),
+        code=Code.MODEL,
     )
 
 
-def run_muda_eval(o: MudaEvalOptions) -> None:
-    p = o.paths
-    check_inputs(o)
+def run_muda_eval(muda: MudaEvalOptions) -> None:
+    p = muda.paths
+    check_inputs(muda)
     tags = reference_tags(p)
     folder = muda_folder(p)
     out = {
@@ -241,76 +253,69 @@ def run_muda_eval(o: MudaEvalOptions) -> None:
     def muda_eval_fingerprint() -> Dict:
         return {
             **file_hashes(files),
-            "hyps": [file_hashes({"h": h})["h"] for h in o.hyps],
-            "hyp_files": list(o.hyps),
+            "hyps": list(file_hashes({str(i): h for i, h in enumerate(muda.hyps)}).values()),
+            "hyp_files": list(muda.hyps),
             "lang": p.muda_lang,
-            "args": o.muda_args,
-            "arg_files": _arg_files(given(o.muda_args, "--muda-args"), "--muda-args"),
+            "args": muda.muda_args,
+            "arg_files": _arg_files(muda.muda_args, "--muda-args"),
             "version": project_version(),
         }
 
     record = StageRecord(record_path(p, "muda-eval"), "muda-eval")
-    _, tag_fp, tag_record = _tag_step(o)
+    _, tag_fp, tag_record = _tag_step(muda)
     tag_cached = tag_record.current(tag_fp)
     # the models of the steps that will run, all checked before either runs
-    check_models(o, tag=not tag_cached, evaluate=not (tag_cached and record.current(muda_eval_fingerprint())))
-    tag_reference(o)
+    check_models(muda, tag=not tag_cached, evaluate=not (tag_cached and record.current(muda_eval_fingerprint())))
+    tag_reference(muda)
     fp = muda_eval_fingerprint()
     if record.current(fp):
         print(f"{out['output']}: up to date (made from these translations and reference tags)")
     else:
-        _muda_eval_step(o, files, tags, src_conllu, out)
+        _muda_eval_step(muda, files, tags, src_conllu, out)
         record.save(fp, list(out.values()))
-    generative_testset(o)
+    generative_testset(muda)
 
 
-def generative_testset(o: MudaEvalOptions) -> None:
+def generative_testset(muda: MudaEvalOptions) -> None:
     """With the pair's test suites (``make testset``): the generative evaluation of the same
     translations (``testset evaluate``) beside muda eval's, in ``muda/testset_eval.{json,txt}``."""
-    from commandkit.outputs import atomic_write_text
-    from commandkit.text import file_sha256
-    from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table, read_summary
-    from docalign.align import AlignArgs
+    from contextual_mt.testsets.evaluate import evaluate_on_suites
 
-    p = o.paths
+    p = muda.paths
     manifest = os.path.join(testset_folder(p.results), "manifest.jsonl")
     if not os.path.isfile(manifest):
         print(f"no test suites ({manifest}): 'make testset' adds their generative evaluation here")
         return
-    made_from = read_summary(os.path.join(testset_folder(p.results), "summary.json")).get("reference_sha256")
-    if made_from != file_sha256(p.test(p.target)):
+    folder = muda_folder(p)
+    table = evaluate_on_suites(  # a document-level system output is aligned to the references
+        manifest,
+        muda.hyps,
+        p.test(p.target),
+        p.test("docids"),
+        os.path.join(folder, "testset_eval.json"),
+        os.path.join(folder, "testset_eval.txt"),
+    )
+    if table is None:
         logger.warning(
             "%s: made from another reference than %s; run 'make testset' again for its generative evaluation",
             manifest,
             p.test(p.target),
         )
         return
-    folder = muda_folder(p)
-    result = evaluate_testset(  # a document-level system output is aligned to the references
-        EvaluateOptions(
-            manifest,
-            o.hyps,
-            docids=p.test("docids"),
-            output=os.path.join(folder, "testset_eval.json"),
-            align=AlignArgs(pivot=p.test(p.target)),
-        )
-    )
-    table = format_testset_table(result)
-    atomic_write_text(os.path.join(folder, "testset_eval.txt"), table + "\n")
     print(f"generative evaluation on the test suites ({manifest}):\n{table}")
 
 
-def _muda_eval_step(o: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
-    p = o.paths
+def _muda_eval_step(muda: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
+    p = muda.paths
     _muda(
         muda_options(
             "eval",
-            split_words(o.muda_args, "--muda-args"),
+            split_words(muda.muda_args, "--muda-args"),
             src=files["src"],
             ref=files["ref"],
             docids=files["docids"],
             tgt_lang=p.muda_lang,
-            hyps=list(o.hyps),
+            hyps=list(muda.hyps),
             ref_tags=tags,
             **_given({"src_conllu": src_conllu}),
             output=out["output"],

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Dict, Optional
+from dataclasses import dataclass
+from typing import Dict, Optional, Union
 
-from contextual_mt.errors import ContextualMTError, check_option
+from commandkit.options import group, option
+from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.inference.model_args import PARTIAL_HELP, overwrite_option, progress_option
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, attribution_output, eval_paths, reference_tags
 from contextual_mt.pipeline.make_names import given, option_name
+from contextual_mt.pipeline.stage_options import demo_lang_option, dtype_option, root_option
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
@@ -43,12 +46,14 @@ def parse_stage_shard(shard: str) -> tuple:
         i, n = (int(x) for x in shard.split("/"))
     except ValueError:
         raise ContextualMTError(
-            f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)"
+            f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)",
+            code=Code.OPTION_MISSING,
         ) from None
     if not 1 <= i <= n:
         raise ContextualMTError(
             f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
-            f"to {max(n, 1)}/{max(n, 1)})"
+            f"to {max(n, 1)}/{max(n, 1)})",
+            code=Code.OPTION_VALUE,
         )
     return i, n
 
@@ -61,8 +66,16 @@ def parse_merge_shards(value) -> Optional[int]:
         return int(value)
     except ValueError:
         raise ContextualMTError(
-            f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)"
+            f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)",
+            code=Code.OPTION_MISSING,
         ) from None
+
+
+REPORT_INPUTS = (
+    'what the report joins P-CXMI with (make: REPORT_ARGS="..."); by default data/xx/test.xx.conllu, '
+    "the MuDA tags of the reference and the attribution of 'make attribute' when they are there"
+)
+SHARDS = "shards"  # --shard and --merge-shards: one or the other
 
 
 @dataclass
@@ -70,34 +83,56 @@ class ReportInputs:
     """What the report joins the records with, beyond what it finds beside the data
     (``test.xx.conllu``, ``test.tags.json``, muda-eval's tags of the reference)."""
 
-    conllu: Optional[str] = None  # CoNLL-U of the test references (instead of test.xx.conllu)
-    stanza: bool = False  # annotate the references with stanza (the pair's target language)
-    stanza_dir: Optional[str] = None  # stanza's model folder
-    tags: Optional[str] = None  # MuDA tags of the references
-    # `contextual-mt attribute --reference` records of the same sentences (instead of the pair's
-    # attribution.jsonl, which `make attribute` writes)
-    attribution: Optional[str] = None
+    # instead of test.xx.conllu
+    conllu: Optional[str] = option(group=REPORT_INPUTS, help="CoNLL-U of the test references: P-CXMI per POS class")
+    stanza: bool = option(
+        action="store_true",
+        default=False,
+        group=REPORT_INPUTS,
+        help="annotate the test references with stanza (the target language's model; cached in the "
+        "report folder as annotations.conllu)",
+    )
+    stanza_dir: Optional[str] = option(group=REPORT_INPUTS, help="stanza's model folder (with --stanza)")
+    tags: Optional[str] = option(
+        group=REPORT_INPUTS, help="MuDA tags of the test references (muda tag's JSON): P-CXMI per phenomenon"
+    )
+    # instead of the pair's attribution.jsonl, which `make attribute` writes
+    attribution: Optional[str] = option(
+        group=REPORT_INPUTS,
+        help="`contextual-mt attribute --reference` records of the same sentences: cues in the viewer and "
+        "(target word, cue word) pairs (default: results/xx/attribution.jsonl of 'make attribute' when it is "
+        "of the same context model)",
+    )
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza:
-            raise ContextualMTError(f"give {given('--conllu')} or {given('--stanza')}, not both")
-        for option, path in (("--conllu", self.conllu), ("--tags", self.tags), ("--attribution", self.attribution)):
+            raise ContextualMTError(
+                f"give {given('--conllu')} or {given('--stanza')}, not both", code=Code.OPTIONS_CONFLICT
+            )
+        for flag, path in (("--conllu", self.conllu), ("--tags", self.tags), ("--attribution", self.attribution)):
             if path is not None and not os.path.isfile(path):
-                raise ContextualMTError(f"{given(option, path)}: {path} not found")
+                raise ContextualMTError(f"{given(flag, path)}: {path} not found", code=Code.NOT_FOUND)
         if self.stanza_dir is not None and not self.stanza:
-            raise ContextualMTError(f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}")
+            raise ContextualMTError(
+                f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}", code=Code.OPTIONS_CONFLICT
+            )
 
 
 @dataclass
 class PcxmiStageOptions:
-    lang: Optional[str]  # None: the demo pair
-    root: str = "."
-    shard: Optional[str] = None  # "i/n", 1-based: only that shard, no report
-    merge_shards: Optional[int] = None  # join the n shards, then the report
-    overwrite: bool = False  # discard an interrupted run's records (OUTPUT.partial)
-    progress: bool = True
-    report: ReportInputs = field(default_factory=ReportInputs)
-    dtype: str = "auto"  # of the context model (inference.precision); the records' fingerprint names it
+    lang: Optional[str] = demo_lang_option()  # None: the demo pair
+    root: str = root_option()
+    shard: Optional[str] = option(
+        metavar="I/N", exclusive=SHARDS, help="only shard I of N (1-based; no report): the Slurm array's task"
+    )
+    # N as given (a number once built)
+    merge_shards: Union[int, str, None] = option(
+        metavar="N", exclusive=SHARDS, help="join the N shards, then the report"
+    )
+    overwrite: bool = overwrite_option(PARTIAL_HELP)  # discard an interrupted run's records (OUTPUT.partial)
+    dtype: str = dtype_option()  # of the context model (inference.precision); the records' fingerprint names it
+    progress: bool = progress_option()
+    report: ReportInputs = group(ReportInputs)
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
@@ -105,7 +140,9 @@ class PcxmiStageOptions:
         check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         if self.shard is not None and self.merge_shards is not None:
-            raise ContextualMTError(f"give {given('--shard')} or {given('--merge-shards')}, not both")
+            raise ContextualMTError(
+                f"give {given('--shard')} or {given('--merge-shards')}, not both", code=Code.OPTIONS_CONFLICT
+            )
         if self.shard is not None:
             parse_stage_shard(self.shard)
         self.merge_shards = parse_merge_shards(self.merge_shards)
@@ -117,11 +154,14 @@ def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
     if not os.path.isfile(paths.checkpoint):
         raise ContextualMTError(
             f"{paths.checkpoint} not found: train the {paths.pair} context model first "
-            f"('make train LANG={paths.pair} MODEL=context')"
+            f"('make train LANG={paths.pair} MODEL=context')",
+            code=Code.NOT_FOUND,
         )
     for side in ("en", paths.target, "docids"):
         if not os.path.isfile(paths.test(side)):
-            raise ContextualMTError(f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')")
+            raise ContextualMTError(
+                f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')", code=Code.NOT_FOUND
+            )
 
 
 def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
@@ -132,28 +172,29 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
     documents = len(document_spans(read_docids(p.test("docids"))))
     if n > documents:
         raise ContextualMTError(
-            f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards"
+            f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards",
+            code=Code.OPTION_VALUE,
         )
 
 
-def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
+def run_pcxmi_stage(pcxmi: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
-    p = o.paths
+    p = pcxmi.paths
     check_inputs(p)
-    if o.merge_shards is not None:
-        merge_stage(p, o.merge_shards)
-        report_stage(p, o.report)
+    if pcxmi.merge_shards is not None:
+        merge_stage(p, int(pcxmi.merge_shards))
+        report_stage(p, pcxmi.report)
         return
     output = pcxmi_output(p)
     shard = None
-    if o.shard is not None:
-        i, n = parse_stage_shard(o.shard)
-        check_shard_count(p, o.shard, n)
+    if pcxmi.shard is not None:
+        i, n = parse_stage_shard(pcxmi.shard)
+        check_shard_count(p, pcxmi.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
-    model = FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=o.dtype)
+    model = FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=pcxmi.dtype)
     summary = run_cxmi(
         CxmiOptions(
             model,
@@ -162,14 +203,14 @@ def run_pcxmi_stage(o: PcxmiStageOptions) -> None:
             p.test("docids"),
             output,
             shard=shard,
-            resume=not o.overwrite,
-            progress=o.progress,
+            resume=not pcxmi.overwrite,
+            progress=pcxmi.progress,
             skip_up_to_date=True,
         )
     )
     print(summary_line(summary, output))
-    if o.shard is None:
-        report_stage(p, o.report)
+    if pcxmi.shard is None:
+        report_stage(p, pcxmi.report)
 
 
 def merge_stage(p: EvalPaths, n: int) -> None:
@@ -190,7 +231,8 @@ def merge_stage(p: EvalPaths, n: int) -> None:
         raise ContextualMTError(
             f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
             f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
-            "shard i)"
+            "shard i)",
+            code=Code.NOT_FOUND,
         )
     summary = merge_shards(shards, output)
     print(summary_line(summary, output))
@@ -241,6 +283,19 @@ def report_inputs(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> 
     return {"pcxmi": pcxmi_output(p), "conllu": conllu, "tags": tags, "attribution": attribution}
 
 
+@dataclass
+class ReportStageOptions:
+    """``contextual-mt pipeline report``: the pair, and what the report joins the records with."""
+
+    lang: Optional[str] = demo_lang_option()  # None: the demo pair
+    root: str = root_option()
+    report: ReportInputs = group(ReportInputs)
+
+
+def run_report_stage(options: ReportStageOptions) -> None:
+    report_stage(eval_paths(options.lang, options.root), options.report)
+
+
 def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> None:
     """``results/xx/report``, remade when the records, the annotations or the options changed."""
     from contextual_mt.analysis.report import ReportOptions, report_lines, run_report
@@ -252,7 +307,8 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
         raise ContextualMTError(
             f"{records} not found: compute P-CXMI first ('make pcxmi"
             + ("" if p.pair == DEMO else f" LANG={p.pair}")
-            + "')"
+            + "')",
+            code=Code.NOT_FOUND,
         )
     folder = os.path.join(p.results, "report")
     stanza_lang = p.muda_lang if a.stanza else None

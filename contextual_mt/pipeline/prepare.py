@@ -36,10 +36,11 @@ import time
 from collections import Counter
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
+from commandkit.errors import shown
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import read_lines
 from contextual_mt.backends.fairseq.codec import model_pieces
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
 from contextual_mt.pipeline.data_plan import (
@@ -79,7 +80,7 @@ def _write_lines(path: str, lines: Sequence[str]) -> None:
     """commandkit's atomic write, refusing (as bad input) a sentence that holds a line break."""
     for line in lines:
         if "\n" in line or "\r" in line:
-            raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)")
+            raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)", code=Code.FORMAT)
     atomic_write_lines(path, lines, transactional=False)
 
 
@@ -237,11 +238,12 @@ def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
         why = str(e).strip().splitlines()[-1] if str(e).strip() else str(e)
         if "vocab" in why.lower():  # e.g. fewer pieces asked for than the corpus has characters
             raise ContextualMTError(
-                f"--vocab-size {options.vocab_size}: sentencepiece cannot build it from "
-                f"train.{SOURCE_LANG} + train.{options.lang} ({why})"
+                f"{shown('--vocab-size')} {options.vocab_size}: sentencepiece cannot build it from "
+                f"train.{SOURCE_LANG} + train.{options.lang} ({why})",
+                code=Code.OPTION_VALUE,
             ) from None
         raise ContextualMTError(
-            f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training failed ({why})"
+            f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training failed ({why})", code=Code.MODEL
         ) from None
     pieces = spm.SentencePieceProcessor(model_file=os.path.join(scratch, "spm.model")).get_piece_size()
     _move_into_place(plan, scratch, ["spm.model", "spm.vocab"])
@@ -331,7 +333,8 @@ def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
         lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
         raise ContextualMTError(
             f"{dest}: fairseq-preprocess failed (exit {proc.returncode}): "
-            + (lines[-1].strip() if lines else "no output")
+            + (lines[-1].strip() if lines else "no output"),
+            code=Code.MODEL,
         )
     return cmd
 
@@ -463,7 +466,9 @@ def prepare_data_steps(options: DataOptions, progress: bool = True) -> Tuple[Dic
     try:
         os.makedirs(plan.out, exist_ok=True)
     except OSError as e:
-        raise ContextualMTError(f"{options.output}: cannot create the output folder ({e.strerror})") from None
+        raise ContextualMTError(
+            f"{options.output}: cannot create the output folder ({e.strerror})", code=Code.CANNOT_WRITE
+        ) from None
     lock = lock_folder(plan.out)
     try:
         return _prepare_locked(plan, progress, created)
@@ -488,7 +493,8 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
                 f"{options.output}: already holds {', '.join(present[:4])}"
                 + (", ..." if len(present) > 4 else "")
                 + " not written by this command; use --overwrite to replace them, "
-                "or another --output"
+                "or another --output",
+                code=Code.CANNOT_WRITE,
             )
     if state is None:
         state = DataState(plan)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Dict, List, Optional, Tuple
 
-from contextual_mt.errors import ContextualMTError
+from commandkit.errors import shown
+from contextual_mt.errors import Code, ContextualMTError
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,9 @@ DEFAULT = "small"
 
 def get_preset(name: str) -> Preset:
     if name not in PRESETS:
-        raise ContextualMTError(f"--preset {name!r}: expected one of {', '.join(PRESETS)}")
+        raise ContextualMTError(
+            f"{shown('--preset')} {name!r}: expected one of {', '.join(PRESETS)}", code=Code.OPTION_VALUE
+        )
     return PRESETS[name]
 
 

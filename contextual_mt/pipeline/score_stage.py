@@ -17,9 +17,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence
 
+from commandkit.errors import shown
+from commandkit.options import option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
@@ -30,26 +32,35 @@ from docalign.links import summary
 
 @dataclass
 class ScoreStageOptions:
-    lang: str
-    root: str = "."
-    systems: Sequence[str] = tuple(SYSTEMS)
-    comet_model: Optional[str] = None
-    comet_batch_size: int = 16
+    lang: str = option(required=True)
+    root: str = option(default=".")
+    systems: Sequence[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    comet_model: Optional[str] = option(help="COMET model name or checkpoint path (unbabel-comet)")
+    comet_batch_size: int = option(default=16)
     doc_comet_context: int = 2  # metrics.DOC_COMET_CONTEXT (a test checks): not imported, it loads numpy
-    hyps: Sequence[str] = ()  # system outputs scored instead of the systems' translations (make: HYPS)
+    # system outputs scored instead of the systems' translations (make: HYPS)
+    hyps: Sequence[str] = option(
+        nargs="+",
+        help="score these system outputs instead of --systems' translations (another system's too, named by "
+        "its file name without .test.xx, as muda eval names it); a document-level output (JSONL or one "
+        "document per line) is aligned to the references, its alignment statistics beside its scores",
+    )
 
     def __post_init__(self) -> None:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
-        self.hyps = tuple(self.hyps)
+            raise ContextualMTError(
+                f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
+            )
+        self.hyps = tuple(self.hyps or ())
         names = [hyp_name(h, self.lang) for h in self.hyps]
         clash = [n for n in names if names.count(n) > 1 or n in ("source", "reference", "docids")]
         if clash:
             raise ContextualMTError(
-                f"--hyps {' '.join(self.hyps)}: two files would be system {clash[0]!r} (a system is named by its "
-                "file name without .test.xx); rename one"
+                f"{shown('--hyps')} {' '.join(self.hyps)}: two files would be system {clash[0]!r} "
+                "(a system is named by its file name without .test.xx); rename one",
+                code=Code.OUTPUT_IS_INPUT,
             )
         check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
         check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
@@ -63,50 +74,56 @@ def score_systems(options: ScoreStageOptions) -> Dict:
     from contextual_mt.metrics import comet_results, load_comet, score
     from contextual_mt.system_outputs import read_hypotheses
 
-    o = options
-    files = test_files(o.layout)
-    hyp_files = {s: o.layout.translation(s) for s in o.systems}
-    if o.hyps:
-        hyp_files = {hyp_name(h, o.lang): h for h in o.hyps}
-    record = read_translations_record(o.layout)
-    own = {os.path.realpath(o.layout.translation(s)): s for s in SYSTEMS}
+    files = test_files(options.layout)
+    hyp_files = {s: options.layout.translation(s) for s in options.systems}
+    if options.hyps:
+        hyp_files = {hyp_name(h, options.lang): h for h in options.hyps}
+    record = read_translations_record(options.layout)
+    own = {os.path.realpath(options.layout.translation(s)): s for s in SYSTEMS}
     for path in hyp_files.values():
         system = own.get(os.path.realpath(path))
         if system is None:  # another system's output: scored as it is
             check_input_file(path, "system output (HYPS)" if under_make() else "system output (--hyps)")
             continue
         if not os.path.isfile(path):
-            raise ContextualMTError(f"{path}: not found; translate first ('make translate LANG={o.lang}')")
+            raise ContextualMTError(
+                f"{path}: not found; translate first ('make translate LANG={options.lang}')", code=Code.NOT_FOUND
+            )
         made = record.get(system, {})
         if made.get("output") != file_sha256(path):
             raise ContextualMTError(
                 f"{path}: not the file `make translate` wrote (edited, or not recorded in "
-                f"{TRANSLATE_RECORD}); translate again ('make translate LANG={o.lang}')"
+                f"{TRANSLATE_RECORD}); translate again ('make translate LANG={options.lang}')",
+                code=Code.MISMATCH,
             )
-        now = system_inputs(o.layout, system, files)
+        now = system_inputs(options.layout, system, files)
         was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
         if was != now:
             changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
             raise ContextualMTError(
                 f"{path}: made from another {changed} than there is now; translate again "
-                f"('make translate LANG={o.lang}')"
+                f"('make translate LANG={options.lang}')",
+                code=Code.MISMATCH,
             )
     inputs = {name: file_sha256(path) for name, path in {**files, **hyp_files}.items()}
-    settings: Dict[str, Any] = {"comet_model": o.comet_model, "inputs": inputs}
-    if o.comet_model:  # only then: scores.json written without COMET stays up to date
-        settings["doc_comet_context"] = o.doc_comet_context
-    done = stage_record("score", o.layout)
-    scores = read_record(o.layout.scores) if done.current(settings) is not None else None
+    settings: Dict[str, Any] = {"comet_model": options.comet_model, "inputs": inputs}
+    if options.comet_model:  # only then: scores.json written without COMET stays up to date
+        settings["doc_comet_context"] = options.doc_comet_context
+    done = stage_record("score", options.layout)
+    scores = read_record(options.layout.scores) if done.current(settings) is not None else None
     if scores is not None:
-        print(f"scores: up to date ({o.layout.scores})", file=sys.stderr)
+        print(f"scores: up to date ({options.layout.scores})", file=sys.stderr)
         return scores
-    with outputs(o.layout.scores, done.path):
+    with outputs(options.layout.scores, done.path):
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
         if len(ids) != len(refs):
-            raise ContextualMTError(f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}")
+            raise ContextualMTError(
+                f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}",
+                code=Code.LINE_COUNT,
+            )
         # every output read and checked (a document-level one aligned to the references), then COMET
-        read = read_hypotheses(list(hyp_files.values()), ids, files["docids"], refs, align_options(o.lang))
-        comet = load_comet(o.comet_model) if o.comet_model else None  # loaded once, before any scoring
+        read = read_hypotheses(list(hyp_files.values()), ids, files["docids"], refs, align_options(options.lang))
+        comet = load_comet(options.comet_model) if options.comet_model else None  # loaded once, before any scoring
         result: Dict = {"systems": {}, "settings": settings}
         for (system, path), h in zip(hyp_files.items(), read, strict=True):
             hyps = h.lines
@@ -114,7 +131,14 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             if comet is not None:
                 r.update(
                     comet_results(
-                        comet, srcs, hyps, refs, ids, o.comet_model or "", o.comet_batch_size, o.doc_comet_context
+                        comet,
+                        srcs,
+                        hyps,
+                        refs,
+                        ids,
+                        options.comet_model or "",
+                        options.comet_batch_size,
+                        options.doc_comet_context,
                     )
                 )
                 for metric in ("comet", "doc_comet"):
@@ -123,8 +147,8 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             if h.alignment is not None:  # a document-level output, scored through its alignment
                 r["alignment"] = h.alignment.statistics
             result["systems"][system] = r
-        atomic_write_text(o.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-        done.save(settings, [o.layout.scores], transactional=True)
+        atomic_write_text(options.layout.scores, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        done.save(settings, [options.layout.scores], transactional=True)
     return result
 
 

@@ -25,7 +25,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
 from contextual_mt.stage_record import StageRecord, record_finished
 
@@ -68,6 +68,24 @@ class MakeTarget:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Command:
+    """``contextual-mt pipeline NAME``: its parser generated from the options class ``options``
+    (``module:Class``, imported when the parser is built; its fields are declared with
+    ``commandkit.options.option``), run by ``contextual_mt.cli.pipeline.run.NAME`` (a function of
+    the options object). ``listed``: its place in ``pipeline --help``; ``demo_first``: on the demo
+    pair, the demo's output the stage reads (``checkpoint``, ``translation``), which the demo makes
+    first when it is missing; ``defaults``: what the command line's runner reads (the stages write
+    their own outputs: no transaction around them)."""
+
+    name: str
+    options: str
+    help: str
+    listed: int
+    demo_first: str = ""
+    defaults: Tuple[Tuple[str, object], ...] = (("transaction", False),)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Stage:
     name: str  # the job's name
     needs: Tuple[str, ...] = ()  # the jobs whose outputs it reads
@@ -88,6 +106,7 @@ class Stage:
     sharded: bool = False  # a job array, one task per shard
     requeue: bool = False  # a long job that requeues itself near its time limit (train)
     about: str = ""  # what it makes (a stage run by hand)
+    command: Optional[Command] = None  # its `contextual-mt pipeline` subcommand (None: another stage's)
 
     @property
     def chain(self) -> bool:
@@ -142,6 +161,12 @@ STAGES: Tuple[Stage, ...] = (
         script="data.sbatch",
         group="data",
         make_vars=("TED", "IWSLT", "TEXT", "SPM_VOCAB"),
+        command=Command(
+            name="data",
+            options="contextual_mt.pipeline.data_plan:DataOptions",
+            help="prepare one language pair: text splits, a joint sentencepiece model, fairseq-binarized data",
+            listed=1,
+        ),
     ),
     Stage(
         name="train",
@@ -176,6 +201,12 @@ STAGES: Tuple[Stage, ...] = (
         make_vars=("PRESET", "MODEL", "GPUS"),
         per_model=True,
         requeue=True,
+        command=Command(
+            name="train",
+            options="contextual_mt.pipeline.train:TrainOptions",
+            help="train the study's sentence-level and context models of a language pair",
+            listed=2,
+        ),
     ),
     Stage(
         name="translate",
@@ -198,6 +229,12 @@ STAGES: Tuple[Stage, ...] = (
         target="translate",
         script="translate.sbatch",
         group="translate",
+        command=Command(
+            name="translate",
+            options="contextual_mt.pipeline.translate_stage:TranslateStageOptions",
+            help="translate the test set with the sentence, context and context-gold systems",
+            listed=3,
+        ),
     ),
     Stage(
         name="score",
@@ -219,6 +256,12 @@ STAGES: Tuple[Stage, ...] = (
         target="score",
         script="score.sbatch",
         group="score",
+        command=Command(
+            name="score",
+            options="contextual_mt.pipeline.score_stage:ScoreStageOptions",
+            help="BLEU, chrF, d-BLEU (and COMET) of every system into results/xx/scores.json",
+            listed=4,
+        ),
     ),
     Stage(
         name="pcxmi",
@@ -241,6 +284,13 @@ STAGES: Tuple[Stage, ...] = (
         group="pcxmi",
         make_vars=("SHARDS",),
         sharded=True,
+        command=Command(
+            name="pcxmi",
+            options="contextual_mt.pipeline.pcxmi:PcxmiStageOptions",
+            help="P-CXMI of the test references with the context model, and its report",
+            listed=5,
+            demo_first="checkpoint",
+        ),
     ),
     Stage(
         name="pcxmi-merge",
@@ -299,6 +349,13 @@ STAGES: Tuple[Stage, ...] = (
         target="muda-eval",
         script="muda.sbatch",
         group="muda",
+        command=Command(
+            name="muda-eval",
+            options="contextual_mt.pipeline.muda_eval:MudaEvalOptions",
+            help="MuDA evaluation of the translations (the reference tagged once)",
+            listed=10,
+            demo_first="translation",
+        ),
     ),
     Stage(
         name="cues",
@@ -324,6 +381,16 @@ STAGES: Tuple[Stage, ...] = (
         target="cues",
         script="cues.sbatch",
         group="cues",
+        command=Command(
+            name="cues",
+            options="contextual_mt.pipeline.cues_stage:CuesStageOptions",
+            help=(
+                "does the model follow the cue? the counterfactual suite of the test split, scored by the "
+                "sentence and context models, and its measures (results/xx/cues/)"
+            ),
+            listed=8,
+            demo_first="checkpoint",
+        ),
     ),
 )
 # the stages run by hand (make STAGE), or by `make table` over several pairs
@@ -347,6 +414,12 @@ BY_HAND: Tuple[Stage, ...] = (
             ),
         ),
         about="the P-CXMI report (part of pcxmi and pcxmi-merge)",
+        command=Command(
+            name="report",
+            options="contextual_mt.pipeline.pcxmi:ReportStageOptions",
+            help="the P-CXMI report (tables, plot, viewer) of results/xx/pcxmi.jsonl",
+            listed=6,
+        ),
     ),
     Stage(
         name="testset",
@@ -372,6 +445,15 @@ BY_HAND: Tuple[Stage, ...] = (
             ),
         ),
         about="contrastive test suites of the test split from MuDA tags",
+        command=Command(
+            name="testset",
+            options="contextual_mt.pipeline.testset_stage:TestsetStageOptions",
+            help=(
+                "contrastive test suites of the test split from the reference's MuDA tags (results/xx/testset/); "
+                "with --suite, an imported suite through the pair's models (results/xx/suites/NAME/)"
+            ),
+            listed=9,
+        ),
     ),
     Stage(
         name="attribute",
@@ -398,6 +480,16 @@ BY_HAND: Tuple[Stage, ...] = (
             ),
         ),
         about="context attribution of the test references (CTI + CCI)",
+        command=Command(
+            name="attribute",
+            options="contextual_mt.pipeline.attribute_stage:AttributeStageOptions",
+            help=(
+                "context attribution (CTI + CCI) of the test references with the context model: "
+                "results/xx/attribution.jsonl"
+            ),
+            listed=7,
+            demo_first="checkpoint",
+        ),
     ),
     Stage(
         name="contrastive",
@@ -421,6 +513,12 @@ BY_HAND: Tuple[Stage, ...] = (
             ),
         ),
         about="accuracy on contrastive test sets (SETS=...)",
+        command=Command(
+            name="contrastive",
+            options="contextual_mt.pipeline.contrastive_stage:ContrastiveStageOptions",
+            help="accuracy of the sentence and context models on contrastive test sets",
+            listed=11,
+        ),
     ),
     Stage(
         name="table",
@@ -445,6 +543,16 @@ BY_HAND: Tuple[Stage, ...] = (
             ),
         ),
         about="the table over LANGS",
+        command=Command(
+            name="table",
+            options="contextual_mt.pipeline.results_table.options:TableOptions",
+            help=(
+                "the cross-language results table (BLEU, COMET, word f-measure per MuDA tag; significance against "
+                "the sentence-level system)"
+            ),
+            listed=12,
+            defaults=(("output_dir_args", ("output_dir",)),),
+        ),
     ),
 )
 EVERY: Tuple[Stage, ...] = STAGES + BY_HAND
@@ -492,7 +600,9 @@ def stage(name: str) -> Stage:
     for s in EVERY:
         if s.name == name:
             return s
-    raise ContextualMTError(f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}")
+    raise ContextualMTError(
+        f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}", code=Code.OPTION_VALUE
+    )
 
 
 @dataclass
@@ -534,7 +644,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
     check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
     if os.path.exists(root) and not os.path.isdir(root):
-        raise ContextualMTError(f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/")
+        raise ContextualMTError(
+            f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/", code=Code.OPTION_VALUE
+        )
     paths = _paths(PairLayout(lang, root))
     out = []
     for s in EVERY if every else STAGES:

@@ -40,19 +40,19 @@ from contextual_mt.pipeline.results_table.suites import gather_suites, suite_sum
 from contextual_mt.stage_record import StageRecord, file_hashes, project_version
 
 
-def table_fingerprint(o: TableOptions) -> Dict:
+def table_fingerprint(table: TableOptions) -> Dict:
     """What the table is made from: every language's results files, by content, and the options."""
     files = {
         f"{lang} {kind}": path
-        for lang in o.langs
-        for kind, path in (("scores", o.scores_path(lang)), ("eval", o.eval_path(lang)))
+        for lang in table.langs
+        for kind, path in (("scores", table.scores_path(lang)), ("eval", table.eval_path(lang)))
     }
-    for lang in o.langs:  # the imported suites run for the pair (make testset SUITE=...)
-        files.update(suite_summary_files(o, lang))
+    for lang in table.langs:  # the imported suites run for the pair (make testset SUITE=...)
+        files.update(suite_summary_files(table, lang))
     return {
         "inputs": file_hashes({k: p if os.path.isfile(p) else None for k, p in files.items()}),
-        "langs": list(o.langs),
-        "alpha": o.alpha,
+        "langs": list(table.langs),
+        "alpha": table.alpha,
         "version": project_version(),
     }
 
@@ -61,15 +61,14 @@ def build_table(options: TableOptions) -> Dict:
     """Read every language's results and write table.md, table.csv, table.json and table.png
     into ``options.output_dir`` (checked writable before anything is read; all four files, or
     none on any error). Returns what table.json holds."""
-    o = options
-    record = StageRecord(os.path.join(o.table_dir, ".stage", "table.json"), "table")
-    fp = table_fingerprint(o)
+    record = StageRecord(os.path.join(options.table_dir, ".stage", "table.json"), "table")
+    fp = table_fingerprint(options)
     if record.current(fp):
         print(f"table: up to date ({record.path})", file=sys.stderr)
-        with open(o.output_path("table.json"), encoding="utf-8") as f:
+        with open(options.output_path("table.json"), encoding="utf-8") as f:
             return json.load(f)
-    with outputs(*(o.output_path(name) for name in OUTPUT_FILES), record.path, directories=[o.output_dir]):
-        languages = [read_language(o, lang) for lang in o.langs]
+    with outputs(*(options.output_path(name) for name in OUTPUT_FILES), record.path, directories=[options.output_dir]):
+        languages = [read_language(options, lang) for lang in options.langs]
         for lr in languages:
             if not lr.muda:  # built anyway, but said where it is seen: on stderr
                 print(
@@ -77,13 +76,13 @@ def build_table(options: TableOptions) -> Dict:
                     "are marked missing",
                     file=sys.stderr,
                 )
-        table = gather(o, languages)
-        table["suites"] = gather_suites(o)
-        atomic_write_text(o.output_path("table.md"), format_markdown(table))
-        atomic_write_text(o.output_path("table.csv"), format_csv(table))
-        atomic_write_text(o.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")
-        plot_table(o.output_path("table.png"), table)
-        record.save(fp, [o.output_path(name) for name in OUTPUT_FILES], transactional=True)
+        table = gather(options, languages)
+        table["suites"] = gather_suites(options)
+        atomic_write_text(options.output_path("table.md"), format_markdown(table))
+        atomic_write_text(options.output_path("table.csv"), format_csv(table))
+        atomic_write_text(options.output_path("table.json"), json.dumps(table, indent=2, ensure_ascii=False) + "\n")
+        plot_table(options.output_path("table.png"), table)
+        record.save(fp, [options.output_path(name) for name in OUTPUT_FILES], transactional=True)
         return table
 
 

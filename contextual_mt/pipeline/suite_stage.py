@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import DEMO, DEMO_LANG, DEMO_ROOT, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import given
@@ -58,21 +58,28 @@ class SuiteStageOptions:
         demo = self.lang is None or self.lang == DEMO
         self.layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(str(self.lang), self.root)
         if not isinstance(self.suite, str) or not self.suite:
-            raise ContextualMTError(f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote")
+            raise ContextualMTError(
+                f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote", code=Code.OPTION_MISSING
+            )
         self.name = os.path.basename(os.path.normpath(self.suite))
         if not _NAME.match(self.name):
-            raise ContextualMTError(f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results")
+            raise ContextualMTError(
+                f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results",
+                code=Code.OPTION_VALUE,
+            )
         flag = given("--suite", self.suite)
         self.summary = read_suite(self.suite, flag)
         if self.summary["source_language"] != SOURCE_LANG:
             raise ContextualMTError(
                 f"{flag}: a suite of {self.summary['source_language']}-{self.summary['language']}; "
-                f"the study translates from {SOURCE_LANG}"
+                f"the study translates from {SOURCE_LANG}",
+                code=Code.MISMATCH,
             )
         if self.summary["language"] != self.layout.lang.split("-")[0]:
             raise ContextualMTError(
                 f"{flag}: a suite of {SOURCE_LANG}-{self.summary['language']}, not of the pair "
-                f"{SOURCE_LANG}-{self.layout.lang} (LANG)"
+                f"{SOURCE_LANG}-{self.layout.lang} (LANG)",
+                code=Code.MISMATCH,
             )
 
     @property
@@ -99,125 +106,131 @@ class SuiteStageOptions:
         return [self.output(n) for n in [*names, SUMMARY]]
 
 
-def record_of(o: SuiteStageOptions) -> StageRecord:
-    return StageRecord(os.path.join(o.layout.results, ".stage", f"suite-{o.name}.json"), "suite")
+def record_of(suite: SuiteStageOptions) -> StageRecord:
+    return StageRecord(os.path.join(suite.layout.results, ".stage", f"suite-{suite.name}.json"), "suite")
 
 
-def suite_fingerprint(o: SuiteStageOptions, dtype: str) -> Dict[str, Any]:
+def suite_fingerprint(suite: SuiteStageOptions, dtype: str) -> Dict[str, Any]:
     """The suite's files (as its import recorded them, checked by read_suite), each system's
     checkpoint, sentencepiece model and decoding (make translate's fingerprint, on the suite's
     documents), the bootstrap and the project's version."""
     from contextual_mt.pipeline.translate_stage import system_fingerprint
 
-    t = _translate_options(o)
+    t = _translate_options(suite)
     files = {
-        "source": o.file(f"source.{SOURCE_LANG}"),
-        "docids": o.file("docids"),
-        "reference": o.file(f"examples.{o.summary['language']}"),  # not read: no gold target context
+        "source": suite.file(f"source.{SOURCE_LANG}"),
+        "docids": suite.file("docids"),
+        "reference": suite.file(f"examples.{suite.summary['language']}"),  # not read: no gold target context
     }
     return {
-        "suite": o.summary["files"],
+        "suite": suite.summary["files"],
         "systems": {s: system_fingerprint(t, s, files, dtype, model_decoding(t, s)) for s in SUITE_SYSTEMS},
-        "bootstrap": o.bootstrap,
+        "bootstrap": suite.bootstrap,
         "version": project_version(),
     }
 
 
-def run_suite_stage(o: SuiteStageOptions) -> Dict[str, Any]:
+def run_suite_stage(suite: SuiteStageOptions) -> Dict[str, Any]:
     """Translate, evaluate and rank the suite with the pair's models (nothing when its record is
     current); returns what ``summary.json`` holds."""
     from contextual_mt.inference.precision import resolve_dtype
 
-    require_data(o.layout)
-    dtype = resolve_dtype(o.dtype, o.cpu)
-    fp = suite_fingerprint(o, dtype)  # every checkpoint checked before anything is loaded
-    record = record_of(o)
+    require_data(suite.layout)
+    dtype = resolve_dtype(suite.dtype, suite.cpu)
+    fp = suite_fingerprint(suite, dtype)  # every checkpoint checked before anything is loaded
+    record = record_of(suite)
     if record.current(fp):
-        print(f"{o.name}: up to date ({record.path})", file=sys.stderr)
-        with open(o.output(SUMMARY), encoding="utf-8") as f:
+        print(f"{suite.name}: up to date ({record.path})", file=sys.stderr)
+        with open(suite.output(SUMMARY), encoding="utf-8") as f:
             return json.load(f)
-    with outputs(*o.output_paths(), record.path, directories=[o.folder]):
-        _translate(o, dtype)
-        evaluation = _evaluate(o)
-        ranked = _rank(o, dtype) if o.contrastive else {}
-        summary = _summary(o, evaluation, ranked)
-        atomic_write_text(o.output(SUMMARY), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-        record.save(fp, o.output_paths(), transactional=True)
+    with outputs(*suite.output_paths(), record.path, directories=[suite.folder]):
+        _translate(suite, dtype)
+        evaluation = _evaluate(suite)
+        ranked = _rank(suite, dtype) if suite.contrastive else {}
+        summary = _summary(suite, evaluation, ranked)
+        atomic_write_text(suite.output(SUMMARY), json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        record.save(fp, suite.output_paths(), transactional=True)
     return summary
 
 
-def _translate_options(o: SuiteStageOptions) -> TranslateStageOptions:
-    return TranslateStageOptions(o.layout.lang, o.layout.root, SUITE_SYSTEMS, o.decoding, o.cpu, o.dtype)
+def _translate_options(suite: SuiteStageOptions) -> TranslateStageOptions:
+    return TranslateStageOptions(
+        suite.layout.lang, suite.layout.root, SUITE_SYSTEMS, suite.decoding, suite.cpu, suite.dtype
+    )
 
 
-def _translate(o: SuiteStageOptions, dtype: str) -> None:
+def _translate(suite: SuiteStageOptions, dtype: str) -> None:
     from commandkit.documents import check_line_count, read_docids
     from commandkit.text import read_lines
     from contextual_mt.backends.fairseq.model import DocumentModel, FairseqModelOptions
     from contextual_mt.backends.fairseq.translator import DocumentTranslator
 
-    source, docids = o.file(f"source.{SOURCE_LANG}"), o.file("docids")
+    source, docids = suite.file(f"source.{SOURCE_LANG}"), suite.file("docids")
     sources, ids = read_lines(source), read_docids(docids)
     check_line_count(ids, docids, len(sources), source)
     for system in SUITE_SYSTEMS:
         model = DocumentModel.load(
-            FairseqModelOptions(o.layout.checkpoint(system), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+            FairseqModelOptions(suite.layout.checkpoint(system), spm=suite.layout.spm, cpu=suite.cpu, dtype=dtype)
         )
-        print(f"{o.name}: translating {len(sources)} sentences with the {system} model in {dtype}", file=sys.stderr)
+        print(f"{suite.name}: translating {len(sources)} sentences with the {system} model in {dtype}", file=sys.stderr)
         # make translate's decoding of that model: the preset's output-length bound included
-        decoding = model_decoding(_translate_options(o), system)
+        decoding = model_decoding(_translate_options(suite), system)
         hyps = DocumentTranslator(model, options=decoding).translate(
-            sources, ids, None, progress=o.progress, source_name=source
+            sources, ids, None, progress=suite.progress, source_name=source
         )
-        atomic_write_lines(o.translation(system), hyps)
+        atomic_write_lines(suite.translation(system), hyps)
 
 
-def _evaluate(o: SuiteStageOptions) -> Dict[str, Any]:
+def _evaluate(suite: SuiteStageOptions) -> Dict[str, Any]:
     from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset, format_testset_table
 
     result = evaluate_testset(
         EvaluateOptions(
-            o.file("manifest.jsonl"),
-            tuple(o.translation(s) for s in SUITE_SYSTEMS),
-            docids=o.file("docids"),
-            output=o.output("evaluation.json"),
-            bootstrap=o.bootstrap,
+            suite.file("manifest.jsonl"),
+            tuple(suite.translation(s) for s in SUITE_SYSTEMS),
+            docids=suite.file("docids"),
+            output=suite.output("evaluation.json"),
+            bootstrap=suite.bootstrap,
         )
     )
     table = format_testset_table(result)
-    atomic_write_text(o.output("evaluation.txt"), table + "\n")
-    print(f"{o.name}: generative evaluation (ctxpro's rule)\n{table}")
+    atomic_write_text(suite.output("evaluation.txt"), table + "\n")
+    print(f"{suite.name}: generative evaluation (ctxpro's rule)\n{table}")
     return result
 
 
-def _rank(o: SuiteStageOptions, dtype: str) -> Dict[str, Dict]:
+def _rank(suite: SuiteStageOptions, dtype: str) -> Dict[str, Dict]:
     """Each system's contrastive summary on the suite's variants (``contrastive --format voita``)."""
     from contextual_mt.backends.fairseq.model import FairseqModelOptions
     from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
 
     ranked = {}
     for system in SUITE_SYSTEMS:
-        stem = o.output(f"voita.{system}")
+        stem = suite.output(f"voita.{system}")
         ranked[system] = run_contrastive(
             ContrastiveOptions(
                 FairseqModelOptions(
-                    o.layout.checkpoint(system), spm=o.layout.spm, data=o.layout.bin, cpu=o.cpu, dtype=dtype
+                    suite.layout.checkpoint(system),
+                    spm=suite.layout.spm,
+                    data=suite.layout.bin,
+                    cpu=suite.cpu,
+                    dtype=dtype,
                 ),
                 "voita",
-                o.file("voita.json"),
+                suite.file("voita.json"),
                 stem + ".scores",
                 stem + ".json",
                 detokenize="no",  # ctxpro's text is not tokenized
-                progress=o.progress,
+                progress=suite.progress,
             )
         )
     return ranked
 
 
-def _summary(o: SuiteStageOptions, evaluation: Dict, ranked: Dict[str, Dict]) -> Dict[str, Any]:
+def _summary(suite: SuiteStageOptions, evaluation: Dict, ranked: Dict[str, Dict]) -> Dict[str, Any]:
     """What ``make table`` shows of the suite: per system and phenomenon, % correct with its
     interval, the context model against the sentence model (paired bootstrap), contrastive accuracy."""
-    names = {os.path.basename(o.translation(s)): s for s in SUITE_SYSTEMS}
+    names = {os.path.basename(suite.translation(s)): s for s in SUITE_SYSTEMS}
     systems: Dict[str, Any] = {}
     for name, r in evaluation["systems"].items():
         systems[names[name]] = {
@@ -234,14 +247,14 @@ def _summary(o: SuiteStageOptions, evaluation: Dict, ranked: Dict[str, Dict]) ->
         for c in evaluation["comparisons"]
     }
     return {
-        "suite": o.name,
-        "folder": o.suite,
-        "format": o.summary["format"],
-        "category": o.summary["category"],
-        "language": o.summary["language"],
-        "pair": o.layout.lang,
-        "examples": o.summary["examples"],
-        "contrastive_groups": o.summary["contrastive_groups"],
+        "suite": suite.name,
+        "folder": suite.suite,
+        "format": suite.summary["format"],
+        "category": suite.summary["category"],
+        "language": suite.summary["language"],
+        "pair": suite.layout.lang,
+        "examples": suite.summary["examples"],
+        "contrastive_groups": suite.summary["contrastive_groups"],
         "bootstrap": evaluation["bootstrap"],
         "confidence": evaluation["confidence"],
         "systems": systems,
@@ -271,8 +284,10 @@ def _read_summary(path: str) -> Dict[str, Any]:
         with open(path, encoding="utf-8") as f:
             summary = json.load(f)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again", code=Code.FORMAT
+        ) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("systems"), dict) or "suite" not in summary:
-        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again")
+        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again", code=Code.FORMAT)
     summary["path"] = path
     return summary

@@ -11,7 +11,7 @@ import os
 from typing import Dict, Tuple
 
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import Code, ContextualMTError
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout
 
 TRANSLATE_RECORD = "translate.json"
@@ -33,7 +33,8 @@ def read_translations_record(layout: PairLayout) -> Dict[str, Dict]:
         ):
             raise ContextualMTError(
                 f"{path}: not a state file this project writes (system {system!r} is not "
-                '{"fingerprint": {...}, "output": sha256}); delete it to translate again'
+                '{"fingerprint": {...}, "output": sha256}); delete it to translate again',
+                code=Code.FORMAT,
             )
     return record
 
@@ -46,7 +47,9 @@ def test_files(layout: PairLayout) -> Dict[str, str]:
     }
     for path in files.values():
         if not os.path.isfile(path):
-            raise ContextualMTError(f"{path}: not found; prepare the data first ('make data LANG={layout.lang} ...')")
+            raise ContextualMTError(
+                f"{path}: not found; prepare the data first ('make data LANG={layout.lang} ...')", code=Code.NOT_FOUND
+            )
     return files
 
 
@@ -59,18 +62,21 @@ def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     done = done_record(layout, model).read()
     if not os.path.isfile(path) or done is None or "checkpoint_sha256" not in done:  # none, or under way
         raise ContextualMTError(
-            f"{path}: no finished training; train it first ('make train LANG={layout.lang} MODEL={model}')"
+            f"{path}: no finished training; train it first ('make train LANG={layout.lang} MODEL={model}')",
+            code=Code.NOT_FOUND,
         )
     if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):
         raise ContextualMTError(
             f"{path}: trained on other data than {layout.bin} holds now; train it again "
-            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')"
+            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')",
+            code=Code.MISMATCH,
         )
     sha = file_sha256(path)
     if done.get("checkpoint_sha256") != sha:
         raise ContextualMTError(
             f"{path}: changed since its training finished; train it again "
-            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')"
+            f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')",
+            code=Code.MISMATCH,
         )
     return path, sha
 

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import asdict, dataclass, field, replace
-from typing import Dict, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Dict, Optional, Sequence
 
 from commandkit.documents import check_line_count
+from commandkit.options import group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import file_sha256
-from contextual_mt.errors import ContextualMTError
-from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.inference.decoding import DECODING_HELP, DecodingOptions
+from contextual_mt.inference.model_args import max_tokens_option, progress_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
+from contextual_mt.pipeline.stage_options import dtype_option, root_option
 from contextual_mt.pipeline.stages import record as stage_record
 from contextual_mt.pipeline.systems import TRANSLATE_RECORD, read_translations_record, system_inputs, test_files
 from contextual_mt.stage_record import write_record
@@ -31,14 +34,33 @@ def study_decoding() -> DecodingOptions:
 
 
 @dataclass
+class StudyDecodingArgs:
+    """The decoding options ``pipeline translate`` shows: its ``DecodingOptions`` (the others at
+    their defaults; ``--decoding`` given: its mode)."""
+
+    beam: int = option(default=DecodingOptions.beam)
+    lenpen: float = option(default=DecodingOptions.lenpen)
+    batch_size: int = option(default=STUDY_BATCH_SIZE)
+    max_tokens: Optional[int] = max_tokens_option()
+    decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")
+
+    def options(self) -> DecodingOptions:
+        made = DecodingOptions(
+            beam=self.beam, lenpen=self.lenpen, batch_size=self.batch_size, max_tokens=self.max_tokens
+        )
+        return made if self.decoding is None else replace(made, decoding=self.decoding)
+
+
+@dataclass
 class TranslateStageOptions:
-    lang: str
-    root: str = "."
-    systems: Sequence[str] = tuple(SYSTEMS)
-    decoding: DecodingOptions = field(default_factory=study_decoding)  # checked when made
-    cpu: bool = False
-    dtype: str = "auto"  # of the models (inference.precision): auto is float16 on a recent GPU
-    progress: bool = True
+    lang: str = option(required=True)
+    root: str = root_option()
+    systems: Sequence[str] = option(nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    # checked when made
+    decoding: DecodingOptions = group(StudyDecodingArgs, make=StudyDecodingArgs.options)
+    cpu: bool = option(action="store_true", default=False)
+    dtype: str = dtype_option()  # of the models (inference.precision): auto is float16 on a recent GPU
+    progress: bool = progress_option()
 
     def __post_init__(self) -> None:
         from contextual_mt.inference.precision import check_dtype
@@ -47,31 +69,33 @@ class TranslateStageOptions:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}")
+            raise ContextualMTError(
+                f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
+            )
 
 
-def model_decoding(o: TranslateStageOptions, model: str) -> DecodingOptions:
+def model_decoding(translate: TranslateStageOptions, model: str) -> DecodingOptions:
     """The decoding options of ``model``'s systems: the stage's, with the output-length bound of
     the preset it was trained with (``Preset.max_len``) where the stage keeps the decoder's default."""
     from contextual_mt.pipeline.train import done_record
 
     default = DecodingOptions()
     # as the train record says (a model trained before presets had a bound: the decoder's default)
-    bound = (done_record(o.layout, model).read() or {}).get("max_len")
+    bound = (done_record(translate.layout, model).read() or {}).get("max_len")
     if not (isinstance(bound, (list, tuple)) and len(bound) == 2):
-        return o.decoding
-    if (o.decoding.max_len_a, o.decoding.max_len_b) != (default.max_len_a, default.max_len_b):
-        return o.decoding  # asked for
-    return replace(o.decoding, max_len_a=float(bound[0]), max_len_b=int(bound[1]))
+        return translate.decoding
+    if (translate.decoding.max_len_a, translate.decoding.max_len_b) != (default.max_len_a, default.max_len_b):
+        return translate.decoding  # asked for
+    return replace(translate.decoding, max_len_a=float(bound[0]), max_len_b=int(bound[1]))
 
 
 def system_fingerprint(
-    o: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str, decoding: DecodingOptions
+    translate: TranslateStageOptions, system: str, files: Dict[str, str], dtype: str, decoding: DecodingOptions
 ) -> Dict:
     """``dtype``: the one the model runs in (``auto`` decided), with the decoding options: a
     float16 translation is not the float32 one (``score`` compares the rest with the inputs)."""
     return {
-        **system_inputs(o.layout, system, files),
+        **system_inputs(translate.layout, system, files),
         # what does not change the output (how it is computed) is left out
         "decoding": {
             **{
@@ -93,18 +117,17 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     from contextual_mt.inference.model_health import warn_if_degenerate
     from contextual_mt.inference.precision import resolve_dtype
 
-    o = options
-    require_data(o.layout)
-    files = test_files(o.layout)
-    done = stage_record("translate", o.layout)
-    record_path = os.path.join(o.layout.results, TRANSLATE_RECORD)  # per system: how it was made
-    record = read_translations_record(o.layout)
+    require_data(options.layout)
+    files = test_files(options.layout)
+    done = stage_record("translate", options.layout)
+    record_path = os.path.join(options.layout.results, TRANSLATE_RECORD)  # per system: how it was made
+    record = read_translations_record(options.layout)
     todo = {}
-    dtype = resolve_dtype(o.dtype, o.cpu)
-    decodings = {m: model_decoding(o, m) for m in {SYSTEMS[s][0] for s in o.systems}}
-    for system in o.systems:  # every model checked (system_fingerprint) before any decoding
-        fp = system_fingerprint(o, system, files, dtype, decodings[SYSTEMS[system][0]])
-        out = o.layout.translation(system)
+    dtype = resolve_dtype(options.dtype, options.cpu)
+    decodings = {m: model_decoding(options, m) for m in {SYSTEMS[s][0] for s in options.systems}}
+    for system in options.systems:  # every model checked (system_fingerprint) before any decoding
+        fp = system_fingerprint(options, system, files, dtype, decodings[SYSTEMS[system][0]])
+        out = options.layout.translation(system)
         if (
             record.get(system, {}).get("fingerprint") == fp
             and os.path.exists(out)
@@ -114,14 +137,17 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
         else:
             todo[system] = fp
     if not todo:
-        return {s: o.layout.translation(s) for s in o.systems}
+        return {s: options.layout.translation(s) for s in options.systems}
     sources, ids = read_lines(files["source"]), read_docids(files["docids"])
     refs = read_lines(files["reference"])
     check_line_count(ids, files["docids"], len(sources), files["source"])
     if len(refs) != len(sources):
-        raise ContextualMTError(f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}")
+        raise ContextualMTError(
+            f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}",
+            code=Code.LINE_COUNT,
+        )
     loaded: Dict[str, DocumentTranslator] = {}
-    with outputs(*[o.layout.translation(s) for s in todo], record_path, done.path):
+    with outputs(*[options.layout.translation(s) for s in todo], record_path, done.path):
         pass  # every output writable, checked before anything is translated
     done.forget()  # the stage is under way until every system is in place again
     for system, fp in todo.items():
@@ -129,7 +155,9 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
         if model not in loaded:  # context and context-gold share one loaded model
             loaded[model] = DocumentTranslator(
                 DocumentModel.load(
-                    FairseqModelOptions(o.layout.checkpoint(model), spm=o.layout.spm, cpu=o.cpu, dtype=dtype)
+                    FairseqModelOptions(
+                        options.layout.checkpoint(model), spm=options.layout.spm, cpu=options.cpu, dtype=dtype
+                    )
                 ),
                 options=decodings[model],
             )
@@ -139,18 +167,18 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
             file=sys.stderr,
         )
         hyps = loaded[model].translate(
-            sources, ids, refs if context == "gold" else None, progress=o.progress, source_name=files["source"]
+            sources, ids, refs if context == "gold" else None, progress=options.progress, source_name=files["source"]
         )
         # each system is kept as soon as it is translated (its file and its line of translate.json, in
         # one transaction): an interrupted run loses only the system under way, and a rerun
         # translates what is missing or made from something else (the fingerprint)
-        with outputs(o.layout.translation(system), record_path):
-            atomic_write_lines(o.layout.translation(system), hyps)
-            warn_if_degenerate(o.layout.translation(system), hyps, sources)
+        with outputs(options.layout.translation(system), record_path):
+            atomic_write_lines(options.layout.translation(system), hyps)
+            warn_if_degenerate(options.layout.translation(system), hyps, sources)
             # file_sha256 reads the staged file: what will appear when the transaction commits
             record[system] = {
                 "fingerprint": fp,
-                "output": file_sha256(o.layout.translation(system)),
+                "output": file_sha256(options.layout.translation(system)),
                 "decoding": hyps.record,
             }
             write_record(record_path, record, transactional=True)
@@ -163,8 +191,8 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     done.save(
         {s: r.get("fingerprint") for s, r in record.items()},
         {
-            **{o.layout.translation(s): r.get("output") for s, r in record.items()},
+            **{options.layout.translation(s): r.get("output") for s, r in record.items()},
             record_path: file_sha256(record_path),
         },
     )
-    return {s: o.layout.translation(s) for s in o.systems}
+    return {s: options.layout.translation(s) for s in options.systems}

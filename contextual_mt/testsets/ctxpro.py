@@ -39,13 +39,15 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from commandkit.options import option
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
-from contextual_mt.errors import ContextualMTError, check_option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 from contextual_mt.testsets.build import SEPARATOR
 from contextual_mt.testsets.suite_files import FILES_KEY, check_unchanged, hashes
 
 FORMAT = "ctxpro"
+IMPORT_FORMATS = (FORMAT,)  # the published suites `testset import` reads
 EOS = "<eos>"
 # ctxpro's categories and the phenomenon each tests, in the names of the project's suites
 CATEGORIES = {
@@ -73,39 +75,66 @@ REQUIRED = ("src segment", "ref segment", "expected", "rule", "document id", "se
 
 @dataclass(frozen=True)
 class ImportOptions:
-    """The inputs of ``import_ctxpro`` (the options of ``contextual-mt testset import``)."""
+    """The inputs of ``import_ctxpro`` (the options of ``contextual-mt testset import``); give
+    them as keywords (``format``, the command line's first option, may be left out)."""
 
-    evalset: str  # ctxpro's JSON evaluation set
-    inputs: str  # its inputs: one line per example, context and sentence joined by <eos>
-    output_dir: str
-    lang: Optional[str] = None  # target language (default: from the file name)
-    source_lang: Optional[str] = None  # default: from the file name, else en
-    category: Optional[str] = None  # gender, formality, ... (default: from the file name)
-    context_size: Optional[int] = None  # context sentences kept per example (default: all of them)
+    # the suite's format: ctxpro's, the one there is (None: it)
+    format: Optional[str] = option(
+        choices=IMPORT_FORMATS, required=True, help="the suite's format: ctxpro (Wicks and Post, 2023)"
+    )
+    evalset: str = option(  # ctxpro's JSON evaluation set
+        required=True,
+        metavar="JSON",
+        help="ctxpro's evaluation set (e.g. release/evalsets/formality.opensubtitles.en-fr.dev.json)",
+    )
+    inputs: str = option(  # its inputs: one line per example, context and sentence joined by <eos>
+        required=True,
+        help="its inputs: one line per example, the context sentences and the sentence joined by <eos> "
+        "(ctxpro's release/inputs/ file of the same name)",
+    )
+    output_dir: str = option(
+        required=True,
+        help="folder for source.SRC and docids (one document per example, for translate), examples.SRC/TGT, "
+        "manifest.jsonl (testset evaluate), voita.json (contrastive) and summary.json",
+    )
+    lang: Optional[str] = option(help="target language (default: from the file name, e.g. en-fr: fr)")
+    source_lang: Optional[str] = option(help="source language (default: from the file name, else en)")
+    category: Optional[str] = option(help="ctxpro's category: gender, formality, ... (default: from the file name)")
+    context_size: Optional[int] = option(  # None: all of them
+        help="context sentences kept before each example's sentence (default: all of ctxpro's, up to 10)"
+    )
 
     def __post_init__(self) -> None:
+        if self.format not in (None, *IMPORT_FORMATS):
+            raise ContextualMTError(
+                f"--format: one of {', '.join(IMPORT_FORMATS)} (got {self.format!r})", code=Code.OPTION_VALUE
+            )
         for flag, path in (("--evalset", self.evalset), ("--inputs", self.inputs), ("--output-dir", self.output_dir)):
             if not isinstance(path, str) or not path:
-                raise ContextualMTError(f"{flag}: a path is required (got {path!r})")
+                raise ContextualMTError(f"{flag}: a path is required (got {path!r})", code=Code.OPTION_MISSING)
         named = FILE_NAME.match(os.path.basename(self.evalset))
         for flag, value, key in (("--lang", self.lang, "tgt"), ("--source-lang", self.source_lang, "src")):
             if value is not None and not re.fullmatch(r"[a-z]{2,3}", value):
-                raise ContextualMTError(f"{flag}: a language code such as fr (got {value!r})")
+                raise ContextualMTError(f"{flag}: a language code such as fr (got {value!r})", code=Code.OPTION_VALUE)
             if value is not None and named and named.group(key) != value:
                 raise ContextualMTError(
                     f"{flag} {value}: {self.evalset} is named for {named.group('src')}-{named.group('tgt')}; "
-                    "give the evaluation set of that pair"
+                    "give the evaluation set of that pair",
+                    code=Code.MISMATCH,
                 )
         if self.category is not None and self.category not in CATEGORIES:
-            raise ContextualMTError(f"--category: one of {', '.join(CATEGORIES)} (got {self.category!r})")
+            raise ContextualMTError(
+                f"--category: one of {', '.join(CATEGORIES)} (got {self.category!r})", code=Code.OPTION_VALUE
+            )
         if self.category is not None and named and named.group("category") != self.category:
             raise ContextualMTError(
-                f"--category {self.category}: {self.evalset} is named for {named.group('category')}"
+                f"--category {self.category}: {self.evalset} is named for {named.group('category')}", code=Code.MISMATCH
             )
         if named and named.group("category") not in CATEGORIES:
             raise ContextualMTError(
                 f"{self.evalset}: category {named.group('category')!r} is not one of ctxpro's "
-                f"({', '.join(CATEGORIES)}); give --category"
+                f"({', '.join(CATEGORIES)}); give --category",
+                code=Code.OPTION_MISSING,
             )
         defaults = {
             "lang": named.group("tgt") if named else None,
@@ -118,13 +147,17 @@ class ImportOptions:
         if self.lang is None or self.category is None:
             raise ContextualMTError(
                 f"{self.evalset}: not named as ctxpro's sets (CATEGORY.opensubtitles.SRC-TGT.SPLIT.json); "
-                "give --lang and --category"
+                "give --lang and --category",
+                code=Code.OPTION_MISSING,
             )
         if self.context_size is not None:
             check_option("--context-size", self.context_size, minimum=0, integer=True)
         real = {os.path.realpath(p) for p in (self.evalset, self.inputs)}
         if any(os.path.realpath(p) in real for p in self.output_paths()):
-            raise ContextualMTError(f"--output-dir {self.output_dir}: would overwrite an input; choose another folder")
+            raise ContextualMTError(
+                f"--output-dir {self.output_dir}: would overwrite an input; choose another folder",
+                code=Code.OUTPUT_IS_INPUT,
+            )
 
     @property
     def target(self) -> str:
@@ -155,14 +188,17 @@ class CtxproMatcher:
             from sentence_splitter import SentenceSplitter, SentenceSplitterException
         except ImportError:
             raise ContextualMTError(
-                "ctxpro's suites are scored with ctxpro's sentence splitter; install it (pip install sentence-splitter)"
+                "ctxpro's suites are scored with ctxpro's sentence splitter; install it "
+                "(pip install sentence-splitter)",
+                code=Code.MODEL,
             ) from None
         code = re.split(r"[-_]", language, maxsplit=1)[0].lower()
         try:
             self.splitter = SentenceSplitter(language=code)
         except SentenceSplitterException:
             raise ContextualMTError(
-                f"language {language!r}: ctxpro's sentence splitter (sentence-splitter) has no rules for it"
+                f"language {language!r}: ctxpro's sentence splitter (sentence-splitter) has no rules for it",
+                code=Code.MODEL,
             ) from None
 
     def last_sentence(self, text: str) -> str:
@@ -192,26 +228,38 @@ def read_evalset(path: str) -> List[Dict[str, Any]]:
     try:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); expected ctxpro's evaluation set") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not JSON ({e.msg}); expected ctxpro's evaluation set", code=Code.FORMAT
+        ) from None
     if not isinstance(data, list) or not data:
-        raise ContextualMTError(f"{path}: expected a non-empty JSON list of examples (ctxpro's evaluation set)")
+        raise ContextualMTError(
+            f"{path}: expected a non-empty JSON list of examples (ctxpro's evaluation set)", code=Code.FORMAT
+        )
     for n, example in enumerate(data, start=1):
         where = f"{path}: example {n}"
         if not isinstance(example, dict):
-            raise ContextualMTError(f"{where}: not a JSON object")
+            raise ContextualMTError(f"{where}: not a JSON object", code=Code.FORMAT)
         missing = [k for k in REQUIRED if k not in example]
         if missing:
-            raise ContextualMTError(f"{where}: not a ctxpro example (no {', '.join(repr(k) for k in missing)})")
+            raise ContextualMTError(
+                f"{where}: not a ctxpro example (no {', '.join(repr(k) for k in missing)})", code=Code.FORMAT
+            )
         for key in ("src segment", "ref segment", "expected", "rule"):
             if not isinstance(example[key], str) or not example[key].strip():
-                raise ContextualMTError(f"{where}: {key!r} must be a non-empty string (got {example[key]!r})")
+                raise ContextualMTError(
+                    f"{where}: {key!r} must be a non-empty string (got {example[key]!r})", code=Code.FORMAT
+                )
             if "\n" in example[key] or "\r" in example[key]:
-                raise ContextualMTError(f"{where}: {key!r} holds a line break")
+                raise ContextualMTError(f"{where}: {key!r} holds a line break", code=Code.FORMAT)
         if not isinstance(example["document id"], (str, int)) or isinstance(example["document id"], bool):
-            raise ContextualMTError(f"{where}: 'document id' must be a string (got {example['document id']!r})")
+            raise ContextualMTError(
+                f"{where}: 'document id' must be a string (got {example['document id']!r})", code=Code.FORMAT
+            )
         distance = example.get("ante distance")
         if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)):
-            raise ContextualMTError(f"{where}: 'ante distance' must be a whole number (got {distance!r})")
+            raise ContextualMTError(
+                f"{where}: 'ante distance' must be a whole number (got {distance!r})", code=Code.FORMAT
+            )
     return data
 
 
@@ -222,17 +270,19 @@ def read_inputs(path: str, examples: Sequence[Dict[str, Any]], evalset: str) -> 
     if len(lines) != len(examples):
         raise ContextualMTError(
             f"{path}: has {len(lines)} lines but {evalset} has {len(examples)} examples; "
-            "give the inputs of this evaluation set (ctxpro's inputs/ file of the same name)"
+            "give the inputs of this evaluation set (ctxpro's inputs/ file of the same name)",
+            code=Code.LINE_COUNT,
         )
     read = []
     for n, (line, example) in enumerate(zip(lines, examples, strict=True), start=1):
         parts = [p.strip() for p in line.split(EOS)]
         if any(not p for p in parts):
-            raise ContextualMTError(f"{path}:{n}: an empty sentence between {EOS} separators")
+            raise ContextualMTError(f"{path}:{n}: an empty sentence between {EOS} separators", code=Code.EMPTY)
         if parts[-1] != example["src segment"].strip():
             raise ContextualMTError(
                 f"{path}:{n}: its last sentence is not the source segment of example {n} of {evalset} "
-                f"({parts[-1][:60]!r} vs {example['src segment'][:60]!r}); give the inputs of this evaluation set"
+                f"({parts[-1][:60]!r} vs {example['src segment'][:60]!r}); give the inputs of this evaluation set",
+                code=Code.MISMATCH,
             )
         read.append((parts[:-1], parts[-1]))
     return read
@@ -347,17 +397,17 @@ def variants(
 
 
 # ----------------------------------------------------------------------------- the import
-def import_ctxpro(o: ImportOptions) -> Dict[str, Any]:
+def import_ctxpro(options: ImportOptions) -> Dict[str, Any]:
     """Read the evaluation set and its inputs, write the suite (all files or none)."""
-    examples = read_evalset(o.evalset)
-    contexts = read_inputs(o.inputs, examples, o.evalset)
-    with outputs(*o.output_paths(), directories=[o.output_dir]):
-        return _write(o, examples, contexts)
+    examples = read_evalset(options.evalset)
+    contexts = read_inputs(options.inputs, examples, options.evalset)
+    with outputs(*options.output_paths(), directories=[options.output_dir]):
+        return _write(options, examples, contexts)
 
 
-def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
-    category = str(o.category)
-    by_rule = alternatives_by_rule(o.target, category, examples)
+def _write(options: ImportOptions, examples, contexts) -> Dict[str, Any]:
+    category = str(options.category)
+    by_rule = alternatives_by_rule(options.target, category, examples)
     formal_forms = frozenset(
         e["expected"].lower() for e in examples if _formality(_rule_parts(e["rule"])[1]) == "formal"
     )
@@ -367,22 +417,22 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
     rules: Dict[str, Counter] = defaultdict(Counter)
     unmatched = 0
     for k, (example, (context, current)) in enumerate(zip(examples, contexts, strict=True)):
-        if o.context_size is not None:
-            context = context[len(context) - o.context_size :] if o.context_size else []
+        if options.context_size is not None:
+            context = context[len(context) - options.context_size :] if options.context_size else []
         docid = f"ctxpro-{k + 1}"
         source += [*context, current]
         docids += [docid] * (len(context) + 1)
         joined.append(" ".join([*context, current]))
         references.append(example["ref segment"].strip())
         distance = example.get("ante distance")
-        made, skipped = variants(example, category, by_rule[example["rule"]], o.target, formal_forms, all_forms)
+        made, skipped = variants(example, category, by_rule[example["rule"]], options.target, formal_forms, all_forms)
         group = {
             "group": k,
             "line": len(source),
             "example": k + 1,
             "doc": docid,
             "sentence": len(context),
-            "phenomenon": o.phenomenon,
+            "phenomenon": options.phenomenon,
             "category": category,
             "rule": example["rule"],
             "word": example["expected"],
@@ -394,19 +444,19 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
             "variants": made,
         }
         manifest.append(json.dumps(group, ensure_ascii=False))
-        counts[o.phenomenon]["groups"] += 1
+        counts[options.phenomenon]["groups"] += 1
         rules[example["rule"]]["groups"] += 1
         if never_matched(example["expected"]):
             unmatched += 1
             rules[example["rule"]]["never matched"] += 1
         if made:
-            counts[o.phenomenon]["contrastive groups"] += 1
+            counts[options.phenomenon]["contrastive groups"] += 1
             order = [references[-1]] + [v["text"] for v in made]
             entry = {
                 "src": SEPARATOR.join([*context, current]),
                 "dst": order,
                 "true_ind": 0,
-                "phenomenon": o.phenomenon,
+                "phenomenon": options.phenomenon,
                 "rule": example["rule"],
                 "line": group["line"],
             }
@@ -414,32 +464,32 @@ def _write(o: ImportOptions, examples, contexts) -> Dict[str, Any]:
                 entry["ctx_dist"] = group["distance"]
             voita.append(entry)
         else:
-            counts[o.phenomenon][f"no contrastive variant: {skipped}"] += 1
-    d = o.output_dir
-    atomic_write_lines(os.path.join(d, f"source.{o.source}"), source)
+            counts[options.phenomenon][f"no contrastive variant: {skipped}"] += 1
+    d = options.output_dir
+    atomic_write_lines(os.path.join(d, f"source.{options.source}"), source)
     atomic_write_lines(os.path.join(d, "docids"), docids)
-    atomic_write_lines(os.path.join(d, f"examples.{o.source}"), joined)
-    atomic_write_lines(os.path.join(d, f"examples.{o.target}"), references)
+    atomic_write_lines(os.path.join(d, f"examples.{options.source}"), joined)
+    atomic_write_lines(os.path.join(d, f"examples.{options.target}"), references)
     atomic_write_lines(os.path.join(d, "manifest.jsonl"), manifest)
     atomic_write_text(os.path.join(d, "voita.json"), json.dumps(voita, ensure_ascii=False, indent=1) + "\n")
     # the suite's own files, by content: a suite edited after its import is refused (read_suite);
     # file_sha256 reads the staged files, what the transaction will put in place
-    files = hashes(d, [os.path.basename(p) for p in o.output_paths() if not p.endswith("summary.json")])
+    files = hashes(d, [os.path.basename(p) for p in options.output_paths() if not p.endswith("summary.json")])
     summary = {
         "format": FORMAT,
-        "language": o.target,
-        "source_language": o.source,
+        "language": options.target,
+        "source_language": options.source,
         "category": category,
-        "evalset": o.evalset,
-        "evalset_sha256": file_sha256(o.evalset),
-        "inputs": o.inputs,
-        "inputs_sha256": file_sha256(o.inputs),
-        "reference": os.path.join(d, f"examples.{o.target}"),
+        "evalset": options.evalset,
+        "evalset_sha256": file_sha256(options.evalset),
+        "inputs": options.inputs,
+        "inputs_sha256": file_sha256(options.inputs),
+        "reference": os.path.join(d, f"examples.{options.target}"),
         "lines": len(source),
         "examples": len(examples),
         "groups": len(examples),
         "contrastive_groups": len(voita),
-        "context_size": o.context_size,
+        "context_size": options.context_size,
         "never_matched": unmatched,
         "phenomena": {p: dict(sorted(c.items())) for p, c in counts.items()},
         "rules": {
@@ -463,32 +513,41 @@ def read_suite(folder: str, given: Optional[str] = None) -> Dict[str, Any]:
     given = given or f"--suite {folder}"
     if not os.path.isdir(folder):
         raise ContextualMTError(
-            f"{given}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'"
+            f"{given}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'",
+            code=Code.NOT_FOUND,
         )
     path = os.path.join(folder, "summary.json")
     if not os.path.isfile(path):
         raise ContextualMTError(
-            f"{given}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'"
+            f"{given}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'",
+            code=Code.NOT_FOUND,
         )
     try:
         summary = json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again") from None
+        raise ContextualMTError(
+            f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again", code=Code.FORMAT
+        ) from None
     if not isinstance(summary, dict) or summary.get("format") != FORMAT:
-        raise ContextualMTError(f'{path}: not the summary of an imported ctxpro suite (no "format": "{FORMAT}")')
+        raise ContextualMTError(
+            f'{path}: not the summary of an imported ctxpro suite (no "format": "{FORMAT}")', code=Code.FORMAT
+        )
     files = summary.get(FILES_KEY)
     if not isinstance(files, dict) or not files:
         raise ContextualMTError(
-            f"{path}: names no hashes of the suite's files (imported by an earlier version); import the suite again"
+            f"{path}: names no hashes of the suite's files (imported by an earlier version); import the suite again",
+            code=Code.MISMATCH,
         )
     for name in files:
         file = os.path.join(folder, str(name))
         if not os.path.isfile(file):
-            raise ContextualMTError(f"{file}: not found; the suite {folder} is incomplete, import it again")
+            raise ContextualMTError(
+                f"{file}: not found; the suite {folder} is incomplete, import it again", code=Code.NOT_FOUND
+            )
     check_unchanged(path, summary)
     for key in ("language", "source_language", "category", "examples", "contrastive_groups"):
         if key not in summary:
-            raise ContextualMTError(f"{path}: no {key!r}; import the suite again")
+            raise ContextualMTError(f"{path}: no {key!r}; import the suite again", code=Code.FORMAT)
     return summary
 
 

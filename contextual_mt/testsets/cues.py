@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from commandkit.errors import json_reason
+from commandkit.options import check_required, option
 from commandkit.outputs import atomic_save_figure, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.contrastive.evaluate import read_scores
@@ -56,16 +57,28 @@ NOTES = (
 class CueOptions:
     """The options of ``contextual-mt testset cues``."""
 
-    suite: str  # OUTPUT_DIR/counterfactual of `testset build --counterfactual`
-    contrastive: Tuple[str, ...] = ()  # summaries of `contrastive --format voita` runs on SUITE/voita.json
-    evaluation: Optional[str] = None  # the --output of `testset evaluate` on SUITE/manifest.jsonl
-    output: Optional[str] = None
-    plot: Optional[str] = None  # PNG: accuracy by cue distance, per system
-    bootstrap: int = 1000
-    seed: int = 1
+    suite: str = option(required=True, help="OUTPUT_DIR/counterfactual of `testset build --counterfactual`")
+    # summaries of `contrastive --format voita` runs on SUITE/voita.json (None: none)
+    contrastive: Tuple[str, ...] = option(
+        action="append",
+        metavar="SUMMARY.json",
+        help="the --summary of a `contrastive --format voita` run on SUITE/voita.json (its scores beside it); "
+        "repeat for several models",
+    )
+    evaluation: Optional[str] = option(  # the --output of `testset evaluate` on SUITE/manifest.jsonl
+        metavar="RESULT.json",
+        help="the --output of `testset evaluate --manifest SUITE/manifest.jsonl` (translations of SUITE/source.en "
+        "with --gold-target-context SUITE/reference.xx): every system in it",
+    )
+    output: Optional[str] = option(help="write the measures as JSON here")
+    # PNG: accuracy by cue distance, per system
+    plot: Optional[str] = option(metavar="PNG", help="accuracy by cue distance, per phenomenon and system")
+    bootstrap: int = option(default=1000, help="resamples of documents for the 95%% intervals (0: none)")
+    seed: int = option(default=1)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "contrastive", tuple(self.contrastive))
+        check_required(self)
+        object.__setattr__(self, "contrastive", tuple(self.contrastive or ()))
         if not self.contrastive and not self.evaluation:
             raise ContextualMTError(
                 "give the decisions to measure: --contrastive SUMMARY.json (a `contrastive` run on "
@@ -84,7 +97,9 @@ class CueOptions:
         inputs = {os.path.realpath(p) for p in (*self.contrastive, self.evaluation, *self.suite_files()) if p}
         for flag, path in (("--output", self.output), ("--plot", self.plot)):
             if path is not None and os.path.realpath(path) in inputs:
-                raise ContextualMTError(f"{path}: {flag} would overwrite an input; write it elsewhere")
+                raise ContextualMTError(
+                    f"{path}: {flag} would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
+                )
             if path is not None and os.path.realpath(path) in self.documents():
                 raise ContextualMTError(
                     f"{path}: {flag} would overwrite the suite's documents (for the generative run); "
@@ -113,7 +128,7 @@ def _json(path: str) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})") from None
+        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
 
 
 @dataclass(frozen=True)
@@ -127,18 +142,19 @@ class Edited:
     distance: int
 
 
-def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
+def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
     """The manifest's edited groups, the correct candidate of each (voita.json) and the hash of
     voita.json; anything else is one line naming the file (and line)."""
-    manifest, voita, summary_path = o.suite_files()
-    if os.path.exists(o.suite) and not os.path.isdir(o.suite):
+    manifest, voita, summary_path = options.suite_files()
+    if os.path.exists(options.suite) and not os.path.isdir(options.suite):
         raise ContextualMTError(
-            f"--suite {o.suite}: a file, not the counterfactual folder of `testset build --counterfactual`",
+            f"--suite {options.suite}: a file, not the counterfactual folder of `testset build --counterfactual`",
             code=Code.OPTION_VALUE,
         )
-    if not os.path.isdir(o.suite):
+    if not os.path.isdir(options.suite):
         raise ContextualMTError(
-            f"--suite {o.suite}: not found (the counterfactual folder of `testset build --counterfactual`)"
+            f"--suite {options.suite}: not found (the counterfactual folder of `testset build --counterfactual`)",
+            code=Code.NOT_FOUND,
         )
     for path in (manifest, voita, summary_path):
         check_input_file(path, "counterfactual suite")
@@ -157,9 +173,13 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
         try:
             r = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ContextualMTError(f"{manifest}:{n}: not JSON ({json_reason(e, line=False)})") from None
+            raise ContextualMTError(
+                f"{manifest}:{n}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
+            ) from None
         if not isinstance(r, dict) or r.get("edit") not in EDITS:
-            raise ContextualMTError(f"{manifest}:{n}: not an edited group (its 'edit' is none of {', '.join(EDITS)})")
+            raise ContextualMTError(
+                f"{manifest}:{n}: not an edited group (its 'edit' is none of {', '.join(EDITS)})", code=Code.FORMAT
+            )
         try:
             edited.append(
                 Edited(int(r["base"]), str(r["source_doc"]), str(r["phenomenon"]), r["edit"], int(r["distance"]))
@@ -168,7 +188,7 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
             origins.append((n, int(r["source_line"])))
         except (KeyError, TypeError, ValueError):
             raise ContextualMTError(
-                f"{manifest}:{n}: needs base, source_doc, source_line, phenomenon, distance and line"
+                f"{manifest}:{n}: needs base, source_doc, source_line, phenomenon, distance and line", code=Code.FORMAT
             ) from None
     if not edited:
         raise ContextualMTError(
@@ -178,7 +198,8 @@ def read_suite(o: CueOptions) -> Tuple[List[Edited], List[int], str]:
     if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
         raise ContextualMTError(
             f"{manifest}: {len(edited)} edited groups, but {voita} and {summary_path} are of another build "
-            "(rebuild the suite)"
+            "(rebuild the suite)",
+            code=Code.MISMATCH,
         )
     correct = []
     for n, (g, line, entry) in enumerate(zip(edited, places, entries, strict=True), start=1):
@@ -218,7 +239,8 @@ def _check_bases(manifest: str, edited: Sequence[Edited], origins: Sequence[Tupl
             if e.base in seen:
                 raise ContextualMTError(
                     f"{manifest}:{n}: a second original group of base {e.base}: a manifest edited by hand or of "
-                    "another build (rebuild the suite)"
+                    "another build (rebuild the suite)",
+                    code=Code.MISMATCH,
                 )
             seen.add(e.base)
             current = (n, e.base, group)
@@ -254,7 +276,9 @@ def contrastive_decisions(
     s = _json(path)
     fp = s.get("fingerprint") if isinstance(s, dict) else None
     if not isinstance(fp, dict) or not isinstance(s.get("scores"), str):
-        raise ContextualMTError(f"{path}: not the --summary of a `contextual-mt contrastive` run with a model")
+        raise ContextualMTError(
+            f"{path}: not the --summary of a `contextual-mt contrastive` run with a model", code=Code.FORMAT
+        )
     if fp.get("input") != voita_hash or s.get("format") != "voita":
         raise ContextualMTError(
             f"{path}: scores of another test set (its input is not {voita} of this build): score the suite with "
@@ -297,7 +321,7 @@ def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decision
     check_input_file(path, "testset evaluate result")
     r = _json(path)
     if not isinstance(r, dict) or not isinstance(r.get("systems"), dict) or not isinstance(r.get("manifest"), str):
-        raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`")
+        raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`", code=Code.FORMAT)
     if isinstance(r.get("manifest_sha256"), str):  # by content: a relative path was relative to where it ran
         same = r["manifest_sha256"] == file_sha256(manifest)
     else:  # a result written before the hash was recorded
@@ -404,35 +428,38 @@ def measure(edited: Sequence[Edited], d: Decisions, docs: np.ndarray, samples: O
     return result
 
 
-def measure_cues(o: CueOptions) -> Dict:
+def measure_cues(options: CueOptions) -> Dict:
     """Every system's measures; the JSON and the plot written together after every check."""
-    with outputs(o.output, o.plot):
-        edited, correct, voita_hash = read_suite(o)
-        manifest, voita, _ = o.suite_files()
-        written = (("--output", o.output), ("--plot", o.plot))
-        systems = [contrastive_decisions(p, correct, voita_hash, voita, written) for p in o.contrastive]
-        if o.evaluation:
-            systems += evaluation_decisions(o.evaluation, manifest, len(edited))
+    with outputs(options.output, options.plot):
+        edited, correct, voita_hash = read_suite(options)
+        manifest, voita, _ = options.suite_files()
+        written = (("--output", options.output), ("--plot", options.plot))
+        systems = [contrastive_decisions(p, correct, voita_hash, voita, written) for p in options.contrastive]
+        if options.evaluation:
+            systems += evaluation_decisions(options.evaluation, manifest, len(edited))
         names = [s.name for s in systems]
         if len(set(names)) != len(names):
-            raise ContextualMTError(f"two systems are named alike ({', '.join(names)}): give files of distinct names")
+            raise ContextualMTError(
+                f"two systems are named alike ({', '.join(names)}): give files of distinct names",
+                code=Code.OPTION_VALUE,
+            )
         index: Dict[str, int] = {}
         docs = np.array([index.setdefault(e.doc, len(index)) for e in edited], dtype=np.int64)
-        samples = bootstrap_samples(len(index), o.bootstrap, o.seed) if o.bootstrap else None
+        samples = bootstrap_samples(len(index), options.bootstrap, options.seed) if options.bootstrap else None
         result = {
-            "suite": o.suite,
+            "suite": options.suite,
             "groups": len(edited),
             "documents": len(index),
-            "bootstrap": o.bootstrap,
-            "seed": o.seed,
+            "bootstrap": options.bootstrap,
+            "seed": options.seed,
             "confidence": CONFIDENCE,
             "notes": list(NOTES),
             "systems": {s.name: measure(edited, s, docs, samples) for s in systems},
         }
-        if o.plot:
-            plot_distance(o.plot, result)
-        if o.output:
-            atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        if options.plot:
+            plot_distance(options.plot, result)
+        if options.output:
+            atomic_write_text(options.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return result
 
 

@@ -20,13 +20,14 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from commandkit.documents import document_spans, read_docids
 from commandkit.errors import InputError, json_reason
+from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.errors import Code, ContextualMTError, check_option
@@ -34,7 +35,7 @@ from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivot
 from contextual_mt.testsets.build import PHENOMENA
 from contextual_mt.testsets.ctxpro import CtxproMatcher
 from contextual_mt.testsets.suite_files import check_unchanged
-from docalign.align import AlignArgs
+from docalign.align import ALIGN_GROUP, AlignArgs
 from docalign.links import summary
 from muda.evaluation.significance import bootstrap_samples, paired_bootstrap
 
@@ -69,21 +70,54 @@ CTXPRO_NOTE = (
 )
 
 
+@dataclass
+class TestsetAlignArgs(AlignArgs):
+    """The alignment options, with a --pivot that has no default: the command has no references."""
+
+    pivot: Optional[str] = option(
+        group=ALIGN_GROUP,
+        help="a sentence-level translation of each line of the test set, whose chrF to the output's "
+        "sentences scores the links: needed by a document-level --hyp (there are no references here; "
+        "the reference the suites were built from will do)",
+    )
+
+
 @dataclass(frozen=True)
 class EvaluateOptions:
     """The inputs of ``evaluate_testset`` (the options of ``contextual-mt testset evaluate``)."""
 
-    manifest: str  # manifest.jsonl of `testset build`
-    hyps: Sequence[str]  # one system's translations per file, one line per line of the test set
-    summary: Optional[str] = None  # default: summary.json beside the manifest
-    docids: Optional[str] = None  # document ids of the test set: resampled instead of the manifest's "doc"
-    output: Optional[str] = None  # the JSON result
-    bootstrap: int = 1000  # resamples (0: no intervals, no comparison)
-    seed: int = 1
+    manifest: str = option(required=True, help="manifest.jsonl written by `testset build`")
+    # one system's translations per file, one line per line of the test set
+    hyps: Sequence[str] = option(
+        "--hyp",
+        required=True,
+        action="append",
+        dest="hyp",
+        metavar="SYSTEM.txt",
+        help="a system's translations of the test set, one line per line, or a document-level output "
+        '(JSONL records {"doc", "text"}, or one document per line; with --docids and --pivot), evaluated '
+        "through its alignment to the lines; repeat for several systems (the first is the baseline of the "
+        "comparisons)",
+    )
+    summary: Optional[str] = option(
+        help="summary.json of `testset build` (default: beside the manifest): the "
+        "language and the test set's line count"
+    )
+    # document ids of the test set: resampled instead of the manifest's "doc"
+    docids: Optional[str] = option(
+        help="document ids of the test set: the documents resampled (default: the manifest's 'doc' of each "
+        "group); needed by a document-level --hyp"
+    )
+    output: Optional[str] = option(help="write the full result as JSON here")  # the JSON result
+    bootstrap: int = option(  # resamples (0: no intervals, no comparison)
+        default=1000, help="resamples of documents for the 95%% intervals and the paired comparisons (0: none)"
+    )
+    seed: int = option(default=1)
     # a document-level system output: aligned to the lines of align.pivot (needs docids)
-    align: AlignArgs = field(default_factory=AlignArgs)
+    align: AlignArgs = group(TestsetAlignArgs)
 
     def __post_init__(self) -> None:
+        check_required(self)
         for flag, path in (
             ("--manifest", self.manifest),
             ("--summary", self.summary),
@@ -92,21 +126,26 @@ class EvaluateOptions:
             ("--pivot", self.align.pivot),
         ):
             if path is not None and (not isinstance(path, str) or not path):
-                raise ContextualMTError(f"{flag}: a file path is required (got {path!r})")
+                raise ContextualMTError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
-            raise ContextualMTError(f"--hyp: give one or more system output files (got {self.hyps!r})")
+            raise ContextualMTError(
+                f"--hyp: give one or more system output files (got {self.hyps!r})", code=Code.OPTION_MISSING
+            )
         object.__setattr__(self, "hyps", tuple(self.hyps))
         if len({os.path.realpath(h) for h in self.hyps}) != len(self.hyps):
-            raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})")
+            raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})", code=Code.OPTION_VALUE)
         check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         if 0 < self.bootstrap < MIN_BOOTSTRAP:  # a 95% interval from a handful of resamples is noise
             raise ContextualMTError(
-                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})"
+                f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})",
+                code=Code.OPTION_VALUE,
             )
         check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
         self.align.options()  # --band
         if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
-            raise ContextualMTError(f"{self.output}: --output would overwrite an input; write it elsewhere")
+            raise ContextualMTError(
+                f"{self.output}: --output would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
+            )
 
     @property
     def summary_path(self) -> str:
@@ -151,7 +190,9 @@ def read_manifest(path: str) -> List[Group]:
         if text.strip():
             groups.append(_group(text, f"{path}:{lineno}"))
     if not groups:
-        raise ContextualMTError(f"{path}: no groups in the manifest (is it the manifest.jsonl of `testset build`?)")
+        raise ContextualMTError(
+            f"{path}: no groups in the manifest (is it the manifest.jsonl of `testset build`?)", code=Code.EMPTY
+        )
     return groups
 
 
@@ -160,21 +201,27 @@ def _group(text: str, where: str) -> Group:
         record = json.loads(text)
     except json.JSONDecodeError as e:
         raise ContextualMTError(
-            f"{where}: not a JSON object ({json_reason(e, line=False)}); expected one group per line"
+            f"{where}: not a JSON object ({json_reason(e, line=False)}); expected one group per line", code=Code.FORMAT
         ) from None
     if not isinstance(record, dict):
-        raise ContextualMTError(f"{where}: not a JSON object; expected one group per line")
+        raise ContextualMTError(f"{where}: not a JSON object; expected one group per line", code=Code.FORMAT)
     missing = [k for k in ("line", "doc", "phenomenon", "word", "alternatives") if k not in record]
     if missing:
-        raise ContextualMTError(f"{where}: not a group of a testset manifest (no {', '.join(missing)})")
+        raise ContextualMTError(
+            f"{where}: not a group of a testset manifest (no {', '.join(missing)})", code=Code.FORMAT
+        )
     line, distance, alternatives = record["line"], record.get("distance"), record["alternatives"]
     if not _is_int(line) or line < 1:
-        raise ContextualMTError(f"{where}: 'line' must be a line number >= 1 (got {line!r})")
+        raise ContextualMTError(f"{where}: 'line' must be a line number >= 1 (got {line!r})", code=Code.FORMAT)
     if distance is not None and (not _is_int(distance) or distance < 0):
-        raise ContextualMTError(f"{where}: 'distance' must be a number of sentences >= 0 or null (got {distance!r})")
+        raise ContextualMTError(
+            f"{where}: 'distance' must be a number of sentences >= 0 or null (got {distance!r})", code=Code.FORMAT
+        )
     for key in ("phenomenon", "word"):
         if not isinstance(record[key], str) or not record[key].strip():
-            raise ContextualMTError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})")
+            raise ContextualMTError(
+                f"{where}: '{key}' must be a non-empty string (got {record[key]!r})", code=Code.FORMAT
+            )
     if record["phenomenon"] not in KNOWN_PHENOMENA:  # a column of its own in every table, silently
         raise ContextualMTError(
             f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` and `testset import` make "
@@ -183,13 +230,19 @@ def _group(text: str, where: str) -> Group:
         )
     match, example = record.get("match", "words"), record.get("example")
     if match not in MATCHES:
-        raise ContextualMTError(f"{where}: 'match' must be one of {', '.join(MATCHES)} (got {match!r})")
+        raise ContextualMTError(
+            f"{where}: 'match' must be one of {', '.join(MATCHES)} (got {match!r})", code=Code.FORMAT
+        )
     if example is not None and (not _is_int(example) or example < 1):
-        raise ContextualMTError(f"{where}: 'example' must be an example number >= 1 (got {example!r})")
+        raise ContextualMTError(
+            f"{where}: 'example' must be an example number >= 1 (got {example!r})", code=Code.FORMAT
+        )
     if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
-        raise ContextualMTError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})")
+        raise ContextualMTError(
+            f"{where}: 'alternatives' must be a list of words (got {alternatives!r})", code=Code.FORMAT
+        )
     if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
-        raise ContextualMTError(f"{where}: 'doc' must be a document id (got {record['doc']!r})")
+        raise ContextualMTError(f"{where}: 'doc' must be a document id (got {record['doc']!r})", code=Code.FORMAT)
     return Group(
         line, str(record["doc"]), record["phenomenon"], record["word"], tuple(alternatives), distance, match, example
     )
@@ -213,10 +266,12 @@ def read_summary(path: str) -> Dict:
     except json.JSONDecodeError as e:
         raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
-        raise ContextualMTError(f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)")
+        raise ContextualMTError(
+            f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)", code=Code.FORMAT
+        )
     lines = summary.get("lines")
     if lines is not None and (not _is_int(lines) or lines < 1):
-        raise ContextualMTError(f"{path}: 'lines' must be the test set's line count (got {lines!r})")
+        raise ContextualMTError(f"{path}: 'lines' must be the test set's line count (got {lines!r})", code=Code.FORMAT)
     return summary
 
 
@@ -226,50 +281,52 @@ def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[G
     if lines is not None and count != lines:
         raise ContextualMTError(
             f"{path}: has {count} lines but the test set has {lines} ({summary}); "
-            f"give {what}, one per line of the test set"
+            f"give {what}, one per line of the test set",
+            code=Code.LINE_COUNT,
         )
     last = max(g.line for g in groups)
     if count < last:
         raise ContextualMTError(
             f"{path}: has {count} lines but the manifest has a group on line {last}; "
-            f"give {what}, one per line of the test set"
+            f"give {what}, one per line of the test set",
+            code=Code.LINE_COUNT,
         )
 
 
-def _read_ids(o: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> Optional[List[str]]:
+def _read_ids(options: EvaluateOptions, groups: Sequence[Group], lines: Optional[int]) -> Optional[List[str]]:
     """The ids of --docids (None without it), one per line of the test set."""
-    if not o.docids:
+    if not options.docids:
         return None
-    ids = read_docids(o.docids)
-    _check_lines(o.docids, len(ids), lines, groups, o.summary_path, "document ids")
+    ids = read_docids(options.docids)
+    _check_lines(options.docids, len(ids), lines, groups, options.summary_path, "document ids")
     return ids
 
 
 def _read_systems(
-    o: EvaluateOptions, groups: Sequence[Group], summary: Dict, ids: Optional[Sequence[str]]
+    options: EvaluateOptions, groups: Sequence[Group], summary: Dict, ids: Optional[Sequence[str]]
 ) -> List[Hypotheses]:
     """Each --hyp, one line per line of the test set: line-aligned, or (with --docids and --pivot)
     a document-level output aligned to the lines of the pivot."""
     lines = summary.get("lines")
-    for path in o.hyps:
+    for path in options.hyps:
         check_input_file(path, "system output")
-    if ids is None or o.docids is None:
+    if ids is None or options.docids is None:
         read = []
-        for path in o.hyps:
+        for path in options.hyps:
             text = read_lines(path)
-            refuse_documents(path, text, "--docids and --pivot", o.align.hyp_format)
+            refuse_documents(path, text, "--docids and --pivot", options.align.hyp_format)
             if _per_example(text, groups, summary):
                 read.append(Hypotheses(path, _example_lines(text, groups, lines)))
                 continue
             try:
-                _check_lines(path, len(text), lines, groups, o.summary_path, "the system's translations")
+                _check_lines(path, len(text), lines, groups, options.summary_path, "the system's translations")
             except ContextualMTError as e:
                 raise ContextualMTError(
                     f"{e} (a document-level output needs --docids and --pivot)", code=e.code
                 ) from None
             read.append(Hypotheses(path, text))
         return read
-    pivots = read_pivots(o.align, len(ids), o.docids)
+    pivots = read_pivots(options.align, len(ids), options.docids)
     built_from = (
         f": e.g. the reference the suites were built from, {summary['reference']}" if summary.get("reference") else ""
     )
@@ -278,7 +335,7 @@ def _read_systems(
         f"set: give it with --pivot (testset evaluate has no references){built_from}"
     )
     language = re.split(r"[-_]", summary["language"], maxsplit=1)[0].lower()  # the segmenter's (spaCy's) code
-    return read_hypotheses(o.hyps, ids, o.docids, pivots, o.align.options(language), no_pivot)
+    return read_hypotheses(options.hyps, ids, options.docids, pivots, options.align.options(language), no_pivot)
 
 
 def _per_example(text: Sequence[str], groups: Sequence[Group], summary: Dict) -> bool:
@@ -301,14 +358,14 @@ def _example_lines(text: Sequence[str], groups: Sequence[Group], lines: Optional
     return laid
 
 
-def _documents(o: EvaluateOptions, groups: Sequence[Group], ids: Optional[Sequence[str]]) -> np.ndarray:
+def _documents(options: EvaluateOptions, groups: Sequence[Group], ids: Optional[Sequence[str]]) -> np.ndarray:
     """The document index of each group, 0..D-1: the documents of --docids (runs of equal ids),
     else the manifest's 'doc' values."""
-    if o.docids and ids is not None:
+    if options.docids and ids is not None:
         for k, g in enumerate(groups, start=1):  # other ids (e.g. one document) give zero-wide intervals, p 0
             if ids[g.line - 1] != g.doc:
                 raise ContextualMTError(
-                    f"{o.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
+                    f"{options.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
                     f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
                     "document ids of the test set the suites were built from",
                     code=Code.MISMATCH,
@@ -338,7 +395,7 @@ class WordMatcher:
             from sacremoses import MosesTokenizer
         except ImportError:
             raise ContextualMTError(
-                "testset evaluate tokenizes with sacremoses; install it (pip install sacremoses)"
+                "testset evaluate tokenizes with sacremoses; install it (pip install sacremoses)", code=Code.MODEL
             ) from None
         self.tokenizer = MosesTokenizer(lang=re.split(r"[-_]", language, maxsplit=1)[0].lower())
 
@@ -482,21 +539,22 @@ def _formality_by_case(language: str) -> bool:
     return formality is not None and formality.case_sensitive
 
 
-def evaluate_testset(o: EvaluateOptions) -> Dict:
+def evaluate_testset(options: EvaluateOptions) -> Dict:
     """Every system's outcome on every group, by phenomenon and distance, with intervals and the
-    comparisons with the first system; written to ``o.output`` when given (after every check)."""
-    groups = read_manifest(o.manifest)
-    summary = read_summary(o.summary_path)
-    check_unchanged(o.summary_path, summary)
+    comparisons with the first system; written to ``options.output`` when given (after every check)."""
+    groups = read_manifest(options.manifest)
+    summary = read_summary(options.summary_path)
+    check_unchanged(options.summary_path, summary)
     if summary.get("groups") is not None and summary["groups"] != len(groups):
         raise ContextualMTError(
-            f"{o.summary_path}: the summary of a build of {summary['groups']} groups, but "
-            f"{o.manifest} has {len(groups)}: give the summary.json written beside it"
+            f"{options.summary_path}: the summary of a build of {summary['groups']} groups, but "
+            f"{options.manifest} has {len(groups)}: give the summary.json written beside it",
+            code=Code.MISMATCH,
         )
     lines = summary.get("lines")
-    ids = _read_ids(o, groups, lines)
-    docs = _documents(o, groups, ids)
-    read = _read_systems(o, groups, summary, ids)
+    ids = _read_ids(options, groups, lines)
+    docs = _documents(options, groups, ids)
+    read = _read_systems(options, groups, summary, ids)
     hyps = [r.lines for r in read]
     # German formality is told by case (Sie/sie): its groups are compared case-sensitively
     folded = WordMatcher(summary["language"])
@@ -506,25 +564,25 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
     # an imported ctxpro suite: its groups are scored by ctxpro's own rule (testsets.ctxpro)
     ctxpro = CtxproMatcher(summary["language"]) if any(g.match == "ctxpro" for g in groups) else None
     cells = _cells(groups)
-    samples = bootstrap_samples(int(docs.max()) + 1, o.bootstrap, o.seed) if o.bootstrap else None
+    samples = bootstrap_samples(int(docs.max()) + 1, options.bootstrap, options.seed) if options.bootstrap else None
     result: Dict[str, Any] = {
-        "manifest": o.manifest,
-        "manifest_sha256": file_sha256(o.manifest),  # which manifest, wherever the result is read from
-        "summary": o.summary_path,
+        "manifest": options.manifest,
+        "manifest_sha256": file_sha256(options.manifest),  # which manifest, wherever the result is read from
+        "summary": options.summary_path,
         "language": summary["language"],
         "reference": summary.get("reference"),
         "lines": lines,
         "groups": len(groups),
         "documents": int(docs.max()) + 1,
-        "bootstrap": o.bootstrap,
-        "seed": o.seed,
+        "bootstrap": options.bootstrap,
+        "seed": options.seed,
         "confidence": CONFIDENCE,
         "notes": list(NOTES) + ([CTXPRO_NOTE] if ctxpro is not None else []),
         "systems": {},
         "comparisons": [],
     }
     all_counts = []
-    for name, path, text in zip(o.system_names, o.hyps, hyps, strict=True):
+    for name, path, text in zip(options.system_names, options.hyps, hyps, strict=True):
         checked = [
             _ctxpro_outcome(ctxpro, g, text[g.line - 1])
             if ctxpro is not None and g.match == "ctxpro"
@@ -536,16 +594,16 @@ def evaluate_testset(o: EvaluateOptions) -> Dict:
         both = _flag_counts([c[1] for c in checked], groups, cells)
         all_counts.append(counts)
         result["systems"][name] = _system_result(path, counts, both, cells, _intervals(counts, samples), outcomes)
-    for name, r in zip(o.system_names, read, strict=True):
+    for name, r in zip(options.system_names, read, strict=True):
         if r.alignment is not None:  # a document-level output, evaluated through its alignment
             result["systems"][name]["alignment"] = r.alignment.statistics
-            result["pivot"] = o.align.pivot
+            result["pivot"] = options.align.pivot
     if samples is not None:
         result["comparisons"] = [
-            _comparison(o.system_names, all_counts, k, cells, samples) for k in range(1, len(all_counts))
+            _comparison(options.system_names, all_counts, k, cells, samples) for k in range(1, len(all_counts))
         ]
-    if o.output:
-        atomic_write_text(o.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    if options.output:
+        atomic_write_text(options.output, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     return result
 
 
@@ -567,6 +625,21 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
 def _entry(section: str, key: Any) -> Callable[[Dict], Any]:
     """A system's figure ``section[key]`` (a column of the summary)."""
     return lambda s: s[section][key]
+
+
+def evaluate_on_suites(
+    manifest: str, hyps: Sequence[str], reference: str, docids: str, output: str, table: str
+) -> Optional[str]:
+    """The generative evaluation of a study's translations ``hyps`` (a document-level output
+    aligned to ``reference``) on the suites of ``manifest``: ``output`` (JSON) and ``table`` (its
+    table, returned); None, and nothing written, when the suites were built from another
+    reference than ``reference`` (their groups would not be of these sentences)."""
+    options = EvaluateOptions(manifest, hyps, docids=docids, output=output, align=AlignArgs(pivot=reference))
+    if read_summary(options.summary_path).get("reference_sha256") != file_sha256(reference):
+        return None
+    text = format_testset_table(evaluate_testset(options))
+    atomic_write_text(table, text + "\n")
+    return text
 
 
 def format_testset_table(result: Dict) -> str:

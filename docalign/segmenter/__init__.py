@@ -17,15 +17,27 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Sequence, Tuple
 
 from commandkit.errors import Code, InputError
-from docalign.segmenter.rules import SentenceRules, Span, language_code
+
+if TYPE_CHECKING:  # the rules (the regex module, their expressions compiled) are imported when a segmenter is made
+    from docalign.segmenter.rules import Span
 
 RULES = "rules"  # rules.py: the default
 SENTENCIZER = "sentencizer"  # spaCy's rule-based sentencizer
 
 logger = logging.getLogger(__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """``Span``, the rules' type of a sentence's offsets, imported when first asked for."""
+    if name == "Span":
+        from docalign.segmenter.rules import Span
+
+        return Span
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # a CJK full stop, fullwidth exclamation or question mark, and any closing quote or bracket after it
@@ -36,6 +48,8 @@ def load_pipeline(name: str, language: str) -> Any:
     """The spaCy pipeline ``name`` (``sentencizer``: a blank pipeline of ``language`` with the
     rule-based sentencizer); a pipeline not installed is one line saying how to get it."""
     import spacy
+
+    from docalign.segmenter.rules import language_code
 
     if name == SENTENCIZER:
         code = language_code(language)  # pt-br, zh_CN: spaCy's pt, zh
@@ -84,6 +98,8 @@ class Segmenter:
     """Splits documents into sentence spans; ``name`` and ``language`` say how (see the module)."""
 
     def __init__(self, name: str = RULES, language: str = "xx") -> None:
+        from docalign.segmenter.rules import SentenceRules
+
         self.name, self.language = name, language
         self.rules = SentenceRules(language) if name == RULES else None
         self.nlp: Any = None if self.rules is not None else load_pipeline(name, language)

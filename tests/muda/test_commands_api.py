@@ -9,9 +9,9 @@ def test_muda_run_from_python_raises_instead_of_printing(tmp_path, capsys):
     """``muda.commands.run`` is the library call the pipeline and ``testset build`` make: a bad
     input reaches the caller as the error (the command line's boundary prints it), no line
     printed here and no exit status to turn into SystemExit."""
-    from muda.commands import TagArgs, run
+    from muda.commands import TagOptions, run
 
-    options = TagArgs(
+    options = TagOptions(
         src=str(tmp_path / "nothere.en"),
         tgt=str(tmp_path / "nothere.fr"),
         docids=str(tmp_path / "nothere.docids"),

@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
-from contextual_mt.errors import ContextualMTError, check_option
+from commandkit.options import option
+from contextual_mt.errors import Code, ContextualMTError, check_option
 
 BASELINE = "sentence"  # the sentence-level system every other system is compared with
 OUTPUT_FILES = ("table.md", "table.csv", "table.json", "table.png")
@@ -21,22 +22,31 @@ class TableOptions:
     """The languages to gather (``LANGS``), where their results are, where to write the table,
     and the significance level. Validated when built, before any file is read."""
 
-    langs: Sequence[str]
-    results_dir: str = "results"
-    output_dir: Optional[str] = None  # default: RESULTS_DIR/table
-    alpha: float = 0.05  # a p-value below this, with a better value, is marked
+    langs: Sequence[str] = option(nargs="+", required=True, help="target languages, e.g. --langs de fr ja")
+    results_dir: str = option(
+        default="results", help="where RESULTS/xx/muda/eval.json and RESULTS/xx/scores.json are (default: results)"
+    )
+    output_dir: Optional[str] = option(
+        help="where table.md, table.csv, table.json and table.png go (default: RESULTS_DIR/table, i.e. results/table)"
+    )
+    # a p-value below this, with a better value, is marked
+    alpha: float = option(default=0.05, help="significance level (default: 0.05)")
 
     def __post_init__(self) -> None:
         self.langs = _language_list(self.langs)
         if not isinstance(self.results_dir, str) or not self.results_dir:
-            raise ContextualMTError(f"--results-dir: give a directory (got {self.results_dir!r})")
+            raise ContextualMTError(
+                f"--results-dir: give a directory (got {self.results_dir!r})", code=Code.OPTION_VALUE
+            )
         if self.output_dir is None:
             self.output_dir = os.path.join(self.results_dir, "table")
         if not isinstance(self.output_dir, str) or not self.output_dir:
-            raise ContextualMTError(f"--output-dir: give a directory (got {self.output_dir!r})")
+            raise ContextualMTError(f"--output-dir: give a directory (got {self.output_dir!r})", code=Code.OPTION_VALUE)
         check_option("--alpha", self.alpha, minimum=0, maximum=1)
         if self.alpha == 0:
-            raise ContextualMTError("--alpha must be > 0 (got 0: no difference could be significant)")
+            raise ContextualMTError(
+                "--alpha must be > 0 (got 0: no difference could be significant)", code=Code.OPTION_VALUE
+            )
 
     def eval_path(self, lang: str) -> str:
         return os.path.join(self.results_dir, lang, "muda", "eval.json")
@@ -59,19 +69,25 @@ def _language_list(langs: Any) -> List[str]:
     if isinstance(langs, str):
         langs = [langs]
     if not isinstance(langs, (list, tuple)) or not all(isinstance(x, str) for x in langs):
-        raise ContextualMTError(f"--langs: give a list of target language codes (got {langs!r})")
+        raise ContextualMTError(
+            f"--langs: give a list of target language codes (got {langs!r})", code=Code.OPTION_MISSING
+        )
     codes = [code for item in langs for code in re.split(r"[\s,]+", item) if code]
     if not codes:
         raise ContextualMTError(
-            '--langs: no target language given; list the pairs to gather, e.g. make table LANGS="de fr ja"'
+            '--langs: no target language given; list the pairs to gather, e.g. make table LANGS="de fr ja"',
+            code=Code.OPTION_MISSING,
         )
     seen = set()
     for code in codes:
         if not _LANG_CODE.match(code):
             raise ContextualMTError(
-                f"--langs: {code!r} is not a language code (it names the directory RESULTS_DIR/{code})"
+                f"--langs: {code!r} is not a language code (it names the directory RESULTS_DIR/{code})",
+                code=Code.OPTION_VALUE,
             )
         if code in seen:
-            raise ContextualMTError(f"--langs: language {code!r} given twice ({' '.join(codes)})")
+            raise ContextualMTError(
+                f"--langs: language {code!r} given twice ({' '.join(codes)})", code=Code.OPTION_VALUE
+            )
         seen.add(code)
     return codes

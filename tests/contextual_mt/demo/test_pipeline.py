@@ -3,7 +3,7 @@ folders and records, no folders of its own."""
 
 import pytest
 
-from contextual_mt.demo.pipeline import demo_layout, run_demo
+from contextual_mt.demo.pipeline import DemoOptions, demo_layout, run_demo
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.layout import PairLayout, eval_paths
 
@@ -21,7 +21,7 @@ def test_the_demo_is_the_pair_fr_under_its_folder():
 def test_a_demo_folder_of_an_old_layout_is_refused_before_anything_is_written(tmp_path, old):
     (tmp_path / old).mkdir()
     with pytest.raises(ContextualMTError, match=f"holds {old}/"):
-        run_demo(str(tmp_path))
+        run_demo(DemoOptions(str(tmp_path)))
     assert sorted(p.name for p in tmp_path.iterdir()) == [old]
 
 
@@ -60,7 +60,9 @@ def test_the_demo_runs_end_to_end_and_records_where_its_time_goes(tmp_path):
     from contextual_mt.demo.pipeline import demo_results
 
     work = tmp_path / "demo"
-    results = run_demo(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    results = run_demo(
+        DemoOptions(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    )
     with open(demo_results(str(work))) as f:
         assert json.load(f) == results
     assert set(results["time"]) == {"corpus", "data", "train", "translate", "score", "contrastive"}
@@ -68,6 +70,8 @@ def test_the_demo_runs_end_to_end_and_records_where_its_time_goes(tmp_path):
     assert {"sentence", "context", "context-0"} <= set(results["contrastive"])
     layout = PairLayout("fr", str(work))
     stamps = {m: os.path.getmtime(layout.checkpoint(m)) for m in ("sentence", "context")}
-    again = run_demo(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    again = run_demo(
+        DemoOptions(str(work), train_docs=12, test_docs=3, sentence_epochs=1, context_epochs=1, valid_docs=2)
+    )
     assert {m: os.path.getmtime(layout.checkpoint(m)) for m in ("sentence", "context")} == stamps  # nothing retrained
     assert again["contrastive"] == results["contrastive"]

@@ -291,9 +291,20 @@ def test_a_batch_below_the_longest_example_is_refused_before_training(fake_data,
 
 
 def test_options_inside_a_make_args_variable_keep_their_names(monkeypatch):
-    from contextual_mt.pipeline.make_names import MAKE_ENV, in_make_words
+    """Under make, a message is built naming the Make variable the stage table declares (the check
+    of a library below the pipeline too); options the user typed inside ATTRIBUTE_ARGS keep their
+    own names; outside a stage's run, the flag."""
+    from contextual_mt.inference.precision import check_dtype
+    from contextual_mt.pipeline.attribute_stage import AttributeStageOptions
+    from contextual_mt.pipeline.make_names import MAKE_ENV, named_as_typed
 
     monkeypatch.setenv(MAKE_ENV, "1")
-    assert in_make_words("--dtype must be one of") == "DTYPE must be one of"
-    message = "ATTRIBUTE_ARGS: attribute refuses it: unrecognized arguments: --dtype float16"
-    assert in_make_words(message) == message
+    with named_as_typed():
+        with pytest.raises(ContextualMTError, match=r"^DTYPE must be one of"):
+            check_dtype("fp8")
+        with pytest.raises(
+            ContextualMTError, match=r"^ATTRIBUTE_ARGS: attribute refuses it: unrecognized arguments: --dtype float16$"
+        ):
+            AttributeStageOptions("fr", attribute_args="--dtype float16")
+    with pytest.raises(ContextualMTError, match=r"^--dtype must be one of"):
+        check_dtype("fp8")

@@ -26,9 +26,12 @@ def test_make_translate_passes_decoding_beam_and_dtype():
 
 
 def test_pipeline_translate_decoding_reaches_the_decoding_options(tmp_path):
+    from contextual_mt.api import options_from
     from contextual_mt.cli import build_parser
-    from contextual_mt.cli.pipeline.translate_score import stage_options
     from contextual_mt.pipeline.translate_stage import STUDY_BATCH_SIZE, TranslateStageOptions
+
+    def stage_options(args):
+        return options_from(TranslateStageOptions, args)
 
     def parsed(*extra):
         return build_parser().parse_args(["pipeline", "translate", "--lang", "fr", "--root", str(tmp_path), *extra])

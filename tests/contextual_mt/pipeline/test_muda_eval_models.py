@@ -44,11 +44,11 @@ def test_every_missing_model_in_one_error(pair):
 def test_make_testset_names_itself_when_models_are_missing(pair):
     """Issue 50.6: `make testset` tags the reference with muda-eval's step; its error names the
     target that was run, not `make muda-eval`."""
-    from contextual_mt.pipeline.testset_stage import run_testset_stage
+    from contextual_mt.pipeline.testset_stage import TestsetStageOptions, run_testset_stage
 
     root, _data, _hyp = pair
     with pytest.raises(ContextualMTError) as e:
-        run_testset_stage("de", str(root))
+        run_testset_stage(TestsetStageOptions("de", str(root)))
     assert str(e.value).startswith("make testset LANG=de needs models not on this machine: "), str(e.value)
     assert "stanza de (tokenize,pos,lemma)" in str(e.value)
 

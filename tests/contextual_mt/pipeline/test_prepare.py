@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from commandkit.console import run_command
-from contextual_mt.cli.pipeline.data import add as add_data_parser
+from contextual_mt.cli.pipeline import add_stage_parsers
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline import prepare as prepare_module
 from contextual_mt.pipeline.data_plan import STATE
@@ -366,7 +366,8 @@ def test_character_coverage_default():
 def cli(argv):
     parser = argparse.ArgumentParser(prog="contextual-mt pipeline")
     sub = parser.add_subparsers(dest="command", required=True)
-    assert add_data_parser(sub).prog.endswith("data")
+    add_stage_parsers(sub)
+    assert sub.choices["data"].prog.endswith("data")
     args = parser.parse_args(argv)
     assert args.transaction is False
     return run_command(args.func, args, None)

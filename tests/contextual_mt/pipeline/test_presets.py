@@ -90,8 +90,8 @@ def test_the_tiny_presets_vocabulary_and_output_bound_reach_the_stages(tmp_path,
     wins; `make translate` bounds the outputs of models trained with it (a barely trained model's
     translations ran to the decoder's 200 pieces), unless another bound is asked for."""
     from contextual_mt.cli import main
-    from contextual_mt.cli.pipeline import data as data_cli
     from contextual_mt.inference.decoding import DecodingOptions
+    from contextual_mt.pipeline import prepare as data_cli
     from contextual_mt.pipeline.layout import PairLayout
     from contextual_mt.pipeline.train import done_record
     from contextual_mt.pipeline.translate_stage import TranslateStageOptions, model_decoding

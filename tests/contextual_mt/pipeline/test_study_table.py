@@ -26,7 +26,7 @@ import types
 
 import pytest
 
-from contextual_mt.cli.pipeline.table import add as add_table_parser
+from contextual_mt.cli.pipeline import add_stage_parsers
 from contextual_mt.errors import ContextualMTError
 from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, build_table, system_key
 from muda.phenomena.registry import phenomenon_names
@@ -652,7 +652,7 @@ def test_an_unwritable_output_is_found_before_reading(tmp_path):
 # ----------------------------------------------------------------------------- the command
 def _parser():
     parser = argparse.ArgumentParser(prog="contextual-mt pipeline")
-    add_table_parser(parser.add_subparsers(dest="command", required=True))
+    add_stage_parsers(parser.add_subparsers(dest="command", required=True))
     return parser
 
 

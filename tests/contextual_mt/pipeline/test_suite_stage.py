@@ -17,7 +17,11 @@ DE = "mini.formality.opensubtitles.en-de.test"
 
 
 def import_suite(folder, name=FR, **options):
-    import_ctxpro(ImportOptions(str(FIXTURES / f"{name}.json"), str(FIXTURES / name), str(folder), **options))
+    import_ctxpro(
+        ImportOptions(
+            evalset=str(FIXTURES / f"{name}.json"), inputs=str(FIXTURES / name), output_dir=str(folder), **options
+        )
+    )
     return folder
 
 

@@ -22,7 +22,11 @@ FR = "mini.formality.opensubtitles.en-fr.test"
 
 def imported(tmp_path, name=FR, **options):
     out = tmp_path / name
-    summary = import_ctxpro(ImportOptions(str(FIXTURES / f"{name}.json"), str(FIXTURES / name), str(out), **options))
+    summary = import_ctxpro(
+        ImportOptions(
+            evalset=str(FIXTURES / f"{name}.json"), inputs=str(FIXTURES / name), output_dir=str(out), **options
+        )
+    )
     return out, summary
 
 
@@ -207,4 +211,4 @@ def test_end_to_end_with_a_tiny_model(tmp_path):
 def test_suite_folder_is_not_an_input(tmp_path):
     shutil.copy(FIXTURES / FR, tmp_path / FR)
     with pytest.raises(ContextualMTError, match="would overwrite an input"):
-        ImportOptions(str(FIXTURES / f"{FR}.json"), str(tmp_path / "docids"), str(tmp_path))
+        ImportOptions(evalset=str(FIXTURES / f"{FR}.json"), inputs=str(tmp_path / "docids"), output_dir=str(tmp_path))
