@@ -19,11 +19,17 @@ test sets; without it the row is left out). What is measured against each system
 truth, which the joining hid): the share of lines whose text is exactly their true text, and within
 chrF 80 of it; BLEU and chrF against reference A through the alignment minus through the true
 lines; and the CPU time of each command (user + system, median of ``--repeats`` interleaved runs).
+
+``--json`` is written after each system, and a run given a ``--json`` that already holds systems
+skips those whose fingerprint (the WMT files, the system's output, the lexical corpus, mweralign's
+command, ``--repeats`` and the aligner's own source files) is that of this run: a run stopped
+half-way resumes; anything changed is measured again. The JSON holds the systems of this run.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -34,7 +40,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from bench import harness
 from bench.alignment_versus import BIN, corpus_scores, cpu_run
-from commandkit.text import read_lines
+from commandkit.text import file_sha256, read_lines
 
 TOOLS = ("align", "mweralign", "align --pivot none")
 
@@ -112,6 +118,29 @@ def system(
     return {"system": name, "true": true_scores, "tools": rows}
 
 
+ALIGNER = Path(__file__).resolve().parent.parent / "docalign"  # whose code the align rows measure
+
+
+def fingerprint(files: Sequence[str], *extra: str) -> str:
+    """What a system's row was measured from: the files' contents, the aligner's source files,
+    and ``extra`` (commands, options)."""
+    h = hashlib.sha256()
+    for path in [*files, *sorted(str(p) for p in ALIGNER.rglob("*.py"))]:
+        h.update(file_sha256(path).encode())
+    for value in extra:
+        h.update(value.encode() + b"\0")
+    return h.hexdigest()
+
+
+def previous(path: Optional[str]) -> Dict[str, Dict[str, Any]]:
+    """The systems of an earlier run's JSON at ``path`` (none when there is no such file)."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    return {r["system"]: r for r in data.get("systems", []) if "fingerprint" in r}
+
+
 def summary(results: Sequence[Dict[str, Any]]) -> Dict[str, Dict[str, float]]:
     """Per tool: the mean of each figure over the systems, and the worst system's."""
     out: Dict[str, Dict[str, float]] = {}
@@ -174,17 +203,31 @@ def main(argv=None) -> int:
             "ref_lines": [line.strip() for line in read_lines(str(wmt_dir / "references/en-de.refA.txt"))],
         }
         names = sorted(p.stem for p in (wmt_dir / "system-outputs/en-de").glob("*.txt"))
-        results = []
+        done = previous(args.json)
+        inputs = [str(wmt_dir / f) for f in ("sources/en-de.txt", "references/en-de.refA.txt", "documents/en-de.docs")]
+        results: List[Dict[str, Any]] = []
         for name in names if args.systems is None else args.systems:
-            lines = read_lines(str(wmt_dir / "system-outputs/en-de" / f"{name}.txt"))
-            results.append(system(name, lines, wmt, args.mweralign, args.lexical_train, work, args.repeats))
-            print(f"{name}: " + ", ".join(f"{t} {r['exact']:.3f}" for t, r in results[-1]["tools"].items()),
+            path = str(wmt_dir / "system-outputs/en-de" / f"{name}.txt")
+            key = fingerprint([*inputs, path, *(args.lexical_train or [])], args.mweralign, str(args.repeats))
+            if done.get(name, {}).get("fingerprint") == key:
+                results.append(done[name])
+                print(f"{name}: as in {args.json}", file=sys.stderr, flush=True)
+                continue
+            lines = read_lines(path)
+            row = system(name, lines, wmt, args.mweralign, args.lexical_train, work, args.repeats)
+            results.append({**row, "fingerprint": key, "machine": harness.machine_info()})
+            print(f"{name}: " + ", ".join(f"{t} {r['exact']:.3f}" for t, r in row["tools"].items()),
                   file=sys.stderr, flush=True)  # fmt: skip
+            if args.json:  # after each system: a run stopped half-way resumes from here
+                write(args.json, results)
     print(table(results))
     if args.json:
-        harness.write_json(args.json, {"systems": results, "summary": summary(results),
-                                       "machine": harness.machine_info()})  # fmt: skip
+        write(args.json, results)
     return 0
+
+
+def write(path: str, results: Sequence[Dict[str, Any]]) -> None:
+    harness.write_json(path, {"systems": list(results), "summary": summary(results), "machine": harness.machine_info()})
 
 
 if __name__ == "__main__":

@@ -18,12 +18,14 @@ one document per line, a guess (``SystemOutput.guessed``): a truncated line-alig
 that many lines, so the guess stands only when its alignment fills most lines
 (``docalign.align.check_guess``). ``--hyp-format lines``, ``documents`` or ``jsonl`` says which
 (no guess). A file that is none of these, a document id that is not in the docids file, a document
-missing, an empty document (whose source is not empty) and a record's text holding a control
-character (a JSON escape such as ``\u0000``) are each one line naming the file (and line)."""
+missing and a record's text holding a control character (a JSON escape such as ``\u0000``) are
+each one line naming the file (and line). An empty document whose source is not empty is a system
+that wrote nothing for it: its lines are aligned as omissions, with one warning for the file."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -32,6 +34,8 @@ from commandkit.documents import document_spans
 from commandkit.errors import Code, InputError, json_reason
 from commandkit.outputs import atomic_write_lines
 from commandkit.text import read_lines
+
+logger = logging.getLogger(__name__)
 
 AUTO, LINES, JSONL, DOCUMENTS = "auto", "lines", "jsonl", "documents"
 HYP_FORMATS = (AUTO, LINES, DOCUMENTS, JSONL)  # --hyp-format
@@ -96,7 +100,8 @@ def read_system_output(
     path: str, ids: Sequence[str], docids_path: str, nonempty: Sequence[bool], hyp_format: str = AUTO
 ) -> SystemOutput:
     """``path`` read in its format (see the module; ``hyp_format``: --hyp-format). ``nonempty[d]``:
-    document d's source (or pivot) has text, so its translation may not be empty."""
+    document d's source (or pivot) has text, so an empty translation of it is warned about (its
+    lines become omissions)."""
     check_hyp_format(hyp_format)
     lines = read_lines(path)
     spans = document_spans(ids)
@@ -131,12 +136,36 @@ def read_system_output(
             f'({len(spans)} in {docids_path}), nor JSONL records with "doc" and "text" (unknown format)',
             code=Code.LINE_COUNT,
         )
-    for d, (text, lineno) in enumerate(zip(texts, where, strict=True)):
-        if nonempty[d] and not text.strip():
-            raise InputError(
-                f"{path}:{lineno}: document {ids[spans[d][0]]!r} is empty but its source is not", code=Code.EMPTY
-            )
+    _warn_empty(path, texts, where, ids, spans, nonempty)
     return SystemOutput(kind, documents=texts, document_lines=where, path=path, guessed=guessed, as_lines=as_lines)
+
+
+def _warn_empty(
+    path: str,
+    texts: Sequence[str],
+    where: Sequence[int],
+    ids: Sequence[str],
+    spans: Sequence[Tuple[int, int]],
+    nonempty: Sequence[bool],
+) -> None:
+    """One warning for the documents that are empty where their source is not: a system that wrote
+    nothing for a document is a real output (its lines are then omissions), not a bad file."""
+    empty = [d for d, text in enumerate(texts) if nonempty[d] and not text.strip()]
+    if not empty:
+        return
+    first = empty[0]
+    lines = sum(spans[d][1] - spans[d][0] for d in empty)
+    more = f" and {len(empty) - 1} more" if len(empty) > 1 else ""
+    logger.warning(
+        "%s:%d: document %r%s empty but the source is not (%d of %d documents): their %d lines are omissions",
+        path,
+        where[first],
+        ids[spans[first][0]],
+        more + (" are" if len(empty) > 1 else " is"),
+        len(empty),
+        len(texts),
+        lines,
+    )
 
 
 def _read_jsonl(

@@ -5,11 +5,14 @@ The rule for what each source line receives (documented in docs/explanations/ali
 * 1-1, 1-2 and 1-b: the line gets its segment(s), as written (two segments joined by what stood
   between them).
 * 1-0 (an omission): the line gets an empty hypothesis.
-* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut in two at
-  the word boundary where the two parts best match the two lines' pivots (the fewest word edits,
-  then the sum of their chrF; a closing mark such as a comma stays with the part before); each
-  line gets its part, so that no word is scored twice (of more lines, the first line's part off the rest, then the rest
-  likewise: ``cut_into``). The alignment record keeps the whole text beside the part.
+* 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut at the
+  word boundaries where the parts best match the lines' pivots (the fewest word edits in all,
+  mwerSegmenter's search; of equal edits, an output sentence's end, then the higher chrF; a
+  closing mark such as a comma stays with the part before); each line gets its part, so that no
+  word is scored twice (``cut_into``). The alignment record keeps the whole text beside the part.
+* an omission beside a link whose text holds the omitted line's words (a short line the output
+  ran on into a long one's sentence): the text is cut among them all, and the lines given a part
+  join the link (``absorb_omissions``).
 * 0-1 (an addition): the segment is appended to the hypothesis of the line before it (of the
   line after it at a document's start; of the document's first line when its source is all
   empty), so that every word the system wrote is scored, as a line-aligned output with an extra
@@ -23,7 +26,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence
+from itertools import pairwise
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
 
 from docalign.chrf import Profile, chrf
 from docalign.dp import Link
@@ -58,23 +64,33 @@ def span_text(text: str, spans: Sequence[Span], start: int, count: int) -> str:
 CLAUSE = re.compile("[\u3001\uff0c\uff1b\uff1a,;:]+")
 # a mark that closes what comes before it: never the first thing of the second part of a cut
 CLOSING = re.compile("[\u3001\u3002\uff0c\uff1b\uff1a\uff01\uff1f,;:.!?)\\]}»\u201d\u2019…]")
-SENTENCE_END = 2  # word edits a cut at the end of an output's sentence is worth (``cut``)
 MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest word edits
+# an omitted line beside a link takes a part of the link's text only when that saves more word
+# edits than this share of its pivot's words (at least OMIT_EDITS), and the part's chrF against its
+# pivot is at least OMIT_CHRF: a word or two in common by chance is no translation of it
+OMIT_SHARE = 0.0
+OMIT_EDITS = 1.0
+OMIT_CHRF = 0.2
+SENTENCE_END = 0.0  # word edits a cut at the end of an output's sentence is worth (0: a tie-break)
+TIE = 1e-3  # a cut not at the end of an output sentence: only a tie-break between cuts of equal edits
+
+
+def _gaps(text: str) -> List[int]:
+    """The character positions where ``text`` may be cut: after a word, never before a closing
+    mark (a comma written after a space stays with the part before); in a text written without
+    spaces, after a clause mark (``CLAUSE``), else any character."""
+    gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
+    gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
+    gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
+    return gaps or list(range(1, len(text)))
 
 
 def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
-    whitespace position where the word edits of the two parts against them are fewest
-    (mwerSegmenter's measure; ties to the higher sum of chrF, then the earlier position), never
-    before a closing mark (a comma written after a space stays with the part before). In a text
-    written without spaces, after a clause mark (``CLAUSE``), else a character position. ``ends``:
-    where the output's sentences end in ``text``: a cut there is preferred to one that saves up to
-    ``SENTENCE_END`` word edits elsewhere (a system that translated line by line ended a sentence
-    at the line's end; a word or two more or less in common with the pivots is weaker evidence)."""
-    gaps = [m.start() for m in re.finditer(r"\s+", text) if not CLOSING.match(text, m.end())]
-    gaps = gaps or [m.start() for m in re.finditer(r"\s+", text)]
-    gaps = gaps or [m.end() for m in CLAUSE.finditer(text) if m.end() < len(text)]
-    gaps = gaps or list(range(1, len(text)))
+    position among ``_gaps`` where the word edits of the two parts against them are fewest
+    (mwerSegmenter's measure); of equal edits, the end of one of the output's sentences
+    (``ends``: where they end in ``text``), then the higher sum of chrF, then the earlier position."""
+    gaps = _gaps(text)
     if not gaps:
         return len(text)
     vocabulary = Vocabulary()
@@ -83,7 +99,10 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     tail = prefix_distances(vocabulary.encode(second)[::-1], hyp[::-1])[::-1]
     at = [len(tokens(text[:k])) for k in gaps]
     sentence_ends = set(ends)
-    edits = [head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0) for k, w in zip(gaps, at, strict=True)]
+    edits = [
+        (head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0), k not in sentence_ends)
+        for k, w in zip(gaps, at, strict=True)
+    ]
     fewest = min(edits)
     best = [k for k, e in zip(gaps, edits, strict=True) if e == fewest]
     if len(best) == 1:
@@ -94,20 +113,164 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
-def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = ()) -> List[str]:
-    """``text`` cut into one part per pivot: the first part off the rest (``cut`` against the
-    first pivot and the others joined), then the rest likewise; ``ends``: where the output's
-    sentences end in ``text``."""
-    parts: List[str] = []
-    rest, offset = text, 0  # the rest, and where it starts in text
+def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[int]:
+    """Where to cut ``text`` into one part per pivot (the parts' ends, ``len(text)`` last): the
+    cuts among ``_gaps`` whose parts differ from their pivots by the fewest word edits in all
+    (mwerSegmenter's search: one edit distance of the pivots' words joined against the text's,
+    each pivot starting where the one before may end), a cut that is not at one of the output's
+    sentence ``ends`` costing ``TIE`` more. A pivot marked ``omissible`` may instead get no part
+    at a cost of its words less ``max(OMIT_EDITS, OMIT_SHARE x its words)`` (its part is then
+    empty, its end that of the part before)."""
+    vocabulary = Vocabulary()
+    hyp = vocabulary.encode(text)
+    n = len(hyp)
+    words = [0] * (n + 1)  # the text's word position -> the character position of a cut there
+    allowed = np.full(n + 1, np.inf)
+    allowed[0] = allowed[n] = 0.0
+    sentence_ends = set(ends)
+    for k in _gaps(text):
+        w = len(tokens(text[:k]))
+        if 0 < w < n and not np.isfinite(allowed[w]):
+            words[w], allowed[w] = k, -SENTENCE_END if k in sentence_ends else TIE
+    words[n] = len(text)
+    steps = np.arange(n + 1, dtype=np.float64)
+    row = np.full(n + 1, np.inf)
+    row[0] = 0.0
+    tables: List[Tuple[np.ndarray, np.ndarray]] = []  # per pivot: its edit rows, where it was omitted
+    for q, pivot in enumerate(pivots):
+        start = row + allowed if q else row
+        rows = [start]
+        current = start
+        for word in vocabulary.encode(pivot).tolist():
+            moves = np.empty_like(current)
+            moves[0] = current[0] + 1
+            moves[1:] = np.minimum(current[1:] + 1, current[:-1] + (hyp != word))
+            current = np.minimum.accumulate(moves - steps) + steps
+            rows.append(current)
+        skipped = np.zeros(n + 1, dtype=bool)
+        if q < len(omissible) and omissible[q]:
+            length = len(rows) - 1
+            skip = start + length - max(OMIT_EDITS, OMIT_SHARE * length)
+            skipped = skip < current
+            current = np.where(skipped, skip, current)
+        tables.append((np.array(rows), skipped))
+        row = current
+    ends_out = [0] * len(pivots)
+    w = n
+    for q in range(len(pivots) - 1, -1, -1):  # back through each pivot's rows to where it started
+        ends_out[q] = words[w]
+        table, skipped_at = tables[q]
+        if skipped_at[w]:
+            continue
+        r = len(table) - 1
+        pivot_words = vocabulary.encode(pivots[q])
+        while r > 0:  # at r = 0, w is where the pivot's part starts: the end of the part before
+            here = table[r][w]
+            if w > 0 and _same(here, table[r - 1][w - 1] + (hyp[w - 1] != pivot_words[r - 1])):
+                r, w = r - 1, w - 1
+            elif _same(here, table[r - 1][w] + 1):
+                r -= 1
+            else:
+                w -= 1
+    return ends_out
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-7
+
+
+def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[str]:
+    """``text`` cut into one part per pivot (``cuts``; ``ends``: where the output's sentences end
+    in ``text``), then each two neighbouring parts cut again between them (``cut``: the same
+    edits, ties to the higher chrF); a pivot marked ``omissible`` may get an empty part."""
+    if len(pivots) == 1:
+        return [text.strip()]
+    if len(pivots) == 2 and not any(omissible):
+        k = cut(text, pivots[0], pivots[1], ends) if text else 0
+        return [text[:k].strip(), text[k:].strip()]
+    bounds = [0, *cuts(text, pivots, ends, omissible)]
     for q in range(len(pivots) - 1):
-        local = [e - offset for e in ends if e > offset]
-        k = cut(rest, pivots[q], " ".join(pivots[q + 1 :]), local) if rest else 0
-        parts.append(rest[:k].strip())
-        after = rest[k:]
-        offset += k + len(after) - len(after.lstrip())
-        rest = after.strip()
-    return [*parts, rest]
+        a, b, c = bounds[q], bounds[q + 1], bounds[q + 2]
+        if a < b < c:
+            local = [e - a for e in ends if a < e < c]
+            bounds[q + 1] = a + cut(text[a:c], pivots[q], pivots[q + 1], local)
+    return [text[a:b].strip() for a, b in pairwise(bounds)]
+
+
+Parts = Dict[Tuple[int, int], List[str]]  # a link's lines -> each line's part of its text, where decided
+
+
+def absorb_omissions(d: DocumentAlignment, pivots: Sequence[str], index: Sequence[int]) -> Tuple[List[Link], Parts]:
+    """``d.links`` with each run of omitted lines offered to the link before it, then to the link
+    after it: the link's text is cut among the link's lines and the omitted ones (``cut_into``, an
+    omitted line ``omissible``), and taken where more lines then have a part; lines at either end
+    left without a part stay omissions. A short line whose output ran on into the sentence of a long
+    one beside it (a headline, a post without a full stop) gets its words back instead of leaving
+    them scored on its neighbour."""
+    links = list(d.links)
+    parts: Parts = {}
+    changed = True
+    while changed:  # each change gives more lines a part: it ends
+        changed = False
+        x = 0
+        while x < len(links) and not changed:
+            if links[x].kind != "1-0":
+                x += 1
+                continue
+            y = x
+            while y < len(links) and links[y].kind == "1-0":
+                y += 1
+            for at, lo, hi in ((x - 1, x - 1, y), (y, x, y + 1)):
+                if 0 <= at < len(links) and _linked(links[at]):
+                    new = _join(d, links[lo:hi], links[at], pivots, index, parts)
+                    if new is not None:
+                        links[lo:hi] = new
+                        changed = True
+                        break
+            x = y
+    return links, parts
+
+
+def _linked(link: Link) -> bool:
+    return link.lines[1] > 0 and link.segments[1] > 0
+
+
+def _join(
+    d: DocumentAlignment, group: List[Link], link: Link, pivots: Sequence[str], index: Sequence[int], parts: Parts
+) -> Optional[List[Link]]:
+    """The omitted lines of ``group`` (``link`` and the omissions just before or after it) given
+    parts of ``link``'s text: the group's links anew (omissions at either end, one link of the lines
+    between), with ``parts`` set; None where no more lines have a part than before."""
+    first, count = group[0].lines[0], sum(g.lines[1] for g in group)
+    (i, a), (j, b) = link.lines, link.segments
+    lines = [pivots[index[first + q]] for q in range(count)]
+    omissible = [not i <= first + q < i + a for q in range(count)]
+    whole = span_text(d.text, d.spans, j, b)
+    ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]
+    refused: Set[int] = set()
+    while True:  # a part of chrF under OMIT_CHRF against its line's pivot is no translation of it
+        kept = [q for q in range(count) if q not in refused]
+        got = cut_into(whole, [lines[q] for q in kept], ends, [omissible[q] for q in kept])
+        cut_parts = [""] * count
+        for q, part in zip(kept, got, strict=True):
+            cut_parts[q] = part
+        poor = {
+            q
+            for q in kept
+            if omissible[q] and cut_parts[q] and chrf(Profile(cut_parts[q]), Profile(lines[q])) < OMIT_CHRF
+        }
+        if not poor:
+            break
+        refused |= poor
+    given = [q for q in range(count) if cut_parts[q]]
+    before = parts.get(link.lines) or []
+    if len(given) <= (sum(1 for p in before if p) if before else a):
+        return None
+    lo, hi = given[0], given[-1] + 1
+    merged = Link((first + lo, hi - lo), (j, b), chrf(Profile(whole), Profile(" ".join(lines[lo:hi]))))
+    parts[merged.lines] = cut_parts[lo:hi]
+    omitted = [Link((first + q, 1), (j if q < lo else j + b, 0), None) for q in [*range(lo), *range(hi, count)]]
+    return [*omitted[:lo], merged, *omitted[lo:]]
 
 
 def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
@@ -118,6 +281,7 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
     records: List[Dict] = []
     n = len(index)
     pending: List[str] = []  # additions before the document's first line
+    d.links, decided = absorb_omissions(d, pivots, index)
     for link in d.links:
         (i, a), (j, b) = link.lines, link.segments
         whole = span_text(d.text, d.spans, j, b)
@@ -138,7 +302,9 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
         ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]  # the sentences' ends in whole
-        parts = cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
+        parts = decided.get(link.lines) or (
+            cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
+        )
         for q in range(a):
             hyps[index[i + q]] = parts[q]
             records.append({"line": d.first_line + index[i + q] + 1, **base, "text": parts[q]})

@@ -38,11 +38,6 @@ def align_command(c: Ctx) -> None:
     c.absent = [c.o("aligned.fr"), c.o("alignment.jsonl")]
 
 
-def _emptied_first(records):
-    records[0]["text"] = " "
-    return records
-
-
 file_cases("align", align_command, "--hyp-documents", lambda w: w.ref, kinds=("missing", "dir", "latin1"))
 file_cases("align", align_command, "--pivot", lambda w: w.hyp, kinds=("missing", "dir", "latin1"))
 
@@ -55,7 +50,6 @@ def _documents_edited(name: str, edit, *fragments: Fragment):
 for _cid, _name, _edit, _fragments in (
     ("not-in-docids", "renamed.jsonl", renamed_second, (at_line("renamed.jsonl", 2), "no-such-document")),
     ("missing", "fewer.jsonl", lambda r: r[:-1], ("fewer.jsonl", "no record")),
-    ("empty", "emptied.jsonl", _emptied_first, (at_line("emptied.jsonl", 1), "empty")),
 ):
     add(f"align-document-{_cid}", align_command, _documents_edited(_name, _edit, *_fragments))
 add(
