@@ -21,10 +21,6 @@ Value = TypeVar("Value")
 # raise and catch InputError.
 ContextualMTError = InputError
 
-# Deprecated: commandkit.errors.check_number's earlier name, kept while the stage and test-suite
-# modules still call it.
-check_option = check_number
-
 
 class OverPositionsError(InputError):
     """A sentence longer than the model's positions (it cannot be read whole): an error where the
@@ -120,7 +116,7 @@ __all__ = [
     "Code",
     "ContextualMTError",
     "InputError",
-    "check_option",
+    "check_number",
     "install_excepthook_for_fairseq_cli",
     "note_fairseq_save_dir",
 ]

@@ -34,7 +34,7 @@ from contextual_mt.contrastive.sets import (
     group_is_right,
     repeated_candidates,
 )
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.batching import check_batching, length_batches
 from contextual_mt.inference.interface import ContextPair, ModelSpec, PairScorer
 from contextual_mt.inference.model_args import ModelArgs, max_tokens_option, progress_option, resume_option
@@ -107,13 +107,13 @@ class ContrastiveOptions:
         inputs = {os.path.realpath(p) for p in (self.input, *self.context_files)}
         if self.scores is not None:
             if os.path.realpath(self.summary) in inputs | {os.path.realpath(self.scores)}:
-                raise ContextualMTError(
+                raise InputError(
                     f"{self.summary}: --summary would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
                 )
             return
         check_batching(self.batch_size, self.max_tokens)
         if self.detokenize not in DETOKENIZE:
-            raise ContextualMTError(
+            raise InputError(
                 f"--detokenize must be one of {', '.join(DETOKENIZE)} (got {self.detokenize!r})",
                 code=Code.OPTION_VALUE,
             )
@@ -121,7 +121,7 @@ class ContrastiveOptions:
         check_distinct([("--output", self.output), ("--summary", self.summary)])
         for flag, path in (("--output", self.output), ("--summary", self.summary)):
             if os.path.realpath(path) in inputs:
-                raise ContextualMTError(
+                raise InputError(
                     f"{path}: {flag} would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
                 )
 
@@ -157,18 +157,18 @@ def check_mode(model: bool, output: Optional[str], scores: Optional[str], maximi
     """A model and ``output`` (score the candidates), or ``scores`` alone (evaluate existing scores)."""
     if scores is not None:
         if model or output:
-            raise ContextualMTError(
+            raise InputError(
                 "--scores evaluates existing scores: give it without --path/--hf-model and --output",
                 code=Code.OPTIONS_CONFLICT,
             )
         return
     if not (model and output):
-        raise ContextualMTError(
+        raise InputError(
             "give --path or --hf-model, and --output (score with a model), or --scores (evaluate existing scores)",
             code=Code.OPTION_MISSING,
         )
     if maximize:
-        raise ContextualMTError(
+        raise InputError(
             "--maximize applies to --scores only (this command writes losses: lower is better)",
             code=Code.OPTIONS_CONFLICT,
         )
@@ -182,7 +182,7 @@ def read_set(options: ContrastiveOptions) -> ContrastiveSet:
         check_input_file(path, "context file")
     groups = fmt.read(options.input, options.context_files)
     if not groups:
-        raise ContextualMTError(f"{options.input}: no test instances", code=Code.EMPTY)
+        raise InputError(f"{options.input}: no test instances", code=Code.EMPTY)
     check_groups(groups)
     return ContrastiveSet(
         options.set_name,
@@ -240,7 +240,7 @@ def check_distinguishable(test_set: ContrastiveSet, backend: PairScorer) -> None
         at += len(g.candidates)
     if bad:
         g, a, b = bad[0]
-        raise ContextualMTError(
+        raise InputError(
             f"{g.where}: candidates {a} and {b} are the same tokens to the model (different strings that differ only "
             f"in what its vocabulary cannot represent: a test set of another language or script?), so their scores "
             f"tie; {len(bad)} of {len(test_set.groups)} groups are like this",
@@ -401,7 +401,7 @@ def groups_right(test_set: ContrastiveSet, losses: Sequence[float]) -> List[bool
         right.append(group_is_right(losses[at : at + n], g.correct, test_set.rule))
         at += n
     if at != len(losses):
-        raise ContextualMTError(f"{len(losses)} scores for {at} candidates", code=Code.LINE_COUNT)
+        raise InputError(f"{len(losses)} scores for {at} candidates", code=Code.LINE_COUNT)
     return right
 
 
@@ -464,14 +464,12 @@ def read_scores(path: str, expected: int) -> List[float]:
         try:
             value = float(line)
         except ValueError:
-            raise ContextualMTError(
-                f"{path}:{lineno}: not a number ({line.strip()[:40]!r})", code=Code.FORMAT
-            ) from None
+            raise InputError(f"{path}:{lineno}: not a number ({line.strip()[:40]!r})", code=Code.FORMAT) from None
         if not math.isfinite(value):
-            raise ContextualMTError(f"{path}:{lineno}: {line.strip()} is not a finite score", code=Code.FORMAT)
+            raise InputError(f"{path}:{lineno}: {line.strip()} is not a finite score", code=Code.FORMAT)
         values.append(value)
     if len(values) != expected:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: has {len(values)} scores, but the test set has {expected} candidates "
             "(one score per candidate, in the set's order)",
             code=Code.LINE_COUNT,

@@ -22,7 +22,7 @@ import numpy as np
 
 from commandkit.errors import json_reason
 from commandkit.text import read_lines
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.interface import ContextPair
 
 RULES = ("argmin", "beats_all")
@@ -97,11 +97,9 @@ def load_json(path: str, kind: type, what: str):
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
-            f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
-        ) from None
+        raise InputError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
     if not isinstance(value, kind) or not value:
-        raise ContextualMTError(f"{path}: not {what}")
+        raise InputError(f"{path}: not {what}")
     return value
 
 
@@ -114,16 +112,16 @@ def files_by_role(files: Sequence[str], roles: Sequence[str], written_by: str) -
         # the longest matching ending: "x.context.en" is context.en, not en
         role = max((r for r in roles if name.endswith("." + r)), key=len, default=None)
         if role is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: a context file of this format ends in one of "
                 f"{', '.join('.' + r for r in roles)} (as {written_by} names them)"
             )
         if role in found:
-            raise ContextualMTError(f"{path}: a second *.{role} file (first: {found[role]})")
+            raise InputError(f"{path}: a second *.{role} file (first: {found[role]})")
         found[role] = path
     missing = [r for r in roles if r not in found]
     if missing:
-        raise ContextualMTError(
+        raise InputError(
             f"--context-files: give the {len(roles)} files {written_by} writes; missing *.{', *.'.join(missing)}"
         )
     return found
@@ -134,19 +132,17 @@ def check_groups(groups: Sequence[Group]) -> None:
     a non-empty current sentence on both sides."""
     for g in groups:
         if len(g.candidates) < 2:
-            raise ContextualMTError(
+            raise InputError(
                 f"{g.where}: {len(g.candidates)} candidate(s); a contrastive group needs the "
                 "correct translation and at least one contrastive one",
                 code=Code.FORMAT,
             )
         if not 0 <= g.correct < len(g.candidates):
-            raise ContextualMTError(
-                f"{g.where}: correct candidate {g.correct} is out of range (0..{len(g.candidates) - 1})"
-            )
+            raise InputError(f"{g.where}: correct candidate {g.correct} is out of range (0..{len(g.candidates) - 1})")
         for k, c in enumerate(g.candidates):
             if not c.source.strip() or not c.target.strip():
                 side = "source" if not c.source.strip() else "target"
-                raise ContextualMTError(f"{g.where}: candidate {k} has an empty {side} sentence", code=Code.EMPTY)
+                raise InputError(f"{g.where}: candidate {k} has an empty {side} sentence", code=Code.EMPTY)
 
 
 def repeated_candidates(group: Group) -> Dict[int, int]:

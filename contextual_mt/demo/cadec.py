@@ -28,7 +28,7 @@ from contextual_mt.demo.pipeline import (
     run_demo_first,
     write_corpus,
 )
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.presets import fairseq_train_options
 from contextual_mt.pipeline.train_progress import TrainProgress
 
@@ -88,7 +88,7 @@ def train_cadec(data_bin: Path, save_dir: Path, log_dir: Path, epochs: int, mode
     finally:
         progress.close()
     if proc.returncode != 0:
-        raise ContextualMTError(f"training the cadec model failed; see {log_path}", code=Code.MODEL)
+        raise InputError(f"training the cadec model failed; see {log_path}", code=Code.MODEL)
     for dict_file in data_bin.glob("dict.*.txt"):  # translate finds them beside the checkpoint
         shutil.copy(dict_file, save_dir / dict_file.name)
     return save_dir / "checkpoint_best.pt"
@@ -130,7 +130,7 @@ def run_cadec_demo(options: CadecDemoOptions) -> Dict:
         run_demo_first(str(base), options.workdir)
     for needed in (base, spm, data_bin / f"dict.{LANG}.txt"):
         if not needed.exists():
-            raise ContextualMTError(f"{needed}: not found; run the demo first (make demo)", code=Code.NOT_FOUND)
+            raise InputError(f"{needed}: not found; run the demo first (make demo)", code=Code.NOT_FOUND)
     ckpt = train_cadec(
         data_bin,
         Path(layout.checkpoints("cadec")),

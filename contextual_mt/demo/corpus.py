@@ -644,7 +644,7 @@ class DemoDataOptions:
     )
 
     def __post_init__(self) -> None:
-        from contextual_mt.errors import check_option
+        from contextual_mt.errors import check_number
 
         check_required(self)
         # every split needs a document; more than a million is a typo (it would run for hours)
@@ -653,7 +653,7 @@ class DemoDataOptions:
             ("--valid-docs", self.valid_docs),
             ("--test-docs", self.test_docs),
         ):
-            check_option(flag, n, minimum=1, maximum=1_000_000, integer=True)
+            check_number(flag, n, minimum=1, maximum=1_000_000, integer=True)
 
 
 def generate_demo_data(

@@ -27,7 +27,7 @@ from commandkit.options import option
 from commandkit.outputs import atomic_write_text
 from commandkit.text import read_lines
 from contextual_mt.demo.corpus import PLANTED_SET, TEST_DOCS, TRAIN_DOCS, VALID_DOCS
-from contextual_mt.errors import Code, ContextualMTError, given
+from contextual_mt.errors import Code, InputError, given
 from contextual_mt.pipeline.layout import DEMO_LANG, MODELS, PairLayout, demo_corpus
 
 if TYPE_CHECKING:  # the stages import torch and fairseq: loaded when the demo runs
@@ -91,7 +91,7 @@ def _quiet_logs() -> None:
 def _refuse_old_layout(work: Path) -> None:
     for old in ("data-bin", "spm", "outputs"):  # the folders of the demo before it was a pair run
         if (work / old).is_dir():
-            raise ContextualMTError(
+            raise InputError(
                 f"{work}: written by an earlier version of the demo (it holds {old}/); "
                 "remove it or give another --workdir",
                 code=Code.MISMATCH,

@@ -46,7 +46,7 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 MEMORY_FRACTION = 0.5  # of the smallest GPU: the rest for the allocator, workspaces, longer rows
 MAX_SCALE = 8  # auto: at most 8x the preset's tokens per update (validated at the demo's scale)
@@ -195,13 +195,13 @@ def parse_batch(value: str, flag: str = "--batch") -> str:
     try:
         number = int(text)
     except ValueError:
-        raise ContextualMTError(
+        raise InputError(
             f"{flag} must be auto, preset or a number of tokens per update (got {value!r})", code=Code.OPTION_VALUE
         ) from None
     if number < 1:
-        raise ContextualMTError(f"{flag} must be >= 1 tokens per update (got {number})", code=Code.OPTION_VALUE)
+        raise InputError(f"{flag} must be >= 1 tokens per update (got {number})", code=Code.OPTION_VALUE)
     if number > MAX_TOKENS_PER_UPDATE:
-        raise ContextualMTError(
+        raise InputError(
             f"{flag} must be <= {MAX_TOKENS_PER_UPDATE} tokens per update (got {number})", code=Code.OPTION_VALUE
         )
     return str(number)
@@ -262,14 +262,14 @@ def _plan(
     )
     overridden = [o.split("=", 1)[0] for o in user_overrides if o.split("=", 1)[0].lstrip("+") in BATCH_KEYS]
     if overridden and batch == "preset":
-        raise ContextualMTError(
+        raise InputError(
             f"{flag} preset keeps the preset's own values, and the override of "
             f"{', '.join(overridden)} changes them: not both (leave {flag} at auto, and the "
             "overrides decide)",
             code=Code.OPTIONS_CONFLICT,
         )
     if overridden and batch != "auto":
-        raise ContextualMTError(
+        raise InputError(
             f"{flag} {batch} and the override of {', '.join(overridden)}: not both (the batch plan sets them)",
             code=Code.OPTIONS_CONFLICT,
         )
@@ -353,9 +353,9 @@ def _scaled(
 
 def _too_small(
     ref: Reference, memory: Optional[MemoryEstimate], gib: Optional[float], tokens: Optional[int] = None
-) -> ContextualMTError:
+) -> InputError:
     need = f"{memory.gib(max(1, ref.max_tokens // 8)):.1f} GiB" if memory else "?"
-    return ContextualMTError(
+    return InputError(
         f"the GPU's {gib or 0:.1f} GiB are too small for this model even at "
         f"{ref.max_tokens // 8} tokens per forward (estimated {need}); use a smaller "
         "preset or model"
@@ -370,9 +370,7 @@ def reference_of(config: Dict) -> Reference:
     lr = optimization.get("lr", 0.25)
     freq = optimization.get("update_freq", 1)
     if not dataset.get("max_tokens"):
-        raise ContextualMTError(
-            "the preset's config has no dataset.max_tokens: the batch plan needs it", code=Code.FORMAT
-        )
+        raise InputError("the preset's config has no dataset.max_tokens: the batch plan needs it", code=Code.FORMAT)
     return Reference(
         max_tokens=int(dataset["max_tokens"]),
         update_freq=int(freq[0] if isinstance(freq, list) else freq),

@@ -17,7 +17,7 @@ from typing import Dict, Sequence, Tuple
 
 from commandkit.options import option
 from commandkit.outputs import atomic_write_text, outputs
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.model_args import progress_option
 from contextual_mt.pipeline.layout import PairLayout, require_data
 from contextual_mt.pipeline.stage_options import dtype_option
@@ -32,7 +32,7 @@ def parse_set(spec: str) -> Tuple[str, str, Tuple[str, ...]]:
 
     fmt, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise ContextualMTError(
+        raise InputError(
             f"SETS entry {spec!r}: expected FORMAT:FILE[,CONTEXT_FILE...], e.g. "
             "voita:deixis_test.json or contrapro:contrapro.json,contrapro.text.en,...",
             code=Code.OPTION_VALUE,
@@ -66,21 +66,19 @@ class ContrastiveStageOptions:
         check_dtype(self.dtype)
         self.layout = PairLayout(self.lang, self.root)
         if not self.sets:
-            raise ContextualMTError(
+            raise InputError(
                 'SETS is empty: give the test sets, e.g. SETS="voita:deixis_test.json"', code=Code.OPTION_MISSING
             )
         self.parsed = [parse_set(s) for s in self.sets]
         names = [os.path.splitext(os.path.basename(f))[0] for _, f, _ in self.parsed]
         if len(set(names)) != len(names):
-            raise ContextualMTError(
+            raise InputError(
                 f"SETS: two sets share a name ({', '.join(names)}); their outputs would collide",
                 code=Code.OUTPUT_IS_INPUT,
             )
         unknown = [s for s in self.systems if s not in CONTRASTIVE_SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(
-                f"--systems: expected some of {', '.join(CONTRASTIVE_SYSTEMS)}", code=Code.OPTION_VALUE
-            )
+            raise InputError(f"--systems: expected some of {', '.join(CONTRASTIVE_SYSTEMS)}", code=Code.OPTION_VALUE)
 
     @property
     def folder(self) -> str:

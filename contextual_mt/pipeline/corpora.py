@@ -11,7 +11,7 @@ one rule: a document is in one split only (``check_one_split_per_document``).
   ``IWSLT17.TED.<set>.en-xx.*.xml`` dev and test sets). Plain text: no detokenization.
 * ``read_text``: ``{train,valid,test}.{en,xx,docids}`` files, used as they are.
 
-Every error is a ``ContextualMTError`` of one line naming the file (and line) at fault.
+Every error is a ``InputError`` of one line naming the file (and line) at fault.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from commandkit.documents import read_docids
 from commandkit.errors import shown
 from commandkit.text import check_input_file, decoded_lines, read_lines
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 SOURCE_LANG = "en"
 SPLITS = ("train", "valid", "test")
@@ -81,13 +81,13 @@ def _is_null(cell: str) -> bool:
 
 def _ted_header(header: Optional[str], name: str) -> List[str]:
     if header is None:
-        raise ContextualMTError(
+        raise InputError(
             f"{name}: empty file (expected a header row with '{TED_DOC_COLUMN}' and one column per language)",
             code=Code.EMPTY,
         )
     columns = [c.strip() for c in header.lstrip("\ufeff").split("\t")]
     if TED_DOC_COLUMN not in columns:
-        raise ContextualMTError(
+        raise InputError(
             f"{name}:1: no '{TED_DOC_COLUMN}' column in the header (the document "
             f"of each row); columns: {', '.join(columns[:12])}" + (", ..." if len(columns) > 12 else ""),
             code=Code.FORMAT,
@@ -104,14 +104,12 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
     columns = _ted_header(first[1] if first else None, name)
     for code in (SOURCE_LANG, lang):
         if code not in columns:
-            raise ContextualMTError(
+            raise InputError(
                 f"{name}: no '{code}' column; the languages are: " + " ".join(sorted(_languages(columns))),
                 code=Code.FORMAT,
             )
         if columns.count(code) > 1:  # which one holds the translation is anyone's guess
-            raise ContextualMTError(
-                f"{name}:1: the header has {columns.count(code)} '{code}' columns", code=Code.FORMAT
-            )
+            raise InputError(f"{name}:1: the header has {columns.count(code)} '{code}' columns", code=Code.FORMAT)
     width = len(columns)
     i_doc, i_src, i_tgt = columns.index(TED_DOC_COLUMN), columns.index(SOURCE_LANG), columns.index(lang)
     talks: Dict[str, List[Tuple[str, str]]] = {}  # insertion-ordered: first appearance
@@ -121,12 +119,12 @@ def _parse_ted_tsv(lines: Iterator[Tuple[int, str]], name: str, lang: str) -> Sp
         if len(cells) != width:
             if not line.strip():
                 continue  # a trailing empty line
-            raise ContextualMTError(
+            raise InputError(
                 f"{name}:{lineno}: {len(cells)} tab-separated fields, the header has {width}", code=Code.FORMAT
             )
         talk = cells[i_doc].strip()
         if not talk:
-            raise ContextualMTError(f"{name}:{lineno}: empty {TED_DOC_COLUMN}", code=Code.EMPTY)
+            raise InputError(f"{name}:{lineno}: empty {TED_DOC_COLUMN}", code=Code.EMPTY)
         rows = talks.setdefault(talk, [])
         src, tgt = cells[i_src], cells[i_tgt]
         if _is_null(src) or _is_null(tgt):
@@ -155,12 +153,12 @@ def _ted_folder_files(path: str) -> Dict[str, str]:
         if found:
             missing = [TED_FILES[s] for s in SPLITS if s not in found]
             if missing:
-                raise ContextualMTError(
+                raise InputError(
                     f"{folder}: no {', '.join(missing)} (the TED corpus has " + ", ".join(TED_FILES.values()) + ")",
                     code=Code.NOT_FOUND,
                 )
             return found
-    raise ContextualMTError(
+    raise InputError(
         f"{path}: no "
         + ", ".join(TED_FILES.values())
         + " in this folder or its sub-folders (is it the unpacked ted_talks.tar.gz?)",
@@ -181,7 +179,7 @@ def _open_ted_tar(path: str) -> tarfile.TarFile:
     try:
         return tarfile.open(path, "r|*")  # streamed: the archive is decompressed once
     except (tarfile.TarError, OSError) as e:
-        raise ContextualMTError(f"{path}: not a readable tar archive ({e})", code=Code.FORMAT) from None
+        raise InputError(f"{path}: not a readable tar archive ({e})", code=Code.FORMAT) from None
 
 
 def _check_gzip(path: str) -> None:
@@ -202,7 +200,7 @@ def _check_gzip(path: str) -> None:
             while g.read(1 << 24):
                 pass
     except (OSError, EOFError, zlib.error) as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: damaged or incomplete gzip file ({e}); download it again", code=Code.FORMAT
         ) from None
     _GZIP_CHECKED.add(key)
@@ -224,19 +222,19 @@ def _ted_members(path: str) -> Iterator[Tuple[str, str, Iterable[bytes]]]:
                     continue
                 split = wanted[base]
                 if split in seen:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{path}: {base} twice in the archive ({seen[split]} and {member.name})", code=Code.FORMAT
                     )
                 seen[split] = member.name
                 f = tar.extractfile(member)
                 if f is None:
-                    raise ContextualMTError(f"{path}: {member.name} is not a regular file", code=Code.FORMAT)
+                    raise InputError(f"{path}: {member.name} is not a regular file", code=Code.FORMAT)
                 yield split, f"{path}:{member.name}", f
     except (tarfile.TarError, EOFError, OSError) as e:
-        raise ContextualMTError(f"{path}: cannot read the archive ({e})", code=Code.FORMAT) from None
+        raise InputError(f"{path}: cannot read the archive ({e})", code=Code.FORMAT) from None
     missing = [TED_FILES[s] for s in SPLITS if s not in seen]
     if missing:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: the archive has no {', '.join(missing)} (the TED corpus has "
             + ", ".join(TED_FILES.values())
             + ")",
@@ -280,7 +278,7 @@ def read_ted(
                 for split, name, raw in _ted_members(path)
             ]
         except (tarfile.TarError, EOFError, OSError, zlib.error) as e:  # a damaged archive
-            raise ContextualMTError(f"{path}: cannot read the archive ({e})", code=Code.FORMAT) from None
+            raise InputError(f"{path}: cannot read the archive ({e})", code=Code.FORMAT) from None
     corpus: Corpus = {}
     names: Dict[str, str] = {}
     for split, name, data in sources:
@@ -288,7 +286,7 @@ def read_ted(
     check_one_split_per_document([(split, name, data.docids) for split, name, data in sources], "talk")
     for split in SPLITS:
         if not corpus[split].src:
-            raise ContextualMTError(
+            raise InputError(
                 f"{names[split]}: no row with both '{SOURCE_LANG}' and '{lang}' text "
                 f"({corpus[split].dropped} rows dropped as missing a translation)",
                 code=Code.EMPTY,
@@ -311,7 +309,7 @@ def check_one_split_per_document(
             seen_split, seen_name = first.setdefault(docid, (split, name))
             if seen_split != split:
                 where = f"{name}:{k + 1}" if numbered else name
-                raise ContextualMTError(
+                raise InputError(
                     f"{where}: {what} {docid!r} is also in {seen_name}; a {what} must be in one split only",
                     code=Code.MISMATCH,
                 )
@@ -342,7 +340,7 @@ def moses_detokenize(
     try:  # fail here, before the pool starts, if it is missing
         import sacremoses  # noqa: F401
     except ImportError:
-        raise ContextualMTError(
+        raise InputError(
             "the TED corpus is Moses-tokenized and detokenizing it needs sacremoses; "
             "install it (pip install sacremoses)",
             code=Code.MODEL,
@@ -412,7 +410,7 @@ class _Doc:
 
 def _iwslt_pair(path: str, lang: str) -> str:
     if not os.path.isdir(path):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: IWSLT folder not found"
             if not os.path.exists(path)
             else f"{path}: not a folder (give the IWSLT17 {SOURCE_LANG}-{lang} release folder)",
@@ -422,7 +420,7 @@ def _iwslt_pair(path: str, lang: str) -> str:
         if all(os.path.isfile(os.path.join(path, f"train.tags.{pair}.{side}")) for side in (SOURCE_LANG, lang)):
             return pair
     found = sorted(f for f in os.listdir(path) if f.startswith("train.tags."))
-    raise ContextualMTError(
+    raise InputError(
         f"{path}: no train.tags.{SOURCE_LANG}-{lang}.{SOURCE_LANG} and "
         f"train.tags.{SOURCE_LANG}-{lang}.{lang} (an IWSLT17 {SOURCE_LANG}-{lang} release "
         "folder)" + (f"; found: {', '.join(found)}" if found else ""),
@@ -442,7 +440,7 @@ def iwslt_sets(path: str, lang: str) -> Dict[str, Dict[str, str]]:
         if len(sides) != 2:
             have = next(iter(sides.values()))
             missing = SOURCE_LANG if SOURCE_LANG not in sides else lang
-            raise ContextualMTError(
+            raise InputError(
                 f"{have}: no {missing} side for {name} (expected "
                 f"{os.path.basename(have).rsplit('.', 2)[0]}.{missing}.xml beside it)",
                 code=Code.NOT_FOUND,
@@ -476,13 +474,11 @@ def _read_train_tags(path: str) -> List[_Doc]:
         if has_docs and tag and tag.group(1).lower() == "doc":
             if stripped.startswith("</"):
                 if not inside:
-                    raise ContextualMTError(f"{path}:{lineno}: </doc> without an open <doc>", code=Code.FORMAT)
+                    raise InputError(f"{path}:{lineno}: </doc> without an open <doc>", code=Code.FORMAT)
                 inside = False
                 continue
             if inside:
-                raise ContextualMTError(
-                    f"{path}:{lineno}: <doc> inside another <doc> (no </doc> before it)", code=Code.FORMAT
-                )
+                raise InputError(f"{path}:{lineno}: <doc> inside another <doc> (no </doc> before it)", code=Code.FORMAT)
             m = _DOC_ID.search(line)
             inside = True
             docs.append(_Doc(m.group(1).strip() if m else "", [], f"{path}:{lineno}"))
@@ -500,25 +496,25 @@ def _read_train_tags(path: str) -> List[_Doc]:
             continue
         if has_docs and not inside:
             if stripped:
-                raise ContextualMTError(f"{path}:{lineno}: text outside a <doc> ... </doc> block", code=Code.FORMAT)
+                raise InputError(f"{path}:{lineno}: text outside a <doc> ... </doc> block", code=Code.FORMAT)
             continue
         if not docs:
             if stripped:
-                raise ContextualMTError(
+                raise InputError(
                     f"{path}:{lineno}: text before any <doc> or <talkid> line (cannot tell its document)",
                     code=Code.FORMAT,
                 )
             continue
         docs[-1].lines.append(one_line(stripped))
     if inside:
-        raise ContextualMTError(f"{path}: the last <doc> block ({docs[-1].where}) has no </doc>", code=Code.FORMAT)
+        raise InputError(f"{path}: the last <doc> block ({docs[-1].where}) has no </doc>", code=Code.FORMAT)
     if not docs:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no <doc docid=...> blocks or <talkid> lines: cannot tell the documents", code=Code.FORMAT
         )
     for doc in docs:
         if not doc.docid:
-            raise ContextualMTError(f"{doc.where}: <doc> without a docid attribute or <talkid> line", code=Code.FORMAT)
+            raise InputError(f"{doc.where}: <doc> without a docid attribute or <talkid> line", code=Code.FORMAT)
     return docs
 
 
@@ -527,17 +523,17 @@ def _read_xml_set(path: str) -> List[_Doc]:
     text = "\n".join(read_lines(path))
     opens = list(_DOC_OPEN.finditer(text))
     if not opens:
-        raise ContextualMTError(f"{path}: no <doc docid=...> elements", code=Code.FORMAT)
+        raise InputError(f"{path}: no <doc docid=...> elements", code=Code.FORMAT)
     docs = []
     for k, m in enumerate(opens):
         end = text.find("</doc>", m.end())
         limit = opens[k + 1].start() if k + 1 < len(opens) else len(text)
         lineno = text.count("\n", 0, m.start()) + 1
         if end < 0 or end > limit:
-            raise ContextualMTError(f"{path}:{lineno}: <doc> without </doc>", code=Code.FORMAT)
+            raise InputError(f"{path}:{lineno}: <doc> without </doc>", code=Code.FORMAT)
         ident = _DOC_ID.search(m.group(1))
         if not ident or not ident.group(1).strip():
-            raise ContextualMTError(f"{path}:{lineno}: <doc> without a docid attribute", code=Code.FORMAT)
+            raise InputError(f"{path}:{lineno}: <doc> without a docid attribute", code=Code.FORMAT)
         segs = [one_line(html.unescape(s)) for s in _SEG.findall(text, m.end(), end)]
         docs.append(_Doc(ident.group(1).strip(), segs, f"{path}:{lineno}"))
     return docs
@@ -554,14 +550,14 @@ def _pair_docs(
             b = tgt_ids[k] if k < len(tgt_ids) else None
             if a != b:
                 if a is None:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{tgt_path}: document {b!r} ({tgt_docs[k].where}) is not in {src_path}", code=Code.MISMATCH
                     )
                 if b is None:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{src_path}: document {a!r} ({src_docs[k].where}) is not in {tgt_path}", code=Code.MISMATCH
                     )
-                raise ContextualMTError(
+                raise InputError(
                     f"{tgt_path}: document {k + 1} is {b!r} ({tgt_docs[k].where}) but in "
                     f"{src_path} it is {a!r}; the two sides must hold the same documents",
                     code=Code.MISMATCH,
@@ -569,14 +565,14 @@ def _pair_docs(
     seen = set()
     for s, t in zip(src_docs, tgt_docs, strict=True):
         if len(s.lines) != len(t.lines):
-            raise ContextualMTError(
+            raise InputError(
                 f"{tgt_path}: document {t.docid!r} ({t.where}) has {len(t.lines)} lines but "
                 f"{len(s.lines)} in {src_path}",
                 code=Code.LINE_COUNT,
             )
         docid = f"{prefix}{s.docid}"
         if docid in seen:
-            raise ContextualMTError(f"{s.where}: document {s.docid!r} appears twice in {src_path}", code=Code.FORMAT)
+            raise InputError(f"{s.where}: document {s.docid!r} appears twice in {src_path}", code=Code.FORMAT)
         seen.add(docid)
         for a, b in zip(s.lines, t.lines, strict=True):
             if not a or not b:
@@ -590,11 +586,11 @@ def _pair_docs(
 def _set_list(value: str, flag: str) -> List[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     if not names:
-        raise ContextualMTError(
+        raise InputError(
             f"{flag}: give one or more set names (e.g. dev2010 or tst2014,tst2015)", code=Code.OPTION_MISSING
         )
     if len(set(names)) != len(names):
-        raise ContextualMTError(f"{flag}: a set is named twice in {value!r}", code=Code.OPTION_VALUE)
+        raise InputError(f"{flag}: a set is named twice in {value!r}", code=Code.OPTION_VALUE)
     return names
 
 
@@ -606,7 +602,7 @@ def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010", test: Optiona
     if test is None:
         test = default_iwslt_test(available)
         if test is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: no tst*.xml test set (sets: {listing}); give {shown('--iwslt-test')}",
                 code=Code.OPTION_MISSING,
             )
@@ -614,12 +610,10 @@ def resolve_iwslt_sets(path: str, lang: str, dev: str = "dev2010", test: Optiona
     for split, flag in (("valid", "--iwslt-dev"), ("test", "--iwslt-test")):
         for name in chosen[split]:
             if name not in available:
-                raise ContextualMTError(
-                    f"{shown(flag)}: no {name} set in {path} (sets: {listing})", code=Code.NOT_FOUND
-                )
+                raise InputError(f"{shown(flag)}: no {name} set in {path} (sets: {listing})", code=Code.NOT_FOUND)
     both = set(chosen["valid"]) & set(chosen["test"])
     if both:
-        raise ContextualMTError(
+        raise InputError(
             f"{shown('--iwslt-dev')} and {shown('--iwslt-test')} both name {', '.join(sorted(both))}; "
             "a set can be in one split only",
             code=Code.OPTIONS_CONFLICT,
@@ -661,7 +655,7 @@ def read_iwslt(path: str, lang: str, dev: str = "dev2010", test: Optional[str] =
     for split in SPLITS:
         if not corpus[split].src:
             where = files[0] if split == "train" else ", ".join(chosen[split])
-            raise ContextualMTError(f"{where}: the {split} split has no sentence pairs", code=Code.EMPTY)
+            raise InputError(f"{where}: the {split} split has no sentence pairs", code=Code.EMPTY)
     return corpus
 
 
@@ -675,7 +669,7 @@ def read_text(path: str, lang: str) -> Corpus:
     files of a split must have the same number of lines, no document id may be blank, and a
     document is in one split only."""
     if not os.path.isdir(path):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: text folder not found"
             if not os.path.exists(path)
             else f"{path}: not a folder (give the folder with train.{SOURCE_LANG}, ...)",
@@ -688,7 +682,7 @@ def read_text(path: str, lang: str) -> Corpus:
         ids = read_docids(ids_path)
         for other, lines in ((tgt_path, tgt), (ids_path, ids)):
             if len(lines) != len(src):
-                raise ContextualMTError(
+                raise InputError(
                     f"{other}: has {len(lines)} lines but {src_path} has {len(src)}; "
                     "the files of a split must be parallel",
                     code=Code.LINE_COUNT,

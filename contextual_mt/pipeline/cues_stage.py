@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional
 
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.model_args import progress_option
 from contextual_mt.pipeline.layout import MODELS, eval_paths, pair_layout
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, check_models, tag_reference
@@ -62,9 +62,7 @@ def run_cues_stage(cues: CuesStageOptions) -> Dict:
     p = cues.paths
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(
-                f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND
-            )
+            raise InputError(f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND)
     folder = cues_folder(p.results)
     suite_options(p, folder, counterfactual=True)  # a language without alternatives fails before any model loads
     # the models before the tagger: a missing checkpoint says which stage makes it

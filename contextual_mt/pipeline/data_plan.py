@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 from commandkit.errors import shown
 from commandkit.options import option
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.inference.model_args import overwrite_option, progress_option
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS
@@ -129,18 +129,18 @@ the finished steps, one with other inputs or options is refused unless --overwri
         check_lang(self.lang)  # the same codes as the later stages
         inputs = [given(f"--{k}") for k in INPUT_KINDS if getattr(self, k)]
         if len(inputs) != 1:  # under make: TED=, IWSLT=, TEXT=
-            raise ContextualMTError(
+            raise InputError(
                 f"give exactly one of {', '.join(given(f'--{k}') for k in INPUT_KINDS)} (got "
                 + (" and ".join(inputs) or "none")
                 + ")",
                 code=Code.OPTION_MISSING,
             )
         if not self.output:
-            raise ContextualMTError("--output: give the folder to write", code=Code.OPTION_MISSING)
+            raise InputError("--output: give the folder to write", code=Code.OPTION_MISSING)
         if self.kind != "iwslt":
             for flag, value in (("--iwslt-dev", self.iwslt_dev), ("--iwslt-test", self.iwslt_test)):
                 if value is not None:
-                    raise ContextualMTError(
+                    raise InputError(
                         f"{given(flag)} only applies to {given('--iwslt')} input (the input "
                         f"is {given('--' + self.kind)})",
                         code=Code.OPTIONS_CONFLICT,
@@ -148,15 +148,15 @@ the finished steps, one with other inputs or options is refused unless --overwri
         if self.vocab_size is None:
             preset = get_preset(self.preset).vocab_size if self.preset else None
             self.vocab_size = preset or DEFAULT_VOCAB_SIZE
-        check_option(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
+        check_number(option_name("--vocab-size"), self.vocab_size, minimum=10, integer=True)
         if self.spm_type not in SPM_TYPES:
-            raise ContextualMTError(
+            raise InputError(
                 f"--spm-type must be one of {', '.join(SPM_TYPES)} (got {self.spm_type!r})", code=Code.OPTION_VALUE
             )
-        check_option("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
-        check_option("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
-        check_option("--workers", self.workers, minimum=0, integer=True)
-        check_option("--seed", self.seed, integer=True)
+        check_number("--character-coverage", self.character_coverage, minimum=0.5, maximum=1.0, optional=True)
+        check_number("--input-sentence-size", self.input_sentence_size, minimum=100, integer=True)
+        check_number("--workers", self.workers, minimum=0, integer=True)
+        check_number("--seed", self.seed, integer=True)
         if self.workers == 0:
             self.workers = default_workers()
 
@@ -225,7 +225,7 @@ def make_plan(options: DataOptions) -> Plan:
         languages = corpora.ted_languages(path)  # a header: fail now, not after hashing the corpus
         for code in (SOURCE_LANG, lang):
             if code not in languages:
-                raise ContextualMTError(
+                raise InputError(
                     f"{options.input_path}: the TED corpus has no '{code}' column; the "
                     f"languages are: {' '.join(languages)}",
                     code=Code.FORMAT,
@@ -238,7 +238,7 @@ def make_plan(options: DataOptions) -> Plan:
         files = corpora.text_files(path, lang)
         for f in files:
             if not os.path.isfile(f):
-                raise ContextualMTError(
+                raise InputError(
                     f"{f}: file not found ({shown('--text')} needs train/valid/test "
                     f".{SOURCE_LANG}, .{lang} and .docids)"
                     if not os.path.exists(f)
@@ -247,9 +247,9 @@ def make_plan(options: DataOptions) -> Plan:
                 )
     out = os.path.abspath(options.output)
     if os.path.exists(out) and not os.path.isdir(out):
-        raise ContextualMTError(f"{options.output}: exists and is not a folder", code=Code.CANNOT_WRITE)
+        raise InputError(f"{options.output}: exists and is not a folder", code=Code.CANNOT_WRITE)
     if kind == "text" and os.path.realpath(path) == os.path.realpath(out):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.output}: --output is the {shown('--text')} folder; write the prepared data elsewhere",
             code=Code.OUTPUT_IS_INPUT,
         )
@@ -313,7 +313,7 @@ class DataState:
         """The record of a step that finished (one line if the state file lacks it)."""
         record = self.done(step)
         if record is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.path}: no record of the finished step {step!r}; use --overwrite", code=Code.MISMATCH
             )
         return record
@@ -429,7 +429,7 @@ def lock_folder(out: str) -> FolderLock:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise ContextualMTError(
+        raise InputError(
             f"{out}: another data run is writing this folder; wait for it to end", code=Code.CANNOT_WRITE
         ) from None
     return FolderLock(fd)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.stage_record import read_record
 
 SOURCE_LANG = "en"
@@ -28,11 +28,11 @@ _LANG = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{2,8})?$")
 def check_lang(lang: str) -> str:
     """A target language code as TED spells it (``fr``, ``pt-br``, ``zh-cn``)."""
     if not isinstance(lang, str) or not _LANG.match(lang):
-        raise ContextualMTError(
+        raise InputError(
             f"--lang {lang!r}: expected a language code such as fr, de, pt-br or zh-cn", code=Code.OPTION_VALUE
         )
     if lang == SOURCE_LANG:
-        raise ContextualMTError("--lang en: the source is English; give the target language", code=Code.OPTION_VALUE)
+        raise InputError("--lang en: the source is English; give the target language", code=Code.OPTION_VALUE)
     return lang
 
 
@@ -86,7 +86,7 @@ def require_data(layout: PairLayout) -> Dict:
     """The data stage's summary; a missing one says which command makes it."""
     summary = read_record(layout.data_summary)
     if summary is None or not os.path.exists(os.path.join(layout.bin, f"dict.{layout.lang}.txt")):
-        raise ContextualMTError(
+        raise InputError(
             f"{layout.data_summary}: not found; prepare the data first "
             f"('make data LANG={layout.lang} TED=...|IWSLT=...|TEXT=...')",
             code=Code.NOT_FOUND,

@@ -15,7 +15,7 @@ import shlex
 from contextlib import contextmanager
 from typing import Any, Iterator, List, Optional, Type
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.stages import make_variables
 
 MAKE_ENV = "CONTEXTUAL_MT_MAKE"
@@ -70,7 +70,7 @@ def split_words(value: Optional[str], flag: str) -> List[str]:
     try:
         return shlex.split(value or "")
     except ValueError as e:
-        raise ContextualMTError(f"{_words_name(flag)}: {e} ({value})", code=Code.OPTION_VALUE) from None
+        raise InputError(f"{_words_name(flag)}: {e} ({value})", code=Code.OPTION_VALUE) from None
 
 
 class _Refused(Exception):
@@ -89,14 +89,14 @@ def parse_words(cls: Type[Any], words: List[str], flag: str, command: str, **giv
     try:
         return parse_options(cls, words, prog=command, error=refuse, **given)
     except _Refused as e:
-        raise ContextualMTError(f"{_words_name(flag)}: {command} refuses it: {e}", code=Code.OPTION_VALUE) from None
+        raise InputError(f"{_words_name(flag)}: {command} refuses it: {e}", code=Code.OPTION_VALUE) from None
 
 
 def set_by_stage(words: List[str], flag: str, owned: tuple) -> None:
     """Refuse, in one line, options in ``flag``'s words that the stage sets itself (``owned``)."""
     given = [w.split("=")[0] for w in words if w.split("=")[0] in owned]
     if given:
-        raise ContextualMTError(
+        raise InputError(
             f"{_words_name(flag)}: {', '.join(given)} is set by the stage (the pair's files and "
             "language); give only other options",
             code=Code.OPTIONS_CONFLICT,

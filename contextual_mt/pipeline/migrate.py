@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from commandkit.outputs import atomic_write_text
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.stage_record import (
     EARLIER_PLACES,
@@ -70,7 +70,7 @@ class Migration:
     def read(self, path: str) -> Optional[Dict]:
         try:
             return read_record(path)
-        except ContextualMTError as e:
+        except InputError as e:
             self.bad.append(str(e))
             return None
 
@@ -197,7 +197,7 @@ def _find_from(folder: str, name: str) -> Optional[str]:
 def migrate(folder: str) -> Tuple[List[str], List[str]]:
     """Rewrite every earlier record under ``folder``: (the files written, one line per bad file)."""
     if not os.path.isdir(folder):
-        raise ContextualMTError(
+        raise InputError(
             f"{folder}: not a folder (give the study folder holding data/, checkpoints/, results/)", code=Code.NOT_FOUND
         )
     m = Migration(folder)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, eval_paths, muda_folder, reference_tags, testset_folder
 from contextual_mt.pipeline.make_names import parse_words, set_by_stage, split_words
 from contextual_mt.pipeline.pcxmi import record_path
@@ -87,13 +87,13 @@ def check_inputs(muda: MudaEvalOptions) -> None:
     p = muda.paths
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(
+            raise InputError(
                 f"{p.test(side)} not found (docs/reference/contextual-mt/pipeline/muda-eval.md)", code=Code.NOT_FOUND
             )
     for h in muda.hyps:
         if not os.path.isfile(h):
             where = "" if p.pair == DEMO else f" LANG={p.pair}"
-            raise ContextualMTError(
+            raise InputError(
                 f"{h} not found: translate the test set first ('make translate{where}'), or "
                 'pass HYPS="..." (docs/reference/contextual-mt/pipeline/muda-eval.md)',
                 code=Code.NOT_FOUND,
@@ -218,7 +218,7 @@ def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True,
     if evaluate and any(m.name != "en" for m in missing):
         pre += ' with MUDA_ARGS="--lexicon SRC.conllu TGT.conllu ALIGN" for the systems'
     where = "" if p.pair == DEMO else f" LANG={p.pair}"
-    raise ContextualMTError(
+    raise InputError(
         missing_message(
             f"make {target}{where}",
             missing,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, Optional, Union
 
 from commandkit.options import group, option
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.inference.model_args import PARTIAL_HELP, overwrite_option, progress_option
 from contextual_mt.pipeline.layout import DEMO, EvalPaths, attribution_output, eval_paths, reference_tags
 from contextual_mt.pipeline.make_names import given, option_name
@@ -45,12 +45,12 @@ def parse_stage_shard(shard: str) -> tuple:
     try:
         i, n = (int(x) for x in shard.split("/"))
     except ValueError:
-        raise ContextualMTError(
+        raise InputError(
             f"{given('--shard', shard or repr(shard))}: give i/n, shard i of n counting from 1 (e.g. 1/4)",
             code=Code.OPTION_MISSING,
         ) from None
     if not 1 <= i <= n:
-        raise ContextualMTError(
+        raise InputError(
             f"{given('--shard', shard)}: need 1 <= i <= n (shards count from 1: 1/{max(n, 1)} "
             f"to {max(n, 1)}/{max(n, 1)})",
             code=Code.OPTION_VALUE,
@@ -65,7 +65,7 @@ def parse_merge_shards(value) -> Optional[int]:
     try:
         return int(value)
     except ValueError:
-        raise ContextualMTError(
+        raise InputError(
             f"{given('--merge-shards', value or repr(value))}: give the number of shards (e.g. 4)",
             code=Code.OPTION_MISSING,
         ) from None
@@ -106,14 +106,12 @@ class ReportInputs:
 
     def __post_init__(self) -> None:
         if self.conllu and self.stanza:
-            raise ContextualMTError(
-                f"give {given('--conllu')} or {given('--stanza')}, not both", code=Code.OPTIONS_CONFLICT
-            )
+            raise InputError(f"give {given('--conllu')} or {given('--stanza')}, not both", code=Code.OPTIONS_CONFLICT)
         for flag, path in (("--conllu", self.conllu), ("--tags", self.tags), ("--attribution", self.attribution)):
             if path is not None and not os.path.isfile(path):
-                raise ContextualMTError(f"{given(flag, path)}: {path} not found", code=Code.NOT_FOUND)
+                raise InputError(f"{given(flag, path)}: {path} not found", code=Code.NOT_FOUND)
         if self.stanza_dir is not None and not self.stanza:
-            raise ContextualMTError(
+            raise InputError(
                 f"{given('--stanza-dir', self.stanza_dir)} goes with {given('--stanza')}", code=Code.OPTIONS_CONFLICT
             )
 
@@ -140,26 +138,26 @@ class PcxmiStageOptions:
         check_dtype(self.dtype)
         self.paths = eval_paths(self.lang, self.root)
         if self.shard is not None and self.merge_shards is not None:
-            raise ContextualMTError(
+            raise InputError(
                 f"give {given('--shard')} or {given('--merge-shards')}, not both", code=Code.OPTIONS_CONFLICT
             )
         if self.shard is not None:
             parse_stage_shard(self.shard)
         self.merge_shards = parse_merge_shards(self.merge_shards)
-        check_option(option_name("--merge-shards"), self.merge_shards, minimum=1, integer=True, optional=True)
+        check_number(option_name("--merge-shards"), self.merge_shards, minimum=1, integer=True, optional=True)
 
 
 def check_inputs(paths: EvalPaths, stage: str = "pcxmi") -> None:
     """The context model and the test set, or one line saying which stage makes them."""
     if not os.path.isfile(paths.checkpoint):
-        raise ContextualMTError(
+        raise InputError(
             f"{paths.checkpoint} not found: train the {paths.pair} context model first "
             f"('make train LANG={paths.pair} MODEL=context')",
             code=Code.NOT_FOUND,
         )
     for side in ("en", paths.target, "docids"):
         if not os.path.isfile(paths.test(side)):
-            raise ContextualMTError(
+            raise InputError(
                 f"{paths.test(side)} not found (docs/reference/make.md, 'make {stage}')", code=Code.NOT_FOUND
             )
 
@@ -171,7 +169,7 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
 
     documents = len(document_spans(read_docids(p.test("docids"))))
     if n > documents:
-        raise ContextualMTError(
+        raise InputError(
             f"{given('--shard', shard)}: {p.test('docids')} has only {documents} documents, fewer than {n} shards",
             code=Code.OPTION_VALUE,
         )
@@ -228,7 +226,7 @@ def merge_stage(p: EvalPaths, n: int) -> None:
         return
     absent = [i for i, s in enumerate(shards, start=1) if not os.path.isfile(s)]
     if absent:
-        raise ContextualMTError(
+        raise InputError(
             f"{shards[absent[0] - 1]}: does not exist ({len(absent)} of {n} shards not scored "
             f"yet: {', '.join(f'{i}/{n}' for i in absent)}; {given('--shard', 'i/n')} scores "
             "shard i)",
@@ -304,7 +302,7 @@ def report_stage(p: EvalPaths, given_inputs: Optional[ReportInputs] = None) -> N
     inputs = report_inputs(p, a)
     records = pcxmi_output(p)
     if not os.path.isfile(records):
-        raise ContextualMTError(
+        raise InputError(
             f"{records} not found: compute P-CXMI first ('make pcxmi"
             + ("" if p.pair == DEMO else f" LANG={p.pair}")
             + "')",

@@ -40,7 +40,7 @@ from commandkit.errors import shown
 from commandkit.outputs import atomic_write_lines, atomic_write_text
 from commandkit.text import read_lines
 from contextual_mt.backends.fairseq.codec import model_pieces
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline import corpora
 from contextual_mt.pipeline.corpora import SOURCE_LANG, SPLITS, Split
 from contextual_mt.pipeline.data_plan import (
@@ -80,7 +80,7 @@ def _write_lines(path: str, lines: Sequence[str]) -> None:
     """commandkit's atomic write, refusing (as bad input) a sentence that holds a line break."""
     for line in lines:
         if "\n" in line or "\r" in line:
-            raise ContextualMTError(f"{path}: a sentence holds a line break ({line[:60]!r}...)", code=Code.FORMAT)
+            raise InputError(f"{path}: a sentence holds a line break ({line[:60]!r}...)", code=Code.FORMAT)
     atomic_write_lines(path, lines, transactional=False)
 
 
@@ -237,12 +237,12 @@ def _step_spm(plan: Plan, progress: bool) -> Tuple[Dict[str, Any], Dict[str, flo
     except (RuntimeError, OSError) as e:
         why = str(e).strip().splitlines()[-1] if str(e).strip() else str(e)
         if "vocab" in why.lower():  # e.g. fewer pieces asked for than the corpus has characters
-            raise ContextualMTError(
+            raise InputError(
                 f"{shown('--vocab-size')} {options.vocab_size}: sentencepiece cannot build it from "
                 f"train.{SOURCE_LANG} + train.{options.lang} ({why})",
                 code=Code.OPTION_VALUE,
             ) from None
-        raise ContextualMTError(
+        raise InputError(
             f"{os.path.join(plan.out, 'train.' + SOURCE_LANG)}: sentencepiece training failed ({why})", code=Code.MODEL
         ) from None
     pieces = spm.SentencePieceProcessor(model_file=os.path.join(scratch, "spm.model")).get_piece_size()
@@ -331,7 +331,7 @@ def _binarize(plan: Plan, encoded: str, dest: str) -> List[str]:
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         lines = [line for line in (proc.stderr + proc.stdout).splitlines() if line.strip()]
-        raise ContextualMTError(
+        raise InputError(
             f"{dest}: fairseq-preprocess failed (exit {proc.returncode}): "
             + (lines[-1].strip() if lines else "no output"),
             code=Code.MODEL,
@@ -466,7 +466,7 @@ def prepare_data_steps(options: DataOptions, progress: bool = True) -> Tuple[Dic
     try:
         os.makedirs(plan.out, exist_ok=True)
     except OSError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{options.output}: cannot create the output folder ({e.strerror})", code=Code.CANNOT_WRITE
         ) from None
     lock = lock_folder(plan.out)
@@ -489,7 +489,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         if why:
             raise stale_error(options.output, why, "use --overwrite to replace it, or another --output")
         if present:
-            raise ContextualMTError(
+            raise InputError(
                 f"{options.output}: already holds {', '.join(present[:4])}"
                 + (", ..." if len(present) > 4 else "")
                 + " not written by this command; use --overwrite to replace them, "
@@ -525,7 +525,7 @@ def _prepare_locked(plan: Plan, progress: bool, created: bool) -> Tuple[Dict[str
         remove_path(os.path.join(out, SCRATCH))
         # a bad input leaves nothing in a folder this run created; an interruption keeps the
         # finished steps for the next run
-        if created and isinstance(e, ContextualMTError):
+        if created and isinstance(e, InputError):
             shutil.rmtree(plan.created_root or out, ignore_errors=True)
         elif not state.data["steps"]:  # nothing finished: leave nothing behind
             remove_state(out)

@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Dict, List, Optional, Tuple
 
 from commandkit.errors import shown
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 
 @dataclass(frozen=True)
@@ -84,9 +84,7 @@ DEFAULT = "small"
 
 def get_preset(name: str) -> Preset:
     if name not in PRESETS:
-        raise ContextualMTError(
-            f"{shown('--preset')} {name!r}: expected one of {', '.join(PRESETS)}", code=Code.OPTION_VALUE
-        )
+        raise InputError(f"{shown('--preset')} {name!r}: expected one of {', '.join(PRESETS)}", code=Code.OPTION_VALUE)
     return PRESETS[name]
 
 

@@ -21,7 +21,7 @@ from commandkit.errors import shown
 from commandkit.options import option
 from commandkit.outputs import atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout
 from contextual_mt.pipeline.make_names import under_make
 from contextual_mt.pipeline.stages import record as stage_record
@@ -50,20 +50,20 @@ class ScoreStageOptions:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(
+            raise InputError(
                 f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
             )
         self.hyps = tuple(self.hyps or ())
         names = [hyp_name(h, self.lang) for h in self.hyps]
         clash = [n for n in names if names.count(n) > 1 or n in ("source", "reference", "docids")]
         if clash:
-            raise ContextualMTError(
+            raise InputError(
                 f"{shown('--hyps')} {' '.join(self.hyps)}: two files would be system {clash[0]!r} "
                 "(a system is named by its file name without .test.xx); rename one",
                 code=Code.OUTPUT_IS_INPUT,
             )
-        check_option("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
-        check_option("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
+        check_number("--comet-batch-size", self.comet_batch_size, minimum=1, integer=True)
+        check_number("--doc-comet-context", self.doc_comet_context, minimum=1, integer=True)
 
 
 def score_systems(options: ScoreStageOptions) -> Dict:
@@ -86,12 +86,12 @@ def score_systems(options: ScoreStageOptions) -> Dict:
             check_input_file(path, "system output (HYPS)" if under_make() else "system output (--hyps)")
             continue
         if not os.path.isfile(path):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: not found; translate first ('make translate LANG={options.lang}')", code=Code.NOT_FOUND
             )
         made = record.get(system, {})
         if made.get("output") != file_sha256(path):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: not the file `make translate` wrote (edited, or not recorded in "
                 f"{TRANSLATE_RECORD}); translate again ('make translate LANG={options.lang}')",
                 code=Code.MISMATCH,
@@ -100,7 +100,7 @@ def score_systems(options: ScoreStageOptions) -> Dict:
         was = {k: v for k, v in made.get("fingerprint", {}).items() if k != "decoding"}
         if was != now:
             changed = ", ".join(k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k))
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: made from another {changed} than there is now; translate again "
                 f"('make translate LANG={options.lang}')",
                 code=Code.MISMATCH,
@@ -117,7 +117,7 @@ def score_systems(options: ScoreStageOptions) -> Dict:
     with outputs(options.layout.scores, done.path):
         srcs, refs, ids = read_lines(files["source"]), read_lines(files["reference"]), read_docids(files["docids"])
         if len(ids) != len(refs):
-            raise ContextualMTError(
+            raise InputError(
                 f"{files['docids']}: has {len(ids)} lines but {files['reference']} has {len(refs)}",
                 code=Code.LINE_COUNT,
             )

@@ -25,7 +25,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.pipeline.layout import MODELS, SYSTEMS, PairLayout
 from contextual_mt.stage_record import StageRecord, record_finished
 
@@ -600,7 +600,7 @@ def stage(name: str) -> Stage:
     for s in EVERY:
         if s.name == name:
             return s
-    raise ContextualMTError(
+    raise InputError(
         f"unknown stage {name!r}: expected one of {', '.join(s.name for s in EVERY)}", code=Code.OPTION_VALUE
     )
 
@@ -642,9 +642,9 @@ def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> Li
     """The job graph of one pair: per-model stages split by model, each with its state; ``every``:
     the stages run by hand too, after the chain (no script: not jobs of the chain)."""
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan
-    check_option("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
+    check_number("--shards", shards, minimum=1, maximum=MAX_SHARDS, integer=True)
     if os.path.exists(root) and not os.path.isdir(root):
-        raise ContextualMTError(
+        raise InputError(
             f"--root {root}: is a file, not the folder holding data/, checkpoints/ and results/", code=Code.OPTION_VALUE
         )
     paths = _paths(PairLayout(lang, root))

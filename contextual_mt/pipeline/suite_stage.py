@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline.layout import DEMO, DEMO_LANG, DEMO_ROOT, SOURCE_LANG, PairLayout, require_data
 from contextual_mt.pipeline.make_names import given
@@ -58,25 +58,25 @@ class SuiteStageOptions:
         demo = self.lang is None or self.lang == DEMO
         self.layout = PairLayout(DEMO_LANG, DEMO_ROOT) if demo else PairLayout(str(self.lang), self.root)
         if not isinstance(self.suite, str) or not self.suite:
-            raise ContextualMTError(
+            raise InputError(
                 f"{given('--suite')}: give the folder 'contextual-mt testset import' wrote", code=Code.OPTION_MISSING
             )
         self.name = os.path.basename(os.path.normpath(self.suite))
         if not _NAME.match(self.name):
-            raise ContextualMTError(
+            raise InputError(
                 f"{given('--suite', self.suite)}: its folder name {self.name!r} names the results",
                 code=Code.OPTION_VALUE,
             )
         flag = given("--suite", self.suite)
         self.summary = read_suite(self.suite, flag)
         if self.summary["source_language"] != SOURCE_LANG:
-            raise ContextualMTError(
+            raise InputError(
                 f"{flag}: a suite of {self.summary['source_language']}-{self.summary['language']}; "
                 f"the study translates from {SOURCE_LANG}",
                 code=Code.MISMATCH,
             )
         if self.summary["language"] != self.layout.lang.split("-")[0]:
-            raise ContextualMTError(
+            raise InputError(
                 f"{flag}: a suite of {SOURCE_LANG}-{self.summary['language']}, not of the pair "
                 f"{SOURCE_LANG}-{self.layout.lang} (LANG)",
                 code=Code.MISMATCH,
@@ -284,10 +284,10 @@ def _read_summary(path: str) -> Dict[str, Any]:
         with open(path, encoding="utf-8") as f:
             summary = json.load(f)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}:{e.lineno}: not JSON ({e.msg}); run 'make testset SUITE=...' again", code=Code.FORMAT
         ) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("systems"), dict) or "suite" not in summary:
-        raise ContextualMTError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again", code=Code.FORMAT)
+        raise InputError(f"{path}: not a suite's summary; run 'make testset SUITE=...' again", code=Code.FORMAT)
     summary["path"] = path
     return summary

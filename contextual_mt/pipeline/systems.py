@@ -11,7 +11,7 @@ import os
 from typing import Dict, Tuple
 
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.layout import SOURCE_LANG, SYSTEMS, PairLayout
 
 TRANSLATE_RECORD = "translate.json"
@@ -31,7 +31,7 @@ def read_translations_record(layout: PairLayout) -> Dict[str, Dict]:
             and isinstance(made.get("fingerprint", {}), dict)
             and isinstance(made.get("output", ""), str)
         ):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: not a state file this project writes (system {system!r} is not "
                 '{"fingerprint": {...}, "output": sha256}); delete it to translate again',
                 code=Code.FORMAT,
@@ -47,7 +47,7 @@ def test_files(layout: PairLayout) -> Dict[str, str]:
     }
     for path in files.values():
         if not os.path.isfile(path):
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: not found; prepare the data first ('make data LANG={layout.lang} ...')", code=Code.NOT_FOUND
             )
     return files
@@ -61,19 +61,19 @@ def finished_checkpoint(layout: PairLayout, model: str) -> Tuple[str, str]:
     path = layout.checkpoint(model)
     done = done_record(layout, model).read()
     if not os.path.isfile(path) or done is None or "checkpoint_sha256" not in done:  # none, or under way
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no finished training; train it first ('make train LANG={layout.lang} MODEL={model}')",
             code=Code.NOT_FOUND,
         )
     if done.get("fingerprint", {}).get("data") != data_fingerprint(layout):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: trained on other data than {layout.bin} holds now; train it again "
             f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')",
             code=Code.MISMATCH,
         )
     sha = file_sha256(path)
     if done.get("checkpoint_sha256") != sha:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: changed since its training finished; train it again "
             f"('make train LANG={layout.lang} MODEL={model} OVERWRITE=1')",
             code=Code.MISMATCH,

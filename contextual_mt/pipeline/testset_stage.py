@@ -13,7 +13,7 @@ from typing import Dict, Optional
 
 from commandkit.errors import shown
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.decoding import DECODING_HELP
 from contextual_mt.inference.model_args import progress_option
 from contextual_mt.pipeline.layout import EvalPaths, eval_paths, reference_tags, testset_folder
@@ -47,14 +47,14 @@ class TestsetStageOptions:
     def __post_init__(self) -> None:
         if self.suite is not None:
             if self.muda_tag_args:
-                raise ContextualMTError(
+                raise InputError(
                     "--muda-tag-args: not used with --suite (an imported suite is not tagged)",
                     code=Code.OPTIONS_CONFLICT,
                 )
             return
         for flag, value in (("--beam", self.beam), ("--decoding", self.decoding)):
             if value is not None:
-                raise ContextualMTError(
+                raise InputError(
                     f"{shown(flag)}: used with {shown('--suite')} only (the translations of an imported suite)",
                     code=Code.OPTIONS_CONFLICT,
                 )
@@ -83,9 +83,7 @@ def run_testset_stage(options: TestsetStageOptions) -> Dict:
     p = eval_paths(options.lang, options.root)
     for side in ("en", p.target, "docids"):
         if not os.path.isfile(p.test(side)):
-            raise ContextualMTError(
-                f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND
-            )
+            raise InputError(f"{p.test(side)} not found (docs/tutorials/study.md, 'make data')", code=Code.NOT_FOUND)
     o = MudaEvalOptions(options.lang, options.root, hyps=(p.test(p.target),), muda_tag_args=options.muda_tag_args or "")
     folder = testset_folder(p.results)
     suite_options(p, folder)  # a language without alternatives fails before any model is loaded

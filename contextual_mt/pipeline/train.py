@@ -38,7 +38,7 @@ from commandkit.options import option
 from commandkit.text import file_sha256
 from contextual_mt.backends.fairseq.checkpoint_file import read_training_figures, training_figures
 from contextual_mt.backends.fairseq.training_probe import TrainingSplit
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.inference.model_args import overwrite_option, progress_option
 from contextual_mt.pipeline.batch_plan import (
     BatchPlan,
@@ -130,30 +130,28 @@ class TrainOptions:
     def __post_init__(self) -> None:
         self.layout = self.layout or PairLayout(self.lang, self.root)
         if self.model is not None and self.model not in MODELS:
-            raise ContextualMTError(
+            raise InputError(
                 f"{shown('--model')} {self.model!r}: expected one of {', '.join(MODELS)}", code=Code.OPTION_VALUE
             )
         preset = get_preset(self.preset)
-        check_option("--gpus", self.gpus, minimum=0, integer=True, optional=True)
-        check_option("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
-        check_option("--max-update", self.max_update, minimum=1, integer=True, optional=True)
+        check_number("--gpus", self.gpus, minimum=0, integer=True, optional=True)
+        check_number("--max-epoch", self.max_epoch, minimum=1, integer=True, optional=True)
+        check_number("--max-update", self.max_update, minimum=1, integer=True, optional=True)
         self.batch = parse_batch(self.batch, option_name("--batch"))
         for item in self.overrides:
             if "=" not in item or item.startswith("="):
-                raise ContextualMTError(
-                    f"override {item!r}: expected a Hydra override key=value", code=Code.OPTION_VALUE
-                )
+                raise InputError(f"override {item!r}: expected a Hydra override key=value", code=Code.OPTION_VALUE)
         if preset.pretrained:
             if not self.pretrained:
-                raise ContextualMTError(
+                raise InputError(
                     f"{shown('--preset')} {self.preset} fine-tunes a sentence-level checkpoint: give it "
                     f"with {given('--pretrained', 'PATH')}",
                     code=Code.OPTION_MISSING,
                 )
             if not os.path.isfile(self.pretrained):
-                raise ContextualMTError(f"{self.pretrained}: pretrained checkpoint not found", code=Code.NOT_FOUND)
+                raise InputError(f"{self.pretrained}: pretrained checkpoint not found", code=Code.NOT_FOUND)
         elif self.pretrained:
-            raise ContextualMTError(
+            raise InputError(
                 f"{shown('--pretrained')} is for {shown('--preset')} big (fine-tuning); "
                 f"{shown('--preset')} {self.preset} trains from scratch",
                 code=Code.OPTIONS_CONFLICT,
@@ -228,7 +226,7 @@ def batch_plan(train: TrainOptions, gpus: int) -> BatchPlan:
     if train.batch not in ("auto", "preset"):
         longest = training_split().longest
         if plan.max_tokens < longest:  # fairseq would drop every longer example, or find no batch at all
-            raise ContextualMTError(
+            raise InputError(
                 f"{flag} {train.batch}: {plan.max_tokens} tokens per forward{' on each GPU' if gpus > 1 else ''} are "
                 f"fewer than the longest training example ({longest} tokens, its context included); give at "
                 f"least {longest * plan.processes * plan.update_freq}",
@@ -360,7 +358,7 @@ def _plan(train: TrainOptions, fp: Dict, limits: Tuple[Optional[int], Optional[i
     if trained is not None:
         refusal = _past_limits(train, trained, limits)
         if refusal:
-            raise ContextualMTError(refusal, code=Code.OPTION_VALUE)
+            raise InputError(refusal, code=Code.OPTION_VALUE)
         if not _more_to_do(trained, limits):
             if trusted:
                 return "done", done  # the limits the run reached, asked for in other words
@@ -431,18 +429,14 @@ def per_model(options: TrainOptions) -> List[TrainOptions]:
 def train_model(options: TrainOptions) -> Dict:
     """Train (or resume, or skip) one model of the study; returns its done-record."""
     if options.model is None:
-        raise ContextualMTError(
-            "--model: not given (per_model makes one TrainOptions per model)", code=Code.OPTION_MISSING
-        )
+        raise InputError("--model: not given (per_model makes one TrainOptions per model)", code=Code.OPTION_MISSING)
     require_data(options.layout)
     gpus = visible_gpus() if options.gpus is None else options.gpus
     if gpus > visible_gpus():
-        raise ContextualMTError(
-            f"{shown('--gpus')} {gpus}: only {visible_gpus()} GPU(s) visible", code=Code.OPTION_VALUE
-        )
+        raise InputError(f"{shown('--gpus')} {gpus}: only {visible_gpus()} GPU(s) visible", code=Code.OPTION_VALUE)
     fp16 = (gpus > 0 and _fast_fp16()) if options.fp16 is None else options.fp16
     if fp16 and gpus == 0:
-        raise ContextualMTError("--fp16 needs a GPU", code=Code.OPTION_VALUE)
+        raise InputError("--fp16 needs a GPU", code=Code.OPTION_VALUE)
     plan = batch_plan(options, gpus)
     fp = train_fingerprint(options, plan)
     keep_asked_limits(options, fp)
@@ -472,7 +466,7 @@ def train_model(options: TrainOptions) -> Dict:
                 p for p in earlier.get("valid_curve") or [] if not curve or p[0] < curve[0][0]
             ] + curve
     if not os.path.exists(options.layout.checkpoint(options.model)):
-        raise ContextualMTError(
+        raise InputError(
             f"{save}: training ended without checkpoint_best.pt; see {os.path.join(save, LOG)}", code=Code.MODEL
         )
     figures = checkpoint_figures(options)
@@ -575,13 +569,13 @@ def _run(cmd: List[str], log_path: str, train: TrainOptions) -> Dict:
         if _failed_saving(log_path):  # fairseq's own error names neither the folder nor the cause
             save = train.layout.checkpoints(train.model)
             free = shutil.disk_usage(save).free / 2**30
-            raise ContextualMTError(
+            raise InputError(
                 f"{save}: saving a checkpoint failed ({tail or 'see the log'}); is the disk full "
                 f"({free:.1f} GiB free now)? Free space there and re-run: training resumes from "
                 f"checkpoint_last.pt; see {log_path}",
                 code=Code.CANNOT_WRITE,
             )
-        raise ContextualMTError(
+        raise InputError(
             f"training the {train.model} model failed{': ' + tail if tail else ''}; see {log_path}", code=Code.MODEL
         )
     stats = progress.stats.as_dict()

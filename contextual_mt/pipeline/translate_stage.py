@@ -15,7 +15,7 @@ from commandkit.documents import check_line_count
 from commandkit.options import group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.decoding import DECODING_HELP, DecodingOptions
 from contextual_mt.inference.model_args import max_tokens_option, progress_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
@@ -69,7 +69,7 @@ class TranslateStageOptions:
         self.layout = PairLayout(self.lang, self.root)
         unknown = [s for s in self.systems if s not in SYSTEMS]
         if unknown or not self.systems:
-            raise ContextualMTError(
+            raise InputError(
                 f"--systems {' '.join(self.systems)}: expected some of {', '.join(SYSTEMS)}", code=Code.OPTION_VALUE
             )
 
@@ -142,7 +142,7 @@ def translate_systems(options: TranslateStageOptions) -> Dict[str, str]:
     refs = read_lines(files["reference"])
     check_line_count(ids, files["docids"], len(sources), files["source"])
     if len(refs) != len(sources):
-        raise ContextualMTError(
+        raise InputError(
             f"{files['reference']}: has {len(refs)} lines but {files['source']} has {len(sources)}",
             code=Code.LINE_COUNT,
         )

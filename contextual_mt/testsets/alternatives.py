@@ -12,7 +12,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 
 DIRECTORY = os.path.join(os.path.dirname(__file__), "alternatives")
 ROLES = ("nsubj", "obj", "other")
@@ -60,35 +60,33 @@ def load(lang: str) -> Table:
     that have one when it has none."""
     path = os.path.join(DIRECTORY, f"{lang}.yaml")
     if not os.path.isfile(path):
-        raise ContextualMTError(
+        raise InputError(
             f"testset build has no alternatives for '{lang}' (languages: "
             f"{', '.join(available())}); add {path} (see fr.yaml)"
         )
     with open(path, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict) or set(data) - set(PHENOMENA) - {"agreement"}:
-        raise ContextualMTError(f"{path}: expected the keys {', '.join(PHENOMENA)} and agreement")
+        raise InputError(f"{path}: expected the keys {', '.join(PHENOMENA)} and agreement")
     table = Table(agreement=_agreement(data.pop("agreement", None) or {}, path))
     for phenomenon, words in data.items():
         if not isinstance(words, dict):
-            raise ContextualMTError(f"{path}: {phenomenon}: expected word: {{alternative: {{feature: value}}}}")
+            raise InputError(f"{path}: {phenomenon}: expected word: {{alternative: {{feature: value}}}}")
         table.swaps[phenomenon] = {}
         for word, alternatives in words.items():
             if not isinstance(alternatives, dict) or not alternatives:
-                raise ContextualMTError(f"{path}: {phenomenon}.{word}: expected {{alternative: {{feature: value}}}}")
+                raise InputError(f"{path}: {phenomenon}.{word}: expected {{alternative: {{feature: value}}}}")
             swaps = []
             for alt, changes in alternatives.items():
                 changes = dict(changes or {})
                 role = changes.pop("role", None)
                 requires = changes.pop("if", None) or {}
                 if not isinstance(requires, dict):
-                    raise ContextualMTError(f"{path}: {phenomenon}.{word}.{alt}: 'if' takes Name: Value features")
+                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: 'if' takes Name: Value features")
                 if role is not None and role not in ROLES:
-                    raise ContextualMTError(
-                        f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}"
-                    )
+                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}")
                 if not all(isinstance(k, str) and isinstance(v, str) for k, v in [*changes.items(), *requires.items()]):
-                    raise ContextualMTError(f"{path}: {phenomenon}.{word}.{alt}: features are Name: Value strings")
+                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: features are Name: Value strings")
                 swaps.append(Swap(str(alt), tuple(sorted(changes.items())), role, tuple(sorted(requires.items()))))
             table.swaps[phenomenon][str(word).lower()] = tuple(swaps)
     return table
@@ -97,7 +95,7 @@ def load(lang: str) -> Table:
 def _agreement(data: dict, path: str) -> Agreement:
     keys = {"participle_auxiliaries", "polite_plural_adjectives", "before_vowel"}
     if not isinstance(data, dict) or set(data) - keys:
-        raise ContextualMTError(f"{path}: agreement: expected the keys {', '.join(sorted(keys))}")
+        raise InputError(f"{path}: agreement: expected the keys {', '.join(sorted(keys))}")
     aux = data.get("participle_auxiliaries") or []
     vowel = data.get("before_vowel") or {}
     if (
@@ -106,7 +104,7 @@ def _agreement(data: dict, path: str) -> Agreement:
         or not isinstance(vowel, dict)
         or not isinstance(data.get("polite_plural_adjectives", False), bool)
     ):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: agreement: participle_auxiliaries is a list of lemmas, "
             "polite_plural_adjectives true or false, before_vowel word: form (or null)"
         )

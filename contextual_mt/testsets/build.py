@@ -29,7 +29,7 @@ from commandkit.documents import check_line_count, document_spans, read_docids
 from commandkit.options import check_required, option
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines
-from contextual_mt.errors import Code, ContextualMTError, check_option, given
+from contextual_mt.errors import Code, InputError, check_number, given
 from contextual_mt.inference.model_args import overwrite_option
 from contextual_mt.testsets import alternatives
 from contextual_mt.testsets.counterfactual import FOLDER as COUNTERFACTUAL
@@ -130,27 +130,27 @@ class BuildOptions:
         self.tags_ready = self.tags is not None  # else tagged first, into the output folder (tag_reference)
         if self.tags is None:
             self.tags = os.path.join(self.output_dir, "reference.tags.json")
-        check_option("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
-        check_option("--seed", self.seed, minimum=0, integer=True)
+        check_number("--context-size", self.context_size, minimum=0, maximum=100, integer=True)
+        check_number("--seed", self.seed, minimum=0, integer=True)
         if self.max_shift is not None and not self.counterfactual:
-            raise ContextualMTError("--max-shift: applies with --counterfactual only", code=Code.OPTIONS_CONFLICT)
+            raise InputError("--max-shift: applies with --counterfactual only", code=Code.OPTIONS_CONFLICT)
         self.max_shift_given = self.max_shift is not None  # else the default, named as such in errors
         if self.max_shift is None:
             self.max_shift = self.context_size + 2
-        check_option("--max-shift", self.max_shift, minimum=0, maximum=100, integer=True)
+        check_number("--max-shift", self.max_shift, minimum=0, maximum=100, integer=True)
         unknown = set(self.phenomena) - set(PHENOMENA)
         if unknown:
-            raise ContextualMTError(
+            raise InputError(
                 f"--phenomena: {', '.join(sorted(unknown))} has no test suite (phenomena: {', '.join(PHENOMENA)})",
                 code=Code.OPTION_VALUE,
             )
         self.language = get_language(self.lang)  # a language MuDA does not cover: one line
         self.table = alternatives.load(self.language.code)
         if os.path.exists(self.output_dir) and not os.path.isdir(self.output_dir):
-            raise ContextualMTError(f"--output-dir {self.output_dir}: is a file, not a folder", code=Code.CANNOT_WRITE)
+            raise InputError(f"--output-dir {self.output_dir}: is a file, not a folder", code=Code.CANNOT_WRITE)
         self.stale = stale_files(self.output_dir, self.language.code, self.tags, self.counterfactual)
         if self.stale and not self.overwrite:  # before anything is annotated or written
-            raise ContextualMTError(
+            raise InputError(
                 f"--output-dir {self.output_dir}: holds "
                 f"{', '.join(os.path.relpath(p, self.output_dir) for p in self.stale)} of an "
                 "earlier build that this one would not replace (they would pass for this build's); give --overwrite "
@@ -164,7 +164,7 @@ class BuildOptions:
             longest = max((b - a for a, b in document_spans(read_lines(self.docids))), default=0)
             if self.max_shift > longest:
                 default = "" if self.max_shift_given else f" (the default: --context-size {self.context_size} + 2)"
-                raise ContextualMTError(
+                raise InputError(
                     f"--max-shift {self.max_shift}{default}: beyond the longest document of {self.docids} ({longest} "
                     f"sentences): no document puts a cue that far back; give --max-shift {longest} or less",
                     code=Code.OPTION_VALUE,
@@ -209,7 +209,7 @@ def tag_reference(options: BuildOptions, tag: Optional[Callable[[Any], Any]] = N
     try:
         os.makedirs(options.output_dir, exist_ok=True)
     except OSError as e:  # a file on the way (out/afile/sub)
-        raise ContextualMTError(
+        raise InputError(
             f"--output-dir {options.output_dir}: cannot be made ({e.strerror})", code=Code.CANNOT_WRITE
         ) from None
     try:
@@ -276,7 +276,7 @@ def run_build(options: BuildOptions) -> Dict:
     }
     for path in paths:
         if os.path.realpath(path) in inputs:
-            raise ContextualMTError(
+            raise InputError(
                 f"--output-dir {options.output_dir}: {os.path.basename(path)} would overwrite the "
                 f"input {inputs[os.path.realpath(path)]}; choose another folder",
                 code=Code.OUTPUT_IS_INPUT,
@@ -298,7 +298,7 @@ def run_build(options: BuildOptions) -> Dict:
 def _read(options: BuildOptions):
     sources, references = read_lines(options.source), read_lines(options.reference)
     if len(sources) != len(references):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.reference}: has {len(references)} lines but {options.source} has {len(sources)}",
             code=Code.LINE_COUNT,
         )
@@ -306,13 +306,13 @@ def _read(options: BuildOptions):
     check_line_count(ids, options.docids, len(sources), options.source)
     summary = read_summary(options.tags)
     if summary is not None and summary.get("tgt_sha256") not in (None, text_hash(references)):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.tags}: tags of another text (its summary's reference hash differs from "
             f"{options.reference}); tag this reference with `muda tag`",
             code=Code.MISMATCH,
         )
     if summary is not None and summary.get("language") not in (None, options.language.code):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.tags}: tags for {summary['language']}, not {options.language.code} (its summary); tag "
             f"the reference with --tgt-lang {options.language.code}",
             code=Code.MISMATCH,
@@ -320,26 +320,26 @@ def _read(options: BuildOptions):
     dump = read_tags(options.tags)
     flat = [sent for doc in dump for sent in doc]
     if len(flat) != len(references):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.tags}: has {len(flat)} sentences but {options.reference} has {len(references)} lines",
             code=Code.LINE_COUNT,
         )
     tgt_conllu = given(options.tgt_conllu, "--tgt-conllu")  # set when the options are built
     if not os.path.isfile(tgt_conllu):
-        raise ContextualMTError(
+        raise InputError(
             f"{tgt_conllu}: not found; testset build needs the reference's annotations "
             "(`muda tag` writes them beside the tags; or give --tgt-conllu)",
             code=Code.NOT_FOUND,
         )
     tgt = read_conllu(tgt_conllu)
     if len(tgt) != len(references):
-        raise ContextualMTError(
+        raise InputError(
             f"{tgt_conllu}: has {len(tgt)} sentences but {options.reference} has {len(references)} lines",
             code=Code.LINE_COUNT,
         )
     for n, (sent, tags) in enumerate(zip(tgt, flat, strict=True), start=1):
         if [t.form for t in sent.tokens] != [t["token"] for t in tags]:
-            raise ContextualMTError(
+            raise InputError(
                 f"{options.tags}: sentence {n}: its tokens are not those of {tgt_conllu} "
                 "(tags and annotations of different runs)",
                 code=Code.MISMATCH,
@@ -347,13 +347,13 @@ def _read(options: BuildOptions):
     check_annotations_match(tgt, references, tgt_conllu, options.reference)  # of this very reference
     src = read_conllu(options.src_conllu) if options.src_conllu else None
     if src is not None and len(src) != len(sources):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.src_conllu}: has {len(src)} sentences but {options.source} has {len(sources)} lines",
             code=Code.LINE_COUNT,
         )
     align = read_pharaoh(options.alignments) if options.alignments else None
     if align is not None and len(align) != len(sources):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.alignments}: has {len(align)} lines but {options.source} has {len(sources)}",
             code=Code.LINE_COUNT,
         )
@@ -436,7 +436,7 @@ def _build(options: BuildOptions, data) -> Dict:
             for p in options.phenomena
             if p not in not_tagged
         )
-        raise ContextualMTError(
+        raise InputError(
             f"{options.tags}: no test group for {', '.join(options.phenomena)} ("
             + "; ".join(x for x in (tagged, said) if x)
             + "); nothing written",

@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.outputs import atomic_write_lines, atomic_write_text
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.testsets.lexicon import Lexicon
 from contextual_mt.testsets.suite_files import FILES_KEY, hashes
 from contextual_mt.testsets.variants import VOWELS, _cased, apply, closed_variants
@@ -486,12 +486,12 @@ def build_suite(o, data, lexicon, translations, corefs, groups: Sequence[Dict]) 
     if not any(c["groups with a cue"] for c in counts.values()):
         reasons = _reasons(counts, "no cue: ")
         said = "; ".join(f"{k[len('no cue: ') :]} {n}" for k, n in reasons.most_common(3))
-        raise ContextualMTError(
+        raise InputError(
             f"{o.tags}: no group has a known cue ({said}); no counterfactual suite written", code=Code.EMPTY
         )
     if not any(c["cue_flip"] for c in counts.values()):
         reasons = _reasons(counts, "cue_flip skipped")
-        raise ContextualMTError(
+        raise InputError(
             f"{o.tags}: no cue could be flipped ("
             + "; ".join(f"{k[len('cue_flip skipped: ') :]} {n}" for k, n in reasons.most_common(3))
             + "); no counterfactual suite written",

@@ -42,7 +42,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from commandkit.options import option
 from commandkit.outputs import atomic_write_lines, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.testsets.build import SEPARATOR
 from contextual_mt.testsets.suite_files import FILES_KEY, check_unchanged, hashes
 
@@ -106,32 +106,32 @@ class ImportOptions:
 
     def __post_init__(self) -> None:
         if self.format not in (None, *IMPORT_FORMATS):
-            raise ContextualMTError(
+            raise InputError(
                 f"--format: one of {', '.join(IMPORT_FORMATS)} (got {self.format!r})", code=Code.OPTION_VALUE
             )
         for flag, path in (("--evalset", self.evalset), ("--inputs", self.inputs), ("--output-dir", self.output_dir)):
             if not isinstance(path, str) or not path:
-                raise ContextualMTError(f"{flag}: a path is required (got {path!r})", code=Code.OPTION_MISSING)
+                raise InputError(f"{flag}: a path is required (got {path!r})", code=Code.OPTION_MISSING)
         named = FILE_NAME.match(os.path.basename(self.evalset))
         for flag, value, key in (("--lang", self.lang, "tgt"), ("--source-lang", self.source_lang, "src")):
             if value is not None and not re.fullmatch(r"[a-z]{2,3}", value):
-                raise ContextualMTError(f"{flag}: a language code such as fr (got {value!r})", code=Code.OPTION_VALUE)
+                raise InputError(f"{flag}: a language code such as fr (got {value!r})", code=Code.OPTION_VALUE)
             if value is not None and named and named.group(key) != value:
-                raise ContextualMTError(
+                raise InputError(
                     f"{flag} {value}: {self.evalset} is named for {named.group('src')}-{named.group('tgt')}; "
                     "give the evaluation set of that pair",
                     code=Code.MISMATCH,
                 )
         if self.category is not None and self.category not in CATEGORIES:
-            raise ContextualMTError(
+            raise InputError(
                 f"--category: one of {', '.join(CATEGORIES)} (got {self.category!r})", code=Code.OPTION_VALUE
             )
         if self.category is not None and named and named.group("category") != self.category:
-            raise ContextualMTError(
+            raise InputError(
                 f"--category {self.category}: {self.evalset} is named for {named.group('category')}", code=Code.MISMATCH
             )
         if named and named.group("category") not in CATEGORIES:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.evalset}: category {named.group('category')!r} is not one of ctxpro's "
                 f"({', '.join(CATEGORIES)}); give --category",
                 code=Code.OPTION_MISSING,
@@ -145,16 +145,16 @@ class ImportOptions:
             if getattr(self, key) is None:
                 object.__setattr__(self, key, value)
         if self.lang is None or self.category is None:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.evalset}: not named as ctxpro's sets (CATEGORY.opensubtitles.SRC-TGT.SPLIT.json); "
                 "give --lang and --category",
                 code=Code.OPTION_MISSING,
             )
         if self.context_size is not None:
-            check_option("--context-size", self.context_size, minimum=0, integer=True)
+            check_number("--context-size", self.context_size, minimum=0, integer=True)
         real = {os.path.realpath(p) for p in (self.evalset, self.inputs)}
         if any(os.path.realpath(p) in real for p in self.output_paths()):
-            raise ContextualMTError(
+            raise InputError(
                 f"--output-dir {self.output_dir}: would overwrite an input; choose another folder",
                 code=Code.OUTPUT_IS_INPUT,
             )
@@ -187,7 +187,7 @@ class CtxproMatcher:
         try:
             from sentence_splitter import SentenceSplitter, SentenceSplitterException
         except ImportError:
-            raise ContextualMTError(
+            raise InputError(
                 "ctxpro's suites are scored with ctxpro's sentence splitter; install it "
                 "(pip install sentence-splitter)",
                 code=Code.MODEL,
@@ -196,7 +196,7 @@ class CtxproMatcher:
         try:
             self.splitter = SentenceSplitter(language=code)
         except SentenceSplitterException:
-            raise ContextualMTError(
+            raise InputError(
                 f"language {language!r}: ctxpro's sentence splitter (sentence-splitter) has no rules for it",
                 code=Code.MODEL,
             ) from None
@@ -228,38 +228,36 @@ def read_evalset(path: str) -> List[Dict[str, Any]]:
     try:
         data = json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}:{e.lineno}: not JSON ({e.msg}); expected ctxpro's evaluation set", code=Code.FORMAT
         ) from None
     if not isinstance(data, list) or not data:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: expected a non-empty JSON list of examples (ctxpro's evaluation set)", code=Code.FORMAT
         )
     for n, example in enumerate(data, start=1):
         where = f"{path}: example {n}"
         if not isinstance(example, dict):
-            raise ContextualMTError(f"{where}: not a JSON object", code=Code.FORMAT)
+            raise InputError(f"{where}: not a JSON object", code=Code.FORMAT)
         missing = [k for k in REQUIRED if k not in example]
         if missing:
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: not a ctxpro example (no {', '.join(repr(k) for k in missing)})", code=Code.FORMAT
             )
         for key in ("src segment", "ref segment", "expected", "rule"):
             if not isinstance(example[key], str) or not example[key].strip():
-                raise ContextualMTError(
+                raise InputError(
                     f"{where}: {key!r} must be a non-empty string (got {example[key]!r})", code=Code.FORMAT
                 )
             if "\n" in example[key] or "\r" in example[key]:
-                raise ContextualMTError(f"{where}: {key!r} holds a line break", code=Code.FORMAT)
+                raise InputError(f"{where}: {key!r} holds a line break", code=Code.FORMAT)
         if not isinstance(example["document id"], (str, int)) or isinstance(example["document id"], bool):
-            raise ContextualMTError(
+            raise InputError(
                 f"{where}: 'document id' must be a string (got {example['document id']!r})", code=Code.FORMAT
             )
         distance = example.get("ante distance")
         if distance is not None and (isinstance(distance, bool) or not isinstance(distance, int)):
-            raise ContextualMTError(
-                f"{where}: 'ante distance' must be a whole number (got {distance!r})", code=Code.FORMAT
-            )
+            raise InputError(f"{where}: 'ante distance' must be a whole number (got {distance!r})", code=Code.FORMAT)
     return data
 
 
@@ -268,7 +266,7 @@ def read_inputs(path: str, examples: Sequence[Dict[str, Any]], evalset: str) -> 
     per example whose last <eos> part is the example's source segment."""
     lines = read_lines(path)
     if len(lines) != len(examples):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: has {len(lines)} lines but {evalset} has {len(examples)} examples; "
             "give the inputs of this evaluation set (ctxpro's inputs/ file of the same name)",
             code=Code.LINE_COUNT,
@@ -277,9 +275,9 @@ def read_inputs(path: str, examples: Sequence[Dict[str, Any]], evalset: str) -> 
     for n, (line, example) in enumerate(zip(lines, examples, strict=True), start=1):
         parts = [p.strip() for p in line.split(EOS)]
         if any(not p for p in parts):
-            raise ContextualMTError(f"{path}:{n}: an empty sentence between {EOS} separators", code=Code.EMPTY)
+            raise InputError(f"{path}:{n}: an empty sentence between {EOS} separators", code=Code.EMPTY)
         if parts[-1] != example["src segment"].strip():
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}:{n}: its last sentence is not the source segment of example {n} of {evalset} "
                 f"({parts[-1][:60]!r} vs {example['src segment'][:60]!r}); give the inputs of this evaluation set",
                 code=Code.MISMATCH,
@@ -512,42 +510,40 @@ def read_suite(folder: str, given: Optional[str] = None) -> Dict[str, Any]:
     ``--suite DIR``, ``SUITE=DIR``, otherwise)."""
     given = given or f"--suite {folder}"
     if not os.path.isdir(folder):
-        raise ContextualMTError(
+        raise InputError(
             f"{given}: not a folder; give one written by 'contextual-mt testset import --format ctxpro'",
             code=Code.NOT_FOUND,
         )
     path = os.path.join(folder, "summary.json")
     if not os.path.isfile(path):
-        raise ContextualMTError(
+        raise InputError(
             f"{given}: no summary.json; not a suite written by 'contextual-mt testset import --format ctxpro'",
             code=Code.NOT_FOUND,
         )
     try:
         summary = json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
-            f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again", code=Code.FORMAT
-        ) from None
+        raise InputError(f"{path}:{e.lineno}: not JSON ({e.msg}); import the suite again", code=Code.FORMAT) from None
     if not isinstance(summary, dict) or summary.get("format") != FORMAT:
-        raise ContextualMTError(
+        raise InputError(
             f'{path}: not the summary of an imported ctxpro suite (no "format": "{FORMAT}")', code=Code.FORMAT
         )
     files = summary.get(FILES_KEY)
     if not isinstance(files, dict) or not files:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: names no hashes of the suite's files (imported by an earlier version); import the suite again",
             code=Code.MISMATCH,
         )
     for name in files:
         file = os.path.join(folder, str(name))
         if not os.path.isfile(file):
-            raise ContextualMTError(
+            raise InputError(
                 f"{file}: not found; the suite {folder} is incomplete, import it again", code=Code.NOT_FOUND
             )
     check_unchanged(path, summary)
     for key in ("language", "source_language", "category", "examples", "contrastive_groups"):
         if key not in summary:
-            raise ContextualMTError(f"{path}: no {key!r}; import the suite again", code=Code.FORMAT)
+            raise InputError(f"{path}: no {key!r}; import the suite again", code=Code.FORMAT)
     return summary
 
 

@@ -36,7 +36,7 @@ from commandkit.outputs import atomic_save_figure, atomic_write_text, outputs
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
 from contextual_mt.contrastive.evaluate import read_scores
 from contextual_mt.contrastive.sets import group_is_right
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 from contextual_mt.testsets.counterfactual import EDITS
 from contextual_mt.testsets.evaluate import CONFIDENCE, MAX_BOOTSTRAP, MIN_BOOTSTRAP, _intervals, _resampled_totals
 from contextual_mt.testsets.suite_files import check_unchanged
@@ -80,28 +80,28 @@ class CueOptions:
         check_required(self)
         object.__setattr__(self, "contrastive", tuple(self.contrastive or ()))
         if not self.contrastive and not self.evaluation:
-            raise ContextualMTError(
+            raise InputError(
                 "give the decisions to measure: --contrastive SUMMARY.json (a `contrastive` run on "
                 "SUITE/voita.json) and/or --evaluation RESULT.json (`testset evaluate --output`)",
                 code=Code.OPTION_MISSING,
             )
-        check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+        check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         if 0 < self.bootstrap < MIN_BOOTSTRAP:
-            raise ContextualMTError(
+            raise InputError(
                 f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})",
                 code=Code.OPTION_VALUE,
             )
-        check_option("--seed", self.seed, minimum=0, integer=True)
+        check_number("--seed", self.seed, minimum=0, integer=True)
         if self.plot is not None and not self.plot.lower().endswith(".png"):
-            raise ContextualMTError(f"--plot {self.plot}: a .png file", code=Code.OPTION_VALUE)
+            raise InputError(f"--plot {self.plot}: a .png file", code=Code.OPTION_VALUE)
         inputs = {os.path.realpath(p) for p in (*self.contrastive, self.evaluation, *self.suite_files()) if p}
         for flag, path in (("--output", self.output), ("--plot", self.plot)):
             if path is not None and os.path.realpath(path) in inputs:
-                raise ContextualMTError(
+                raise InputError(
                     f"{path}: {flag} would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
                 )
             if path is not None and os.path.realpath(path) in self.documents():
-                raise ContextualMTError(
+                raise InputError(
                     f"{path}: {flag} would overwrite the suite's documents (for the generative run); "
                     "write it elsewhere",
                     code=Code.OUTPUT_IS_INPUT,
@@ -128,7 +128,7 @@ def _json(path: str) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
+        raise InputError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
 
 
 @dataclass(frozen=True)
@@ -147,12 +147,12 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
     voita.json; anything else is one line naming the file (and line)."""
     manifest, voita, summary_path = options.suite_files()
     if os.path.exists(options.suite) and not os.path.isdir(options.suite):
-        raise ContextualMTError(
+        raise InputError(
             f"--suite {options.suite}: a file, not the counterfactual folder of `testset build --counterfactual`",
             code=Code.OPTION_VALUE,
         )
     if not os.path.isdir(options.suite):
-        raise ContextualMTError(
+        raise InputError(
             f"--suite {options.suite}: not found (the counterfactual folder of `testset build --counterfactual`)",
             code=Code.NOT_FOUND,
         )
@@ -160,7 +160,7 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
         check_input_file(path, "counterfactual suite")
     summary = _json(summary_path)
     if not isinstance(summary, dict) or summary.get("counterfactual") is not True:
-        raise ContextualMTError(
+        raise InputError(
             f"{summary_path}: not the summary of a counterfactual suite "
             "(build one with `testset build --counterfactual`)",
             code=Code.MISMATCH,
@@ -173,11 +173,9 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
         try:
             r = json.loads(text)
         except json.JSONDecodeError as e:
-            raise ContextualMTError(
-                f"{manifest}:{n}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT
-            ) from None
+            raise InputError(f"{manifest}:{n}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
         if not isinstance(r, dict) or r.get("edit") not in EDITS:
-            raise ContextualMTError(
+            raise InputError(
                 f"{manifest}:{n}: not an edited group (its 'edit' is none of {', '.join(EDITS)})", code=Code.FORMAT
             )
         try:
@@ -187,16 +185,16 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
             places.append(int(r["line"]))
             origins.append((n, int(r["source_line"])))
         except (KeyError, TypeError, ValueError):
-            raise ContextualMTError(
+            raise InputError(
                 f"{manifest}:{n}: needs base, source_doc, source_line, phenomenon, distance and line", code=Code.FORMAT
             ) from None
     if not edited:
-        raise ContextualMTError(
+        raise InputError(
             f"{manifest}: no edited group (rebuild the suite with `testset build --counterfactual`)", code=Code.MISMATCH
         )
     entries = _json(voita)
     if not isinstance(entries, list) or len(entries) != len(edited) or summary.get("groups") != len(edited):
-        raise ContextualMTError(
+        raise InputError(
             f"{manifest}: {len(edited)} edited groups, but {voita} and {summary_path} are of another build "
             "(rebuild the suite)",
             code=Code.MISMATCH,
@@ -205,7 +203,7 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
     for n, (g, line, entry) in enumerate(zip(edited, places, entries, strict=True), start=1):
         ok = isinstance(entry, dict) and entry.get("true_ind") in (0, 1) and isinstance(entry.get("dst"), list)
         if not ok or len(entry["dst"]) != 2:
-            raise ContextualMTError(
+            raise InputError(
                 f"{voita}: group {n} is not a two-candidate group with its true_ind (rebuild the suite)",
                 code=Code.FORMAT,
             )
@@ -213,7 +211,7 @@ def read_suite(options: CueOptions) -> Tuple[List[Edited], List[int], str]:
         # would pair the wrong decisions (a cue flip measured as an original)
         described = (g.edit, g.phenomenon, g.distance, line)
         if (entry.get("edit"), entry.get("phenomenon"), entry.get("ctx_dist"), entry.get("line")) != described:
-            raise ContextualMTError(
+            raise InputError(
                 f"{manifest}:{n}: a {g.phenomenon} {g.edit} at distance {g.distance} ending at line {line}, but group "
                 f"{n} of {voita} is a {entry.get('phenomenon')} {entry.get('edit')} at distance "
                 f"{entry.get('ctx_dist')} ending at line {entry.get('line')} (a manifest edited by hand or of another "
@@ -237,7 +235,7 @@ def _check_bases(manifest: str, edited: Sequence[Edited], origins: Sequence[Tupl
         group = (e.doc, line, e.phenomenon)
         if e.edit == "original":
             if e.base in seen:
-                raise ContextualMTError(
+                raise InputError(
                     f"{manifest}:{n}: a second original group of base {e.base}: a manifest edited by hand or of "
                     "another build (rebuild the suite)",
                     code=Code.MISMATCH,
@@ -246,13 +244,13 @@ def _check_bases(manifest: str, edited: Sequence[Edited], origins: Sequence[Tupl
             current = (n, e.base, group)
             continue
         if e.base not in originals:
-            raise ContextualMTError(
+            raise InputError(
                 f"{manifest}:{n}: base {e.base} names no original group of the suite: a manifest edited by hand "
                 "or of another build (rebuild the suite)",
                 code=Code.MISMATCH,
             )
         if current is None or e.base != current[1] or group != current[2]:
-            raise ContextualMTError(
+            raise InputError(
                 f"{manifest}:{n}: a {e.phenomenon} {e.edit} of {e.doc!r} line {line}, but its base {e.base} is the "
                 f"original at line {originals[e.base]}, not the original of its group (the one above it): a "
                 "manifest edited by hand or of another build (rebuild the suite)",
@@ -276,11 +274,11 @@ def contrastive_decisions(
     s = _json(path)
     fp = s.get("fingerprint") if isinstance(s, dict) else None
     if not isinstance(fp, dict) or not isinstance(s.get("scores"), str):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: not the --summary of a `contextual-mt contrastive` run with a model", code=Code.FORMAT
         )
     if fp.get("input") != voita_hash or s.get("format") != "voita":
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: scores of another test set (its input is not {voita} of this build): score the suite with "
             f"`contrastive --format voita --input {voita}`",
             code=Code.MISMATCH,
@@ -295,7 +293,7 @@ def contrastive_decisions(
     if isinstance(digest, str) and found:
         same = [p for p in found if file_sha256(p) == digest]
         if not same:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: its scores {found[0]} were since rewritten (by another `contrastive` run?): score the suite "
                 "again",
                 code=Code.MISMATCH,
@@ -304,7 +302,7 @@ def contrastive_decisions(
     scores = found[0] if found else places[-1]
     for flag, out in written:
         if out is not None and os.path.realpath(out) == os.path.realpath(scores):
-            raise ContextualMTError(
+            raise InputError(
                 f"{out}: {flag} would overwrite the scores of {path}; write it elsewhere", code=Code.OUTPUT_IS_INPUT
             )
     losses = read_scores(scores, 2 * len(correct))
@@ -321,13 +319,13 @@ def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decision
     check_input_file(path, "testset evaluate result")
     r = _json(path)
     if not isinstance(r, dict) or not isinstance(r.get("systems"), dict) or not isinstance(r.get("manifest"), str):
-        raise ContextualMTError(f"{path}: not the --output of `contextual-mt testset evaluate`", code=Code.FORMAT)
+        raise InputError(f"{path}: not the --output of `contextual-mt testset evaluate`", code=Code.FORMAT)
     if isinstance(r.get("manifest_sha256"), str):  # by content: a relative path was relative to where it ran
         same = r["manifest_sha256"] == file_sha256(manifest)
     else:  # a result written before the hash was recorded
         same = os.path.isfile(r["manifest"]) and file_sha256(r["manifest"]) == file_sha256(manifest)
     if not same or r.get("groups") != groups:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: the evaluation of another manifest ({r['manifest']}), not {manifest} of this build: "
             f"run `testset evaluate --manifest {manifest}`",
             code=Code.MISMATCH,
@@ -336,9 +334,7 @@ def evaluation_decisions(path: str, manifest: str, groups: int) -> List[Decision
     for name, s in r["systems"].items():
         outcomes = s.get("group_outcomes") if isinstance(s, dict) else None
         if not isinstance(outcomes, list) or len(outcomes) != groups:
-            raise ContextualMTError(
-                f"{path}: system {name} has no outcome for each of the {groups} groups", code=Code.FORMAT
-            )
+            raise InputError(f"{path}: system {name} has no outcome for each of the {groups} groups", code=Code.FORMAT)
         decisions.append(Decisions(name, np.array([o == "correct" for o in outcomes])))
     return decisions
 
@@ -439,7 +435,7 @@ def measure_cues(options: CueOptions) -> Dict:
             systems += evaluation_decisions(options.evaluation, manifest, len(edited))
         names = [s.name for s in systems]
         if len(set(names)) != len(names):
-            raise ContextualMTError(
+            raise InputError(
                 f"two systems are named alike ({', '.join(names)}): give files of distinct names",
                 code=Code.OPTION_VALUE,
             )

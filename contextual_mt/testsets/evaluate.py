@@ -30,7 +30,7 @@ from commandkit.errors import InputError, json_reason
 from commandkit.options import check_required, group, option
 from commandkit.outputs import atomic_write_text
 from commandkit.text import check_input_file, file_sha256, read_lines, read_text
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, check_number
 from contextual_mt.system_outputs import Hypotheses, read_hypotheses, read_pivots, refuse_documents
 from contextual_mt.testsets.build import PHENOMENA
 from contextual_mt.testsets.ctxpro import CtxproMatcher
@@ -126,24 +126,24 @@ class EvaluateOptions:
             ("--pivot", self.align.pivot),
         ):
             if path is not None and (not isinstance(path, str) or not path):
-                raise ContextualMTError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
+                raise InputError(f"{flag}: a file path is required (got {path!r})", code=Code.OPTION_MISSING)
         if isinstance(self.hyps, str) or not self.hyps or not all(isinstance(h, str) and h for h in self.hyps):
-            raise ContextualMTError(
+            raise InputError(
                 f"--hyp: give one or more system output files (got {self.hyps!r})", code=Code.OPTION_MISSING
             )
         object.__setattr__(self, "hyps", tuple(self.hyps))
         if len({os.path.realpath(h) for h in self.hyps}) != len(self.hyps):
-            raise ContextualMTError(f"--hyp: a file is given twice ({', '.join(self.hyps)})", code=Code.OPTION_VALUE)
-        check_option("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
+            raise InputError(f"--hyp: a file is given twice ({', '.join(self.hyps)})", code=Code.OPTION_VALUE)
+        check_number("--bootstrap", self.bootstrap, minimum=0, maximum=MAX_BOOTSTRAP, integer=True)
         if 0 < self.bootstrap < MIN_BOOTSTRAP:  # a 95% interval from a handful of resamples is noise
-            raise ContextualMTError(
+            raise InputError(
                 f"--bootstrap must be 0 (no intervals) or at least {MIN_BOOTSTRAP} (got {self.bootstrap})",
                 code=Code.OPTION_VALUE,
             )
-        check_option("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
+        check_number("--seed", self.seed, minimum=0, integer=True)  # numpy seeds are non-negative
         self.align.options()  # --band
         if self.output and os.path.realpath(self.output) in {os.path.realpath(p) for p in self.inputs()}:
-            raise ContextualMTError(
+            raise InputError(
                 f"{self.output}: --output would overwrite an input; write it elsewhere", code=Code.OUTPUT_IS_INPUT
             )
 
@@ -190,7 +190,7 @@ def read_manifest(path: str) -> List[Group]:
         if text.strip():
             groups.append(_group(text, f"{path}:{lineno}"))
     if not groups:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no groups in the manifest (is it the manifest.jsonl of `testset build`?)", code=Code.EMPTY
         )
     return groups
@@ -200,49 +200,39 @@ def _group(text: str, where: str) -> Group:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: not a JSON object ({json_reason(e, line=False)}); expected one group per line", code=Code.FORMAT
         ) from None
     if not isinstance(record, dict):
-        raise ContextualMTError(f"{where}: not a JSON object; expected one group per line", code=Code.FORMAT)
+        raise InputError(f"{where}: not a JSON object; expected one group per line", code=Code.FORMAT)
     missing = [k for k in ("line", "doc", "phenomenon", "word", "alternatives") if k not in record]
     if missing:
-        raise ContextualMTError(
-            f"{where}: not a group of a testset manifest (no {', '.join(missing)})", code=Code.FORMAT
-        )
+        raise InputError(f"{where}: not a group of a testset manifest (no {', '.join(missing)})", code=Code.FORMAT)
     line, distance, alternatives = record["line"], record.get("distance"), record["alternatives"]
     if not _is_int(line) or line < 1:
-        raise ContextualMTError(f"{where}: 'line' must be a line number >= 1 (got {line!r})", code=Code.FORMAT)
+        raise InputError(f"{where}: 'line' must be a line number >= 1 (got {line!r})", code=Code.FORMAT)
     if distance is not None and (not _is_int(distance) or distance < 0):
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: 'distance' must be a number of sentences >= 0 or null (got {distance!r})", code=Code.FORMAT
         )
     for key in ("phenomenon", "word"):
         if not isinstance(record[key], str) or not record[key].strip():
-            raise ContextualMTError(
-                f"{where}: '{key}' must be a non-empty string (got {record[key]!r})", code=Code.FORMAT
-            )
+            raise InputError(f"{where}: '{key}' must be a non-empty string (got {record[key]!r})", code=Code.FORMAT)
     if record["phenomenon"] not in KNOWN_PHENOMENA:  # a column of its own in every table, silently
-        raise ContextualMTError(
+        raise InputError(
             f"{where}: unknown phenomenon {record['phenomenon']!r} (`testset build` and `testset import` make "
             f"groups for {', '.join(KNOWN_PHENOMENA)})",
             code=Code.FORMAT,
         )
     match, example = record.get("match", "words"), record.get("example")
     if match not in MATCHES:
-        raise ContextualMTError(
-            f"{where}: 'match' must be one of {', '.join(MATCHES)} (got {match!r})", code=Code.FORMAT
-        )
+        raise InputError(f"{where}: 'match' must be one of {', '.join(MATCHES)} (got {match!r})", code=Code.FORMAT)
     if example is not None and (not _is_int(example) or example < 1):
-        raise ContextualMTError(
-            f"{where}: 'example' must be an example number >= 1 (got {example!r})", code=Code.FORMAT
-        )
+        raise InputError(f"{where}: 'example' must be an example number >= 1 (got {example!r})", code=Code.FORMAT)
     if not isinstance(alternatives, list) or not all(isinstance(a, str) and a.strip() for a in alternatives):
-        raise ContextualMTError(
-            f"{where}: 'alternatives' must be a list of words (got {alternatives!r})", code=Code.FORMAT
-        )
+        raise InputError(f"{where}: 'alternatives' must be a list of words (got {alternatives!r})", code=Code.FORMAT)
     if not isinstance(record["doc"], (str, int)) or isinstance(record["doc"], bool):
-        raise ContextualMTError(f"{where}: 'doc' must be a document id (got {record['doc']!r})", code=Code.FORMAT)
+        raise InputError(f"{where}: 'doc' must be a document id (got {record['doc']!r})", code=Code.FORMAT)
     return Group(
         line, str(record["doc"]), record["phenomenon"], record["word"], tuple(alternatives), distance, match, example
     )
@@ -257,21 +247,21 @@ def read_summary(path: str) -> Dict:
     try:
         summary = json.loads(read_text(path))
     except InputError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{e} (the summary.json that `testset build` writes beside the manifest; or give --summary)"
             if "not found" in str(e)
             else str(e),
             code=e.code,
         ) from None
     except json.JSONDecodeError as e:
-        raise ContextualMTError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
+        raise InputError(f"{path}: not JSON ({json_reason(e)})", code=Code.FORMAT) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("language"), str) or not summary["language"]:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no 'language' in the summary (is it the summary.json of `testset build`?)", code=Code.FORMAT
         )
     lines = summary.get("lines")
     if lines is not None and (not _is_int(lines) or lines < 1):
-        raise ContextualMTError(f"{path}: 'lines' must be the test set's line count (got {lines!r})", code=Code.FORMAT)
+        raise InputError(f"{path}: 'lines' must be the test set's line count (got {lines!r})", code=Code.FORMAT)
     return summary
 
 
@@ -279,14 +269,14 @@ def _check_lines(path: str, count: int, lines: Optional[int], groups: Sequence[G
     """A file with one line per line of the test set: exactly ``lines`` (the summary's), or at least
     the last line a group refers to when the summary does not record the count."""
     if lines is not None and count != lines:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: has {count} lines but the test set has {lines} ({summary}); "
             f"give {what}, one per line of the test set",
             code=Code.LINE_COUNT,
         )
     last = max(g.line for g in groups)
     if count < last:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: has {count} lines but the manifest has a group on line {last}; "
             f"give {what}, one per line of the test set",
             code=Code.LINE_COUNT,
@@ -320,10 +310,8 @@ def _read_systems(
                 continue
             try:
                 _check_lines(path, len(text), lines, groups, options.summary_path, "the system's translations")
-            except ContextualMTError as e:
-                raise ContextualMTError(
-                    f"{e} (a document-level output needs --docids and --pivot)", code=e.code
-                ) from None
+            except InputError as e:
+                raise InputError(f"{e} (a document-level output needs --docids and --pivot)", code=e.code) from None
             read.append(Hypotheses(path, text))
         return read
     pivots = read_pivots(options.align, len(ids), options.docids)
@@ -364,7 +352,7 @@ def _documents(options: EvaluateOptions, groups: Sequence[Group], ids: Optional[
     if options.docids and ids is not None:
         for k, g in enumerate(groups, start=1):  # other ids (e.g. one document) give zero-wide intervals, p 0
             if ids[g.line - 1] != g.doc:
-                raise ContextualMTError(
+                raise InputError(
                     f"{options.docids}:{g.line}: document {ids[g.line - 1]!r}, but the group of that "
                     f"line in the manifest (group {k}) is in document {g.doc!r}: give the "
                     "document ids of the test set the suites were built from",
@@ -394,7 +382,7 @@ class WordMatcher:
         try:
             from sacremoses import MosesTokenizer
         except ImportError:
-            raise ContextualMTError(
+            raise InputError(
                 "testset evaluate tokenizes with sacremoses; install it (pip install sacremoses)", code=Code.MODEL
             ) from None
         self.tokenizer = MosesTokenizer(lang=re.split(r"[-_]", language, maxsplit=1)[0].lower())
@@ -546,7 +534,7 @@ def evaluate_testset(options: EvaluateOptions) -> Dict:
     summary = read_summary(options.summary_path)
     check_unchanged(options.summary_path, summary)
     if summary.get("groups") is not None and summary["groups"] != len(groups):
-        raise ContextualMTError(
+        raise InputError(
             f"{options.summary_path}: the summary of a build of {summary['groups']} groups, but "
             f"{options.manifest} has {len(groups)}: give the summary.json written beside it",
             code=Code.MISMATCH,

@@ -10,7 +10,7 @@ import os
 from typing import Dict, Mapping, Sequence
 
 from commandkit.text import file_sha256
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 
 FILES_KEY = "files"  # in summary.json: file name (beside it) -> sha256
 
@@ -30,12 +30,12 @@ def check_unchanged(summary_path: str, summary: Mapping) -> None:
     if not isinstance(files, dict) or not all(
         isinstance(n, str) and n == os.path.basename(n) and isinstance(h, str) for n, h in files.items()
     ):
-        raise ContextualMTError(f"{summary_path}: its '{FILES_KEY}' are not file name -> sha256 (rebuild the suite)")
+        raise InputError(f"{summary_path}: its '{FILES_KEY}' are not file name -> sha256 (rebuild the suite)")
     folder = os.path.dirname(summary_path)
     for name, digest in files.items():
         path = os.path.join(folder, name)
         if os.path.isfile(path) and file_sha256(path) != digest:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: changed since the suite was built (edited, or of another build: not the file whose "
                 f"sha256 {summary_path} records); rebuild the suite",
                 code=Code.MISMATCH,

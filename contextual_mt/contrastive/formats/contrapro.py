@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.interface import ContextPair
 
 
@@ -61,7 +61,7 @@ class ContraProFormat:
         for n, entry in enumerate(data):
             where = f"{path}: entry {n}"
             if not isinstance(entry, dict):
-                raise ContextualMTError(f"{where}: not an object")
+                raise InputError(f"{where}: not an object")
             needed = (
                 ("ante distance", "errors")
                 if context_files
@@ -69,20 +69,18 @@ class ContraProFormat:
             )
             for key in needed:
                 if key not in entry:
-                    raise ContextualMTError(f"{where}: no '{key}'")
+                    raise InputError(f"{where}: no '{key}'")
             errors = entry["errors"]
             if not isinstance(errors, list) or not all(
                 isinstance(e, dict) and isinstance(e.get("contrastive"), str) for e in errors
             ):
-                raise ContextualMTError(f"{where}: 'errors' must be a list of objects with a 'contrastive' string")
+                raise InputError(f"{where}: 'errors' must be a list of objects with a 'contrastive' string")
             if not errors:
-                raise ContextualMTError(f"{where}: empty group ('errors' has no contrastive translation)")
+                raise InputError(f"{where}: empty group ('errors' has no contrastive translation)")
             try:
                 bucket = distance_bucket(entry["ante distance"])
             except (TypeError, ValueError):
-                raise ContextualMTError(
-                    f"{where}: 'ante distance' {entry['ante distance']!r} is not a number"
-                ) from None
+                raise InputError(f"{where}: 'ante distance' {entry['ante distance']!r} is not a number") from None
             entries.append((where, entry, bucket))
         texts, per = self._texts(context_files, sum(1 + len(e["errors"]) for _, e, _ in entries))
         _, text_tgt, _, context_tgt = roles_of(context_files)
@@ -126,7 +124,7 @@ class ContraProFormat:
         texts = {role: read_lines(p) for role, p in files.items()}
         for role in roles[:2]:
             if len(texts[role]) != candidates:
-                raise ContextualMTError(
+                raise InputError(
                     f"{files[role]}: has {len(texts[role])} lines, but the test set has "
                     f"{candidates} candidates (the reference and each error of every entry)"
                 )
@@ -134,13 +132,13 @@ class ContraProFormat:
         for role in roles[2:]:
             n = len(texts[role])
             if n % candidates:
-                raise ContextualMTError(
+                raise InputError(
                     f"{files[role]}: has {n} lines, not a multiple of the {candidates} "
                     "candidates (json2text_and_context.pl writes N lines per candidate)",
                     code=Code.LINE_COUNT,
                 )
             if per is not None and n // candidates != per:
-                raise ContextualMTError(
+                raise InputError(
                     f"{files[role]}: {n // candidates} context lines per candidate, but {files['context.en']} has {per}"
                 )
             per = n // candidates

@@ -16,7 +16,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from contextual_mt.contrastive.sets import Group, load_json, register_format
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.interface import ContextPair
 
 # the sets of the authors' release (consistency_testsets/scoring_data), the only ones their scorer reads
@@ -51,28 +51,28 @@ class VoitaFormat:
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         if context_files:
-            raise ContextualMTError("--context-files: the voita format keeps its context inside the JSON (_eos)")
+            raise InputError("--context-files: the voita format keeps its context inside the JSON (_eos)")
         data = load_json(path, list, "a Voita et al. test set (expected a non-empty JSON list of entries)")
         default_phenomenon = phenomenon_of(path)
         groups = []
         for n, entry in enumerate(data):
             where = f"{path}: entry {n}"
             if not isinstance(entry, dict) or not isinstance(entry.get("src"), str):
-                raise ContextualMTError(f"{where}: needs 'src', a string")
+                raise InputError(f"{where}: needs 'src', a string")
             dst = entry.get("dst")
             if not isinstance(dst, list) or not all(isinstance(d, str) for d in dst):
-                raise ContextualMTError(f"{where}: 'dst' must be a list of candidate strings")
+                raise InputError(f"{where}: 'dst' must be a list of candidate strings")
             if not dst:
-                raise ContextualMTError(f"{where}: empty group ('dst' has no candidates)", code=Code.EMPTY)
+                raise InputError(f"{where}: empty group ('dst' has no candidates)", code=Code.EMPTY)
             if "true_ind" not in entry:
-                raise ContextualMTError(f"{where}: no 'true_ind' (the index of the correct candidate)")
+                raise InputError(f"{where}: no 'true_ind' (the index of the correct candidate)")
             true_ind = entry["true_ind"]
             if isinstance(true_ind, bool) or not isinstance(true_ind, int):
-                raise ContextualMTError(
+                raise InputError(
                     f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index of the correct candidate)"
                 )
             if not 0 <= true_ind < len(dst):
-                raise ContextualMTError(
+                raise InputError(
                     f"{where}: true_ind {true_ind!r} is out of range for {len(dst)} candidates", code=Code.FORMAT
                 )
             src_context, source = split_eos(entry["src"])

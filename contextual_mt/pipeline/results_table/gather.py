@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from contextual_mt.errors import Code, ContextualMTError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.layout import SYSTEMS
 from contextual_mt.pipeline.results_table.options import BASELINE, OUTPUT_FILES, TableOptions
 from contextual_mt.pipeline.results_table.read import ALIGNMENT_FIGURES, LanguageResults
@@ -73,7 +73,7 @@ def gather(options: TableOptions, languages: Sequence[LanguageResults]) -> Dict:
         ]
     units = {lr.cxmi_unit for lr in languages if lr.cxmi is not None}
     if len(units) > 1:
-        raise ContextualMTError(
+        raise InputError(
             "the languages' CXMI are in different units ("
             + ", ".join(f"{lr.lang} {lr.cxmi_unit}" for lr in languages if lr.cxmi is not None)
             + "); run `make pcxmi` again",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
 from commandkit.options import option
-from contextual_mt.errors import Code, ContextualMTError, check_option
+from contextual_mt.errors import Code, InputError, check_number
 
 BASELINE = "sentence"  # the sentence-level system every other system is compared with
 OUTPUT_FILES = ("table.md", "table.csv", "table.json", "table.png")
@@ -35,18 +35,14 @@ class TableOptions:
     def __post_init__(self) -> None:
         self.langs = _language_list(self.langs)
         if not isinstance(self.results_dir, str) or not self.results_dir:
-            raise ContextualMTError(
-                f"--results-dir: give a directory (got {self.results_dir!r})", code=Code.OPTION_VALUE
-            )
+            raise InputError(f"--results-dir: give a directory (got {self.results_dir!r})", code=Code.OPTION_VALUE)
         if self.output_dir is None:
             self.output_dir = os.path.join(self.results_dir, "table")
         if not isinstance(self.output_dir, str) or not self.output_dir:
-            raise ContextualMTError(f"--output-dir: give a directory (got {self.output_dir!r})", code=Code.OPTION_VALUE)
-        check_option("--alpha", self.alpha, minimum=0, maximum=1)
+            raise InputError(f"--output-dir: give a directory (got {self.output_dir!r})", code=Code.OPTION_VALUE)
+        check_number("--alpha", self.alpha, minimum=0, maximum=1)
         if self.alpha == 0:
-            raise ContextualMTError(
-                "--alpha must be > 0 (got 0: no difference could be significant)", code=Code.OPTION_VALUE
-            )
+            raise InputError("--alpha must be > 0 (got 0: no difference could be significant)", code=Code.OPTION_VALUE)
 
     def eval_path(self, lang: str) -> str:
         return os.path.join(self.results_dir, lang, "muda", "eval.json")
@@ -69,25 +65,21 @@ def _language_list(langs: Any) -> List[str]:
     if isinstance(langs, str):
         langs = [langs]
     if not isinstance(langs, (list, tuple)) or not all(isinstance(x, str) for x in langs):
-        raise ContextualMTError(
-            f"--langs: give a list of target language codes (got {langs!r})", code=Code.OPTION_MISSING
-        )
+        raise InputError(f"--langs: give a list of target language codes (got {langs!r})", code=Code.OPTION_MISSING)
     codes = [code for item in langs for code in re.split(r"[\s,]+", item) if code]
     if not codes:
-        raise ContextualMTError(
+        raise InputError(
             '--langs: no target language given; list the pairs to gather, e.g. make table LANGS="de fr ja"',
             code=Code.OPTION_MISSING,
         )
     seen = set()
     for code in codes:
         if not _LANG_CODE.match(code):
-            raise ContextualMTError(
+            raise InputError(
                 f"--langs: {code!r} is not a language code (it names the directory RESULTS_DIR/{code})",
                 code=Code.OPTION_VALUE,
             )
         if code in seen:
-            raise ContextualMTError(
-                f"--langs: language {code!r} given twice ({' '.join(codes)})", code=Code.OPTION_VALUE
-            )
+            raise InputError(f"--langs: language {code!r} given twice ({' '.join(codes)})", code=Code.OPTION_VALUE)
         seen.add(code)
     return codes

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.errors import json_reason
 from commandkit.text import check_input_file, read_lines
-from contextual_mt.errors import Code, ContextualMTError, InputError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.results_table.options import BASELINE, NO_TAG, TableOptions
 
 
@@ -27,13 +27,13 @@ def _read_json(path: str, make_target: str) -> Any:
         message = str(e)
         if message.endswith("not found"):
             message += f"; {again}"
-        raise ContextualMTError(message, code=e.code) from None
+        raise InputError(message, code=e.code) from None
     if not text.strip():
-        raise ContextualMTError(f"{path}: empty file; {again} again", code=Code.EMPTY)
+        raise InputError(f"{path}: empty file; {again} again", code=Code.EMPTY)
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ContextualMTError(
+        raise InputError(
             f"{path}:{e.lineno}: not valid JSON ({json_reason(e, line=False)}); {again} again", code=Code.FORMAT
         ) from None
 
@@ -44,13 +44,13 @@ ALIGNMENT_FIGURES = ("merges", "splits", "omissions", "additions", "mean_link_sc
 
 def _number(value: Any, path: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ContextualMTError(f"{path}: {where} is not a number (got {value!r})", code=Code.FORMAT)
+        raise InputError(f"{path}: {where} is not a number (got {value!r})", code=Code.FORMAT)
     return float(value)
 
 
 def _mapping(value: Any, path: str, where: str) -> Dict:
     if not isinstance(value, dict):
-        raise ContextualMTError(f"{path}: {where} is not an object (got {type(value).__name__})", code=Code.FORMAT)
+        raise InputError(f"{path}: {where} is not an object (got {type(value).__name__})", code=Code.FORMAT)
     return value
 
 
@@ -100,7 +100,7 @@ def read_cxmi(options: TableOptions, lang: str) -> Tuple[Optional[float], Option
     summary = _mapping(_read_json(path, f"make pcxmi LANG={lang}"), path, "the file")
     unit = summary.get("unit")
     if not isinstance(unit, str):
-        raise ContextualMTError(
+        raise InputError(
             f"{path}: no 'unit'; not a `contextual-mt cxmi` summary? run `make pcxmi LANG={lang}` again",
             code=Code.FORMAT,
         )
@@ -122,22 +122,22 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
     again = f"run `make muda-eval LANG={lang}` again"
     for key in ("systems", "tags"):
         if key not in ev:
-            raise ContextualMTError(f"{eval_path}: no {key!r}; not a `muda eval` result? {again}", code=Code.FORMAT)
+            raise InputError(f"{eval_path}: no {key!r}; not a `muda eval` result? {again}", code=Code.FORMAT)
     recorded = ev.get("language")
     if isinstance(recorded, str) and not _same_language(recorded, lang):
-        raise ContextualMTError(
+        raise InputError(
             f"{eval_path}: evaluates target language {recorded!r}, not {lang!r}; {again}", code=Code.MISMATCH
         )
     systems = _mapping(ev["systems"], eval_path, "'systems'")
     if not isinstance(ev["tags"], list) or not all(isinstance(t, str) for t in ev["tags"]):
-        raise ContextualMTError(f"{eval_path}: 'tags' is not a list of tag names", code=Code.FORMAT)
+        raise InputError(f"{eval_path}: 'tags' is not a list of tag names", code=Code.FORMAT)
     tags = [t for t in ev["tags"] if t != NO_TAG]
 
     eval_names: Dict[str, str] = {}
     for name, s in systems.items():
         key = system_key(name, lang)
         if key in eval_names:
-            raise ContextualMTError(
+            raise InputError(
                 f"{eval_path}: systems {eval_names[key]!r} and {name!r} are both system {key!r}", code=Code.FORMAT
             )
         eval_names[key] = name
@@ -151,7 +151,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
             _number(score.get("f"), eval_path, f"the f-measure of tag {t!r} of system {name!r}")
             _number(score.get("ref_words"), eval_path, f"the reference words of tag {t!r} of system {name!r}")
     if BASELINE not in eval_names:
-        raise ContextualMTError(
+        raise InputError(
             f"{eval_path}: no sentence-level baseline system {BASELINE!r} (or "
             f"'{BASELINE}.test.{lang}'); its systems are {', '.join(systems) or 'none'}; "
             f"evaluate {os.path.join(options.results_dir, lang, BASELINE)}.test.{lang} with the others "
@@ -167,7 +167,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
         differences = ([f"{', '.join(only_eval)} only in {eval_path}"] if only_eval else []) + (
             [f"{', '.join(only_scores)} only in {scores_path}"] if only_scores else []
         )
-        raise ContextualMTError(
+        raise InputError(
             f"{scores_path}: its systems ({', '.join(scored) or 'none'}) differ from those of "
             f"{eval_path} ({', '.join(keys)}): {'; '.join(differences)}; score and evaluate the "
             f"same systems (`make score LANG={lang}`, `make muda-eval LANG={lang}`)",
@@ -177,7 +177,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
     for key in keys:  # the same file both times: sacreBLEU's BLEU of it is the same number in both
         in_eval, in_scores = float(systems[eval_names[key]]["bleu"]), float(scored[key]["bleu"]["score"])
         if abs(in_eval - in_scores) > 0.005:
-            raise ContextualMTError(
+            raise InputError(
                 f"{scores_path}: system {key!r} has BLEU {in_scores:.2f} but {in_eval:.2f} in {eval_path}: "
                 f"they scored different files (an output made again in between?); score and evaluate it again "
                 f"(`make score LANG={lang} HYPS=...`, `make muda-eval LANG={lang} HYPS=...`)",
@@ -204,7 +204,7 @@ def read_language(options: TableOptions, lang: str) -> LanguageResults:
 def _scored_systems(sc: Any, scores_path: str, lang: str) -> Dict[str, Dict]:
     """scores.json's systems, every score the table uses checked."""
     if "systems" not in sc:
-        raise ContextualMTError(f"{scores_path}: no 'systems'; run `make score LANG={lang}` again", code=Code.FORMAT)
+        raise InputError(f"{scores_path}: no 'systems'; run `make score LANG={lang}` again", code=Code.FORMAT)
     scored = _mapping(sc["systems"], scores_path, "'systems'")
     for key, r in scored.items():
         r = _mapping(r, scores_path, f"system {key!r}")
@@ -226,11 +226,11 @@ def _without_muda(options: TableOptions, lang: str) -> LanguageResults:
     eval_path, scores_path = options.eval_path(lang), options.scores_path(lang)
     try:
         sc = _mapping(_read_json(scores_path, f"make score LANG={lang}"), scores_path, "the file")
-    except ContextualMTError as e:  # neither file: both make targets are to run
-        raise ContextualMTError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)", code=e.code) from None
+    except InputError as e:  # neither file: both make targets are to run
+        raise InputError(f"{e} (and `make muda-eval LANG={lang}` for the MuDA columns)", code=e.code) from None
     scored = _scored_systems(sc, scores_path, lang)
     if BASELINE not in scored:
-        raise ContextualMTError(
+        raise InputError(
             f"{scores_path}: no sentence-level baseline system {BASELINE!r}; its systems are "
             f"{', '.join(scored) or 'none'}; score it with the others (`make score LANG={lang}`)",
             code=Code.NOT_FOUND,
@@ -256,7 +256,7 @@ def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags:
     """Each system's comparison with the baseline (either order in eval.json's pairs)."""
     comparisons = ev.get("comparisons") or []
     if not isinstance(comparisons, list):
-        raise ContextualMTError(f"{path}: 'comparisons' is not a list", code=Code.FORMAT)
+        raise InputError(f"{path}: 'comparisons' is not a list", code=Code.FORMAT)
     base = eval_names[BASELINE]
     by_name = {name: key for key, name in eval_names.items()}
     found: Dict[str, Dict] = {}
@@ -267,7 +267,7 @@ def _baseline_comparisons(ev: Dict, path: str, eval_names: Dict[str, str], tags:
             continue
         other = (pair - {base}).pop()
         if other not in by_name:
-            raise ContextualMTError(
+            raise InputError(
                 f"{path}: comparison {n} names system {other!r}, which is not in 'systems'", code=Code.FORMAT
             )
         where = f"comparison {n} ({c.get('a')} vs {c.get('b')})"

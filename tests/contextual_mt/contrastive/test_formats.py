@@ -10,7 +10,7 @@ from contextual_mt.contrastive.evaluate import ContrastiveOptions, format_contra
 from contextual_mt.contrastive.formats import get_format
 from contextual_mt.contrastive.formats.scat import swap_marked_pronouns
 from contextual_mt.contrastive.sets import group_is_right
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 
 
 def scores_options(fmt, path, scores, summary, context_files=(), maximize=False) -> ContrastiveOptions:
@@ -64,7 +64,7 @@ def test_voita_reads_context_and_candidates(tmp_path):
 )
 def test_voita_bad_entries(tmp_path, entry, message):
     path = write(tmp_path / "set.json", [entry])
-    with pytest.raises(ContextualMTError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
+    with pytest.raises(InputError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
         get_format("voita").read(str(path), ())
     assert str(path) in str(e.value)
 
@@ -73,7 +73,7 @@ def test_voita_one_candidate_is_refused_by_the_shared_checks(tmp_path):
     from contextual_mt.contrastive.sets import check_groups
 
     path = write(tmp_path / "set.json", [{"src": "a", "dst": ["b"], "true_ind": 0}])
-    with pytest.raises(ContextualMTError, match="entry 0: 1 candidate"):
+    with pytest.raises(InputError, match="entry 0: 1 candidate"):
         check_groups(get_format("voita").read(str(path), ()))
 
 
@@ -130,7 +130,7 @@ def test_bawden_text_files_replace_the_json_text_and_must_match_its_size(tmp_pat
     groups = get_format("bawden").read(str(path), [str(f) for f in files.values()])
     assert groups[2].candidates[1].target == "current.fr 5" and groups[2].candidates[1].source_context == ("prev.en 5",)
     lines(files["current.fr"], ["x"] * 5)
-    with pytest.raises(ContextualMTError, match=r"anaphora.current.fr: has 5 lines, but the test set has 6"):
+    with pytest.raises(InputError, match=r"anaphora.current.fr: has 5 lines, but the test set has 6"):
         get_format("bawden").read(str(path), [str(f) for f in files.values()])
 
 
@@ -240,13 +240,13 @@ def test_contrapro_candidate_counts_must_match_the_context_files(tmp_path, chang
     path = write(tmp_path / "contrapro.json", CONTRAPRO)
     files = contrapro_files(tmp_path)
     change(files)
-    with pytest.raises(ContextualMTError, match=message):
+    with pytest.raises(InputError, match=message):
         get_format("contrapro").read(str(path), files)
 
 
 def test_contrapro_empty_errors_is_an_empty_group(tmp_path):
     path = write(tmp_path / "contrapro.json", [dict(CONTRAPRO[0], errors=[])])
-    with pytest.raises(ContextualMTError, match=r"contrapro.json: entry 0: empty group"):
+    with pytest.raises(InputError, match=r"contrapro.json: entry 0: empty group"):
         get_format("contrapro").read(str(path), ())
 
 
@@ -277,7 +277,7 @@ def test_scores_file_of_the_wrong_length_or_not_numbers(tmp_path):
         (["1", "2", "nan", "4", "5"], r"s.txt:3: nan is not a finite score"),
     ):
         scores = lines(tmp_path / "s.txt", rows)
-        with pytest.raises(ContextualMTError, match=message):
+        with pytest.raises(InputError, match=message):
             run_contrastive(scores_options("voita", str(path), str(scores), str(tmp_path / "sum.json")))
         assert not (tmp_path / "sum.json").exists()
 
@@ -324,9 +324,7 @@ def test_identical_candidates_tie_and_the_first_of_equal_scores_wins(tmp_path):
 
 
 def test_unknown_format(tmp_path):
-    with pytest.raises(
-        ContextualMTError, match=r"--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"
-    ):
+    with pytest.raises(InputError, match=r"--format 'xyz': unknown test-set format .*bawden, contrapro, scat, voita"):
         get_format("xyz")
 
 

@@ -13,7 +13,7 @@ import pytest
 from commandkit.documents import document_starts
 from contextual_mt.backends.fairseq.model import FairseqModelOptions
 from contextual_mt.contrastive.evaluate import ContrastiveOptions, run_contrastive
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from tests.helpers import BIN, USER_DIR, run
 
 SWAP = {"il": "elle", "elle": "il"}
@@ -218,7 +218,7 @@ def test_resume_keeps_scored_candidates_and_refuses_another_computation(dynamic_
     _, resumed = contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     assert resumed[0] == 123.0 and resumed[1:] == full[1:] and not partial.exists()
     partial.write_text(json.dumps({"fingerprint": {**fp, "detokenized": True}}) + "\n" + json.dumps(planted) + "\n")
-    with pytest.raises(ContextualMTError, match=r"different computation.*detokenized"):
+    with pytest.raises(InputError, match=r"different computation.*detokenized"):
         contrastive(tmp_path, dynamic_model, data_bin, path, name="r")
     _, fresh = contrastive(tmp_path, dynamic_model, data_bin, path, name="r", resume=False)
     assert fresh == full
@@ -238,7 +238,7 @@ def test_candidates_the_model_cannot_tell_apart_are_refused(dynamic_model, data_
     path = tmp_path / "oov_set.json"
     path.write_text(json.dumps(entries))
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"oov_set.json: entry 1: candidates 0 and 1 are the same tokens.*"
         r"1 of 2 groups",
     ):

@@ -4,7 +4,7 @@ folders and records, no folders of its own."""
 import pytest
 
 from contextual_mt.demo.pipeline import DemoOptions, demo_layout, run_demo
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.layout import PairLayout, eval_paths
 
 
@@ -20,7 +20,7 @@ def test_the_demo_is_the_pair_fr_under_its_folder():
 @pytest.mark.parametrize("old", ["data-bin", "spm", "outputs"])
 def test_a_demo_folder_of_an_old_layout_is_refused_before_anything_is_written(tmp_path, old):
     (tmp_path / old).mkdir()
-    with pytest.raises(ContextualMTError, match=f"holds {old}/"):
+    with pytest.raises(InputError, match=f"holds {old}/"):
         run_demo(DemoOptions(str(tmp_path)))
     assert sorted(p.name for p in tmp_path.iterdir()) == [old]
 
@@ -41,13 +41,13 @@ def test_the_two_models_train_side_by_side_and_a_failure_is_raised_once_the_othe
         time.sleep(0.3 if o.model == "sentence" else 0.1)
         spans[o.model] = (start, time.time())
         if o.model == "context":
-            raise ContextualMTError("training the context model failed")
+            raise InputError("training the context model failed")
         return {}
 
     monkeypatch.setattr(train, "train_model", fake_train)
     options = [TrainOptions("fr", m, preset="demo", root="unused", gpus=0) for m in ("sentence", "context")]
     then = []
-    with pytest.raises(ContextualMTError, match="context model failed"):
+    with pytest.raises(InputError, match="context model failed"):
         train_side_by_side(options, then={"sentence": lambda: then.append(time.time())})
     assert set(spans) == {"sentence", "context"}  # the sentence model's run was not cut short
     assert len(then) == 1 and then[0] >= spans["sentence"][1]  # after its model was trained

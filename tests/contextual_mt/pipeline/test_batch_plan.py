@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from contextual_mt.backends.fairseq.training_probe import TrainingSplit
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.batch_plan import (
     LR_CAP,
@@ -44,13 +44,13 @@ def test_the_presets_reference_is_their_config():
 
 def test_batch_values():
     assert parse_batch("auto") == "auto" and parse_batch("preset") == "preset" and parse_batch(" 16384") == "16384"
-    with pytest.raises(ContextualMTError, match=r"^--batch must be auto, preset or a number .*\(got 'big'\)$"):
+    with pytest.raises(InputError, match=r"^--batch must be auto, preset or a number .*\(got 'big'\)$"):
         parse_batch("big")
-    with pytest.raises(ContextualMTError, match=r"^--batch must be >= 1 tokens per update \(got 0\)$"):
+    with pytest.raises(InputError, match=r"^--batch must be >= 1 tokens per update \(got 0\)$"):
         parse_batch("0")
-    with pytest.raises(ContextualMTError, match="--batch must be auto"):
+    with pytest.raises(InputError, match="--batch must be auto"):
         TrainOptions("fr", "context", batch="1.5e4")
-    with pytest.raises(ContextualMTError, match=r"--batch must be <= 1000000000 tokens per update \(got 10{20}\)"):
+    with pytest.raises(InputError, match=r"--batch must be <= 1000000000 tokens per update \(got 10{20}\)"):
         parse_batch("1" + "0" * 20)
 
 
@@ -89,7 +89,7 @@ def test_a_small_gpu_accumulates_back_to_the_presets_update():
     assert (p.max_tokens, p.update_freq, p.tokens_per_update) == (2048, 2, 4096)
     assert (p.lr, p.warmup_updates) == (5e-4, 4000)  # same tokens per update: same schedule
     assert "dataset.max_tokens=2048" in p.overrides() and "optimization.update_freq=[2]" in p.overrides()
-    with pytest.raises(ContextualMTError, match=r"GPU's 1\.0 GiB are too small .* 512 tokens per forward"):
+    with pytest.raises(InputError, match=r"GPU's 1\.0 GiB are too small .* 512 tokens per forward"):
         plan(gib=1.0)
 
 
@@ -130,7 +130,7 @@ def test_the_rule_holds_the_learning_rate_at_equal_tokens():
 
 
 def test_overrides_of_the_batch_are_the_users():
-    with pytest.raises(ContextualMTError, match=r"--batch 16384 and the override of dataset.max_tokens: not both"):
+    with pytest.raises(InputError, match=r"--batch 16384 and the override of dataset.max_tokens: not both"):
         plan("16384", user_overrides=["dataset.max_tokens=8192"])
     p = plan(user_overrides=["optimization.lr=[1e-3]"])
     assert not p.changes_preset and "the overrides set optimization.lr" in p.why
@@ -163,7 +163,7 @@ def test_memory_is_measured_on_the_presets_model(tmp_path):
         d.add_symbol(f"x{i}")
     d.save(str(bigger))
     assert measure_memory(config["model"], str(bigger), config["task"]).kib_per_token > m.kib_per_token
-    with pytest.raises(ContextualMTError, match="not a registered fairseq architecture"):
+    with pytest.raises(InputError, match="not a registered fairseq architecture"):
         measure_memory({"_name": "nonsense"}, str(path))
 
 
@@ -216,7 +216,7 @@ def test_a_gpu_run_trains_with_the_plan_and_records_it(fake_data, monkeypatch):
     assert saved["batch"]["estimated_gib"] == pytest.approx(SMALL_MEMORY.gib(32768), abs=0.01)
     # the same run again: done; with the paper's settings: other settings than the checkpoints'
     assert train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, progress=False)) == saved
-    with pytest.raises(ContextualMTError, match=r"other data or settings \(changed: batch\)"):
+    with pytest.raises(InputError, match=r"other data or settings \(changed: batch\)"):
         train_model(TrainOptions("fr", "context", preset="small", root=fake_data.root, batch="preset", progress=False))
 
 
@@ -268,7 +268,7 @@ def test_epochs_are_counted_as_fairseq_batches_them(data_bin):
 
 def test_preset_with_batch_overrides_is_refused_and_a_sentence_cap_is_not_a_token_count():
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"--batch preset keeps the preset's own values, and the override of "
         r"dataset.max_tokens changes them: not both",
     ):
@@ -281,7 +281,7 @@ def test_a_batch_below_the_longest_example_is_refused_before_training(fake_data,
     monkeypatch.setattr(train_stage, "TrainingSplit", FakeSplit)
     monkeypatch.setattr(train_stage, "_run", lambda *a: pytest.fail("training started"))
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"^--batch 32: 32 tokens per forward are fewer than the longest "
         r"training example \(50 tokens, its context included\); give at "
         r"least 50$",
@@ -300,11 +300,11 @@ def test_options_inside_a_make_args_variable_keep_their_names(monkeypatch):
 
     monkeypatch.setenv(MAKE_ENV, "1")
     with named_as_typed():
-        with pytest.raises(ContextualMTError, match=r"^DTYPE must be one of"):
+        with pytest.raises(InputError, match=r"^DTYPE must be one of"):
             check_dtype("fp8")
         with pytest.raises(
-            ContextualMTError, match=r"^ATTRIBUTE_ARGS: attribute refuses it: unrecognized arguments: --dtype float16$"
+            InputError, match=r"^ATTRIBUTE_ARGS: attribute refuses it: unrecognized arguments: --dtype float16$"
         ):
             AttributeStageOptions("fr", attribute_args="--dtype float16")
-    with pytest.raises(ContextualMTError, match=r"^--dtype must be one of"):
+    with pytest.raises(InputError, match=r"^--dtype must be one of"):
         check_dtype("fp8")

@@ -5,7 +5,7 @@ import tarfile
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.corpora import (
     SPLITS,
     base_language,
@@ -153,36 +153,36 @@ def one_line(excinfo):
 
 
 def test_ted_errors(ted, tmp_path):
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(ted, "xx")
     assert "no 'xx' column" in one_line(e) and "de en fr" in one_line(e)
     assert "all_talks_train.tsv" in one_line(e)
 
     bad = write_ted(str(tmp_path / "nodoc"), header=("talk", "en", "fr", "de"))
-    with pytest.raises(ContextualMTError, match=r"all_talks_train\.tsv:1: no 'talk_name' column"):
+    with pytest.raises(InputError, match=r"all_talks_train\.tsv:1: no 'talk_name' column"):
         read_ted(bad, "fr")
 
     rows = dict(TED_ROWS, dev=[("talk_d", "a .", "b .", "x"), ("talk_d", "only two fields")])
-    with pytest.raises(ContextualMTError, match=r"all_talks_dev\.tsv:3: 2 tab-separated fields, the header has 4"):
+    with pytest.raises(InputError, match=r"all_talks_dev\.tsv:3: 2 tab-separated fields, the header has 4"):
         read_ted(write_ted(str(tmp_path / "fields"), rows), "fr")
 
     rows = dict(TED_ROWS, test=[("talk_a", "x .", "y .", "z")])
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(write_ted(str(tmp_path / "twice"), rows), "fr")
     assert "talk 'talk_a' is also in" in one_line(e) and "all_talks_train.tsv" in one_line(e)
 
     rows = dict(TED_ROWS, dev=[("talk_d", "__NULL__", "a .", "x"), ("talk_d", "b .", "_ _ NULL _ _", "x")])
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(write_ted(str(tmp_path / "empty"), rows), "fr")
     assert "all_talks_dev.tsv: no row with both 'en' and 'fr' text (2 rows dropped" in one_line(e)
 
-    with pytest.raises(ContextualMTError, match=r"ted_talks\.tar\.gz or its folder.* not found"):
+    with pytest.raises(InputError, match=r"ted_talks\.tar\.gz or its folder.* not found"):
         read_ted(str(tmp_path / "missing.tar.gz"), "fr")
     os.makedirs(tmp_path / "emptydir")
-    with pytest.raises(ContextualMTError, match=r"emptydir: no all_talks_train\.tsv, all_talks_dev\.tsv"):
+    with pytest.raises(InputError, match=r"emptydir: no all_talks_train\.tsv, all_talks_dev\.tsv"):
         read_ted(str(tmp_path / "emptydir"), "fr")
     os.remove(os.path.join(ted, "all_talks_test.tsv"))
-    with pytest.raises(ContextualMTError, match=r"ted_talks: no all_talks_test\.tsv"):
+    with pytest.raises(InputError, match=r"ted_talks: no all_talks_test\.tsv"):
         read_ted(ted, "fr")
 
 
@@ -191,17 +191,17 @@ def test_ted_tarball_errors(ted, tmp_path):
     with tarfile.open(partial, "w:gz") as tar:
         tar.add(os.path.join(ted, "all_talks_train.tsv"), arcname="ted_talks/all_talks_train.tsv")
         tar.add(os.path.join(ted, "all_talks_dev.tsv"), arcname="ted_talks/all_talks_dev.tsv")
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(partial, "fr")
     assert "partial.tar.gz: the archive has no all_talks_test.tsv" in one_line(e)
     junk = tmp_path / "junk.tar.gz"
     junk.write_bytes(b"not a tar archive at all" * 20)
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(str(junk), "fr")
     assert "junk.tar.gz" in one_line(e)
     rows = dict(TED_ROWS, test=[("talk_e", "a .")])
     tar = make_tarball(write_ted(str(tmp_path / "badrow"), rows), str(tmp_path / "badrow.tar.gz"))
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_ted(tar, "fr")
     assert "badrow.tar.gz:ted_talks/all_talks_test.tsv:2: 2 tab-separated fields" in one_line(e)
 
@@ -303,34 +303,34 @@ def test_iwslt_without_doc_markup_uses_talkid(tmp_path):
 
 def test_iwslt_errors(tmp_path):
     folder = write_iwslt(str(tmp_path / "en-fr"))
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_iwslt(folder, "fr", test="tst2099")
     assert "--iwslt-test: no tst2099 set" in one_line(e)
     assert "(sets: dev2010, tst2010, tst2013, tst2014, tst2015)" in one_line(e)
-    with pytest.raises(ContextualMTError, match="both name tst2014"):
+    with pytest.raises(InputError, match="both name tst2014"):
         read_iwslt(folder, "fr", dev="tst2014", test="tst2014")
-    with pytest.raises(ContextualMTError, match=r"no train\.tags\.en-de\.en"):
+    with pytest.raises(InputError, match=r"no train\.tags\.en-de\.en"):
         read_iwslt(folder, "de")
 
     train = {"en": IWSLT_TRAIN["en"], "fr": [IWSLT_TRAIN["fr"][0], ("3", ["a", "b", "c"])]}
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_iwslt(write_iwslt(str(tmp_path / "docs"), train=train), "fr")
     assert "train.tags.en-fr.fr: document 2 is '3'" in one_line(e) and "'2'" in one_line(e)
 
     train = {"en": IWSLT_TRAIN["en"], "fr": [IWSLT_TRAIN["fr"][0], ("2", ["a", "b"])]}
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_iwslt(write_iwslt(str(tmp_path / "lines"), train=train), "fr")
     assert "train.tags.en-fr.fr: document '2'" in one_line(e) and "has 2 lines but 3 in" in one_line(e)
 
     sets = dict(IWSLT_SETS, dev2010={"en": [("10", ["a", "b"])], "fr": [("10", ["a"])]})
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_iwslt(write_iwslt(str(tmp_path / "xml"), sets=sets), "fr")
     assert "IWSLT17.TED.dev2010.en-fr.fr.xml: document '10'" in one_line(e)
 
     os.remove(os.path.join(folder, "IWSLT17.TED.tst2013.en-fr.fr.xml"))
-    with pytest.raises(ContextualMTError, match="no fr side for tst2013"):
+    with pytest.raises(InputError, match="no fr side for tst2013"):
         read_iwslt(folder, "fr")
-    with pytest.raises(ContextualMTError, match="IWSLT folder not found"):
+    with pytest.raises(InputError, match="IWSLT folder not found"):
         read_iwslt(str(tmp_path / "nope"), "fr")
 
 
@@ -351,15 +351,15 @@ def test_text(tmp_path):
     assert corpus["test"].src == ["Hello.", "World."] and corpus["test"].docids == ["test-d1", "test-d1"]
     with open(os.path.join(folder, "valid.fr"), "a", encoding="utf-8") as f:
         f.write("extra\n")
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_text(folder, "fr")
     assert "valid.fr: has 3 lines but" in one_line(e) and "valid.en has 2" in one_line(e)
     folder = write_text(str(tmp_path / "blank"))
     with open(os.path.join(folder, "train.docids"), "w", encoding="utf-8") as f:
         f.write("d1\n \n")
-    with pytest.raises(ContextualMTError, match=r"train\.docids:2: empty document id"):
+    with pytest.raises(InputError, match=r"train\.docids:2: empty document id"):
         read_text(folder, "fr")
-    with pytest.raises(ContextualMTError, match=r"other/train\.de: file not found"):
+    with pytest.raises(InputError, match=r"other/train\.de: file not found"):
         read_text(write_text(str(tmp_path / "other")), "de")
 
 
@@ -368,15 +368,15 @@ def test_a_document_in_two_splits_is_refused_in_every_format(tmp_path):
     folder = write_text(str(tmp_path / "text"))
     with open(os.path.join(folder, "test.docids"), "w", encoding="utf-8") as f:
         f.write("test-d1\ntrain-d1\n")
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_text(folder, "fr")
     assert "test.docids:2: document 'train-d1' is also in" in one_line(e) and "train.docids" in one_line(e)
     assert "one split only" in one_line(e)
 
     sets = dict(IWSLT_SETS, tst2015={side: [("2", rows)] for side, rows in (("en", ["a", "b"]), ("fr", ["c", "d"]))})
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         read_iwslt(write_iwslt(str(tmp_path / "iwslt"), sets=sets), "fr")
     assert "IWSLT17.TED.tst2015.en-fr.en.xml: talk '2' is also in" in one_line(e) and "train.tags" in one_line(e)
     # several sets prefix their ids with the set name: the talk ids themselves are compared
-    with pytest.raises(ContextualMTError, match="talk '2' is also in"):
+    with pytest.raises(InputError, match="talk '2' is also in"):
         read_iwslt(write_iwslt(str(tmp_path / "iwslt2"), sets=sets), "fr", test="tst2014,tst2015")

@@ -34,7 +34,7 @@ def study(earlier):
 
 
 def test_a_stage_meeting_an_earlier_record_says_to_migrate(earlier):
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
     from contextual_mt.stage_record import StageRecord
 
     one_error(
@@ -44,9 +44,7 @@ def test_a_stage_meeting_an_earlier_record_says_to_migrate(earlier):
         "checkpoints/fr/sentence/train.done: a record of an earlier version; "
         "run `contextual-mt pipeline migrate ./checkpoints/fr/sentence`",
     )
-    with pytest.raises(
-        ContextualMTError, match=r"report.json: a record of an earlier version; run .*migrate \./results/fr`$"
-    ):
+    with pytest.raises(InputError, match=r"report.json: a record of an earlier version; run .*migrate \./results/fr`$"):
         StageRecord("./results/fr/.stage/report.json", "report").read()
 
 

@@ -117,20 +117,20 @@ def test_bad_make_variable_values_are_one_line_naming_the_variable(tmp_path):
 
 
 def test_a_bad_muda_option_names_muda_args(monkeypatch):
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
     from contextual_mt.pipeline.muda_eval import muda_options
 
     stage = {"src": "S", "ref": "R", "docids": "D", "tgt_lang": "fr", "hyps": ["H"]}  # what the stage sets itself
     words = ["--frobnicate", "3"]  # MUDA_ARGS
     monkeypatch.setenv(MAKE_ENV, "1")
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"^MUDA_ARGS: muda eval refuses it: unrecognized arguments: "
         r"--frobnicate 3$",
     ):
         muda_options("eval", words, **stage)
     monkeypatch.delenv(MAKE_ENV)
-    with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):
+    with pytest.raises(InputError, match=r"^--muda-tag-args: muda tag refuses it: .*--tgt"):
         muda_options("tag", ["--src", "S", "--tgt"])
     assert muda_options("eval", words[:-2], **stage).hyps == ["H"]
 
@@ -138,7 +138,7 @@ def test_a_bad_muda_option_names_muda_args(monkeypatch):
 def test_the_option_strings_are_split_in_one_place_naming_what_the_user_typed(tmp_path, monkeypatch):
     """MUDA_ARGS, MUDA_TAG_ARGS and ATTRIBUTE_ARGS are split and checked by one function: an
     unbalanced quote is one line naming the Make variable under make, the option by hand."""
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
     from contextual_mt.pipeline.make_names import split_words
     from contextual_mt.pipeline.muda_eval import MudaEvalOptions
 
@@ -148,11 +148,11 @@ def test_the_option_strings_are_split_in_one_place_naming_what_the_user_typed(tm
         ("--muda-tag-args", "MUDA_TAG_ARGS"),
         ("--attribute-args", "ATTRIBUTE_ARGS"),
     ):
-        with pytest.raises(ContextualMTError, match=rf"^{var}: No closing quotation \(--x 'y\)$"):
+        with pytest.raises(InputError, match=rf"^{var}: No closing quotation \(--x 'y\)$"):
             split_words("--x 'y", flag)
-    with pytest.raises(ContextualMTError, match=r"^MUDA_ARGS: No closing quotation"):
+    with pytest.raises(InputError, match=r"^MUDA_ARGS: No closing quotation"):
         MudaEvalOptions("fr", str(tmp_path), muda_args="--x 'y")
     monkeypatch.delenv(MAKE_ENV)
-    with pytest.raises(ContextualMTError, match=r"^--muda-tag-args: No closing quotation"):
+    with pytest.raises(InputError, match=r"^--muda-tag-args: No closing quotation"):
         MudaEvalOptions("fr", str(tmp_path), muda_tag_args="--x 'y")
     assert split_words("--lexicon 'a b' c", "--muda-args") == ["--lexicon", "a b", "c"]

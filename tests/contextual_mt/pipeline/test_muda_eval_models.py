@@ -4,7 +4,7 @@
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.muda_eval import MudaEvalOptions, check_models, run_muda_eval
 
 
@@ -24,7 +24,7 @@ def pair(tmp_path, monkeypatch):
 def test_every_missing_model_in_one_error(pair):
     root, data, hyp = pair
     o = MudaEvalOptions("de", str(root), hyps=[hyp])
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         run_muda_eval(o)
     message = str(e.value)
     assert "\n" not in message and message.startswith("make muda-eval LANG=de needs models not on this machine: ")
@@ -47,7 +47,7 @@ def test_make_testset_names_itself_when_models_are_missing(pair):
     from contextual_mt.pipeline.testset_stage import TestsetStageOptions, run_testset_stage
 
     root, _data, _hyp = pair
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         run_testset_stage(TestsetStageOptions("de", str(root)))
     assert str(e.value).startswith("make testset LANG=de needs models not on this machine: "), str(e.value)
     assert "stanza de (tokenize,pos,lemma)" in str(e.value)
@@ -67,7 +67,7 @@ def test_pre_computed_annotations_and_a_lexicon_need_no_model(pair):
         "de", str(root), hyps=[hyp], muda_args="--lexicon a b c", muda_tag_args="--src-conllu x --tgt-conllu y"
     )
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"needs models not on this machine: aligner "
         r"bert-base-multilingual-cased; get it with 'muda download "
         r"--tgt-lang de --no-source --no-target'",

@@ -11,7 +11,7 @@ import pytest
 
 from commandkit.console import run_command
 from contextual_mt.cli.pipeline import add_stage_parsers
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline import prepare as prepare_module
 from contextual_mt.pipeline.data_plan import STATE
 from contextual_mt.pipeline.prepare import DataOptions, prepare_data
@@ -208,7 +208,7 @@ def test_a_folder_prepared_by_an_earlier_version_is_up_to_date_once_migrated(pre
     (out / STATE).unlink()
     (out / STATE).parent.rmdir()
     before = mtimes(out)
-    with pytest.raises(ContextualMTError, match=rf"{LEGACY_DATA_STATE}: a record of an earlier version; run .*migrate"):
+    with pytest.raises(InputError, match=rf"{LEGACY_DATA_STATE}: a record of an earlier version; run .*migrate"):
         prepare_data(options(out, ted=prepared[2]), progress=False)
     assert mtimes(out) == before
     assert migrate(str(out)) == ([str(out / STATE)], [])
@@ -237,12 +237,12 @@ def test_moved_input_is_the_same_input(prepared, tmp_path):
 def test_other_options_or_inputs_are_refused_then_overwritten(prepared, tmp_path):
     out = copy_of(prepared, tmp_path)
     before = mtimes(out)
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         prepare_data(options(out, ted=prepared[2], vocab_size=120), progress=False)
     assert "\n" not in str(e.value)
     assert "spm.vocab_size 150 -> 120" in str(e.value) and "--overwrite" in str(e.value)
     other = write_ted(str(tmp_path / "other"), ted_rows(seed=1))
-    with pytest.raises(ContextualMTError, match=r"input files differ.*--overwrite"):
+    with pytest.raises(InputError, match=r"input files differ.*--overwrite"):
         prepare_data(options(out, ted=other), progress=False)
     assert mtimes(out) == before  # refused: nothing touched
     summary = prepare_data(options(out, ted=prepared[2], vocab_size=120, lang="de", overwrite=True), progress=False)
@@ -271,14 +271,14 @@ def test_failed_step_leaves_finished_steps_only_and_resumes(prepared, tmp_path, 
     def broken(plan, encoded, dest):
         os.makedirs(dest)
         (open(os.path.join(dest, "half-written.bin"), "w")).close()
-        raise ContextualMTError("fairseq-preprocess failed (simulated)")
+        raise InputError("fairseq-preprocess failed (simulated)")
 
     monkeypatch.setattr(prepare_module, "_binarize", broken)
-    with pytest.raises(ContextualMTError, match="simulated"):  # into a folder this run creates
+    with pytest.raises(InputError, match="simulated"):  # into a folder this run creates
         prepare_data(options(out, text=str(prepared[0])), progress=False)
     assert not out.exists()  # a failed command leaves nothing
     out.mkdir()  # a folder that was there before: the finished steps stay, for the next run
-    with pytest.raises(ContextualMTError, match="simulated"):
+    with pytest.raises(InputError, match="simulated"):
         prepare_data(options(out, text=str(prepared[0])), progress=False)
     assert not (out / "bin").exists() and not (out / "summary.json").exists()
     assert not (out / prepare_module.SCRATCH).exists()
@@ -298,14 +298,14 @@ def test_input_error_leaves_nothing(tmp_path):
     rows = dict(TED_ROWS, test=[("talk_e", "a .")])
     bad = write_ted(str(tmp_path / "bad"), rows)
     out = tmp_path / "new"
-    with pytest.raises(ContextualMTError, match=r"all_talks_test\.tsv:2: 2 tab-separated fields"):
+    with pytest.raises(InputError, match=r"all_talks_test\.tsv:2: 2 tab-separated fields"):
         prepare_data(options(out, ted=bad), progress=False)
     assert not out.exists()
     out.mkdir()
-    with pytest.raises(ContextualMTError):
+    with pytest.raises(InputError):
         prepare_data(options(out, ted=bad), progress=False)
     assert list(out.iterdir()) == []
-    with pytest.raises(ContextualMTError, match="no 'xx' column; the languages are: de en fr"):
+    with pytest.raises(InputError, match="no 'xx' column; the languages are: de en fr"):
         prepare_data(options(out, ted=write_ted(str(tmp_path / "good")), lang="xx"), progress=False)
     assert list(out.iterdir()) == []
 
@@ -315,15 +315,13 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "train.en").write_text("someone else's\n")
-    with pytest.raises(
-        ContextualMTError, match=r"already holds train\.en not written by this command; use --overwrite"
-    ):
+    with pytest.raises(InputError, match=r"already holds train\.en not written by this command; use --overwrite"):
         prepare_data(options(out, ted=ted), progress=False)
     assert (out / "train.en").read_text() == "someone else's\n"
     fd = os.open(out, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
-        with pytest.raises(ContextualMTError, match="another data run is writing this folder"):
+        with pytest.raises(InputError, match="another data run is writing this folder"):
             prepare_data(options(out, ted=ted, overwrite=True), progress=False)
     finally:
         os.close(fd)
@@ -331,7 +329,7 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     # truncated, or of another shape (issue 50: settings a list was an AttributeError)
     for damaged in ("{not json", '{"format": 1, "fingerprint": "x", "settings": [1], "steps": {"text": {}}}'):
         (out / STATE).write_text(damaged)
-        with pytest.raises(ContextualMTError, match="unreadable; use --overwrite"):
+        with pytest.raises(InputError, match="unreadable; use --overwrite"):
             prepare_data(options(out, ted=ted), progress=False)
 
 
@@ -351,7 +349,7 @@ def test_foreign_files_and_a_running_stage_are_refused(tmp_path):
     ],
 )
 def test_bad_options(kw, message):
-    with pytest.raises(ContextualMTError) as e:
+    with pytest.raises(InputError) as e:
         options("out", **kw)
     assert message in str(e.value)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import contextual_mt
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.presets import PRESETS, config_dir, config_file, get_preset, markdown_table
 from contextual_mt.pipeline.train import TrainOptions, train_command
 
@@ -25,7 +25,7 @@ def test_the_configs_are_package_data():
     assert Path(config_dir()).resolve() == package / "hydra_configs"
     for name in PRESETS:
         assert os.path.isfile(config_file(name)), name
-    with pytest.raises(ContextualMTError, match="--preset 'huge'"):
+    with pytest.raises(InputError, match="--preset 'huge'"):
         config_file("huge")
 
 

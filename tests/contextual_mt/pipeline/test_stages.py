@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.inference.decoding import DecodingOptions
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout, check_lang
@@ -26,7 +26,7 @@ def one_error(capsys, argv):
 
 @pytest.mark.parametrize("lang", ["", "en", "FR", "fr_FR", "../fr", "fr de"])
 def test_language_codes(lang):
-    with pytest.raises(ContextualMTError, match="--lang"):
+    with pytest.raises(InputError, match="--lang"):
         check_lang(lang)
 
 
@@ -97,14 +97,14 @@ def test_training_refuses_checkpoints_of_other_data(fake_data):
 
     os.makedirs(save)
     open(os.path.join(save, "checkpoint_last.pt"), "w").close()  # no record of what it was trained from
-    with pytest.raises(ContextualMTError, match=r"no record of what they were trained from.*--overwrite"):
+    with pytest.raises(InputError, match=r"no record of what they were trained from.*--overwrite"):
         train_model(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root))
     options = TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root)
     record = {"fingerprint": {**train_stage.train_fingerprint(options), "data": {"dict.fr.txt": "other"}}}
     os.makedirs(os.path.join(save, ".stage"))
     with open(os.path.join(save, ".stage", "train.json"), "w") as f:
         json.dump({"stage": "train", **record, "outputs": {}, "base": "record"}, f)
-    with pytest.raises(ContextualMTError, match=r"other data or settings \(changed: data\)"):
+    with pytest.raises(InputError, match=r"other data or settings \(changed: data\)"):
         train_model(options)
 
 
@@ -126,18 +126,18 @@ def test_training_command(fake_data, monkeypatch):
     sentence = train_command(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root), 0, False)
     assert "task.target_context_size=0" in sentence and "task.coword_dropout=0.0" in sentence
     monkeypatch.setattr(train_stage, "visible_gpus", lambda: 0)
-    with pytest.raises(ContextualMTError, match="--gpus 2: only 0 GPU"):
+    with pytest.raises(InputError, match="--gpus 2: only 0 GPU"):
         train_model(TrainOptions("fr", "sentence", preset="tiny", root=fake_data.root, gpus=2))
 
 
 def test_system_options_are_checked(tmp_path):
-    with pytest.raises(ContextualMTError, match="--beam"):
+    with pytest.raises(InputError, match="--beam"):
         TranslateStageOptions("fr", str(tmp_path), decoding=DecodingOptions(beam=0))
-    with pytest.raises(ContextualMTError, match="--systems"):
+    with pytest.raises(InputError, match="--systems"):
         TranslateStageOptions("fr", str(tmp_path), systems=["oracle"])
-    with pytest.raises(ContextualMTError, match="--comet-batch-size"):
+    with pytest.raises(InputError, match="--comet-batch-size"):
         ScoreStageOptions("fr", str(tmp_path), comet_batch_size=0)
-    with pytest.raises(ContextualMTError, match="make data"):
+    with pytest.raises(InputError, match="make data"):
         translate_systems(TranslateStageOptions("fr", str(tmp_path)))
-    with pytest.raises(ContextualMTError, match="make data"):
+    with pytest.raises(InputError, match="make data"):
         score_systems(ScoreStageOptions("fr", str(tmp_path)))

@@ -27,7 +27,7 @@ import types
 import pytest
 
 from contextual_mt.cli.pipeline import add_stage_parsers
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline.study_table import OUTPUT_FILES, TableOptions, build_table, system_key
 from muda.phenomena.registry import phenomenon_names
 
@@ -469,7 +469,7 @@ def _fails(options_or_langs, tmp_path, match, results=None):
         if isinstance(options_or_langs, TableOptions)
         else TableOptions(options_or_langs, str(results), str(tmp_path / "out"))
     )
-    with pytest.raises(ContextualMTError, match=match) as e:
+    with pytest.raises(InputError, match=match) as e:
         build_table(options)
     assert "\n" not in str(e.value)
     assert not (tmp_path / "out").exists()  # nothing written, not even the directory
@@ -614,13 +614,13 @@ def test_a_broken_eval_structure_names_the_file(study, tmp_path):
     ],
 )
 def test_bad_langs(langs, match):
-    with pytest.raises(ContextualMTError, match=match):
+    with pytest.raises(InputError, match=match):
         TableOptions(langs, output_dir="out")
 
 
 @pytest.mark.parametrize("alpha", [0, -0.1, 1.5, float("nan"), "0.05", True])
 def test_bad_alpha(alpha):
-    with pytest.raises(ContextualMTError, match="--alpha"):
+    with pytest.raises(InputError, match="--alpha"):
         TableOptions(["de"], alpha=alpha)
 
 
@@ -637,7 +637,7 @@ def test_a_failure_keeps_the_previous_table(study, tmp_path):
     build_table(TableOptions(["de", "ja"], str(results), str(out)))
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     (results / "ja" / "scores.json").unlink()
-    with pytest.raises(ContextualMTError, match="make score LANG=ja"):
+    with pytest.raises(InputError, match="make score LANG=ja"):
         build_table(TableOptions(["de", "ja"], str(results), str(out)))
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
@@ -645,7 +645,7 @@ def test_a_failure_keeps_the_previous_table(study, tmp_path):
 def test_an_unwritable_output_is_found_before_reading(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "table.csv").mkdir()
-    with pytest.raises(ContextualMTError, match=r"table\.csv: is a directory"):
+    with pytest.raises(InputError, match=r"table\.csv: is a directory"):
         build_table(TableOptions(["de"], str(tmp_path / "no-results"), str(tmp_path / "out")))
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.pipeline import train as train_stage
 from contextual_mt.pipeline.layout import PairLayout
 from contextual_mt.pipeline.migrate import migrate
@@ -119,7 +119,7 @@ def test_fewer_epochs_than_trained_are_refused_in_one_line(layout, fairseq_runs,
     )
     assert Path(record_file(layout)).read_text() == before and fairseq_runs == [0]
     monkeypatch.delenv("CONTEXTUAL_MT_MAKE")
-    with pytest.raises(ContextualMTError, match="was trained for 35 updates; --max-update 20 asks for fewer"):
+    with pytest.raises(InputError, match="was trained for 35 updates; --max-update 20 asks for fewer"):
         train(layout, max_update=20)
     # OVERWRITE=1 retrains, and the record is the new checkpoint's
     record = train(layout, max_epoch=1, overwrite=True)
@@ -172,7 +172,7 @@ def test_the_record_holds_what_the_checkpoint_is_not_what_the_log_said(layout, f
     done_record(layout, "sentence").save(
         json.loads(Path(record_file(layout)).read_text())["fingerprint"], []
     )  # under way
-    with pytest.raises(ContextualMTError, match="was trained for 4 epochs; --max-epoch 2 asks for fewer"):
+    with pytest.raises(InputError, match="was trained for 4 epochs; --max-epoch 2 asks for fewer"):
         train(layout, max_epoch=2)
     record = train(layout, max_epoch=4)
     assert fairseq_runs == [0] and (record["epochs"], record["num_updates"], record["valid_loss"]) == (4, 28, 6.0)
@@ -202,7 +202,7 @@ def test_the_false_record_of_an_earlier_version_is_not_trusted(layout, fairseq_r
     StageRecord(os.path.join(save, "train.json"), "train").save(record["fingerprint"], [])
     assert migrate(layout.root)[1] == []  # `contextual-mt pipeline migrate`
     assert {j.name: j for j in jobs("fr", layout.root)}["train-sentence"].finished  # the earlier record is read
-    with pytest.raises(ContextualMTError, match="was trained for 5 epochs; --max-epoch 1 asks for fewer"):
+    with pytest.raises(InputError, match="was trained for 5 epochs; --max-epoch 1 asks for fewer"):
         train(layout, max_epoch=1)
     fixed = train(layout)
     assert fairseq_runs == [0] and (fixed["epochs"], fixed["num_updates"]) == (5, 35)
@@ -276,7 +276,7 @@ def test_the_presets_epochs_are_named_and_a_lone_best_checkpoint_counts(layout, 
     record = json.loads(Path(record_file(layout)).read_text())
     # an earlier version's record of a resumed run that trained nothing (EPOCHS=1): not kept (issue 50)
     write_record(record_file(layout), {**record, "max_epoch": 1, "num_updates": 0})
-    with pytest.raises(ContextualMTError, match=r"trained for 12 epochs; --preset tiny \(5 epochs\) asks for fewer"):
+    with pytest.raises(InputError, match=r"trained for 12 epochs; --preset tiny \(5 epochs\) asks for fewer"):
         train(layout)
     assert train(layout, overwrite=True)["epochs"] == 5 and fairseq_runs == [0, 0]
 
@@ -329,5 +329,5 @@ def test_a_translations_record_of_the_wrong_shape_is_one_line_naming_it(tmp_path
     assert read_translations_record(layout) == {}
     for content in ("[1]", '{"sentence": [1]}', '{"sentence": {"fingerprint": "x", "output": "abc"}}'):
         Path(path).write_text(content)
-        with pytest.raises(ContextualMTError, match=f"^{path}: not a state file this project writes"):
+        with pytest.raises(InputError, match=f"^{path}: not a state file this project writes"):
             read_translations_record(layout)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.testsets.build import BuildOptions, run_build
 from muda.tagger import text_hash
 
@@ -146,7 +146,7 @@ def test_variants_change_the_tagged_word_and_its_agreement_only(french):
 
 def test_tags_of_another_text_are_refused(french):
     (french / "ref.tags.summary.json").write_text(json.dumps({"tgt_sha256": "0" * 64}))
-    with pytest.raises(ContextualMTError, match="tags of another text"):
+    with pytest.raises(InputError, match="tags of another text"):
         build(french)
     assert not (french / "out" / "manifest.jsonl").exists()
 
@@ -169,7 +169,7 @@ def test_phenomena_muda_tag_skipped_are_said_not_tagged(french, caplog):
 
 
 def test_a_language_without_alternatives_or_muda_is_one_line(french):
-    with pytest.raises(ContextualMTError, match="no alternatives for 'ja'"):
+    with pytest.raises(InputError, match="no alternatives for 'ja'"):
         BuildOptions(*(str(french / n) for n in ("src.en", "ref.fr", "docids", "ref.tags.json", "out")), "ja")
     with pytest.raises(Exception, match="xx"):  # not a MuDA language: muda's own one-line error
         BuildOptions(*(str(french / n) for n in ("src.en", "ref.fr", "docids", "ref.tags.json", "out")), "xx")

@@ -176,7 +176,7 @@ def test_the_build_records_the_content_hash_of_each_file_of_the_suite(demo_suite
     import shutil
 
     from commandkit.text import file_sha256
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
     from contextual_mt.testsets.cues import CueOptions, read_suite
 
     _, folder, _, _ = demo_suite
@@ -188,7 +188,7 @@ def test_the_build_records_the_content_hash_of_each_file_of_the_suite(demo_suite
     read_suite(CueOptions(str(copy), evaluation="unused.json"))  # as built: read
     with open(copy / "voita.json", "a", encoding="utf-8") as f:
         f.write(" ")
-    with pytest.raises(ContextualMTError, match=r"voita\.json: changed since the suite was built"):
+    with pytest.raises(InputError, match=r"voita\.json: changed since the suite was built"):
         read_suite(CueOptions(str(copy), evaluation="unused.json"))
 
 
@@ -514,7 +514,7 @@ def test_no_cue_reasons_are_summed_over_phenomena(monkeypatch):
     are 140), not the last phenomenon's count alone."""
     from types import SimpleNamespace
 
-    from contextual_mt.errors import ContextualMTError
+    from contextual_mt.errors import InputError
     from contextual_mt.testsets import counterfactual
 
     class NoCue:
@@ -528,7 +528,7 @@ def test_no_cue_reasons_are_summed_over_phenomena(monkeypatch):
     monkeypatch.setattr(counterfactual, "SuiteBuilder", NoCue)
     groups = [{"phenomenon": p} for p in ("formality", "formality", "formality", "lexical_cohesion")]
     o = SimpleNamespace(tags="t.json", seed=1)
-    with pytest.raises(ContextualMTError, match=r"\(no earlier cue in the document 4\)"):
+    with pytest.raises(InputError, match=r"\(no earlier cue in the document 4\)"):
         counterfactual.build_suite(o, [None] * 7, None, None, None, groups)
 
 

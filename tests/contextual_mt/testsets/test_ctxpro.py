@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from contextual_mt.errors import ContextualMTError
+from contextual_mt.errors import InputError
 from contextual_mt.testsets.ctxpro import CtxproMatcher, ImportOptions, import_ctxpro, never_matched, variants
 from contextual_mt.testsets.evaluate import EvaluateOptions, evaluate_testset
 from tests.helpers import contextual_mt_cli
@@ -96,7 +96,7 @@ def test_ctxpro_rule():
     ]
     assert found == [True, False, False, False, True, False]
     assert never_matched("t'") and never_matched("-Fühlst") and not never_matched("vous")
-    with pytest.raises(ContextualMTError, match="language 'xx': ctxpro's sentence splitter"):
+    with pytest.raises(InputError, match="language 'xx': ctxpro's sentence splitter"):
         CtxproMatcher("xx")
 
 
@@ -173,7 +173,7 @@ def test_evaluate_refuses_an_output_of_neither_layout(tmp_path):
     out, summary = imported(tmp_path)
     hyp = tmp_path / "hyp"
     hyp.write_text("x\n" * (summary["examples"] + 1))
-    with pytest.raises(ContextualMTError, match="has 25 lines but the test set has"):
+    with pytest.raises(InputError, match="has 25 lines but the test set has"):
         evaluate_testset(EvaluateOptions(str(out / "manifest.jsonl"), (str(hyp),), bootstrap=0))
 
 
@@ -210,5 +210,5 @@ def test_end_to_end_with_a_tiny_model(tmp_path):
 
 def test_suite_folder_is_not_an_input(tmp_path):
     shutil.copy(FIXTURES / FR, tmp_path / FR)
-    with pytest.raises(ContextualMTError, match="would overwrite an input"):
+    with pytest.raises(InputError, match="would overwrite an input"):
         ImportOptions(evalset=str(FIXTURES / f"{FR}.json"), inputs=str(tmp_path / "docids"), output_dir=str(tmp_path))

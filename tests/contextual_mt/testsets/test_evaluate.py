@@ -8,7 +8,6 @@ import pytest
 
 from commandkit.errors import InputError
 from contextual_mt.cli import main
-from contextual_mt.errors import ContextualMTError
 from contextual_mt.testsets.evaluate import (
     EvaluateOptions,
     WordMatcher,
@@ -212,7 +211,7 @@ def test_line_count_without_summary_lines(suite):
     summary.write_text(json.dumps({"language": "fr"}), encoding="utf-8")
     longer = write_lines(suite["dir"] / "longer.fr", [*GOOD, "Encore une ligne."])
     assert evaluate_testset(EvaluateOptions(suite["manifest"], [longer], bootstrap=0))["lines"] is None
-    with pytest.raises(ContextualMTError, match="has 7 lines but the manifest has a group on line 8"):
+    with pytest.raises(InputError, match="has 7 lines but the manifest has a group on line 8"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [write_lines(suite["dir"] / "s.fr", GOOD[:7])]))
 
 
@@ -220,10 +219,10 @@ def test_malformed_manifest_line(suite):
     path = suite["dir"] / "suite" / "manifest.jsonl"
     rows = path.read_text(encoding="utf-8").splitlines()
     write_lines(path, [*rows[:2], "{not json", *rows[3:]])
-    with pytest.raises(ContextualMTError, match=r"manifest.jsonl:3: not a JSON object"):
+    with pytest.raises(InputError, match=r"manifest.jsonl:3: not a JSON object"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [suite["good"]]))
     write_lines(path, [*rows[:1], json.dumps({"group": 1, "line": 2})])
-    with pytest.raises(ContextualMTError, match=r"manifest.jsonl:2: not a group of a testset manifest"):
+    with pytest.raises(InputError, match=r"manifest.jsonl:2: not a group of a testset manifest"):
         evaluate_testset(EvaluateOptions(suite["manifest"], [suite["good"]]))
 
 
@@ -232,9 +231,9 @@ def test_missing_files_and_bad_options(suite):
         evaluate_testset(EvaluateOptions(suite["manifest"], [str(suite["dir"] / "nowhere.fr")]))
     with pytest.raises(InputError, match=r"missing\.jsonl: manifest not found"):
         evaluate_testset(EvaluateOptions(str(suite["dir"] / "missing.jsonl"), [suite["good"]]))
-    with pytest.raises(ContextualMTError, match="--bootstrap"):
+    with pytest.raises(InputError, match="--bootstrap"):
         EvaluateOptions(suite["manifest"], [suite["good"]], bootstrap=-1)
-    with pytest.raises(ContextualMTError, match="given twice"):
+    with pytest.raises(InputError, match="given twice"):
         EvaluateOptions(suite["manifest"], [suite["good"], suite["good"]])
 
 
