@@ -82,7 +82,14 @@ def test_train_ellipsis_options(change, needle, tmp_path):
         TrainEllipsisOptions(**change)
     # train_ellipsis checks them before reading the trees (there are none) or loading a model
     with pytest.raises(InputError, match=needle):
-        train_ellipsis([str(tmp_path / "none.mrg")], str(tmp_path / "no-model"), str(tmp_path / "out"), **change)
+        train_ellipsis(
+            TrainEllipsisOptions(
+                ptb=[str(tmp_path / "none.mrg")],
+                base_model=str(tmp_path / "no-model"),
+                output=str(tmp_path / "out"),
+                **change,
+            )
+        )
     assert not list(tmp_path.iterdir())
 
 
