@@ -96,15 +96,15 @@ def align_documents(
     options = options or AlignOptions()
     spans = document_spans(ids)
     if len(texts) != len(spans):
-        raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
+        raise InputError(f"{len(texts)} document texts for {len(spans)} documents", code=Code.LINE_COUNT)
     if link_model is not None and sources is None:
-        raise InputError("a link model needs the source lines")
+        raise InputError("a link model needs the source lines", code=Code.OPTION_MISSING)
     segmenter = segmenter or Segmenter(options.segmenter, options.language)
     if segments is None:
         segments = segmenter.split(texts)
     line_texts = pivots if line_texts is None else line_texts
     if len(line_texts) != len(pivots):
-        raise InputError(f"{len(line_texts)} line texts for {len(pivots)} lines")
+        raise InputError(f"{len(line_texts)} line texts for {len(pivots)} lines", code=Code.LINE_COUNT)
     # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
     work: List[Tuple[Any, ...]] = []
     problems, counts = [], []
