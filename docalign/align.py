@@ -126,7 +126,7 @@ def align_documents(
     hypotheses: List[str] = []
     for start, end, text, doc_spans, doc_pivots, index, _, links in work:
         d = DocumentAlignment(ids[start], start, text, list(doc_spans), links)
-        resolve(d, doc_pivots, end - start, index)
+        resolve(d, doc_pivots, end - start, index, options.weights.sentence_end)
         documents.append(d)
         hypotheses.extend(d.hypotheses)
     stats = statistics(documents)
