@@ -80,9 +80,12 @@ def main(argv=None) -> int:
         for seed in SEEDS:
             docs = perturb(lines, ids, Rates(), seed=seed)
             texts = [d.text for d in docs]
-            for pivot, pivots, weights in (("references", refs, Weights()), ("none", glosses, no_pivot)):
+            for pivot, pivots, weights, line_texts in (
+                ("references", refs, Weights(), None),
+                ("none", glosses, no_pivot, sources),  # as the command: a gloss has no sentence marks to count
+            ):
                 options = AlignOptions(language="fr", weights=weights)
-                a = align_documents(texts, pivots, ids, options, segmenter=segmenter)
+                a = align_documents(texts, pivots, ids, options, segmenter=segmenter, line_texts=line_texts)
                 accuracy[pivot].append(link_accuracy(a.documents, docs))
         mean = {k: sum(v) / len(v) for k, v in accuracy.items()}
         diff = 100 * (mean["none"] - mean["references"])

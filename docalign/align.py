@@ -96,15 +96,15 @@ def align_documents(
     options = options or AlignOptions()
     spans = document_spans(ids)
     if len(texts) != len(spans):
-        raise InputError(f"{len(texts)} document texts for {len(spans)} documents")
+        raise InputError(f"{len(texts)} document texts for {len(spans)} documents", code=Code.LINE_COUNT)
     if link_model is not None and sources is None:
-        raise InputError("a link model needs the source lines")
+        raise InputError("a link model needs the source lines", code=Code.OPTION_MISSING)
     segmenter = segmenter or Segmenter(options.segmenter, options.language)
     if segments is None:
         segments = segmenter.split(texts)
     line_texts = pivots if line_texts is None else line_texts
     if len(line_texts) != len(pivots):
-        raise InputError(f"{len(line_texts)} line texts for {len(pivots)} lines")
+        raise InputError(f"{len(line_texts)} line texts for {len(pivots)} lines", code=Code.LINE_COUNT)
     # per document: (start, end, text, spans, its pivots, the aligned lines, segment texts, links)
     work: List[Tuple[Any, ...]] = []
     problems, counts = [], []
@@ -126,7 +126,7 @@ def align_documents(
     hypotheses: List[str] = []
     for start, end, text, doc_spans, doc_pivots, index, _, links in work:
         d = DocumentAlignment(ids[start], start, text, list(doc_spans), links)
-        resolve(d, doc_pivots, end - start, index)
+        resolve(d, doc_pivots, end - start, index, options.weights.sentence_end)
         documents.append(d)
         hypotheses.extend(d.hypotheses)
     stats = statistics(documents)

@@ -107,6 +107,12 @@ class Weights:
     # 0.1 and 0.25 linked 0.9976-1.000 of the lines, 0.5 0.9927-0.9976 (chrF alone 0.9976)
     model: float = 0.25
     variance: float = 6.8  # Gale-Church's s^2: variance of the length difference per character
+    # word edits a cut of a merge at the end of one of the output's sentences is worth (docalign.links:
+    # the cut, the parts given to omitted lines). Against a reference the parts' word edits place the
+    # cut (0: the sentence end a tie-break); a gloss shares few words with the output, so a few edits
+    # more or less are chance and the output's own sentence end is the better evidence
+    # (docalign.lexical.gloss's WEIGHTS)
+    sentence_end: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ The rule for what each source line receives (documented in docs/explanations/ali
 * 1-0 (an omission): the line gets an empty hypothesis.
 * 2-1, 2-2, and any link of several lines (a merge): the text of the segment(s) is cut at the
   word boundaries where the parts best match the lines' pivots (the fewest word edits in all,
-  mwerSegmenter's search; of equal edits, an output sentence's end, then the higher chrF; a
+  mwerSegmenter's search, an output sentence's end worth ``Weights.sentence_end`` edits: with a
+  reference pivot a tie-break, with a gloss more; then the higher chrF; a
   closing mark such as a comma stays with the part before); each line gets its part, so that no
   word is scored twice (``cut_into``). The alignment record keeps the whole text beside the part.
 * an omission beside a link whose text holds the omitted line's words (a short line the output
@@ -71,7 +72,6 @@ MAX_CUTS = 200  # cut positions whose chrF is compared, among those of fewest wo
 OMIT_SHARE = 0.0
 OMIT_EDITS = 1.0
 OMIT_CHRF = 0.2
-SENTENCE_END = 0.0  # word edits a cut at the end of an output's sentence is worth (0: a tie-break)
 TIE = 1e-3  # a cut not at the end of an output sentence: only a tie-break between cuts of equal edits
 
 
@@ -85,11 +85,13 @@ def _gaps(text: str) -> List[int]:
     return gaps or list(range(1, len(text)))
 
 
-def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
+def cut(text: str, first: str, second: str, ends: Sequence[int] = (), sentence_end: float = 0.0) -> int:
     """Where to cut ``text`` in two so that the parts best match ``first`` and ``second``: the
     position among ``_gaps`` where the word edits of the two parts against them are fewest
-    (mwerSegmenter's measure); of equal edits, the end of one of the output's sentences
-    (``ends``: where they end in ``text``), then the higher sum of chrF, then the earlier position."""
+    (mwerSegmenter's measure), a cut at the end of one of the output's sentences (``ends``: where
+    they end in ``text``) counting ``sentence_end`` edits fewer (``Weights.sentence_end``: 0 with a
+    reference pivot); of equal edits, a sentence end, then the higher sum of chrF, then the earlier
+    position."""
     gaps = _gaps(text)
     if not gaps:
         return len(text)
@@ -100,7 +102,7 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     at = [len(tokens(text[:k])) for k in gaps]
     sentence_ends = set(ends)
     edits = [
-        (head[w] + tail[w] - (SENTENCE_END if k in sentence_ends else 0), k not in sentence_ends)
+        (head[w] + tail[w] - (sentence_end if k in sentence_ends else 0), k not in sentence_ends)
         for k, w in zip(gaps, at, strict=True)
     ]
     fewest = min(edits)
@@ -113,14 +115,20 @@ def cut(text: str, first: str, second: str, ends: Sequence[int] = ()) -> int:
     return max(best, key=lambda k: (chrf(Profile(text[:k]), p1) + chrf(Profile(text[k:]), p2), -k))
 
 
-def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[int]:
+def cuts(
+    text: str,
+    pivots: Sequence[str],
+    ends: Sequence[int] = (),
+    omissible: Sequence[bool] = (),
+    sentence_end: float = 0.0,
+) -> List[int]:
     """Where to cut ``text`` into one part per pivot (the parts' ends, ``len(text)`` last): the
     cuts among ``_gaps`` whose parts differ from their pivots by the fewest word edits in all
     (mwerSegmenter's search: one edit distance of the pivots' words joined against the text's,
-    each pivot starting where the one before may end), a cut that is not at one of the output's
-    sentence ``ends`` costing ``TIE`` more. A pivot marked ``omissible`` may instead get no part
-    at a cost of its words less ``max(OMIT_EDITS, OMIT_SHARE x its words)`` (its part is then
-    empty, its end that of the part before)."""
+    each pivot starting where the one before may end), a cut at one of the output's sentence
+    ``ends`` costing ``sentence_end`` fewer, one elsewhere ``TIE`` more. A pivot marked
+    ``omissible`` may instead get no part at a cost of its words less ``max(OMIT_EDITS,
+    OMIT_SHARE x its words)`` (its part is then empty, its end that of the part before)."""
     vocabulary = Vocabulary()
     hyp = vocabulary.encode(text)
     n = len(hyp)
@@ -131,7 +139,7 @@ def cuts(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: 
     for k in _gaps(text):
         w = len(tokens(text[:k]))
         if 0 < w < n and not np.isfinite(allowed[w]):
-            words[w], allowed[w] = k, -SENTENCE_END if k in sentence_ends else TIE
+            words[w], allowed[w] = k, -sentence_end if k in sentence_ends else TIE
     words[n] = len(text)
     steps = np.arange(n + 1, dtype=np.float64)
     row = np.full(n + 1, np.inf)
@@ -179,28 +187,37 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) < 1e-7
 
 
-def cut_into(text: str, pivots: Sequence[str], ends: Sequence[int] = (), omissible: Sequence[bool] = ()) -> List[str]:
+def cut_into(
+    text: str,
+    pivots: Sequence[str],
+    ends: Sequence[int] = (),
+    omissible: Sequence[bool] = (),
+    sentence_end: float = 0.0,
+) -> List[str]:
     """``text`` cut into one part per pivot (``cuts``; ``ends``: where the output's sentences end
-    in ``text``), then each two neighbouring parts cut again between them (``cut``: the same
-    edits, ties to the higher chrF); a pivot marked ``omissible`` may get an empty part."""
+    in ``text``, a cut there worth ``sentence_end`` word edits), then each two neighbouring parts
+    cut again between them (``cut``: the same edits, ties to the higher chrF); a pivot marked
+    ``omissible`` may get an empty part."""
     if len(pivots) == 1:
         return [text.strip()]
     if len(pivots) == 2 and not any(omissible):
-        k = cut(text, pivots[0], pivots[1], ends) if text else 0
+        k = cut(text, pivots[0], pivots[1], ends, sentence_end) if text else 0
         return [text[:k].strip(), text[k:].strip()]
-    bounds = [0, *cuts(text, pivots, ends, omissible)]
+    bounds = [0, *cuts(text, pivots, ends, omissible, sentence_end)]
     for q in range(len(pivots) - 1):
         a, b, c = bounds[q], bounds[q + 1], bounds[q + 2]
         if a < b < c:
             local = [e - a for e in ends if a < e < c]
-            bounds[q + 1] = a + cut(text[a:c], pivots[q], pivots[q + 1], local)
+            bounds[q + 1] = a + cut(text[a:c], pivots[q], pivots[q + 1], local, sentence_end)
     return [text[a:b].strip() for a, b in pairwise(bounds)]
 
 
 Parts = Dict[Tuple[int, int], List[str]]  # a link's lines -> each line's part of its text, where decided
 
 
-def absorb_omissions(d: DocumentAlignment, pivots: Sequence[str], index: Sequence[int]) -> Tuple[List[Link], Parts]:
+def absorb_omissions(
+    d: DocumentAlignment, pivots: Sequence[str], index: Sequence[int], sentence_end: float = 0.0
+) -> Tuple[List[Link], Parts]:
     """``d.links`` with each run of omitted lines offered to the link before it, then to the link
     after it: the link's text is cut among the link's lines and the omitted ones (``cut_into``, an
     omitted line ``omissible``), and taken where more lines then have a part; lines at either end
@@ -222,7 +239,7 @@ def absorb_omissions(d: DocumentAlignment, pivots: Sequence[str], index: Sequenc
                 y += 1
             for at, lo, hi in ((x - 1, x - 1, y), (y, x, y + 1)):
                 if 0 <= at < len(links) and _linked(links[at]):
-                    new = _join(d, links[lo:hi], links[at], pivots, index, parts)
+                    new = _join(d, links[lo:hi], links[at], pivots, index, parts, sentence_end)
                     if new is not None:
                         links[lo:hi] = new
                         changed = True
@@ -236,7 +253,13 @@ def _linked(link: Link) -> bool:
 
 
 def _join(
-    d: DocumentAlignment, group: List[Link], link: Link, pivots: Sequence[str], index: Sequence[int], parts: Parts
+    d: DocumentAlignment,
+    group: List[Link],
+    link: Link,
+    pivots: Sequence[str],
+    index: Sequence[int],
+    parts: Parts,
+    sentence_end: float = 0.0,
 ) -> Optional[List[Link]]:
     """The omitted lines of ``group`` (``link`` and the omissions just before or after it) given
     parts of ``link``'s text: the group's links anew (omissions at either end, one link of the lines
@@ -250,7 +273,7 @@ def _join(
     refused: Set[int] = set()
     while True:  # a part of chrF under OMIT_CHRF against its line's pivot is no translation of it
         kept = [q for q in range(count) if q not in refused]
-        got = cut_into(whole, [lines[q] for q in kept], ends, [omissible[q] for q in kept])
+        got = cut_into(whole, [lines[q] for q in kept], ends, [omissible[q] for q in kept], sentence_end)
         cut_parts = [""] * count
         for q, part in zip(kept, got, strict=True):
             cut_parts[q] = part
@@ -273,15 +296,18 @@ def _join(
     return [*omitted[:lo], merged, *omitted[lo:]]
 
 
-def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int]) -> None:
+def resolve(
+    d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequence[int], sentence_end: float = 0.0
+) -> None:
     """Fill ``d.hypotheses`` (``lines``, one per line of the document) and ``d.records`` by the
-    rule above. The links number the aligned lines; ``index`` maps them to the document's lines
+    rule above (``sentence_end``: the word edits a merge's cut at an output sentence's end is
+    worth, ``Weights.sentence_end``). The links number the aligned lines; ``index`` maps them to the document's lines
     (lines whose pivot is empty are not aligned: they get an empty hypothesis, link "empty")."""
     hyps = [""] * lines
     records: List[Dict] = []
     n = len(index)
     pending: List[str] = []  # additions before the document's first line
-    d.links, decided = absorb_omissions(d, pivots, index)
+    d.links, decided = absorb_omissions(d, pivots, index, sentence_end)
     for link in d.links:
         (i, a), (j, b) = link.lines, link.segments
         whole = span_text(d.text, d.spans, j, b)
@@ -302,8 +328,9 @@ def resolve(d: DocumentAlignment, pivots: Sequence[str], lines: int, index: Sequ
             records.append({"line": None, **base, "attached_to": None if target is None else d.first_line + target + 1})
             continue
         ends = [len(span_text(d.text, d.spans, j, c)) for c in range(1, b)]  # the sentences' ends in whole
+        line_pivots = [pivots[index[i + q]] for q in range(a)]
         parts = decided.get(link.lines) or (
-            cut_into(whole, [pivots[index[i + q]] for q in range(a)], ends) if a > 1 else [whole]
+            cut_into(whole, line_pivots, ends, sentence_end=sentence_end) if a > 1 else [whole]
         )
         for q in range(a):
             hyps[index[i + q]] = parts[q]

@@ -22,13 +22,13 @@ SUBCOMMANDS = (
     ),
     (
         "download",
-        "DownloadArgs",
+        "DownloadOptions",
         "get every model `muda tag` needs for a language (stanza for English and the "
         "target, the aligner); needs network",
     ),
     (
         "train-ellipsis",
-        "TrainEllipsisArgs",
+        "TrainEllipsisOptions",
         "train the BERT ellipsis classifier on Penn Treebank trees (sentences with the *?* trace are positives)",
     ),
 )

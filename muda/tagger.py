@@ -24,7 +24,7 @@ from commandkit.text import check_input_file, read_lines, read_text
 from muda.annotation import Sentence
 from muda.annotators.base import Annotator, SourceMentions
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
-from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorArgs
+from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorOptions
 from muda.document import Document, SentencePair
 from muda.formats.conllu import check_sentence_count, read_conllu, write_conllu
 from muda.formats.coref import CorefIndex, corefud_mentions
@@ -152,7 +152,7 @@ class TagOptions:
     alignments: Optional[str] = option(
         group=PRECOMPUTED_GROUP, help="Pharaoh alignments over the CoNLL-U tokens, one line per pair"
     )
-    annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    annotators: AnnotatorOptions = group(AnnotatorOptions, ANNOTATOR_GROUP)
     settings: Optional[TaggerSettings] = group(TaggerSettings, "thresholds")  # None: the defaults
     # how messages name the target text: `muda eval` tags a copy of each system output, but the
     # user must read the name of their file and the line there (fairseq output is re-ordered)

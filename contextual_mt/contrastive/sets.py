@@ -99,7 +99,7 @@ def load_json(path: str, kind: type, what: str):
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
     if not isinstance(value, kind) or not value:
-        raise InputError(f"{path}: not {what}")
+        raise InputError(f"{path}: not {what}", code=Code.EMPTY if isinstance(value, kind) else Code.FORMAT)
     return value
 
 
@@ -114,15 +114,17 @@ def files_by_role(files: Sequence[str], roles: Sequence[str], written_by: str) -
         if role is None:
             raise InputError(
                 f"{path}: a context file of this format ends in one of "
-                f"{', '.join('.' + r for r in roles)} (as {written_by} names them)"
+                f"{', '.join('.' + r for r in roles)} (as {written_by} names them)",
+                code=Code.OPTION_VALUE,
             )
         if role in found:
-            raise InputError(f"{path}: a second *.{role} file (first: {found[role]})")
+            raise InputError(f"{path}: a second *.{role} file (first: {found[role]})", code=Code.OPTION_VALUE)
         found[role] = path
     missing = [r for r in roles if r not in found]
     if missing:
         raise InputError(
-            f"--context-files: give the {len(roles)} files {written_by} writes; missing *.{', *.'.join(missing)}"
+            f"--context-files: give the {len(roles)} files {written_by} writes; missing *.{', *.'.join(missing)}",
+            code=Code.OPTION_MISSING,
         )
     return found
 
@@ -138,7 +140,10 @@ def check_groups(groups: Sequence[Group]) -> None:
                 code=Code.FORMAT,
             )
         if not 0 <= g.correct < len(g.candidates):
-            raise InputError(f"{g.where}: correct candidate {g.correct} is out of range (0..{len(g.candidates) - 1})")
+            raise InputError(
+                f"{g.where}: correct candidate {g.correct} is out of range (0..{len(g.candidates) - 1})",
+                code=Code.FORMAT,
+            )
         for k, c in enumerate(g.candidates):
             if not c.source.strip() or not c.target.strip():
                 side = "source" if not c.source.strip() else "target"

@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence
 
 from commandkit.errors import json_reason
 from commandkit.text import read_lines
-from contextual_mt.errors import InputError
+from contextual_mt.errors import Code, InputError
 
 
 def read_planted(path: str) -> List[Dict]:
@@ -16,7 +16,7 @@ def read_planted(path: str) -> List[Dict]:
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{lineno}: not JSON ({json_reason(e, line=False)})") from None
+            raise InputError(f"{path}:{lineno}: not JSON ({json_reason(e, line=False)})", code=Code.FORMAT) from None
     return records
 
 
@@ -26,7 +26,9 @@ def planted_accuracy(hyps: Sequence[str], planted: Sequence[Dict]) -> Dict[str, 
     totals: Dict[str, List[int]] = {}
     for rec in planted:
         if rec["line"] > len(hyps):
-            raise InputError(f"planted token on line {rec['line']} but only {len(hyps)} hypotheses")
+            raise InputError(
+                f"planted token on line {rec['line']} but only {len(hyps)} hypotheses", code=Code.LINE_COUNT
+            )
         words = {w.lower() for w in hyps[rec["line"] - 1].split()}
         right = rec["gold"].lower() in words and rec["alternative"].lower() not in words
         counts = totals.setdefault(rec["phenomenon"], [0, 0])

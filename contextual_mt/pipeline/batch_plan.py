@@ -358,7 +358,8 @@ def _too_small(
     return InputError(
         f"the GPU's {gib or 0:.1f} GiB are too small for this model even at "
         f"{ref.max_tokens // 8} tokens per forward (estimated {need}); use a smaller "
-        "preset or model"
+        "preset or model",
+        code=Code.OUT_OF_MEMORY,
     )
 
 

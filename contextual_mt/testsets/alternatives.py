@@ -12,7 +12,7 @@ from typing import Dict, FrozenSet, Optional, Tuple
 
 import yaml
 
-from contextual_mt.errors import InputError
+from contextual_mt.errors import Code, InputError
 
 DIRECTORY = os.path.join(os.path.dirname(__file__), "alternatives")
 ROLES = ("nsubj", "obj", "other")
@@ -62,31 +62,42 @@ def load(lang: str) -> Table:
     if not os.path.isfile(path):
         raise InputError(
             f"testset build has no alternatives for '{lang}' (languages: "
-            f"{', '.join(available())}); add {path} (see fr.yaml)"
+            f"{', '.join(available())}); add {path} (see fr.yaml)",
+            code=Code.OPTION_VALUE,
         )
     with open(path, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
     if not isinstance(data, dict) or set(data) - set(PHENOMENA) - {"agreement"}:
-        raise InputError(f"{path}: expected the keys {', '.join(PHENOMENA)} and agreement")
+        raise InputError(f"{path}: expected the keys {', '.join(PHENOMENA)} and agreement", code=Code.FORMAT)
     table = Table(agreement=_agreement(data.pop("agreement", None) or {}, path))
     for phenomenon, words in data.items():
         if not isinstance(words, dict):
-            raise InputError(f"{path}: {phenomenon}: expected word: {{alternative: {{feature: value}}}}")
+            raise InputError(
+                f"{path}: {phenomenon}: expected word: {{alternative: {{feature: value}}}}", code=Code.FORMAT
+            )
         table.swaps[phenomenon] = {}
         for word, alternatives in words.items():
             if not isinstance(alternatives, dict) or not alternatives:
-                raise InputError(f"{path}: {phenomenon}.{word}: expected {{alternative: {{feature: value}}}}")
+                raise InputError(
+                    f"{path}: {phenomenon}.{word}: expected {{alternative: {{feature: value}}}}", code=Code.FORMAT
+                )
             swaps = []
             for alt, changes in alternatives.items():
                 changes = dict(changes or {})
                 role = changes.pop("role", None)
                 requires = changes.pop("if", None) or {}
                 if not isinstance(requires, dict):
-                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: 'if' takes Name: Value features")
+                    raise InputError(
+                        f"{path}: {phenomenon}.{word}.{alt}: 'if' takes Name: Value features", code=Code.FORMAT
+                    )
                 if role is not None and role not in ROLES:
-                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}")
+                    raise InputError(
+                        f"{path}: {phenomenon}.{word}.{alt}: role must be one of {', '.join(ROLES)}", code=Code.FORMAT
+                    )
                 if not all(isinstance(k, str) and isinstance(v, str) for k, v in [*changes.items(), *requires.items()]):
-                    raise InputError(f"{path}: {phenomenon}.{word}.{alt}: features are Name: Value strings")
+                    raise InputError(
+                        f"{path}: {phenomenon}.{word}.{alt}: features are Name: Value strings", code=Code.FORMAT
+                    )
                 swaps.append(Swap(str(alt), tuple(sorted(changes.items())), role, tuple(sorted(requires.items()))))
             table.swaps[phenomenon][str(word).lower()] = tuple(swaps)
     return table
@@ -95,7 +106,7 @@ def load(lang: str) -> Table:
 def _agreement(data: dict, path: str) -> Agreement:
     keys = {"participle_auxiliaries", "polite_plural_adjectives", "before_vowel"}
     if not isinstance(data, dict) or set(data) - keys:
-        raise InputError(f"{path}: agreement: expected the keys {', '.join(sorted(keys))}")
+        raise InputError(f"{path}: agreement: expected the keys {', '.join(sorted(keys))}", code=Code.FORMAT)
     aux = data.get("participle_auxiliaries") or []
     vowel = data.get("before_vowel") or {}
     if (
@@ -106,7 +117,8 @@ def _agreement(data: dict, path: str) -> Agreement:
     ):
         raise InputError(
             f"{path}: agreement: participle_auxiliaries is a list of lemmas, "
-            "polite_plural_adjectives true or false, before_vowel word: form (or null)"
+            "polite_plural_adjectives true or false, before_vowel word: form (or null)",
+            code=Code.FORMAT,
         )
     return Agreement(
         frozenset(a.lower() for a in aux),

@@ -191,7 +191,7 @@ def tag_reference(options: BuildOptions, tag: Optional[Callable[[Any], Any]] = N
     import shutil
 
     from muda import api as muda_api
-    from muda.commands.options import AnnotatorArgs
+    from muda.commands.options import AnnotatorOptions
     from muda.tagger import TagOptions
 
     tag_args = TagOptions(
@@ -203,7 +203,7 @@ def tag_reference(options: BuildOptions, tag: Optional[Callable[[Any], Any]] = N
         src_conllu=options.src_conllu,
         tgt_conllu=options.tgt_conllu,
         alignments=options.alignments,
-        annotators=AnnotatorArgs(annotator=options.annotator, cache_dir=options.cache_dir),
+        annotators=AnnotatorOptions(annotator=options.annotator, cache_dir=options.cache_dir),
     )
     created = not os.path.exists(options.output_dir)
     try:

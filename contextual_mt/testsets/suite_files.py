@@ -30,7 +30,9 @@ def check_unchanged(summary_path: str, summary: Mapping) -> None:
     if not isinstance(files, dict) or not all(
         isinstance(n, str) and n == os.path.basename(n) and isinstance(h, str) for n, h in files.items()
     ):
-        raise InputError(f"{summary_path}: its '{FILES_KEY}' are not file name -> sha256 (rebuild the suite)")
+        raise InputError(
+            f"{summary_path}: its '{FILES_KEY}' are not file name -> sha256 (rebuild the suite)", code=Code.FORMAT
+        )
     folder = os.path.dirname(summary_path)
     for name, digest in files.items():
         path = os.path.join(folder, name)

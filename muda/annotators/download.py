@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, ClassVar, List, Optional, Tuple
 
 from commandkit.errors import Code, InputError
+from commandkit.options import option
 from muda.annotators.required_models import (
     DEFAULT_ALIGN_MODEL,
     RequiredModel,
@@ -16,17 +17,38 @@ from muda.annotators.required_models import (
     missing_models,
     required_models,
 )
+from muda.phenomena import phenomenon_names
 
 
 @dataclass(frozen=True)
 class DownloadOptions:
-    tgt_lang: str
-    phenomena: Optional[Sequence[str]] = None
-    stanza_dir: Optional[str] = None
-    align_model: str = DEFAULT_ALIGN_MODEL
-    no_source: bool = False  # the English side is pre-computed (--src-conllu)
-    no_target: bool = False  # the target side is pre-computed (--tgt-conllu)
-    no_aligner: bool = False  # alignments are pre-computed (--alignments)
+    """``muda download``: the models of a ``muda tag`` run for ``tgt_lang``, less the parts whose
+    annotations are pre-computed (``no_*``)."""
+
+    tgt_lang: str = option(required=True, help="target language: ISO code or TED variant (pt-br, zh-cn)")
+    phenomena: Optional[List[str]] = option(nargs="+", choices=phenomenon_names(), help="default: all")
+    stanza_dir: Optional[str] = option(
+        help="where to put stanza's models (default: $STANZA_RESOURCES_DIR or "
+        "~/stanza_resources); give `muda tag` the same"
+    )
+    align_model: str = option(
+        default=DEFAULT_ALIGN_MODEL, help="the awesome-align model (a Hugging Face name), into the Hugging Face cache"
+    )
+    no_source: bool = option(
+        action="store_true", default=False, help="not the English models (--src-conllu is pre-computed)"
+    )
+    no_target: bool = option(action="store_true", default=False, help="not the target's (--tgt-conllu is pre-computed)")
+    no_aligner: bool = option(
+        action="store_true", default=False, help="not the aligner (--alignments are pre-computed)"
+    )
+
+    OUTPUT_ARGS: ClassVar[Tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tgt_lang, str) or not self.tgt_lang:
+            raise InputError(
+                f"--tgt-lang: a language code is required (got {self.tgt_lang!r})", code=Code.OPTION_MISSING
+            )
 
 
 def download_plan(options: DownloadOptions) -> List[RequiredModel]:

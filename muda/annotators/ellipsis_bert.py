@@ -7,23 +7,30 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence
+from typing import ClassVar, List, Optional, Sequence, Tuple
 
 from commandkit.errors import Code, InputError, check_number
+from commandkit.options import option
 from muda.formats.ptb import read_ptb_trees
 
 
 @dataclass(frozen=True)
 class TrainEllipsisOptions:
-    """The training settings of ``train_ellipsis`` (the options of ``muda train-ellipsis``),
-    checked when built: before the trees are read or the base model loaded."""
+    """``muda train-ellipsis``: the trees, the base model, where the model goes, and the training
+    settings, checked when built: before the trees are read or the base model loaded."""
 
-    epochs: int = 1
-    batch_size: int = 16
-    lr: float = 2e-5
-    positive_weight: float = 100.0  # loss weight of the (rare) ellipsis sentences
+    ptb: List[str] = option(positional=True, nargs="+", default=[], help="PTB-format tree files (.mrg)")
+    base_model: str = option(default="bert-base-cased", help="a local path or cached model name")
+    output: str = option(required=True, help="directory for the trained model (--ellipsis-model)")
+    epochs: int = option(default=1)
+    batch_size: int = option(default=16)
+    lr: float = option(default=2e-5)
+    positive_weight: float = option(default=100.0, help="loss weight of ellipsis sentences")
+    cpu: bool = option(action="store_true", default=False)
     max_length: int = 128
     seed: int = 1
+
+    OUTPUT_DIR_ARGS: ClassVar[Tuple[str, ...]] = ("output",)
 
     def __post_init__(self) -> None:
         check_number("--epochs", self.epochs, minimum=1, integer=True)
@@ -38,23 +45,15 @@ class TrainEllipsisOptions:
         check_number("seed", self.seed, minimum=0, integer=True)
 
 
-def train_ellipsis(
-    ptb_files: Sequence[str],
-    base_model: str,
-    output: str,
-    device: Optional[str] = None,
-    progress: bool = True,
-    **settings: Any,
-) -> dict:
-    """``settings``: the fields of ``TrainEllipsisOptions`` (epochs, batch_size, lr, positive_weight,
-    max_length, seed), their defaults declared there."""
-    options = TrainEllipsisOptions(**settings)
+def train_ellipsis(options: TrainEllipsisOptions, progress: bool = True) -> dict:
+    """Train the classifier on ``options.ptb`` from ``options.base_model`` into ``options.output``."""
+    output = options.output
     _check_output_dir(output)
-    examples = [(s, int(e)) for f in ptb_files for s, e, _ in read_ptb_trees(f)]
+    examples = [(s, int(e)) for f in options.ptb for s, e, _ in read_ptb_trees(f)]
     if not examples:
-        raise InputError(f"no trees found in {', '.join(ptb_files)}", code=Code.EMPTY)
-    tokenizer, model = _load_base_model(base_model)
-    losses = _train(model, tokenizer, examples, options, device, progress)
+        raise InputError(f"no trees found in {', '.join(options.ptb)}", code=Code.EMPTY)
+    tokenizer, model = _load_base_model(options.base_model)
+    losses = _train(model, tokenizer, examples, options, "cpu" if options.cpu else None, progress)
     _save(model, tokenizer, output)
     return {
         "sentences": len(examples),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from commandkit.documents import document_spans
 from commandkit.errors import Code, InputError, check_number
-from commandkit.options import from_namespace, option
+from commandkit.options import option
 from muda.annotation import Sentence
 from muda.annotators.cache import AnnotationCache
 from muda.annotators.ellipsis_rules import detect as detect_ellipsis
@@ -24,28 +24,6 @@ if TYPE_CHECKING:
     from muda.annotators.stanza_pipeline import StanzaAnnotator
 
 
-@dataclass(frozen=True)
-class AnnotatorOptions:
-    """Which models the annotators load, and how they run (the `muda` annotator options)."""
-
-    stanza_dir: Optional[str] = None  # default: $STANZA_RESOURCES_DIR or ~/stanza_resources
-    align_model: str = DEFAULT_ALIGN_MODEL
-    ellipsis_model: Optional[str] = None  # None: the rule-based detector
-    cache_dir: Optional[str] = None
-    coref_window: int = 0  # sentences per coreference call; 0: whole documents
-    batch_size: int = 32
-    cpu: bool = False
-
-    def __post_init__(self) -> None:
-        # checked when the options are built, before any model loads
-        check_number("--coref-window", self.coref_window, minimum=0, integer=True)
-        check_number("--batch-size", self.batch_size, minimum=1, integer=True)
-        if not isinstance(self.align_model, str) or not self.align_model:
-            raise InputError(
-                f"--align-model: a model name or path is required (got {self.align_model!r})", code=Code.OPTION_MISSING
-            )
-
-
 ANNOTATORS = ("stanza", "spacy")
 DEFAULT_ANNOTATOR = ANNOTATORS[0]  # the one default, for muda and for the test suites built on it
 
@@ -57,10 +35,10 @@ def cache_dir_option():
     )
 
 
-@dataclass
-class AnnotatorArgs:
-    """Which annotator models `muda tag` and `muda eval` use for whatever is not pre-computed
-    (``AnnotatorOptions``, and the choice of annotator)."""
+@dataclass(frozen=True)
+class AnnotatorOptions:
+    """Which annotator models `muda tag` and `muda eval` use for whatever is not pre-computed, and
+    how they run (the `muda` annotator options; checked when built, before any model loads)."""
 
     annotator: str = option(
         choices=ANNOTATORS,
@@ -72,23 +50,27 @@ class AnnotatorArgs:
     )
     stanza_dir: Optional[str] = option(help="stanza resources (default: $STANZA_RESOURCES_DIR or ~/stanza_resources)")
     align_model: str = option(
-        default=AnnotatorOptions.align_model,
+        default=DEFAULT_ALIGN_MODEL,
         help="awesome-align model: a path or a Hugging Face name already in the local cache",
     )
-    ellipsis_model: Optional[str] = option(
+    ellipsis_model: Optional[str] = option(  # None: the rule-based detector
         help="classifier from `muda train-ellipsis` (default: the rule-based detector over the English parse)"
     )
-    coref_window: int = option(
-        default=AnnotatorOptions.coref_window,
+    coref_window: int = option(  # 0: whole documents
+        default=0,
         help="sentences per coreference window (0: the whole document at once)",
     )
     cache_dir: Optional[str] = cache_dir_option()
-    batch_size: int = option(default=AnnotatorOptions.batch_size)
+    batch_size: int = option(default=32)
     cpu: bool = option(action="store_true", default=False, help="do not use a GPU even if one is present")
 
-    def annotator_options(self) -> AnnotatorOptions:
-        """The ``AnnotatorOptions`` (checked: before any file is read or model loaded)."""
-        return from_namespace(AnnotatorOptions, self)
+    def __post_init__(self) -> None:
+        check_number("--coref-window", self.coref_window, minimum=0, integer=True)
+        check_number("--batch-size", self.batch_size, minimum=1, integer=True)
+        if not isinstance(self.align_model, str) or not self.align_model:
+            raise InputError(
+                f"--align-model: a model name or path is required (got {self.align_model!r})", code=Code.OPTION_MISSING
+            )
 
 
 ANNOTATOR_GROUP = "annotator models (used for whatever is not pre-computed)"

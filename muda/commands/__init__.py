@@ -1,6 +1,6 @@
 """The ``muda`` commands as library functions, each taking its options object (as sacrebleu's
-``corpus_bleu``): ``tag(TagOptions(...))``, ``evaluate(EvalOptions(...))``, ``download(DownloadArgs(...))``,
-``train_ellipsis(TrainEllipsisArgs(...))``; ``run(options)`` runs one as the ``muda`` command does
+``corpus_bleu``): ``tag(TagOptions(...))``, ``evaluate(EvalOptions(...))``, ``download(DownloadOptions(...))``,
+``train_ellipsis(TrainEllipsisOptions(...))``; ``run(options)`` runs one as the ``muda`` command does
 (its outputs one transaction, an input error one 'error:' line and status 1). ``muda.cli`` parses
 command lines into these options; nothing here knows argparse."""
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional
 
 from commandkit.errors import Code, InputError
-from commandkit.options import from_namespace, namespace
-from muda.commands.options import AnnotatorArgs, DownloadArgs, TrainEllipsisArgs
+from commandkit.options import namespace
+from muda.commands.options import AnnotatorOptions, DownloadOptions, TrainEllipsisOptions
 from muda.evaluation.evaluate import EvalOptions
 from muda.tagger import TagOptions
 
@@ -30,13 +30,12 @@ def tagged(options: TagOptions) -> Dict:
     from muda.tagger import tag_files
 
     # every option value was checked (building the options) before any file is read or model loaded
-    annotator_options = options.annotators.annotator_options()
     # all pre-computed: no model is needed, unless a trained ellipsis classifier is asked for
     precomputed = (
         options.src_conllu and options.tgt_conllu and options.alignments and not options.annotators.ellipsis_model
     )
     _check_tag_models(options)  # every missing model in one error, before any loads
-    annotators = None if precomputed else _annotators(options.annotators, annotator_options)
+    annotators = None if precomputed else _annotators(options.annotators)
     return tag_files(options, annotators)
 
 
@@ -61,11 +60,10 @@ def _check_tag_models(options: TagOptions) -> None:
     check_models("muda tag", models, options.tgt_lang, a.stanza_dir, a.align_model)
 
 
-def download(options: DownloadArgs) -> int:
-    from muda.annotators.download import DownloadOptions
+def download(options: DownloadOptions) -> int:
     from muda.annotators.download import download as download_models
 
-    plan = download_models(from_namespace(DownloadOptions, options))
+    plan = download_models(options)
     print(
         f"{len(plan)} model(s) ready for muda tag --tgt-lang {options.tgt_lang}"
         + (f" --stanza-dir {options.stanza_dir}" if options.stanza_dir else "")
@@ -81,21 +79,21 @@ def _check_spacy_target(tgt_lang: str) -> None:
     target_pipeline(get_language(tgt_lang))
 
 
-def _annotators(a: AnnotatorArgs, options: Any, lexicon: Any = None, tgt_lang: Optional[str] = None):
+def _annotators(options: AnnotatorOptions, lexicon: Any = None, tgt_lang: Optional[str] = None):
     """Lexicon lookup (--lexicon) or the model annotators (stanza or spaCy), for what is not pre-computed."""
-    if lexicon and a.annotator == "spacy":
+    if lexicon and options.annotator == "spacy":
         raise InputError(
             "--lexicon annotates by lookup, with no model: leave out --annotator spacy or --lexicon",
             code=Code.OPTIONS_CONFLICT,
         )
-    if a.annotator == "spacy":
+    if options.annotator == "spacy":
         from muda.annotators.spacy_backend import SpacyAnnotators
 
         return SpacyAnnotators(options)
     if lexicon:
         from muda.annotators.lexicon import LexiconAnnotator
 
-        if a.ellipsis_model:  # the lexicon has no classifier: it would be silently ignored
+        if options.ellipsis_model:  # the lexicon has no classifier: it would be silently ignored
             raise InputError(
                 "--ellipsis-model needs the model annotators; with --lexicon ellipsis comes from the "
                 "rule-based detector: leave one of them out",
@@ -125,7 +123,6 @@ def evaluated(options: EvalOptions) -> Dict:
     from muda.evaluation.table import format_muda_table
 
     # every value checked (building the options, then here) before any file is read or model loaded
-    annotator_options = options.annotators.annotator_options()
     check_distinct([("--output", options.output), ("--plot", options.plot), ("--table", options.table)])
     lexicon = {f"--lexicon ({k + 1})": f for k, f in enumerate(options.lexicon or ())}
     check_not_inputs({"--table": options.table}, {**options.inputs(), **lexicon})
@@ -135,7 +132,7 @@ def evaluated(options: EvalOptions) -> Dict:
         _check_spacy_target(options.tgt_lang)  # before any file is read
     elif not spacy:
         _check_eval_models(options)  # every missing model in one error, before any file is read or model loaded
-    result = run_eval(options, _annotators(options.annotators, annotator_options, options.lexicon, options.tgt_lang))
+    result = run_eval(options, _annotators(options.annotators, options.lexicon, options.tgt_lang))
     if options.table:
         from commandkit.outputs import atomic_write_text
 
@@ -175,19 +172,10 @@ def _check_eval_models(options: EvalOptions) -> None:
     )
 
 
-def train_ellipsis(options: TrainEllipsisArgs) -> int:
+def train_ellipsis(options: TrainEllipsisOptions) -> int:
     from muda.annotators.ellipsis_bert import train_ellipsis as train
 
-    r = train(
-        options.ptb,
-        options.base_model,
-        options.output,
-        epochs=options.epochs,
-        batch_size=options.batch_size,
-        lr=options.lr,
-        positive_weight=options.positive_weight,
-        device="cpu" if options.cpu else None,
-    )
+    r = train(options)
     print(f"trained on {r['sentences']} sentences ({r['positives']} with ellipsis); model: {r['output']}")
     return 0
 
@@ -195,8 +183,8 @@ def train_ellipsis(options: TrainEllipsisArgs) -> int:
 COMMANDS: Dict[type, Callable[[Any], int]] = {
     TagOptions: tag,
     EvalOptions: evaluate,
-    DownloadArgs: download,
-    TrainEllipsisArgs: train_ellipsis,
+    DownloadOptions: download,
+    TrainEllipsisOptions: train_ellipsis,
 }
 
 
@@ -220,11 +208,11 @@ def run(options: Any, names: Any = None) -> int:
 
 
 __all__ = [
-    "AnnotatorArgs",
-    "DownloadArgs",
+    "AnnotatorOptions",
+    "DownloadOptions",
     "EvalOptions",
     "TagOptions",
-    "TrainEllipsisArgs",
+    "TrainEllipsisOptions",
     "download",
     "evaluate",
     "run",

@@ -35,7 +35,7 @@ from commandkit.text import read_lines
 from docalign.align import ALIGN_GROUP, AlignArgs, AlignOptions
 from docalign.formats import read_pivots, write_alignment
 from muda.annotators.base import Annotator
-from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorArgs
+from muda.annotators.models import ANNOTATOR_GROUP, AnnotatorOptions
 from muda.evaluation.metrics import (
     bleu_metric,
     bleu_with_document_statistics,
@@ -105,7 +105,7 @@ class EvalOptions:
         group=PRECOMPUTED,
         help="annotate hypotheses by lookup in this annotated parallel corpus (no model)",
     )
-    annotators: AnnotatorArgs = group(AnnotatorArgs, ANNOTATOR_GROUP)
+    annotators: AnnotatorOptions = group(AnnotatorOptions, ANNOTATOR_GROUP)
     # a --hyps file may be a whole-document output (JSONL records {"doc", "text"}, or one document
     # per line): it is re-aligned to the source lines (docalign) against ``align.pivot`` (default:
     # the reference), with docalign's sentence rules for --tgt-lang unless ``align`` says otherwise

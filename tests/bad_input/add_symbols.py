@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Callable, List
 
-from tests.bad_input.core import DIRECTORY, NOT_FOUND, UTF8, Ctx, Fragment, add, at_line, do
+from tests.bad_input.core import DIRECTORY, FORMAT, NOT_FOUND, UTF8, Ctx, Fragment, add, at_line, do
 
 GOOD_DICT = "hello 5\nworld 3\n"
 
@@ -63,28 +63,31 @@ add(
     "addsym-line-without-count",
     add_symbols_command,
     addsym_only(
-        lambda c: c.write("nocount.txt", "hello 5\nnocount\n"), lambda p: at_line("nocount.txt", 2), lambda p: f"{p}:2"
+        lambda c: c.write("nocount.txt", "hello 5\nnocount\n"),
+        lambda p: at_line("nocount.txt", 2),
+        lambda p: f"{p}:2",
+        lambda p: FORMAT,
     ),
 )
 add(
     "addsym-count-not-a-number",
     add_symbols_command,
-    do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2)),
+    do(lambda c: only(c, c.write("badcount.txt", "hello 5\nworld many\n")), at_line("badcount.txt", 2), FORMAT),
 )
 add(
     "addsym-duplicate-symbol",
     add_symbols_command,
-    do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3)),
+    do(lambda c: only(c, c.write("dup.txt", "hello 5\nworld 3\nhello 2\n")), at_line("dup.txt", 3), FORMAT),
 )
 add(
     "addsym-blank-line",
     add_symbols_command,
-    do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2)),
+    do(lambda c: only(c, c.write("blank.txt", "hello 5\n\nworld 3\n")), at_line("blank.txt", 2), FORMAT),
 )
 add(
     "addsym-second-file-bad-line",
     add_symbols_command,
-    do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2)),
+    do(lambda c: dicts(c, c.write("second.txt", "hello 5\nnocount\n")), at_line("second.txt", 2), FORMAT),
 )
 add(
     "addsym-second-file-missing",
@@ -104,5 +107,5 @@ add(
 add(
     "addsym-second-file-count-not-a-number",
     add_symbols_command,
-    do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1)),
+    do(lambda c: dicts(c, c.write("second_count.txt", "hello five\n")), at_line("second_count.txt", 1), FORMAT),
 )

@@ -8,7 +8,14 @@ from typing import Callable, List
 from commandkit.errors import Code
 from tests.bad_input.core import (
     EMPTY,
+    FORMAT,
+    IS_INPUT,
+    LINES,
+    MODEL,
+    MUST,
     NOT_FOUND,
+    NOT_GIVEN,
+    TOO_LONG,
     Ctx,
     Fragment,
     add,
@@ -83,34 +90,41 @@ add(
 add(
     "contrastive-input-not-json",
     contrastive_command,
-    opt("--input", lambda c: c.write("bad.json", '[{"src": 1,\n'), "bad.json:", "JSON"),
+    opt("--input", lambda c: c.write("bad.json", '[{"src": 1,\n'), "bad.json:", "JSON", FORMAT),
 )
-add("contrastive-format-unknown", contrastive_command, opt("--format", "xyz", "--format", "unknown"))
+add("contrastive-format-unknown", contrastive_command, opt("--format", "xyz", "--format", "unknown", MUST))
 add(
     "contrastive-true-ind-out-of-range",
     contrastive_command,
-    contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range"),
+    contrastive_entry("true_ind", lambda e: e[3].update(true_ind=5), "entry 3", "true_ind", "out of range", FORMAT),
 )
 add(
     "contrastive-empty-group",
     contrastive_command,
-    contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty"),
+    contrastive_entry("empty_group", lambda e: e[2].update(dst=[]), "entry 2", "empty", EMPTY),
 )
 add(
     "contrastive-one-candidate",
     contrastive_command,
-    contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate"),
+    contrastive_entry("one", lambda e: e[1].update(dst=e[1]["dst"][:1]), "entry 1", "1 candidate", FORMAT),
 )
 add(
     "contrastive-empty-candidate",
     contrastive_command,
-    contrastive_entry("blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty"),
+    contrastive_entry(
+        "blank", lambda e: e[4]["dst"].__setitem__(1, "a _eos "), "entry 4", "candidate 1", "empty", EMPTY
+    ),
 )
 add(
     "contrastive-overlong-candidate",
     contrastive_command,
     contrastive_entry(
-        "long", lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)), "entry 2", "candidate 1", "positions"
+        "long",
+        lambda e: e[2]["dst"].__setitem__(1, " ".join(["chat"] * 3000)),
+        "entry 2",
+        "candidate 1",
+        "positions",
+        TOO_LONG,
     ),
 )
 add(
@@ -145,6 +159,7 @@ add(
         ),
         "context",
         ("multiple", "candidates"),
+        LINES,
     ),
 )
 add(
@@ -158,6 +173,7 @@ add(
         ),
         "short.scores",
         "12 candidates",
+        LINES,
     ),
 )
 add(
@@ -171,9 +187,14 @@ add(
         ),
         at_line("nan.scores", 6),
         "number",
+        FORMAT,
     ),
 )
-add("contrastive-no-path-no-scores", contrastive_command, do(lambda c: c.drop("--path"), "--path", "--scores"))
+add(
+    "contrastive-no-path-no-scores",
+    contrastive_command,
+    do(lambda c: c.drop("--path"), "--path", "--scores", NOT_GIVEN),
+)
 add(
     "contrastive-path-missing",
     contrastive_command,
@@ -182,17 +203,19 @@ add(
 add(
     "contrastive-path-stock-translation-checkpoint",
     contrastive_command,
-    opt("--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task")),
+    opt(
+        "--path", lambda c: c.w.ckpt_stock, ("stock_translation.pt", "--path"), ("document_translation", "task"), MODEL
+    ),
 )
 add(
     "contrastive-summary-same-as-output",
     contrastive_command,
-    opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice")),
+    opt("--summary", lambda c: c.value("--output"), "s.scores", ("same", "twice"), IS_INPUT),
 )
 add(
     "contrastive-output-overwrites-input",
     contrastive_command,
-    opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input")),
+    opt("--output", lambda c: c.value("--input"), "set.json", ("overwrite", "input"), IS_INPUT),
 )
 option_cases(
     "contrastive", contrastive_command, [("--batch-size", "0"), ("--max-tokens", "0"), ("--source-context-size", "-1")]

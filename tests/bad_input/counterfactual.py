@@ -6,7 +6,24 @@ import json
 import os
 from typing import Callable, List
 
-from tests.bad_input.core import Ctx, Fragment, add, at_line, do, lines_of, opt, option_cases, output_cases
+from tests.bad_input.core import (
+    CONFLICT,
+    EMPTY,
+    FORMAT,
+    IS_INPUT,
+    MISMATCH,
+    MUST,
+    NOT_GIVEN,
+    Ctx,
+    Fragment,
+    add,
+    at_line,
+    do,
+    lines_of,
+    opt,
+    option_cases,
+    output_cases,
+)
 from tests.bad_input.testset import testset_build_command
 
 
@@ -44,6 +61,7 @@ add(
         c.set("--phenomena", "pronouns"),
         "reference.tags.json",
         "no group has a known cue",
+        EMPTY,
     ][2:],
 )
 add(
@@ -54,17 +72,18 @@ add(
         c.set("--phenomena", "pronouns"),
         "no cue could be flipped",
         "no noun of the other gender",
+        EMPTY,
     ][2:],
 )
 add(
     "testset-build-counterfactual-shift-beyond-the-longest-document",
     counterfactual_build_command,
-    opt("--max-shift", "60", "--max-shift 60", "longest document"),
+    opt("--max-shift", "60", "--max-shift 60", "longest document", MUST),
 )
 add(
     "testset-build-max-shift-without-counterfactual",
     testset_build_command,
-    opt("--max-shift", "2", "--max-shift", "--counterfactual"),
+    opt("--max-shift", "2", "--max-shift", "--counterfactual", CONFLICT),
 )
 option_cases("testset-build-counterfactual", counterfactual_build_command, [("--max-shift", "-1")])
 
@@ -109,13 +128,13 @@ def _evaluation_of_the_build(c: Ctx) -> List[Fragment]:
         EvaluateOptions(str(c.inp / "suite" / "manifest.jsonl"), (str(c.w.d_ref),), output=str(path), bootstrap=0)
     )
     c.set("--evaluation", str(path))
-    return ["eval_main.json", "another manifest"]
+    return ["eval_main.json", "another manifest", MISMATCH]
 
 
 def _contrastive_of_another_set(c: Ctx) -> List[Fragment]:
     summary = {"format": "voita", "scores": "other.scores", "fingerprint": {"input": "0" * 64}}
     c.set("--contrastive", c.write("other.summary.json", json.dumps(summary)))
-    return ["other.summary.json", "another test set"]
+    return ["other.summary.json", "another test set", MISMATCH]
 
 
 def _manifest_of_another_build(c: Ctx) -> List[Fragment]:
@@ -123,7 +142,7 @@ def _manifest_of_another_build(c: Ctx) -> List[Fragment]:
     folder = c.inp / "suite" / "counterfactual"
     manifest = folder / "manifest.jsonl"
     manifest.write_text("".join(line + "\n" for line in lines_of(str(manifest))[:-1]), encoding="utf-8")
-    return ["manifest.jsonl", "another build"]
+    return ["manifest.jsonl", "another build", MISMATCH]
 
 
 add("testset-cues-evaluation-of-another-manifest", testset_cues_command, _evaluation_of_the_build)
@@ -132,10 +151,16 @@ add("testset-cues-manifest-of-another-build", testset_cues_command, _manifest_of
 add(
     "testset-cues-suite-not-counterfactual",
     testset_cues_command,
-    opt("--suite", lambda c: str(c.inp / "suite"), "summary.json", "not the summary of a counterfactual suite"),
+    opt(
+        "--suite", lambda c: str(c.inp / "suite"), "summary.json", "not the summary of a counterfactual suite", MISMATCH
+    ),
 )
-add("testset-cues-without-decisions", testset_cues_command, do(lambda c: c.drop("--evaluation"), "--contrastive"))
-add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png"))
+add(
+    "testset-cues-without-decisions",
+    testset_cues_command,
+    do(lambda c: c.drop("--evaluation"), "--contrastive", NOT_GIVEN),
+)
+add("testset-cues-plot-not-png", testset_cues_command, opt("--plot", lambda c: c.o("cues.jpg"), "--plot", ".png", MUST))
 option_cases("testset-cues", testset_cues_command, [("--bootstrap", "5")])
 output_cases("testset-cues", testset_cues_command, "--output", "cues.json")
 
@@ -171,7 +196,9 @@ def _one_base_out_of_range(records: List[dict]) -> None:
 add(
     "testset-cues-manifest-edited-after-the-build",
     testset_cues_command,
-    lambda c: [_bases_edited(c, _each_cue_flip_to_the_next_group, False), "manifest.jsonl", "changed since"][1:],
+    lambda c: [_bases_edited(c, _each_cue_flip_to_the_next_group, False), "manifest.jsonl", "changed since", MISMATCH][
+        1:
+    ],
 )
 add(
     "testset-cues-base-moved-to-another-group",
@@ -179,12 +206,17 @@ add(
     lambda c: [
         at_line("manifest.jsonl", _bases_edited(c, _each_cue_flip_to_the_next_group, True)),
         "not the original of its group",
+        MISMATCH,
     ],
 )
 add(
     "testset-cues-base-out-of-range",
     testset_cues_command,
-    lambda c: [at_line("manifest.jsonl", _bases_edited(c, _one_base_out_of_range, True)), "names no original group"],
+    lambda c: [
+        at_line("manifest.jsonl", _bases_edited(c, _one_base_out_of_range, True)),
+        "names no original group",
+        MISMATCH,
+    ],
 )
 
 
@@ -200,7 +232,7 @@ def testset_evaluate_suite_command(c: Ctx) -> None:
 add(
     "testset-evaluate-suite-manifest-edited-after-the-build",
     testset_evaluate_suite_command,
-    lambda c: [_bases_edited(c, _one_base_out_of_range, False), "manifest.jsonl", "changed since"][1:],
+    lambda c: [_bases_edited(c, _one_base_out_of_range, False), "manifest.jsonl", "changed since", MISMATCH][1:],
 )
 
 
@@ -215,14 +247,14 @@ def earlier_counterfactual_build(c: Ctx) -> List[Fragment]:
     for name in ("voita.json", "manifest.jsonl", "summary.json", "source.en", "reference.fr", "docids"):
         (folder / "counterfactual" / name).write_text("earlier\n")
     c.absent = []
-    return [os.path.join("counterfactual", "manifest.jsonl"), "earlier build", "--overwrite"]
+    return [os.path.join("counterfactual", "manifest.jsonl"), "earlier build", "--overwrite", MISMATCH]
 
 
 add("testset-build-output-dir-of-an-earlier-counterfactual-build", testset_build_command, earlier_counterfactual_build)
 add(
     "testset-build-counterfactual-default-shift-beyond-the-longest-document",
     counterfactual_build_command,
-    opt("--context-size", "60", "--max-shift 62", "the default", "--context-size 60"),
+    opt("--context-size", "60", "--max-shift 62", "the default", "--context-size 60", MUST),
 )
 
 
@@ -240,13 +272,13 @@ def _summary_of_scores(c: Ctx, **extra) -> str:
 def _output_over_the_scores(c: Ctx) -> List[Fragment]:
     c.set("--contrastive", _summary_of_scores(c))
     c.set("--output", str(c.inp / "model.scores"))
-    return ["model.scores", "--output", "would overwrite the scores"]
+    return ["model.scores", "--output", "would overwrite the scores", IS_INPUT]
 
 
 def _scores_rewritten(c: Ctx) -> List[Fragment]:
     """The summary's scores file was since rewritten (another model's run with the same --output)."""
     c.set("--contrastive", _summary_of_scores(c, scores_sha256="0" * 64))
-    return ["model.summary.json", "model.scores", "rewritten"]
+    return ["model.summary.json", "model.scores", "rewritten", MISMATCH]
 
 
 def _voita_group_without_true_ind(c: Ctx) -> List[Fragment]:
@@ -255,7 +287,7 @@ def _voita_group_without_true_ind(c: Ctx) -> List[Fragment]:
     del entries[1]["true_ind"]
     voita.write_text(json.dumps(entries), encoding="utf-8")
     rehashed(c, "voita.json")
-    return ["voita.json", "group 2", "true_ind"]
+    return ["voita.json", "group 2", "true_ind", FORMAT]
 
 
 def _manifest_lines_swapped(c: Ctx) -> List[Fragment]:
@@ -266,7 +298,7 @@ def _manifest_lines_swapped(c: Ctx) -> List[Fragment]:
     rows[0], rows[1] = rows[1], rows[0]
     manifest.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
     rehashed(c, "manifest.jsonl")
-    return ["manifest.jsonl:1", "voita.json", "edited by hand"]
+    return ["manifest.jsonl:1", "voita.json", "edited by hand", MISMATCH]
 
 
 def _evaluation_without_outcomes(c: Ctx) -> List[Fragment]:
@@ -275,7 +307,7 @@ def _evaluation_without_outcomes(c: Ctx) -> List[Fragment]:
     for s in result["systems"].values():
         del s["group_outcomes"]
     path.write_text(json.dumps(result), encoding="utf-8")
-    return ["eval.json", "no outcome"]
+    return ["eval.json", "no outcome", FORMAT]
 
 
 add("testset-cues-output-is-the-scores-file", testset_cues_command, _output_over_the_scores)
@@ -291,6 +323,7 @@ add(
         lambda c: str(c.inp / "suite" / "counterfactual" / "manifest.jsonl"),
         "--suite",
         "a file, not the counterfactual folder",
+        MUST,
     ),
 )
 add(
@@ -302,6 +335,7 @@ add(
         "source.en",
         "--output",
         "would overwrite the suite's documents",
+        IS_INPUT,
     ),
 )
 add(
@@ -314,6 +348,7 @@ add(
         ),
         "manifest.jsonl",
         "no edited group",
+        MISMATCH,
     ),
 )
 
@@ -326,7 +361,7 @@ def _shift_beyond_without_tags(c: Ctx) -> List[Fragment]:
     c.set("--tgt-conllu", str(c.w.d_ref_conllu))
     c.set("--alignments", str(c.w.d_align))
     c.set("--max-shift", "60")
-    return ["--max-shift 60", "longest document"]
+    return ["--max-shift 60", "longest document", MUST]
 
 
 add(

@@ -5,10 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.bad_input.core import (
+    CONFLICT,
     DIRECTORY,
     DIRECTORY_OR_FILE,
+    EMPTY,
+    FORMAT,
     LINES,
+    MISMATCH,
+    MODEL,
+    MUST,
     NOT_FOUND,
+    NOT_GIVEN,
     Ctx,
     add,
     add_line,
@@ -77,7 +84,7 @@ add("eval-docids-fewer-lines", eval_command, lambda c: [edited(c, "--docids", "s
 add(
     "eval-docids-blank-line",
     eval_command,
-    lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5)],
+    lambda c: [edited(c, "--docids", "blank.docids", blank_line(5)), at_line("blank.docids", 5), EMPTY],
 )
 
 
@@ -111,6 +118,7 @@ add(
         lambda c: c.write_lines("gen_missing.out", fairseq_output(lines_of(c.w.d_ref), skip=(3, 7))),
         "gen_missing.out",
         ("missing", "3"),
+        FORMAT,
     ),
 )
 add(
@@ -121,6 +129,7 @@ add(
         lambda c: c.write_lines("gen_twice.out", fairseq_output(lines_of(c.w.d_ref), twice=2)),
         "gen_twice.out",
         ("twice", "duplicate", "again", "more than once", "two", "repeated", "differ", "conflict"),
+        FORMAT,
     ),
 )
 add(
@@ -131,6 +140,7 @@ add(
         lambda c: c.write_lines("gen_beyond.out", fairseq_output([*lines_of(c.w.d_ref), "x ."])),
         "gen_beyond.out",
         ("lines", "reference", "id"),
+        FORMAT,
     ),
 )
 add(
@@ -141,18 +151,20 @@ add(
 add(
     "eval-comet-model-corrupt-checkpoint",
     eval_command,
-    opt("--comet-model", corrupt_comet_model, "model.ckpt", ("cannot load", "checkpoint")),
+    opt("--comet-model", corrupt_comet_model, "model.ckpt", ("cannot load", "checkpoint"), MODEL),
 )
 add(
     "eval-names-fewer-than-hyps",
     eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names"),
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "only-one")), "--names", MUST),
 )
-add("eval-names-more-than-hyps", eval_command, do(lambda c: c.set("--names", "a", "b"), "--names"))
+add("eval-names-more-than-hyps", eval_command, do(lambda c: c.set("--names", "a", "b"), "--names", MUST))
 add(
     "eval-hyp-conllu-count-wrong",
     eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu"),
+    do(
+        lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--hyp-conllu", c.w.d_ref_conllu)), "--hyp-conllu", MUST
+    ),
 )
 add(
     "eval-hyp-alignments-count-wrong",
@@ -160,12 +172,13 @@ add(
     do(
         lambda c: (c.set("--hyp-conllu", c.w.d_ref_conllu), c.set("--hyp-alignments", c.w.d_align, c.w.d_align)),
         "--hyp-alignments",
+        MUST,
     ),
 )
 add(
     "eval-hyp-conllu-of-another-text",
     eval_command,
-    opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match"),
+    opt("--hyp-conllu", lambda c: c.w.d_src_conllu, "test.en.conllu", "match", MISMATCH),
 )
 add(
     "eval-hyp-alignments-out-of-range",
@@ -178,6 +191,7 @@ add(
         "range.align",
         at_line("range.align", 2),
         "range",
+        FORMAT,
     ),
 )
 
@@ -185,7 +199,7 @@ add(
 def lexicon_without_source(c):
     c.drop("--src-conllu")
     c.drop("--ref-tags")
-    return ["--src-conllu"]
+    return ["--src-conllu", NOT_GIVEN]
 
 
 add("eval-lexicon-without-src-conllu-and-ref-tags", eval_command, lambda c: lexicon_without_source(c))
@@ -209,6 +223,7 @@ add(
         lambda c: lexicon_file(c, 2, c.write("garbage.align", "zero-one\n")),
         "garbage.align",
         at_line("garbage.align", 1),
+        FORMAT,
     ),
 )
 add(
@@ -217,6 +232,7 @@ add(
     do(
         lambda c: lexicon_file(c, 1, c.write_lines("malformed.fr.conllu", nine_columns(lines_of(c.w.lex[1])))),
         "malformed.fr.conllu:",
+        FORMAT,
     ),
 )
 add(
@@ -226,42 +242,49 @@ add(
         lambda c: c.set("--lexicon", *(c.write(name, "") for name in ("empty.en.conllu", "empty.fr.conllu", "e.al"))),
         "empty.en.conllu",
         "empty",
+        EMPTY,
     ),
 )
 add(  # an English CoNLL-U given as the French side: every hypothesis word would be unknown
     "eval-lexicon-english-as-the-french-side",
     eval_command,
-    do(lambda c: lexicon_file(c, 1, c.w.lex[0]), "train.en.conllu", "not French"),
+    do(lambda c: lexicon_file(c, 1, c.w.lex[0]), "train.en.conllu", "not French", MISMATCH),
 )
 add(
     "eval-ref-tags-of-another-reference",
     eval_command,
-    opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match")),
+    opt("--ref-tags", lambda c: c.w.d_tags_other, "other.tags.json", ("reference", "match"), MISMATCH),
 )
 
 
 def ref_tags_other_no_summary(c):
     c.set("--ref-tags", c.write("copied.tags.json", Path(c.w.d_tags_other).read_text()))
-    return ["copied.tags.json", ("reference", "match")]
+    return ["copied.tags.json", ("reference", "match"), MISMATCH]
 
 
 add("eval-ref-tags-of-another-reference-without-summary", eval_command, ref_tags_other_no_summary)
 add(
     "eval-ref-tags-for-another-language",
     eval_command,
-    opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es")),
+    opt("--ref-tags", lambda c: c.w.d_tags_es, "spanish.tags.json", ("language", "es"), MISMATCH),
 )
 add(
     "eval-ref-tags-not-json",
     eval_command,
-    opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json"),
+    opt("--ref-tags", lambda c: c.write("garbage.tags.json", "not json"), "garbage.tags.json", "json", FORMAT),
 )
 add(
     "eval-ref-tags-wrong-layout",
     eval_command,
-    opt("--ref-tags", lambda c: c.write("layout.tags.json", "[[[1, 2]]]"), "layout.tags.json", ("layout", "token")),
+    opt(
+        "--ref-tags",
+        lambda c: c.write("layout.tags.json", "[[[1, 2]]]"),
+        "layout.tags.json",
+        ("layout", "token"),
+        FORMAT,
+    ),
 )
-add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language")))
+add("eval-unknown-language", eval_command, opt("--tgt-lang", "xx", "xx", ("unknown", "language"), MUST))
 option_cases("eval", eval_command, [("--bootstrap", "-1"), ("--coref-window", "-1"), ("--batch-size", "0")])
 output_cases("eval", eval_command, "--output", "eval.json")
 
@@ -283,7 +306,7 @@ add(
 add(
     "eval-names-not-distinct",
     eval_command,
-    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names"),
+    do(lambda c: (c.set("--hyps", c.w.sys_a, c.w.sys_b), c.set("--names", "same", "same")), "--names", MUST),
 )
 add("eval-plot-is-a-directory", eval_command, eval_dir_output("--plot"))
 add(
@@ -310,6 +333,7 @@ add(
         lambda c: (c.set("--hyps", eval_documents(c)), c.set("--segmenter", "xx_no_such_pipeline_sm")),
         "xx_no_such_pipeline_sm",
         "spacy download",
+        MODEL,
     ),
 )
 option_cases("eval", eval_command, [("--band", "0")])
@@ -321,12 +345,13 @@ add(
         lambda c: eval_documents(c, "unknown.jsonl", renamed_second),
         at_line("unknown.jsonl", 2),
         "no-such-document",
+        MISMATCH,
     ),
 )
 add(
     "eval-hyps-json-objects-without-doc",
     eval_command,
-    lambda c: [json_objects(c, "--hyps", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"'][1:],
+    lambda c: [json_objects(c, "--hyps", "objects.jsonl"), at_line("objects.jsonl", 1), '"doc"', FORMAT][1:],
 )
 output_cases("eval", eval_command, "--alignment-dir", "alignments", directory_output=True)
 add(
@@ -337,20 +362,21 @@ add(
         c.absent.append(c.o("alignments")),
         "--alignment-dir",
         "line-aligned",
+        CONFLICT,
     ][2:],
 )
 add(
     "eval-hyps-jsonl-first-record-cut-off",
     eval_command,
-    lambda c: [first_record_cut_off(c, "--hyps"), at_line("cut.jsonl", 1), "JSON record"][1:],
+    lambda c: [first_record_cut_off(c, "--hyps"), at_line("cut.jsonl", 1), "JSON record", FORMAT][1:],
 )
 add(
     "eval-hyps-line-aligned-cut-to-the-number-of-documents",
     eval_command,
-    lambda c: [cut_to_the_documents(c, "--hyps"), "short.fr", "lines but", "one document per line"][1:],
+    lambda c: [cut_to_the_documents(c, "--hyps"), "short.fr", "lines but", "one document per line", LINES][1:],
 )
 add(
     "eval-hyps-jsonl-text-with-a-nul-escape",
     eval_command,
-    lambda c: [control_character(c, "--hyps"), at_line("nul.jsonl", 2), "control character"][1:],
+    lambda c: [control_character(c, "--hyps"), at_line("nul.jsonl", 2), "control character", FORMAT][1:],
 )

@@ -8,7 +8,12 @@ from typing import List
 
 from tests.bad_input.attribute import attribute_command
 from tests.bad_input.core import (
+    EMPTY,
+    FORMAT,
     LINES,
+    MISMATCH,
+    MODEL,
+    NOT_GIVEN,
     Ctx,
     Fragment,
     add,
@@ -54,7 +59,7 @@ output_cases("testset-build", testset_build_command, "--output-dir", "suite", di
 add(
     "testset-build-phenomena-without-groups",
     testset_build_command,
-    opt("--phenomena", "verb_form", "reference.tags.json", "no test group", "verb_form", "nothing written"),
+    opt("--phenomena", "verb_form", "reference.tags.json", "no test group", "verb_form", "nothing written", EMPTY),
 )
 
 
@@ -68,7 +73,7 @@ def earlier_build_that_tagged_there(c: Ctx) -> List[Fragment]:
     for name in ("reference.tags.json", "reference.tags.summary.json", "reference.tags.tgt.conllu"):
         (folder / name).write_text("earlier\n")
     c.absent = []
-    return ["--output-dir", "reference.tags.json", "earlier build", "--overwrite"]
+    return ["--output-dir", "reference.tags.json", "earlier build", "--overwrite", MISMATCH]
 
 
 add(
@@ -105,7 +110,7 @@ def docids_of_one_document(c: Ctx) -> List[Fragment]:
     """Document ids that disagree with the manifest's (all one document): the intervals were
     zero-wide and every p 0.000, with exit 0."""
     c.set("--docids", c.write_lines("one_doc.docids", ["d1"] * len(lines_of(c.w.d_ids))))
-    return ["one_doc.docids", "document", "manifest"]
+    return ["one_doc.docids", "document", "manifest", MISMATCH]
 
 
 def manifest_phenomenon(c: Ctx) -> List[Fragment]:
@@ -115,7 +120,7 @@ def manifest_phenomenon(c: Ctx) -> List[Fragment]:
     first["phenomenon"] = "sarcasm"
     rows[0] = json.dumps(first, ensure_ascii=False)
     manifest.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return ["manifest.jsonl:1", "sarcasm", "phenomenon"]
+    return ["manifest.jsonl:1", "sarcasm", "phenomenon", FORMAT]
 
 
 add("testset-evaluate-docids-of-one-document", testset_evaluate_command, docids_of_one_document)
@@ -123,12 +128,14 @@ add("testset-evaluate-manifest-unknown-phenomenon", testset_evaluate_command, ma
 add(
     "testset-evaluate-hyp-documents-without-pivot",
     testset_evaluate_command,
-    lambda c: [documents_hyp(c), "docs.jsonl", "--pivot"][1:],
+    lambda c: [documents_hyp(c), "docs.jsonl", "--pivot", NOT_GIVEN][1:],
 )
 add(
     "testset-evaluate-hyp-documents-without-docids",
     testset_evaluate_command,
-    lambda c: [documents_hyp(c), c.set("--pivot", c.w.d_ref), c.drop("--docids"), "docs.jsonl", "--docids"][3:],
+    lambda c: [documents_hyp(c), c.set("--pivot", c.w.d_ref), c.drop("--docids"), "docs.jsonl", "--docids", NOT_GIVEN][
+        3:
+    ],
 )
 add(
     "testset-evaluate-pivot-fewer-lines",
@@ -145,6 +152,7 @@ add(  # json's message ends in "starting at", its position apart: never "startin
         lambda c: c.write("cut.summary.json", '{\n  "language": "fr'),
         "cut.summary.json",
         "unterminated string starting at line 2, column 15",
+        FORMAT,
     ),
 )
 option_cases("testset-evaluate", testset_evaluate_command, [("--band", "0")])
@@ -157,6 +165,7 @@ add(
         c.set("--segmenter", "xx_nothere_sm"),
         "xx_nothere_sm",
         "spacy download",
+        MODEL,
     ][3:],
 )
 add(
@@ -167,14 +176,20 @@ add(
         edited(c, "--hypotheses", "blank_hyp.fr", blank_line(3), start=c.w.ref),
         at_line("blank_hyp.fr", 3),
         "hypothesis",
+        EMPTY,
     ][1:],
 )
 
 # ---- an empty value given to an input's option: one line naming the option
-add("attribute-source-empty-path", attribute_command, opt("--source", "", "--source", "empty value"))
+add("attribute-source-empty-path", attribute_command, opt("--source", "", "--source", "empty value", NOT_GIVEN))
 add(
     "translate-path-empty-with-hf-model",
     translate_command,
-    do(lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")), "--path", "empty value"),
+    do(
+        lambda c: (c.set("--path", ""), c.set("--hf-model", "Helsinki-NLP/opus-mt-en-fr")),
+        "--path",
+        "empty value",
+        NOT_GIVEN,
+    ),
 )
-add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empty value"))
+add("tag-tgt-lang-empty", tag_command, opt("--tgt-lang", "", "--tgt-lang", "empty value", NOT_GIVEN))

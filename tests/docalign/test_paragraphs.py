@@ -172,3 +172,30 @@ def test_an_omitted_line_whose_words_are_not_in_the_neighbours_text_stays_omitte
         "",
     ]
     assert a.statistics["omissions"] == 1
+
+
+def test_a_gloss_pivots_merge_is_cut_at_the_outputs_sentence_end_where_word_edits_differ_by_one():
+    """With ``--pivot none`` the pivots are glosses (no punctuation, words translated one by one):
+    word edits against them are weak evidence, and a merge is cut at the output's own sentence end
+    where a cut elsewhere saves a single word edit (``Weights.sentence_end`` of the gloss's
+    weights); with a reference the word edits decide, the sentence end only breaking ties."""
+    from dataclasses import replace
+
+    from docalign.lexical.gloss import WEIGHTS
+
+    pivots = ["der hund bellen laut", "die katze schlafen auf dem sofa"]
+    text = "Der Hund bellte. Laut die Katze schlief auf dem Sofa."
+    segments = Segmenter("rules", "de").split([text])[0]
+    assert len(segments) == 2
+
+    def cut_with(weights: dp.Weights):
+        d = DocumentAlignment("d", 0, text, segments, [dp.Link((0, 2), (0, 2), 0.5)])
+        resolve(d, pivots, 2, [0, 1], weights.sentence_end)
+        return d.hypotheses
+
+    # "Laut" matches the first gloss: the word edits say one word later, by one edit
+    assert cut_with(dp.Weights()) == ["Der Hund bellte. Laut", "die Katze schlief auf dem Sofa."]
+    assert cut_with(replace(dp.Weights(), **WEIGHTS)) == ["Der Hund bellte.", "Laut die Katze schlief auf dem Sofa."]
+    # two edits fewer elsewhere ("Laut" then also fills a word the first gloss has) outweigh it
+    pivots = ["der hund bellen sehr laut", "die katze schlafen auf dem sofa"]
+    assert cut_with(replace(dp.Weights(), **WEIGHTS)) == ["Der Hund bellte. Laut", "die Katze schlief auf dem Sofa."]

@@ -82,7 +82,14 @@ def test_train_ellipsis_options(change, needle, tmp_path):
         TrainEllipsisOptions(**change)
     # train_ellipsis checks them before reading the trees (there are none) or loading a model
     with pytest.raises(InputError, match=needle):
-        train_ellipsis([str(tmp_path / "none.mrg")], str(tmp_path / "no-model"), str(tmp_path / "out"), **change)
+        train_ellipsis(
+            TrainEllipsisOptions(
+                ptb=[str(tmp_path / "none.mrg")],
+                base_model=str(tmp_path / "no-model"),
+                output=str(tmp_path / "out"),
+                **change,
+            )
+        )
     assert not list(tmp_path.iterdir())
 
 
@@ -100,3 +107,40 @@ def test_the_annotation_cache_follows_xdg_cache_home(monkeypatch, tmp_path):
     for value in ("", "relative/cache"):
         monkeypatch.setenv("XDG_CACHE_HOME", value)
         assert AnnotationCache().directory == home
+
+
+def test_the_command_line_builds_the_library_options_themselves():
+    """One options class per command, shared by the command line and the library: what ``muda``
+    parses is the very object the library functions take (no second class kept in step by glue)."""
+    from commandkit.options import from_namespace
+    from muda.annotators.download import DownloadOptions, download_plan
+    from muda.cli import SUBCOMMANDS, build_parser
+    from muda.commands import options as command_options
+
+    classes = {name: getattr(command_options, cls) for name, cls, _ in SUBCOMMANDS}
+    assert classes["download"] is DownloadOptions and classes["train-ellipsis"] is TrainEllipsisOptions
+    parser = build_parser()
+    tag_line = [
+        "tag",
+        "--src",
+        "a.en",
+        "--tgt",
+        "a.fr",
+        "--docids",
+        "a.ids",
+        "--tgt-lang",
+        "fr",
+        "--dump-tags",
+        "t.json",
+    ]
+    tag = from_namespace(TagOptions, parser.parse_args([*tag_line, "--coref-window", "3", "--cpu"]))
+    assert type(tag.annotators) is AnnotatorOptions
+    assert (tag.annotators.coref_window, tag.annotators.cpu) == (3, True)
+    args = parser.parse_args(["download", "--tgt-lang", "de", "--no-source", "--no-aligner", "--stanza-dir", "s"])
+    download = from_namespace(DownloadOptions, args)
+    assert [m.kind for m in download_plan(download)] == ["stanza"]
+    args = parser.parse_args(["train-ellipsis", "a.mrg", "--output", "m", "--epochs", "2", "--cpu"])
+    train = from_namespace(TrainEllipsisOptions, args)
+    assert (train.ptb, train.output, train.epochs, train.cpu, train.max_length) == (["a.mrg"], "m", 2, True, 128)
+    with pytest.raises(InputError, match=r"--coref-window must be >= 0 \(got -1\)"):
+        from_namespace(TagOptions, parser.parse_args([*tag_line, "--coref-window", "-1"]))

@@ -19,7 +19,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, load_json, register_format
-from contextual_mt.errors import InputError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.interface import ContextPair
 
 TEXT_ROLES = ("prev.en", "current.en", "prev.fr", "current.fr")
@@ -31,7 +31,9 @@ def _number(path: str, key: str) -> int:
     try:
         return int(key)
     except ValueError:
-        raise InputError(f"{path}: entry key {key!r} is not a number (the scorer orders entries by it)") from None
+        raise InputError(
+            f"{path}: entry key {key!r} is not a number (the scorer orders entries by it)", code=Code.FORMAT
+        ) from None
 
 
 def _load_json(path: str) -> Dict:
@@ -40,7 +42,9 @@ def _load_json(path: str) -> Dict:
 
 def _two(path: str, key: str, what: str, value) -> Tuple[str, str]:
     if not (isinstance(value, list) and len(value) == 2 and all(isinstance(s, str) for s in value)):
-        raise InputError(f"{path}: entry {key}: {what} must be a list of two sentences (previous, current)")
+        raise InputError(
+            f"{path}: entry {key}: {what} must be a list of two sentences (previous, current)", code=Code.FORMAT
+        )
     return value[0], value[1]
 
 
@@ -49,7 +53,7 @@ def _blocks(path: str, data: Dict) -> List[Block]:
     # the scorer reads the entries in the numeric order of their keys
     for key, entry in sorted(data.items(), key=lambda kv: _number(path, kv[0])):
         if not isinstance(entry, dict):
-            raise InputError(f"{path}: entry {key}: not an object")
+            raise InputError(f"{path}: entry {key}: not an object", code=Code.FORMAT)
         if "examples" in entry:  # lexical choice
             examples = entry["examples"]
             items = [
@@ -63,16 +67,20 @@ def _blocks(path: str, data: Dict) -> List[Block]:
                 for t in (trg if isinstance(trg, list) else [])
             ]
         else:
-            raise InputError(f"{path}: entry {key}: has neither 'trg' (anaphora) nor 'examples' (lexical choice)")
+            raise InputError(
+                f"{path}: entry {key}: has neither 'trg' (anaphora) nor 'examples' (lexical choice)", code=Code.FORMAT
+            )
         if not items:
-            raise InputError(f"{path}: entry {key}: no examples")
+            raise InputError(f"{path}: entry {key}: no examples", code=Code.EMPTY)
         for n, (src, trg, kind) in enumerate(items):
             where = f"{path}: entry {key}, example {n}"
             if not isinstance(trg, dict):
-                raise InputError(f"{where}: 'trg' must be an object with 'correct' and 'incorrect'")
+                raise InputError(f"{where}: 'trg' must be an object with 'correct' and 'incorrect'", code=Code.FORMAT)
             good = "correct" if "correct" in trg else "semi-correct" if "semi-correct" in trg else None
             if good is None or "incorrect" not in trg:
-                raise InputError(f"{where}: needs a 'correct' (or 'semi-correct') and an 'incorrect' translation")
+                raise InputError(
+                    f"{where}: needs a 'correct' (or 'semi-correct') and an 'incorrect' translation", code=Code.FORMAT
+                )
             source = _two(path, key, "src", src)
             candidates = [
                 (source, _two(path, key, good, trg[good])),
@@ -93,7 +101,9 @@ def _text_files(files: Sequence[str], n_lines: int) -> Dict[str, List[str]]:
     for role, path in files_by_role(files, TEXT_ROLES, "json2rawtext.py").items():
         lines = read_lines(path)
         if len(lines) != n_lines:
-            raise InputError(f"{path}: has {len(lines)} lines, but the test set has {n_lines} candidates")
+            raise InputError(
+                f"{path}: has {len(lines)} lines, but the test set has {n_lines} candidates", code=Code.LINE_COUNT
+            )
         texts[role] = lines
     return texts
 

@@ -61,7 +61,7 @@ class ContraProFormat:
         for n, entry in enumerate(data):
             where = f"{path}: entry {n}"
             if not isinstance(entry, dict):
-                raise InputError(f"{where}: not an object")
+                raise InputError(f"{where}: not an object", code=Code.FORMAT)
             needed = (
                 ("ante distance", "errors")
                 if context_files
@@ -69,18 +69,22 @@ class ContraProFormat:
             )
             for key in needed:
                 if key not in entry:
-                    raise InputError(f"{where}: no '{key}'")
+                    raise InputError(f"{where}: no '{key}'", code=Code.FORMAT)
             errors = entry["errors"]
             if not isinstance(errors, list) or not all(
                 isinstance(e, dict) and isinstance(e.get("contrastive"), str) for e in errors
             ):
-                raise InputError(f"{where}: 'errors' must be a list of objects with a 'contrastive' string")
+                raise InputError(
+                    f"{where}: 'errors' must be a list of objects with a 'contrastive' string", code=Code.FORMAT
+                )
             if not errors:
-                raise InputError(f"{where}: empty group ('errors' has no contrastive translation)")
+                raise InputError(f"{where}: empty group ('errors' has no contrastive translation)", code=Code.EMPTY)
             try:
                 bucket = distance_bucket(entry["ante distance"])
             except (TypeError, ValueError):
-                raise InputError(f"{where}: 'ante distance' {entry['ante distance']!r} is not a number") from None
+                raise InputError(
+                    f"{where}: 'ante distance' {entry['ante distance']!r} is not a number", code=Code.FORMAT
+                ) from None
             entries.append((where, entry, bucket))
         texts, per = self._texts(context_files, sum(1 + len(e["errors"]) for _, e, _ in entries))
         _, text_tgt, _, context_tgt = roles_of(context_files)
@@ -126,7 +130,8 @@ class ContraProFormat:
             if len(texts[role]) != candidates:
                 raise InputError(
                     f"{files[role]}: has {len(texts[role])} lines, but the test set has "
-                    f"{candidates} candidates (the reference and each error of every entry)"
+                    f"{candidates} candidates (the reference and each error of every entry)",
+                    code=Code.LINE_COUNT,
                 )
         per: Optional[int] = None
         for role in roles[2:]:
@@ -139,7 +144,9 @@ class ContraProFormat:
                 )
             if per is not None and n // candidates != per:
                 raise InputError(
-                    f"{files[role]}: {n // candidates} context lines per candidate, but {files['context.en']} has {per}"
+                    f"{files[role]}: {n // candidates} context lines per candidate, "
+                    f"but {files['context.en']} has {per}",
+                    code=Code.LINE_COUNT,
                 )
             per = n // candidates
         return texts, per

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence
 
 from commandkit.text import read_lines
 from contextual_mt.contrastive.sets import Group, files_by_role, register_format
-from contextual_mt.errors import InputError
+from contextual_mt.errors import Code, InputError
 from contextual_mt.inference.interface import ContextPair
 
 OTHER_GENDER = {"il": "elle", "elle": "il", "ils": "elles", "elles": "ils"}
@@ -58,12 +58,12 @@ def _companions(path: str, context_files: Sequence[str]) -> Dict[str, str]:
     if context_files:
         return files_by_role(context_files, ROLES, "the SCAT release")
     if not path.endswith(".fr"):
-        raise InputError(f"{path}: --input for scat is the French file (highlighted.SPLIT.fr)")
+        raise InputError(f"{path}: --input for scat is the French file (highlighted.SPLIT.fr)", code=Code.OPTION_VALUE)
     stem = path[: -len(".fr")]
     found = {role: f"{stem}.{role}" for role in ROLES}
     for f in found.values():
         if not os.path.isfile(f):
-            raise InputError(f"{f}: not found beside {path}; give the files with --context-files")
+            raise InputError(f"{f}: not found beside {path}; give the files with --context-files", code=Code.NOT_FOUND)
     return found
 
 
@@ -83,7 +83,9 @@ class ScatFormat:
         texts = {role: read_lines(f) for role, f in files.items()}
         for role, lines in texts.items():
             if len(lines) != len(fr):
-                raise InputError(f"{files[role]}: has {len(lines)} lines but {path} has {len(fr)}")
+                raise InputError(
+                    f"{files[role]}: has {len(lines)} lines but {path} has {len(fr)}", code=Code.LINE_COUNT
+                )
         groups = []
         for n, (target, source) in enumerate(zip(fr, texts["en"], strict=True)):
             reference, contrastive = clean(target), swap_marked_pronouns(target)

@@ -51,25 +51,29 @@ class VoitaFormat:
 
     def read(self, path: str, context_files: Sequence[str]) -> List[Group]:
         if context_files:
-            raise InputError("--context-files: the voita format keeps its context inside the JSON (_eos)")
+            raise InputError(
+                "--context-files: the voita format keeps its context inside the JSON (_eos)", code=Code.OPTIONS_CONFLICT
+            )
         data = load_json(path, list, "a Voita et al. test set (expected a non-empty JSON list of entries)")
         default_phenomenon = phenomenon_of(path)
         groups = []
         for n, entry in enumerate(data):
             where = f"{path}: entry {n}"
             if not isinstance(entry, dict) or not isinstance(entry.get("src"), str):
-                raise InputError(f"{where}: needs 'src', a string")
+                raise InputError(f"{where}: needs 'src', a string", code=Code.FORMAT)
             dst = entry.get("dst")
             if not isinstance(dst, list) or not all(isinstance(d, str) for d in dst):
-                raise InputError(f"{where}: 'dst' must be a list of candidate strings")
+                raise InputError(f"{where}: 'dst' must be a list of candidate strings", code=Code.FORMAT)
             if not dst:
                 raise InputError(f"{where}: empty group ('dst' has no candidates)", code=Code.EMPTY)
             if "true_ind" not in entry:
-                raise InputError(f"{where}: no 'true_ind' (the index of the correct candidate)")
+                raise InputError(f"{where}: no 'true_ind' (the index of the correct candidate)", code=Code.FORMAT)
             true_ind = entry["true_ind"]
             if isinstance(true_ind, bool) or not isinstance(true_ind, int):
                 raise InputError(
-                    f"{where}: true_ind {true_ind!r} is not a whole number (the 0-based index of the correct candidate)"
+                    f"{where}: true_ind {true_ind!r} is not a whole number "
+                    "(the 0-based index of the correct candidate)",
+                    code=Code.FORMAT,
                 )
             if not 0 <= true_ind < len(dst):
                 raise InputError(

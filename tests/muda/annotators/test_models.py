@@ -76,19 +76,19 @@ def test_missing_align_model_is_one_clear_error(tmp_path):
 
 
 def test_train_ellipsis_saves_a_model_that_loads_and_predicts(tiny_bert, tmp_path):
-    from muda.annotators.ellipsis_bert import EllipsisClassifier, train_ellipsis
+    from muda.annotators.ellipsis_bert import EllipsisClassifier, TrainEllipsisOptions, train_ellipsis
 
     (tmp_path / "a.mrg").write_text(TREES * 4)
-    result = train_ellipsis(
-        [str(tmp_path / "a.mrg")],
-        str(tiny_bert),
-        str(tmp_path / "model"),
+    options = TrainEllipsisOptions(
+        ptb=[str(tmp_path / "a.mrg")],
+        base_model=str(tiny_bert),
+        output=str(tmp_path / "model"),
         epochs=3,
         batch_size=4,
         lr=1e-3,
-        device="cpu",
-        progress=False,
+        cpu=True,
     )
+    result = train_ellipsis(options, progress=False)
     assert result["sentences"] == 16 and result["positives"] == 8
     clf = EllipsisClassifier(str(tmp_path / "model"), device="cpu")
     pred = clf.predict(["I do n't .", "", "She ate an apple ."])
