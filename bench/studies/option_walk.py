@@ -23,6 +23,13 @@ Counted, over every call the walk follows that crosses a floor downwards:
   function and are sent down again (re-built or re-read above and passed down once more).
 
 A function that hands its typed options down once, the floors below doing the rest, adds none.
+
+Not counted: the calls inside a ``raise`` statement (the error's class and its message's helpers,
+``raise InputError(missing_message(...))``). The options reach them only to be named in the
+message, and the walk ends there: nothing comes back up to be sent down again. Counting them made
+the figures follow the error classes' floors, not the options: renaming ``ContextualMTError``
+(``contextual_mt.errors``) to ``commandkit``'s ``InputError``, with the same messages and the same
+calls, took attribute from 4 climbs to 5 and muda-eval from 6 to 9 (c1d9a45).
 """
 
 from __future__ import annotations
@@ -219,7 +226,12 @@ class Walk:
                                 names.add(t.id)
                                 changed = True
         parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
-        calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda c: (c.lineno, c.col_offset))
+        # the calls that make a raised error (``raise InputError(missing_message(...))``): not walked
+        raised = {id(c) for r in ast.walk(fn) if isinstance(r, ast.Raise) for c in ast.walk(r)}
+        calls = sorted(
+            (n for n in ast.walk(fn) if isinstance(n, ast.Call) and id(n) not in raised),
+            key=lambda c: (c.lineno, c.col_offset),
+        )
         down = 0
         if built is not None:  # the options object the command receives, built for it
             there = floor_of(built[0], self.floors)

@@ -5,7 +5,7 @@ from its options dataclass and runs it on the options object, and the model and 
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, Type
+from typing import TYPE_CHECKING, Any, Callable, List, Tuple, Type, Union
 
 from commandkit.options import add_options, from_namespace
 from contextual_mt.inference.model_args import (  # noqa: F401 (the commands import them from here)
@@ -23,6 +23,14 @@ from contextual_mt.inference.model_args import (  # noqa: F401 (the commands imp
 )
 from contextual_mt.stage_record import partial_path
 
+if TYPE_CHECKING:
+    from contextual_mt.analysis.cxmi import CxmiOptions
+    from contextual_mt.analysis.cxmi_shards import CxmiMergeOptions
+    from contextual_mt.attribution.attribute import AttributeOptions
+
+# where typed_command keeps the options object it made from a parsed command line (made once)
+TYPED_OPTIONS = "typed_options"
+
 
 def command(
     sub: Any, name: str, cls: Type[Any], func: Callable[[argparse.Namespace], int], help: str, **defaults: Any
@@ -39,13 +47,25 @@ def typed_command(
     sub: Any, name: str, cls: Type[Any], run: Callable[[Any], int], help: str, **defaults: Any
 ) -> argparse.ArgumentParser:
     """``command``, whose ``run`` receives the options object (``cls``, made as the Python API
-    makes it: ``contextual_mt.api.options_from``), not the parsed arguments."""
+    makes it: ``contextual_mt.api.options_from``), not the parsed arguments; so does its
+    ``side_outputs``, when given. The object is made once: when the outputs are checked (before
+    the command runs), where the command has side outputs."""
+    side = defaults.pop("side_outputs", None)
+
+    def typed(args: argparse.Namespace) -> Any:
+        made = getattr(args, TYPED_OPTIONS, None)
+        if made is None:
+            from contextual_mt.api import options_from
+
+            made = options_from(cls, args)
+            setattr(args, TYPED_OPTIONS, made)
+        return made
 
     def func(args: argparse.Namespace) -> int:
-        from contextual_mt.api import options_from
+        return run(typed(args))
 
-        return run(options_from(cls, args))
-
+    if side is not None:
+        defaults["side_outputs"] = lambda args: side(typed(args))
     return command(sub, name, cls, func, help, **defaults)
 
 
@@ -63,8 +83,9 @@ def model_options(args: argparse.Namespace):
     return model_spec(from_namespace(ModelArgs, args))
 
 
-def cxmi_side_outputs(args: argparse.Namespace):
+def cxmi_side_outputs(options: Union[CxmiOptions, CxmiMergeOptions, AttributeOptions]) -> List[Tuple[str, str]]:
     """What cxmi (and attribute) write or remove beside --output (an input may be none of them)."""
     from contextual_mt.scored_corpus import summary_path
 
-    return [("--output's summary", summary_path(args.output)), ("--output's .partial", partial_path(args.output))]
+    output = options.output
+    return [("--output's summary", summary_path(output)), ("--output's .partial", partial_path(output))]

@@ -44,5 +44,5 @@ def add(sub) -> None:
         "accuracy on a contrastive test set (Voita, Bawden, "
         "ContraPro, SCAT): score every candidate and write the scores file the set's own scorer reads",
         output_args=("output", "summary"),
-        side_outputs=lambda a: [("--output's .partial", partial_path(a.output))] if a.output else [],
+        side_outputs=lambda options: [("--output's .partial", partial_path(options.output))] if options.output else [],
     )

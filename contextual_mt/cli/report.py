@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from contextual_mt.analysis.report import ReportOptions
@@ -18,11 +17,11 @@ def report(options: ReportOptions) -> int:
     return 0
 
 
-def report_side_outputs(args: argparse.Namespace):
+def report_side_outputs(options: ReportOptions):
     from contextual_mt.analysis.report import ATTRIBUTION_OUTPUTS, OUTPUTS
 
     return [
-        (f"the report's {name}", os.path.join(args.output_dir, name))
+        (f"the report's {name}", os.path.join(options.output_dir, name))
         for name in (*OUTPUTS, *ATTRIBUTION_OUTPUTS, "annotations.conllu")
     ]
 

@@ -30,5 +30,5 @@ def add(sub) -> None:
         translate,
         HELP,
         output_args=("output",),
-        side_outputs=lambda a: [("--output's .partial", partial_path(a.output))] if a.output else [],
+        side_outputs=lambda options: [("--output's .partial", partial_path(options.output))] if options.output else [],
     )

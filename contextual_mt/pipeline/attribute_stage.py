@@ -11,9 +11,9 @@ from typing import Any, Dict, Optional, Type
 
 from commandkit.options import option
 from contextual_mt.inference.model_args import PARTIAL_HELP, overwrite_option, progress_option
-from contextual_mt.pipeline.layout import attribution_output, eval_paths
+from contextual_mt.pipeline.layout import EvalPaths, attribution_output, eval_paths
 from contextual_mt.pipeline.make_names import parse_words, split_words
-from contextual_mt.pipeline.pcxmi import check_inputs
+from contextual_mt.pipeline.pcxmi import check_inputs, pair_model
 from contextual_mt.pipeline.stage_options import demo_lang_option, root_option
 
 logger = logging.getLogger(__name__)
@@ -51,9 +51,11 @@ class AttributeStageOptions:
         "checkpoints are computed in float32; half precision is refused (make: DTYPE)"
     )
     progress: bool = progress_option()
+    paths: EvalPaths = field(init=False)
     method: Dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.paths = eval_paths(self.lang, self.root)
         self.dtype = "auto" if self.dtype is None else self.dtype
         words = split_words(self.attribute_args, "--attribute-args")
         parsed = parse_words(_method_options(), words, "--attribute-args", "attribute")
@@ -62,13 +64,13 @@ class AttributeStageOptions:
 
 
 def attribute_options(stage: AttributeStageOptions):
-    """``contextual-mt attribute``'s options for the pair (checked)."""
+    """``contextual-mt attribute``'s options for the pair (checked): the pair's model as pcxmi
+    runs it (``pair_model``)."""
     from contextual_mt.attribution.attribute import AttributeOptions
-    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
-    p = eval_paths(stage.lang, stage.root)
+    p = stage.paths
     return AttributeOptions(
-        FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=stage.dtype),
+        pair_model(p, stage.dtype),
         p.test("en"),
         p.test("docids"),
         attribution_output(p.results),
@@ -85,7 +87,7 @@ def run_attribute_stage(stage: AttributeStageOptions) -> Dict:
     from contextual_mt.attribution.attribute import current_attribution, run_attribute, summary_line
 
     options = stage.attribute
-    check_inputs(eval_paths(stage.lang, stage.root), "attribute")
+    check_inputs(stage.paths, "attribute")
     current = current_attribution(options)
     if current is not None:
         print(f"{options.output}: up to date (made from these inputs and options)")

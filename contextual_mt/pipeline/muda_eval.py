@@ -50,30 +50,53 @@ class MudaEvalOptions:
     muda_tag_args: str = option(help=MUDA_TAG_ARGS_HELP)  # None: ""
     comet_model: Optional[str] = option(help="also COMET in `muda eval` (when --muda-args is not given)")
     paths: EvalPaths = field(init=False)
+    # MUDA_TAG_ARGS / MUDA_ARGS as words, and ``muda tag`` / ``muda eval``'s options objects
+    # (``TagOptions``, ``EvalOptions``) made from them and the pair's files: parsed once, here
+    tag_words: List[str] = field(init=False)
+    eval_words: List[str] = field(init=False)
+    tag: Any = field(init=False)
+    evaluate: Any = field(init=False)
 
     def __post_init__(self) -> None:
-        self.paths = eval_paths(self.lang, self.root)
+        self.paths = p = eval_paths(self.lang, self.root)
         self.muda_tag_args = self.muda_tag_args or ""
-        self.hyps = tuple(self.hyps or ()) or self.paths.translations
+        self.hyps = tuple(self.hyps or ()) or p.translations
         if self.muda_args is None:
-            self.muda_args = default_muda_args(self.paths, self.comet_model)
-        owned = {
-            "--muda-args": (
-                "--src",
-                "--ref",
-                "--docids",
-                "--tgt-lang",
-                "--hyps",
-                "--ref-tags",
-                "--output",
-                "--table",
-                "--plot",
-            ),
-            "--muda-tag-args": ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags"),
-        }
-        for flag, value in (("--muda-args", self.muda_args), ("--muda-tag-args", self.muda_tag_args)):
-            # the stage sets these itself (the pair's files and language): given again, they would win
-            set_by_stage(split_words(value, flag), flag, owned[flag])
+            self.muda_args = default_muda_args(p, self.comet_model)
+        self.tag_words = split_words(self.muda_tag_args, "--muda-tag-args")
+        self.eval_words = split_words(self.muda_args, "--muda-args")
+        # the stage sets these itself (the pair's files and language): given again, they would win
+        set_by_stage(self.tag_words, "--muda-tag-args", ("--src", "--tgt", "--docids", "--tgt-lang", "--dump-tags"))
+        set_by_stage(
+            self.eval_words,
+            "--muda-args",
+            ("--src", "--ref", "--docids", "--tgt-lang", "--hyps", "--ref-tags", "--output", "--table", "--plot"),
+        )
+        pre, folder = _annotations(p), muda_folder(p)
+        self.tag = muda_options(
+            "tag", self.tag_words, **tag_inputs(p), tgt_lang=p.muda_lang, dump_tags=reference_tags(p), **_given(pre)
+        )
+        self.evaluate = muda_options(
+            "eval",
+            self.eval_words,
+            **eval_inputs(p),
+            tgt_lang=p.muda_lang,
+            hyps=list(self.hyps),
+            **_given({"src_conllu": pre["src_conllu"]}),
+            output=os.path.join(folder, "eval.json"),
+            table=os.path.join(folder, "eval.txt"),
+            plot=os.path.join(folder, "eval.png"),
+        )
+
+
+def tag_inputs(p: EvalPaths) -> Dict[str, str]:
+    """The files ``muda tag`` tags: the pair's test set, its reference as the target."""
+    return {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
+
+
+def eval_inputs(p: EvalPaths) -> Dict[str, str]:
+    """The files ``muda eval`` compares the systems on: the test set and the reference's tags."""
+    return {"src": p.test("en"), "ref": p.test(p.target), "docids": p.test("docids"), "ref_tags": reference_tags(p)}
 
 
 def _muda(options: Any) -> None:
@@ -112,42 +135,33 @@ def _given(files: Dict[str, Optional[str]]) -> Dict[str, str]:
     return {name: path for name, path in files.items() if path}
 
 
-def _arg_files(args: str, flag: str) -> Dict[str, Optional[str]]:
+def _arg_files(words: List[str]) -> Dict[str, Optional[str]]:
     """Content hashes of the files named in pass-through muda options (a lexicon's CoNLL-U and
     alignments, ...), so that changing one remakes the stage; model folders are named, not hashed."""
-    return file_hashes({token: token for token in split_words(args, flag) if os.path.isfile(token)})
+    return file_hashes({token: token for token in words if os.path.isfile(token)})
 
 
-def _tag_step(muda: MudaEvalOptions):
-    """The reference's ``muda tag``: its options, its fingerprint and its stage record."""
+def tag_fingerprint(muda: MudaEvalOptions) -> Dict:
+    """What the reference's tags are made from (their stage record's fingerprint): the files,
+    MUDA_TAG_ARGS as typed and the files it names, the version."""
     p = muda.paths
-    tags, pre = reference_tags(p), _annotations(p)
-    inputs = {"src": p.test("en"), "tgt": p.test(p.target), "docids": p.test("docids")}
-    fp = {
-        **file_hashes({**inputs, **pre}),
+    return {
+        **file_hashes({**tag_inputs(p), **_annotations(p)}),
         "lang": p.muda_lang,
         "args": muda.muda_tag_args,
-        "arg_files": _arg_files(muda.muda_tag_args, "--muda-tag-args"),
+        "arg_files": _arg_files(muda.tag_words),
         "version": project_version(),
     }
-    options = muda_options(
-        "tag",
-        split_words(muda.muda_tag_args, "--muda-tag-args"),
-        **inputs,
-        tgt_lang=p.muda_lang,
-        dump_tags=tags,
-        **_given(pre),
-    )
-    return options, fp, StageRecord(record_path(p, "muda-tags"), "muda-tags")
 
 
 def tag_reference(muda: MudaEvalOptions) -> str:
-    tags = reference_tags(muda.paths)
-    options, fp, record = _tag_step(muda)
+    tags = muda.tag.dump_tags
+    record = StageRecord(record_path(muda.paths, "muda-tags"), "muda-tags")
+    fp = tag_fingerprint(muda)
     if record.current(fp):
         print(f"reference tags: {tags} (cached)")
         return tags
-    _muda(options)
+    _muda(muda.tag)
     record.save(fp, [tags])
     return tags
 
@@ -171,9 +185,9 @@ def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True,
 
     p = muda.paths
     needed: Dict[str, RequiredModel] = {}
+    t, e = muda.tag, muda.evaluate
     stanza_dir, align_model = None, None
     if tag:
-        t = _tag_step(muda)[0]
         stanza_dir, align_model = t.annotators.stanza_dir, t.annotators.align_model
         for m in required_models(
             p.muda_lang,
@@ -186,16 +200,6 @@ def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True,
         ):
             needed.setdefault(m.label, m)
     if evaluate:
-        e = muda_options(
-            "eval",
-            split_words(muda.muda_args, "--muda-args"),
-            src="S",
-            ref="R",
-            docids="D",
-            tgt_lang=p.muda_lang,
-            hyps=list(muda.hyps),
-            ref_tags="T",
-        )
         stanza_dir, align_model = stanza_dir or e.annotators.stanza_dir, align_model or e.annotators.align_model
         # the source side comes from the reference's tags (the CoNLL-U written beside them)
         for m in required_models(
@@ -231,48 +235,41 @@ def check_models(muda: MudaEvalOptions, tag: bool = True, evaluate: bool = True,
     )
 
 
+def eval_fingerprint(muda: MudaEvalOptions) -> Dict:
+    """What ``muda eval``'s outputs are made from (their stage record's fingerprint): the files
+    (the test set, the reference's tags, the systems), MUDA_ARGS as typed and the files it names,
+    the version."""
+    p, e = muda.paths, muda.evaluate
+    files = {**eval_inputs(p), "src_conllu": _annotations(p)["src_conllu"]}
+    hyps = {f"hyp {i}": h for i, h in enumerate(muda.hyps)}
+    hashes = file_hashes({**files, **hyps})  # the stage's files, hashed in one call
+    return {
+        **{name: hashes[name] for name in files},
+        "hyps": [hashes[name] for name in hyps],
+        "hyp_files": list(e.hyps),
+        "lang": p.muda_lang,
+        "args": muda.muda_args,
+        "arg_files": _arg_files(muda.eval_words),
+        "version": project_version(),
+    }
+
+
 def run_muda_eval(muda: MudaEvalOptions) -> None:
     p = muda.paths
     check_inputs(muda)
-    tags = reference_tags(p)
-    folder = muda_folder(p)
-    out = {
-        "output": os.path.join(folder, "eval.json"),
-        "table": os.path.join(folder, "eval.txt"),
-        "plot": os.path.join(folder, "eval.png"),
-    }
-    src_conllu = _annotations(p)["src_conllu"]
-    files = {
-        "src": p.test("en"),
-        "ref": p.test(p.target),
-        "docids": p.test("docids"),
-        "ref_tags": tags,
-        "src_conllu": src_conllu,
-    }
-
-    def muda_eval_fingerprint() -> Dict:
-        return {
-            **file_hashes(files),
-            "hyps": list(file_hashes({str(i): h for i, h in enumerate(muda.hyps)}).values()),
-            "hyp_files": list(muda.hyps),
-            "lang": p.muda_lang,
-            "args": muda.muda_args,
-            "arg_files": _arg_files(muda.muda_args, "--muda-args"),
-            "version": project_version(),
-        }
-
+    e = muda.evaluate
+    outputs = [e.output, e.table, e.plot]
     record = StageRecord(record_path(p, "muda-eval"), "muda-eval")
-    _, tag_fp, tag_record = _tag_step(muda)
-    tag_cached = tag_record.current(tag_fp)
+    tag_cached = StageRecord(record_path(p, "muda-tags"), "muda-tags").current(tag_fingerprint(muda))
     # the models of the steps that will run, all checked before either runs
-    check_models(muda, tag=not tag_cached, evaluate=not (tag_cached and record.current(muda_eval_fingerprint())))
+    check_models(muda, tag=not tag_cached, evaluate=not (tag_cached and record.current(eval_fingerprint(muda))))
     tag_reference(muda)
-    fp = muda_eval_fingerprint()
+    fp = eval_fingerprint(muda)
     if record.current(fp):
-        print(f"{out['output']}: up to date (made from these translations and reference tags)")
+        print(f"{e.output}: up to date (made from these translations and reference tags)")
     else:
-        _muda_eval_step(muda, files, tags, src_conllu, out)
-        record.save(fp, list(out.values()))
+        _muda(e)
+        record.save(fp, outputs)
     generative_testset(muda)
 
 
@@ -303,23 +300,3 @@ def generative_testset(muda: MudaEvalOptions) -> None:
         )
         return
     print(f"generative evaluation on the test suites ({manifest}):\n{table}")
-
-
-def _muda_eval_step(muda: MudaEvalOptions, files: Dict, tags: str, src_conllu: Optional[str], out: Dict) -> None:
-    p = muda.paths
-    _muda(
-        muda_options(
-            "eval",
-            split_words(muda.muda_args, "--muda-args"),
-            src=files["src"],
-            ref=files["ref"],
-            docids=files["docids"],
-            tgt_lang=p.muda_lang,
-            hyps=list(muda.hyps),
-            ref_tags=tags,
-            **_given({"src_conllu": src_conllu}),
-            output=out["output"],
-            table=out["table"],
-            plot=out["plot"],
-        )
-    )

@@ -175,10 +175,17 @@ def check_shard_count(p: EvalPaths, shard: str, n: int) -> None:
         )
 
 
+def pair_model(p: EvalPaths, dtype: str):
+    """The pair's context model (its checkpoint, its sentencepiece model) as the evaluation
+    stages that score with it run it (pcxmi, attribute): ``FairseqModelOptions``."""
+    from contextual_mt.backends.fairseq.model import FairseqModelOptions
+
+    return FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=dtype)
+
+
 def run_pcxmi_stage(pcxmi: PcxmiStageOptions) -> None:
     from contextual_mt.analysis.cxmi import CxmiOptions, run_cxmi
     from contextual_mt.analysis.cxmi_summary import summary_line
-    from contextual_mt.backends.fairseq.model import FairseqModelOptions
 
     p = pcxmi.paths
     check_inputs(p)
@@ -192,7 +199,7 @@ def run_pcxmi_stage(pcxmi: PcxmiStageOptions) -> None:
         i, n = parse_stage_shard(pcxmi.shard)
         check_shard_count(p, pcxmi.shard, n)
         output, shard = shard_output(p, i, n), f"{i - 1}/{n}"  # cxmi --shard counts from 0
-    model = FairseqModelOptions(p.checkpoint, spm=p.spm, dtype=pcxmi.dtype)
+    model = pair_model(p, pcxmi.dtype)
     summary = run_cxmi(
         CxmiOptions(
             model,

@@ -2,6 +2,8 @@
 `muda tag`, the systems' annotation in `muda eval`): one error listing all missing ones, the
 `muda download` command that gets them, and the Make variables of the pre-computed way."""
 
+import os
+
 import pytest
 
 from contextual_mt.errors import InputError
@@ -73,3 +75,40 @@ def test_pre_computed_annotations_and_a_lexicon_need_no_model(pair):
         r"--tgt-lang de --no-source --no-target'",
     ):
         check_models(o)
+
+
+def test_muda_args_are_parsed_once_when_the_options_are_built(pair, monkeypatch):
+    """MUDA_TAG_ARGS and MUDA_ARGS become muda's options objects once, when the stage's options are
+    built; the steps run those objects (before, a run parsed them 3 and 2 times)."""
+    from contextual_mt.pipeline import muda_eval
+
+    root, _data, hyp = pair
+    for name in ("a", "b", "c", "x", "y", "z"):
+        (root / name).write_text(name)
+    parsed, ran = [], []
+    parse = muda_eval.parse_words
+    monkeypatch.setattr(
+        muda_eval, "parse_words", lambda cls, *a, **k: parsed.append(cls.__name__) or parse(cls, *a, **k)
+    )
+
+    def run(options):  # muda's run: writes what it would write
+        ran.append(options)
+        for path in (getattr(options, f, None) for f in ("dump_tags", "output", "table", "plot")):
+            if path:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write("made\n")
+
+    monkeypatch.setattr(muda_eval, "_muda", run)
+    files = " ".join(str(root / n) for n in "abc")
+    o = MudaEvalOptions(
+        "de",
+        str(root),
+        hyps=[hyp],
+        muda_args=f"--lexicon {files}",
+        muda_tag_args="--src-conllu x --tgt-conllu y --alignments z",
+    )
+    assert sorted(parsed) == ["EvalOptions", "TagOptions"]
+    run_muda_eval(o)
+    assert sorted(parsed) == ["EvalOptions", "TagOptions"]  # not again while the stage runs
+    assert ran == [o.tag, o.evaluate]
