@@ -145,7 +145,9 @@ def error_figures(trees: List[Tuple[str, ast.Module]]) -> Dict:
         for node in ast.walk(tree):
             if isinstance(node, ast.ExceptHandler) and node.type is not None:
                 caught = ast.unparse(node.type)
-                if "InputError" in caught and any(isinstance(n, ast.Raise) and n.exc for n in ast.walk(node)):
+                # the one error type under either of its names (ContextualMTError: its deprecated alias)
+                named = "InputError" in caught or "ContextualMTError" in caught
+                if named and any(isinstance(n, ast.Raise) and n.exc for n in ast.walk(node)):
                     rewraps.append(f"{path}:{node.lineno}")
             if isinstance(node, ast.FunctionDef) and "excepthook" in node.name:
                 hooks.append(f"{path}:{node.lineno}")
