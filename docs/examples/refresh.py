@@ -56,7 +56,8 @@ TEST = f"--source {D}/test.en --reference {D}/test.fr --docids {D}/test.docids"
 # ``show`` False: the commands alone; ``block`` False: no block, its printed lines feed a figure;
 # ``render``: "bash" (the commands and, as comments, what they printed), "text" (the shown lines in a
 # plain block) or "markdown" (the shown lines as they are: a table); ``exit``: the exit status the
-# last command must have, default 0 (an example of an error))
+# last command must have, default 0 (an example of an error); ``env``: variables the commands need,
+# data from outside the project: set them to run it)
 EXAMPLES: List[Dict] = [
     {
         "id": "translate",
@@ -211,6 +212,18 @@ EXAMPLES: List[Dict] = [
             "    --docids demo/data/fr/test.docids --output demo/scores.documents.json"
         ],
     },
+    # align against mweralign on real systems (docs/explanations/alignment.md's figures): WMT24's
+    # English-German submissions (github.com/wmt-conference/wmt24-news-systems, its txt folder),
+    # mweralign in its own environment, a lexical corpus for --pivot none; the JSON resumes
+    {
+        "id": "alignment-wmt",
+        "block": False,
+        "env": ["WMT24_TXT", "MWERALIGN", "WMT_LEXICAL"],
+        "commands": [
+            'python -m bench.alignment_wmt --wmt "$WMT24_TXT" --mweralign "$MWERALIGN" \\\n'
+            '    --lexical-train "$WMT_LEXICAL.en" "$WMT_LEXICAL.de" --json bench/out/alignment_wmt.json'
+        ],
+    },
     # the study on the demo corpus in the TED release's layout (docs/tutorials/study.md)
     {
         "id": "ted-study",
@@ -343,7 +356,14 @@ def run_examples(only: Sequence[str] = ()) -> Dict:
         MAKEFLAGS="s",
     )
     record: Dict = {"machine": machine(), "examples": {}}
-    for example in [e for e in EXAMPLES if not only or e["id"] in only]:
+    chosen = [e for e in EXAMPLES if not only or e["id"] in only]
+    for example in chosen:
+        unset = [v for v in example.get("env", ()) if not os.environ.get(v)]
+        if unset:
+            raise SystemExit(
+                f"error: example {example['id']} needs {', '.join(unset)} set (see its comment in EXAMPLES)"
+            )
+    for example in chosen:
         outputs, printed, start = [], [], time.time()
         load = LoadSampler()
         for command in example["commands"]:
@@ -498,6 +518,45 @@ def attribution_figures(run: Dict) -> Dict[str, str]:
     }
 
 
+_WMT_TOOL = re.compile(  # a summary row: tool, exact, near, worst exact, BLEU - true, ..., CPU s
+    r"^\| `(align|mweralign|align --pivot none)` \| ([0-9.]+) \| ([0-9.]+) \| [0-9.]+ "
+    r"\| (-?[0-9.]+) \| .* \| ([0-9.]+) \|$"
+)
+_WMT_SYSTEM = re.compile(r"^\| ([^|]+) \| [0-9.]+ \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$")
+
+
+def alignment_wmt_figures(run: Dict) -> Dict[str, str]:
+    """The alignment page's figures on WMT24's systems: what bench/alignment_wmt.py printed (its
+    summary rows per tool; per system, BLEU through each alignment minus through the true lines)."""
+    lines = [x for printed in run["examples"]["alignment-wmt"]["printed"] for x in printed]
+    tools = {m.group(1): m.groups()[1:] for m in map(_WMT_TOOL.match, lines) if m}
+    systems = [m.groups() for m in map(_WMT_SYSTEM.match, lines) if m and m.group(1).strip() != "system"]
+    if set(tools) != {"align", "mweralign", "align --pivot none"} or not systems:
+        raise SystemExit("error: docs/examples/run.json: example alignment-wmt printed no summary table")
+
+    def moved(cell: str) -> float:  # |BLEU - true| of a cell "exact / near / BLEU - true"
+        return abs(float(cell.split("/")[2]))
+
+    behind = sum(moved(a) > moved(m) for _, a, m, _ in systems)
+    none_behind = sum(moved(n) > moved(m) for _, _, m, n in systems)
+    (a_exact, a_near, a_bleu, a_cpu), (m_exact, m_near, m_bleu, m_cpu) = tools["align"], tools["mweralign"]
+    minus = lambda v: v.replace("-", "\u2212")  # noqa: E731 (a minus sign)
+    return {
+        "wmt-systems": str(len(systems)),
+        "wmt-align-exact": a_exact,
+        "wmt-mweralign-exact": m_exact,
+        "wmt-align-near": a_near,
+        "wmt-mweralign-near": m_near,
+        "wmt-align-bleu": minus(a_bleu),
+        "wmt-mweralign-bleu": minus(m_bleu),
+        "wmt-align-behind": str(behind),
+        "wmt-none-behind": str(none_behind),
+        "wmt-none-exact": tools["align --pivot none"][0],
+        "wmt-none-bleu": minus(tools["align --pivot none"][2]),
+        "wmt-cpu-ratio": f"{float(a_cpu) / float(m_cpu):.0f}",
+    }
+
+
 def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     """The inline figures the prose of the README and the pages quotes."""
     context, contrastive = demo["context"], demo["contrastive"]
@@ -509,6 +568,7 @@ def figures(demo: Dict, run: Dict) -> Dict[str, str]:
     ]
     return {
         **attribution_figures(run),
+        **alignment_wmt_figures(run),
         "pcxmi-agreement": printed_figure(run, "report", mean.format("formality-agreement")).replace("-", "\u2212"),
         "pcxmi-planted-roc-auc": span(planted, digits=3, scale=1.0, unit=""),
         "cxmi": printed_figure(run, "cxmi", cxmi),
