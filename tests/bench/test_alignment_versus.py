@@ -17,11 +17,11 @@ def test_one_batch_gives_each_system_its_own_score(comet_model):
     together = comet.systems(HYPS, REFS)
     alone = [comet_predict(comet.scorer, SRCS, h, REFS, str(comet_model), 2, gpus=0)["score"] for h in HYPS]
     assert together == pytest.approx(alone, abs=1e-6)
-    assert len(set(round(s, 6) for s in together)) == 3  # the systems differ: a mix-up would show
+    assert len({round(s, 6) for s in together}) == 3  # the systems differ: a mix-up would show
 
 
 def _result(comet):
-    row = {c: 0.5 for c in alignment_versus.COLUMNS}
+    row = dict.fromkeys(alignment_versus.COLUMNS, 0.5)
     row.update({"COMET - true": comet, "link accuracy": None})
     return {"distance": "noise 0.3", "tools": {"align": row, "mweralign": dict(row)}}
 
