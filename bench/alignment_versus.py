@@ -368,6 +368,16 @@ def main(argv=None) -> int:
     parser.add_argument("--comet-batch-size", type=int, default=64, help="COMET's batch size (default 64)")
     harness.add_arguments(parser, repeats=3, warmup=0)
     args = harness.parse(parser, argv)
+    if args.comet is not None and args.comet != TINY:  # a bad model path before any work
+        from commandkit.errors import InputError
+        from contextual_mt.metrics import check_comet_model
+
+        try:
+            check_comet_model(args.comet)
+        except InputError as e:
+            parser.error(f"--comet: {e}")
+    if args.comet_batch_size < 1:
+        parser.error("--comet-batch-size must be at least 1")
     demo = Path(args.demo)
     ids, refs = read_lines(str(demo / "corpus/test.docids")), read_lines(str(demo / "corpus/test.fr"))
     base = read_lines(args.lines or str(demo / "results/fr/context.test.fr"))
@@ -376,12 +386,6 @@ def main(argv=None) -> int:
     if args.distances:
         wanted = [(n, p) for n, p in wanted if n.split()[-1] in args.distances]
     results = []
-    if args.comet is not None and args.comet != TINY:  # a bad model path before any work
-        from contextual_mt.metrics import check_comet_model
-
-        check_comet_model(args.comet)
-    if args.comet_batch_size < 1:
-        parser.error("--comet-batch-size must be at least 1")
     with tempfile.TemporaryDirectory() as work:
         comet = None
         if args.comet is not None:

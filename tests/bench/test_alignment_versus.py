@@ -31,3 +31,11 @@ def test_the_table_has_the_comet_column_only_when_scored():
     assert "COMET - true" in with_comet.splitlines()[0] and "-0.0123" in with_comet
     without = alignment_versus.table([_result(None)])
     assert "COMET - true" not in without and without.splitlines()[2].count("|") == len(alignment_versus.COLUMNS) + 2
+
+
+def test_a_missing_comet_model_is_one_line_before_any_work(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:  # no demo, no mweralign: the option is checked first
+        alignment_versus.main(["--demo", str(tmp_path), "--mweralign", "absent", "--comet", str(tmp_path / "none")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--comet:" in err and "COMET model not found" in err and "Traceback" not in err
