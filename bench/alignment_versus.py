@@ -31,6 +31,14 @@ links); omission F1 (empty lines against dropped lines) and addition F1 (``align
 against the added sentences; mweralign does not report additions); BLEU and chrF through the
 alignment minus through the true lines; the CPU time of the whole command (user + system of the
 process and its children, median of ``--repeats`` interleaved runs).
+
+With ``--comet MODEL`` also COMET through the alignment minus through the true lines, scored by
+the project's COMET scorer (``contextual_mt.metrics``; the model loaded once, before any
+alignment runs; per distance the true lines and both tools' lines in one batch), the sources
+being the demo's ``test.en``. ``--comet tiny`` builds the tests' tiny offline model
+(``tests.hf_models.build_comet``: a random 2-layer encoder, its tokenizer trained on the demo's
+lines) in a temporary folder: its scores measure how faithfully a line-level metric survives the
+alignment (the same model through the alignment and through the truth), not translation quality.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from bench import harness
 from commandkit.text import read_lines
@@ -57,6 +65,40 @@ NOISE = (0.0, 0.15, 0.3, 0.5)
 PARAPHRASE = "paraphrase"
 BIN = Path(sys.executable).parent
 PUNCT = set(",.;:!?\"'()«»-")
+TINY = "tiny"
+COMET_NOTE = (
+    "COMET - true: scored with a random tiny model (the tests' offline builder), so it measures how faithfully a "
+    "line-level metric survives the alignment, not translation quality"
+)
+
+
+class Comet:
+    """One loaded COMET model for the whole bench (the project's scorer, ``contextual_mt.metrics``)."""
+
+    def __init__(self, model: str, srcs: Sequence[str], batch_size: int = 64) -> None:
+        from contextual_mt import metrics
+
+        self.model, self.srcs, self.batch_size = model, list(srcs), batch_size
+        self.scorer = metrics.load_comet(model)
+
+    def systems(self, hyps: Sequence[Sequence[str]], refs: Sequence[str]) -> List[float]:
+        """The system score of each hypothesis list, all in one batch (a system's score is the
+        mean of its segments' scores, as unbabel-comet's ``system_score``)."""
+        from contextual_mt.metrics import comet_predict
+
+        n = len(refs)
+        flat = [h for system in hyps for h in system]
+        out = comet_predict(self.scorer, self.srcs * len(hyps), flat, list(refs) * len(hyps), self.model,
+                            self.batch_size)  # fmt: skip
+        seg = out["segments"]
+        return [statistics.fmean(seg[k * n : (k + 1) * n]) for k in range(len(hyps))]
+
+
+def tiny_comet(folder: Path, lines: Sequence[str]) -> str:
+    """The tests' tiny offline COMET model (random weights; tokenizer trained on ``lines``)."""
+    from tests.hf_models import build_comet
+
+    return str(build_comet(folder / "tiny-comet", lines))
 
 
 def is_word(token: str) -> bool:
@@ -220,7 +262,14 @@ def true_links(docs: Sequence[Perturbed]) -> Tuple[Dict[int, Any], set]:
 
 
 def distance(
-    name: str, lines: Sequence[str], refs: Sequence[str], ids: Sequence[str], mweralign: str, work: str, repeats: int
+    name: str,
+    lines: Sequence[str],
+    refs: Sequence[str],
+    ids: Sequence[str],
+    mweralign: str,
+    work: str,
+    repeats: int,
+    comet: Optional[Comet] = None,
 ) -> Dict[str, Any]:
     docs = perturb(lines, ids, RATES, seed=1)
     true_lines, accepted = truths(docs)
@@ -245,16 +294,24 @@ def distance(
     truth_scores = corpus_scores(true_lines, refs)
     dropped = {k for k, t in enumerate(true_lines) if not t}
     cover, added = true_links(docs)
-    rows = {}
+    outputs = {}
     for tool, out in (("align", paths["align.out"]), ("mweralign", paths["mwer.out"])):
-        hyps = [line.strip() for line in read_lines(out)]
-        assert len(hyps) == len(refs), (tool, len(hyps))
+        outputs[tool] = [line.strip() for line in read_lines(out)]
+        assert len(outputs[tool]) == len(refs), (tool, len(outputs[tool]))
+    comets: Dict[str, float] = {}
+    if comet is not None:  # the truth and both tools in one batch
+        names = ["true", *outputs]
+        comets = dict(zip(names, comet.systems([true_lines, *outputs.values()], refs), strict=True))
+        truth_scores["COMET"] = comets["true"]
+    rows = {}
+    for tool, hyps in outputs.items():
         scores = corpus_scores(hyps, refs)
         row: Dict[str, Any] = {**line_scores(hyps, accepted),
                                "omission F1": f1({k for k, h in enumerate(hyps) if not h.strip()}, dropped),
                                "link accuracy": None, "addition F1": None,
                                "BLEU - true": scores["BLEU"] - truth_scores["BLEU"],
                                "chrF - true": scores["chrF"] - truth_scores["chrF"],
+                               "COMET - true": comets[tool] - comets["true"] if comets else None,
                                "CPU s": statistics.median(seconds[tool]), "CPU s runs": seconds[tool]}  # fmt: skip
         if tool == "align":
             got, got_added = align_records(paths["records"])
@@ -265,19 +322,26 @@ def distance(
     return {"distance": name, "edits": edits, "true": truth_scores, "tools": rows}
 
 
-COLUMNS = ("exact", "near", "link accuracy", "omission F1", "addition F1", "BLEU - true", "chrF - true", "CPU s")
+COLUMNS = ("exact", "near", "link accuracy", "omission F1", "addition F1", "BLEU - true", "chrF - true", "COMET - true",
+           "CPU s")  # fmt: skip
 
 
 def table(results: Sequence[Dict[str, Any]]) -> str:
-    head = "| distance | tool | " + " | ".join(COLUMNS) + " |"
-    lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+    """The results as a Markdown table; the COMET column only where COMET was scored."""
+    columns = [c for c in COLUMNS if c != "COMET - true" or any(r["tools"]["align"][c] is not None for r in results)]
+    head = "| distance | tool | " + " | ".join(columns) + " |"
+    lines = [head, "|" + "---|" * (len(columns) + 2)]
     for r in results:
         for tool, row in r["tools"].items():
             cells = []
-            for c in COLUMNS:
+            for c in columns:
                 v = row[c]
-                cells.append("-" if v is None else f"{v:+.2f}" if "true" in c else f"{v:.2f}" if c == "CPU s"
-                             else f"{v:.3f}")  # fmt: skip
+                if v is None:
+                    cells.append("-")
+                elif "true" in c:
+                    cells.append(f"{v:+.4f}" if c == "COMET - true" else f"{v:+.2f}")
+                else:
+                    cells.append(f"{v:.2f}" if c == "CPU s" else f"{v:.3f}")
             lines.append(f"| {r['distance']} | `{tool}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -293,8 +357,27 @@ def main(argv=None) -> int:
         "demo context model's, DEMO/results/fr/context.test.fr)",
     )
     parser.add_argument("--distances", nargs="*", default=None, help="only these (e.g. 0.3 paraphrase)")
+    parser.add_argument(
+        "--comet",
+        default=None,
+        metavar="MODEL",
+        help="also COMET through each alignment minus through the true lines, with this COMET model (a local "
+        f"folder or checkpoint); '{TINY}': build the tests' tiny offline model (random weights: it measures the "
+        "metric's fidelity through the alignment, not translation quality)",
+    )
+    parser.add_argument("--comet-batch-size", type=int, default=64, help="COMET's batch size (default 64)")
     harness.add_arguments(parser, repeats=3, warmup=0)
     args = harness.parse(parser, argv)
+    if args.comet is not None and args.comet != TINY:  # a bad model path before any work
+        from commandkit.errors import InputError
+        from contextual_mt.metrics import check_comet_model
+
+        try:
+            check_comet_model(args.comet)
+        except InputError as e:
+            parser.error(f"--comet: {e}")
+    if args.comet_batch_size < 1:
+        parser.error("--comet-batch-size must be at least 1")
     demo = Path(args.demo)
     ids, refs = read_lines(str(demo / "corpus/test.docids")), read_lines(str(demo / "corpus/test.fr"))
     base = read_lines(args.lines or str(demo / "results/fr/context.test.fr"))
@@ -304,13 +387,23 @@ def main(argv=None) -> int:
         wanted = [(n, p) for n, p in wanted if n.split()[-1] in args.distances]
     results = []
     with tempfile.TemporaryDirectory() as work:
+        comet = None
+        if args.comet is not None:
+            srcs = read_lines(str(demo / "corpus/test.en"))
+            model = tiny_comet(Path(work), srcs + refs) if args.comet == TINY else args.comet
+            comet = Comet(model, srcs, args.comet_batch_size)
         for name, p in wanted:
             lines = paraphrased(base, demo) if p is None else word_noise(base, p)
-            results.append(distance(name, lines, refs, ids, args.mweralign, work, args.repeats))
+            results.append(distance(name, lines, refs, ids, args.mweralign, work, args.repeats, comet))
             print(table(results[-1:]).split("\n", 2)[-1], flush=True)
     print(f"{version}; {len(refs)} lines, {len(set(ids))} documents; edits {results[0]['edits']}")
     print(table(results))
-    harness.finish(args, "alignment_versus", {"mweralign": version, "rates": RATES.__dict__, "results": results})
+    if comet is not None:
+        print(COMET_NOTE if args.comet == TINY else f"COMET - true: model {args.comet}")
+    record = {"mweralign": version, "rates": RATES.__dict__, "results": results}
+    if args.comet is not None:
+        record["comet"] = {"model": args.comet, "note": COMET_NOTE if args.comet == TINY else None}
+    harness.finish(args, "alignment_versus", record)
     return 0
 
 
