@@ -60,6 +60,13 @@ def command_outputs(args: Any, parser: Optional[argparse.ArgumentParser] = None)
     )
 
 
+def run_subcommand(args: Any, parser: argparse.ArgumentParser) -> int:
+    """Run the subcommand a parsed command line chose (the ``func`` its parser set) inside its
+    outputs (``command_outputs``): the one dispatch of every program built on subparsers."""
+    with command_outputs(args, parser):
+        return args.func(args)
+
+
 @contextmanager
 def _refuse(message: str) -> Iterator[None]:
     """An error raised inside the command's guard (one 'error:' line, exit 1): an empty value."""

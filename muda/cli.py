@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import List, Optional
 
-from commandkit.command_outputs import command_outputs
+from commandkit.command_outputs import run_subcommand
 from commandkit.console import configure_logging, console_run, run_command
 from commandkit.options import add_options, from_namespace
 
@@ -77,8 +77,7 @@ def _run(argv: Optional[List[str]]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging()
-    with command_outputs(args, parser):
-        return args.func(args)
+    return run_subcommand(args, parser)
 
 
 def console() -> None:

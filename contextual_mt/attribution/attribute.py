@@ -32,7 +32,7 @@ from contextual_mt.attribution.interface import CONTRASTS, METHODS, ContextToken
 from contextual_mt.attribution.selection import Rule, Statistics, select, significant, statistics
 from contextual_mt.errors import Code, InputError, given
 from contextual_mt.inference.batching import check_batching, length_batches
-from contextual_mt.inference.decoding import DecodingOptions
+from contextual_mt.inference.decoding import DecodingOptions, beam_option
 from contextual_mt.inference.interface import ModelSpec
 from contextual_mt.inference.model_args import RESUME_HELP, ModelArgs, max_tokens_option, progress_option, resume_option
 from contextual_mt.inference.registry import (
@@ -116,7 +116,7 @@ class TranslateFirstArgs:
         help="translate the source first with the same model (predicted target context, "
         "--beam), then attribute its translations",
     )
-    beam: int = option(default=DecodingOptions.beam, help="with --translate")
+    beam: int = beam_option(help="with --translate")
 
     def decoding(self) -> Optional[DecodingOptions]:
         if self.beam != DecodingOptions.beam and not self.translate:

@@ -7,7 +7,7 @@ import logging
 import sys
 from typing import List, Optional, Sequence
 
-from commandkit.command_outputs import command_outputs
+from commandkit.command_outputs import run_subcommand
 from commandkit.console import configure_logging, console_run, run_command
 
 # each subcommand's module and the function that adds it, in `contextual-mt --help`'s order, with
@@ -68,9 +68,9 @@ def _run(argv: List[str]) -> int:
     warnings.filterwarnings("ignore", message="Support for mismatched key_padding_mask and attn_mask")
     # fairseq logs every dictionary load at INFO; keep the terminal for progress and results
     logging.getLogger("fairseq").setLevel(logging.WARNING)
-    logging.getLogger("sacrebleu").setLevel(logging.ERROR if args.command == "demo" else logging.WARNING)
-    with command_outputs(args, parser):
-        return args.func(args)
+    # (the demo quiets it further: its text is tokenized on purpose, contextual_mt.demo.pipeline)
+    logging.getLogger("sacrebleu").setLevel(logging.WARNING)
+    return run_subcommand(args, parser)
 
 
 def console() -> None:

@@ -69,13 +69,6 @@ def typed_command(
     return command(sub, name, cls, func, help, **defaults)
 
 
-def keyword_default(func: Callable[..., Any], name: str) -> Any:
-    """The default of ``func``'s keyword argument ``name``: declared there once, read here."""
-    import inspect
-
-    return inspect.signature(func).parameters[name].default
-
-
 def model_options(args: argparse.Namespace):
     """The model's specification from a parsed command line's model options (``api.model_spec``)."""
     from contextual_mt.api import model_spec

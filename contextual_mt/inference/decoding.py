@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from commandkit.errors import check_number, shown
 from commandkit.options import option
@@ -30,12 +30,21 @@ DECODING_HELP = (
 )
 
 
+def beam_option(help: Optional[str] = None) -> Any:
+    """``--beam``: DecodingOptions' field, and the same option where a command shows only it."""
+    return option(default=5, help=help)
+
+
+def lenpen_option() -> Any:
+    return option(default=1.0)
+
+
 @dataclass
 class DecodingOptions:
     """How translations are decoded (``contextual-mt translate``'s decoding options)."""
 
-    beam: int = option(default=5)
-    lenpen: float = option(default=1.0)
+    beam: int = beam_option()
+    lenpen: float = lenpen_option()
     max_len_a: float = option(default=0.0)  # max length = a * source length + b, for the current sentence
     max_len_b: int = option(default=200)
     batch_size: Optional[int] = option(

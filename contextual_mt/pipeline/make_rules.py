@@ -11,6 +11,8 @@ import re
 import sys
 from typing import Dict, List, Optional
 
+from commandkit.console import run_command
+from contextual_mt.errors import Code, InputError
 from contextual_mt.pipeline.stages import EVERY, MakeTarget, MakeVar, Stage
 
 BEGIN = "# stages: written from contextual_mt/pipeline/stages.py by `python -m contextual_mt.pipeline.make_rules`"
@@ -51,7 +53,7 @@ def with_block(makefile: str) -> str:
     """The Makefile's text with its stage block written from the table."""
     pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
     if not pattern.search(makefile):
-        raise SystemExit(f"error: the Makefile has no block between '{BEGIN}' and '{END}'")
+        raise InputError(f"Makefile: no block between '{BEGIN}' and '{END}'", code=Code.FORMAT)
     return pattern.sub(lambda _: makefile_block(), makefile)
 
 
@@ -128,7 +130,11 @@ def write(root: str = ".") -> List[str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    # the one boundary (``commandkit.console.report``): a user's error is one line and an exit status
+    return run_command(_run, sys.argv[1:] if argv is None else argv)
+
+
+def _run(argv: List[str]) -> int:
     if argv == ["--check"]:
         out = stale()
         for name in out:

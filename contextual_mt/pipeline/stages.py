@@ -636,9 +636,10 @@ def _paths(layout: PairLayout) -> Dict[str, str]:
 
 
 MAX_SHARDS = 10_000
+SHARDS = 4  # tasks of the P-CXMI job array when not given (`pipeline plan --shards`)
 
 
-def jobs(lang: str, root: str = ".", shards: int = 4, every: bool = False) -> List[Job]:
+def jobs(lang: str, root: str = ".", shards: int = SHARDS, every: bool = False) -> List[Job]:
     """The job graph of one pair: per-model stages split by model, each with its state; ``every``:
     the stages run by hand too, after the chain (no script: not jobs of the chain)."""
     # a shard is a part of the test documents: more than MAX_SHARDS is a typo, not a plan

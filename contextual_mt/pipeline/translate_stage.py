@@ -16,7 +16,7 @@ from commandkit.options import group, option
 from commandkit.outputs import atomic_write_lines, outputs
 from commandkit.text import file_sha256
 from contextual_mt.errors import Code, InputError
-from contextual_mt.inference.decoding import DECODING_HELP, DecodingOptions
+from contextual_mt.inference.decoding import DECODING_HELP, DecodingOptions, beam_option, lenpen_option
 from contextual_mt.inference.model_args import max_tokens_option, progress_option
 from contextual_mt.pipeline.layout import SYSTEMS, PairLayout, require_data
 from contextual_mt.pipeline.stage_options import dtype_option, root_option
@@ -38,8 +38,8 @@ class StudyDecodingArgs:
     """The decoding options ``pipeline translate`` shows: its ``DecodingOptions`` (the others at
     their defaults; ``--decoding`` given: its mode)."""
 
-    beam: int = option(default=DecodingOptions.beam)
-    lenpen: float = option(default=DecodingOptions.lenpen)
+    beam: int = beam_option()
+    lenpen: float = lenpen_option()
     batch_size: int = option(default=STUDY_BATCH_SIZE)
     max_tokens: Optional[int] = max_tokens_option()
     decoding: Optional[str] = option(help=DECODING_HELP + " (make: DECODING)")

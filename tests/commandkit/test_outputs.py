@@ -143,3 +143,26 @@ def test_a_full_disk_is_met_before_the_work(tmp_path, monkeypatch):
     ):
         ran.append(True)
     assert not ran and not list(tmp_path.iterdir())
+
+
+def test_run_subcommand_runs_the_chosen_command_once_its_outputs_are_checked(tmp_path):
+    import argparse
+
+    from commandkit.command_outputs import run_subcommand
+
+    ran = []
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser("copy")
+    p.add_argument("--source")
+    p.add_argument("--output")
+    p.set_defaults(func=lambda args: ran.append(args.output) or 0, output_args=("output",))
+    source = tmp_path / "in.txt"
+    source.write_text("x\n", encoding="utf-8")
+    out = str(tmp_path / "out.txt")
+    assert run_subcommand(parser.parse_args(["copy", "--source", str(source), "--output", out]), parser) == 0
+    assert ran == [out]
+    args = parser.parse_args(["copy", "--source", str(source), "--output", str(source)])
+    with pytest.raises(InputError, match=r"in\.txt"):  # refused before the command runs
+        run_subcommand(args, parser)
+    assert ran == [out]

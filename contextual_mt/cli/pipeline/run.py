@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from commandkit.options import option
-from contextual_mt.cli.common import keyword_default, typed_command
+from contextual_mt.cli.common import typed_command
 from contextual_mt.pipeline.presets import PRESETS
-from contextual_mt.pipeline.stage_options import ROOT_HELP
-from contextual_mt.pipeline.stages import format_plan, jobs
+from contextual_mt.pipeline.stage_options import root_option
+from contextual_mt.pipeline.stages import SHARDS, format_plan, jobs
 
 if TYPE_CHECKING:
     from contextual_mt.pipeline.attribute_stage import AttributeStageOptions
@@ -176,8 +176,8 @@ class PlanOptions:
     """``contextual-mt pipeline plan``: ``stages.jobs``' arguments, and how to print them."""
 
     lang: str = option(required=True)
-    root: str = option(default=keyword_default(jobs, "root"), help=ROOT_HELP)
-    shards: int = option(default=keyword_default(jobs, "shards"), help="tasks of the P-CXMI job array (default: 4)")
+    root: str = root_option()
+    shards: int = option(default=SHARDS, help=f"tasks of the P-CXMI job array (default: {SHARDS})")
     json: bool = option(action="store_true", default=False, help="one JSON object per job (default: one line of words)")
     # the plan does not depend on the preset; submit.sh passes PRESET here so that the presets
     # module, not the script, says which names exist

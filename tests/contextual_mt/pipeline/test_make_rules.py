@@ -32,3 +32,11 @@ def test_every_stage_target_is_documented_and_runs_its_command():
         for t in s.targets:
             assert f"## target {t.name}: " in block and f"\n{t.name}:\n" in block
             assert f"$(STAGE) {t.command}" in block
+
+
+def test_check_without_the_makefile_block_is_one_line_and_status_1(tmp_path, monkeypatch, capsys):
+    (tmp_path / "Makefile").write_text("all:\n\ttrue\n", encoding="utf-8")  # no `# stages:` block
+    monkeypatch.chdir(tmp_path)
+    assert make_rules.main(["--check"]) == 1  # not SystemExit out of a library function
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: Makefile: no block between '{make_rules.BEGIN}' and '{make_rules.END}'"]

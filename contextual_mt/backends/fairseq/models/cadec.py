@@ -423,12 +423,12 @@ class CADecArgs:
 
     base_model: Optional[str] = option(metavar="PATH", help="the frozen sentence-level base checkpoint")
     base_model_config: Optional[str] = option(help=argparse.SUPPRESS)
-    cadec_max_distance: Optional[int] = option(type=int, help=argparse.SUPPRESS)
-    decoder_layers: Optional[int] = option(type=int, metavar="N", help="CADec decoder layers")
-    decoder_attention_heads: Optional[int] = option(type=int, metavar="N")
-    decoder_ffn_embed_dim: Optional[int] = option(type=int, metavar="N")
-    dropout: Optional[float] = option(type=float, metavar="D")
-    attention_dropout: Optional[float] = option(type=float, metavar="D")
+    cadec_max_distance: Optional[int] = option(help=argparse.SUPPRESS)
+    decoder_layers: Optional[int] = option(metavar="N", help="CADec decoder layers")
+    decoder_attention_heads: Optional[int] = option(metavar="N")
+    decoder_ffn_embed_dim: Optional[int] = option(metavar="N")
+    dropout: Optional[float] = option(metavar="D")
+    attention_dropout: Optional[float] = option(metavar="D")
 
 
 @register_model("cadec_transformer")

@@ -32,7 +32,7 @@ class ContextualTransformerArgs:
         "concatenating it to the current sentence",
     )
     context_encoder_layers: Optional[int] = option(
-        type=int, metavar="N", help="layers of the context encoder (default: --encoder-layers)"
+        metavar="N", help="layers of the context encoder (default: --encoder-layers)"
     )
 
 
