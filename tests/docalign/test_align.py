@@ -19,6 +19,7 @@ from docalign.formats import read_system_output
 from docalign.links import summary
 from docalign.perturb import Rates, link_accuracy, perturb
 from docalign.segmenter import Segmenter
+from tests.docalign.reference import levenshtein
 
 SUBJECTS = ["Le chat", "Ma sœur", "Notre voisin", "La directrice", "Un enfant", "Le vieux pêcheur", "Cette équipe"]
 VERBS = ["regarde", "achète", "répare", "dessine", "cherche", "oublie", "vend"]
@@ -139,16 +140,6 @@ def test_the_batched_chrf_of_texts_of_few_letters_every_pair_of_a_group(key_bits
         pairs = [(x, y) for x in texts for y in texts if x[0] == y[0]]
         expected = [chrf(Profile(x[2]), Profile(y[2])) for x, y in pairs]
         assert runs.scores([x[1] for x, _ in pairs], [y[1] for _, y in pairs]).tolist() == expected, seed
-
-
-def levenshtein(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for r in ref:
-        new = [row[0] + 1]
-        for c, h in enumerate(hyp, start=1):
-            new.append(min(row[c] + 1, new[c - 1] + 1, row[c - 1] + (r != h)))
-        row = new
-    return row[-1]
 
 
 def test_word_edit_distances_of_many_pairs_at_once_are_levenshteins(monkeypatch):

@@ -13,16 +13,7 @@ import pytest
 from docalign import chrf as chrf_module
 from docalign import dp, words
 from docalign.chrf import Profile, Runs, chrf
-
-
-def levenshtein(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for r in ref:
-        new = [row[0] + 1]
-        for c, h in enumerate(hyp, start=1):
-            new.append(min(row[c] + 1, new[c - 1] + 1, row[c - 1] + (r != h)))
-        row = new
-    return row[-1]
+from tests.docalign.reference import levenshtein
 
 
 @pytest.mark.parametrize("chunk, rows", [(1 << 14, 1 << 21), (3, 40)])  # one batch; many small ones
