@@ -135,6 +135,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _run(argv: List[str]) -> int:
+    if argv not in ([], ["--check"]):  # a typo must not rewrite the Makefile
+        raise InputError(
+            f"python -m {__name__}: unknown arguments {' '.join(argv)!r} (none: write the files; --check: compare)",
+            code=Code.OPTION_VALUE,
+        )
     if argv == ["--check"]:
         out = stale()
         for name in out:

@@ -40,3 +40,13 @@ def test_check_without_the_makefile_block_is_one_line_and_status_1(tmp_path, mon
     assert make_rules.main(["--check"]) == 1  # not SystemExit out of a library function
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: Makefile: no block between '{make_rules.BEGIN}' and '{make_rules.END}'"]
+
+
+def test_an_unknown_argument_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    (tmp_path / "Makefile").write_text("all:\n\ttrue\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert make_rules.main(["--chek"]) == 1  # a typo of --check must not rewrite the files
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown arguments '--chek'" in err[0]
+    assert (tmp_path / "Makefile").read_text(encoding="utf-8") == "all:\n\ttrue\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Makefile"]
